@@ -1,0 +1,4 @@
+export * from './system';
+export * from './validation';
+export * from './account';
+export * from './projects';

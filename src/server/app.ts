@@ -1,0 +1,108 @@
+// Builds the Fastify application: plugins, the auth guard, every route, the OpenAPI document and
+// the SPA. main.ts starts it; tests build it with their own configuration.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { Config } from './config';
+import { openDatabase } from './db/client';
+import { createStorage } from './storage';
+import { createAuth } from './auth';
+import type { AppContext } from './context';
+import { ApiError, errorBody } from './http/errors';
+import { installAuthGuard } from './http/auth-guard';
+import { registerRoutes } from './http/routes';
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Stops taking requests, lets in-flight ones finish, then closes the database and storage. */
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config, opts: { logger?: boolean } = {}): Promise<BuiltApp> {
+  const database = await openDatabase(config.database);
+  const storage = await createStorage(config);
+  const auth = await createAuth(config, database.db);
+  const ctx: AppContext = { config, database, db: database.db, storage, auth };
+
+  const app = Fastify({
+    logger: opts.logger === false ? false : { level: config.logLevel },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 16 * 1024 * 1024,
+    trustProxy: true,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof ApiError) return reply.status(err.status).send(errorBody(err));
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const issue = err.validation[0];
+      const where = err.validationContext ?? 'body';
+      const field = issue?.instancePath ? issue.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+      const message = `Invalid ${where}${field ? ` field "${field}"` : ''}: ${issue?.message ?? 'bad value'}`;
+      return reply.status(400).send({ success: false, error: message, code: 'validation_failed' });
+    }
+    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+    if (status === 400 && err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return reply.status(400).send({ success: false, error: 'Malformed JSON body', code: 'invalid_json' });
+    if (status === 400 && (err as SyntaxError).name === 'SyntaxError') return reply.status(400).send({ success: false, error: 'Malformed JSON body', code: 'invalid_json' });
+    if (status === 413) return reply.status(413).send({ success: false, error: 'Request body is too large', code: 'payload_too_large' });
+    if (status === 415) return reply.status(415).send({ success: false, error: 'Unsupported content type', code: 'unsupported_media_type' });
+    if (status >= 400 && status < 500) return reply.status(status).send({ success: false, error: err.message, code: (err.code ?? 'bad_request').toLowerCase() });
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send({ success: false, error: 'Internal server error', code: 'internal_error' });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Vellum API', description: 'The product API of Vellum. Authenticate with a bearer access token from /auth/v1.', version: '1.0.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
+
+  installAuthGuard(app, auth);
+  await auth.registerRoutes(app);
+  await storage.registerRoutes(app);
+  await registerRoutes(app, ctx);
+
+  const indexHtml = path.join(config.appDir, 'index.html');
+  const hasApp = fs.existsSync(indexHtml);
+  if (hasApp) await app.register(fastifyStatic, { root: config.appDir, wildcard: false, index: false });
+  app.setNotFoundHandler((request, reply) => {
+    const url = request.url.split('?')[0];
+    if (request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
+      return reply.status(404).send({ success: false, error: `Route ${request.method} ${url} not found`, code: 'not_found' });
+    }
+    if (!hasApp) return reply.status(503).type('text/plain').send('The app is not built yet: run `npm run build` (npm start does it for you).');
+    return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+  });
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await auth.close();
+      await storage.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Configuration from the environment. Every setting is documented in README.md ("Configuration").
+// A bad value stops start-up with one line that names it (see ConfigError).
+import path from 'node:path';
+
+export class ConfigError extends Error {}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Absolute origin the browser uses to reach this server (signed URLs, OAuth redirects). */
+  publicUrl: string;
+  logLevel: string;
+  database: { kind: 'pglite'; dir: string } | { kind: 'postgres'; url: string };
+  storage: { kind: 'local'; dir: string } | { kind: 's3'; url: string };
+  auth:
+    | { kind: 'embedded'; jwtSecret: string | null; siteUrl: string; smtpUrl: string | null; smtpFrom: string }
+    | { kind: 'supabase'; url: string; anonKey: string; jwtSecret: string | null; jwksUrl: string | null };
+  google: { clientId: string; clientSecret: string; issuer: string } | null;
+  /** Where the built SPA lives; served with history fallback when present. */
+  appDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function fail(name: string, why: string): never {
+  throw new ConfigError(`Invalid configuration: ${name} ${why}`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    fail(name, `must be a URL (got "${raw}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) fail(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${raw}")`);
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const portRaw = env.PORT?.trim() || '3000';
+  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) fail('PORT', `must be a port number 0-65535 (got "${portRaw}")`);
+  const port = Number(portRaw);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const dataDir = path.resolve(cwd, env.DATA_DIR?.trim() || '.vellum');
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`);
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db') };
+
+  const storageUrl = url(env, 'STORAGE_URL', ['s3:', 'file:']);
+  const storage: Config['storage'] =
+    storageUrl && storageUrl.startsWith('s3:')
+      ? { kind: 's3', url: storageUrl }
+      : { kind: 'local', dir: storageUrl ? new URL(storageUrl).pathname : path.join(dataDir, 'objects') };
+
+  const supabaseUrl = url(env, 'SUPABASE_URL', ['http:', 'https:']);
+  let auth: Config['auth'];
+  if (supabaseUrl) {
+    const anonKey = env.SUPABASE_ANON_KEY?.trim();
+    if (!anonKey) fail('SUPABASE_ANON_KEY', 'is required when SUPABASE_URL is set');
+    const jwtSecret = env.SUPABASE_JWT_SECRET?.trim() || null;
+    const jwksUrl = url(env, 'SUPABASE_JWKS_URL', ['http:', 'https:']);
+    if (!jwtSecret && !jwksUrl) fail('SUPABASE_JWT_SECRET', 'or SUPABASE_JWKS_URL is required when SUPABASE_URL is set');
+    auth = { kind: 'supabase', url: supabaseUrl, anonKey, jwtSecret, jwksUrl };
+  } else {
+    const jwtSecret = env.SUPABASE_JWT_SECRET?.trim() || null;
+    if (jwtSecret && jwtSecret.length < 32) fail('SUPABASE_JWT_SECRET', 'must be at least 32 characters');
+    const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+    auth = { kind: 'embedded', jwtSecret, siteUrl: publicUrl, smtpUrl, smtpFrom: env.SMTP_FROM?.trim() || 'Vellum <no-reply@localhost>' };
+  }
+
+  const googleId = env.GOOGLE_CLIENT_ID?.trim();
+  const googleSecret = env.GOOGLE_CLIENT_SECRET?.trim();
+  if (Boolean(googleId) !== Boolean(googleSecret)) fail(googleId ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID', 'must be set together with the other Google setting');
+  const google = googleId && googleSecret ? { clientId: googleId, clientSecret: googleSecret, issuer: url(env, 'GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com' } : null;
+
+  const appDir = path.resolve(cwd, env.APP_DIR?.trim() || 'dist/app');
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir };
+}

@@ -1,0 +1,13 @@
+import type { Config } from './config';
+import type { Database, Db } from './db/client';
+import type { StorageDriver } from './storage/types';
+import type { AuthProvider } from './auth/types';
+
+/** Everything a route or service needs, built once at start-up (see app.ts). */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  storage: StorageDriver;
+  auth: AuthProvider;
+}

@@ -1,0 +1,37 @@
+// Applies the numbered SQL files in ./migrations that the database has not seen, each in its own
+// transaction, recording them in schema_migrations. An advisory lock keeps two starting processes
+// from migrating at once.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './client';
+
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export function migrationFiles(): string[] {
+  return fs.readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+}
+
+export async function migrate(database: Pick<Database, 'exec' | 'db'>): Promise<string[]> {
+  const { sql } = await import('drizzle-orm');
+  await database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  const applied: string[] = [];
+  await database.exec('SELECT pg_advisory_lock(7242001)');
+  try {
+    const rows = (await database.db.execute(sql`SELECT name FROM schema_migrations`)) as unknown as { rows: { name: string }[] };
+    const done = new Set(rows.rows.map((r) => r.name));
+    for (const file of migrationFiles()) {
+      if (done.has(file)) continue;
+      const body = fs.readFileSync(path.join(dir, file), 'utf8');
+      const name = file.replace(/'/g, "''");
+      await database.exec(`BEGIN;\n${body}\nINSERT INTO schema_migrations (name) VALUES ('${name}');\nCOMMIT;`);
+      applied.push(file);
+    }
+  } catch (err) {
+    await database.exec('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await database.exec('SELECT pg_advisory_unlock(7242001)');
+  }
+  return applied;
+}

@@ -1,0 +1,199 @@
+// drizzle-orm table definitions. They mirror the SQL migrations in ./migrations, which are the
+// source of truth for the database; keep both in step when a migration changes a table.
+import { bigint, bigserial, boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const created = () => ts('created_at').notNull().defaultNow();
+const updated = () => ts('updated_at').notNull().defaultNow();
+
+export const authUsers = pgTable('auth_users', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull(),
+  encryptedPassword: text('encrypted_password'),
+  emailConfirmedAt: ts('email_confirmed_at'),
+  confirmationToken: text('confirmation_token'),
+  confirmationSentAt: ts('confirmation_sent_at'),
+  userMetaData: jsonb('raw_user_meta_data').$type<Record<string, unknown>>().notNull().default({}),
+  appMetaData: jsonb('raw_app_meta_data').$type<Record<string, unknown>>().notNull().default({}),
+  lastSignInAt: ts('last_sign_in_at'),
+  bannedUntil: ts('banned_until'),
+  deletedAt: ts('deleted_at'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const authIdentities = pgTable('auth_identities', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull(),
+  provider: text('provider').notNull(),
+  providerId: text('provider_id').notNull(),
+  identityData: jsonb('identity_data').$type<Record<string, unknown>>().notNull().default({}),
+  lastSignInAt: ts('last_sign_in_at'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const authSessions = pgTable('auth_sessions', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull(),
+  aal: text('aal').notNull().default('aal1'),
+  amr: jsonb('amr').$type<{ method: string; timestamp: number }[]>().notNull().default([]),
+  userAgent: text('user_agent'),
+  ip: text('ip'),
+  revokedAt: ts('revoked_at'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const authRefreshTokens = pgTable('auth_refresh_tokens', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  sessionId: uuid('session_id').notNull(),
+  userId: uuid('user_id').notNull(),
+  revoked: boolean('revoked').notNull().default(false),
+  parentId: bigint('parent_id', { mode: 'number' }),
+  createdAt: created(),
+});
+
+export const authFlowStates = pgTable('auth_flow_states', {
+  id: uuid('id').primaryKey(),
+  provider: text('provider').notNull(),
+  codeChallenge: text('code_challenge').notNull(),
+  codeChallengeMethod: text('code_challenge_method').notNull(),
+  redirectTo: text('redirect_to').notNull(),
+  oidcNonce: text('oidc_nonce').notNull(),
+  oidcCodeVerifier: text('oidc_code_verifier').notNull(),
+  authCode: text('auth_code'),
+  userId: uuid('user_id'),
+  createdAt: created(),
+});
+
+export const profiles = pgTable('profiles', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull(),
+  fullName: text('full_name'),
+  defaultOrganizationId: uuid('default_organization_id'),
+  deactivatedAt: ts('deactivated_at'),
+  reactivatedAt: ts('reactivated_at'),
+  reactivationMessage: text('reactivation_message'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const ROLES = ['owner', 'admin', 'annotator', 'reviewer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const organizations = pgTable('organizations', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull(),
+  subscriptionTier: text('subscription_tier').notNull().default('free'),
+  gcsBucketName: text('gcs_bucket_name'),
+  createdBy: uuid('created_by'),
+  deletionScheduledAt: ts('deletion_scheduled_at'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const organizationMembers = pgTable(
+  'organization_members',
+  {
+    organizationId: uuid('organization_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    role: text('role').$type<Role>().notNull(),
+    createdAt: created(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.userId] })],
+);
+
+export interface ProjectClass {
+  name: string;
+  type: 'box' | 'polygon' | 'polyline' | 'keypoint';
+  color: string;
+}
+
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  name: text('name').notNull(),
+  description: text('description'),
+  gcsPath: text('gcs_path').notNull(),
+  classes: jsonb('classes').$type<ProjectClass[]>().notNull().default([]),
+  annotationTypes: jsonb('annotation_types').$type<string[]>().notNull().default(['box']),
+  createdBy: uuid('created_by'),
+  imageCount: integer('image_count').notNull().default(0),
+  completedImageCount: integer('completed_image_count').notNull().default(0),
+  annotationCount: integer('annotation_count').notNull().default(0),
+  totalSize: bigint('total_size', { mode: 'number' }).notNull().default(0),
+  archivedImages: integer('archived_images').notNull().default(0),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const folders = pgTable('folders', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull(),
+  name: text('name').notNull(),
+  fullPath: text('full_path').notNull(),
+  parentFolderPath: text('parent_folder_path').notNull(),
+  parentFolderId: uuid('parent_folder_id'),
+  createdAt: created(),
+});
+
+export const images = pgTable('images', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull(),
+  organizationId: uuid('organization_id').notNull(),
+  filename: text('filename').notNull(),
+  gcsUri: text('gcs_uri').notNull(),
+  gcsPath: text('gcs_path').notNull(),
+  thumbnailPath: text('thumbnail_path'),
+  status: text('status').$type<'new' | 'annotating' | 'complete'>().notNull().default('new'),
+  virtualFolderPath: text('virtual_folder_path').notNull().default('/'),
+  fileSize: bigint('file_size', { mode: 'number' }).notNull().default(0),
+  mimeType: text('mime_type').notNull(),
+  imageWidth: integer('image_width'),
+  imageHeight: integer('image_height'),
+  annotationCount: integer('annotation_count').notNull().default(0),
+  isArchived: boolean('is_archived').notNull().default(false),
+  isEdited: boolean('is_edited').notNull().default(false),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const annotationDocuments = pgTable('annotation_documents', {
+  imageId: uuid('image_id').primaryKey(),
+  projectId: uuid('project_id').notNull(),
+  annotations: jsonb('annotations').$type<unknown[]>().notNull().default([]),
+  version: integer('version').notNull().default(0),
+  updatedBy: uuid('updated_by'),
+  updatedAt: updated(),
+});
+
+export const usageRecords = pgTable('usage_records', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  projectId: uuid('project_id'),
+  imageId: uuid('image_id'),
+  annotationType: text('annotation_type').notNull(),
+  annotationCount: integer('annotation_count').notNull().default(1),
+  createdAt: created(),
+});
+
+export const jobs = pgTable('jobs', {
+  id: uuid('id').primaryKey(),
+  kind: text('kind').notNull(),
+  organizationId: uuid('organization_id'),
+  payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+  status: text('status').$type<'queued' | 'running' | 'completed' | 'failed' | 'cancelled'>().notNull().default('queued'),
+  progress: integer('progress').notNull().default(0),
+  result: jsonb('result').$type<Record<string, unknown>>(),
+  error: text('error'),
+  attempts: integer('attempts').notNull().default(0),
+  runAfter: ts('run_after').notNull().defaultNow(),
+  lockedBy: text('locked_by'),
+  lockedUntil: ts('locked_until'),
+  createdBy: uuid('created_by'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
