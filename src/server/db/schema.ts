@@ -13,6 +13,9 @@ export const authUsers = pgTable('auth_users', {
   emailConfirmedAt: ts('email_confirmed_at'),
   confirmationToken: text('confirmation_token'),
   confirmationSentAt: ts('confirmation_sent_at'),
+  emailChange: text('email_change'),
+  emailChangeToken: text('email_change_token'),
+  emailChangeSentAt: ts('email_change_sent_at'),
   userMetaData: jsonb('raw_user_meta_data').$type<Record<string, unknown>>().notNull().default({}),
   appMetaData: jsonb('raw_app_meta_data').$type<Record<string, unknown>>().notNull().default({}),
   lastSignInAt: ts('last_sign_in_at'),
@@ -64,6 +67,7 @@ export const authFlowStates = pgTable('auth_flow_states', {
   oidcNonce: text('oidc_nonce').notNull(),
   oidcCodeVerifier: text('oidc_code_verifier').notNull(),
   authCode: text('auth_code'),
+  authCodeIssuedAt: ts('auth_code_issued_at'),
   userId: uuid('user_id'),
   createdAt: created(),
 });

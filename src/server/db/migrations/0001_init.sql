@@ -7,6 +7,9 @@ CREATE TABLE auth_users (
   email_confirmed_at timestamptz,
   confirmation_token text,
   confirmation_sent_at timestamptz,
+  email_change text,
+  email_change_token text,
+  email_change_sent_at timestamptz,
   raw_user_meta_data jsonb NOT NULL DEFAULT '{}'::jsonb,
   raw_app_meta_data jsonb NOT NULL DEFAULT '{}'::jsonb,
   last_sign_in_at timestamptz,
@@ -15,8 +18,10 @@ CREATE TABLE auth_users (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX auth_users_email_key ON auth_users (lower(email));
+-- A deleted account frees its address for a new sign-up.
+CREATE UNIQUE INDEX auth_users_email_key ON auth_users (lower(email)) WHERE deleted_at IS NULL;
 CREATE INDEX auth_users_confirmation_token_idx ON auth_users (confirmation_token) WHERE confirmation_token IS NOT NULL;
+CREATE INDEX auth_users_email_change_token_idx ON auth_users (email_change_token) WHERE email_change_token IS NOT NULL;
 
 CREATE TABLE auth_identities (
   id uuid PRIMARY KEY,
@@ -65,6 +70,7 @@ CREATE TABLE auth_flow_states (
   oidc_nonce text NOT NULL,
   oidc_code_verifier text NOT NULL,
   auth_code text UNIQUE,
+  auth_code_issued_at timestamptz,
   user_id uuid REFERENCES auth_users(id) ON DELETE CASCADE,
   created_at timestamptz NOT NULL DEFAULT now()
 );
