@@ -28,8 +28,6 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   const database = await openDatabase(config.database);
   const storage = await createStorage(config);
   const auth = await createAuth(config, database.db);
-  const ctx: AppContext = { config, database, db: database.db, storage, auth };
-
   const app = Fastify({
     logger: opts.logger === false ? false : { level: config.logLevel },
     genReqId: (req) => {
@@ -40,6 +38,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     trustProxy: true,
     return503OnClosing: true,
   });
+  const ctx: AppContext = { config, database, db: database.db, storage, auth, log: app.log };
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
 import type { StorageDriver } from './storage/types';
@@ -10,4 +11,5 @@ export interface AppContext {
   db: Db;
   storage: StorageDriver;
   auth: AuthProvider;
+  log: FastifyBaseLogger;
 }

@@ -2,7 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context';
 import { systemRoutes } from './system';
+import { authRoutes } from './auth';
+import { userRoutes } from './users';
+import { organizationRoutes } from './organizations';
+import { projectRoutes } from './projects';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(systemRoutes(ctx), { prefix: '/api/v1' });
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes]) {
+    await app.register(routes(ctx), { prefix: '/api/v1' });
+  }
 }

@@ -1,0 +1,25 @@
+// /api/v1/auth: thin wrappers over the identity service, for API clients that do not use supabase-js.
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../../context';
+import { SignInRequest, SignUpRequest, VerifyRequest } from '../../../../contract/account';
+
+export const authRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const opts = <B>(body: B) => ({ config: { public: true }, schema: { tags: ['auth'], security: [], body } });
+
+  app.post('/auth/signup', opts(SignUpRequest), async (request) => {
+    const { user, session } = await ctx.auth.signUp(request.body);
+    return { success: true, user, session };
+  });
+
+  app.post('/auth/signin', opts(SignInRequest), async (request) => {
+    const session = await ctx.auth.signIn(request.body);
+    return { success: true, session, user: session.user };
+  });
+
+  app.post('/auth/verify', opts(VerifyRequest), async (request) => {
+    const user = await ctx.auth.verifyAccessToken(request.body.access_token);
+    return { success: true, valid: true, user: { id: user.id, email: user.email, role: user.role, user_metadata: user.userMetadata } };
+  });
+};

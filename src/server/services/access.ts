@@ -1,0 +1,46 @@
+// Who may do what in an organization. Every route that touches an organization's data goes
+// through requireMember(): a non-member gets 404 (we never reveal that another organization's
+// resource exists), a member whose role lacks the permission gets 403.
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { organizationMembers, type Role } from '../db/schema';
+import { errors } from '../http/errors';
+
+export type Permission =
+  | 'org.read'
+  | 'org.manage'
+  | 'project.create'
+  | 'project.update'
+  | 'project.delete'
+  | 'classes.edit';
+
+/** The permission table (see README "Roles"). Issue 6 extends it to every action. */
+const TABLE: Record<Permission, readonly Role[]> = {
+  'org.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'org.manage': ['owner', 'admin'],
+  'project.create': ['owner', 'admin'],
+  'project.update': ['owner', 'admin'],
+  'project.delete': ['owner', 'admin'],
+  'classes.edit': ['owner', 'admin'],
+};
+
+export function can(role: Role, permission: Permission): boolean {
+  return TABLE[permission].includes(role);
+}
+
+export async function roleIn(db: Db, userId: string, organizationId: string): Promise<Role | null> {
+  const rows = await db
+    .select({ role: organizationMembers.role })
+    .from(organizationMembers)
+    .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId)))
+    .limit(1);
+  return rows[0]?.role ?? null;
+}
+
+/** The caller's role in the organization; 404 when not a member, 403 when the role lacks `permission`. */
+export async function requireMember(db: Db, userId: string, organizationId: string, permission: Permission, what = 'Organization'): Promise<Role> {
+  const role = await roleIn(db, userId, organizationId);
+  if (!role) throw errors.notFound(what);
+  if (!can(role, permission)) throw errors.forbidden(`Your role (${role}) does not allow this`);
+  return role;
+}

@@ -1,0 +1,166 @@
+// Projects: CRUD within an organization, the counters the project cards show, and the
+// project config file (<name>.project_config.json) kept in the organization's bucket.
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { AppContext } from '../context';
+import { images, organizations, projects, type ProjectClass } from '../db/schema';
+import { errors } from '../http/errors';
+import type { Project } from '../../contract/projects';
+import { requireMember, type Permission } from './access';
+
+type ProjectRow = typeof projects.$inferSelect;
+type PreviewImage = Project['preview_images'][number];
+
+function projectJson(p: ProjectRow, previews: PreviewImage[] = []): Project {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    organization_id: p.organizationId,
+    gcs_path: p.gcsPath,
+    classes: p.classes,
+    annotation_types: p.annotationTypes,
+    created_by: p.createdBy,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+    image_count: p.imageCount,
+    completed_image_count: p.completedImageCount,
+    annotation_count: p.annotationCount,
+    total_size: p.totalSize,
+    archived_images: p.archivedImages,
+    preview_images: previews,
+  };
+}
+
+export function configFileKey(p: Pick<ProjectRow, 'gcsPath' | 'name'>): string {
+  const safeName = p.name.replace(/[^\w.\- ]+/g, '_').trim() || 'project';
+  return `${p.gcsPath}/${safeName}.project_config.json`;
+}
+
+async function bucketOf(ctx: AppContext, orgId: string): Promise<string | null> {
+  const [org] = await ctx.db.select({ bucket: organizations.gcsBucketName }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
+  return org?.bucket ?? null;
+}
+
+/** Writes the project config file. Storage trouble is logged, never fatal to the edit: the next class change writes it again. */
+async function writeConfigFile(ctx: AppContext, p: ProjectRow, previous?: ProjectRow): Promise<void> {
+  const bucket = await bucketOf(ctx, p.organizationId);
+  if (!bucket) return;
+  const body = JSON.stringify({ kind: 'config', project: { id: p.id, name: p.name }, classes: p.classes.map(({ name, type, color }) => ({ name, type, color })) }, null, 2);
+  try {
+    await ctx.storage.put(bucket, configFileKey(p), Buffer.from(body), { contentType: 'application/json' });
+    if (previous && configFileKey(previous) !== configFileKey(p)) await ctx.storage.delete(bucket, configFileKey(previous));
+  } catch (err) {
+    ctx.log.warn({ err, projectId: p.id }, 'could not write the project config file');
+  }
+}
+
+/** Up to 3 latest images of each project, with signed thumbnail URLs. */
+async function previewsFor(ctx: AppContext, rows: ProjectRow[]): Promise<Map<string, PreviewImage[]>> {
+  const result = new Map<string, PreviewImage[]>();
+  if (rows.length === 0) return result;
+  const ids = rows.map((r) => r.id);
+  const ranked = ctx.db
+    .select({
+      id: images.id,
+      projectId: images.projectId,
+      filename: images.filename,
+      thumbnailPath: images.thumbnailPath,
+      rank: sql<number>`row_number() over (partition by ${images.projectId} order by ${images.createdAt} desc)`.as('rank'),
+    })
+    .from(images)
+    .where(and(inArray(images.projectId, ids), eq(images.isArchived, false)))
+    .as('ranked');
+  const latest = await ctx.db.select().from(ranked).where(sql`${ranked.rank} <= 3`);
+  const buckets = new Map<string, string | null>();
+  for (const r of rows) if (!buckets.has(r.organizationId)) buckets.set(r.organizationId, await bucketOf(ctx, r.organizationId));
+  const orgOf = new Map(rows.map((r) => [r.id, r.organizationId]));
+  for (const img of latest) {
+    const bucket = buckets.get(orgOf.get(img.projectId)!);
+    let url: string | null = null;
+    if (bucket && img.thumbnailPath) url = (await ctx.storage.signedDownloadUrl(bucket, img.thumbnailPath, { expiresInSeconds: 3600 })).url;
+    const list = result.get(img.projectId) ?? [];
+    list.push({ id: img.id, filename: img.filename, thumbnail_url: url });
+    result.set(img.projectId, list);
+  }
+  return result;
+}
+
+export async function listProjects(ctx: AppContext, userId: string, orgId: string): Promise<Project[]> {
+  await requireMember(ctx.db, userId, orgId, 'org.read');
+  const rows = await ctx.db.select().from(projects).where(eq(projects.organizationId, orgId)).orderBy(desc(projects.createdAt));
+  const previews = await previewsFor(ctx, rows);
+  return rows.map((r) => projectJson(r, previews.get(r.id) ?? []));
+}
+
+/** The project and the caller's role, if the caller may `permission` in its organization; 404 otherwise. */
+export async function projectFor(ctx: AppContext, userId: string, projectId: string, permission: Permission): Promise<ProjectRow> {
+  const [row] = await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
+  if (!row) throw errors.notFound('Project');
+  await requireMember(ctx.db, userId, row.organizationId, permission, 'Project');
+  return row;
+}
+
+export async function getProject(ctx: AppContext, userId: string, projectId: string): Promise<Project> {
+  const row = await projectFor(ctx, userId, projectId, 'org.read');
+  return projectJson(row, (await previewsFor(ctx, [row])).get(row.id) ?? []);
+}
+
+export async function createProject(
+  ctx: AppContext,
+  userId: string,
+  input: { organization_id: string; name: string; description?: string | null; annotation_types: string[]; classes: ProjectClass[] },
+): Promise<Project> {
+  await requireMember(ctx.db, userId, input.organization_id, 'project.create');
+  const id = randomUUID();
+  const [row] = await ctx.db
+    .insert(projects)
+    .values({
+      id,
+      organizationId: input.organization_id,
+      name: input.name,
+      description: input.description || null,
+      gcsPath: `projects/${id}`,
+      classes: input.classes,
+      annotationTypes: input.annotation_types,
+      createdBy: userId,
+    })
+    .returning();
+  await writeConfigFile(ctx, row);
+  return projectJson(row);
+}
+
+export async function updateProject(
+  ctx: AppContext,
+  userId: string,
+  projectId: string,
+  patch: { name?: string; description?: string | null; classes?: ProjectClass[]; annotation_types?: string[] },
+): Promise<Project> {
+  const touchesDetails = patch.name !== undefined || patch.description !== undefined || patch.annotation_types !== undefined;
+  const before = await projectFor(ctx, userId, projectId, touchesDetails ? 'project.update' : 'classes.edit');
+  if (touchesDetails && patch.classes) await requireMember(ctx.db, userId, before.organizationId, 'classes.edit', 'Project');
+  const [row] = await ctx.db
+    .update(projects)
+    .set({
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.description !== undefined && { description: patch.description || null }),
+      ...(patch.classes !== undefined && { classes: patch.classes }),
+      ...(patch.annotation_types !== undefined && { annotationTypes: patch.annotation_types }),
+      updatedAt: new Date(),
+    })
+    .where(eq(projects.id, projectId))
+    .returning();
+  if (patch.classes !== undefined || patch.name !== undefined) await writeConfigFile(ctx, row, before);
+  return projectJson(row, (await previewsFor(ctx, [row])).get(row.id) ?? []);
+}
+
+/** Deletes the project, its rows (cascade) and its stored objects. */
+export async function deleteProject(ctx: AppContext, userId: string, projectId: string): Promise<void> {
+  const row = await projectFor(ctx, userId, projectId, 'project.delete');
+  await ctx.db.delete(projects).where(eq(projects.id, projectId));
+  const bucket = await bucketOf(ctx, row.organizationId);
+  if (!bucket) return;
+  const keys: string[] = [];
+  for await (const obj of ctx.storage.list(bucket, `${row.gcsPath}/`)) keys.push(obj.key);
+  for (const key of keys) await ctx.storage.delete(bucket, key);
+}
