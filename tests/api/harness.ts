@@ -68,3 +68,27 @@ export async function api<T = any>(base: string, method: string, path: string, o
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
+
+let counter = 0;
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}@example.com`;
+}
+
+/** Signs a new user up through the GoTrue endpoint, as supabase-js would, and returns their session. */
+export async function signUp(server: TestServer, opts: { email?: string; password?: string; fullName?: string } = {}) {
+  const email = opts.email ?? uniqueEmail();
+  const password = opts.password ?? 'correct horse battery';
+  const anonKey = server.built.ctx.auth.anonKey;
+  const res = await api(server.url, 'POST', '/auth/v1/signup', { body: { email, password, data: { full_name: opts.fullName ?? 'Test User' } }, headers: { apikey: anonKey } });
+  if (res.status !== 200 || !res.body.access_token) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { email, password, token: res.body.access_token as string, refreshToken: res.body.refresh_token as string, userId: res.body.user.id as string };
+}
+
+/** A signed-up user who has completed onboarding, with their organization. */
+export async function onboardedUser(server: TestServer, slug = `org-${Math.random().toString(36).slice(2, 10)}`) {
+  const user = await signUp(server);
+  const res = await api(server.url, 'POST', '/api/v1/users/onboarding', { token: user.token, body: { full_name: 'Test User', organization_name: `Org ${slug}`, organization_slug: slug } });
+  if (res.status !== 200) throw new Error(`onboarding failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { ...user, org: res.body.organization as { id: string; slug: string; gcs_bucket_name: string } };
+}
