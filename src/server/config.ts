@@ -15,7 +15,7 @@ export interface Config {
   storage: { kind: 'local'; dir: string } | { kind: 's3'; url: string };
   auth:
     | { kind: 'embedded'; jwtSecret: string | null; siteUrl: string; smtpUrl: string | null; smtpFrom: string }
-    | { kind: 'supabase'; url: string; anonKey: string; jwtSecret: string | null; jwksUrl: string | null };
+    | { kind: 'supabase'; url: string; anonKey: string; jwtSecret: string | null; jwksUrl: string | null; serviceRoleKey: string | null };
   google: { clientId: string; clientSecret: string; issuer: string } | null;
   /** Where the built SPA lives; served with history fallback when present. */
   appDir: string;
@@ -67,7 +67,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     const jwtSecret = env.SUPABASE_JWT_SECRET?.trim() || null;
     const jwksUrl = url(env, 'SUPABASE_JWKS_URL', ['http:', 'https:']);
     if (!jwtSecret && !jwksUrl) fail('SUPABASE_JWT_SECRET', 'or SUPABASE_JWKS_URL is required when SUPABASE_URL is set');
-    auth = { kind: 'supabase', url: supabaseUrl, anonKey, jwtSecret, jwksUrl };
+    // Only needed to delete accounts through the hosted admin API.
+    const serviceRoleKey = env.SUPABASE_SERVICE_ROLE_KEY?.trim() || null;
+    auth = { kind: 'supabase', url: supabaseUrl, anonKey, jwtSecret, jwksUrl, serviceRoleKey };
   } else {
     const jwtSecret = env.SUPABASE_JWT_SECRET?.trim() || null;
     if (jwtSecret && jwtSecret.length < 32) fail('SUPABASE_JWT_SECRET', 'must be at least 32 characters');

@@ -1,0 +1,98 @@
+// Access tokens (HS256 JWTs with GoTrue's claims), the anon / service_role API keys, and opaque
+// secrets (refresh tokens, auth codes, e-mail link tokens) that are stored only as hashes.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+// Fixed issue time, so the API keys are the same in every process that shares the secret and
+// across restarts (the SPA may cache the anon key).
+const API_KEY_IAT = 1_735_689_600; // 2025-01-01
+const API_KEY_EXP = API_KEY_IAT + 20 * 365 * 24 * 3600;
+
+export interface AmrEntry {
+  method: string;
+  timestamp: number;
+}
+
+export interface AccessTokenClaims extends JWTPayload {
+  sub: string;
+  email: string;
+  phone: string;
+  app_metadata: Record<string, unknown>;
+  user_metadata: Record<string, unknown>;
+  role: string;
+  aal: string;
+  amr: AmrEntry[];
+  session_id: string;
+  is_anonymous: boolean;
+}
+
+export class TokenSigner {
+  private readonly key: Uint8Array;
+
+  constructor(
+    secret: string,
+    readonly issuer: string,
+  ) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async accessToken(claims: Omit<AccessTokenClaims, 'iss' | 'aud' | 'iat' | 'exp'>, now = Math.floor(Date.now() / 1000)): Promise<{ token: string; expiresAt: number }> {
+    const expiresAt = now + ACCESS_TOKEN_TTL_SECONDS;
+    const token = await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setAudience('authenticated')
+      .setIssuedAt(now)
+      .setExpirationTime(expiresAt)
+      .sign(this.key);
+    return { token, expiresAt };
+  }
+
+  /** The long-lived API keys supabase-js is created with (role anon) and admin callers use (role service_role). */
+  apiKey(role: 'anon' | 'service_role'): Promise<string> {
+    return new SignJWT({ role })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer('supabase')
+      .setIssuedAt(API_KEY_IAT)
+      .setExpirationTime(API_KEY_EXP)
+      .sign(this.key);
+  }
+
+  /** Verifies signature and expiry; the caller checks the claims it needs. Throws JwtError. */
+  async verify(token: string): Promise<JWTPayload> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      return payload;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new JwtError('token has invalid claims: token is expired');
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw new JwtError('signature is invalid');
+      if (err instanceof joseErrors.JOSEError) throw new JwtError(err.message);
+      throw new JwtError('token is malformed');
+    }
+  }
+}
+
+export class JwtError extends Error {}
+
+/** A random opaque secret, URL-safe. 32 bytes = 256 bits. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** How opaque secrets are stored: a plain SHA-256 is enough for high-entropy random values. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  if (ab.length !== bb.length) return false;
+  return timingSafeEqual(ab, bb);
+}
+
+/** RFC 7636 S256: BASE64URL(SHA256(verifier)). */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
