@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { exportJWK, generateKeyPair } from 'jose';
 
 export interface TestAccount {
   sub: string;
@@ -32,6 +33,8 @@ export async function startOidcProvider(opts: { account: TestAccount }): Promise
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'vellum-test-client';
   const clientSecret = 'vellum-test-client-secret-0123456789abcdef';
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
   let provider: Provider | null = null;
   let handle: ReturnType<Provider['callback']> | null = null;
 
@@ -59,6 +62,8 @@ export async function startOidcProvider(opts: { account: TestAccount }): Promise
         features: { devInteractions: { enabled: false } },
         interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
         cookies: { keys: ['vellum-test-cookie-key'] },
+        jwks: { keys: [signingKey] },
+        ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
       });
       provider.on('grant.success', () => {
         state.tokenRequests += 1;
