@@ -1,0 +1,105 @@
+// Stored annotation schema (ARCHITECTURE.md "API details", spec section 3), shared by the
+// server (save-data / load-data validation) and the editor engine (stored <-> editor conversion
+// lives in src/engine/model/convert.ts).
+//
+// One shape key per annotation: `bounding_box` alone means a box; otherwise exactly one of
+// polygon / polyline / keypoint / segmentation sits beside the bounding box.
+import { z } from 'zod';
+
+/** A finite number: JSON has no NaN/Infinity, and a stored one would poison every consumer. */
+const Coord = z.number().refine(Number.isFinite, 'Coordinates must be finite numbers');
+
+export const StoredPoint = z.tuple([Coord, Coord]);
+export type StoredPoint = z.infer<typeof StoredPoint>;
+
+export const StoredBoundingBox = z.object({
+  x: Coord,
+  y: Coord,
+  w: Coord.refine((v) => v >= 0, 'Bounding box width must not be negative'),
+  h: Coord.refine((v) => v >= 0, 'Bounding box height must not be negative'),
+});
+export type StoredBoundingBox = z.infer<typeof StoredBoundingBox>;
+
+export const POLYGON_MIN_POINTS = 3;
+export const POLYLINE_MIN_POINTS = 2;
+
+export const StoredPolygon = z.object({
+  path: z.array(StoredPoint).min(POLYGON_MIN_POINTS, `A polygon needs at least ${POLYGON_MIN_POINTS} points`),
+  holes: z.array(z.array(StoredPoint).min(POLYGON_MIN_POINTS, `A polygon hole needs at least ${POLYGON_MIN_POINTS} points`)).optional(),
+});
+export type StoredPolygon = z.infer<typeof StoredPolygon>;
+
+export const StoredPolyline = z.object({
+  path: z.array(StoredPoint).min(POLYLINE_MIN_POINTS, `A polyline needs at least ${POLYLINE_MIN_POINTS} points`),
+});
+export type StoredPolyline = z.infer<typeof StoredPolyline>;
+
+export const StoredKeypoint = z.object({ x: Coord, y: Coord });
+export type StoredKeypoint = z.infer<typeof StoredKeypoint>;
+
+/** pycocotools' compressed counts use ASCII 48..111 only. */
+const COMPRESSED_RLE_RE = /^[0-o]*$/;
+
+export const StoredSegmentation = z
+  .object({
+    /** [height, width], COCO order. */
+    size: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]),
+    counts: z.union([
+      z.array(z.number().int().nonnegative()),
+      z.string().regex(COMPRESSED_RLE_RE, 'Compressed RLE counts may only hold the characters 0 to o'),
+    ]),
+  })
+  .superRefine((seg, ctx) => {
+    if (typeof seg.counts === 'string') return;
+    let sum = 0;
+    for (const c of seg.counts) sum += c;
+    const [h, w] = seg.size;
+    if (sum !== h * w) {
+      ctx.addIssue({ code: 'custom', path: ['counts'], message: `RLE counts sum to ${sum}, expected height*width = ${h * w}` });
+    }
+  });
+export type StoredSegmentation = z.infer<typeof StoredSegmentation>;
+
+/** Attributes are free-form JSON values (the spec leaves their shape open). */
+export const StoredAttributes = z.array(z.json());
+export type StoredAttributes = z.infer<typeof StoredAttributes>;
+
+export const SHAPE_KEYS = ['polygon', 'polyline', 'keypoint', 'segmentation'] as const;
+export type ShapeKey = (typeof SHAPE_KEYS)[number];
+
+/**
+ * Unknown extra keys (e.g. metadata from assisted segmentation such as `sam2_area`) are kept,
+ * so a load -> edit -> save cycle does not drop data another tool wrote.
+ */
+export const StoredAnnotation = z
+  .looseObject({
+    id: z.string().min(1),
+    name: z.string(),
+    bounding_box: StoredBoundingBox,
+    polygon: StoredPolygon.optional(),
+    polyline: StoredPolyline.optional(),
+    keypoint: StoredKeypoint.optional(),
+    segmentation: StoredSegmentation.optional(),
+    attributes: StoredAttributes.optional(),
+  })
+  .superRefine((a, ctx) => {
+    const present = SHAPE_KEYS.filter((k) => a[k] !== undefined);
+    if (present.length > 1) {
+      ctx.addIssue({ code: 'custom', message: `An annotation holds one shape, found ${present.join(' and ')}` });
+    }
+  });
+export type StoredAnnotation = z.infer<typeof StoredAnnotation>;
+
+export const StoredAnnotations = z.array(StoredAnnotation).superRefine((list, ctx) => {
+  const seen = new Set<string>();
+  list.forEach((a, i) => {
+    if (seen.has(a.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `Duplicate annotation id ${a.id}` });
+    seen.add(a.id);
+  });
+});
+
+/** The shape kind a stored annotation represents ("bounding_box means box"). */
+export function storedKind(a: StoredAnnotation): 'box' | ShapeKey {
+  for (const k of SHAPE_KEYS) if (a[k] !== undefined) return k;
+  return 'box';
+}

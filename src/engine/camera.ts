@@ -1,0 +1,76 @@
+// The view transform: screen = image * scale + (x, y), in CSS pixels of the canvas.
+import type { Bounds } from './model/geometry';
+
+export const MIN_SCALE = 0.1;
+export const MAX_SCALE = 10;
+export const ZOOM_IN = 1.1;
+export const ZOOM_OUT = 0.9;
+export const PAN_STEP = 50;
+export const FIT_MARGIN = 20;
+
+export interface CameraState {
+  readonly x: number;
+  readonly y: number;
+  readonly scale: number;
+}
+
+export interface Size {
+  readonly width: number;
+  readonly height: number;
+}
+
+export const clampScale = (s: number) => Math.min(MAX_SCALE, Math.max(MIN_SCALE, s));
+
+export function screenToImage(c: CameraState, sx: number, sy: number): [number, number] {
+  return [(sx - c.x) / c.scale, (sy - c.y) / c.scale];
+}
+
+export function imageToScreen(c: CameraState, ix: number, iy: number): [number, number] {
+  return [ix * c.scale + c.x, iy * c.scale + c.y];
+}
+
+/** Scales by `factor` about a screen point, keeping the image point under it fixed. */
+export function zoomAt(c: CameraState, sx: number, sy: number, factor: number): CameraState {
+  const scale = clampScale(c.scale * factor);
+  const [ix, iy] = screenToImage(c, sx, sy);
+  return { scale, x: sx - ix * scale, y: sy - iy * scale };
+}
+
+/** Sets an absolute scale about a screen point (e.g. the viewport centre). */
+export function zoomTo(c: CameraState, sx: number, sy: number, scale: number): CameraState {
+  return zoomAt(c, sx, sy, clampScale(scale) / c.scale);
+}
+
+export function panBy(c: CameraState, dx: number, dy: number): CameraState {
+  return { ...c, x: c.x + dx, y: c.y + dy };
+}
+
+/** Whole image visible and centred, with `margin` screen pixels around it. */
+export function fitToScreen(viewport: Size, image: Size, margin = FIT_MARGIN): CameraState {
+  if (image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0) return { x: 0, y: 0, scale: 1 };
+  const avail = (v: number) => Math.max(1, v - 2 * margin);
+  const scale = clampScale(Math.min(avail(viewport.width) / image.width, avail(viewport.height) / image.height));
+  return { scale, x: (viewport.width - image.width * scale) / 2, y: (viewport.height - image.height * scale) / 2 };
+}
+
+/** The image-space rectangle the viewport shows. */
+export function visibleBounds(c: CameraState, viewport: Size): Bounds {
+  const [minX, minY] = screenToImage(c, 0, 0);
+  const [maxX, maxY] = screenToImage(c, viewport.width, viewport.height);
+  return { minX, minY, maxX, maxY };
+}
+
+/**
+ * Brings image bounds into view: unchanged if already fully visible; otherwise centred on it,
+ * zooming out (never in) just enough for it to fit with the margin.
+ */
+export function bringIntoView(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN): CameraState {
+  const v = visibleBounds(c, viewport);
+  if (b.minX >= v.minX && b.maxX <= v.maxX && b.minY >= v.minY && b.maxY <= v.maxY) return c;
+  const w = b.maxX - b.minX, h = b.maxY - b.minY;
+  const availW = Math.max(1, viewport.width - 2 * margin), availH = Math.max(1, viewport.height - 2 * margin);
+  let scale = c.scale;
+  if (w * scale > availW || h * scale > availH) scale = clampScale(Math.min(availW / Math.max(w, 1e-9), availH / Math.max(h, 1e-9)));
+  const cx = (b.minX + b.maxX) / 2, cy = (b.minY + b.maxY) / 2;
+  return { scale, x: viewport.width / 2 - cx * scale, y: viewport.height / 2 - cy * scale };
+}

@@ -1,0 +1,29 @@
+import { MIN_POLYGON_POINTS, MIN_POLYLINE_POINTS, type VertexRef } from '../model/types';
+import { defineCommand } from './types';
+import { getRing, isPath, withRing } from './vertex';
+
+/**
+ * Removes a vertex. The outer path keeps its minimum (3 for polygons, 2 for polylines): below
+ * that nothing happens. A hole that would drop under 3 points is removed as a whole.
+ * Returns whether anything changed.
+ */
+export const deleteVertex = defineCommand<{ ref: VertexRef }, boolean>({
+  name: 'delete-vertex',
+  label: () => 'Delete point',
+  run(tx, { ref }) {
+    const a = tx.get(ref.id);
+    if (!isPath(a)) return false;
+    const ring = getRing(a, ref.ring);
+    if (!ring || ref.index < 0 || ref.index >= ring.length) return false;
+    const min = a.type === 'polygon' ? MIN_POLYGON_POINTS : MIN_POLYLINE_POINTS;
+    if (ring.length - 1 < min) {
+      if (ref.ring === 0) return false;
+      tx.set(withRing(a, ref.ring, null));
+      return true;
+    }
+    const points = ring.slice();
+    points.splice(ref.index, 1);
+    tx.set(withRing(a, ref.ring, points));
+    return true;
+  },
+});

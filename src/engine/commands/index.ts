@@ -1,0 +1,39 @@
+// Every document command, registered in one place (Excalidraw-style: one file per command).
+import { addHole } from './add-hole';
+import { create } from './create';
+import { deleteAnnotations } from './delete';
+import { deleteVertex } from './delete-vertex';
+import { insertVertex } from './insert-vertex';
+import { move } from './move';
+import { moveVertex } from './move-vertex';
+import { paste } from './paste';
+import { removeAll } from './remove-all';
+import { replaceAll } from './replace-all';
+import { resizeBox } from './resize-box';
+import { setAttributes } from './set-attributes';
+import { setClass } from './set-class';
+import type { Command } from './types';
+
+export const commands = {
+  create,
+  delete: deleteAnnotations,
+  move,
+  'move-vertex': moveVertex,
+  'insert-vertex': insertVertex,
+  'delete-vertex': deleteVertex,
+  'resize-box': resizeBox,
+  'add-hole': addHole,
+  'set-class': setClass,
+  'set-attributes': setAttributes,
+  paste,
+  'replace-all': replaceAll,
+  'remove-all': removeAll,
+} as const;
+
+export type Commands = typeof commands;
+export type CommandName = keyof Commands;
+export type CommandPayload<N extends CommandName> = Commands[N] extends Command<infer P, unknown> ? P : never;
+export type CommandResult<N extends CommandName> = Commands[N] extends Command<unknown, infer R> ? R : never;
+
+export type { Command, CommandEnv } from './types';
+export type { MovePayload } from './move';

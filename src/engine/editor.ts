@@ -1,0 +1,668 @@
+// The facade the SPA uses: document + history + view state + camera + tools + hit-testing.
+// No DOM: the SPA forwards pointer/key/wheel events with canvas-relative screen coordinates.
+import { Immer, enablePatches, type Patch } from 'immer';
+import { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
+import type { Command } from './commands/types';
+import {
+  bringIntoView as cameraBringIntoView,
+  clampScale,
+  fitToScreen as cameraFit,
+  imageToScreen,
+  PAN_STEP,
+  panBy as cameraPanBy,
+  screenToImage,
+  zoomAt as cameraZoomAt,
+  ZOOM_IN,
+  ZOOM_OUT,
+  type CameraState,
+  type Size,
+} from './camera';
+import type { EditorEvent } from './events';
+import { History } from './history';
+import { editorToStored, parseStoredAnnotations } from './model/convert';
+import {
+  changedIds,
+  docFromAnnotations,
+  DocTx,
+  emptyDoc,
+  getAnnotation,
+  OrderIndex,
+  type ChangedIds,
+  type DocState,
+} from './model/document';
+import { annotationBounds, boundsContains, hitAnnotation, type Bounds } from './model/geometry';
+import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './model/types';
+import { SpatialIndex } from './spatial';
+import { createTools } from './tools';
+import { hitRadius, type Modifiers, type Tool, type ToolApi, type ToolPointerEvent } from './tools/types';
+import { initialView, type DrawingPreview, type ToolId, type ViewState } from './view';
+import type { StoredAnnotation } from '../contract/annotations';
+
+enablePatches();
+// A private instance: no auto-freeze (freezing walks every new object, too slow at 100k
+// shapes; the types are readonly instead), and global immer settings stay untouched.
+const immer = new Immer({ autoFreeze: false });
+
+export const PASTE_OFFSET = 20;
+export const NUDGE = 1;
+export const NUDGE_SHIFT = 10;
+
+/** A change notification: which annotation ids changed, and whether view or camera did. */
+export interface EditorChange {
+  readonly document: ChangedIds | null;
+  readonly view: boolean;
+  readonly camera: boolean;
+}
+
+/** Pointer input in canvas CSS pixels (e.g. event.offsetX/offsetY). */
+export interface ScreenPointerInput extends Modifiers {
+  readonly x: number;
+  readonly y: number;
+  /** 0 primary, 1 middle, 2 secondary (PointerEvent.button). */
+  readonly button?: number;
+}
+
+export interface KeyInput extends Modifiers {
+  readonly key: string;
+}
+
+export interface WheelInput {
+  readonly x: number;
+  readonly y: number;
+  readonly deltaY: number;
+}
+
+export interface EditorOptions {
+  /** Fresh ids for new shapes; defaults to crypto.randomUUID. */
+  idGenerator?: () => string;
+  viewport?: Size;
+  image?: Size;
+}
+
+export class Editor {
+  private doc: DocState = emptyDoc();
+  private readonly history = new History();
+  private readonly order = new OrderIndex();
+  private readonly index: SpatialIndex;
+  private view: ViewState = initialView();
+  private camera: CameraState = { x: 0, y: 0, scale: 1 };
+  private viewport: Size = { width: 0, height: 0 };
+  private image: Size | null = null;
+  private readonly tools: Record<ToolId, Tool>;
+  private readonly listeners = new Set<(c: EditorChange) => void>();
+  private readonly eventListeners = new Set<(e: EditorEvent) => void>();
+  private readonly newId: () => string;
+  private clipboard: EditorAnnotation[] = [];
+  private pasteCount = 0;
+  private spaceDown = false;
+  private panning: { sx: number; sy: number } | null = null;
+  private docVersion = 0;
+
+  constructor(options: EditorOptions = {}) {
+    this.newId = options.idGenerator ?? (() => crypto.randomUUID());
+    this.index = new SpatialIndex(() => this.doc);
+    this.order.reset(this.doc);
+    if (options.viewport) this.viewport = options.viewport;
+    if (options.image) this.image = options.image;
+    this.tools = createTools(this.toolApi());
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  /** Called after every change; returns an unsubscribe function. */
+  subscribe(listener: (c: EditorChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Discrete events: 'needs-class', 'too-small', 'invalid-hole', 'created', 'copied', 'pasted'. */
+  onEvent(listener: (e: EditorEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private notify(c: Partial<EditorChange>): void {
+    const change: EditorChange = { document: c.document ?? null, view: c.view ?? false, camera: c.camera ?? false };
+    for (const l of [...this.listeners]) l(change);
+  }
+
+  private emit(e: EditorEvent): void {
+    for (const l of [...this.eventListeners]) l(e);
+  }
+
+  // ---------------------------------------------------------------- document
+
+  /** Replaces the document without history (opening an image). Clears selection, hidden ids and history. */
+  load(doc: EditorDocumentJSON | readonly EditorAnnotation[]): void {
+    const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    this.activeTool().cancel();
+    this.doc = docFromAnnotations(structuredClone(list) as EditorAnnotation[]);
+    this.history.clear();
+    this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
+    this.afterDocChange({ all: true }, true);
+  }
+
+  /** Validates stored annotations (load-data's `annotations`) and loads them. Throws on invalid input. */
+  loadStored(json: unknown): void {
+    this.load(parseStoredAnnotations(json));
+  }
+
+  /** The serialisable document, annotations bottom (oldest) first. */
+  getDocument(): EditorDocumentJSON {
+    return { annotations: this.getAnnotations() };
+  }
+
+  /** The document in stored form, ready for save-data. */
+  getStoredAnnotations(): StoredAnnotation[] {
+    return this.getAnnotations().map(editorToStored);
+  }
+
+  getAnnotations(): EditorAnnotation[] {
+    return this.order.ordered().map((id) => getAnnotation(this.doc, id)!);
+  }
+
+  getAnnotation(id: string): EditorAnnotation | undefined {
+    return getAnnotation(this.doc, id);
+  }
+
+  /** Ids in paint order, bottom first (the sidebar lists them reversed: newest first). */
+  getOrderedIds(): readonly string[] {
+    return this.order.ordered().slice();
+  }
+
+  get annotationCount(): number {
+    return this.doc.count;
+  }
+
+  /** Increments on every document change (handy as a React external-store snapshot). */
+  get documentVersion(): number {
+    return this.docVersion;
+  }
+
+  /** Runs a command as its own undo entry (or inside an open gesture). */
+  execute<N extends CommandName>(name: N, payload: CommandPayload<N>): CommandResult<N> {
+    const cmd = commands[name] as unknown as Command<CommandPayload<N>, CommandResult<N>>;
+    const label = cmd.label(payload, this.doc);
+    let result!: CommandResult<N>;
+    const base = this.doc;
+    const env = { newId: this.newId };
+    const [next, patches, inverse] = immer.produceWithPatches(base, (draft) => {
+      result = cmd.run(new DocTx(draft, base), payload, env);
+    });
+    if (patches.length === 0) return result;
+    this.doc = next;
+    this.history.record(label, patches, inverse);
+    this.afterDocChange(changedIds(patches));
+    return result;
+  }
+
+  private applyPatches(patches: readonly Patch[]): void {
+    if (patches.length === 0) return;
+    this.doc = immer.applyPatches(this.doc, patches as Patch[]);
+    this.afterDocChange(changedIds(patches));
+  }
+
+  private afterDocChange(change: ChangedIds, viewChanged = false): void {
+    this.docVersion++;
+    this.order.update(this.doc, change);
+    this.index.update(change);
+    // Selection and hover never point at a shape that no longer exists.
+    const view = this.view;
+    let selected = view.selected;
+    const gone = (id: string) => !getAnnotation(this.doc, id);
+    if ([...selected].some(gone)) selected = new Set([...selected].filter((id) => !gone(id)));
+    const hovered = view.hovered && gone(view.hovered) ? null : view.hovered;
+    const selectedVertex = view.selectedVertex && !this.vertexExists(view.selectedVertex) ? null : view.selectedVertex;
+    if (selected !== view.selected || hovered !== view.hovered || selectedVertex !== view.selectedVertex) {
+      this.view = { ...view, selected, hovered, selectedVertex };
+      viewChanged = true;
+    }
+    this.notify({ document: change, view: viewChanged });
+  }
+
+  private vertexExists(ref: VertexRef): boolean {
+    const a = getAnnotation(this.doc, ref.id);
+    if (!a || (a.type !== 'polygon' && a.type !== 'polyline')) return false;
+    const ring = ref.ring === 0 ? a.points : a.type === 'polygon' ? a.holes?.[ref.ring - 1] : undefined;
+    return !!ring && ref.index < ring.length;
+  }
+
+  // ---------------------------------------------------------------- history
+
+  undo(): boolean {
+    this.endGesture();
+    const e = this.history.takeUndo();
+    if (!e) return false;
+    this.applyPatches(e.inverse);
+    return true;
+  }
+
+  redo(): boolean {
+    this.endGesture();
+    const e = this.history.takeRedo();
+    if (!e) return false;
+    this.applyPatches(e.patches);
+    return true;
+  }
+
+  canUndo(): boolean {
+    return this.history.canUndo();
+  }
+
+  canRedo(): boolean {
+    return this.history.canRedo();
+  }
+
+  /** Undo entry labels, oldest first. */
+  getUndoLabels(): string[] {
+    return this.history.undoLabels();
+  }
+
+  getRedoLabels(): string[] {
+    return this.history.redoLabels();
+  }
+
+  /** Abandons a drag or drawing in progress (its changes are rolled back). */
+  private endGesture(): void {
+    this.activeTool().cancel();
+    if (this.history.inGesture) this.applyPatches(this.history.cancel());
+  }
+
+  // ---------------------------------------------------------------- view state
+
+  getView(): ViewState {
+    return this.view;
+  }
+
+  private setView(patch: Partial<ViewState>): void {
+    this.view = { ...this.view, ...patch };
+    this.notify({ view: true });
+  }
+
+  setTool(tool: ToolId): void {
+    if (tool === this.view.tool) return;
+    this.endGesture();
+    this.setView({ tool, drawing: null, marquee: null });
+  }
+
+  setActiveClass(cls: string | null): void {
+    if (cls !== this.view.activeClass) this.setView({ activeClass: cls });
+  }
+
+  setTransparency(value: number): void {
+    const v = Math.min(100, Math.max(0, Math.round(value)));
+    if (v !== this.view.transparency) this.setView({ transparency: v });
+  }
+
+  /** Sets the selection ('replace'), or adds / toggles ids. Unknown ids are ignored. */
+  select(ids: Iterable<string>, mode: 'replace' | 'add' | 'toggle' = 'replace'): void {
+    const next = mode === 'replace' ? new Set<string>() : new Set(this.view.selected);
+    for (const id of ids) {
+      if (!getAnnotation(this.doc, id)) continue;
+      if (mode === 'toggle' && next.has(id)) next.delete(id);
+      else next.add(id);
+    }
+    this.setSelection(next);
+  }
+
+  private setSelection(ids: Iterable<string>): void {
+    const next = new Set(ids);
+    const cur = this.view.selected;
+    if (next.size === cur.size && [...next].every((id) => cur.has(id))) return;
+    this.setView({ selected: next, selectedVertex: null });
+  }
+
+  selectAll(): void {
+    this.setSelection(this.order.ordered().filter((id) => !this.view.hidden.has(id)));
+  }
+
+  clearSelection(): void {
+    this.setSelection([]);
+  }
+
+  getSelectedIds(): string[] {
+    return this.order.ordered().filter((id) => this.view.selected.has(id));
+  }
+
+  isHidden(id: string): boolean {
+    return this.view.hidden.has(id);
+  }
+
+  hide(ids: Iterable<string>): void {
+    const hidden = new Set(this.view.hidden);
+    for (const id of ids) hidden.add(id);
+    // Hidden shapes can be neither hit nor kept selected.
+    const selected = new Set([...this.view.selected].filter((id) => !hidden.has(id)));
+    this.setView({ hidden, selected, hovered: this.view.hovered && hidden.has(this.view.hovered) ? null : this.view.hovered });
+  }
+
+  show(ids: Iterable<string>): void {
+    const hidden = new Set(this.view.hidden);
+    for (const id of ids) hidden.delete(id);
+    this.setView({ hidden });
+  }
+
+  toggleHidden(id: string): void {
+    if (this.view.hidden.has(id)) this.show([id]);
+    else this.hide([id]);
+  }
+
+  hideSelected(): void {
+    this.hide([...this.view.selected]);
+  }
+
+  hideAll(): void {
+    this.hide(this.order.ordered());
+  }
+
+  showAll(): void {
+    this.setView({ hidden: new Set() });
+  }
+
+  /** True when every annotation is hidden (and there is at least one). */
+  allHidden(): boolean {
+    const ids = this.order.ordered();
+    return ids.length > 0 && ids.every((id) => this.view.hidden.has(id));
+  }
+
+  /** Hide All / Show All in one button (spec: H without a selection). */
+  toggleAll(): void {
+    if (this.allHidden()) this.showAll();
+    else this.hideAll();
+  }
+
+  // ---------------------------------------------------------------- editing shortcuts
+
+  /** Deletes the selection as one entry ('Delete N annotation(s)'); returns how many. */
+  deleteSelected(): number {
+    const ids = this.getSelectedIds();
+    if (ids.length === 0) return 0;
+    this.execute('delete', { ids });
+    return ids.length;
+  }
+
+  /** Copies the selection (paint order); returns serialisable shapes, also kept for paste(). */
+  copy(): EditorAnnotation[] {
+    const shapes = this.getSelectedIds().map((id) => structuredClone(getAnnotation(this.doc, id)!) as EditorAnnotation);
+    if (shapes.length > 0) {
+      this.clipboard = shapes;
+      this.pasteCount = 0;
+    }
+    this.emit({ type: 'copied', count: shapes.length });
+    return structuredClone(shapes);
+  }
+
+  /**
+   * Pastes shapes (default: the last copy) with fresh ids, offset by 20 px; repeated pastes of
+   * the same copy cascade (20, 40, ...). The pasted shapes become the selection.
+   */
+  paste(shapes?: readonly EditorAnnotation[], offset?: number): string[] {
+    let off = offset;
+    if (!shapes) {
+      shapes = this.clipboard;
+      this.pasteCount++;
+      off ??= PASTE_OFFSET * this.pasteCount;
+    }
+    if (shapes.length === 0) return [];
+    this.endGesture();
+    const ids = this.execute('paste', { annotations: shapes, offset: off ?? PASTE_OFFSET });
+    this.setSelection(ids);
+    this.emit({ type: 'pasted', count: ids.length });
+    return ids;
+  }
+
+  /** Moves the selection by (dx, dy) image pixels as one entry. */
+  nudgeSelected(dx: number, dy: number): void {
+    const ids = this.getSelectedIds();
+    if (ids.length > 0) this.execute('move', { ids, dx, dy });
+  }
+
+  // ---------------------------------------------------------------- camera
+
+  getCamera(): CameraState {
+    return this.camera;
+  }
+
+  setCamera(c: CameraState): void {
+    const next = { x: c.x, y: c.y, scale: clampScale(c.scale) };
+    if (next.x === this.camera.x && next.y === this.camera.y && next.scale === this.camera.scale) return;
+    this.camera = next;
+    this.notify({ camera: true });
+  }
+
+  setViewport(size: Size): void {
+    this.viewport = size;
+  }
+
+  getViewport(): Size {
+    return this.viewport;
+  }
+
+  setImageSize(size: Size | null): void {
+    this.image = size;
+  }
+
+  getImageSize(): Size | null {
+    return this.image;
+  }
+
+  zoomAt(sx: number, sy: number, factor: number): void {
+    this.setCamera(cameraZoomAt(this.camera, sx, sy, factor));
+  }
+
+  zoomIn(): void {
+    this.zoomAt(this.viewport.width / 2, this.viewport.height / 2, ZOOM_IN);
+  }
+
+  zoomOut(): void {
+    this.zoomAt(this.viewport.width / 2, this.viewport.height / 2, ZOOM_OUT);
+  }
+
+  panBy(dx: number, dy: number): void {
+    this.setCamera(cameraPanBy(this.camera, dx, dy));
+  }
+
+  fitToScreen(): void {
+    if (this.image) this.setCamera(cameraFit(this.viewport, this.image));
+  }
+
+  /** Pans (and zooms out if needed) so the annotation is fully visible. */
+  bringIntoView(id: string): void {
+    const a = getAnnotation(this.doc, id);
+    if (a) this.setCamera(cameraBringIntoView(this.camera, this.viewport, annotationBounds(a)));
+  }
+
+  screenToImage(sx: number, sy: number): [number, number] {
+    return screenToImage(this.camera, sx, sy);
+  }
+
+  imageToScreen(ix: number, iy: number): [number, number] {
+    return imageToScreen(this.camera, ix, iy);
+  }
+
+  // ---------------------------------------------------------------- hit-testing
+
+  /** Visible annotations hit at an image point, topmost (newest) first. */
+  hitTestAll(x: number, y: number, tolerance = hitRadius(this.camera.scale)): string[] {
+    const hidden = this.view.hidden;
+    const hits: string[] = [];
+    for (const id of this.index.search(x - tolerance, y - tolerance, x + tolerance, y + tolerance)) {
+      if (hidden.has(id)) continue;
+      const a = getAnnotation(this.doc, id);
+      if (a && hitAnnotation(a, x, y, tolerance)) hits.push(id);
+    }
+    if (hits.length > 1) hits.sort((a, b) => this.order.zIndex(b)! - this.order.zIndex(a)!);
+    return hits;
+  }
+
+  /** The topmost visible annotation at an image point, or null. */
+  hitTest(x: number, y: number, tolerance = hitRadius(this.camera.scale)): string | null {
+    const all = this.hitTestAll(x, y, tolerance);
+    return all[0] ?? null;
+  }
+
+  /** Visible annotations whose bounds lie inside the image-space rectangle (marquee rule). */
+  queryInside(b: Bounds): string[] {
+    const hidden = this.view.hidden;
+    const out: string[] = [];
+    for (const id of this.index.search(b.minX, b.minY, b.maxX, b.maxY)) {
+      if (hidden.has(id)) continue;
+      const a = getAnnotation(this.doc, id);
+      if (a && boundsContains(b, annotationBounds(a))) out.push(id);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- input
+
+  private activeTool(): Tool {
+    return this.tools[this.view.tool];
+  }
+
+  private toToolEvent(e: ScreenPointerInput): ToolPointerEvent {
+    const [x, y] = screenToImage(this.camera, e.x, e.y);
+    return {
+      x, y, sx: e.x, sy: e.y,
+      button: e.button ?? 0,
+      scale: this.camera.scale,
+      shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey,
+    };
+  }
+
+  pointerDown(e: ScreenPointerInput): void {
+    // Middle button or space+drag pans in every tool.
+    if ((e.button ?? 0) === 1 || this.spaceDown) {
+      this.panning = { sx: e.x, sy: e.y };
+      return;
+    }
+    this.activeTool().onPointerDown(this.toToolEvent(e));
+  }
+
+  pointerMove(e: ScreenPointerInput): void {
+    if (this.panning) {
+      this.panBy(e.x - this.panning.sx, e.y - this.panning.sy);
+      this.panning = { sx: e.x, sy: e.y };
+      return;
+    }
+    this.activeTool().onPointerMove(this.toToolEvent(e));
+  }
+
+  pointerUp(e: ScreenPointerInput): void {
+    if (this.panning) {
+      this.panning = null;
+      return;
+    }
+    this.activeTool().onPointerUp(this.toToolEvent(e));
+  }
+
+  doubleClick(e: ScreenPointerInput): void {
+    this.activeTool().onDoubleClick(this.toToolEvent(e));
+  }
+
+  /** The pointer left the canvas: drop hover. */
+  pointerLeave(): void {
+    if (this.view.hovered) this.setView({ hovered: null });
+  }
+
+  /** Wheel zooms at the cursor: 1.1 in (deltaY < 0), 0.9 out. */
+  wheel(e: WheelInput): void {
+    if (e.deltaY === 0) return;
+    this.zoomAt(e.x, e.y, e.deltaY < 0 ? ZOOM_IN : ZOOM_OUT);
+  }
+
+  /**
+   * Tool-level keys. Returns true when handled (the SPA should then preventDefault).
+   * Escape/Enter/Backspace go to a drawing tool first; then Delete/Backspace delete the picked
+   * vertex or the selection, arrows nudge by 1 px (Shift: 10), Escape clears the selection,
+   * W/A/S/D pan by 50 px, Space held turns drags into pans. App hotkeys stay in the SPA.
+   */
+  keyDown(e: KeyInput): boolean {
+    const tool = this.activeTool();
+    if (tool.onKeyDown({ key: e.key, shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey })) return true;
+    const mod = e.ctrlKey || e.metaKey || e.altKey;
+    if (e.key === ' ') {
+      this.spaceDown = true;
+      return true;
+    }
+    if (mod) return false;
+    if (tool.isBusy()) return false;
+    switch (e.key) {
+      case 'Delete':
+      case 'Backspace': {
+        const v = this.view.selectedVertex;
+        if (v) {
+          this.execute('delete-vertex', { ref: v });
+          this.setView({ selectedVertex: null });
+          return true;
+        }
+        return this.deleteSelected() > 0;
+      }
+      case 'ArrowLeft':
+      case 'ArrowRight':
+      case 'ArrowUp':
+      case 'ArrowDown': {
+        if (this.view.selected.size === 0) return false;
+        const step = e.shiftKey ? NUDGE_SHIFT : NUDGE;
+        const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
+        const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
+        this.nudgeSelected(dx, dy);
+        return true;
+      }
+      case 'Escape':
+        if (this.view.selected.size === 0) return false;
+        this.clearSelection();
+        return true;
+    }
+    // W/A/S/D move the view over the image: W shows what is above (content moves down).
+    const pan: Record<string, [number, number]> = { w: [0, PAN_STEP], s: [0, -PAN_STEP], a: [PAN_STEP, 0], d: [-PAN_STEP, 0] };
+    const p = pan[e.key.toLowerCase()];
+    if (p) {
+      this.panBy(p[0], p[1]);
+      return true;
+    }
+    return false;
+  }
+
+  keyUp(e: KeyInput): void {
+    if (e.key === ' ') this.spaceDown = false;
+  }
+
+  // ---------------------------------------------------------------- tools' view of the editor
+
+  private toolApi(): ToolApi {
+    return {
+      doc: () => this.doc,
+      get: (id) => getAnnotation(this.doc, id),
+      view: () => this.view,
+      execute: (name, payload) => this.execute(name, payload),
+      begin: (label) => this.history.begin(label),
+      relabel: (label) => this.history.relabel(label),
+      commit: () => this.history.commit(),
+      rollback: () => this.applyPatches(this.history.cancel()),
+      setSelection: (ids) => this.setSelection(ids),
+      setSelectedVertex: (ref: VertexRef | null) => {
+        if (ref !== this.view.selectedVertex) this.setView({ selectedVertex: ref });
+      },
+      setHovered: (id) => {
+        if (id !== this.view.hovered) this.setView({ hovered: id });
+      },
+      setDrawing: (d: DrawingPreview | null) => {
+        if (d !== this.view.drawing) this.setView({ drawing: d });
+      },
+      setMarquee: (r: Rect | null) => {
+        if (r !== this.view.marquee) this.setView({ marquee: r });
+      },
+      hitTest: (x, y, tol) => this.hitTest(x, y, tol),
+      hitTestAll: (x, y, tol) => this.hitTestAll(x, y, tol),
+      queryInside: (b) => this.queryInside(b),
+      emit: (e) => this.emit(e),
+      newId: () => this.newId(),
+      clampToImage: (x, y) => {
+        const img = this.image;
+        if (!img) return [x, y];
+        return [Math.min(img.width, Math.max(0, x)), Math.min(img.height, Math.max(0, y))];
+      },
+      panBy: (dx, dy) => this.panBy(dx, dy),
+    };
+  }
+}

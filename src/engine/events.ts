@@ -1,0 +1,13 @@
+// Discrete events for the UI (toasts, dialogs); state changes go through subscribe().
+import type { ToolId } from './view';
+
+export type EditorEvent =
+  /** A drawing tool was used with no active class: the SPA opens the class picker / dialog. */
+  | { readonly type: 'needs-class'; readonly tool: ToolId }
+  /** A box was released below the 10 x 10 minimum and discarded. */
+  | { readonly type: 'too-small'; readonly tool: ToolId }
+  /** A hole could not be cut (the result would not be a single polygon). */
+  | { readonly type: 'invalid-hole'; readonly id: string }
+  | { readonly type: 'created'; readonly id: string }
+  | { readonly type: 'copied'; readonly count: number }
+  | { readonly type: 'pasted'; readonly count: number };

@@ -1,0 +1,32 @@
+// Public surface of the editor engine. The SPA uses the Editor facade; the renderer reads
+// annotations by id from it and listens to subscribe() for the ids that changed.
+export { Editor, PASTE_OFFSET, NUDGE, NUDGE_SHIFT } from './editor';
+export type { EditorChange, EditorOptions, KeyInput, ScreenPointerInput, WheelInput } from './editor';
+export type { EditorEvent } from './events';
+export type { ViewState, ToolId, DrawingPreview } from './view';
+export type { CameraState, Size } from './camera';
+export { MIN_SCALE, MAX_SCALE, ZOOM_IN, ZOOM_OUT, PAN_STEP, FIT_MARGIN, screenToImage, imageToScreen } from './camera';
+export type { ChangedIds } from './model/document';
+export type {
+  AnnotationType,
+  BoxAnnotation,
+  EditorAnnotation,
+  EditorDocumentJSON,
+  JsonValue,
+  KeypointAnnotation,
+  Point,
+  PolygonAnnotation,
+  PolylineAnnotation,
+  Rect,
+  Ring,
+  Rle,
+  SegmentationAnnotation,
+  VertexRef,
+} from './model/types';
+export { MIN_BOX_SIZE, MIN_POLYGON_POINTS, MIN_POLYLINE_POINTS } from './model/types';
+export { editorToStored, storedToEditor, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
+export { annotationBounds, hitAnnotation, type Bounds } from './model/geometry';
+export * as rle from './model/rle';
+export { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
+export { hitRadius, TOOL_IDS } from './tools';
+export { HISTORY_LIMIT } from './history';

@@ -1,0 +1,86 @@
+// Lossless conversion between the stored annotation (src/contract/annotations.ts) and the
+// editor-side annotation. stored -> editor -> stored gives back the same object, with one
+// normalisation: for polygon, polyline and keypoint the bounding box is derived from the
+// geometry on save (so it can never go stale after an edit). Box and segmentation keep theirs.
+import { StoredAnnotation, StoredAnnotations } from '../../contract/annotations';
+import { annotationBounds } from './geometry';
+import type { EditorAnnotation, JsonValue, Point } from './types';
+
+const KNOWN_KEYS = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'attributes']);
+
+const clonePath = (path: readonly (readonly [number, number])[]): Point[] => path.map(([x, y]) => [x, y] as const);
+
+export function storedToEditor(s: StoredAnnotation): EditorAnnotation {
+  const base: { id: string; class: string; attributes?: JsonValue[]; extra?: Record<string, unknown> } = { id: s.id, class: s.name };
+  if (s.attributes !== undefined) base.attributes = structuredClone(s.attributes) as JsonValue[];
+  const extraKeys = Object.keys(s).filter((k) => !KNOWN_KEYS.has(k));
+  if (extraKeys.length > 0) {
+    const extra: Record<string, unknown> = {};
+    for (const k of extraKeys) extra[k] = structuredClone((s as Record<string, unknown>)[k]);
+    base.extra = extra;
+  }
+  const bb = s.bounding_box;
+  if (s.polygon) {
+    return s.polygon.holes !== undefined
+      ? { ...base, type: 'polygon', points: clonePath(s.polygon.path), holes: s.polygon.holes.map(clonePath) }
+      : { ...base, type: 'polygon', points: clonePath(s.polygon.path) };
+  }
+  if (s.polyline) return { ...base, type: 'polyline', points: clonePath(s.polyline.path) };
+  if (s.keypoint) return { ...base, type: 'keypoint', x: s.keypoint.x, y: s.keypoint.y };
+  if (s.segmentation) {
+    const counts = typeof s.segmentation.counts === 'string' ? s.segmentation.counts : [...s.segmentation.counts];
+    return {
+      ...base,
+      type: 'segmentation',
+      rle: { size: [s.segmentation.size[0], s.segmentation.size[1]], counts },
+      x: bb.x, y: bb.y, width: bb.w, height: bb.h,
+    };
+  }
+  return { ...base, type: 'box', x: bb.x, y: bb.y, width: bb.w, height: bb.h };
+}
+
+export function editorToStored(a: EditorAnnotation): StoredAnnotation {
+  const b = annotationBounds(a);
+  const out: Record<string, unknown> = {
+    id: a.id,
+    name: a.class,
+    bounding_box: a.type === 'box' || a.type === 'segmentation'
+      ? { x: a.x, y: a.y, w: a.width, h: a.height }
+      : { x: b.minX, y: b.minY, w: b.maxX - b.minX, h: b.maxY - b.minY },
+  };
+  switch (a.type) {
+    case 'polygon':
+      out.polygon = a.holes !== undefined
+        ? { path: clonePath(a.points), holes: a.holes.map(clonePath) }
+        : { path: clonePath(a.points) };
+      break;
+    case 'polyline':
+      out.polyline = { path: clonePath(a.points) };
+      break;
+    case 'keypoint':
+      out.keypoint = { x: a.x, y: a.y };
+      break;
+    case 'segmentation':
+      out.segmentation = {
+        size: [a.rle.size[0], a.rle.size[1]],
+        counts: typeof a.rle.counts === 'string' ? a.rle.counts : [...a.rle.counts],
+      };
+      break;
+    case 'box':
+      break;
+  }
+  if (a.attributes !== undefined) out.attributes = structuredClone(a.attributes);
+  if (a.extra) for (const [k, v] of Object.entries(a.extra)) if (!KNOWN_KEYS.has(k)) out[k] = structuredClone(v);
+  return out as StoredAnnotation;
+}
+
+/** Validates untrusted JSON (e.g. a load-data answer) and converts it; throws a ZodError on bad input. */
+export function parseStoredAnnotations(json: unknown): EditorAnnotation[] {
+  return StoredAnnotations.parse(json).map(storedToEditor);
+}
+
+/** Validates one editor annotation by its stored form (min points, finite numbers, RLE sums). */
+export function validateEditorAnnotation(a: EditorAnnotation): string | null {
+  const r = StoredAnnotation.safeParse(editorToStored(a));
+  return r.success ? null : r.error.issues.map((i) => i.message).join('; ');
+}

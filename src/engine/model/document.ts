@@ -1,0 +1,209 @@
+// The document: immutable state changed only by commands through immer.
+//
+// Why sharded: immer copies a container on its first write, so one flat Record of 100k
+// annotations costs a 100k-key copy (and finalise pass) per edit. Annotations live in
+// SHARD_COUNT small records keyed by a hash of the id, so an edit copies the (1k-key) shard
+// table plus ~100-entry shards. Paint order is an explicit z number per id (also sharded),
+// because Record key order is not reliable (integer-like ids sort first) and would not survive
+// delete + undo. Commands go through DocTx, which replaces whole annotations: one patch per
+// changed annotation keeps patches small and history cheap.
+import type { Draft, Patch } from 'immer';
+import type { EditorAnnotation } from './types';
+
+export const SHARD_COUNT = 1024;
+
+type Shard<T> = Readonly<Record<string, T>>;
+
+export interface DocState {
+  readonly items: Readonly<Record<string, Shard<EditorAnnotation>>>;
+  readonly z: Readonly<Record<string, Shard<number>>>;
+  /** z of the next created annotation: new shapes go on top. */
+  readonly nextZ: number;
+  readonly count: number;
+}
+
+const shardKeys: string[] = Array.from({ length: SHARD_COUNT }, (_, i) => `s${i}`);
+
+/** FNV-1a over the id's UTF-16 units. */
+export function shardOf(id: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return shardKeys[(h >>> 0) % SHARD_COUNT]!;
+}
+
+function emptyShards<T>(): Record<string, Record<string, T>> {
+  // Every shard exists up front so all patches are at depth 3 (items/shard/id); see History.
+  const out: Record<string, Record<string, T>> = {};
+  for (const k of shardKeys) out[k] = {};
+  return out;
+}
+
+/** Builds state from annotations in paint order (first = bottom). Throws on a duplicate id. */
+export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState {
+  const items = emptyShards<EditorAnnotation>();
+  const z = emptyShards<number>();
+  list.forEach((a, i) => {
+    const k = shardOf(a.id);
+    if (items[k]![a.id]) throw new Error(`Duplicate annotation id ${a.id}`);
+    items[k]![a.id] = a;
+    z[k]![a.id] = i;
+  });
+  return { items, z, nextZ: list.length, count: list.length };
+}
+
+export const emptyDoc = (): DocState => docFromAnnotations([]);
+
+export function getAnnotation(doc: DocState, id: string): EditorAnnotation | undefined {
+  return doc.items[shardOf(id)]?.[id];
+}
+
+export function getZ(doc: DocState, id: string): number | undefined {
+  return doc.z[shardOf(id)]?.[id];
+}
+
+export function forEachAnnotation(doc: DocState, fn: (a: EditorAnnotation, z: number) => void): void {
+  for (const k of shardKeys) {
+    const shard = doc.items[k]!;
+    const zs = doc.z[k]!;
+    for (const id in shard) fn(shard[id]!, zs[id]!);
+  }
+}
+
+/**
+ * The write side handed to commands: a thin layer over the immer draft. Reads come from the
+ * base state (or this command's own writes), so reading never creates draft proxies.
+ */
+export class DocTx {
+  private readonly written = new Map<string, EditorAnnotation | null>();
+
+  constructor(
+    private readonly draft: Draft<DocState>,
+    readonly base: DocState,
+  ) {}
+
+  get(id: string): EditorAnnotation | undefined {
+    const w = this.written.get(id);
+    if (w !== undefined) return w ?? undefined;
+    return getAnnotation(this.base, id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Replaces an existing annotation (its z is kept). */
+  set(a: EditorAnnotation): void {
+    if (!this.has(a.id)) throw new Error(`No annotation ${a.id}`);
+    (this.draft.items[shardOf(a.id)] as Record<string, EditorAnnotation>)[a.id] = a as Draft<EditorAnnotation>;
+    this.written.set(a.id, a);
+  }
+
+  /** Adds a new annotation on top (or at z, when restoring an order). */
+  add(a: EditorAnnotation, z?: number): void {
+    if (this.has(a.id)) throw new Error(`Annotation ${a.id} already exists`);
+    const k = shardOf(a.id);
+    (this.draft.items[k] as Record<string, EditorAnnotation>)[a.id] = a as Draft<EditorAnnotation>;
+    const zz = z ?? this.draft.nextZ;
+    (this.draft.z[k] as Record<string, number>)[a.id] = zz;
+    if (zz >= this.draft.nextZ) this.draft.nextZ = zz + 1;
+    this.draft.count += 1;
+    this.written.set(a.id, a);
+  }
+
+  remove(id: string): void {
+    if (!this.has(id)) return;
+    const k = shardOf(id);
+    delete (this.draft.items[k] as Record<string, EditorAnnotation>)[id];
+    delete (this.draft.z[k] as Record<string, number>)[id];
+    this.draft.count -= 1;
+    this.written.set(id, null);
+  }
+
+  /** Replaces everything (load / remove all), keeping the given paint order. */
+  replaceAll(list: readonly EditorAnnotation[]): void {
+    const next = docFromAnnotations(list);
+    this.draft.items = next.items as Draft<DocState['items']>;
+    this.draft.z = next.z as Draft<DocState['z']>;
+    this.draft.nextZ = Math.max(this.base.nextZ, next.nextZ);
+    this.draft.count = next.count;
+    this.written.clear();
+    forEachAnnotation(this.base, (a) => this.written.set(a.id, null));
+    for (const a of list) this.written.set(a.id, a);
+  }
+}
+
+export type ChangedIds = { all: true } | { all: false; ids: ReadonlySet<string> };
+
+/** Which annotation ids a set of patches touched (for subscribers, the order cache and the spatial index). */
+export function changedIds(patches: readonly Patch[]): ChangedIds {
+  const ids = new Set<string>();
+  for (const p of patches) {
+    const root = p.path[0];
+    if (root !== 'items' && root !== 'z') continue;
+    if (p.path.length < 3) return { all: true };
+    ids.add(String(p.path[2]));
+  }
+  return { all: false, ids };
+}
+
+/**
+ * Ids in paint order (bottom first), maintained incrementally from change sets so that a move
+ * costs nothing and a create/delete costs at most one linear pass.
+ */
+export class OrderIndex {
+  private ids: string[] = [];
+  private readonly zOf = new Map<string, number>();
+
+  reset(doc: DocState): void {
+    const pairs: [string, number][] = [];
+    forEachAnnotation(doc, (a, z) => pairs.push([a.id, z]));
+    pairs.sort((a, b) => a[1] - b[1]);
+    this.ids = pairs.map((p) => p[0]);
+    this.zOf.clear();
+    for (const [id, z] of pairs) this.zOf.set(id, z);
+  }
+
+  update(doc: DocState, change: ChangedIds): void {
+    if (change.all) return this.reset(doc);
+    const removed = new Set<string>();
+    const added: [string, number][] = [];
+    for (const id of change.ids) {
+      const before = this.zOf.get(id);
+      const after = getZ(doc, id);
+      if (before === after) continue;
+      if (before !== undefined) removed.add(id);
+      if (after !== undefined) added.push([id, after]);
+    }
+    if (removed.size > 0) {
+      this.ids = this.ids.filter((id) => !removed.has(id));
+      for (const id of removed) this.zOf.delete(id);
+    }
+    if (added.length === 0) return;
+    added.sort((a, b) => a[1] - b[1]);
+    for (const [id, z] of added) this.zOf.set(id, z);
+    const lastZ = this.ids.length ? this.zOf.get(this.ids[this.ids.length - 1]!)! : -Infinity;
+    if (added[0]![1] > lastZ) {
+      for (const [id] of added) this.ids.push(id);
+      return;
+    }
+    // Merge two sorted runs (undo of a delete puts shapes back at their old depth).
+    const merged: string[] = new Array(this.ids.length + added.length);
+    let i = 0, j = 0, o = 0;
+    while (i < this.ids.length || j < added.length) {
+      if (j >= added.length || (i < this.ids.length && this.zOf.get(this.ids[i]!)! < added[j]![1])) merged[o++] = this.ids[i++]!;
+      else merged[o++] = added[j++]![0];
+    }
+    this.ids = merged;
+  }
+
+  ordered(): readonly string[] {
+    return this.ids;
+  }
+
+  zIndex(id: string): number | undefined {
+    return this.zOf.get(id);
+  }
+}

@@ -1,0 +1,39 @@
+// View state: everything the UI shows that is not part of the saved document. Replaced as a
+// whole on change (never mutated), so a UI can compare snapshots by reference.
+import type { Point, Rect, VertexRef } from './model/types';
+
+export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan';
+
+/** What a tool is drawing right now (for the renderer's overlay). */
+export type DrawingPreview =
+  | { readonly kind: 'box'; readonly rect: Rect }
+  | { readonly kind: 'polygon'; readonly points: readonly Point[]; readonly cursor: Point | null; readonly closable: boolean; readonly holeOf: string | null }
+  | { readonly kind: 'polyline'; readonly points: readonly Point[]; readonly cursor: Point | null };
+
+export interface ViewState {
+  readonly tool: ToolId;
+  /** Class given to new annotations; tools refuse to start without one ('needs-class'). */
+  readonly activeClass: string | null;
+  readonly selected: ReadonlySet<string>;
+  readonly hidden: ReadonlySet<string>;
+  readonly hovered: string | null;
+  /** The vertex picked in the select tool (Delete removes it). */
+  readonly selectedVertex: VertexRef | null;
+  /** 0-100, the fill transparency slider. */
+  readonly transparency: number;
+  readonly drawing: DrawingPreview | null;
+  /** Marquee rectangle in image coordinates while brushing. */
+  readonly marquee: Rect | null;
+}
+
+export const initialView = (): ViewState => ({
+  tool: 'select',
+  activeClass: null,
+  selected: new Set(),
+  hidden: new Set(),
+  hovered: null,
+  selectedVertex: null,
+  transparency: 50,
+  drawing: null,
+  marquee: null,
+});
