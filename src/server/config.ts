@@ -1,6 +1,7 @@
 // Configuration from the environment. Every setting is documented in README.md ("Configuration").
 // A bad value stops start-up with one line that names it (see ConfigError).
 import path from 'node:path';
+import { parseS3StorageUrl } from './storage/s3-url';
 
 export class ConfigError extends Error {}
 
@@ -54,6 +55,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db') };
 
   const storageUrl = url(env, 'STORAGE_URL', ['s3:', 'file:']);
+  if (storageUrl?.startsWith('s3:')) {
+    try {
+      parseS3StorageUrl(storageUrl, env);
+    } catch (err) {
+      fail('STORAGE_URL', (err as Error).message);
+    }
+  }
   const storage: Config['storage'] =
     storageUrl && storageUrl.startsWith('s3:')
       ? { kind: 's3', url: storageUrl }

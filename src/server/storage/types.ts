@@ -2,11 +2,18 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
-export interface ObjectInfo {
+/** What a listing tells about an object (S3 listings carry no content type). */
+export interface ObjectSummary {
+  /** Key inside the bucket, without the bucket name. */
   key: string;
   size: number;
-  contentType: string;
   lastModified: Date;
+}
+
+export interface ObjectInfo extends ObjectSummary {
+  contentType: string;
+  /** Quoted entity tag, as an HTTP ETag header carries it. */
+  etag: string;
 }
 
 export interface SignedUrl {
@@ -20,21 +27,37 @@ export class ObjectNotFoundError extends Error {
   }
 }
 
+export class BucketNotFoundError extends Error {
+  constructor(bucket: string) {
+    super(`Bucket not found: ${bucket}`);
+  }
+}
+
+/** A bucket name, key, prefix or content type the storage refuses (bad characters, traversal, clashes). */
+export class InvalidObjectNameError extends Error {}
+
 export interface StorageDriver {
   kind: 'local' | 's3';
-  /** Maps an organization bucket name (vellum-<slug>) to where it lives; see README "Storage". */
+  /** Maps an organization bucket name (vellum-<slug>) to where it lives; see README "Storage". Idempotent. */
   createBucket(bucket: string): Promise<void>;
   bucketExists(bucket: string): Promise<boolean>;
+  /** Removes the bucket and every object in it. Idempotent. */
   deleteBucket(bucket: string): Promise<void>;
+  /** Throws BucketNotFoundError when the bucket does not exist. When contentLength is given the body must have exactly that many bytes. */
   put(bucket: string, key: string, body: Buffer | Readable, opts: { contentType: string; contentLength?: number }): Promise<void>;
   /** Throws ObjectNotFoundError. */
   get(bucket: string, key: string): Promise<{ body: Readable; info: ObjectInfo }>;
   head(bucket: string, key: string): Promise<ObjectInfo | null>;
+  /** Idempotent: deleting a missing object is not an error. */
   delete(bucket: string, key: string): Promise<void>;
-  list(bucket: string, prefix: string): AsyncIterable<ObjectInfo>;
-  /** A URL that allows exactly one GET of this one object until it expires. */
+  /** Every object whose key starts with prefix, in key order (UTF-8 byte order, like S3). A missing bucket lists nothing. */
+  list(bucket: string, prefix: string): AsyncIterable<ObjectSummary>;
+  /** A URL that allows GET (and HEAD) of this one object until it expires. */
   signedDownloadUrl(bucket: string, key: string, opts: { expiresInSeconds: number }): Promise<SignedUrl>;
-  /** A URL that allows exactly one kind of request, a PUT of this one object with this content type, until it expires. */
+  /**
+   * A URL that allows exactly one kind of request, a PUT of this one object with this content type, until it expires.
+   * maxBytes is enforced by the local driver only (an S3 presigned PUT cannot carry a size range).
+   */
   signedUploadUrl(bucket: string, key: string, opts: { expiresInSeconds: number; contentType: string; maxBytes?: number }): Promise<SignedUrl>;
   /** Mounts the routes that serve signed URLs (local driver only). */
   registerRoutes(app: FastifyInstance): Promise<void>;
