@@ -176,6 +176,17 @@ describe('password sign-in', () => {
     expect(modern.headers.get('x-supabase-api-version')).toBe('2024-01-01');
   });
 
+  it('slows down repeated wrong passwords from one client, without locking others out', async () => {
+    const { email, password } = await newUser();
+    const from = (ip: string, pw: string) =>
+      api(server.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password: pw }, headers: { 'x-forwarded-for': ip, 'x-supabase-api-version': '2024-01-01' } });
+    for (let i = 0; i < 10; i++) expect((await from('203.0.113.7', `guess number ${i}`)).body.code).toBe('invalid_credentials');
+    const blocked = await from('203.0.113.7', password);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.code).toBe('over_request_rate_limit');
+    expect((await from('198.51.100.20', password)).status).toBe(200);
+  });
+
   it('backs the product API wrappers with the same messages', async () => {
     const { email, password } = await newUser();
     const session = await auth.signIn({ email, password });

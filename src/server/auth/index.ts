@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { loadOrCreateSecret } from '../secrets';
 import { GoTrueError } from './gotrue-errors';
-import type { AuthProvider } from './types';
+import type { AuthProvider, ClientInfo } from './types';
 import { GoogleOidc } from './embedded/google';
 import { Mailer } from './embedded/mailer';
 import { authRoutes } from './embedded/routes';
@@ -14,7 +14,7 @@ import { EmbeddedAuthService, parsePkce } from './embedded/service';
 import { TokenSigner } from './embedded/tokens';
 import { createSupabaseAuth } from './supabase';
 
-export type { AuthProvider, AuthSession, AuthUser } from './types';
+export type { AuthProvider, AuthSession, AuthUser, ClientInfo } from './types';
 
 /** What the embedded mode exposes beyond AuthProvider (tests and admin tooling). */
 export interface EmbeddedAuthProvider extends AuthProvider {
@@ -37,7 +37,7 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
   const service = new EmbeddedAuthService(db, { publicUrl: config.publicUrl, siteUrl: auth.siteUrl, signer, mailer });
   const google = config.google ? new GoogleOidc(config.google, `${config.publicUrl}/auth/v1/callback`) : null;
   const [anonKey, serviceRoleKey] = await Promise.all([signer.apiKey('anon'), signer.apiKey('service_role')]);
-  const noMeta = { ip: null, userAgent: null };
+  const metaOf = (client?: ClientInfo) => ({ ip: client?.ip ?? null, userAgent: client?.userAgent ?? null });
   const asApiError = (err: unknown) => (err instanceof GoTrueError ? err.toApiError() : err);
 
   return {
@@ -49,11 +49,11 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
 
     verifyAccessToken: (token) => service.verifyAccessToken(token),
 
-    async signUp(input) {
+    async signUp(input, client) {
       try {
         const result = await service.signUp(
           { email: input.email, password: input.password, data: { full_name: input.full_name }, pkce: parsePkce(undefined, undefined), redirectTo: auth.siteUrl },
-          noMeta,
+          metaOf(client),
         );
         return result.kind === 'session' ? { user: result.session.user, session: result.session } : { user: result.user, session: null };
       } catch (err) {
@@ -61,9 +61,9 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
       }
     },
 
-    async signIn(input) {
+    async signIn(input, client) {
       try {
-        return await service.passwordGrant(input, noMeta);
+        return await service.passwordGrant(input, metaOf(client));
       } catch (err) {
         throw asApiError(err);
       }

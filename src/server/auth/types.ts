@@ -22,6 +22,12 @@ export interface AuthSession {
   user: Record<string, unknown>;
 }
 
+/** Who is calling, for session records and sign-in throttling (pass request.ip and the user agent). */
+export interface ClientInfo {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
 export interface AuthProvider {
   mode: 'embedded' | 'supabase';
   /** What the SPA passes to createClient(url, anonKey). */
@@ -30,8 +36,8 @@ export interface AuthProvider {
   /** Verifies a bearer access token for the product API. Throws ApiError 401 when it is missing, bad, expired or signed out. */
   verifyAccessToken(token: string): Promise<AuthUser>;
   /** Thin wrappers used by POST /api/v1/auth/signup and /auth/signin. Throw ApiError with GoTrue's message. */
-  signUp(input: { email: string; password: string; full_name: string }): Promise<{ user: Record<string, unknown>; session: AuthSession | null }>;
-  signIn(input: { email: string; password: string }): Promise<AuthSession>;
+  signUp(input: { email: string; password: string; full_name: string }, client?: ClientInfo): Promise<{ user: Record<string, unknown>; session: AuthSession | null }>;
+  signIn(input: { email: string; password: string }, client?: ClientInfo): Promise<AuthSession>;
   /** Mounts /auth/v1 (embedded mode only). */
   registerRoutes(app: FastifyInstance): Promise<void>;
   /** Deactivates an account: its sessions end and its tokens stop working. */

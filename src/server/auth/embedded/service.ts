@@ -1,7 +1,7 @@
 // The embedded identity service: what GoTrue does for the endpoints supabase-js uses, over our
 // auth_* tables. routes.ts maps HTTP onto it; the product API's wrappers call it directly.
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Db } from '../../db/client';
 import { authFlowStates, authIdentities, authRefreshTokens, authSessions, authUsers } from '../../db/schema';
@@ -78,6 +78,39 @@ export function parsePkce(challenge: unknown, method: unknown): PkceParams {
   return { codeChallenge: c, codeChallengeMethod: m };
 }
 
+/** Failed password sign-ins per (address, client IP): after too many, that pair must wait. Keyed
+ * by both so that a stranger cannot lock someone out of their account from elsewhere. */
+class FailedSignIns {
+  private readonly entries = new Map<string, number[]>();
+
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+  ) {}
+
+  private recent(key: string, now: number): number[] {
+    const list = (this.entries.get(key) ?? []).filter((t) => t > now - this.windowMs);
+    if (list.length) this.entries.set(key, list);
+    else this.entries.delete(key);
+    return list;
+  }
+
+  /** Seconds to wait, or 0 when another attempt is allowed. */
+  retryAfter(key: string, now = Date.now()): number {
+    const list = this.recent(key, now);
+    return list.length >= this.max ? Math.ceil((list[0] + this.windowMs - now) / 1000) : 0;
+  }
+
+  fail(key: string, now = Date.now()): void {
+    if (this.entries.size > 50_000) this.entries.clear();
+    this.entries.set(key, [...this.recent(key, now), now]);
+  }
+
+  clear(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
 /** A small, short-lived memory of which sessions are live, so the product API does not hit the
  * database on every request. Revocations in this process drop entries at once. */
 class SessionCache {
@@ -106,6 +139,8 @@ class SessionCache {
 export class EmbeddedAuthService {
   private readonly cache = new SessionCache();
   private dummyHash: Promise<string> | null = null;
+  private readonly failedSignIns = new FailedSignIns(10, 15 * 60_000);
+  private lastCleanup = 0;
 
   constructor(
     private readonly db: Db,
@@ -237,14 +272,24 @@ export class EmbeddedAuthService {
   async passwordGrant(input: { email: unknown; password: unknown }, meta: RequestMeta): Promise<AuthSession> {
     if (typeof input.email !== 'string' || input.email.trim() === '') throw gotrue.validation('missing email or phone');
     const password = typeof input.password === 'string' ? input.password : '';
-    const user = await this.findLiveUserByEmail(this.db, input.email.trim().toLowerCase());
+    const email = input.email.trim().toLowerCase();
+    const limitKey = `${email}|${meta.ip ?? ''}`;
+    const wait = this.failedSignIns.retryAfter(limitKey);
+    if (wait > 0) throw new GoTrueError(429, 'over_request_rate_limit', `Too many failed sign-in attempts. Try again in ${wait} seconds.`);
+    this.maybeCleanUp();
+    const user = await this.findLiveUserByEmail(this.db, email);
     if (!user || !user.encryptedPassword) {
       // Spend the same time as a real check, so timing does not tell which addresses exist.
       await argonVerify(await this.getDummyHash(), password).catch(() => false);
+      this.failedSignIns.fail(limitKey);
       throw gotrue.invalidCredentials();
     }
     const ok = await argonVerify(user.encryptedPassword, password).catch(() => false);
-    if (!ok) throw gotrue.invalidCredentials();
+    if (!ok) {
+      this.failedSignIns.fail(limitKey);
+      throw gotrue.invalidCredentials();
+    }
+    this.failedSignIns.clear(limitKey);
     if (isBanned(user)) throw gotrue.badRequest('user_banned', 'User is banned');
     if (!user.emailConfirmedAt) throw gotrue.badRequest('email_not_confirmed', 'Email not confirmed');
     return this.db.transaction((tx) => this.issueSession(tx, user, 'password', meta));
@@ -608,6 +653,7 @@ export class EmbeddedAuthService {
   // ---------------------------------------------------------------- OAuth (Google)
 
   async startOAuthFlow(p: { provider: string; pkce: PkceParams; redirectTo: string; nonce: string; codeVerifier: string }): Promise<string> {
+    this.maybeCleanUp();
     const id = randomUUID();
     await this.db.insert(authFlowStates).values({
       id,
@@ -728,6 +774,21 @@ export class EmbeddedAuthService {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** Now and then, forget abandoned flows and the refresh tokens of long-ended sessions (kept a
+   * day so that a replayed token is still recognised as reuse). Never blocks a request. */
+  private maybeCleanUp(): void {
+    const now = Date.now();
+    if (now - this.lastCleanup < 10 * 60_000) return;
+    this.lastCleanup = now;
+    const dayAgo = new Date(now - 24 * 3600_000);
+    void (async () => {
+      await this.db.delete(authFlowStates).where(lt(authFlowStates.createdAt, dayAgo));
+      await this.db.delete(authRefreshTokens).where(inArray(authRefreshTokens.sessionId, this.db.select({ id: authSessions.id }).from(authSessions).where(lt(authSessions.revokedAt, dayAgo))));
+    })().catch(() => {
+      /* best effort; the next run retries */
+    });
+  }
 
   private async createFlowState(tx: Exec, p: { provider: string; pkce: PkceParams; redirectTo: string; userId: string }): Promise<void> {
     await tx.insert(authFlowStates).values({
