@@ -1,0 +1,197 @@
+// Project page (/project), spec section 2. The header is real; the Data, Archive and Classes tabs
+// get their tools in the next issue, so their panels say so plainly.
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { Link, Navigate, useNavigate } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { Archive, ChevronRight, Download, HardDrive, Images, Plus, Settings2, Tag, UploadCloud } from 'lucide-react';
+import { api, isApiError } from '../../api/client';
+import { Button, IconButton } from '../../components/Button';
+import { EmptyState } from '../../components/EmptyState';
+import { Page, PageHeader } from '../../components/Page';
+import { Tooltip } from '../../components/Tooltip';
+import { formatBytes, formatCount } from '../../lib/format';
+import { useSelection } from '../../stores/selection';
+import { useSession } from '../../stores/session';
+import { toast } from '../../stores/toast';
+import { projectKey } from '../projects/queries';
+import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
+import styles from './ProjectPage.module.css';
+
+type Tab = 'data' | 'archive' | 'classes';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'data', label: 'Data' },
+  { id: 'archive', label: 'Archive' },
+  { id: 'classes', label: 'Classes' },
+];
+
+export function ProjectPage() {
+  const selected = useSelection((s) => s.project);
+  const updateSelection = useSelection((s) => s.update);
+  const clearSelection = useSelection((s) => s.clear);
+  const org = useSession((s) => s.currentOrganization);
+  const navigate = useNavigate();
+  const [tab, setTab] = useState<Tab>('data');
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
+
+  const query = useQuery({
+    queryKey: projectKey(selected?.id),
+    queryFn: async () => (await api.getProject(selected!.id)).project,
+    enabled: Boolean(selected),
+    placeholderData: selected ?? undefined,
+  });
+
+  useEffect(() => {
+    if (query.data && !query.isPlaceholderData) updateSelection(query.data);
+  }, [query.data, query.isPlaceholderData, updateSelection]);
+
+  const gone = query.isError && isApiError(query.error) && (query.error.status === 404 || query.error.status === 403);
+  useEffect(() => {
+    if (gone) {
+      clearSelection();
+      toast('That project is no longer available', 'danger');
+    }
+  }, [gone, clearSelection]);
+
+  if (!selected || gone) return <Navigate to="/select" replace />;
+  if (org && selected.organization_id !== org.id) {
+    // The selected project belongs to another organization than the current one.
+    return <Navigate to="/select" replace />;
+  }
+
+  const project = query.data ?? selected;
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    const i = TABS.findIndex((t) => t.id === tab);
+    const next = e.key === 'ArrowRight' ? TABS[(i + 1) % TABS.length] : e.key === 'ArrowLeft' ? TABS[(i + TABS.length - 1) % TABS.length] : null;
+    if (next) {
+      e.preventDefault();
+      setTab(next.id);
+      tabRefs.current[next.id]?.focus();
+    }
+  };
+  const counts: Record<Tab, number> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
+
+  return (
+    <Page>
+      <PageHeader
+        eyebrow={
+          <nav aria-label="Breadcrumb" className={styles.crumbs}>
+            <Link to="/select">Projects</Link>
+            <ChevronRight aria-hidden="true" />
+            <span aria-current="page">{project.name}</span>
+          </nav>
+        }
+        title={project.name}
+        meta={
+          <>
+            <span className={`${styles.stat} tabular`}>
+              <Images aria-hidden="true" />
+              {formatCount(project.image_count, 'image')}
+            </span>
+            <span className={styles.sep} aria-hidden="true" />
+            <span className={`${styles.stat} tabular`}>
+              <HardDrive aria-hidden="true" />
+              {formatBytes(project.total_size)}
+            </span>
+            {project.description ? (
+              <>
+                <span className={styles.sep} aria-hidden="true" />
+                <span className={styles.description}>{project.description}</span>
+              </>
+            ) : null}
+          </>
+        }
+        actions={
+          <>
+            {org ? <IconButton variant="secondary" size="md" label="Project settings" icon={<Settings2 />} onClick={() => setSettingsOpen(true)} /> : null}
+            <Tooltip content="Export arrives with the dataset tools">
+              <span tabIndex={0} className={styles.disabledWrap}>
+                <Button variant="secondary" icon={<Download />} disabled>
+                  Export <span className="tabular">(0)</span>
+                </Button>
+              </span>
+            </Tooltip>
+            <Tooltip content="Uploading arrives with the dataset tools">
+              <span tabIndex={0} className={styles.disabledWrap}>
+                <Button variant="primary" icon={<Plus />} disabled>
+                  Add
+                </Button>
+              </span>
+            </Tooltip>
+          </>
+        }
+      />
+
+      <div className={styles.tabs} role="tablist" aria-label="Project sections">
+        {TABS.map((t) => (
+          <button
+            key={t.id}
+            ref={(el) => {
+              tabRefs.current[t.id] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            className={styles.tab}
+            onClick={() => setTab(t.id)}
+            onKeyDown={onTabKey}
+          >
+            {t.label}
+            <span className={`${styles.count} tabular`}>{counts[t.id]}</span>
+          </button>
+        ))}
+      </div>
+
+      <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={styles.panel}>
+        {tab === 'data' ? (
+          <>
+            <div className={styles.panelHead}>
+              <h2>Manage Dataset</h2>
+              <span className="tabular">
+                {project.image_count} / {project.image_count} loaded
+              </span>
+            </div>
+            <EmptyState
+              icon={<UploadCloud />}
+              title="Dataset tools are coming next"
+              description={`Uploading, folders, filters and the image grid arrive in the next release. This project holds ${formatCount(project.image_count, 'image')} (${formatBytes(project.total_size)}).`}
+            />
+          </>
+        ) : null}
+        {tab === 'archive' ? (
+          <EmptyState
+            icon={<Archive />}
+            tone="neutral"
+            title={project.archived_images ? `${formatCount(project.archived_images, 'archived image')}` : 'No archived images'}
+            description="Archived images will be listed here, with restore and permanent delete, once the dataset tools land."
+          />
+        ) : null}
+        {tab === 'classes' ? (
+          project.classes.length ? (
+            <ul className={styles.classes} aria-label="Annotation classes">
+              {project.classes.map((c) => (
+                <li key={c.name} className={styles.classRow}>
+                  <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+                  <span className={styles.className}>{c.name}</span>
+                  <span className={styles.classType}>{c.type}</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <EmptyState
+              icon={<Tag />}
+              tone="neutral"
+              title="No classes yet"
+              description="Adding, renaming and colouring annotation classes arrives with the dataset tools."
+            />
+          )
+        ) : null}
+      </section>
+
+      <ProjectSettingsDialog project={settingsOpen ? project : null} onClose={() => setSettingsOpen(false)} onDeleted={() => navigate('/select')} />
+    </Page>
+  );
+}

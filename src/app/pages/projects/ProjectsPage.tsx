@@ -1,0 +1,140 @@
+// Projects page (/select), spec sections 2, 4, 8, 9.
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { FolderPlus, Plus, RefreshCw } from 'lucide-react';
+import type { Project } from '../../../contract/projects';
+import { Badge } from '../../components/Badge';
+import { Banner } from '../../components/Banner';
+import { Button } from '../../components/Button';
+import { EmptyState } from '../../components/EmptyState';
+import { Page, PageHeader } from '../../components/Page';
+import { Skeleton } from '../../components/Skeleton';
+import { formatCount, formatTier } from '../../lib/format';
+import { useSelection } from '../../stores/selection';
+import { useSession } from '../../stores/session';
+import { CreateProjectDialog } from './CreateProjectDialog';
+import { ProjectCard } from './ProjectCard';
+import { ProjectSettingsDialog } from './ProjectSettingsDialog';
+import { useProjects } from './queries';
+import { usePageSize } from './usePageSize';
+import styles from './ProjectsPage.module.css';
+
+export function ProjectsPage() {
+  const org = useSession((s) => s.currentOrganization);
+  const reactivationMessage = useSession((s) => s.reactivationMessage);
+  const clearReactivation = useSession((s) => s.clearReactivationMessage);
+  const select = useSelection((s) => s.select);
+  const navigate = useNavigate();
+  const pageSize = usePageSize();
+  const [pages, setPages] = useState(1);
+  const [creating, setCreating] = useState(false);
+  const [settingsFor, setSettingsFor] = useState<Project | null>(null);
+  const projects = useProjects(org?.id);
+
+  const open = (project: Project) => {
+    select(project);
+    navigate('/project');
+  };
+
+  const list = projects.data ?? [];
+  const visible = list.slice(0, pages * pageSize);
+  const remaining = list.length - visible.length;
+
+  return (
+    <Page>
+      <PageHeader
+        eyebrow={<span>Projects</span>}
+        title={org?.name ?? 'Projects'}
+        meta={
+          <>
+            <Badge tone="accent">{formatTier(org?.subscription_tier)} plan</Badge>
+            {projects.data ? <span className="tabular">{formatCount(list.length, 'project')}</span> : null}
+          </>
+        }
+        actions={
+          org ? (
+            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+              Create Project
+            </Button>
+          ) : null
+        }
+      />
+
+      {reactivationMessage ? (
+        <Banner tone="success" title="Welcome back" onDismiss={clearReactivation} dismissLabel="Dismiss message">
+          {reactivationMessage}
+        </Banner>
+      ) : null}
+
+      {!org ? (
+        <EmptyState icon={<FolderPlus />} tone="neutral" title="No organization selected" description="Choose an organization in the sidebar to see its projects." />
+      ) : projects.isPending ? (
+        <div className={styles.grid} aria-busy="true" aria-label="Loading projects">
+          {Array.from({ length: Math.min(pageSize, 8) }, (_, i) => (
+            <CardSkeleton key={i} />
+          ))}
+        </div>
+      ) : projects.isError ? (
+        <EmptyState
+          tone="danger"
+          icon={<RefreshCw />}
+          title="Failed to load projects"
+          description="Something went wrong while loading this organization's projects."
+          role="alert"
+          action={
+            <Button variant="secondary" icon={<RefreshCw />} busy={projects.isFetching} busyLabel="Retrying..." onClick={() => void projects.refetch()}>
+              Retry
+            </Button>
+          }
+        />
+      ) : list.length === 0 ? (
+        <EmptyState
+          icon={<FolderPlus />}
+          title="No projects yet"
+          description="Create your first annotation project to get started"
+          action={
+            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+              Create Your First Project
+            </Button>
+          }
+        />
+      ) : (
+        <>
+          <ul className={styles.grid} aria-label="Projects">
+            {visible.map((project) => (
+              <li key={project.id} className={styles.cell}>
+                <ProjectCard project={project} onOpen={() => open(project)} onSettings={org ? () => setSettingsFor(project) : undefined} />
+              </li>
+            ))}
+          </ul>
+          {remaining > 0 ? (
+            <div className={styles.more}>
+              <span className="tabular">
+                Showing {visible.length} of {list.length}
+              </span>
+              <Button variant="secondary" onClick={() => setPages((p) => p + 1)}>
+                Load more
+              </Button>
+            </div>
+          ) : null}
+        </>
+      )}
+
+      {org ? <CreateProjectDialog open={creating} onOpenChange={setCreating} organizationId={org.id} /> : null}
+      <ProjectSettingsDialog project={settingsFor} onClose={() => setSettingsFor(null)} />
+    </Page>
+  );
+}
+
+function CardSkeleton() {
+  return (
+    <div className={styles.skeletonCard}>
+      <Skeleton className={styles.skeletonPreview} />
+      <div className={styles.skeletonBody}>
+        <Skeleton className={styles.skeletonTitle} />
+        <Skeleton className={styles.skeletonLine} />
+        <Skeleton className={styles.skeletonBar} />
+      </div>
+    </div>
+  );
+}

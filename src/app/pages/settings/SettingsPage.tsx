@@ -1,0 +1,300 @@
+// Settings page (spec section 2): Organization, Account and API Keys sections.
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { Bug, Building, Database, KeyRound, UserRound, Wrench } from 'lucide-react';
+import type { z } from 'zod';
+import type { DebugResponse } from '../../../contract/account';
+import { api, serverMessage } from '../../api/client';
+import { Badge } from '../../components/Badge';
+import { Banner } from '../../components/Banner';
+import { Button } from '../../components/Button';
+import { Dialog } from '../../components/Dialog';
+import { EmptyState } from '../../components/EmptyState';
+import { Page, PageHeader } from '../../components/Page';
+import { Spinner } from '../../components/Spinner';
+import { formatBytes, formatTier } from '../../lib/format';
+import { useSession } from '../../stores/session';
+import styles from './SettingsPage.module.css';
+
+type Section = 'organization' | 'account' | 'api-keys';
+const SECTIONS: { id: Section; label: string; icon: ReactNode }[] = [
+  { id: 'organization', label: 'Organization', icon: <Building /> },
+  { id: 'account', label: 'Account', icon: <UserRound /> },
+  { id: 'api-keys', label: 'API Keys', icon: <KeyRound /> },
+];
+
+export function SettingsPage() {
+  const [section, setSection] = useState<Section>('organization');
+  return (
+    <Page>
+      <PageHeader title="Settings" meta={<span>Manage your organization, account and API access.</span>} />
+      <div className={styles.layout}>
+        <nav className={styles.nav} aria-label="Settings sections">
+          {SECTIONS.map((s) => (
+            <button
+              key={s.id}
+              type="button"
+              className={styles.navItem}
+              aria-current={section === s.id ? 'page' : undefined}
+              onClick={() => setSection(s.id)}
+            >
+              <span aria-hidden="true">{s.icon}</span>
+              {s.label}
+            </button>
+          ))}
+        </nav>
+        <div className={styles.content}>
+          {section === 'organization' ? <OrganizationSection /> : null}
+          {section === 'account' ? <AccountSection /> : null}
+          {section === 'api-keys' ? <ApiKeysSection /> : null}
+        </div>
+      </div>
+    </Page>
+  );
+}
+
+function Card({ title, description, children, actions }: { title: string; description?: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className={styles.card} aria-label={title}>
+      <header className={styles.cardHead}>
+        <div>
+          <h2 className={styles.cardTitle}>{title}</h2>
+          {description ? <p className={styles.cardDescription}>{description}</p> : null}
+        </div>
+        {actions ? <div className={styles.cardActions}>{actions}</div> : null}
+      </header>
+      <div className={styles.cardBody}>{children}</div>
+    </section>
+  );
+}
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className={styles.row}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function OrganizationSection() {
+  const org = useSession((s) => s.currentOrganization);
+  const profile = useSession((s) => s.profile);
+  const user = useSession((s) => s.user);
+  const [fixing, setFixing] = useState(false);
+  const [fixError, setFixError] = useState<string | null>(null);
+  const [debugOpen, setDebugOpen] = useState(false);
+
+  if (!org) {
+    return <EmptyState icon={<Building />} tone="neutral" title="No organization" description="You are not a member of an organization yet." />;
+  }
+
+  const fix = async () => {
+    setFixing(true);
+    setFixError(null);
+    try {
+      const res = await api.fixBucket(org.id);
+      if (!res.success) throw new Error(res.message);
+      window.location.reload();
+    } catch (_err) {
+      setFixError('Failed to fix storage configuration. Please try again.');
+      setFixing(false);
+    }
+  };
+
+  return (
+    <>
+      {!org.gcs_bucket_name ? (
+        <Banner
+          tone="warning"
+          title="Storage Not Configured"
+          actions={
+            <>
+              <Button variant="primary" size="sm" icon={<Wrench />} busy={fixing} busyLabel="Fixing..." onClick={() => void fix()}>
+                Fix Storage Configuration
+              </Button>
+              <Button variant="secondary" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)} disabled={fixing}>
+                Debug
+              </Button>
+            </>
+          }
+        >
+          This organization has no storage bucket yet, so images cannot be uploaded.
+          {fixError ? <span className={styles.fixError} role="alert">{fixError}</span> : null}
+        </Banner>
+      ) : null}
+      <Card title="Organization" description="The workspace your projects belong to.">
+        <dl className={styles.rows}>
+          <Row label="Name">{org.name}</Row>
+          <Row label="Plan">
+            <Badge tone="accent">{formatTier(org.subscription_tier)}</Badge>
+          </Row>
+          <Row label="Identifier">
+            <code className={styles.code}>{org.slug}</code>
+          </Row>
+          <Row label="Your role">
+            <span className={styles.capitalize}>{org.user_role}</span>
+          </Row>
+          <Row label="Storage bucket">
+            {org.gcs_bucket_name ? (
+              <span className={styles.inline}>
+                <code className={styles.code}>{org.gcs_bucket_name}</code>
+                <Button variant="ghost" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)}>
+                  Diagnostics
+                </Button>
+              </span>
+            ) : (
+              <Badge tone="warning">Not configured</Badge>
+            )}
+          </Row>
+        </dl>
+      </Card>
+      <Card title="You" description="How you appear to your organization.">
+        <dl className={styles.rows}>
+          <Row label="Email">{profile?.email ?? user?.email}</Row>
+          <Row label="Full name">{profile?.full_name || <span className={styles.muted}>Not set</span>}</Row>
+        </dl>
+      </Card>
+      <DebugDialog open={debugOpen} onOpenChange={setDebugOpen} organizationId={org.id} />
+    </>
+  );
+}
+
+function DebugDialog({ open, onOpenChange, organizationId }: { open: boolean; onOpenChange(open: boolean): void; organizationId: string }) {
+  const [state, setState] = useState<{ status: 'idle' | 'loading' | 'done' | 'error'; data?: z.infer<typeof DebugResponse>; error?: string }>({ status: 'idle' });
+
+  const run = useCallback(async () => {
+    setState({ status: 'loading' });
+    try {
+      const data = await api.debugOrganization(organizationId);
+      setState({ status: 'done', data });
+    } catch (err) {
+      setState({ status: 'error', error: serverMessage(err, 'Failed to run storage diagnostics. Please try again.') });
+    }
+  }, [organizationId]);
+
+  useEffect(() => {
+    if (open) void run();
+  }, [open, run]);
+
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      wide
+      icon={<Database />}
+      title="Storage diagnostics"
+      description="What the server sees for this organization's storage."
+      footer={
+        <>
+          <Button variant="secondary" onClick={() => void run()} busy={state.status === 'loading'} busyLabel="Checking...">
+            Run again
+          </Button>
+          <Button variant="primary" onClick={() => onOpenChange(false)}>
+            Done
+          </Button>
+        </>
+      }
+    >
+      <DebugBody state={state} />
+    </Dialog>
+  );
+}
+
+function DebugBody({ state }: { state: { status: string; data?: z.infer<typeof DebugResponse>; error?: string } }) {
+  if (state.status === 'idle' || state.status === 'loading') {
+    return (
+      <div className={styles.debugLoading} role="status">
+        <Spinner size="sm" /> Checking storage...
+      </div>
+    );
+  }
+  if (state.status === 'error' || !state.data) return <Banner tone="danger">{state.error}</Banner>;
+  const d = state.data;
+  return (
+    <>
+      {d.problems.length ? (
+        <Banner tone="warning" title={`${d.problems.length} problem${d.problems.length === 1 ? '' : 's'} found`}>
+          <ul className={styles.problems}>
+            {d.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </Banner>
+      ) : (
+        <Banner tone="success">No problems found.</Banner>
+      )}
+      <dl className={styles.rows}>
+        <Row label="Organization ID">
+          <code className={styles.code}>{d.organization_id}</code>
+        </Row>
+        <Row label="Identifier">
+          <code className={styles.code}>{d.slug}</code>
+        </Row>
+        <Row label="Bucket">{d.bucket ? <code className={styles.code}>{d.bucket}</code> : <Badge tone="warning">None</Badge>}</Row>
+        <Row label="Expected bucket">
+          <code className={styles.code}>{d.expected_bucket}</code>
+        </Row>
+        <Row label="Storage driver">{d.storage_driver === 'local' ? 'Local files' : 'S3-compatible'}</Row>
+        <Row label="Bucket exists">{d.bucket_exists ? <Badge tone="success">Yes</Badge> : <Badge tone="warning">No</Badge>}</Row>
+        <Row label="Objects (sample)">
+          <span className="tabular">{d.object_count_sample}</span>
+        </Row>
+      </dl>
+      {d.sample_objects.length ? (
+        <table className={styles.table}>
+          <thead>
+            <tr>
+              <th scope="col">Sample object</th>
+              <th scope="col">Size</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.sample_objects.map((o) => (
+              <tr key={o.key}>
+                <td>
+                  <code className={styles.code}>{o.key}</code>
+                </td>
+                <td className="tabular">{formatBytes(o.size)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}
+
+function AccountSection() {
+  const profile = useSession((s) => s.profile);
+  const user = useSession((s) => s.user);
+  return (
+    <>
+      <Card title="Account" description="Your sign-in identity.">
+        <dl className={styles.rows}>
+          <Row label="Email">{profile?.email ?? user?.email}</Row>
+          <Row label="Full name">{profile?.full_name || <span className={styles.muted}>Not set</span>}</Row>
+        </dl>
+      </Card>
+      <Card title="Delete account" description="Permanently delete your account and sign out.">
+        <div className={styles.comingSoon}>
+          <Badge>Coming with team settings</Badge>
+          <p>Account deletion, with its final billing summary, arrives with the team settings work.</p>
+        </div>
+      </Card>
+    </>
+  );
+}
+
+function ApiKeysSection() {
+  return (
+    <Card title="API Keys" description="Keys for scripts and integrations.">
+      <EmptyState
+        bordered={false}
+        tone="neutral"
+        icon={<KeyRound />}
+        title="API keys arrive with team settings"
+        description="Creating, viewing and revoking keys for scripts and integrations is part of the next team settings work."
+      />
+    </Card>
+  );
+}
