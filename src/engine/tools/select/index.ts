@@ -83,12 +83,19 @@ export class SelectTool implements Tool {
       const a = this.api.get(id);
       if (a && !view.hidden.has(id)) shapes.push(a);
     }
-    // Vertices and box handles first, on every selected shape, then edges.
+    // Vertices and box handles first (the nearest one wins, small boxes put handles close
+    // together), then edge midpoints and alt-clicked edges.
+    let best: Handle | null = null;
+    let bestD = tol2;
     for (const a of shapes) {
       if (a.type === 'box') {
         for (const dir of DIRS) {
           const [hx, hy] = boxHandlePoint(a, dir);
-          if ((hx - e.x) ** 2 + (hy - e.y) ** 2 <= tol2) return { kind: 'resize', id: a.id, dir, rect: { x: a.x, y: a.y, width: a.width, height: a.height } };
+          const d = (hx - e.x) ** 2 + (hy - e.y) ** 2;
+          if (d <= bestD) {
+            bestD = d;
+            best = { kind: 'resize', id: a.id, dir, rect: { x: a.x, y: a.y, width: a.width, height: a.height } };
+          }
         }
       }
       const rings = ringsOf(a);
@@ -96,10 +103,15 @@ export class SelectTool implements Tool {
         const ring = rings[r]!;
         for (let i = 0; i < ring.length; i++) {
           const [vx, vy] = ring[i]!;
-          if ((vx - e.x) ** 2 + (vy - e.y) ** 2 <= tol2) return { kind: 'vertex', ref: { id: a.id, ring: r, index: i } };
+          const d = (vx - e.x) ** 2 + (vy - e.y) ** 2;
+          if (d <= bestD) {
+            bestD = d;
+            best = { kind: 'vertex', ref: { id: a.id, ring: r, index: i } };
+          }
         }
       }
     }
+    if (best) return best;
     for (const a of shapes) {
       const rings = ringsOf(a);
       for (let r = 0; r < rings.length; r++) {
