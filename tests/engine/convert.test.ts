@@ -53,7 +53,7 @@ describe('stored <-> editor conversion', () => {
 
   it('does not alias the input (editing the editor form leaves the stored object alone)', () => {
     const s = StoredAnnotation.parse(stored[1]);
-    const e = storedToEditor(s) as { points: number[][] };
+    const e = storedToEditor(s) as unknown as { points: number[][] };
     e.points[0]![0] = 999;
     expect(s.polygon!.path[0]![0]).toBe(0);
   });

@@ -121,7 +121,7 @@ describe('polygon tool', () => {
     expect(t.editor.getView().drawing).toBeNull();
     t.click(10, 10);
     expect(t.annotations).toHaveLength(0);
-    expect((t.editor.getView().drawing as { points: unknown[] }).points).toHaveLength(1);
+    expect((t.editor.getView().drawing as unknown as { points: unknown[] }).points).toHaveLength(1);
   });
 
   it('Shift-drawing inside a polygon cuts a hole into it', () => {
