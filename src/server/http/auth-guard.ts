@@ -23,7 +23,8 @@ export function bearerToken(request: FastifyRequest): string | null {
 export function installAuthGuard(app: FastifyInstance, auth: AuthProvider): void {
   app.decorateRequest('user', null);
   app.addHook('preHandler', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    // The API's own routes only: not the OpenAPI viewer, not unknown URLs (they answer 404).
+    if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs') || request.is404) return;
     if (request.routeOptions.config?.public) return;
     const token = bearerToken(request);
     if (!token) throw errors.unauthorized('Missing bearer token', 'no_token');
