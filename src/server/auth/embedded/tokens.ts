@@ -28,13 +28,14 @@ export interface AccessTokenClaims extends JWTPayload {
 }
 
 export class TokenSigner {
-  private readonly key: Uint8Array;
+  // Imported once: every product API request verifies a token with it.
+  private readonly key: Promise<CryptoKey>;
 
   constructor(
     secret: string,
     readonly issuer: string,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
   async accessToken(claims: Omit<AccessTokenClaims, 'iss' | 'aud' | 'iat' | 'exp'>, now = Math.floor(Date.now() / 1000)): Promise<{ token: string; expiresAt: number }> {
@@ -45,24 +46,24 @@ export class TokenSigner {
       .setAudience('authenticated')
       .setIssuedAt(now)
       .setExpirationTime(expiresAt)
-      .sign(this.key);
+      .sign(await this.key);
     return { token, expiresAt };
   }
 
   /** The long-lived API keys supabase-js is created with (role anon) and admin callers use (role service_role). */
-  apiKey(role: 'anon' | 'service_role'): Promise<string> {
+  async apiKey(role: 'anon' | 'service_role'): Promise<string> {
     return new SignJWT({ role })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer('supabase')
       .setIssuedAt(API_KEY_IAT)
       .setExpirationTime(API_KEY_EXP)
-      .sign(this.key);
+      .sign(await this.key);
   }
 
   /** Verifies signature and expiry; the caller checks the claims it needs. Throws JwtError. */
   async verify(token: string): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'] });
       return payload;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new JwtError('token has invalid claims: token is expired');
