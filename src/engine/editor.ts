@@ -132,11 +132,15 @@ export class Editor {
 
   // ---------------------------------------------------------------- document
 
-  /** Replaces the document without history (opening an image). Clears selection, hidden ids and history. */
+  /**
+   * Replaces the document without history (opening an image). Clears selection, hidden ids and
+   * history. The editor takes ownership of the annotation objects (no copy, it matters at 100k):
+   * callers must not mutate them afterwards.
+   */
   load(doc: EditorDocumentJSON | readonly EditorAnnotation[]): void {
     const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
     this.activeTool().cancel();
-    this.doc = docFromAnnotations(structuredClone(list) as EditorAnnotation[]);
+    this.doc = docFromAnnotations(list);
     this.history.clear();
     this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
     this.afterDocChange({ all: true }, true);

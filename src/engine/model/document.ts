@@ -36,8 +36,10 @@ export function shardOf(id: string): string {
 
 function emptyShards<T>(): Record<string, Record<string, T>> {
   // Every shard exists up front so all patches are at depth 3 (items/shard/id); see History.
+  // Null-prototype shards: no inherited keys to trip over (an id may be "constructor"), and
+  // V8 builds and iterates them much faster than literal objects with 100k distinct keys.
   const out: Record<string, Record<string, T>> = {};
-  for (const k of shardKeys) out[k] = {};
+  for (const k of shardKeys) out[k] = Object.create(null) as Record<string, T>;
   return out;
 }
 
@@ -68,7 +70,7 @@ export function forEachAnnotation(doc: DocState, fn: (a: EditorAnnotation, z: nu
   for (const k of shardKeys) {
     const shard = doc.items[k]!;
     const zs = doc.z[k]!;
-    for (const id in shard) fn(shard[id]!, zs[id]!);
+    for (const id of Object.keys(shard)) fn(shard[id]!, zs[id]!);
   }
 }
 
