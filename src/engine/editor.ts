@@ -21,6 +21,7 @@ import type { EditorEvent } from './events';
 import { History } from './history';
 import { editorToStored, parseStoredAnnotations } from './model/convert';
 import {
+  applyDocPatches,
   changedIds,
   docFromAnnotations,
   DocTx,
@@ -202,7 +203,7 @@ export class Editor {
 
   private applyPatches(patches: readonly Patch[]): void {
     if (patches.length === 0) return;
-    this.doc = immer.applyPatches(this.doc, patches as Patch[]);
+    this.doc = applyDocPatches(this.doc, patches) ?? immer.applyPatches(this.doc, patches as Patch[]);
     this.afterDocChange(changedIds(patches));
   }
 
