@@ -231,3 +231,32 @@ describe('restart', () => {
     }
   });
 });
+
+describe('product API auth wrappers', () => {
+  it('signs up, signs in and verifies over /api/v1/auth with the identity service\'s messages', async () => {
+    const email = `wrapper-${Date.now().toString(36)}@example.com`;
+    const up = await api(server.url, 'POST', '/api/v1/auth/signup', { body: { email, password: 'secret1', full_name: 'Wrap Per' } });
+    expect(up.status).toBe(200);
+    expect(up.body.session.access_token).toBeTruthy();
+    expect(up.body.user.user_metadata.full_name).toBe('Wrap Per');
+
+    const again = await api(server.url, 'POST', '/api/v1/auth/signup', { body: { email, password: 'secret1', full_name: 'Wrap Per' } });
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.body.error).toMatch(/already registered/);
+
+    const bad = await api(server.url, 'POST', '/api/v1/auth/signin', { body: { email, password: 'wrong-one' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('Invalid login credentials');
+
+    const short = await api(server.url, 'POST', '/api/v1/auth/signup', { body: { email: `x${email}`, password: '123', full_name: 'X' } });
+    expect(short.status).toBe(400);
+    expect(short.body.error).toContain('Password must be at least 6 characters long');
+
+    const ok = await api(server.url, 'POST', '/api/v1/auth/signin', { body: { email, password: 'secret1' } });
+    expect(ok.status).toBe(200);
+    const verify = await api(server.url, 'POST', '/api/v1/auth/verify', { body: { access_token: ok.body.session.access_token } });
+    expect(verify.body).toMatchObject({ success: true, valid: true, user: { email } });
+    const forged = await api(server.url, 'POST', '/api/v1/auth/verify', { body: { access_token: `${ok.body.session.access_token}x` } });
+    expect(forged.status).toBe(401);
+  });
+});
