@@ -82,7 +82,7 @@ export function OnboardingPage() {
             <header className={styles.header}>
               <span className={styles.step}>Set up your workspace</span>
               <h1 className={styles.title}>Welcome to Vellum!</h1>
-              <p className={styles.subtitle}>Create your organization to start building image datasets. You can invite your team later.</p>
+              <p className={styles.subtitle}>Create your organization to start building image datasets.</p>
             </header>
             {formError ? (
               <Banner tone="danger" title="Failed to complete onboarding">

@@ -1,0 +1,115 @@
+import { expect, test } from '@playwright/test';
+import { slugify } from '../../src/contract/validation';
+import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
+
+test('a new user signs up, onboards, creates a project that survives a reload and a new sign-in', async ({ page }) => {
+  const user = uniqueUser('journey');
+  await signUp(page, user);
+
+  // Onboarding: the name comes from sign-up, the identifier derives from the organization name.
+  await expect(page.getByLabel('Full name')).toHaveValue(user.fullName);
+  const submit = page.getByRole('button', { name: 'Create Organization & Continue' });
+  await expect(submit).toBeDisabled();
+  const orgName = `Journey Labs ${user.id}`;
+  await page.getByLabel('Organization name').fill(orgName);
+  await expect(page.getByLabel('Organization identifier')).toHaveValue(slugify(orgName));
+  await expect(page.getByText(`vellum-${slugify(orgName)}`)).toBeVisible();
+  await expect(submit).toBeEnabled();
+  await submit.click();
+
+  // Projects page: organization header, empty state.
+  await expect(page).toHaveURL(/\/select$/);
+  await expect(page.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
+  await expect(page.getByText('Free plan').first()).toBeVisible();
+  await expect(page.getByText('No projects yet')).toBeVisible();
+  await expect(page.getByText('Create your first annotation project to get started')).toBeVisible();
+
+  // The create button stays disabled until the name has more than blanks.
+  await page.getByRole('button', { name: 'Create Your First Project' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create Project' });
+  await dialog.getByLabel('Project name').fill('   ');
+  await expect(dialog.getByRole('button', { name: 'Create Project' })).toBeDisabled();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+
+  await createProject(page, 'Street scenes', 'Cars, people and signs');
+  await expect(page.getByText('No projects yet')).toBeHidden();
+
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Open project Street scenes' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Sign Out' }).click();
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+
+  await signIn(page, user);
+  await expect(page.getByText('Successfully signed in!')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Open project Street scenes' })).toBeVisible();
+
+  // Opening a card selects the project and shows its page; the choice survives a reload.
+  await page.getByRole('button', { name: 'Open project Street scenes' }).click();
+  await expect(page).toHaveURL(/\/project$/);
+  await expect(page.getByRole('heading', { name: 'Street scenes', level: 1 })).toBeVisible();
+  await expect(page.getByText('0 images').first()).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Street scenes', level: 1 })).toBeVisible();
+});
+
+test('project settings rename a project and delete it after confirmation', async ({ page }) => {
+  const user = uniqueUser('settings');
+  await signUp(page, user);
+  await onboard(page, `Settings Co ${user.id}`);
+  await createProject(page, 'Draft dataset');
+
+  await page.getByRole('button', { name: 'Project settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Project Settings' });
+  const save = settings.getByRole('button', { name: 'Save Changes' });
+  await expect(save).toBeDisabled();
+  await settings.getByLabel('Project name').fill('');
+  await expect(save).toBeDisabled();
+  await settings.getByLabel('Project name').fill('Final dataset');
+  await save.click();
+  await expect(settings).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Project settings' }).click();
+  await page.getByRole('dialog', { name: 'Project Settings' }).getByRole('button', { name: 'Delete Project' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete project?' });
+  await expect(confirm).toBeVisible();
+  await expect(confirm.getByRole('button', { name: 'Delete Project' })).not.toBeFocused();
+  await confirm.getByRole('button', { name: 'Delete Project' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(page.getByText('No projects yet')).toBeVisible();
+  await page.reload();
+  await expect(page.getByText('No projects yet')).toBeVisible();
+});
+
+test('routes: unknown paths and /project without a selection go to /select; the sidebar remembers collapsing', async ({ page }) => {
+  const user = uniqueUser('routes');
+  await signUp(page, user);
+  await onboard(page, `Routes Inc ${user.id}`);
+
+  await page.goto('/somewhere/else');
+  await expect(page).toHaveURL(/\/select$/);
+  await page.goto('/project');
+  await expect(page).toHaveURL(/\/select$/);
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/select$/);
+
+  await page.getByRole('link', { name: 'Models' }).click();
+  await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
+  await expect(page.getByText('AI Models... Coming Soon')).toBeVisible();
+
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+  await expect(page.getByText(user.email).first()).toBeVisible();
+
+  await page.getByRole('button', { name: 'Collapse sidebar' }).click();
+  await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Projects' })).toBeVisible();
+});

@@ -1,0 +1,50 @@
+import { expect, type Page } from '@playwright/test';
+
+let counter = 0;
+/** A fresh, unique identity for one test. */
+export function uniqueUser(prefix = 'user') {
+  const id = `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return { email: `${prefix}-${id}@example.com`, password: 'correct-horse-7', fullName: 'Grace Hopper', id };
+}
+
+/** Signs up through the authentication page's sign-up path and lands on onboarding. */
+export async function signUp(page: Page, user: { email: string; password: string; fullName: string }) {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByRole('heading', { name: 'Get Started' })).toBeVisible();
+  await page.getByLabel('Email address').fill(user.email);
+  await page.getByRole('button', { name: 'Continue', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
+  await page.getByLabel('Full name').fill(user.fullName);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await expect(page.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
+}
+
+/** Completes onboarding with an organization named `name` (its identifier derives from it). */
+export async function onboard(page: Page, name: string) {
+  await page.getByLabel('Organization name').fill(name);
+  await page.getByRole('button', { name: 'Create Organization & Continue' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+export async function signIn(page: Page, user: { email: string; password: string }) {
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  await page.getByLabel('Email address').fill(user.email);
+  await page.getByRole('button', { name: 'Continue', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Enter Your Password' })).toBeVisible();
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+}
+
+export async function createProject(page: Page, name: string, description = '') {
+  await page.getByRole('button', { name: /^Create (Your First )?Project$/ }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Create Project' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Project name').fill(name);
+  if (description) await dialog.getByLabel('Description').fill(description);
+  await dialog.getByRole('button', { name: 'Create Project' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('button', { name: `Open project ${name}` })).toBeVisible();
+}
