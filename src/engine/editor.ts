@@ -234,6 +234,23 @@ export class Editor {
 
   // ---------------------------------------------------------------- history
 
+  /**
+   * Runs several commands as one undo entry labelled `label` (e.g. auto-annotate's Complete).
+   * If `fn` throws, its changes are rolled back. Nested calls join the outer entry.
+   */
+  batch<T>(label: string, fn: () => T): T {
+    if (this.history.inGesture) return fn();
+    this.history.begin(label);
+    try {
+      const result = fn();
+      this.history.commit();
+      return result;
+    } catch (err) {
+      this.applyPatches(this.history.cancel());
+      throw err;
+    }
+  }
+
   undo(): boolean {
     this.endGesture();
     const e = this.history.takeUndo();
@@ -516,6 +533,13 @@ export class Editor {
       if (a && boundsContains(b, annotationBounds(a))) out.push(id);
     }
     return out;
+  }
+
+  /** Visible annotations whose bounds intersect the rectangle, in paint order (viewport culling). */
+  queryIntersecting(b: Bounds): string[] {
+    const hidden = this.view.hidden;
+    const out = this.index.search(b.minX, b.minY, b.maxX, b.maxY).filter((id) => !hidden.has(id));
+    return out.sort((a, c) => this.order.zIndex(a)! - this.order.zIndex(c)!);
   }
 
   // ---------------------------------------------------------------- input

@@ -161,3 +161,38 @@ describe('gestures are one history entry', () => {
     expect(t.editor.canUndo()).toBe(false);
   });
 });
+
+describe('batch', () => {
+  it('folds create, move, delete and insert into one entry that undoes and redoes exactly', () => {
+    const e = seeded();
+    const before = structuredClone(e.getDocument());
+    e.batch('Complete', () => {
+      e.execute('create', { annotation: box('n1', 5, 5, 20, 20) });
+      e.execute('move', { ids: ['n1', 'b'], dx: 3, dy: 4 });
+      e.execute('move', { ids: ['n1'], dx: 1, dy: 1 });
+      e.execute('delete', { ids: ['k'] });
+      e.execute('create', { annotation: keypoint('n2', 1, 1) });
+      e.execute('delete', { ids: ['n2'] }); // created and deleted inside: leaves no trace
+      e.execute('insert-vertex', { ref: { id: 'l', ring: 0, index: 1 }, x: 9, y: 9 });
+    });
+    const after = structuredClone(e.getDocument());
+    expect(e.getUndoLabels()).toEqual(['Complete']);
+    expect(after.annotations.map((a) => a.id)).toEqual(['b', 'p', 'l', 's', 'n1']);
+    expect(e.getAnnotation('n1')).toMatchObject({ x: 9, y: 10 });
+    e.undo();
+    expect(e.getDocument()).toEqual(before);
+    e.redo();
+    expect(e.getDocument()).toEqual(after);
+  });
+
+  it('rolls back everything when the batch throws', () => {
+    const e = seeded();
+    const before = structuredClone(e.getDocument());
+    expect(() => e.batch('Broken', () => {
+      e.execute('move', { ids: ['b'], dx: 3, dy: 4 });
+      e.execute('create', { annotation: polygon('bad', [[0, 0], [1, 1]]) });
+    })).toThrow();
+    expect(e.getDocument()).toEqual(before);
+    expect(e.canUndo()).toBe(false);
+  });
+});

@@ -85,3 +85,11 @@ describe('hit-testing', () => {
     expect(e.hitTest(105, 105, 0)).toBe('b');
   });
 });
+
+describe('viewport query', () => {
+  it('returns visible shapes intersecting a rectangle in paint order', () => {
+    const e = editor([box('a', 0, 0, 50, 50), box('b', 40, 40, 50, 50), box('c', 500, 500, 5, 5), box('d', 45, 0, 10, 10)]);
+    e.hide(['d']);
+    expect(e.queryIntersecting({ minX: 30, minY: 30, maxX: 60, maxY: 60 })).toEqual(['a', 'b']);
+  });
+});

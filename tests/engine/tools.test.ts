@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { encodeMask } from '../../src/engine/model/rle';
 import { box, keypoint, polygon, polyline, TestEditor } from './helpers';
 
 function drawing(tool: 'box' | 'polygon' | 'polyline' | 'keypoint', cls: string | null = 'car') {
@@ -246,6 +247,20 @@ describe('select tool', () => {
     expect(t.editor.getUndoLabels()).toEqual(['Move 1 annotation(s)']);
   });
 
+  it('drags a mask on whole pixels without rounding drift', () => {
+    const t = new TestEditor();
+    const h = 100, w = 100;
+    const mask = new Uint8Array(h * w);
+    for (let x = 10; x < 20; x++) for (let y = 10; y < 20; y++) mask[x * h + y] = 1;
+    t.editor.load([{ id: 'm', type: 'segmentation', class: 'cat', rle: { size: [h, w], counts: encodeMask(mask, h, w) }, x: 10, y: 10, width: 10, height: 10 }]);
+    // 7 steps of 1.4857 px: rounding each step would add up to 7, the total rounds to 10.
+    t.drag([15, 15], [25.4, 15], {}, 7);
+    expect(t.editor.getAnnotation('m')).toMatchObject({ x: 20, y: 10, width: 10, height: 10 });
+    expect(t.editor.hitTest(29.5, 15, 0)).toBe('m');
+    expect(t.editor.hitTest(15, 15, 0)).toBeNull();
+    expect(t.editor.getUndoLabels()).toEqual(['Move 1 annotation(s)']);
+  });
+
   it('a click without moving records no history', () => {
     const t = scene();
     t.click(520, 520);
@@ -411,5 +426,14 @@ describe('editor facade', () => {
     t.editor.loadStored(stored);
     expect(t.editor.getStoredAnnotations()).toEqual(stored);
     expect(() => t.editor.loadStored([{ id: 'z', name: 'c', bounding_box: { x: 0, y: 0, w: 1, h: 1 }, polyline: { path: [[0, 0]] } }])).toThrow();
+  });
+});
+
+describe('polygon double-click', () => {
+  it('closes the polygon on double-click with 3+ points', () => {
+    const t = drawing('polygon');
+    t.clickAll([[10, 10], [100, 10]]);
+    t.dblclick(100, 100);
+    expect(t.only()).toMatchObject({ points: [[10, 10], [100, 10], [100, 100]] });
   });
 });

@@ -5,8 +5,8 @@
 // SHARD_COUNT small records keyed by a hash of the id, so an edit copies the 4k-key shard
 // table plus ~25-entry shards. (4096 measured best at 100k: fewer shards make a 1,000-shape move
 // copy more entries, more shards make every single edit copy a bigger table.) Paint order is an
-// explicit z number per id (also sharded), because Record key order is not reliable (integer-like ids sort first) and would not survive
-// delete + undo. Commands go through DocTx, which replaces whole annotations: one patch per
+// explicit z number per id (also sharded), because Record key order is not reliable
+// (integer-like ids sort first) and would not survive delete + undo. Commands go through DocTx, which replaces whole annotations: one patch per
 // changed annotation keeps patches small and history cheap.
 import type { Draft, Patch } from 'immer';
 import type { EditorAnnotation } from './types';

@@ -1,5 +1,5 @@
-// Polygon tool. Click to add points; click near the first point (10 screen px) or press Enter to
-// close once there are at least 3. Backspace removes the last point, Escape cancels.
+// Polygon tool. Click to add points; click near the first point (10 screen px), press Enter or
+// double-click to close once there are at least 3. Backspace removes the last point, Escape cancels.
 // Holes: start with Shift held inside a polygon (a selected one first, else the topmost one under
 // the pointer); the drawn ring is then cut out of that polygon instead of becoming a new shape.
 import { MIN_POLYGON_POINTS, type Point } from '../../model/types';
@@ -71,7 +71,11 @@ export class PolygonTool implements Tool {
   }
 
   onPointerUp(): void {}
-  onDoubleClick(): void {}
+
+  /** A double-click closes too (its two clicks add no extra point: see MIN_POINT_SPACING). */
+  onDoubleClick(): void {
+    this.close();
+  }
 
   /** Closes the ring: a new polygon, or a hole cut into the target. Fewer than 3 points: no-op. */
   close(): void {
