@@ -185,6 +185,24 @@ describe('batch', () => {
     expect(e.getDocument()).toEqual(after);
   });
 
+  it('mixes a whole-document replace with later edits in one entry', () => {
+    const e = seeded();
+    const before = structuredClone(e.getDocument());
+    e.batch('Copy previous', () => {
+      e.execute('replace-all', { annotations: [box('q', 0, 0, 20, 20), keypoint('r', 5, 5)] });
+      e.execute('move', { ids: ['q'], dx: 10, dy: 0 });
+      e.execute('delete', { ids: ['r'] });
+    });
+    const after = structuredClone(e.getDocument());
+    expect(after.annotations).toEqual([box('q', 10, 0, 20, 20)]);
+    e.undo();
+    expect(e.getDocument()).toEqual(before);
+    expect(e.hitTest(60, 50, 0)).toBe('b');
+    e.redo();
+    expect(e.getDocument()).toEqual(after);
+    expect(e.hitTest(60, 50, 0)).toBeNull();
+  });
+
   it('rolls back everything when the batch throws', () => {
     const e = seeded();
     const before = structuredClone(e.getDocument());

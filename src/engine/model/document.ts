@@ -147,16 +147,22 @@ export class DocTx {
  */
 export function applyDocPatches(doc: DocState, patches: readonly Patch[]): DocState | null {
   const root: Record<string, unknown> = { ...doc };
-  const tables: Record<string, Record<string, Record<string, unknown>>> = {};
   const copied = new Set<string>();
   for (const p of patches) {
     const [top, shard, id] = p.path as (string | number)[];
-    if (p.path.length === 1 && (top === 'nextZ' || top === 'count') && p.op === 'replace') {
+    if (p.path.length === 1 && typeof top === 'string' && top in doc && p.op === 'replace') {
+      // Scalars, or a whole table (replace-all): later patches copy from the new table.
       root[top] = p.value;
+      for (const k of [...copied]) if (k.startsWith(`${top}/`)) copied.delete(k);
+      copied.delete(top);
       continue;
     }
     if (p.path.length !== 3 || (top !== 'items' && top !== 'z') || typeof shard !== 'string' || id === undefined) return null;
-    const table = (tables[top] ??= { ...(doc[top] as Record<string, Record<string, unknown>>) });
+    if (!copied.has(top)) {
+      root[top] = { ...(root[top] as Record<string, unknown>) };
+      copied.add(top);
+    }
+    const table = root[top] as Record<string, Record<string, unknown>>;
     const key = `${top}/${shard}`;
     if (!copied.has(key)) {
       const base = table[shard];
@@ -167,7 +173,6 @@ export function applyDocPatches(doc: DocState, patches: readonly Patch[]): DocSt
     if (p.op === 'remove') delete table[shard]![id];
     else table[shard]![id] = p.value;
   }
-  for (const top of Object.keys(tables)) root[top] = tables[top];
   return root as unknown as DocState;
 }
 
