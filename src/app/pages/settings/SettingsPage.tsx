@@ -223,7 +223,7 @@ function DebugBody({ state }: { state: { status: string; data?: z.infer<typeof D
       ) : (
         <Banner tone="success">No problems found.</Banner>
       )}
-      <dl className={styles.rows}>
+      <dl className={`${styles.rows} ${styles.debugRows}`}>
         <Row label="Organization ID">
           <code className={styles.code}>{d.organization_id}</code>
         </Row>
