@@ -261,6 +261,17 @@ describe('select tool', () => {
     expect(t.editor.getUndoLabels()).toEqual(['Move 1 annotation(s)']);
   });
 
+  it('a mask dragged past the image border and back keeps all its pixels', () => {
+    const t = new TestEditor({ image: { width: 100, height: 100 } });
+    const h = 100, w = 100;
+    const mask = new Uint8Array(h * w);
+    for (let x = 10; x < 20; x++) for (let y = 10; y < 20; y++) mask[x * h + y] = 1;
+    const rle = { size: [h, w] as [number, number], counts: encodeMask(mask, h, w) };
+    t.editor.load([{ id: 'm', type: 'segmentation', class: 'cat', rle, x: 10, y: 10, width: 10, height: 10 }]);
+    t.down(15, 15).move(40, 15).move(100, 15).move(30, 15).move(15, 15).up(15, 15);
+    expect(t.editor.getAnnotation('m')).toMatchObject({ rle, x: 10, y: 10, width: 10, height: 10 });
+  });
+
   it('a click without moving records no history', () => {
     const t = scene();
     t.click(520, 520);

@@ -100,11 +100,8 @@ export function translateRing(ring: Ring, dx: number, dy: number): Point[] {
   return ring.map(([x, y]) => [x + dx, y + dy] as const);
 }
 
-/**
- * Moves an annotation. Masks live on the pixel grid, so they move by whole pixels:
- * `maskDx/maskDy` (default: dx/dy rounded) lets a drag move masks without rounding drift.
- */
-export function translateAnnotation(a: EditorAnnotation, dx: number, dy: number, maskDx = Math.round(dx), maskDy = Math.round(dy)): EditorAnnotation {
+/** Moves an annotation. Masks live on the pixel grid, so they move by dx, dy rounded. */
+export function translateAnnotation(a: EditorAnnotation, dx: number, dy: number): EditorAnnotation {
   switch (a.type) {
     case 'box':
     case 'keypoint':
@@ -116,8 +113,8 @@ export function translateAnnotation(a: EditorAnnotation, dx: number, dy: number,
         ? { ...a, points: translateRing(a.points, dx, dy), holes: a.holes.map((h) => translateRing(h, dx, dy)) }
         : { ...a, points: translateRing(a.points, dx, dy) };
     case 'segmentation': {
-      if (maskDx === 0 && maskDy === 0) return a;
-      const rle = translateRle(a.rle, maskDx, maskDy);
+      if (Math.round(dx) === 0 && Math.round(dy) === 0) return a;
+      const rle = translateRle(a.rle, dx, dy);
       return { ...a, rle, ...rleBBox(rle) };
     }
   }

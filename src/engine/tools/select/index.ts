@@ -29,7 +29,7 @@ interface Start {
 type State =
   | { k: 'idle' }
   | { k: 'pointing-shape'; id: string; start: Start; selectOnlyOnUp: boolean }
-  | { k: 'translating'; ids: string[]; start: Start; lastDx: number; lastDy: number }
+  | { k: 'translating'; ids: string[]; start: Start; origin: Record<string, EditorAnnotation>; lastDx: number; lastDy: number }
   | { k: 'pointing-canvas'; start: Start; base: ReadonlySet<string> }
   | { k: 'brushing'; start: Start; base: ReadonlySet<string> }
   | { k: 'vertex'; ref: VertexRef; start: Start; dragging: boolean; inserted: boolean }
@@ -198,22 +198,18 @@ export class SelectTool implements Tool {
       case 'pointing-shape': {
         if (!moved(s.start, e)) return;
         const ids = [...api.view().selected].filter((id) => api.get(id));
+        const origin: Record<string, EditorAnnotation> = {};
+        for (const id of ids) origin[id] = api.get(id)!;
         api.begin(`Move ${ids.length} annotation(s)`);
-        this.state = { k: 'translating', ids, start: s.start, lastDx: 0, lastDy: 0 };
+        this.state = { k: 'translating', ids, start: s.start, origin, lastDx: 0, lastDy: 0 };
         this.onPointerMove(e);
         return;
       }
       case 'translating': {
         const dx = e.x - s.start.x, dy = e.y - s.start.y;
         if (dx === s.lastDx && dy === s.lastDy) return;
-        // Masks move on the pixel grid: shift them by the change of the rounded total.
-        api.execute('move', {
-          ids: s.ids,
-          dx: dx - s.lastDx,
-          dy: dy - s.lastDy,
-          maskDx: Math.round(dx) - Math.round(s.lastDx),
-          maskDy: Math.round(dy) - Math.round(s.lastDy),
-        });
+        // Always the total offset from where the drag started: no drift (see MovePayload.origin).
+        api.execute('move', { ids: s.ids, dx, dy, origin: s.origin });
         s.lastDx = dx;
         s.lastDy = dy;
         return;
