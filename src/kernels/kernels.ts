@@ -1,0 +1,414 @@
+// Typed wrapper around the AssemblyScript kernels module (assembly/kernels, built to
+// assembly/build/kernels.wasm). Environment-agnostic: index.ts loads it in a browser or worker,
+// node.ts in Node; both end in createKernels().
+//
+// Memory ownership
+// - The module has its own linear memory and a TLSF heap (alloc/free exports). Every call here
+//   copies its inputs into freshly allocated wasm buffers, runs the kernel, copies the outputs
+//   into new JS-owned typed arrays, and frees what it allocated, even when it throws. So, apart
+//   from the one exception below, nothing returned aliases wasm memory and nothing needs freeing.
+// - Exception: decodeView() returns a Uint8Array that is a view INTO wasm memory (a decode
+//   buffer the instance keeps and reuses). It is valid only until the next call on the same
+//   instance (which may overwrite it or grow memory, detaching it). Use it to upload a texture or
+//   copy it somewhere, immediately. Use decode() when in doubt.
+// - Kernels run synchronously on the calling thread; one instance is not re-entrant, which is
+//   fine because JS on one thread cannot interleave calls. Use one instance per worker.
+// - Wasm memory grows on demand (up to 4 GiB) and never shrinks; a 20k x 20k decode needs
+//   400 MB there, so run big masks in a worker you can terminate.
+
+/** COCO RLE: counts numeric (pycocotools' list) or pycocotools' compressed string. */
+export interface RleLike {
+  /** [height, width] */
+  readonly size: readonly [number, number] | readonly number[];
+  readonly counts: string | ArrayLike<number>;
+}
+
+export type Point = readonly [number, number];
+
+/** A polygon as the stored annotation has it: outer path plus holes, rings implicitly closed. */
+export interface Polygon {
+  path: [number, number][];
+  holes: [number, number][][];
+}
+
+export interface PolygonInput {
+  readonly path: ArrayLike<Point>;
+  readonly holes?: ArrayLike<ArrayLike<Point>>;
+}
+
+export interface BBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * 'evenodd': a pixel is in a polygon when a ray from its centre crosses the polygon's rings
+ * (outer and holes together) an odd number of times, so holes work whatever their orientation.
+ * 'nonzero': when the winding number is not zero; holes must then wind opposite to the outer
+ * ring (maskToPolygons produces exactly that). Several polygons are always united.
+ */
+export type FillRule = 'evenodd' | 'nonzero';
+
+export interface MaskToPolygonsOptions {
+  /**
+   * Douglas-Peucker tolerance in pixels (default 0: every corner of the pixel boundary is kept,
+   * and rasterising the result gives back the exact mask). Rings that collapse to fewer than
+   * 3 vertices are dropped; an outer ring takes its holes with it.
+   */
+  tolerance?: number;
+}
+
+export interface RasterOptions {
+  fillRule?: FillRule;
+}
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  alloc(size: number): number;
+  free(ptr: number): void;
+  resultPtr(): number;
+  resultLen(): number;
+  releaseResult(): void;
+  rleDecode(counts: number, m: number, n: number, out: number, fg: number): number;
+  rleEncode(mask: number, n: number): number;
+  rleToString(counts: number, m: number, out: number): number;
+  rleFromString(str: number, len: number, out: number): number;
+  rleArea(counts: number, m: number): number;
+  rleBBox(counts: number, m: number, h: number, out: number): void;
+  maskToPolygons(mask: number, h: number, w: number, tol: number): number;
+  polygonsToRle(ringSizes: number, ringPoly: number, nRings: number, nPolys: number, coords: number, h: number, w: number, rule: number): number;
+}
+
+const ERRORS: Record<number, string> = {
+  [-1]: 'RLE counts do not sum to height * width',
+  [-2]: 'Invalid character in RLE string (expected chars 48..111)',
+  [-3]: 'Truncated RLE string',
+  [-4]: 'RLE count out of range',
+  [-5]: 'Malformed kernel input',
+};
+
+function check(code: number): number {
+  if (code < 0) throw new Error(ERRORS[code] ?? `Kernel error ${code}`);
+  return code;
+}
+
+function checkSize(size: RleLike['size']): [number, number] {
+  const h = size[0], w = size[1];
+  if (h === undefined || w === undefined || !Number.isInteger(h) || !Number.isInteger(w) || h < 0 || w < 0) {
+    throw new Error(`Invalid mask size ${JSON.stringify(size)}`);
+  }
+  if (h * w > 0xffffffff) throw new Error(`Mask of ${h} x ${w} pixels is too large`);
+  return [h, w];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reads an AssemblyScript string (UTF-16, byte length stored just before it) for abort messages. */
+function readAsString(memory: WebAssembly.Memory, ptr: number): string {
+  if (!ptr) return '';
+  const len = new Uint32Array(memory.buffer, ptr - 4, 1)[0]! >>> 1;
+  return String.fromCharCode(...new Uint16Array(memory.buffer, ptr, len));
+}
+
+/** Imports the module expects (AssemblyScript's abort, reached only on a trap such as out of memory). */
+export function kernelImports(getMemory: () => WebAssembly.Memory | undefined): WebAssembly.Imports {
+  return {
+    env: {
+      abort(msg: number, file: number, line: number, col: number) {
+        const memory = getMemory();
+        const text = memory ? `${readAsString(memory, msg)} (${readAsString(memory, file)}:${line}:${col})` : 'abort';
+        throw new Error(`wasm kernel aborted: ${text}`);
+      },
+    },
+  };
+}
+
+export class Kernels {
+  private readonly ex: Exports;
+  private viewPtr = 0;
+  private viewCap = 0;
+
+  constructor(instance: WebAssembly.Instance) {
+    this.ex = instance.exports as unknown as Exports;
+  }
+
+  // Views are created per use: any call may grow memory, which detaches older views.
+  private u8(ptr: number, len: number): Uint8Array {
+    return new Uint8Array(this.ex.memory.buffer, ptr, len);
+  }
+
+  private u32(ptr: number, len: number): Uint32Array {
+    return new Uint32Array(this.ex.memory.buffer, ptr, len);
+  }
+
+  private i32(ptr: number, len: number): Int32Array {
+    return new Int32Array(this.ex.memory.buffer, ptr, len);
+  }
+
+  /** Runs fn with scratch allocations that are freed afterwards, whatever happens. */
+  private scoped<T>(fn: (alloc: (bytes: number) => number) => T): T {
+    const ptrs: number[] = [];
+    const alloc = (bytes: number) => {
+      const p = this.ex.alloc(Math.max(bytes, 1));
+      ptrs.push(p);
+      return p;
+    };
+    try {
+      return fn(alloc);
+    } finally {
+      for (const p of ptrs) this.ex.free(p);
+      this.ex.releaseResult();
+    }
+  }
+
+  /** Counts into wasm memory, from a numeric list or by parsing the string in wasm. Returns [ptr, m]. */
+  private putCounts(counts: RleLike['counts'], alloc: (bytes: number) => number): [number, number] {
+    if (typeof counts === 'string') {
+      const len = counts.length;
+      const str = alloc(len);
+      const { read } = encoder.encodeInto(counts, this.u8(str, len));
+      if (read !== len) throw new Error(ERRORS[-2]);
+      const ptr = alloc(len * 4);
+      const m = check(this.ex.rleFromString(str, len, ptr));
+      return [ptr, m];
+    }
+    const m = counts.length;
+    const ptr = alloc(m * 4);
+    const view = this.u32(ptr, m);
+    for (let i = 0; i < m; i++) {
+      const c = counts[i]!;
+      if (!(c >= 0 && c <= 0xffffffff && Number.isInteger(c))) throw new Error(`Invalid RLE count ${c} at ${i}`);
+    }
+    view.set(counts);
+    return [ptr, m];
+  }
+
+  private resultCopyU32(): Uint32Array {
+    return this.u32(this.ex.resultPtr(), this.ex.resultLen()).slice();
+  }
+
+  /** Decodes to a new column-major Uint8Array (pixel (x, y) at x * height + y): 0 or `value` (default 1). */
+  decode(rle: RleLike, value = 1): Uint8Array {
+    const view = this.decodeView(rle, value);
+    return view.slice();
+  }
+
+  /** Decodes into `out` (column-major, length height * width) and returns it. */
+  decodeInto(rle: RleLike, out: Uint8Array, value = 1): Uint8Array {
+    const view = this.decodeView(rle, value);
+    if (out.length !== view.length) throw new Error(`Output has ${out.length} bytes, expected ${view.length}`);
+    out.set(view);
+    return out;
+  }
+
+  /**
+   * Decodes into a buffer inside wasm memory and returns a view of it: no copy, but only valid
+   * until the next call on this instance (see the ownership notes at the top of this file).
+   */
+  decodeView(rle: RleLike, value = 1): Uint8Array {
+    const [h, w] = checkSize(rle.size);
+    const n = h * w;
+    if (!(value >= 1 && value <= 255)) throw new Error('Foreground value must be 1..255');
+    return this.scoped((alloc) => {
+      const [counts, m] = this.putCounts(rle.counts, alloc);
+      if (n > this.viewCap) {
+        if (this.viewPtr) this.ex.free(this.viewPtr);
+        this.viewPtr = this.ex.alloc(Math.max(n, 1));
+        this.viewCap = n;
+      }
+      check(this.ex.rleDecode(counts, m, n, this.viewPtr, value));
+      return this.u8(this.viewPtr, n);
+    });
+  }
+
+  /** pycocotools rleEncode of a column-major mask (nonzero = foreground). */
+  encode(mask: Uint8Array, height: number, width: number): Uint32Array {
+    const [h, w] = checkSize([height, width]);
+    const n = h * w;
+    if (mask.length !== n) throw new Error(`Mask has ${mask.length} pixels, expected ${n}`);
+    return this.scoped((alloc) => {
+      const ptr = alloc(n);
+      this.u8(ptr, n).set(mask);
+      this.ex.rleEncode(ptr, n);
+      return this.resultCopyU32();
+    });
+  }
+
+  /** Encodes straight to pycocotools' compressed string. */
+  encodeToString(mask: Uint8Array, height: number, width: number): string {
+    return this.countsToString(this.encode(mask, height, width));
+  }
+
+  /** pycocotools rleToString. */
+  countsToString(counts: ArrayLike<number>): string {
+    return this.scoped((alloc) => {
+      const [ptr, m] = this.putCounts(counts, alloc);
+      const out = alloc(m * 7);
+      const len = this.ex.rleToString(ptr, m, out);
+      return decoder.decode(this.u8(out, len));
+    });
+  }
+
+  /** pycocotools rleFrString; throws on characters outside 48..111, truncation or negative counts. */
+  stringToCounts(s: string): Uint32Array {
+    return this.scoped((alloc) => {
+      const [ptr, m] = this.putCounts(s, alloc);
+      return this.u32(ptr, m).slice();
+    });
+  }
+
+  /** Foreground pixel count, from the runs (no decode). */
+  area(rle: RleLike): number {
+    return this.scoped((alloc) => {
+      const [ptr, m] = this.putCounts(rle.counts, alloc);
+      return this.ex.rleArea(ptr, m);
+    });
+  }
+
+  /** Pixel bounding box of the foreground (pycocotools toBbox), from the runs; zeros when empty. */
+  bbox(rle: RleLike): BBox {
+    const [h] = checkSize(rle.size);
+    return this.scoped((alloc) => {
+      const [ptr, m] = this.putCounts(rle.counts, alloc);
+      const out = alloc(16);
+      this.ex.rleBBox(ptr, m, h, out);
+      const [x, y, width, height] = this.i32(out, 4);
+      return { x: x!, y: y!, width: width!, height: height! };
+    });
+  }
+
+  /**
+   * Traces the mask's boundaries into polygons with holes. Vertices are pixel corners in image
+   * coordinates (pixel (x, y) covers [x, x+1] x [y, y+1]); outer rings have positive shoelace
+   * area in these y-down coordinates (clockwise on screen), holes negative. Foreground is
+   * 8-connected: diagonal neighbours make one polygon touching itself at a corner.
+   * Accepts a column-major mask with its size, or an RLE.
+   */
+  maskToPolygons(mask: Uint8Array, height: number, width: number, options?: MaskToPolygonsOptions): Polygon[];
+  maskToPolygons(rle: RleLike, options?: MaskToPolygonsOptions): Polygon[];
+  maskToPolygons(
+    input: Uint8Array | RleLike,
+    a?: number | MaskToPolygonsOptions,
+    b?: number,
+    c?: MaskToPolygonsOptions,
+  ): Polygon[] {
+    const isMask = input instanceof Uint8Array;
+    const [h, w] = checkSize(isMask ? [a as number, b as number] : input.size);
+    const tolerance = (isMask ? c : (a as MaskToPolygonsOptions | undefined))?.tolerance ?? 0;
+    if (!(tolerance >= 0) || !Number.isFinite(tolerance)) throw new Error('tolerance must be a finite number >= 0');
+    const n = h * w;
+    return this.scoped((alloc) => {
+      const mask = alloc(n);
+      if (isMask) {
+        if (input.length !== n) throw new Error(`Mask has ${input.length} pixels, expected ${n}`);
+        this.u8(mask, n).set(input);
+      } else {
+        const [counts, m] = this.putCounts(input.counts, alloc);
+        check(this.ex.rleDecode(counts, m, n, mask, 1));
+      }
+      const len = check(this.ex.maskToPolygons(mask, h, w, tolerance));
+      return parsePolygons(this.i32(this.ex.resultPtr(), len));
+    });
+  }
+
+  /**
+   * Rasterises polygons (each with holes) to RLE counts: pixel (x, y) is set when its centre
+   * (x + 0.5, y + 0.5) is inside, by `fillRule` (default 'evenodd'); polygons are united.
+   * Boundary rule is half-open, so two polygons sharing an edge never both own a pixel.
+   */
+  polygonsToRle(polygons: readonly PolygonInput[], height: number, width: number, options?: RasterOptions): Uint32Array {
+    const [h, w] = checkSize([height, width]);
+    const rule = (options?.fillRule ?? 'evenodd') === 'nonzero' ? 1 : 0;
+    const rings: ArrayLike<Point>[] = [];
+    const ringPoly: number[] = [];
+    polygons.forEach((p, i) => {
+      rings.push(p.path);
+      ringPoly.push(i);
+      const holes = p.holes ?? [];
+      for (let k = 0; k < holes.length; k++) {
+        rings.push(holes[k]!);
+        ringPoly.push(i);
+      }
+    });
+    let nVerts = 0;
+    for (const r of rings) nVerts += r.length;
+    return this.scoped((alloc) => {
+      const sizesPtr = alloc(rings.length * 4);
+      const polyPtr = alloc(rings.length * 4);
+      const coordsPtr = alloc(nVerts * 16);
+      this.i32(sizesPtr, rings.length).set(rings.map((r) => r.length));
+      this.i32(polyPtr, rings.length).set(ringPoly);
+      const coords = new Float64Array(this.ex.memory.buffer, coordsPtr, nVerts * 2);
+      let k = 0;
+      for (const r of rings) {
+        for (let i = 0; i < r.length; i++) {
+          const pt = r[i]!;
+          const x = pt[0], y = pt[1];
+          if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error(`Invalid polygon vertex ${JSON.stringify(pt)}`);
+          coords[k++] = x;
+          coords[k++] = y;
+        }
+      }
+      check(this.ex.polygonsToRle(sizesPtr, polyPtr, rings.length, polygons.length, coordsPtr, h, w, rule));
+      return this.resultCopyU32();
+    });
+  }
+
+  /** polygonsToRle, decoded to a column-major mask of 0 / `value`. */
+  polygonsToMask(polygons: readonly PolygonInput[], height: number, width: number, options?: RasterOptions & { value?: number }): Uint8Array {
+    const counts = this.polygonsToRle(polygons, height, width, options);
+    return this.decode({ size: [height, width], counts }, options?.value ?? 1);
+  }
+
+  /** Bytes of wasm memory currently reserved (it grows on demand and never shrinks). */
+  get memoryBytes(): number {
+    return this.ex.memory.buffer.byteLength;
+  }
+}
+
+function parsePolygons(buf: Int32Array): Polygon[] {
+  const polygons: Polygon[] = [];
+  let p = 0;
+  const nPoly = buf[p++]!;
+  for (let i = 0; i < nPoly; i++) {
+    const nRings = buf[p++]!;
+    const rings: [number, number][][] = [];
+    for (let r = 0; r < nRings; r++) {
+      const nv = buf[p++]!;
+      const ring: [number, number][] = new Array(nv);
+      for (let v = 0; v < nv; v++, p += 2) ring[v] = [buf[p]!, buf[p + 1]!];
+      rings.push(ring);
+    }
+    polygons.push({ path: rings[0]!, holes: rings.slice(1) });
+  }
+  return polygons;
+}
+
+/** Wraps an instantiated kernels module. */
+export function createKernels(instance: WebAssembly.Instance): Kernels {
+  return new Kernels(instance);
+}
+
+/** Instantiates the module from its bytes or a compiled WebAssembly.Module. */
+export async function instantiateKernels(source: BufferSource | WebAssembly.Module): Promise<Kernels> {
+  const holder: { memory?: WebAssembly.Memory } = {};
+  const imports = kernelImports(() => holder.memory);
+  const instance =
+    source instanceof WebAssembly.Module
+      ? await WebAssembly.instantiate(source, imports)
+      : (await WebAssembly.instantiate(source, imports)).instance;
+  holder.memory = instance.exports.memory as WebAssembly.Memory;
+  return createKernels(instance);
+}
+
+/** Synchronous variant (fine for this ~9 KB module in Node or a worker; browsers forbid sync compile of big modules on the main thread). */
+export function instantiateKernelsSync(source: BufferSource | WebAssembly.Module): Kernels {
+  const holder: { memory?: WebAssembly.Memory } = {};
+  const module = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(source);
+  const instance = new WebAssembly.Instance(module, kernelImports(() => holder.memory));
+  holder.memory = instance.exports.memory as WebAssembly.Memory;
+  return createKernels(instance);
+}
