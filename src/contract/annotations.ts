@@ -40,6 +40,34 @@ export type StoredKeypoint = z.infer<typeof StoredKeypoint>;
 /** pycocotools' compressed counts use ASCII 48..111 only. */
 const COMPRESSED_RLE_RE = /^[0-o]*$/;
 
+/**
+ * Sum of pycocotools' compressed counts, or null if the string is malformed or a run is
+ * negative. (The engine's src/engine/model/rle.ts holds the full codec; this is only a check.)
+ */
+export function compressedCountsSum(s: string): number | null {
+  const counts: number[] = [];
+  let sum = 0;
+  let p = 0;
+  while (p < s.length) {
+    let x = 0, k = 0, more = true;
+    while (more) {
+      if (p >= s.length) return null;
+      const c = s.charCodeAt(p) - 48;
+      if (c < 0 || c > 63) return null;
+      x += (c & 0x1f) * 2 ** (5 * k);
+      more = (c & 0x20) !== 0;
+      p++;
+      k++;
+      if (!more && c & 0x10) x -= 2 ** (5 * k);
+    }
+    if (counts.length > 2) x += counts[counts.length - 2]!;
+    if (x < 0) return null;
+    counts.push(x);
+    sum += x;
+  }
+  return sum;
+}
+
 export const StoredSegmentation = z
   .object({
     /** [height, width], COCO order. */
@@ -50,9 +78,16 @@ export const StoredSegmentation = z
     ]),
   })
   .superRefine((seg, ctx) => {
-    if (typeof seg.counts === 'string') return;
-    let sum = 0;
-    for (const c of seg.counts) sum += c;
+    let sum: number | null = 0;
+    if (typeof seg.counts === 'string') {
+      sum = compressedCountsSum(seg.counts);
+      if (sum === null) {
+        ctx.addIssue({ code: 'custom', path: ['counts'], message: 'Compressed RLE counts are malformed' });
+        return;
+      }
+    } else {
+      for (const c of seg.counts) sum += c;
+    }
     const [h, w] = seg.size;
     if (sum !== h * w) {
       ctx.addIssue({ code: 'custom', path: ['counts'], message: `RLE counts sum to ${sum}, expected height*width = ${h * w}` });

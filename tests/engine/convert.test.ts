@@ -68,6 +68,8 @@ describe('contract validation', () => {
     ['NaN coordinate', { id: 'a', name: 'c', bounding_box: { x: NaN, y: 0, w: 1, h: 1 } }],
     ['Infinity in a path', { id: 'a', name: 'c', bounding_box: bb, polyline: { path: [[0, 0], [Infinity, 1]] } }],
     ['RLE counts not summing to h*w', { id: 'a', name: 'c', bounding_box: bb, segmentation: { size: [2, 2], counts: [1, 2] } }],
+    ['compressed counts not summing to h*w', { id: 'a', name: 'c', bounding_box: bb, segmentation: { size: [2, 2], counts: '05' } }],
+    ['truncated compressed counts', { id: 'a', name: 'c', bounding_box: bb, segmentation: { size: [2, 2], counts: '0X' } }],
     ['bad compressed characters', { id: 'a', name: 'c', bounding_box: bb, segmentation: { size: [2, 2], counts: '0~' } }],
     ['two shape keys', { id: 'a', name: 'c', bounding_box: bb, keypoint: { x: 0, y: 0 }, polyline: { path: [[0, 0], [1, 1]] } }],
     ['negative width', { id: 'a', name: 'c', bounding_box: { x: 0, y: 0, w: -1, h: 1 } }],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StoredSegmentation } from '../../src/contract/annotations';
 import {
   countsToString,
   decodeRle,
@@ -81,6 +82,9 @@ describe('RLE codec', () => {
     const mask = decodeRle({ size: [50, 70], counts: s });
     expect(mask[0]).toBe(1);
     expect(encodeMask(mask, 50, 70)).toEqual(counts);
+    // The contract's check accepts it, and rejects it for another size.
+    expect(StoredSegmentation.safeParse({ size: [50, 70], counts: s }).success).toBe(true);
+    expect(StoredSegmentation.safeParse({ size: [70, 70], counts: s }).success).toBe(false);
   });
 
   it('rejects malformed compressed strings', () => {
