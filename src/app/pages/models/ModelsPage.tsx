@@ -25,7 +25,7 @@ export function ModelsPage() {
       <EmptyState
         icon={<BrainCircuit />}
         title="AI Models... Coming Soon"
-        description="Train and plug in your own models to pre-annotate images. Assisted segmentation already works inside the editor."
+        description="Connect your own models to pre-annotate images across your projects."
       />
     </Page>
   );

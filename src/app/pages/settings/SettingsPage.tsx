@@ -122,7 +122,17 @@ function OrganizationSection() {
           {fixError ? <span className={styles.fixError} role="alert">{fixError}</span> : null}
         </Banner>
       ) : null}
-      <Card title="Organization" description="The workspace your projects belong to.">
+      <Card
+        title="Organization"
+        description="The workspace your projects belong to."
+        actions={
+          org.gcs_bucket_name ? (
+            <Button variant="secondary" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)}>
+              Storage diagnostics
+            </Button>
+          ) : null
+        }
+      >
         <dl className={styles.rows}>
           <Row label="Name">{org.name}</Row>
           <Row label="Plan">
@@ -136,12 +146,7 @@ function OrganizationSection() {
           </Row>
           <Row label="Storage bucket">
             {org.gcs_bucket_name ? (
-              <span className={styles.inline}>
-                <code className={styles.code}>{org.gcs_bucket_name}</code>
-                <Button variant="ghost" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)}>
-                  Diagnostics
-                </Button>
-              </span>
+              <code className={styles.code}>{org.gcs_bucket_name}</code>
             ) : (
               <Badge tone="warning">Not configured</Badge>
             )}
