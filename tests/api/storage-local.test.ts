@@ -73,7 +73,7 @@ function rawRequest(base: string, method: string, rawPath: string, opts: { heade
 storageContract('local', async () => {
   const rig = await startLocal();
   return { driver: rig.driver, teardown: rig.teardown };
-}, { enforcesMaxBytes: true });
+}, { enforcesMaxBytes: true, listsInKeyOrder: true });
 
 describe('local storage driver', () => {
   let rig: LocalRig;

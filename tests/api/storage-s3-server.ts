@@ -1,4 +1,4 @@
-// A real S3-compatible server for the S3 driver tests: s3rver on loopback, behind a small proxy that
+// A real S3-compatible server for the S3 driver tests: an s3rver process on loopback, behind a small proxy that
 // verifies SigV4 presigned URLs. s3rver accepts any V4 signature ("Signature version 4 calculation is
 // unimplemented" in its authentication middleware), so without the proxy a tampered or misused
 // presigned URL would pass and the tests could not fail. The proxy recomputes the signature from the
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import S3rver from 's3rver';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export const S3_ACCESS_KEY = 'S3RVER';
 export const S3_SECRET_KEY = 'S3RVER';
@@ -76,11 +76,37 @@ async function listen(server: http.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+// s3rver runs in its own process: its ListObjectsV2 continuation tokens use DES, which OpenSSL 3 only
+// offers with the legacy provider (without it every listing of more than 1000 keys fails).
+const S3RVER_MAIN = `
+const S3rver = require('s3rver');
+const [directory, buckets] = [process.argv[1], JSON.parse(process.argv[2])];
+new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: buckets.map((name) => ({ name, configs: [] })) })
+  .run()
+  .then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'), (err) => { console.error(err); process.exit(1); });
+`;
+
+async function spawnS3rver(dir: string, buckets: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_MAIN, dir, JSON.stringify(buckets)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once('exit', (code) => reject(new Error(`s3rver exited with code ${code}`)));
+  });
+  // Never outlive the test process, even when it dies without running its hooks.
+  process.once('exit', () => child.kill('SIGKILL'));
+  return { child, port };
+}
+
 export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<S3TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-s3rver-'));
-  const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: (opts.buckets ?? []).map((name) => ({ name, configs: [] })) });
-  const { port: s3Port } = await s3rver.run();
+  const { child, port: s3Port } = await spawnS3rver(dir, opts.buckets ?? []);
   const stats = { verified: 0, refused: 0 };
+  const agent = new http.Agent({ keepAlive: false });
 
   const proxy = http.createServer((req, res) => {
     const url = req.url ?? '/';
@@ -95,12 +121,22 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
         return;
       }
     }
-    const upstream = http.request({ host: '127.0.0.1', port: s3Port, method: req.method, path: url, headers: { ...req.headers, host: `127.0.0.1:${s3Port}` } }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
+    // Bodies are forwarded only once complete: S3 never stores a body cut short, s3rver stores whatever
+    // arrived before the connection dropped.
+    const chunks: Buffer[] = [];
+    req.on('error', () => res.destroy());
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) !== body.length) return res.destroy();
+      const upstream = http.request({ host: '127.0.0.1', port: s3Port, method: req.method, path: url, agent, headers: { ...req.headers, host: `127.0.0.1:${s3Port}` } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
     });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
   });
   const port = await listen(proxy);
   return {
@@ -109,7 +145,11 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
     async stop() {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
-      await s3rver.close();
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -198,9 +198,21 @@ export class S3Storage implements StorageDriver {
       if (Buffer.isBuffer(body)) {
         await this.client.send(new PutObjectCommand({ ...target, Body: body, ContentType, ContentLength: body.length }));
       } else if (opts.contentLength !== undefined) {
-        const checked = body.pipe(exactLength(opts.contentLength));
+        // A body of the wrong length aborts the request: S3 must never store a short or cut object.
+        const abort = new AbortController();
+        let lengthError: Error | undefined;
+        const checked = exactLength(opts.contentLength);
+        checked.on('error', (err) => {
+          lengthError = err;
+          abort.abort(err);
+        });
         body.once('error', (err) => checked.destroy(err));
-        await this.client.send(new PutObjectCommand({ ...target, Body: checked, ContentType, ContentLength: opts.contentLength }));
+        body.pipe(checked);
+        try {
+          await this.client.send(new PutObjectCommand({ ...target, Body: checked, ContentType, ContentLength: opts.contentLength }), { abortSignal: abort.signal });
+        } catch (err) {
+          throw lengthError ?? err;
+        }
       } else {
         await this.putUnknownLength(target, body, ContentType);
       }
