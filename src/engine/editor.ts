@@ -433,6 +433,12 @@ export class Editor {
     return ids;
   }
 
+  /** The class picker with a selection: gives every selected annotation this class (one entry). */
+  setSelectedClass(cls: string): void {
+    const ids = this.getSelectedIds();
+    if (ids.length > 0) this.execute('set-class', { ids, class: cls });
+  }
+
   /** Moves the selection by (dx, dy) image pixels as one entry. */
   nudgeSelected(dx: number, dy: number): void {
     const ids = this.getSelectedIds();

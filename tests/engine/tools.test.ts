@@ -448,3 +448,61 @@ describe('polygon double-click', () => {
     expect(t.only()).toMatchObject({ points: [[10, 10], [100, 10], [100, 100]] });
   });
 });
+
+describe('class handling', () => {
+  for (const tool of ['polygon', 'polyline'] as const) {
+    it(`${tool} asks for a class and draws nothing without one`, () => {
+      const t = drawing(tool, null);
+      t.clickAll([[10, 10], [100, 10], [100, 100]]);
+      t.key('Enter');
+      expect(t.annotations).toEqual([]);
+      expect(t.events.every((e) => e.type === 'needs-class' && e.tool === tool)).toBe(true);
+      expect(t.events.length).toBeGreaterThan(0);
+      expect(t.editor.getView().drawing).toBeNull();
+    });
+  }
+
+  it('new shapes take the active class at the time they are made', () => {
+    const t = drawing('keypoint', 'eye');
+    t.click(1, 1);
+    t.editor.setActiveClass('nose');
+    t.click(2, 2);
+    expect(t.annotations.map((a) => a.class)).toEqual(['eye', 'nose']);
+  });
+
+  it('setSelectedClass re-classes the selection as one entry', () => {
+    const t = new TestEditor();
+    t.editor.load([box('a', 0, 0, 20, 20), box('b', 50, 0, 20, 20), box('c', 100, 0, 20, 20)]);
+    t.editor.select(['a', 'c']);
+    t.editor.setSelectedClass('truck');
+    expect(t.annotations.map((a) => a.class)).toEqual(['truck', 'car', 'truck']);
+    expect(t.editor.getUndoLabels()).toEqual(['Set class of 2 annotation(s)']);
+  });
+});
+
+describe('view notifications', () => {
+  it('tells subscribers about view changes with a new snapshot each time', () => {
+    const t = new TestEditor();
+    t.editor.load([box('a', 0, 0, 20, 20)]);
+    const snapshots: unknown[] = [];
+    t.editor.subscribe((c) => c.view && snapshots.push(t.editor.getView()));
+    const v0 = t.editor.getView();
+    t.editor.select(['a']);
+    t.editor.setTool('box');
+    t.editor.setActiveClass('car');
+    t.editor.setTransparency(70);
+    t.editor.select(['a']); // no change: no notification
+    expect(snapshots).toHaveLength(4);
+    expect(new Set(snapshots).size).toBe(4);
+    expect(snapshots).not.toContain(v0);
+    expect(t.editor.getView()).toMatchObject({ tool: 'box', activeClass: 'car', transparency: 70 });
+  });
+
+  it('deleting a selected shape drops it from the selection', () => {
+    const t = new TestEditor();
+    t.editor.load([box('a', 0, 0, 20, 20), box('b', 50, 0, 20, 20)]);
+    t.editor.select(['a', 'b']);
+    t.editor.execute('delete', { ids: ['a'] });
+    expect(t.selected).toEqual(['b']);
+  });
+});
