@@ -175,6 +175,11 @@ export class Editor {
     return this.order.ordered().slice();
   }
 
+  /** Paint-order key of an annotation (larger is drawn later, on top); undefined if absent. */
+  getZ(id: string): number | undefined {
+    return this.order.zIndex(id);
+  }
+
   get annotationCount(): number {
     return this.doc.count;
   }

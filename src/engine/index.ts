@@ -3,6 +3,7 @@
 export { Editor, PASTE_OFFSET, NUDGE, NUDGE_SHIFT } from './editor';
 export type { EditorChange, EditorOptions, KeyInput, ScreenPointerInput, WheelInput } from './editor';
 export type { EditorEvent } from './events';
+export { SceneTracker, type SceneDiff, type SceneItem } from './scene';
 export type { ViewState, ToolId, DrawingPreview } from './view';
 export type { CameraState, Size } from './camera';
 export { MIN_SCALE, MAX_SCALE, ZOOM_IN, ZOOM_OUT, PAN_STEP, FIT_MARGIN, screenToImage, imageToScreen } from './camera';
