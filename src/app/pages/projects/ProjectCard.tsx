@@ -65,7 +65,7 @@ export function ProjectCard({ project, onOpen, onSettings }: { project: Project;
           <span className={`${styles.meta} tabular`}>
             <Images aria-hidden="true" />
             {formatCount(total, 'image')}
-            {total > 0 ? <span className={styles.sub}>· {done} complete</span> : null}
+            {total > 0 ? <span className={styles.sub}>· {done.toLocaleString()} complete</span> : null}
           </span>
           <span className={styles.meta}>
             <Calendar aria-hidden="true" />
@@ -91,7 +91,7 @@ function Preview({ project }: { project: Project }) {
             <ImageIcon />
           </span>
         </div>
-        <span className={styles.placeholderText}>{project.image_count > 0 ? 'Previews loading' : 'No images yet'}</span>
+        {project.image_count === 0 ? <span className={styles.placeholderText}>No images yet</span> : null}
       </div>
     );
   }
@@ -101,7 +101,7 @@ function Preview({ project }: { project: Project }) {
         {thumbs.map((t, i) => (
           <Thumb key={t.id} src={t.thumbnail_url!} alt={t.filename} index={i} />
         ))}
-        {extra > 0 ? <span className={`${styles.more} tabular`}>+{extra}</span> : null}
+        {extra > 0 ? <span className={`${styles.more} tabular`}>+{extra.toLocaleString()}</span> : null}
       </div>
     </div>
   );

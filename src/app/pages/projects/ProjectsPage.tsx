@@ -61,7 +61,7 @@ export function ProjectsPage() {
       />
 
       {reactivationMessage ? (
-        <Banner tone="success" title="Welcome back" onDismiss={clearReactivation} dismissLabel="Dismiss message">
+        <Banner tone="success" title="Account reactivated" onDismiss={clearReactivation} dismissLabel="Dismiss message">
           {reactivationMessage}
         </Banner>
       ) : null}
