@@ -221,6 +221,18 @@ describe('local storage driver', () => {
     expect(await rig.driver.head(bucket, 'caps.bin')).toBeNull();
   });
 
+  it('answers 404 to an upload into a deleted bucket and does not bring the bucket back', async () => {
+    const b = freshBucket();
+    await rig.driver.createBucket(b);
+    const signed = await rig.driver.signedUploadUrl(b, 'late.txt', { expiresInSeconds: 60, contentType: 'text/plain' });
+    await rig.driver.deleteBucket(b);
+    const res = await fetch(signed.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'late' });
+    expect(res.status).toBe(404);
+    expect((await res.json()).code).toBe('bucket_not_found');
+    expect(await rig.driver.bucketExists(b)).toBe(false);
+    expect(fs.existsSync(path.join(objectsDir(), b))).toBe(false);
+  });
+
   it('keeps the old object when an upload is cut off, and leaves no temp file behind', async () => {
     await rig.driver.put(bucket, 'atomic.bin', Buffer.from('old version'), { contentType: 'text/plain' });
     const signed = await rig.driver.signedUploadUrl(bucket, 'atomic.bin', { expiresInSeconds: 60, contentType: 'application/octet-stream' });

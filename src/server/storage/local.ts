@@ -238,10 +238,13 @@ export class LocalStorage implements StorageDriver {
     // A concurrent delete may prune the parent folder between mkdir and rename: try again once.
     for (let attempt = 0; ; attempt++) {
       try {
+        // mkdir -p must not bring back a bucket deleted while this upload was running.
+        if (!(await this.exists(top))) throw new BucketNotFoundError(path.basename(top));
         await fsp.mkdir(path.dirname(to), { recursive: true });
         await fsp.rename(from, to);
         break;
       } catch (err) {
+        if (err instanceof BucketNotFoundError) throw err;
         if ((err as NodeJS.ErrnoException).code === 'ENOENT' && attempt === 0 && (await this.exists(top))) continue;
         if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await this.exists(top))) throw new BucketNotFoundError(path.basename(top));
         throw clashError(err, key);
