@@ -289,12 +289,23 @@ export class Kernels {
    */
   maskToPolygons(mask: Uint8Array, height: number, width: number, options?: MaskToPolygonsOptions): Polygon[];
   maskToPolygons(rle: RleLike, options?: MaskToPolygonsOptions): Polygon[];
-  maskToPolygons(
-    input: Uint8Array | RleLike,
-    a?: number | MaskToPolygonsOptions,
-    b?: number,
-    c?: MaskToPolygonsOptions,
-  ): Polygon[] {
+  maskToPolygons(input: Uint8Array | RleLike, a?: number | MaskToPolygonsOptions, b?: number, c?: MaskToPolygonsOptions): Polygon[] {
+    return parsePolygons(this.tracePacked(input, a, b, c));
+  }
+
+  /**
+   * maskToPolygons without building one JS array per vertex (for workers that triangulate or
+   * transfer the result): an Int32Array laid out as polygonCount, then per polygon ringCount,
+   * then per ring (outer first, then holes) vertexCount, x0, y0, x1, y1, ...
+   */
+  maskToPolygonsPacked(mask: Uint8Array, height: number, width: number, options?: MaskToPolygonsOptions): Int32Array;
+  maskToPolygonsPacked(rle: RleLike, options?: MaskToPolygonsOptions): Int32Array;
+  maskToPolygonsPacked(input: Uint8Array | RleLike, a?: number | MaskToPolygonsOptions, b?: number, c?: MaskToPolygonsOptions): Int32Array {
+    return this.tracePacked(input, a, b, c);
+  }
+
+  /** Runs the tracing kernel and copies its packed result out (JS-owned). */
+  private tracePacked(input: Uint8Array | RleLike, a?: number | MaskToPolygonsOptions, b?: number, c?: MaskToPolygonsOptions): Int32Array {
     const isMask = input instanceof Uint8Array;
     const [h, w] = checkSize(isMask ? [a as number, b as number] : input.size);
     const tolerance = (isMask ? c : (a as MaskToPolygonsOptions | undefined))?.tolerance ?? 0;
@@ -310,7 +321,8 @@ export class Kernels {
         check(this.ex.rleDecode(counts, m, n, mask, 1));
       }
       const len = check(this.ex.maskToPolygons(mask, h, w, tolerance));
-      return parsePolygons(this.i32(this.ex.resultPtr(), len));
+      // Copied before scoped() releases the result vector.
+      return this.i32(this.ex.resultPtr(), len).slice();
     });
   }
 

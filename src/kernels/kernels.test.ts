@@ -1,0 +1,95 @@
+// The loader and the JS <-> wasm boundary: loading in Node and through fetch (the browser and
+// worker path), who owns which memory, and that calls (also failing ones) free what they allocate.
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildKernels } from '../../assembly/build.mjs';
+import { kernelImports, loadKernels, type Kernels } from './index';
+import { kernelsWasmPath, loadKernelsNode, loadKernelsNodeSync } from './node';
+
+let k: Kernels;
+beforeAll(async () => {
+  await buildKernels({ quiet: true });
+  k = await loadKernelsNode();
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('loading', () => {
+  it('resolves the module next to the sources and caches the default instance in Node', async () => {
+    expect(kernelsWasmPath.replace(/\\/g, '/')).toMatch(/assembly\/build\/kernels\.wasm$/);
+    expect(await loadKernelsNode()).toBe(k);
+    expect(loadKernelsNodeSync()).not.toBe(k); // sync loads are fresh instances
+  });
+
+  it('loads through fetch, streaming when served as application/wasm', async () => {
+    const base64 = readFileSync(kernelsWasmPath).toString('base64');
+    for (const type of ['application/wasm', 'application/octet-stream']) {
+      const kernels = await loadKernels(`data:${type};base64,${base64}`);
+      expect(Array.from(kernels.encode(Uint8Array.of(0, 1, 1), 3, 1))).toEqual([1, 2]);
+    }
+  });
+
+  it('reports HTTP errors and a missing build clearly', async () => {
+    vi.stubGlobal('fetch', async () => new Response('nope', { status: 404 }));
+    await expect(loadKernels('https://example.invalid/kernels.wasm')).rejects.toThrow(/HTTP 404/);
+    await expect(loadKernelsNode('/nonexistent/kernels.wasm')).rejects.toThrow(/build:wasm/);
+    expect(() => loadKernelsNodeSync('/nonexistent/kernels.wasm')).toThrow(/build:wasm/);
+  });
+
+  it('turns an AssemblyScript abort into an Error with its message', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const put = (ptr: number, s: string) => {
+      new Uint32Array(memory.buffer, ptr - 4, 1)[0] = s.length * 2;
+      new Uint16Array(memory.buffer, ptr, s.length).set(Array.from(s, (ch) => ch.charCodeAt(0)));
+    };
+    put(64, 'out of memory');
+    put(256, 'rt/tlsf.ts');
+    const abort = (kernelImports(() => memory).env as { abort: (...a: number[]) => void }).abort;
+    expect(() => abort(64, 256, 12, 3)).toThrow('wasm kernel aborted: out of memory (rt/tlsf.ts:12:3)');
+  });
+});
+
+describe('memory ownership', () => {
+  it('decode() returns JS-owned arrays; decodeView() aliases wasm memory until the next call', () => {
+    const a = { size: [2, 2] as [number, number], counts: [0, 4] };
+    const b = { size: [2, 2] as [number, number], counts: [4] };
+    const copy = k.decode(a);
+    const view = k.decodeView(a);
+    expect(view.buffer).not.toBe(copy.buffer);
+    expect(Array.from(view)).toEqual([1, 1, 1, 1]);
+    k.decodeView(b); // reuses the same wasm buffer, as documented
+    expect(Array.from(view)).toEqual([0, 0, 0, 0]);
+    expect(Array.from(copy)).toEqual([1, 1, 1, 1]);
+    const into = new Uint8Array(4);
+    expect(k.decodeInto(a, into)).toBe(into);
+    expect(Array.from(into)).toEqual([1, 1, 1, 1]);
+    expect(() => k.decodeInto(a, new Uint8Array(3))).toThrow(/bytes/);
+  });
+
+  it('frees everything it allocates, also when a call throws', () => {
+    const kernels = loadKernelsNodeSync();
+    const h = 256, w = 256;
+    const mask = new Uint8Array(h * w);
+    for (let x = 20; x < 200; x++) mask.fill(1, x * h + 30, x * h + 220);
+    for (let x = 80; x < 120; x++) mask.fill(0, x * h + 90, x * h + 120);
+    const round = () => {
+      const counts = kernels.encode(mask, h, w);
+      const s = kernels.countsToString(counts);
+      kernels.decode({ size: [h, w], counts: s });
+      kernels.decodeView({ size: [h, w], counts });
+      const polys = kernels.maskToPolygons({ size: [h, w], counts: s }, { tolerance: 0.5 });
+      kernels.polygonsToRle(polys, h, w);
+      kernels.area({ size: [h, w], counts: s });
+      kernels.bbox({ size: [h, w], counts });
+      expect(() => kernels.decode({ size: [h, w], counts: [1, 2] })).toThrow();
+      expect(() => kernels.stringToCounts(s + 'h')).toThrow();
+    };
+    for (let i = 0; i < 5; i++) round();
+    const before = kernels.memoryBytes;
+    // Each round moves ~1 MB through the heap: a leak would have to grow memory.
+    for (let i = 0; i < 100; i++) round();
+    expect(kernels.memoryBytes).toBe(before);
+  });
+});
