@@ -10,6 +10,7 @@ import { Logo } from '../../components/Logo';
 import { TextField } from '../../components/TextField';
 import { useSession } from '../../stores/session';
 import { BrandPanel } from './BrandPanel';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './AuthPage.module.css';
 
 type Step = 'email' | 'password' | 'signup';
@@ -48,7 +49,16 @@ export function AuthPage() {
   const timers = useRef<number[]>([]);
   const firstFieldRef = useRef<HTMLInputElement>(null);
 
+  useDocumentTitle(step === 'email' ? (mode === 'signin' ? 'Sign in' : 'Sign up') : step === 'password' ? 'Sign in' : 'Create your account');
   useEffect(() => () => timers.current.forEach((t) => window.clearTimeout(t)), []);
+  // Back from a failed Google sign-in: the provider's redirect carries an error.
+  useEffect(() => {
+    const params = new URLSearchParams(window.location.search || window.location.hash.replace(/^#/, ''));
+    if (params.get('error') || params.get('error_description')) {
+      setNotice({ tone: 'danger', text: AUTH_TEXT.googleFailed });
+      window.history.replaceState(null, '', window.location.pathname);
+    }
+  }, []);
   useEffect(() => {
     firstFieldRef.current?.focus();
   }, [step]);

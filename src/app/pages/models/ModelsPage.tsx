@@ -7,9 +7,11 @@ import { Page, PageHeader } from '../../components/Page';
 import { formatTier } from '../../lib/format';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 
 export function ModelsPage() {
   const org = useSession((s) => s.currentOrganization);
+  useDocumentTitle('Models');
   return (
     <Page>
       <PageHeader

@@ -8,6 +8,7 @@ import { Button } from '../../components/Button';
 import { Logo } from '../../components/Logo';
 import { TextField } from '../../components/TextField';
 import { useSession } from '../../stores/session';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './OnboardingPage.module.css';
 
 type Field = 'fullName' | 'orgName' | 'slug';
@@ -27,6 +28,7 @@ export function OnboardingPage() {
   const initialName = profile?.full_name || (typeof user?.user_metadata?.full_name === 'string' ? user.user_metadata.full_name : '');
 
   const [fullName, setFullName] = useState(initialName);
+  useDocumentTitle('Set up your workspace');
   const [orgName, setOrgName] = useState('');
   const [slug, setSlug] = useState('');
   const [slugEdited, setSlugEdited] = useState(false);

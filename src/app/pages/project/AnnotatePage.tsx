@@ -4,12 +4,14 @@ import { Navigate, useNavigate, useParams } from 'react-router-dom';
 import { ArrowLeft, PencilRuler } from 'lucide-react';
 import { Button } from '../../components/Button';
 import { useSelection } from '../../stores/selection';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './AnnotatePage.module.css';
 
 export function AnnotatePage() {
   const selected = useSelection((s) => s.project);
   const { imageName = '' } = useParams();
   const navigate = useNavigate();
+  useDocumentTitle(imageName || 'Annotate');
   if (!selected) return <Navigate to="/select" replace />;
   return (
     <div className={styles.page}>

@@ -15,6 +15,7 @@ import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
 import { projectKey } from '../projects/queries';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './ProjectPage.module.css';
 
 type Tab = 'data' | 'archive' | 'classes';
@@ -31,6 +32,7 @@ export function ProjectPage() {
   const org = useSession((s) => s.currentOrganization);
   const navigate = useNavigate();
   const [tab, setTab] = useState<Tab>('data');
+  useDocumentTitle(selected?.name ?? 'Project');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
 

@@ -17,6 +17,7 @@ import { ProjectCard } from './ProjectCard';
 import { ProjectSettingsDialog } from './ProjectSettingsDialog';
 import { useProjects } from './queries';
 import { usePageSize } from './usePageSize';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './ProjectsPage.module.css';
 
 export function ProjectsPage() {
@@ -30,6 +31,7 @@ export function ProjectsPage() {
   const [creating, setCreating] = useState(false);
   const [settingsFor, setSettingsFor] = useState<Project | null>(null);
   const projects = useProjects(org?.id);
+  useDocumentTitle('Projects');
 
   const open = (project: Project) => {
     select(project);

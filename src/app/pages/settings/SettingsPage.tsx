@@ -13,6 +13,7 @@ import { Page, PageHeader } from '../../components/Page';
 import { Spinner } from '../../components/Spinner';
 import { formatBytes, formatTier } from '../../lib/format';
 import { useSession } from '../../stores/session';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './SettingsPage.module.css';
 
 type Section = 'organization' | 'account' | 'api-keys';
@@ -24,6 +25,7 @@ const SECTIONS: { id: Section; label: string; icon: ReactNode }[] = [
 
 export function SettingsPage() {
   const [section, setSection] = useState<Section>('organization');
+  useDocumentTitle('Settings');
   return (
     <Page>
       <PageHeader title="Settings" meta={<span>Manage your organization, account and API access.</span>} />
