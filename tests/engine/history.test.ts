@@ -214,3 +214,21 @@ describe('batch', () => {
     expect(e.canUndo()).toBe(false);
   });
 });
+
+describe('paint order bookkeeping', () => {
+  it('keeps order through many creates, deletes and undos (sparse z after replace-all)', () => {
+    const e = new Editor();
+    e.load(Array.from({ length: 50 }, (_, i) => keypoint(`k${i}`, i, i)));
+    e.execute('replace-all', { annotations: [keypoint('x', 0, 0), keypoint('y', 1, 1)] });
+    e.execute('create', { annotation: keypoint('z', 2, 2) });
+    expect(e.getOrderedIds()).toEqual(['x', 'y', 'z']);
+    expect(e.getZ('z')).toBeGreaterThan(e.getZ('y')!);
+    e.execute('delete', { ids: ['y'] });
+    e.undo();
+    expect(e.getOrderedIds()).toEqual(['x', 'y', 'z']);
+    e.undo();
+    e.undo();
+    expect(e.getOrderedIds()).toEqual(Array.from({ length: 50 }, (_, i) => `k${i}`));
+    expect(e.hitTest(49, 49, 0.1)).toBe('k49');
+  });
+});

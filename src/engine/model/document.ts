@@ -48,12 +48,14 @@ function emptyShards<T>(): Record<string, Record<string, T>> {
 export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState {
   const items = emptyShards<EditorAnnotation>();
   const z = emptyShards<number>();
-  list.forEach((a, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i]!;
     const k = shardOf(a.id);
-    if (items[k]![a.id]) throw new Error(`Duplicate annotation id ${a.id}`);
-    items[k]![a.id] = a;
+    const shard = items[k]!;
+    if (shard[a.id]) throw new Error(`Duplicate annotation id ${a.id}`);
+    shard[a.id] = a;
     z[k]![a.id] = i;
-  });
+  }
   return { items, z, nextZ: list.length, count: list.length };
 }
 
@@ -199,11 +201,23 @@ export class OrderIndex {
   private readonly zOf = new Map<string, number>();
 
   reset(doc: DocState): void {
+    this.zOf.clear();
+    // z values are unique integers below nextZ: place ids by z (O(n)) unless z is very sparse.
+    if (doc.nextZ <= 4 * doc.count + 1024) {
+      const slots: (string | undefined)[] = new Array(doc.nextZ);
+      forEachAnnotation(doc, (a, z) => {
+        slots[z] = a.id;
+        this.zOf.set(a.id, z);
+      });
+      const ids: string[] = [];
+      for (const id of slots) if (id !== undefined) ids.push(id);
+      this.ids = ids;
+      return;
+    }
     const pairs: [string, number][] = [];
     forEachAnnotation(doc, (a, z) => pairs.push([a.id, z]));
     pairs.sort((a, b) => a[1] - b[1]);
     this.ids = pairs.map((p) => p[0]);
-    this.zOf.clear();
     for (const [id, z] of pairs) this.zOf.set(id, z);
   }
 
