@@ -11,6 +11,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, hasZodFasti
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { createStorage } from './storage';
+import { BucketNotFoundError, InvalidObjectNameError, ObjectNotFoundError } from './storage/types';
 import { createAuth } from './auth';
 import type { AppContext } from './context';
 import { ApiError, errorBody } from './http/errors';
@@ -29,7 +30,14 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   const storage = await createStorage(config);
   const auth = await createAuth(config, database.db);
   const app = Fastify({
-    logger: opts.logger === false ? false : { level: config.logLevel },
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // Signed-URL tokens are credentials: keep them out of the logs.
+            serializers: { req: (req) => ({ method: req.method, url: req.url.replace(/([?&]token=)[^&]+/g, '$1[redacted]'), host: req.host, remoteAddress: req.ip }) },
+          },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
@@ -47,6 +55,9 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) return reply.status(err.status).send(errorBody(err));
+    // Storage refuses names and expiries a client could have chosen: those are bad input, not crashes.
+    if (err instanceof InvalidObjectNameError || err instanceof RangeError) return reply.status(400).send({ success: false, error: err.message, code: 'bad_request' });
+    if (err instanceof ObjectNotFoundError || err instanceof BucketNotFoundError) return reply.status(404).send({ success: false, error: err.message, code: 'not_found' });
     if (hasZodFastifySchemaValidationErrors(err)) {
       const issue = err.validation[0];
       const where = err.validationContext ?? 'body';
