@@ -6,10 +6,9 @@
 // Vertex editing: drag a vertex to move it; click an edge midpoint (or alt-click anywhere on an
 // edge) to insert a vertex there and keep dragging it; alt-click a vertex to delete it (or
 // click it and press Delete). Every drag is one history entry.
-import { distSqToSegment } from '../../model/geometry';
+import { distSqToSegment, ringsOf } from '../../model/geometry';
 import { MIN_BOX_SIZE, type EditorAnnotation, type Rect, type VertexRef } from '../../model/types';
 import { hitRadius, type Tool, type ToolApi, type ToolKeyEvent, type ToolPointerEvent } from '../types';
-import { ringsOf } from '../../model/geometry';
 
 /** Screen pixels the pointer must travel before a press becomes a drag. */
 export const DRAG_THRESHOLD = 3;
@@ -251,7 +250,7 @@ export class SelectTool implements Tool {
     }
   }
 
-  onPointerUp(e: ToolPointerEvent): void {
+  onPointerUp(): void {
     const s = this.state;
     this.state = { k: 'idle' };
     switch (s.k) {
@@ -270,7 +269,6 @@ export class SelectTool implements Tool {
         return;
       case 'pointing-canvas':
       case 'idle':
-        void e;
         return;
     }
   }
