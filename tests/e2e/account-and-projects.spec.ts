@@ -113,3 +113,41 @@ test('routes: unknown paths and /project without a selection go to /select; the 
   await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Projects' })).toBeVisible();
 });
+
+test('the organization switcher changes the current organization and remembers it', async ({ page }) => {
+  const user = uniqueUser('switch');
+  await signUp(page, user);
+  const first = `First Org ${user.id}`;
+  await onboard(page, first);
+  await createProject(page, 'Only in the first');
+
+  // A second organization, created through the API with the page's own session.
+  const second = `Second Org ${user.id}`;
+  const status = await page.evaluate(async ({ name, slug }) => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
+    const token = JSON.parse(localStorage.getItem(key!)!).access_token as string;
+    const res = await fetch('/api/v1/organizations', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, slug }),
+    });
+    return res.status;
+  }, { name: second, slug: `second-${user.id}` });
+  expect(status).toBe(200);
+
+  await page.reload();
+  await expect(page.getByRole('heading', { name: first, level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: /Switch organization/ }).click();
+  const remembered = page.waitForResponse((r) => r.url().endsWith('/api/v1/users/me') && r.request().method() === 'PATCH');
+  await page.getByRole('menuitem', { name: new RegExp(second) }).click();
+  await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
+  expect((await remembered).status()).toBe(200);
+  await expect(page.getByText('No projects yet')).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
+
+  await page.getByRole('button', { name: /Switch organization/ }).click();
+  await page.getByRole('menuitem', { name: new RegExp(first) }).click();
+  await expect(page.getByRole('button', { name: 'Open project Only in the first' })).toBeVisible();
+});
