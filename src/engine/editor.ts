@@ -44,6 +44,16 @@ enablePatches();
 // shapes; the types are readonly instead), and global immer settings stay untouched.
 const immer = new Immer({ autoFreeze: false });
 
+/** UUID v4. crypto.randomUUID only exists in secure contexts (an http LAN address is not one). */
+function uuid(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 export const PASTE_OFFSET = 20;
 export const NUDGE = 1;
 export const NUDGE_SHIFT = 10;
@@ -100,7 +110,7 @@ export class Editor {
   private docVersion = 0;
 
   constructor(options: EditorOptions = {}) {
-    this.newId = options.idGenerator ?? (() => crypto.randomUUID());
+    this.newId = options.idGenerator ?? uuid;
     this.index = new SpatialIndex(() => this.doc);
     this.order.reset(this.doc);
     if (options.viewport) this.viewport = options.viewport;

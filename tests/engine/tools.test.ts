@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Editor } from '../../src/engine';
 import { encodeMask } from '../../src/engine/model/rle';
 import { box, keypoint, polygon, polyline, TestEditor } from './helpers';
 
@@ -504,5 +505,19 @@ describe('view notifications', () => {
     t.editor.select(['a', 'b']);
     t.editor.execute('delete', { ids: ['a'] });
     expect(t.selected).toEqual(['b']);
+  });
+});
+
+describe('default ids', () => {
+  it('new shapes get UUIDs without an id generator', () => {
+    const e = new Editor({ image: { width: 100, height: 100 } });
+    e.setTool('keypoint');
+    e.setActiveClass('eye');
+    e.pointerDown({ x: 10, y: 10 });
+    e.pointerDown({ x: 20, y: 20 });
+    const ids = e.getOrderedIds();
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids[0]).not.toBe(ids[1]);
   });
 });
