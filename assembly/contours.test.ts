@@ -74,15 +74,17 @@ describe('known shapes', () => {
 
 describe('wasm agrees with the reference, and tolerance 0 round-trips exactly', () => {
   const check = (mask: Uint8Array, h: number, w: number) => {
+    const counts = encodeMask(mask, h, w);
     for (const tolerance of [0, 0.5, 1, 2.5]) {
       const got = k.maskToPolygons(mask, h, w, { tolerance });
       expect(got).toEqual(maskToPolygonsRef(mask, h, w, tolerance));
+      // From RLE the kernel traces only the bounding box, then offsets: same result.
+      expect(k.maskToPolygons({ size: [h, w], counts }, { tolerance })).toEqual(got);
       for (const p of got) {
         expect(shoelace(p.path)).toBeGreaterThan(0);
         for (const hole of p.holes) expect(shoelace(hole)).toBeLessThan(0);
       }
       if (tolerance === 0) {
-        const counts = encodeMask(mask, h, w);
         for (const fillRule of ['evenodd', 'nonzero'] as const) {
           expect(Array.from(k.polygonsToRle(got, h, w, { fillRule }))).toEqual(counts);
         }

@@ -88,18 +88,18 @@ function trace(verts: usize, sx: i32, sy: i32): i32 {
   return start;
 }
 
+// Everything relative to the segment start: differences of integer coordinates are exact, so
+// the result (and the simplification) does not change when the mask is traced as a window.
 function segDist2(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64): f64 {
-  const dx = bx - ax, dy = by - ay;
+  const dx = bx - ax, dy = by - ay, rx = px - ax, ry = py - ay;
   const len2 = dx * dx + dy * dy;
-  let qx = ax, qy = ay;
+  let t: f64 = 0;
   if (len2 > 0) {
-    let t = ((px - ax) * dx + (py - ay) * dy) / len2;
+    t = (rx * dx + ry * dy) / len2;
     if (t < 0) t = 0;
     else if (t > 1) t = 1;
-    qx = ax + t * dx;
-    qy = ay + t * dy;
   }
-  const ex = px - qx, ey = py - qy;
+  const ex = rx - t * dx, ey = ry - t * dy;
   return ex * ex + ey * ey;
 }
 
@@ -167,13 +167,14 @@ function simplifyRing(v: usize, n: i32, tol: f64, keep: usize, stack: usize, out
 /**
  * Traces all boundaries of the column-major mask at `mask` (h * w bytes, nonzero = foreground;
  * the buffer is overwritten with flags) and simplifies them with tolerance `tol` (pixels; 0
- * keeps every corner). Rings that simplify to fewer than 3 corners are dropped (an outer ring
+ * keeps every corner). (offX, offY) is added to every output vertex, for masks that are a
+ * window of a larger image. Rings that simplify to fewer than 3 corners are dropped (an outer ring
  * takes its holes with it).
  * Result vector (i32): polygonCount, then per polygon: ringCount, then per ring (outer first,
  * then holes): cornerCount, x0, y0, x1, y1, ... Polygons in column-major order of their first
  * pixel, holes likewise. Returns the result length.
  */
-export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64): i32 {
+export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64, offX: i32, offY: i32): i32 {
   if (h < 0 || w < 0) return ERR_INPUT;
   gMask = mask;
   gH = h;
@@ -298,7 +299,10 @@ export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64): i32 {
       const c = load<i32>(simpCount + (<usize>ring << 2));
       const s = load<i32>(simpStart + (<usize>ring << 2));
       vecPush(res, c);
-      for (let q = 0; q < c * 2; q++) vecPush(res, load<i32>(sp + (<usize>(s + q) << 2)));
+      for (let q = 0; q < c * 2; q += 2) {
+        vecPush(res, load<i32>(sp + (<usize>(s + q) << 2)) + offX);
+        vecPush(res, load<i32>(sp + (<usize>(s + q + 1) << 2)) + offY);
+      }
     }
   }
   store<i32>(vecData(res), nPoly);

@@ -3,7 +3,7 @@
 // writes typed-array views, calls a kernel with pointers, reads results, then frees.
 
 export { resultPtr, resultLen, releaseResult } from './mem';
-export { rleDecode, rleEncode, rleToString, rleFromString, rleArea, rleBBox } from './rle';
+export { rleDecode, rleDecodeCrop, rleEncode, rleToString, rleFromString, rleArea, rleBBox } from './rle';
 export { maskToPolygons } from './contours';
 export { polygonsToRle } from './raster';
 

@@ -24,6 +24,42 @@ export function rleDecode(counts: usize, m: i32, n: usize, out: usize, fg: u8): 
   return pos == <u64>n ? 0 : ERR_SUM;
 }
 
+/**
+ * Decodes only the window x in [x0, x0 + cw), y in [y0, y0 + ch) into `out` (column-major,
+ * cw * ch bytes, 0/1), so a small mask on a huge image never needs a full-size bitmap.
+ * Returns 0 or ERR_SUM (the counts are validated against h * w like rleDecode).
+ */
+export function rleDecodeCrop(counts: usize, m: i32, h: i32, w: i32, x0: i32, y0: i32, cw: i32, ch: i32, out: usize): i32 {
+  const hh = <u64>h;
+  const n = hh * <u64>w;
+  memory.fill(out, 0, <usize>cw * <usize>ch);
+  let pos: u64 = 0;
+  for (let i = 0; i < m; i++) {
+    const c = <u64>load<u32>(counts + (<usize>i << 2));
+    if (pos + c > n) return ERR_SUM;
+    if (i & 1 && c > 0) {
+      // Split the run at column boundaries and clip each piece to the window.
+      const e = pos + c;
+      let col = <i64>(pos / hh);
+      const lastCol = <i64>((e - 1) / hh);
+      if (col < <i64>x0) col = <i64>x0;
+      const colEnd = min<i64>(lastCol, <i64>x0 + <i64>cw - 1);
+      for (; col <= colEnd; col++) {
+        const base = <u64>col * hh;
+        let ya = <i64>(pos > base ? pos - base : 0);
+        let yb = <i64>(e - base < hh ? e - base : hh);
+        if (ya < <i64>y0) ya = <i64>y0;
+        if (yb > <i64>y0 + <i64>ch) yb = <i64>y0 + <i64>ch;
+        if (ya < yb) {
+          memory.fill(out + <usize>((col - <i64>x0) * <i64>ch + (ya - <i64>y0)), 1, <usize>(yb - ya));
+        }
+      }
+    }
+    pos += c;
+  }
+  return pos == n ? 0 : ERR_SUM;
+}
+
 /** pycocotools rleEncode of a column-major mask (nonzero = foreground). Counts go to the result vector; returns their number. */
 export function rleEncode(mask: usize, n: usize): i32 {
   const res = newResult(1024);

@@ -33,18 +33,17 @@ function insideRing(ring: readonly Pt[], px: number, py: number): boolean {
   return inside;
 }
 
+// Relative to the segment start (exact for integer vertices), as the kernel does.
 function segDist2(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
-  const dx = bx - ax, dy = by - ay;
+  const dx = bx - ax, dy = by - ay, rx = px - ax, ry = py - ay;
   const len2 = dx * dx + dy * dy;
-  let qx = ax, qy = ay;
+  let t = 0;
   if (len2 > 0) {
-    let t = ((px - ax) * dx + (py - ay) * dy) / len2;
+    t = (rx * dx + ry * dy) / len2;
     if (t < 0) t = 0;
     else if (t > 1) t = 1;
-    qx = ax + t * dx;
-    qy = ay + t * dy;
   }
-  const ex = px - qx, ey = py - qy;
+  const ex = rx - t * dx, ey = ry - t * dy;
   return ex * ex + ey * ey;
 }
 

@@ -68,6 +68,24 @@ describe('memory ownership', () => {
     expect(() => k.decodeInto(a, new Uint8Array(3))).toThrow(/bytes/);
   });
 
+  it('traces a small mask on a 20000 x 20000 image without a full-size bitmap', () => {
+    const kernels = loadKernelsNodeSync();
+    const h = 20_000, w = 20_000;
+    // A 3 x 2 block at x 15000..15002, y 7000..7001, as RLE counts.
+    const counts: number[] = [];
+    let pos = 0;
+    for (let x = 15_000; x < 15_003; x++) {
+      counts.push(x * h + 7000 - pos, 2);
+      pos = x * h + 7002;
+    }
+    counts.push(h * w - pos);
+    const rle = { size: [h, w] as [number, number], counts };
+    expect(kernels.maskToPolygons(rle)).toEqual([{ path: [[15000, 7000], [15003, 7000], [15003, 7002], [15000, 7002]], holes: [] }]);
+    expect(kernels.area(rle)).toBe(6);
+    expect(kernels.memoryBytes).toBeLessThan(8 << 20); // a full decode would need 400 MB
+    expect(() => kernels.maskToPolygons({ size: [h, w], counts: [h * w - 1, 5] })).toThrow(/sum/);
+  });
+
   it('frees everything it allocates, also when a call throws', () => {
     const kernels = loadKernelsNodeSync();
     const h = 256, w = 256;

@@ -72,12 +72,13 @@ interface Exports {
   resultLen(): number;
   releaseResult(): void;
   rleDecode(counts: number, m: number, n: number, out: number, fg: number): number;
+  rleDecodeCrop(counts: number, m: number, h: number, w: number, x0: number, y0: number, cw: number, ch: number, out: number): number;
   rleEncode(mask: number, n: number): number;
   rleToString(counts: number, m: number, out: number): number;
   rleFromString(str: number, len: number, out: number): number;
   rleArea(counts: number, m: number): number;
   rleBBox(counts: number, m: number, h: number, out: number): void;
-  maskToPolygons(mask: number, h: number, w: number, tol: number): number;
+  maskToPolygons(mask: number, h: number, w: number, tol: number, offX: number, offY: number): number;
   polygonsToRle(ringSizes: number, ringPoly: number, nRings: number, nPolys: number, coords: number, h: number, w: number, rule: number): number;
 }
 
@@ -99,7 +100,8 @@ function checkSize(size: RleLike['size']): [number, number] {
   if (h === undefined || w === undefined || !Number.isInteger(h) || !Number.isInteger(w) || h < 0 || w < 0) {
     throw new Error(`Invalid mask size ${JSON.stringify(size)}`);
   }
-  if (h * w > 0xffffffff) throw new Error(`Mask of ${h} x ${w} pixels is too large`);
+  // Pixel indices are i32 inside the kernels (and wasm32 memory tops out at 4 GiB anyway).
+  if (h * w > 0x7fffffff) throw new Error(`Mask of ${h} x ${w} pixels is too large`);
   return [h, w];
 }
 
@@ -310,17 +312,26 @@ export class Kernels {
     const [h, w] = checkSize(isMask ? [a as number, b as number] : input.size);
     const tolerance = (isMask ? c : (a as MaskToPolygonsOptions | undefined))?.tolerance ?? 0;
     if (!(tolerance >= 0) || !Number.isFinite(tolerance)) throw new Error('tolerance must be a finite number >= 0');
-    const n = h * w;
     return this.scoped((alloc) => {
-      const mask = alloc(n);
+      let len: number;
       if (isMask) {
+        const n = h * w;
         if (input.length !== n) throw new Error(`Mask has ${input.length} pixels, expected ${n}`);
+        const mask = alloc(n);
         this.u8(mask, n).set(input);
+        len = check(this.ex.maskToPolygons(mask, h, w, tolerance, 0, 0));
       } else {
+        // Decode only the bounding box: a small mask on a 20k x 20k image stays small here.
         const [counts, m] = this.putCounts(input.counts, alloc);
-        check(this.ex.rleDecode(counts, m, n, mask, 1));
+        const box = alloc(16);
+        this.ex.rleBBox(counts, m, h, box);
+        const [x0, y0, bw, bh] = this.i32(box, 4) as unknown as [number, number, number, number];
+        // Counts that overrun the image would give a box outside it; fail before allocating.
+        if (x0 + bw > w || y0 + bh > h) throw new Error(ERRORS[-1]);
+        const crop = alloc(bw * bh);
+        check(this.ex.rleDecodeCrop(counts, m, h, w, x0, y0, bw, bh, crop));
+        len = check(this.ex.maskToPolygons(crop, bh, bw, tolerance, x0, y0));
       }
-      const len = check(this.ex.maskToPolygons(mask, h, w, tolerance));
       // Copied before scoped() releases the result vector.
       return this.i32(this.ex.resultPtr(), len).slice();
     });
