@@ -15,7 +15,7 @@ type Field = 'fullName' | 'orgName' | 'slug';
 
 const BENEFITS = [
   { icon: <Database />, title: 'Private storage', text: 'Your own bucket keeps the organization’s images separate.' },
-  { icon: <FolderKanban />, title: 'Unlimited projects', text: 'Organise datasets by project, with folders and classes.' },
+  { icon: <FolderKanban />, title: 'A project per dataset', text: 'Organise images by project, with folders and classes.' },
   { icon: <Users />, title: 'Built for teams', text: 'Everyone in the organization works on the same projects.' },
   { icon: <ShieldCheck />, title: 'You own it', text: 'You are the owner: plan, storage and settings are yours.' },
 ];
@@ -170,7 +170,7 @@ export function OnboardingPage() {
               ))}
             </ul>
             <p className={styles.note}>
-              <Check aria-hidden="true" /> Free plan, no card needed.
+              <Check aria-hidden="true" /> You start on the Free plan.
             </p>
           </aside>
         </div>
