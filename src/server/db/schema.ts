@@ -161,9 +161,23 @@ export const images = pgTable('images', {
   annotationCount: integer('annotation_count').notNull().default(0),
   isArchived: boolean('is_archived').notNull().default(false),
   isEdited: boolean('is_edited').notNull().default(false),
+  thumbnailSize: bigint('thumbnail_size', { mode: 'number' }).notNull().default(0),
   createdAt: created(),
   updatedAt: updated(),
 });
+
+/** Filenames held for an upload in progress (0002_datasets.sql). */
+export const uploadReservations = pgTable(
+  'upload_reservations',
+  {
+    projectId: uuid('project_id').notNull(),
+    filename: text('filename').notNull(),
+    reservedBy: uuid('reserved_by'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.filename] })],
+);
 
 export const annotationDocuments = pgTable('annotation_documents', {
   imageId: uuid('image_id').primaryKey(),

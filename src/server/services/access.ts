@@ -12,7 +12,14 @@ export type Permission =
   | 'project.create'
   | 'project.update'
   | 'project.delete'
-  | 'classes.edit';
+  | 'classes.edit'
+  | 'images.read'
+  | 'images.upload'
+  | 'images.organize'
+  | 'images.stage'
+  | 'images.archive'
+  | 'images.delete'
+  | 'usage.record';
 
 /** The permission table (see README "Roles"). Issue 6 extends it to every action. */
 const TABLE: Record<Permission, readonly Role[]> = {
@@ -22,6 +29,15 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'project.update': ['owner', 'admin'],
   'project.delete': ['owner', 'admin'],
   'classes.edit': ['owner', 'admin'],
+  // Datasets (issue 3): annotators and above upload and file images into folders, reviewers and
+  // above change stages and archive, owners and admins delete for good; viewers read.
+  'images.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'images.upload': ['owner', 'admin', 'reviewer', 'annotator'],
+  'images.organize': ['owner', 'admin', 'reviewer', 'annotator'],
+  'images.stage': ['owner', 'admin', 'reviewer'],
+  'images.archive': ['owner', 'admin', 'reviewer'],
+  'images.delete': ['owner', 'admin'],
+  'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
 };
 
 export function can(role: Role, permission: Permission): boolean {

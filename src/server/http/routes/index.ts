@@ -6,9 +6,15 @@ import { authRoutes } from './auth';
 import { userRoutes } from './users';
 import { organizationRoutes } from './organizations';
 import { projectRoutes } from './projects';
+import { imageRoutes } from './images';
+import { usageRoutes } from './usage';
+import { folderRoutes } from './folders';
+import { batchRoutes } from './batch';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes]) {
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
+  await app.register(folderRoutes(ctx), { prefix: '/api/folders' });
+  await app.register(batchRoutes(ctx), { prefix: '/api/images/batch' });
 }

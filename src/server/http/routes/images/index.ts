@@ -1,0 +1,97 @@
+// /api/v1 image calls of spec section 7 "Images": the upload flow, the list, one image, stages,
+// deletion, signed URLs, and the assisted-segmentation metadata lookup. Also starts the orphan sweep.
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../../context';
+import { callerOf } from '../../auth-guard';
+import {
+  BatchImageMetadataResponse,
+  BatchSignedUrlsRequest,
+  BatchSignedUrlsResponse,
+  BatchUploadUrlsRequest,
+  BatchUploadUrlsResponse,
+  CheckFilenameRequest,
+  CheckFilenameResponse,
+  DeleteImagesRequest,
+  DeleteImagesResponse,
+  ImageResponse,
+  ListImagesQuery,
+  ListImagesResponse,
+  OrgQuery,
+  RegisterImageRequest,
+  RegisterImageResponse,
+  SignedUrlQuery,
+  SignedUrlResponse,
+  UpdateStatusRequest,
+  UpdateStatusResponse,
+  UploadUrlRequest,
+  UploadUrlResult,
+} from '../../../../contract/images';
+import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, projectInOrg, setImageStatus, signedImageUrl } from '../../../services/images';
+import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage, startOrphanSweeper } from '../../../services/upload';
+
+const ProjectParams = z.object({ id: z.string().uuid('Project id must be a UUID') });
+const ImageParams = z.object({ id: z.string().uuid('Image id must be a UUID') });
+
+export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const tags = ['images'];
+
+  const stopSweeper = startOrphanSweeper(ctx);
+  app.addHook('onClose', async () => stopSweeper());
+
+  app.post('/projects/:id/images/check-filename', { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: CheckFilenameRequest, response: { 200: CheckFilenameResponse } } }, async (request) =>
+    checkFilename(ctx, callerOf(request).id, request.params.id, request.body.filename, request.query.org_id),
+  );
+
+  app.post('/projects/:id/images/upload-url', { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: UploadUrlRequest, response: { 200: UploadUrlResult } } }, async (request) =>
+    createUploadUrl(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
+  );
+
+  app.post(
+    '/projects/:id/images/batch-upload-urls',
+    { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: BatchUploadUrlsRequest, response: { 200: BatchUploadUrlsResponse } } },
+    async (request) => createBatchUploadUrls(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
+  );
+
+  app.post('/projects/:id/images/register', { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: RegisterImageRequest, response: { 200: RegisterImageResponse } } }, async (request) =>
+    registerImage(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
+  );
+
+  app.get('/projects/:id/images', { schema: { tags, params: ProjectParams, querystring: ListImagesQuery, response: { 200: ListImagesResponse } } }, async (request) =>
+    listImages(ctx, callerOf(request).id, request.params.id, request.query),
+  );
+
+  app.delete(
+    '/projects/:id/images',
+    { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: DeleteImagesRequest, response: { 200: DeleteImagesResponse } } },
+    async (request) => {
+      const project = await projectInOrg(ctx, callerOf(request).id, request.params.id, 'images.delete', request.query.org_id);
+      return deleteProjectImages(ctx, project, request.body.image_ids ?? null, { deleteFiles: true });
+    },
+  );
+
+  app.get('/images/:id', { schema: { tags, params: ImageParams, querystring: OrgQuery, response: { 200: ImageResponse } } }, async (request) => ({
+    success: true as const,
+    image: await getImage(ctx, callerOf(request).id, request.params.id, request.query.org_id),
+  }));
+
+  app.patch('/images/:id/status', { schema: { tags, params: ImageParams, querystring: OrgQuery, body: UpdateStatusRequest, response: { 200: UpdateStatusResponse } } }, async (request) =>
+    setImageStatus(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
+  );
+
+  app.get('/images/:id/signed-url', { schema: { tags, params: ImageParams, querystring: SignedUrlQuery, response: { 200: SignedUrlResponse } } }, async (request) =>
+    signedImageUrl(ctx, callerOf(request).id, request.params.id, request.query),
+  );
+
+  app.post('/images/batch-signed-urls', { schema: { tags, querystring: OrgQuery, body: BatchSignedUrlsRequest, response: { 200: BatchSignedUrlsResponse } } }, async (request) =>
+    batchSignedUrls(ctx, callerOf(request).id, request.body, request.query.org_id),
+  );
+
+  app.get(
+    '/auto-annotate/sam2/batch-image-metadata/:projectId',
+    { schema: { tags, params: z.object({ projectId: z.string().uuid('Project id must be a UUID') }), response: { 200: BatchImageMetadataResponse } } },
+    async (request) => batchImageMetadata(ctx, callerOf(request).id, request.params.projectId),
+  );
+};

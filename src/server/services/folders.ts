@@ -1,0 +1,222 @@
+// Virtual folders: a path tree per project ('/' is the root and has no row). Image objects never
+// move (their keys hold no folder); a folder change rewrites full_path / virtual_folder_path rows,
+// all in one transaction.
+import { randomUUID } from 'node:crypto';
+import { and, asc, count, eq, like, or, sql } from 'drizzle-orm';
+import type { AppContext } from '../context';
+import { folders, images } from '../db/schema';
+import { errors } from '../http/errors';
+import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
+import { folderPathOrThrow, projectInOrg, type ProjectRow, type Tx } from './images';
+import { projectFor } from './projects';
+
+type FolderRow = typeof folders.$inferSelect;
+
+function folderJson(f: FolderRow): Folder {
+  return {
+    id: f.id,
+    name: f.name,
+    full_path: f.fullPath,
+    parent_folder_id: f.parentFolderId,
+    parent_folder_path: f.parentFolderPath,
+    project_id: f.projectId,
+    created_at: f.createdAt.toISOString(),
+  };
+}
+
+function nameOrThrow(raw: string): string {
+  const checked = checkFolderName(raw);
+  if ('error' in checked) throw errors.badRequest(checked.error, 'invalid_folder_name');
+  return checked.name;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+/** The folder and its project, if the caller may `permission` there; 404 otherwise. */
+async function folderFor(ctx: AppContext, userId: string, folderId: string, permission: 'images.read' | 'images.organize'): Promise<{ folder: FolderRow; project: ProjectRow }> {
+  const [folder] = await ctx.db.select().from(folders).where(eq(folders.id, folderId)).limit(1);
+  if (!folder) throw errors.notFound('Folder');
+  try {
+    return { folder, project: await projectFor(ctx, userId, folder.projectId, permission) };
+  } catch (err) {
+    // Another organization's folder is "not found", like its project.
+    if ((err as { status?: number }).status === 404) throw errors.notFound('Folder');
+    throw err;
+  }
+}
+
+export async function listFolders(ctx: AppContext, userId: string, projectId: string, orgId?: string) {
+  const project = await projectInOrg(ctx, userId, projectId, 'images.read', orgId);
+  const rows = await ctx.db.select().from(folders).where(eq(folders.projectId, project.id)).orderBy(asc(folders.fullPath));
+  const counts = await ctx.db
+    .select({ path: images.virtualFolderPath, n: count() })
+    .from(images)
+    .where(and(eq(images.projectId, project.id), eq(images.isArchived, false)))
+    .groupBy(images.virtualFolderPath);
+  const direct = new Map(counts.map((c) => [c.path, c.n]));
+  const nodes = new Map<string, FolderNode>();
+  for (const f of rows) {
+    nodes.set(f.id, { ...folderJson(f), image_count: direct.get(f.fullPath) ?? 0, total_image_count: 0, children: [] });
+  }
+  const roots: FolderNode[] = [];
+  for (const f of rows) {
+    const node = nodes.get(f.id)!;
+    const parent = f.parentFolderId ? nodes.get(f.parentFolderId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const total = (n: FolderNode): number => (n.total_image_count = n.image_count + n.children.reduce((s, c) => s + total(c), 0));
+  roots.forEach(total);
+  const sortTree = (list: FolderNode[]) => {
+    list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' }));
+    list.forEach((n) => sortTree(n.children));
+  };
+  sortTree(roots);
+  // Strip the project_id that folderJson added: the tree nodes have the FolderNode shape.
+  const strip = (n: FolderNode & { project_id?: string }): FolderNode => {
+    const { project_id: _p, ...rest } = n;
+    return { ...rest, children: n.children.map(strip) };
+  };
+  return {
+    folders: roots.map(strip),
+    root_image_count: direct.get(ROOT_PATH) ?? 0,
+    total_image_count: counts.reduce((s, c) => s + c.n, 0),
+  };
+}
+
+async function parentOrThrow(db: ProjectDb, projectId: string, path: string): Promise<FolderRow | null> {
+  if (path === ROOT_PATH) return null;
+  const [parent] = await db.select().from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  if (!parent) throw errors.notFound(`Folder ${path}`);
+  return parent;
+}
+type ProjectDb = AppContext['db'] | Tx;
+
+export async function createFolder(ctx: AppContext, userId: string, body: { project_id: string; name?: string | null; parent_folder_path: string }) {
+  const project = await projectFor(ctx, userId, body.project_id, 'images.organize');
+  const parentPath = folderPathOrThrow(body.parent_folder_path, 'parent_folder_path');
+  const parent = await parentOrThrow(ctx.db, project.id, parentPath);
+  let name: string;
+  if (body.name && body.name.trim()) {
+    name = nameOrThrow(body.name);
+  } else {
+    // The first free 'Untitled Folder N' among the parent's children (spec section 5).
+    const siblings = await ctx.db
+      .select({ name: folders.name })
+      .from(folders)
+      .where(and(eq(folders.projectId, project.id), eq(folders.parentFolderPath, parentPath), like(folders.name, `${UNTITLED_FOLDER} %`)));
+    const used = new Set(siblings.map((s) => s.name));
+    let n = 1;
+    while (used.has(`${UNTITLED_FOLDER} ${n}`)) n += 1;
+    name = `${UNTITLED_FOLDER} ${n}`;
+  }
+  const fullPath = joinFolderPath(parentPath, name);
+  try {
+    const [row] = await ctx.db
+      .insert(folders)
+      .values({ id: randomUUID(), projectId: project.id, name, fullPath, parentFolderPath: parentPath, parentFolderId: parent?.id ?? null })
+      .returning();
+    return { success: true as const, folder: folderJson(row) };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.conflict(`A folder named "${name}" already exists in ${parentPath}`, 'folder_exists');
+    throw err;
+  }
+}
+
+const underPath = (column: typeof folders.fullPath | typeof images.virtualFolderPath, path: string) => or(eq(column, path), sql`starts_with(${column}, ${`${path}/`})`);
+
+/**
+ * Gives `folder` a new parent and/or name: rewrites its row, the full_path and parent_folder_path
+ * of every folder inside it, and the virtual_folder_path of every image inside it (archived too).
+ */
+async function relocate(tx: Tx, folder: FolderRow, parent: FolderRow | null, name: string): Promise<{ folder: FolderRow; updatedFolders: number; updatedImages: number }> {
+  const parentPath = parent?.fullPath ?? ROOT_PATH;
+  const oldPath = folder.fullPath;
+  const newPath = joinFolderPath(parentPath, name);
+  if (newPath === oldPath) return { folder, updatedFolders: 0, updatedImages: 0 };
+  const [clash] = await tx.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, folder.projectId), eq(folders.fullPath, newPath))).limit(1);
+  if (clash) throw errors.conflict(`A folder named "${name}" already exists in ${parentPath}`, 'folder_exists');
+  const cut = oldPath.length + 1; // substr() is 1-based: the rest after the old prefix
+  const moved = await tx
+    .update(folders)
+    .set({
+      fullPath: sql`${newPath} || substr(${folders.fullPath}, ${cut})`,
+      parentFolderPath: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${parentPath} ELSE ${newPath} || substr(${folders.parentFolderPath}, ${cut}) END`,
+      parentFolderId: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${parent?.id ?? null}::uuid ELSE ${folders.parentFolderId} END`,
+      name: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${name} ELSE ${folders.name} END`,
+    })
+    .where(and(eq(folders.projectId, folder.projectId), underPath(folders.fullPath, oldPath)))
+    .returning();
+  const imgs = await tx
+    .update(images)
+    .set({ virtualFolderPath: sql`${newPath} || substr(${images.virtualFolderPath}, ${cut})`, updatedAt: new Date() })
+    .where(and(eq(images.projectId, folder.projectId), underPath(images.virtualFolderPath, oldPath)))
+    .returning({ id: images.id });
+  return { folder: moved.find((f) => f.id === folder.id)!, updatedFolders: moved.length, updatedImages: imgs.length };
+}
+
+function relocateErrors(err: unknown, name: string): never {
+  if (isUniqueViolation(err)) throw errors.conflict(`A folder named "${name}" already exists there`, 'folder_exists');
+  throw err;
+}
+
+export async function renameFolder(ctx: AppContext, userId: string, folderId: string, rawName: string) {
+  const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
+  const name = nameOrThrow(rawName);
+  const result = await ctx.db
+    .transaction(async (tx) => {
+      const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
+      if (!current) throw errors.notFound('Folder');
+      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath);
+      return relocate(tx, current, parent, name);
+    })
+    .catch((err) => relocateErrors(err, name));
+  return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
+}
+
+export async function moveFolder(ctx: AppContext, userId: string, folderId: string, targetRaw: string) {
+  const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
+  const target = folderPathOrThrow(targetRaw, 'target_parent_path');
+  const result = await ctx.db
+    .transaction(async (tx) => {
+      const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
+      if (!current) throw errors.notFound('Folder');
+      if (isSameOrInside(target, current.fullPath)) throw errors.badRequest(`A folder cannot be moved into itself or a folder inside it (${target})`, 'invalid_move');
+      const parent = await parentOrThrow(tx, current.projectId, target);
+      return relocate(tx, current, parent, current.name);
+    })
+    .catch((err) => relocateErrors(err, folder.name));
+  return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
+}
+
+export async function deleteFolder(ctx: AppContext, userId: string, folderId: string, contents: 'refuse' | 'move_to_parent') {
+  const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
+  return ctx.db
+    .transaction(async (tx) => {
+      const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
+      if (!current) throw errors.notFound('Folder');
+      const children = await tx.select().from(folders).where(eq(folders.parentFolderId, current.id));
+      const [{ n: imageCount }] = await tx
+        .select({ n: count() })
+        .from(images)
+        .where(and(eq(images.projectId, current.projectId), eq(images.virtualFolderPath, current.fullPath)));
+      if ((children.length > 0 || imageCount > 0) && contents === 'refuse') {
+        throw errors.conflict(`Folder "${current.name}" is not empty (${children.length} folder(s), ${imageCount} image(s), archived included)`, 'folder_not_empty', {
+          folder_count: children.length,
+          image_count: imageCount,
+        });
+      }
+      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath);
+      for (const child of children) await relocate(tx, child, parent, child.name);
+      const moved = await tx
+        .update(images)
+        .set({ virtualFolderPath: current.parentFolderPath, updatedAt: new Date() })
+        .where(and(eq(images.projectId, current.projectId), eq(images.virtualFolderPath, current.fullPath)))
+        .returning({ id: images.id });
+      await tx.delete(folders).where(eq(folders.id, current.id));
+      return { success: true as const, deleted_folder_id: current.id, moved_images: moved.length, moved_folders: children.length };
+    })
+    .catch((err) => relocateErrors(err, folder.name));
+}
