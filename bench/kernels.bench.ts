@@ -5,22 +5,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildKernels } from '../assembly/build.mjs';
 import { maskToPolygonsRef } from '../assembly/reference/contours';
 import { countsToString, decodeRle, encodeMask, rleArea, rleBBox, stringToCounts } from '../assembly/reference/rle';
 import { loadKernelsNodeSync } from '../src/kernels/node';
 
 const SIZE = 4096;
-const quick = process.argv.includes('--quick');
 
-interface Stats {
+export interface Stats {
   median: number;
   p95: number;
   runs: number;
 }
 
-interface Row {
+export interface Row {
   name: string;
   wasm: Stats;
   reference?: Stats;
@@ -89,7 +88,8 @@ function assert(ok: boolean, what: string): void {
   if (!ok) throw new Error(`benchmark sanity check failed: ${what}`);
 }
 
-async function main() {
+/** Runs the kernel benchmarks, prints the table, writes bench/results/kernels.json, returns the rows. */
+export async function runKernelsBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
   await buildKernels({ quiet: true });
   const k = loadKernelsNodeSync();
   const h = SIZE, w = SIZE;
@@ -178,9 +178,12 @@ async function main() {
     ) + '\n',
   );
   console.log(`wrote ${out}`);
+  return rows;
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runKernelsBench({ quick: process.argv.includes('--quick') }).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
