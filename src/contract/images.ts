@@ -217,10 +217,8 @@ export const UpdateStatusRequest = z.union([
 ]);
 export const UpdateStatusResponse = z.object({ success: z.literal(true), image: Image, previous_status: ImageStatus });
 
-export const DeleteImagesRequest = z
-  .object({ image_ids: z.array(uuid('image id')).max(MAX_BATCH_IDS).optional() })
-  .optional()
-  .default({});
+/** No body (or no image_ids): every archived image of the project. */
+export const DeleteImagesRequest = z.preprocess((v) => v ?? {}, z.object({ image_ids: z.array(uuid('image id')).max(MAX_BATCH_IDS).optional() }));
 export const DeleteImagesResponse = z.object({
   success: z.literal(true),
   deleted: z.number(),

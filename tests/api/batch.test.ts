@@ -1,0 +1,129 @@
+// The batch image calls (/api/images/batch): move, stage/archive, delete, with the project counters,
+// and ids of other projects or organizations skipped without being touched.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, keysUnder, png, uploadImage, type Member } from '../fixtures/datasets';
+
+let server: TestServer;
+let owner: Member;
+let stranger: Member;
+let foreign: { id: string };
+
+beforeAll(async () => {
+  server = await startServer();
+  owner = await onboardedUser(server);
+  stranger = await onboardedUser(server);
+  const theirs = await createProject(server, stranger);
+  foreign = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const projectOf = async (id: string) => (await api(server.url, 'GET', `/api/v1/projects/${id}`, { token: owner.token })).body.project;
+const foreignUntouched = async () => {
+  const res = await api(server.url, 'GET', `/api/v1/images/${foreign.id}`, { token: stranger.token });
+  expect(res.body.image).toMatchObject({ status: 'new', is_archived: false, virtual_folder_path: '/' });
+};
+
+async function seed(n: number) {
+  const p = await createProject(server, owner);
+  const imgs = [];
+  for (let i = 0; i < n; i++) imgs.push(await uploadImage(server, owner, p.id, `img${i}.png`, await png(8 + i, 8)));
+  return { p, imgs };
+}
+
+describe('move', () => {
+  it('moves the project\'s images into a folder or the root and skips foreign ids', async () => {
+    const { p, imgs } = await seed(3);
+    await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: p.id, name: 'box' } });
+    const res = await api(server.url, 'POST', '/api/images/batch/move', { token: owner.token, body: { image_ids: [imgs[0].id, imgs[1].id, foreign.id], target_folder_path: '/box', project_id: p.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, moved: 2, target_folder_path: '/box', skipped_ids: [foreign.id] });
+    const inBox = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?folder_path=/box`, { token: owner.token });
+    expect(inBox.body.images.map((i: { id: string }) => i.id).sort()).toEqual([imgs[0].id, imgs[1].id].sort());
+    await foreignUntouched();
+    const back = await api(server.url, 'POST', '/api/images/batch/move', { token: owner.token, body: { image_ids: [imgs[0].id], target_folder_path: '/', project_id: p.id } });
+    expect(back.body.moved).toBe(1);
+    expect((await projectOf(p.id)).image_count).toBe(3); // moves never change counters
+  });
+
+  it('refuses unknown folders (404), bad paths (400), and other organizations\' projects (404)', async () => {
+    const { p, imgs } = await seed(1);
+    const move = (body: Record<string, unknown>, token = owner.token) => api(server.url, 'POST', '/api/images/batch/move', { token, body: { image_ids: [imgs[0].id], project_id: p.id, target_folder_path: '/', ...body } });
+    expect((await move({ target_folder_path: '/nope' })).status).toBe(404);
+    expect((await move({ target_folder_path: '/../../etc' })).body.code).toBe('invalid_folder_path');
+    expect((await move({}, stranger.token)).status).toBe(404);
+    expect((await move({ image_ids: [] })).status).toBe(400);
+    expect((await move({ image_ids: ['not-a-uuid'] })).status).toBe(400);
+    expect((await move({ image_ids: 'x' })).status).toBe(400);
+  });
+});
+
+describe('update', () => {
+  it('sets status and archive state and keeps image_count, archived_images and completed_image_count right', async () => {
+    const { p, imgs } = await seed(4);
+    const ids = imgs.map((i) => i.id);
+    const update = (body: Record<string, unknown>) => api(server.url, 'PATCH', '/api/images/batch/update', { token: owner.token, body: { project_id: p.id, ...body } });
+
+    let res = await update({ image_ids: [ids[0], ids[1], ids[2], foreign.id], updates: { status: 'complete' } });
+    expect(res.body).toEqual({ success: true, updated: 3, status: 'complete', skipped_ids: [foreign.id] });
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 4, completed_image_count: 3, archived_images: 0 });
+
+    // Archiving complete images takes them out of image_count and completed_image_count.
+    res = await update({ image_ids: [ids[0], ids[3]], updates: { is_archived: true } });
+    expect(res.body.updated).toBe(2);
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 2, completed_image_count: 2, archived_images: 2 });
+    // Changing an archived image's stage leaves completed_image_count alone.
+    await update({ image_ids: [ids[3]], updates: { status: 'complete' } });
+    expect(await projectOf(p.id)).toMatchObject({ completed_image_count: 2 });
+    // Restore brings both back.
+    await update({ image_ids: [ids[0], ids[3]], updates: { is_archived: false } });
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 4, completed_image_count: 4, archived_images: 0 });
+
+    // No explicit status: cycle the first selected image's status and give it to all.
+    await update({ image_ids: [ids[1]], updates: { status: 'annotating' } });
+    res = await update({ image_ids: [ids[1], ids[0]], updates: { cycle: true } });
+    expect(res.body).toMatchObject({ updated: 2, status: 'complete' });
+    res = await update({ image_ids: [ids[0], ids[1]], updates: { cycle: true } });
+    expect(res.body.status).toBe('new');
+    expect(await projectOf(p.id)).toMatchObject({ completed_image_count: 2 });
+
+    // The list agrees with the counters.
+    const complete = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?status=complete`, { token: owner.token });
+    expect(complete.body.pagination.totalItems).toBe(2);
+    await foreignUntouched();
+  });
+
+  it('validates updates and checks roles', async () => {
+    const { p, imgs } = await seed(1);
+    const update = (updates: unknown, token = owner.token) => api(server.url, 'PATCH', '/api/images/batch/update', { token, body: { project_id: p.id, image_ids: [imgs[0].id], updates } });
+    expect((await update({})).status).toBe(400);
+    expect((await update({ status: 'done' })).status).toBe(400);
+    expect((await update({ status: 'new', cycle: true })).status).toBe(400);
+    expect((await update({ is_archived: 'yes' })).status).toBe(400);
+    expect((await update({ owner: 'me' })).status).toBe(400);
+    expect((await update({ status: 'complete' }, stranger.token)).status).toBe(404);
+    const annotator = await onboardedUser(server);
+    const { organizationMembers } = await import('../../src/server/db/schema');
+    await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: annotator.userId, role: 'annotator' });
+    expect((await update({ is_archived: true }, annotator.token)).status).toBe(403);
+  });
+});
+
+describe('delete', () => {
+  it('deletes rows, files and counters for the project\'s ids only', async () => {
+    const { p, imgs } = await seed(3);
+    const bucket = owner.org.gcs_bucket_name;
+    const res = await api(server.url, 'DELETE', '/api/images/batch/delete', { token: owner.token, body: { image_ids: [imgs[0].id, imgs[1].id, foreign.id], project_id: p.id, delete_gcs_files: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, deleted: 2, skipped_ids: [foreign.id], files_deleted: 6 });
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 1, total_size: imgs[2].file_size });
+    const left = await keysUnder(server, bucket, `${p.gcs_path}/`);
+    expect(left.filter((k) => k.includes('/images/') || k.includes('/thumbnails/')).sort()).toEqual(
+      [`${p.gcs_path}/images/img2.png`, `${p.gcs_path}/images/img2.png.json`, `${p.gcs_path}/thumbnails/img2.png.webp`].sort(),
+    );
+    await foreignUntouched();
+    expect((await api(server.url, 'DELETE', '/api/images/batch/delete', { token: stranger.token, body: { image_ids: [imgs[2].id], project_id: p.id } })).status).toBe(404);
+  });
+});
