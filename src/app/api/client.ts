@@ -12,6 +12,19 @@ import {
   Profile,
 } from '../../contract/account';
 import { DeleteProjectResponse, ProjectResponse, ProjectsResponse, type AnnotationType, type ProjectClass } from '../../contract/projects';
+import {
+  BatchDeleteResponse,
+  BatchMoveResponse,
+  BatchSignedUrlsResponse,
+  BatchUpdateResponse,
+  BatchUploadUrlsResponse,
+  CheckFilenameResponse,
+  ListImagesResponse,
+  RegisterImageResponse,
+  type ImageStatus,
+  type ListSortField,
+} from '../../contract/images';
+import { DeleteFolderResponse, FolderResponse, ListFoldersResponse, RelocateFolderResponse } from '../../contract/folders';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 
 const BASE = '/api/v1';
@@ -79,9 +92,11 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): 
 }
 
 export async function request<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+  // Folders (/api/folders) and batch images (/api/images/batch) live outside /api/v1 (spec section 7).
+  const url = path.startsWith('/api/') ? path : `${BASE}${path}`;
   const headers: Record<string, string> = { accept: 'application/json', ...(await authHeaders()) };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new ApiRequestError(res.status, text);
   let json: unknown;
@@ -115,4 +130,52 @@ export const api = {
   updateProject: (id: string, patch: { name?: string; description?: string | null; classes?: ProjectClass[] }) =>
     request('PATCH', `/projects/${enc(id)}`, ProjectResponse, patch),
   deleteProject: (id: string) => request('DELETE', `/projects/${enc(id)}`, DeleteProjectResponse),
+
+  // Images
+  listImages: (projectId: string, q: ListImagesParams) => request('GET', `/projects/${enc(projectId)}/images?${query(q)}`, ListImagesResponse),
+  checkFilename: (projectId: string, orgId: string, filename: string) =>
+    request('POST', `/projects/${enc(projectId)}/images/check-filename?org_id=${enc(orgId)}`, CheckFilenameResponse, { filename }),
+  batchUploadUrls: (projectId: string, orgId: string, files: { filename: string; content_type: string; folder_path: string }[]) =>
+    request('POST', `/projects/${enc(projectId)}/images/batch-upload-urls?org_id=${enc(orgId)}`, BatchUploadUrlsResponse, { files, expiration_minutes: 15 }),
+  registerImage: (
+    projectId: string,
+    orgId: string,
+    input: { filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; folder_path: string; file_size: number; mime_type: string; width: number | null; height: number | null },
+  ) => request('POST', `/projects/${enc(projectId)}/images/register?org_id=${enc(orgId)}`, RegisterImageResponse, input),
+  batchSignedUrls: (orgId: string, imageIds: string[], variant: 'original' | 'thumbnail' = 'thumbnail') =>
+    request('POST', `/images/batch-signed-urls?org_id=${enc(orgId)}`, BatchSignedUrlsResponse, { image_ids: imageIds, expiration_minutes: 60, variant }),
+
+  // Folders (base /api/folders)
+  listFolders: (projectId: string, orgId: string) => request('GET', `/api/folders/list/${enc(projectId)}?org_id=${enc(orgId)}`, ListFoldersResponse),
+  createFolder: (projectId: string, parentPath: string, name?: string) =>
+    request('POST', '/api/folders/create', FolderResponse, { project_id: projectId, parent_folder_path: parentPath, name: name ?? null }),
+  renameFolder: (folderId: string, name: string) => request('PATCH', `/api/folders/${enc(folderId)}/name?name=${enc(name)}`, RelocateFolderResponse),
+  moveFolder: (folderId: string, targetParentPath: string) =>
+    request('POST', `/api/folders/${enc(folderId)}/move`, RelocateFolderResponse, { target_parent_path: targetParentPath }),
+  deleteFolder: (folderId: string) => request('DELETE', `/api/folders/${enc(folderId)}?contents=refuse`, DeleteFolderResponse),
+
+  // Batch images (base /api/images/batch)
+  batchMove: (projectId: string, imageIds: string[], targetFolderPath: string) =>
+    request('POST', '/api/images/batch/move', BatchMoveResponse, { image_ids: imageIds, target_folder_path: targetFolderPath, project_id: projectId }),
+  batchUpdate: (projectId: string, imageIds: string[], updates: { status?: ImageStatus; is_archived?: boolean; cycle?: true }) =>
+    request('PATCH', '/api/images/batch/update', BatchUpdateResponse, { image_ids: imageIds, project_id: projectId, updates }),
+  batchDelete: (projectId: string, imageIds: string[]) =>
+    request('DELETE', '/api/images/batch/delete', BatchDeleteResponse, { image_ids: imageIds, project_id: projectId, delete_gcs_files: true }),
 };
+
+export interface ListImagesParams {
+  org_id: string;
+  folder_path?: string;
+  page: number;
+  limit: number;
+  sort_by: ListSortField;
+  sort_order: 'asc' | 'desc';
+  status?: ImageStatus;
+  is_archived?: 'true' | 'false';
+}
+
+function query(params: object): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
+  return q.toString();
+}

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { Archive, ChevronRight, Download, HardDrive, Images, Plus, Settings2, Tag, UploadCloud } from 'lucide-react';
+import { Archive, ChevronRight, Download, HardDrive, Images, Plus, Settings2, UploadCloud } from 'lucide-react';
 import { api, isApiError } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
 import { EmptyState } from '../../components/EmptyState';
@@ -16,6 +16,7 @@ import { toast } from '../../stores/toast';
 import { projectKey } from '../projects/queries';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
+import { ClassesTab } from './ClassesTab';
 import styles from './ProjectPage.module.css';
 
 type Tab = 'data' | 'archive' | 'classes';
@@ -171,26 +172,7 @@ export function ProjectPage() {
             description="Archived images will be listed here, with restore and permanent delete, once the dataset tools land."
           />
         ) : null}
-        {tab === 'classes' ? (
-          project.classes.length ? (
-            <ul className={styles.classes} aria-label="Annotation classes">
-              {project.classes.map((c) => (
-                <li key={c.name} className={styles.classRow}>
-                  <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
-                  <span className={styles.className}>{c.name}</span>
-                  <span className={styles.classType}>{c.type}</span>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <EmptyState
-              icon={<Tag />}
-              tone="neutral"
-              title="No classes yet"
-              description="Adding, renaming and colouring annotation classes arrives with the dataset tools."
-            />
-          )
-        ) : null}
+        {tab === 'classes' ? <ClassesTab project={project} /> : null}
       </section>
 
       <ProjectSettingsDialog project={settingsOpen ? project : null} onClose={() => setSettingsOpen(false)} onDeleted={() => navigate('/select')} />
