@@ -56,7 +56,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) return reply.status(err.status).send(errorBody(err));
     // Storage refuses names and expiries a client could have chosen: those are bad input, not crashes.
-    if (err instanceof InvalidObjectNameError || err instanceof RangeError) return reply.status(400).send({ success: false, error: err.message, code: 'bad_request' });
+    if (err instanceof InvalidObjectNameError || (err instanceof RangeError && typeof (err as FastifyError).statusCode !== 'number')) return reply.status(400).send({ success: false, error: err.message, code: 'bad_request' });
     if (err instanceof ObjectNotFoundError || err instanceof BucketNotFoundError) return reply.status(404).send({ success: false, error: err.message, code: 'not_found' });
     if (hasZodFastifySchemaValidationErrors(err)) {
       const issue = err.validation[0];
