@@ -1,0 +1,98 @@
+// The render worker's typed protocol (comlink). The main thread posts only small, flat
+// messages: scene diffs packed into typed arrays (transferred, not copied), the view state
+// (a few id lists), and the camera. Geometry is built in the worker.
+import type { CameraState, Rect } from '../engine';
+
+export const TYPE_CODES = { box: 0, polygon: 1, polyline: 2, keypoint: 3, segmentation: 4 } as const;
+export type TypeCode = (typeof TYPE_CODES)[keyof typeof TYPE_CODES];
+
+/**
+ * A scene diff (SceneTracker.pull()) packed for transfer. Per upsert i: ids[i], z[i], types[i],
+ * colors[i] (0xRRGGBB of the class), rect[4i..4i+3] (box / mask bbox x, y, w, h; keypoint x, y),
+ * ringCounts[i] rings whose point counts follow in ringLens, coordinates in coords (x, y pairs).
+ * Masks carry their RLE in `masks` (index into the upserts).
+ */
+export interface PackedScene {
+  reset: boolean;
+  removed: string[];
+  ids: string[];
+  z: Float64Array;
+  types: Uint8Array;
+  colors: Uint32Array;
+  rect: Float32Array;
+  ringCounts: Uint32Array;
+  ringLens: Uint32Array;
+  coords: Float32Array;
+  masks: { index: number; size: [number, number]; counts: number[] | Uint32Array | string }[];
+}
+
+/** The part of the engine's ViewState the renderer draws. */
+export interface RenderView {
+  selected: string[];
+  hidden: string[];
+  hovered: string | null;
+  /** 0-100: fill transparency (selected shapes use 0x1A, the hovered one 90% transparency). */
+  transparency: number;
+  /** In-progress shape in image coordinates (already flattened), with its class colour. */
+  drawing: { closed: boolean; points: number[]; color: number } | null;
+  marquee: Rect | null;
+}
+
+/** Where the image comes from. */
+export type ImageSourceMsg =
+  | { kind: 'bitmap'; bitmap: ImageBitmap }
+  | { kind: 'blob'; blob: Blob }
+  | { kind: 'url'; url: string }
+  /** A generated test pattern of any size (benchmarks; no pixels held anywhere). */
+  | { kind: 'pattern'; width: number; height: number }
+  | { kind: 'none'; width: number; height: number };
+
+export interface RendererOptions {
+  /** CSS pixel size of the canvas and the device pixel ratio. */
+  width: number;
+  height: number;
+  dpr: number;
+  /** Tile edge for large images (512 or 1024). */
+  tileSize?: number;
+  /** LRU bound on cached tiles. */
+  maxTiles?: number;
+  /** Cap on the single-texture size (default 4096; the GPU's MAX_TEXTURE_SIZE also applies). */
+  maxTextureSize?: number;
+  /** Wasm kernels URL (mask decoding); default the bundled asset. */
+  kernelsUrl?: string;
+  /** Background outside the image. */
+  background?: [number, number, number];
+}
+
+export interface RenderStats {
+  shapes: number;
+  masks: number;
+  chunks: number;
+  fillVertices: number;
+  lineVertices: number;
+  tilesCached: number;
+  tilesLoading: number;
+  tileLevel: number;
+  frames: number;
+  /** CPU time of the last frame's draw calls in the renderer (ms). */
+  lastFrameMs: number;
+  /** Time spent building/uploading geometry for the last diff (ms). */
+  lastSceneMs: number;
+  maxTextureSize: number;
+  imageMode: 'none' | 'single' | 'tiled';
+  backend: 'worker' | 'main';
+}
+
+/** What the worker exposes through comlink. */
+export interface RenderWorkerApi {
+  init(canvas: OffscreenCanvas, options: RendererOptions): Promise<{ maxTextureSize: number }>;
+  setImage(source: ImageSourceMsg): Promise<void>;
+  applyScene(scene: PackedScene): void;
+  setView(view: RenderView): void;
+  setCamera(camera: CameraState): void;
+  resize(width: number, height: number, dpr: number): void;
+  /** Resolves once nothing is pending (tiles, masks, geometry) and a frame has been drawn. */
+  idle(): Promise<RenderStats>;
+  stats(): RenderStats;
+  dispose(): void;
+}

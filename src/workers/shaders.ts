@@ -1,0 +1,96 @@
+// GLSL (WebGL 1 / GLSL ES 1.00, as regl speaks it). Camera: screen = image * scale + (x, y) in
+// CSS px; clip space from the CSS viewport size. Colours are 0xRRGGBB packed in one float.
+const common = `
+precision highp float;
+uniform vec3 u_cam;      // scale, x, y
+uniform vec2 u_view;     // CSS px
+uniform sampler2D u_state;
+uniform vec2 u_stateSize;
+vec4 toClip(vec2 screen) { return vec4(screen.x / u_view.x * 2.0 - 1.0, 1.0 - screen.y / u_view.y * 2.0, 0.0, 1.0); }
+vec3 unpack(float c) {
+  float r = floor(c / 65536.0);
+  float g = floor((c - r * 65536.0) / 256.0);
+  float b = c - r * 65536.0 - g * 256.0;
+  return vec3(r, g, b) / 255.0;
+}
+// r: hidden, g: selected, b: hovered
+vec4 stateOf(float slot) {
+  if (slot < 0.0) return vec4(0.0);
+  float x = mod(slot, u_stateSize.x);
+  float y = floor(slot / u_stateSize.x);
+  return texture2D(u_state, (vec2(x, y) + 0.5) / u_stateSize);
+}
+`;
+
+export const fillVert = `${common}
+attribute vec2 a_pos;
+attribute float a_color;
+attribute float a_slot;
+uniform float u_alpha;       // 1 - transparency
+uniform float u_selAlpha;    // 0x1A / 255
+uniform float u_hoverAlpha;  // 0.1
+varying vec4 v_color;
+void main() {
+  vec4 st = stateOf(a_slot);
+  float a = u_alpha;
+  if (a_slot < -1.5) a = 0.15;
+  else if (st.b > 0.5) a = u_hoverAlpha;
+  else if (st.g > 0.5) a = u_selAlpha;
+  v_color = vec4(unpack(a_color) * a, a);
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+}`;
+
+export const lineVert = `${common}
+attribute vec2 a_pos;
+attribute vec2 a_off;
+attribute float a_color;
+attribute float a_slot;
+uniform float u_hw;          // half width, CSS px
+uniform float u_selScale;    // wider outline when selected
+uniform float u_marker;      // marker (keypoint, handle) radius, CSS px
+uniform vec4 u_override;     // premultiplied colour for the halo pass (a > 0)
+varying vec4 v_color;
+void main() {
+  vec4 st = stateOf(a_slot);
+  float hw = u_hw * (st.g > 0.5 ? u_selScale : 1.0);
+  float k = max(abs(a_off.x), abs(a_off.y));
+  vec2 px = k > 2.0 ? a_off / k * (hw + u_marker) : a_off * hw;
+  v_color = u_override.a > 0.0 ? u_override : vec4(unpack(a_color), 1.0);
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz + px);
+}`;
+
+export const colorFrag = `
+precision mediump float;
+varying vec4 v_color;
+void main() { gl_FragColor = v_color; }`;
+
+/** A textured quad over an image-space rectangle (image tiles and masks). */
+export const quadVert = `
+precision highp float;
+attribute vec2 a_uv;
+uniform vec3 u_cam;
+uniform vec2 u_view;
+uniform vec4 u_rect;   // x, y, w, h in image px
+varying vec2 v_uv;
+void main() {
+  v_uv = a_uv;
+  vec2 s = (u_rect.xy + a_uv * u_rect.zw) * u_cam.x + u_cam.yz;
+  gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
+}`;
+
+export const imageFrag = `
+precision mediump float;
+uniform sampler2D u_tex;
+varying vec2 v_uv;
+void main() { gl_FragColor = vec4(texture2D(u_tex, v_uv).rgb, 1.0); }`;
+
+/** Mask texture is the column-major RLE decode: texel (u, v) = (row y, column x). */
+export const maskFrag = `
+precision mediump float;
+uniform sampler2D u_tex;
+uniform vec4 u_color;  // premultiplied
+varying vec2 v_uv;
+void main() {
+  if (texture2D(u_tex, v_uv.yx).r < 0.5 / 255.0) discard; // decoded values are 0 / 1
+  gl_FragColor = u_color;
+}`;

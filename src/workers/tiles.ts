@@ -1,0 +1,232 @@
+// The image layer: one texture when the image fits (<= min(MAX_TEXTURE_SIZE, 4096)), otherwise
+// a level-of-detail pyramid of tiles (level L = 1/2^L resolution) made lazily from the source
+// with createImageBitmap's resize options, loaded for the visible area only and kept in an
+// LRU cache. Missing tiles are covered by coarser loaded levels while they load.
+import type { Regl, Texture2D } from 'regl';
+import type { CameraState } from '../engine';
+import type { ImageSourceMsg } from './protocol';
+
+type Pixels = ImageBitmap | OffscreenCanvas;
+
+export interface TileSource {
+  readonly width: number;
+  readonly height: number;
+  /** Source rectangle (image px) scaled to outW x outH. */
+  region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels>;
+  close(): void;
+}
+
+class BitmapSource implements TileSource {
+  readonly width: number;
+  readonly height: number;
+  constructor(readonly bitmap: ImageBitmap) {
+    this.width = bitmap.width;
+    this.height = bitmap.height;
+  }
+  region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+    return createImageBitmap(this.bitmap, sx, sy, sw, sh, { resizeWidth: outW, resizeHeight: outH, resizeQuality: 'medium' });
+  }
+  close(): void {
+    this.bitmap.close();
+  }
+}
+
+/** A deterministic generated pattern (checks, a grid every 1000 px, gradients) for benchmarks. */
+class PatternSource implements TileSource {
+  constructor(readonly width: number, readonly height: number) {}
+  async region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+    const c = new OffscreenCanvas(outW, outH);
+    const g = c.getContext('2d')!;
+    const k = outW / sw;
+    g.setTransform(k, 0, 0, outH / sh, -sx * k, -sy * (outH / sh));
+    const grad = g.createLinearGradient(0, 0, this.width, this.height);
+    grad.addColorStop(0, '#5b6b7f');
+    grad.addColorStop(1, '#a7b3c2');
+    g.fillStyle = grad;
+    g.fillRect(sx, sy, sw, sh);
+    const step = 250;
+    g.fillStyle = 'rgba(255,255,255,0.12)';
+    for (let y = Math.floor(sy / step) * step; y < sy + sh; y += step) {
+      for (let x = Math.floor(sx / step) * step; x < sx + sw; x += step) {
+        if (((x / step + y / step) & 1) === 0) g.fillRect(x, y, step, step);
+      }
+    }
+    g.strokeStyle = 'rgba(20,20,30,0.6)';
+    g.lineWidth = Math.max(2, sw / outW);
+    g.beginPath();
+    for (let x = Math.ceil(sx / 1000) * 1000; x < sx + sw; x += 1000) { g.moveTo(x, sy); g.lineTo(x, sy + sh); }
+    for (let y = Math.ceil(sy / 1000) * 1000; y < sy + sh; y += 1000) { g.moveTo(sx, y); g.lineTo(sx + sw, y); }
+    g.stroke();
+    return c;
+  }
+  close(): void {}
+}
+
+export async function openSource(msg: ImageSourceMsg): Promise<TileSource | null> {
+  switch (msg.kind) {
+    case 'bitmap':
+      return new BitmapSource(msg.bitmap);
+    case 'blob':
+      return new BitmapSource(await createImageBitmap(msg.blob));
+    case 'url': {
+      const res = await fetch(msg.url);
+      if (!res.ok) throw new Error(`Cannot load image: HTTP ${res.status}`);
+      return new BitmapSource(await createImageBitmap(await res.blob()));
+    }
+    case 'pattern':
+      return new PatternSource(msg.width, msg.height);
+    case 'none':
+      return null;
+  }
+}
+
+interface Tile {
+  key: string;
+  level: number;
+  x: number; // image px
+  y: number;
+  w: number;
+  h: number;
+  texture: Texture2D | null;
+  loading: boolean;
+}
+
+export interface ImageDrawer {
+  (props: { tex: Texture2D; rect: [number, number, number, number] }[]): void;
+}
+
+export class ImageLayer {
+  readonly mode: 'single' | 'tiled';
+  private single: Texture2D | null = null;
+  private readonly tiles = new Map<string, Tile>(); // LRU: insertion order = recency
+  private readonly maxLevel: number;
+  private loading = 0;
+  private readonly queue: Tile[] = [];
+  level = 0;
+  private disposed = false;
+  private readonly ready: Promise<void>;
+
+  constructor(
+    private readonly regl: Regl,
+    readonly source: TileSource,
+    limit: number,
+    private readonly tileSize: number,
+    private readonly maxTiles: number,
+    private readonly onLoad: () => void,
+  ) {
+    const big = Math.max(source.width, source.height);
+    this.mode = big <= limit ? 'single' : 'tiled';
+    this.maxLevel = Math.max(0, Math.ceil(Math.log2(big / tileSize)));
+    if (this.mode === 'single') {
+      this.ready = (async () => {
+        const px = source instanceof BitmapSource ? source.bitmap : await source.region(0, 0, source.width, source.height, source.width, source.height);
+        if (this.disposed) return;
+        this.single = regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
+        onLoad();
+      })();
+    } else {
+      this.ready = Promise.resolve();
+    }
+  }
+
+  get pending(): number {
+    return this.loading + this.queue.length;
+  }
+
+  get cached(): number {
+    return this.tiles.size;
+  }
+
+  whenSingleReady(): Promise<void> {
+    return this.ready;
+  }
+
+  /** The quads to draw this frame (coarse first), requesting missing tiles. */
+  visible(cam: CameraState, viewW: number, viewH: number, dpr: number): { tex: Texture2D; rect: [number, number, number, number] }[] {
+    const { width: W, height: H } = this.source;
+    if (this.mode === 'single') return this.single ? [{ tex: this.single, rect: [0, 0, W, H] }] : [];
+    const minX = Math.max(0, -cam.x / cam.scale), minY = Math.max(0, -cam.y / cam.scale);
+    const maxX = Math.min(W, (viewW - cam.x) / cam.scale), maxY = Math.min(H, (viewH - cam.y) / cam.scale);
+    if (maxX <= minX || maxY <= minY) return [];
+    const px = cam.scale * dpr;
+    const level = Math.min(this.maxLevel, Math.max(0, Math.floor(Math.log2(1 / px) + 1e-9)));
+    this.level = level;
+    const out: { tex: Texture2D; rect: [number, number, number, number] }[] = [];
+    // The wanted level, nearest tiles first; coarser levels fill gaps while it loads.
+    const wanted: Tile[] = [];
+    for (let L = this.maxLevel; L >= level; L--) {
+      const span = this.tileSize * 2 ** L;
+      const tx0 = Math.floor(minX / span), tx1 = Math.ceil(maxX / span), ty0 = Math.floor(minY / span), ty1 = Math.ceil(maxY / span);
+      for (let ty = ty0; ty < ty1; ty++) {
+        for (let tx = tx0; tx < tx1; tx++) {
+          const key = `${L}/${tx}/${ty}`;
+          let t = this.tiles.get(key);
+          if (t) {
+            this.tiles.delete(key);
+            this.tiles.set(key, t); // most recent
+          }
+          if (L === level || L === this.maxLevel) {
+            if (!t) {
+              t = { key, level: L, x: tx * span, y: ty * span, w: Math.min(span, W - tx * span), h: Math.min(span, H - ty * span), texture: null, loading: false };
+              this.tiles.set(key, t);
+            }
+            if (!t.texture && !t.loading) wanted.push(t);
+          }
+          if (t?.texture) out.push({ tex: t.texture, rect: [t.x, t.y, t.w, t.h] });
+        }
+      }
+    }
+    const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2;
+    wanted.sort((a, b) => b.level - a.level || Math.hypot(a.x + a.w / 2 - cx, a.y + a.h / 2 - cy) - Math.hypot(b.x + b.w / 2 - cx, b.y + b.h / 2 - cy));
+    this.queue.length = 0;
+    this.queue.push(...wanted);
+    this.pump();
+    this.evict();
+    return out;
+  }
+
+  private pump(): void {
+    while (this.loading < 4 && this.queue.length) {
+      const t = this.queue.shift()!;
+      if (t.loading || t.texture || !this.tiles.has(t.key)) continue;
+      t.loading = true;
+      this.loading++;
+      const k = 2 ** t.level;
+      const outW = Math.max(1, Math.round(t.w / k)), outH = Math.max(1, Math.round(t.h / k));
+      this.source.region(t.x, t.y, t.w, t.h, outW, outH).then((px) => {
+        this.loading--;
+        t.loading = false;
+        if (this.disposed || !this.tiles.has(t.key)) {
+          if ('close' in px) px.close();
+          return;
+        }
+        t.texture = this.regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
+        if ('close' in px) px.close();
+        this.pump();
+        this.onLoad();
+      }, (err: unknown) => {
+        this.loading--;
+        t.loading = false;
+        console.error('Tile load failed:', err);
+      });
+    }
+  }
+
+  private evict(): void {
+    if (this.tiles.size <= this.maxTiles) return;
+    for (const [key, t] of this.tiles) {
+      if (this.tiles.size <= this.maxTiles) break;
+      if (t.level === this.maxLevel) continue; // the overview stays
+      t.texture?.destroy();
+      this.tiles.delete(key);
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.single?.destroy();
+    for (const t of this.tiles.values()) t.texture?.destroy();
+    this.tiles.clear();
+    this.source.close();
+  }
+}

@@ -1,0 +1,42 @@
+// Shared by the pixel tests and the render benchmark: a Vite dev server over the repository
+// (pages under tests/render/page and bench/render/page) and headless Chromium via playwright-core.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function startServer(): Promise<{ server: ViteDevServer; url: string }> {
+  const server = await createServer({
+    configFile: false,
+    root: repoRoot,
+    logLevel: 'error',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    worker: { format: 'es' },
+    optimizeDeps: { include: ['regl', 'comlink', 'earcut', 'konva'], entries: [] },
+  });
+  await server.listen();
+  const addr = server.httpServer!.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return { server, url: `http://127.0.0.1:${port}` };
+}
+
+export function chromiumPath(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+}
+
+export async function launch(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [
+      '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist',
+      ...extraArgs,
+    ],
+  });
+}

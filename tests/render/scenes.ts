@@ -1,0 +1,132 @@
+// Pixel-test scenes: each builds an Editor (engine facade) and an image source, then the page
+// renders it through createRenderer exactly as the SPA does.
+import { Editor, rle, type EditorAnnotation } from '../../src/engine';
+
+export const WIDTH = 320;
+export const HEIGHT = 240;
+
+export interface Scene {
+  editor: Editor;
+  image: ImageBitmap | { none: { width: number; height: number } };
+  maxTextureSize?: number;
+  classColor?: (c: string) => string;
+}
+
+const colors: Record<string, string> = { car: '#FFADAD', tree: '#CAFFBF', road: '#A0C4FF', sign: '#FFD6A5', person: '#BDB2FF' };
+const classColor = (c: string) => colors[c] ?? '#FDFFB6';
+
+/** A deterministic photo-like image: gradient, grid, discs (so tiles and levels are visible). */
+async function testImage(w: number, h: number, grid = 40): Promise<ImageBitmap> {
+  const c = new OffscreenCanvas(w, h);
+  const g = c.getContext('2d')!;
+  const grad = g.createLinearGradient(0, 0, w, h);
+  grad.addColorStop(0, '#d9dde3');
+  grad.addColorStop(1, '#8793a3');
+  g.fillStyle = grad;
+  g.fillRect(0, 0, w, h);
+  g.strokeStyle = '#55606e';
+  g.lineWidth = Math.max(1, grid / 20);
+  g.beginPath();
+  for (let x = 0; x <= w; x += grid) { g.moveTo(x, 0); g.lineTo(x, h); }
+  for (let y = 0; y <= h; y += grid) { g.moveTo(0, y); g.lineTo(w, y); }
+  g.stroke();
+  const discs = [['#c0392b', 0.2, 0.3], ['#27ae60', 0.5, 0.6], ['#2c3e50', 0.8, 0.35]] as const;
+  for (const [col, fx, fy] of discs) {
+    g.fillStyle = col;
+    g.beginPath();
+    g.arc(fx * w, fy * h, Math.min(w, h) * 0.12, 0, Math.PI * 2);
+    g.fill();
+  }
+  return createImageBitmap(c);
+}
+
+function editorWith(annotations: EditorAnnotation[], image: { width: number; height: number }, camera = { x: 0, y: 0, scale: 1 }): Editor {
+  const editor = new Editor({ viewport: { width: WIDTH, height: HEIGHT }, image });
+  editor.load(annotations);
+  editor.setCamera(camera);
+  return editor;
+}
+
+function circleMask(h: number, w: number, cx: number, cy: number, r: number): { rle: { size: [number, number]; counts: number[] }; bbox: [number, number, number, number] } {
+  const m = new Uint8Array(h * w);
+  for (let x = 0; x < w; x++) for (let y = 0; y < h; y++) if ((x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 <= r * r) m[x * h + y] = 1;
+  return { rle: { size: [h, w], counts: rle.encodeMask(m, h, w) }, bbox: [Math.floor(cx - r), Math.floor(cy - r), Math.ceil(2 * r), Math.ceil(2 * r)] };
+}
+
+export const scenes: Record<string, () => Promise<Scene>> = {
+  async boxes() {
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 120, height: 80 },
+      { id: 'b', type: 'box', class: 'tree', x: 100, y: 60, width: 150, height: 110 },
+      { id: 'c', type: 'box', class: 'road', x: 200, y: 150, width: 100, height: 70 },
+      { id: 'hidden', type: 'box', class: 'sign', x: 30, y: 140, width: 100, height: 80 },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.hide(['hidden']);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
+  async polygonHole() {
+    const editor = editorWith([
+      { id: 'p', type: 'polygon', class: 'road', points: [[40, 30], [280, 40], [260, 210], [150, 180], [50, 200]], holes: [[[110, 80], [200, 80], [190, 150], [120, 140]]] },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(30);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
+  async lines() {
+    const editor = editorWith([
+      { id: 'l', type: 'polyline', class: 'sign', points: [[20, 200], [90, 60], [170, 170], [300, 30]] },
+      { id: 'k1', type: 'keypoint', class: 'person', x: 60, y: 40 },
+      { id: 'k2', type: 'keypoint', class: 'car', x: 250, y: 190 },
+    ], { width: WIDTH, height: HEIGHT });
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
+  async selected() {
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 30, y: 30, width: 110, height: 90 },
+      { id: 'b', type: 'polygon', class: 'tree', points: [[180, 40], [290, 70], [260, 200], [170, 160]] },
+      { id: 'c', type: 'box', class: 'road', x: 40, y: 150, width: 100, height: 60 },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(20);
+    editor.select(['a', 'b']);
+    // hover 'c' through the select tool, as a user would
+    editor.pointerMove({ x: 90, y: 180 });
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
+  async mask() {
+    const m1 = circleMask(HEIGHT, WIDTH, 110, 110, 60);
+    const m2 = circleMask(HEIGHT, WIDTH, 230, 150, 45);
+    const editor = editorWith([
+      { id: 'm1', type: 'segmentation', class: 'person', x: m1.bbox[0], y: m1.bbox[1], width: m1.bbox[2], height: m1.bbox[3], rle: m1.rle },
+      { id: 'm2', type: 'segmentation', class: 'car', x: m2.bbox[0], y: m2.bbox[1], width: m2.bbox[2], height: m2.bbox[3], rle: { size: m2.rle.size, counts: rle.countsToString(m2.rle.counts) } },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(40);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
+  /** 6000 x 3000 image with a 4096 texture cap: drawn from tiles, at level 3 (whole) here. */
+  async tiledOverview() {
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 1200, y: 600, width: 1500, height: 900 },
+    ], { width: 6000, height: 3000 });
+    editor.fitToScreen();
+    return { editor, image: await testImage(6000, 3000, 500), maxTextureSize: 4096, classColor };
+  },
+  /** The same image zoomed to 1:1 near a disc edge: full-resolution tiles (level 0). */
+  async tiledDetail() {
+    const editor = editorWith([
+      { id: 'a', type: 'polygon', class: 'tree', points: [[3250, 1700], [3450, 1750], [3400, 1900], [3270, 1880]] },
+    ], { width: 6000, height: 3000 }, { x: -3200, y: -1650, scale: 1 });
+    return { editor, image: await testImage(6000, 3000, 500), maxTextureSize: 4096, classColor };
+  },
+  async drawing() {
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setActiveClass('tree');
+    editor.setTool('polygon');
+    for (const [x, y] of [[150, 40], [280, 60], [260, 180]] as const) {
+      editor.pointerDown({ x, y, button: 0 });
+      editor.pointerUp({ x, y, button: 0 });
+    }
+    editor.pointerMove({ x: 170, y: 200 });
+    return { editor, image: { none: { width: WIDTH, height: HEIGHT } }, classColor };
+  },
+};
