@@ -1,12 +1,12 @@
 // Project page (/project), spec section 2. The header is real; the Data, Archive and Classes tabs
 // get their tools in the next issue, so their panels say so plainly.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { useQuery } from '@tanstack/react-query';
-import { Archive, ChevronRight, Download, HardDrive, Images, Plus, Settings2, UploadCloud } from 'lucide-react';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ChevronRight, Download, HardDrive, Images, Plus, Settings2 } from 'lucide-react';
+import { ROOT_PATH, parentFolderPath } from '../../../contract/folders';
 import { api, isApiError } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
-import { EmptyState } from '../../components/EmptyState';
 import { Page, PageHeader } from '../../components/Page';
 import { Tooltip } from '../../components/Tooltip';
 import { formatBytes, formatCount } from '../../lib/format';
@@ -17,6 +17,12 @@ import { projectKey } from '../projects/queries';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import { ClassesTab } from './ClassesTab';
+import { ArchiveTab } from './data/ArchiveTab';
+import { AlertHost } from './data/Chrome';
+import { DataTab, foldersKey } from './data/DataTab';
+import { useDataView } from './data/dataView';
+import { UploadPanel } from './data/UploadPanel';
+import { ACCEPT_ATTR, useUploads } from './data/uploads';
 import styles from './ProjectPage.module.css';
 
 type Tab = 'data' | 'archive' | 'classes';
@@ -33,6 +39,24 @@ export function ProjectPage() {
   const org = useSession((s) => s.currentOrganization);
   const navigate = useNavigate();
   const [tab, setTab] = useState<Tab>('data');
+  const location = useLocation();
+  const qc = useQueryClient();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const selectedCount = useDataView((s) => s.selected.size);
+  const uploading = useUploads((s) => s.active);
+
+  // A new project starts at the root; returning from the editor re-opens the image's folder
+  // (returnFromImage holds the name including its folder path), else the root.
+  const returnFromImage = (location.state as { returnFromImage?: string } | null)?.returnFromImage ?? null;
+  const projectId = selected?.id ?? null;
+  useEffect(() => {
+    if (!projectId) return;
+    useDataView.getState().reset(projectId);
+    if (returnFromImage !== null) {
+      useDataView.getState().openFolder(returnFromImage.startsWith('/') ? parentFolderPath(returnFromImage) : ROOT_PATH);
+      navigate('.', { replace: true, state: null });
+    }
+  }, [projectId, returnFromImage, navigate]);
   useDocumentTitle(selected?.name ?? 'Project');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
@@ -63,12 +87,30 @@ export function ProjectPage() {
   }
 
   const project = query.data ?? selected;
+  const startUpload = (files: File[]) => {
+    if (!files.length) return;
+    useUploads.getState().start({
+      projectId: project.id,
+      orgId: project.organization_id,
+      folderPath: useDataView.getState().folderPath,
+      files,
+      onProgress: () => {
+        useDataView.getState().reload();
+        void qc.invalidateQueries({ queryKey: foldersKey(project.id) });
+        void qc.invalidateQueries({ queryKey: projectKey(project.id) });
+      },
+    });
+  };
+  const chooseTab = (next: Tab) => {
+    if (next !== tab) useDataView.getState().clearSelection();
+    setTab(next);
+  };
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     const i = TABS.findIndex((t) => t.id === tab);
     const next = e.key === 'ArrowRight' ? TABS[(i + 1) % TABS.length] : e.key === 'ArrowLeft' ? TABS[(i + TABS.length - 1) % TABS.length] : null;
     if (next) {
       e.preventDefault();
-      setTab(next.id);
+      chooseTab(next.id);
       tabRefs.current[next.id]?.focus();
     }
   };
@@ -107,20 +149,29 @@ export function ProjectPage() {
         actions={
           <>
             {org ? <IconButton variant="secondary" size="md" label="Project settings" icon={<Settings2 />} onClick={() => setSettingsOpen(true)} /> : null}
-            <Tooltip content="Export arrives with the dataset tools">
+            <Tooltip content="Export arrives with the export tools">
               <span tabIndex={0} className={styles.disabledWrap}>
                 <Button variant="secondary" icon={<Download />} disabled>
-                  Export <span className="tabular">(0)</span>
+                  Export <span className="tabular">({selectedCount})</span>
                 </Button>
               </span>
             </Tooltip>
-            <Tooltip content="Uploading arrives with the dataset tools">
-              <span tabIndex={0} className={styles.disabledWrap}>
-                <Button variant="primary" icon={<Plus />} disabled>
-                  Add
-                </Button>
-              </span>
-            </Tooltip>
+            <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading}>
+              Add
+            </Button>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              accept={ACCEPT_ATTR}
+              hidden
+              aria-label="Add images"
+              data-testid="add-images-input"
+              onChange={(e) => {
+                startUpload(Array.from(e.target.files ?? []));
+                e.target.value = '';
+              }}
+            />
           </>
         }
       />
@@ -139,7 +190,7 @@ export function ProjectPage() {
             aria-controls={`panel-${t.id}`}
             tabIndex={tab === t.id ? 0 : -1}
             className={styles.tab}
-            onClick={() => setTab(t.id)}
+            onClick={() => chooseTab(t.id)}
             onKeyDown={onTabKey}
           >
             {t.label}
@@ -149,32 +200,13 @@ export function ProjectPage() {
       </div>
 
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={styles.panel}>
-        {tab === 'data' ? (
-          <>
-            <div className={styles.panelHead}>
-              <h2>Manage Dataset</h2>
-              <span className="tabular">
-                {project.image_count} / {project.image_count} loaded
-              </span>
-            </div>
-            <EmptyState
-              icon={<UploadCloud />}
-              title="Dataset tools are coming next"
-              description={`Uploading, folders, filters and the image grid arrive in the next release. This project holds ${formatCount(project.image_count, 'image')} (${formatBytes(project.total_size)}).`}
-            />
-          </>
-        ) : null}
-        {tab === 'archive' ? (
-          <EmptyState
-            icon={<Archive />}
-            tone="neutral"
-            title={project.archived_images ? `${formatCount(project.archived_images, 'archived image')}` : 'No archived images'}
-            description="Archived images will be listed here, with restore and permanent delete, once the dataset tools land."
-          />
-        ) : null}
+        {tab === 'data' ? <DataTab project={project} orgId={project.organization_id} onUpload={startUpload} /> : null}
+        {tab === 'archive' ? <ArchiveTab project={project} orgId={project.organization_id} /> : null}
         {tab === 'classes' ? <ClassesTab project={project} /> : null}
       </section>
 
+      <UploadPanel />
+      <AlertHost />
       <ProjectSettingsDialog project={settingsOpen ? project : null} onClose={() => setSettingsOpen(false)} onDeleted={() => navigate('/select')} />
     </Page>
   );

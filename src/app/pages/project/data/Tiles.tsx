@@ -1,0 +1,286 @@
+// Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
+import { useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
+import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Sparkles } from 'lucide-react';
+import type { Image } from '../../../../contract/images';
+import type { FolderNode } from '../../../../contract/folders';
+import { IconButton } from '../../../components/Button';
+import { Tooltip } from '../../../components/Tooltip';
+import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/format';
+import { STATUS_LABELS } from './dataView';
+import { thumbKey, useThumbnails } from './thumbnails';
+import styles from './DataTab.module.css';
+
+export const DRAG_IMAGES = 'application/x-vellum-images';
+export const DRAG_FOLDER = 'application/x-vellum-folder';
+
+export interface DropPayload {
+  imageIds: string[];
+  folderId: string | null;
+}
+
+export function readDrop(e: DragEvent): DropPayload | null {
+  const images = e.dataTransfer.getData(DRAG_IMAGES);
+  const folder = e.dataTransfer.getData(DRAG_FOLDER);
+  if (images) {
+    try {
+      return { imageIds: JSON.parse(images) as string[], folderId: null };
+    } catch {
+      return null;
+    }
+  }
+  return folder ? { imageIds: [], folderId: folder } : null;
+}
+
+const isInternalDrag = (e: DragEvent) => e.dataTransfer.types.includes(DRAG_IMAGES) || e.dataTransfer.types.includes(DRAG_FOLDER);
+
+/** Drop-target behaviour shared by folder tiles and the parent tile. */
+function useDropTarget(onDrop: ((payload: DropPayload) => void) | undefined, selfId?: string) {
+  const [over, setOver] = useState(false);
+  const depth = useRef(0);
+  if (!onDrop) return { over: false, handlers: {} };
+  return {
+    over,
+    handlers: {
+      onDragEnter: (e: DragEvent) => {
+        if (!isInternalDrag(e)) return;
+        e.preventDefault();
+        depth.current += 1;
+        setOver(true);
+      },
+      onDragOver: (e: DragEvent) => {
+        if (!isInternalDrag(e)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'move';
+      },
+      onDragLeave: () => {
+        depth.current = Math.max(0, depth.current - 1);
+        if (!depth.current) setOver(false);
+      },
+      onDrop: (e: DragEvent) => {
+        if (!isInternalDrag(e)) return;
+        e.preventDefault();
+        e.stopPropagation();
+        depth.current = 0;
+        setOver(false);
+        const payload = readDrop(e);
+        if (payload && payload.folderId !== selfId) onDrop(payload);
+      },
+    },
+  };
+}
+
+export function StatusBadge({ status }: { status: Image['status'] }) {
+  return (
+    <span className={styles.status} data-status={status}>
+      <span className={styles.statusDot} aria-hidden="true" />
+      {STATUS_LABELS[status]}
+    </span>
+  );
+}
+
+function Thumb({ image }: { image: Image }) {
+  const key = thumbKey(image);
+  const url = useThumbnails((s) => s.entries[key]?.url);
+  const failed = useThumbnails((s) => Boolean(s.failed[key]));
+  const [loadedUrl, setLoadedUrl] = useState<string | null>(null);
+  const [broken, setBroken] = useState(false);
+  if (failed || broken) {
+    return (
+      <span className={styles.thumbFallback}>
+        <ImageOff aria-hidden="true" />
+      </span>
+    );
+  }
+  return (
+    <>
+      {loadedUrl !== url ? <span className={styles.thumbSkeleton} aria-hidden="true" /> : null}
+      {url ? (
+        <img
+          className={styles.thumbImg}
+          src={url}
+          alt={image.filename}
+          draggable={false}
+          loading="lazy"
+          decoding="async"
+          data-loaded={loadedUrl === url || undefined}
+          onLoad={() => setLoadedUrl(url)}
+          onError={() => setBroken(true)}
+        />
+      ) : null}
+    </>
+  );
+}
+
+export interface ImageTileProps {
+  image: Image;
+  selected: boolean;
+  selecting: boolean;
+  draggableIds?(): string[];
+  onActivate(e: MouseEvent | null): void;
+  onToggle(e: MouseEvent): void;
+}
+
+export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle }: ImageTileProps) {
+  const [dragging, setDragging] = useState(false);
+  return (
+    <div
+      className={styles.tile}
+      data-selected={selected || undefined}
+      data-selecting={selecting || undefined}
+      data-dragging={dragging || undefined}
+      data-testid="image-tile"
+      draggable={Boolean(draggableIds)}
+      onDragStart={(e) => {
+        if (!draggableIds) return;
+        const ids = draggableIds();
+        e.dataTransfer.setData(DRAG_IMAGES, JSON.stringify(ids));
+        e.dataTransfer.setData('text/plain', ids.length === 1 ? image.filename : `${ids.length} images`);
+        e.dataTransfer.effectAllowed = 'move';
+        setDragging(true);
+      }}
+      onDragEnd={() => setDragging(false)}
+    >
+      <button
+        type="button"
+        className={styles.tileMain}
+        aria-label={image.filename}
+        aria-pressed={selecting ? selected : undefined}
+        onClick={(e) => onActivate(e)}
+      >
+        <span className={styles.thumb}>
+          <Thumb image={image} />
+          {image.is_edited ? (
+            <span className={styles.edited} title="Edited image">
+              <Sparkles aria-label="Edited image" />
+            </span>
+          ) : null}
+        </span>
+        <span className={styles.info}>
+          <span className={styles.filename} title={image.filename}>
+            {image.filename}
+          </span>
+          <span className={`${styles.details} tabular`}>
+            <StatusBadge status={image.status} />
+            <span className={styles.dim}>
+              {formatBytes(image.file_size)} · {formatRelativeDate(image.created_at)}
+            </span>
+          </span>
+        </span>
+      </button>
+      <button
+        type="button"
+        role="checkbox"
+        aria-checked={selected}
+        aria-label={`Select ${image.filename}`}
+        className={styles.check}
+        onClick={(e) => onToggle(e)}
+      >
+        {selected ? <Check aria-hidden="true" /> : null}
+      </button>
+    </div>
+  );
+}
+
+export function FolderTile({
+  folder,
+  renaming,
+  onOpen,
+  onRenameStart,
+  onRename,
+  onDrop,
+}: {
+  folder: FolderNode;
+  renaming: boolean;
+  onOpen(): void;
+  onRenameStart(): void;
+  onRename(name: string | null): void;
+  onDrop(payload: DropPayload): void;
+}) {
+  const { over, handlers } = useDropTarget(onDrop, folder.id);
+  const [dragging, setDragging] = useState(false);
+  return (
+    <div
+      className={`${styles.tile} ${styles.folderTile}`}
+      data-over={over || undefined}
+      data-dragging={dragging || undefined}
+      data-testid="folder-tile"
+      draggable={!renaming}
+      onDragStart={(e) => {
+        e.dataTransfer.setData(DRAG_FOLDER, folder.id);
+        e.dataTransfer.setData('text/plain', folder.name);
+        e.dataTransfer.effectAllowed = 'move';
+        setDragging(true);
+      }}
+      onDragEnd={() => setDragging(false)}
+      {...handlers}
+    >
+      <button type="button" className={styles.tileMain} aria-label={`Open folder ${folder.name}`} onClick={onOpen} onDoubleClick={(e) => e.preventDefault()}>
+        <span className={`${styles.thumb} ${styles.folderThumb}`}>
+          <Folder aria-hidden="true" />
+        </span>
+        <span className={styles.info}>
+          {renaming ? <span className={styles.filename}>&nbsp;</span> : <span className={styles.filename}>{folder.name}</span>}
+          <span className={`${styles.details} ${styles.dim} tabular`}>{formatCount(folder.total_image_count, 'image')}</span>
+        </span>
+      </button>
+      {renaming ? <FolderNameInput initial={folder.name} onDone={onRename} /> : null}
+      {!renaming ? (
+        <span className={styles.tileAction}>
+          <IconButton label={`Rename folder ${folder.name}`} icon={<Pencil />} onClick={onRenameStart} />
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+function FolderNameInput({ initial, onDone }: { initial: string; onDone(name: string | null): void }) {
+  const [value, setValue] = useState(initial);
+  const done = useRef(false);
+  const finish = (name: string | null) => {
+    if (done.current) return;
+    done.current = true;
+    const trimmed = name?.trim() ?? '';
+    onDone(trimmed && trimmed !== initial ? trimmed : null);
+  };
+  return (
+    <input
+      className={styles.folderInput}
+      aria-label={`Folder name for ${initial}`}
+      value={value}
+      maxLength={100}
+      autoFocus
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setValue(e.target.value)}
+      onBlur={() => finish(value)}
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          finish(value);
+        } else if (e.key === 'Escape') {
+          e.preventDefault();
+          finish(null);
+        }
+      }}
+    />
+  );
+}
+
+export function ParentTile({ onOpen, onDrop, label }: { onOpen(): void; onDrop(payload: DropPayload): void; label: ReactNode }) {
+  const { over, handlers } = useDropTarget(onDrop);
+  return (
+    <div className={`${styles.tile} ${styles.parentTile}`} data-over={over || undefined} data-testid="parent-tile" {...handlers}>
+      <Tooltip content="Open the parent folder, or drop images and folders here to move them up">
+        <button type="button" className={styles.tileMain} aria-label="Back to parent" onClick={onOpen}>
+          <span className={`${styles.thumb} ${styles.parentThumb}`}>
+            <CornerLeftUp aria-hidden="true" />
+          </span>
+          <span className={styles.info}>
+            <span className={styles.filename}>Back to parent</span>
+            <span className={`${styles.details} ${styles.dim}`}>{label}</span>
+          </span>
+        </button>
+      </Tooltip>
+    </div>
+  );
+}

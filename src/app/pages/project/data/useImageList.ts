@@ -1,0 +1,125 @@
+// One folder's images, loaded in pages: 200 on the first or folder load, 50 for each 'more'
+// (spec section 9). Pages are numbered in 50s, so after removals the next page overlaps what is
+// loaded; duplicates are dropped by id.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Image, ImageStatus } from '../../../../contract/images';
+import { api } from '../../../api/client';
+import type { SortState } from './dataView';
+
+const FIRST_PAGE = 200;
+const MORE_PAGE = 50;
+
+export interface ImageListQuery {
+  projectId: string;
+  orgId: string;
+  /** undefined: the whole project (the Archive view). */
+  folderPath?: string;
+  status: ImageStatus | null;
+  sort: SortState;
+  archived: boolean;
+  reloadToken: number;
+}
+
+export interface ImageList {
+  images: Image[];
+  total: number;
+  hasNext: boolean;
+  loading: boolean;
+  loadingMore: boolean;
+  error: unknown;
+  loadMore(): void;
+  remove(ids: Iterable<string>): void;
+  patch(ids: Iterable<string>, change: Partial<Image>): void;
+  reload(): void;
+}
+
+export function useImageList(q: ImageListQuery): ImageList {
+  const [images, setImages] = useState<Image[]>([]);
+  const [total, setTotal] = useState(0);
+  const [hasNext, setHasNext] = useState(false);
+  const [loading, setLoading] = useState(true);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [localToken, setLocalToken] = useState(0);
+  const generation = useRef(0);
+  const imagesRef = useRef<Image[]>([]);
+  imagesRef.current = images;
+  const busyMore = useRef(false);
+
+  const params = useCallback(
+    (page: number, limit: number) => ({
+      org_id: q.orgId,
+      folder_path: q.folderPath,
+      page,
+      limit,
+      sort_by: q.sort.field,
+      sort_order: q.sort.order,
+      status: q.status ?? undefined,
+      is_archived: q.archived ? ('true' as const) : ('false' as const),
+    }),
+    [q.orgId, q.folderPath, q.sort.field, q.sort.order, q.status, q.archived],
+  );
+
+  useEffect(() => {
+    const gen = ++generation.current;
+    setLoading(true);
+    setError(null);
+    api
+      .listImages(q.projectId, params(1, FIRST_PAGE))
+      .then((res) => {
+        if (gen !== generation.current) return;
+        setImages(res.images);
+        setTotal(res.pagination.totalItems);
+        setHasNext(res.pagination.hasNext);
+        setLoading(false);
+      })
+      .catch((err: unknown) => {
+        if (gen !== generation.current) return;
+        setError(err);
+        setLoading(false);
+      });
+  }, [q.projectId, params, q.reloadToken, localToken]);
+
+  const loadMore = useCallback(() => {
+    if (busyMore.current || loading || !hasNext) return;
+    busyMore.current = true;
+    setLoadingMore(true);
+    const gen = generation.current;
+    const page = Math.floor(imagesRef.current.length / MORE_PAGE) + 1;
+    api
+      .listImages(q.projectId, params(page, MORE_PAGE))
+      .then((res) => {
+        if (gen !== generation.current) return;
+        setImages((old) => {
+          const seen = new Set(old.map((i) => i.id));
+          return [...old, ...res.images.filter((i) => !seen.has(i.id))];
+        });
+        setTotal(res.pagination.totalItems);
+        setHasNext(res.pagination.hasNext);
+      })
+      .catch((err: unknown) => {
+        if (gen === generation.current) setError(err);
+      })
+      .finally(() => {
+        busyMore.current = false;
+        setLoadingMore(false);
+      });
+  }, [loading, hasNext, q.projectId, params]);
+
+  const remove = useCallback((ids: Iterable<string>) => {
+    const gone = new Set(ids);
+    const before = imagesRef.current.length;
+    const next = imagesRef.current.filter((i) => !gone.has(i.id));
+    setImages(next);
+    setTotal((t) => Math.max(0, t - (before - next.length)));
+  }, []);
+
+  const patch = useCallback((ids: Iterable<string>, change: Partial<Image>) => {
+    const set = new Set(ids);
+    setImages((old) => old.map((i) => (set.has(i.id) ? { ...i, ...change } : i)));
+  }, []);
+
+  const reload = useCallback(() => setLocalToken((t) => t + 1), []);
+
+  return { images, total, hasNext, loading, loadingMore, error, loadMore, remove, patch, reload };
+}

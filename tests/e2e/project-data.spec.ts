@@ -1,0 +1,153 @@
+import { expect, test, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import { createProject, onboard, signUp, uniqueUser } from './helpers';
+
+async function png(r: number, g: number, b: number, width = 48, height = 36): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
+}
+
+async function openNewProject(page: Page) {
+  const user = uniqueUser('data');
+  await signUp(page, user);
+  await onboard(page, `Data Org ${user.id}`);
+  await createProject(page, 'Birds');
+  await page.getByRole('button', { name: 'Open project Birds' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+}
+
+test('data: upload by picker and by drop, thumbnails, folders, move, stage, archive, restore, delete permanently', async ({ page }) => {
+  await openNewProject(page);
+  await expect(page.getByText('Add your first images')).toBeVisible();
+  const tiles = page.getByTestId('image-tile');
+  const counter = page.getByTestId('loaded-counter');
+
+  // Upload three PNGs and one text file through the Add button's file picker.
+  await page.getByTestId('add-images-input').setInputFiles([
+    { name: 'red.png', mimeType: 'image/png', buffer: await png(220, 40, 40) },
+    { name: 'green.png', mimeType: 'image/png', buffer: await png(40, 200, 60) },
+    { name: 'blue.png', mimeType: 'image/png', buffer: await png(40, 60, 220) },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') },
+  ]);
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded · 1 skipped');
+  await expect(uploads.getByRole('note')).toContainText('notes.txt');
+  await expect(tiles).toHaveCount(3);
+  await expect(counter).toHaveText('3 / 3 loaded');
+  // Thumbnails arrive through batch signed URLs and actually load.
+  await expect(page.locator('img[data-loaded]')).toHaveCount(3);
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+
+  // A desktop file drop uploads into the current folder; a duplicate name is made unique.
+  const bytes = (await png(250, 200, 20)).toString('base64');
+  const dataTransfer = await page.evaluateHandle((b64) => {
+    const raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([raw], 'yellow.png', { type: 'image/png' }));
+    dt.items.add(new File([raw], 'red.png', { type: 'image/png' }));
+    return dt;
+  }, bytes);
+  const area = page.getByRole('list', { name: 'Contents of All images' });
+  await area.dispatchEvent('dragenter', { dataTransfer });
+  await expect(page.getByText('Drop to upload to All images')).toBeVisible();
+  await area.dispatchEvent('drop', { dataTransfer });
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('2 uploaded');
+  await expect(uploads.getByText(/Saved as red/)).toBeVisible();
+  await expect(tiles).toHaveCount(5);
+  await expect(page.locator('img[data-loaded]')).toHaveCount(5);
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+
+  // Ctrl/Cmd+A selects everything loaded, Escape clears.
+  await page.getByRole('heading', { name: 'Manage Dataset' }).click();
+  await page.keyboard.press('ControlOrMeta+a');
+  const bar = page.getByRole('toolbar', { name: 'Selected images' });
+  await expect(bar).toContainText('5 selected');
+  await page.keyboard.press('Escape');
+  await expect(bar).toBeHidden();
+
+  // New folder: 'Untitled Folder 1', renamed inline with Enter.
+  await page.getByRole('button', { name: 'New Folder' }).click();
+  const nameInput = page.getByLabel('Folder name for Untitled Folder 1');
+  await expect(nameInput).toBeFocused();
+  await nameInput.fill('Parrots');
+  await nameInput.press('Enter');
+  const folder = page.getByRole('button', { name: 'Open folder Parrots' });
+  await expect(folder).toBeVisible();
+
+  // Select two images (click, then shift-click for the range) and move them with the toolbar.
+  await page.getByRole('checkbox', { name: 'Select green.png' }).click();
+  await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
+  await expect(bar).toContainText('2 selected');
+  await bar.getByRole('button', { name: 'Folder' }).click();
+  await page.getByRole('menuitem', { name: 'Parrots' }).click();
+  await expect(tiles).toHaveCount(3);
+  await expect(page.getByTestId('folder-tile')).toContainText('2 images');
+
+  // Drag one image onto the folder tile.
+  await page.getByRole('button', { name: 'red.png', exact: true }).dragTo(folder);
+  await expect(tiles).toHaveCount(2);
+  await expect(page.getByTestId('folder-tile')).toContainText('3 images');
+
+  // Inside the folder: the parent tile and the breadcrumb; the image page and back re-opens it.
+  await folder.click();
+  await expect(page.getByRole('button', { name: 'Back to parent' })).toBeVisible();
+  await expect(tiles).toHaveCount(3);
+  await page.getByRole('button', { name: 'green.png', exact: true }).click();
+  await expect(page).toHaveURL(/\/project\/annotate\/green\.png$/);
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/project$/);
+  await expect(page.getByRole('navigation', { name: 'Folder path' })).toContainText('Parrots');
+  await expect(tiles).toHaveCount(3);
+
+  // Stage: set one image to Complete, then filter by status.
+  await page.getByRole('checkbox', { name: 'Select green.png' }).click();
+  await bar.getByRole('button', { name: 'Stage' }).click();
+  await page.getByRole('menuitem', { name: 'Complete' }).click();
+  await expect(page.getByTestId('image-tile').filter({ hasText: 'green.png' })).toContainText('Complete');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'All statuses' }).click();
+  await page.getByRole('menuitemcheckbox', { name: 'Complete' }).click();
+  await expect(tiles).toHaveCount(1);
+  await page.getByRole('button', { name: 'Complete' }).first().click();
+  await page.getByRole('menuitemcheckbox', { name: 'All statuses' }).click();
+  await expect(tiles).toHaveCount(3);
+
+  // Drag an image onto 'Back to parent', then go back.
+  await page.getByRole('button', { name: 'blue.png', exact: true }).dragTo(page.getByRole('button', { name: 'Back to parent' }));
+  await expect(tiles).toHaveCount(2);
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(tiles).toHaveCount(3);
+
+  // Archive one image; it leaves the Data view and appears in Archive.
+  await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
+  await bar.getByRole('button', { name: 'Archive' }).click();
+  await expect(tiles).toHaveCount(2);
+  await page.getByRole('tab', { name: /Archive/ }).click();
+  await expect(page.getByRole('heading', { name: 'Archive' })).toBeVisible();
+  await expect(tiles).toHaveCount(1);
+
+  // Restore: progress, then the success dialog with its name.
+  await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
+  await bar.getByRole('button', { name: 'Restore' }).click();
+  const restored = page.getByRole('dialog', { name: 'Images restored' });
+  await expect(restored).toContainText('blue.png');
+  await restored.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByText('No archived images')).toBeVisible();
+  await page.getByRole('tab', { name: /Data/ }).click();
+  await expect(tiles).toHaveCount(3);
+
+  // Archive again and delete permanently after the warning.
+  await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
+  await bar.getByRole('button', { name: 'Archive' }).click();
+  await expect(tiles).toHaveCount(2);
+  await page.getByRole('tab', { name: /Archive/ }).click();
+  await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
+  await bar.getByRole('button', { name: 'Delete' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete 1 image permanently?' });
+  await expect(confirm).toContainText('cannot be undone');
+  await expect(confirm).toContainText('blue.png');
+  await confirm.getByRole('button', { name: 'Delete Permanently' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(page.getByText('No archived images')).toBeVisible();
+  await page.reload();
+  await expect(counter).toHaveText('2 / 2 loaded');
+});
