@@ -89,9 +89,19 @@ describe('update', () => {
     expect(res.body.status).toBe('new');
     expect(await projectOf(p.id)).toMatchObject({ completed_image_count: 2 });
 
-    // The list agrees with the counters.
+    // The list agrees with the counters, and its trigger-kept totals agree with counting rows
+    // (a search that matches every name takes the counting path).
     const complete = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?status=complete`, { token: owner.token });
     expect(complete.body.pagination.totalItems).toBe(2);
+    await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: p.id, name: 'f' } });
+    await api(server.url, 'POST', '/api/images/batch/move', { token: owner.token, body: { image_ids: [ids[0], ids[2]], target_folder_path: '/f', project_id: p.id } });
+    await update({ image_ids: [ids[2]], updates: { is_archived: true } });
+    for (const query of ['', 'folder_path=/', 'folder_path=/f', 'status=complete', 'status=new&folder_path=/f', 'is_archived=true', 'is_archived=all&folder_path=/f', 'mime_type=image/png&is_archived=all']) {
+      const fromStats = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?${query}`, { token: owner.token });
+      const counted = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?${query}&search=.png`, { token: owner.token });
+      expect(fromStats.body.pagination.totalItems, query).toBe(counted.body.pagination.totalItems);
+      expect(fromStats.body.pagination.totalItems, query).toBe(fromStats.body.images.length);
+    }
     await foreignUntouched();
   });
 

@@ -166,6 +166,20 @@ export const images = pgTable('images', {
   updatedAt: updated(),
 });
 
+/** Image counts per folder / archive state / status / mime type, kept by triggers on images (0002_datasets.sql). Read only. */
+export const imageFolderStats = pgTable(
+  'image_folder_stats',
+  {
+    projectId: uuid('project_id').notNull(),
+    virtualFolderPath: text('virtual_folder_path').notNull(),
+    isArchived: boolean('is_archived').notNull(),
+    status: text('status').notNull(),
+    mimeType: text('mime_type').notNull(),
+    imageCount: bigint('image_count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.virtualFolderPath, t.isArchived, t.status, t.mimeType] })],
+);
+
 /** Filenames held for an upload in progress (0002_datasets.sql). */
 export const uploadReservations = pgTable(
   'upload_reservations',

@@ -4,13 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, like, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import { folders, images } from '../db/schema';
+import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../http/errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
 import { folderPathOrThrow, projectInOrg, type ProjectRow, type Tx } from './images';
 import { projectFor } from './projects';
 
 type FolderRow = typeof folders.$inferSelect;
+/** Natural order ('Folder 2' before 'Folder 10'); one collator, not one per comparison. */
+const NAME_ORDER = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 function folderJson(f: FolderRow): Folder {
   return {
@@ -52,10 +54,10 @@ export async function listFolders(ctx: AppContext, userId: string, projectId: st
   const project = await projectInOrg(ctx, userId, projectId, 'images.read', orgId);
   const rows = await ctx.db.select().from(folders).where(eq(folders.projectId, project.id)).orderBy(asc(folders.fullPath));
   const counts = await ctx.db
-    .select({ path: images.virtualFolderPath, n: count() })
-    .from(images)
-    .where(and(eq(images.projectId, project.id), eq(images.isArchived, false)))
-    .groupBy(images.virtualFolderPath);
+    .select({ path: imageFolderStats.virtualFolderPath, n: sql<number>`sum(${imageFolderStats.imageCount})`.mapWith(Number) })
+    .from(imageFolderStats)
+    .where(and(eq(imageFolderStats.projectId, project.id), eq(imageFolderStats.isArchived, false)))
+    .groupBy(imageFolderStats.virtualFolderPath);
   const direct = new Map(counts.map((c) => [c.path, c.n]));
   const nodes = new Map<string, FolderNode>();
   for (const f of rows) {
@@ -70,7 +72,7 @@ export async function listFolders(ctx: AppContext, userId: string, projectId: st
   const total = (n: FolderNode): number => (n.total_image_count = n.image_count + n.children.reduce((s, c) => s + total(c), 0));
   roots.forEach(total);
   const sortTree = (list: FolderNode[]) => {
-    list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' }));
+    list.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
     list.forEach((n) => sortTree(n.children));
   };
   sortTree(roots);
