@@ -1,8 +1,9 @@
 // Image list latency on a large project, over HTTP, next to a trivial route in the same run.
 //
 //   node --import tsx bench/dataset.bench.ts                 # embedded PGlite
-//   node --import tsx bench/dataset.bench.ts --pg <url>      # PostgreSQL (a fresh database is created on that server)
-//   options: --images 100000 --folders 1000 --runs 300
+//   node --import tsx bench/dataset.bench.ts --pg <url>      # PostgreSQL (a fresh database is created on that server;
+//                                                            # DATABASE_URL is used when --pg is absent)
+//   options: --images 100000 --folders 1000 --runs 300, --quick (20k images, 200 folders, 100 runs)
 //
 // Builds one project with N images across F folders by direct bulk INSERTs (20% at the root, 20% in
 // one large folder, the rest spread over the other folders), then times GET /projects/{id}/images
@@ -21,10 +22,12 @@ function arg(name: string, fallback?: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
-const pgUrl = arg('pg');
-const IMAGES = Number(arg('images', '100000'));
-const FOLDERS = Number(arg('folders', '1000'));
-const RUNS = Number(arg('runs', '300'));
+// --pg wins; else DATABASE_URL (as bench/run.ts and CI set it); else embedded PGlite.
+const pgUrl = arg('pg') ?? (process.env.DATABASE_URL || undefined);
+const quick = process.argv.includes('--quick'); // bench/run.ts --quick: a smaller project, fewer runs
+const IMAGES = Number(arg('images', quick ? '20000' : '100000'));
+const FOLDERS = Number(arg('folders', quick ? '200' : '1000'));
+const RUNS = Number(arg('runs', quick ? '100' : '300'));
 const WARMUP = 30;
 const LIMIT = 200;
 

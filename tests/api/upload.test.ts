@@ -260,6 +260,30 @@ describe('register', () => {
     expect(image.thumbnail_path).toBeTruthy();
   });
 
+  it('accepts GIF, WebP and BMP (BMP has no thumbnail: the original is its preview)', async () => {
+    const gif = await sharp({ create: { width: 33, height: 21, channels: 3, background: '#00ff00' } }).gif().toBuffer();
+    const webp = await sharp({ create: { width: 50, height: 70, channels: 3, background: '#0000ff' } }).webp().toBuffer();
+    // A 3 x 2, 24-bit BMP written by hand (sharp cannot write BMP).
+    const rowBytes = 12; // 3 px * 3 bytes, padded to 4
+    const bmp = Buffer.alloc(54 + rowBytes * 2);
+    bmp.write('BM', 0, 'latin1');
+    bmp.writeUInt32LE(bmp.length, 2);
+    bmp.writeUInt32LE(54, 10);
+    bmp.writeUInt32LE(40, 14);
+    bmp.writeInt32LE(3, 18);
+    bmp.writeInt32LE(2, 22);
+    bmp.writeUInt16LE(1, 26);
+    bmp.writeUInt16LE(24, 28);
+    const g = await uploadImage(server, owner, project.id, 'anim.gif', gif);
+    expect(g).toMatchObject({ mime_type: 'image/gif', image_width: 33, image_height: 21 });
+    const w = await uploadImage(server, owner, project.id, 'pic.webp', webp);
+    expect(w).toMatchObject({ mime_type: 'image/webp', image_width: 50, image_height: 70 });
+    const b = await uploadImage(server, owner, project.id, 'old.bmp', bmp);
+    expect(b).toMatchObject({ mime_type: 'image/bmp', image_width: 3, image_height: 2, thumbnail_path: null });
+    const signed = await api(server.url, 'GET', `/api/v1/images/${b.id}/signed-url?variant=thumbnail`, { token: owner.token });
+    expect(Buffer.from(await (await fetch(signed.body.signed_url)).arrayBuffer()).equals(bmp)).toBe(true);
+  });
+
   it('answers 400 for an object that was never uploaded, and for a location that is not the project\'s', async () => {
     const res = await register(server, owner, project.id, 'never-uploaded.png');
     expect(res.status).toBe(400);
