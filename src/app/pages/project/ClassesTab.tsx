@@ -14,7 +14,7 @@ import { TextField } from '../../components/TextField';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
 import { projectKey, useProjectCache } from '../projects/queries';
-import { duplicateName, randomPaletteColor } from './classes';
+import { duplicateName, unusedPaletteColor } from './classes';
 import styles from './ClassesTab.module.css';
 
 const TYPE_LABELS: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
@@ -70,7 +70,7 @@ function AddClassDialog({ open, classes, onClose, onAdd }: { open: boolean; clas
     if (open) {
       setName('');
       setType('box');
-      setColor(randomPaletteColor());
+      setColor(unusedPaletteColor(classes));
       setError(null);
       setBusy(false);
     }
@@ -208,7 +208,7 @@ export function ClassesTab({ project }: { project: Project }) {
   };
   const duplicate = (c: ProjectClass) =>
     void save((cs) => {
-      const copy = { ...c, name: duplicateName(c.name, cs), color: randomPaletteColor(c.color) };
+      const copy = { ...c, name: duplicateName(c.name, cs), color: unusedPaletteColor(cs, c.color) };
       const i = cs.findIndex((x) => x.name === c.name);
       return [...cs.slice(0, i + 1), copy, ...cs.slice(i + 1)];
     }, `Failed to duplicate class "${c.name}". Please try again.`);

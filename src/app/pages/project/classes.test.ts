@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLASS_PALETTE } from '../../../contract/projects';
-import { duplicateName, paletteColor, randomPaletteColor } from './classes';
+import { duplicateName, paletteColor, randomPaletteColor, unusedPaletteColor } from './classes';
 
 describe('class helpers', () => {
   it('duplicates with copy, then copy N, unique case-insensitively', () => {
@@ -14,5 +14,8 @@ describe('class helpers', () => {
     expect(paletteColor(16)).toBe(CLASS_PALETTE[1]);
     for (let i = 0; i < 50; i += 1) expect(randomPaletteColor(CLASS_PALETTE[3])).not.toBe(CLASS_PALETTE[3]);
     expect(randomPaletteColor(undefined, () => 0.999)).toBe(CLASS_PALETTE[14]);
+    const used = CLASS_PALETTE.slice(0, 14).map((color) => ({ name: color, type: 'box' as const, color }));
+    expect(unusedPaletteColor(used)).toBe(CLASS_PALETTE[14]);
+    expect(unusedPaletteColor([...used, { name: 'x', type: 'box', color: CLASS_PALETTE[14] }], CLASS_PALETTE[2])).not.toBe(CLASS_PALETTE[2]);
   });
 });

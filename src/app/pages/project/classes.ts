@@ -12,6 +12,14 @@ export function randomPaletteColor(avoid?: string, random: () => number = Math.r
   return choices[Math.floor(random() * choices.length)] ?? CLASS_PALETTE[0];
 }
 
+/** A random palette colour no class uses yet (any palette colour once all are used). */
+export function unusedPaletteColor(classes: readonly ProjectClass[], avoid?: string, random: () => number = Math.random): string {
+  const used = new Set(classes.map((c) => c.color.toLowerCase()));
+  if (avoid) used.add(avoid.toLowerCase());
+  const free = CLASS_PALETTE.filter((c) => !used.has(c.toLowerCase()));
+  return free.length ? free[Math.floor(random() * free.length)] : randomPaletteColor(avoid, random);
+}
+
 /** 'name copy', then 'name copy 2', 'name copy 3', ... the first not taken (case-insensitive). */
 export function duplicateName(name: string, classes: readonly ProjectClass[]): string {
   const taken = new Set(classes.map((c) => c.name.trim().toLowerCase()));

@@ -149,6 +149,9 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       >
         <span className={styles.thumb}>
           <Thumb image={image} />
+          <span className={styles.statusPill}>
+            <StatusBadge status={image.status} />
+          </span>
           {image.is_edited ? (
             <span className={styles.edited} title="Edited image">
               <Sparkles aria-label="Edited image" />
@@ -159,11 +162,9 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
           <span className={styles.filename} title={image.filename}>
             {image.filename}
           </span>
-          <span className={`${styles.details} tabular`}>
-            <StatusBadge status={image.status} />
-            <span className={styles.dim}>
-              {formatBytes(image.file_size)} · {formatRelativeDate(image.created_at)}
-            </span>
+          <span className={`${styles.details} ${styles.dim} tabular`}>
+            <span>{formatBytes(image.file_size)}</span>
+            <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
           </span>
         </span>
       </button>
