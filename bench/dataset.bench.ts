@@ -98,7 +98,7 @@ async function main() {
       { name: 'list: root, search "img_01"', path: `${base}&folder_path=/&search=img_01` },
       { name: 'list: whole project, default', path: `${base}` },
       { name: 'list: root, page 50', path: `${base}&folder_path=/&page=50` },
-      { name: 'folders: tree of 1k', path: `/api/folders/list/${project.id}` },
+      { name: `folders: tree of ${FOLDERS}`, path: `/api/folders/list/${project.id}` },
     ];
     const results: { name: string; path: string; items: number; p50: number; p95: number; mean: number; ratio_p95_to_health: number }[] = [];
     let healthP95 = 0;
