@@ -37,11 +37,13 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(page.locator('img[data-loaded]')).toHaveCount(3);
   await uploads.getByRole('button', { name: 'Close uploads' }).click();
 
-  // A desktop file drop uploads into the current folder; a duplicate name is made unique.
+  // A desktop file drop uploads into the current folder; duplicate names (with the project or
+  // within the drop) are made unique.
   const bytes = (await png(250, 200, 20)).toString('base64');
   const dataTransfer = await page.evaluateHandle((b64) => {
     const raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     const dt = new DataTransfer();
+    dt.items.add(new File([raw], 'yellow.png', { type: 'image/png' }));
     dt.items.add(new File([raw], 'yellow.png', { type: 'image/png' }));
     dt.items.add(new File([raw], 'red.png', { type: 'image/png' }));
     return dt;
@@ -50,17 +52,18 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await area.dispatchEvent('dragenter', { dataTransfer });
   await expect(page.getByText('Drop to upload to All images')).toBeVisible();
   await area.dispatchEvent('drop', { dataTransfer });
-  await expect(uploads.getByTestId('upload-summary')).toHaveText('2 uploaded');
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded');
   await expect(uploads.getByText(/Saved as red/)).toBeVisible();
-  await expect(tiles).toHaveCount(5);
-  await expect(page.locator('img[data-loaded]')).toHaveCount(5);
+  await expect(uploads.getByText(/Saved as yellow/)).toBeVisible();
+  await expect(tiles).toHaveCount(6);
+  await expect(page.locator('img[data-loaded]')).toHaveCount(6);
   await uploads.getByRole('button', { name: 'Close uploads' }).click();
 
   // Ctrl/Cmd+A selects everything loaded, Escape clears.
   await page.getByRole('heading', { name: 'Manage Dataset' }).click();
   await page.keyboard.press('ControlOrMeta+a');
   const bar = page.getByRole('toolbar', { name: 'Selected images' });
-  await expect(bar).toContainText('5 selected');
+  await expect(bar).toContainText('6 selected');
   await page.keyboard.press('Escape');
   await expect(bar).toBeHidden();
 
@@ -79,12 +82,12 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(bar).toContainText('2 selected');
   await bar.getByRole('button', { name: 'Folder' }).click();
   await page.getByRole('menuitem', { name: 'Parrots' }).click();
-  await expect(tiles).toHaveCount(3);
+  await expect(tiles).toHaveCount(4);
   await expect(page.getByTestId('folder-tile')).toContainText('2 images');
 
   // Drag one image onto the folder tile.
   await page.getByRole('button', { name: 'red.png', exact: true }).dragTo(folder);
-  await expect(tiles).toHaveCount(2);
+  await expect(tiles).toHaveCount(3);
   await expect(page.getByTestId('folder-tile')).toContainText('3 images');
 
   // Inside the folder: the parent tile and the breadcrumb; the image page and back re-opens it.
@@ -115,12 +118,12 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await page.getByRole('button', { name: 'blue.png', exact: true }).dragTo(page.getByRole('button', { name: 'Back to parent' }));
   await expect(tiles).toHaveCount(2);
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(tiles).toHaveCount(3);
+  await expect(tiles).toHaveCount(4);
 
   // Archive one image; it leaves the Data view and appears in Archive.
   await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
   await bar.getByRole('button', { name: 'Archive' }).click();
-  await expect(tiles).toHaveCount(2);
+  await expect(tiles).toHaveCount(3);
   await page.getByRole('tab', { name: /Archive/ }).click();
   await expect(page.getByRole('heading', { name: 'Archive' })).toBeVisible();
   await expect(tiles).toHaveCount(1);
@@ -133,12 +136,12 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await restored.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByText('No archived images')).toBeVisible();
   await page.getByRole('tab', { name: /Data/ }).click();
-  await expect(tiles).toHaveCount(3);
+  await expect(tiles).toHaveCount(4);
 
   // Archive again and delete permanently after the warning.
   await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
   await bar.getByRole('button', { name: 'Archive' }).click();
-  await expect(tiles).toHaveCount(2);
+  await expect(tiles).toHaveCount(3);
   await page.getByRole('tab', { name: /Archive/ }).click();
   await page.getByRole('checkbox', { name: 'Select blue.png' }).click();
   await bar.getByRole('button', { name: 'Delete' }).click();
@@ -149,5 +152,5 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(confirm).toBeHidden();
   await expect(page.getByText('No archived images')).toBeVisible();
   await page.reload();
-  await expect(counter).toHaveText('2 / 2 loaded');
+  await expect(counter).toHaveText('3 / 3 loaded');
 });

@@ -97,7 +97,8 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
     .filter((f) => !hiddenFolders.has(f.id))
     .slice()
     .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
-  const showFolders = status === null;
+  // Folders stay visible under a status filter so the tree can still be browsed.
+  const showFolders = true;
 
   const items = useMemo<Item[]>(() => {
     const out: Item[] = [];

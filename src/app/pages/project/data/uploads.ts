@@ -96,20 +96,28 @@ export const useUploads = create<UploadState>()((set, get) => {
       controller = new AbortController();
       const signal = controller.signal;
 
+      const assigned = new Set<string>();
       const run = async () => {
         for (let i = 0; i < accepted.length && !signal.aborted; i += CONCURRENCY) {
           const chunk = accepted.slice(i, i + CONCURRENCY);
           chunk.forEach((c) => patch(c.item.key, { status: 'uploading' }));
-          // 1. Unique names from the server.
-          const names = await Promise.all(
-            chunk.map(async (c) => {
+          // 1. Unique names from the server; two files of this upload never share one.
+          const names: string[] = [];
+          for (const c of chunk) {
+            let candidate = c.file.name;
+            for (let n = 2; ; n += 1) {
               try {
-                return (await api.checkFilename(projectId, orgId, c.file.name)).unique_filename;
+                candidate = (await api.checkFilename(projectId, orgId, candidate)).unique_filename;
               } catch {
-                return c.file.name;
+                /* keep the candidate; the server still refuses to overwrite */
               }
-            }),
-          );
+              if (!assigned.has(candidate.toLowerCase()) || n > 50) break;
+              const dot = c.file.name.lastIndexOf('.');
+              candidate = dot > 0 ? `${c.file.name.slice(0, dot)}_${n}${c.file.name.slice(dot)}` : `${c.file.name}_${n}`;
+            }
+            assigned.add(candidate.toLowerCase());
+            names.push(candidate);
+          }
           if (signal.aborted) break;
           // 2. Signed upload URLs for the chunk.
           let urls: Awaited<ReturnType<typeof api.batchUploadUrls>> | null = null;
