@@ -1,0 +1,46 @@
+import { expect, test } from '@playwright/test';
+import sharp from 'sharp';
+import { createProject, onboard, signUp, uniqueUser } from './helpers';
+
+test('uploads: a failed PUT shows its status and body, a missing upload URL fails only that batch, Cancel stops the rest', async ({ page }) => {
+  const user = uniqueUser('uploads');
+  await signUp(page, user);
+  await onboard(page, `Upload Org ${user.id}`);
+  await createProject(page, 'Flaky');
+  await page.getByRole('button', { name: 'Open project Flaky' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  const img = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 90, g: 90, b: 200 } } }).png().toBuffer();
+  const file = (name: string) => ({ name, mimeType: 'image/png', buffer: img });
+  const input = page.getByTestId('add-images-input');
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  const summary = uploads.getByTestId('upload-summary');
+
+  // The storage refuses one file: its reason is 'Upload failed: {status} {body}'; the other lands.
+  await page.route(
+    (url) => url.pathname.includes('bad.png'),
+    (route) => (route.request().method() === 'PUT' ? route.fulfill({ status: 507, body: 'disk full' }) : route.fallback()),
+  );
+  await input.setInputFiles([file('good.png'), file('bad.png')]);
+  await expect(summary).toHaveText('1 uploaded · 1 failed');
+  await expect(uploads).toContainText('Upload failed: 507 disk full');
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+
+  // No upload URL for the batch: 'Failed to get upload URL' for those files only.
+  await page.route('**/images/batch-upload-urls?*', (route) => route.fulfill({ status: 503, json: { success: false, error: 'busy', code: 'unavailable' } }), { times: 1 });
+  await input.setInputFiles([file('one.png'), file('two.png')]);
+  await expect(summary).toHaveText('0 uploaded · 2 failed');
+  await expect(uploads.getByText('Failed to get upload URL')).toHaveCount(2);
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+
+  // Cancel while the PUT hangs: nothing more is uploaded.
+  await page.route(
+    (url) => url.pathname.includes('slow.png'),
+    (route) => (route.request().method() === 'PUT' ? new Promise<void>(() => undefined) : route.fallback()),
+  );
+  await input.setInputFiles([file('slow.png')]);
+  await expect(uploads.getByRole('heading', { name: 'Uploading 1 file' })).toBeVisible();
+  await uploads.getByRole('button', { name: 'Cancel' }).click();
+  await expect(summary).toHaveText('0 uploaded · 1 cancelled');
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+});
