@@ -90,9 +90,18 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(tiles).toHaveCount(3);
   await expect(page.getByTestId('folder-tile')).toContainText('3 images');
 
+  // A second folder: Escape keeps 'Untitled Folder 1'; dragged onto Parrots, it moves inside.
+  await page.getByRole('button', { name: 'New Folder' }).click();
+  await page.getByLabel('Folder name for Untitled Folder 1').press('Escape');
+  const second = page.getByRole('button', { name: 'Open folder Untitled Folder 1' });
+  await expect(second).toBeVisible();
+  await second.dragTo(folder);
+  await expect(second).toBeHidden();
+
   // Inside the folder: the parent tile and the breadcrumb; the image page and back re-opens it.
   await folder.click();
   await expect(page.getByRole('button', { name: 'Back to parent' })).toBeVisible();
+  await expect(second).toBeVisible();
   await expect(tiles).toHaveCount(3);
   await page.getByRole('button', { name: 'green.png', exact: true }).click();
   await expect(page).toHaveURL(/\/project\/annotate\/green\.png$/);
