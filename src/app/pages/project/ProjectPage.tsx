@@ -43,6 +43,8 @@ export function ProjectPage() {
   const qc = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const selectedCount = useDataView((s) => s.selected.size);
+  // The Data and Archive tabs wait until the shared view belongs to this project (no stale folder).
+  const viewProjectId = useDataView((s) => s.projectId);
   const uploading = useUploads((s) => s.active);
 
   // A new project starts at the root; returning from the editor re-opens the image's folder
@@ -200,8 +202,8 @@ export function ProjectPage() {
       </div>
 
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={styles.panel}>
-        {tab === 'data' ? <DataTab project={project} orgId={project.organization_id} onUpload={startUpload} /> : null}
-        {tab === 'archive' ? <ArchiveTab project={project} orgId={project.organization_id} /> : null}
+        {tab === 'data' && viewProjectId === project.id ? <DataTab project={project} orgId={project.organization_id} onUpload={startUpload} /> : null}
+        {tab === 'archive' && viewProjectId === project.id ? <ArchiveTab project={project} orgId={project.organization_id} /> : null}
         {tab === 'classes' ? <ClassesTab project={project} /> : null}
       </section>
 
