@@ -1,11 +1,25 @@
 // Tessellation of one shape into flat vertex arrays (no GL here, so it is unit-testable).
 // Fill vertices: [x, y, color, slot] per vertex, triangles (earcut, holes supported).
-// Line vertices: [x, y, ox, oy, color, slot]: a segment is a quad extruded in screen space by
-// the shader (offset * half width in CSS px), so outlines keep their width at every zoom.
+// Line vertices: [x, y, ox, oy, side, color, slot], four per quad (drawn with one shared index
+// pattern 0 1 2 2 1 3): a segment is a quad extruded in screen space by the shader (offset *
+// half width in CSS px), so outlines keep their width at every zoom; the dark halo is the outer
+// band of the same quad (one pass). Markers (keypoints, handles) are quads with |offset| = 3.
 import earcut from 'earcut';
 
 export const FILL_STRIDE = 4;
-export const LINE_STRIDE = 6;
+export const LINE_STRIDE = 7;
+/** Vertices per line quad (segments and markers). */
+export const QUAD_VERTS = 4;
+
+/** Indices for `quads` quads of four vertices: 0 1 2, 2 1 3 per quad. */
+export function quadIndices(quads: number): Uint32Array {
+  const out = new Uint32Array(quads * 6);
+  for (let q = 0; q < quads; q++) {
+    const v = q * 4, o = q * 6;
+    out[o] = v; out[o + 1] = v + 1; out[o + 2] = v + 2; out[o + 3] = v + 2; out[o + 4] = v + 1; out[o + 5] = v + 3;
+  }
+  return out;
+}
 
 /** Marker corners carry offsets of magnitude 3 (the shader reads >2 as "marker": radius u_marker + half width). */
 export const KEYPOINT_SCALE = 3;
@@ -33,16 +47,12 @@ function pushRing(out: number[], xs: ArrayLike<number>, start: number, count: nu
     const b0 = nx - tx, b1 = ny - ty; // start, side +1
     const c0 = -nx + tx, c1 = -ny + ty; // end, side -1
     const d0 = nx + tx, d1 = ny + ty; // end, side +1
-    out.push(
-      x0, y0, a0, a1, color, slot, x0, y0, b0, b1, color, slot, x1, y1, c0, c1, color, slot,
-      x1, y1, c0, c1, color, slot, x0, y0, b0, b1, color, slot, x1, y1, d0, d1, color, slot,
-    );
+    out.push(x0, y0, a0, a1, -1, color, slot, x0, y0, b0, b1, 1, color, slot, x1, y1, c0, c1, -1, color, slot, x1, y1, d0, d1, 1, color, slot);
   }
 }
 
 function pushMarker(out: number[], x: number, y: number, k: number, color: number, slot: number): void {
-  out.push(x, y, -k, -k, color, slot, x, y, k, -k, color, slot, x, y, -k, k, color, slot,
-    x, y, -k, k, color, slot, x, y, k, -k, color, slot, x, y, k, k, color, slot);
+  out.push(x, y, -k, -k, 0, color, slot, x, y, k, -k, 0, color, slot, x, y, -k, k, 0, color, slot, x, y, k, k, 0, color, slot);
 }
 
 export function boxGeometry(x: number, y: number, w: number, h: number, color: number, slot: number): ShapeGeometry {

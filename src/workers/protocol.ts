@@ -78,8 +78,17 @@ export interface RenderStats {
   lastFrameMs: number;
   /** Time spent building/uploading geometry for the last diff (ms). */
   lastSceneMs: number;
+  /** Total time spent decoding masks into textures (ms), and loading the kernels. */
+  maskDecodeMs: number;
+  kernelsLoadMs: number;
+  /** Time to open the image source and upload the single texture (ms). */
+  imageLoadMs: number;
   maxTextureSize: number;
   imageMode: 'none' | 'single' | 'tiled';
+  /** Estimated GPU memory: vertex buffers, mask textures, tiles, state texture (bytes). */
+  gpuBytes: number;
+  /** JS heap of the realm the renderer runs in (performance.memory, Chromium), if available. */
+  heapBytes: number | null;
   backend: 'worker' | 'main';
 }
 

@@ -5,12 +5,12 @@
 // (concatenating the cached per-shape arrays) only when one of its shapes changed. Selection,
 // hover and hidden state live in a small RGBA texture indexed by slot, so view changes upload a
 // few bytes and never touch geometry; a pan or zoom changes only the camera uniform.
-import createREGL, { type Buffer, type DrawCommand, type Regl, type Texture2D } from 'regl';
+import createREGL, { type Buffer, type DrawCommand, type Elements, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
-import { FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
+import { FILL_STRIDE, LINE_STRIDE, QUAD_VERTS, quadIndices, boxGeometry, handleGeometry, keypointGeometry, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
-import { colorFrag, fillVert, imageFrag, lineVert, maskFrag, quadVert } from './shaders';
+import { colorFrag, fillVert, imageFrag, lineFrag, lineVert, maskFrag, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
 
 export const CHUNK = 2048;
@@ -19,8 +19,9 @@ export const SELECTED_FILL_ALPHA = 0x1a / 255;
 export const HOVER_FILL_ALPHA = 0.1;
 export const MASK_COLOR = 0x3b5bdb;
 const HALO: [number, number, number, number] = [0.06 * 0.55, 0.07 * 0.55, 0.1 * 0.55, 0.55];
+const HANDLE_HALO = [0.1, 0.12, 0.16, 1];
 const LINE_HW = 0.75;
-const HALO_HW = 1.75;
+const HALO_W = 1;
 const MAX_HANDLE_SHAPES = 2000;
 
 interface MaskEntry {
@@ -83,6 +84,8 @@ export class Renderer {
   private frameRequested = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly quad: Buffer;
+  private quadElements: Elements;
+  private quadCapacity = 0;
   private readonly drawFill: DrawCommand;
   private readonly drawLine: DrawCommand;
   private readonly drawImage: DrawCommand;
@@ -92,7 +95,8 @@ export class Renderer {
   /** Frame durations (ms, including a GPU finish when `measure` is on). */
   readonly frameTimes: number[] = [];
   measure = false;
-  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0 };
+  private readonly probe = new Uint8Array(4);
+  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, maskDecodeMs: 0, kernelsLoadMs: 0, imageLoadMs: 0 };
 
   constructor(
     private readonly canvas: Canvas,
@@ -106,7 +110,7 @@ export class Renderer {
     const gl = canvas.getContext('webgl', { alpha: false, antialias: true, premultipliedAlpha: true, preserveDrawingBuffer: false, depth: false, stencil: false }) as WebGLRenderingContext | null;
     if (!gl) throw new Error('WebGL is not available');
     this.gl = gl;
-    this.regl = createREGL({ gl, attributes: { antialias: true } });
+    this.regl = createREGL({ gl, extensions: ['OES_element_index_uint'] });
     this.maxTextureSize = Math.min(gl.getParameter(gl.MAX_TEXTURE_SIZE) as number, options.maxTextureSize ?? 4096);
     this.resize(options.width, options.height, options.dpr);
     const regl = this.regl;
@@ -115,6 +119,8 @@ export class Renderer {
     this.overlayLine = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
     this.overlayHandles = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
+    this.quadElements = regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'static' });
+    this.ensureQuads(CHUNK * 32);
     const cam = {
       u_cam: () => [this.camera.scale, this.camera.x, this.camera.y],
       u_view: () => [this.width, this.height],
@@ -138,20 +144,23 @@ export class Renderer {
     });
     this.drawLine = regl({
       vert: lineVert,
-      frag: colorFrag,
+      frag: lineFrag,
       attributes: {
         a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 0 },
         a_off: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 2 * F },
-        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 4 * F },
-        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 5 * F },
+        a_side: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 4 * F },
+        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 5 * F },
+        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 6 * F },
       },
       uniforms: {
         ...cam,
         u_hw: regl.prop<any, 'hw'>('hw'),
+        u_halo: HALO_W,
         u_selScale: 1.6,
         u_marker: regl.prop<any, 'marker'>('marker'),
-        u_override: regl.prop<any, 'override'>('override'),
+        u_haloColor: regl.prop<any, 'halo'>('halo'),
       },
+      elements: () => this.quadElements,
       count: regl.prop<any, 'count'>('count'),
       blend,
       depth: { enable: false },
@@ -191,11 +200,13 @@ export class Renderer {
   async setImage(msg: ImageSourceMsg): Promise<void> {
     this.image?.dispose();
     this.image = null;
+    const ti = performance.now();
     const p = (async () => {
       const source = await openSource(msg);
       if (!source || this.disposed) return;
       this.image = new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrame());
       await this.image.whenSingleReady();
+      this.s.imageLoadMs = performance.now() - ti;
     })();
     this.imageLoading = p;
     try {
@@ -373,15 +384,27 @@ export class Renderer {
     if (c.line) c.line(line); else c.line = this.regl.buffer(line);
     c.fillCount = fill.length / FILL_STRIDE;
     c.lineCount = line.length / LINE_STRIDE;
+    this.ensureQuads(c.lineCount / QUAD_VERTS);
     c.dirty = false;
+  }
+
+  /** One shared index buffer (0 1 2 2 1 3 per quad) serves every line buffer. */
+  private ensureQuads(quads: number): void {
+    if (quads <= this.quadCapacity) return;
+    let cap = Math.max(1024, this.quadCapacity);
+    while (cap < quads) cap *= 2;
+    this.quadElements({ data: quadIndices(cap), type: 'uint32', primitive: 'triangles' });
+    this.quadCapacity = cap;
   }
 
   // ------------------------------------------------------------------ masks
 
   private decodeMasks(): void {
     if (!this.kernels) {
+      const tk = performance.now();
       this.kernelsLoading ??= loadKernels(this.options.kernelsUrl ?? undefined).then((k) => {
         this.kernels = k;
+        this.s.kernelsLoadMs = performance.now() - tk;
         this.decodeMasks();
         return k;
       }, (err: unknown) => {
@@ -406,6 +429,7 @@ export class Renderer {
         console.error('Error rendering mask:', err);
       }
     }
+    this.s.maskDecodeMs += performance.now() - t0;
     this.requestFrame();
     if (this.maskQueue.length) setTimeout(() => this.decodeMasks(), 0);
   }
@@ -445,6 +469,7 @@ export class Renderer {
     this.overlayLine(new Float32Array(line));
     this.overlayHandles(new Float32Array(handles));
     this.overlayCounts = { fill: fill.length / FILL_STRIDE, line: line.length / LINE_STRIDE, handles: handles.length / LINE_STRIDE };
+    this.ensureQuads(Math.max(this.overlayCounts.line, this.overlayCounts.handles) / QUAD_VERTS);
     this.overlayDirty = false;
   }
 
@@ -463,7 +488,7 @@ export class Renderer {
     if (this.disposed) return;
     const t0 = performance.now();
     this.draw();
-    if (this.measure) this.gl.finish();
+    if (this.measure) this.gl.readPixels(0, 0, 1, 1, this.gl.RGBA, this.gl.UNSIGNED_BYTE, this.probe); // waits for the GPU
     const dt = performance.now() - t0;
     this.s.lastFrameMs = dt;
     this.s.frames++;
@@ -518,31 +543,31 @@ export class Renderer {
       }
       if (props.length) this.drawMask(props);
     }
-    const fills: { buf: Buffer; count: number }[] = [], lines: { buf: Buffer; count: number; hw: number; marker: number; override: number[] }[] = [];
+    const fills: { buf: Buffer; count: number }[] = [];
     for (const c of this.chunks) {
       if (c.fillCount && c.fill) fills.push({ buf: c.fill, count: c.fillCount });
     }
     if (this.overlayCounts.fill) fills.push({ buf: this.overlayFill, count: this.overlayCounts.fill });
     if (fills.length) this.drawFill(fills);
-    const none = [0, 0, 0, 0];
-    for (const pass of [{ hw: HALO_HW, override: HALO }, { hw: LINE_HW, override: none }]) {
-      for (const c of this.chunks) if (c.lineCount && c.line) lines.push({ buf: c.line, count: c.lineCount, hw: pass.hw, marker: 3, override: pass.override });
-      if (this.overlayCounts.line) lines.push({ buf: this.overlayLine, count: this.overlayCounts.line, hw: pass.hw, marker: 3, override: pass.override });
-    }
-    if (this.overlayCounts.handles) {
-      lines.push({ buf: this.overlayHandles, count: this.overlayCounts.handles, hw: 1, marker: 3.5, override: [0.1, 0.12, 0.16, 1] });
-      lines.push({ buf: this.overlayHandles, count: this.overlayCounts.handles, hw: 0, marker: 3, override: none });
-    }
+    // count = indices: 6 per quad of 4 vertices
+    const lines: { buf: Buffer; count: number; hw: number; marker: number; halo: number[] }[] = [];
+    for (const c of this.chunks) if (c.lineCount && c.line) lines.push({ buf: c.line, count: (c.lineCount / 4) * 6, hw: LINE_HW, marker: 3, halo: HALO });
+    if (this.overlayCounts.line) lines.push({ buf: this.overlayLine, count: (this.overlayCounts.line / 4) * 6, hw: LINE_HW, marker: 3, halo: HALO });
+    if (this.overlayCounts.handles) lines.push({ buf: this.overlayHandles, count: (this.overlayCounts.handles / 4) * 6, hw: LINE_HW, marker: 3, halo: HANDLE_HALO });
     if (lines.length) this.drawLine(lines);
     this.gl.flush();
   }
 
   stats(): RenderStats {
-    let fv = 0, lv = 0;
+    let fv = 0, lv = 0, maskBytes = 0;
     for (const c of this.chunks) {
       fv += c.fillCount;
       lv += c.lineCount;
     }
+    for (const m of this.masks) if (m.mask) maskBytes += m.mask.rect[2] * m.mask.rect[3];
+    const tile = this.options.tileSize ?? 512;
+    const tileBytes = this.image ? (this.image.mode === 'single' ? this.image.source.width * this.image.source.height * 4 : this.image.cached * tile * tile * 4) : 0;
+    const mem = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
     return {
       shapes: this.shapes.size,
       masks: this.masks.length,
@@ -555,8 +580,13 @@ export class Renderer {
       frames: this.s.frames,
       lastFrameMs: this.s.lastFrameMs,
       lastSceneMs: this.s.lastSceneMs,
+      maskDecodeMs: this.s.maskDecodeMs,
+      kernelsLoadMs: this.s.kernelsLoadMs,
+      imageLoadMs: this.s.imageLoadMs,
       maxTextureSize: this.maxTextureSize,
       imageMode: this.image?.mode ?? 'none',
+      gpuBytes: fv * FILL_STRIDE * 4 + lv * LINE_STRIDE * 4 + maskBytes + tileBytes + STATE_W * this.stateRows * 4,
+      heapBytes: mem ? mem.usedJSHeapSize : null,
       backend: this.backend,
     };
   }

@@ -43,20 +43,46 @@ void main() {
 export const lineVert = `${common}
 attribute vec2 a_pos;
 attribute vec2 a_off;
+attribute float a_side;
 attribute float a_color;
 attribute float a_slot;
-uniform float u_hw;          // half width, CSS px
+uniform float u_hw;          // half width of the coloured line, CSS px
+uniform float u_halo;        // width of the dark halo band around it, CSS px
 uniform float u_selScale;    // wider outline when selected
 uniform float u_marker;      // marker (keypoint, handle) radius, CSS px
-uniform vec4 u_override;     // premultiplied colour for the halo pass (a > 0)
-varying vec4 v_color;
+varying vec3 v_color;
+varying vec2 v_local;        // px from the centre line / marker centre, at the quad's outer edge
+varying float v_inner;       // px where the halo starts
 void main() {
   vec4 st = stateOf(a_slot);
   float hw = u_hw * (st.g > 0.5 ? u_selScale : 1.0);
   float k = max(abs(a_off.x), abs(a_off.y));
-  vec2 px = k > 2.0 ? a_off / k * (hw + u_marker) : a_off * hw;
-  v_color = u_override.a > 0.0 ? u_override : vec4(unpack(a_color), 1.0);
+  vec2 px;
+  if (k > 2.0) {
+    v_inner = u_marker;
+    px = a_off / k * (u_marker + u_halo);
+    v_local = px;
+  } else {
+    v_inner = hw;
+    float outer = hw + u_halo;
+    px = a_off * outer;
+    // the across-line coordinate: +-outer on the two long edges
+    v_local = vec2(outer * a_side, 0.0);
+  }
+  v_color = unpack(a_color);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz + px);
+}`;
+
+export const lineFrag = `
+precision mediump float;
+uniform vec4 u_haloColor;     // premultiplied
+varying vec3 v_color;
+varying vec2 v_local;
+varying float v_inner;
+void main() {
+  float d = max(abs(v_local.x), abs(v_local.y));
+  float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
+  gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t);
 }`;
 
 export const colorFrag = `

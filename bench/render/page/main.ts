@@ -1,0 +1,277 @@
+// Render benchmark page. window.benchRun(scene, renderer) loads one generated scene into one
+// renderer (Vellum's worker renderer, Konva, or an SVG DOM renderer), runs the scripted pan and
+// zoom, and returns timings. The runner (bench/render/run.ts) opens a fresh page per run.
+import Konva from 'konva';
+import { Editor, type CameraState, type EditorAnnotation } from '../../../src/engine';
+import { defaultClassColor } from '../../../src/workers/pack';
+import { createRenderer } from '../../../src/workers/render-client';
+import { benchScenes, type BenchScene } from '../scenes';
+
+const VW = 800, VH = 600;
+let heapAtStart: number | null = null;
+const heapAfterLoad = (r: Result) => {
+  const h = heap();
+  r.heapDeltaBytes = h !== null && heapAtStart !== null ? h - heapAtStart : null;
+};
+
+interface Result {
+  scene: string;
+  renderer: string;
+  shapes: number;
+  loadMs: number;
+  engineLoadMs?: number;
+  longestLoadTaskMs: number;
+  longTasks: number;
+  frameMs: number[];
+  mainMs: number[];
+  intervalMs: number[];
+  heapDeltaBytes: number | null;
+  workerHeapBytes?: number | null;
+  gpuBytes?: number;
+  note?: string;
+}
+
+const nextFrame = () => new Promise<number>((r) => requestAnimationFrame(r));
+const heap = () => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? null;
+
+function watchLongTasks(): () => { longest: number; count: number } {
+  const entries: PerformanceEntry[] = [];
+  let obs: PerformanceObserver | null = null;
+  try {
+    obs = new PerformanceObserver((l) => entries.push(...l.getEntries()));
+    obs.observe({ type: 'longtask', buffered: false });
+  } catch { /* not supported */ }
+  return () => {
+    if (obs) entries.push(...obs.takeRecords());
+    obs?.disconnect();
+    return { longest: entries.reduce((m, e) => Math.max(m, e.duration), 0), count: entries.length };
+  };
+}
+
+/** The scripted camera path: a pan across the image, then a zoom in about the centre. */
+function cameraPath(scene: BenchScene): CameraState[] {
+  const { width: W, height: H } = scene.image;
+  const s0 = Math.max(0.1, Math.min((VW - 40) / W, (VH - 40) / H));
+  const out: CameraState[] = [];
+  const n = scene.steps, half = Math.floor(n / 2);
+  for (let i = 0; i < half; i++) {
+    const t = i / Math.max(1, half - 1);
+    const cx = W * (0.25 + 0.5 * t), cy = H * (0.4 + 0.2 * t);
+    out.push({ scale: s0, x: VW / 2 - cx * s0, y: VH / 2 - cy * s0 });
+  }
+  for (let i = 0; i < n - half; i++) {
+    const s = s0 * 1.1 ** (i + 1);
+    out.push({ scale: s, x: VW / 2 - (W / 2) * s, y: VH / 2 - (H / 2) * s });
+  }
+  return out;
+}
+
+function colorOf(cls: string): string {
+  return defaultClassColor(cls);
+}
+
+function fillCss(hex: string, alpha: number): string {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+}
+
+/** A small stand-in of the image for the baselines (they cannot hold a 20k x 20k bitmap). */
+function overviewCanvas(W: number, H: number): HTMLCanvasElement {
+  const k = Math.min(1, 2048 / Math.max(W, H));
+  const c = document.createElement('canvas');
+  c.width = Math.round(W * k);
+  c.height = Math.round(H * k);
+  const g = c.getContext('2d')!;
+  const grad = g.createLinearGradient(0, 0, c.width, c.height);
+  grad.addColorStop(0, '#5b6b7f');
+  grad.addColorStop(1, '#a7b3c2');
+  g.fillStyle = grad;
+  g.fillRect(0, 0, c.width, c.height);
+  return c;
+}
+
+function maskCanvas(a: Extract<EditorAnnotation, { type: 'segmentation' }>): HTMLCanvasElement {
+  const [H] = a.rle.size;
+  const counts = a.rle.counts as number[];
+  const c = document.createElement('canvas');
+  c.width = Math.max(1, a.width);
+  c.height = Math.max(1, a.height);
+  const g = c.getContext('2d')!;
+  const img = g.createImageData(c.width, c.height);
+  let pos = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const len = counts[i]!;
+    if (i % 2 === 1) {
+      for (let p = pos; p < pos + len; p++) {
+        const x = Math.floor(p / H) - a.x, y = (p % H) - a.y;
+        if (x < 0 || y < 0 || x >= c.width || y >= c.height) continue;
+        const o = (y * c.width + x) * 4;
+        img.data[o] = 0x3b; img.data[o + 1] = 0x5b; img.data[o + 2] = 0xdb; img.data[o + 3] = 128;
+      }
+    }
+    pos += len;
+  }
+  g.putImageData(img, 0, 0);
+  return c;
+}
+
+async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Promise<void> {
+  const canvas = document.createElement('canvas');
+  stage.append(canvas);
+  const t0 = performance.now();
+  const editor = new Editor({ viewport: { width: VW, height: VH }, image: scene.image });
+  editor.load(scene.annotations);
+  r.engineLoadMs = performance.now() - t0;
+  const path = cameraPath(scene);
+  editor.setCamera(path[0]!);
+  const stopLong = watchLongTasks();
+  const t1 = performance.now();
+  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512 });
+  await client.idle();
+  r.loadMs = performance.now() - t1;
+  heapAfterLoad(r);
+  const lt = stopLong();
+  r.longestLoadTaskMs = lt.longest;
+  r.longTasks = lt.count;
+  await client.setMeasure(true);
+  await client.frameTimes(true);
+  let last = await nextFrame();
+  for (const cam of path) {
+    const m0 = performance.now();
+    editor.setCamera(cam);
+    await Promise.resolve(); // the client posts the camera from a microtask
+    r.mainMs.push(performance.now() - m0);
+    await client.idle();
+    const now = await nextFrame();
+    r.intervalMs.push(now - last);
+    last = now;
+  }
+  r.frameMs = await client.frameTimes(true);
+  const st = await client.stats();
+  r.gpuBytes = st.gpuBytes;
+  r.workerHeapBytes = st.heapBytes;
+  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms`;
+  client.dispose();
+}
+
+async function runKonva(scene: BenchScene, stage: HTMLElement, r: Result): Promise<void> {
+  const div = document.createElement('div');
+  stage.append(div);
+  const stopLong = watchLongTasks();
+  const t1 = performance.now();
+  const kstage = new Konva.Stage({ container: div, width: VW, height: VH });
+  const layer = new Konva.Layer({ listening: false });
+  kstage.add(layer);
+  layer.add(new Konva.Image({ image: overviewCanvas(scene.image.width, scene.image.height), x: 0, y: 0, width: scene.image.width, height: scene.image.height }));
+  for (const a of scene.annotations) {
+    const color = colorOf(a.class);
+    const common = { fill: fillCss(color, 0.5), stroke: color, strokeWidth: 1.5, strokeScaleEnabled: false, perfectDrawEnabled: false, listening: false, shadowForStrokeEnabled: false };
+    if (a.type === 'box') layer.add(new Konva.Rect({ x: a.x, y: a.y, width: a.width, height: a.height, ...common }));
+    else if (a.type === 'polygon') layer.add(new Konva.Line({ points: a.points.flat(), closed: true, ...common }));
+    else if (a.type === 'segmentation') layer.add(new Konva.Image({ image: maskCanvas(a), x: a.x, y: a.y, width: a.width, height: a.height, listening: false }));
+  }
+  const path = cameraPath(scene);
+  const apply = (c: CameraState) => {
+    kstage.position({ x: c.x, y: c.y });
+    kstage.scale({ x: c.scale, y: c.scale });
+    layer.draw();
+  };
+  apply(path[0]!);
+  await nextFrame();
+  r.loadMs = performance.now() - t1;
+  heapAfterLoad(r);
+  const lt = stopLong();
+  r.longestLoadTaskMs = lt.longest;
+  r.longTasks = lt.count;
+  let last = await nextFrame();
+  for (const cam of path) {
+    const m0 = performance.now();
+    apply(cam);
+    const dt = performance.now() - m0;
+    r.mainMs.push(dt);
+    r.frameMs.push(dt);
+    const now = await nextFrame();
+    r.intervalMs.push(now - last);
+    last = now;
+  }
+  kstage.destroy();
+}
+
+async function runSvg(scene: BenchScene, stage: HTMLElement, r: Result): Promise<void> {
+  const NS = 'http://www.w3.org/2000/svg';
+  const stopLong = watchLongTasks();
+  const t1 = performance.now();
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('width', String(VW));
+  svg.setAttribute('height', String(VH));
+  const g = document.createElementNS(NS, 'g');
+  svg.append(g);
+  const img = document.createElementNS(NS, 'image');
+  img.setAttribute('href', overviewCanvas(scene.image.width, scene.image.height).toDataURL('image/jpeg', 0.8));
+  img.setAttribute('width', String(scene.image.width));
+  img.setAttribute('height', String(scene.image.height));
+  img.setAttribute('preserveAspectRatio', 'none');
+  g.append(img);
+  const frag = document.createDocumentFragment();
+  for (const a of scene.annotations) {
+    const color = colorOf(a.class);
+    let el: SVGElement;
+    if (a.type === 'box') {
+      el = document.createElementNS(NS, 'rect');
+      el.setAttribute('x', String(a.x)); el.setAttribute('y', String(a.y)); el.setAttribute('width', String(a.width)); el.setAttribute('height', String(a.height));
+    } else if (a.type === 'polygon') {
+      el = document.createElementNS(NS, 'polygon');
+      el.setAttribute('points', a.points.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(' '));
+    } else if (a.type === 'segmentation') {
+      el = document.createElementNS(NS, 'image');
+      el.setAttribute('href', maskCanvas(a).toDataURL());
+      el.setAttribute('x', String(a.x)); el.setAttribute('y', String(a.y)); el.setAttribute('width', String(a.width)); el.setAttribute('height', String(a.height));
+      frag.append(el);
+      continue;
+    } else continue;
+    el.setAttribute('fill', fillCss(color, 0.5));
+    el.setAttribute('stroke', color);
+    el.setAttribute('stroke-width', '1.5');
+    el.setAttribute('vector-effect', 'non-scaling-stroke');
+    frag.append(el);
+  }
+  g.append(frag);
+  stage.append(svg);
+  const path = cameraPath(scene);
+  const apply = (c: CameraState) => g.setAttribute('transform', `matrix(${c.scale} 0 0 ${c.scale} ${c.x} ${c.y})`);
+  apply(path[0]!);
+  await nextFrame();
+  await nextFrame();
+  r.loadMs = performance.now() - t1;
+  heapAfterLoad(r);
+  const lt = stopLong();
+  r.longestLoadTaskMs = lt.longest;
+  r.longTasks = lt.count;
+  let last = await nextFrame();
+  for (const cam of path) {
+    const m0 = performance.now();
+    apply(cam);
+    r.mainMs.push(performance.now() - m0);
+    const now = await nextFrame();
+    // style, layout and paint run on the main thread between the two callbacks
+    r.intervalMs.push(now - last);
+    r.frameMs.push(now - last);
+    last = now;
+  }
+  svg.remove();
+}
+
+async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg'): Promise<Result> {
+  const scene = benchScenes[sceneName]!();
+  const stage = document.getElementById('stage')!;
+  stage.replaceChildren();
+  const r: Result = { scene: sceneName, renderer, shapes: scene.annotations.length, loadMs: 0, longestLoadTaskMs: 0, longTasks: 0, frameMs: [], mainMs: [], intervalMs: [], heapDeltaBytes: null };
+  await nextFrame();
+  heapAtStart = heap();
+  if (renderer === 'vellum') await runVellum(scene, stage, r);
+  else if (renderer === 'konva') await runKonva(scene, stage, r);
+  else await runSvg(scene, stage, r);
+  return r;
+}
+
+Object.assign(window, { benchRun, benchReady: true });

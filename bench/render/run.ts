@@ -1,0 +1,146 @@
+// Render benchmark runner: node --import tsx bench/render/run.ts [scene,...] [renderer,...]
+// Serves bench/render/page with Vite, runs each scene through Vellum (render worker), Konva and
+// an SVG DOM renderer in a fresh headless Chromium page each, prints a table and writes
+// bench/results/render.json. Under SwiftShader (no GPU) absolute numbers are CPU-bound.
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, repoRoot, startServer } from '../../tests/render/harness';
+
+const SCENES = (process.argv[2] ?? 'boxes1k,polygons10k,masks500,polygons100k').split(',');
+const RENDERERS = (process.argv[3] ?? 'vellum,konva,svg').split(',');
+const RUN_TIMEOUT = Number(process.env.BENCH_RUN_TIMEOUT ?? 150_000);
+
+interface Raw {
+  scene: string;
+  renderer: string;
+  shapes: number;
+  loadMs: number;
+  engineLoadMs?: number;
+  longestLoadTaskMs: number;
+  longTasks: number;
+  frameMs: number[];
+  mainMs: number[];
+  intervalMs: number[];
+  heapDeltaBytes: number | null;
+  workerHeapBytes?: number | null;
+  gpuBytes?: number;
+  note?: string;
+}
+
+const q = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))]!;
+};
+
+function summarise(r: Raw) {
+  return {
+    scene: r.scene,
+    renderer: r.renderer,
+    shapes: r.shapes,
+    loadMs: r.loadMs,
+    engineLoadMs: r.engineLoadMs ?? null,
+    longestLoadTaskMs: r.longestLoadTaskMs,
+    longTasks: r.longTasks,
+    frames: r.frameMs.length,
+    frameMedianMs: q(r.frameMs, 0.5),
+    frameP95Ms: q(r.frameMs, 0.95),
+    mainPerFrameMedianMs: q(r.mainMs, 0.5),
+    mainPerFrameP95Ms: q(r.mainMs, 0.95),
+    intervalMedianMs: q(r.intervalMs, 0.5),
+    heapDeltaMB: r.heapDeltaBytes === null ? null : r.heapDeltaBytes / 2 ** 20,
+    workerHeapMB: r.workerHeapBytes == null ? null : r.workerHeapBytes / 2 ** 20,
+    gpuMB: r.gpuBytes == null ? null : r.gpuBytes / 2 ** 20,
+    note: r.note ?? null,
+  };
+}
+
+type Row = ReturnType<typeof summarise> | { scene: string; renderer: string; error: string };
+
+const { server, url } = await startServer();
+const browser = await launch(['--enable-precise-memory-info', '--js-flags=--expose-gc']);
+const rows: Row[] = [];
+const started = Date.now();
+try {
+  // Warm-up (not measured): the dev server transforms the page and worker modules once.
+  {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    await page.goto(`${url}/bench/render/page/index.html`);
+    await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+    await page.evaluate(() => (window as unknown as { benchRun(s: string, r: string): Promise<unknown> }).benchRun('warmup', 'vellum'));
+    await page.close();
+  }
+  for (const scene of SCENES) {
+    for (const renderer of RENDERERS) {
+      const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
+      const t = Date.now();
+      try {
+        await page.goto(`${url}/bench/render/page/index.html`);
+        await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+        const raw = await Promise.race([
+          page.evaluate(([s, r]) => (window as unknown as { benchRun(s: string, r: string): Promise<Raw> }).benchRun(s!, r!), [scene, renderer]),
+          new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timeout after ${RUN_TIMEOUT} ms`)), RUN_TIMEOUT).unref()),
+        ]);
+        rows.push(summarise(raw));
+      } catch (err) {
+        rows.push({ scene, renderer, error: String(err instanceof Error ? err.message : err).split('\n')[0]! });
+      } finally {
+        await page.close().catch(() => undefined);
+      }
+      console.error(`${scene} / ${renderer}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+// Ratios: baseline / Vellum (above 1 = Vellum faster or smaller).
+const ok = (r: Row): r is ReturnType<typeof summarise> => !('error' in r);
+const ratios: Record<string, Record<string, Record<string, number | null>>> = {};
+for (const scene of SCENES) {
+  const v = rows.find((r) => r.scene === scene && r.renderer === 'vellum');
+  if (!v || !ok(v)) continue;
+  for (const b of rows.filter((r) => r.scene === scene && r.renderer !== 'vellum')) {
+    if (!ok(b)) continue;
+    const div = (x: number, y: number) => (Number.isFinite(x) && Number.isFinite(y) && y > 0 ? x / y : null);
+    (ratios[scene] ??= {})[b.renderer] = {
+      load: div(b.loadMs, v.loadMs),
+      frameMedian: div(b.frameMedianMs, v.frameMedianMs),
+      frameP95: div(b.frameP95Ms, v.frameP95Ms),
+      mainPerFrame: div(b.mainPerFrameMedianMs, v.mainPerFrameMedianMs),
+      longestLoadTask: div(b.longestLoadTaskMs, v.longestLoadTaskMs),
+    };
+  }
+}
+
+const f = (x: number | null | undefined, d = 1) => (x == null || !Number.isFinite(x) ? '-' : x.toFixed(d));
+const header = ['scene', 'renderer', 'load ms', 'longest task', 'frame med', 'frame p95', 'main/frame', 'interval', 'heap MB', 'worker MB', 'gpu MB'];
+const lines = [header.join(' | '), header.map(() => '---').join(' | ')];
+for (const r of rows) {
+  if (!ok(r)) lines.push([r.scene, r.renderer, `error: ${r.error}`].join(' | '));
+  else lines.push([r.scene, r.renderer, f(r.loadMs, 0), f(r.longestLoadTaskMs, 0), f(r.frameMedianMs, 2), f(r.frameP95Ms, 2), f(r.mainPerFrameMedianMs, 3), f(r.intervalMedianMs, 1), f(r.heapDeltaMB), f(r.workerHeapMB), f(r.gpuMB)].join(' | '));
+}
+console.log(lines.join('\n'));
+for (const r of rows) if (ok(r) && r.note) console.log(`${r.scene} / ${r.renderer}: ${r.note}`);
+console.log('\nRatios (baseline / Vellum; > 1 means Vellum is better):');
+for (const [scene, byBase] of Object.entries(ratios)) {
+  for (const [base, rs] of Object.entries(byBase)) {
+    console.log(`${scene} vs ${base}: ${Object.entries(rs).map(([k, v]) => `${k} ${f(v, 2)}x`).join(', ')}`);
+  }
+}
+const out = path.join(repoRoot, 'bench/results/render.json');
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify({
+  date: new Date().toISOString(),
+  environment: 'headless Chromium, SwiftShader (software WebGL), 800x600 viewport, dpr 1',
+  notes: [
+    'Vellum frame = worker draw of one camera change incl. gl.finish(); main/frame = main-thread time to post the camera.',
+    'Konva frame = synchronous layer.draw(); SVG frame = rAF-to-rAF interval after changing the group transform (style, layout, paint on the main thread).',
+    'Baselines draw the image as one 2048 px overview (they cannot hold a 20k x 20k bitmap); Vellum draws LOD tiles.',
+  ],
+  totalSeconds: (Date.now() - started) / 1000,
+  rows,
+  ratios,
+}, null, 2));
+console.log(`\nwrote ${path.relative(repoRoot, out)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
