@@ -19,7 +19,9 @@ export type Permission =
   | 'images.stage'
   | 'images.archive'
   | 'images.delete'
-  | 'usage.record';
+  | 'usage.record'
+  | 'annotations.read'
+  | 'annotations.write';
 
 /** The permission table (see README "Roles"). Issue 6 extends it to every action. */
 const TABLE: Record<Permission, readonly Role[]> = {
@@ -38,6 +40,9 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'images.archive': ['owner', 'admin', 'reviewer'],
   'images.delete': ['owner', 'admin'],
   'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Annotations (issue 5): every member loads them, annotators and above save them.
+  'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'annotations.write': ['owner', 'admin', 'reviewer', 'annotator'],
 };
 
 export function can(role: Role, permission: Permission): boolean {

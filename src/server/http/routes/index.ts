@@ -10,9 +10,10 @@ import { imageRoutes } from './images';
 import { usageRoutes } from './usage';
 import { folderRoutes } from './folders';
 import { batchRoutes } from './batch';
+import { annotationRoutes } from './annotations';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes]) {
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
   await app.register(folderRoutes(ctx), { prefix: '/api/folders' });

@@ -1,0 +1,65 @@
+// /api/v1/annotations: load and save an image's annotation document (with versions), batch save,
+// the stage call and project stats (spec section 7 "Annotations"; ARCHITECTURE.md "API details the
+// spec leaves open"). The export call lives in routes/export.
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../../context';
+import { callerOf } from '../../auth-guard';
+import {
+  AnnotationStatsResponse,
+  AnnotationStatusRequest,
+  BatchSaveRequest,
+  BatchSaveResponse,
+  IdParams,
+  ImageIdParams,
+  LoadDataQuery,
+  LoadDataResponse,
+  MAX_BATCH_SAVE_BYTES,
+  MAX_SAVE_BYTES,
+  ProjectIdParams,
+  SaveDataRequest,
+  SaveDataResponse,
+} from '../../../../contract/annotation-api';
+import { UpdateStatusResponse } from '../../../../contract/images';
+import { annotationStats, batchSave, loadData, saveData, setAnnotationStatus } from '../../../services/annotations';
+
+const MB = 1024 * 1024;
+
+export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const tags = ['annotations'];
+
+  // A body over the route's limit gets a message that says which limit; everything else goes on
+  // to the application's error handler.
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? MAX_SAVE_BYTES;
+      return reply.status(413).send({ success: false, error: `The annotations are too large: a request may carry at most ${Math.round(limit / MB)} MB`, code: 'payload_too_large' });
+    }
+    throw err;
+  });
+
+  const load = { schema: { tags, querystring: LoadDataQuery, response: { 200: LoadDataResponse } } };
+  app.get('/annotations/load-data/:imageId', { ...load, schema: { ...load.schema, params: ImageIdParams } }, async (request) =>
+    loadData(ctx, callerOf(request).id, request.params.imageId, request.query.project_id),
+  );
+  app.get('/annotations/load/:id', { ...load, schema: { ...load.schema, params: IdParams } }, async (request) =>
+    loadData(ctx, callerOf(request).id, request.params.id, request.query.project_id),
+  );
+
+  const save = { bodyLimit: MAX_SAVE_BYTES, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
+  app.post('/annotations/save-data', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
+  app.post('/annotations/save', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
+
+  app.post('/annotations/batch-save-data', { bodyLimit: MAX_BATCH_SAVE_BYTES, schema: { tags, body: BatchSaveRequest, response: { 200: BatchSaveResponse } } }, async (request) =>
+    batchSave(ctx, callerOf(request).id, request.body.saves),
+  );
+
+  app.patch('/annotations/status', { schema: { tags, body: AnnotationStatusRequest, response: { 200: UpdateStatusResponse } } }, async (request) =>
+    setAnnotationStatus(ctx, callerOf(request).id, request.body),
+  );
+
+  app.get('/annotations/stats/:projectId', { schema: { tags, params: ProjectIdParams, response: { 200: AnnotationStatsResponse } } }, async (request) =>
+    annotationStats(ctx, callerOf(request).id, request.params.projectId),
+  );
+};

@@ -1,0 +1,350 @@
+// The annotation calls (/api/v1/annotations) as a client sees them: load and save with versions,
+// conflicts, status and counters, validation of every annotation, body limits, batch saves,
+// the stage call, stats, roles and tenant isolation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { organizationMembers } from '../../src/server/db/schema';
+
+let server: TestServer;
+let owner: Member;
+let stranger: Member;
+let viewer: { token: string; userId: string };
+let annotator: { token: string; userId: string };
+let project: { id: string };
+let otherProject: { id: string };
+let foreign: { id: string; filename: string; projectId: string };
+
+const CLASSES = [
+  { name: 'car', type: 'box', color: '#FFADAD' },
+  { name: 'road', type: 'polygon', color: '#CAFFBF' },
+  { name: 'lane', type: 'polyline', color: '#9BF6FF' },
+  { name: 'head', type: 'keypoint', color: '#FFD6A5' },
+];
+
+beforeAll(async () => {
+  server = await startServer();
+  owner = await onboardedUser(server);
+  stranger = await onboardedUser(server);
+  project = await createProject(server, owner);
+  otherProject = await createProject(server, owner);
+  const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } });
+  if (patch.status !== 200) throw new Error(JSON.stringify(patch.body));
+  const theirs = await createProject(server, stranger);
+  await api(server.url, 'PATCH', `/api/v1/projects/${theirs.id}`, { token: stranger.token, body: { classes: CLASSES } });
+  const img = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
+  foreign = { id: img.id, filename: img.filename, projectId: theirs.id };
+  const db = server.built.ctx.db;
+  viewer = await onboardedUser(server);
+  await db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: viewer.userId, role: 'viewer' });
+  annotator = await onboardedUser(server);
+  await db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: annotator.userId, role: 'annotator' });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+let imageCounter = 0;
+async function newImage(p = project) {
+  imageCounter += 1;
+  const img = await uploadImage(server, owner, p.id, `img${imageCounter}.png`, await png(20 + imageCounter, 20));
+  return { id: img.id, filename: img.filename };
+}
+
+const loadData = (imageId: string, token = owner.token, projectId = project.id) =>
+  api(server.url, 'GET', `/api/v1/annotations/load-data/${imageId}?project_id=${projectId}`, { token });
+const saveData = (img: { id: string; filename: string }, annotations: unknown[], extra: Record<string, unknown> = {}, token = owner.token) =>
+  api(server.url, 'POST', '/api/v1/annotations/save-data', { token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations, ...extra } });
+const imageOf = async (id: string) => (await api(server.url, 'GET', `/api/v1/images/${id}`, { token: owner.token })).body.image;
+const projectOf = async (id = project.id) => (await api(server.url, 'GET', `/api/v1/projects/${id}`, { token: owner.token })).body.project;
+
+const box = (id: string, name = 'car') => ({ id, name, bounding_box: { x: 1, y: 2, w: 30, h: 40 }, attributes: [] });
+
+/** One annotation of every kind, with attributes and keys the schema does not know. */
+const EVERY_KIND = [
+  { id: 'b1', name: 'car', bounding_box: { x: 10.5, y: 20.25, w: 100, h: 50 }, attributes: [{ occluded: true }, 'front'] },
+  {
+    id: 'p1',
+    name: 'road',
+    bounding_box: { x: 0, y: 0, w: 10, h: 10 },
+    polygon: { path: [[0, 0], [10, 0], [10, 10], [0, 10]], holes: [[[2, 2], [4, 2], [4, 4]]] },
+    attributes: [],
+    sam2_area: 88.5,
+    metadata: { tool_used: 'sam2', score: 0.97 },
+  },
+  { id: 'l1', name: 'lane', bounding_box: { x: 0, y: 0, w: 5, h: 5 }, polyline: { path: [[0, 0], [5, 5]] }, attributes: [{ k: null }] },
+  { id: 'k1', name: 'head', bounding_box: { x: 3, y: 4, w: 0, h: 0 }, keypoint: { x: 3, y: 4 } },
+  { id: 's1', name: 'road', bounding_box: { x: 0, y: 0, w: 5, h: 4 }, segmentation: { size: [4, 5], counts: [3, 10, 7] }, attributes: [] },
+  { id: 's2', name: 'car', bounding_box: { x: 0, y: 0, w: 5, h: 1 }, segmentation: { size: [1, 5], counts: '5' } },
+];
+
+describe('load-data and save-data', () => {
+  it('loads an image never saved as an empty document at version 0, under both names', async () => {
+    const img = await newImage();
+    const res = await loadData(img.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ annotations: [], version: 0 });
+    const alias = await api(server.url, 'GET', `/api/v1/annotations/load/${img.id}?project_id=${project.id}`, { token: owner.token });
+    expect(alias.body).toEqual({ annotations: [], version: 0 });
+    // project_id is optional; a wrong one is a 404.
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}`, { token: owner.token })).body.version).toBe(0);
+    expect((await loadData(img.id, owner.token, otherProject.id)).status).toBe(404);
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}`)).status).toBe(401);
+    expect((await api(server.url, 'GET', '/api/v1/annotations/load-data/not-a-uuid', { token: owner.token })).status).toBe(400);
+  });
+
+  it('saves every shape kind and loads it back exactly; each save adds a version', async () => {
+    const img = await newImage();
+    const before = await projectOf();
+    const first = await saveData(img, EVERY_KIND);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status_updated: true, new_count: EVERY_KIND.length, version: 1 });
+    const loaded = await loadData(img.id);
+    expect(loaded.body).toEqual({ annotations: EVERY_KIND, version: 1 });
+    const image = await imageOf(img.id);
+    expect(image).toMatchObject({ status: 'annotating', annotation_count: EVERY_KIND.length });
+    expect((await projectOf()).annotation_count).toBe(before.annotation_count + EVERY_KIND.length);
+
+    // A second save: version 2, status stays, the counters follow the new list.
+    const second = await saveData(img, EVERY_KIND.slice(0, 2), { base_version: 1 });
+    expect(second.body).toMatchObject({ status_updated: false, new_count: 2, version: 2 });
+    expect((await loadData(img.id)).body).toEqual({ annotations: EVERY_KIND.slice(0, 2), version: 2 });
+    expect((await imageOf(img.id)).annotation_count).toBe(2);
+    expect((await projectOf()).annotation_count).toBe(before.annotation_count + 2);
+
+    // Without base_version the save applies whatever the version (last write wins); /save is the same call.
+    const third = await api(server.url, 'POST', '/api/v1/annotations/save', { token: owner.token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [] } });
+    expect(third.status).toBe(200);
+    expect(third.body).toMatchObject({ status_updated: false, new_count: 0, version: 3 });
+    expect((await imageOf(img.id))).toMatchObject({ status: 'annotating', annotation_count: 0 });
+    expect((await projectOf()).annotation_count).toBe(before.annotation_count);
+  });
+
+  it('leaves a new image new when the save holds no annotation', async () => {
+    const img = await newImage();
+    const res = await saveData(img, []);
+    expect(res.body).toMatchObject({ status_updated: false, new_count: 0, version: 1 });
+    expect((await imageOf(img.id)).status).toBe('new');
+  });
+
+  it('answers a stale base_version with 409 and the current document, writing nothing', async () => {
+    const img = await newImage();
+    await saveData(img, [box('a')]);
+    await saveData(img, [box('a'), box('b')], { base_version: 1 });
+    const stale = await saveData(img, [box('c')], { base_version: 1 });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ success: false, code: 'version_conflict', current: { annotations: [box('a'), box('b')], version: 2 } });
+    expect(stale.body.error).toMatch(/version/);
+    expect((await loadData(img.id)).body.version).toBe(2);
+    expect((await imageOf(img.id)).annotation_count).toBe(2);
+    // A base_version ahead of the document is stale too.
+    expect((await saveData(img, [], { base_version: 7 })).status).toBe(409);
+  });
+
+  it('lets exactly one of several concurrent saves on the same base_version win', async () => {
+    const img = await newImage();
+    await saveData(img, [box('start')]);
+    const before = await projectOf();
+    const results = await Promise.all([1, 2, 3, 4].map((n) => saveData(img, Array.from({ length: n }, (_, i) => box(`n${n}-${i}`)), { base_version: 1 })));
+    const won = results.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(3);
+    expect(won[0].body.version).toBe(2);
+    const doc = (await loadData(img.id)).body;
+    expect(doc.version).toBe(2);
+    expect(doc.annotations).toHaveLength(won[0].body.new_count);
+    expect((await imageOf(img.id)).annotation_count).toBe(won[0].body.new_count);
+    expect((await projectOf()).annotation_count).toBe(before.annotation_count - 1 + won[0].body.new_count);
+  });
+
+  it('keeps completed_image_count in step and never demotes a complete image', async () => {
+    const img = await newImage();
+    const before = await projectOf();
+    const stage = await api(server.url, 'PATCH', '/api/v1/annotations/status', { token: owner.token, body: { image_id: img.id, project_id: project.id, status: 'complete' } });
+    expect(stage.status).toBe(200);
+    expect(stage.body).toMatchObject({ success: true, previous_status: 'new', image: { status: 'complete' } });
+    expect((await projectOf()).completed_image_count).toBe(before.completed_image_count + 1);
+    const saved = await saveData(img, [box('x')]);
+    expect(saved.body).toMatchObject({ status_updated: false, new_count: 1 });
+    expect((await imageOf(img.id)).status).toBe('complete');
+    expect((await projectOf()).completed_image_count).toBe(before.completed_image_count + 1);
+    // The cycle form, and a wrong project is a 404.
+    const cycled = await api(server.url, 'PATCH', '/api/v1/annotations/status', { token: owner.token, body: { image_id: img.id, project_id: project.id, cycle: true } });
+    expect(cycled.body.image.status).toBe('new');
+    expect((await projectOf()).completed_image_count).toBe(before.completed_image_count);
+    expect((await api(server.url, 'PATCH', '/api/v1/annotations/status', { token: owner.token, body: { image_id: img.id, project_id: otherProject.id, status: 'complete' } })).status).toBe(404);
+    expect((await api(server.url, 'PATCH', '/api/v1/annotations/status', { token: owner.token, body: { image_id: img.id, project_id: project.id, status: 'done' } })).status).toBe(400);
+  });
+});
+
+describe('validation', () => {
+  const poly = (path: unknown) => ({ id: 'p', name: 'road', bounding_box: { x: 0, y: 0, w: 1, h: 1 }, polygon: { path } });
+  const cases: [string, unknown[], RegExp][] = [
+    ['a polygon with 2 points', [box('ok'), poly([[0, 0], [1, 1]])], /Annotation 1 \(id "p"\).*polygon\.path.*at least 3 points/],
+    ['a polyline with 1 point', [{ ...box('l', 'lane'), polyline: { path: [[0, 0]] } }], /Annotation 0 \(id "l"\).*polyline\.path.*at least 2 points/],
+    ['RLE counts not summing to the size', [{ ...box('s'), segmentation: { size: [4, 5], counts: [3, 10] } }], /Annotation 0 \(id "s"\).*segmentation\.counts.*sum to 13, expected .* 20/],
+    ['malformed compressed counts', [{ ...box('s'), segmentation: { size: [4, 5], counts: 'zz' } }], /Annotation 0 \(id "s"\).*segmentation\.counts/],
+    ['a string where a number belongs', [{ ...box('n'), bounding_box: { x: 'NaN', y: 0, w: 1, h: 1 } }], /Annotation 0 \(id "n"\).*bounding_box\.x/],
+    ['a null where a number belongs', [poly([[0, 0], [1, null], [2, 2]])], /Annotation 0 \(id "p"\).*polygon\.path\[1\]\[1\]/],
+    ['a negative width', [{ ...box('w'), bounding_box: { x: 0, y: 0, w: -1, h: 1 } }], /Annotation 0 \(id "w"\).*bounding_box\.w.*negative/],
+    ['two shapes in one annotation', [{ ...poly([[0, 0], [1, 0], [1, 1]]), keypoint: { x: 1, y: 1 } }], /Annotation 0 \(id "p"\).*one shape/],
+    ['duplicate ids', [box('same'), box('other'), box('same')], /Annotation 2 \(id "same"\).*duplicate.*annotation 0/],
+    ['a missing id', [{ name: 'car', bounding_box: { x: 0, y: 0, w: 1, h: 1 } }], /Annotation 0: id/],
+    ['a missing bounding box', [{ id: 'nb', name: 'car' }], /Annotation 0 \(id "nb"\).*bounding_box/],
+    ['not an object', [box('ok'), 42], /Annotation 1: /],
+    ['an unknown class', [box('u', 'truck')], /^Unknown class "truck"$/],
+    ['a segmentation with an unknown class', [{ ...box('s', 'mask'), segmentation: { size: [1, 2], counts: [2] } }], /^Unknown class "mask"$/],
+  ];
+
+  it.each(cases)('refuses %s with 400 naming the annotation, writing nothing', async (_what, annotations, message) => {
+    const img = await newImage();
+    await saveData(img, [box('kept')]);
+    const before = await projectOf();
+    const res = await saveData(img, annotations, { base_version: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.success).toBe(false);
+    expect(res.body.error).toMatch(message);
+    expect((await loadData(img.id)).body).toEqual({ annotations: [box('kept')], version: 1 });
+    expect((await imageOf(img.id)).annotation_count).toBe(1);
+    expect((await projectOf()).annotation_count).toBe(before.annotation_count);
+  });
+
+  it('refuses a wrong image_filename, a missing field and malformed JSON with 400', async () => {
+    const img = await newImage();
+    const wrong = await saveData({ id: img.id, filename: 'other.png' }, [box('a')]);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ code: 'filename_mismatch' });
+    expect(wrong.body.error).toContain('other.png');
+    const missing = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: img.id, project_id: project.id, annotations: [] } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatch(/image_filename/);
+    const notArray = await saveData(img, 'nope' as unknown as unknown[]);
+    expect(notArray.status).toBe(400);
+    const broken = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: '{"image_id": ' });
+    expect(broken.status).toBe(400);
+    expect((await loadData(img.id)).body.version).toBe(0);
+  });
+
+  it('refuses 10 MB of annotations with 413 and a clear message, writing nothing', async () => {
+    const img = await newImage();
+    const big = Array.from({ length: 90_000 }, (_, i) => ({ ...box(`id-${i}`), attributes: ['x'.repeat(60)] }));
+    expect(JSON.stringify(big).length).toBeGreaterThan(10 * 1024 * 1024);
+    const res = await saveData(img, big);
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ success: false, code: 'payload_too_large' });
+    expect(res.body.error).toMatch(/annotations are too large.*8 MB/);
+    expect((await loadData(img.id)).body.version).toBe(0);
+    // Large but under the limit is fine: 20k boxes.
+    const many = Array.from({ length: 20_000 }, (_, i) => box(`m-${i}`));
+    const ok = await saveData(img, many);
+    expect(ok.status).toBe(200);
+    expect(ok.body.new_count).toBe(20_000);
+    expect((await loadData(img.id)).body.annotations).toHaveLength(20_000);
+  });
+});
+
+describe('batch-save-data', () => {
+  it('saves each entry on its own: saved, conflict and error side by side', async () => {
+    const [a, b, c, d] = [await newImage(), await newImage(), await newImage(), await newImage()];
+    await saveData(b, [box('b0')]);
+    await saveData(b, [box('b0'), box('b1')]);
+    const save = (img: { id: string; filename: string }, annotations: unknown[], extra: Record<string, unknown> = {}) => ({ image_id: img.id, project_id: project.id, image_filename: img.filename, annotations, ...extra });
+    const res = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: {
+        saves: [
+          save(a, [box('a1')], { base_version: 0 }),
+          save(b, [box('stale')], { base_version: 1 }),
+          save(c, [box('c', 'truck')]),
+          save({ id: foreign.id, filename: foreign.filename }, [box('f')]),
+          { image_id: d.id },
+          save(d, EVERY_KIND),
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, saved: 2, failed: 4 });
+    const [ra, rb, rc, rf, rbad, rd] = res.body.results;
+    expect(ra).toMatchObject({ image_id: a.id, status: 'saved', version: 1, status_updated: true, new_count: 1 });
+    expect(rb).toMatchObject({ image_id: b.id, status: 'conflict', code: 'version_conflict', current: { annotations: [box('b0'), box('b1')], version: 2 } });
+    expect(rc).toMatchObject({ image_id: c.id, status: 'error', error: 'Unknown class "truck"' });
+    expect(rf).toMatchObject({ image_id: foreign.id, status: 'error', code: 'not_found' });
+    expect(rbad).toMatchObject({ image_id: d.id, status: 'error' });
+    expect(rbad.error).toMatch(/project_id/);
+    expect(rd).toMatchObject({ image_id: d.id, status: 'saved', version: 1, new_count: EVERY_KIND.length });
+    expect((await loadData(a.id)).body).toEqual({ annotations: [box('a1')], version: 1 });
+    expect((await loadData(b.id)).body.version).toBe(2);
+    expect((await loadData(c.id)).body.version).toBe(0);
+    expect((await loadData(d.id)).body.annotations).toEqual(EVERY_KIND);
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${foreign.id}`, { token: stranger.token })).body.version).toBe(0);
+  });
+
+  it('takes at most 100 saves and at least one', async () => {
+    const img = await newImage();
+    const one = { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [] };
+    const tooMany = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', { token: owner.token, body: { saves: Array.from({ length: 101 }, () => one) } });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatch(/100/);
+    expect((await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', { token: owner.token, body: { saves: [] } })).status).toBe(400);
+    expect((await loadData(img.id)).body.version).toBe(0);
+  });
+});
+
+describe('stats', () => {
+  it('counts annotations by type and class over the project documents', async () => {
+    const p = await createProject(server, owner);
+    await api(server.url, 'PATCH', `/api/v1/projects/${p.id}`, { token: owner.token, body: { classes: CLASSES } });
+    const imgs = [await newImage(p), await newImage(p), await newImage(p)];
+    const save = (img: { id: string; filename: string }, annotations: unknown[]) =>
+      api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: img.id, project_id: p.id, image_filename: img.filename, annotations } });
+    expect((await save(imgs[0], EVERY_KIND)).status).toBe(200);
+    expect((await save(imgs[1], [box('x'), box('y', 'head')])).status).toBe(200);
+    const res = await api(server.url, 'GET', `/api/v1/annotations/stats/${p.id}`, { token: viewer.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      project_id: p.id,
+      total_annotations: 8,
+      by_type: { box: 3, polygon: 1, polyline: 1, keypoint: 1, segmentation: 2 },
+      by_class: { car: 3, road: 2, lane: 1, head: 2 },
+      images_with_annotations: 2,
+      images_total: 3,
+    });
+    expect((await api(server.url, 'GET', `/api/v1/annotations/stats/${p.id}`, { token: stranger.token })).status).toBe(404);
+  });
+});
+
+describe('access', () => {
+  it('answers another organization\'s image with 404 on every call', async () => {
+    const mine = await newImage();
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${foreign.id}?project_id=${foreign.projectId}`, { token: owner.token })).status).toBe(404);
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load/${foreign.id}`, { token: owner.token })).status).toBe(404);
+    const save = await api(server.url, 'POST', '/api/v1/annotations/save-data', {
+      token: owner.token,
+      body: { image_id: foreign.id, project_id: foreign.projectId, image_filename: foreign.filename, annotations: [box('x')] },
+    });
+    expect(save.status).toBe(404);
+    expect(save.body).toMatchObject({ success: false, code: 'not_found' });
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${mine.id}`, { token: stranger.token })).status).toBe(404);
+    expect((await saveData(mine, [box('x')], {}, stranger.token)).status).toBe(404);
+    expect((await api(server.url, 'PATCH', '/api/v1/annotations/status', { token: stranger.token, body: { image_id: mine.id, project_id: project.id, status: 'complete' } })).status).toBe(404);
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${foreign.id}`, { token: stranger.token })).body.version).toBe(0);
+    expect((await loadData(mine.id)).body.version).toBe(0);
+  });
+
+  it('lets a viewer load but not save, and an annotator save', async () => {
+    const img = await newImage();
+    await saveData(img, [box('a')]);
+    const read = await loadData(img.id, viewer.token);
+    expect(read.status).toBe(200);
+    expect(read.body.annotations).toEqual([box('a')]);
+    const denied = await saveData(img, [], { base_version: 1 }, viewer.token);
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('forbidden');
+    const batch = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', { token: viewer.token, body: { saves: [{ image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [] }] } });
+    expect(batch.body.results[0]).toMatchObject({ status: 'error', code: 'forbidden' });
+    expect((await loadData(img.id)).body).toEqual({ annotations: [box('a')], version: 1 });
+    const saved = await saveData(img, [box('a'), box('b')], { base_version: 1 }, annotator.token);
+    expect(saved.status).toBe(200);
+    expect(saved.body.version).toBe(2);
+  });
+});
