@@ -19,6 +19,7 @@ export type Permission =
   | 'images.stage'
   | 'images.archive'
   | 'images.delete'
+  | 'images.export'
   | 'usage.record'
   | 'annotations.read'
   | 'annotations.write';
@@ -39,6 +40,7 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'images.stage': ['owner', 'admin', 'reviewer'],
   'images.archive': ['owner', 'admin', 'reviewer'],
   'images.delete': ['owner', 'admin'],
+  'images.export': ['owner', 'admin', 'reviewer', 'annotator', 'viewer'], // export reveals nothing a viewer cannot read
   'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
   // Annotations (issue 5): every member loads them, annotators and above save them.
   'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],

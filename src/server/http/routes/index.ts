@@ -10,10 +10,11 @@ import { imageRoutes } from './images';
 import { usageRoutes } from './usage';
 import { folderRoutes } from './folders';
 import { batchRoutes } from './batch';
+import { exportRoutes } from './export';
 import { annotationRoutes } from './annotations';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes]) {
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
   await app.register(folderRoutes(ctx), { prefix: '/api/folders' });

@@ -1,0 +1,42 @@
+// Dataset export (spec sections 3 "Export options", 5, 7 "Annotations" export call, 9):
+// POST /api/v1/annotations/export answers a zip, streamed. See src/server/services/export/.
+import { z } from 'zod';
+import { ListImagesQuery, MAX_BATCH_IDS } from './images';
+
+export const EXPORT_FORMATS = ['vellum', 'coco'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_SCOPES = ['selected', 'all_complete', 'current_filters'] as const;
+export type ExportScope = (typeof EXPORT_SCOPES)[number];
+export const DEFAULT_EXPORT_FORMAT: ExportFormat = 'vellum';
+export const DEFAULT_EXPORT_SCOPE: ExportScope = 'all_complete';
+export const MAX_EXPORT_NAME_LENGTH = 200;
+
+/** The images-list filters of the Data view, as `current_filters` applies them (same meaning as GET /projects/{id}/images). */
+export const ExportFilters = ListImagesQuery.pick({
+  folder_path: true,
+  status: true,
+  search: true,
+  is_archived: true,
+  mime_type: true,
+  min_file_size: true,
+  max_file_size: true,
+});
+export type ExportFilters = z.infer<typeof ExportFilters>;
+
+export const ExportRequest = z.object({
+  project_id: z.string().uuid('project_id must be a UUID'),
+  /** The selection. With no scope given, non-empty image_ids mean scope 'selected' (the SPA's call sends ids only). */
+  image_ids: z.array(z.string().uuid('image ids must be UUIDs')).max(MAX_BATCH_IDS, `At most ${MAX_BATCH_IDS} images can be selected`).optional(),
+  scope: z.enum(EXPORT_SCOPES).optional(),
+  filters: ExportFilters.optional(),
+  format: z.enum(EXPORT_FORMATS).default(DEFAULT_EXPORT_FORMAT),
+  include_images: z.boolean().default(false),
+  /** Class names to keep; absent or null: every class. An empty list is refused (nothing to export). */
+  class_filter: z.array(z.string().max(500)).max(1000).nullable().optional(),
+  /** Export name (file name `{name}_{format}.zip`); default: the project name. */
+  name: z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`).optional(),
+});
+export type ExportRequest = z.infer<typeof ExportRequest>;
+
+/** Stored in vellum.json; bump when the layout changes incompatibly. */
+export const VELLUM_EXPORT_VERSION = 1;

@@ -1,0 +1,31 @@
+// POST /api/v1/annotations/export (spec section 7 "Annotations"): a zip named {name}_{format}.zip,
+// streamed while it is written. Everything that can fail on input fails before the first byte with
+// the usual JSON error; see src/server/services/export/ for the layout and the memory bounds.
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../../context';
+import { callerOf } from '../../auth-guard';
+import { ExportRequest } from '../../../../contract/export';
+import { contentDisposition, prepareExport } from '../../../services/export';
+
+export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post(
+    '/annotations/export',
+    {
+      schema: {
+        tags: ['annotations'],
+        summary: 'Export a dataset as a zip (vellum or COCO), streamed',
+        body: ExportRequest,
+      },
+    },
+    async (request, reply) => {
+      const { filename, stream } = await prepareExport(ctx, callerOf(request).id, request.body);
+      // A client that goes away ends the export: the stream is destroyed and the producer stops.
+      reply.raw.once('close', () => {
+        if (!stream.readableEnded) stream.destroy();
+      });
+      return reply.header('content-type', 'application/zip').header('content-disposition', contentDisposition(filename)).header('cache-control', 'no-store').send(stream);
+    },
+  );
+};
