@@ -220,6 +220,13 @@ describe('validation', () => {
     expect(missing.body.error).toMatch(/image_filename/);
     const notArray = await saveData(img, 'nope' as unknown as unknown[]);
     expect(notArray.status).toBe(400);
+    // JSON cannot carry NaN or Infinity, but 1e999 parses to Infinity.
+    const infinite = await api(server.url, 'POST', '/api/v1/annotations/save-data', {
+      token: owner.token,
+      body: `{"image_id":"${img.id}","project_id":"${project.id}","image_filename":"${img.filename}","annotations":[{"id":"i","name":"head","bounding_box":{"x":0,"y":0,"w":0,"h":0},"keypoint":{"x":1e999,"y":0}}]}`,
+    });
+    expect(infinite.status).toBe(400);
+    expect(infinite.body.error).toMatch(/Annotation 0 \(id "i"\).*keypoint\.x.*(finite|Infinity)/);
     const broken = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: '{"image_id": ' });
     expect(broken.status).toBe(400);
     expect((await loadData(img.id)).body.version).toBe(0);
@@ -310,6 +317,16 @@ describe('stats', () => {
       images_total: 3,
     });
     expect((await api(server.url, 'GET', `/api/v1/annotations/stats/${p.id}`, { token: stranger.token })).status).toBe(404);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the annotation calls', async () => {
+    const doc = await api(server.url, 'GET', '/api/docs/json');
+    expect(doc.status).toBe(200);
+    for (const path of ['/api/v1/annotations/load-data/{imageId}', '/api/v1/annotations/load/{id}', '/api/v1/annotations/save-data', '/api/v1/annotations/save', '/api/v1/annotations/batch-save-data', '/api/v1/annotations/status', '/api/v1/annotations/stats/{projectId}']) {
+      expect(Object.keys(doc.body.paths)).toContain(path);
+    }
   });
 });
 
