@@ -60,8 +60,18 @@ export function useImageList(q: ImageListQuery): ImageList {
     [q.orgId, q.folderPath, q.sort.field, q.sort.order, q.status, q.archived],
   );
 
+  // Another folder, filter or sort starts empty (skeletons); a reload keeps what is shown meanwhile.
+  const viewKey = JSON.stringify([q.projectId, q.folderPath ?? null, q.status, q.sort.field, q.sort.order, q.archived]);
+  const shownKey = useRef(viewKey);
+
   useEffect(() => {
     const gen = ++generation.current;
+    if (shownKey.current !== viewKey) {
+      shownKey.current = viewKey;
+      setImages([]);
+      setTotal(0);
+      setHasNext(false);
+    }
     setLoading(true);
     setError(null);
     api
@@ -78,7 +88,7 @@ export function useImageList(q: ImageListQuery): ImageList {
         setError(err);
         setLoading(false);
       });
-  }, [q.projectId, params, q.reloadToken, localToken]);
+  }, [q.projectId, params, q.reloadToken, localToken, viewKey]);
 
   const loadMore = useCallback(() => {
     if (busyMore.current || loading || !hasNext) return;
