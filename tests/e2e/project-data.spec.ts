@@ -16,6 +16,8 @@ async function openNewProject(page: Page) {
 }
 
 test('data: upload by picker and by drop, thumbnails, folders, move, stage, archive, restore, delete permanently', async ({ page }) => {
+  // A long journey on a shared, busy machine: more room than the default minute.
+  test.setTimeout(150_000);
   await openNewProject(page);
   await expect(page.getByText('Add your first images')).toBeVisible();
   const tiles = page.getByTestId('image-tile');
