@@ -9,6 +9,9 @@ import { launch, repoRoot, startServer } from '../../tests/render/harness';
 const SCENES = (process.argv[2] ?? 'boxes1k,polygons10k,masks500,polygons100k').split(',');
 const RENDERERS = (process.argv[3] ?? 'vellum,konva,svg').split(',');
 const RUN_TIMEOUT = Number(process.env.BENCH_RUN_TIMEOUT ?? 150_000);
+/** Override every scene's number of camera steps (e.g. BENCH_STEPS=4 for a quick run). */
+const STEPS = process.env.BENCH_STEPS ? Number(process.env.BENCH_STEPS) : undefined;
+const out = path.join(repoRoot, 'bench/results/render.json');
 
 interface Raw {
   scene: string;
@@ -78,7 +81,7 @@ try {
         await page.goto(`${url}/bench/render/page/index.html`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
         const raw = await Promise.race([
-          page.evaluate(([s, r]) => (window as unknown as { benchRun(s: string, r: string): Promise<Raw> }).benchRun(s!, r!), [scene, renderer]),
+          page.evaluate(([s, r, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, r as string, n as number | undefined), [scene, renderer, STEPS] as const),
           new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timeout after ${RUN_TIMEOUT} ms`)), RUN_TIMEOUT).unref()),
         ]);
         rows.push(summarise(raw));
@@ -95,10 +98,17 @@ try {
   await server.close();
 }
 
+// Runs of a subset of scenes/renderers replace only their own rows in an existing results file.
+let previous: Row[] = [];
+try {
+  previous = (JSON.parse(fs.readFileSync(out, 'utf8')) as { rows: Row[] }).rows.filter((p) => !rows.some((r) => r.scene === p.scene && r.renderer === p.renderer));
+} catch { /* first run */ }
+rows.unshift(...previous);
+
 // Ratios: baseline / Vellum (above 1 = Vellum faster or smaller).
 const ok = (r: Row): r is ReturnType<typeof summarise> => !('error' in r);
 const ratios: Record<string, Record<string, Record<string, number | null>>> = {};
-for (const scene of SCENES) {
+for (const scene of new Set(rows.map((r) => r.scene))) {
   const v = rows.find((r) => r.scene === scene && r.renderer === 'vellum');
   if (!v || !ok(v)) continue;
   for (const b of rows.filter((r) => r.scene === scene && r.renderer !== 'vellum')) {
@@ -129,7 +139,6 @@ for (const [scene, byBase] of Object.entries(ratios)) {
     console.log(`${scene} vs ${base}: ${Object.entries(rs).map(([k, v]) => `${k} ${f(v, 2)}x`).join(', ')}`);
   }
 }
-const out = path.join(repoRoot, 'bench/results/render.json');
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify({
   date: new Date().toISOString(),
@@ -140,6 +149,7 @@ fs.writeFileSync(out, JSON.stringify({
     'Baselines draw the image as one 2048 px overview (they cannot hold a 20k x 20k bitmap); Vellum draws LOD tiles.',
   ],
   totalSeconds: (Date.now() - started) / 1000,
+  steps: STEPS ?? 'per scene (bench/render/scenes.ts)',
   rows,
   ratios,
 }, null, 2));

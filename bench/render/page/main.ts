@@ -261,8 +261,9 @@ async function runSvg(scene: BenchScene, stage: HTMLElement, r: Result): Promise
   svg.remove();
 }
 
-async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg'): Promise<Result> {
+async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg', steps?: number): Promise<Result> {
   const scene = benchScenes[sceneName]!();
+  if (steps) scene.steps = steps;
   const stage = document.getElementById('stage')!;
   stage.replaceChildren();
   const r: Result = { scene: sceneName, renderer, shapes: scene.annotations.length, loadMs: 0, longestLoadTaskMs: 0, longTasks: 0, frameMs: [], mainMs: [], intervalMs: [], heapDeltaBytes: null };
