@@ -1,7 +1,10 @@
 // POST /api/v1/annotations/export: vellum and COCO zips, scopes, class filter, image files, errors.
+import fs from 'node:fs';
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annotationDocuments } from '../../src/server/db/schema';
+import { annotationDocuments, images, organizationMembers } from '../../src/server/db/schema';
 import { decodeRle, encodeMask } from '../../src/engine/model/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
@@ -185,6 +188,81 @@ describe('coco format', () => {
   });
 });
 
+describe('large selections', () => {
+  let big: { id: string };
+  const N = 1100; // more than two keyset batches of 500
+
+  beforeAll(async () => {
+    big = await createProject(server, owner, 'Big');
+    const rows = Array.from({ length: N }, (_, i) => {
+      const filename = `img-${String(i).padStart(5, '0')}.png`;
+      return { id: randomUUID(), projectId: big.id, organizationId: owner.org.id, filename, gcsUri: `gs://x/${filename}`, gcsPath: `nowhere/${filename}`, mimeType: 'image/png', status: 'complete' as const, imageWidth: 10, imageHeight: 10 };
+    });
+    for (let i = 0; i < rows.length; i += 500) await server.built.ctx.db.insert(images).values(rows.slice(i, i + 500));
+    await server.built.ctx.db.insert(annotationDocuments).values(rows.map((r, i) => ({ imageId: r.id, projectId: big.id, annotations: [{ id: `a${i}`, name: 'car', bounding_box: { x: i % 10, y: 0, w: 1, h: 1 } }], version: 1 })));
+  }, 60_000);
+
+  it('exports every image once, across batches, in filename order', async () => {
+    const res = await exportZip({ project_id: big.id, format: 'coco' });
+    expect(res.status).toBe(200);
+    const coco = await json(res.zip, 'annotations.json');
+    expect(coco.images).toHaveLength(N);
+    expect(coco.images.map((im: { id: number }) => im.id)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(coco.images[N - 1].file_name).toBe(`images/img-${String(N - 1).padStart(5, '0')}.png`);
+    expect(coco.annotations).toHaveLength(N);
+    expect(coco.annotations[N - 1]).toMatchObject({ id: N, image_id: N, bbox: [(N - 1) % 10, 0, 1, 1] });
+  });
+
+  it('lists image files missing from storage in README.txt instead of failing', async () => {
+    const res = await exportZip({ project_id: big.id, scope: 'current_filters', filters: { search: 'img-00001' }, include_images: true });
+    expect(res.status).toBe(200);
+    expect(entries(res.zip).filter((n) => n.startsWith('images/'))).toEqual([]);
+    expect(await res.zip.file('README.txt')!.async('string')).toContain('images/img-00001.png');
+  });
+
+  it('stops and cleans up when the client goes away', { timeout: 60_000 }, async () => {
+    // An export far larger than the socket buffers, so the client leaves while it is being written.
+    const heavy = await createProject(server, owner, 'Heavy');
+    const rows = Array.from({ length: 300 }, (_, i) => {
+      const filename = `h-${String(i).padStart(4, '0')}.png`;
+      return { id: randomUUID(), projectId: heavy.id, organizationId: owner.org.id, filename, gcsUri: `gs://x/${filename}`, gcsPath: `nowhere/${filename}`, mimeType: 'image/png', status: 'complete' as const, imageWidth: 1000, imageHeight: 1000 };
+    });
+    await server.built.ctx.db.insert(images).values(rows);
+    const path = () => Array.from({ length: 2000 }, () => [Math.random() * 1000, Math.random() * 1000]);
+    for (const r of rows) {
+      await server.built.ctx.db.insert(annotationDocuments).values({ imageId: r.id, projectId: heavy.id, annotations: [{ id: 'p', name: 'poly', bounding_box: { x: 0, y: 0, w: 1000, h: 1000 }, polygon: { path: path() } }], version: 1 });
+    }
+    const spools = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('vellum-export-'));
+    const before = new Set(spools());
+    // A plain HTTP client that reads one chunk and then closes its socket.
+    const http = await import('node:http');
+    const payload = JSON.stringify({ project_id: heavy.id, format: 'coco' });
+    const gone = new Promise<number>((resolve, reject) => {
+      const req = http.request(`${server.url}/api/v1/annotations/export`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+        res.once('data', () => {
+          res.pause();
+          setTimeout(() => {
+            expect(spools().filter((n) => !before.has(n))).toHaveLength(1); // still writing, waiting for the client
+            req.destroy();
+            resolve(res.statusCode!);
+          }, 300);
+        });
+      });
+      req.on('error', (err) => (err.message.includes('aborted') || err.message.includes('socket hang up') ? undefined : reject(err)));
+      req.end(payload);
+    });
+    expect(await gone).toBe(200);
+    let left = spools().filter((n) => !before.has(n));
+    for (let i = 0; i < 50 && left.length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = spools().filter((n) => !before.has(n));
+    }
+    expect(left).toEqual([]);
+    // The server still answers.
+    expect((await exportZip({ image_ids: [ids.c] })).status).toBe(200);
+  });
+});
+
 describe('errors', () => {
   it('answers 400 with a readable message for bad selections and options', async () => {
     const noIds = await exportZip({ scope: 'selected' });
@@ -203,6 +281,14 @@ describe('errors', () => {
     expect(noClasses.status).toBe(400);
     expect(noClasses.error.code).toBe('no_classes_selected');
     expect((await exportZip({ format: 'yolo' })).status).toBe(400);
+  });
+
+  it('lets every member export, viewers included', async () => {
+    const viewer = await onboardedUser(server);
+    await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: viewer.userId, role: 'viewer' });
+    const res = await exportZip({ format: 'coco' }, viewer.token);
+    expect(res.status).toBe(200);
+    expect((await json(res.zip, 'annotations.json')).images).toHaveLength(2);
   });
 
   it("answers 404 for another organization's project and 401 without a token", async () => {

@@ -139,6 +139,8 @@ class ZipSink {
   readonly out: PassThrough = new PassThrough();
   aborted = false;
   private pending = 0;
+  /** Sources not yet read to the end: destroyed when the client goes away, so no file or socket stays open. */
+  private readonly open = new Set<Readable>();
   private wake: (() => void) | null = null;
   private readonly mtime = new Date();
 
@@ -146,6 +148,8 @@ class ZipSink {
     (this.zip.outputStream as unknown as Readable).pipe(this.out);
     this.out.on('close', () => {
       this.aborted = !this.out.writableFinished || this.aborted;
+      if (this.aborted) for (const source of this.open) source.destroy();
+      this.open.clear();
       this.notify();
     });
     this.zip.on('error', (err: Error) => this.out.destroy(err));
@@ -164,10 +168,12 @@ class ZipSink {
 
   add(stream: Readable, entryPath: string, compress: boolean): void {
     this.pending += 1;
+    this.open.add(stream);
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
+      this.open.delete(stream);
       this.pending -= 1;
       this.notify();
     };
@@ -187,7 +193,12 @@ class ZipSink {
 
   async end(): Promise<void> {
     this.zip.end();
-    if (!this.out.writableFinished && !this.aborted) await once(this.out, 'finish').catch(() => undefined);
+    if (this.out.writableFinished || this.out.destroyed) return;
+    // Finished, or closed early by a client that went away: either ends the wait.
+    await new Promise<void>((resolve) => {
+      this.out.once('finish', resolve);
+      this.out.once('close', resolve);
+    });
   }
 }
 
