@@ -282,19 +282,34 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   return { filename, stream: sink.out };
 }
 
+/** README lists stop after this many lines each ('... and N more'): memory stays bounded. */
+export const README_LIST_MAX = 10_000;
+
+function note(list: string[], line: string): void {
+  if (list.length < README_LIST_MAX) list.push(line);
+}
+
+function listed(lines: string[], list: string[], total: number): void {
+  lines.push(...list);
+  if (total > list.length) lines.push(`... and ${total - list.length} more`);
+}
+
 interface Report {
   images: number;
   annotations: number;
-  polylines: string[]; // README lines
+  polylines: string[]; // README lines (at most README_LIST_MAX each)
+  polylineLines: number;
   polylineCount: number;
   missingFiles: string[];
+  missingCount: number;
   invalid: string[];
+  invalidCount: number;
 }
 
 async function run(s: RunState, sink: ZipSink): Promise<void> {
   const tmp = s.format === 'coco' ? await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-export-')) : null;
   try {
-    const report: Report = { images: 0, annotations: 0, polylines: [], polylineCount: 0, missingFiles: [], invalid: [] };
+    const report: Report = { images: 0, annotations: 0, polylines: [], polylineLines: 0, polylineCount: 0, missingFiles: [], missingCount: 0, invalid: [], invalidCount: 0 };
     const coco = tmp ? new CocoWriter(s, tmp) : null;
     let batch = s.first;
     while (batch.length > 0) {
@@ -346,7 +361,8 @@ async function addImageFile(s: RunState, sink: ZipSink, image: ImageRow, rel: st
     body = (await s.ctx.storage.get(s.bucket!, image.gcsPath)).body;
   } catch (err) {
     if (!(err instanceof ObjectNotFoundError)) throw err;
-    report.missingFiles.push(`images/${rel}`);
+    report.missingCount += 1;
+    note(report.missingFiles, `images/${rel}`);
     return;
   }
   // Image formats are compressed already: stored, not deflated again.
@@ -450,7 +466,8 @@ class CocoWriter {
         continue;
       }
       if (converted.kind === 'invalid') {
-        report.invalid.push(`images/${rel}\t${className}\t${String(a.id ?? '')}\t${converted.reason}`);
+        report.invalidCount += 1;
+        note(report.invalid, `images/${rel}\t${className}\t${String(a.id ?? '')}\t${converted.reason}`);
         continue;
       }
       const category = this.category(className, converted.kind === 'keypoint');
@@ -459,7 +476,8 @@ class CocoWriter {
     }
     for (const [cls, n] of polylines) {
       report.polylineCount += n;
-      report.polylines.push(`images/${rel}\t${cls}\t${n}`);
+      report.polylineLines += 1;
+      note(report.polylines, `images/${rel}\t${cls}\t${n}`);
     }
   }
 
@@ -500,7 +518,7 @@ function readme(s: RunState, report: Report): string {
     if (report.polylineCount > 0) {
       lines.push(`Polylines: COCO has no open paths, so ${report.polylineCount} polyline annotation(s) were left out:`);
       lines.push('image\tclass\tcount');
-      lines.push(...report.polylines);
+      listed(lines, report.polylines, report.polylineLines);
     } else {
       lines.push('Polylines: none left out.');
     }
@@ -509,15 +527,15 @@ function readme(s: RunState, report: Report): string {
     lines.push('        annotations/<folder path>/<filename>.json ({image, annotations exactly as stored, version})');
     lines.push('        images/<folder path>/<filename> (when image files are included)');
   }
-  if (report.invalid.length) {
+  if (report.invalidCount) {
     lines.push('');
-    lines.push(`Annotations that could not be converted (${report.invalid.length}):`);
-    lines.push(...report.invalid);
+    lines.push(`Annotations that could not be converted (${report.invalidCount}):`);
+    listed(lines, report.invalid, report.invalidCount);
   }
-  if (report.missingFiles.length) {
+  if (report.missingCount) {
     lines.push('');
-    lines.push(`Image files missing from storage, not included (${report.missingFiles.length}):`);
-    lines.push(...report.missingFiles);
+    lines.push(`Image files missing from storage, not included (${report.missingCount}):`);
+    listed(lines, report.missingFiles, report.missingCount);
   }
   return `${lines.join('\n')}\n`;
 }
