@@ -85,7 +85,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
 
-  installAuthGuard(app, auth);
+  installAuthGuard(app, auth, ctx);
   await auth.registerRoutes(app);
   await storage.registerRoutes(app);
   await registerRoutes(app, ctx);

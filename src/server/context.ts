@@ -12,4 +12,6 @@ export interface AppContext {
   storage: StorageDriver;
   auth: AuthProvider;
   log: FastifyBaseLogger;
+  /** The clock of time-based rules (invite expiry, account grace period); tests replace it. Default: real time. */
+  now?: () => Date;
 }

@@ -80,6 +80,8 @@ export const profiles = pgTable('profiles', {
   deactivatedAt: ts('deactivated_at'),
   reactivatedAt: ts('reactivated_at'),
   reactivationMessage: text('reactivation_message'),
+  /** 'user', or 'api_key' for the principal an API key acts as (0003_teams.sql). */
+  kind: text('kind').$type<'user' | 'api_key'>().notNull().default('user'),
   createdAt: created(),
   updatedAt: updated(),
 });
@@ -229,3 +231,62 @@ export const jobs = pgTable('jobs', {
   createdAt: created(),
   updatedAt: updated(),
 });
+
+// Teams (0003_teams.sql): invites, API keys, the account deletion schedule.
+
+export const organizationInvites = pgTable('organization_invites', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  email: text('email').notNull(),
+  role: text('role').$type<Role>().notNull(),
+  tokenHash: text('token_hash').notNull(),
+  invitedBy: uuid('invited_by'),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  acceptedBy: uuid('accepted_by'),
+  revokedAt: ts('revoked_at'),
+  createdAt: created(),
+});
+
+/** A key's id is also its principal's profile id and membership user id. */
+export const apiKeys = pgTable('api_keys', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  createdBy: uuid('created_by').notNull(),
+  name: text('name').notNull(),
+  prefix: text('prefix').notNull(),
+  keyHash: text('key_hash').notNull(),
+  role: text('role').$type<Role>().notNull(),
+  lastUsedAt: ts('last_used_at'),
+  revokedAt: ts('revoked_at'),
+  createdAt: created(),
+});
+
+export const accountDeletions = pgTable('account_deletions', {
+  userId: uuid('user_id').primaryKey(),
+  requestedAt: ts('requested_at').notNull(),
+  purgeAfter: ts('purge_after').notNull(),
+  organizationIds: jsonb('organization_ids').$type<string[]>().notNull().default([]),
+  finalBilling: jsonb('final_billing').$type<unknown[]>().notNull().default([]),
+});
+
+/** One source image of an image-edit job (0004_image_edit.sql); the job itself is a `jobs` row of kind 'image_edit'. */
+export const imageEditItems = pgTable(
+  'image_edit_items',
+  {
+    jobId: uuid('job_id').notNull(),
+    position: integer('position').notNull(),
+    sourceImageId: uuid('source_image_id').notNull(),
+    sourceFilename: text('source_filename').notNull(),
+    status: text('status').$type<'pending' | 'generated' | 'registered' | 'failed'>().notNull().default('pending'),
+    outputFilename: text('output_filename'),
+    outputMime: text('output_mime'),
+    labelMode: text('label_mode').$type<'exact' | 'copy' | null>(),
+    transforms: jsonb('transforms').$type<string[]>().notNull().default([]),
+    resultImageId: uuid('result_image_id'),
+    registration: jsonb('registration').$type<Record<string, unknown>>(),
+    error: text('error'),
+    updatedAt: updated(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.position] })],
+);

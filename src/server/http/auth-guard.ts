@@ -1,16 +1,42 @@
-// Every /api route needs a valid bearer token unless it is declared `config: { public: true }`.
-// The verified caller is on request.user.
+// Every /api route needs a bearer credential unless it is declared `config: { public: true }`:
+// - an access token from the identity service (a person's session), or
+// - an API key `vlm_...` (services/api-keys.ts): it acts as its own principal, a member of the
+//   creator's organization with the key's role, so every access check applies to it unchanged.
+// Routes declared `config: { sessionOnly: true }` (the account's own calls) refuse API keys.
+// A deactivated account (DELETE /users/me) is refused with its old tokens; a new sign-in within the
+// grace period reactivates it (services/account.ts). The verified caller is on request.user.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthProvider, AuthUser } from '../auth/types';
+import type { AppContext } from '../context';
 import { errors } from './errors';
+import { authenticateApiKey, API_KEY_PREFIX, type ApiKeyCaller } from '../services/api-keys';
+import { checkDeactivation } from '../services/account';
 
 declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
+    /** Set when the caller authenticated with an API key; request.user is then the key's principal. */
+    apiKey: ApiKeyCaller | null;
   }
   interface FastifyContextConfig {
     public?: boolean;
+    /** Only a person's session may call this route (account, invites, API key management). */
+    sessionOnly?: boolean;
   }
+}
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  public: boolean;
+  sessionOnly: boolean;
+}
+
+const routeLists = new WeakMap<object, RegisteredRoute[]>();
+
+/** Every API route the app registered (methods split, HEAD left out): the permission table test walks them. */
+export function registeredApiRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return [...(routeLists.get(app) ?? [])];
 }
 
 export function bearerToken(request: FastifyRequest): string | null {
@@ -20,15 +46,37 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1].trim() : null;
 }
 
-export function installAuthGuard(app: FastifyInstance, auth: AuthProvider): void {
+export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?: AppContext): void {
   app.decorateRequest('user', null);
+  app.decorateRequest('apiKey', null);
+  const routes: RegisteredRoute[] = [];
+  routeLists.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, url: route.url, public: Boolean(route.config?.public), sessionOnly: Boolean(route.config?.sessionOnly) });
+    }
+  });
+
   app.addHook('preHandler', async (request) => {
     // The API's own routes only: not the OpenAPI viewer, not unknown URLs (they answer 404).
     if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs') || request.is404) return;
     if (request.routeOptions.config?.public) return;
     const token = bearerToken(request);
     if (!token) throw errors.unauthorized('Missing bearer token', 'no_token');
-    request.user = await auth.verifyAccessToken(token);
+    if (token.startsWith(API_KEY_PREFIX)) {
+      if (!ctx) throw errors.unauthorized('API keys are not accepted here', 'invalid_api_key');
+      const key = await authenticateApiKey(ctx, token);
+      if (request.routeOptions.config?.sessionOnly) throw errors.forbidden('API keys cannot call this route; sign in instead', 'api_key_not_allowed');
+      request.apiKey = key;
+      request.user = { id: key.id, email: key.creatorEmail, sessionId: null, role: 'api_key', userMetadata: {} };
+      return;
+    }
+    const user = await auth.verifyAccessToken(token);
+    if (ctx) await checkDeactivation(ctx, user, token);
+    request.user = user;
   });
 }
 

@@ -20,9 +20,15 @@ export type Permission =
   | 'images.archive'
   | 'images.delete'
   | 'images.export'
+  | 'images.edit'
   | 'usage.record'
   | 'annotations.read'
-  | 'annotations.write';
+  | 'annotations.write'
+  | 'members.read'
+  | 'members.manage'
+  | 'billing.manage'
+  | 'api_keys.create'
+  | 'api_keys.manage';
 
 /** The permission table (see README "Roles"). Issue 6 extends it to every action. */
 const TABLE: Record<Permission, readonly Role[]> = {
@@ -42,10 +48,23 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'images.delete': ['owner', 'admin'],
   'images.export': ['owner', 'admin', 'reviewer', 'annotator', 'viewer'], // export reveals nothing a viewer cannot read
   'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Magic Image Edit (issue 8): makes new images, so the same roles as upload.
+  'images.edit': ['owner', 'admin', 'reviewer', 'annotator'],
   // Annotations (issue 5): every member loads them, annotators and above save them.
   'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
   'annotations.write': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Teams (issue 6): every member sees who is in the organization; owners and admins invite,
+  // change roles and remove (only owners touch owners: see services/members.ts); the plan is the
+  // owners'. Anyone may make a key for their own scripts (its role never above theirs); owners
+  // and admins see and revoke every key of the organization.
+  'members.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'members.manage': ['owner', 'admin'],
+  'billing.manage': ['owner'],
+  'api_keys.create': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'api_keys.manage': ['owner', 'admin'],
 };
+
+export const PERMISSIONS = Object.keys(TABLE) as Permission[];
 
 export function can(role: Role, permission: Permission): boolean {
   return TABLE[permission].includes(role);

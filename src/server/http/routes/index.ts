@@ -12,11 +12,16 @@ import { folderRoutes } from './folders';
 import { batchRoutes } from './batch';
 import { exportRoutes } from './export';
 import { annotationRoutes } from './annotations';
+import { imageEditRoutes } from './image-edit';
+import { memberRoutes } from './members';
+import { inviteRoutes } from './invites';
+import { apiKeyRoutes } from './api-keys';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes]) {
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes, imageEditRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
   await app.register(folderRoutes(ctx), { prefix: '/api/folders' });
   await app.register(batchRoutes(ctx), { prefix: '/api/images/batch' });
+  for (const routes of [memberRoutes, inviteRoutes, apiKeyRoutes]) await app.register(routes(ctx), { prefix: '/api/v1' });
 }

@@ -1,23 +1,36 @@
-// /api/v1/users: the current user's profile and onboarding.
+// /api/v1/users: the current user's profile, onboarding and account deletion. A person's session
+// only: API keys cannot call these.
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../../context';
-import { callerOf } from '../../auth-guard';
+import { bearerToken, callerOf } from '../../auth-guard';
 import { errors } from '../../errors';
 import { profiles } from '../../../db/schema';
 import { CurrentUserResponse, OnboardingRequest, OnboardingResponse, Profile, UpdateProfileRequest } from '../../../../contract/account';
 import { currentUser, ensureProfile, loadProfile } from '../../../services/profiles';
 import { createOrganization } from '../../../services/organizations';
 import { roleIn } from '../../../services/access';
+import { ClearReactivationResponse, DeleteAccountResponse } from '../../../../contract/teams';
+import { clearReactivationMessage, deleteAccount, startPurgeJob } from '../../../services/account';
 
 export const userRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const config = { sessionOnly: true };
 
-  app.get('/users/me', { schema: { tags: ['account'], response: { 200: CurrentUserResponse } } }, async (request) => currentUser(ctx.db, callerOf(request)));
+  // The purge of accounts whose grace period ended runs while the app does.
+  let stopPurge: (() => void) | null = null;
+  fastify.addHook('onReady', async () => {
+    stopPurge = startPurgeJob(ctx);
+  });
+  fastify.addHook('onClose', async () => {
+    stopPurge?.();
+  });
 
-  app.patch('/users/me', { schema: { tags: ['account'], body: UpdateProfileRequest, response: { 200: z.object({ success: z.literal(true), profile: Profile }) } } }, async (request) => {
+  app.get('/users/me', { config, schema: { tags: ['account'], response: { 200: CurrentUserResponse } } }, async (request) => currentUser(ctx.db, callerOf(request)));
+
+  app.patch('/users/me', { config, schema: { tags: ['account'], body: UpdateProfileRequest, response: { 200: z.object({ success: z.literal(true), profile: Profile }) } } }, async (request) => {
     const user = callerOf(request);
     await ensureProfile(ctx.db, user);
     const { full_name, default_organization_id } = request.body;
@@ -29,11 +42,29 @@ export const userRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastif
     return { success: true as const, profile: await loadProfile(ctx.db, user.id) };
   });
 
-  app.post('/users/onboarding', { schema: { tags: ['account'], body: OnboardingRequest, response: { 200: OnboardingResponse } } }, async (request) => {
+  app.post('/users/onboarding', { config, schema: { tags: ['account'], body: OnboardingRequest, response: { 200: OnboardingResponse } } }, async (request) => {
     const user = callerOf(request);
     await ensureProfile(ctx.db, user);
     const { full_name, organization_name, organization_slug } = request.body;
     const organization = await createOrganization(ctx, user.id, { name: organization_name, slug: organization_slug }, { makeDefault: true, fullName: full_name });
     return { success: true as const, organization, profile: await loadProfile(ctx.db, user.id) };
+  });
+
+  app.delete(
+    '/users/me',
+    {
+      config,
+      schema: {
+        tags: ['account'],
+        summary: 'Delete (deactivate) the account; signing in within 30 days reactivates it',
+        response: { 200: DeleteAccountResponse },
+      },
+    },
+    async (request) => deleteAccount(ctx, callerOf(request), bearerToken(request) ?? ''),
+  );
+
+  app.delete('/users/me/reactivation', { config, schema: { tags: ['account'], summary: 'Dismiss the reactivation message', response: { 200: ClearReactivationResponse } } }, async (request) => {
+    await clearReactivationMessage(ctx, callerOf(request).id);
+    return { success: true as const };
   });
 };

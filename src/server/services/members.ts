@@ -1,0 +1,105 @@
+// Members of an organization and their roles. Rules beyond the permission table:
+// - only owners make owners or change / remove an owner (admins manage admins and below);
+// - an organization always keeps at least one owner: the last one cannot be demoted, removed or leave;
+// - when a member's role drops, their API keys in the organization drop with it; when a member
+//   goes, their keys there are revoked.
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import type { AppContext } from '../context';
+import type { Db } from '../db/client';
+import { apiKeys, organizationMembers, profiles, type Role } from '../db/schema';
+import { errors } from '../http/errors';
+import { ROLE_RANK, type Member } from '../../contract/teams';
+import { requireMember } from './access';
+import { capKeyRoles, revokeKeysWhere } from './api-keys';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+type Exec = Db | Tx;
+
+/** People (not API key principals) in the organization, oldest first. */
+export async function humanMembers(db: Exec, orgId: string) {
+  return db
+    .select({ userId: organizationMembers.userId, role: organizationMembers.role, joinedAt: organizationMembers.createdAt, email: profiles.email, fullName: profiles.fullName })
+    .from(organizationMembers)
+    .innerJoin(profiles, eq(profiles.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.organizationId, orgId), eq(profiles.kind, 'user')))
+    .orderBy(asc(organizationMembers.createdAt), asc(profiles.email));
+}
+
+function memberJson(m: Awaited<ReturnType<typeof humanMembers>>[number], callerId: string): Member {
+  return { user_id: m.userId, email: m.email, full_name: m.fullName, role: m.role, joined_at: m.joinedAt.toISOString(), is_you: m.userId === callerId };
+}
+
+export async function listMembers(ctx: AppContext, userId: string, orgId: string): Promise<Member[]> {
+  await requireMember(ctx.db, userId, orgId, 'members.read');
+  return (await humanMembers(ctx.db, orgId)).map((m) => memberJson(m, userId));
+}
+
+async function ownerCount(tx: Exec, orgId: string): Promise<number> {
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(organizationMembers)
+    .innerJoin(profiles, eq(profiles.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.role, 'owner'), eq(profiles.kind, 'user')));
+  return row?.n ?? 0;
+}
+
+const LAST_OWNER = 'An organization must keep at least one owner. Make another member an owner first.';
+
+async function targetOf(tx: Exec, orgId: string, userId: string) {
+  const [row] = await tx
+    .select({ role: organizationMembers.role })
+    .from(organizationMembers)
+    .innerJoin(profiles, eq(profiles.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, userId), eq(profiles.kind, 'user')))
+    .for('update');
+  if (!row) throw errors.notFound('Member');
+  return row;
+}
+
+export async function changeRole(ctx: AppContext, callerId: string, orgId: string, targetId: string, role: Role): Promise<Member> {
+  const callerRole = await requireMember(ctx.db, callerId, orgId, 'members.manage');
+  await ctx.db.transaction(async (tx) => {
+    const target = await targetOf(tx, orgId, targetId);
+    if (target.role === role) return;
+    if (callerRole !== 'owner' && (target.role === 'owner' || role === 'owner')) throw errors.forbidden('Only an owner can make or change an owner', 'owner_only');
+    if (target.role === 'owner' && (await ownerCount(tx, orgId)) <= 1) throw errors.conflict(LAST_OWNER, 'last_owner');
+    await tx.update(organizationMembers).set({ role }).where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, targetId)));
+    if (ROLE_RANK[role] < ROLE_RANK[target.role]) await capKeyRoles(tx, orgId, targetId, role);
+  });
+  const member = (await humanMembers(ctx.db, orgId)).find((m) => m.userId === targetId);
+  if (!member) throw errors.notFound('Member');
+  return memberJson(member, callerId);
+}
+
+/** Removes a member (or, with targetId === callerId, leaves). */
+export async function removeMember(ctx: AppContext, callerId: string, orgId: string, targetId: string): Promise<void> {
+  const leaving = callerId === targetId;
+  const callerRole = await requireMember(ctx.db, callerId, orgId, leaving ? 'org.read' : 'members.manage');
+  await ctx.db.transaction(async (tx) => {
+    const target = await targetOf(tx, orgId, targetId);
+    if (!leaving && callerRole !== 'owner' && target.role === 'owner') throw errors.forbidden('Only an owner can remove an owner', 'owner_only');
+    if (target.role === 'owner' && (await ownerCount(tx, orgId)) <= 1) {
+      throw errors.conflict(leaving ? 'You are the last owner of this organization. Make another member an owner before you leave.' : LAST_OWNER, 'last_owner');
+    }
+    await detachMember(tx, orgId, targetId);
+  });
+}
+
+/** Drops the membership, the member's keys in the organization, and the organization as their default. */
+export async function detachMember(tx: Exec, orgId: string, userId: string): Promise<void> {
+  await tx.delete(organizationMembers).where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, userId)));
+  await revokeKeysWhere(tx, and(eq(apiKeys.organizationId, orgId), eq(apiKeys.createdBy, userId))!);
+  await tx.update(profiles).set({ defaultOrganizationId: null, updatedAt: new Date() }).where(and(eq(profiles.id, userId), eq(profiles.defaultOrganizationId, orgId)));
+}
+
+/** The member who should own the organization when `leavingId` goes: the earliest admin. */
+export async function nextOwner(tx: Exec, orgId: string, leavingId: string) {
+  const [row] = await tx
+    .select({ userId: organizationMembers.userId, email: profiles.email })
+    .from(organizationMembers)
+    .innerJoin(profiles, eq(profiles.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.role, 'admin'), ne(organizationMembers.userId, leavingId), eq(profiles.kind, 'user'), sql`${profiles.deactivatedAt} IS NULL`))
+    .orderBy(asc(organizationMembers.createdAt))
+    .limit(1);
+  return row ?? null;
+}
