@@ -1,60 +1,67 @@
 // The document: immutable state changed only by commands through immer.
 //
-// Why sharded: immer copies a container on its first write, so one flat Record of 100k
-// annotations costs a 100k-key copy (and finalise pass) per edit. Annotations live in
-// SHARD_COUNT small records keyed by a hash of the id, so an edit copies the 4k-key shard
-// table plus ~25-entry shards. (4096 measured best at 100k: fewer shards make a 1,000-shape move
-// copy more entries, more shards make every single edit copy a bigger table.) Paint order is an
-// explicit z number per id (also sharded), because Record key order is not reliable
-// (integer-like ids sort first) and would not survive delete + undo. Commands go through DocTx, which replaces whole annotations: one patch per
-// changed annotation keeps patches small and history cheap.
-import type { Draft, Patch } from 'immer';
+// Why sharded: immer copies a container on its first write, so one flat collection of 100k
+// annotations costs a 100k-entry copy (and finalise pass) per edit. Annotations live in
+// SHARD_COUNT small Maps picked by a hash of the id, held in an array: an edit copies the array
+// (a flat 4k-pointer slice) plus the ~25-entry Maps it touches. (Records were slower: a 4k-key
+// record and null-prototype shards are dictionary-mode objects, and copying them dominated undo
+// of a 1,000-shape move at 100k.) Paint order is an explicit z number per id (also sharded),
+// because insertion order would not survive delete + undo. Commands go through DocTx, which
+// replaces whole annotations: one patch per changed annotation keeps patches small and history
+// cheap. Annotations stored in the document are frozen (shallowly): they are immutable anyway,
+// and immer then skips walking every new value's points when it finalises a command.
+import { enableMapSet, type Draft, type Patch } from 'immer';
 import type { EditorAnnotation } from './types';
 
-export const SHARD_COUNT = 4096;
+// Shards are Maps: immer drafts them only with its Map/Set plugin (plugins are global).
+enableMapSet();
 
-type Shard<T> = Readonly<Record<string, T>>;
+export const SHARD_COUNT = 16384;
+
+type Shard<T> = ReadonlyMap<string, T>;
 
 export interface DocState {
-  readonly items: Readonly<Record<string, Shard<EditorAnnotation>>>;
-  readonly z: Readonly<Record<string, Shard<number>>>;
+  readonly items: readonly Shard<EditorAnnotation>[];
+  readonly z: readonly Shard<number>[];
   /** z of the next created annotation: new shapes go on top. */
   readonly nextZ: number;
   readonly count: number;
 }
 
-const shardKeys: string[] = Array.from({ length: SHARD_COUNT }, (_, i) => `s${i}`);
-
-/** FNV-1a over the id's UTF-16 units. */
-export function shardOf(id: string): string {
+/** FNV-1a over the id's UTF-16 units: the index of the id's shard. */
+export function shardOf(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return shardKeys[(h >>> 0) % SHARD_COUNT]!;
+  return (h >>> 0) % SHARD_COUNT;
 }
 
-function emptyShards<T>(): Record<string, Record<string, T>> {
+// Empty shards are one shared Map that is never written to: immer and applyDocPatches copy a
+// shard before changing it, so an empty document costs two arrays, not thousands of Maps.
+const EMPTY_SHARD: ReadonlyMap<string, unknown> = new Map<string, unknown>();
+
+function emptyShards<T>(): ReadonlyMap<string, T>[] {
   // Every shard exists up front so all patches are at depth 3 (items/shard/id); see History.
-  // Null-prototype shards: no inherited keys to trip over (an id may be "constructor"), and
-  // V8 builds and iterates them much faster than literal objects with 100k distinct keys.
-  const out: Record<string, Record<string, T>> = {};
-  for (const k of shardKeys) out[k] = Object.create(null) as Record<string, T>;
-  return out;
+  return new Array<ReadonlyMap<string, T>>(SHARD_COUNT).fill(EMPTY_SHARD as ReadonlyMap<string, T>);
 }
 
 /** Builds state from annotations in paint order (first = bottom). Throws on a duplicate id. */
 export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState {
-  const items = emptyShards<EditorAnnotation>();
-  const z = emptyShards<number>();
+  const items = emptyShards<EditorAnnotation>() as Map<string, EditorAnnotation>[];
+  const z = emptyShards<number>() as Map<string, number>[];
   for (let i = 0; i < list.length; i++) {
     const a = list[i]!;
     const k = shardOf(a.id);
-    const shard = items[k]!;
-    if (shard[a.id]) throw new Error(`Duplicate annotation id ${a.id}`);
-    shard[a.id] = a;
-    z[k]![a.id] = i;
+    let shard = items[k]!;
+    if ((shard as ReadonlyMap<string, unknown>) === EMPTY_SHARD) {
+      shard = items[k] = new Map();
+      z[k] = new Map();
+    }
+    if (shard.has(a.id)) throw new Error(`Duplicate annotation id ${a.id}`);
+    shard.set(a.id, Object.freeze(a));
+    z[k]!.set(a.id, i);
   }
   return { items, z, nextZ: list.length, count: list.length };
 }
@@ -62,20 +69,21 @@ export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState 
 export const emptyDoc = (): DocState => docFromAnnotations([]);
 
 export function getAnnotation(doc: DocState, id: string): EditorAnnotation | undefined {
-  return doc.items[shardOf(id)]?.[id];
+  return doc.items[shardOf(id)]!.get(id);
 }
 
 export function getZ(doc: DocState, id: string): number | undefined {
-  return doc.z[shardOf(id)]?.[id];
+  return doc.z[shardOf(id)]!.get(id);
 }
 
 export function forEachAnnotation(doc: DocState, fn: (a: EditorAnnotation, z: number) => void): void {
-  for (const k of shardKeys) {
-    const shard = doc.items[k]!;
+  for (let k = 0; k < SHARD_COUNT; k++) {
     const zs = doc.z[k]!;
-    for (const id of Object.keys(shard)) fn(shard[id]!, zs[id]!);
+    for (const [id, a] of doc.items[k]!) fn(a, zs.get(id)!);
   }
 }
+
+type DraftShard<T> = Map<string, T>;
 
 /**
  * The write side handed to commands: a thin layer over the immer draft. Reads come from the
@@ -88,6 +96,14 @@ export class DocTx {
     private readonly draft: Draft<DocState>,
     readonly base: DocState,
   ) {}
+
+  private itemShard(k: number): DraftShard<EditorAnnotation> {
+    return this.draft.items[k] as unknown as DraftShard<EditorAnnotation>;
+  }
+
+  private zShard(k: number): DraftShard<number> {
+    return this.draft.z[k] as unknown as DraftShard<number>;
+  }
 
   get(id: string): EditorAnnotation | undefined {
     const w = this.written.get(id);
@@ -102,7 +118,7 @@ export class DocTx {
   /** Replaces an existing annotation (its z is kept). */
   set(a: EditorAnnotation): void {
     if (!this.has(a.id)) throw new Error(`No annotation ${a.id}`);
-    (this.draft.items[shardOf(a.id)] as Record<string, EditorAnnotation>)[a.id] = a as Draft<EditorAnnotation>;
+    this.itemShard(shardOf(a.id)).set(a.id, Object.freeze(a));
     this.written.set(a.id, a);
   }
 
@@ -110,9 +126,9 @@ export class DocTx {
   add(a: EditorAnnotation, z?: number): void {
     if (this.has(a.id)) throw new Error(`Annotation ${a.id} already exists`);
     const k = shardOf(a.id);
-    (this.draft.items[k] as Record<string, EditorAnnotation>)[a.id] = a as Draft<EditorAnnotation>;
+    this.itemShard(k).set(a.id, Object.freeze(a));
     const zz = z ?? this.draft.nextZ;
-    (this.draft.z[k] as Record<string, number>)[a.id] = zz;
+    this.zShard(k).set(a.id, zz);
     if (zz >= this.draft.nextZ) this.draft.nextZ = zz + 1;
     this.draft.count += 1;
     this.written.set(a.id, a);
@@ -121,8 +137,8 @@ export class DocTx {
   remove(id: string): void {
     if (!this.has(id)) return;
     const k = shardOf(id);
-    delete (this.draft.items[k] as Record<string, EditorAnnotation>)[id];
-    delete (this.draft.z[k] as Record<string, number>)[id];
+    this.itemShard(k).delete(id);
+    this.zShard(k).delete(id);
     this.draft.count -= 1;
     this.written.set(id, null);
   }
@@ -148,34 +164,55 @@ export class DocTx {
  * other patch shape, so the caller can fall back to immer.
  */
 export function applyDocPatches(doc: DocState, patches: readonly Patch[]): DocState | null {
-  const root: Record<string, unknown> = { ...doc };
-  const copied = new Set<string>();
+  const root = { ...doc } as { -readonly [K in keyof DocState]: DocState[K] } & Record<string, unknown>;
+  let itemsCopied = false, zCopied = false;
+  const copiedItems = new Set<number>();
+  const copiedZ = new Set<number>();
   for (const p of patches) {
-    const [top, shard, id] = p.path as (string | number)[];
-    if (p.path.length === 1 && typeof top === 'string' && top in doc && p.op === 'replace') {
+    const path = p.path;
+    const top = path[0];
+    if (path.length === 1 && typeof top === 'string' && top in doc && p.op === 'replace') {
       // Scalars, or a whole table (replace-all): later patches copy from the new table.
       root[top] = p.value;
-      for (const k of [...copied]) if (k.startsWith(`${top}/`)) copied.delete(k);
-      copied.delete(top);
+      if (top === 'items') {
+        itemsCopied = false;
+        copiedItems.clear();
+      } else if (top === 'z') {
+        zCopied = false;
+        copiedZ.clear();
+      }
       continue;
     }
-    if (p.path.length !== 3 || (top !== 'items' && top !== 'z') || typeof shard !== 'string' || id === undefined) return null;
-    if (!copied.has(top)) {
-      root[top] = { ...(root[top] as Record<string, unknown>) };
-      copied.add(top);
+    const shard = path[1];
+    const id = path[2];
+    if (path.length !== 3 || (top !== 'items' && top !== 'z') || typeof shard !== 'number' || typeof id !== 'string') return null;
+    let table: Map<string, unknown>[];
+    let copied: Set<number>;
+    if (top === 'items') {
+      if (!itemsCopied) {
+        root.items = root.items.slice();
+        itemsCopied = true;
+      }
+      table = root.items as Map<string, unknown>[];
+      copied = copiedItems;
+    } else {
+      if (!zCopied) {
+        root.z = root.z.slice();
+        zCopied = true;
+      }
+      table = root.z as Map<string, unknown>[];
+      copied = copiedZ;
     }
-    const table = root[top] as Record<string, Record<string, unknown>>;
-    const key = `${top}/${shard}`;
-    if (!copied.has(key)) {
+    if (!copied.has(shard)) {
       const base = table[shard];
       if (!base) return null;
-      table[shard] = Object.assign(Object.create(null) as Record<string, unknown>, base);
-      copied.add(key);
+      table[shard] = new Map(base);
+      copied.add(shard);
     }
-    if (p.op === 'remove') delete table[shard]![id];
-    else table[shard]![id] = p.value;
+    if (p.op === 'remove') table[shard]!.delete(id);
+    else table[shard]!.set(id, top === 'items' ? Object.freeze(p.value as object) : p.value);
   }
-  return root as unknown as DocState;
+  return root;
 }
 
 export type ChangedIds = { all: true } | { all: false; ids: ReadonlySet<string> };
