@@ -5,69 +5,14 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { organizationMembers, type Role } from '../db/schema';
 import { errors } from '../http/errors';
+import { roleCan, type Permission } from '../../contract/permissions';
 
-export type Permission =
-  | 'org.read'
-  | 'org.manage'
-  | 'project.create'
-  | 'project.update'
-  | 'project.delete'
-  | 'classes.edit'
-  | 'images.read'
-  | 'images.upload'
-  | 'images.organize'
-  | 'images.stage'
-  | 'images.archive'
-  | 'images.delete'
-  | 'images.export'
-  | 'images.edit'
-  | 'usage.record'
-  | 'annotations.read'
-  | 'annotations.write'
-  | 'members.read'
-  | 'members.manage'
-  | 'billing.manage'
-  | 'api_keys.create'
-  | 'api_keys.manage';
-
-/** The permission table (see README "Roles"). Issue 6 extends it to every action. */
-const TABLE: Record<Permission, readonly Role[]> = {
-  'org.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
-  'org.manage': ['owner', 'admin'],
-  'project.create': ['owner', 'admin'],
-  'project.update': ['owner', 'admin'],
-  'project.delete': ['owner', 'admin'],
-  'classes.edit': ['owner', 'admin'],
-  // Datasets (issue 3): annotators and above upload and file images into folders, reviewers and
-  // above change stages and archive, owners and admins delete for good; viewers read.
-  'images.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
-  'images.upload': ['owner', 'admin', 'reviewer', 'annotator'],
-  'images.organize': ['owner', 'admin', 'reviewer', 'annotator'],
-  'images.stage': ['owner', 'admin', 'reviewer'],
-  'images.archive': ['owner', 'admin', 'reviewer'],
-  'images.delete': ['owner', 'admin'],
-  'images.export': ['owner', 'admin', 'reviewer', 'annotator', 'viewer'], // export reveals nothing a viewer cannot read
-  'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
-  // Magic Image Edit (issue 8): makes new images, so the same roles as upload.
-  'images.edit': ['owner', 'admin', 'reviewer', 'annotator'],
-  // Annotations (issue 5): every member loads them, annotators and above save them.
-  'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
-  'annotations.write': ['owner', 'admin', 'reviewer', 'annotator'],
-  // Teams (issue 6): every member sees who is in the organization; owners and admins invite,
-  // change roles and remove (only owners touch owners: see services/members.ts); the plan is the
-  // owners'. Anyone may make a key for their own scripts (its role never above theirs); owners
-  // and admins see and revoke every key of the organization.
-  'members.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
-  'members.manage': ['owner', 'admin'],
-  'billing.manage': ['owner'],
-  'api_keys.create': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
-  'api_keys.manage': ['owner', 'admin'],
-};
-
-export const PERMISSIONS = Object.keys(TABLE) as Permission[];
+// The permission table lives in src/contract/permissions.ts, so that the SPA hides what a role may
+// not do from the same source the server enforces.
+export { PERMISSIONS, type Permission } from '../../contract/permissions';
 
 export function can(role: Role, permission: Permission): boolean {
-  return TABLE[permission].includes(role);
+  return roleCan(role, permission);
 }
 
 export async function roleIn(db: Db, userId: string, organizationId: string): Promise<Role | null> {

@@ -1,0 +1,69 @@
+// Who may do what in an organization: the permission table (README "Roles"). The server enforces
+// it (src/server/services/access.ts); the SPA hides or disables what the current role may not do
+// (src/app/stores/permissions.ts). Add a permission here, then use it in requireMember().
+import type { Role } from './account';
+
+export type Permission =
+  | 'org.read'
+  | 'org.manage'
+  | 'project.create'
+  | 'project.update'
+  | 'project.delete'
+  | 'classes.edit'
+  | 'images.read'
+  | 'images.upload'
+  | 'images.organize'
+  | 'images.stage'
+  | 'images.archive'
+  | 'images.delete'
+  | 'images.export'
+  | 'images.edit'
+  | 'usage.record'
+  | 'annotations.read'
+  | 'annotations.write'
+  | 'members.read'
+  | 'members.manage'
+  | 'billing.manage'
+  | 'api_keys.create'
+  | 'api_keys.manage';
+
+/** The permission table (see README "Roles"). Issue 6 extends it to every action. */
+export const PERMISSION_TABLE: Record<Permission, readonly Role[]> = {
+  'org.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'org.manage': ['owner', 'admin'],
+  'project.create': ['owner', 'admin'],
+  'project.update': ['owner', 'admin'],
+  'project.delete': ['owner', 'admin'],
+  'classes.edit': ['owner', 'admin'],
+  // Datasets (issue 3): annotators and above upload and file images into folders, reviewers and
+  // above change stages and archive, owners and admins delete for good; viewers read.
+  'images.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'images.upload': ['owner', 'admin', 'reviewer', 'annotator'],
+  'images.organize': ['owner', 'admin', 'reviewer', 'annotator'],
+  'images.stage': ['owner', 'admin', 'reviewer'],
+  'images.archive': ['owner', 'admin', 'reviewer'],
+  'images.delete': ['owner', 'admin'],
+  'images.export': ['owner', 'admin', 'reviewer', 'annotator', 'viewer'], // export reveals nothing a viewer cannot read
+  'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Magic Image Edit (issue 8): makes new images, so the same roles as upload.
+  'images.edit': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Annotations (issue 5): every member loads them, annotators and above save them.
+  'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'annotations.write': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Teams (issue 6): every member sees who is in the organization; owners and admins invite,
+  // change roles and remove (only owners touch owners: see services/members.ts); the plan is the
+  // owners'. Anyone may make a key for their own scripts (its role never above theirs); owners
+  // and admins see and revoke every key of the organization.
+  'members.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'members.manage': ['owner', 'admin'],
+  'billing.manage': ['owner'],
+  'api_keys.create': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
+  'api_keys.manage': ['owner', 'admin'],
+};
+
+export const PERMISSIONS = Object.keys(PERMISSION_TABLE) as Permission[];
+
+
+export function roleCan(role: Role, permission: Permission): boolean {
+  return PERMISSION_TABLE[permission].includes(role);
+}
