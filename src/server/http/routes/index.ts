@@ -12,6 +12,7 @@ import { folderRoutes } from './folders';
 import { batchRoutes } from './batch';
 import { exportRoutes } from './export';
 import { annotationRoutes } from './annotations';
+import { autoAnnotateRoutes } from './auto-annotate';
 import { imageEditRoutes } from './image-edit';
 import { memberRoutes } from './members';
 import { inviteRoutes } from './invites';
@@ -24,4 +25,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(folderRoutes(ctx), { prefix: '/api/folders' });
   await app.register(batchRoutes(ctx), { prefix: '/api/images/batch' });
   for (const routes of [memberRoutes, inviteRoutes, apiKeyRoutes]) await app.register(routes(ctx), { prefix: '/api/v1' });
+  await app.register(autoAnnotateRoutes(ctx), { prefix: '/api/v1' });
 }

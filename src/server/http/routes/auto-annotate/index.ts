@@ -1,0 +1,64 @@
+// /api/v1/auto-annotate/sam2: assisted segmentation (spec section 7 "Assisted segmentation").
+// The path keeps the spec's 'sam2' whatever backend is configured; health says which one runs.
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../../context';
+import { callerOf } from '../../auth-guard';
+import {
+  GetMaskRequest,
+  GetMaskResponse,
+  HealthResponse,
+  ProcessImageRequest,
+  ProcessImageResponse,
+  SaveSegmentationRequest,
+  SaveSegmentationResponse,
+  WarmupResponse,
+} from '../../../../contract/segmentation';
+import { requireMember } from '../../../services/access';
+import { SegmentationService } from '../../../services/segmentation';
+
+/** Optional organization for warmup and health: when given, the caller must be a member. */
+const OrgQuery = z.object({ org_id: z.string().uuid('org_id must be a UUID').optional() });
+
+export const autoAnnotateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const tags = ['auto-annotate'];
+  const service = new SegmentationService(ctx);
+  fastify.addHook('onClose', async () => service.close());
+  const base = '/auto-annotate/sam2';
+
+  app.post(`${base}/warmup`, { schema: { tags, querystring: OrgQuery, response: { 200: WarmupResponse } } }, async (request) => {
+    if (request.query.org_id) await requireMember(ctx.db, callerOf(request).id, request.query.org_id, 'annotations.read');
+    else callerOf(request);
+    return service.warmup();
+  });
+
+  app.get(`${base}/health`, { schema: { tags, querystring: OrgQuery, response: { 200: HealthResponse } } }, async (request) => {
+    if (request.query.org_id) await requireMember(ctx.db, callerOf(request).id, request.query.org_id, 'annotations.read');
+    else callerOf(request);
+    return service.health();
+  });
+
+  app.post(`${base}/process-image`, { schema: { tags, body: ProcessImageRequest, response: { 200: ProcessImageResponse } } }, async (request) =>
+    service.processImage(callerOf(request).id, request.body),
+  );
+
+  app.post(`${base}/get-mask`, { schema: { tags, body: GetMaskRequest, response: { 200: GetMaskResponse } } }, async (request) => {
+    // A client that gives up (a newer click superseded this one) closes the connection: skip the work.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!request.raw.complete || request.raw.destroyed) abort.abort();
+    };
+    request.raw.once('close', onClose);
+    try {
+      return await service.getMask(callerOf(request).id, request.body, abort.signal);
+    } finally {
+      request.raw.off('close', onClose);
+    }
+  });
+
+  app.post(`${base}/save-segmentation`, { bodyLimit: 8 * 1024 * 1024, schema: { tags, body: SaveSegmentationRequest, response: { 200: SaveSegmentationResponse } } }, async (request) =>
+    service.saveSegmentation(callerOf(request).id, request.body),
+  );
+};

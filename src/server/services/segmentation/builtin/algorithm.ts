@@ -1,0 +1,261 @@
+// The built-in interactive segmenter (no weights, no GPU). The 'embedding' of an image is its
+// structure at a working resolution: CIELAB colours, per-pixel colour bins, SLIC superpixels with
+// sizes, means, colour histograms and their adjacency graph. A mask is a graph cut over the
+// superpixels (Lazy Snapping / GrabCut style): hard seeds at the clicks, colour models of both
+// sides re-estimated over a few rounds, contrast-sensitive boundary costs, a prior against
+// foreground far from the positive clicks; then the boundary is refined pixel by pixel.
+//
+// The heavy loops are kernels (assembly/kernels/segment.ts, with TypeScript references in
+// assembly/reference/segment.ts); this file only orchestrates them through `SegmentOps`, so the
+// same code runs on the wasm kernels or on the references.
+import { BINS, MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/reference/segment';
+
+export interface SegmentOps {
+  rgbToLab(rgb: Uint8Array, n: number, channels: number, lab: Float32Array, bins: Uint16Array): void;
+  slic(lab: Float32Array, w: number, h: number, step: number, compactness: number, iters: number, labels: Int32Array): number;
+  superpixelStats(lab: Float32Array, bins: Uint16Array, labels: Int32Array, w: number, h: number, count: number): SuperpixelStats;
+  minCut(n: number, src: Float64Array, snk: Float64Array, m: number, ea: Int32Array, eb: Int32Array, cab: Float64Array, cba: Float64Array, side: Uint8Array): number;
+  refine(labels: Int32Array, bins: Uint16Array, w: number, h: number, spFg: Uint8Array, band: Uint8Array, llr: Float64Array, r: number, bias: number, out: Uint8Array): void;
+}
+
+export interface Structure {
+  /** working resolution */
+  w: number;
+  h: number;
+  labels: Int32Array;
+  bins: Uint16Array;
+  stats: SuperpixelStats;
+  /** undirected edges (a < b) with their smoothness weight */
+  edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
+  bytes: number;
+}
+
+export const PARAMS = {
+  /** superpixel grid step in working pixels */
+  step: 14,
+  compactness: 12,
+  slicIters: 5,
+  /** smoothness weight per boundary pixel edge (in nats per pixel of unary cost) */
+  lambda: 2.5,
+  /** foreground cost per pixel per unit of distance from the nearest positive click (distance / image size) */
+  distance: 3,
+  rounds: 3,
+  refineRadius: 2,
+  refineBias: 0.4,
+};
+
+/** Builds the structure of a working-resolution image (interleaved, `channels` bytes per pixel). */
+export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: number, channels: number): Structure {
+  const n = w * h;
+  const lab = new Float32Array(n * 3);
+  const bins = new Uint16Array(n);
+  ops.rgbToLab(rgb, n, channels, lab, bins);
+  const labels = new Int32Array(n);
+  const step = Math.max(4, Math.min(PARAMS.step, Math.floor(Math.sqrt(n / 16))));
+  const count = ops.slic(lab, w, h, step, PARAMS.compactness, PARAMS.slicIters, labels);
+  const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
+  const edges = smoothnessEdges(stats);
+  const bytes = labels.byteLength + bins.byteLength + stats.hist.byteLength + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24;
+  return { w, h, labels, bins, stats, edges, bytes };
+}
+
+/** Each adjacent pair once, weighted by shared boundary length and how alike their mean colours are. */
+function smoothnessEdges(s: SuperpixelStats) {
+  const a: number[] = [], b: number[] = [], len: number[] = [], d2: number[] = [];
+  let sum = 0;
+  for (let i = 0; i < s.count; i++) {
+    for (let k = 0; k < s.degree[i]!; k++) {
+      const j = s.nbr[i * MAX_DEGREE + k]!;
+      if (j <= i) continue;
+      let d = 0;
+      for (let c = 0; c < 3; c++) d += (s.mean[i * 5 + c]! - s.mean[j * 5 + c]!) ** 2;
+      // Mean contrast across the shared boundary counts too (edges inside a texture are frequent
+      // but do not line up with superpixel borders as consistently as object edges do).
+      const g = s.edgeGrad[i * MAX_DEGREE + k]! / s.edgeLen[i * MAX_DEGREE + k]!;
+      d = 0.5 * d + 0.5 * g * g;
+      a.push(i);
+      b.push(j);
+      len.push(s.edgeLen[i * MAX_DEGREE + k]!);
+      d2.push(d);
+      sum += d;
+    }
+  }
+  const m = a.length;
+  const beta = m > 0 && sum > 0 ? m / (2 * sum) : 0;
+  const weight = new Float64Array(m);
+  for (let e = 0; e < m; e++) weight[e] = PARAMS.lambda * len[e]! * Math.exp(-beta * d2[e]!);
+  return { m, a: Int32Array.from(a), b: Int32Array.from(b), weight };
+}
+
+export interface SegmentInput {
+  /** working-resolution coordinates */
+  positive: readonly (readonly [number, number])[];
+  negative: readonly (readonly [number, number])[];
+  /** superpixel foreground flags of the previous mask, to start the colour models from */
+  previous?: Uint8Array;
+}
+
+export interface SegmentOutput {
+  /** row-major 0/1 at working resolution */
+  mask: Uint8Array;
+  spFg: Uint8Array;
+  score: number;
+}
+
+const HARD = 1e12;
+
+/** Smoothed, normalised colour model from weighted superpixel histograms: -log P per bin. */
+function model(s: SuperpixelStats, weight: Float64Array): Float64Array {
+  const h = new Float64Array(BINS);
+  for (let i = 0; i < s.count; i++) {
+    const wi = weight[i]!;
+    if (wi <= 0) continue;
+    const o = i * BINS;
+    for (let b = 0; b < BINS; b++) {
+      const v = s.hist[o + b]!;
+      if (v) h[b] += wi * v;
+    }
+  }
+  // [1 2 1] blur along each of L, a, b: texture colours a few clicks never sampled still count.
+  let cur = h;
+  for (const stride of [64, 8, 1]) {
+    const nxt = new Float64Array(BINS);
+    for (let b = 0; b < BINS; b++) {
+      const q = Math.floor(b / stride) % 8;
+      let v = 2 * cur[b]!, wsum = 2;
+      if (q > 0) { v += cur[b - stride]!; wsum += 1; }
+      if (q < 7) { v += cur[b + stride]!; wsum += 1; }
+      nxt[b] = v / wsum;
+    }
+    cur = nxt;
+  }
+  let total = 0;
+  for (let b = 0; b < BINS; b++) total += cur[b]!;
+  const eps = Math.max(total, 1) * 1e-4;
+  const nll = new Float64Array(BINS);
+  const norm = total + eps * BINS;
+  for (let b = 0; b < BINS; b++) nll[b] = -Math.log((cur[b]! + eps) / norm);
+  return nll;
+}
+
+function meanNll(s: SuperpixelStats, nll: Float64Array, out: Float64Array): void {
+  for (let i = 0; i < s.count; i++) {
+    const o = i * BINS;
+    let v = 0;
+    for (let b = 0; b < BINS; b++) {
+      const c = s.hist[o + b]!;
+      if (c) v += c * nll[b]!;
+    }
+    out[i] = v; // total over the superpixel's pixels
+  }
+}
+
+function labelAt(st: Structure, x: number, y: number): number {
+  const xi = Math.min(st.w - 1, Math.max(0, Math.floor(x))), yi = Math.min(st.h - 1, Math.max(0, Math.floor(y)));
+  return st.labels[yi * st.w + xi]!;
+}
+
+export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): SegmentOutput {
+  const s = st.stats, n = s.count;
+  const seed = new Uint8Array(n); // 1 fg, 2 bg; the later click wins
+  const clicks: [number, number, number][] = [
+    ...input.positive.map((p) => [p[0], p[1], 1] as [number, number, number]),
+    ...input.negative.map((p) => [p[0], p[1], 2] as [number, number, number]),
+  ];
+  for (const [x, y, v] of clicks) seed[labelAt(st, x, y)] = v;
+  const mask = new Uint8Array(st.w * st.h);
+  if (input.positive.length === 0) return { mask, spFg: new Uint8Array(n), score: 0 };
+
+  const size = Math.sqrt(st.w * st.h);
+  const dPos = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const cx = s.mean[i * 5 + 3]!, cy = s.mean[i * 5 + 4]!;
+    let best = Infinity;
+    for (const [px, py] of input.positive) best = Math.min(best, Math.hypot(cx - px, cy - py));
+    dPos[i] = best / size;
+  }
+
+  // Starting models: foreground from the positive superpixels and their neighbours (or the
+  // previous mask), background from everything weighted by distance from the positive clicks.
+  const wF = new Float64Array(n), wB = new Float64Array(n);
+  if (input.previous && input.previous.length === n) {
+    for (let i = 0; i < n; i++) wF[i] = input.previous[i]!;
+  }
+  for (let i = 0; i < n; i++) {
+    if (seed[i] !== 1) continue;
+    wF[i] = 1;
+    for (let k = 0; k < s.degree[i]!; k++) {
+      const j = s.nbr[i * MAX_DEGREE + k]!;
+      if (seed[j] !== 2) wF[j] = Math.max(wF[j]!, 0.5);
+    }
+  }
+  for (let i = 0; i < n; i++) wB[i] = seed[i] === 2 ? 4 : seed[i] === 1 ? 0 : Math.min(1, dPos[i]! / 0.25) * (1 - wF[i]!);
+
+  const src = new Float64Array(n), snk = new Float64Array(n);
+  const uF = new Float64Array(n), uB = new Float64Array(n);
+  const spFg = new Uint8Array(n);
+  const e = st.edges;
+  let nllF: Float64Array = new Float64Array(BINS), nllB: Float64Array = new Float64Array(BINS);
+  for (let round = 0; round < PARAMS.rounds; round++) {
+    nllF = model(s, wF);
+    nllB = model(s, wB);
+    meanNll(s, nllF, uF);
+    meanNll(s, nllB, uB);
+    for (let i = 0; i < n; i++) {
+      const costF = uF[i]! + PARAMS.distance * s.size[i]! * dPos[i]!;
+      const costB = uB[i]!;
+      const lo = Math.min(costF, costB);
+      // source side = foreground: cutting S->i labels i background (pays costB), i->T pays costF.
+      src[i] = seed[i] === 1 ? HARD : seed[i] === 2 ? 0 : costB - lo;
+      snk[i] = seed[i] === 2 ? HARD : seed[i] === 1 ? 0 : costF - lo;
+    }
+    ops.minCut(n, src, snk, e.m, e.a, e.b, e.weight, e.weight, spFg);
+    keepConnectedToClicks(s, spFg, seed);
+    for (let i = 0; i < n; i++) {
+      wF[i] = spFg[i]!;
+      wB[i] = seed[i] === 2 ? 4 : 1 - spFg[i]!;
+    }
+  }
+
+  // Pixel-accurate boundary inside the superpixels that touch the other side.
+  const band = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < s.degree[i]!; k++) {
+      if (spFg[s.nbr[i * MAX_DEGREE + k]!] !== spFg[i]) {
+        band[i] = 1;
+        break;
+      }
+    }
+  }
+  const llr = new Float64Array(BINS);
+  for (let b = 0; b < BINS; b++) llr[b] = Math.max(-5, Math.min(5, nllB[b]! - nllF[b]!));
+  ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
+  // The clicked pixels themselves always follow their click.
+  for (const [x, y, v] of clicks) mask[Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x))] = v === 1 ? 1 : 0;
+
+  // Confidence: how clearly the chosen foreground's colours prefer the foreground model.
+  let agree = 0, total = 0;
+  for (let i = 0; i < n; i++) {
+    if (!spFg[i]) continue;
+    const margin = (uB[i]! - uF[i]!) / Math.max(1, s.size[i]!);
+    agree += s.size[i]! / (1 + Math.exp(-margin));
+    total += s.size[i]!;
+  }
+  return { mask, spFg, score: total > 0 ? agree / total : 0 };
+}
+
+/** Drops foreground superpixels not connected (through foreground) to a positive click. */
+function keepConnectedToClicks(s: SuperpixelStats, fg: Uint8Array, seed: Uint8Array): void {
+  const n = s.count;
+  const keep = new Uint8Array(n);
+  const queue: number[] = [];
+  for (let i = 0; i < n; i++) if (seed[i] === 1 && fg[i]) { keep[i] = 1; queue.push(i); }
+  while (queue.length) {
+    const i = queue.pop()!;
+    for (let k = 0; k < s.degree[i]!; k++) {
+      const j = s.nbr[i * MAX_DEGREE + k]!;
+      if (fg[j] && !keep[j]) { keep[j] = 1; queue.push(j); }
+    }
+  }
+  fg.set(keep);
+}

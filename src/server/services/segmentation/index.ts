@@ -1,0 +1,263 @@
+// Assisted segmentation (spec section 7 "Assisted segmentation"): finds the image by project and
+// filename (tenant-checked), computes and caches its embedding with the configured backend,
+// answers masks for clicks, and saves a mask as an annotation through the annotation service.
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { images, projects } from '../../db/schema';
+import { ApiError, errors } from '../../http/errors';
+import { loadKernelsNode, type Kernels } from '../../../kernels/node';
+import {
+  MAX_POINTS,
+  type GetMaskRequest,
+  type GetMaskResponse,
+  type ProcessImageRequest,
+  type SaveSegmentationRequest,
+  type SegmentationPoint,
+} from '../../../contract/segmentation';
+import { requireMember, type Permission } from '../access';
+import { bucketFor, type ImageRow } from '../images';
+import { loadData, saveData } from '../annotations';
+import { EmbeddingCache } from './cache';
+import { segmentationConfig, type SegmentationConfig } from './config';
+import { decodeImage, ImageDecodeError, readObject } from './image';
+import { maskResult } from './result';
+import type { Embedding, Segmenter } from './types';
+import { BuiltinSegmenter } from './builtin';
+import { wasmOps } from './builtin/wasm-ops';
+
+let kernelsPromise: Promise<Kernels> | null = null;
+function kernels(): Promise<Kernels> {
+  kernelsPromise ??= loadKernelsNode().catch((err: unknown) => {
+    kernelsPromise = null;
+    throw err;
+  });
+  return kernelsPromise;
+}
+
+async function createSegmenter(cfg: SegmentationConfig): Promise<Segmenter> {
+  if (cfg.backend === 'sam2') {
+    // onnxruntime-node is loaded only when SAM2 is configured: the app runs without it.
+    const { Sam2Segmenter } = await import('./sam2');
+    return new Sam2Segmenter(cfg.sam2ModelDir!);
+  }
+  return new BuiltinSegmenter(wasmOps);
+}
+
+export class SegmentationService {
+  readonly config: SegmentationConfig;
+  readonly cache: EmbeddingCache;
+  private segmenter: Segmenter | null = null;
+  private segmenterPromise: Promise<Segmenter> | null = null;
+  private segmenterError: string | null = null;
+  /** Last mask state per user and image, for use_previous_mask. */
+  private readonly previous = new Map<string, unknown>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    config?: SegmentationConfig,
+  ) {
+    this.config = config ?? segmentationConfig();
+    this.cache = new EmbeddingCache(this.config.cacheBytes);
+  }
+
+  get backend() {
+    return this.config.backend;
+  }
+
+  private async ready(): Promise<Segmenter> {
+    this.segmenterPromise ??= createSegmenter(this.config)
+      .then(async (s) => {
+        await s.warmup();
+        const st = s.status();
+        if (!st.loaded) throw new Error(st.error ?? 'The segmenter did not load');
+        this.segmenter = s;
+        this.segmenterError = null;
+        return s;
+      })
+      .catch((err: unknown) => {
+        this.segmenterError = (err as Error).message;
+        this.segmenterPromise = null; // a later warmup retries (e.g. after the model files appear)
+        throw err;
+      });
+    try {
+      return await this.segmenterPromise;
+    } catch (err) {
+      this.ctx.log.error({ err }, 'segmenter failed to load');
+      throw errors.unavailable(`The ${this.backend} segmenter is not available: ${(err as Error).message}`);
+    }
+  }
+
+  /** Starts loading; answers without waiting for it. */
+  warmup() {
+    if (!this.segmenter) void this.ready().catch(() => undefined);
+    return this.segmenter
+      ? { status: 'ready' as const, backend: this.backend }
+      : this.segmenterError && !this.segmenterPromise
+        ? { status: 'failed' as const, backend: this.backend, error: this.segmenterError }
+        : { status: 'warming' as const, backend: this.backend };
+  }
+
+  health() {
+    const cache = { entries: this.cache.size, bytes: this.cache.bytes, max_bytes: this.cache.maxBytes };
+    if (this.segmenter) return { status: 'healthy' as const, backend: this.backend, model_loaded: true, cache };
+    if (this.segmenterError && !this.segmenterPromise) return { status: 'unhealthy' as const, backend: this.backend, model_loaded: false, error: this.segmenterError, cache };
+    return { status: 'starting' as const, backend: this.backend, model_loaded: false, cache };
+  }
+
+  /** The image named `imageName` in the project, if the caller may `permission` there; 404 otherwise. */
+  async resolveImage(userId: string, projectId: string, imageName: string, permission: Permission): Promise<ImageRow> {
+    const [project] = await this.ctx.db.select({ organizationId: projects.organizationId }).from(projects).where(eq(projects.id, projectId)).limit(1);
+    if (!project) throw errors.notFound('Project');
+    await requireMember(this.ctx.db, userId, project.organizationId, permission, 'Project');
+    const [image] = await this.ctx.db.select().from(images).where(and(eq(images.projectId, projectId), eq(images.filename, imageName))).limit(1);
+    if (!image) throw errors.notFound('Image');
+    return image;
+  }
+
+  private async embedding(image: ImageRow) {
+    const segmenter = await this.ready();
+    try {
+      return await this.cache.get(image.id, async () => {
+        const bucket = await bucketFor(this.ctx, image.organizationId);
+        const { body } = await this.ctx.storage.get(bucket, image.gcsPath);
+        const bytes = await readObject(body);
+        return segmenter.embed(await decodeImage(bytes, segmenter.maxSide));
+      });
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (err instanceof ImageDecodeError) throw new ApiError(422, 'image_unreadable', err.message);
+      if ((err as Error).name === 'ObjectNotFoundError' || /not found/i.test((err as Error).message)) {
+        throw new ApiError(404, 'image_file_missing', 'The image file is missing from storage');
+      }
+      throw err;
+    }
+  }
+
+  async processImage(userId: string, req: ProcessImageRequest) {
+    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.read');
+    const { value, fresh, seconds } = await this.embedding(image);
+    const e = value as Embedding & { width?: number; height?: number };
+    return {
+      status: fresh ? ('success' as const) : ('already_loaded' as const),
+      size: { width: e.width ?? image.imageWidth ?? 0, height: e.height ?? image.imageHeight ?? 0 },
+      embedding_time: Math.round(seconds * 1000) / 1000,
+      backend: this.backend,
+    };
+  }
+
+  async getMask(userId: string, req: GetMaskRequest, signal?: AbortSignal): Promise<GetMaskResponse> {
+    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.read');
+    const pt = (p: SegmentationPoint): [number, number] => (Array.isArray(p) ? [p[0], p[1]] : [p.x, p.y]);
+    const positive = req.positive_points.map(pt), negative = req.negative_points.map(pt);
+    if (req.x !== undefined && req.y !== undefined) {
+      const has = (list: [number, number][]) => list.some(([x, y]) => x === req.x && y === req.y);
+      if (!has(positive) && !has(negative)) positive.push([req.x, req.y]);
+    } else if ((req.x === undefined) !== (req.y === undefined)) {
+      throw errors.badRequest('x and y go together', 'invalid_point');
+    }
+    const total = positive.length + negative.length;
+    if (total === 0) throw errors.badRequest('Give at least one positive point', 'no_points');
+    if (total > MAX_POINTS) throw errors.badRequest(`At most ${MAX_POINTS} points per request (got ${total})`, 'too_many_points');
+    if (positive.length === 0) throw errors.badRequest('Give at least one positive point', 'no_positive_point');
+
+    const { value } = await this.embedding(image);
+    const e = value as Embedding & { width: number; height: number };
+    for (const [x, y] of [...positive, ...negative]) {
+      if (!(x >= 0 && y >= 0 && x < e.width && y < e.height)) {
+        throw errors.badRequest(`Point (${x}, ${y}) is outside the image (${e.width} x ${e.height})`, 'point_outside_image');
+      }
+    }
+    if (signal?.aborted) throw new ApiError(499, 'cancelled', 'The request was cancelled');
+    const started = performance.now();
+    const key = `${userId}/${image.id}`;
+    const segmenter = await this.ready();
+    const prediction = await segmenter.predict(e, { positive, negative }, req.use_previous_mask ? this.previous.get(key) : undefined);
+    this.previous.delete(key); // re-insert: the map stays in least-recently-used order
+    this.previous.set(key, prediction.state);
+    if (this.previous.size > 1000) this.previous.delete(this.previous.keys().next().value!);
+    const result = maskResult(await kernels(), prediction.mask, e.width, e.height);
+    const inference = (performance.now() - started) / 1000;
+    const annotations = result.polygons.map((p) => ({ polygon: { path: p.path, holes: p.holes }, metadata: { sam2_area: Math.round(p.area * 100) / 100 } }));
+    return {
+      status: 'success',
+      vellum_annotation: annotations[0] ?? null,
+      vellum_annotations: annotations,
+      polygon: annotations[0]?.polygon.path ?? [],
+      bbox: result.bbox,
+      area: result.area,
+      score: Math.round(prediction.score * 1e4) / 1e4,
+      inference_time: Math.round(inference * 1e4) / 1e4,
+      point_coords: [...positive, ...negative],
+      point_labels: [...positive.map(() => 1), ...negative.map(() => 0)],
+      mask: { size: [e.height, e.width], counts: result.counts },
+      backend: this.backend,
+    };
+  }
+
+  /** Adds the mask as an annotation of `class_name` to the image's document (load, append, save with base_version; retried on a concurrent save). */
+  async saveSegmentation(userId: string, req: SaveSegmentationRequest) {
+    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.write');
+    const width = image.imageWidth, height = image.imageHeight;
+    if (!width || !height) throw errors.badRequest('The image has no known size yet', 'image_size_unknown');
+    const k = await kernels();
+    let counts: string;
+    if (req.mask) {
+      if (req.mask.size[0] !== height || req.mask.size[1] !== width) {
+        throw errors.badRequest(`mask.size must be the image's [height, width] = [${height}, ${width}]`, 'invalid_mask');
+      }
+      counts = req.mask.counts;
+      try {
+        if (k.area({ size: req.mask.size, counts }) < 0) throw new Error('negative');
+        k.decodeView({ size: req.mask.size, counts });
+      } catch (err) {
+        throw errors.badRequest(`mask.counts is not a valid RLE for this size: ${(err as Error).message}`, 'invalid_mask');
+      }
+    } else {
+      const polys = req.vellum_annotations ?? (req.vellum_annotation ? [req.vellum_annotation] : []);
+      if (polys.length === 0) throw errors.badRequest('Give the mask (as get-mask returned it) or its polygons', 'no_mask');
+      try {
+        counts = k.countsToString(k.polygonsToRle(polys.map((p) => p.polygon), height, width));
+      } catch (err) {
+        throw errors.badRequest(`The polygons cannot be rasterised: ${(err as Error).message}`, 'invalid_polygon');
+      }
+    }
+    const area = k.area({ size: [height, width], counts });
+    if (area === 0) throw errors.badRequest('The mask is empty', 'empty_mask');
+    const b = k.bbox({ size: [height, width], counts });
+    const meta = req.metadata;
+    const annotation: Record<string, unknown> = {
+      id: randomUUID(),
+      name: req.class_name,
+      bounding_box: { x: b.x, y: b.y, w: b.width, h: b.height },
+      segmentation: { size: [height, width], counts },
+      attributes: [],
+      metadata: { ...meta, area, tool_used: meta.tool_used ?? `auto-annotate:${this.backend}` },
+    };
+    for (let attempt = 0; ; attempt++) {
+      const doc = await loadData(this.ctx, userId, image.id, image.projectId);
+      if (req.base_version !== undefined && req.base_version !== doc.version) {
+        throw errors.conflict(`The annotations changed since version ${req.base_version} (now version ${doc.version}); reload them`, 'version_conflict', { current: doc });
+      }
+      try {
+        const saved = await saveData(this.ctx, userId, {
+          image_id: image.id,
+          project_id: image.projectId,
+          image_filename: image.filename,
+          annotations: [...doc.annotations, annotation],
+          base_version: doc.version,
+        });
+        return { status: 'success' as const, annotation, version: saved.version, new_count: saved.new_count };
+      } catch (err) {
+        // Someone saved in between: take their document and add ours again (a few times at most).
+        if (err instanceof ApiError && err.code === 'version_conflict' && req.base_version === undefined && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  close(): void {
+    this.cache.close();
+    void this.segmenter?.close?.();
+  }
+}

@@ -1,0 +1,86 @@
+// A backend's grid mask -> the mask result of spec section 3: COCO RLE at the original size
+// (pycocotools' compressed string), polygons with holes, bbox and area. The grid maps onto the
+// image by nearest neighbour: pixel (X, Y) takes grid cell (floor((X + .5) gw / w), floor((Y + .5) gh / h)),
+// and polygon vertices are scaled the same way, so the polygons rasterise back to the RLE.
+import type { Kernels } from '../../../kernels/node';
+import type { GridMask } from './types';
+
+export interface MaskResult {
+  counts: string;
+  area: number;
+  bbox: [number, number, number, number];
+  polygons: { path: [number, number][]; holes: [number, number][][]; area: number }[];
+}
+
+/** First full-resolution index mapping to each grid index (length g + 1, last = n). */
+function firstIndex(n: number, g: number): Int32Array {
+  const first = new Int32Array(g + 1).fill(n);
+  for (let i = n - 1; i >= 0; i--) first[Math.min(g - 1, Math.floor(((i + 0.5) * g) / n))] = i;
+  // Grid cells no pixel maps to (grid finer than the image) start where the next one starts.
+  for (let j = g - 1; j >= 0; j--) if (first[j]! > first[j + 1]!) first[j] = first[j + 1]!;
+  return first;
+}
+
+/** Column-major RLE counts of the grid scaled to width x height. */
+export function gridToCounts(mask: GridMask, width: number, height: number): number[] {
+  const { data, gw, gh } = mask;
+  const firstY = firstIndex(height, gh);
+  const counts: number[] = [];
+  let cur = 0, len = 0;
+  let segs: number[] = [];
+  let prevGx = -1;
+  for (let X = 0; X < width; X++) {
+    const gx = Math.min(gw - 1, Math.floor(((X + 0.5) * gw) / width));
+    if (gx !== prevGx) {
+      segs = [];
+      let gy = 0;
+      while (gy < gh) {
+        const v = data[gy * gw + gx] ? 1 : 0;
+        let e = gy + 1;
+        while (e < gh && (data[e * gw + gx] ? 1 : 0) === v) e++;
+        const n = firstY[e]! - firstY[gy]!;
+        if (n > 0) segs.push(v, n);
+        gy = e;
+      }
+      prevGx = gx;
+    }
+    for (let i = 0; i < segs.length; i += 2) {
+      if (segs[i] === cur) len += segs[i + 1]!;
+      else {
+        counts.push(len);
+        cur = segs[i]!;
+        len = segs[i + 1]!;
+      }
+    }
+  }
+  counts.push(len);
+  return counts;
+}
+
+function ringArea(r: [number, number][]): number {
+  let a = 0;
+  for (let i = 0, j = r.length - 1; i < r.length; j = i++) a += (r[j]![0] + r[i]![0]) * (r[j]![1] - r[i]![1]);
+  return Math.abs(a) / 2;
+}
+
+export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = 0.75): MaskResult {
+  const counts = gridToCounts(mask, width, height);
+  let area = 0;
+  for (let i = 1; i < counts.length; i += 2) area += counts[i]!;
+  const str = k.countsToString(counts);
+  const b = k.bbox({ size: [height, width], counts: str });
+  const { data, gw, gh } = mask;
+  const colMajor = new Uint8Array(gw * gh);
+  for (let y = 0; y < gh; y++) for (let x = 0; x < gw; x++) colMajor[x * gh + y] = data[y * gw + x]!;
+  const sx = width / gw, sy = height / gh;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  const scale = (ring: [number, number][]) => ring.map(([x, y]) => [round(x * sx), round(y * sy)] as [number, number]);
+  const polygons = k
+    .maskToPolygons(colMajor, gh, gw, { tolerance })
+    .map((p) => {
+      const path = scale(p.path), holes = p.holes.map(scale);
+      return { path, holes, area: ringArea(path) - holes.reduce((s, h) => s + ringArea(h), 0) };
+    })
+    .sort((a, b) => b.area - a.area);
+  return { counts: str, area, bbox: [b.x, b.y, b.width, b.height], polygons };
+}

@@ -1,0 +1,53 @@
+// One interface for every segmenter backend (built-in classical, SAM2 over ONNX). The server
+// caches whatever `embed` returns per image (see cache.ts) and calls `predict` for each click.
+import type { SegmenterBackend } from '../../../contract/segmentation';
+
+/** An image as the backends take it: its original size and a copy scaled to fit `maxSide`. */
+export interface LoadedImage {
+  width: number;
+  height: number;
+  /** interleaved RGB of the scaled copy, row-major */
+  rgb: Uint8Array;
+  /** size of the scaled copy */
+  w: number;
+  h: number;
+}
+
+export interface Embedding {
+  /** memory held, for the cache's size bound */
+  bytes: number;
+}
+
+/** A mask on a grid that covers the whole image (grid cell (i, j) covers a w/gw x h/gh area). */
+export interface GridMask {
+  /** row-major 0/1 */
+  data: Uint8Array;
+  gw: number;
+  gh: number;
+}
+
+export interface Prediction {
+  mask: GridMask;
+  score: number;
+  /** Backend state to pass back as `previous` when the client asks to use the previous mask. */
+  state?: unknown;
+}
+
+export interface Points {
+  /** original-image pixel coordinates */
+  positive: [number, number][];
+  negative: [number, number][];
+}
+
+export interface Segmenter<E extends Embedding = Embedding> {
+  readonly name: SegmenterBackend;
+  /** Longest side of the scaled copy `embed` wants. */
+  readonly maxSide: number;
+  /** Loads code or models; safe to call many times. */
+  warmup(): Promise<void>;
+  /** null while not loaded, else whether it loaded */
+  status(): { loaded: boolean; loading: boolean; error?: string };
+  embed(image: LoadedImage): Promise<E>;
+  predict(embedding: E, points: Points, previous?: unknown): Promise<Prediction>;
+  close?(): Promise<void>;
+}

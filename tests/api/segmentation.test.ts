@@ -1,0 +1,303 @@
+// Assisted segmentation (/api/v1/auto-annotate/sam2/...) as a client sees it: warmup and health,
+// process-image with its cache, get-mask on a generated image with a known object (IoU after one
+// click and after corrective clicks), the mask result's shape, save-segmentation into the image's
+// annotation document, roles, tenant isolation and bad input (never a 500).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { iou, nextClick, syntheticImage } from '../fixtures/segmentation';
+import { organizationMembers } from '../../src/server/db/schema';
+import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
+import { buildKernels } from '../../assembly/build.mjs';
+
+let server: TestServer;
+let owner: Member;
+let stranger: Member;
+let viewer: { token: string; userId: string };
+let project: { id: string };
+let foreignProject: { id: string };
+let k: Kernels;
+const W = 400, H = 300;
+const scene = syntheticImage(3, W, H);
+const BASE = '/api/v1/auto-annotate/sam2';
+
+beforeAll(async () => {
+  await buildKernels({ quiet: true });
+  k = await loadKernelsNode();
+  server = await startServer();
+  owner = await onboardedUser(server);
+  stranger = await onboardedUser(server);
+  project = await createProject(server, owner);
+  await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'blob', type: 'polygon', color: '#FFADAD' }] } });
+  const bytes = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+  await uploadImage(server, owner, project.id, 'scene.png', bytes);
+  await uploadImage(server, owner, project.id, 'second.png', bytes);
+  await uploadImage(server, owner, project.id, 'third.png', bytes);
+  await uploadImage(server, owner, project.id, 'flat.png', await png(64, 48));
+  foreignProject = await createProject(server, stranger);
+  await uploadImage(server, stranger, foreignProject.id, 'theirs.png', await png(32, 32));
+  viewer = await onboardedUser(server);
+  await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: viewer.userId, role: 'viewer' });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const post = (path: string, body: unknown, token = owner.token) => api(server.url, 'POST', `${BASE}/${path}`, { token, body });
+const getMask = (body: Record<string, unknown>, token = owner.token) => post('get-mask', { project_id: project.id, image_name: 'scene.png', ...body }, token);
+
+/** The response's COCO RLE decoded to a row-major 0/1 mask. */
+function decodeRowMajor(mask: { size: [number, number]; counts: string }): Uint8Array {
+  const [h, w] = mask.size;
+  const col = k.decode(mask);
+  const out = new Uint8Array(h * w);
+  for (let x = 0; x < w; x++) for (let y = 0; y < h; y++) out[y * w + x] = col[x * h + y]!;
+  return out;
+}
+
+describe('warmup and health', () => {
+  it('needs a token', async () => {
+    const res = await api(server.url, 'GET', `${BASE}/health`);
+    expect(res.status).toBe(401);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('warms up and reports healthy with the built-in backend', async () => {
+    const warm = await post('warmup', undefined);
+    expect(warm.status).toBe(200);
+    expect(['ready', 'warming']).toContain(warm.body.status);
+    expect(warm.body.backend).toBe('builtin');
+    let health = await api(server.url, 'GET', `${BASE}/health`, { token: owner.token });
+    for (let i = 0; i < 30 && health.body.status !== 'healthy'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      health = await api(server.url, 'GET', `${BASE}/health`, { token: owner.token });
+    }
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'healthy', backend: 'builtin', model_loaded: true });
+  });
+
+  it('checks membership when an organization is named', async () => {
+    const mine = await api(server.url, 'GET', `${BASE}/health?org_id=${owner.org.id}`, { token: owner.token });
+    expect(mine.status).toBe(200);
+    const theirs = await api(server.url, 'GET', `${BASE}/health?org_id=${stranger.org.id}`, { token: owner.token });
+    expect(theirs.status).toBe(404);
+  });
+});
+
+describe('process-image', () => {
+  it('computes once, then answers already_loaded', async () => {
+    const first = await post('process-image', { project_id: project.id, image_name: 'scene.png' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'success', size: { width: W, height: H }, backend: 'builtin' });
+    expect(first.body.embedding_time).toBeGreaterThan(0);
+    const again = await post('process-image', { project_id: project.id, image_name: 'scene.png', gcs_uri: 'gs://ignored/scene.png' });
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('already_loaded');
+  });
+
+  it('two requests at once share one computation', async () => {
+    const [a, b] = await Promise.all([
+      post('process-image', { project_id: project.id, image_name: 'second.png' }),
+      post('process-image', { project_id: project.id, image_name: 'second.png' }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect([a.body.status, b.body.status].sort()).toEqual(['already_loaded', 'success']);
+  });
+
+  it('answers 404 for an unknown image, an unknown project and another organization', async () => {
+    const unknown = await post('process-image', { project_id: project.id, image_name: 'nope.png' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ success: false, code: 'not_found' });
+    const noProject = await post('process-image', { project_id: '00000000-0000-4000-8000-000000000000', image_name: 'scene.png' });
+    expect(noProject.status).toBe(404);
+    const foreign = await post('process-image', { project_id: foreignProject.id, image_name: 'theirs.png' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.success).toBe(false);
+  });
+
+  it('refuses a malformed body with 400', async () => {
+    const res = await post('process-image', { project_id: 'not-a-uuid', image_name: 'scene.png' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 'validation_failed' });
+    const raw = await fetch(`${server.url}${BASE}/process-image`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' }, body: '{"project_id":' });
+    expect(raw.status).toBe(400);
+    expect((await raw.json()).code).toBe('invalid_json');
+  });
+});
+
+describe('get-mask', () => {
+  it('one click inside the object gives a mask close to it, with the mask result fields', async () => {
+    const [cx, cy] = scene.centre;
+    const res = await getMask({ x: cx, y: cy, positive_points: [[cx, cy]], negative_points: [] });
+    expect(res.status).toBe(200);
+    const body = res.body;
+    expect(body.status).toBe('success');
+    expect(body.mask.size).toEqual([H, W]);
+    expect(typeof body.mask.counts).toBe('string');
+    const mask = decodeRowMajor(body.mask);
+    let area = 0;
+    for (const v of mask) area += v;
+    expect(body.area).toBe(area);
+    expect(iou(mask, scene.truth)).toBeGreaterThan(0.8);
+    expect(mask[cy * W + cx]).toBe(1);
+    const [bx, by, bw, bh] = body.bbox;
+    expect(cx).toBeGreaterThanOrEqual(bx);
+    expect(cx).toBeLessThan(bx + bw);
+    expect(cy).toBeGreaterThanOrEqual(by);
+    expect(cy).toBeLessThan(by + bh);
+    expect(body.point_coords).toEqual([[cx, cy]]);
+    expect(body.point_labels).toEqual([1]);
+    expect(body.score).toBeGreaterThan(0);
+    expect(body.score).toBeLessThanOrEqual(1);
+    expect(body.inference_time).toBeGreaterThan(0);
+    // The polygon with its holes rasterises back to (nearly) the same mask.
+    expect(body.vellum_annotation.polygon.path.length).toBeGreaterThanOrEqual(3);
+    expect(body.polygon).toEqual(body.vellum_annotation.polygon.path);
+    const polys = body.vellum_annotations.map((a: { polygon: unknown }) => a.polygon);
+    const col = k.polygonsToMask(polys, H, W);
+    const back = new Uint8Array(W * H);
+    for (let x = 0; x < W; x++) for (let y = 0; y < H; y++) back[y * W + x] = col[x * H + y]!;
+    expect(iou(back, mask)).toBeGreaterThan(0.97);
+    expect(body.vellum_annotation.metadata.sam2_area).toBeGreaterThan(0);
+  });
+
+  it('corrective clicks at the largest error improve the mask', async () => {
+    const pos: [number, number][] = [scene.centre], neg: [number, number][] = [];
+    let res = await getMask({ positive_points: pos, negative_points: neg });
+    const first = iou(decodeRowMajor(res.body.mask), scene.truth);
+    let best = first;
+    for (let i = 0; i < 4 && best < 0.95; i++) {
+      const c = nextClick(decodeRowMajor(res.body.mask), scene.truth, W, H)!;
+      (c.positive ? pos : neg).push([c.x, c.y]);
+      res = await getMask({ positive_points: pos, negative_points: neg, use_previous_mask: true });
+      expect(res.status).toBe(200);
+      best = Math.max(best, iou(decodeRowMajor(res.body.mask), scene.truth));
+    }
+    expect(best).toBeGreaterThanOrEqual(Math.max(first, 0.9));
+    expect(res.body.point_labels).toEqual([...pos.map(() => 1), ...neg.map(() => 0)]);
+  });
+
+  it('takes {x, y} points and negative points', async () => {
+    const [cx, cy] = scene.centre;
+    const res = await getMask({ positive_points: [{ x: cx, y: cy }], negative_points: [{ x: 2, y: 2 }] });
+    expect(res.status).toBe(200);
+    expect(res.body.point_labels).toEqual([1, 0]);
+    expect(decodeRowMajor(res.body.mask)[2 * W + 2]).toBe(0);
+  });
+
+  it('a viewer may ask for masks', async () => {
+    const res = await getMask({ positive_points: [scene.centre] }, viewer.token);
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses bad points with a clear 400', async () => {
+    const outside = await getMask({ positive_points: [[W + 5, 10]] });
+    expect(outside.status).toBe(400);
+    expect(outside.body).toMatchObject({ success: false, code: 'point_outside_image' });
+    const negative = await getMask({ positive_points: [scene.centre], negative_points: [[-1, 3]] });
+    expect(negative.body.code).toBe('point_outside_image');
+    const many = await getMask({ positive_points: Array.from({ length: 500 }, (_, i) => [i % W, 5]) });
+    expect(many.status).toBe(400);
+    expect(many.body.code).toBe('too_many_points');
+    const huge = await getMask({ positive_points: Array.from({ length: 20_000 }, () => [1, 1]) });
+    expect(huge.status).toBe(400);
+    const none = await getMask({ positive_points: [], negative_points: [] });
+    expect(none.status).toBe(400);
+    expect(none.body.code).toBe('no_points');
+    const onlyNegative = await getMask({ negative_points: [[3, 3]] });
+    expect(onlyNegative.body.code).toBe('no_positive_point');
+    const notNumbers = await getMask({ positive_points: [['a', 'b']] });
+    expect(notNumbers.status).toBe(400);
+    const nan = await getMask({ x: 'NaN', y: 1 });
+    expect(nan.status).toBe(400);
+  });
+
+  it('answers 404 for an unknown image and another organization\'s image', async () => {
+    const unknown = await getMask({ image_name: 'missing.png', positive_points: [[1, 1]] });
+    expect(unknown.status).toBe(404);
+    const foreign = await post('get-mask', { project_id: foreignProject.id, image_name: 'theirs.png', positive_points: [[1, 1]] });
+    expect(foreign.status).toBe(404);
+    const asStranger = await getMask({ positive_points: [[1, 1]] }, stranger.token);
+    expect(asStranger.status).toBe(404);
+  });
+
+  it('computes the embedding itself when process-image was not called, and copes with a flat image', async () => {
+    const third = await getMask({ image_name: 'third.png', positive_points: [scene.centre] });
+    expect(third.status).toBe(200);
+    const flat = await getMask({ image_name: 'flat.png', positive_points: [[10, 10]] });
+    expect(flat.status).toBe(200);
+    expect(flat.body.mask.size).toEqual([48, 64]);
+  });
+});
+
+describe('save-segmentation', () => {
+  async function maskFor() {
+    return (await getMask({ positive_points: [scene.centre] })).body;
+  }
+  const loadDoc = async (token = owner.token) => {
+    const image = (await api(server.url, 'GET', `/api/v1/projects/${project.id}/images?org_id=${owner.org.id}&search=scene.png`, { token })).body.images[0];
+    return { image, doc: (await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}?project_id=${project.id}`, { token })).body };
+  };
+
+  it('adds the mask as an annotation of the class and returns the new version', async () => {
+    const m = await maskFor();
+    const before = (await loadDoc()).doc;
+    const res = await post('save-segmentation', {
+      project_id: project.id,
+      image_name: 'scene.png',
+      class_name: 'blob',
+      mask: m.mask,
+      bbox: m.bbox,
+      metadata: { score: m.score, area: m.area, point_count: 1, inference_time: m.inference_time, tool_used: 'sam2' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('success');
+    expect(res.body.version).toBe(before.version + 1);
+    const a = res.body.annotation;
+    expect(a).toMatchObject({ name: 'blob', segmentation: { size: [H, W], counts: m.mask.counts } });
+    expect(a.bounding_box).toEqual({ x: m.bbox[0], y: m.bbox[1], w: m.bbox[2], h: m.bbox[3] });
+    expect(a.metadata).toMatchObject({ score: m.score, area: m.area, tool_used: 'sam2' });
+    const { doc, image } = await loadDoc();
+    expect(doc.version).toBe(res.body.version);
+    expect(doc.annotations.at(-1)).toEqual(a);
+    expect(image.annotation_count).toBe(doc.annotations.length);
+  });
+
+  it('takes the polygons instead of the RLE', async () => {
+    const m = await maskFor();
+    const res = await post('save-segmentation', { project_id: project.id, image_name: 'scene.png', class_name: 'blob', vellum_annotation: m.vellum_annotation, metadata: {} });
+    expect(res.status).toBe(200);
+    const saved = decodeRowMajor(res.body.annotation.segmentation);
+    expect(iou(saved, decodeRowMajor(m.mask))).toBeGreaterThan(0.95);
+  });
+
+  it('refuses an unknown class, a wrong-size mask, a stale version and a viewer', async () => {
+    const m = await maskFor();
+    const body = { project_id: project.id, image_name: 'scene.png', class_name: 'blob', mask: m.mask };
+    const unknownClass = await post('save-segmentation', { ...body, class_name: 'nope' });
+    expect(unknownClass.status).toBe(400);
+    expect(unknownClass.body.code).toBe('unknown_class');
+    const wrongSize = await post('save-segmentation', { ...body, mask: { size: [10, 10], counts: '0' } });
+    expect(wrongSize.status).toBe(400);
+    expect(wrongSize.body.code).toBe('invalid_mask');
+    const garbage = await post('save-segmentation', { ...body, mask: { size: [H, W], counts: 'zz' } });
+    expect(garbage.status).toBe(400);
+    const stale = await post('save-segmentation', { ...body, base_version: 0 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('version_conflict');
+    const noMask = await post('save-segmentation', { project_id: project.id, image_name: 'scene.png', class_name: 'blob' });
+    expect(noMask.status).toBe(400);
+    const asViewer = await post('save-segmentation', body, viewer.token);
+    expect(asViewer.status).toBe(403);
+    const foreign = await post('save-segmentation', { ...body, project_id: foreignProject.id, image_name: 'theirs.png' });
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('lists the assisted-segmentation calls', async () => {
+    const doc = await (await fetch(`${server.url}/api/docs/json`)).json();
+    for (const p of ['warmup', 'health', 'process-image', 'get-mask', 'save-segmentation']) expect(Object.keys(doc.paths)).toContain(`${BASE}/${p}`);
+  });
+});
