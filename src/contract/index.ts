@@ -2,3 +2,4 @@ export * from './system';
 export * from './validation';
 export * from './account';
 export * from './projects';
+export * from './segmentation';

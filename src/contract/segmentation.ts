@@ -24,13 +24,13 @@ const ImageRef = {
 export const SegmenterBackend = z.enum(['builtin', 'sam2']);
 export type SegmenterBackend = z.infer<typeof SegmenterBackend>;
 
-export const WarmupResponse = z.object({
+export const SegmentationWarmupResponse = z.object({
   status: z.enum(['ready', 'warming', 'failed']),
   backend: SegmenterBackend,
   error: z.string().optional(),
 });
 
-export const HealthResponse = z.object({
+export const SegmentationHealthResponse = z.object({
   /** 'healthy' once the backend is loaded and can answer; 'starting' while it loads. */
   status: z.enum(['healthy', 'starting', 'unhealthy']),
   backend: SegmenterBackend,

@@ -8,12 +8,12 @@ import { callerOf } from '../../auth-guard';
 import {
   GetMaskRequest,
   GetMaskResponse,
-  HealthResponse,
+  SegmentationHealthResponse,
   ProcessImageRequest,
   ProcessImageResponse,
   SaveSegmentationRequest,
   SaveSegmentationResponse,
-  WarmupResponse,
+  SegmentationWarmupResponse,
 } from '../../../../contract/segmentation';
 import { requireMember } from '../../../services/access';
 import { SegmentationService } from '../../../services/segmentation';
@@ -28,13 +28,13 @@ export const autoAnnotateRoutes = (ctx: AppContext): FastifyPluginAsync => async
   fastify.addHook('onClose', async () => service.close());
   const base = '/auto-annotate/sam2';
 
-  app.post(`${base}/warmup`, { schema: { tags, querystring: OrgQuery, response: { 200: WarmupResponse } } }, async (request) => {
+  app.post(`${base}/warmup`, { schema: { tags, querystring: OrgQuery, response: { 200: SegmentationWarmupResponse } } }, async (request) => {
     if (request.query.org_id) await requireMember(ctx.db, callerOf(request).id, request.query.org_id, 'annotations.read');
     else callerOf(request);
     return service.warmup();
   });
 
-  app.get(`${base}/health`, { schema: { tags, querystring: OrgQuery, response: { 200: HealthResponse } } }, async (request) => {
+  app.get(`${base}/health`, { schema: { tags, querystring: OrgQuery, response: { 200: SegmentationHealthResponse } } }, async (request) => {
     if (request.query.org_id) await requireMember(ctx.db, callerOf(request).id, request.query.org_id, 'annotations.read');
     else callerOf(request);
     return service.health();
