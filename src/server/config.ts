@@ -20,6 +20,27 @@ export interface Config {
   google: { clientId: string; clientSecret: string; issuer: string } | null;
   /** Where the built SPA lives; served with history fallback when present. */
   appDir: string;
+  /** Magic Image Edit (README "Magic Image Edit"): which provider edits, and the job workers of this process. */
+  imageEdit: ImageEditConfig;
+}
+
+export interface ImageEditConfig {
+  provider: 'builtin' | 'remote';
+  /** remote: the images-edit endpoint (multipart image + prompt in, image out). */
+  url: string | null;
+  apiKey: string | null;
+  model: string | null;
+  /** remote: per request. */
+  timeoutMs: number;
+  /** remote: extra attempts after a timeout, a network error, 429 or 5xx. */
+  retries: number;
+  /** remote: also send negative_prompt, num_inference_steps, guidance_scale, true_cfg_scale and seed. */
+  sendParams: boolean;
+  /** Jobs this process works at once; 0: this process only takes requests. */
+  concurrency: number;
+  /** A job's lease; a worker that stops renewing it (crash) loses the job to another after this long. */
+  leaseMs: number;
+  pollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -91,5 +112,34 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const google = googleId && googleSecret ? { clientId: googleId, clientSecret: googleSecret, issuer: url(env, 'GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com' } : null;
 
   const appDir = path.resolve(cwd, env.APP_DIR?.trim() || 'dist/app');
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir };
+  const imageEdit = imageEditConfig(env);
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit };
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) fail(name, `must be a whole number ${min}-${max} (got "${raw}")`);
+  return Number(raw);
+}
+
+function imageEditConfig(env: Env): ImageEditConfig {
+  const provider = env.IMAGE_EDIT_PROVIDER?.trim().toLowerCase() || 'builtin';
+  if (provider !== 'builtin' && provider !== 'remote') fail('IMAGE_EDIT_PROVIDER', `must be builtin or remote (got "${provider}")`);
+  const editUrl = url(env, 'IMAGE_EDIT_URL', ['http:', 'https:']);
+  if (provider === 'remote' && !editUrl) fail('IMAGE_EDIT_URL', 'is required when IMAGE_EDIT_PROVIDER is remote');
+  const sendParams = env.IMAGE_EDIT_SEND_PARAMS?.trim().toLowerCase() || 'true';
+  if (!['true', 'false'].includes(sendParams)) fail('IMAGE_EDIT_SEND_PARAMS', `must be true or false (got "${sendParams}")`);
+  return {
+    provider,
+    url: editUrl,
+    apiKey: env.IMAGE_EDIT_API_KEY?.trim() || null,
+    model: env.IMAGE_EDIT_MODEL?.trim() || null,
+    timeoutMs: integer(env, 'IMAGE_EDIT_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    retries: integer(env, 'IMAGE_EDIT_RETRIES', 2, 0, 10),
+    sendParams: sendParams === 'true',
+    concurrency: integer(env, 'IMAGE_EDIT_CONCURRENCY', 1, 0, 64),
+    leaseMs: integer(env, 'IMAGE_EDIT_LEASE_SECONDS', 60, 2, 3600) * 1000,
+    pollMs: integer(env, 'IMAGE_EDIT_POLL_MS', 1000, 50, 60_000),
+  };
 }

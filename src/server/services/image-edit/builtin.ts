@@ -1,0 +1,291 @@
+// The built-in edit provider: no model, no network. The prompt becomes a list of steps
+// (vocabulary.ts), applied in order to the decoded pixels: geometry and blur/sharpen through sharp,
+// colour and weather effects as plain loops over the raw buffer. Random effects (noise, rain, snow,
+// night grain) draw from a PRNG seeded by the job's seed and the step's position, so the same seed
+// gives the same bytes.
+import sharp, { type Sharp } from 'sharp';
+import type { EditInput, EditOutput, EditProvider } from './provider';
+import { EditFailure } from './provider';
+import { isGeoStep, parsePrompt, stepsSlug, VOCABULARY, type EditStep, type GeoStep } from './vocabulary';
+
+/** Raw pixels are held in memory while editing: above this the built-in editor refuses the image. */
+export const MAX_BUILTIN_PIXELS = 100_000_000;
+
+interface Raw {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+}
+
+/** mulberry32: small, fast, and the same sequence for the same seed on every platform. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rand: () => number): () => number {
+  let spare: number | null = null;
+  return () => {
+    if (spare !== null) {
+      const s = spare;
+      spare = null;
+      return s;
+    }
+    const u = Math.max(rand(), 1e-12);
+    const v = rand();
+    const r = Math.sqrt(-2 * Math.log(u));
+    spare = r * Math.sin(2 * Math.PI * v);
+    return r * Math.cos(2 * Math.PI * v);
+  };
+}
+
+const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v);
+
+/** Applies f to the colour channels of every pixel (alpha untouched). f writes into out[0..2]. */
+function perPixel(img: Raw, f: (r: number, g: number, b: number, x: number, y: number, out: Float64Array) => void): void {
+  const { data, width, height, channels } = img;
+  const out = new Float64Array(3);
+  let i = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i += channels) {
+      f(data[i]!, data[i + 1]!, data[i + 2]!, x, y, out);
+      data[i] = clamp(Math.round(out[0]!));
+      data[i + 1] = clamp(Math.round(out[1]!));
+      data[i + 2] = clamp(Math.round(out[2]!));
+    }
+  }
+}
+
+async function viaSharp(img: Raw, op: (s: Sharp) => Sharp): Promise<Raw> {
+  const { data, info } = await op(sharp(img.data, { raw: { width: img.width, height: img.height, channels: img.channels as 3 | 4 } }))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+/** Blends a colour into one pixel with opacity a (0..1). */
+function blend(img: Raw, x: number, y: number, rgb: readonly [number, number, number], a: number): void {
+  if (x < 0 || y < 0 || x >= img.width || y >= img.height) return;
+  const i = (y * img.width + x) * img.channels;
+  const d = img.data;
+  d[i] = clamp(Math.round(d[i]! * (1 - a) + rgb[0] * a));
+  d[i + 1] = clamp(Math.round(d[i + 1]! * (1 - a) + rgb[1] * a));
+  d[i + 2] = clamp(Math.round(d[i + 2]! * (1 - a) + rgb[2] * a));
+}
+
+function addNoise(img: Raw, rand: () => number, sigma: number, mono: boolean): void {
+  const g = gaussian(rand);
+  perPixel(img, (r, gr, b, _x, _y, out) => {
+    const n = sigma * g();
+    out[0] = r + n;
+    out[1] = gr + (mono ? n : sigma * g());
+    out[2] = b + (mono ? n : sigma * g());
+  });
+}
+
+function rainStreaks(img: Raw, rand: () => number): void {
+  const { width: w, height: h } = img;
+  const count = Math.max(20, Math.round((w * h) / 900));
+  const minDim = Math.min(w, h);
+  const thickness = Math.max(1, Math.round(minDim / 700));
+  for (let k = 0; k < count; k++) {
+    const x0 = rand() * (w + h * 0.25) - h * 0.25;
+    const y0 = rand() * h;
+    const len = (0.03 + rand() * 0.05) * minDim;
+    const a = 0.18 + rand() * 0.22;
+    for (let t = 0; t < len; t++) {
+      const y = Math.round(y0 + t);
+      const x = Math.round(x0 + t * 0.25);
+      for (let d = 0; d < thickness; d++) blend(img, x + d, y, [205, 210, 220], a);
+    }
+  }
+}
+
+function snowFlakes(img: Raw, rand: () => number): void {
+  const { width: w, height: h } = img;
+  const count = Math.max(20, Math.round((w * h) / 700));
+  const maxR = Math.max(1.2, Math.min(w, h) / 260);
+  for (let k = 0; k < count; k++) {
+    const cx = rand() * w;
+    const cy = rand() * h;
+    const r = 0.6 + rand() * maxR;
+    const a = 0.55 + rand() * 0.4;
+    const r2 = r * r;
+    for (let y = Math.floor(cy - r); y <= Math.ceil(cy + r); y++) {
+      for (let x = Math.floor(cx - r); x <= Math.ceil(cx + r); x++) {
+        const d2 = (x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2;
+        if (d2 <= r2) blend(img, x, y, [250, 250, 255], a * (1 - (0.5 * d2) / r2));
+      }
+    }
+  }
+}
+
+const SHARP_GEO: Record<GeoStep, (s: Sharp) => Sharp> = {
+  flip_h: (s) => s.flop(),
+  flip_v: (s) => s.flip(),
+  rotate_90: (s) => s.rotate(90),
+  rotate_180: (s) => s.rotate(180),
+  rotate_270: (s) => s.rotate(270),
+};
+
+async function applyStep(img: Raw, step: EditStep, rand: () => number): Promise<Raw> {
+  if (isGeoStep(step)) return viaSharp(img, SHARP_GEO[step]);
+  const minDim = Math.min(img.width, img.height);
+  switch (step) {
+    case 'brighter':
+      perPixel(img, (r, g, b, _x, _y, o) => ((o[0] = r * 1.25 + 8), (o[1] = g * 1.25 + 8), (o[2] = b * 1.25 + 8)));
+      return img;
+    case 'darker':
+      perPixel(img, (r, g, b, _x, _y, o) => ((o[0] = r * 0.7), (o[1] = g * 0.7), (o[2] = b * 0.7)));
+      return img;
+    case 'more_contrast':
+      perPixel(img, (r, g, b, _x, _y, o) => ((o[0] = (r - 128) * 1.4 + 128), (o[1] = (g - 128) * 1.4 + 128), (o[2] = (b - 128) * 1.4 + 128)));
+      return img;
+    case 'less_contrast':
+      perPixel(img, (r, g, b, _x, _y, o) => ((o[0] = (r - 128) * 0.65 + 128), (o[1] = (g - 128) * 0.65 + 128), (o[2] = (b - 128) * 0.65 + 128)));
+      return img;
+    case 'grayscale':
+      perPixel(img, (r, g, b, _x, _y, o) => {
+        const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        o[0] = o[1] = o[2] = l;
+      });
+      return img;
+    case 'sepia':
+      perPixel(img, (r, g, b, _x, _y, o) => {
+        o[0] = 0.393 * r + 0.769 * g + 0.189 * b;
+        o[1] = 0.349 * r + 0.686 * g + 0.168 * b;
+        o[2] = 0.272 * r + 0.534 * g + 0.131 * b;
+      });
+      return img;
+    case 'blur':
+      return viaSharp(img, (s) => s.blur(Math.min(20, Math.max(1, minDim / 300))));
+    case 'sharpen':
+      return viaSharp(img, (s) => s.sharpen({ sigma: Math.min(5, Math.max(1, minDim / 800)), m1: 1, m2: 3 }));
+    case 'noise':
+      addNoise(img, rand, 18, false);
+      return img;
+    case 'night': {
+      // Darker, bluer, less saturated, a little sensor grain.
+      perPixel(img, (r, g, b, _x, _y, o) => {
+        const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        const mix = (c: number) => 0.55 * c + 0.45 * l;
+        o[0] = mix(r) * 0.32;
+        o[1] = mix(g) * 0.4 + 2;
+        o[2] = mix(b) * 0.62 + 14;
+      });
+      addNoise(img, rand, 3, true);
+      return img;
+    }
+    case 'fog': {
+      // Thicker towards the top (the distance, in most photos).
+      const h = Math.max(1, img.height - 1);
+      perPixel(img, (r, g, b, _x, y, o) => {
+        const f = 0.35 + 0.3 * (1 - y / h);
+        const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        o[0] = ((0.6 * r + 0.4 * l) * (1 - f) + 215 * f);
+        o[1] = ((0.6 * g + 0.4 * l) * (1 - f) + 218 * f);
+        o[2] = ((0.6 * b + 0.4 * l) * (1 - f) + 222 * f);
+      });
+      return viaSharp(img, (s) => s.blur(Math.min(6, Math.max(0.6, minDim / 900))));
+    }
+    case 'rain':
+      perPixel(img, (r, g, b, _x, _y, o) => {
+        const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        o[0] = (0.7 * r + 0.3 * l) * 0.8;
+        o[1] = (0.7 * g + 0.3 * l) * 0.82;
+        o[2] = (0.7 * b + 0.3 * l) * 0.88 + 6;
+      });
+      rainStreaks(img, rand);
+      return img;
+    case 'snow':
+      perPixel(img, (r, g, b, _x, _y, o) => {
+        const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        o[0] = (0.6 * r + 0.4 * l) * 0.9 + 25;
+        o[1] = (0.6 * g + 0.4 * l) * 0.9 + 28;
+        o[2] = (0.6 * b + 0.4 * l) * 0.9 + 36;
+      });
+      snowFlakes(img, rand);
+      return img;
+    case 'sunset': {
+      const h = Math.max(1, img.height - 1);
+      perPixel(img, (r, g, b, _x, y, o) => {
+        const t = 1 - y / h; // warmer sky at the top
+        o[0] = r * 1.1 + 20 + 12 * t;
+        o[1] = g * 0.95 + 4 * t;
+        o[2] = b * 0.75 - 6;
+      });
+      return img;
+    }
+  }
+}
+
+/** Seeds one PRNG per step from the job seed and the step's position. */
+function stepSeed(seed: number, index: number): number {
+  return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+}
+
+export type BuiltinFormat = 'image/png' | 'image/jpeg' | 'image/webp';
+
+/** The output keeps a web format of the source; others (gif, bmp, svg) become PNG. */
+export function outputMimeFor(source: string): BuiltinFormat {
+  return source === 'image/jpeg' || source === 'image/webp' ? source : 'image/png';
+}
+
+async function encode(img: Raw, mime: BuiltinFormat): Promise<Buffer> {
+  const s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: img.channels as 3 | 4 } });
+  if (mime === 'image/jpeg') return s.jpeg({ quality: 92, mozjpeg: false }).toBuffer();
+  if (mime === 'image/webp') return s.webp({ quality: 92 }).toBuffer();
+  return s.png({ compressionLevel: 6 }).toBuffer();
+}
+
+/** Decodes, applies the steps and encodes; the steps must come from parsePrompt. */
+export async function runSteps(bytes: Buffer, sourceMime: string, steps: readonly EditStep[], seed: number): Promise<{ bytes: Buffer; mime: BuiltinFormat; width: number; height: number }> {
+  let img: Raw;
+  try {
+    const meta = await sharp(bytes, { limitInputPixels: MAX_BUILTIN_PIXELS }).metadata();
+    const w = meta.autoOrient?.width ?? meta.width ?? 0;
+    const h = meta.autoOrient?.height ?? meta.height ?? 0;
+    if (w * h > MAX_BUILTIN_PIXELS) throw new EditFailure(`The image is ${w} x ${h}: the built-in editor takes images up to ${MAX_BUILTIN_PIXELS / 1e6} MP`);
+    const { data, info } = await sharp(bytes, { limitInputPixels: MAX_BUILTIN_PIXELS })
+      .autoOrient()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    img = { data, width: info.width, height: info.height, channels: info.channels };
+  } catch (err) {
+    if (err instanceof EditFailure) throw err;
+    throw new EditFailure(`The image could not be read: ${((err as Error).message ?? '').split('\n')[0]!.slice(0, 200)}`);
+  }
+  if (img.channels < 3) img = await viaSharp(img, (s) => s.toColourspace('srgb'));
+  for (const [i, step] of steps.entries()) img = await applyStep(img, step, prng(stepSeed(seed, i)));
+  const mime = outputMimeFor(sourceMime);
+  return { bytes: await encode(img, mime), mime, width: img.width, height: img.height };
+}
+
+export function createBuiltinProvider(): EditProvider {
+  return {
+    kind: 'builtin',
+    model: null,
+    endpoint: null,
+    vocabulary: VOCABULARY,
+    lastError: () => null,
+    plan(prompt) {
+      const parsed = parsePrompt(prompt);
+      if (!parsed.ok) return { ok: false, error: parsed.error };
+      return { ok: true, slug: stepsSlug(parsed.steps), transforms: parsed.steps.filter(isGeoStep), labelMode: 'exact' };
+    },
+    async edit(input: EditInput): Promise<EditOutput> {
+      const parsed = parsePrompt(input.prompt);
+      if (!parsed.ok) throw new EditFailure(parsed.error);
+      const out = await runSteps(input.bytes, input.mime, parsed.steps, input.seed);
+      return { ...out, transforms: parsed.steps.filter(isGeoStep), labelMode: 'exact' };
+    },
+  };
+}

@@ -1,0 +1,514 @@
+// Magic Image Edit jobs (spec sections 3, 4 "Image edit job", 7 "Image edit").
+//
+// A job is a `jobs` row of kind 'image_edit' with one image_edit_items row per source image
+// (0004_image_edit.sql). Workers in every server process claim queued jobs with
+// FOR UPDATE SKIP LOCKED and hold them by a lease (locked_until) renewed as a heartbeat. A process
+// that stops cleanly hands its jobs back at once; one that crashes loses them when the lease runs
+// out, and another process (or the restarted one) resumes them: items already generated or
+// registered are never done twice, because each step is recorded on the item before the next.
+//
+// A job runs in two phases, which the progress texts of spec section 8 follow:
+//   1. generating: each pending image is edited by the provider and the bytes stored under a fresh
+//      name (street_1_edit_night.png) reserved for the job's creator;
+//   2. registering: each generated image is registered as a new image of the job's folder through
+//      the upload service (thumbnail, sidecar, is_edited), and the source's labels are carried over.
+// One image's failure is recorded on its item and counted in failed_count; the rest go on.
+import os from 'node:os';
+import { randomInt, randomUUID } from 'node:crypto';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { annotationDocuments, imageEditItems, images, jobs, projects } from '../../db/schema';
+import { ApiError, errors } from '../../http/errors';
+import { MAX_UPLOAD_BYTES } from '../../../contract/images';
+import {
+  EDIT_SEED_LIMIT,
+  type EditedImage,
+  type ImageEditHealthResponse,
+  type ImageEditRequest,
+  type ImageEditResult,
+  type ImageEditStartResponse,
+  type ImageEditStatus,
+  type ImageEditStatusResponse,
+} from '../../../contract/image-edit';
+import { requireMember } from '../access';
+import { saveData } from '../annotations';
+import { bucketFor, folderPathOrThrow, imageKey, projectInOrg, requireFolder, setImageStatus, type ProjectRow } from '../images';
+import { checkFilename, registerImage } from '../upload';
+import { createBuiltinProvider } from './builtin';
+import { scaleAnnotations, transformAnnotations } from './labels';
+import { EditFailure, type EditProvider } from './provider';
+import { createRemoteProvider } from './remote';
+import { isGeoStep, type GeoStep } from './vocabulary';
+
+export const JOB_KIND = 'image_edit';
+/** A job claimed this many times without finishing (crashes, lost leases) is failed. */
+const MAX_ATTEMPTS = 5;
+
+interface JobPayload {
+  project_id: string;
+  prompt: string;
+  negative_prompt: string | null;
+  num_inference_steps: number;
+  guidance_scale: number;
+  true_cfg_scale: number;
+  seed: number;
+  folder_path: string;
+  provider: string;
+  total: number;
+}
+
+type JobRow = typeof jobs.$inferSelect;
+type ItemRow = typeof imageEditItems.$inferSelect;
+
+export function createProvider(ctx: Pick<AppContext, 'config'>): EditProvider {
+  return ctx.config.imageEdit.provider === 'remote' ? createRemoteProvider(ctx.config.imageEdit) : createBuiltinProvider();
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof EditFailure || err instanceof ApiError) return err.message;
+  return 'An unexpected error stopped this image';
+}
+
+const stemOf = (filename: string) => {
+  const dot = filename.lastIndexOf('.');
+  return dot > 0 ? filename.slice(0, dot) : filename;
+};
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+class StopRequested extends Error {}
+class LeaseLost extends Error {}
+
+export interface ImageEditService {
+  provider: EditProvider;
+  start(): void;
+  /** Stops taking jobs, interrupts running ones and hands them back (they resume elsewhere). */
+  stop(): Promise<void>;
+  createJob(userId: string, body: ImageEditRequest): Promise<ImageEditStartResponse>;
+  status(userId: string, editId: string): Promise<ImageEditStatusResponse>;
+  health(): Promise<ImageEditHealthResponse>;
+}
+
+export function createImageEditService(ctx: AppContext, provider: EditProvider = createProvider(ctx)): ImageEditService {
+  const cfg = ctx.config.imageEdit;
+  const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopping = false;
+  let ticking = false;
+  let again = false;
+
+  // --- claiming
+
+  async function claim(): Promise<JobRow | null> {
+    const res = (await ctx.db.execute(sql`
+      UPDATE jobs SET status = 'running', locked_by = ${workerId},
+        locked_until = now() + (${cfg.leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE kind = ${JOB_KIND} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id`)) as unknown as { rows: { id: string }[] };
+    const id = res.rows[0]?.id;
+    if (!id) return null;
+    const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+    return row ?? null;
+  }
+
+  async function tick(): Promise<void> {
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        while (!stopping && running.size < cfg.concurrency) {
+          const job = await claim();
+          if (!job) break;
+          const abort = new AbortController();
+          const done = runJob(job, abort).finally(() => {
+            running.delete(job.id);
+            if (!stopping) void tick();
+          });
+          running.set(job.id, { abort, done });
+        }
+      } while (again && !stopping);
+    } catch (err) {
+      if (!stopping) ctx.log.warn({ err }, 'image edit: claiming a job failed; trying again later');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  // --- running one job
+
+  async function ownJob(jobId: string, set: Partial<typeof jobs.$inferInsert>): Promise<boolean> {
+    const rows = await ctx.db
+      .update(jobs)
+      .set({ ...set, updatedAt: new Date() })
+      .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId)))
+      .returning({ id: jobs.id });
+    return rows.length === 1;
+  }
+
+  async function runJob(job: JobRow, abort: AbortController): Promise<void> {
+    const heartbeat = setInterval(() => {
+      ownJob(job.id, { lockedUntil: new Date(Date.now() + cfg.leaseMs) })
+        .then((mine) => {
+          if (!mine) abort.abort(new LeaseLost());
+        })
+        .catch((err: unknown) => ctx.log.warn({ err, job: job.id }, 'image edit: heartbeat failed'));
+    }, Math.max(250, Math.floor(cfg.leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      if (job.attempts > MAX_ATTEMPTS) {
+        await finish(job, 'The edit was interrupted too many times');
+        return;
+      }
+      await processJob(job, abort.signal);
+    } catch (err) {
+      const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
+      if (reason instanceof StopRequested) {
+        // Handed back: the next process to look resumes it at once. A clean stop is not an attempt.
+        await ctx.db
+          .update(jobs)
+          .set({ status: 'queued', lockedBy: null, lockedUntil: null, attempts: sql`greatest(${jobs.attempts} - 1, 0)`, updatedAt: new Date() })
+          .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, workerId)))
+          .catch((e: unknown) => ctx.log.warn({ err: e, job: job.id }, 'image edit: could not hand the job back; its lease will expire'));
+      } else if (reason instanceof LeaseLost) {
+        ctx.log.warn({ job: job.id }, 'image edit: lease lost to another worker');
+      } else {
+        ctx.log.error({ err, job: job.id }, 'image edit: job failed unexpectedly; it will be retried');
+        await ownJob(job.id, { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: new Date(Date.now() + 5000) }).catch(() => undefined);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function readObject(bucket: string, key: string, signal: AbortSignal): Promise<Buffer> {
+    const { body } = await ctx.storage.get(bucket, key);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onAbort = () => body.destroy(new StopRequested());
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_UPLOAD_BYTES) throw new EditFailure('The image file is larger than the upload limit');
+        chunks.push(chunk as Buffer);
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async function updateItem(jobId: string, position: number, set: Partial<typeof imageEditItems.$inferInsert>): Promise<void> {
+    await ctx.db
+      .update(imageEditItems)
+      .set({ ...set, updatedAt: new Date() })
+      .where(and(eq(imageEditItems.jobId, jobId), eq(imageEditItems.position, position)));
+  }
+
+  async function loadItems(jobId: string): Promise<ItemRow[]> {
+    return ctx.db.select().from(imageEditItems).where(eq(imageEditItems.jobId, jobId)).orderBy(asc(imageEditItems.position));
+  }
+
+  async function touch(job: JobRow, signal: AbortSignal): Promise<void> {
+    const items = await loadItems(job.id);
+    const total = items.length || 1;
+    const generated = items.filter((i) => i.status !== 'pending').length;
+    const settled = items.filter((i) => i.status === 'registered' || i.status === 'failed').length;
+    if (!(await ownJob(job.id, { progress: Math.min(99, Math.round((100 * (generated + settled)) / (2 * total))) }))) throw new LeaseLost();
+    if (signal.aborted) throw signal.reason;
+  }
+
+  async function processJob(job: JobRow, signal: AbortSignal): Promise<void> {
+    const p = job.payload as unknown as JobPayload;
+    const userId = job.createdBy;
+    const [project] = await ctx.db.select().from(projects).where(eq(projects.id, p.project_id)).limit(1);
+    if (!project || !userId) {
+      await failPending(job, 'The project no longer exists');
+      await finish(job, null);
+      return;
+    }
+    let bucket: string;
+    try {
+      bucket = await bucketFor(ctx, project.organizationId);
+    } catch (err) {
+      await failPending(job, messageOf(err));
+      await finish(job, null);
+      return;
+    }
+    const plan = provider.plan(p.prompt);
+
+    // Phase 1: generate.
+    for (const item of await loadItems(job.id)) {
+      if (item.status !== 'pending') continue;
+      if (signal.aborted) throw signal.reason;
+      try {
+        if (!plan.ok) throw new EditFailure(plan.error);
+        const [src] = await ctx.db
+          .select()
+          .from(images)
+          .where(and(eq(images.id, item.sourceImageId), eq(images.projectId, project.id)))
+          .limit(1);
+        if (!src) throw new EditFailure('The image was deleted before it could be edited');
+        const bytes = await readObject(bucket, src.gcsPath, signal);
+        const out = await provider.edit({
+          bytes,
+          mime: src.mimeType,
+          filename: src.filename,
+          width: src.imageWidth ?? 0,
+          height: src.imageHeight ?? 0,
+          prompt: p.prompt,
+          negativePrompt: p.negative_prompt,
+          steps: p.num_inference_steps,
+          guidance: p.guidance_scale,
+          trueCfg: p.true_cfg_scale,
+          seed: p.seed,
+          signal,
+        });
+        if (signal.aborted) throw signal.reason;
+        const desired = `${stemOf(src.filename)}_edit_${plan.slug}.${EXT[out.mime] ?? 'png'}`;
+        const { unique_filename } = await checkFilename(ctx, userId, project.id, desired);
+        await ctx.storage.put(bucket, imageKey(project, unique_filename), out.bytes, { contentType: out.mime });
+        await updateItem(job.id, item.position, { status: 'generated', outputFilename: unique_filename, outputMime: out.mime, labelMode: out.labelMode, transforms: out.transforms });
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        if (!(err instanceof EditFailure) && !(err instanceof ApiError)) ctx.log.error({ err, job: job.id, image: item.sourceFilename }, 'image edit: unexpected failure');
+        await updateItem(job.id, item.position, { status: 'failed', error: messageOf(err) });
+      }
+      await touch(job, signal);
+    }
+
+    // Phase 2: register and carry the labels.
+    for (const item of await loadItems(job.id)) {
+      if (item.status !== 'generated') continue;
+      if (signal.aborted) throw signal.reason;
+      try {
+        const registration = await registerOne(project, p, userId, item);
+        await updateItem(job.id, item.position, { status: 'registered', resultImageId: registration.image_id, registration: registration as unknown as Record<string, unknown> });
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        if (!(err instanceof EditFailure) && !(err instanceof ApiError)) ctx.log.error({ err, job: job.id, image: item.sourceFilename }, 'image edit: registration failed');
+        await updateItem(job.id, item.position, { status: 'failed', error: `Registering the edited image failed: ${messageOf(err)}` });
+      }
+      await touch(job, signal);
+    }
+    await finish(job, null);
+  }
+
+  async function registerOne(project: ProjectRow, p: JobPayload, userId: string, item: ItemRow): Promise<EditedImage> {
+    const filename = item.outputFilename!;
+    // Registered before an interruption? Then only the labels may be missing.
+    let [row] = await ctx.db
+      .select()
+      .from(images)
+      .where(and(eq(images.projectId, project.id), eq(images.filename, filename)))
+      .limit(1);
+    if (!row) {
+      const folder = folderPathOrThrow(p.folder_path);
+      const registered = await registerImage(ctx, userId, project.id, { filename, folder_path: folder, is_edited: true });
+      [row] = await ctx.db.select().from(images).where(eq(images.id, registered.image.id)).limit(1);
+      if (!row) throw new EditFailure('The edited image disappeared while it was registered');
+    }
+    const [src] = await ctx.db.select().from(images).where(eq(images.id, item.sourceImageId)).limit(1);
+    const [srcDoc] = await ctx.db.select({ annotations: annotationDocuments.annotations }).from(annotationDocuments).where(eq(annotationDocuments.imageId, item.sourceImageId)).limit(1);
+    const [ownDoc] = await ctx.db.select({ version: annotationDocuments.version, annotations: annotationDocuments.annotations }).from(annotationDocuments).where(eq(annotationDocuments.imageId, row.id)).limit(1);
+    const source = (srcDoc?.annotations ?? []) as Record<string, unknown>[];
+    let carried = (ownDoc?.annotations ?? []) as Record<string, unknown>[];
+    if (src && source.length > 0 && (ownDoc?.version ?? 0) === 0) {
+      const w = src.imageWidth ?? row.imageWidth ?? 0;
+      const h = src.imageHeight ?? row.imageHeight ?? 0;
+      const steps = (item.transforms ?? []).filter(isGeoStep) as GeoStep[];
+      let next = item.labelMode === 'exact' ? transformAnnotations(source, steps, w, h) : source;
+      // The frame after the steps; a copy of another size (generative output, rasterised SVG) is scaled onto it.
+      const swapped = steps.filter((s) => s === 'rotate_90' || s === 'rotate_270').length % 2 === 1;
+      const [tw, th] = item.labelMode === 'exact' && swapped ? [h, w] : [w, h];
+      if (row.imageWidth && row.imageHeight && tw && th) next = scaleAnnotations(next, tw, th, row.imageWidth, row.imageHeight);
+      try {
+        await saveData(ctx, userId, { image_id: row.id, project_id: project.id, annotations: next, image_filename: row.filename, base_version: 0 });
+        carried = next;
+        // Exact labels of a complete image are complete too; a generative copy waits in review ('annotating').
+        if (item.labelMode === 'exact' && src.status === 'complete') {
+          await setImageStatus(ctx, userId, row.id, { status: 'complete' }).catch(() => undefined);
+        }
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        if (err.code !== 'version_conflict') ctx.log.warn({ err: err.message, image: row.filename }, 'image edit: labels could not be carried over');
+      }
+      [row] = await ctx.db.select().from(images).where(eq(images.id, row.id)).limit(1);
+      if (!row) throw new EditFailure('The edited image was deleted while it was registered');
+    }
+    return {
+      image_id: row.id,
+      source_filename: item.sourceFilename,
+      filename: row.filename,
+      gcs_path: row.gcsPath,
+      gcs_uri: row.gcsUri,
+      folder_path: row.virtualFolderPath,
+      file_size: row.fileSize,
+      mime_type: row.mimeType,
+      width: row.imageWidth ?? 0,
+      height: row.imageHeight ?? 0,
+      annotation_created: carried.length > 0,
+      annotation_count: carried.length,
+    };
+  }
+
+  async function failPending(job: JobRow, message: string): Promise<void> {
+    await ctx.db
+      .update(imageEditItems)
+      .set({ status: 'failed', error: message, updatedAt: new Date() })
+      .where(and(eq(imageEditItems.jobId, job.id), inArray(imageEditItems.status, ['pending', 'generated'])));
+  }
+
+  async function finish(job: JobRow, forcedError: string | null): Promise<void> {
+    if (forcedError) await failPending(job, forcedError);
+    const items = await loadItems(job.id);
+    const result = resultOf(job, items);
+    const failures = result.failures.map((f) => f.error);
+    const distinct = [...new Set(failures)];
+    const error =
+      result.successful_count > 0
+        ? null
+        : forcedError ?? (distinct.length === 1 ? distinct[0]! : `All ${result.total_count} images failed: ${distinct.slice(0, 3).join('; ')}`);
+    await ownJob(job.id, {
+      status: result.successful_count > 0 ? 'completed' : 'failed',
+      progress: 100,
+      result: result as unknown as Record<string, unknown>,
+      error,
+      lockedBy: null,
+      lockedUntil: null,
+    });
+  }
+
+  function resultOf(job: JobRow, items: ItemRow[]): ImageEditResult {
+    const p = job.payload as unknown as JobPayload;
+    const registered = items.filter((i) => i.status === 'registered');
+    const failed = items.filter((i) => i.status === 'failed');
+    return {
+      successful_count: registered.length,
+      total_count: items.length,
+      failed_count: failed.length,
+      needs_frontend_registration: false,
+      registration_data: registered.map((i) => i.registration as unknown as EditedImage),
+      virtual_folder_path: p.folder_path,
+      failures: failed.map((i) => ({ filename: i.sourceFilename, error: i.error ?? 'Failed' })),
+    };
+  }
+
+  // --- the API
+
+  return {
+    provider,
+    start() {
+      if (cfg.concurrency === 0 || timer) return;
+      stopping = false;
+      timer = setInterval(() => void tick(), cfg.pollMs);
+      timer.unref();
+      void tick();
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      for (const r of running.values()) r.abort.abort(new StopRequested());
+      await Promise.allSettled([...running.values()].map((r) => r.done));
+    },
+
+    async createJob(userId, body) {
+      const project = await projectInOrg(ctx, userId, body.project_id, 'images.edit');
+      const folder = folderPathOrThrow(body.current_folder_path, 'current_folder_path');
+      await requireFolder(ctx.db, project.id, folder);
+      await bucketFor(ctx, project.organizationId);
+      const names = [...new Set(body.image_names)];
+      const found = await ctx.db
+        .select({ id: images.id, filename: images.filename })
+        .from(images)
+        .where(and(eq(images.projectId, project.id), eq(images.isArchived, false), inArray(images.filename, names)));
+      const byName = new Map(found.map((f) => [f.filename, f]));
+      const missing = names.filter((n) => !byName.has(n));
+      if (missing.length) {
+        const shown = missing.slice(0, 10).map((n) => `"${n.slice(0, 200)}"`).join(', ');
+        throw new ApiError(404, 'not_found', `Image${missing.length === 1 ? '' : 's'} not found in this project: ${shown}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''}`, { missing: missing.slice(0, 100) });
+      }
+      const seed = body.seed ?? randomInt(0, EDIT_SEED_LIMIT);
+      const payload: JobPayload = {
+        project_id: project.id,
+        prompt: body.prompt.trim(),
+        negative_prompt: body.negative_prompt?.trim() || null,
+        num_inference_steps: body.num_inference_steps,
+        guidance_scale: body.guidance_scale,
+        true_cfg_scale: body.true_cfg_scale,
+        seed,
+        folder_path: folder,
+        provider: provider.kind,
+        total: names.length,
+      };
+      const id = randomUUID();
+      await ctx.db.transaction(async (tx) => {
+        await tx.insert(jobs).values({ id, kind: JOB_KIND, organizationId: project.organizationId, payload: payload as unknown as Record<string, unknown>, status: 'queued', createdBy: userId });
+        await tx.insert(imageEditItems).values(
+          names.map((n, position) => ({ jobId: id, position, sourceImageId: byName.get(n)!.id, sourceFilename: n })),
+        );
+      });
+      if (!stopping && timer) void tick();
+      return { success: true, status: 'queued', edit_id: id, total_count: names.length, seed, provider: provider.kind };
+    },
+
+    async status(userId, editId) {
+      const [job] = await ctx.db.select().from(jobs).where(and(eq(jobs.id, editId), eq(jobs.kind, JOB_KIND))).limit(1);
+      if (!job || !job.organizationId) throw errors.notFound('Edit job');
+      await requireMember(ctx.db, userId, job.organizationId, 'images.read', 'Edit job');
+      const items = await loadItems(job.id);
+      const p = job.payload as unknown as JobPayload;
+      const processed = items.filter((i) => i.status !== 'pending').length;
+      const registered = items.filter((i) => i.status === 'registered').length;
+      const failed = items.filter((i) => i.status === 'failed').length;
+      let status: ImageEditStatus;
+      if (job.status === 'completed') status = 'completed';
+      else if (job.status === 'failed' || job.status === 'cancelled') status = 'failed';
+      else if (processed === 0 && job.status === 'queued') status = 'queued';
+      else status = items.some((i) => i.status === 'pending') ? 'processing' : 'registering';
+      const finished = status === 'completed' || status === 'failed';
+      return {
+        edit_id: job.id,
+        project_id: p.project_id,
+        status,
+        progress: finished ? 100 : job.progress,
+        total_count: items.length,
+        processed_count: processed,
+        registered_count: registered,
+        failed_count: failed,
+        prompt: p.prompt,
+        seed: p.seed,
+        provider: p.provider,
+        error: job.error,
+        result: finished ? ((job.result as unknown as ImageEditResult | null) ?? resultOf(job, items)) : null,
+        created_at: job.createdAt.toISOString(),
+        updated_at: job.updatedAt.toISOString(),
+      };
+    },
+
+    async health() {
+      const res = (await ctx.db.execute(sql`
+        SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
+        FROM jobs WHERE kind = ${JOB_KIND} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] };
+      const lastError = provider.lastError();
+      return {
+        status: lastError ? 'degraded' : 'healthy',
+        provider: provider.kind,
+        model: provider.model,
+        endpoint: provider.endpoint,
+        vocabulary: [...provider.vocabulary],
+        workers: stopping ? 0 : cfg.concurrency,
+        queue: { queued: Number(res.rows[0]?.queued ?? 0), running: Number(res.rows[0]?.running ?? 0) },
+        last_error: lastError,
+      };
+    },
+  };
+}
