@@ -34,6 +34,10 @@ export interface RegisteredRoute {
 
 const routeLists = new WeakMap<object, RegisteredRoute[]>();
 
+// Routes of other modules that only a person may call: a key acts inside its one organization,
+// so it does not create organizations.
+const SESSION_ONLY = new Set(['POST /api/v1/organizations']);
+
 /** Every API route the app registered (methods split, HEAD left out): the permission table test walks them. */
 export function registeredApiRoutes(app: FastifyInstance): RegisteredRoute[] {
   return [...(routeLists.get(app) ?? [])];
@@ -54,6 +58,7 @@ export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?:
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((m) => SESSION_ONLY.has(`${m} ${route.url}`))) route.config = { ...route.config, sessionOnly: true };
     for (const method of methods) {
       if (method === 'HEAD') continue;
       routes.push({ method, url: route.url, public: Boolean(route.config?.public), sessionOnly: Boolean(route.config?.sessionOnly) });

@@ -1,0 +1,239 @@
+// THE ROUTE TABLE: every API route the app registers, with the permission it needs (src/contract/
+// permissions.ts says which roles hold it), 'self' (any signed-in person: the account's own calls)
+// or 'public' (no token). tests/api/permissions.test.ts walks it for every role, in the caller's
+// organization (allowed or 403) and in another one (404), and fails naming any registered route
+// that is missing here.
+//
+// Adding a route? Add one line: the route as Fastify registers it, its access, and a `request`
+// that builds a VALID call against the fixture `f` (bodies are validated before the token is
+// checked, so an invalid body would answer 400 and prove nothing). `f` is either the caller's own
+// organization or another one; build everything from `f` and the test does the rest. Calls that
+// consume a resource (delete, move, rename) take a fresh one from `f.new...()` each time.
+import type { Permission } from '../../src/contract/permissions';
+import type { Role } from '../../src/contract/account';
+
+export interface Fixture {
+  org: { id: string; slug: string };
+  ownerEmail: string;
+  ownerPassword: string;
+  ownerToken: string;
+  /** A project with classes, an image (`image`) and a folder (`folder`) in it. */
+  project: { id: string };
+  image: { id: string; filename: string };
+  folder: { id: string; full_path: string };
+  newProject(): Promise<{ id: string }>;
+  newImage(): Promise<{ id: string; filename: string }>;
+  /** An uploaded file waiting to be registered. */
+  newUpload(): Promise<{ filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; file_size: number }>;
+  newFolder(): Promise<{ id: string; full_path: string }>;
+  /** A new person joined with this role (through an invite). */
+  newMember(role: Role): Promise<{ userId: string; token: string; email: string }>;
+  newInvite(email?: string): Promise<{ id: string; token: string }>;
+  /** A key created with `token` (default the owner's). */
+  newKey(token?: string): Promise<{ id: string; key: string }>;
+  /** A Magic Image Edit job started by the owner. */
+  newEditJob(): Promise<{ id: string }>;
+  /** A signed-up person with no organization. */
+  newUser(): Promise<{ userId: string; token: string; email: string }>;
+  unique(prefix: string): string;
+}
+
+export interface Caller {
+  role: Role;
+  token: string;
+  /** The caller's own organization (f is this one or another). */
+  home: Fixture;
+  sameOrg: boolean;
+}
+
+export interface Req {
+  path?: string;
+  body?: unknown;
+  /** Call as someone else (for example a fresh user for DELETE /users/me). */
+  token?: string;
+}
+
+export type Access = 'public' | 'self' | Permission;
+
+export interface RouteRule {
+  route: string;
+  access: Access;
+  request?: (f: Fixture, c: Caller) => Req | Promise<Req>;
+  /** Statuses that also mean "allowed" (besides 2xx). */
+  ok?: number[];
+  /** For calls that answer item by item (200 with each item's outcome): read the outcome of the one item sent. */
+  verdict?: (res: { status: number; body: any }) => Verdict;
+}
+
+export type Verdict = 'allowed' | 'forbidden' | 'not_found' | 'other';
+
+/** batch-save-data style: results[0].status 'saved', or its error code. */
+const firstResult = (res: { status: number; body: any }): Verdict => {
+  const r = res.status === 200 ? res.body?.results?.[0] : null;
+  if (!r) return res.status === 403 ? 'forbidden' : res.status === 404 ? 'not_found' : 'other';
+  return r.status === 'saved' ? 'allowed' : r.code === 'forbidden' ? 'forbidden' : r.code === 'not_found' ? 'not_found' : 'other';
+};
+
+const q = (params: Record<string, string>) => `?${new URLSearchParams(params)}`;
+
+export const ROUTES: RouteRule[] = [
+  // System and the identity wrappers: no token.
+  { route: 'GET /api/v1/health', access: 'public' },
+  { route: 'GET /api/v1/config', access: 'public' },
+  { route: 'POST /api/v1/auth/signup', access: 'public', request: (f) => ({ body: { email: `${f.unique('signup')}@example.com`, password: 'correct horse', full_name: 'New Person' } }) },
+  { route: 'POST /api/v1/auth/signin', access: 'public', request: (f) => ({ body: { email: f.ownerEmail, password: f.ownerPassword } }) },
+  { route: 'POST /api/v1/auth/verify', access: 'public', request: (f) => ({ body: { access_token: f.ownerToken } }) },
+
+  // The account's own calls: any signed-in person.
+  { route: 'GET /api/v1/users/me', access: 'self' },
+  { route: 'PATCH /api/v1/users/me', access: 'self', request: () => ({ body: { full_name: 'Renamed Person' } }) },
+  { route: 'POST /api/v1/users/onboarding', access: 'self', request: async (f) => ({ token: (await f.newUser()).token, body: { full_name: 'P', organization_name: 'Onboarded', organization_slug: f.unique('onb') } }) },
+  { route: 'DELETE /api/v1/users/me', access: 'self', request: async (f) => ({ token: (await f.newUser()).token }) },
+  { route: 'DELETE /api/v1/users/me/reactivation', access: 'self' },
+  { route: 'GET /api/v1/organizations', access: 'self' },
+  { route: 'POST /api/v1/organizations', access: 'self', request: async (f) => ({ token: (await f.newUser()).token, body: { name: 'Another', slug: f.unique('org') } }) },
+  { route: 'GET /api/v1/invites/:token', access: 'self', request: async (f) => ({ path: `/api/v1/invites/${(await f.newInvite()).token}` }) },
+  {
+    route: 'POST /api/v1/invites/:token/accept',
+    access: 'self',
+    request: async (f) => {
+      const user = await f.newUser();
+      return { token: user.token, path: `/api/v1/invites/${(await f.newInvite(user.email)).token}/accept` };
+    },
+  },
+
+  // Organizations
+  { route: 'GET /api/v1/organizations/:id', access: 'org.read', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}` }) },
+  { route: 'POST /api/v1/organizations/:id/fix-bucket', access: 'org.manage', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}/fix-bucket` }) },
+  { route: 'GET /api/v1/organizations/:id/debug', access: 'org.read', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}/debug` }) },
+
+  // Members and invites
+  { route: 'GET /api/v1/organizations/:orgId/members', access: 'members.read', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}/members` }) },
+  {
+    route: 'PATCH /api/v1/organizations/:orgId/members/:userId',
+    access: 'members.manage',
+    request: async (f) => ({ path: `/api/v1/organizations/${f.org.id}/members/${(await f.newMember('viewer')).userId}`, body: { role: 'annotator' } }),
+  },
+  { route: 'DELETE /api/v1/organizations/:orgId/members/:userId', access: 'members.manage', request: async (f) => ({ path: `/api/v1/organizations/${f.org.id}/members/${(await f.newMember('viewer')).userId}` }) },
+  // Leaving: a fresh member of the caller's role and organization leaves f's organization (another one: 404).
+  { route: 'POST /api/v1/organizations/:orgId/leave', access: 'org.read', request: async (f, c) => ({ token: (await c.home.newMember(c.role)).token, path: `/api/v1/organizations/${f.org.id}/leave` }) },
+  { route: 'GET /api/v1/organizations/:orgId/invites', access: 'members.manage', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}/invites` }) },
+  { route: 'POST /api/v1/organizations/:orgId/invites', access: 'members.manage', request: (f) => ({ path: `/api/v1/organizations/${f.org.id}/invites`, body: { email: `${f.unique('inv')}@example.com`, role: 'viewer' } }) },
+  { route: 'DELETE /api/v1/organizations/:orgId/invites/:inviteId', access: 'members.manage', request: async (f) => ({ path: `/api/v1/organizations/${f.org.id}/invites/${(await f.newInvite()).id}` }) },
+
+  // API keys: everyone makes and revokes their own (never above their role); others' keys are hidden.
+  { route: 'GET /api/v1/api-keys', access: 'api_keys.create', request: (f) => ({ path: `/api/v1/api-keys${q({ organization_id: f.org.id })}` }) },
+  { route: 'POST /api/v1/api-keys', access: 'api_keys.create', request: (f) => ({ body: { organization_id: f.org.id, name: 'script', role: 'viewer' } }) },
+  { route: 'DELETE /api/v1/api-keys/:id', access: 'api_keys.create', request: async (f, c) => ({ path: `/api/v1/api-keys/${(await f.newKey(c.sameOrg ? c.token : undefined)).id}` }) },
+
+  // Projects
+  { route: 'GET /api/v1/projects/organization/:orgId', access: 'org.read', request: (f) => ({ path: `/api/v1/projects/organization/${f.org.id}` }) },
+  { route: 'POST /api/v1/projects', access: 'project.create', request: (f) => ({ body: { organization_id: f.org.id, name: 'Made', description: null, annotation_types: ['box'], classes: [] } }) },
+  { route: 'GET /api/v1/projects/:id', access: 'org.read', request: (f) => ({ path: `/api/v1/projects/${f.project.id}` }) },
+  { route: 'PATCH /api/v1/projects/:id', access: 'project.update', request: (f) => ({ path: `/api/v1/projects/${f.project.id}`, body: { description: 'Updated' } }) },
+  { route: 'DELETE /api/v1/projects/:id', access: 'project.delete', request: async (f) => ({ path: `/api/v1/projects/${(await f.newProject()).id}` }) },
+
+  // Images
+  { route: 'GET /api/v1/projects/:id/images', access: 'images.read', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/images${q({ org_id: f.org.id })}` }) },
+  { route: 'DELETE /api/v1/projects/:id/images', access: 'images.delete', request: async (f) => ({ path: `/api/v1/projects/${f.project.id}/images`, body: { image_ids: [(await f.newImage()).id] } }) },
+  { route: 'POST /api/v1/projects/:id/images/check-filename', access: 'images.upload', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/images/check-filename${q({ org_id: f.org.id })}`, body: { filename: 'x.png' } }) },
+  {
+    route: 'POST /api/v1/projects/:id/images/upload-url',
+    access: 'images.upload',
+    request: (f) => ({ path: `/api/v1/projects/${f.project.id}/images/upload-url${q({ org_id: f.org.id })}`, body: { filename: `${f.unique('u')}.png`, content_type: 'image/png', folder_path: '/' } }),
+  },
+  {
+    route: 'POST /api/v1/projects/:id/images/batch-upload-urls',
+    access: 'images.upload',
+    request: (f) => ({ path: `/api/v1/projects/${f.project.id}/images/batch-upload-urls${q({ org_id: f.org.id })}`, body: { files: [{ filename: `${f.unique('b')}.png`, content_type: 'image/png', folder_path: '/' }] } }),
+  },
+  {
+    route: 'POST /api/v1/projects/:id/images/register',
+    access: 'images.upload',
+    request: async (f) => {
+      const up = await f.newUpload();
+      return { path: `/api/v1/projects/${f.project.id}/images/register${q({ org_id: f.org.id })}`, body: { ...up, folder_path: '/', mime_type: 'image/png' } };
+    },
+  },
+  { route: 'GET /api/v1/images/:id', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}` }) },
+  { route: 'PATCH /api/v1/images/:id/status', access: 'images.stage', request: async (f) => ({ path: `/api/v1/images/${(await f.newImage()).id}/status`, body: { status: 'complete' } }) },
+  { route: 'GET /api/v1/images/:id/signed-url', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/signed-url` }) },
+  {
+    route: 'POST /api/v1/images/batch-signed-urls',
+    access: 'images.read',
+    request: (f) => ({ path: `/api/v1/images/batch-signed-urls${q({ org_id: f.org.id })}`, body: { image_ids: [f.image.id] } }),
+    // Ids the caller may not read are left out (missing_ids), never signed.
+    verdict: (res) => (res.status !== 200 ? (res.status === 404 ? 'not_found' : 'other') : Object.keys(res.body.signed_urls).length === 1 ? 'allowed' : res.body.missing_ids?.length === 1 ? 'not_found' : 'other'),
+  },
+
+  // Folders (/api/folders)
+  { route: 'GET /api/folders/list/:projectId', access: 'images.read', request: (f) => ({ path: `/api/folders/list/${f.project.id}` }) },
+  { route: 'POST /api/folders/create', access: 'images.organize', request: (f) => ({ body: { project_id: f.project.id, name: f.unique('folder'), parent_folder_path: '/' } }) },
+  { route: 'PATCH /api/folders/:folderId/name', access: 'images.organize', request: async (f) => ({ path: `/api/folders/${(await f.newFolder()).id}/name${q({ name: f.unique('renamed') })}` }) },
+  { route: 'POST /api/folders/:folderId/move', access: 'images.organize', request: async (f) => ({ path: `/api/folders/${(await f.newFolder()).id}/move`, body: { target_parent_path: f.folder.full_path } }) },
+  { route: 'DELETE /api/folders/:folderId', access: 'images.organize', request: async (f) => ({ path: `/api/folders/${(await f.newFolder()).id}` }) },
+
+  // Batch images (/api/images/batch)
+  { route: 'POST /api/images/batch/move', access: 'images.organize', request: async (f) => ({ body: { image_ids: [(await f.newImage()).id], target_folder_path: f.folder.full_path, project_id: f.project.id } }) },
+  { route: 'PATCH /api/images/batch/update', access: 'images.stage', request: async (f) => ({ body: { image_ids: [(await f.newImage()).id], project_id: f.project.id, updates: { status: 'complete' } } }) },
+  { route: 'DELETE /api/images/batch/delete', access: 'images.delete', request: async (f) => ({ body: { image_ids: [(await f.newImage()).id], project_id: f.project.id, delete_gcs_files: true } }) },
+
+  // Usage
+  { route: 'POST /api/v1/usage/annotation', access: 'usage.record', request: (f) => ({ body: { organization_id: f.org.id, project_id: f.project.id, annotation_type: 'bbox', annotation_count: 1 } }) },
+  { route: 'GET /api/v1/usage/summary/:orgId', access: 'org.read', request: (f) => ({ path: `/api/v1/usage/summary/${f.org.id}` }) },
+
+  // Annotations
+  { route: 'GET /api/v1/annotations/load-data/:imageId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/load-data/${f.image.id}${q({ project_id: f.project.id })}` }) },
+  { route: 'GET /api/v1/annotations/load/:id', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/load/${f.image.id}${q({ project_id: f.project.id })}` }) },
+  {
+    route: 'POST /api/v1/annotations/save-data',
+    access: 'annotations.write',
+    request: async (f) => {
+      const img = await f.newImage();
+      return { body: { image_id: img.id, project_id: f.project.id, image_filename: img.filename, annotations: [{ id: 'a1', name: 'car', bounding_box: { x: 1, y: 1, w: 5, h: 5 } }] } };
+    },
+  },
+  {
+    route: 'POST /api/v1/annotations/save',
+    access: 'annotations.write',
+    request: async (f) => {
+      const img = await f.newImage();
+      return { body: { image_id: img.id, project_id: f.project.id, image_filename: img.filename, annotations: [] } };
+    },
+  },
+  {
+    route: 'POST /api/v1/annotations/batch-save-data',
+    access: 'annotations.write',
+    request: async (f) => {
+      const img = await f.newImage();
+      return { body: { saves: [{ image_id: img.id, project_id: f.project.id, image_filename: img.filename, annotations: [] }] } };
+    },
+    verdict: firstResult,
+  },
+  { route: 'PATCH /api/v1/annotations/status', access: 'images.stage', request: async (f) => ({ body: { image_id: (await f.newImage()).id, project_id: f.project.id, status: 'complete' } }) },
+  { route: 'GET /api/v1/annotations/stats/:projectId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/stats/${f.project.id}` }) },
+  { route: 'POST /api/v1/annotations/export', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, image_ids: [f.image.id], format: 'vellum' } }) },
+
+  // Assisted segmentation (/api/v1/auto-annotate/sam2)
+  {
+    route: 'GET /api/v1/auto-annotate/sam2/batch-image-metadata/:projectId',
+    access: 'annotations.read',
+    request: (f) => ({ path: `/api/v1/auto-annotate/sam2/batch-image-metadata/${f.project.id}${q({ org_id: f.org.id })}` }),
+  },
+  { route: 'POST /api/v1/auto-annotate/sam2/warmup', access: 'annotations.read', request: (f) => ({ path: `/api/v1/auto-annotate/sam2/warmup${q({ org_id: f.org.id })}` }) },
+  { route: 'GET /api/v1/auto-annotate/sam2/health', access: 'annotations.read', request: (f) => ({ path: `/api/v1/auto-annotate/sam2/health${q({ org_id: f.org.id })}` }) },
+  { route: 'POST /api/v1/auto-annotate/sam2/process-image', access: 'annotations.read', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename } }) },
+  { route: 'POST /api/v1/auto-annotate/sam2/get-mask', access: 'annotations.read', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename, x: 5, y: 5 } }) },
+  {
+    route: 'POST /api/v1/auto-annotate/sam2/save-segmentation',
+    access: 'annotations.write',
+    request: async (f) => ({
+      body: { project_id: f.project.id, image_name: (await f.newImage()).filename, class_name: 'car', vellum_annotation: { polygon: { path: [[1, 1], [8, 1], [8, 8], [1, 8]], holes: [] } } },
+    }),
+  },
+
+  // Magic Image Edit (/api/v1/image-edit)
+  { route: 'POST /api/v1/image-edit/edit', access: 'images.edit', request: (f) => ({ body: { project_id: f.project.id, image_names: [f.image.filename], prompt: 'brighter', current_folder_path: '/' } }) },
+  { route: 'GET /api/v1/image-edit/status/:id', access: 'images.read', request: async (f) => ({ path: `/api/v1/image-edit/status/${(await f.newEditJob()).id}` }) },
+  { route: 'GET /api/v1/image-edit/health', access: 'self' },
+];
