@@ -25,6 +25,8 @@ export interface Structure {
   labels: Int32Array;
   bins: Uint16Array;
   stats: SuperpixelStats;
+  /** the histograms' nonzero bins, CSR: superpixel i owns entries histStart[i]..histStart[i+1] */
+  sparse: { start: Int32Array; bin: Uint16Array; count: Float64Array };
   /** undirected edges (a < b) with their smoothness weight */
   edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
   bytes: number;
@@ -55,8 +57,29 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const count = ops.slic(lab, w, h, step, PARAMS.compactness, PARAMS.slicIters, labels);
   const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
   const edges = smoothnessEdges(stats);
-  const bytes = labels.byteLength + bins.byteLength + stats.hist.byteLength + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24;
-  return { w, h, labels, bins, stats, edges, bytes };
+  const sparse = sparseHistograms(stats);
+  const bytes = labels.byteLength + bins.byteLength + stats.hist.byteLength + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2;
+  return { w, h, labels, bins, stats, sparse, edges, bytes };
+}
+
+/** Nonzero histogram entries per superpixel: the per-click loops then cost O(distinct colours), not O(BINS). */
+function sparseHistograms(s: SuperpixelStats): Structure['sparse'] {
+  let nnz = 0;
+  for (let i = 0; i < s.hist.length; i++) if (s.hist[i]) nnz++;
+  const start = new Int32Array(s.count + 1), bin = new Uint16Array(nnz), count = new Float64Array(nnz);
+  let k = 0;
+  for (let i = 0; i < s.count; i++) {
+    start[i] = k;
+    for (let b = 0; b < BINS; b++) {
+      const v = s.hist[i * BINS + b]!;
+      if (v) {
+        bin[k] = b;
+        count[k++] = v;
+      }
+    }
+  }
+  start[s.count] = k;
+  return { start, bin, count };
 }
 
 /** Each adjacent pair once, weighted by shared boundary length and how alike their mean colours are. */
@@ -105,16 +128,12 @@ export interface SegmentOutput {
 const HARD = 1e12;
 
 /** Smoothed, normalised colour model from weighted superpixel histograms: -log P per bin. */
-function model(s: SuperpixelStats, weight: Float64Array): Float64Array {
+function model(sp: Structure['sparse'], n: number, weight: Float64Array): Float64Array {
   const h = new Float64Array(BINS);
-  for (let i = 0; i < s.count; i++) {
+  for (let i = 0; i < n; i++) {
     const wi = weight[i]!;
     if (wi <= 0) continue;
-    const o = i * BINS;
-    for (let b = 0; b < BINS; b++) {
-      const v = s.hist[o + b]!;
-      if (v) h[b] += wi * v;
-    }
+    for (let k = sp.start[i]!, end = sp.start[i + 1]!; k < end; k++) h[sp.bin[k]!] += wi * sp.count[k]!;
   }
   // [1 2 1] blur along each of L, a, b: texture colours a few clicks never sampled still count.
   let cur = h;
@@ -138,14 +157,10 @@ function model(s: SuperpixelStats, weight: Float64Array): Float64Array {
   return nll;
 }
 
-function meanNll(s: SuperpixelStats, nll: Float64Array, out: Float64Array): void {
-  for (let i = 0; i < s.count; i++) {
-    const o = i * BINS;
+function meanNll(sp: Structure['sparse'], n: number, nll: Float64Array, out: Float64Array): void {
+  for (let i = 0; i < n; i++) {
     let v = 0;
-    for (let b = 0; b < BINS; b++) {
-      const c = s.hist[o + b]!;
-      if (c) v += c * nll[b]!;
-    }
+    for (let k = sp.start[i]!, end = sp.start[i + 1]!; k < end; k++) v += sp.count[k]! * nll[sp.bin[k]!]!;
     out[i] = v; // total over the superpixel's pixels
   }
 }
@@ -197,10 +212,10 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   const e = st.edges;
   let nllF: Float64Array = new Float64Array(BINS), nllB: Float64Array = new Float64Array(BINS);
   for (let round = 0; round < PARAMS.rounds; round++) {
-    nllF = model(s, wF);
-    nllB = model(s, wB);
-    meanNll(s, nllF, uF);
-    meanNll(s, nllB, uB);
+    nllF = model(st.sparse, n, wF);
+    nllB = model(st.sparse, n, wB);
+    meanNll(st.sparse, n, nllF, uF);
+    meanNll(st.sparse, n, nllB, uB);
     for (let i = 0; i < n; i++) {
       const costF = uF[i]! + PARAMS.distance * s.size[i]! * dPos[i]!;
       const costB = uB[i]!;
