@@ -13,6 +13,7 @@ import {
   Check,
   ChevronDown,
   ChevronRight,
+  Download,
   Filter,
   Folder,
   FolderInput,
@@ -22,6 +23,7 @@ import {
   RefreshCw,
   SearchX,
   UploadCloud,
+  Wand2,
 } from 'lucide-react';
 import { IMAGE_STATUSES, LIST_SORT_FIELDS, type Image, type ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH, parentFolderPath, type FolderNode } from '../../../../contract/folders';
@@ -35,6 +37,8 @@ import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
 import { Menu, MenuItem, MenuLabel, MenuSeparator, SelectionBar } from './Chrome';
 import { SORT_LABELS, STAGE_LABELS, STATUS_LABELS, useDataView } from './dataView';
+import { EditDialog } from './EditDialog';
+import { ExportDialog, useExportDialog } from './ExportDialog';
 import { requestThumbnails } from './thumbnails';
 import { FolderTile, ImageTile, ParentTile, type DropPayload } from './Tiles';
 import { useImageList } from './useImageList';
@@ -79,6 +83,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const [hiddenFolders, setHiddenFolders] = useState<ReadonlySet<string>>(new Set());
   const [fileOver, setFileOver] = useState(false);
   const [creating, setCreating] = useState(false);
+  const [editOpen, setEditOpen] = useState(false);
   const dragDepth = useRef(0);
 
   const refreshMeta = useCallback(() => {
@@ -277,6 +282,15 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
     }
   };
 
+  // --- Magic Image Edit: new images in the folder on screen reload it; counts everywhere follow.
+  const onEditLanded = useCallback(
+    (target: string) => {
+      if (useDataView.getState().folderPath === target) view().reload();
+      refreshMeta();
+    },
+    [refreshMeta, view],
+  );
+
   // --- desktop files
   const hasFiles = (e: DragEvent) => e.dataTransfer.types.includes('Files');
   const dropHandlers = {
@@ -368,6 +382,9 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
           </Menu>
           <Button variant="secondary" size="sm" icon={<FolderPlus />} onClick={() => void createFolder()} busy={creating}>
             New Folder
+          </Button>
+          <Button variant="secondary" size="sm" icon={<Download />} onClick={() => useExportDialog.getState().show()}>
+            Export
           </Button>
         </div>
       </div>
@@ -540,7 +557,23 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         <Button variant="ghost" size="sm" icon={<Archive />} className={styles.barButton} onClick={() => void archive()}>
           Archive
         </Button>
+        <Button variant="ghost" size="sm" icon={<Wand2 />} className={styles.barButton} onClick={() => setEditOpen(true)}>
+          Edit
+        </Button>
+        <Button variant="ghost" size="sm" icon={<Download />} className={styles.barButton} onClick={() => useExportDialog.getState().show()}>
+          Export
+        </Button>
       </SelectionBar>
+
+      <EditDialog
+        open={editOpen}
+        onOpenChange={setEditOpen}
+        projectId={project.id}
+        selection={editOpen ? list.images.filter((i) => selected.has(i.id)) : []}
+        folderPath={folderPath}
+        onLanded={onEditLanded}
+      />
+      <ExportDialog project={project} selectedIds={[...selected]} folderPath={folderPath} status={status} />
     </div>
   );
 }

@@ -1,0 +1,319 @@
+// Export Dataset dialog (spec sections 2, 3 "Export options", 5, 7, 8, 9): name, format (vellum or
+// COCO), scope (selected, all complete, current filters; default all complete), include images,
+// class filter. POST /annotations/export streams the zip; the dialog reads the stream itself so it
+// can show the bytes received, then saves it as {name}_{format}.zip.
+import { useEffect, useId, useRef, useState } from 'react';
+import { create } from 'zustand';
+import { Download } from 'lucide-react';
+import type { z } from 'zod';
+import { DEFAULT_EXPORT_FORMAT, DEFAULT_EXPORT_SCOPE, MAX_EXPORT_NAME_LENGTH, type ExportFormat, type ExportRequest, type ExportScope } from '../../../../contract/export';
+import type { ImageStatus } from '../../../../contract/images';
+import type { Project } from '../../../../contract/projects';
+import { getConfig, getSupabase, loadConfig } from '../../../api/supabase';
+import { Button } from '../../../components/Button';
+import { Dialog } from '../../../components/Dialog';
+import { TextField } from '../../../components/TextField';
+import { formatBytes } from '../../../lib/format';
+import { toast } from '../../../stores/toast';
+import { STATUS_LABELS } from './dataView';
+import styles from './EditDialog.module.css';
+
+export const EXPORT_MESSAGES = {
+  noSelection: 'Please select images to export',
+  nothing: 'No images to export with the current selection',
+} as const;
+
+/** Who opens the dialog: the Data tab's buttons, and anything else on the project page. */
+export const useExportDialog = create<{ open: boolean; show(): void; hide(): void }>()((set) => ({
+  open: false,
+  show: () => set({ open: true }),
+  hide: () => set({ open: false }),
+}));
+
+const FORMATS: { id: ExportFormat; title: string; hint: string }[] = [
+  { id: 'vellum', title: 'Vellum', hint: 'Lossless: every shape, class, attribute, stage and folder' },
+  { id: 'coco', title: 'COCO', hint: 'annotations.json for standard COCO tools' },
+];
+
+// The same request headers as the API client (src/app/api/client.ts), for a streamed body.
+async function authHeaders(): Promise<Record<string, string>> {
+  const config = getConfig() ?? (await loadConfig());
+  const headers: Record<string, string> = { apikey: config.supabaseAnonKey };
+  const { data } = await (await getSupabase()).auth.getSession();
+  if (data.session?.access_token) headers.authorization = `Bearer ${data.session.access_token}`;
+  return headers;
+}
+
+class ExportError extends Error {}
+
+/** The server's message for a refused export: its validation texts as they are, others as 'Export failed: ...'. */
+function refusal(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
+    if (typeof parsed.error === 'string') {
+      if (parsed.error === EXPORT_MESSAGES.noSelection || parsed.error === EXPORT_MESSAGES.nothing) return parsed.error;
+      return `Export failed: ${parsed.error}`;
+    }
+  } catch {
+    /* not JSON */
+  }
+  return `Export failed: ${status} ${body.slice(0, 300)}`;
+}
+
+/** File name from Content-Disposition (filename* first), else null. */
+function dispositionName(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[1]!);
+    } catch {
+      /* fall through */
+    }
+  }
+  return /filename="([^"]+)"/i.exec(header)?.[1] ?? null;
+}
+
+function save(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+export interface ExportDialogProps {
+  project: Project;
+  selectedIds: string[];
+  folderPath: string;
+  status: ImageStatus | null;
+}
+
+export function ExportDialog({ project, selectedIds, folderPath, status }: ExportDialogProps) {
+  const open = useExportDialog((s) => s.open);
+  const [name, setName] = useState(project.name);
+  const [format, setFormat] = useState<ExportFormat>(DEFAULT_EXPORT_FORMAT);
+  const [scope, setScope] = useState<ExportScope>(DEFAULT_EXPORT_SCOPE);
+  const [includeImages, setIncludeImages] = useState(false);
+  const [classes, setClasses] = useState<ReadonlySet<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [received, setReceived] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const classesId = useId();
+
+  // Every opening starts from the defaults, with all classes and the current project name.
+  useEffect(() => {
+    if (!open) return;
+    setName(project.name);
+    setFormat(DEFAULT_EXPORT_FORMAT);
+    setScope(DEFAULT_EXPORT_SCOPE);
+    setIncludeImages(false);
+    setClasses(new Set(project.classes.map((c) => c.name)));
+    setError(null);
+    setReceived(null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+
+  const hasClasses = project.classes.length > 0;
+  const selectionMissing = scope === 'selected' && selectedIds.length === 0;
+  const nameBlank = !name.trim();
+  const noClass = hasClasses && classes.size === 0;
+  const disabled = busy || nameBlank || noClass || selectionMissing;
+
+  const close = () => {
+    abort.current?.abort();
+    useExportDialog.getState().hide();
+  };
+
+  const run = async () => {
+    if (disabled) return;
+    setBusy(true);
+    setError(null);
+    setReceived(0);
+    const controller = new AbortController();
+    abort.current = controller;
+    const body: z.input<typeof ExportRequest> = {
+      project_id: project.id,
+      scope,
+      format,
+      include_images: includeImages,
+      name: name.trim(),
+      class_filter: hasClasses && classes.size < project.classes.length ? [...classes] : null,
+      ...(scope === 'selected' ? { image_ids: selectedIds } : {}),
+      ...(scope === 'current_filters' ? { filters: { folder_path: folderPath, ...(status ? { status } : {}) } } : {}),
+    };
+    try {
+      const res = await fetch('/api/v1/annotations/export', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/zip, application/json', ...(await authHeaders()) },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      if (!res.ok) throw new ExportError(refusal(res.status, await res.text()));
+      const chunks: Uint8Array<ArrayBuffer>[] = [];
+      let total = 0;
+      const reader = res.body?.getReader();
+      if (reader) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          chunks.push(value);
+          total += value.byteLength;
+          setReceived(total);
+        }
+      } else {
+        const buf = new Uint8Array(await res.arrayBuffer());
+        chunks.push(buf);
+        total = buf.byteLength;
+      }
+      const filename = dispositionName(res.headers.get('content-disposition')) ?? `${name.trim()}_${format}.zip`;
+      save(new Blob(chunks, { type: 'application/zip' }), filename);
+      toast(`Exported ${filename} (${formatBytes(total)})`, 'success');
+      useExportDialog.getState().hide();
+    } catch (err) {
+      if (controller.signal.aborted) return;
+      setError(err instanceof ExportError ? err.message : `Export failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      if (abort.current === controller) abort.current = null;
+      setBusy(false);
+      setReceived(null);
+    }
+  };
+
+  const scopes: { id: ExportScope; title: string; hint: string }[] = [
+    { id: 'selected', title: `Selected (${selectedIds.length.toLocaleString()})`, hint: 'The images selected in the grid' },
+    { id: 'all_complete', title: 'All complete', hint: 'Every image in the Complete stage' },
+    {
+      id: 'current_filters',
+      title: 'Current filters',
+      hint: `${folderPath === '/' ? 'All images' : folderPath}${status ? `, ${STATUS_LABELS[status]}` : ''}`,
+    },
+  ];
+
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(o) => (o ? useExportDialog.getState().show() : close())}
+      title="Export Dataset"
+      description={`Download ${project.name}'s annotations as a zip.`}
+      icon={<Download />}
+      wide
+      onSubmit={() => void run()}
+      footerStart={
+        busy ? (
+          <div className={styles.status} role="status" aria-live="polite" data-testid="export-progress">
+            <span className={styles.bar} aria-hidden="true">
+              <span style={{ width: '100%', opacity: 0.5 }} />
+            </span>
+            <span className="tabular">{received ? `Downloading... ${formatBytes(received)} received` : 'Preparing export...'}</span>
+          </div>
+        ) : error ? (
+          <p className={styles.error} role="alert" data-testid="export-error">
+            {error}
+          </p>
+        ) : selectionMissing ? (
+          <p className={styles.error} role="alert">
+            {EXPORT_MESSAGES.noSelection}
+          </p>
+        ) : null
+      }
+      footer={
+        <>
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="primary" icon={<Download />} busy={busy} busyLabel="Exporting..." disabled={disabled}>
+            Export
+          </Button>
+        </>
+      }
+    >
+      <TextField
+        label="Export name"
+        value={name}
+        maxLength={MAX_EXPORT_NAME_LENGTH}
+        disabled={busy}
+        error={nameBlank ? 'Enter a name for the export' : null}
+        hint={`Saved as ${name.trim() || project.name}_${format}.zip`}
+        onChange={(e) => setName(e.target.value)}
+      />
+
+      <fieldset className={`${styles.options} ${styles.two}`} disabled={busy}>
+        <legend className={styles.legend}>Format</legend>
+        {FORMATS.map((f) => (
+          <label key={f.id} className={styles.option}>
+            <input type="radio" name="export-format" value={f.id} checked={format === f.id} onChange={() => setFormat(f.id)} />
+            <span className={styles.optionTitle}>{f.title}</span>
+            <span className={styles.optionHint}>{f.hint}</span>
+          </label>
+        ))}
+      </fieldset>
+
+      <fieldset className={styles.options} disabled={busy}>
+        <legend className={styles.legend}>Images</legend>
+        {scopes.map((s) => (
+          <label key={s.id} className={styles.option}>
+            <input type="radio" name="export-scope" value={s.id} checked={scope === s.id} onChange={() => setScope(s.id)} />
+            <span className={styles.optionTitle}>{s.title}</span>
+            <span className={styles.optionHint}>{s.hint}</span>
+          </label>
+        ))}
+      </fieldset>
+
+      <label className={styles.check}>
+        <input type="checkbox" checked={includeImages} disabled={busy} onChange={(e) => setIncludeImages(e.target.checked)} />
+        Include image files
+      </label>
+
+      <div className={styles.section}>
+        <div className={styles.sectionHead}>
+          <span className={styles.label} id={classesId}>
+            Classes <span className={`${styles.count} tabular`}>{hasClasses ? `${classes.size} of ${project.classes.length}` : 'none defined: every annotation is exported'}</span>
+          </span>
+          {hasClasses ? (
+            <button
+              type="button"
+              className={styles.linkButton}
+              disabled={busy}
+              onClick={() => setClasses(classes.size === project.classes.length ? new Set() : new Set(project.classes.map((c) => c.name)))}
+            >
+              {classes.size === project.classes.length ? 'Select none' : 'Select all'}
+            </button>
+          ) : null}
+        </div>
+        {hasClasses ? (
+          <ul className={styles.classes} aria-labelledby={classesId}>
+            {project.classes.map((c) => (
+              <li key={c.name}>
+                <label className={styles.check}>
+                  <input
+                    type="checkbox"
+                    checked={classes.has(c.name)}
+                    disabled={busy}
+                    onChange={(e) => {
+                      const next = new Set(classes);
+                      if (e.target.checked) next.add(c.name);
+                      else next.delete(c.name);
+                      setClasses(next);
+                    }}
+                  />
+                  <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+                  {c.name}
+                </label>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {noClass ? (
+          <p className={styles.error} role="alert">
+            Select at least one class to export
+          </p>
+        ) : null}
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,126 @@
+import { expect, test, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import { createProject, onboard, signUp, uniqueUser } from './helpers';
+
+const W = 64;
+const H = 48;
+
+/** Grey with a red block at x 4..19, y 6..17: where the 'car' box is. */
+async function marked(): Promise<Buffer> {
+  const raw = Buffer.alloc(W * H * 3, 110);
+  for (let y = 6; y < 18; y++) for (let x = 4; x < 20; x++) raw.set([220, 30, 30], (y * W + x) * 3);
+  return sharp(raw, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+}
+
+/** The signed-in user's access token, as supabase-js keeps it. */
+async function token(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
+    return JSON.parse(localStorage.getItem(key!)!).access_token as string;
+  });
+}
+
+test('image edit: three selected images, "flip horizontally and make it night", edited copies with their labels', async ({ page }) => {
+  test.setTimeout(120_000);
+  const user = uniqueUser('edit');
+  await signUp(page, user);
+  await onboard(page, `Edit Org ${user.id}`);
+  await createProject(page, 'Streets');
+  await page.getByRole('button', { name: 'Open project Streets' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+
+  const bytes = await marked();
+  await page.getByTestId('add-images-input').setInputFiles(['street_1.png', 'street_2.png', 'street_3.png'].map((name) => ({ name, mimeType: 'image/png', buffer: bytes })));
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded');
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(3);
+
+  // Labels on the sources, through the API the editor uses.
+  const auth = { authorization: `Bearer ${await token(page)}` };
+  const list = await (await page.request.get('/api/v1/projects/' + (await projectId(page)) + '/images?limit=50', { headers: auth })).json();
+  const pid = list.images[0].project_id as string;
+  expect((await page.request.patch(`/api/v1/projects/${pid}`, { headers: auth, data: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status()).toBe(200);
+  for (const img of list.images as { id: string; filename: string }[]) {
+    const res = await page.request.post('/api/v1/annotations/save-data', {
+      headers: auth,
+      data: { image_id: img.id, project_id: pid, image_filename: img.filename, annotations: [{ id: 'car1', name: 'car', bounding_box: { x: 4, y: 6, w: 16, h: 12 } }] },
+    });
+    expect(res.status()).toBe(200);
+  }
+
+  // Select the three and open Edit from the floating toolbar.
+  for (const n of ['street_1.png', 'street_2.png', 'street_3.png']) await page.getByRole('checkbox', { name: `Select ${n}` }).click();
+  const toolbar = page.getByRole('toolbar', { name: 'Selected images' });
+  await expect(toolbar).toContainText('3 selected');
+  await toolbar.getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Magic Image Edit' });
+  await expect(dialog).toBeVisible();
+  for (const n of ['street_1.png', 'street_2.png', 'street_3.png']) await expect(dialog.getByRole('button', { name: `Remove ${n}` })).toBeVisible();
+  const generate = dialog.getByRole('button', { name: 'Generate' });
+  await expect(generate).toBeDisabled(); // no prompt yet
+  await dialog.getByLabel('Prompt').fill('flip horizontally and make it night');
+  await expect(generate).toBeEnabled();
+  await page.screenshot({ path: 'test-results/image-edit-dialog.png' });
+  await generate.click();
+
+  // The spec's progress texts, polled every 5 s.
+  const progress = dialog.getByTestId('edit-progress');
+  await expect(progress).toHaveText('Starting image editing...');
+  await expect(progress).toHaveText('Completed! 3 new images generated.', { timeout: 30_000 });
+  await page.screenshot({ path: 'test-results/image-edit-done.png' });
+  await dialog.getByRole('button', { name: 'Close' }).first().click();
+  await expect(dialog).toBeHidden();
+
+  // The view refreshed: three edited copies, each with the edited icon.
+  await expect(tiles).toHaveCount(6);
+  for (const n of [1, 2, 3]) {
+    const tile = tiles.filter({ hasText: `street_${n}_edit_flip_h_night.png` });
+    await expect(tile).toHaveCount(1);
+    await expect(tile.getByLabel('Edited image')).toBeVisible();
+  }
+  await expect(tiles.filter({ hasText: 'street_1.png' }).getByLabel('Edited image')).toHaveCount(0);
+  await page.screenshot({ path: 'test-results/image-edit-grid.png' });
+
+  // Their labels are in place: the box mirrored, like the red block in the pixels.
+  const after = await (await page.request.get(`/api/v1/projects/${pid}/images?limit=50`, { headers: auth })).json();
+  const edited = (after.images as { id: string; filename: string; is_edited: boolean; annotation_count: number }[]).filter((i) => i.is_edited);
+  expect(edited.map((i) => i.filename).sort()).toEqual(['street_1_edit_flip_h_night.png', 'street_2_edit_flip_h_night.png', 'street_3_edit_flip_h_night.png']);
+  for (const img of edited) {
+    expect(img.annotation_count).toBe(1);
+    const doc = await (await page.request.get(`/api/v1/annotations/load-data/${img.id}?project_id=${pid}`, { headers: auth })).json();
+    expect(doc.annotations).toEqual([{ id: 'car1', name: 'car', bounding_box: { x: W - 20, y: 6, w: 16, h: 12 } }]);
+  }
+});
+
+test('image edit: a prompt the built-in editor does not know shows the error, then clears it', async ({ page }) => {
+  test.setTimeout(90_000);
+  const user = uniqueUser('edit-err');
+  await signUp(page, user);
+  await onboard(page, `Edit Err Org ${user.id}`);
+  await createProject(page, 'Fields');
+  await page.getByRole('button', { name: 'Open project Fields' }).click();
+  await page.getByTestId('add-images-input').setInputFiles([{ name: 'field.png', mimeType: 'image/png', buffer: await marked() }]);
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+  await page.getByRole('checkbox', { name: 'Select field.png' }).click();
+  await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Magic Image Edit' });
+  await dialog.getByLabel('Prompt').fill('add a dragon');
+  await dialog.getByLabel('Prompt').press('Enter');
+  const progress = dialog.getByTestId('edit-progress');
+  await expect(progress).toContainText('Error: The built-in editor does not understand "dragon"', { timeout: 30_000 });
+  await page.screenshot({ path: 'test-results/image-edit-error.png' });
+  // Error texts are cleared after 5 s.
+  await expect(progress).toBeHidden({ timeout: 10_000 });
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+});
+
+async function projectId(page: Page): Promise<string> {
+  // The selected project is kept by the SPA in local storage; fall back to the projects list.
+  const auth = { authorization: `Bearer ${await token(page)}` };
+  const me = await (await page.request.get('/api/v1/users/me', { headers: auth })).json();
+  const orgId = me.profile.default_organization_id as string;
+  const projects = await (await page.request.get(`/api/v1/projects/organization/${orgId}`, { headers: auth })).json();
+  return projects.projects[0].id as string;
+}
