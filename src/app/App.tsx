@@ -13,7 +13,7 @@ import { AuthPage } from './pages/auth/AuthPage';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
 import { ProjectPage } from './pages/project/ProjectPage';
-import { AnnotatePage } from './pages/project/AnnotatePage';
+import { AnnotatePage } from './pages/annotate/AnnotatePage';
 import { ModelsPage } from './pages/models/ModelsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
 import { isAuthFailure } from './api/client';

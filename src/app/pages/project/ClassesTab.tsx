@@ -1,129 +1,21 @@
 // Classes tab (spec sections 2, 3 and 5): list, add, rename inline, duplicate, recolour, delete.
 // Every change is a PATCH /projects/{id} {classes}; the list updates at once and rolls back with a
 // toast when the server refuses (its message, for example a duplicate name).
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState } from 'react';
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, Copy, Pencil, Plus, Tag, Trash2 } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ANNOTATION_TYPES, CLASS_PALETTE, type AnnotationType, type Project, type ProjectClass } from '../../../contract/projects';
+import { CLASS_PALETTE, type Project, type ProjectClass } from '../../../contract/projects';
 import { api, serverMessage } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { EmptyState } from '../../components/EmptyState';
-import { TextField } from '../../components/TextField';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
 import { projectKey, useProjectCache } from '../projects/queries';
+import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
 import { duplicateName, unusedPaletteColor } from './classes';
 import styles from './ClassesTab.module.css';
-
-const TYPE_LABELS: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
-
-export function ColorGrid({ value, onChange, label }: { value: string; onChange(color: string): void; label: string }) {
-  const refs = useRef<(HTMLButtonElement | null)[]>([]);
-  const index = Math.max(0, CLASS_PALETTE.findIndex((c) => c.toLowerCase() === value.toLowerCase()));
-  const onKey = (e: KeyboardEvent<HTMLButtonElement>, i: number) => {
-    const delta = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : e.key === 'ArrowDown' ? 5 : e.key === 'ArrowUp' ? -5 : 0;
-    if (!delta) return;
-    e.preventDefault();
-    const next = (i + delta + CLASS_PALETTE.length) % CLASS_PALETTE.length;
-    onChange(CLASS_PALETTE[next]);
-    refs.current[next]?.focus();
-  };
-  return (
-    <div className={styles.grid} role="radiogroup" aria-label={label}>
-      {CLASS_PALETTE.map((color, i) => {
-        const checked = i === index && CLASS_PALETTE[i].toLowerCase() === value.toLowerCase();
-        return (
-          <button
-            key={color}
-            ref={(el) => {
-              refs.current[i] = el;
-            }}
-            type="button"
-            role="radio"
-            aria-checked={checked}
-            aria-label={`Colour ${color}`}
-            tabIndex={i === index ? 0 : -1}
-            className={styles.gridSwatch}
-            style={{ background: color }}
-            onClick={() => onChange(color)}
-            onKeyDown={(e) => onKey(e, i)}
-          >
-            {checked ? <Check aria-hidden="true" /> : null}
-          </button>
-        );
-      })}
-    </div>
-  );
-}
-
-function AddClassDialog({ open, classes, onClose, onAdd }: { open: boolean; classes: ProjectClass[]; onClose(): void; onAdd(c: ProjectClass): Promise<string | null> }) {
-  const [name, setName] = useState('');
-  const [type, setType] = useState<AnnotationType>('box');
-  const [color, setColor] = useState<string>(CLASS_PALETTE[0]);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [wasOpen, setWasOpen] = useState(false);
-  if (open !== wasOpen) {
-    setWasOpen(open);
-    if (open) {
-      setName('');
-      setType('box');
-      setColor(unusedPaletteColor(classes));
-      setError(null);
-      setBusy(false);
-    }
-  }
-  const trimmed = name.trim();
-  const submit = async () => {
-    if (!trimmed || busy) return;
-    setBusy(true);
-    setError(null);
-    const failure = await onAdd({ name: trimmed, type, color });
-    setBusy(false);
-    if (failure) setError(failure);
-    else onClose();
-  };
-  return (
-    <Dialog
-      open={open}
-      onOpenChange={(o) => (!o ? onClose() : undefined)}
-      dismissible={!busy}
-      icon={<Tag />}
-      title="Add Class"
-      description={`Classes name what annotators draw. ${classes.length ? `This project has ${classes.length}.` : 'This is the first one.'}`}
-      onSubmit={() => void submit()}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="primary" disabled={!trimmed} busy={busy} busyLabel="Adding...">
-            Add Class
-          </Button>
-        </>
-      }
-    >
-      <TextField label="Class name" value={name} onChange={(e) => setName(e.target.value)} error={error} autoFocus maxLength={100} placeholder="e.g. Car" />
-      <fieldset className={styles.fieldset}>
-        <legend className={styles.legend}>Annotation type</legend>
-        <div className={styles.types}>
-          {ANNOTATION_TYPES.map((t) => (
-            <label key={t} className={styles.typeOption} data-checked={t === type || undefined}>
-              <input type="radio" name="class-type" value={t} checked={t === type} onChange={() => setType(t)} />
-              {TYPE_LABELS[t]}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <fieldset className={styles.fieldset}>
-        <legend className={styles.legend}>Colour</legend>
-        <ColorGrid value={color} onChange={setColor} label="Class colour" />
-      </fieldset>
-    </Dialog>
-  );
-}
 
 function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit(name: string): void; onCancel(): void }) {
   const [value, setValue] = useState(initial);

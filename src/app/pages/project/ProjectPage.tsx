@@ -38,8 +38,9 @@ export function ProjectPage() {
   const clearSelection = useSelection((s) => s.clear);
   const org = useSession((s) => s.currentOrganization);
   const navigate = useNavigate();
-  const [tab, setTab] = useState<Tab>('data');
   const location = useLocation();
+  // The editor's 'Manage Classes' opens the Classes tab.
+  const [tab, setTab] = useState<Tab>(() => ((location.state as { tab?: Tab } | null)?.tab === 'classes' ? 'classes' : 'data'));
   const qc = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const selectedCount = useDataView((s) => s.selected.size);

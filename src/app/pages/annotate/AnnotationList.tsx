@@ -1,0 +1,158 @@
+// The 'Annotations' sidebar (spec section 2): newest first, one row per annotation with its
+// shape icon, name, type, colour, delete and hide buttons; virtualised so 100k rows scroll
+// smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { ChevronsLeft, ChevronsRight, ClipboardCopy, Dot, Eye, EyeOff, Layers, Pentagon, Spline, Square, Trash2, type LucideIcon } from 'lucide-react';
+import { memo, useMemo, useRef } from 'react';
+import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
+import { Button, IconButton } from '../../components/Button';
+import styles from './AnnotatePage.module.css';
+
+const ROW_HEIGHT = 40;
+
+const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: Square, polygon: Pentagon, polyline: Spline, keypoint: Dot, segmentation: Layers };
+/** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
+const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Polygon (mask)' };
+
+export interface AnnotationListProps {
+  editor: Editor;
+  view: ViewState;
+  documentVersion: number;
+  classColor(name: string): string;
+  collapsed: boolean;
+  onToggleCollapsed(): void;
+  canCopyPrevious: boolean;
+  copyingPrevious: boolean;
+  onCopyPrevious(): void;
+  onRemoveAll(): void;
+}
+
+export function AnnotationList({ editor, view, documentVersion, classColor, collapsed, onToggleCollapsed, canCopyPrevious, copyingPrevious, onCopyPrevious, onRemoveAll }: AnnotationListProps) {
+  // Newest first: the reverse of paint order. Recomputed only when the document changes.
+  const ids = useMemo(() => editor.getOrderedIds().slice().reverse(), [editor, documentVersion]); // eslint-disable-line react-hooks/exhaustive-deps
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: ids.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const total = ids.length;
+  const selectedCount = view.selected.size;
+  const allHidden = total > 0 && view.hidden.size >= total && editor.allHidden();
+
+  if (collapsed) {
+    return (
+      <aside className={styles.sidebar} data-collapsed="true" aria-label="Annotations">
+        <IconButton label="Show annotations" icon={<ChevronsLeft />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+      </aside>
+    );
+  }
+
+  return (
+    <aside className={styles.sidebar} aria-label="Annotations">
+      <div className={styles.sidebarHeader}>
+        <h2 className={styles.sidebarTitle}>Annotations</h2>
+        <span className={styles.sidebarCount} aria-live="polite">
+          {selectedCount > 0 ? `${selectedCount.toLocaleString()}/${total.toLocaleString()}` : total.toLocaleString()}
+        </span>
+        <IconButton label="Collapse annotations" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+      </div>
+      {total === 0 ? (
+        <div className={styles.sidebarEmpty}>
+          <Layers aria-hidden="true" />
+          <p>No annotations yet</p>
+          <span>Pick a tool on the left and draw on the image.</span>
+        </div>
+      ) : (
+        <div ref={scrollRef} className={styles.rows} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const a = editor.getAnnotation(ids[item.index]!);
+              if (!a) return null;
+              return (
+                <Row
+                  key={a.id}
+                  annotation={a}
+                  top={item.start}
+                  selected={view.selected.has(a.id)}
+                  hidden={view.hidden.has(a.id)}
+                  color={classColor(a.class)}
+                  editor={editor}
+                />
+              );
+            })}
+          </div>
+        </div>
+      )}
+      <div className={styles.sidebarFooter}>
+        <Button size="sm" variant="ghost" icon={allHidden ? <Eye /> : <EyeOff />} disabled={total === 0} onClick={() => editor.toggleAll()}>
+          {allHidden ? 'Show All' : 'Hide All'}
+        </Button>
+        <Button size="sm" variant="ghost" icon={<ClipboardCopy />} disabled={!canCopyPrevious} busy={copyingPrevious} onClick={onCopyPrevious}>
+          Copy Previous
+        </Button>
+        <Button size="sm" variant="dangerGhost" icon={<Trash2 />} disabled={total === 0} onClick={onRemoveAll}>
+          Remove All
+        </Button>
+      </div>
+    </aside>
+  );
+}
+
+interface RowProps {
+  annotation: EditorAnnotation;
+  top: number;
+  selected: boolean;
+  hidden: boolean;
+  color: string;
+  editor: Editor;
+}
+
+const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor }: RowProps) {
+  const Icon = SHAPE_ICON[a.type];
+  const choose = (add: boolean) => {
+    if (hidden) return;
+    editor.select([a.id], add ? 'toggle' : 'replace');
+    editor.bringIntoView(a.id);
+  };
+  return (
+    <div
+      className={styles.row}
+      role="option"
+      aria-selected={selected}
+      data-hidden={hidden || undefined}
+      style={{ transform: `translateY(${top}px)` }}
+      tabIndex={0}
+      onClick={(e) => choose(e.shiftKey || e.ctrlKey || e.metaKey)}
+      onKeyDown={(e) => {
+        if (e.target !== e.currentTarget || (e.key !== 'Enter' && e.key !== ' ')) return;
+        e.preventDefault();
+        e.stopPropagation();
+        choose(e.shiftKey);
+      }}
+    >
+      <Icon className={styles.rowIcon} aria-hidden="true" />
+      <span className={styles.rowText}>
+        <span className={styles.rowName}>{a.class}</span>
+        <span className={styles.rowType}>{SHAPE_TYPE_LABEL[a.type]}</span>
+      </span>
+      <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />
+      <IconButton
+        label={hidden ? 'Show annotation' : 'Hide annotation'}
+        icon={hidden ? <EyeOff /> : <Eye />}
+        className={styles.rowAction}
+        tooltipSide="left"
+        onClick={(e) => {
+          e.stopPropagation();
+          editor.toggleHidden(a.id);
+        }}
+      />
+      <IconButton
+        label="Delete annotation"
+        icon={<Trash2 />}
+        className={styles.rowAction}
+        tooltipSide="left"
+        onClick={(e) => {
+          e.stopPropagation();
+          editor.execute('delete', { ids: [a.id] });
+        }}
+      />
+    </div>
+  );
+});

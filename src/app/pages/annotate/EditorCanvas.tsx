@@ -1,0 +1,110 @@
+// The drawing surface: a <canvas> the renderer draws on (in a worker when it can), with pointer,
+// wheel and size events forwarded to the engine in canvas CSS pixels.
+import { useEffect, useRef, type PointerEvent as ReactPointerEvent } from 'react';
+import type { Editor } from '../../../engine';
+import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
+import styles from './AnnotatePage.module.css';
+
+export interface EditorCanvasProps {
+  editor: Editor;
+  classColor: (name: string) => string;
+  /** Changes when the classes' colours change, so the scene is recoloured. */
+  colorsKey: string;
+  imageSource: ImageSourceInput | undefined;
+  /** Called once the image is open (or failed to open). */
+  onImageReady?(error: Error | null): void;
+  /** Intercepts primary clicks (the Auto-Annotate tool); return true when taken. */
+  onCanvasClick?(x: number, y: number, e: ReactPointerEvent<HTMLCanvasElement>): boolean;
+  cursor: string;
+  label: string;
+}
+
+export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, onCanvasClick, cursor, label }: EditorCanvasProps) {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const rendererRef = useRef<RendererHandle | null>(null);
+  const colorRef = useRef(classColor);
+  colorRef.current = classColor;
+  const readyRef = useRef(onImageReady);
+  readyRef.current = onImageReady;
+
+  // One renderer for the life of the screen; images and documents change under it.
+  useEffect(() => {
+    const canvas = canvasRef.current!;
+    const renderer = createRenderer({ canvas, editor, imageSource: null, classColor: (n) => colorRef.current(n) });
+    rendererRef.current = renderer;
+    const box = canvas.parentElement!;
+    const size = () => editor.setViewport({ width: box.clientWidth, height: box.clientHeight });
+    size();
+    const ro = new ResizeObserver(size);
+    ro.observe(box);
+    // Wheel must be non-passive to keep the page from scrolling while zooming.
+    const onWheel = (e: WheelEvent) => {
+      e.preventDefault();
+      if (e.ctrlKey || Math.abs(e.deltaY) >= Math.abs(e.deltaX)) editor.wheel({ x: e.offsetX, y: e.offsetY, deltaY: e.deltaY });
+      else editor.panBy(-e.deltaX, 0);
+    };
+    canvas.addEventListener('wheel', onWheel, { passive: false });
+    return () => {
+      canvas.removeEventListener('wheel', onWheel);
+      ro.disconnect();
+      renderer.dispose();
+      rendererRef.current = null;
+    };
+  }, [editor]);
+
+  useEffect(() => {
+    rendererRef.current?.refreshColors();
+  }, [colorsKey]);
+
+  useEffect(() => {
+    if (imageSource === undefined) return;
+    const renderer = rendererRef.current;
+    if (!renderer) return;
+    let live = true;
+    renderer.setImage(imageSource).then(
+      () => live && readyRef.current?.(null),
+      (err: unknown) => live && readyRef.current?.(err instanceof Error ? err : new Error(String(err))),
+    );
+    return () => {
+      live = false;
+    };
+  }, [imageSource]);
+
+  const point = (e: ReactPointerEvent<HTMLCanvasElement>) => ({
+    x: e.nativeEvent.offsetX,
+    y: e.nativeEvent.offsetY,
+    button: e.button,
+    shiftKey: e.shiftKey,
+    altKey: e.altKey,
+    ctrlKey: e.ctrlKey,
+    metaKey: e.metaKey,
+  });
+
+  return (
+    <div className={styles.canvasBox}>
+      <canvas
+        ref={canvasRef}
+        className={styles.canvas}
+        style={{ cursor }}
+        tabIndex={0}
+        aria-label={label}
+        data-testid="editor-canvas"
+        onPointerDown={(e) => {
+          e.currentTarget.focus({ preventScroll: true });
+          if (e.button === 0 && onCanvasClick?.(e.nativeEvent.offsetX, e.nativeEvent.offsetY, e)) return;
+          e.currentTarget.setPointerCapture(e.pointerId);
+          editor.pointerDown(point(e));
+        }}
+        onPointerMove={(e) => editor.pointerMove(point(e))}
+        onPointerUp={(e) => {
+          if (e.currentTarget.hasPointerCapture(e.pointerId)) e.currentTarget.releasePointerCapture(e.pointerId);
+          editor.pointerUp(point(e));
+        }}
+        onPointerCancel={(e) => editor.pointerUp(point(e))}
+        onPointerLeave={() => editor.pointerLeave()}
+        onDoubleClick={(e) => editor.doubleClick({ x: e.nativeEvent.offsetX, y: e.nativeEvent.offsetY, button: 0 })}
+        onContextMenu={(e) => e.preventDefault()}
+      />
+    </div>
+  );
+}

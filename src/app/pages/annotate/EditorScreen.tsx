@@ -1,0 +1,586 @@
+// The annotation editor (spec section 2 'Annotation editor', section 4 'Editor'): top bar,
+// tool palette, class picker, the engine's canvas, the Annotations sidebar and the settings
+// panel. The Editor and the renderer live as long as the screen; each image is loaded into them.
+import { useQueryClient } from '@tanstack/react-query';
+import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, History, Loader2, Check, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import type { Image } from '../../../contract/images';
+import type { AnnotationType, Project, ProjectClass } from '../../../contract/projects';
+import { Editor, editorToStored, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
+import type { ImageSourceInput } from '../../../workers/render-client';
+import { api, serverMessage } from '../../api/client';
+import { Button, IconButton } from '../../components/Button';
+import { Dialog } from '../../components/Dialog';
+import { Spinner } from '../../components/Spinner';
+import { readStorage, writeStorage } from '../../lib/storage';
+import { useSelection } from '../../stores/selection';
+import { toast } from '../../stores/toast';
+import { AddClassDialog } from '../project/AddClassDialog';
+import { projectKey } from '../projects/queries';
+import { AnnotationList } from './AnnotationList';
+import { ClassPicker, TYPE_NAMES } from './ClassPicker';
+import { copyShapes, takePaste } from './clipboard';
+import { EditorCanvas } from './EditorCanvas';
+import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
+import { loadAnnotations, openImage, prefetchImage } from './preload';
+import { getSaveManager, type SaveStatus } from './saving';
+import { SettingsPanel } from './SettingsPanel';
+import { ToolPalette } from './ToolPalette';
+import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
+import styles from './AnnotatePage.module.css';
+
+const SIDEBAR_KEY = 'vellum.editorSidebarCollapsed';
+const TRANSPARENCY_KEY = 'vellum.editorTransparency';
+const FALLBACK_COLOR = '#A0C4FF';
+const MESSAGE_MS = 2000;
+
+/** The engine tool behind each palette tool (Auto-Annotate takes clicks itself; drags pan). */
+const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'pan', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };
+/** The class type each drawing tool needs (assisted masks are listed as polygons). */
+const TOOL_CLASS_TYPE: Partial<Record<EditorToolId, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon' };
+
+function classTypeOf(a: EditorAnnotation): AnnotationType {
+  return a.type === 'segmentation' ? 'polygon' : a.type;
+}
+
+export interface EditorScreenProps {
+  project: Project;
+  orgId: string;
+  image: Image;
+  /** The folder's images in the Data tab's order (undefined while loading). */
+  sequence: Image[] | undefined;
+  onNavigate(image: Image): void;
+  onBack(): void;
+  onManageClasses(): void;
+}
+
+type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
+
+export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
+  const qc = useQueryClient();
+  const updateSelection = useSelection((s) => s.update);
+  const editor = useMemo(() => new Editor(), []);
+  const view = useEditorView(editor);
+  const documentVersion = useDocumentVersion(editor);
+  const saver = getSaveManager();
+  const saveStatus = useSyncExternalStore(
+    useCallback((cb: () => void) => saver.subscribe(cb), [saver]),
+    () => saver.status(),
+  );
+
+  const [tool, setTool] = useState<EditorToolId>('select');
+  const [load, setLoad] = useState<LoadState>({ imageId: image.id, status: 'loading' });
+  const [imageSource, setImageSource] = useState<ImageSourceInput | undefined>(undefined);
+  const [recovered, setRecovered] = useState<{ imageId: string; changes: number } | null>(null);
+  const [collapsed, setCollapsed] = useState(() => readStorage<boolean>(SIDEBAR_KEY, false));
+  const [transparency, setTransparency] = useState(() => readStorage<number>(TRANSPARENCY_KEY, 50));
+  const [noClassesOpen, setNoClassesOpen] = useState(false);
+  const [addClassType, setAddClassType] = useState<AnnotationType | null>(null);
+  const [copyingPrevious, setCopyingPrevious] = useState(false);
+
+  const classes = project.classes;
+  const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
+  const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_COLOR, [classByName]);
+  const colorsKey = classes.map((c) => `${c.name}:${c.color}`).join('|');
+
+  // The image the editor holds right now; changes made while loading are not the user's.
+  const current = useRef<{ imageId: string; projectId: string; imageFilename: string } | null>(null);
+  const loadingDoc = useRef(false);
+  const lastClassByType = useRef(new Map<AnnotationType, string>());
+
+  // ---------------------------------------------------------------- navigation
+  const index = sequence ? sequence.findIndex((i) => i.id === image.id) : -1;
+  const previous = index > 0 ? sequence![index - 1] : null;
+  const next = index >= 0 && sequence && index < sequence.length - 1 ? sequence[index + 1] : null;
+
+  useEffect(() => {
+    if (load.status !== 'ready') return;
+    // Neighbours load in the background once this image is up.
+    const t = window.setTimeout(() => {
+      if (next) prefetchImage(next, orgId, project.id);
+      if (previous) prefetchImage(previous, orgId, project.id);
+    }, 300);
+    return () => window.clearTimeout(t);
+  }, [load.status, next, previous, orgId, project.id]);
+
+  // ---------------------------------------------------------------- loading an image
+  const loadDocument = useCallback(
+    (annotations: unknown) => {
+      loadingDoc.current = true;
+      try {
+        editor.loadStored(annotations);
+      } finally {
+        loadingDoc.current = false;
+      }
+    },
+    [editor],
+  );
+
+  useEffect(() => {
+    let live = true;
+    const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
+    setLoad({ imageId: image.id, status: 'loading' });
+    setRecovered(null);
+    (async () => {
+      const { pixels, data } = await openImage(image, orgId, project.id);
+      if (!live) return;
+      editor.setImageSize({ width: pixels.width, height: pixels.height });
+      loadDocument(data.annotations);
+      const recovery = await saver.open(ref, data);
+      if (!live) return;
+      if (recovery) {
+        loadDocument(recovery.annotations);
+        setRecovered({ imageId: image.id, changes: recovery.changes });
+      }
+      current.current = ref;
+      editor.fitToScreen();
+      setImageSource(pixels.source);
+      setLoad({ imageId: image.id, status: 'ready' });
+    })().catch((err: unknown) => {
+      if (!live) return;
+      console.error('Failed to open image', err);
+      setLoad({ imageId: image.id, status: 'error', message: err instanceof Error && !('status' in err) ? err.message : serverMessage(err, 'The image could not be loaded.') });
+    });
+    return () => {
+      live = false;
+      if (current.current?.imageId === image.id) {
+        // Captures the document now; the save still happens after the editor moves on.
+        saver.close(image.id);
+        current.current = null;
+      }
+    };
+    // Reload only when the image itself changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [image.id, editor]);
+
+  // ---------------------------------------------------------------- saving
+  useEffect(
+    () =>
+      editor.subscribe((change) => {
+        const ref = current.current;
+        if (!change.document || loadingDoc.current || !ref) return;
+        const ids = change.document.all ? editor.getOrderedIds() : change.document.ids;
+        const upserts = [];
+        const removed: string[] = [];
+        for (const id of ids) {
+          const a = editor.getAnnotation(id);
+          if (a) upserts.push(editorToStored(a));
+          else removed.push(id);
+        }
+        // Deleting saves the whole list at once (spec section 4).
+        saver.change(ref.imageId, { upserts, removed }, () => editor.getStoredAnnotations(), { immediate: removed.length > 0 });
+      }),
+    [editor, saver],
+  );
+
+  useEffect(() => {
+    const offMerged = saver.onMerged((imageId, merge) => {
+      if (current.current?.imageId !== imageId) return;
+      loadDocument(merge.annotations);
+      toast(
+        merge.conflicts.length
+          ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
+          : 'Conflict merged: changes saved from elsewhere were kept with yours.',
+        'neutral',
+        6000,
+      );
+    });
+    const offSaved = saver.onSaved((imageId, res) => {
+      // The project page's counters and the sequence's statuses follow the server's answer.
+      if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(project.id) });
+      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', project.id] }, (list) =>
+        list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
+      );
+    });
+    const onHide = () => saver.flushOnPageHide();
+    const onVisibility = () => document.visibilityState === 'hidden' && saver.flushOnPageHide();
+    window.addEventListener('pagehide', onHide);
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      offMerged();
+      offSaved();
+      window.removeEventListener('pagehide', onHide);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [saver, editor, loadDocument, qc, project.id]);
+
+  // ---------------------------------------------------------------- tools and classes
+  const pickClassFor = useCallback(
+    (type: AnnotationType | undefined) => {
+      if (!type) return;
+      const active = editor.getView().activeClass;
+      if (active && classByName.get(active)?.type === type) return;
+      const remembered = lastClassByType.current.get(type);
+      const choice = (remembered && classByName.get(remembered)?.type === type ? remembered : null) ?? classes.find((c) => c.type === type)?.name ?? null;
+      editor.setActiveClass(choice);
+    },
+    [editor, classByName, classes],
+  );
+
+  const chooseTool = useCallback(
+    (t: EditorToolId) => {
+      setTool(t);
+      editor.setTool(ENGINE_TOOL[t]);
+      pickClassFor(TOOL_CLASS_TYPE[t]);
+    },
+    [editor, pickClassFor],
+  );
+
+  const chooseClass = (name: string) => {
+    const cls = classByName.get(name);
+    if (tool === 'select') {
+      editor.setSelectedClass(name);
+      return;
+    }
+    if (cls) lastClassByType.current.set(cls.type, name);
+    editor.setActiveClass(name);
+  };
+
+  // A drawing tool was used without a class: offer to create one.
+  useEffect(
+    () =>
+      editor.onEvent((e) => {
+        if (e.type === 'needs-class') {
+          if (classes.length === 0) setNoClassesOpen(true);
+          else setAddClassType(TOOL_CLASS_TYPE[e.tool === 'pan' ? 'auto' : (e.tool as EditorToolId)] ?? 'box');
+        } else if (e.type === 'too-small') {
+          toast('Boxes must be at least 10 × 10 pixels', 'neutral', MESSAGE_MS);
+        } else if (e.type === 'invalid-hole') {
+          toast('That hole would split the polygon; draw it inside the shape', 'danger', 4000);
+        } else if (e.type === 'pasted' && e.count > 0) {
+          toast(`Pasted ${e.count} annotation(s)`, 'neutral', MESSAGE_MS);
+        }
+      }),
+    [editor, classes.length],
+  );
+
+  const addClass = async (c: ProjectClass): Promise<string | null> => {
+    try {
+      const res = await api.updateProject(project.id, { classes: [...classes, c] });
+      qc.setQueryData(projectKey(project.id), res.project);
+      updateSelection(res.project);
+      lastClassByType.current.set(c.type, c.name);
+      if (tool === 'select') editor.setSelectedClass(c.name);
+      else if (TOOL_CLASS_TYPE[tool] === c.type) editor.setActiveClass(c.name);
+      toast(`Class '${c.name}' added`, 'success', MESSAGE_MS);
+      return null;
+    } catch (err) {
+      return serverMessage(err, 'Failed to add the class. Please try again.');
+    }
+  };
+
+  // The picker: drawing tools list their type; Select with a selection relabels it.
+  const selectedShapes = useMemo(() => [...view.selected].map((id) => editor.getAnnotation(id)).filter((a): a is EditorAnnotation => Boolean(a)), [view.selected, editor, documentVersion]); // eslint-disable-line react-hooks/exhaustive-deps
+  const pickerType: AnnotationType | null =
+    tool === 'select' ? (selectedShapes.length && selectedShapes.every((a) => classTypeOf(a) === classTypeOf(selectedShapes[0]!)) ? classTypeOf(selectedShapes[0]!) : null) : (TOOL_CLASS_TYPE[tool] ?? null);
+  const selectionClass = selectedShapes.length && selectedShapes.every((a) => a.class === selectedShapes[0]!.class) ? selectedShapes[0]!.class : null;
+  const showPicker = tool !== 'select' || selectedShapes.length > 0;
+
+  // ---------------------------------------------------------------- commands
+  const copy = useCallback(() => {
+    const shapes = editor.copy();
+    if (shapes.length === 0) return;
+    copyShapes(shapes, image.id);
+    toast(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
+  }, [editor, image.id]);
+
+  const paste = useCallback(() => {
+    const clip = takePaste(image.id);
+    if (clip) editor.paste(clip.shapes, clip.offset);
+  }, [editor, image.id]);
+
+  const canCopyPrevious = Boolean(previous && previous.annotation_count > 0);
+  const copyPrevious = async () => {
+    if (!previous || copyingPrevious) return;
+    setCopyingPrevious(true);
+    try {
+      const { annotations } = await loadAnnotations(previous, project.id);
+      if (current.current?.imageId !== image.id) return;
+      if (annotations.length === 0) {
+        toast('The previous image has no annotations', 'neutral', MESSAGE_MS);
+        return;
+      }
+      editor.paste(annotations.map(storedToEditor), 0);
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to copy the previous annotations. Please try again.'), 'danger', 5000);
+    } finally {
+      setCopyingPrevious(false);
+    }
+  };
+
+  const removeAll = () => {
+    const ids = editor.getOrderedIds();
+    if (ids.length === 0) return;
+    editor.execute('delete', { ids: [...ids] });
+    toast(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
+  };
+
+  const goPrevious = useCallback(() => previous && onNavigate(previous), [previous, onNavigate]);
+  const goNext = useCallback(() => next && onNavigate(next), [next, onNavigate]);
+
+  const run = useCallback(
+    (a: HotkeyAction) => {
+      switch (a.type) {
+        case 'tool':
+          return chooseTool(a.tool);
+        case 'previous':
+          return goPrevious();
+        case 'next':
+          return goNext();
+        case 'undo':
+          return void editor.undo();
+        case 'redo':
+          return void editor.redo();
+        case 'select-all':
+          return editor.selectAll();
+        case 'copy':
+          return copy();
+        case 'paste':
+          return paste();
+        case 'hide':
+          return editor.getView().selected.size > 0 ? editor.hideSelected() : editor.toggleAll();
+        case 'hide-selection':
+          return editor.hideSelected();
+      }
+    },
+    [chooseTool, goPrevious, goNext, editor, copy, paste],
+  );
+
+  // ---------------------------------------------------------------- keyboard
+  useEffect(() => {
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || isTypingTarget(e.target)) return;
+      const t = e.target as HTMLElement | null;
+      // Open dialogs, menus and the settings panel keep their own keys.
+      if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
+      if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
+      const modified = resolveModifiedHotkey(e);
+      if (modified) {
+        e.preventDefault();
+        run(modified);
+        return;
+      }
+      // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
+      if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
+      if (editor.keyDown(e)) {
+        e.preventDefault();
+        return;
+      }
+      const plain = resolvePlainHotkey(e);
+      if (plain) {
+        e.preventDefault();
+        run(plain);
+      }
+    };
+    const onKeyUp = (e: KeyboardEvent) => editor.keyUp(e);
+    window.addEventListener('keydown', onKeyDown);
+    window.addEventListener('keyup', onKeyUp);
+    return () => {
+      window.removeEventListener('keydown', onKeyDown);
+      window.removeEventListener('keyup', onKeyUp);
+    };
+  }, [editor, run]);
+
+  useEffect(() => {
+    editor.setTransparency(transparency);
+  }, [editor, transparency]);
+
+  const toggleSidebar = () => {
+    setCollapsed((c) => {
+      writeStorage(SIDEBAR_KEY, !c);
+      return !c;
+    });
+  };
+  const changeTransparency = (v: number) => {
+    setTransparency(v);
+    writeStorage(TRANSPARENCY_KEY, v);
+  };
+
+  const discardRecovered = async () => {
+    if (!recovered) return;
+    await saver.discard(recovered.imageId);
+    setRecovered(null);
+    try {
+      const data = await loadAnnotations(image, project.id);
+      loadDocument(data.annotations);
+      await saver.open({ imageId: image.id, projectId: project.id, imageFilename: image.filename }, data);
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);
+    }
+  };
+
+  const ready = load.status === 'ready' && load.imageId === image.id;
+  const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : tool === 'auto' ? 'crosshair' : 'crosshair';
+
+  return (
+    <div className={styles.page}>
+      <header className={styles.bar}>
+        <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
+          Back
+        </Button>
+        <span className={styles.barDivider} aria-hidden="true" />
+        <IconButton label="Previous image (,)" icon={<ChevronLeft />} tooltipSide="bottom" disabled={!previous} onClick={goPrevious} />
+        <IconButton label="Next image (.)" icon={<ChevronRight />} tooltipSide="bottom" disabled={!next} onClick={goNext} />
+        <div className={styles.imageTitle}>
+          <h1 className={styles.name} title={image.filename}>
+            {image.filename}
+          </h1>
+          {sequence && index >= 0 ? (
+            <span className={styles.position}>
+              {(index + 1).toLocaleString()} of {sequence.length.toLocaleString()}
+            </span>
+          ) : null}
+        </div>
+        <div className={styles.barEnd}>
+          <SaveIndicator status={saveStatus} />
+          <span className={styles.projectName}>{project.name}</span>
+        </div>
+      </header>
+
+      <div className={styles.body}>
+        <ToolPalette tool={tool} onChoose={chooseTool} />
+        <main className={styles.stage}>
+          <EditorCanvas
+            editor={editor}
+            classColor={classColor}
+            colorsKey={colorsKey}
+            imageSource={imageSource}
+            cursor={cursor}
+            label={`Image ${image.filename}`}
+          />
+          {showPicker && ready ? (
+            <div className={styles.pickerDock}>
+              <ClassPicker
+                classes={classes}
+                type={pickerType}
+                value={tool === 'select' ? selectionClass : view.activeClass}
+                placeholder={tool === 'select' ? (selectedShapes.length > 1 ? 'Mixed classes' : 'Choose a class') : 'Choose a class'}
+                onChoose={chooseClass}
+                onAddClass={() => (classes.length === 0 && tool !== 'select' ? setNoClassesOpen(true) : setAddClassType(pickerType ?? 'box'))}
+              />
+            </div>
+          ) : null}
+          {recovered && recovered.imageId === image.id ? (
+            <div className={styles.recovered} role="status">
+              <History aria-hidden="true" />
+              <span>
+                Restored {recovered.changes} unsaved change{recovered.changes === 1 ? '' : 's'} kept on this device. They are being saved.
+              </span>
+              <Button size="sm" variant="ghost" onClick={() => void discardRecovered()}>
+                Discard
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => setRecovered(null)}>
+                Keep
+              </Button>
+            </div>
+          ) : null}
+          {tool === 'auto' && ready ? (
+            <div className={styles.statusBar} role="status">
+              Auto-Annotate is not available on this server yet. Drag to pan, or pick another tool.
+            </div>
+          ) : null}
+          {ready ? <ZoomControls editor={editor} /> : null}
+          {ready ? (
+            <div className={styles.settingsDock}>
+              <SettingsPanel editor={editor} image={image} transparency={transparency} onTransparency={changeTransparency} />
+            </div>
+          ) : null}
+          {!ready ? (
+            <div className={styles.stageOverlay}>
+              {load.status === 'error' && load.imageId === image.id ? (
+                <div className={styles.stageMessage} role="alert">
+                  <TriangleAlert aria-hidden="true" />
+                  <p>{load.message}</p>
+                  <Button size="sm" onClick={() => window.location.reload()}>
+                    Try again
+                  </Button>
+                </div>
+              ) : (
+                <div className={styles.stageMessage}>
+                  <Spinner size="lg" />
+                  <p>Loading image...</p>
+                </div>
+              )}
+            </div>
+          ) : null}
+        </main>
+        <AnnotationList
+          editor={editor}
+          view={view}
+          documentVersion={documentVersion}
+          classColor={classColor}
+          collapsed={collapsed}
+          onToggleCollapsed={toggleSidebar}
+          canCopyPrevious={canCopyPrevious && ready}
+          copyingPrevious={copyingPrevious}
+          onCopyPrevious={() => void copyPrevious()}
+          onRemoveAll={removeAll}
+        />
+      </div>
+
+      <Dialog
+        open={noClassesOpen}
+        onOpenChange={setNoClassesOpen}
+        title="No classes available"
+        tone="warning"
+        icon={<TriangleAlert />}
+        description="You need to create annotation classes before you can start annotating. Would you like to manage your project classes?"
+        footer={
+          <>
+            <Button onClick={() => setNoClassesOpen(false)}>Cancel</Button>
+            <Button
+              variant="primary"
+              onClick={() => {
+                setNoClassesOpen(false);
+                onManageClasses();
+              }}
+            >
+              Manage Classes
+            </Button>
+          </>
+        }
+      />
+      <AddClassDialog
+        open={addClassType !== null}
+        classes={classes}
+        title={`Add New ${TYPE_NAMES[addClassType ?? 'box']} Class`}
+        initialType={addClassType ?? 'box'}
+        onClose={() => setAddClassType(null)}
+        onAdd={addClass}
+      />
+    </div>
+  );
+}
+
+function SaveIndicator({ status }: { status: SaveStatus }) {
+  const icon =
+    status.state === 'saving' ? (
+      <Loader2 className={styles.spin} />
+    ) : status.state === 'saved' || status.state === 'conflict-merged' ? (
+      <Check />
+    ) : status.state === 'offline' || status.state === 'needs-sign-in' ? (
+      <CloudOff />
+    ) : status.state === 'error' ? (
+      <TriangleAlert />
+    ) : (
+      <Loader2 />
+    );
+  return (
+    <span className={styles.saveState} data-state={status.state} role="status" aria-live="polite" title={status.detail}>
+      <span aria-hidden="true">{icon}</span>
+      {status.label}
+    </span>
+  );
+}
+
+function ZoomControls({ editor }: { editor: Editor }) {
+  const camera = useCamera(editor);
+  return (
+    <div className={styles.zoom} role="group" aria-label="Zoom">
+      <IconButton label="Zoom out" icon={<ZoomOut />} onClick={() => editor.zoomOut()} />
+      <span className={styles.zoomValue}>{Math.round(camera.scale * 100)}%</span>
+      <IconButton label="Zoom in" icon={<ZoomIn />} onClick={() => editor.zoomIn()} />
+      <IconButton label="Fit to screen" icon={<Maximize />} onClick={() => editor.fitToScreen()} />
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey } from './hotkeys';
+
+describe('editor hotkeys', () => {
+  it('maps the tool letters, in either case, but not with Shift', () => {
+    expect(resolvePlainHotkey({ key: 'q' })).toEqual({ type: 'tool', tool: 'select' });
+    expect(resolvePlainHotkey({ key: 'M' })).toEqual({ type: 'tool', tool: 'auto' });
+    expect(resolvePlainHotkey({ key: 'b' })).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey({ key: 'p' })).toEqual({ type: 'tool', tool: 'polygon' });
+    expect(resolvePlainHotkey({ key: 'l' })).toEqual({ type: 'tool', tool: 'polyline' });
+    expect(resolvePlainHotkey({ key: 'k' })).toEqual({ type: 'tool', tool: 'keypoint' });
+    expect(resolvePlainHotkey({ key: 'B', shiftKey: true })).toBeNull();
+  });
+
+  it('moves between images with comma/period (Shift too) and the side arrows', () => {
+    for (const key of [',', '<', 'ArrowLeft']) expect(resolvePlainHotkey({ key })).toEqual({ type: 'previous' });
+    for (const key of ['.', '>', 'ArrowRight']) expect(resolvePlainHotkey({ key, shiftKey: key !== 'ArrowRight' })).toEqual({ type: 'next' });
+  });
+
+  it('gives H to hide and leaves modified letters to the Ctrl table', () => {
+    expect(resolvePlainHotkey({ key: 'h' })).toEqual({ type: 'hide' });
+    expect(resolvePlainHotkey({ key: 'b', ctrlKey: true })).toBeNull();
+    expect(resolvePlainHotkey({ key: 'x' })).toBeNull();
+  });
+
+  it('maps Ctrl and Cmd combinations', () => {
+    expect(resolveModifiedHotkey({ key: 'z', ctrlKey: true })).toEqual({ type: 'undo' });
+    expect(resolveModifiedHotkey({ key: 'Z', metaKey: true, shiftKey: true })).toEqual({ type: 'redo' });
+    expect(resolveModifiedHotkey({ key: 'a', ctrlKey: true })).toEqual({ type: 'select-all' });
+    expect(resolveModifiedHotkey({ key: 'c', metaKey: true })).toEqual({ type: 'copy' });
+    expect(resolveModifiedHotkey({ key: 'v', ctrlKey: true })).toEqual({ type: 'paste' });
+    expect(resolveModifiedHotkey({ key: 'h', ctrlKey: true })).toEqual({ type: 'hide-selection' });
+    expect(resolveModifiedHotkey({ key: 'z' })).toBeNull();
+    expect(resolveModifiedHotkey({ key: 'c', ctrlKey: true, altKey: true })).toBeNull();
+  });
+
+  it('treats text fields as typing places, but not sliders or checkboxes', () => {
+    const field = (tag: string, type?: string) => ({
+      tagName: tag.toUpperCase(),
+      type,
+      isContentEditable: false,
+      closest(this: unknown) {
+        return this;
+      },
+    });
+    expect(isTypingTarget(field('input', 'text') as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget(field('textarea') as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget(field('input', 'range') as unknown as EventTarget)).toBe(false);
+    expect(isTypingTarget({ tagName: 'DIV', isContentEditable: false, closest: () => null } as unknown as EventTarget)).toBe(false);
+    expect(isTypingTarget(null)).toBe(false);
+  });
+});

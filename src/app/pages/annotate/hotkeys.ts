@@ -1,0 +1,140 @@
+// The editor's app-level hotkeys (spec section 9). Pure: a key event in, an action out, so the
+// whole table is unit-tested and the Hotkeys tab lists exactly what runs. Keys the engine handles
+// itself (Escape, Enter, Delete/Backspace, arrow nudges, W/A/S/D, Space) go to Editor.keyDown first;
+// see resolveHotkey's `engineFirst`.
+
+export type EditorToolId = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint';
+
+export type HotkeyAction =
+  | { type: 'tool'; tool: EditorToolId }
+  | { type: 'previous' }
+  | { type: 'next' }
+  | { type: 'undo' }
+  | { type: 'redo' }
+  | { type: 'copy' }
+  | { type: 'paste' }
+  | { type: 'select-all' }
+  /** H: hide the selection, or without one toggle Hide All / Show All. */
+  | { type: 'hide' }
+  /** Ctrl/Cmd+H: hide the selection. */
+  | { type: 'hide-selection' };
+
+export interface KeyLike {
+  key: string;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  shiftKey?: boolean;
+  altKey?: boolean;
+}
+
+export const TOOL_KEYS: Record<string, EditorToolId> = { q: 'select', m: 'auto', b: 'box', p: 'polygon', l: 'polyline', k: 'keypoint' };
+
+export const TOOL_LABELS: Record<EditorToolId, string> = {
+  select: 'Select',
+  auto: 'Auto-Annotate',
+  box: 'Bounding Box',
+  polygon: 'Polygon',
+  polyline: 'Polyline',
+  keypoint: 'Keypoint',
+};
+
+export const TOOL_KEY: Record<EditorToolId, string> = { select: 'Q', auto: 'M', box: 'B', polygon: 'P', polyline: 'L', keypoint: 'K' };
+
+/** Ctrl/Cmd combinations: these win over the engine (Ctrl+A is not a pan to the left). */
+export function resolveModifiedHotkey(e: KeyLike): HotkeyAction | null {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey) return null;
+  switch (e.key.toLowerCase()) {
+    case 'z':
+      return e.shiftKey ? { type: 'redo' } : { type: 'undo' };
+    case 'y':
+      return e.shiftKey ? null : { type: 'redo' };
+    case 'a':
+      return { type: 'select-all' };
+    case 'c':
+      return { type: 'copy' };
+    case 'v':
+      return { type: 'paste' };
+    case 'h':
+      return { type: 'hide-selection' };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Plain keys the engine did not take. Left/Right arrows reach here only when nothing is selected
+ * (with a selection the engine nudges it), so they move between images then.
+ */
+export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  const key = e.key;
+  // Shift+comma and Shift+period type '<' and '>' on US layouts: they move too.
+  if (key === ',' || key === '<' || key === 'ArrowLeft') return { type: 'previous' };
+  if (key === '.' || key === '>' || key === 'ArrowRight') return { type: 'next' };
+  const lower = key.toLowerCase();
+  if (lower === 'h') return { type: 'hide' };
+  const tool = TOOL_KEYS[lower];
+  if (tool && !e.shiftKey) return { type: 'tool', tool };
+  return null;
+}
+
+/** True when the event comes from a place where keys mean text: hotkeys never fire there. */
+export function isTypingTarget(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.closest !== 'function') return false;
+  if (el.isContentEditable) return true;
+  const field = el.closest('input, textarea, select, [contenteditable="true"], [role="textbox"]');
+  if (!field) return false;
+  // A range slider or checkbox takes arrows, but letters should still work.
+  const input = field as HTMLInputElement;
+  return !(field.tagName === 'INPUT' && ['range', 'checkbox', 'radio', 'button'].includes(input.type));
+}
+
+/** What the Hotkeys tab lists, grouped; every entry is wired above or in the engine. */
+export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string }[] }[] = [
+  {
+    group: 'Tools',
+    items: [
+      { keys: ['Q'], what: 'Select' },
+      { keys: ['M'], what: 'Auto-Annotate' },
+      { keys: ['B'], what: 'Bounding Box' },
+      { keys: ['P'], what: 'Polygon' },
+      { keys: ['L'], what: 'Polyline' },
+      { keys: ['K'], what: 'Keypoint' },
+    ],
+  },
+  {
+    group: 'Drawing',
+    items: [
+      { keys: ['Enter'], what: 'Close the polygon / finish the polyline' },
+      { keys: ['Backspace'], what: 'Remove the last point while drawing' },
+      { keys: ['Esc'], what: 'Cancel drawing, or clear the selection' },
+      { keys: ['Shift', 'Click'], what: 'Polygon: start inside a polygon to cut a hole' },
+    ],
+  },
+  {
+    group: 'Editing',
+    items: [
+      { keys: ['Ctrl/⌘', 'A'], what: 'Select all' },
+      { keys: ['Ctrl/⌘', 'C'], what: 'Copy the selection' },
+      { keys: ['Ctrl/⌘', 'V'], what: 'Paste (20 px offset, works across images)' },
+      { keys: ['Ctrl/⌘', 'Z'], what: 'Undo' },
+      { keys: ['Ctrl/⌘', 'Shift', 'Z'], what: 'Redo' },
+      { keys: ['Delete'], what: 'Delete the selection or the picked vertex' },
+      { keys: ['↑ ↓ ← →'], what: 'Nudge the selection 1 px (Shift: 10 px)' },
+      { keys: ['Alt', 'Click'], what: 'Add a vertex on an edge / remove a vertex' },
+      { keys: ['H'], what: 'Hide the selection, or hide / show all' },
+      { keys: ['Ctrl/⌘', 'H'], what: 'Hide the selection' },
+    ],
+  },
+  {
+    group: 'View and images',
+    items: [
+      { keys: ['W', 'A', 'S', 'D'], what: 'Pan the view' },
+      { keys: ['Space', 'Drag'], what: 'Pan while held' },
+      { keys: ['Wheel'], what: 'Zoom at the pointer' },
+      { keys: [',', '←'], what: 'Previous image (← when nothing is selected)' },
+      { keys: ['.', '→'], what: 'Next image (→ when nothing is selected)' },
+    ],
+  },
+];

@@ -1,0 +1,80 @@
+// Loads an image's pixels and annotations, and keeps the neighbours' ready so previous / next is
+// instant (issue 5: prefetch). Annotations prefetched more than FRESH_MS ago are loaded again
+// (someone else may have saved since); pixels do not change.
+import type { Image } from '../../../contract/images';
+import type { ImageSourceInput } from '../../../workers/render-client';
+import { editorApi, type LoadedAnnotations } from './api';
+
+/** Above this the pixels stream straight from the signed URL instead of being held in memory. */
+const MAX_PREFETCH_BYTES = 40 * 1024 * 1024;
+const FRESH_MS = 30_000;
+const KEEP = 4;
+
+export interface LoadedPixels {
+  source: ImageSourceInput;
+  width: number;
+  height: number;
+}
+
+interface Entry {
+  pixels: Promise<LoadedPixels>;
+  data?: { at: number; value: Promise<LoadedAnnotations> };
+}
+
+const cache = new Map<string, Entry>();
+
+async function loadPixels(image: Image, orgId: string): Promise<LoadedPixels> {
+  const url = await editorApi.originalUrl(image.id, orgId);
+  const known = image.image_width && image.image_height ? { width: image.image_width, height: image.image_height } : null;
+  if (known && image.file_size > MAX_PREFETCH_BYTES) return { source: url, ...known };
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`The image could not be downloaded (${res.status})`);
+  const blob = await res.blob();
+  if (known) return { source: blob, ...known };
+  // No stored size (an old upload): read it from the pixels.
+  const bitmap = await createImageBitmap(blob);
+  const size = { width: bitmap.width, height: bitmap.height };
+  bitmap.close();
+  return { source: blob, ...size };
+}
+
+function entryFor(image: Image, orgId: string): Entry {
+  let e = cache.get(image.id);
+  if (!e) {
+    e = { pixels: loadPixels(image, orgId) };
+    e.pixels.catch(() => cache.delete(image.id));
+    cache.set(image.id, e);
+    while (cache.size > KEEP) cache.delete(cache.keys().next().value!);
+  }
+  return e;
+}
+
+function dataFor(e: Entry, image: Image, projectId: string, fresh: boolean): Promise<LoadedAnnotations> {
+  if (!e.data || fresh || Date.now() - e.data.at > FRESH_MS) {
+    const value = editorApi.loadData(image.id, projectId);
+    e.data = { at: Date.now(), value };
+    value.catch(() => (e.data = undefined));
+  }
+  return e.data.value;
+}
+
+/** Pixels and annotations of the image being opened. Its cached annotations are used once, then dropped. */
+export async function openImage(image: Image, orgId: string, projectId: string): Promise<{ pixels: LoadedPixels; data: LoadedAnnotations }> {
+  const e = entryFor(image, orgId);
+  const [pixels, data] = await Promise.all([e.pixels, dataFor(e, image, projectId, false)]);
+  // What we save from now on makes the cached copy stale.
+  e.data = undefined;
+  return { pixels, data };
+}
+
+/** Starts loading a neighbour in the background; failures are ignored (opening it retries). */
+export function prefetchImage(image: Image, orgId: string, projectId: string): void {
+  const e = entryFor(image, orgId);
+  dataFor(e, image, projectId, false).catch(() => undefined);
+  e.pixels.catch(() => undefined);
+}
+
+/** Annotations of another image (Copy Previous), without disturbing the cache. */
+export function loadAnnotations(image: Image, projectId: string): Promise<LoadedAnnotations> {
+  return editorApi.loadData(image.id, projectId);
+}
