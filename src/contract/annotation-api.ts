@@ -29,6 +29,8 @@ export const LoadDataResponse = z.object({
   annotations: z.array(AnnotationValue),
   /** 0 while nothing was ever saved; each save adds 1. */
   version: z.number().int(),
+  /** When the current version was saved (server clock, ISO 8601); null while nothing was ever saved. Lets a client merging after a 409 tell which of two edits of one shape came later. */
+  saved_at: z.string().nullable(),
 });
 export type LoadDataResponse = z.infer<typeof LoadDataResponse>;
 
@@ -52,6 +54,8 @@ export const SaveDataResponse = z.object({
   /** The image's annotation count after the save. */
   new_count: z.number().int(),
   version: z.number().int(),
+  /** When this version was saved (server clock, ISO 8601). */
+  saved_at: z.string(),
 });
 export type SaveDataResponse = z.infer<typeof SaveDataResponse>;
 
@@ -73,6 +77,7 @@ export const BatchSaveResult = z.object({
   image_id: z.string().nullable(),
   status: z.enum(['saved', 'conflict', 'error']),
   version: z.number().int().optional(),
+  saved_at: z.string().optional(),
   status_updated: z.boolean().optional(),
   new_count: z.number().int().optional(),
   error: z.string().optional(),

@@ -58,6 +58,9 @@ const saveData = (img: { id: string; filename: string }, annotations: unknown[],
 const imageOf = async (id: string) => (await api(server.url, 'GET', `/api/v1/images/${id}`, { token: owner.token })).body.image;
 const projectOf = async (id = project.id) => (await api(server.url, 'GET', `/api/v1/projects/${id}`, { token: owner.token })).body.project;
 
+/** A load-data body: saved_at is null until the first save, then the server's save time. */
+const doc = (annotations: unknown[], version: number) => ({ annotations, version, saved_at: version === 0 ? null : expect.any(String) });
+
 const box = (id: string, name = 'car') => ({ id, name, bounding_box: { x: 1, y: 2, w: 30, h: 40 }, attributes: [] });
 
 /** One annotation of every kind, with attributes and keys the schema does not know. */
@@ -83,9 +86,9 @@ describe('load-data and save-data', () => {
     const img = await newImage();
     const res = await loadData(img.id);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ annotations: [], version: 0 });
+    expect(res.body).toEqual(doc([], 0));
     const alias = await api(server.url, 'GET', `/api/v1/annotations/load/${img.id}?project_id=${project.id}`, { token: owner.token });
-    expect(alias.body).toEqual({ annotations: [], version: 0 });
+    expect(alias.body).toEqual(doc([], 0));
     // project_id is optional; a wrong one is a 404.
     expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}`, { token: owner.token })).body.version).toBe(0);
     expect((await loadData(img.id, owner.token, otherProject.id)).status).toBe(404);
@@ -100,7 +103,7 @@ describe('load-data and save-data', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status_updated: true, new_count: EVERY_KIND.length, version: 1 });
     const loaded = await loadData(img.id);
-    expect(loaded.body).toEqual({ annotations: EVERY_KIND, version: 1 });
+    expect(loaded.body).toEqual(doc(EVERY_KIND, 1));
     const image = await imageOf(img.id);
     expect(image).toMatchObject({ status: 'annotating', annotation_count: EVERY_KIND.length });
     expect((await projectOf()).annotation_count).toBe(before.annotation_count + EVERY_KIND.length);
@@ -108,7 +111,7 @@ describe('load-data and save-data', () => {
     // A second save: version 2, status stays, the counters follow the new list.
     const second = await saveData(img, EVERY_KIND.slice(0, 2), { base_version: 1 });
     expect(second.body).toMatchObject({ status_updated: false, new_count: 2, version: 2 });
-    expect((await loadData(img.id)).body).toEqual({ annotations: EVERY_KIND.slice(0, 2), version: 2 });
+    expect((await loadData(img.id)).body).toEqual(doc(EVERY_KIND.slice(0, 2), 2));
     expect((await imageOf(img.id)).annotation_count).toBe(2);
     expect((await projectOf()).annotation_count).toBe(before.annotation_count + 2);
 
@@ -139,6 +142,29 @@ describe('load-data and save-data', () => {
     expect((await imageOf(img.id)).annotation_count).toBe(2);
     // A base_version ahead of the document is stale too.
     expect((await saveData(img, [], { base_version: 7 })).status).toBe(409);
+  });
+
+  it('stamps each save with the server time it landed: the save answer, load-data and a 409 agree', async () => {
+    const img = await newImage();
+    const t0 = Date.now();
+    const first = await saveData(img, [box('a')]);
+    expect(first.status).toBe(200);
+    const savedAt = Date.parse(first.body.saved_at);
+    expect(savedAt).toBeGreaterThanOrEqual(t0 - 1000);
+    expect(savedAt).toBeLessThanOrEqual(Date.now() + 1000);
+    expect((await loadData(img.id)).body.saved_at).toBe(first.body.saved_at);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await saveData(img, [box('a'), box('b')], { base_version: 1 });
+    expect(Date.parse(second.body.saved_at)).toBeGreaterThan(savedAt);
+    const stale = await saveData(img, [box('c')], { base_version: 1 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.current).toEqual({ annotations: [box('a'), box('b')], version: 2, saved_at: second.body.saved_at });
+    const batch = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: { saves: [{ image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [], base_version: 2 }] },
+    });
+    expect(batch.body.results[0]).toMatchObject({ status: 'saved', version: 3 });
+    expect((await loadData(img.id)).body.saved_at).toBe(batch.body.results[0].saved_at);
   });
 
   it('lets exactly one of several concurrent saves on the same base_version win', async () => {
@@ -204,7 +230,7 @@ describe('validation', () => {
     expect(res.status).toBe(400);
     expect(res.body.success).toBe(false);
     expect(res.body.error).toMatch(message);
-    expect((await loadData(img.id)).body).toEqual({ annotations: [box('kept')], version: 1 });
+    expect((await loadData(img.id)).body).toEqual(doc([box('kept')], 1));
     expect((await imageOf(img.id)).annotation_count).toBe(1);
     expect((await projectOf()).annotation_count).toBe(before.annotation_count);
   });
@@ -230,6 +256,21 @@ describe('validation', () => {
     const broken = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: '{"image_id": ' });
     expect(broken.status).toBe(400);
     expect((await loadData(img.id)).body.version).toBe(0);
+  });
+
+  it('refuses NaN coordinates: a NaN literal is not JSON, and NaN serialised by JSON.stringify arrives as null', async () => {
+    const img = await newImage();
+    const literal = await api(server.url, 'POST', '/api/v1/annotations/save-data', {
+      token: owner.token,
+      body: `{"image_id":"${img.id}","project_id":"${project.id}","image_filename":"${img.filename}","annotations":[{"id":"n","name":"car","bounding_box":{"x":NaN,"y":0,"w":1,"h":1}}]}`,
+    });
+    expect(literal.status).toBe(400);
+    expect(literal.body.success).toBe(false);
+    // What a browser client sends for NaN: JSON.stringify turns it into null.
+    const stringified = await saveData(img, [{ id: 'n', name: 'road', bounding_box: { x: 0, y: 0, w: 1, h: 1 }, polygon: { path: [[0, 0], [NaN, 1], [2, 2]] } }]);
+    expect(stringified.status).toBe(400);
+    expect(stringified.body.error).toMatch(/Annotation 0 \(id "n"\).*polygon\.path\[1\]\[0\]/);
+    expect((await loadData(img.id)).body).toEqual(doc([], 0));
   });
 
   it('refuses 10 MB of annotations with 413 and a clear message, writing nothing', async () => {
@@ -279,11 +320,39 @@ describe('batch-save-data', () => {
     expect(rbad).toMatchObject({ image_id: d.id, status: 'error' });
     expect(rbad.error).toMatch(/project_id/);
     expect(rd).toMatchObject({ image_id: d.id, status: 'saved', version: 1, new_count: EVERY_KIND.length });
-    expect((await loadData(a.id)).body).toEqual({ annotations: [box('a1')], version: 1 });
+    expect((await loadData(a.id)).body).toEqual(doc([box('a1')], 1));
     expect((await loadData(b.id)).body.version).toBe(2);
     expect((await loadData(c.id)).body.version).toBe(0);
     expect((await loadData(d.id)).body.annotations).toEqual(EVERY_KIND);
     expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${foreign.id}`, { token: stranger.token })).body.version).toBe(0);
+  });
+
+  it('refuses a 10 MB save inside a batch on its own, saving the others', async () => {
+    const [small, large] = [await newImage(), await newImage()];
+    const big = Array.from({ length: 90_000 }, (_, i) => ({ ...box(`id-${i}`), attributes: ['x'.repeat(60)] }));
+    const res = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: {
+        saves: [
+          { image_id: large.id, project_id: project.id, image_filename: large.filename, annotations: big },
+          { image_id: small.id, project_id: project.id, image_filename: small.filename, annotations: [box('s')] },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ saved: 1, failed: 1 });
+    expect(res.body.results[0]).toMatchObject({ image_id: large.id, status: 'error', code: 'payload_too_large' });
+    expect(res.body.results[0].error).toMatch(/8 MB/);
+    expect((await loadData(large.id)).body.version).toBe(0);
+    expect((await loadData(small.id)).body).toEqual(doc([box('s')], 1));
+    // Over the batch limit (16 MB) the whole request is refused with 413.
+    const huge = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: { saves: [0, 1].map(() => ({ image_id: large.id, project_id: project.id, image_filename: large.filename, annotations: big })) },
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ success: false, code: 'payload_too_large' });
+    expect(huge.body.error).toMatch(/16 MB/);
   });
 
   it('takes at most 100 saves and at least one', async () => {
@@ -359,7 +428,7 @@ describe('access', () => {
     expect(denied.body.code).toBe('forbidden');
     const batch = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', { token: viewer.token, body: { saves: [{ image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [] }] } });
     expect(batch.body.results[0]).toMatchObject({ status: 'error', code: 'forbidden' });
-    expect((await loadData(img.id)).body).toEqual({ annotations: [box('a')], version: 1 });
+    expect((await loadData(img.id)).body).toEqual(doc([box('a')], 1));
     const saved = await saveData(img, [box('a'), box('b')], { base_version: 1 }, annotator.token);
     expect(saved.status).toBe(200);
     expect(saved.body.version).toBe(2);

@@ -32,8 +32,14 @@ async function annotatedImage(ctx: AppContext, userId: string, imageId: string, 
 }
 
 async function currentDocument(db: Pick<AppContext['db'], 'select'>, imageId: string): Promise<LoadDataResponse> {
-  const [doc] = await db.select({ annotations: annotationDocuments.annotations, version: annotationDocuments.version }).from(annotationDocuments).where(eq(annotationDocuments.imageId, imageId)).limit(1);
-  return { annotations: (doc?.annotations ?? []) as Record<string, unknown>[], version: doc?.version ?? 0 };
+  const [doc] = await db
+    .select({ annotations: annotationDocuments.annotations, version: annotationDocuments.version, updatedAt: annotationDocuments.updatedAt })
+    .from(annotationDocuments)
+    .where(eq(annotationDocuments.imageId, imageId))
+    .limit(1);
+  const version = doc?.version ?? 0;
+  // The upload writes an empty version 0; only a save gives the document a saved_at.
+  return { annotations: (doc?.annotations ?? []) as Record<string, unknown>[], version, saved_at: version > 0 && doc ? doc.updatedAt.toISOString() : null };
 }
 
 export async function loadData(ctx: AppContext, userId: string, imageId: string, projectId?: string): Promise<LoadDataResponse> {
@@ -108,7 +114,7 @@ export async function saveData(ctx: AppContext, userId: string, body: SaveDataRe
     const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;
     const [after] = await tx.update(images).set({ annotationCount: newCount, status, updatedAt: now }).where(eq(images.id, image.id)).returning();
     await adjustCounters(tx, before.projectId, [before], [after!]);
-    return { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version };
+    return { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version, saved_at: now.toISOString() };
   });
 }
 
@@ -128,7 +134,7 @@ export async function batchSave(ctx: AppContext, userId: string, saves: unknown[
         throw errors.tooLarge(`Save ${i}: the annotations are larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB`);
       }
       const saved = await saveData(ctx, userId, parsed.data);
-      results.push({ image_id: imageId, status: 'saved', version: saved.version, status_updated: saved.status_updated, new_count: saved.new_count });
+      results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, new_count: saved.new_count });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'version_conflict') {
