@@ -85,6 +85,7 @@ try {
           new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timeout after ${RUN_TIMEOUT} ms`)), RUN_TIMEOUT).unref()),
         ]);
         rows.push(summarise(raw));
+        if (process.env.BENCH_VERBOSE) console.error(`${scene} / ${renderer} frames: ${raw.frameMs.map((x) => x.toFixed(1)).join(' ')}`);
       } catch (err) {
         rows.push({ scene, renderer, error: String(err instanceof Error ? err.message : err).split('\n')[0]! });
       } finally {

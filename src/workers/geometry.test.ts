@@ -1,45 +1,59 @@
 // Tessellation and packing (no GL): what the render worker uploads.
 import { describe, expect, it } from 'vitest';
 import { Editor, SceneTracker } from '../engine';
-import { FILL_STRIDE, LINE_STRIDE, boxGeometry, keypointGeometry, polygonGeometry, polylineGeometry, quadIndices } from './geometry';
+import { FILL_STRIDE, LINE_STRIDE, MAX_MITER, boxGeometry, keypointGeometry, polygonGeometry, polylineGeometry } from './geometry';
 import { packScene, parseColor, splitDiff } from './pack';
 
-/** Sum of triangle areas of a fill array. */
-function fillArea(fill: Float32Array): number {
+/** Sum of triangle areas of an indexed fill. */
+function fillArea(g: { fill: Float32Array; fillIdx: Uint32Array }): number {
   let a = 0;
-  for (let i = 0; i < fill.length; i += 3 * FILL_STRIDE) {
-    const [x0, y0, x1, y1, x2, y2] = [fill[i]!, fill[i + 1]!, fill[i + 4]!, fill[i + 5]!, fill[i + 8]!, fill[i + 9]!];
-    a += Math.abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)) / 2;
+  const x = (v: number) => g.fill[v * FILL_STRIDE]!, y = (v: number) => g.fill[v * FILL_STRIDE + 1]!;
+  for (let i = 0; i < g.fillIdx.length; i += 3) {
+    const [p, q, r] = [g.fillIdx[i]!, g.fillIdx[i + 1]!, g.fillIdx[i + 2]!];
+    a += Math.abs((x(q) - x(p)) * (y(r) - y(p)) - (x(r) - x(p)) * (y(q) - y(p))) / 2;
   }
   return a;
 }
 
+/** Triangles of a line strip (two per segment or marker). */
+const lineTris = (g: { lineIdx: Uint32Array }) => g.lineIdx.length / 3;
+
 describe('geometry', () => {
-  it('a box fills its area, outlines 4 segments, and has 8 handles', () => {
+  it('a box fills its area, outlines 4 segments as one mitred strip, and has 8 handles', () => {
     const g = boxGeometry(10, 20, 30, 40, 0xff0000, 7);
-    expect(fillArea(g.fill)).toBeCloseTo(1200);
-    expect(g.line.length / LINE_STRIDE).toBe(4 * 4);
+    expect(fillArea(g)).toBeCloseTo(1200);
+    expect(g.line.length / LINE_STRIDE).toBe(4 * 2); // two vertices per corner, shared by both sides
+    expect(lineTris(g)).toBe(4 * 2);
+    // a right-angle corner: the mitre reaches sqrt(2) half widths along the diagonal
+    expect(Math.hypot(g.line[2]!, g.line[3]!)).toBeCloseTo(Math.SQRT2);
+    expect(Math.max(...g.lineIdx)).toBe(7);
     expect(g.handles.length).toBe(16);
     expect(g.fill[3]).toBe(7); // slot
   });
 
+  it('clips the mitre of a sharp corner', () => {
+    const g = polygonGeometry([0, 0, 100, 0, 0, 1], [3], 0, 0);
+    for (let v = 0; v < g.line.length / LINE_STRIDE; v++) {
+      const ox = g.line[v * LINE_STRIDE + 2]!, oy = g.line[v * LINE_STRIDE + 3]!;
+      expect(Math.max(Math.abs(ox), Math.abs(oy))).toBeLessThanOrEqual(MAX_MITER + 1e-6); // never read as a marker (> 2)
+    }
+  });
+
   it('a polygon with a hole fills outer minus hole and outlines both rings', () => {
     const g = polygonGeometry([0, 0, 100, 0, 100, 100, 0, 100, 25, 25, 75, 25, 75, 75, 25, 75], [4, 4], 0x00ff00, 0);
-    expect(fillArea(g.fill)).toBeCloseTo(10000 - 2500);
-    expect(g.line.length / LINE_STRIDE).toBe(8 * 4);
+    expect(fillArea(g)).toBeCloseTo(10000 - 2500);
+    expect(lineTris(g)).toBe(8 * 2);
   });
 
   it('a polyline is open (n-1 segments) and has no fill; a keypoint is one marker', () => {
     const l = polylineGeometry([0, 0, 10, 0, 10, 10], 3, 0, 0);
     expect(l.fill.length).toBe(0);
-    expect(l.line.length / LINE_STRIDE).toBe(2 * 4);
+    expect(lineTris(l)).toBe(2 * 2);
+    expect(l.line.length / LINE_STRIDE).toBe(3 * 2);
     const k = keypointGeometry(5, 5, 0, 0);
     expect(k.line.length / LINE_STRIDE).toBe(4);
+    expect([...k.lineIdx]).toEqual([0, 1, 2, 2, 1, 3]);
     expect(Math.abs(k.line[2]!)).toBeGreaterThan(2); // marker flag read by the shader
-  });
-
-  it('shares one index pattern for all quads', () => {
-    expect([...quadIndices(2)]).toEqual([0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7]);
   });
 });
 

@@ -68,6 +68,8 @@ export interface RenderStats {
   shapes: number;
   masks: number;
   chunks: number;
+  /** Cells left out of the last frame (outside the viewport). */
+  culledChunks: number;
   fillVertices: number;
   lineVertices: number;
   tilesCached: number;
@@ -78,6 +80,8 @@ export interface RenderStats {
   lastFrameMs: number;
   /** Time spent building/uploading geometry for the last diff (ms). */
   lastSceneMs: number;
+  /** Time spent building cell buffers (all levels of detail) since the renderer started. */
+  buildMs: number;
   /** Total time spent decoding masks into textures (ms), and loading the kernels. */
   maskDecodeMs: number;
   kernelsLoadMs: number;

@@ -1,19 +1,30 @@
 // The renderer shared by the render worker and the main-thread fallback: regl on a WebGL
 // context of an OffscreenCanvas or an HTMLCanvasElement.
 //
-// Shapes live in chunks of CHUNK slots; each chunk owns one fill and one line buffer, rebuilt
-// (concatenating the cached per-shape arrays) only when one of its shapes changed. Selection,
+// Shapes live in spatial cells (CELL x CELL image px, by the centre of the shape's bounds);
+// each cell owns its GPU buffers, built lazily (concatenating the cached per-shape arrays) when
+// the cell is first drawn after a change. A frame draws only the cells whose bounds meet the
+// viewport. Level of detail: at a zoom where a shape is smaller than LOD_PX on screen it is drawn
+// as one filled quad over its bounds instead of its triangulation and outline (at 100k shapes
+// zoomed out most shapes are a few pixels; their outlines were most of the frame). A cell keeps
+// one buffer pair per zoom level (powers of two) it was drawn at, until it changes. Selection,
 // hover and hidden state live in a small RGBA texture indexed by slot, so view changes upload a
 // few bytes and never touch geometry; a pan or zoom changes only the camera uniform.
+//
+// No MSAA: software WebGL (SwiftShader) spent ~80% of a frame resolving 4x samples; outlines
+// smooth their own outer edge in the shader and cover the fill edges.
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
-import { FILL_STRIDE, LINE_STRIDE, QUAD_VERTS, quadIndices, boxGeometry, handleGeometry, keypointGeometry, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
+import { FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
 import { colorFrag, fillVert, imageFrag, lineFrag, lineVert, maskFrag, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
 
-export const CHUNK = 2048;
+/** Side of a spatial cell in image px. */
+export const CELL = 1024;
+/** Shapes smaller than this on screen (CSS px) are drawn as one quad. */
+export const LOD_PX = 8;
 const STATE_W = 1024;
 export const SELECTED_FILL_ALPHA = 0x1a / 255;
 export const HOVER_FILL_ALPHA = 0.1;
@@ -37,16 +48,44 @@ interface Shape {
   slot: number;
   geom: ShapeGeometry;
   mask: MaskEntry | null;
+  /** Bounds in image px: minX, minY, maxX, maxY. */
+  bounds: [number, number, number, number];
+  chunk: Chunk | null;
+}
+
+/** GPU buffers of one cell at one level of detail (counts are indices). */
+interface ChunkLevel {
+  fill: Buffer;
+  fillIdx: Elements;
+  line: Buffer;
+  lineIdx: Elements;
+  fillCount: number;
+  lineCount: number;
+  bytes: number;
+}
+
+type ChunkOverlay = { buf: Buffer; idx: Elements; count: number };
+
+function destroyLevel(l: ChunkLevel): void {
+  l.fill.destroy();
+  l.fillIdx.destroy();
+  l.line.destroy();
+  l.lineIdx.destroy();
 }
 
 interface Chunk {
+  key: number;
   shapes: Set<Shape>;
-  fill: Buffer | null;
-  line: Buffer | null;
-  fillCount: number;
-  lineCount: number;
+  /** Union of the shapes' bounds (recomputed when the cell changes). */
+  bounds: [number, number, number, number];
+  /** Smallest max(width, height) of a shape that can be drawn as a quad; Infinity if none. */
+  minExtent: number;
+  /** Buffers by level (FULL or a power-of-two zoom exponent), built on first draw. */
+  levels: Map<number, ChunkLevel>;
   dirty: boolean;
 }
+
+const FULL = 1000;
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
 
@@ -63,7 +102,7 @@ export class Renderer {
   private hidden = new Set<string>();
   private readonly shapes = new Map<string, Shape>();
   private readonly bySlot: (Shape | undefined)[] = [];
-  private readonly chunks: Chunk[] = [];
+  private readonly chunks = new Map<number, Chunk>();
   private nextSlot = 0;
   private stateData = new Uint8Array(STATE_W * 4 * 4);
   private stateRows = 4;
@@ -76,16 +115,11 @@ export class Renderer {
   private kernelsLoading: Promise<Kernels> | null = null;
   private image: ImageLayer | null = null;
   private imageLoading: Promise<void> | null = null;
-  private overlayFill: Buffer;
-  private overlayLine: Buffer;
-  private overlayHandles: Buffer;
-  private overlayCounts = { fill: 0, line: 0, handles: 0 };
+  private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
   private frameRequested = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly quad: Buffer;
-  private quadElements: Elements;
-  private quadCapacity = 0;
   private readonly drawFill: DrawCommand;
   private readonly drawLine: DrawCommand;
   private readonly drawImage: DrawCommand;
@@ -96,7 +130,7 @@ export class Renderer {
   readonly frameTimes: number[] = [];
   measure = false;
   private readonly probe = new Uint8Array(4);
-  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, maskDecodeMs: 0, kernelsLoadMs: 0, imageLoadMs: 0 };
+  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, maskDecodeMs: 0, kernelsLoadMs: 0, imageLoadMs: 0, culledChunks: 0, buildMs: 0 };
 
   constructor(
     private readonly canvas: Canvas,
@@ -107,7 +141,7 @@ export class Renderer {
     this.height = options.height;
     this.dpr = options.dpr;
     this.background = options.background ?? [0x1b / 255, 0x1f / 255, 0x2a / 255];
-    const gl = canvas.getContext('webgl', { alpha: false, antialias: true, premultipliedAlpha: true, preserveDrawingBuffer: false, depth: false, stencil: false }) as WebGLRenderingContext | null;
+    const gl = canvas.getContext('webgl', { alpha: false, antialias: false, premultipliedAlpha: true, preserveDrawingBuffer: false, depth: false, stencil: false }) as WebGLRenderingContext | null;
     if (!gl) throw new Error('WebGL is not available');
     this.gl = gl;
     this.regl = createREGL({ gl, extensions: ['OES_element_index_uint'] });
@@ -115,12 +149,13 @@ export class Renderer {
     this.resize(options.width, options.height, options.dpr);
     const regl = this.regl;
     this.stateTex = regl.texture({ width: STATE_W, height: this.stateRows, data: this.stateData, min: 'nearest', mag: 'nearest' });
-    this.overlayFill = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
-    this.overlayLine = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
-    this.overlayHandles = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
+    // overlay: [0] fill, [1] outlines, [2] handles
+    this.overlay = [0, 1, 2].map(() => ({
+      buf: regl.buffer({ usage: 'dynamic', type: 'float', length: 0 }),
+      idx: regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'dynamic' }),
+      count: 0,
+    }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
-    this.quadElements = regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'static' });
-    this.ensureQuads(CHUNK * 32);
     const cam = {
       u_cam: () => [this.camera.scale, this.camera.x, this.camera.y],
       u_view: () => [this.width, this.height],
@@ -138,6 +173,7 @@ export class Renderer {
         a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: FILL_STRIDE * F, offset: 3 * F },
       },
       uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100, u_selAlpha: SELECTED_FILL_ALPHA, u_hoverAlpha: HOVER_FILL_ALPHA },
+      elements: regl.prop<any, 'idx'>('idx'),
       count: regl.prop<any, 'count'>('count'),
       blend,
       depth: { enable: false },
@@ -160,7 +196,7 @@ export class Renderer {
         u_marker: regl.prop<any, 'marker'>('marker'),
         u_haloColor: regl.prop<any, 'halo'>('halo'),
       },
-      elements: () => this.quadElements,
+      elements: regl.prop<any, 'idx'>('idx'),
       count: regl.prop<any, 'count'>('count'),
       blend,
       depth: { enable: false },
@@ -266,21 +302,22 @@ export class Renderer {
       } else if (type === 0) {
         geom = boxGeometry(rx, ry, rw, rh, color, slot);
       } else {
-        geom = { fill: new Float32Array(0), line: new Float32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) };
+        geom = { fill: new Float32Array(0), fillIdx: new Uint32Array(0), line: new Float32Array(0), lineIdx: new Uint32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) };
       }
+      const bounds = boundsOf(type, rx, ry, rw, rh, geom.handles);
       if (s) {
         if (s.mask) this.dropMask(s);
         s.z = p.z[i]!;
         s.type = type;
         s.color = color;
         s.geom = geom;
+        s.bounds = bounds;
       } else {
-        s = { id, z: p.z[i]!, type, color, slot, geom, mask: null };
+        s = { id, z: p.z[i]!, type, color, slot, geom, mask: null, bounds, chunk: null };
         this.shapes.set(id, s);
         this.bySlot[slot] = s;
-        this.chunkOf(slot).shapes.add(s);
       }
-      this.chunkOf(slot).dirty = true;
+      this.place(s);
       const m = maskOf.get(i);
       if (m) {
         s.mask = { texture: null, rect: [0, 0, 0, 0] };
@@ -314,10 +351,33 @@ export class Renderer {
     return slot;
   }
 
-  private chunkOf(slot: number): Chunk {
-    const c = Math.floor(slot / CHUNK);
-    while (this.chunks.length <= c) this.chunks.push({ shapes: new Set(), fill: null, line: null, fillCount: 0, lineCount: 0, dirty: false });
-    return this.chunks[c]!;
+  /** Puts a shape in the cell of its bounds' centre (moving it if it changed cell); marks the cell dirty. */
+  private place(s: Shape): void {
+    const [x0, y0, x1, y1] = s.bounds;
+    const cx = Math.floor((x0 + x1) / 2 / CELL), cy = Math.floor((y0 + y1) / 2 / CELL);
+    const key = (Math.max(-32768, Math.min(32767, cx)) + 32768) * 65536 + (Math.max(-32768, Math.min(32767, cy)) + 32768);
+    if (s.chunk && s.chunk.key !== key) {
+      s.chunk.shapes.delete(s);
+      s.chunk.dirty = true;
+      if (!s.chunk.shapes.size) this.dropChunk(s.chunk);
+      s.chunk = null;
+    }
+    if (!s.chunk) {
+      let c = this.chunks.get(key);
+      if (!c) {
+        c = { key, shapes: new Set(), bounds: [0, 0, 0, 0], minExtent: Infinity, levels: new Map(), dirty: true };
+        this.chunks.set(key, c);
+      }
+      c.shapes.add(s);
+      s.chunk = c;
+    }
+    s.chunk.dirty = true;
+  }
+
+  private dropChunk(c: Chunk): void {
+    for (const l of c.levels.values()) destroyLevel(l);
+    c.levels.clear();
+    this.chunks.delete(c.key);
   }
 
   private writeState(s: Shape): void {
@@ -334,9 +394,12 @@ export class Renderer {
     if (!s) return;
     this.shapes.delete(id);
     this.bySlot[s.slot] = undefined;
-    const c = this.chunkOf(s.slot);
-    c.shapes.delete(s);
-    c.dirty = true;
+    const c = s.chunk;
+    if (c) {
+      c.shapes.delete(s);
+      c.dirty = true;
+      if (!c.shapes.size) this.dropChunk(c);
+    }
     if (s.mask) this.dropMask(s);
     this.stateData[s.slot * 4] = 255; // a freed slot draws nothing
     this.stateDirty = true;
@@ -349,11 +412,7 @@ export class Renderer {
   }
 
   private clearShapes(): void {
-    for (const c of this.chunks) {
-      c.fill?.destroy();
-      c.line?.destroy();
-    }
-    this.chunks.length = 0;
+    for (const c of [...this.chunks.values()]) this.dropChunk(c);
     for (const s of this.masks) s.mask?.texture?.destroy();
     this.masks = [];
     this.maskQueue.length = 0;
@@ -364,37 +423,84 @@ export class Renderer {
     this.stateDirty = true;
   }
 
-  private rebuildChunk(c: Chunk): void {
-    const list = [...c.shapes].sort((a, b) => a.z - b.z);
-    let nf = 0, nl = 0;
-    for (const s of list) {
-      nf += s.geom.fill.length;
-      nl += s.geom.line.length;
+  /** After a change: bounds and the smallest quad-able extent; drops the cached buffers. */
+  private refreshChunk(c: Chunk): void {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, minExt = Infinity;
+    for (const s of c.shapes) {
+      const b = s.bounds;
+      if (b[0] < x0) x0 = b[0];
+      if (b[1] < y0) y0 = b[1];
+      if (b[2] > x1) x1 = b[2];
+      if (b[3] > y1) y1 = b[3];
+      if (quadable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1]));
     }
-    const fill = new Float32Array(nf), line = new Float32Array(nl);
-    nf = 0;
-    nl = 0;
-    for (const s of list) {
-      fill.set(s.geom.fill, nf);
-      nf += s.geom.fill.length;
-      line.set(s.geom.line, nl);
-      nl += s.geom.line.length;
-    }
-    if (c.fill) c.fill(fill); else c.fill = this.regl.buffer(fill);
-    if (c.line) c.line(line); else c.line = this.regl.buffer(line);
-    c.fillCount = fill.length / FILL_STRIDE;
-    c.lineCount = line.length / LINE_STRIDE;
-    this.ensureQuads(c.lineCount / QUAD_VERTS);
+    c.bounds = [x0, y0, x1, y1];
+    c.minExtent = minExt;
+    for (const l of c.levels.values()) destroyLevel(l);
+    c.levels.clear();
     c.dirty = false;
   }
 
-  /** One shared index buffer (0 1 2 2 1 3 per quad) serves every line buffer. */
-  private ensureQuads(quads: number): void {
-    if (quads <= this.quadCapacity) return;
-    let cap = Math.max(1024, this.quadCapacity);
-    while (cap < quads) cap *= 2;
-    this.quadElements({ data: quadIndices(cap), type: 'uint32', primitive: 'triangles' });
-    this.quadCapacity = cap;
+  /**
+   * The cell's buffers at a level: FULL, or zoom exponent e (scale within a quarter octave of 2^e)
+   * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
+   * quad (fill only) and the rest keep their full geometry. Half-octave levels: a zoom gesture
+   * rebuilds a cell at most every few steps. Paint order within the cell is kept.
+   */
+  private chunkLevel(c: Chunk, level: number): ChunkLevel {
+    let l = c.levels.get(level);
+    if (l) return l;
+    const t0 = performance.now();
+    const limit = level === FULL ? 0 : LOD_PX / 2 ** level;
+    const list = [...c.shapes].sort((a, b) => a.z - b.z);
+    const small = new Uint8Array(list.length);
+    let nf = 0, nfi = 0, nl = 0, nli = 0;
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]!;
+      if (limit && quadable(s) && Math.max(s.bounds[2] - s.bounds[0], s.bounds[3] - s.bounds[1]) < limit) {
+        small[i] = 1;
+        nf += 4 * FILL_STRIDE;
+        nfi += 6;
+      } else {
+        nf += s.geom.fill.length;
+        nfi += s.geom.fillIdx.length;
+        nl += s.geom.line.length;
+        nli += s.geom.lineIdx.length;
+      }
+    }
+    const fill = new Float32Array(nf), fillIdx = new Uint32Array(nfi), line = new Float32Array(nl), lineIdx = new Uint32Array(nli);
+    nf = nfi = nl = nli = 0;
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]!;
+      if (small[i]) {
+        const v = nf / FILL_STRIDE;
+        nf = putQuad(fill, nf, s);
+        fillIdx.set([v, v + 1, v + 2, v + 2, v + 1, v + 3], nfi);
+        nfi += 6;
+        continue;
+      }
+      const g = s.geom;
+      const fv = nf / FILL_STRIDE, lv = nl / LINE_STRIDE;
+      fill.set(g.fill, nf);
+      nf += g.fill.length;
+      for (let k = 0; k < g.fillIdx.length; k++) fillIdx[nfi++] = g.fillIdx[k]! + fv;
+      line.set(g.line, nl);
+      nl += g.line.length;
+      for (let k = 0; k < g.lineIdx.length; k++) lineIdx[nli++] = g.lineIdx[k]! + lv;
+    }
+    const regl = this.regl;
+    l = {
+      fill: regl.buffer(fill),
+      fillIdx: regl.elements({ data: fillIdx, type: 'uint32', primitive: 'triangles' }),
+      line: regl.buffer(line),
+      lineIdx: regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' }),
+      fillCount: fillIdx.length,
+      lineCount: lineIdx.length,
+      bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength,
+    };
+    c.levels.set(level, l);
+    this.s.buildMs += performance.now() - t0;
+    return l;
   }
 
   // ------------------------------------------------------------------ masks
@@ -437,7 +543,13 @@ export class Renderer {
   // ------------------------------------------------------------------ overlay
 
   private rebuildOverlay(): void {
-    const fill: number[] = [], line: number[] = [], handles: number[] = [];
+    const fill: number[] = [], fillIdx: number[] = [];
+    const line = lineOut(), handles = lineOut();
+    const addFill = (g: ShapeGeometry) => {
+      const v = fill.length / FILL_STRIDE;
+      for (const x of g.fill) fill.push(x);
+      for (const i of g.fillIdx) fillIdx.push(i + v);
+    };
     let n = 0;
     for (const id of this.view.selected) {
       if (n++ >= MAX_HANDLE_SHAPES) break;
@@ -452,24 +564,25 @@ export class Renderer {
     const d = this.view.drawing;
     if (d && d.points.length >= 2) {
       const count = d.points.length / 2;
-      if (d.closed && count >= 3) {
-        const g = polygonGeometry(d.points, [count], d.color, -2);
-        for (const v of g.fill) fill.push(v);
-      }
+      if (d.closed && count >= 3) addFill(polygonGeometry(d.points, [count], d.color, -2));
       if (count >= 2) pushRing(line, d.points, 0, count, d.closed, d.color, -1);
       handleGeometry(d.points, 0xffffff, handles);
     }
     const m = this.view.marquee;
     if (m) {
       const g = boxGeometry(m.x, m.y, m.width, m.height, 0x3b5bdb, -2);
-      for (const v of g.fill) fill.push(v);
-      for (const v of g.line) line.push(v);
+      addFill(g);
+      const v = line.v.length / LINE_STRIDE;
+      for (const x of g.line) line.v.push(x);
+      for (const i of g.lineIdx) line.i.push(i + v);
     }
-    this.overlayFill(new Float32Array(fill));
-    this.overlayLine(new Float32Array(line));
-    this.overlayHandles(new Float32Array(handles));
-    this.overlayCounts = { fill: fill.length / FILL_STRIDE, line: line.length / LINE_STRIDE, handles: handles.length / LINE_STRIDE };
-    this.ensureQuads(Math.max(this.overlayCounts.line, this.overlayCounts.handles) / QUAD_VERTS);
+    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i]];
+    parts.forEach(([v, i], k) => {
+      const o = this.overlay[k]!;
+      o.buf(new Float32Array(v));
+      o.idx({ data: new Uint32Array(i), type: 'uint32', primitive: 'triangles' });
+      o.count = i.length;
+    });
     this.overlayDirty = false;
   }
 
@@ -519,7 +632,7 @@ export class Renderer {
       this.stateTex({ width: STATE_W, height: this.stateRows, data: this.stateData, min: 'nearest', mag: 'nearest' });
       this.stateDirty = false;
     }
-    for (const c of this.chunks) if (c.dirty) this.rebuildChunk(c);
+    for (const c of this.chunks.values()) if (c.dirty) this.refreshChunk(c);
     if (this.overlayDirty) this.rebuildOverlay();
     const [r, g, b] = this.background;
     regl.clear({ color: [r, g, b, 1] });
@@ -543,26 +656,43 @@ export class Renderer {
       }
       if (props.length) this.drawMask(props);
     }
-    const fills: { buf: Buffer; count: number }[] = [];
-    for (const c of this.chunks) {
-      if (c.fillCount && c.fill) fills.push({ buf: c.fill, count: c.fillCount });
+    // Visible cells (the viewport in image px, grown by the widest outline or marker).
+    const { x: cx, y: cy, scale } = this.camera;
+    const pad = 12 / scale;
+    const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
+    const exp = Math.round(Math.log2(scale) * 2) / 2;
+    const levels: ChunkLevel[] = [];
+    let culled = 0;
+    for (const c of this.chunks.values()) {
+      const b = c.bounds;
+      if (b[0] > vx1 || b[2] < vx0 || b[1] > vy1 || b[3] < vy0) {
+        culled++;
+        continue;
+      }
+      levels.push(this.chunkLevel(c, c.minExtent * 2 ** exp < LOD_PX ? exp : FULL));
     }
-    if (this.overlayCounts.fill) fills.push({ buf: this.overlayFill, count: this.overlayCounts.fill });
+    this.s.culledChunks = culled;
+    const [oFill, oLine, oHandles] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay];
+    const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
+    for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
+    if (oFill.count) fills.push(oFill);
     if (fills.length) this.drawFill(fills);
-    // count = indices: 6 per quad of 4 vertices
-    const lines: { buf: Buffer; count: number; hw: number; marker: number; halo: number[] }[] = [];
-    for (const c of this.chunks) if (c.lineCount && c.line) lines.push({ buf: c.line, count: (c.lineCount / 4) * 6, hw: LINE_HW, marker: 3, halo: HALO });
-    if (this.overlayCounts.line) lines.push({ buf: this.overlayLine, count: (this.overlayCounts.line / 4) * 6, hw: LINE_HW, marker: 3, halo: HALO });
-    if (this.overlayCounts.handles) lines.push({ buf: this.overlayHandles, count: (this.overlayCounts.handles / 4) * 6, hw: LINE_HW, marker: 3, halo: HANDLE_HALO });
+    const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[] }[] = [];
+    for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, hw: LINE_HW, marker: 3, halo: HALO });
+    if (oLine.count) lines.push({ ...oLine, hw: LINE_HW, marker: 3, halo: HALO });
+    if (oHandles.count) lines.push({ ...oHandles, hw: LINE_HW, marker: 3, halo: HANDLE_HALO });
     if (lines.length) this.drawLine(lines);
     this.gl.flush();
   }
 
   stats(): RenderStats {
-    let fv = 0, lv = 0, maskBytes = 0;
-    for (const c of this.chunks) {
-      fv += c.fillCount;
-      lv += c.lineCount;
+    let fv = 0, lv = 0, maskBytes = 0, geomBytes = 0;
+    for (const c of this.chunks.values()) {
+      for (const l of c.levels.values()) {
+        fv += l.fillCount;
+        lv += l.lineCount;
+        geomBytes += l.bytes;
+      }
     }
     for (const m of this.masks) if (m.mask) maskBytes += m.mask.rect[2] * m.mask.rect[3];
     const tile = this.options.tileSize ?? 512;
@@ -571,7 +701,8 @@ export class Renderer {
     return {
       shapes: this.shapes.size,
       masks: this.masks.length,
-      chunks: this.chunks.length,
+      chunks: this.chunks.size,
+      culledChunks: this.s.culledChunks,
       fillVertices: fv,
       lineVertices: lv,
       tilesCached: this.image?.cached ?? 0,
@@ -580,12 +711,13 @@ export class Renderer {
       frames: this.s.frames,
       lastFrameMs: this.s.lastFrameMs,
       lastSceneMs: this.s.lastSceneMs,
+      buildMs: this.s.buildMs,
       maskDecodeMs: this.s.maskDecodeMs,
       kernelsLoadMs: this.s.kernelsLoadMs,
       imageLoadMs: this.s.imageLoadMs,
       maxTextureSize: this.maxTextureSize,
       imageMode: this.image?.mode ?? 'none',
-      gpuBytes: fv * FILL_STRIDE * 4 + lv * LINE_STRIDE * 4 + maskBytes + tileBytes + STATE_W * this.stateRows * 4,
+      gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4,
       heapBytes: mem ? mem.usedJSHeapSize : null,
       backend: this.backend,
     };
@@ -597,6 +729,40 @@ export class Renderer {
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }
+}
+
+/** Bounds of a shape in image px from its packed rect (boxes, masks, keypoints) or its vertices. */
+function boundsOf(type: number, x: number, y: number, w: number, h: number, pts: Float32Array): [number, number, number, number] {
+  if (type !== 1 && type !== 2) return type === 3 ? [x, y, x, y] : [x, y, x + w, y + h];
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let i = 0; i + 1 < pts.length; i += 2) {
+    const px = pts[i]!, py = pts[i + 1]!;
+    if (px < x0) x0 = px;
+    if (px > x1) x1 = px;
+    if (py < y0) y0 = py;
+    if (py > y1) y1 = py;
+  }
+  return x0 <= x1 ? [x0, y0, x1, y1] : [0, 0, 0, 0];
+}
+
+/** Boxes, polygons and polylines can stand in as a quad when tiny (keypoints and masks cannot). */
+const quadable = (s: Shape) => s.type === 0 || s.type === 1 || s.type === 2;
+
+/**
+ * Writes a tiny shape's stand-in: a quad (four vertices) over its bounds, the colour stored as -1 - c
+ * (the fill shader then draws it nearly opaque: it stands for the outline too).
+ */
+function putQuad(out: Float32Array, at: number, s: Shape): number {
+  const [x0, y0, x1, y1] = s.bounds;
+  const c = -1 - s.color, slot = s.slot;
+  const v = [x0, y0, x1, y0, x0, y1, x1, y1];
+  for (let i = 0; i < 8; i += 2) {
+    out[at++] = v[i]!;
+    out[at++] = v[i + 1]!;
+    out[at++] = c;
+    out[at++] = slot;
+  }
+  return at;
 }
 
 /** Decodes only the mask's bounding box into a LUMINANCE texture (column-major, transposed). */

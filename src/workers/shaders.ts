@@ -32,11 +32,15 @@ uniform float u_hoverAlpha;  // 0.1
 varying vec4 v_color;
 void main() {
   vec4 st = stateOf(a_slot);
-  float a = u_alpha;
+  // a negative colour marks a tiny shape drawn as one quad (level of detail): it also stands for
+  // the outline, so it stays visible at any transparency
+  bool quad = a_color < 0.0;
+  float c = quad ? -a_color - 1.0 : a_color;
+  float a = quad ? max(u_alpha, 0.6) : u_alpha;
   if (a_slot < -1.5) a = 0.15;
-  else if (st.b > 0.5) a = u_hoverAlpha;
-  else if (st.g > 0.5) a = u_selAlpha;
-  v_color = vec4(unpack(a_color) * a, a);
+  else if (st.b > 0.5) a = quad ? 0.8 : u_hoverAlpha;
+  else if (st.g > 0.5) a = quad ? 1.0 : u_selAlpha;
+  v_color = vec4(unpack(c) * a, a);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
 }`;
 
@@ -53,6 +57,7 @@ uniform float u_marker;      // marker (keypoint, handle) radius, CSS px
 varying vec3 v_color;
 varying vec2 v_local;        // px from the centre line / marker centre, at the quad's outer edge
 varying float v_inner;       // px where the halo starts
+varying float v_outer;       // px where the halo ends (the quad reaches half a px further, to smooth the edge)
 void main() {
   vec4 st = stateOf(a_slot);
   float hw = u_hw * (st.g > 0.5 ? u_selScale : 1.0);
@@ -60,14 +65,15 @@ void main() {
   vec2 px;
   if (k > 2.0) {
     v_inner = u_marker;
-    px = a_off / k * (u_marker + u_halo);
+    v_outer = u_marker + u_halo;
+    px = a_off / k * (v_outer + 0.5);
     v_local = px;
   } else {
     v_inner = hw;
-    float outer = hw + u_halo;
-    px = a_off * outer;
-    // the across-line coordinate: +-outer on the two long edges
-    v_local = vec2(outer * a_side, 0.0);
+    v_outer = hw + u_halo;
+    px = a_off * (v_outer + 0.5);
+    // the across-line coordinate: +-(outer + 0.5) on the two long edges
+    v_local = vec2((v_outer + 0.5) * a_side, 0.0);
   }
   v_color = unpack(a_color);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz + px);
@@ -79,10 +85,12 @@ uniform vec4 u_haloColor;     // premultiplied
 varying vec3 v_color;
 varying vec2 v_local;
 varying float v_inner;
+varying float v_outer;
 void main() {
   float d = max(abs(v_local.x), abs(v_local.y));
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
-  gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t);
+  float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)
+  gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;
 }`;
 
 export const colorFrag = `

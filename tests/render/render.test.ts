@@ -72,6 +72,7 @@ const cases: [scene: string, mode: 'worker' | 'main'][] = [
   ['tiledOverview', 'worker'],
   ['tiledDetail', 'worker'],
   ['drawing', 'worker'],
+  ['tiny', 'worker'],
   // the main-thread fallback draws the same pixels
   ['boxes', 'main'],
   ['selected', 'main'],
@@ -86,6 +87,7 @@ describe('renderer pixels (headless Chromium)', () => {
       expect(stats.backend).toBe(mode);
       if (scene.startsWith('tiled')) expect(stats.imageMode).toBe('tiled');
       if (scene === 'mask') expect(stats.masks).toBe(2);
+      if (scene === 'tiny') expect(stats.culledChunks).toBeGreaterThan(0); // the shapes right of the view
       const ratio = update && mode === 'main' ? 0 : compare(scene, png);
       expect(ratio, `${scene}: ${(ratio * 100).toFixed(2)}% of pixels differ (see test-results/render)`).toBeLessThanOrEqual(MAX_MISMATCH);
       expect(pageErrors).toEqual([]);

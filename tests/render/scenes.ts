@@ -116,6 +116,26 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     ], { width: 6000, height: 3000 }, { x: -3200, y: -1650, scale: 1 });
     return { editor, image: await testImage(6000, 3000, 500), maxTextureSize: 4096, classColor };
   },
+  /**
+   * Level of detail and culling: 1,200 polygons of ~50 image px seen at scale 0.1 (~5 px: each
+   * drawn as one quad), a large box drawn in full, a selected tiny shape (opaque), and as many
+   * shapes again to the right of the view (their cells are not drawn).
+   */
+  async tiny() {
+    const shapes: EditorAnnotation[] = [];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const cls = ['car', 'tree', 'road', 'sign', 'person'];
+    for (let i = 0; i < 2400; i++) {
+      const cx = 60 + rand() * 3080 + (i % 2 ? 3200 : 0), cy = 60 + rand() * 2280, r = 15 + rand() * 15;
+      const points = Array.from({ length: 12 }, (_, k) => [cx + Math.cos((k / 12) * Math.PI * 2) * r, cy + Math.sin((k / 12) * Math.PI * 2) * r] as [number, number]);
+      shapes.push({ id: `t${i}`, type: 'polygon', class: cls[i % 5]!, points });
+    }
+    shapes.push({ id: 'big', type: 'box', class: 'road', x: 1000, y: 700, width: 1200, height: 900 });
+    const editor = editorWith(shapes, { width: 6400, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    editor.select(['t0']);
+    return { editor, image: { none: { width: 6400, height: 2400 } }, classColor };
+  },
   async drawing() {
     const editor = editorWith([
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
