@@ -118,6 +118,9 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
 
+  // A refusal is about the options it was given: any change clears it.
+  useEffect(() => setError(null), [name, format, scope, includeImages, classes]);
+
   const hasClasses = project.classes.length > 0;
   const selectionMissing = scope === 'selected' && selectedIds.length === 0;
   const nameBlank = !name.trim();

@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import JSZip from 'jszip';
+import sharp from 'sharp';
+import { createProject, onboard, signUp, uniqueUser } from './helpers';
+
+async function png(r: number, g: number, b: number): Promise<Buffer> {
+  return sharp({ create: { width: 40, height: 30, channels: 3, background: { r, g, b } } }).png().toBuffer();
+}
+
+async function token(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
+    return JSON.parse(localStorage.getItem(key!)!).access_token as string;
+  });
+}
+
+test('export: the dialog validates, streams the zip and saves {name}_{format}.zip that holds the COCO json', async ({ page }) => {
+  test.setTimeout(120_000);
+  const user = uniqueUser('export');
+  await signUp(page, user);
+  await onboard(page, `Export Org ${user.id}`);
+  await createProject(page, 'Birds');
+  await page.getByRole('button', { name: 'Open project Birds' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await page.getByTestId('add-images-input').setInputFiles([
+    { name: 'a.png', mimeType: 'image/png', buffer: await png(200, 40, 40) },
+    { name: 'b.png', mimeType: 'image/png', buffer: await png(40, 200, 40) },
+    { name: 'c.png', mimeType: 'image/png', buffer: await png(40, 40, 200) },
+  ]);
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(3);
+  await page.getByRole('region', { name: 'Uploads' }).getByRole('button', { name: 'Close uploads' }).click();
+
+  // Classes and annotations through the API the editor uses.
+  const auth = { authorization: `Bearer ${await token(page)}` };
+  const me = await (await page.request.get('/api/v1/users/me', { headers: auth })).json();
+  const projects = await (await page.request.get(`/api/v1/projects/organization/${me.profile.default_organization_id}`, { headers: auth })).json();
+  const pid = projects.projects[0].id as string;
+  expect(
+    (await page.request.patch(`/api/v1/projects/${pid}`, { headers: auth, data: { classes: [{ name: 'bird', type: 'box', color: '#FFADAD' }, { name: 'wing', type: 'polygon', color: '#A0C4FF' }] } })).status(),
+  ).toBe(200);
+  const list = await (await page.request.get(`/api/v1/projects/${pid}/images?limit=50`, { headers: auth })).json();
+  const byName = Object.fromEntries((list.images as { id: string; filename: string }[]).map((i) => [i.filename, i]));
+  const docs: Record<string, unknown[]> = {
+    'a.png': [
+      { id: 'a1', name: 'bird', bounding_box: { x: 1, y: 2, w: 10, h: 8 } },
+      { id: 'a2', name: 'bird', bounding_box: { x: 20, y: 5, w: 6, h: 6 } },
+      { id: 'a3', name: 'wing', bounding_box: { x: 0, y: 0, w: 10, h: 10 }, polygon: { path: [[0, 0], [10, 0], [0, 10]] } },
+    ],
+    'b.png': [{ id: 'b1', name: 'bird', bounding_box: { x: 3, y: 3, w: 5, h: 5 } }],
+    'c.png': [{ id: 'c1', name: 'bird', bounding_box: { x: 4, y: 4, w: 4, h: 4 } }],
+  };
+  for (const [name, annotations] of Object.entries(docs)) {
+    const res = await page.request.post('/api/v1/annotations/save-data', { headers: auth, data: { image_id: byName[name]!.id, project_id: pid, image_filename: name, annotations } });
+    expect(res.status()).toBe(200);
+  }
+
+  // The page picks up the classes made through the API.
+  await page.reload();
+  await expect(tiles).toHaveCount(3);
+  await expect(page.getByRole('tab', { name: /Classes/ })).toContainText('2');
+
+  // Default scope is 'All complete', and nothing is complete yet.
+  await page.getByRole('button', { name: 'Export', exact: true }).last().click();
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('Export name')).toHaveValue('Birds');
+  await expect(dialog.getByRole('radio', { name: /All complete/ })).toBeChecked();
+  await expect(dialog.getByRole('radio', { name: /Vellum/ })).toBeChecked();
+  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
+  await exportButton.click();
+  await expect(dialog.getByTestId('export-error')).toHaveText('No images to export with the current selection');
+
+  // 'Selected' with no selection, an empty name, no class: the button is disabled and says why.
+  await dialog.getByText('Selected (0)').click();
+  await expect(dialog.getByText('Please select images to export')).toBeVisible();
+  await expect(exportButton).toBeDisabled();
+  await dialog.getByText('All complete').click();
+  await dialog.getByLabel('Export name').fill('  ');
+  await expect(exportButton).toBeDisabled();
+  await dialog.getByLabel('Export name').fill('Birds export');
+  await dialog.getByRole('button', { name: 'Select none' }).click();
+  await expect(dialog.getByText('Select at least one class to export')).toBeVisible();
+  await expect(exportButton).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Select all' }).click();
+  await expect(exportButton).toBeEnabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+
+  // Mark a and b complete from the floating toolbar, then export from it as COCO with the images.
+  for (const n of ['a.png', 'b.png']) await page.getByRole('checkbox', { name: `Select ${n}` }).click();
+  const toolbar = page.getByRole('toolbar', { name: 'Selected images' });
+  await toolbar.getByRole('button', { name: 'Stage' }).click();
+  await page.getByRole('menuitem', { name: 'Complete' }).click();
+  await expect(tiles.filter({ hasText: 'a.png' })).toContainText('Complete');
+  await toolbar.getByRole('button', { name: 'Export' }).click();
+  await expect(dialog.getByRole('radio', { name: /Selected \(2\)/ })).toBeVisible();
+  await dialog.getByLabel('Export name').fill('Birds export');
+  await dialog.getByText('COCO', { exact: true }).click();
+  await dialog.getByLabel('Include image files').check();
+  await expect(dialog.getByLabel('Export name')).toHaveValue('Birds export');
+  await page.screenshot({ path: 'test-results/export-dialog.png' });
+  const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(download.suggestedFilename()).toBe('Birds export_coco.zip');
+  await expect(dialog).toBeHidden();
+  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+  const names = Object.keys(zip.files).filter((n) => !zip.files[n]!.dir).sort();
+  expect(names).toEqual(['README.txt', 'annotations.json', 'images/a.png', 'images/b.png']);
+  const coco = JSON.parse(await zip.file('annotations.json')!.async('string'));
+  // Each image's file_name is its entry in the zip.
+  expect(coco.images.map((i: { file_name: string }) => i.file_name).sort()).toEqual(['images/a.png', 'images/b.png']);
+  expect(coco.annotations).toHaveLength(4);
+  expect(coco.categories.map((c: { name: string }) => c.name).sort()).toEqual(['bird', 'wing']);
+
+  // Only the 'wing' class, in the vellum format, for the current filters (the root folder).
+  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  await dialog.getByText('Current filters').click();
+  await dialog.getByLabel('bird').uncheck();
+  const [second] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(second.suggestedFilename()).toBe('Birds_vellum.zip');
+  const vellum = await JSZip.loadAsync(fs.readFileSync((await second.path())!));
+  const a = JSON.parse(await vellum.file('annotations/a.png.json')!.async('string'));
+  expect(a.annotations.map((x: { id: string }) => x.id)).toEqual(['a3']);
+  expect(vellum.file('annotations/c.png.json')).not.toBeNull();
+
+  // A failed export says so in the dialog.
+  await page.route('**/api/v1/annotations/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"Storage is unreachable","code":"internal_error"}' }));
+  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  await exportButton.click();
+  await expect(dialog.getByTestId('export-error')).toHaveText('Export failed: Storage is unreachable');
+  await page.screenshot({ path: 'test-results/export-error.png' });
+});
