@@ -71,6 +71,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const [tool, setTool] = useState<EditorToolId>('select');
   const [load, setLoad] = useState<LoadState>({ imageId: image.id, status: 'loading' });
   const [imageSource, setImageSource] = useState<ImageSourceInput | undefined>(undefined);
+  // The image id whose pixels the renderer has open (the overlay stays until then).
+  const [drawnImage, setDrawnImage] = useState<string | null>(null);
+  const sourceOwner = useRef<string | null>(null);
   const [recovered, setRecovered] = useState<{ imageId: string; changes: number } | null>(null);
   const [collapsed, setCollapsed] = useState(() => readStorage<boolean>(SIDEBAR_KEY, false));
   const [transparency, setTransparency] = useState(() => readStorage<number>(TRANSPARENCY_KEY, 50));
@@ -134,7 +137,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       }
       current.current = ref;
       editor.fitToScreen();
-      setImageSource(pixels.source);
+      sourceOwner.current = image.id;
+      setImageSource((prev) => {
+        // The same pixels again (reopened image): the renderer already has them.
+        if (prev === pixels.source) setDrawnImage(image.id);
+        return pixels.source;
+      });
       setLoad({ imageId: image.id, status: 'ready' });
     })().catch((err: unknown) => {
       if (!live) return;
@@ -409,7 +417,15 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     }
   };
 
-  const ready = load.status === 'ready' && load.imageId === image.id;
+  const ready = load.status === 'ready' && load.imageId === image.id && drawnImage === image.id;
+  const onImageReady = useCallback((err: Error | null) => {
+    if (err) {
+      console.error('Failed to open the image pixels', err);
+      setLoad((l) => ({ imageId: l.imageId, status: 'error', message: 'The image file could not be opened. It may be damaged or in a format this browser cannot read.' }));
+      return;
+    }
+    setDrawnImage(sourceOwner.current);
+  }, []);
   const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : tool === 'auto' ? 'crosshair' : 'crosshair';
 
   return (
@@ -445,6 +461,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             classColor={classColor}
             colorsKey={colorsKey}
             imageSource={imageSource}
+            onImageReady={onImageReady}
             cursor={cursor}
             label={`Image ${image.filename}`}
           />

@@ -1,5 +1,5 @@
 // Left tool palette (spec section 2): six tools, each with its hotkey in the tooltip.
-import { Dot, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
+import { CircleDot, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Tooltip } from '../../components/Tooltip';
 import { TOOL_KEY, TOOL_LABELS, type EditorToolId } from './hotkeys';
@@ -11,7 +11,7 @@ const ICONS: Record<EditorToolId, ReactNode> = {
   box: <Square />,
   polygon: <Pentagon />,
   polyline: <Spline />,
-  keypoint: <Dot />,
+  keypoint: <CircleDot />,
 };
 
 const ORDER: EditorToolId[] = ['select', 'auto', 'box', 'polygon', 'polyline', 'keypoint'];

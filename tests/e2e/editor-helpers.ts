@@ -1,0 +1,100 @@
+// Fast set-up for editor tests: sign up and onboard through the UI (the real session), then
+// create the project, its classes and images through the product API with that session's token.
+import { expect, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import { onboard, signUp, uniqueUser } from './helpers';
+
+export interface EditorProject {
+  projectId: string;
+  orgId: string;
+  images: { id: string; filename: string }[];
+  user: ReturnType<typeof uniqueUser>;
+}
+
+/** A PNG with a light background and a darker square, so drawings are visible in screenshots. */
+export async function scenePng(width: number, height: number, hue: number): Promise<Buffer> {
+  const bg = { r: 200 - hue, g: 210, b: 190 + hue / 2 };
+  const square = await sharp({ create: { width: Math.round(width / 3), height: Math.round(height / 3), channels: 3, background: { r: 60, g: 80 + hue, b: 120 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: bg } })
+    .composite([{ input: square, left: Math.round(width / 3), top: Math.round(height / 3) }])
+    .png()
+    .toBuffer();
+}
+
+/** Calls the product API from the page with the signed-in user's token. */
+export async function apiCall<T = any>(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const key = Object.keys(localStorage).find((k) => /^sb-.*-auth-token$/.test(k));
+      const token = key ? JSON.parse(localStorage.getItem(key)!).access_token : '';
+      const res = await fetch(path.startsWith('/api/') ? path : `/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    { method, path, body },
+  );
+}
+
+export async function uploadImages(page: Page, projectId: string, orgId: string, files: { name: string; buffer: Buffer; folder?: string }[]) {
+  const out: { id: string; filename: string }[] = [];
+  for (const f of files) {
+    const folder = f.folder ?? '/';
+    const urls = await apiCall(page, 'POST', `/projects/${projectId}/images/batch-upload-urls?org_id=${orgId}`, { files: [{ filename: f.name, content_type: 'image/png', folder_path: folder }] });
+    expect(urls.status).toBe(200);
+    const u = urls.body.urls[0];
+    const put = await page.evaluate(
+      async ({ url, b64 }) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        return (await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: bytes })).status;
+      },
+      { url: u.upload_url, b64: f.buffer.toString('base64') },
+    );
+    expect(put).toBeLessThan(300);
+    const meta = await sharp(f.buffer).metadata();
+    const reg = await apiCall(page, 'POST', `/projects/${projectId}/images/register?org_id=${orgId}`, {
+      filename: u.filename, gcs_bucket: u.gcs_bucket, gcs_path: u.gcs_path, gcs_uri: u.gcs_uri, folder_path: folder, file_size: f.buffer.length, mime_type: 'image/png', width: meta.width, height: meta.height,
+    });
+    expect(reg.status).toBe(200);
+    out.push({ id: reg.body.image.id, filename: reg.body.image.filename });
+  }
+  return out;
+}
+
+/**
+ * Signs up, onboards, creates a project with `classes` and uploads `images` (oldest first, so the
+ * Data tab's default newest-first order lists the last one first), then opens the project page.
+ */
+export async function editorProject(
+  page: Page,
+  opts: { classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[]; images?: { name: string; width?: number; height?: number; folder?: string }[] } = {},
+): Promise<EditorProject> {
+  const user = uniqueUser('editor');
+  await signUp(page, user);
+  await onboard(page, `Editor Org ${user.id}`);
+  const me = await apiCall(page, 'GET', '/users/me');
+  const orgId = me.body.organization_members?.[0]?.organization?.id ?? me.body.profile?.organization_members?.[0]?.organization?.id;
+  expect(orgId).toBeTruthy();
+  const created = await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Streets', description: null, annotation_types: ['box', 'polygon', 'polyline', 'keypoint'], classes: opts.classes ?? [] });
+  expect(created.status).toBe(200);
+  const projectId = created.body.project.id;
+  const images = await uploadImages(
+    page,
+    projectId,
+    orgId,
+    await Promise.all((opts.images ?? []).map(async (im, i) => ({ name: im.name, folder: im.folder, buffer: await scenePng(im.width ?? 800, im.height ?? 600, i * 30) }))),
+  );
+  await page.reload();
+  await page.getByRole('button', { name: 'Open project Streets' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  return { projectId, orgId, images, user };
+}
+
+export async function loadSaved(page: Page, project: EditorProject, imageId: string) {
+  const res = await apiCall(page, 'GET', `/annotations/load-data/${imageId}?project_id=${project.projectId}`);
+  expect(res.status).toBe(200);
+  return res.body as { annotations: any[]; version: number };
+}

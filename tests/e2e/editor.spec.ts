@@ -1,0 +1,225 @@
+// The annotation editor as an annotator uses it (issue 5): drawing every shape kind with mouse
+// and hotkeys, selecting, moving, vertex editing, hiding, deleting, undo/redo, copy and paste to
+// the next image, Copy Previous, transparency, keyboard navigation, Back to the right folder,
+// and everything still there after a reload.
+import { expect, test, type Page } from '@playwright/test';
+import { editorProject, loadSaved, type EditorProject } from './editor-helpers';
+
+const CLASSES = [
+  { name: 'car', type: 'box' as const, color: '#FFADAD' },
+  { name: 'road', type: 'polygon' as const, color: '#A0C4FF' },
+  { name: 'lane', type: 'polyline' as const, color: '#CAFFBF' },
+  { name: 'light', type: 'keypoint' as const, color: '#FFD6A5' },
+];
+
+/** Canvas-relative click / drag helpers (the canvas fills the stage). */
+async function canvasBox(page: Page) {
+  const box = await page.getByTestId('editor-canvas').boundingBox();
+  if (!box) throw new Error('no canvas');
+  return box;
+}
+async function click(page: Page, x: number, y: number, opts: { modifiers?: ('Shift' | 'Alt')[] } = {}) {
+  const b = await canvasBox(page);
+  for (const m of opts.modifiers ?? []) await page.keyboard.down(m);
+  await page.mouse.click(b.x + x, b.y + y);
+  for (const m of opts.modifiers ?? []) await page.keyboard.up(m);
+}
+async function drag(page: Page, from: [number, number], to: [number, number]) {
+  const b = await canvasBox(page);
+  await page.mouse.move(b.x + from[0], b.y + from[1]);
+  await page.mouse.down();
+  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
+  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
+  await page.mouse.up();
+}
+
+const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
+const saved = (page: Page) => expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
+
+async function openFirstImage(page: Page, name: string) {
+  await page.getByRole('button', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+}
+
+test('editor: draw every shape, edit, hide, delete, undo, copy to the next image, reload', async ({ page }) => {
+  test.setTimeout(240_000);
+  const project: EditorProject = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }, { name: 'street_2.png' }, { name: 'street_3.png' }] });
+  const [img1, img2, img3] = project.images;
+  await openFirstImage(page, 'street_3.png');
+  await expect(page.getByText('1 of 3')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Previous image (,)' })).toBeDisabled();
+  await expect(page.getByText('No annotations yet')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Hide All' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Remove All' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Copy Previous' })).toBeDisabled();
+
+  // Box (B): the picker shows the first box class.
+  await page.keyboard.press('b');
+  await expect(page.getByRole('button', { name: 'Bounding Box (B)' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
+  await drag(page, [200, 200], [400, 350]);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText('car');
+  await expect(rows(page).first()).toContainText('Box');
+
+  // Polygon (P), closed by clicking its first point.
+  await page.keyboard.press('p');
+  await expect(page.getByRole('button', { name: 'Class: road' })).toBeVisible();
+  await click(page, 500, 200);
+  await click(page, 650, 220);
+  await click(page, 600, 380);
+  await click(page, 500, 200);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(rows(page).first()).toContainText('Polygon');
+
+  // Polyline (L), finished with Enter.
+  await page.keyboard.press('l');
+  await click(page, 150, 500);
+  await click(page, 300, 560);
+  await click(page, 450, 520);
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(3);
+  await expect(rows(page).first()).toContainText('lane');
+
+  // Keypoint (K), through the palette button.
+  await page.getByRole('button', { name: 'Keypoint (K)' }).click();
+  await click(page, 700, 600);
+  await expect(rows(page)).toHaveCount(4);
+  await expect(rows(page).first()).toContainText('Keypoint');
+  await page.screenshot({ path: 'test-results/editor-drawn.png' });
+
+  // Select (Q), click the box and drag it 50 px right and 40 px down (screen pixels).
+  await page.keyboard.press('q');
+  await click(page, 300, 275);
+  await expect(page.getByText('1/4')).toBeVisible();
+  await drag(page, [300, 275], [350, 315]);
+  // Drag the polygon's second vertex.
+  await click(page, 580, 260);
+  await drag(page, [650, 220], [720, 190]);
+
+  // Hide the selection with H, show it again from its row.
+  await page.keyboard.press('h');
+  await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(1);
+  await page.getByRole('button', { name: 'Show annotation' }).click();
+  await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(0);
+  // H with nothing selected hides all, again shows all.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('h');
+  await expect(page.getByRole('button', { name: 'Show All' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(4);
+  await page.keyboard.press('h');
+  await expect(page.getByRole('button', { name: 'Hide All' })).toBeVisible();
+
+  // Delete the keypoint from the keyboard, undo, redo, undo.
+  await rows(page).filter({ hasText: 'Keypoint' }).click();
+  await page.keyboard.press('Delete');
+  await expect(rows(page)).toHaveCount(3);
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(4);
+  await page.keyboard.press('Control+Shift+z');
+  await expect(rows(page)).toHaveCount(3);
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(4);
+
+  // Transparency in the settings panel; the Hotkeys tab lists the real keys.
+  await page.getByRole('button', { name: 'Editor settings' }).click();
+  const slider = page.getByRole('slider', { name: 'Transparency' });
+  await slider.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  await expect(page.getByText('53%')).toBeVisible();
+  await page.getByRole('tab', { name: 'Hotkeys' }).click();
+  await expect(page.getByText('Paste (20 px offset, works across images)')).toBeVisible();
+  await page.screenshot({ path: 'test-results/editor-settings.png' });
+  await page.keyboard.press('Escape');
+
+  await saved(page);
+  const first = await loadSaved(page, project, img3.id);
+  expect(first.annotations).toHaveLength(4);
+  const box = first.annotations.find((a) => !a.polygon && !a.polyline && !a.keypoint);
+  const polygon = first.annotations.find((a) => a.polygon);
+  expect(box.name).toBe('car');
+  // 50 x 40 screen pixels at the fitted scale, in image pixels: the box moved right and down.
+  expect(box.bounding_box.x).toBeGreaterThan(130);
+  expect(polygon.polygon.path).toHaveLength(3);
+  expect(first.annotations.find((a) => a.polyline).polyline.path).toHaveLength(3);
+  expect(first.annotations.find((a) => a.keypoint).name).toBe('light');
+
+  // Copy everything, go to the next image with '.', paste there.
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Control+a');
+  await expect(page.getByText('4/4')).toBeVisible();
+  await page.keyboard.press('Control+c');
+  await expect(page.getByText('Copied 4 annotation(s)')).toBeVisible();
+  await page.keyboard.press('.');
+  await expect(page.getByRole('heading', { name: 'street_2.png', level: 1 })).toBeVisible();
+  await expect(page.getByText('2 of 3')).toBeVisible();
+  await expect(page.getByText('No annotations yet')).toBeVisible();
+  await page.keyboard.press('Control+v');
+  await expect(page.getByText('Pasted 4 annotation(s)')).toBeVisible();
+  await expect(rows(page)).toHaveCount(4);
+  await saved(page);
+
+  // Next image (the last): Copy Previous brings street_2's annotations.
+  await page.getByRole('button', { name: 'Next image (.)' }).click();
+  await expect(page.getByRole('heading', { name: 'street_1.png', level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Next image (.)' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Copy Previous' })).toBeEnabled();
+  await page.getByRole('button', { name: 'Copy Previous' }).click();
+  await expect(rows(page)).toHaveCount(4);
+  await saved(page);
+
+  // Back with ',' to street_2: its pasted shapes are there, 20 px from the originals.
+  await page.keyboard.press(',');
+  await expect(page.getByRole('heading', { name: 'street_2.png', level: 1 })).toBeVisible();
+  await expect(rows(page)).toHaveCount(4);
+  const second = await loadSaved(page, project, img2.id);
+  const pastedBox = second.annotations.find((a) => !a.polygon && !a.polyline && !a.keypoint);
+  expect(pastedBox.bounding_box.x).toBeCloseTo(box.bounding_box.x + 20, 0);
+  expect(pastedBox.id).not.toBe(box.id);
+  expect((await loadSaved(page, project, img1.id)).annotations).toHaveLength(4);
+
+  // Back returns to the project page; a reload of the editor finds everything saved.
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await page.goto(`/project/annotate/street_3.png`);
+  await expect(page.getByRole('heading', { name: 'street_3.png', level: 1 })).toBeVisible();
+  await expect(rows(page)).toHaveCount(4);
+});
+
+test('editor: no classes asks to manage them; a missing image says so', async ({ page }) => {
+  test.setTimeout(120_000);
+  await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
+  await openFirstImage(page, 'empty.png');
+  await page.keyboard.press('b');
+  await drag(page, [200, 200], [400, 350]);
+  const dialog = page.getByRole('dialog', { name: 'No classes available' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('You need to create annotation classes before you can start annotating.');
+  await dialog.getByRole('button', { name: 'Manage Classes' }).click();
+  await expect(page.getByRole('tab', { name: /Classes/ })).toHaveAttribute('aria-selected', 'true');
+
+  await page.goto('/project/annotate/nowhere.png');
+  await expect(page.getByRole('heading', { name: 'Image not found' })).toBeVisible();
+});
+
+test('editor: a drawing tool without a class of its type offers Add New Class', async ({ page }) => {
+  test.setTimeout(120_000);
+  const project = await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }], images: [{ name: 'one.png' }] });
+  await openFirstImage(page, 'one.png');
+  await page.keyboard.press('k');
+  await click(page, 300, 300);
+  const dialog = page.getByRole('dialog', { name: 'Add New Keypoint Class' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Add Class' })).toBeDisabled();
+  await dialog.getByLabel('Class name').fill('pole');
+  await dialog.getByLabel('Class name').press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Class: pole' })).toBeVisible();
+  await click(page, 300, 300);
+  await expect(rows(page)).toHaveCount(1);
+  await saved(page);
+  const doc = await loadSaved(page, project, project.images[0]!.id);
+  expect(doc.annotations[0].name).toBe('pole');
+  expect(doc.annotations[0].keypoint).toBeTruthy();
+});
