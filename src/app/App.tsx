@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RefreshCw } from 'lucide-react';
 import { TooltipProvider } from './components/Tooltip';
@@ -16,6 +16,7 @@ import { ProjectPage } from './pages/project/ProjectPage';
 import { AnnotatePage } from './pages/annotate/AnnotatePage';
 import { ModelsPage } from './pages/models/ModelsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
+import { InvitePage } from './pages/invite/InvitePage';
 import { isAuthFailure } from './api/client';
 
 const queryClient = new QueryClient({
@@ -53,6 +54,7 @@ function Gate() {
   const init = useSession((s) => s.init);
   const loadProfile = useSession((s) => s.loadProfile);
   const signOut = useSession((s) => s.signOut);
+  const { pathname } = useLocation();
 
   useEffect(() => {
     void init();
@@ -109,9 +111,11 @@ function Gate() {
     );
   }
   if (profileStatus !== 'ready') return <FullPageLoading />;
-  if (needsOnboarding) return <OnboardingPage />;
+  // An invited person joins through the link, without creating an organization first.
+  if (needsOnboarding && !pathname.startsWith('/invite/')) return <OnboardingPage />;
   return (
     <Routes>
+      <Route path="invite/:token" element={<InvitePage />} />
       <Route path="project/annotate/:imageName" element={<AnnotatePage />} />
       <Route element={<AppShell />}>
         <Route index element={<Navigate to="/select" replace />} />

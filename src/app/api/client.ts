@@ -25,6 +25,22 @@ import {
   type ListSortField,
 } from '../../contract/images';
 import { DeleteFolderResponse, FolderResponse, ListFoldersResponse, RelocateFolderResponse } from '../../contract/folders';
+import type { Role } from '../../contract/account';
+import {
+  AcceptInviteResponse,
+  ApiKeysResponse,
+  ClearReactivationResponse,
+  CreateApiKeyResponse,
+  CreateInviteResponse,
+  DeleteAccountResponse,
+  DeleteApiKeyResponse,
+  InvitePreviewResponse,
+  InvitesResponse,
+  MemberResponse,
+  MembersResponse,
+  RemoveMemberResponse,
+} from '../../contract/teams';
+import { UsageSummaryResponse } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 
 const BASE = '/api/v1';
@@ -91,12 +107,12 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): 
   return value as z.infer<S>;
 }
 
-export async function request<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+export async function request<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown, init: { signal?: AbortSignal } = {}): Promise<z.infer<S>> {
   // Folders (/api/folders) and batch images (/api/images/batch) live outside /api/v1 (spec section 7).
   const url = path.startsWith('/api/') ? path : `${BASE}${path}`;
   const headers: Record<string, string> = { accept: 'application/json', ...(await authHeaders()) };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
   const text = await res.text();
   if (!res.ok) throw new ApiRequestError(res.status, text);
   let json: unknown;
@@ -179,3 +195,22 @@ function query(params: object): string {
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
   return q.toString();
 }
+
+// Teams (issue 6): members, invites, API keys, usage, account deletion.
+export const teamApi = {
+  listMembers: (orgId: string) => request('GET', `/organizations/${enc(orgId)}/members`, MembersResponse),
+  changeRole: (orgId: string, userId: string, role: Role) => request('PATCH', `/organizations/${enc(orgId)}/members/${enc(userId)}`, MemberResponse, { role }),
+  removeMember: (orgId: string, userId: string) => request('DELETE', `/organizations/${enc(orgId)}/members/${enc(userId)}`, RemoveMemberResponse),
+  leave: (orgId: string) => request('POST', `/organizations/${enc(orgId)}/leave`, RemoveMemberResponse),
+  listInvites: (orgId: string) => request('GET', `/organizations/${enc(orgId)}/invites`, InvitesResponse),
+  createInvite: (orgId: string, email: string, role: Role) => request('POST', `/organizations/${enc(orgId)}/invites`, CreateInviteResponse, { email, role }),
+  revokeInvite: (orgId: string, inviteId: string) => request('DELETE', `/organizations/${enc(orgId)}/invites/${enc(inviteId)}`, RemoveMemberResponse),
+  previewInvite: (token: string) => request('GET', `/invites/${enc(token)}`, InvitePreviewResponse),
+  acceptInvite: (token: string) => request('POST', `/invites/${enc(token)}/accept`, AcceptInviteResponse),
+  listApiKeys: (orgId: string) => request('GET', `/api-keys?organization_id=${enc(orgId)}`, ApiKeysResponse),
+  createApiKey: (orgId: string, name: string, role?: Role) => request('POST', '/api-keys', CreateApiKeyResponse, { organization_id: orgId, name, ...(role ? { role } : {}) }),
+  deleteApiKey: (id: string) => request('DELETE', `/api-keys/${enc(id)}`, DeleteApiKeyResponse),
+  usageSummary: (orgId: string) => request('GET', `/usage/summary/${enc(orgId)}`, UsageSummaryResponse),
+  deleteAccount: () => request('DELETE', '/users/me', DeleteAccountResponse),
+  clearReactivation: () => request('DELETE', '/users/me/reactivation', ClearReactivationResponse),
+};

@@ -12,6 +12,7 @@ import { Dialog } from '../../components/Dialog';
 import { EmptyState } from '../../components/EmptyState';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
+import { useCan } from '../../stores/permissions';
 import { projectKey, useProjectCache } from '../projects/queries';
 import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
 import { duplicateName, unusedPaletteColor } from './classes';
@@ -52,6 +53,8 @@ function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit
 }
 
 export function ClassesTab({ project }: { project: Project }) {
+  // Viewers, annotators and reviewers see the classes; owners and admins edit them.
+  const canEdit = useCan('classes.edit');
   const qc = useQueryClient();
   const cache = useProjectCache();
   const updateSelection = useSelection((s) => s.update);
@@ -120,7 +123,7 @@ export function ClassesTab({ project }: { project: Project }) {
           <h2>Classes</h2>
           <p>Names, shapes and colours annotators choose from.</p>
         </div>
-        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setAdding(true)}>
+        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setAdding(true)} disabled={!canEdit}>
           Add Class
         </Button>
       </div>
@@ -131,7 +134,7 @@ export function ClassesTab({ project }: { project: Project }) {
             <li key={c.name} className={styles.row} data-testid="class-row">
               <DropdownMenu.Root>
                 <DropdownMenu.Trigger asChild>
-                  <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} />
+                  <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} disabled={!canEdit} />
                 </DropdownMenu.Trigger>
                 <DropdownMenu.Portal>
                   <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
@@ -155,7 +158,7 @@ export function ClassesTab({ project }: { project: Project }) {
                 {renaming === c.name ? (
                   <InlineName initial={c.name} onCommit={(to) => rename(c.name, to)} onCancel={() => setRenaming(null)} />
                 ) : (
-                  <span className={styles.name} onDoubleClick={() => setRenaming(c.name)}>
+                  <span className={styles.name} onDoubleClick={() => (canEdit ? setRenaming(c.name) : undefined)}>
                     {c.name}
                   </span>
                 )}
@@ -163,9 +166,9 @@ export function ClassesTab({ project }: { project: Project }) {
               <span className={styles.type}>{TYPE_LABELS[c.type]}</span>
               <span className={`${styles.hex} tabular`}>{c.color.toUpperCase()}</span>
               <div className={styles.actions}>
-                <IconButton label={`Rename ${c.name}`} icon={<Pencil />} onClick={() => setRenaming(c.name)} />
-                <IconButton label={`Duplicate ${c.name}`} icon={<Copy />} onClick={() => duplicate(c)} />
-                <IconButton label={`Delete ${c.name}`} icon={<Trash2 />} variant="dangerGhost" onClick={() => setDeleting(c)} />
+                <IconButton label={`Rename ${c.name}`} icon={<Pencil />} onClick={() => setRenaming(c.name)} disabled={!canEdit} />
+                <IconButton label={`Duplicate ${c.name}`} icon={<Copy />} onClick={() => duplicate(c)} disabled={!canEdit} />
+                <IconButton label={`Delete ${c.name}`} icon={<Trash2 />} variant="dangerGhost" onClick={() => setDeleting(c)} disabled={!canEdit} />
               </div>
             </li>
           ))}
@@ -176,7 +179,7 @@ export function ClassesTab({ project }: { project: Project }) {
           title="No classes yet"
           description="Add the classes annotators will draw: a name, a shape type and a colour."
           action={
-            <Button variant="primary" icon={<Plus />} onClick={() => setAdding(true)}>
+            <Button variant="primary" icon={<Plus />} onClick={() => setAdding(true)} disabled={!canEdit}>
               Add Class
             </Button>
           }

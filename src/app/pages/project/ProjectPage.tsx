@@ -13,6 +13,7 @@ import { formatBytes, formatCount } from '../../lib/format';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
+import { useCan } from '../../stores/permissions';
 import { projectKey } from '../projects/queries';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
@@ -33,6 +34,7 @@ const TABS: { id: Tab; label: string }[] = [
 ];
 
 export function ProjectPage() {
+  const canUpload = useCan('images.upload');
   const selected = useSelection((s) => s.project);
   const updateSelection = useSelection((s) => s.update);
   const clearSelection = useSelection((s) => s.clear);
@@ -159,7 +161,7 @@ export function ProjectPage() {
                 </Button>
               </span>
             </Tooltip>
-            <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading}>
+            <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading || !canUpload} title={canUpload ? undefined : 'Your role does not allow uploading'}>
               Add
             </Button>
             <input

@@ -8,6 +8,7 @@ import { Dialog } from '../../components/Dialog';
 import { TextAreaField, TextField } from '../../components/TextField';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
+import { useCan } from '../../stores/permissions';
 import { useProjectCache } from './queries';
 
 /** Project Settings (spec section 2): name, description, Save Changes, Delete Project. */
@@ -19,6 +20,9 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
   const [confirmDelete, setConfirmDelete] = useState(false);
   const cache = useProjectCache();
   const updateSelection = useSelection((s) => s.update);
+  // The server decides (403); the dialog only offers what the role allows.
+  const canUpdate = useCan('project.update');
+  const canDelete = useCan('project.delete');
 
   useEffect(() => {
     if (project) {
@@ -32,7 +36,7 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
 
   if (!project) return null;
   const changed = name.trim() !== project.name || description.trim() !== (project.description ?? '').trim();
-  const canSave = Boolean(name.trim()) && changed && !saving;
+  const canSave = canUpdate && Boolean(name.trim()) && changed && !saving;
 
   const save = async () => {
     if (!canSave) return;
@@ -61,7 +65,7 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
         description={`Settings for “${project.name}”.`}
         onSubmit={() => void save()}
         footerStart={
-          <Button variant="dangerGhost" icon={<Trash2 />} onClick={() => setConfirmDelete(true)} disabled={saving}>
+          <Button variant="dangerGhost" icon={<Trash2 />} onClick={() => setConfirmDelete(true)} disabled={saving || !canDelete}>
             Delete Project
           </Button>
         }
@@ -77,8 +81,8 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
         }
       >
         {error ? <Banner tone="danger">{error}</Banner> : null}
-        <TextField label="Project name" name="project_name" value={name} onChange={(e) => setName(e.target.value)} disabled={saving} autoComplete="off" />
-        <TextAreaField label="Description" name="project_description" optional value={description} onChange={(e) => setDescription(e.target.value)} disabled={saving} />
+        <TextField label="Project name" name="project_name" value={name} onChange={(e) => setName(e.target.value)} disabled={saving || !canUpdate} autoComplete="off" />
+        <TextAreaField label="Description" name="project_description" optional value={description} onChange={(e) => setDescription(e.target.value)} disabled={saving || !canUpdate} />
       </Dialog>
       <DeleteProjectDialog
         project={project}

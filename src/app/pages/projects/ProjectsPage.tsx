@@ -12,6 +12,8 @@ import { Skeleton } from '../../components/Skeleton';
 import { formatCount, formatTier } from '../../lib/format';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
+import { useCan } from '../../stores/permissions';
+import { teamApi } from '../../api/client';
 import { CreateProjectDialog } from './CreateProjectDialog';
 import { ProjectCard } from './ProjectCard';
 import { ProjectSettingsDialog } from './ProjectSettingsDialog';
@@ -23,7 +25,13 @@ import styles from './ProjectsPage.module.css';
 export function ProjectsPage() {
   const org = useSession((s) => s.currentOrganization);
   const reactivationMessage = useSession((s) => s.reactivationMessage);
-  const clearReactivation = useSession((s) => s.clearReactivationMessage);
+  const clearLocalReactivation = useSession((s) => s.clearReactivationMessage);
+  // Dismissing clears the message on the server too, so the next sign-in does not show it again.
+  const clearReactivation = () => {
+    clearLocalReactivation();
+    void teamApi.clearReactivation().catch(() => undefined);
+  };
+  const canCreate = useCan('project.create');
   const select = useSelection((s) => s.select);
   const navigate = useNavigate();
   const pageSize = usePageSize();
@@ -54,7 +62,7 @@ export function ProjectsPage() {
           </>
         }
         actions={
-          org ? (
+          org && canCreate ? (
             <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
               Create Project
             </Button>
@@ -95,7 +103,7 @@ export function ProjectsPage() {
           title="No projects yet"
           description="Create your first annotation project to get started"
           action={
-            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+            !canCreate ? undefined : <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
               Create Your First Project
             </Button>
           }

@@ -1,6 +1,7 @@
-// Settings page (spec section 2): Organization, Account and API Keys sections.
+// Settings page (spec section 2): Organization, Members, Usage, Account and API Keys sections.
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { Bug, Building, Database, KeyRound, UserRound, Wrench } from 'lucide-react';
+import { useSearchParams } from 'react-router-dom';
+import { BarChart3, Bug, Building, Database, KeyRound, UserRound, Users, Wrench } from 'lucide-react';
 import type { z } from 'zod';
 import type { DebugResponse } from '../../../contract/account';
 import { api, serverMessage } from '../../api/client';
@@ -13,22 +14,34 @@ import { Page, PageHeader } from '../../components/Page';
 import { Spinner } from '../../components/Spinner';
 import { formatBytes, formatTier } from '../../lib/format';
 import { useSession } from '../../stores/session';
+import { useCan } from '../../stores/permissions';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
+import { AccountSection } from './AccountSection';
+import { ApiKeysSection } from './ApiKeysSection';
+import { MembersSection } from './MembersSection';
+import { UsageSection } from './UsageSection';
+import { Card, Row } from './parts';
 import styles from './SettingsPage.module.css';
 
-type Section = 'organization' | 'account' | 'api-keys';
+type Section = 'organization' | 'members' | 'usage' | 'account' | 'api-keys';
 const SECTIONS: { id: Section; label: string; icon: ReactNode }[] = [
   { id: 'organization', label: 'Organization', icon: <Building /> },
+  { id: 'members', label: 'Members', icon: <Users /> },
+  { id: 'usage', label: 'Usage', icon: <BarChart3 /> },
   { id: 'account', label: 'Account', icon: <UserRound /> },
   { id: 'api-keys', label: 'API Keys', icon: <KeyRound /> },
 ];
 
 export function SettingsPage() {
-  const [section, setSection] = useState<Section>('organization');
+  // The section is in the URL (?section=members), so it can be linked to and survives a reload.
+  const [params, setParams] = useSearchParams();
+  const asked = params.get('section');
+  const section: Section = SECTIONS.some((s) => s.id === asked) ? (asked as Section) : 'organization';
+  const setSection = (id: Section) => setParams(id === 'organization' ? {} : { section: id }, { replace: true });
   useDocumentTitle('Settings');
   return (
     <Page>
-      <PageHeader title="Settings" meta={<span>Manage your organization, account and API access.</span>} />
+      <PageHeader title="Settings" meta={<span>Manage your organization, its members, your account and API access.</span>} />
       <div className={styles.layout}>
         <nav className={styles.nav} aria-label="Settings sections">
           {SECTIONS.map((s) => (
@@ -46,35 +59,13 @@ export function SettingsPage() {
         </nav>
         <div className={styles.content}>
           {section === 'organization' ? <OrganizationSection /> : null}
+          {section === 'members' ? <MembersSection /> : null}
+          {section === 'usage' ? <UsageSection /> : null}
           {section === 'account' ? <AccountSection /> : null}
           {section === 'api-keys' ? <ApiKeysSection /> : null}
         </div>
       </div>
     </Page>
-  );
-}
-
-function Card({ title, description, children, actions }: { title: string; description?: string; children: ReactNode; actions?: ReactNode }) {
-  return (
-    <section className={styles.card} aria-label={title}>
-      <header className={styles.cardHead}>
-        <div>
-          <h2 className={styles.cardTitle}>{title}</h2>
-          {description ? <p className={styles.cardDescription}>{description}</p> : null}
-        </div>
-        {actions ? <div className={styles.cardActions}>{actions}</div> : null}
-      </header>
-      <div className={styles.cardBody}>{children}</div>
-    </section>
-  );
-}
-
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className={styles.row}>
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
   );
 }
 
@@ -85,6 +76,7 @@ function OrganizationSection() {
   const [fixing, setFixing] = useState(false);
   const [fixError, setFixError] = useState<string | null>(null);
   const [debugOpen, setDebugOpen] = useState(false);
+  const canFix = useCan('org.manage');
 
   if (!org) {
     return <EmptyState icon={<Building />} tone="neutral" title="No organization" description="You are not a member of an organization yet." />;
@@ -111,7 +103,7 @@ function OrganizationSection() {
           title="Storage Not Configured"
           actions={
             <>
-              <Button variant="primary" size="sm" icon={<Wrench />} busy={fixing} busyLabel="Fixing..." onClick={() => void fix()}>
+              <Button variant="primary" size="sm" icon={<Wrench />} busy={fixing} busyLabel="Fixing..." onClick={() => void fix()} disabled={!canFix} title={canFix ? undefined : 'Only owners and admins can repair storage'}>
                 Fix Storage Configuration
               </Button>
               <Button variant="secondary" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)} disabled={fixing}>
@@ -268,40 +260,5 @@ function DebugBody({ state }: { state: { status: string; data?: z.infer<typeof D
         </table>
       ) : null}
     </>
-  );
-}
-
-function AccountSection() {
-  const profile = useSession((s) => s.profile);
-  const user = useSession((s) => s.user);
-  return (
-    <>
-      <Card title="Account" description="Your sign-in identity.">
-        <dl className={styles.rows}>
-          <Row label="Email">{profile?.email ?? user?.email}</Row>
-          <Row label="Full name">{profile?.full_name || <span className={styles.muted}>Not set</span>}</Row>
-        </dl>
-      </Card>
-      <Card title="Delete account" description="Permanently delete your account and sign out.">
-        <div className={styles.comingSoon}>
-          <Badge>Coming with team settings</Badge>
-          <p>Account deletion, with its final billing summary, arrives with the team settings work.</p>
-        </div>
-      </Card>
-    </>
-  );
-}
-
-function ApiKeysSection() {
-  return (
-    <Card title="API Keys" description="Keys for scripts and integrations.">
-      <EmptyState
-        bordered={false}
-        tone="neutral"
-        icon={<KeyRound />}
-        title="API keys arrive with team settings"
-        description="Creating, viewing and revoking keys for scripts and integrations is part of the next team settings work."
-      />
-    </Card>
   );
 }

@@ -1,0 +1,119 @@
+// /invite/<token> (issue 6): accepting an invite after signing in. Signed-out visitors see the
+// authentication page first (the URL stays), new users sign up and land here without onboarding.
+import { useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { CircleAlert, MailCheck, UserRoundX } from 'lucide-react';
+import { serverMessage, teamApi } from '../../api/client';
+import { Button } from '../../components/Button';
+import { EmptyState } from '../../components/EmptyState';
+import { FullPageLoading, FullPageMessage } from '../../components/FullPage';
+import { useDocumentTitle } from '../../lib/useDocumentTitle';
+import { useSession } from '../../stores/session';
+import { toast } from '../../stores/toast';
+import styles from './InvitePage.module.css';
+
+const ROLE_WORD: Record<string, string> = { owner: 'an owner', admin: 'an admin', reviewer: 'a reviewer', annotator: 'an annotator', viewer: 'a viewer' };
+
+export function InvitePage() {
+  const { token = '' } = useParams();
+  const navigate = useNavigate();
+  const email = useSession((s) => s.profile?.email ?? s.user?.email ?? '');
+  const loadProfile = useSession((s) => s.loadProfile);
+  const signOut = useSession((s) => s.signOut);
+  const [accepting, setAccepting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const preview = useQuery({ queryKey: ['invite', token], queryFn: () => teamApi.previewInvite(token), retry: false });
+  useDocumentTitle('Invitation');
+
+  const accept = async () => {
+    setAccepting(true);
+    setError(null);
+    try {
+      const res = await teamApi.acceptInvite(token);
+      await loadProfile();
+      useSession.getState().setCurrentOrganization(res.organization.id);
+      toast(`You joined ${res.organization.name}`, 'success');
+      navigate('/select', { replace: true });
+    } catch (err) {
+      setError(serverMessage(err, 'Failed to accept the invite. Please try again.'));
+      setAccepting(false);
+    }
+  };
+
+  if (preview.isPending) return <FullPageLoading text="Loading invite..." />;
+  const home = (
+    <Button variant="secondary" onClick={() => navigate('/select', { replace: true })}>
+      Go to Vellum
+    </Button>
+  );
+  if (preview.isError) {
+    return (
+      <FullPageMessage>
+        <EmptyState bordered={false} tone="danger" icon={<CircleAlert />} title="Invite not found" description={serverMessage(preview.error, 'This invite link is not valid. Ask for a new one.')} role="alert" action={home} />
+      </FullPageMessage>
+    );
+  }
+  const inv = preview.data;
+  if (inv.already_member) {
+    return (
+      <FullPageMessage>
+        <EmptyState bordered={false} icon={<MailCheck />} title={`You are a member of ${inv.organization_name}`} description="Nothing more to do here." action={home} />
+      </FullPageMessage>
+    );
+  }
+  if (inv.status !== 'pending') {
+    const why = inv.status === 'expired' ? 'This invite has expired.' : inv.status === 'accepted' ? 'This invite has already been used.' : 'This invite was withdrawn.';
+    return (
+      <FullPageMessage>
+        <EmptyState bordered={false} tone="danger" icon={<CircleAlert />} title="This invite can no longer be used" description={`${why} Ask someone at ${inv.organization_name} for a new one.`} role="alert" action={home} />
+      </FullPageMessage>
+    );
+  }
+  if (!inv.for_you) {
+    return (
+      <FullPageMessage>
+        <EmptyState
+          bordered={false}
+          tone="danger"
+          icon={<UserRoundX />}
+          title="This invite is for someone else"
+          description={`It was sent to ${inv.email}, and you are signed in as ${email}. Sign in with ${inv.email} to accept it.`}
+          role="alert"
+          action={
+            <>
+              {home}
+              <Button variant="primary" onClick={() => void signOut()}>
+                Sign Out
+              </Button>
+            </>
+          }
+        />
+      </FullPageMessage>
+    );
+  }
+  return (
+    <FullPageMessage>
+      <EmptyState
+        bordered={false}
+        icon={<MailCheck />}
+        title={`Join ${inv.organization_name}`}
+        description={
+          <>
+            {inv.invited_by ? `${inv.invited_by} invited you` : 'You are invited'} to join as {ROLE_WORD[inv.role] ?? inv.role}.
+            {error ? (
+              <span role="alert" className={styles.error}>
+                {error}
+              </span>
+            ) : null}
+          </>
+        }
+        action={
+          <Button variant="primary" busy={accepting} busyLabel="Joining..." onClick={() => void accept()} autoFocus>
+            Accept Invite
+          </Button>
+        }
+      />
+    </FullPageMessage>
+  );
+}

@@ -1,0 +1,207 @@
+// Settings > API Keys (spec section 2, made real by issue 6): create (name required), the display
+// modal that shows the key once, the list, delete with the spec's confirmation. Keys are made and
+// checked by the server; it keeps only their hash.
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Copy, KeyRound, Plus, Trash2 } from 'lucide-react';
+import type { Role } from '../../../contract/account';
+import { API_KEY_NAME_REQUIRED, type ApiKey } from '../../../contract/teams';
+import { serverMessage, teamApi } from '../../api/client';
+import { Badge } from '../../components/Badge';
+import { Banner } from '../../components/Banner';
+import { Button } from '../../components/Button';
+import { Dialog } from '../../components/Dialog';
+import { EmptyState } from '../../components/EmptyState';
+import { Skeleton } from '../../components/Skeleton';
+import { TextField } from '../../components/TextField';
+import { formatRelativeDate } from '../../lib/format';
+import { useSession } from '../../stores/session';
+import { toast } from '../../stores/toast';
+import { Card, ROLE_LABEL, RoleSelect } from './parts';
+import styles from './SettingsPage.module.css';
+
+const keysKey = (orgId: string) => ['api-keys', orgId] as const;
+
+export function ApiKeysSection() {
+  const org = useSession((s) => s.currentOrganization);
+  const qc = useQueryClient();
+  const [creating, setCreating] = useState(false);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>(org?.user_role ?? 'viewer');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ key: string; name: string } | null>(null);
+  const [deleting, setDeleting] = useState<ApiKey | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const keys = useQuery({ queryKey: keysKey(org?.id ?? ''), queryFn: async () => (await teamApi.listApiKeys(org!.id)).api_keys, enabled: Boolean(org) });
+
+  if (!org) return <EmptyState icon={<KeyRound />} tone="neutral" title="No organization" description="API keys belong to an organization." />;
+
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) {
+      window.alert(API_KEY_NAME_REQUIRED);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await teamApi.createApiKey(org.id, name.trim(), role);
+      setCreating(false);
+      setName('');
+      setShown({ key: res.key, name: res.api_key.name });
+      await qc.invalidateQueries({ queryKey: keysKey(org.id) });
+    } catch (err) {
+      setError(serverMessage(err, 'Failed to create the API key. Please try again.'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!deleting) return;
+    setDeleteBusy(true);
+    try {
+      await teamApi.deleteApiKey(deleting.id);
+      toast(`API key “${deleting.name}” deleted`, 'success');
+      setDeleting(null);
+      await qc.invalidateQueries({ queryKey: keysKey(org.id) });
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to delete the API key'), 'danger');
+    } finally {
+      setDeleteBusy(false);
+    }
+  };
+
+  const copy = async () => {
+    if (!shown) return;
+    try {
+      await navigator.clipboard.writeText(shown.key);
+      toast('API key copied', 'success');
+    } catch {
+      toast('Copy failed: select the key and copy it', 'danger');
+    }
+  };
+
+  return (
+    <Card
+      title="API Keys"
+      description={`Keys for scripts and integrations: send one as "Authorization: Bearer <key>". A key acts in ${org.name} with the role you give it, never above yours.`}
+      actions={
+        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setCreating(true)}>
+          Create API Key
+        </Button>
+      }
+    >
+      {keys.isPending ? (
+        <div aria-busy="true" aria-label="Loading API keys">
+          {[0, 1].map((i) => (
+            <Skeleton key={i} className={styles.skeletonRow} />
+          ))}
+        </div>
+      ) : keys.isError ? (
+        <Banner tone="danger" actions={<Button size="sm" onClick={() => void keys.refetch()}>Try again</Button>}>
+          {serverMessage(keys.error, 'Failed to load API keys.')}
+        </Banner>
+      ) : keys.data.length === 0 ? (
+        <EmptyState
+          bordered={false}
+          tone="neutral"
+          icon={<KeyRound />}
+          title="No API keys yet"
+          description="Create a key to call the Vellum API from your scripts."
+          action={
+            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+              Create API Key
+            </Button>
+          }
+        />
+      ) : (
+        <ul className={styles.list} aria-label="API keys">
+          {keys.data.map((k) => (
+            <li key={k.id} className={styles.item}>
+              <div className={styles.itemMain}>
+                <span className={styles.itemTitle}>{k.name}</span>
+                <span className={styles.itemMeta}>
+                  <code className={styles.code}>{k.prefix}…</code> · created {formatRelativeDate(k.created_at)}
+                  {k.created_by ? ` by ${k.created_by}` : ''} · {k.last_used_at ? `last used ${formatRelativeDate(k.last_used_at)}` : 'never used'}
+                </span>
+              </div>
+              <div className={styles.itemActions}>
+                <Badge>{ROLE_LABEL[k.role]}</Badge>
+                <Button size="sm" variant="dangerGhost" icon={<Trash2 />} aria-label={`Delete API key ${k.name}`} onClick={() => setDeleting(k)}>
+                  Delete
+                </Button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <Dialog
+        open={creating}
+        onOpenChange={(open) => (!busy ? setCreating(open) : undefined)}
+        icon={<KeyRound />}
+        title="Create API Key"
+        description="Name it after what will use it, so you know which one to delete later."
+        onSubmit={(e) => void create(e)}
+        dismissible={!busy}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setCreating(false)} disabled={busy}>
+              Cancel
+            </Button>
+            <Button type="submit" variant="primary" busy={busy} busyLabel="Creating...">
+              Create Key
+            </Button>
+          </>
+        }
+      >
+        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Nightly import" autoFocus maxLength={100} />
+        <RoleSelect id="api-key-role" label="Role" value={role} max={org.user_role} onChange={setRole} />
+        {error ? <Banner tone="danger">{error}</Banner> : null}
+      </Dialog>
+
+      <Dialog
+        open={shown !== null}
+        onOpenChange={(open) => (!open ? setShown(null) : undefined)}
+        icon={<KeyRound />}
+        title="Your new API key"
+        description={`Copy “${shown?.name}” now: it is shown only once.`}
+        wide
+        footer={
+          <Button variant="primary" onClick={() => setShown(null)}>
+            Done
+          </Button>
+        }
+      >
+        <div className={styles.secret}>
+          <code data-testid="api-key-value">{shown?.key}</code>
+          <Button size="sm" icon={<Copy />} onClick={() => void copy()}>
+            Copy
+          </Button>
+        </div>
+      </Dialog>
+
+      <Dialog
+        open={deleting !== null}
+        onOpenChange={(open) => (!open && !deleteBusy ? setDeleting(null) : undefined)}
+        tone="danger"
+        icon={<Trash2 />}
+        title="Delete API key"
+        description="Are you sure you want to delete this API key? This action cannot be undone."
+        dismissible={!deleteBusy}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setDeleting(null)} disabled={deleteBusy}>
+              Cancel
+            </Button>
+            <Button variant="danger" busy={deleteBusy} busyLabel="Deleting..." onClick={() => void remove()}>
+              Delete
+            </Button>
+          </>
+        }
+      />
+    </Card>
+  );
+}

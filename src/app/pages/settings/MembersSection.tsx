@@ -1,0 +1,292 @@
+// Settings > Members: who is in the organization and their roles; invites by email (a link to copy,
+// mailed when the server has SMTP); changing roles, removing, leaving. The server enforces every
+// rule (only owners touch owners, the last owner stays); this screen only offers what may work.
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Copy, LogOut, MailPlus, UserMinus, Users } from 'lucide-react';
+import type { Role } from '../../../contract/account';
+import type { Member } from '../../../contract/teams';
+import { INVITE_TTL_DAYS } from '../../../contract/teams';
+import { serverMessage, teamApi } from '../../api/client';
+import { Badge } from '../../components/Badge';
+import { Banner } from '../../components/Banner';
+import { Button } from '../../components/Button';
+import { Dialog } from '../../components/Dialog';
+import { EmptyState } from '../../components/EmptyState';
+import { Skeleton } from '../../components/Skeleton';
+import { TextField } from '../../components/TextField';
+import { formatRelativeDate } from '../../lib/format';
+import { useCan } from '../../stores/permissions';
+import { useSession } from '../../stores/session';
+import { toast } from '../../stores/toast';
+import { validateEmail } from '../../../contract/validation';
+import { Card, ROLE_LABEL, RoleSelect } from './parts';
+import styles from './SettingsPage.module.css';
+
+const membersKey = (orgId: string) => ['members', orgId] as const;
+const invitesKey = (orgId: string) => ['invites', orgId] as const;
+
+export function MembersSection() {
+  const org = useSession((s) => s.currentOrganization);
+  const canManage = useCan('members.manage');
+  if (!org) return <EmptyState icon={<Users />} tone="neutral" title="No organization" description="You are not a member of an organization yet." />;
+  return (
+    <>
+      {canManage ? <InviteCard orgId={org.id} myRole={org.user_role} /> : null}
+      <MembersCard orgId={org.id} orgName={org.name} myRole={org.user_role} canManage={canManage} />
+      {canManage ? <PendingInvites orgId={org.id} /> : null}
+    </>
+  );
+}
+
+function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; orgName: string; myRole: Role; canManage: boolean }) {
+  const qc = useQueryClient();
+  const loadProfile = useSession((s) => s.loadProfile);
+  const members = useQuery({ queryKey: membersKey(orgId), queryFn: async () => (await teamApi.listMembers(orgId)).members });
+  const [busy, setBusy] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<{ kind: 'remove' | 'leave'; member: Member } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const changeRole = async (m: Member, role: Role) => {
+    setBusy(m.user_id);
+    setError(null);
+    try {
+      await teamApi.changeRole(orgId, m.user_id, role);
+      toast(`${m.full_name || m.email} is now ${ROLE_LABEL[role].toLowerCase()}`, 'success');
+      await qc.invalidateQueries({ queryKey: membersKey(orgId) });
+      if (m.is_you) await loadProfile();
+    } catch (err) {
+      setError(serverMessage(err, 'Failed to change the role. Please try again.'));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const confirmAction = async () => {
+    if (!confirm) return;
+    const { kind, member } = confirm;
+    setBusy(member.user_id);
+    setError(null);
+    try {
+      if (kind === 'leave') {
+        await teamApi.leave(orgId);
+        setConfirm(null);
+        toast(`You left ${orgName}`, 'success');
+        await loadProfile();
+        return;
+      }
+      await teamApi.removeMember(orgId, member.user_id);
+      toast(`${member.full_name || member.email} was removed`, 'success');
+      setConfirm(null);
+      await qc.invalidateQueries({ queryKey: membersKey(orgId) });
+    } catch (err) {
+      setError(serverMessage(err, kind === 'leave' ? 'Failed to leave the organization. Please try again.' : 'Failed to remove the member. Please try again.'));
+      setConfirm(null);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  // Only owners touch owners; admins manage admins and below.
+  const editable = (m: Member) => canManage && !m.is_you && (myRole === 'owner' || m.role !== 'owner');
+
+  return (
+    <Card title="Members" description="People in this organization and what their role lets them do (see the roles table in the README).">
+      {error ? <Banner tone="danger">{error}</Banner> : null}
+      {members.isPending ? (
+        <div aria-busy="true" aria-label="Loading members">
+          {[0, 1, 2].map((i) => (
+            <Skeleton key={i} className={styles.skeletonRow} />
+          ))}
+        </div>
+      ) : members.isError ? (
+        <Banner
+          tone="danger"
+          actions={
+            <Button size="sm" onClick={() => void members.refetch()}>
+              Try again
+            </Button>
+          }
+        >
+          {serverMessage(members.error, 'Failed to load members.')}
+        </Banner>
+      ) : (
+        <ul className={styles.list} aria-label="Members">
+          {members.data.map((m) => (
+            <li key={m.user_id} className={styles.item} data-testid="member-row">
+              <div className={styles.itemMain}>
+                <span className={styles.itemTitle}>
+                  {m.full_name || m.email} {m.is_you ? <Badge>You</Badge> : null}
+                </span>
+                <span className={styles.itemMeta}>
+                  {m.email} · joined {formatRelativeDate(m.joined_at)}
+                </span>
+              </div>
+              <div className={styles.itemActions}>
+                {editable(m) ? (
+                  <RoleSelect
+                    id={`role-${m.user_id}`}
+                    label={`Role of ${m.full_name || m.email}`}
+                    hideLabel
+                    value={m.role}
+                    max={myRole}
+                    disabled={busy === m.user_id}
+                    onChange={(role) => void changeRole(m, role)}
+                  />
+                ) : (
+                  <Badge tone={m.role === 'owner' ? 'accent' : 'neutral'}>{ROLE_LABEL[m.role]}</Badge>
+                )}
+                {m.is_you ? (
+                  <Button size="sm" variant="ghost" icon={<LogOut />} onClick={() => setConfirm({ kind: 'leave', member: m })}>
+                    Leave
+                  </Button>
+                ) : editable(m) ? (
+                  <Button size="sm" variant="dangerGhost" icon={<UserMinus />} aria-label={`Remove ${m.full_name || m.email}`} onClick={() => setConfirm({ kind: 'remove', member: m })}>
+                    Remove
+                  </Button>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Dialog
+        open={confirm !== null}
+        onOpenChange={(open) => (!open ? setConfirm(null) : undefined)}
+        tone="danger"
+        icon={confirm?.kind === 'leave' ? <LogOut /> : <UserMinus />}
+        title={confirm?.kind === 'leave' ? `Leave ${orgName}?` : 'Remove member?'}
+        description={
+          confirm?.kind === 'leave'
+            ? 'You will lose access to its projects at once. Someone with the right role must invite you to come back.'
+            : `${confirm?.member.full_name || confirm?.member.email} will lose access at once, and their API keys for this organization stop working.`
+        }
+        dismissible={busy === null}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirm(null)} disabled={busy !== null}>
+              Cancel
+            </Button>
+            <Button variant="danger" busy={busy !== null} busyLabel={confirm?.kind === 'leave' ? 'Leaving...' : 'Removing...'} onClick={() => void confirmAction()}>
+              {confirm?.kind === 'leave' ? 'Leave Organization' : 'Remove Member'}
+            </Button>
+          </>
+        }
+      />
+    </Card>
+  );
+}
+
+function InviteCard({ orgId, myRole }: { orgId: string; myRole: Role }) {
+  const qc = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('annotator');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const [created, setCreated] = useState<{ url: string; email: string; emailSent: boolean } | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const problem = validateEmail(email);
+    setFieldError(problem);
+    if (problem) return;
+    setSending(true);
+    setError(null);
+    try {
+      const res = await teamApi.createInvite(orgId, email.trim(), role);
+      setCreated({ url: res.invite_url, email: res.invite.email, emailSent: res.email_sent });
+      setEmail('');
+      await qc.invalidateQueries({ queryKey: invitesKey(orgId) });
+    } catch (err) {
+      setError(serverMessage(err, 'Failed to create the invite. Please try again.'));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const copy = async () => {
+    if (!created) return;
+    try {
+      await navigator.clipboard.writeText(created.url);
+      toast('Invite link copied', 'success');
+    } catch {
+      toast('Copy failed: select the link and copy it', 'danger');
+    }
+  };
+
+  return (
+    <Card title="Invite people" description={`They join with the role you choose. The link works once, only for that address, for ${INVITE_TTL_DAYS} days.`}>
+      <form className={styles.form} onSubmit={(e) => void submit(e)} noValidate>
+        <TextField label="Email address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} placeholder="colleague@company.com" autoComplete="off" />
+        <RoleSelect id="invite-role" label="Role" value={role} max={myRole} onChange={setRole} />
+        <Button type="submit" variant="primary" icon={<MailPlus />} busy={sending} busyLabel="Inviting..." disabled={!email.trim()}>
+          Invite
+        </Button>
+      </form>
+      {error ? <Banner tone="danger">{error}</Banner> : null}
+      <Dialog
+        open={created !== null}
+        onOpenChange={(open) => (!open ? setCreated(null) : undefined)}
+        icon={<MailPlus />}
+        title="Invite created"
+        description={created?.emailSent ? `We emailed the link to ${created.email}. You can also copy it.` : `Send this link to ${created?.email}. It is shown only now.`}
+        wide
+        footer={
+          <Button variant="primary" onClick={() => setCreated(null)}>
+            Done
+          </Button>
+        }
+      >
+        <div className={styles.secret}>
+          <code data-testid="invite-link">{created?.url}</code>
+          <Button size="sm" icon={<Copy />} onClick={() => void copy()}>
+            Copy link
+          </Button>
+        </div>
+        <p className={styles.note}>They sign in (or sign up) with {created?.email}, then open the link to join.</p>
+      </Dialog>
+    </Card>
+  );
+}
+
+function PendingInvites({ orgId }: { orgId: string }) {
+  const qc = useQueryClient();
+  const invites = useQuery({ queryKey: invitesKey(orgId), queryFn: async () => (await teamApi.listInvites(orgId)).invites });
+  const [busy, setBusy] = useState<string | null>(null);
+  const withdraw = async (id: string) => {
+    setBusy(id);
+    try {
+      await teamApi.revokeInvite(orgId, id);
+      toast('Invite withdrawn', 'success');
+      await qc.invalidateQueries({ queryKey: invitesKey(orgId) });
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to withdraw the invite'), 'danger');
+    } finally {
+      setBusy(null);
+    }
+  };
+  if (invites.isPending || invites.isError || invites.data.length === 0) return null;
+  return (
+    <Card title="Pending invites" description="Invites not yet accepted.">
+      <ul className={styles.list} aria-label="Pending invites">
+        {invites.data.map((i) => (
+          <li key={i.id} className={styles.item}>
+            <div className={styles.itemMain}>
+              <span className={styles.itemTitle}>{i.email}</span>
+              <span className={styles.itemMeta}>
+                {ROLE_LABEL[i.role]} · {i.status === 'expired' ? 'expired' : `expires ${new Date(i.expires_at).toLocaleDateString()}`}
+              </span>
+            </div>
+            <div className={styles.itemActions}>
+              {i.status === 'expired' ? <Badge tone="warning">Expired</Badge> : null}
+              <Button size="sm" variant="ghost" busy={busy === i.id} busyLabel="Withdrawing..." onClick={() => void withdraw(i.id)} aria-label={`Withdraw the invite for ${i.email}`}>
+                Withdraw
+              </Button>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
