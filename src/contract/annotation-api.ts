@@ -79,6 +79,8 @@ export const BatchSaveResult = z.object({
   version: z.number().int().optional(),
   saved_at: z.string().optional(),
   status_updated: z.boolean().optional(),
+  /** The image's status after a saved entry (`status` above is the entry's outcome). */
+  image_status: ImageStatus.optional(),
   new_count: z.number().int().optional(),
   error: z.string().optional(),
   code: z.string().optional(),

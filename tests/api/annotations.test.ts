@@ -313,7 +313,7 @@ describe('batch-save-data', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, saved: 2, failed: 4 });
     const [ra, rb, rc, rf, rbad, rd] = res.body.results;
-    expect(ra).toMatchObject({ image_id: a.id, status: 'saved', version: 1, status_updated: true, new_count: 1 });
+    expect(ra).toMatchObject({ image_id: a.id, status: 'saved', version: 1, status_updated: true, image_status: 'annotating', new_count: 1 });
     expect(rb).toMatchObject({ image_id: b.id, status: 'conflict', code: 'version_conflict', current: { annotations: [box('b0'), box('b1')], version: 2 } });
     expect(rc).toMatchObject({ image_id: c.id, status: 'error', error: 'Unknown class "truck"' });
     expect(rf).toMatchObject({ image_id: foreign.id, status: 'error', code: 'not_found' });

@@ -134,7 +134,7 @@ export async function batchSave(ctx: AppContext, userId: string, saves: unknown[
         throw errors.tooLarge(`Save ${i}: the annotations are larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB`);
       }
       const saved = await saveData(ctx, userId, parsed.data);
-      results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, new_count: saved.new_count });
+      results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, image_status: saved.status, new_count: saved.new_count });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'version_conflict') {

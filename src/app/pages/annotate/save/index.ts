@@ -1,0 +1,75 @@
+// The editor's saving pipeline that never loses work (issue 5 "Loading and saving"). The screen
+// calls open / change / close; see ./types.ts for the contract and ./manager.ts for the rules.
+import { getSupabase } from '../../../api/supabase';
+import { createManager } from './manager';
+import { memoryStore, openIndexedDbStore } from './store';
+import { createHttpTransport } from './transport';
+import type { SaveDeps, SaveManager } from './types';
+
+export type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
+export type { SaveOutcome, SaveTransport } from './transport';
+export type { PendingEntry, PendingStore } from './store';
+export { merge3, applyDelta, sameJson } from './merge';
+
+/** Spec section 9: save debounce 2000 ms, max retries 5, base retry 1000 ms, max retry delay 30000 ms. */
+export const SAVE_DEBOUNCE_MS = 2000;
+export const SAVE_MAX_RETRIES = 5;
+export const SAVE_BASE_RETRY_MS = 1000;
+export const SAVE_MAX_RETRY_MS = 30_000;
+
+async function currentUserId(): Promise<string> {
+  const { data } = await (await getSupabase()).auth.getSession();
+  return data.session?.user.id ?? 'signed-out';
+}
+
+function defaultDeps(): SaveDeps {
+  return {
+    transport: createHttpTransport(),
+    // Per signed-in user, so a shared computer never mixes accounts' unsaved work.
+    openStore: async () => (typeof indexedDB === 'undefined' ? memoryStore() : openIndexedDbStore(await currentUserId())),
+    now: () => Date.now(),
+    setTimer: (fn, ms) => setTimeout(fn, ms),
+    clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    onOnline: (cb) => {
+      if (typeof window === 'undefined') return () => undefined;
+      window.addEventListener('online', cb);
+      return () => window.removeEventListener('online', cb);
+    },
+    onAuthChange: (cb) => {
+      let off: (() => void) | null = null;
+      let cancelled = false;
+      void getSupabase()
+        .then((sb) => {
+          const { data } = sb.auth.onAuthStateChange((event) => {
+            // Deferred: supabase-js runs this callback while holding its session lock.
+            if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') setTimeout(cb, 0);
+          });
+          off = () => data.subscription.unsubscribe();
+          if (cancelled) off();
+        })
+        .catch(() => undefined);
+      return () => {
+        cancelled = true;
+        off?.();
+      };
+    },
+    tabId: typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID().slice(0, 8) : Math.random().toString(36).slice(2, 10),
+    debounceMs: SAVE_DEBOUNCE_MS,
+    maxRetries: SAVE_MAX_RETRIES,
+    baseRetryMs: SAVE_BASE_RETRY_MS,
+    maxRetryMs: SAVE_MAX_RETRY_MS,
+    // Spec section 8: save failures are only logged ('Auto-save failed:').
+    log: (message, err) => (message.startsWith('Auto-save failed') ? console.error(message, err) : console.warn(message, err)),
+  };
+}
+
+/** Real transport (save-data through the session's token) and IndexedDB by default; tests inject fakes and a clock. */
+export function createSaveManager(deps: Partial<SaveDeps> = {}): SaveManager {
+  return createManager({ ...defaultDeps(), ...deps });
+}
+
+let shared: SaveManager | null = null;
+/** The one manager of the app: it outlives the editor screen, so work pending when the user leaves is still saved. */
+export function getSaveManager(): SaveManager {
+  return (shared ??= createSaveManager());
+}

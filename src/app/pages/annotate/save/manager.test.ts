@@ -1,0 +1,434 @@
+// The save manager against a fake clock, an in-memory server with versions, and fake-indexeddb:
+// what the server ends up holding, what stays on the device, and what the screen is told.
+import { describe, expect, it, vi } from 'vitest';
+import type { SaveStatus } from './types';
+import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from './testkit';
+
+const IMG = '00000000-0000-4000-8000-000000000001';
+const IMG2 = '00000000-0000-4000-8000-000000000002';
+const ref = (imageId = IMG) => ({ imageId, projectId: '00000000-0000-4000-8000-0000000000aa', imageFilename: `${imageId.slice(-1)}.png` });
+
+function setup(opts: { doc?: ReturnType<typeof box>[] } = {}) {
+  const clock = fakeClock();
+  const server = fakeServer(clock);
+  const idb = newIdb();
+  if (opts.doc) server.saveAs(IMG, opts.doc);
+  const h = harness(clock, server, idb);
+  const states: SaveStatus[] = [];
+  h.manager.subscribe((s) => states.push(s));
+  return { clock, server, idb, h, m: h.manager, states };
+}
+
+const ids = (list: { id: string }[]) => list.map((a) => a.id);
+
+describe('debounce and immediate saves', () => {
+  it('coalesces changes within 2000 ms into one save of the whole list, and reports the state', async () => {
+    const { clock, server, m, states } = setup();
+    expect(await m.open(ref(), server.loaded(IMG))).toBeNull();
+    const ed = fakeEditor(m, IMG);
+    ed.upsert(box('a'));
+    expect(m.status()).toMatchObject({ state: 'pending', label: 'Unsaved changes', unsavedImages: 1 });
+    await clock.advance(1500);
+    ed.upsert(box('b'));
+    await clock.advance(1500);
+    ed.upsert(box('a', 5));
+    await clock.advance(1999);
+    expect(server.calls).toHaveLength(0);
+    await clock.advance(1);
+    expect(server.calls).toHaveLength(1);
+    expect(server.calls[0]!.body).toMatchObject({ image_id: IMG, base_version: 0, image_filename: '1.png' });
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a', 5), box('b')] });
+    expect(m.status()).toEqual({ state: 'saved', label: 'Saved', unsavedImages: 0 });
+    expect(states.map((s) => s.label)).toEqual(['Unsaved changes', 'Saving...', 'Saved']);
+  });
+
+  it('saves a deletion at once, without waiting for the debounce', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.remove('a');
+    await clock.advance(0);
+    expect(server.calls).toHaveLength(1);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('b')] });
+  });
+
+  it('tells onSaved listeners what the server answered', async () => {
+    const { clock, server, m } = setup();
+    const saved = vi.fn();
+    m.onSaved(saved);
+    await m.open(ref(), server.loaded(IMG));
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(saved).toHaveBeenCalledWith(IMG, expect.objectContaining({ status_updated: true, new_count: 1, version: 1, status: 'annotating' }));
+  });
+
+  it('saves after close() even before the debounce fires, with the list as it was at close', async () => {
+    const { clock, server, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG);
+    ed.upsert(box('a'), box('b'));
+    const snapshot = vi.fn(ed.snapshot);
+    m.change(IMG, { upserts: [box('b')], removed: [] }, snapshot);
+    await clock.advance(500);
+    m.close(IMG);
+    expect(snapshot).toHaveBeenCalledTimes(1);
+    ed.load([box('other image')]); // the editor moves on to the next image
+    await clock.advance(3000);
+    expect(snapshot).toHaveBeenCalledTimes(1);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a'), box('b')] });
+  });
+
+  it('runs one save at a time per image; changes made during a save follow it on the returned version', async () => {
+    const { clock, server, idb, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG);
+    const release = server.holdSaves();
+    ed.upsert(box('a'));
+    await clock.advance(2000);
+    expect(server.calls).toHaveLength(1);
+    ed.upsert(box('b'));
+    await clock.advance(2000); // the debounce fires while the first save is still in flight
+    expect(server.calls).toHaveLength(1);
+    // Both changes are on the device while the first save is in flight.
+    expect((await storedEntries(idb, IMG)).map((e) => ids(e.upserts))).toEqual([['a'], ['b']]);
+    release();
+    await clock.advance(0);
+    expect(server.calls.map((c) => c.body.base_version)).toEqual([0, 1]);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a'), box('b')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+});
+
+describe('the device store', () => {
+  it('removes exactly the entries a save carried; newer ones stay, rebased on the saved version', async () => {
+    const { clock, server, idb, m } = setup({ doc: [box('a')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    let release = server.holdSaves();
+    ed.upsert(box('a', 1));
+    await clock.advance(2000); // save 1 carries a@1
+    ed.upsert(box('a', 2), box('c')); // made during save 1
+    await settle();
+    release();
+    await clock.advance(0);
+    release = server.holdSaves();
+    const left = await storedEntries(idb, IMG);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatchObject({ baseVersion: 2, upserts: [box('a', 2), box('c')], before: { a: box('a', 1), c: null } });
+    release();
+    await clock.advance(2000);
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 2), box('c')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+
+  it('gives a reopened tab the pending work, merged onto the loaded document, and saves it', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    server.saveAs(IMG, [box('a'), box('b')]);
+    const first = harness(clock, server, idb);
+    await first.manager.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(first.manager, IMG, server.loaded(IMG).annotations);
+    server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' }); // the delete's save never arrives
+    ed.upsert(box('a', 7), box('n'));
+    ed.remove('b');
+    await clock.advance(500);
+    first.manager.dispose(); // the tab is closed before the debounce
+    expect(server.doc(IMG).version).toBe(1);
+
+    const second = harness(clock, server, idb);
+    const other = harness(clock, server, idb, 'user-2'); // another account on the same computer
+    expect(await other.manager.open(ref(), server.loaded(IMG))).toBeNull();
+    const recovery = await second.manager.open(ref(), server.loaded(IMG));
+    expect(recovery).toMatchObject({ annotations: [box('a', 7), box('n')], changes: 3 });
+    expect(recovery!.savedAt).toBeGreaterThan(0);
+    await clock.advance(2000);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a', 7), box('n')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    // Opened again: nothing left to recover.
+    expect(await harness(clock, server, idb).manager.open(ref(), server.loaded(IMG))).toBeNull();
+  });
+
+  it('recovers onto a document someone else changed since: both sides kept', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    server.saveAs(IMG, [box('a'), box('b')]);
+    const first = harness(clock, server, idb);
+    await first.manager.open(ref(), server.loaded(IMG));
+    fakeEditor(first.manager, IMG, server.loaded(IMG).annotations).upsert(box('a', 3));
+    await settle();
+    first.manager.dispose();
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a'), box('b', 9), box('z')]);
+    const recovery = await harness(clock, server, idb).manager.open(ref(), server.loaded(IMG));
+    expect(recovery?.annotations).toEqual([box('a', 3), box('b', 9), box('z')]);
+    expect(recovery?.changes).toBe(1);
+  });
+
+  it('drops the pending work when the user discards it', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    const first = harness(clock, server, idb);
+    await first.manager.open(ref(), server.loaded(IMG));
+    fakeEditor(first.manager, IMG).upsert(box('a'));
+    await settle();
+    first.manager.dispose();
+    const second = harness(clock, server, idb);
+    expect(await second.manager.open(ref(), server.loaded(IMG))).not.toBeNull();
+    await second.manager.discard(IMG);
+    await clock.advance(5000);
+    expect(server.calls).toHaveLength(0);
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    expect(second.manager.status().state).toBe('saved');
+  });
+
+  it('puts the document back when recovered work that already reached the server is discarded', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    server.saveAs(IMG, [box('a')]);
+    const first = harness(clock, server, idb);
+    await first.manager.open(ref(), server.loaded(IMG));
+    fakeEditor(first.manager, IMG, [box('a')]).upsert(box('b'));
+    await settle();
+    first.manager.dispose();
+    const second = harness(clock, server, idb);
+    await second.manager.open(ref(), server.loaded(IMG));
+    await clock.advance(2000);
+    expect(ids(server.doc(IMG).annotations as { id: string }[])).toEqual(['a', 'b']);
+    await second.manager.discard(IMG);
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a')] });
+  });
+});
+
+describe('failures and retries', () => {
+  it('503 twice then 200: one saved document, retried after 1 s then 2 s', async () => {
+    const { clock, server, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    server.script.push({ kind: 'retry', status: 503, message: 'unavailable' }, { kind: 'retry', status: 503, message: 'unavailable' });
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(m.status()).toMatchObject({ state: 'error', label: 'Save failed - retrying' });
+    await clock.advance(3000);
+    const t0 = server.calls[0]!.at;
+    expect(server.calls.map((c) => c.at - t0)).toEqual([0, 1000, 3000]);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a')] });
+    expect(m.status().state).toBe('saved');
+  });
+
+  it('429 backs off 1 s, 2 s, 4 s, 8 s, 16 s; after 5 retries the work stays on the device until the next change', async () => {
+    const { clock, server, idb, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    for (let i = 0; i < 6; i++) server.script.push({ kind: 'retry', status: 429, message: 'Too many requests, slow down' });
+    const ed = fakeEditor(m, IMG);
+    ed.upsert(box('a'));
+    await clock.advance(2000 + 31_000 + 60_000);
+    const t0 = server.calls[0]!.at;
+    const gaps = server.calls.slice(1).map((c, i) => c.at - server.calls[i]!.at);
+    expect(gaps).toEqual([1000, 2000, 4000, 8000, 16_000]);
+    expect(server.calls.at(-1)!.at - t0).toBe(31_000);
+    expect(m.status()).toMatchObject({ state: 'error', label: 'Save failed - changes kept on this device', detail: 'Too many requests, slow down', unsavedImages: 1 });
+    expect(await storedEntries(idb, IMG)).toHaveLength(1);
+    ed.upsert(box('b'));
+    await clock.advance(2000);
+    expect(server.calls).toHaveLength(7);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a'), box('b')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+
+  it('a network cut: retries capped at 5, work kept, saved when the browser is back online', async () => {
+    const { clock, server, idb, h, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    for (let i = 0; i < 6; i++) server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' });
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(m.status()).toMatchObject({ state: 'offline', label: 'Offline - changes kept on this device' });
+    // The delays never exceed the 30 s cap, and nothing is sent once the retries are used up.
+    await clock.advance(10 * 60_000);
+    expect(server.calls).toHaveLength(6);
+    expect(clock.waiting()).toEqual([]);
+    expect(m.status().state).toBe('offline');
+    expect(await storedEntries(idb, IMG)).toHaveLength(1);
+    h.online();
+    await clock.advance(0);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a')] });
+    expect(m.status().state).toBe('saved');
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+
+  it('an expired session is refreshed and the save goes through', async () => {
+    const { clock, server, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    server.script.push({ kind: 'auth', message: 'Invalid or expired token' });
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(server.refreshes()).toBe(1);
+    expect(server.doc(IMG).version).toBe(1);
+    expect(m.status().state).toBe('saved');
+  });
+
+  it('a 401 that survives the refresh waits for sign-in, then saves', async () => {
+    const { clock, server, idb, h, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    server.setRefresh(false);
+    server.script.push({ kind: 'auth', message: 'Invalid or expired token' });
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(m.status()).toMatchObject({ state: 'needs-sign-in', label: 'Sign in to save - changes kept on this device', unsavedImages: 1 });
+    await clock.advance(120_000);
+    expect(server.calls).toHaveLength(1);
+    expect(await storedEntries(idb, IMG)).toHaveLength(1);
+    h.authChanged();
+    await clock.advance(0);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a')] });
+    expect(m.status().state).toBe('saved');
+  });
+
+  it('a refused save (400, 413) shows the server message and keeps the work', async () => {
+    const { clock, server, idb, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    server.script.push({ kind: 'refused', status: 413, message: 'The annotations are too large: a request may carry at most 8 MB' });
+    fakeEditor(m, IMG).upsert(box('a'));
+    await clock.advance(2000);
+    expect(m.status()).toMatchObject({ state: 'error', detail: 'The annotations are too large: a request may carry at most 8 MB' });
+    await clock.advance(60_000);
+    expect(server.calls).toHaveLength(1);
+    expect(await storedEntries(idb, IMG)).toHaveLength(1);
+    await m.flush();
+    expect(server.doc(IMG).version).toBe(1);
+  });
+});
+
+describe('version conflicts', () => {
+  async function conflictSetup(doc: ReturnType<typeof box>[]) {
+    const s = setup({ doc });
+    await s.m.open(ref(), s.server.loaded(IMG));
+    const ed = fakeEditor(s.m, IMG, s.server.loaded(IMG).annotations);
+    const merges: { imageId: string; merge: { annotations: unknown[]; version: number; conflicts: string[] } }[] = [];
+    s.m.onMerged((imageId, merge) => {
+      merges.push({ imageId, merge });
+      ed.load(merge.annotations);
+    });
+    return { ...s, ed, merges };
+  }
+
+  it('keeps changes to different shapes from both sides', async () => {
+    const { clock, server, m, ed, merges } = await conflictSetup([box('a'), box('b')]);
+    ed.upsert(box('a', 1));
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
+    await clock.advance(1000);
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
+    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [] } }]);
+    expect(m.status()).toMatchObject({ state: 'conflict-merged', label: 'Conflict merged' });
+    ed.upsert(box('d'));
+    expect(m.status().state).toBe('pending');
+  });
+
+  it('the same shape changed on both sides: the later edit wins and is reported', async () => {
+    // Ours is later: the other side saved at 500 ms, we edited at 1000 ms.
+    const later = await conflictSetup([box('a'), box('b')]);
+    await later.clock.advance(500);
+    later.server.saveAs(IMG, [box('a'), box('b', 50)]);
+    await later.clock.advance(500);
+    later.ed.upsert(box('b', 10));
+    await later.clock.advance(2000);
+    expect(later.server.doc(IMG).annotations).toEqual([box('a'), box('b', 10)]);
+    expect(later.merges[0]!.merge.conflicts).toEqual(['b']);
+
+    // Theirs is later: we edited at 0 ms, the other side saved at 1500 ms.
+    const earlier = await conflictSetup([box('a'), box('b')]);
+    earlier.ed.upsert(box('b', 10), box('a', 1));
+    await earlier.clock.advance(1500);
+    earlier.server.saveAs(IMG, [box('a'), box('b', 50)]);
+    await earlier.clock.advance(500);
+    expect(earlier.server.doc(IMG).annotations).toEqual([box('a', 1), box('b', 50)]);
+    expect(earlier.merges[0]!.merge.conflicts).toEqual(['b']);
+    expect(earlier.ed.list).toEqual([box('a', 1), box('b', 50)]);
+    expect(await storedEntries(earlier.idb, IMG)).toEqual([]);
+  });
+
+  it('a shape deleted on one side and edited on the other: the later change wins', async () => {
+    // They deleted b, then we edited it: b stays with our edit.
+    const edited = await conflictSetup([box('a'), box('b')]);
+    edited.server.saveAs(IMG, [box('a')]);
+    await edited.clock.advance(100);
+    edited.ed.upsert(box('b', 4));
+    await edited.clock.advance(2000);
+    expect(edited.server.doc(IMG).annotations).toEqual([box('a'), box('b', 4)]);
+    expect(edited.merges[0]!.merge.conflicts).toEqual(['b']);
+
+    // They edited b, then we deleted it (deletions save at once): b is gone.
+    const deleted = await conflictSetup([box('a'), box('b')]);
+    deleted.server.saveAs(IMG, [box('a'), box('b', 8)]);
+    await deleted.clock.advance(100);
+    deleted.ed.remove('b');
+    await deleted.clock.advance(0);
+    expect(deleted.server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a')] });
+    expect(deleted.merges[0]!.merge.conflicts).toEqual(['b']);
+  });
+
+  it('treats the same change on both sides as no conflict, without saving again', async () => {
+    const { clock, server, ed, merges } = await conflictSetup([box('a')]);
+    ed.upsert(box('a', 3));
+    server.saveAs(IMG, [box('a', 3)]);
+    await clock.advance(2000);
+    expect(merges[0]!.merge.conflicts).toEqual([]);
+    expect(server.doc(IMG).version).toBe(2);
+    expect(server.calls).toHaveLength(1);
+  });
+});
+
+describe('page hide', () => {
+  it('sends every image with pending work in one keepalive batch-save-data', async () => {
+    const { clock, server, idb, m } = setup();
+    await m.open(ref(IMG), server.loaded(IMG));
+    fakeEditor(m, IMG).upsert(box('a'), box('b'));
+    await m.open(ref(IMG2), server.loaded(IMG2));
+    fakeEditor(m, IMG2).upsert(box('x'));
+    m.flushOnPageHide();
+    await clock.advance(0);
+    const batch = server.calls.filter((c) => c.batch);
+    expect(batch.map((c) => [c.body.image_id, c.keepalive])).toEqual([
+      [IMG, true],
+      [IMG2, true],
+    ]);
+    expect(server.calls).toHaveLength(2);
+    expect(server.doc(IMG).annotations).toEqual([box('a'), box('b')]);
+    expect(server.doc(IMG2).annotations).toEqual([box('x')]);
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    expect(m.status().state).toBe('saved');
+  });
+
+  it('sends a single image with keepalive save-data', async () => {
+    const { clock, server, m } = setup();
+    await m.open(ref(), server.loaded(IMG));
+    fakeEditor(m, IMG).upsert(box('a'));
+    m.flushOnPageHide();
+    await clock.advance(0);
+    expect(server.calls.map((c) => [c.batch, c.keepalive])).toEqual([[false, true]]);
+    expect(server.doc(IMG).version).toBe(1);
+  });
+});
+
+describe('returning to an image', () => {
+  it('shows the work still on its way instead of the older loaded copy', async () => {
+    const { clock, server, m } = setup({ doc: [box('a')] });
+    const loadedEarly = server.loaded(IMG);
+    await m.open(ref(), loadedEarly);
+    fakeEditor(m, IMG, [box('a')]).upsert(box('b'));
+    m.close(IMG);
+    // The screen reopens the image with a copy it loaded before the save landed.
+    const recovery = await m.open(ref(), loadedEarly);
+    await clock.advance(0);
+    expect(recovery?.annotations).toEqual([box('a'), box('b')]);
+    expect(server.doc(IMG).annotations).toEqual([box('a'), box('b')]);
+    // The next change builds on the saved version, no conflict.
+    fakeEditor(m, IMG, recovery!.annotations).upsert(box('c'));
+    await clock.advance(2000);
+    expect(server.calls.map((c) => c.body.base_version)).toEqual([1, 2]);
+    expect(server.doc(IMG).annotations).toEqual([box('a'), box('b'), box('c')]);
+  });
+});

@@ -1,0 +1,589 @@
+// The save pipeline (issue 5 "Loading and saving"; spec sections 4, 8 and 9). Every change is kept
+// on the device at once (IndexedDB, one small entry per change) and saved with save-data after the
+// 2000 ms debounce, one save at a time per image, each naming the version it is based on. A 409
+// is merged three ways and saved again; 429, 503 and network failures are retried with backoff; a
+// lost session waits for sign-in; nothing leaves the device's store before the server has it.
+import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { SaveDataRequest, SaveDataResponse } from '../../../../contract/annotation-api';
+import { applyDelta, byId, countDifferences, merge3 } from './merge';
+import { memoryStore, type PendingEntry, type PendingStore } from './store';
+import type { SaveOutcome } from './transport';
+import type { Delta, ImageRef, MergeResult, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
+
+type Phase = 'idle' | 'pending' | 'saving' | 'retrying' | 'offline' | 'offline-waiting' | 'needs-sign-in' | 'error';
+
+interface ServerDoc {
+  annotations: StoredAnnotation[];
+  version: number;
+  /** Server clock, ms; null while never saved. */
+  savedAt: number | null;
+}
+
+interface Slot {
+  ref: ImageRef;
+  base: ServerDoc;
+  baseMap: Map<string, StoredAnnotation> | null;
+  /** The editor's list while the image is open. */
+  snapshot: (() => StoredAnnotation[]) | null;
+  /** A list to save instead of the snapshot: captured at close, recovered, merged or reverted. */
+  list: StoredAnnotation[] | null;
+  /** Changes not yet part of a save in flight, oldest first. */
+  pending: PendingEntry[];
+  /** Changes inside the save in flight. */
+  inFlight: PendingEntry[];
+  needsSave: boolean;
+  running: Promise<void> | null;
+  again: boolean;
+  timer: unknown;
+  retryTimer: unknown;
+  attempts: number;
+  phase: Phase;
+  message?: string;
+  /** The screen shows this image (between open and close). */
+  isOpen: boolean;
+  /** Set by open() when it recovered work: the document before it, for discard. */
+  recovery: { before: StoredAnnotation[]; saved: boolean } | null;
+}
+
+const MAX_CONFLICT_ROUNDS = 5;
+
+const parseTime = (iso: string | null | undefined): number | null => {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+};
+
+export function createManager(deps: SaveDeps): SaveManager {
+  const slots = new Map<string, Slot>();
+  const statusListeners = new Set<(s: SaveStatus) => void>();
+  const mergedListeners = new Set<(imageId: string, m: MergeResult) => void>();
+  const savedListeners = new Set<(imageId: string, r: SaveDataResponse) => void>();
+  let seq = 0;
+  /** Server clock minus local clock (ms), learnt from each save's saved_at. */
+  let offset = 0;
+  let mergedNotice = false;
+  let disposed = false;
+  let lastStatus: SaveStatus = { state: 'saved', label: 'Saved', unsavedImages: 0 };
+
+  // ---------------------------------------------------------------- the device's store
+  let storePromise: Promise<PendingStore> | null = null;
+  const store = (): Promise<PendingStore> =>
+    (storePromise ??= deps.openStore().catch((err: unknown) => {
+      deps.log('Unsaved changes cannot be kept in IndexedDB; they are kept for this tab only.', err);
+      return memoryStore();
+    }));
+  // Writes run in call order, so an entry is never deleted before it was added.
+  let chain: Promise<unknown> = Promise.resolve();
+  const storeOp = (fn: (s: PendingStore) => Promise<unknown>): Promise<void> => {
+    const next = chain.then(async () => fn(await store())).catch((err: unknown) => deps.log('Could not update the unsaved changes kept on this device', err));
+    chain = next;
+    return next.then(() => undefined);
+  };
+
+  // ---------------------------------------------------------------- status
+  const hasWork = (s: Slot) => s.needsSave || s.pending.length > 0 || s.inFlight.length > 0;
+
+  function computeStatus(): SaveStatus {
+    const list = [...slots.values()];
+    const unsavedImages = list.filter(hasWork).length;
+    const any = (p: Phase) => list.find((s) => s.phase === p && hasWork(s));
+    let state: SaveState = 'saved';
+    let label = 'Saved';
+    let detail: string | undefined;
+    const err = any('error');
+    if (any('needs-sign-in')) [state, label] = ['needs-sign-in', 'Sign in to save - changes kept on this device'];
+    else if (err) [state, label, detail] = ['error', 'Save failed - changes kept on this device', err.message];
+    else if (any('offline') || any('offline-waiting')) [state, label] = ['offline', 'Offline - changes kept on this device'];
+    else if (any('retrying')) [state, label, detail] = ['error', 'Save failed - retrying', any('retrying')!.message];
+    else if (list.some((s) => s.running || s.phase === 'saving')) [state, label] = ['saving', 'Saving...'];
+    else if (unsavedImages > 0) [state, label] = ['pending', 'Unsaved changes'];
+    else if (mergedNotice) [state, label] = ['conflict-merged', 'Conflict merged'];
+    return detail ? { state, label, detail, unsavedImages } : { state, label, unsavedImages };
+  }
+
+  function emit() {
+    const next = computeStatus();
+    if (next.state === lastStatus.state && next.label === lastStatus.label && next.detail === lastStatus.detail && next.unsavedImages === lastStatus.unsavedImages) return;
+    lastStatus = next;
+    for (const l of statusListeners) l(next);
+  }
+
+  // ---------------------------------------------------------------- helpers
+  const baseMapOf = (s: Slot) => (s.baseMap ??= byId(s.base.annotations));
+
+  function setBase(s: Slot, doc: ServerDoc) {
+    s.base = doc;
+    s.baseMap = null;
+  }
+
+  /** Entries describe changes against the server document: move them onto a newer one. */
+  function rebase(s: Slot, entries: PendingEntry[], drop: ReadonlySet<string> = new Set()): PendingEntry[] {
+    const map = baseMapOf(s);
+    const kept: PendingEntry[] = [];
+    for (const e of entries) {
+      const upserts = drop.size ? e.upserts.filter((a) => !drop.has(a.id)) : e.upserts;
+      const removed = drop.size ? e.removed.filter((id) => !drop.has(id)) : e.removed;
+      if (!upserts.length && !removed.length) continue;
+      const before: Record<string, StoredAnnotation | null> = {};
+      for (const a of upserts) before[a.id] = map.get(a.id) ?? null;
+      for (const id of removed) before[id] = map.get(id) ?? null;
+      kept.push({ ...e, upserts, removed, before, baseVersion: s.base.version });
+    }
+    return kept;
+  }
+
+  /** When this device last changed each shape, in server time. */
+  function editTimes(entries: PendingEntry[]): Map<string, number> {
+    const at = new Map<string, number>();
+    for (const e of entries) {
+      const t = e.at + e.offset;
+      for (const a of e.upserts) at.set(a.id, Math.max(at.get(a.id) ?? -Infinity, t));
+      for (const id of e.removed) at.set(id, Math.max(at.get(id) ?? -Infinity, t));
+    }
+    return at;
+  }
+
+  function clearTimer(s: Slot) {
+    if (s.timer !== null) deps.clearTimer(s.timer);
+    s.timer = null;
+  }
+  function clearRetry(s: Slot) {
+    if (s.retryTimer !== null) deps.clearTimer(s.retryTimer);
+    s.retryTimer = null;
+  }
+
+  function newSlot(ref: ImageRef, base: ServerDoc): Slot {
+    return { ref, base, baseMap: null, snapshot: null, list: null, pending: [], inFlight: [], needsSave: false, running: null, again: false, timer: null, retryTimer: null, attempts: 0, phase: 'idle', isOpen: true, recovery: null };
+  }
+
+  // ---------------------------------------------------------------- one save
+  interface Prepared {
+    body: SaveDataRequest;
+    list: StoredAnnotation[];
+    sentAt: number;
+  }
+
+  function prepare(s: Slot): Prepared {
+    clearTimer(s);
+    const list = s.list ?? s.snapshot?.() ?? applyDelta(s.base.annotations, [], []);
+    s.needsSave = false;
+    s.inFlight.push(...s.pending);
+    s.pending = [];
+    s.phase = 'saving';
+    const body: SaveDataRequest = { image_id: s.ref.imageId, project_id: s.ref.projectId, image_filename: s.ref.imageFilename, annotations: list, base_version: s.base.version };
+    return { body, list, sentAt: deps.now() };
+  }
+
+  /** Work that was sent but not saved goes back in front of newer work. */
+  function giveBack(s: Slot) {
+    s.pending = [...s.inFlight, ...s.pending];
+    s.inFlight = [];
+    s.needsSave = true;
+  }
+
+  type Next = 'done' | 'again' | 'stop';
+
+  async function finish(s: Slot, p: Prepared, outcome: SaveOutcome, refreshed: { tried: boolean }): Promise<Next> {
+    switch (outcome.kind) {
+      case 'saved': {
+        const { res } = outcome;
+        const savedAt = parseTime(res.saved_at);
+        if (savedAt !== null) offset = savedAt - (p.sentAt + deps.now()) / 2;
+        setBase(s, { annotations: p.list, version: res.version, savedAt });
+        const savedKeys = s.inFlight.map((e) => e.key);
+        s.inFlight = [];
+        // Only what this save carried leaves the device; newer changes now build on the saved version.
+        s.pending = rebase(s, s.pending);
+        const rebased = s.pending;
+        void storeOp(async (st) => {
+          if (savedKeys.length) await st.remove(savedKeys);
+          if (rebased.length) await st.put(rebased);
+        });
+        if (s.list === p.list) s.list = null;
+        if (s.recovery) s.recovery.saved = true;
+        s.attempts = 0;
+        s.phase = hasWork(s) ? 'pending' : 'idle';
+        s.message = undefined;
+        for (const l of savedListeners) l(s.ref.imageId, res);
+        return s.needsSave && s.again ? 'again' : 'done';
+      }
+      case 'conflict': {
+        const current = outcome.current;
+        const theirs: ServerDoc = { annotations: current.annotations as StoredAnnotation[], version: current.version, savedAt: parseTime(current.saved_at) };
+        const sent = s.inFlight;
+        const times = editTimes([...sent, ...s.pending]);
+        const fallback = deps.now() + offset;
+        const merged = merge3(s.base.annotations, p.list, theirs.annotations, { oursAt: (id) => times.get(id) ?? fallback, theirsAt: theirs.savedAt });
+        // Changes made while the save was in flight are not in p.list: lay them on top.
+        const newer = netDelta(s.pending);
+        const result = applyDelta(merged.annotations, newer.upserts, newer.removed);
+        setBase(s, theirs);
+        const theirsWon = new Set(merged.theirsWon.filter((id) => !newer.touched.has(id)));
+        const rebased = rebase(s, [...sent, ...s.pending], theirsWon);
+        const dropped = [...sent, ...s.pending].filter((e) => !rebased.some((r) => r.key === e.key)).map((e) => e.key);
+        s.inFlight = [];
+        s.pending = rebased;
+        void storeOp(async (st) => {
+          if (dropped.length) await st.remove(dropped);
+          if (rebased.length) await st.put(rebased);
+        });
+        const nothingLeft = countDifferences(result, theirs.annotations) === 0;
+        s.list = nothingLeft ? null : result;
+        s.needsSave = !nothingLeft;
+        if (nothingLeft && s.pending.length) {
+          // The server already holds every change: they are saved.
+          const keys = s.pending.map((e) => e.key);
+          s.pending = [];
+          void storeOp((st) => st.remove(keys));
+        }
+        mergedNotice = true;
+        s.phase = s.needsSave ? 'pending' : 'idle';
+        for (const l of mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts });
+        return s.needsSave ? 'again' : 'done';
+      }
+      case 'auth': {
+        giveBack(s);
+        if (!refreshed.tried) {
+          refreshed.tried = true;
+          if (await deps.transport.refreshAuth()) return 'again';
+        }
+        s.phase = 'needs-sign-in';
+        s.message = outcome.message;
+        return 'stop';
+      }
+      case 'retry': {
+        giveBack(s);
+        s.attempts += 1;
+        s.message = outcome.message;
+        const offline = outcome.status === null;
+        if (s.attempts <= deps.maxRetries) {
+          const delay = Math.min(deps.baseRetryMs * 2 ** (s.attempts - 1), deps.maxRetryMs);
+          s.phase = offline ? 'offline' : 'retrying';
+          clearRetry(s);
+          s.retryTimer = deps.setTimer(() => {
+            s.retryTimer = null;
+            void kick(s, {});
+          }, delay);
+        } else {
+          // Retries used up: the work waits on the device for 'online', the next change or a flush.
+          s.phase = offline ? 'offline-waiting' : 'error';
+        }
+        return 'stop';
+      }
+      case 'refused': {
+        giveBack(s);
+        s.phase = 'error';
+        s.message = outcome.message;
+        return 'stop';
+      }
+    }
+  }
+
+  function netDelta(entries: PendingEntry[]): { upserts: StoredAnnotation[]; removed: string[]; touched: Set<string> } {
+    const state = new Map<string, StoredAnnotation | null>();
+    for (const e of entries) {
+      for (const id of e.removed) state.set(id, null);
+      for (const a of e.upserts) state.set(a.id, a);
+    }
+    const upserts: StoredAnnotation[] = [];
+    const removed: string[] = [];
+    for (const [id, v] of state) {
+      if (v) upserts.push(v);
+      else removed.push(id);
+    }
+    return { upserts, removed, touched: new Set(state.keys()) };
+  }
+
+  /** Runs the image's saves until nothing is left or a failure waits. Concurrent calls join the running one. */
+  function kick(s: Slot, opts: { reset?: boolean; keepalive?: boolean }): Promise<void> {
+    if (opts.reset) {
+      clearRetry(s);
+      s.attempts = 0;
+    }
+    if (s.running) {
+      s.again = true;
+      return s.running;
+    }
+    if (!s.needsSave) return Promise.resolve();
+    const run = (async () => {
+      const refreshed = { tried: false };
+      let conflicts = 0;
+      let keepalive = !!opts.keepalive;
+      for (;;) {
+        s.again = false;
+        if (!s.needsSave || disposed) break;
+        const p = prepare(s);
+        emit();
+        let outcome: SaveOutcome;
+        try {
+          outcome = await deps.transport.save(p.body, { keepalive });
+        } catch (err) {
+          outcome = { kind: 'retry', status: null, message: err instanceof Error ? err.message : String(err) };
+        }
+        keepalive = false;
+        if (outcome.kind !== 'saved') deps.log('Auto-save failed:', outcome);
+        if (outcome.kind === 'conflict' && ++conflicts > MAX_CONFLICT_ROUNDS) {
+          giveBack(s);
+          s.phase = 'error';
+          s.message = 'The annotations keep changing on the server; saving will try again.';
+          break;
+        }
+        const next = await finish(s, p, outcome, refreshed);
+        if (next !== 'again' && !(next === 'done' && s.again && s.needsSave)) break;
+      }
+    })().finally(() => {
+      s.running = null;
+      // A closed image whose work is saved is forgotten (its document can be large).
+      if (!s.isOpen && !hasWork(s) && slots.get(s.ref.imageId) === s) slots.delete(s.ref.imageId);
+      emit();
+    });
+    s.running = run;
+    return run;
+  }
+
+  function schedule(s: Slot, immediate: boolean) {
+    clearTimer(s);
+    if (immediate) {
+      if (s.retryTimer === null) void kick(s, { reset: s.phase !== 'retrying' && s.phase !== 'offline' });
+      return;
+    }
+    s.timer = deps.setTimer(() => {
+      s.timer = null;
+      // During a backoff the retry carries this change; otherwise a change restarts saving.
+      if (s.retryTimer === null) void kick(s, { reset: true });
+    }, deps.debounceMs);
+  }
+
+  // ---------------------------------------------------------------- outside events
+  const wakeAll = (filter: (s: Slot) => boolean) => {
+    for (const s of slots.values()) if (hasWork(s) && filter(s)) void kick(s, { reset: true });
+  };
+  const offOnline = deps.onOnline(() => wakeAll(() => true));
+  const offAuth = deps.onAuthChange(() => wakeAll((s) => s.phase === 'needs-sign-in' || s.phase === 'offline-waiting' || s.phase === 'error'));
+
+  // ---------------------------------------------------------------- the interface
+  const manager: SaveManager = {
+    async open(ref, loaded) {
+      let s = slots.get(ref.imageId);
+      // Work of this tab still on its way: let it land first, so the loaded copy is not older than it.
+      if (s) {
+        s.isOpen = true;
+        if (hasWork(s)) await kick(s, { reset: true });
+      }
+      const fromServer: ServerDoc = { annotations: loaded.annotations, version: loaded.version, savedAt: parseTime(loaded.saved_at) };
+      const server = s && s.base.version > fromServer.version ? s.base : fromServer;
+      const stored = await (async () => {
+        await chain;
+        try {
+          return await (await store()).forImage(ref.imageId);
+        } catch (err) {
+          deps.log('Could not read the unsaved changes kept on this device', err);
+          return [];
+        }
+      })();
+      // This tab's own entries in memory are the freshest copies.
+      const mine = new Map<string, PendingEntry>();
+      for (const e of [...(s?.inFlight ?? []), ...(s?.pending ?? [])]) mine.set(e.key, e);
+      const entries = stored.map((e) => mine.get(e.key) ?? e);
+      for (const e of mine.values()) if (!entries.some((x) => x.key === e.key)) entries.push(e);
+      entries.sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
+
+      if (!s) {
+        s = newSlot(ref, server);
+        slots.set(ref.imageId, s);
+      } else {
+        s.ref = ref;
+        setBase(s, server);
+      }
+      s.isOpen = true;
+      s.snapshot = null;
+      s.list = null;
+      s.recovery = null;
+      const stale = server !== fromServer;
+
+      if (!entries.length) {
+        s.pending = [];
+        s.needsSave = false;
+        emit();
+        return stale ? { annotations: server.annotations, changes: countDifferences(server.annotations, loaded.annotations), savedAt: deps.now() } : null;
+      }
+
+      // Rebuild this device's changes on top of the server document, three ways when it moved on.
+      const net = netDelta(entries);
+      const serverMap = byId(server.annotations);
+      const base = (() => {
+        const beforeUps: StoredAnnotation[] = [];
+        const beforeGone: string[] = [];
+        const seen = new Set<string>();
+        for (const e of entries) {
+          for (const [id, shape] of Object.entries(e.before)) {
+            if (seen.has(id)) continue;
+            seen.add(id);
+            const b = e.baseVersion === server.version ? (serverMap.get(id) ?? null) : shape;
+            if (b) beforeUps.push(b);
+            else beforeGone.push(id);
+          }
+        }
+        return applyDelta(server.annotations, beforeUps, beforeGone);
+      })();
+      const ours = applyDelta(base, net.upserts, net.removed);
+      const times = editTimes(entries);
+      const merged = merge3(base, ours, server.annotations, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
+      const changes = countDifferences(merged.annotations, loaded.annotations);
+      if (countDifferences(merged.annotations, server.annotations) === 0) {
+        // The server already holds all of it (a keepalive save that landed, another tab's save).
+        const keys = entries.map((e) => e.key);
+        s.pending = [];
+        s.inFlight = [];
+        s.needsSave = false;
+        await storeOp((st) => st.remove(keys));
+        emit();
+        return stale ? { annotations: server.annotations, changes, savedAt: deps.now() } : null;
+      }
+      s.pending = rebase(s, entries, new Set(merged.theirsWon));
+      s.inFlight = [];
+      const keep = new Set(s.pending.map((e) => e.key));
+      const dropped = entries.filter((e) => !keep.has(e.key)).map((e) => e.key);
+      const rebased = s.pending;
+      void storeOp(async (st) => {
+        if (dropped.length) await st.remove(dropped);
+        if (rebased.length) await st.put(rebased);
+      });
+      s.list = merged.annotations;
+      s.needsSave = true;
+      s.phase = 'pending';
+      s.recovery = { before: server.annotations, saved: false };
+      schedule(s, false);
+      emit();
+      return { annotations: merged.annotations, changes, savedAt: Math.max(...entries.map((e) => e.at)) };
+    },
+
+    change(imageId, delta: Delta, snapshot, opts) {
+      const s = slots.get(imageId);
+      if (!s) {
+        deps.log(`A change for image ${imageId}, which was never opened, cannot be saved`);
+        return;
+      }
+      s.snapshot = snapshot;
+      s.list = null;
+      mergedNotice = false;
+      const map = baseMapOf(s);
+      const before: Record<string, StoredAnnotation | null> = {};
+      for (const a of delta.upserts) before[a.id] = map.get(a.id) ?? null;
+      for (const id of delta.removed) before[id] = map.get(id) ?? null;
+      seq += 1;
+      const entry: PendingEntry = {
+        key: `${deps.tabId}:${String(seq).padStart(9, '0')}`,
+        imageId,
+        projectId: s.ref.projectId,
+        imageFilename: s.ref.imageFilename,
+        at: deps.now(),
+        offset,
+        baseVersion: s.base.version,
+        upserts: delta.upserts,
+        removed: delta.removed,
+        before,
+      };
+      s.pending.push(entry);
+      s.needsSave = true;
+      if (s.phase === 'idle') s.phase = 'pending';
+      void storeOp((st) => st.add(entry));
+      schedule(s, !!opts?.immediate);
+      emit();
+    },
+
+    close(imageId) {
+      const s = slots.get(imageId);
+      if (!s) return;
+      if (s.needsSave && s.snapshot && !s.list) s.list = s.snapshot();
+      s.snapshot = null;
+      s.isOpen = false;
+      s.recovery = null;
+      if (hasWork(s)) {
+        // The user moved on: no reason to wait for the debounce.
+        if (s.retryTimer === null && s.phase !== 'needs-sign-in') void kick(s, { reset: s.phase === 'error' || s.phase === 'offline-waiting' });
+      } else if (!s.running) slots.delete(imageId);
+    },
+
+    async flush() {
+      await Promise.all([...slots.values()].filter(hasWork).map((s) => kick(s, { reset: true })));
+    },
+
+    flushOnPageHide() {
+      const ready = [...slots.values()].filter((s) => s.needsSave && !s.running);
+      if (ready.length <= 1) {
+        for (const s of ready) void kick(s, { reset: true, keepalive: true });
+        return;
+      }
+      for (const s of ready) clearRetry(s);
+      const prepared = ready.map((s) => ({ s, p: prepare(s) }));
+      const outcomes = deps.transport.saveBatch(prepared.map((x) => x.p.body), { keepalive: true }).catch(
+        (err: unknown): SaveOutcome[] => prepared.map(() => ({ kind: 'retry', status: null, message: err instanceof Error ? err.message : String(err) })),
+      );
+      for (const [i, { s, p }] of prepared.entries()) {
+        let next: Next = 'done';
+        s.running = (async () => {
+          next = await finish(s, p, (await outcomes)[i]!, { tried: false });
+        })().finally(() => {
+          s.running = null;
+          if (next === 'again' || (s.again && s.needsSave)) void kick(s, {});
+          emit();
+        });
+      }
+      emit();
+    },
+
+    async discard(imageId) {
+      const s = slots.get(imageId);
+      if (!s) {
+        await storeOp((st) => st.removeImage(imageId));
+        return;
+      }
+      clearTimer(s);
+      clearRetry(s);
+      if (s.running) await s.running.catch(() => undefined);
+      const recovery = s.recovery;
+      s.pending = [];
+      s.inFlight = [];
+      s.needsSave = false;
+      s.list = null;
+      s.recovery = null;
+      s.phase = 'idle';
+      await storeOp((st) => st.removeImage(imageId));
+      if (recovery?.saved) {
+        // The recovered changes already reached the server: put back the document they were applied to.
+        s.list = recovery.before;
+        s.needsSave = true;
+        await kick(s, { reset: true });
+      }
+      emit();
+    },
+
+    status: () => lastStatus,
+
+    subscribe(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
+    onMerged(listener) {
+      mergedListeners.add(listener);
+      return () => mergedListeners.delete(listener);
+    },
+    onSaved(listener) {
+      savedListeners.add(listener);
+      return () => savedListeners.delete(listener);
+    },
+
+    dispose() {
+      disposed = true;
+      for (const s of slots.values()) {
+        clearTimer(s);
+        clearRetry(s);
+      }
+      offOnline();
+      offAuth();
+      void storePromise?.then((st) => st.close());
+    },
+  };
+  return manager;
+}

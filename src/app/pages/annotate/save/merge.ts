@@ -1,0 +1,134 @@
+// Three-way merge of annotation documents over annotation ids (issue 5: "a conflict is resolved,
+// not overwritten"). base = the last server document this device knew, ours = this device's list,
+// theirs = the server's current list. A shape changed on one side only keeps that change; a shape
+// changed on both sides (a deletion counts as a change) keeps the later edit and is reported.
+import type { StoredAnnotation } from '../../../../contract/annotations';
+
+/** Structural equality of JSON values, ignoring key order (PostgreSQL jsonb reorders keys) and undefined-valued keys (JSON drops them). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    na++;
+    if (!sameJson(ao[k], bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (bo[k] !== undefined) nb++;
+  return na === nb;
+}
+
+export function byId(list: readonly StoredAnnotation[]): Map<string, StoredAnnotation> {
+  const m = new Map<string, StoredAnnotation>();
+  for (const a of list) m.set(a.id, a);
+  return m;
+}
+
+export interface MergeTimes {
+  /** When this device last changed the shape, in server time (ms). */
+  oursAt(id: string): number;
+  /** When the server's current document was saved (ms), null if never. */
+  theirsAt: number | null;
+}
+
+export interface Merged {
+  annotations: StoredAnnotation[];
+  /** Ids changed on both sides differently; the later edit won. */
+  conflicts: string[];
+  /** Ids of conflicts where the server's side won (this device's change was dropped). */
+  theirsWon: string[];
+}
+
+export function merge3(base: readonly StoredAnnotation[], ours: readonly StoredAnnotation[], theirs: readonly StoredAnnotation[], times: MergeTimes): Merged {
+  const b = byId(base);
+  const o = byId(ours);
+  const t = byId(theirs);
+  const keep = new Map<string, StoredAnnotation>();
+  const conflicts: string[] = [];
+  const theirsWon: string[] = [];
+  const ids = new Set<string>([...o.keys(), ...t.keys(), ...b.keys()]);
+  for (const id of ids) {
+    const bv = b.get(id);
+    const ov = o.get(id);
+    const tv = t.get(id);
+    const oursChanged = !sameJson(ov, bv);
+    const theirsChanged = !sameJson(tv, bv);
+    let pick: StoredAnnotation | undefined;
+    if (!oursChanged) pick = tv;
+    else if (!theirsChanged || sameJson(ov, tv)) pick = ov;
+    else {
+      conflicts.push(id);
+      // Ties go to this device: the person looking at the screen made it.
+      const oursLater = times.theirsAt === null || times.oursAt(id) >= times.theirsAt;
+      pick = oursLater ? ov : tv;
+      if (!oursLater) theirsWon.push(id);
+    }
+    if (pick) keep.set(id, pick);
+  }
+
+  // Paint order: ours, with shapes only the server has inserted after their predecessor there.
+  const out: StoredAnnotation[] = [];
+  const placed = new Set<string>();
+  for (const a of ours) {
+    const v = keep.get(a.id);
+    if (v && !placed.has(a.id)) {
+      out.push(v);
+      placed.add(a.id);
+    }
+  }
+  let insertAt = 0;
+  for (const a of theirs) {
+    if (placed.has(a.id)) {
+      insertAt = out.findIndex((x) => x.id === a.id) + 1;
+      continue;
+    }
+    const v = keep.get(a.id);
+    if (!v) continue;
+    out.splice(insertAt, 0, v);
+    placed.add(a.id);
+    insertAt++;
+  }
+  // Shapes kept from neither list's order (only possible for ids in base alone): none survive.
+  return { annotations: out, conflicts, theirsWon };
+}
+
+/** The list with a delta applied: upserts replace in place or append; removals drop. */
+export function applyDelta(list: readonly StoredAnnotation[], upserts: Iterable<StoredAnnotation>, removed: Iterable<string>): StoredAnnotation[] {
+  const gone = new Set(removed);
+  const up = new Map<string, StoredAnnotation>();
+  for (const a of upserts) {
+    up.set(a.id, a);
+    gone.delete(a.id);
+  }
+  const out: StoredAnnotation[] = [];
+  for (const a of list) {
+    if (gone.has(a.id)) continue;
+    const u = up.get(a.id);
+    if (u) {
+      out.push(u);
+      up.delete(a.id);
+    } else out.push(a);
+  }
+  for (const a of up.values()) out.push(a);
+  return out;
+}
+
+/** How many shapes differ between two lists (added, removed or changed). */
+export function countDifferences(a: readonly StoredAnnotation[], b: readonly StoredAnnotation[]): number {
+  const am = byId(a);
+  const bm = byId(b);
+  let n = 0;
+  for (const [id, v] of am) if (!sameJson(v, bm.get(id))) n++;
+  for (const id of bm.keys()) if (!am.has(id)) n++;
+  return n;
+}

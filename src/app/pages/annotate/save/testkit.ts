@@ -1,0 +1,193 @@
+// Test doubles for the save manager: a clock whose timers run when the test advances it, and an
+// in-memory server that keeps versions like the real one (409 with the current document on a
+// stale base_version) and can be told to fail. Used by the *.test.ts files beside it.
+import { IDBFactory } from 'fake-indexeddb';
+import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { LoadDataResponse, SaveDataRequest } from '../../../../contract/annotation-api';
+import { createManager } from './manager';
+import { openIndexedDbStore } from './store';
+import type { SaveOutcome, SaveTransport } from './transport';
+import type { SaveDeps, SaveManager } from './types';
+
+/** Lets IndexedDB (fake-indexeddb runs on real timers) and promise chains finish. */
+export async function settle(rounds = 12): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+export function fakeClock(start = Date.UTC(2026, 0, 1)) {
+  let now = start;
+  let nextId = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  return {
+    now: () => now,
+    setTimer: (fn: () => void, ms: number) => {
+      nextId += 1;
+      timers.set(nextId, { at: now + ms, fn });
+      return nextId;
+    },
+    clearTimer: (h: unknown) => void timers.delete(h as number),
+    /** Runs every timer due within `ms`, in order, letting async work settle between them. */
+    async advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        await settle();
+        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+        if (!due) break;
+        timers.delete(due[0]);
+        now = due[1].at;
+        due[1].fn();
+      }
+      now = end;
+      await settle();
+    },
+    /** Delays (ms from now) of the timers waiting. */
+    waiting: () => [...timers.values()].map((t) => t.at - now).sort((a, b) => a - b),
+  };
+}
+export type FakeClock = ReturnType<typeof fakeClock>;
+
+export interface Call {
+  at: number;
+  body: SaveDataRequest;
+  keepalive: boolean;
+  batch: boolean;
+}
+
+/** One image's document as the server keeps it, with scripted failures. */
+export function fakeServer(clock: FakeClock) {
+  const docs = new Map<string, LoadDataResponse>();
+  const calls: Call[] = [];
+  /** Outcomes to answer instead of saving, first one first. */
+  const script: SaveOutcome[] = [];
+  let hold: { promise: Promise<void>; release: () => void } | null = null;
+  let refreshOk = true;
+  let refreshes = 0;
+
+  const doc = (imageId: string): LoadDataResponse => docs.get(imageId) ?? { annotations: [], version: 0, saved_at: null };
+  const apply = (body: SaveDataRequest): SaveOutcome => {
+    const failure = script.shift();
+    if (failure) return failure;
+    const current = doc(body.image_id);
+    if (body.base_version !== undefined && body.base_version !== current.version) return { kind: 'conflict', current: structuredClone(current) };
+    const version = current.version + 1;
+    const saved_at = new Date(clock.now()).toISOString();
+    docs.set(body.image_id, { annotations: structuredClone(body.annotations) as Record<string, unknown>[], version, saved_at });
+    return { kind: 'saved', res: { success: true, status_updated: current.version === 0, status: 'annotating', new_count: body.annotations.length, version, saved_at } };
+  };
+
+  const transport: SaveTransport = {
+    async save(body, opts) {
+      calls.push({ at: clock.now(), body: structuredClone(body), keepalive: !!opts?.keepalive, batch: false });
+      if (hold) await hold.promise;
+      return apply(body);
+    },
+    async saveBatch(bodies, opts) {
+      for (const body of bodies) calls.push({ at: clock.now(), body: structuredClone(body), keepalive: !!opts?.keepalive, batch: true });
+      if (hold) await hold.promise;
+      return bodies.map(apply);
+    },
+    async refreshAuth() {
+      refreshes += 1;
+      return refreshOk;
+    },
+  };
+
+  return {
+    transport,
+    calls,
+    script,
+    doc,
+    /** Another client's save, straight to the server. */
+    saveAs(imageId: string, annotations: StoredAnnotation[]) {
+      const current = doc(imageId);
+      docs.set(imageId, { annotations: structuredClone(annotations) as Record<string, unknown>[], version: current.version + 1, saved_at: new Date(clock.now()).toISOString() });
+    },
+    /** Saves wait until release() is called. */
+    holdSaves() {
+      let release!: () => void;
+      const promise = new Promise<void>((r) => (release = r));
+      hold = { promise, release: () => ((hold = null), release()) };
+      return hold.release;
+    },
+    setRefresh(ok: boolean) {
+      refreshOk = ok;
+    },
+    refreshes: () => refreshes,
+    loaded(imageId: string) {
+      const d = doc(imageId);
+      return { annotations: structuredClone(d.annotations) as StoredAnnotation[], version: d.version, saved_at: d.saved_at };
+    },
+  };
+}
+export type FakeServer = ReturnType<typeof fakeServer>;
+
+export interface Harness {
+  manager: SaveManager;
+  online(): void;
+  authChanged(): void;
+  logs: unknown[];
+}
+
+/** A manager wired to the fakes; `idb` and `userId` pick the device database (same values = same device and user). */
+export function harness(clock: FakeClock, server: FakeServer, idb: IDBFactory, userId = 'user-1', extra: Partial<SaveDeps> = {}): Harness {
+  const onlineCbs = new Set<() => void>();
+  const authCbs = new Set<() => void>();
+  const logs: unknown[] = [];
+  const manager = createManager({
+    transport: server.transport,
+    openStore: () => openIndexedDbStore(userId, idb),
+    now: clock.now,
+    setTimer: clock.setTimer,
+    clearTimer: clock.clearTimer,
+    onOnline: (cb) => (onlineCbs.add(cb), () => onlineCbs.delete(cb)),
+    onAuthChange: (cb) => (authCbs.add(cb), () => authCbs.delete(cb)),
+    tabId: Math.random().toString(36).slice(2, 8),
+    debounceMs: 2000,
+    maxRetries: 5,
+    baseRetryMs: 1000,
+    maxRetryMs: 30_000,
+    log: (m, e) => logs.push([m, e]),
+    ...extra,
+  });
+  return { manager, logs, online: () => onlineCbs.forEach((cb) => cb()), authChanged: () => authCbs.forEach((cb) => cb()) };
+}
+
+export const newIdb = () => new IDBFactory();
+
+export const box = (id: string, x = 0, name = 'car'): StoredAnnotation => ({ id, name, bounding_box: { x, y: 0, w: 10, h: 10 } });
+
+/** A tiny stand-in for the editor: a list of shapes, changed the way the screen reports changes. */
+export function fakeEditor(manager: SaveManager, imageId: string, initial: StoredAnnotation[] = []) {
+  let list = [...initial];
+  const snapshot = () => list.map((a) => structuredClone(a));
+  return {
+    get list() {
+      return list;
+    },
+    load(next: StoredAnnotation[]) {
+      list = [...next];
+    },
+    upsert(...shapes: StoredAnnotation[]) {
+      for (const a of shapes) {
+        const i = list.findIndex((x) => x.id === a.id);
+        if (i >= 0) list[i] = a;
+        else list.push(a);
+      }
+      manager.change(imageId, { upserts: shapes, removed: [] }, snapshot);
+    },
+    remove(...ids: string[]) {
+      list = list.filter((a) => !ids.includes(a.id));
+      manager.change(imageId, { upserts: [], removed: ids }, snapshot, { immediate: true });
+    },
+    snapshot,
+  };
+}
+
+export async function storedEntries(idb: IDBFactory, imageId: string, userId = 'user-1') {
+  const st = await openIndexedDbStore(userId, idb);
+  try {
+    return await st.forImage(imageId);
+  } finally {
+    st.close();
+  }
+}

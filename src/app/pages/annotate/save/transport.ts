@@ -1,0 +1,105 @@
+// How a save reaches the server: save-data and batch-save-data, each answer turned into an outcome
+// the manager acts on (saved, conflict, retry later, sign-in needed, refused).
+import { BatchSaveResponse, LoadDataResponse, SaveDataResponse, type SaveDataRequest } from '../../../../contract/annotation-api';
+import { ApiRequestError } from '../../../api/client';
+import { getConfig, getSupabase, loadConfig } from '../../../api/supabase';
+
+export type SaveOutcome =
+  | { kind: 'saved'; res: SaveDataResponse }
+  | { kind: 'conflict'; current: LoadDataResponse }
+  /** 429, 503 (or another 5xx) and network failures (status null): worth trying again. */
+  | { kind: 'retry'; status: number | null; message: string }
+  | { kind: 'auth'; message: string }
+  /** 400, 403, 404, 413: trying the same body again will not help. */
+  | { kind: 'refused'; status: number; message: string };
+
+export interface SaveTransport {
+  save(body: SaveDataRequest, opts?: { keepalive?: boolean }): Promise<SaveOutcome>;
+  /** One outcome per body, in order. */
+  saveBatch(bodies: SaveDataRequest[], opts?: { keepalive?: boolean }): Promise<SaveOutcome[]>;
+  /** Refreshes the session; false when the user must sign in again. */
+  refreshAuth(): Promise<boolean>;
+}
+
+/** Chromium refuses keepalive bodies over 64 KiB in total; bigger saves go as plain requests (IndexedDB holds them anyway). */
+const KEEPALIVE_LIMIT = 60 * 1024;
+
+export function outcomeOf(status: number, body: string): SaveOutcome {
+  const err = new ApiRequestError(status, body);
+  const message = err.error ?? `The server answered ${status}`;
+  if (status === 409 && err.code === 'version_conflict') {
+    const current = LoadDataResponse.safeParse(err.data?.current);
+    if (current.success) return { kind: 'conflict', current: current.data };
+  }
+  if (status === 401) return { kind: 'auth', message };
+  if (status === 429 || status >= 500) return { kind: 'retry', status, message };
+  return { kind: 'refused', status, message };
+}
+
+export function createHttpTransport(): SaveTransport {
+  let lastHeaders: Record<string, string> | null = null;
+
+  const headers = async (): Promise<Record<string, string>> => {
+    try {
+      const config = getConfig() ?? (await loadConfig());
+      const h: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json', apikey: config.supabaseAnonKey };
+      // getSession refreshes an expired access token through supabase-js.
+      const { data } = await (await getSupabase()).auth.getSession();
+      if (data.session?.access_token) h.authorization = `Bearer ${data.session.access_token}`;
+      lastHeaders = h;
+      return h;
+    } catch (err) {
+      // Offline before the configuration loaded: reuse what worked last time.
+      if (lastHeaders) return lastHeaders;
+      throw err;
+    }
+  };
+
+  const post = async (path: string, payload: unknown, keepalive: boolean): Promise<{ status: number; text: string } | { error: string }> => {
+    try {
+      const body = JSON.stringify(payload);
+      // A page being hidden may never resume: do not wait for a token lookup if one is cached.
+      const h = keepalive && lastHeaders ? lastHeaders : await headers();
+      const res = await fetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && body.length < KEEPALIVE_LIMIT });
+      return { status: res.status, text: await res.text() };
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  };
+
+  return {
+    async save(body, opts) {
+      const r = await post('save-data', body, !!opts?.keepalive);
+      if ('error' in r) return { kind: 'retry', status: null, message: r.error };
+      if (r.status !== 200) return outcomeOf(r.status, r.text);
+      const parsed = SaveDataResponse.safeParse(JSON.parse(r.text));
+      return parsed.success ? { kind: 'saved', res: parsed.data } : { kind: 'retry', status: r.status, message: 'Unexpected answer from the server' };
+    },
+    async saveBatch(bodies, opts) {
+      const r = await post('batch-save-data', { saves: bodies }, !!opts?.keepalive);
+      if ('error' in r) return bodies.map(() => ({ kind: 'retry', status: null, message: r.error }));
+      if (r.status !== 200) return bodies.map(() => outcomeOf(r.status, r.text));
+      const parsed = BatchSaveResponse.safeParse(JSON.parse(r.text));
+      if (!parsed.success) return bodies.map(() => ({ kind: 'retry', status: r.status, message: 'Unexpected answer from the server' }));
+      return parsed.data.results.map((x): SaveOutcome => {
+        if (x.status === 'saved') {
+          return {
+            kind: 'saved',
+            res: { success: true, version: x.version ?? 0, saved_at: x.saved_at ?? new Date().toISOString(), status_updated: !!x.status_updated, new_count: x.new_count ?? 0, status: x.image_status ?? 'annotating' },
+          };
+        }
+        if (x.status === 'conflict' && x.current) return { kind: 'conflict', current: x.current };
+        const status = x.code === 'forbidden' ? 403 : x.code === 'not_found' ? 404 : x.code === 'payload_too_large' ? 413 : 400;
+        return { kind: 'refused', status, message: x.error ?? 'The save was refused' };
+      });
+    },
+    async refreshAuth() {
+      try {
+        const { data, error } = await (await getSupabase()).auth.refreshSession();
+        return !error && !!data.session;
+      } catch (_err) {
+        return false;
+      }
+    },
+  };
+}

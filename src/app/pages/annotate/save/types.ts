@@ -1,0 +1,84 @@
+// The save manager's public types (the editor screen's side of issue 5 "Loading and saving").
+import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { SaveDataResponse } from '../../../../contract/annotation-api';
+import type { PendingStore } from './store';
+import type { SaveTransport } from './transport';
+
+export interface ImageRef {
+  imageId: string;
+  projectId: string;
+  imageFilename: string;
+}
+
+export type SaveState = 'saved' | 'pending' | 'saving' | 'offline' | 'needs-sign-in' | 'conflict-merged' | 'error';
+
+export interface SaveStatus {
+  state: SaveState;
+  /** What the screen shows. */
+  label: string;
+  /** The server's message for a refused save. */
+  detail?: string;
+  /** Images with changes not yet on the server. */
+  unsavedImages: number;
+}
+
+export interface Delta {
+  upserts: StoredAnnotation[];
+  removed: string[];
+}
+
+/** The server document with this device's pending changes applied. */
+export interface Recovery {
+  annotations: StoredAnnotation[];
+  /** Shapes that differ from the loaded document. */
+  changes: number;
+  /** Local time (ms) of the last pending change. */
+  savedAt: number;
+}
+
+export interface MergeResult {
+  annotations: StoredAnnotation[];
+  version: number;
+  /** Ids changed on both sides, where the later edit won over the other side. */
+  conflicts: string[];
+}
+
+export interface SaveDeps {
+  transport: SaveTransport;
+  /** This user's pending-work store (IndexedDB by default). */
+  openStore: () => Promise<PendingStore>;
+  now: () => number;
+  setTimer: (fn: () => void, ms: number) => unknown;
+  clearTimer: (handle: unknown) => void;
+  /** The browser came back online. */
+  onOnline: (cb: () => void) => () => void;
+  /** The session changed (signed in again, token refreshed). */
+  onAuthChange: (cb: () => void) => () => void;
+  /** Unique per tab; keys of this tab's entries. */
+  tabId: string;
+  debounceMs: number;
+  maxRetries: number;
+  baseRetryMs: number;
+  maxRetryMs: number;
+  log: (message: string, err?: unknown) => void;
+}
+
+export interface SaveManager {
+  /** After load-data: remembers the server document as the base of this image. Returns the pending work this device still holds for the image, merged onto the loaded document, or null. */
+  open(ref: ImageRef, loaded: { annotations: StoredAnnotation[]; version: number; saved_at?: string | null }): Promise<Recovery | null>;
+  /** Every document change: the delta goes to IndexedDB at once; save-data runs after the debounce (at once when opts.immediate). */
+  change(imageId: string, delta: Delta, snapshot: () => StoredAnnotation[], opts?: { immediate?: boolean }): void;
+  /** The screen leaves the image: snapshot() is called now if changes are pending, and never again; the save still happens. */
+  close(imageId: string): void;
+  /** Save everything pending now; resolves when done or failed. */
+  flush(): Promise<void>;
+  /** pagehide / visibilitychange hidden: send pending saves with fetch keepalive (batch-save-data when several). */
+  flushOnPageHide(): void;
+  /** Drop this device's pending work for the image (the user chose 'Discard'); a recovered save already made is reverted. */
+  discard(imageId: string): Promise<void>;
+  status(): SaveStatus;
+  subscribe(listener: (s: SaveStatus) => void): () => void;
+  onMerged(listener: (imageId: string, merge: MergeResult) => void): () => void;
+  onSaved(listener: (imageId: string, res: SaveDataResponse) => void): () => void;
+  dispose(): void;
+}
