@@ -223,3 +223,55 @@ test('editor: a drawing tool without a class of its type offers Add New Class', 
   expect(doc.annotations[0].name).toBe('pole');
   expect(doc.annotations[0].keypoint).toBeTruthy();
 });
+
+test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotation', async ({ page }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
+  await openFirstImage(page, 'blocks.png');
+  await page.keyboard.press('m');
+  await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
+  const status = page.getByTestId('auto-status');
+  await expect(status).toHaveText(/Starting Up\.\.\.|Embedding Image\.\.\.|Ready for Input/);
+  await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
+  await expect(page.getByRole('button', { name: 'Complete' })).toBeDisabled();
+
+  // The image's dark square fills its middle third: click its centre.
+  const b = await canvasBox(page);
+  await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+  await expect(status).toHaveText('1 point');
+  await expect(page.getByTestId('auto-area')).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+  await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled();
+  await expect(page.getByText('Return to Complete')).toBeVisible();
+  const area = Number((await page.getByTestId('auto-area').textContent())!.replace('%', ''));
+  // The square is a ninth of the image (11.1%).
+  expect(area).toBeGreaterThan(8);
+  expect(area).toBeLessThan(14);
+
+  // A shift-click outside adds a negative point; Clear empties, a new click starts again.
+  await page.keyboard.down('Shift');
+  await page.mouse.click(b.x + b.width * 0.15, b.y + b.height * 0.15);
+  await page.keyboard.up('Shift');
+  await expect(status).toHaveText('2 points');
+  await expect(page.locator('[data-testid="mask-overlay"] circle')).toHaveCount(2);
+  await page.screenshot({ path: 'test-results/editor-auto.png' });
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await expect(status).toHaveText('Ready for Input');
+  await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+  await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled({ timeout: 30_000 });
+
+  // Enter completes with the picked class; the mask is a row, undoable, and saved.
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText('block');
+  await expect(rows(page).first()).toContainText('Polygon (mask)');
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(0);
+  await page.keyboard.press('Control+Shift+z');
+  await expect(rows(page)).toHaveCount(1);
+  await saved(page);
+  const doc = await loadSaved(page, project, project.images[0]!.id);
+  expect(doc.annotations).toHaveLength(1);
+  expect(doc.annotations[0].name).toBe('block');
+  expect(doc.annotations[0].segmentation.size).toEqual([600, 800]);
+  expect(doc.annotations[0].bounding_box.w).toBeGreaterThan(200);
+});

@@ -18,6 +18,9 @@ import { toast } from '../../stores/toast';
 import { AddClassDialog } from '../project/AddClassDialog';
 import { projectKey } from '../projects/queries';
 import { AnnotationList } from './AnnotationList';
+import { editorApi } from './api';
+import { AutoAnnotateSession } from './autoAnnotate';
+import { AutoAnnotateBar, MaskOverlay, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { copyShapes, takePaste } from './clipboard';
 import { EditorCanvas } from './EditorCanvas';
@@ -60,6 +63,18 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const qc = useQueryClient();
   const updateSelection = useSelection((s) => s.update);
   const editor = useMemo(() => new Editor(), []);
+  const auto = useMemo(
+    () =>
+      new AutoAnnotateSession({
+        warmup: () => editorApi.segWarmup(orgId),
+        health: () => editorApi.segHealth(orgId),
+        process: (name) => editorApi.segProcess(project.id, name),
+        mask: (name, pos, neg, prev, signal) => editorApi.segMask(project.id, name, pos, neg, prev, signal),
+      }),
+    [orgId, project.id],
+  );
+  useEffect(() => () => auto.dispose(), [auto]);
+  const autoState = useAutoState(auto);
   const view = useEditorView(editor);
   const documentVersion = useDocumentVersion(editor);
   const saver = getSaveManager();
@@ -69,6 +84,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   );
 
   const [tool, setTool] = useState<EditorToolId>('select');
+  const toolRef = useRef(tool);
+  toolRef.current = tool;
   const [load, setLoad] = useState<LoadState>({ imageId: image.id, status: 'loading' });
   const [imageSource, setImageSource] = useState<ImageSourceInput | undefined>(undefined);
   // The image id whose pixels the renderer has open (the overlay stays until then).
@@ -124,6 +141,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
     setLoad({ imageId: image.id, status: 'loading' });
     setRecovered(null);
+    auto.setImage(image.filename);
     (async () => {
       const { pixels, data } = await openImage(image, orgId, project.id);
       if (!live) return;
@@ -230,8 +248,10 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       setTool(t);
       editor.setTool(ENGINE_TOOL[t]);
       pickClassFor(TOOL_CLASS_TYPE[t]);
+      if (t === 'auto') auto.activate(image.filename);
+      else auto.deactivate();
     },
-    [editor, pickClassFor],
+    [editor, pickClassFor, auto, image.filename],
   );
 
   const chooseClass = (name: string) => {
@@ -316,6 +336,42 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     }
   };
 
+  // Complete: the mask becomes a segmentation annotation of the chosen class (one undo step),
+  // saved through the same pipeline as every other edit.
+  const completeMask = useCallback(() => {
+    const cls = editor.getView().activeClass;
+    if (!auto.canComplete()) return;
+    if (!cls) {
+      if (classes.length === 0) setNoClassesOpen(true);
+      else setAddClassType('polygon');
+      return;
+    }
+    const done = auto.complete();
+    if (!done) return;
+    const { mask, pointCount } = done;
+    const [x, y, width, height] = mask.bbox;
+    const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+    try {
+      editor.execute('create', {
+        annotation: {
+          id,
+          type: 'segmentation',
+          class: cls,
+          x,
+          y,
+          width,
+          height,
+          rle: mask.mask,
+          extra: { score: mask.score, sam2_area: mask.area, point_count: pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` },
+        },
+      });
+      editor.select([id]);
+    } catch (err) {
+      console.error('Error saving the mask:', err);
+      toast('The mask could not be added. Please try again.', 'danger', 5000);
+    }
+  }, [editor, auto, classes.length]);
+
   const removeAll = () => {
     const ids = editor.getOrderedIds();
     if (ids.length === 0) return;
@@ -370,6 +426,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
       if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
+      if (toolRef.current === 'auto' && !e.ctrlKey && !e.metaKey && (e.key === 'Enter' || e.key === 'Escape')) {
+        e.preventDefault();
+        if (e.key === 'Enter') completeMask();
+        else auto.clear();
+        return;
+      }
       if (editor.keyDown(e)) {
         e.preventDefault();
         return;
@@ -387,7 +449,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
-  }, [editor, run]);
+  }, [editor, run, auto, completeMask]);
 
   useEffect(() => {
     editor.setTransparency(transparency);
@@ -418,6 +480,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   };
 
   const ready = load.status === 'ready' && load.imageId === image.id && drawnImage === image.id;
+  const imageSize = editor.getImageSize();
+  const imageArea = imageSize ? imageSize.width * imageSize.height : null;
   const onImageReady = useCallback((err: Error | null) => {
     if (err) {
       console.error('Failed to open the image pixels', err);
@@ -462,6 +526,14 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             colorsKey={colorsKey}
             imageSource={imageSource}
             onImageReady={onImageReady}
+            onCanvasClick={(x, y, e) => {
+              if (tool !== 'auto') return false;
+              const [ix, iy] = editor.screenToImage(x, y);
+              const size = editor.getImageSize();
+              if (size && (ix < 0 || iy < 0 || ix >= size.width || iy >= size.height)) return true;
+              auto.click(ix, iy, e.shiftKey);
+              return true;
+            }}
             cursor={cursor}
             label={`Image ${image.filename}`}
           />
@@ -491,10 +563,14 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
               </Button>
             </div>
           ) : null}
+          {tool === 'auto' && ready ? <MaskOverlay editor={editor} state={autoState} /> : null}
           {tool === 'auto' && ready ? (
-            <div className={styles.statusBar} role="status">
-              Auto-Annotate is not available on this server yet. Drag to pan, or pick another tool.
-            </div>
+            <AutoAnnotateBar
+              state={autoState}
+              imageArea={imageArea}
+              onComplete={completeMask}
+              onClear={() => auto.clear()}
+            />
           ) : null}
           {ready ? <ZoomControls editor={editor} /> : null}
           {ready ? (

@@ -4,12 +4,20 @@ import { LoadDataResponse } from '../../../contract/annotation-api';
 import { ImageResponse, ListImagesResponse, SignedUrlResponse, MAX_PAGE_SIZE, type Image, type ImageStatus, type ListSortField } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { request } from '../../api/client';
+import {
+  GetMaskResponse,
+  ProcessImageResponse,
+  SegmentationHealthResponse,
+  SegmentationWarmupResponse,
+} from '../../../contract/segmentation';
 
 const enc = encodeURIComponent;
 
 export interface LoadedAnnotations {
   annotations: StoredAnnotation[];
   version: number;
+  /** When the server saved this version (the save manager's merge compares edit times). */
+  saved_at?: string | null;
 }
 
 export const editorApi = {
@@ -32,9 +40,23 @@ export const editorApi = {
 
   loadData: async (imageId: string, projectId: string): Promise<LoadedAnnotations> => {
     const res = await request('GET', `/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}`, LoadDataResponse);
-    return { annotations: res.annotations as StoredAnnotation[], version: res.version };
+    return { ...res, annotations: res.annotations as StoredAnnotation[] };
   },
 
   originalUrl: async (imageId: string, orgId: string): Promise<string> =>
     (await request('GET', `/images/${enc(imageId)}/signed-url?org_id=${enc(orgId)}&variant=original&expiration_minutes=60`, SignedUrlResponse)).signed_url,
+
+  // Assisted segmentation (spec section 7).
+  segWarmup: (orgId: string) => request('POST', `/auto-annotate/sam2/warmup?org_id=${enc(orgId)}`, SegmentationWarmupResponse),
+  segHealth: (orgId: string) => request('GET', `/auto-annotate/sam2/health?org_id=${enc(orgId)}`, SegmentationHealthResponse),
+  segProcess: (projectId: string, imageName: string) =>
+    request('POST', '/auto-annotate/sam2/process-image', ProcessImageResponse, { project_id: projectId, image_name: imageName }),
+  segMask: (projectId: string, imageName: string, positive: [number, number][], negative: [number, number][], usePrevious: boolean, signal: AbortSignal) =>
+    request(
+      'POST',
+      '/auto-annotate/sam2/get-mask',
+      GetMaskResponse,
+      { project_id: projectId, image_name: imageName, positive_points: positive, negative_points: negative, use_previous_mask: usePrevious },
+      { signal },
+    ),
 };
