@@ -525,6 +525,15 @@ export class Editor {
 
   // ---------------------------------------------------------------- hit-testing
 
+  /**
+   * Builds the hit-test index ahead of the first query, for about `budgetMs` per call; returns
+   * true once it is ready. Call it in idle time after a load (the render client does) so the
+   * first pointer move over 100k shapes does not pay the whole build in one task.
+   */
+  prepareIndex(budgetMs = 8): boolean {
+    return this.index.prepare(budgetMs);
+  }
+
   /** Visible annotations hit at an image point, topmost (newest) first. */
   hitTestAll(x: number, y: number, tolerance = hitRadius(this.camera.scale)): string[] {
     const hidden = this.view.hidden;

@@ -17,10 +17,15 @@ export interface SceneDiff {
   readonly reset: boolean;
   readonly upserts: readonly SceneItem[];
   readonly removed: readonly string[];
+  /** True when pull(limit) stopped early: call pull again for the rest of the scene. */
+  readonly more?: boolean;
 }
 
 export class SceneTracker {
   private reset = true;
+  /** A whole-scene pull in progress (pull with a limit): the ids still to send, in paint order. */
+  private resetIds: readonly string[] | null = null;
+  private resetAt = 0;
   private readonly dirty = new Set<string>();
   /** What the renderer has, by identity: annotations are immutable, so same object = same shape. */
   private readonly sent = new Map<string, EditorAnnotation>();
@@ -31,6 +36,7 @@ export class SceneTracker {
       if (!c.document) return;
       if (c.document.all) {
         this.reset = true;
+        this.resetIds = null;
         this.dirty.clear();
       } else if (!this.reset) {
         for (const id of c.document.ids) this.dirty.add(id);
@@ -38,20 +44,38 @@ export class SceneTracker {
     });
   }
 
-  /** Everything that changed since the previous call (the first call returns the whole scene). */
-  pull(): SceneDiff {
+  /**
+   * Everything that changed since the previous call (the first call returns the whole scene).
+   * With a limit, a whole-scene pull is handed out in slices of at most `limit` shapes (`more`
+   * set until the last), so a 100k-shape scene can be packed over several tasks; changes made
+   * meanwhile follow once the scene is out.
+   */
+  pull(limit = Infinity): SceneDiff {
     const e = this.editor;
+    let first = false;
     if (this.reset) {
       this.reset = false;
       this.dirty.clear();
       this.sent.clear();
+      this.resetIds = e.getOrderedIds();
+      this.resetAt = 0;
+      first = true;
+    }
+    if (this.resetIds) {
+      const ids = this.resetIds;
+      const end = Math.min(ids.length, this.resetAt + Math.max(1, limit));
       const upserts: SceneItem[] = [];
-      for (const id of e.getOrderedIds()) {
-        const annotation = e.getAnnotation(id)!;
+      for (let i = this.resetAt; i < end; i++) {
+        const id = ids[i]!;
+        const annotation = e.getAnnotation(id);
+        if (!annotation) continue; // deleted since the pull began
         upserts.push({ id, z: e.getZ(id)!, annotation });
         this.sent.set(id, annotation);
       }
-      return { reset: true, upserts, removed: [] };
+      this.resetAt = end;
+      const more = end < ids.length;
+      if (!more) this.resetIds = null;
+      return more ? { reset: first, upserts, removed: [], more } : { reset: first, upserts, removed: [] };
     }
     const upserts: SceneItem[] = [];
     const removed: string[] = [];

@@ -3,30 +3,63 @@
 // changed since the last build live in a small dynamic list with cached bounds: their tree
 // entries are ignored and they are tested linearly. The tree is rebuilt lazily, at query time,
 // only once the dynamic list grows past a threshold, so a single edit (or a drag of a thousand
-// shapes) never triggers a 100k rebuild.
+// shapes) never triggers a 100k rebuild. After a load, prepare() builds the index in slices of a
+// few milliseconds (idle time; several trees of 16k ids, each one short sort), so the first
+// hit-test does not pay a 100k build in one task.
 import Flatbush from 'flatbush';
 import { annotationBounds, type Bounds } from './model/geometry';
-import { forEachAnnotation, getAnnotation, type ChangedIds, type DocState } from './model/document';
+import { forEachAnnotation, getAnnotation, SHARD_COUNT, type ChangedIds, type DocState } from './model/document';
+
+/** A tree build spread over several prepare() calls: bounds read shard by shard from a snapshot. */
+interface Build {
+  doc: DocState;
+  shard: number;
+  ids: string[];
+  boxes: number[];
+  /** Ids changed after the snapshot: they go to the dynamic list once the tree is done. */
+  changed: Set<string>;
+}
 
 // Rebuild once this many ids changed since the last build: enough that a drag of ~1,000 shapes
 // never rebuilds per pointer move, few enough that the linear part of a query stays ~10 us.
 const MIN_DYNAMIC = 1024;
 const MAX_DYNAMIC = 4096;
+/** Ids per static tree: one tree build (a sort) stays a few ms, so prepare() slices stay short. */
+const TREE_SIZE = 16_384;
+
+interface Tree {
+  tree: Flatbush;
+  ids: string[];
+}
+
+/** A build spread over several prepare() calls: bounds read shard by shard from a snapshot. */
+interface Build {
+  doc: DocState;
+  shard: number;
+  ids: string[];
+  boxes: number[];
+  trees: Tree[];
+  /** Ids changed after the snapshot: they go to the dynamic list once the trees are done. */
+  changed: Set<string>;
+}
 
 export class SpatialIndex {
-  private tree: Flatbush | null = null;
-  private treeIds: string[] = [];
+  private trees: Tree[] = [];
+  private size = 0;
   private readonly stale = new Set<string>();
   private readonly dynamic = new Map<string, Bounds>();
   private dirtyAll = true;
+  private build: Build | null = null;
 
   constructor(private readonly getDoc: () => DocState) {}
 
   update(change: ChangedIds): void {
     if (change.all) {
       this.dirtyAll = true;
+      this.build = null;
       return;
     }
+    if (this.build) for (const id of change.ids) this.build.changed.add(id);
     if (this.dirtyAll) return;
     const doc = this.getDoc();
     for (const id of change.ids) {
@@ -35,32 +68,75 @@ export class SpatialIndex {
       if (a) this.dynamic.set(id, annotationBounds(a));
       else this.dynamic.delete(id);
     }
-    if (this.stale.size > Math.min(MAX_DYNAMIC, Math.max(MIN_DYNAMIC, this.treeIds.length / 8))) this.dirtyAll = true;
+    if (this.stale.size > Math.min(MAX_DYNAMIC, Math.max(MIN_DYNAMIC, this.size / 8))) this.dirtyAll = true;
   }
 
-  /** Number of ids held outside the static tree (exposed for tests of the rebuild policy). */
+  /** Number of ids held outside the static trees (exposed for tests of the rebuild policy). */
   get dynamicSize(): number {
     return this.dirtyAll ? 0 : this.dynamic.size;
   }
 
-  private rebuild(): void {
+  /** True when the index is current (no build pending). */
+  get ready(): boolean {
+    return !this.dirtyAll;
+  }
+
+  /**
+   * Works on a pending rebuild for about `budgetMs`: bounds shard by shard, then one tree of
+   * up to TREE_SIZE ids per step. Returns true once the index is current.
+   */
+  prepare(budgetMs = 8): boolean {
+    if (!this.dirtyAll) return true;
+    const t0 = performance.now();
+    const b = (this.build ??= { doc: this.getDoc(), shard: 0, ids: [], boxes: [], trees: [], changed: new Set() });
+    for (;;) {
+      if (b.ids.length >= TREE_SIZE || (b.shard >= SHARD_COUNT && b.ids.length)) {
+        b.trees.push(makeTree(b.ids, b.boxes));
+        b.ids = [];
+        b.boxes = [];
+      } else if (b.shard < SHARD_COUNT) {
+        for (const a of b.doc.items[b.shard++]!.values()) {
+          const r = annotationBounds(a);
+          b.ids.push(a.id);
+          b.boxes.push(r.minX, r.minY, r.maxX, r.maxY);
+        }
+      } else break;
+      if (performance.now() - t0 > budgetMs) return false;
+    }
+    this.build = null;
+    this.install(b.trees);
+    // shapes changed while the bounds were being read: their tree entries are stale
     const doc = this.getDoc();
-    const ids: string[] = [];
-    const boxes: number[] = [];
-    forEachAnnotation(doc, (a) => {
+    for (const id of b.changed) {
+      this.stale.add(id);
+      const a = getAnnotation(doc, id);
+      if (a) this.dynamic.set(id, annotationBounds(a));
+    }
+    return true;
+  }
+
+  private rebuild(): void {
+    this.build = null;
+    const trees: Tree[] = [];
+    let ids: string[] = [];
+    let boxes: number[] = [];
+    forEachAnnotation(this.getDoc(), (a) => {
       const b = annotationBounds(a);
       ids.push(a.id);
       boxes.push(b.minX, b.minY, b.maxX, b.maxY);
+      if (ids.length >= TREE_SIZE) {
+        trees.push(makeTree(ids, boxes));
+        ids = [];
+        boxes = [];
+      }
     });
-    this.treeIds = ids;
-    if (ids.length === 0) {
-      this.tree = null;
-    } else {
-      const tree = new Flatbush(ids.length);
-      for (let i = 0; i < boxes.length; i += 4) tree.add(boxes[i]!, boxes[i + 1]!, boxes[i + 2]!, boxes[i + 3]!);
-      tree.finish();
-      this.tree = tree;
-    }
+    if (ids.length) trees.push(makeTree(ids, boxes));
+    this.install(trees);
+  }
+
+  private install(trees: Tree[]): void {
+    this.trees = trees;
+    this.size = trees.reduce((n, t) => n + t.ids.length, 0);
     this.stale.clear();
     this.dynamic.clear();
     this.dirtyAll = false;
@@ -70,10 +146,11 @@ export class SpatialIndex {
   search(minX: number, minY: number, maxX: number, maxY: number): string[] {
     if (this.dirtyAll) this.rebuild();
     const out: string[] = [];
-    if (this.tree) {
-      for (const i of this.tree.search(minX, minY, maxX, maxY)) {
-        const id = this.treeIds[i]!;
-        if (!this.stale.has(id)) out.push(id);
+    const stale = this.stale.size > 0 ? this.stale : null;
+    for (const t of this.trees) {
+      for (const i of t.tree.search(minX, minY, maxX, maxY)) {
+        const id = t.ids[i]!;
+        if (!stale || !stale.has(id)) out.push(id);
       }
     }
     for (const [id, b] of this.dynamic) {
@@ -81,4 +158,11 @@ export class SpatialIndex {
     }
     return out;
   }
+}
+
+function makeTree(ids: string[], boxes: number[]): Tree {
+  const tree = new Flatbush(ids.length);
+  for (let i = 0; i < boxes.length; i += 4) tree.add(boxes[i]!, boxes[i + 1]!, boxes[i + 2]!, boxes[i + 3]!);
+  tree.finish();
+  return { tree, ids };
 }

@@ -174,17 +174,32 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     }
     return c;
   };
-  const batch = opts.batchSize ?? 10_000;
+  const batch = opts.batchSize ?? 4_000;
   let tracker = new SceneTracker(editor);
   let disposed = false;
 
-  // Scene sync: one pull per task, sent in parts (each packed in its own task).
+  // Scene sync: a pull of at most `batch` shapes per task, each packed and posted in its own
+  // task, so loading 100k shapes never blocks the main thread for long.
   let syncScheduled = false;
+  let resetting = false;
   let sending: Promise<void> = Promise.resolve();
   const sync = () => {
     syncScheduled = false;
     if (disposed) return;
-    const diff = tracker.pull();
+    const diff = tracker.pull(batch);
+    if (diff.more) {
+      syncScheduled = true;
+      setTimeout(sync, 0);
+    }
+    if (diff.reset) resetting = true;
+    if (resetting && !diff.more) {
+      // the whole scene is out: build the engine's hit-test index in slices meanwhile
+      resetting = false;
+      const warm = () => {
+        if (!disposed && !editor.prepareIndex(8)) setTimeout(warm, 0);
+      };
+      setTimeout(warm, 0);
+    }
     if (!diff.reset && !diff.upserts.length && !diff.removed.length) return;
     const parts = splitDiff(diff, batch);
     sending = sending.then(async () => {
@@ -258,6 +273,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
     async idle() {
       await ready;
+      while (syncScheduled && !disposed) await new Promise((r) => setTimeout(r, 4));
       await sending;
       return backend.idle();
     },

@@ -47,4 +47,21 @@ describe('scene diffs for a renderer', () => {
     e.execute('move', { ids: ['x'], dx: 1, dy: 0 });
     expect(scene.pull().upserts).toEqual([]);
   });
+
+  it('hands out a whole scene in slices with a limit, then the changes made meanwhile', () => {
+    const e = new Editor();
+    e.load(Array.from({ length: 5 }, (_, i) => box(`b${i}`, i * 30, 0, 20, 20)));
+    const scene = new SceneTracker(e);
+    const a = scene.pull(2);
+    expect([a.reset, a.more, a.upserts.map((u) => u.id)]).toEqual([true, true, ['b0', 'b1']]);
+    e.execute('move', { ids: ['b0'], dx: 1, dy: 0 }); // already sent: follows after the scene
+    e.execute('delete', { ids: ['b3'] }); // not sent yet: never sent
+    const b = scene.pull(2);
+    expect([b.reset, b.more, b.upserts.map((u) => u.id)]).toEqual([false, true, ['b2']]);
+    const c = scene.pull(2);
+    expect([c.more, c.upserts.map((u) => u.id)]).toEqual([undefined, ['b4']]);
+    const d = scene.pull(2);
+    expect(d.upserts.map((u) => [u.id, u.annotation])).toEqual([['b0', box('b0', 1, 0, 20, 20)]]);
+    expect(d.removed).toEqual([]);
+  });
 });

@@ -39,4 +39,23 @@ describe('two-level spatial index', () => {
     expect(index.search(3, 0, 4, 1)).toEqual(['b0']);
     expect(index.dynamicSize).toBe(0);
   });
+
+  it('builds the tree in slices ahead of the first query, keeping edits made meanwhile', () => {
+    let doc: DocState = docFromAnnotations(grid(10_000));
+    const index = new SpatialIndex(() => doc);
+    let calls = 0;
+    while (!index.prepare(0)) {
+      calls++;
+      if (calls === 1) {
+        // an edit while the bounds are being read
+        doc = docFromAnnotations(grid(10_000, new Map([['b0', 5000]])));
+        index.update({ all: false, ids: new Set(['b0']) });
+      }
+    }
+    expect(calls).toBeGreaterThan(1);
+    expect(index.ready).toBe(true);
+    expect(index.search(0, 0, 5, 5)).toEqual([]);
+    expect(index.search(5000, 0, 5005, 5)).toEqual(['b0']);
+    expect(index.search(20, 0, 25, 5)).toEqual(['b1']);
+  });
 });
