@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run. Prints
 // tables and writes JSON under bench/results/. Options: --quick (smaller scenes), --only=<name>
-// (engine, kernels, dataset, render). The dataset and render benchmarks start servers and
+// (engine, kernels, dataset, render, image-edit). The dataset and render benchmarks start servers and
 // Chromium; they run when their scripts exist.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +15,7 @@ const want = (name: string) => !only || only === name;
 
 if (want('engine')) await runAndWriteEngineBench(quick);
 if (want('kernels')) await runKernelsBench({ quick });
+if (want('image-edit')) await (await import('./image-edit.bench')).runImageEditBench({ quick });
 
 // Benchmarks that run as their own scripts (they own servers or browsers).
 for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['render', 'render/run.ts']] as const) {
