@@ -1,6 +1,7 @@
 // Settings > Account: who you are, and Delete Account (spec sections 2, 8; issue 6). Deleting
 // deactivates at once and signs out; signing in again within 30 days reactivates.
 import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
 import { Trash2, UserRound } from 'lucide-react';
 import { ACCOUNT_GRACE_DAYS } from '../../../contract/teams';
 import { isApiError, teamApi } from '../../api/client';
@@ -15,6 +16,7 @@ export function AccountSection() {
   const profile = useSession((s) => s.profile);
   const user = useSession((s) => s.user);
   const signOut = useSession((s) => s.signOut);
+  const navigate = useNavigate();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -33,6 +35,8 @@ export function AccountSection() {
       return;
     }
     window.alert(message);
+    // Signing in again (to reactivate) lands on the projects page, where the reactivation message shows.
+    navigate('/select', { replace: true });
     await signOut();
   };
 
