@@ -26,6 +26,7 @@ const TERMS: Term[] = [
   { step: 'rotate_270', re: /\brotat(?:e|ed|ion)\s*(?:it\s*)?(?:by\s*)?270\s*(?:degrees?|deg|°)?(?:\s*(?:clockwise|cw))?/ },
   { step: 'rotate_270', re: /\brotate\s*(?:it\s*)?(?:to the\s*)?left\b/ },
   { step: 'rotate_90', re: /\brotate\s*(?:it\s*)?(?:to the\s*)?right\b/ },
+  { step: 'flip_v', re: /\b(?:flip(?:ped)?|mirror(?:ed)?)\s*(?:it\s*)?upside[\s-]down\b/ },
   { step: 'rotate_180', re: /\b(?:turn(?:ed)?\s*)?upside[\s-]down\b/ },
   { step: 'flip_v', re: /\b(?:flip(?:ped)?|mirror(?:ed)?)\s*(?:it\s*)?(?:the image\s*)?(?:vertical(?:ly)?|top[\s-]*(?:to[\s-]*)?bottom|up[\s-]*(?:and[\s-]*)?down)\b/ },
   { step: 'flip_v', re: /\bvertical(?:ly)?\s*(?:flip(?:ped)?|mirror(?:ed)?)\b/ },
