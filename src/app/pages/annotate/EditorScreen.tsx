@@ -26,7 +26,7 @@ import { copyShapes, takePaste } from './clipboard';
 import { EditorCanvas } from './EditorCanvas';
 import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
 import { loadAnnotations, openImage, prefetchImage } from './preload';
-import { getSaveManager, type SaveStatus } from './saving';
+import { getSaveManager, type SaveStatus } from './save';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
