@@ -111,3 +111,61 @@ describe('memory ownership', () => {
     expect(kernels.memoryBytes).toBe(before);
   });
 });
+
+describe('decodeCrop', () => {
+  /** The window of a full column-major decode, copied out (the reference). */
+  function window(full: Uint8Array, h: number, x: number, y: number, cw: number, ch: number): Uint8Array {
+    const out = new Uint8Array(cw * ch);
+    for (let c = 0; c < cw; c++) out.set(full.subarray((x + c) * h + y, (x + c) * h + y + ch), c * ch);
+    return out;
+  }
+
+  it('decodes the foreground bounding box, or a given window, like slicing a full decode', () => {
+    let seed = 3;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    for (const [h, w] of [[1, 1], [7, 5], [64, 33], [100, 257]] as const) {
+      const mask = new Uint8Array(h * w);
+      for (let i = 0; i < 8; i++) {
+        const x0 = Math.floor(rand() * w), y0 = Math.floor(rand() * h);
+        for (let x = x0; x < Math.min(w, x0 + 1 + rand() * 9); x++) for (let y = y0; y < Math.min(h, y0 + 1 + rand() * 9); y++) mask[x * h + y] = 1;
+      }
+      const counts = k.encode(mask, h, w);
+      const full = k.decode({ size: [h, w], counts });
+      const b = k.bbox({ size: [h, w], counts });
+      const crop = k.decodeCrop({ size: [h, w], counts: k.countsToString(counts) });
+      expect([crop.x, crop.y, crop.width, crop.height]).toEqual([b.x, b.y, b.width, b.height]);
+      expect(crop.data).toEqual(window(full, h, b.x, b.y, b.width, b.height));
+      const win = { x: Math.floor(w / 3), y: Math.floor(h / 4), width: Math.ceil(w / 2), height: Math.ceil(h / 2) };
+      expect(k.decodeCrop({ size: [h, w], counts }, win).data).toEqual(window(full, h, win.x, win.y, win.width, win.height));
+    }
+  });
+
+  it('gives an empty window for an empty mask and refuses windows outside the mask or bad counts', () => {
+    const empty = k.decodeCrop({ size: [4, 3], counts: [12] });
+    expect([empty.width, empty.height, empty.data.length]).toEqual([0, 0, 0]);
+    expect(() => k.decodeCrop({ size: [4, 3], counts: [12] }, { x: 2, y: 0, width: 2, height: 4 })).toThrow(/not inside/);
+    expect(() => k.decodeCrop({ size: [4, 3], counts: [5, 3] })).toThrow(/sum/);
+    const full = k.decodeCrop({ size: [4, 3], counts: [0, 12] });
+    expect([full.x, full.y, full.width, full.height, full.data.every((v) => v === 1)]).toEqual([0, 0, 3, 4, true]);
+  });
+});
+
+describe('decode of short runs', () => {
+  it('writes every run exactly, near the end of the buffer too (short runs use wide stores)', () => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    for (let trial = 0; trial < 40; trial++) {
+      const counts: number[] = [];
+      const expected: number[] = [];
+      const m = 1 + Math.floor(rand() * 60);
+      for (let i = 0; i < m; i++) {
+        const c = Math.floor(rand() * (trial % 2 ? 20 : 80));
+        counts.push(c);
+        for (let j = 0; j < c; j++) expected.push(i & 1 ? 7 : 0);
+      }
+      const n = expected.length;
+      if (n === 0) continue;
+      expect(Array.from(k.decode({ size: [n, 1], counts }, 7))).toEqual(expected);
+    }
+  });
+});

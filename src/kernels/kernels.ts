@@ -180,9 +180,12 @@ export class Kernels {
     const m = counts.length;
     const ptr = alloc(m * 4);
     const view = this.u32(ptr, m);
-    for (let i = 0; i < m; i++) {
-      const c = counts[i]!;
-      if (!(c >= 0 && c <= 0xffffffff && Number.isInteger(c))) throw new Error(`Invalid RLE count ${c} at ${i}`);
+    if (!(counts instanceof Uint32Array)) {
+      // (a Uint32Array holds valid counts by construction)
+      for (let i = 0; i < m; i++) {
+        const c = counts[i]!;
+        if (!(c >= 0 && c <= 0xffffffff && Number.isInteger(c))) throw new Error(`Invalid RLE count ${c} at ${i}`);
+      }
     }
     view.set(counts);
     return [ptr, m];
@@ -223,6 +226,38 @@ export class Kernels {
       }
       check(this.ex.rleDecode(counts, m, n, this.viewPtr, value));
       return this.u8(this.viewPtr, n);
+    });
+  }
+
+  /**
+   * Decodes only a window of the mask (default: the foreground's bounding box) into a new
+   * column-major Uint8Array of 0 / 1 (pixel (x, y) of the window at x * height + y). A small
+   * mask on a 20k x 20k image never needs a full-size bitmap. An empty mask gives a 0 x 0 window.
+   */
+  decodeCrop(rle: RleLike, window?: BBox): BBox & { data: Uint8Array } {
+    const [h, w] = checkSize(rle.size);
+    return this.scoped((alloc) => {
+      const [counts, m] = this.putCounts(rle.counts, alloc);
+      let x0: number, y0: number, cw: number, ch: number;
+      if (window) {
+        ({ x: x0, y: y0, width: cw, height: ch } = window);
+        if (![x0, y0, cw, ch].every(Number.isInteger) || x0 < 0 || y0 < 0 || cw < 0 || ch < 0 || x0 + cw > w || y0 + ch > h) {
+          throw new Error(`Window ${JSON.stringify(window)} is not inside the ${h} x ${w} mask`);
+        }
+      } else {
+        const box = alloc(16);
+        this.ex.rleBBox(counts, m, h, box);
+        [x0, y0, cw, ch] = this.i32(box, 4) as unknown as [number, number, number, number];
+        // Counts that overrun the image would give a box outside it; fail before allocating.
+        if (x0 + cw > w || y0 + ch > h) throw new Error(ERRORS[-1]);
+      }
+      if (!cw || !ch) {
+        check(this.ex.rleDecodeCrop(counts, m, h, w, 0, 0, 0, 0, alloc(1))); // still validates the counts
+        return { x: x0, y: y0, width: cw, height: ch, data: new Uint8Array(0) };
+      }
+      const out = alloc(cw * ch);
+      check(this.ex.rleDecodeCrop(counts, m, h, w, x0, y0, cw, ch, out));
+      return { x: x0, y: y0, width: cw, height: ch, data: this.u8(out, cw * ch).slice() };
     });
   }
 

@@ -776,34 +776,9 @@ function decodeMaskTexture(regl: Regl, k: Kernels, rle: MaskRle): { texture: Tex
 type MaskRle = { size: [number, number]; counts: number[] | Uint32Array | string };
 type Crop = { rect: [number, number, number, number]; data: Uint8Array };
 
-// Until src/kernels exposes a public bbox-crop decode, reach the exported rleBBox /
-// rleDecodeCrop directly (the same calls its maskToPolygons makes); else a full decode + copy.
+/** The mask's bounding box decoded by the kernel (no full-image bitmap). */
 export function cropMask(k: Kernels, rle: MaskRle): Crop {
-  const [H, W] = rle.size;
-  const empty: Crop = { rect: [0, 0, 0, 0], data: new Uint8Array(1) };
-  const priv = k as unknown as {
-    ex?: { rleBBox(c: number, m: number, h: number, out: number): void; rleDecodeCrop(c: number, m: number, h: number, w: number, x0: number, y0: number, cw: number, ch: number, out: number): number; memory: WebAssembly.Memory };
-    scoped?: (fn: (alloc: (bytes: number) => number) => Crop) => Crop;
-    putCounts?(counts: unknown, alloc: (bytes: number) => number): [number, number];
-  };
-  if (priv.ex && priv.scoped && priv.putCounts) {
-    const ex = priv.ex;
-    return priv.scoped.call(k, (alloc): Crop => {
-      const [counts, m] = priv.putCounts!.call(k, rle.counts, alloc);
-      const box = alloc(16);
-      ex.rleBBox(counts, m, H, box);
-      const b = new Int32Array(ex.memory.buffer, box, 4);
-      const x0 = b[0]!, y0 = b[1]!, bw = b[2]!, bh = b[3]!;
-      if (!bw || !bh || x0 + bw > W || y0 + bh > H) return empty;
-      const crop = alloc(bw * bh);
-      if (ex.rleDecodeCrop(counts, m, H, W, x0, y0, bw, bh, crop) < 0) throw new Error('RLE decode failed');
-      return { rect: [x0, y0, bw, bh], data: new Uint8Array(ex.memory.buffer, crop, bw * bh).slice() };
-    });
-  }
-  const full = k.decodeView(rle);
-  const b = k.bbox(rle);
-  if (!b.width || !b.height) return empty;
-  const out = new Uint8Array(b.width * b.height);
-  for (let x = 0; x < b.width; x++) out.set(full.subarray((b.x + x) * H + b.y, (b.x + x) * H + b.y + b.height), x * b.height);
-  return { rect: [b.x, b.y, b.width, b.height], data: out };
+  const c = k.decodeCrop(rle);
+  if (!c.width || !c.height) return { rect: [0, 0, 0, 0], data: new Uint8Array(1) };
+  return { rect: [c.x, c.y, c.width, c.height], data: c.data };
 }
