@@ -11,6 +11,7 @@ import { Dialog } from '../../../components/Dialog';
 import { EmptyState } from '../../../components/EmptyState';
 import { Skeleton } from '../../../components/Skeleton';
 import { toast } from '../../../stores/toast';
+import { useCan } from '../../../stores/permissions';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
 import { NameList, SelectionBar } from './Chrome';
@@ -27,6 +28,9 @@ const RESTORE_CHUNK = 50;
 
 export function ArchiveTab({ project, orgId }: { project: Project; orgId: string }) {
   const qc = useQueryClient();
+  // Reviewers and above restore; owners and admins delete for good (the server enforces both).
+  const canRestore = useCan('images.archive');
+  const canDelete = useCan('images.delete');
   const { selected, reloadToken } = useDataView();
   const view = useDataView.getState;
   const list = useImageList({ projectId: project.id, orgId, folderPath: undefined, status: null, sort: DEFAULT_SORT, archived: true, reloadToken });
@@ -194,10 +198,10 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
       )}
 
       <SelectionBar count={selected.size} onClear={() => view().clearSelection()}>
-        <Button variant="ghost" size="sm" icon={<ArchiveRestore />} className={styles.barButton} onClick={() => void restore()}>
+        <Button variant="ghost" size="sm" icon={<ArchiveRestore />} className={styles.barButton} onClick={() => void restore()} disabled={!canRestore}>
           Restore
         </Button>
-        <Button variant="ghost" size="sm" icon={<Trash2 />} className={`${styles.barButton} ${styles.barDanger}`} onClick={askDelete}>
+        <Button variant="ghost" size="sm" icon={<Trash2 />} className={`${styles.barButton} ${styles.barDanger}`} onClick={askDelete} disabled={!canDelete}>
           Delete
         </Button>
       </SelectionBar>
