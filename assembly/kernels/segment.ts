@@ -374,24 +374,36 @@ export function segMinCut(n: i32, src: usize, snk: usize, m: i32, ea: usize, eb:
 
 /** Boundary refinement: see refineRef. out: w*h bytes (row-major 0/1). */
 export function segRefine(labels: usize, bins: usize, w: i32, h: i32, spFg: usize, band: usize, llr: usize, r: i32, bias: f64, out: usize): void {
-  const W1 = w + 1;
-  const integ = allocF64(W1 * (h + 1), 0);
+  let bx0 = w, by0 = h, bx1 = -1, by1 = -1;
   for (let y = 0; y < h; y++) {
-    let row: f64 = 0;
     for (let x = 0; x < w; x++) {
-      row += lf64(llr, lu16(bins, y * w + x));
+      const p = y * w + x, q = li32(labels, p);
+      su8(out, p, lu8(spFg, q));
+      if (lu8(band, q) != 0) {
+        if (x < bx0) bx0 = x;
+        if (x > bx1) bx1 = x;
+        if (y < by0) by0 = y;
+        if (y > by1) by1 = y;
+      }
+    }
+  }
+  if (bx1 < 0) return;
+  const ox = max(0, bx0 - r), oy = max(0, by0 - r), ex = min(w, bx1 + r + 1), ey = min(h, by1 + r + 1);
+  const cw = ex - ox, ch = ey - oy, W1 = cw + 1;
+  const integ = allocF64(W1 * (ch + 1), 0);
+  for (let y = 0; y < ch; y++) {
+    let row: f64 = 0;
+    for (let x = 0; x < cw; x++) {
+      row += lf64(llr, lu16(bins, (y + oy) * w + x + ox));
       sf64(integ, (y + 1) * W1 + x + 1, lf64(integ, y * W1 + x + 1) + row);
     }
   }
-  for (let y = 0; y < h; y++) {
-    const y0 = max(0, y - r), y1 = min(h, y + r + 1);
-    for (let x = 0; x < w; x++) {
+  for (let y = by0; y <= by1; y++) {
+    const y0 = max(oy, y - r) - oy, y1 = min(ey, y + r + 1) - oy;
+    for (let x = bx0; x <= bx1; x++) {
       const p = y * w + x, q = li32(labels, p);
-      if (lu8(band, q) == 0) {
-        su8(out, p, lu8(spFg, q));
-        continue;
-      }
-      const x0 = max(0, x - r), x1 = min(w, x + r + 1);
+      if (lu8(band, q) == 0) continue;
+      const x0 = max(ox, x - r) - ox, x1 = min(ex, x + r + 1) - ox;
       const sum = lf64(integ, y1 * W1 + x1) - lf64(integ, y0 * W1 + x1) - lf64(integ, y1 * W1 + x0) + lf64(integ, y0 * W1 + x0);
       const area = <f64>((x1 - x0) * (y1 - y0));
       const score = sum / area + (lu8(spFg, q) != 0 ? bias : -bias);

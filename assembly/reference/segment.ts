@@ -333,25 +333,38 @@ export function minCutRef(n: number, src: Float64Array, snk: Float64Array, m: nu
  * Writes a row-major 0/1 mask.
  */
 export function refineRef(labels: Int32Array, bins: Uint16Array, w: number, h: number, spFg: Uint8Array, band: Uint8Array, llr: Float64Array, r: number, bias: number, out: Uint8Array): void {
-  // Integral image of the per-pixel ratio, (w + 1) x (h + 1).
-  const W1 = w + 1;
-  const integ = new Float64Array(W1 * (h + 1));
+  // Superpixel labels everywhere; the band's bounding box (grown by r) gets the box sums.
+  let bx0 = w, by0 = h, bx1 = -1, by1 = -1;
   for (let y = 0; y < h; y++) {
-    let row = 0;
     for (let x = 0; x < w; x++) {
-      row += llr[bins[y * w + x]!]!;
+      const p = y * w + x, q = labels[p]!;
+      out[p] = spFg[q]!;
+      if (band[q]) {
+        if (x < bx0) bx0 = x;
+        if (x > bx1) bx1 = x;
+        if (y < by0) by0 = y;
+        if (y > by1) by1 = y;
+      }
+    }
+  }
+  if (bx1 < 0) return;
+  const ox = Math.max(0, bx0 - r), oy = Math.max(0, by0 - r), ex = Math.min(w, bx1 + r + 1), ey = Math.min(h, by1 + r + 1);
+  const cw = ex - ox, ch = ey - oy, W1 = cw + 1;
+  // Integral image of the per-pixel ratio over the box, (cw + 1) x (ch + 1).
+  const integ = new Float64Array(W1 * (ch + 1));
+  for (let y = 0; y < ch; y++) {
+    let row = 0;
+    for (let x = 0; x < cw; x++) {
+      row += llr[bins[(y + oy) * w + x + ox]!]!;
       integ[(y + 1) * W1 + x + 1] = integ[y * W1 + x + 1]! + row;
     }
   }
-  for (let y = 0; y < h; y++) {
-    const y0 = Math.max(0, y - r), y1 = Math.min(h, y + r + 1);
-    for (let x = 0; x < w; x++) {
+  for (let y = by0; y <= by1; y++) {
+    const y0 = Math.max(oy, y - r) - oy, y1 = Math.min(ey, y + r + 1) - oy;
+    for (let x = bx0; x <= bx1; x++) {
       const p = y * w + x, q = labels[p]!;
-      if (!band[q]) {
-        out[p] = spFg[q]!;
-        continue;
-      }
-      const x0 = Math.max(0, x - r), x1 = Math.min(w, x + r + 1);
+      if (!band[q]) continue;
+      const x0 = Math.max(ox, x - r) - ox, x1 = Math.min(ex, x + r + 1) - ox;
       const sum = integ[y1 * W1 + x1]! - integ[y0 * W1 + x1]! - integ[y1 * W1 + x0]! + integ[y0 * W1 + x0]!;
       const area = (x1 - x0) * (y1 - y0);
       const score = sum / area + (spFg[q] ? bias : -bias);

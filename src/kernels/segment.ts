@@ -20,13 +20,28 @@ type Typed = Uint8Array | Uint16Array | Int32Array | Float32Array | Float64Array
 
 export class SegmentKernels {
   private readonly ex: SegmentExports;
+  /** Arrays kept in wasm memory between calls (see pin()); freed when the array is collected. */
+  private readonly pinned = new WeakMap<Typed, number>();
+  private readonly registry = new FinalizationRegistry<number>((ptr) => this.ex.free(ptr));
 
   constructor(instance: WebAssembly.Instance) {
     this.ex = instance.exports as unknown as SegmentExports;
     if (typeof this.ex.segSlic !== 'function') throw new Error('The wasm module has no segmentation kernels: rebuild it with `npm run build:wasm`');
   }
 
-  /** Runs fn with scratch buffers; `put` copies an array in, `out` reserves bytes; all freed after. */
+  /**
+   * Keeps a copy of `a` in wasm memory so later calls taking it skip the copy (a superpixel
+   * label map is passed on every click). The array must not change afterwards.
+   */
+  pin(a: Typed): void {
+    if (this.pinned.has(a)) return;
+    const p = this.ex.alloc(Math.max(a.byteLength, 8));
+    new Uint8Array(this.ex.memory.buffer, p, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    this.pinned.set(a, p);
+    this.registry.register(a, p);
+  }
+
+  /** Runs fn with scratch buffers; `put` copies an array in (or uses its pinned copy), `out` reserves bytes; all freed after. */
   private scoped<T>(fn: (put: (a: Typed) => number, out: (bytes: number) => number) => T): T {
     const ptrs: number[] = [];
     const out = (bytes: number) => {
@@ -35,6 +50,8 @@ export class SegmentKernels {
       return p;
     };
     const put = (a: Typed) => {
+      const pinned = this.pinned.get(a);
+      if (pinned !== undefined) return pinned;
       const p = out(a.byteLength);
       new Uint8Array(this.ex.memory.buffer, p, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
       return p;

@@ -160,6 +160,11 @@ describe('get-mask', () => {
     for (let x = 0; x < W; x++) for (let y = 0; y < H; y++) back[y * W + x] = col[x * H + y]!;
     expect(iou(back, mask)).toBeGreaterThan(0.97);
     expect(body.vellum_annotation.metadata.sam2_area).toBeGreaterThan(0);
+    // Outer rings run clockwise on screen (positive shoelace area in y-down coordinates), as the kernels give them.
+    const path = body.vellum_annotation.polygon.path as [number, number][];
+    let twice = 0;
+    for (let i = 0, j = path.length - 1; i < path.length; j = i++) twice += path[j]![0] * path[i]![1] - path[i]![0] * path[j]![1];
+    expect(twice).toBeGreaterThan(0);
   });
 
   it('corrective clicks at the largest error improve the mask', async () => {

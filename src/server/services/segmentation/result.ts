@@ -70,13 +70,13 @@ export function maskResult(k: Kernels, mask: GridMask, width: number, height: nu
   const str = k.countsToString(counts);
   const b = k.bbox({ size: [height, width], counts: str });
   const { data, gw, gh } = mask;
-  const colMajor = new Uint8Array(gw * gh);
-  for (let y = 0; y < gh; y++) for (let x = 0; x < gw; x++) colMajor[x * gh + y] = data[y * gw + x]!;
   const sx = width / gw, sy = height / gh;
   const round = (v: number) => Math.round(v * 100) / 100;
-  const scale = (ring: [number, number][]) => ring.map(([x, y]) => [round(x * sx), round(y * sy)] as [number, number]);
+  // The row-major grid read column-major is the transposed image: trace that (no copy), then
+  // swap x and y back and reverse each ring to keep the kernel's orientation (outer rings positive).
+  const scale = (ring: [number, number][]) => ring.map(([ty, tx]) => [round(tx * sx), round(ty * sy)] as [number, number]).reverse();
   const polygons = k
-    .maskToPolygons(colMajor, gh, gw, { tolerance })
+    .maskToPolygons(data, gw, gh, { tolerance })
     .map((p) => {
       const path = scale(p.path), holes = p.holes.map(scale);
       return { path, holes, area: ringArea(path) - holes.reduce((s, h) => s + ringArea(h), 0) };

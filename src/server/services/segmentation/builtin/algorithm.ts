@@ -16,6 +16,8 @@ export interface SegmentOps {
   superpixelStats(lab: Float32Array, bins: Uint16Array, labels: Int32Array, w: number, h: number, count: number): SuperpixelStats;
   minCut(n: number, src: Float64Array, snk: Float64Array, m: number, ea: Int32Array, eb: Int32Array, cab: Float64Array, cba: Float64Array, side: Uint8Array): number;
   refine(labels: Int32Array, bins: Uint16Array, w: number, h: number, spFg: Uint8Array, band: Uint8Array, llr: Float64Array, r: number, bias: number, out: Uint8Array): void;
+  /** Optional: keep an array that will not change where the kernels can reuse it on every call. */
+  pin?(a: Int32Array | Uint16Array): void;
 }
 
 export interface Structure {
@@ -58,6 +60,8 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
   const edges = smoothnessEdges(stats);
   const sparse = sparseHistograms(stats);
+  ops.pin?.(labels); // refine() reads both on every click
+  ops.pin?.(bins);
   const bytes = labels.byteLength + bins.byteLength + stats.hist.byteLength + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2;
   return { w, h, labels, bins, stats, sparse, edges, bytes };
 }
