@@ -155,3 +155,36 @@ describe('DELETE /users/me', () => {
     expect((await api(server.url, 'DELETE', '/api/v1/users/me')).status).toBe(401);
   });
 });
+
+describe('DELETE /users/me with hosted identity (SUPABASE_URL)', () => {
+  // A second server plays hosted Supabase Auth; the product cannot end its sessions, so it refuses
+  // every token issued before the deletion and lets a new sign-in reactivate.
+  const SECRET = 'shared-jwt-secret-for-the-account-deletion-test-0123456789';
+  let hosted: TestServer;
+  let product: TestServer;
+  beforeAll(async () => {
+    hosted = await startServer({ SUPABASE_JWT_SECRET: SECRET });
+    const hostedAuth = hosted.built.ctx.auth as unknown as { anonKey: string; serviceRoleKey: string };
+    product = await startServer({ SUPABASE_URL: hosted.url, SUPABASE_ANON_KEY: hostedAuth.anonKey, SUPABASE_JWT_SECRET: SECRET, SUPABASE_SERVICE_ROLE_KEY: hostedAuth.serviceRoleKey });
+  });
+  afterAll(async () => {
+    await product?.stop();
+    await hosted?.stop();
+  });
+
+  it('refuses the tokens issued before the deletion; a later sign-in reactivates', async () => {
+    const user = await signUp(hosted);
+    const onboarding = await api(product.url, 'POST', '/api/v1/users/onboarding', { token: user.token, body: { full_name: 'H', organization_name: 'Hosted Org', organization_slug: `hosted-${Date.now().toString(36)}` } });
+    expect(onboarding.status).toBe(200);
+    expect((await api(product.url, 'DELETE', '/api/v1/users/me', { token: user.token })).status).toBe(200);
+    const old = await api(product.url, 'GET', '/api/v1/users/me', { token: user.token });
+    expect(old.status).toBe(401);
+    expect(old.body.code).toBe('account_deactivated');
+    // Tokens carry whole seconds: a new one must be issued after the deletion's second.
+    await new Promise((r) => setTimeout(r, 1100));
+    const fresh = await signIn(hosted, user.email, user.password);
+    const back = await api(product.url, 'GET', '/api/v1/users/me', { token: fresh });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ was_reactivated: true, needs_onboarding: false });
+  });
+});
