@@ -19,27 +19,25 @@ function fillRun(dst: usize, v: u8, c: usize): void {
  * one or two vector stores each instead of a byte loop.)
  */
 export function rleDecode(counts: usize, m: i32, n: usize, out: usize, fg: u8): i32 {
-  // validate first: the spill trick must never run on counts that overrun n
-  let total: u64 = 0;
-  for (let i = 0; i < m; i++) total += <u64>load<u32>(counts + (<usize>i << 2));
-  if (total != <u64>n) return ERR_SUM;
   const vfg = i8x16.splat(<i8>fg);
   const vbg = i8x16.splat(0);
   const safe: usize = n >= 16 ? n - 16 : 0;
-  let pos: usize = 0;
+  let pos: u64 = 0;
   for (let i = 0; i < m; i++) {
-    const c = <usize>load<u32>(counts + (<usize>i << 2));
-    const dst = out + pos;
-    if (c <= 64 && pos + c <= safe) {
+    const c64 = <u64>load<u32>(counts + (<usize>i << 2));
+    if (pos + c64 > <u64>n) return ERR_SUM; // (the spill below stays inside n too)
+    const c = <usize>c64;
+    const dst = out + <usize>pos;
+    if (c <= 64 && <usize>pos + c <= safe) {
       const v = i & 1 ? vfg : vbg;
       // ceil(c / 16) stores; the last may spill up to 15 bytes into the next run
       for (let k: usize = 0; k < c; k += 16) v128.store(dst + k, v);
     } else {
       fillRun(dst, i & 1 ? fg : 0, c);
     }
-    pos += c;
+    pos += c64;
   }
-  return 0;
+  return pos == <u64>n ? 0 : ERR_SUM;
 }
 
 /**
