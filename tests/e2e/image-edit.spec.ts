@@ -92,6 +92,17 @@ test('image edit: three selected images, "flip horizontally and make it night", 
     const doc = await (await page.request.get(`/api/v1/annotations/load-data/${img.id}?project_id=${pid}`, { headers: auth })).json();
     expect(doc.annotations).toEqual([{ id: 'car1', name: 'car', bounding_box: { x: W - 20, y: 6, w: 16, h: 12 } }]);
   }
+
+  // And in the editor: the copy opens with its carried box listed.
+  await page.keyboard.press('Escape');
+  await expect(toolbar).toBeHidden();
+  await page.getByRole('button', { name: 'street_1_edit_flip_h_night.png', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'street_1_edit_flip_h_night.png', level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  const rows = page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText('car');
+  await page.screenshot({ path: 'test-results/image-edit-editor.png' });
 });
 
 test('image edit: a prompt the built-in editor does not know shows the error, then clears it', async ({ page }) => {
