@@ -150,3 +150,58 @@ describe('invites', () => {
     expect((await api(server.url, 'POST', `/api/v1/invites/${'x'.repeat(43)}/accept`)).status).toBe(401);
   });
 });
+
+describe('invites with SMTP configured', () => {
+  // A local SMTP server catches what the server sends.
+  let mailServer: TestServer;
+  let smtp: import('smtp-server').SMTPServer;
+  const mails: { to: string[]; body: string }[] = [];
+  beforeAll(async () => {
+    const { SMTPServer } = await import('smtp-server');
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, callback) {
+        let body = '';
+        stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        stream.on('end', () => {
+          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+    const port = (smtp.server.address() as import('node:net').AddressInfo).port;
+    mailServer = await startServer({ SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: 'Vellum <team@vellum.test>' });
+  });
+  afterAll(async () => {
+    await mailServer?.stop();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  it('mails the link to the invited address (the inviter can still copy it)', async () => {
+    // Accounts need a confirmed address with SMTP on; confirm the owner's directly.
+    const email = uniqueEmail('mailowner');
+    const anon = { apikey: mailServer.built.ctx.auth.anonKey };
+    expect((await api(mailServer.url, 'POST', '/auth/v1/signup', { body: { email, password: 'correct horse', data: { full_name: 'Mail <Owner>' } }, headers: anon })).status).toBe(200);
+    const { authUsers } = await import('../../src/server/db/schema');
+    const { sql } = await import('drizzle-orm');
+    await mailServer.built.ctx.db.update(authUsers).set({ emailConfirmedAt: new Date() }).where(sql`lower(${authUsers.email}) = ${email}`);
+    const token = (await api(mailServer.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password: 'correct horse' }, headers: anon })).body.access_token;
+    const org = (await api(mailServer.url, 'POST', '/api/v1/users/onboarding', { token, body: { full_name: 'Mail <Owner>', organization_name: 'Mail & Co', organization_slug: `mail-${Date.now().toString(36)}` } })).body.organization;
+    const invited = uniqueEmail('mailed');
+    const res = await api(mailServer.url, 'POST', `/api/v1/organizations/${org.id}/invites`, { token, body: { email: invited, role: 'annotator' } });
+    expect(res.status).toBe(200);
+    expect(res.body.email_sent).toBe(true);
+    const mail = mails.find((m) => m.to.includes(invited));
+    expect(mail).toBeTruthy();
+    const unfolded = mail!.body.replace(/=\r?\n/g, '');
+    expect(unfolded).toContain(res.body.invite_url.split('/invite/')[1]);
+    expect(unfolded).toContain('Mail & Co');
+    // In the HTML part, names are escaped.
+    expect(unfolded).toContain('<strong>Mail &#38; Co</strong>');
+    expect(unfolded).toContain('Mail &#60;Owner&#62; invited you');
+    expect(unfolded).not.toMatch(/<strong>Mail & Co<\/strong>/);
+  });
+});
