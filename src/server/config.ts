@@ -22,6 +22,16 @@ export interface Config {
   appDir: string;
   /** Magic Image Edit (README "Magic Image Edit"): which provider edits, and the job workers of this process. */
   imageEdit: ImageEditConfig;
+  /** Assisted segmentation (README "Assisted segmentation"): SEGMENTER, SAM2_MODEL_DIR, SEGMENTER_CACHE_MB. */
+  segmentation: SegmentationConfig;
+}
+
+export interface SegmentationConfig {
+  backend: 'builtin' | 'sam2';
+  /** Directory with the SAM2 encoder and decoder ONNX files (services/segmentation/sam2.ts names them). */
+  sam2ModelDir: string | null;
+  /** Memory bound of the embedding cache. */
+  cacheBytes: number;
 }
 
 export interface ImageEditConfig {
@@ -113,7 +123,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const appDir = path.resolve(cwd, env.APP_DIR?.trim() || 'dist/app');
   const imageEdit = imageEditConfig(env);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit };
+  const segmentation = segmentationConfig(env, cwd);
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation };
+}
+
+export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {
+  const dir = env.SAM2_MODEL_DIR?.trim() || null;
+  const backend = env.SEGMENTER?.trim().toLowerCase() || (dir ? 'sam2' : 'builtin');
+  if (backend !== 'builtin' && backend !== 'sam2') fail('SEGMENTER', `must be builtin or sam2 (got "${backend}")`);
+  if (backend === 'sam2' && !dir) fail('SAM2_MODEL_DIR', 'is required when SEGMENTER is sam2');
+  const cacheBytes = integer(env, 'SEGMENTER_CACHE_MB', 1024, 16, 1_048_576) * 1024 * 1024;
+  return { backend, sam2ModelDir: dir ? path.resolve(cwd, dir) : null, cacheBytes };
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

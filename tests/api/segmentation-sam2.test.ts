@@ -17,27 +17,13 @@ let owner: Member;
 let project: { id: string };
 const BASE = '/api/v1/auto-annotate/sam2';
 
-async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  // The segmentation settings are read from the environment when the routes register.
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
-
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-sam2-api-'));
   const { encoder, decoder } = sam2TestModels();
   fs.writeFileSync(path.join(dir, 'sam2_encoder.onnx'), encoder);
   fs.writeFileSync(path.join(dir, 'sam2_decoder.onnx'), decoder);
-  server = await withEnv({ SEGMENTER: 'sam2', SAM2_MODEL_DIR: dir }, () => startServer());
-  broken = await withEnv({ SEGMENTER: 'sam2', SAM2_MODEL_DIR: path.join(dir, 'missing') }, () => startServer());
+  server = await startServer({ SEGMENTER: 'sam2', SAM2_MODEL_DIR: dir });
+  broken = await startServer({ SEGMENTER: 'sam2', SAM2_MODEL_DIR: path.join(dir, 'missing') });
   owner = await onboardedUser(server);
   project = await createProject(server, owner);
   await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'box', type: 'polygon', color: '#FFADAD' }] } });

@@ -57,7 +57,7 @@ export class SegmentationService {
     private readonly ctx: AppContext,
     config?: SegmentationConfig,
   ) {
-    this.config = config ?? segmentationConfig();
+    this.config = config ?? ctx.config.segmentation ?? segmentationConfig(process.env);
     this.cache = new EmbeddingCache(this.config.cacheBytes);
   }
 
