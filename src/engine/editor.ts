@@ -24,6 +24,7 @@ import {
   applyDocPatches,
   changedIds,
   docFromAnnotations,
+  docFromAnnotationsInSlices,
   DocTx,
   emptyDoc,
   getAnnotation,
@@ -108,6 +109,7 @@ export class Editor {
   private spaceDown = false;
   private panning: { sx: number; sy: number } | null = null;
   private docVersion = 0;
+  private loadToken = 0;
 
   constructor(options: EditorOptions = {}) {
     this.newId = options.idGenerator ?? uuid;
@@ -150,11 +152,40 @@ export class Editor {
    */
   load(doc: EditorDocumentJSON | readonly EditorAnnotation[]): void {
     const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    this.loadToken++;
+    this.install(docFromAnnotations(list));
+  }
+
+  /**
+   * load() spread over tasks of about `budgetMs` each (yielding to the event loop between them),
+   * so opening a 100k-shape image never blocks the main thread for long. The document changes
+   * only at the end, in one step; a later load()/loadAsync() abandons this one (it then
+   * resolves without loading). Rejects on invalid input (duplicate ids) like load() throws.
+   */
+  async loadAsync(doc: EditorDocumentJSON | readonly EditorAnnotation[], budgetMs = 8): Promise<void> {
+    const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    const token = ++this.loadToken;
+    const steps = docFromAnnotationsInSlices(list);
+    let t0 = performance.now();
+    let r = steps.next();
+    while (!r.done) {
+      if (performance.now() - t0 > budgetMs) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (token !== this.loadToken) return;
+        t0 = performance.now();
+      }
+      r = steps.next();
+    }
+    this.order.adopt(r.value.ids, r.value.zOf);
+    this.install(r.value.doc, true);
+  }
+
+  private install(doc: DocState, orderReady = false): void {
     this.activeTool().cancel();
-    this.doc = docFromAnnotations(list);
+    this.doc = doc;
     this.history.clear();
     this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
-    this.afterDocChange({ all: true }, true);
+    this.afterDocChange({ all: true }, true, orderReady);
   }
 
   /** Validates stored annotations (load-data's `annotations`) and loads them. Throws on invalid input. */
@@ -222,9 +253,9 @@ export class Editor {
     this.afterDocChange(changedIds(patches));
   }
 
-  private afterDocChange(change: ChangedIds, viewChanged = false): void {
+  private afterDocChange(change: ChangedIds, viewChanged = false, orderReady = false): void {
     this.docVersion++;
-    this.order.update(this.doc, change);
+    if (!orderReady) this.order.update(this.doc, change);
     this.index.update(change);
     // Selection and hover never point at a shape that no longer exists.
     const view = this.view;

@@ -68,6 +68,33 @@ export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState 
 
 export const emptyDoc = (): DocState => docFromAnnotations([]);
 
+/**
+ * docFromAnnotations in steps (a generator that yields every `slice` annotations), also
+ * returning the paint order it implies, so a 100k-shape load can be spread over several tasks.
+ */
+export function* docFromAnnotationsInSlices(list: readonly EditorAnnotation[], slice = 2048): Generator<void, { doc: DocState; ids: string[]; zOf: Map<string, number> }> {
+  const items = emptyShards<EditorAnnotation>() as Map<string, EditorAnnotation>[];
+  const z = emptyShards<number>() as Map<string, number>[];
+  const ids: string[] = new Array(list.length);
+  const zOf = new Map<string, number>();
+  for (let i = 0; i < list.length; i++) {
+    if (i > 0 && i % slice === 0) yield;
+    const a = list[i]!;
+    const k = shardOf(a.id);
+    let shard = items[k]!;
+    if ((shard as ReadonlyMap<string, unknown>) === EMPTY_SHARD) {
+      shard = items[k] = new Map();
+      z[k] = new Map();
+    }
+    if (shard.has(a.id)) throw new Error(`Duplicate annotation id ${a.id}`);
+    shard.set(a.id, Object.freeze(a));
+    z[k]!.set(a.id, i);
+    ids[i] = a.id;
+    zOf.set(a.id, i);
+  }
+  return { doc: { items, z, nextZ: list.length, count: list.length }, ids, zOf };
+}
+
 export function getAnnotation(doc: DocState, id: string): EditorAnnotation | undefined {
   return doc.items[shardOf(id)]!.get(id);
 }
@@ -235,7 +262,7 @@ export function changedIds(patches: readonly Patch[]): ChangedIds {
  */
 export class OrderIndex {
   private ids: string[] = [];
-  private readonly zOf = new Map<string, number>();
+  private zOf = new Map<string, number>();
 
   reset(doc: DocState): void {
     this.zOf.clear();
@@ -256,6 +283,12 @@ export class OrderIndex {
     pairs.sort((a, b) => a[1] - b[1]);
     this.ids = pairs.map((p) => p[0]);
     for (const [id, z] of pairs) this.zOf.set(id, z);
+  }
+
+  /** Takes an order already known (a load: ids in paint order, z = position). */
+  adopt(ids: string[], zOf: Map<string, number>): void {
+    this.ids = ids;
+    this.zOf = zOf;
   }
 
   update(doc: DocState, change: ChangedIds): void {
