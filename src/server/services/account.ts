@@ -170,8 +170,7 @@ async function endSessions(ctx: AppContext, user: AuthUser, token: string): Prom
 }
 
 /** Removes accounts whose grace period is over: their scheduled organizations (rows and stored files), keys, profile and identity. */
-export async function purgeExpiredAccounts(ctx: AppContext): Promise<{ accounts: number; organizations: number }> {
-  const now = nowOf(ctx);
+export async function purgeExpiredAccounts(ctx: AppContext, now: Date = nowOf(ctx)): Promise<{ accounts: number; organizations: number }> {
   const due = await ctx.db
     .select({ del: accountDeletions })
     .from(accountDeletions)
@@ -205,13 +204,14 @@ export async function purgeExpiredAccounts(ctx: AppContext): Promise<{ accounts:
   return { accounts: due.length, organizations: orgCount };
 }
 
-/** Runs the purge now and then (every hour) while the app runs. */
+/** Runs the purge now and then (every hour) while the app runs, on the real clock (tests that move
+ * ctx.now call purgeExpiredAccounts themselves, and must not race this). */
 export function startPurgeJob(ctx: AppContext): () => void {
   let running = false;
   const tick = () => {
     if (running) return;
     running = true;
-    purgeExpiredAccounts(ctx)
+    purgeExpiredAccounts(ctx, new Date())
       .catch((err: unknown) => ctx.log.error({ err }, 'account purge failed'))
       .finally(() => {
         running = false;
