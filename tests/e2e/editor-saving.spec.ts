@@ -1,0 +1,156 @@
+// Saving under faults (issue 5): the network cut during edits, the server answering 503 twice,
+// the tab closed before the debounce fires, and two browser contexts editing one image. After
+// each, the document the server holds (load-data with the user's token) has every edit.
+import { expect, test, type Page } from '@playwright/test';
+import { editorProject, loadSaved, type EditorProject } from './editor-helpers';
+import { signIn } from './helpers';
+
+const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
+const IMAGE = 'lot.png';
+
+const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
+const saveState = (page: Page) => page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes|Offline - changes kept on this device|Save failed.*|Sign in to save.*|Conflict merged)$/ });
+
+async function openImage(page: Page) {
+  await page.goto(`/project/annotate/${IMAGE}`);
+  await expect(page.getByRole('heading', { name: IMAGE, level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(page.getByTestId('editor-canvas')).toBeVisible();
+}
+
+/** Draws a box with the Bounding Box tool between two canvas points. */
+async function drawBox(page: Page, from: [number, number], to: [number, number]) {
+  await page.keyboard.press('b');
+  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
+  await page.mouse.move(b.x + from[0], b.y + from[1]);
+  await page.mouse.down();
+  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
+  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
+  await page.mouse.up();
+}
+
+async function setUp(page: Page): Promise<EditorProject> {
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  await openImage(page);
+  return project;
+}
+
+test('the network cut during edits: changes wait on the device and are saved when it comes back', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  await drawBox(page, [150, 150], [260, 240]);
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 15_000 });
+
+  await context.setOffline(true);
+  await drawBox(page, [320, 150], [420, 260]);
+  await expect(saveState(page)).toHaveText('Offline - changes kept on this device', { timeout: 15_000 });
+  await drawBox(page, [150, 320], [260, 420]);
+  await expect(rows(page)).toHaveCount(3);
+  await page.screenshot({ path: 'test-results/editor-saving-offline.png' });
+
+  await context.setOffline(false);
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 20_000 });
+  const doc = await loadSaved(page, project, img.id);
+  expect(doc.annotations).toHaveLength(3);
+  expect(doc.annotations.every((a) => a.name === 'car' && a.bounding_box.w > 0)).toBe(true);
+});
+
+test('the server answering 503 twice, then 200: one saved document', async ({ page }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  const answers: number[] = [];
+  await page.route('**/api/v1/annotations/save-data', async (route) => {
+    if (answers.length < 2) {
+      answers.push(503);
+      await route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Service unavailable', code: 'unavailable' }) });
+      return;
+    }
+    answers.push(200);
+    await route.continue();
+  });
+  await drawBox(page, [150, 150], [260, 240]);
+  await expect(saveState(page)).toHaveText('Save failed - retrying', { timeout: 10_000 });
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 20_000 });
+  expect(answers).toEqual([503, 503, 200]);
+  const doc = await loadSaved(page, project, img.id);
+  expect(doc.version).toBe(1);
+  expect(doc.annotations).toHaveLength(1);
+});
+
+test('the tab closed before the debounce fires: the edits are on the server when it is reopened', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  await drawBox(page, [150, 150], [260, 240]);
+  await drawBox(page, [320, 150], [420, 260]);
+  await expect(rows(page)).toHaveCount(2);
+  await page.close(); // well within the 2000 ms debounce: the page-hide flush sends them
+  const reopened = await context.newPage();
+  await openImage(reopened);
+  await expect(rows(reopened)).toHaveCount(2);
+  await expect(saveState(reopened)).toHaveText('Saved', { timeout: 15_000 });
+  expect((await loadSaved(reopened, project, img.id)).annotations).toHaveLength(2);
+});
+
+test('the tab closed before the debounce fires without reaching the server: reopened, the editor restores the changes from the device and saves them', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  await drawBox(page, [150, 150], [260, 240]);
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 15_000 });
+
+  await drawBox(page, [320, 150], [420, 260]);
+  await drawBox(page, [150, 320], [260, 420]);
+  await expect(rows(page)).toHaveCount(3);
+  await page.waitForTimeout(300); // IndexedDB commits; the debounce is still far
+  // The connection dies with the tab: the page-hide flush fails too, so only IndexedDB holds the two new boxes.
+  await page.evaluate(() => {
+    const real = window.fetch.bind(window);
+    window.fetch = (input, init) => (String(input instanceof Request ? input.url : input).includes('save-data') ? Promise.reject(new TypeError('Failed to fetch')) : real(input, init));
+  });
+  await page.close();
+
+  const reopened = await context.newPage();
+  await reopened.goto('/');
+  expect((await loadSaved(reopened, project, img.id)).annotations).toHaveLength(1);
+  await openImage(reopened);
+  await expect(reopened.getByText('Restored 2 unsaved changes kept on this device. They are being saved.')).toBeVisible();
+  await expect(rows(reopened)).toHaveCount(3);
+  await reopened.screenshot({ path: 'test-results/editor-saving-restored.png' });
+  await expect(saveState(reopened)).toHaveText('Saved', { timeout: 15_000 });
+  expect((await loadSaved(reopened, project, img.id)).annotations).toHaveLength(3);
+});
+
+test('two browser contexts editing the same image: both edits end up in the saved document', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+
+  const other = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
+  try {
+    const second = await other.newPage();
+    await second.goto('/');
+    await signIn(second, project.user);
+    await second.getByRole('button', { name: 'Open project Streets' }).click();
+    await expect(second.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+    await openImage(second);
+
+    // Each draws a box within the same debounce window, on the same version.
+    await drawBox(page, [150, 150], [260, 240]);
+    await drawBox(second, [400, 300], [520, 420]);
+    await expect(saveState(page)).toHaveText(/^(Saved|Conflict merged)$/, { timeout: 20_000 });
+    await expect(saveState(second)).toHaveText(/^(Saved|Conflict merged)$/, { timeout: 20_000 });
+    const doc = await loadSaved(page, project, img.id);
+    expect(doc.annotations).toHaveLength(2);
+    // The one that saved second merged the other's box into its editor.
+    const merged = (await saveState(page).textContent()) === 'Conflict merged' ? page : second;
+    await expect(saveState(merged)).toHaveText('Conflict merged');
+    await expect(rows(merged)).toHaveCount(2);
+    await merged.screenshot({ path: 'test-results/editor-saving-merged.png' });
+    expect(new Set(doc.annotations.map((a) => a.id as string)).size).toBe(2);
+  } finally {
+    await other.close();
+  }
+});
