@@ -174,7 +174,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     }
     return c;
   };
-  const batch = opts.batchSize ?? 4_000;
+  const batch = opts.batchSize ?? 2_000;
   let tracker = new SceneTracker(editor);
   let disposed = false;
 
