@@ -26,7 +26,8 @@ function defaultDeps(): SaveDeps {
   return {
     transport: createHttpTransport(),
     // Per signed-in user, so a shared computer never mixes accounts' unsaved work.
-    openStore: async () => (typeof indexedDB === 'undefined' ? memoryStore() : openIndexedDbStore(await currentUserId())),
+    openStore: async (userId) => (typeof indexedDB === 'undefined' ? memoryStore() : openIndexedDbStore(userId)),
+    currentUser: currentUserId,
     now: () => Date.now(),
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),

@@ -166,6 +166,39 @@ describe('the device store', () => {
     expect(recovery?.changes).toBe(1);
   });
 
+  it('keeps each account\'s work apart when another account signs in on the same tab', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    const user = { current: 'user-1' };
+    const h = harness(clock, server, idb, user);
+    const m = h.manager;
+    await m.open(ref(), server.loaded(IMG));
+    for (let i = 0; i < 6; i++) server.script.push({ kind: 'auth', message: 'Invalid or expired token' });
+    server.setRefresh(false);
+    fakeEditor(m, IMG).upsert(box('mine'));
+    await clock.advance(2000);
+    expect(m.status().state).toBe('needs-sign-in');
+    m.close(IMG);
+    server.script.length = 0;
+    server.setRefresh(true);
+
+    user.current = 'user-2';
+    h.authChanged(); // user-2 signed in: user-1's waiting work must not go out with user-2's token
+    await clock.advance(5000);
+    expect(server.calls).toHaveLength(1);
+    expect(await m.open(ref(), server.loaded(IMG))).toBeNull();
+    await clock.advance(5000);
+    expect(server.doc(IMG).version).toBe(0);
+    expect(await storedEntries(idb, IMG, 'user-2')).toEqual([]);
+    m.close(IMG);
+
+    user.current = 'user-1';
+    expect((await m.open(ref(), server.loaded(IMG)))?.annotations).toEqual([box('mine')]);
+    await clock.advance(2000);
+    expect(server.doc(IMG).annotations).toEqual([box('mine')]);
+  });
+
   it('drops the pending work when the user discards it', async () => {
     const clock = fakeClock();
     const server = fakeServer(clock);

@@ -67,8 +67,9 @@ export function createManager(deps: SaveDeps): SaveManager {
 
   // ---------------------------------------------------------------- the device's store
   let storePromise: Promise<PendingStore> | null = null;
+  let activeUser: string | null = null;
   const store = (): Promise<PendingStore> =>
-    (storePromise ??= deps.openStore().catch((err: unknown) => {
+    (storePromise ??= (activeUser === null ? deps.currentUser().then((u) => ((activeUser = u), u)) : Promise.resolve(activeUser)).then(deps.openStore).catch((err: unknown) => {
       deps.log('Unsaved changes cannot be kept in IndexedDB; they are kept for this tab only.', err);
       return memoryStore();
     }));
@@ -358,12 +359,35 @@ export function createManager(deps: SaveDeps): SaveManager {
   const wakeAll = (filter: (s: Slot) => boolean) => {
     for (const s of slots.values()) if (hasWork(s) && filter(s)) void kick(s, { reset: true });
   };
+  /** Another account on this device: the previous one's work stays in its own store (never sent with the new account's token) for its return. */
+  async function followUser(): Promise<void> {
+    const user = await deps.currentUser().catch(() => activeUser ?? 'signed-out');
+    if (activeUser !== null && user !== activeUser) {
+      for (const s of slots.values()) {
+        clearTimer(s);
+        clearRetry(s);
+      }
+      slots.clear();
+      const previous = storePromise;
+      storePromise = null;
+      chain = chain.then(() => previous?.then((st) => st.close()));
+      emit();
+    }
+    activeUser = user;
+  }
+
   const offOnline = deps.onOnline(() => wakeAll(() => true));
-  const offAuth = deps.onAuthChange(() => wakeAll((s) => s.phase === 'needs-sign-in' || s.phase === 'offline-waiting' || s.phase === 'error'));
+  const offAuth = deps.onAuthChange(() => {
+    void followUser().then(() => wakeAll((s) => s.phase === 'needs-sign-in' || s.phase === 'offline-waiting' || s.phase === 'error'));
+  });
 
   // ---------------------------------------------------------------- the interface
   const manager: SaveManager = {
     async open(ref, loaded) {
+      // Marked open at once, so a save landing meanwhile does not forget the image's slot.
+      const early = slots.get(ref.imageId);
+      if (early) early.isOpen = true;
+      await followUser();
       let s = slots.get(ref.imageId);
       // Work of this tab still on its way: let it land first, so the loaded copy is not older than it.
       if (s) {

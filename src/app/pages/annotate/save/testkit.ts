@@ -129,13 +129,15 @@ export interface Harness {
 }
 
 /** A manager wired to the fakes; `idb` and `userId` pick the device database (same values = same device and user). */
-export function harness(clock: FakeClock, server: FakeServer, idb: IDBFactory, userId = 'user-1', extra: Partial<SaveDeps> = {}): Harness {
+export function harness(clock: FakeClock, server: FakeServer, idb: IDBFactory, userId: string | { current: string } = 'user-1', extra: Partial<SaveDeps> = {}): Harness {
+  const user = typeof userId === 'string' ? { current: userId } : userId;
   const onlineCbs = new Set<() => void>();
   const authCbs = new Set<() => void>();
   const logs: unknown[] = [];
   const manager = createManager({
     transport: server.transport,
-    openStore: () => openIndexedDbStore(userId, idb),
+    openStore: (id) => openIndexedDbStore(id, idb),
+    currentUser: async () => user.current,
     now: clock.now,
     setTimer: clock.setTimer,
     clearTimer: clock.clearTimer,

@@ -45,8 +45,10 @@ export interface MergeResult {
 
 export interface SaveDeps {
   transport: SaveTransport;
-  /** This user's pending-work store (IndexedDB by default). */
-  openStore: () => Promise<PendingStore>;
+  /** The pending-work store of one signed-in user (IndexedDB by default). */
+  openStore: (userId: string) => Promise<PendingStore>;
+  /** Who is signed in now; the store and the open images follow a change of account. */
+  currentUser: () => Promise<string>;
   now: () => number;
   setTimer: (fn: () => void, ms: number) => unknown;
   clearTimer: (handle: unknown) => void;
