@@ -2,8 +2,8 @@
 // annotator but cannot delete the project; made a viewer, they can no longer edit. A person
 // deletes their account, signs in again within the grace period and sees the reactivation message.
 import { expect, test, type Page } from '@playwright/test';
-import sharp from 'sharp';
 import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
+import { scenePng } from './editor-helpers';
 
 async function token(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -29,7 +29,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await createProject(page, 'Streets');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  const bytes = await scenePng(800, 600, 0);
   await page.getByTestId('add-images-input').setInputFiles([{ name: 'corner.png', mimeType: 'image/png', buffer: bytes }]);
   await expect(page.getByTestId('image-tile')).toHaveCount(1);
   const ownerAuth = { authorization: `Bearer ${await token(page)}` };
@@ -61,13 +61,31 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await other.getByRole('button', { name: 'Accept Invite' }).click();
   await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
 
-  // As an annotator: annotations save (the editor's save call, with this person's session)...
+  // As an annotator: they draw a box in the editor and it is saved on the server.
   const memberAuth = { authorization: `Bearer ${await token(other)}` };
+  await other.getByRole('button', { name: 'Open project Streets' }).click();
+  await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await other.goto('/project/annotate/corner.png');
+  await expect(other.getByRole('heading', { name: 'corner.png', level: 1 })).toBeVisible();
+  await expect(other.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  const canvas = other.getByTestId('editor-canvas');
+  await expect(canvas).toBeVisible();
+  await other.keyboard.press('b');
+  const box = (await canvas.boundingBox())!;
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  await other.mouse.move(cx - 60, cy - 50);
+  await other.mouse.down();
+  await other.mouse.move(cx, cy, { steps: 4 });
+  await other.mouse.move(cx + 60, cy + 50, { steps: 4 });
+  await other.mouse.up();
+  await expect(other.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 20_000 });
+  const afterDraw = await other.request.get(`/api/v1/annotations/load-data/${image.id}?project_id=${project.id}`, { headers: memberAuth });
+  expect((await afterDraw.json()).annotations).toEqual([expect.objectContaining({ name: 'car', bounding_box: expect.any(Object) })]);
   const save = (annotations: unknown[]) =>
     other.request.post('/api/v1/annotations/save-data', { headers: memberAuth, data: { image_id: image.id, project_id: project.id, image_filename: image.filename, annotations } });
-  const saved = await save([{ id: 'a1', name: 'car', bounding_box: { x: 2, y: 2, w: 12, h: 10 } }]);
-  expect(saved.status()).toBe(200);
-  expect((await saved.json()).new_count).toBe(1);
+  await other.goto('/select');
+  await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
   // ...but the project cannot be deleted: the button is disabled and the server says 403.
   await other.getByRole('button', { name: 'Project settings' }).first().click();
   const settings = other.getByRole('dialog', { name: 'Project Settings' });
@@ -79,6 +97,9 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   // Annotators upload; they do not edit classes.
   await other.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
+  await other.getByRole('tab', { name: 'Classes' }).click();
+  await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
+  await other.getByRole('tab', { name: 'Data' }).click();
 
   // The owner makes them a viewer.
   await page.reload();
