@@ -6,7 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { decodeRle, encodeMask } from '../../src/engine/model/rle';
+import { imageEditItems, jobs } from '../../src/server/db/schema';
+import { createImageEditService } from '../../src/server/services/image-edit';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 
@@ -295,6 +298,43 @@ describe('jobs', () => {
     const d = await waitFor(server, owner, s.body.edit_id);
     expect(d.status).toBe('completed');
     expect(await loadData(server, owner, d.result.registration_data[0].image_id)).toEqual(ANNOTATIONS);
+  });
+});
+
+describe('workers', () => {
+  it("a dead worker's job is left alone while its lease lasts, then taken over and finished", async () => {
+    const id = randomUUID();
+    const db = server.built.ctx.db;
+    const payload = { project_id: project.id, prompt: 'make it night', negative_prompt: null, num_inference_steps: 40, guidance_scale: 1, true_cfg_scale: 4, seed: 5, folder_path: '/', provider: 'builtin', total: 1 };
+    await db.insert(jobs).values({ id, kind: 'image_edit', organizationId: owner.org.id, payload, status: 'running', lockedBy: 'crashed-host:1:dead', lockedUntil: new Date(Date.now() + 3000), attempts: 1, createdBy: owner.userId });
+    await db.insert(imageEditItems).values({ jobId: id, position: 0, sourceImageId: sources['street_1.png']!.id, sourceFilename: 'street_1.png' });
+    await new Promise((r) => setTimeout(r, 1000));
+    const during = await api(server.url, 'GET', `/api/v1/image-edit/status/${id}`, { token: owner.token });
+    expect(during.body).toMatchObject({ status: 'processing', processed_count: 0 });
+    const done = await waitFor(server, owner, id);
+    expect(done.status).toBe('completed');
+    expect(done.result.registration_data).toHaveLength(1);
+    expect(done.result.registration_data[0].filename).toMatch(/^street_1_edit_night(_\d+)?\.png$/);
+  });
+
+  it('two workers on one database share the queue without doing a job twice', async () => {
+    const second = createImageEditService(server.built.ctx);
+    second.start();
+    try {
+      const ids: string[] = [];
+      for (const name of ['street_1.png', 'street_2.png', 'street_3.png', 'street_1.png']) {
+        const res = await startEdit(server, owner, { project_id: project.id, image_names: [name], prompt: 'sepia', current_folder_path: '/edits' });
+        ids.push(res.body.edit_id);
+      }
+      const results = await Promise.all(ids.map((id) => waitFor(server, owner, id)));
+      expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+      const made = results.flatMap((r) => r.result.registration_data.map((d: any) => d.image_id));
+      expect(new Set(made).size).toBe(4);
+      const listed = (await listFolder(server, owner, project.id, '/edits')).filter((i) => i.filename.includes('_edit_sepia'));
+      expect(listed).toHaveLength(4);
+    } finally {
+      await second.stop();
+    }
   });
 });
 

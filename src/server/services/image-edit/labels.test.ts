@@ -10,7 +10,7 @@ function rand(seed: number) {
 }
 
 /** The reference: every output pixel takes the source pixel the frame names. */
-function reference(mask: Uint8Array, h: number, w: number, frame: ReturnType<typeof geoFrame>) {
+function reference(mask: Uint8Array, h: number, frame: ReturnType<typeof geoFrame>) {
   const out = new Uint8Array(frame.outW * frame.outH);
   for (let nx = 0; nx < frame.outW; nx++)
     for (let ny = 0; ny < frame.outH; ny++) {
@@ -35,7 +35,7 @@ describe('mapRle', () => {
       const counts = encodeMask(mask, h, w);
       for (const step of STEPS) {
         const frame = geoFrame(step, w, h);
-        const want = reference(mask, h, w, frame);
+        const want = reference(mask, h, frame);
         expect(mapRle({ size: [h, w], counts }, frame)).toEqual({ size: [frame.outH, frame.outW], counts: want });
         expect(mapRle({ size: [h, w], counts: countsToString(counts) }, frame).counts).toBe(countsToString(want));
       }
