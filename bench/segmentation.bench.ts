@@ -139,13 +139,13 @@ interface CvMat {
   delete(): void;
 }
 
-async function loadOpenCv(): Promise<Cv> {
+async function loadOpenCv(): Promise<{ cv: Cv }> {
   const require = createRequire(import.meta.url);
-  const cv = require('@techstark/opencv-js') as Cv & { onRuntimeInitialized?: () => void; then?: unknown };
-  if (cv.Mat) return cv;
-  return new Promise((resolve) => {
-    cv.onRuntimeInitialized = () => resolve(cv);
-  });
+  const cv = require('@techstark/opencv-js') as Cv & { onRuntimeInitialized?: () => void };
+  // The Emscripten module is a thenable: resolving a promise with it directly never settles.
+  // (Nor does returning it from an async function: it goes back wrapped.)
+  if (!cv.Mat) await new Promise<void>((resolve) => (cv.onRuntimeInitialized = () => resolve()));
+  return { cv };
 }
 
 function grabCut(cv: Cv, img: CvMat, w: number, h: number, pos: [number, number][], neg: [number, number][]): Uint8Array {
@@ -189,7 +189,7 @@ interface QualityRow {
 async function quality(): Promise<QualityRow[]> {
   const W = 640, H = 480, N = quick ? 6 : 16, MAX = 20;
   const seg = instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment;
-  const cv = await loadOpenCv();
+  const { cv } = await loadOpenCv();
   const methods: { name: string; run: (i: number) => { predict: (pos: [number, number][], neg: [number, number][]) => Uint8Array; embedMs: number; dispose(): void } }[] = [
     {
       name: 'Vellum built-in (superpixel graph cut)',
@@ -237,6 +237,7 @@ async function quality(): Promise<QualityRow[]> {
         click = nextClick(pred, img.truth, W, H);
       }
       run.dispose();
+      if (process.env.BENCH_VERBOSE) console.log(m.name, i, { n85, n90 });
       noc85 += n85;
       noc90 += n90;
     }

@@ -43,6 +43,9 @@ export const PARAMS = {
   lambda: 2.5,
   /** foreground cost per pixel per unit of distance from the nearest positive click (distance / image size) */
   distance: 3,
+  /** foreground cost per pixel near a negative click (Gaussian falloff, sigma as a fraction of the image size) */
+  negative: 4,
+  negativeSigma: 0.05,
   rounds: 3,
   refineRadius: 2,
   refineBias: 0.4,
@@ -193,6 +196,17 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     for (const [px, py] of input.positive) best = Math.min(best, Math.hypot(cx - px, cy - py));
     dPos[i] = best / size;
   }
+  // Nearness to the negative clicks: a negative click speaks for its surroundings too.
+  const nearNeg = new Float64Array(n);
+  if (input.negative.length) {
+    const k = 1 / (2 * PARAMS.negativeSigma * PARAMS.negativeSigma);
+    for (let i = 0; i < n; i++) {
+      const cx = s.mean[i * 5 + 3]!, cy = s.mean[i * 5 + 4]!;
+      let best = 0;
+      for (const [px, py] of input.negative) best = Math.max(best, Math.exp(-k * ((cx - px) ** 2 + (cy - py) ** 2) / (size * size)));
+      nearNeg[i] = best;
+    }
+  }
 
   // Starting models: foreground from the positive superpixels and their neighbours (or the
   // previous mask), background from everything weighted by distance from the positive clicks.
@@ -221,7 +235,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     meanNll(st.sparse, n, nllF, uF);
     meanNll(st.sparse, n, nllB, uB);
     for (let i = 0; i < n; i++) {
-      const costF = uF[i]! + PARAMS.distance * s.size[i]! * dPos[i]!;
+      const costF = uF[i]! + s.size[i]! * (PARAMS.distance * dPos[i]! + PARAMS.negative * nearNeg[i]!);
       const costB = uB[i]!;
       const lo = Math.min(costF, costB);
       // source side = foreground: cutting S->i labels i background (pays costB), i->T pays costF.
@@ -251,6 +265,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
   // The clicked pixels themselves always follow their click.
   for (const [x, y, v] of clicks) mask[Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x))] = v === 1 ? 1 : 0;
+  fillHoles(mask, st.w, st.h, input.negative);
 
   // Confidence: how clearly the chosen foreground's colours prefer the foreground model.
   let agree = 0, total = 0;
@@ -261,6 +276,40 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     total += s.size[i]!;
   }
   return { mask, spFg, score: total > 0 ? agree / total : 0 };
+}
+
+/**
+ * Objects are solid unless told otherwise: background enclosed by the mask becomes foreground,
+ * except enclosed regions holding a negative click (a real hole the user pointed at).
+ */
+function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[]): void {
+  const n = w * h;
+  const seen = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  let top = 0;
+  const push = (p: number) => {
+    if (!mask[p] && !seen[p]) {
+      seen[p] = 1;
+      stack[top++] = p;
+    }
+  };
+  for (let x = 0; x < w; x++) {
+    push(x);
+    push((h - 1) * w + x);
+  }
+  for (let y = 0; y < h; y++) {
+    push(y * w);
+    push(y * w + w - 1);
+  }
+  for (const [x, y] of negative) push(Math.min(h - 1, Math.max(0, Math.floor(y))) * w + Math.min(w - 1, Math.max(0, Math.floor(x))));
+  while (top > 0) {
+    const p = stack[--top]!, x = p % w;
+    if (x > 0) push(p - 1);
+    if (x < w - 1) push(p + 1);
+    if (p >= w) push(p - w);
+    if (p + w < n) push(p + w);
+  }
+  for (let p = 0; p < n; p++) if (!mask[p] && !seen[p]) mask[p] = 1;
 }
 
 /** Drops foreground superpixels not connected (through foreground) to a positive click. */
