@@ -18,7 +18,7 @@ if (want('kernels')) await runKernelsBench({ quick });
 if (want('image-edit')) await (await import('./image-edit.bench')).runImageEditBench({ quick });
 
 // Benchmarks that run as their own scripts (they own servers or browsers).
-for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['render', 'render/run.ts']] as const) {
+for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts']] as const) {
   if (!want(name)) continue;
   const full = path.join(here, file);
   if (!fs.existsSync(full)) continue;
