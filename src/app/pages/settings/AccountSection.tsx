@@ -76,7 +76,7 @@ export function AccountSection() {
         }
       >
         <ul className={styles.consequences}>
-          <li>Organizations where you are the only member are deleted with their projects and files.</li>
+          <li>Organizations where you are the only member are scheduled for deletion with their projects and files.</li>
           <li>Organizations with other members stay with them; if you are their last owner, their earliest admin becomes owner.</li>
           <li>Final billing is calculated for each of your organizations.</li>
           <li>Sign in again within {ACCOUNT_GRACE_DAYS} days to reactivate; after that, everything is purged.</li>
