@@ -2,7 +2,7 @@
 // shape icon, name, type, colour, delete and hide buttons; virtualised so 100k rows scroll
 // smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, Layers, Pentagon, Spline, Square, Trash2, type LucideIcon } from 'lucide-react';
+import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useMemo, useRef } from 'react';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
@@ -10,7 +10,7 @@ import styles from './AnnotatePage.module.css';
 
 const ROW_HEIGHT = 40;
 
-const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: Square, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers };
+const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers };
 /** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
 const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Polygon (mask)' };
 

@@ -171,6 +171,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       live = false;
       if (current.current?.imageId === image.id) {
         // Captures the document now; the save still happens after the editor moves on.
+        flushDelta();
         saver.close(image.id);
         current.current = null;
       }
@@ -180,23 +181,43 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [image.id, editor]);
 
   // ---------------------------------------------------------------- saving
+  // Changed ids are gathered for a moment so a drag of many shapes does not write to the device
+  // store on every pointer move; deletions go at once.
+  const changedIds = useRef(new Set<string>());
+  const deltaTimer = useRef<number | null>(null);
+  const flushDelta = useCallback(
+    (immediate = false) => {
+      if (deltaTimer.current !== null) window.clearTimeout(deltaTimer.current);
+      deltaTimer.current = null;
+      const ref = current.current;
+      if (!ref || changedIds.current.size === 0) return;
+      const upserts = [];
+      const removed: string[] = [];
+      for (const id of changedIds.current) {
+        const a = editor.getAnnotation(id);
+        if (a) upserts.push(editorToStored(a));
+        else removed.push(id);
+      }
+      changedIds.current = new Set();
+      // Deleting saves the whole list at once (spec section 4).
+      saver.change(ref.imageId, { upserts, removed }, () => editor.getStoredAnnotations(), { immediate: immediate || removed.length > 0 });
+    },
+    [editor, saver],
+  );
   useEffect(
     () =>
       editor.subscribe((change) => {
-        const ref = current.current;
-        if (!change.document || loadingDoc.current || !ref) return;
+        if (!change.document || loadingDoc.current || !current.current) return;
         const ids = change.document.all ? editor.getOrderedIds() : change.document.ids;
-        const upserts = [];
-        const removed: string[] = [];
+        let removed = false;
         for (const id of ids) {
-          const a = editor.getAnnotation(id);
-          if (a) upserts.push(editorToStored(a));
-          else removed.push(id);
+          changedIds.current.add(id);
+          if (!removed && !editor.getAnnotation(id)) removed = true;
         }
-        // Deleting saves the whole list at once (spec section 4).
-        saver.change(ref.imageId, { upserts, removed }, () => editor.getStoredAnnotations(), { immediate: removed.length > 0 });
+        if (removed) flushDelta(true);
+        else if (deltaTimer.current === null) deltaTimer.current = window.setTimeout(() => flushDelta(), 150);
       }),
-    [editor, saver],
+    [editor, flushDelta],
   );
 
   useEffect(() => {
@@ -218,8 +239,11 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
       );
     });
-    const onHide = () => saver.flushOnPageHide();
-    const onVisibility = () => document.visibilityState === 'hidden' && saver.flushOnPageHide();
+    const onHide = () => {
+      flushDelta();
+      saver.flushOnPageHide();
+    };
+    const onVisibility = () => document.visibilityState === 'hidden' && onHide();
     window.addEventListener('pagehide', onHide);
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
@@ -228,7 +252,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       window.removeEventListener('pagehide', onHide);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [saver, editor, loadDocument, qc, project.id]);
+  }, [saver, editor, loadDocument, qc, project.id, flushDelta]);
 
   // ---------------------------------------------------------------- tools and classes
   const pickClassFor = useCallback(
