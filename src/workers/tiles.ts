@@ -98,6 +98,12 @@ export interface ImageDrawer {
 export class ImageLayer {
   readonly mode: 'single' | 'tiled';
   private single: Texture2D | null = null;
+  /**
+   * Single mode, zoomed out: the whole image downscaled by 2^level (one texture per level, made
+   * on demand). Sampling a 4096 px texture minified 8x every frame was most of a frame in
+   * software WebGL (and WebGL 1 cannot mipmap a non-power-of-two texture).
+   */
+  private readonly reduced = new Map<number, Texture2D | 'loading'>();
   private readonly tiles = new Map<string, Tile>(); // LRU: insertion order = recency
   private readonly maxLevel: number;
   private loading = 0;
@@ -144,7 +150,16 @@ export class ImageLayer {
   /** The quads to draw this frame (coarse first), requesting missing tiles. */
   visible(cam: CameraState, viewW: number, viewH: number, dpr: number): { tex: Texture2D; rect: [number, number, number, number] }[] {
     const { width: W, height: H } = this.source;
-    if (this.mode === 'single') return this.single ? [{ tex: this.single, rect: [0, 0, W, H] }] : [];
+    if (this.mode === 'single') {
+      if (!this.single) return [];
+      const level = Math.min(this.maxLevel, Math.max(0, Math.floor(Math.log2(1 / (cam.scale * dpr)) + 1e-9)));
+      this.level = level;
+      if (level === 0) return [{ tex: this.single, rect: [0, 0, W, H] }];
+      const r = this.reduced.get(level);
+      if (r && r !== 'loading') return [{ tex: r, rect: [0, 0, W, H] }];
+      if (!r) this.loadReduced(level);
+      return [{ tex: this.single, rect: [0, 0, W, H] }];
+    }
     const minX = Math.max(0, -cam.x / cam.scale), minY = Math.max(0, -cam.y / cam.scale);
     const maxX = Math.min(W, (viewW - cam.x) / cam.scale), maxY = Math.min(H, (viewH - cam.y) / cam.scale);
     if (maxX <= minX || maxY <= minY) return [];
@@ -183,6 +198,27 @@ export class ImageLayer {
     this.pump();
     this.evict();
     return out;
+  }
+
+  private loadReduced(level: number): void {
+    const { width: W, height: H } = this.source;
+    const k = 2 ** level;
+    this.reduced.set(level, 'loading');
+    this.loading++;
+    this.source.region(0, 0, W, H, Math.max(1, Math.round(W / k)), Math.max(1, Math.round(H / k))).then((px) => {
+      this.loading--;
+      if (this.disposed) {
+        if ('close' in px) px.close();
+        return;
+      }
+      this.reduced.set(level, this.regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' }));
+      if ('close' in px) px.close();
+      this.onLoad();
+    }, (err: unknown) => {
+      this.loading--;
+      this.reduced.delete(level);
+      console.error('Image level failed:', err);
+    });
   }
 
   private pump(): void {
@@ -225,6 +261,7 @@ export class ImageLayer {
   dispose(): void {
     this.disposed = true;
     this.single?.destroy();
+    for (const r of this.reduced.values()) if (r !== 'loading') r.destroy();
     for (const t of this.tiles.values()) t.texture?.destroy();
     this.tiles.clear();
     this.source.close();
