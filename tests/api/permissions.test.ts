@@ -16,6 +16,7 @@ let home: Fixture;
 let other: Fixture;
 const callers = new Map<Role, { token: string }>();
 let ownerKey: string;
+let viewerKey: string;
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -90,6 +91,7 @@ beforeAll(async () => {
   callers.set('owner', { token: home.ownerToken });
   for (const role of ROLES) if (role !== 'owner') callers.set(role, await home.newMember(role));
   ownerKey = (await api(server.url, 'POST', '/api/v1/api-keys', { token: home.ownerToken, body: { organization_id: home.org.id, name: 'table' } })).body.key;
+  viewerKey = (await api(server.url, 'POST', '/api/v1/api-keys', { token: home.ownerToken, body: { organization_id: home.org.id, name: 'table viewer', role: 'viewer' } })).body.key;
 }, 180_000);
 afterAll(async () => {
   await server?.stop();
@@ -177,15 +179,21 @@ describe.each(ROUTES.map((rule) => [rule.route, rule] as const))('%s', (_name, r
     });
   }
 
-  it('with an owner API key: like the owner, or 403 on the account’s own routes', async () => {
-    const req = await build(home, 'owner', true);
-    if (req.token) return; // the call is made as a particular person: a key cannot stand in
-    const res = await call(rule, req, ownerKey);
-    if (sessionOnly()) {
-      expect(res.status, show(res)).toBe(403);
-      expect(res.body.code).toBe('api_key_not_allowed');
-    } else {
-      expect(verdictOf(rule, res), `${rule.route} with an API key: ${show(res)}`).toBe('allowed');
+  it('with API keys: an owner’s key and an owner’s viewer key act with their own role, or get 403 on the account’s own routes', async () => {
+    for (const [keyRole, key] of [
+      ['owner', ownerKey],
+      ['viewer', viewerKey],
+    ] as const) {
+      const req = await build(home, keyRole, true);
+      if (req.token) return; // the call is made as a particular person: a key cannot stand in
+      const res = await call(rule, req, key);
+      if (sessionOnly()) {
+        expect(res.status, show(res)).toBe(403);
+        expect(res.body.code).toBe('api_key_not_allowed');
+        continue;
+      }
+      const expected = rule.access === 'public' || rule.access === 'self' || roleCan(keyRole, rule.access) ? 'allowed' : 'forbidden';
+      expect(verdictOf(rule, res), `${rule.route} with a ${keyRole} key: ${show(res)}`).toBe(expected);
     }
   });
 });
