@@ -18,7 +18,7 @@ async function openSettings(page: Page, section: string) {
 }
 
 test('an invited annotator annotates but cannot delete the project; made a viewer, they can no longer edit', async ({ page, browser }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(200_000);
   const owner = uniqueUser('owner');
   const member = uniqueUser('member');
   const orgName = `Team Org ${owner.id}`;
