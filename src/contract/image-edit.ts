@@ -75,7 +75,8 @@ export const EditedImage = z.object({
 });
 export type EditedImage = z.infer<typeof EditedImage>;
 
-export const EditFailure = z.object({ filename: z.string(), error: z.string() });
+/** stage: 'edit' when the image could not be edited, 'register' when its edited copy could not be registered. */
+export const EditFailure = z.object({ filename: z.string(), error: z.string(), stage: z.enum(['edit', 'register']) });
 
 export const ImageEditResult = z.object({
   successful_count: z.number(),
@@ -140,6 +141,8 @@ export function editProgressText(s: Pick<ImageEditStatusResponse, 'status' | 'pr
     case 'completed': {
       const r = s.result;
       if (!r) return 'Completed! 0 new images generated.';
+      const unregistered = r.failures.filter((f) => f.stage === 'register').length;
+      if (unregistered > 0) return `Edit completed (${r.successful_count}/${r.total_count} successful) but registration failed. Please refresh page.`;
       if (r.failed_count === 0) return `Completed! ${r.successful_count} new image${r.successful_count === 1 ? '' : 's'} generated.`;
       return `Completed! ${r.successful_count}/${r.total_count} images edited successfully. ${r.failed_count} failed.`;
     }

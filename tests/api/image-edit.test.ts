@@ -238,7 +238,7 @@ describe('jobs', () => {
     expect(done.status).toBe('completed');
     expect(done.progress).toBe(100);
     expect(done.result).toMatchObject({ successful_count: 3, total_count: 4, failed_count: 1, needs_frontend_registration: false, virtual_folder_path: '/edits' });
-    expect(done.result.failures).toEqual([{ filename: 'broken.png', error: expect.stringContaining('could not be read') }]);
+    expect(done.result.failures).toEqual([{ filename: 'broken.png', error: expect.stringContaining('could not be read'), stage: 'edit' }]);
     const names = done.result.registration_data.map((r: any) => r.filename).sort();
     expect(names).toEqual(['street_1_edit_flip_h_night.png', 'street_2_edit_flip_h_night.png', 'street_3_edit_flip_h_night.png']);
     for (const r of done.result.registration_data) {
@@ -315,6 +315,17 @@ describe('workers', () => {
     expect(done.status).toBe('completed');
     expect(done.result.registration_data).toHaveLength(1);
     expect(done.result.registration_data[0].filename).toMatch(/^street_1_edit_night(_\d+)?\.png$/);
+  });
+
+  it('a copy that cannot be registered (its folder was deleted) fails at the register stage', async () => {
+    const id = randomUUID();
+    const db = server.built.ctx.db;
+    const payload = { project_id: project.id, prompt: 'sepia', negative_prompt: null, num_inference_steps: 40, guidance_scale: 1, true_cfg_scale: 4, seed: 5, folder_path: '/gone', provider: 'builtin', total: 1 };
+    await db.insert(jobs).values({ id, kind: 'image_edit', organizationId: owner.org.id, payload, status: 'queued', createdBy: owner.userId });
+    await db.insert(imageEditItems).values({ jobId: id, position: 0, sourceImageId: sources['street_2.png']!.id, sourceFilename: 'street_2.png' });
+    const done = await waitFor(server, owner, id);
+    expect(done.status).toBe('failed');
+    expect(done.result.failures).toEqual([{ filename: 'street_2.png', stage: 'register', error: expect.stringContaining('Folder /gone not found') }]);
   });
 
   it('two workers on one database share the queue without doing a job twice', async () => {

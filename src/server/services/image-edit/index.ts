@@ -397,7 +397,8 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       needs_frontend_registration: false,
       registration_data: registered.map((i) => i.registration as unknown as EditedImage),
       virtual_folder_path: p.folder_path,
-      failures: failed.map((i) => ({ filename: i.sourceFilename, error: i.error ?? 'Failed' })),
+      // An item that failed after its copy was stored failed at registration.
+      failures: failed.map((i) => ({ filename: i.sourceFilename, error: i.error ?? 'Failed', stage: i.outputFilename ? ('register' as const) : ('edit' as const) })),
     };
   }
 

@@ -32,6 +32,7 @@ import { api } from '../../../api/client';
 import { Button, IconButton } from '../../../components/Button';
 import { EmptyState } from '../../../components/EmptyState';
 import { Skeleton } from '../../../components/Skeleton';
+import { useCan } from '../../../stores/permissions';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
@@ -84,6 +85,8 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const [fileOver, setFileOver] = useState(false);
   const [creating, setCreating] = useState(false);
   const [editOpen, setEditOpen] = useState(false);
+  // Magic Image Edit makes new images: viewers do not get the action (the server refuses them anyway).
+  const canEdit = useCan('images.edit');
   const dragDepth = useRef(0);
 
   const refreshMeta = useCallback(() => {
@@ -557,9 +560,11 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         <Button variant="ghost" size="sm" icon={<Archive />} className={styles.barButton} onClick={() => void archive()}>
           Archive
         </Button>
-        <Button variant="ghost" size="sm" icon={<Wand2 />} className={styles.barButton} onClick={() => setEditOpen(true)}>
-          Edit
-        </Button>
+        {canEdit ? (
+          <Button variant="ghost" size="sm" icon={<Wand2 />} className={styles.barButton} onClick={() => setEditOpen(true)}>
+            Edit
+          </Button>
+        ) : null}
         <Button variant="ghost" size="sm" icon={<Download />} className={styles.barButton} onClick={() => useExportDialog.getState().show()}>
           Export
         </Button>
