@@ -24,7 +24,11 @@ interface Build {
 // never rebuilds per pointer move, few enough that the linear part of a query stays ~10 us.
 const MIN_DYNAMIC = 1024;
 const MAX_DYNAMIC = 4096;
-/** Ids per static tree: one tree build (a sort) stays a few ms, so prepare() slices stay short. */
+/**
+ * About this many ids per static tree. The ids are split into vertical stripes by the x of
+ * their centre, so one tree build (a sort) stays a few ms (prepare() slices stay short) and a
+ * point query touches one or two trees.
+ */
 const TREE_SIZE = 16_384;
 
 interface Tree {
@@ -38,9 +42,52 @@ interface Build {
   shard: number;
   ids: string[];
   boxes: number[];
+  /** Ids of each stripe (indices into ids), once all bounds are read. */
+  stripes: Uint32Array[] | null;
   trees: Tree[];
   /** Ids changed after the snapshot: they go to the dynamic list once the trees are done. */
   changed: Set<string>;
+}
+
+/** Splits items into stripes of about TREE_SIZE by the x of their box centre (counting sort). */
+function stripesOf(boxes: readonly number[]): Uint32Array[] {
+  const n = boxes.length / 4;
+  const k = Math.max(1, Math.ceil(n / TREE_SIZE));
+  if (k === 1) return [Uint32Array.from({ length: n }, (_, i) => i)];
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const c = boxes[4 * i]! + boxes[4 * i + 2]!;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+  }
+  const span = hi - lo || 1;
+  const stripe = new Uint32Array(n);
+  const sizes = new Uint32Array(k);
+  for (let i = 0; i < n; i++) {
+    const c = boxes[4 * i]! + boxes[4 * i + 2]!;
+    const s = Math.min(k - 1, Math.floor(((c - lo) / span) * k));
+    stripe[i] = s;
+    sizes[s]!++;
+  }
+  const out = Array.from(sizes, (m) => new Uint32Array(m));
+  const fill = new Uint32Array(k);
+  for (let i = 0; i < n; i++) {
+    const s = stripe[i]!;
+    out[s]![fill[s]!++] = i;
+  }
+  return out.filter((x) => x.length > 0);
+}
+
+function makeTree(idx: Uint32Array, ids: readonly string[], boxes: readonly number[]): Tree {
+  const tree = new Flatbush(idx.length);
+  const treeIds: string[] = new Array(idx.length);
+  for (let j = 0; j < idx.length; j++) {
+    const i = idx[j]!;
+    tree.add(boxes[4 * i]!, boxes[4 * i + 1]!, boxes[4 * i + 2]!, boxes[4 * i + 3]!);
+    treeIds[j] = ids[i]!;
+  }
+  tree.finish();
+  return { tree, ids: treeIds };
 }
 
 export class SpatialIndex {
@@ -88,18 +135,18 @@ export class SpatialIndex {
   prepare(budgetMs = 8): boolean {
     if (!this.dirtyAll) return true;
     const t0 = performance.now();
-    const b = (this.build ??= { doc: this.getDoc(), shard: 0, ids: [], boxes: [], trees: [], changed: new Set() });
+    const b = (this.build ??= { doc: this.getDoc(), shard: 0, ids: [], boxes: [], stripes: null, trees: [], changed: new Set() });
     for (;;) {
-      if (b.ids.length >= TREE_SIZE || (b.shard >= SHARD_COUNT && b.ids.length)) {
-        b.trees.push(makeTree(b.ids, b.boxes));
-        b.ids = [];
-        b.boxes = [];
-      } else if (b.shard < SHARD_COUNT) {
+      if (b.shard < SHARD_COUNT) {
         for (const a of b.doc.items[b.shard++]!.values()) {
           const r = annotationBounds(a);
           b.ids.push(a.id);
           b.boxes.push(r.minX, r.minY, r.maxX, r.maxY);
         }
+      } else if (!b.stripes) {
+        b.stripes = b.ids.length ? stripesOf(b.boxes) : [];
+      } else if (b.trees.length < b.stripes.length) {
+        b.trees.push(makeTree(b.stripes[b.trees.length]!, b.ids, b.boxes));
       } else break;
       if (performance.now() - t0 > budgetMs) return false;
     }
@@ -117,21 +164,14 @@ export class SpatialIndex {
 
   private rebuild(): void {
     this.build = null;
-    const trees: Tree[] = [];
-    let ids: string[] = [];
-    let boxes: number[] = [];
+    const ids: string[] = [];
+    const boxes: number[] = [];
     forEachAnnotation(this.getDoc(), (a) => {
       const b = annotationBounds(a);
       ids.push(a.id);
       boxes.push(b.minX, b.minY, b.maxX, b.maxY);
-      if (ids.length >= TREE_SIZE) {
-        trees.push(makeTree(ids, boxes));
-        ids = [];
-        boxes = [];
-      }
     });
-    if (ids.length) trees.push(makeTree(ids, boxes));
-    this.install(trees);
+    this.install(ids.length ? stripesOf(boxes).map((idx) => makeTree(idx, ids, boxes)) : []);
   }
 
   private install(trees: Tree[]): void {
@@ -148,7 +188,9 @@ export class SpatialIndex {
     const out: string[] = [];
     const stale = this.stale.size > 0 ? this.stale : null;
     for (const t of this.trees) {
-      for (const i of t.tree.search(minX, minY, maxX, maxY)) {
+      const f = t.tree;
+      if (f.minX > maxX || f.maxX < minX || f.minY > maxY || f.maxY < minY) continue;
+      for (const i of f.search(minX, minY, maxX, maxY)) {
         const id = t.ids[i]!;
         if (!stale || !stale.has(id)) out.push(id);
       }
@@ -158,11 +200,4 @@ export class SpatialIndex {
     }
     return out;
   }
-}
-
-function makeTree(ids: string[], boxes: number[]): Tree {
-  const tree = new Flatbush(ids.length);
-  for (let i = 0; i < boxes.length; i += 4) tree.add(boxes[i]!, boxes[i + 1]!, boxes[i + 2]!, boxes[i + 3]!);
-  tree.finish();
-  return { tree, ids };
 }
