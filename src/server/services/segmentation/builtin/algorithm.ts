@@ -27,7 +27,7 @@ export interface Structure {
   labels: Int32Array;
   bins: Uint16Array;
   stats: SuperpixelStats;
-  /** the histograms' nonzero bins, CSR: superpixel i owns entries histStart[i]..histStart[i+1] */
+  /** the histograms' nonzero bins, CSR: superpixel i owns entries start[i]..start[i+1] */
   sparse: { start: Int32Array; bin: Uint16Array; count: Float64Array };
   /** undirected edges (a < b) with their smoothness weight */
   edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
@@ -65,7 +65,10 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const sparse = sparseHistograms(stats);
   ops.pin?.(labels); // refine() reads both on every click
   ops.pin?.(bins);
-  const bytes = labels.byteLength + bins.byteLength + stats.hist.byteLength + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2;
+  // The dense histograms are only needed to build the sparse ones (4k superpixels x 512 bins = 8 MB).
+  stats.hist = new Int32Array(0);
+  // Label map and bins count twice: the pinned copies in wasm memory too.
+  const bytes = 2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2;
   return { w, h, labels, bins, stats, sparse, edges, bytes };
 }
 
