@@ -199,6 +199,34 @@ describe('the device store', () => {
     expect(server.doc(IMG).annotations).toEqual([box('mine')]);
   });
 
+  it('saves work left for another image in the background when the editor opens any image', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    server.saveAs(IMG2, [box('x')]);
+    const first = harness(clock, server, idb);
+    await first.manager.open(ref(IMG2), server.loaded(IMG2));
+    server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' });
+    fakeEditor(first.manager, IMG2, [box('x')]).remove('x');
+    fakeEditor(first.manager, IMG2, []).upsert(box('y'));
+    await settle();
+    first.manager.dispose(); // closed while IMG2's work was unsaved
+
+    const second = harness(clock, server, idb);
+    server.setLoadable(false); // offline at first: tried again on the next open
+    expect(await second.manager.open(ref(IMG), server.loaded(IMG))).toBeNull();
+    await clock.advance(3000);
+    expect(server.doc(IMG2).annotations).toEqual([box('x')]);
+    server.setLoadable(true);
+    second.manager.close(IMG);
+    await second.manager.open(ref(IMG), server.loaded(IMG));
+    await clock.advance(0);
+    expect(server.loads).toEqual([IMG2, IMG2]);
+    expect(server.doc(IMG2)).toMatchObject({ version: 2, annotations: [box('y')] });
+    expect(await storedEntries(idb, IMG2)).toEqual([]);
+    expect(second.manager.status()).toMatchObject({ state: 'saved', unsavedImages: 0 });
+  });
+
   it('drops the pending work when the user discards it', async () => {
     const clock = fakeClock();
     const server = fakeServer(clock);

@@ -8,7 +8,7 @@ import type { SaveDataRequest, SaveDataResponse } from '../../../../contract/ann
 import { applyDelta, byId, countDifferences, merge3 } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
-import type { Delta, ImageRef, MergeResult, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
+import type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
 
 type Phase = 'idle' | 'pending' | 'saving' | 'retrying' | 'offline' | 'offline-waiting' | 'needs-sign-in' | 'error';
 
@@ -62,6 +62,10 @@ export function createManager(deps: SaveDeps): SaveManager {
   /** Server clock minus local clock (ms), learnt from each save's saved_at. */
   let offset = 0;
   let mergedNotice = false;
+  /** Images the screen shows (between its open and close). */
+  const screenOpen = new Set<string>();
+  /** The user whose leftover work was already resumed in the background. */
+  let resumedFor: string | null = null;
   let disposed = false;
   let lastStatus: SaveStatus = { state: 'saved', label: 'Saved', unsavedImages: 0 };
 
@@ -384,149 +388,19 @@ export function createManager(deps: SaveDeps): SaveManager {
   // ---------------------------------------------------------------- the interface
   const manager: SaveManager = {
     async open(ref, loaded) {
-      // Marked open at once, so a save landing meanwhile does not forget the image's slot.
-      const early = slots.get(ref.imageId);
-      if (early) early.isOpen = true;
-      await followUser();
-      let s = slots.get(ref.imageId);
-      // Work of this tab still on its way: let it land first, so the loaded copy is not older than it.
-      if (s) {
-        s.isOpen = true;
-        if (hasWork(s)) await kick(s, { reset: true });
-      }
-      const fromServer: ServerDoc = { annotations: loaded.annotations, version: loaded.version, savedAt: parseTime(loaded.saved_at) };
-      const server = s && s.base.version > fromServer.version ? s.base : fromServer;
-      const stored = await (async () => {
-        await chain;
-        try {
-          return await (await store()).forImage(ref.imageId);
-        } catch (err) {
-          deps.log('Could not read the unsaved changes kept on this device', err);
-          return [];
-        }
-      })();
-      // This tab's own entries in memory are the freshest copies.
-      const mine = new Map<string, PendingEntry>();
-      for (const e of [...(s?.inFlight ?? []), ...(s?.pending ?? [])]) mine.set(e.key, e);
-      const entries = stored.map((e) => mine.get(e.key) ?? e);
-      for (const e of mine.values()) if (!entries.some((x) => x.key === e.key)) entries.push(e);
-      entries.sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
-
-      if (!s) {
-        s = newSlot(ref, server);
-        slots.set(ref.imageId, s);
-      } else {
-        s.ref = ref;
-        setBase(s, server);
-      }
-      s.isOpen = true;
-      s.snapshot = null;
-      s.list = null;
-      s.recovery = null;
-      const stale = server !== fromServer;
-
-      if (!entries.length) {
-        s.pending = [];
-        s.needsSave = false;
-        emit();
-        return stale ? { annotations: server.annotations, changes: countDifferences(server.annotations, loaded.annotations), savedAt: deps.now() } : null;
-      }
-
-      // Rebuild this device's changes on top of the server document, three ways when it moved on.
-      const net = netDelta(entries);
-      const serverMap = byId(server.annotations);
-      const base = (() => {
-        const beforeUps: StoredAnnotation[] = [];
-        const beforeGone: string[] = [];
-        const seen = new Set<string>();
-        for (const e of entries) {
-          for (const [id, shape] of Object.entries(e.before)) {
-            if (seen.has(id)) continue;
-            seen.add(id);
-            const b = e.baseVersion === server.version ? (serverMap.get(id) ?? null) : shape;
-            if (b) beforeUps.push(b);
-            else beforeGone.push(id);
-          }
-        }
-        return applyDelta(server.annotations, beforeUps, beforeGone);
-      })();
-      const ours = applyDelta(base, net.upserts, net.removed);
-      const times = editTimes(entries);
-      const merged = merge3(base, ours, server.annotations, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
-      const changes = countDifferences(merged.annotations, loaded.annotations);
-      if (countDifferences(merged.annotations, server.annotations) === 0) {
-        // The server already holds all of it (a keepalive save that landed, another tab's save).
-        const keys = entries.map((e) => e.key);
-        s.pending = [];
-        s.inFlight = [];
-        s.needsSave = false;
-        await storeOp((st) => st.remove(keys));
-        emit();
-        return stale ? { annotations: server.annotations, changes, savedAt: deps.now() } : null;
-      }
-      s.pending = rebase(s, entries, new Set(merged.theirsWon));
-      s.inFlight = [];
-      const keep = new Set(s.pending.map((e) => e.key));
-      const dropped = entries.filter((e) => !keep.has(e.key)).map((e) => e.key);
-      const rebased = s.pending;
-      void storeOp(async (st) => {
-        if (dropped.length) await st.remove(dropped);
-        if (rebased.length) await st.put(rebased);
-      });
-      s.list = merged.annotations;
-      s.needsSave = true;
-      s.phase = 'pending';
-      s.recovery = { before: server.annotations, saved: false };
-      schedule(s, false);
-      emit();
-      return { annotations: merged.annotations, changes, savedAt: Math.max(...entries.map((e) => e.at)) };
+      screenOpen.add(ref.imageId);
+      const recovery = await openImage(ref, loaded);
+      void resumeOthers();
+      return recovery;
     },
 
     change(imageId, delta: Delta, snapshot, opts) {
-      const s = slots.get(imageId);
-      if (!s) {
-        deps.log(`A change for image ${imageId}, which was never opened, cannot be saved`);
-        return;
-      }
-      s.snapshot = snapshot;
-      s.list = null;
-      mergedNotice = false;
-      const map = baseMapOf(s);
-      const before: Record<string, StoredAnnotation | null> = {};
-      for (const a of delta.upserts) before[a.id] = map.get(a.id) ?? null;
-      for (const id of delta.removed) before[id] = map.get(id) ?? null;
-      seq += 1;
-      const entry: PendingEntry = {
-        key: `${deps.tabId}:${String(seq).padStart(9, '0')}`,
-        imageId,
-        projectId: s.ref.projectId,
-        imageFilename: s.ref.imageFilename,
-        at: deps.now(),
-        offset,
-        baseVersion: s.base.version,
-        upserts: delta.upserts,
-        removed: delta.removed,
-        before,
-      };
-      s.pending.push(entry);
-      s.needsSave = true;
-      if (s.phase === 'idle') s.phase = 'pending';
-      void storeOp((st) => st.add(entry));
-      schedule(s, !!opts?.immediate);
-      emit();
+      changeImage(imageId, delta, snapshot, opts);
     },
 
     close(imageId) {
-      const s = slots.get(imageId);
-      if (!s) return;
-      if (s.needsSave && s.snapshot && !s.list) s.list = s.snapshot();
-      s.snapshot = null;
-      s.isOpen = false;
-      s.recovery = null;
-      if (hasWork(s)) {
-        // The user moved on: no reason to wait for the debounce.
-        if (s.retryTimer === null && s.phase !== 'needs-sign-in') void kick(s, { reset: s.phase === 'error' || s.phase === 'offline-waiting' });
-      } else if (!s.running) slots.delete(imageId);
+      screenOpen.delete(imageId);
+      closeImage(imageId);
     },
 
     async flush() {
@@ -609,5 +483,178 @@ export function createManager(deps: SaveDeps): SaveManager {
       void storePromise?.then((st) => st.close());
     },
   };
+
+  async function openImage(ref: ImageRef, loaded: Parameters<SaveManager['open']>[1]): Promise<Recovery | null> {
+    // Marked open at once, so a save landing meanwhile does not forget the image's slot.
+    const early = slots.get(ref.imageId);
+    if (early) early.isOpen = true;
+    await followUser();
+    let s = slots.get(ref.imageId);
+    // Work of this tab still on its way: let it land first, so the loaded copy is not older than it.
+    if (s) {
+      s.isOpen = true;
+      if (hasWork(s)) await kick(s, { reset: true });
+    }
+    const fromServer: ServerDoc = { annotations: loaded.annotations, version: loaded.version, savedAt: parseTime(loaded.saved_at) };
+    const server = s && s.base.version > fromServer.version ? s.base : fromServer;
+    const stored = await (async () => {
+      await chain;
+      try {
+        return await (await store()).forImage(ref.imageId);
+      } catch (err) {
+        deps.log('Could not read the unsaved changes kept on this device', err);
+        return [];
+      }
+    })();
+    // This tab's own entries in memory are the freshest copies.
+    const mine = new Map<string, PendingEntry>();
+    for (const e of [...(s?.inFlight ?? []), ...(s?.pending ?? [])]) mine.set(e.key, e);
+    const entries = stored.map((e) => mine.get(e.key) ?? e);
+    for (const e of mine.values()) if (!entries.some((x) => x.key === e.key)) entries.push(e);
+    entries.sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
+
+    if (!s) {
+      s = newSlot(ref, server);
+      slots.set(ref.imageId, s);
+    } else {
+      s.ref = ref;
+      setBase(s, server);
+    }
+    s.isOpen = true;
+    s.snapshot = null;
+    s.list = null;
+    s.recovery = null;
+    const stale = server !== fromServer;
+
+    if (!entries.length) {
+      s.pending = [];
+      s.needsSave = false;
+      emit();
+      return stale ? { annotations: server.annotations, changes: countDifferences(server.annotations, loaded.annotations), savedAt: deps.now() } : null;
+    }
+
+    // Rebuild this device's changes on top of the server document, three ways when it moved on.
+    const net = netDelta(entries);
+    const serverMap = byId(server.annotations);
+    const base = (() => {
+      const beforeUps: StoredAnnotation[] = [];
+      const beforeGone: string[] = [];
+      const seen = new Set<string>();
+      for (const e of entries) {
+        for (const [id, shape] of Object.entries(e.before)) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const b = e.baseVersion === server.version ? (serverMap.get(id) ?? null) : shape;
+          if (b) beforeUps.push(b);
+          else beforeGone.push(id);
+        }
+      }
+      return applyDelta(server.annotations, beforeUps, beforeGone);
+    })();
+    const ours = applyDelta(base, net.upserts, net.removed);
+    const times = editTimes(entries);
+    const merged = merge3(base, ours, server.annotations, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
+    const changes = countDifferences(merged.annotations, loaded.annotations);
+    if (countDifferences(merged.annotations, server.annotations) === 0) {
+      // The server already holds all of it (a keepalive save that landed, another tab's save).
+      const keys = entries.map((e) => e.key);
+      s.pending = [];
+      s.inFlight = [];
+      s.needsSave = false;
+      await storeOp((st) => st.remove(keys));
+      emit();
+      return stale ? { annotations: server.annotations, changes, savedAt: deps.now() } : null;
+    }
+    s.pending = rebase(s, entries, new Set(merged.theirsWon));
+    s.inFlight = [];
+    const keep = new Set(s.pending.map((e) => e.key));
+    const dropped = entries.filter((e) => !keep.has(e.key)).map((e) => e.key);
+    const rebased = s.pending;
+    void storeOp(async (st) => {
+      if (dropped.length) await st.remove(dropped);
+      if (rebased.length) await st.put(rebased);
+    });
+    s.list = merged.annotations;
+    s.needsSave = true;
+    s.phase = 'pending';
+    s.recovery = { before: server.annotations, saved: false };
+    schedule(s, false);
+    emit();
+    return { annotations: merged.annotations, changes, savedAt: Math.max(...entries.map((e) => e.at)) };
+  }
+
+  function changeImage(imageId: string, delta: Delta, snapshot: () => StoredAnnotation[], opts?: { immediate?: boolean }) {
+    const s = slots.get(imageId);
+    if (!s) {
+      deps.log(`A change for image ${imageId}, which was never opened, cannot be saved`);
+      return;
+    }
+    s.snapshot = snapshot;
+    s.list = null;
+    mergedNotice = false;
+    const map = baseMapOf(s);
+    const before: Record<string, StoredAnnotation | null> = {};
+    for (const a of delta.upserts) before[a.id] = map.get(a.id) ?? null;
+    for (const id of delta.removed) before[id] = map.get(id) ?? null;
+    seq += 1;
+    const entry: PendingEntry = {
+      key: `${deps.tabId}:${String(seq).padStart(9, '0')}`,
+      imageId,
+      projectId: s.ref.projectId,
+      imageFilename: s.ref.imageFilename,
+      at: deps.now(),
+      offset,
+      baseVersion: s.base.version,
+      upserts: delta.upserts,
+      removed: delta.removed,
+      before,
+    };
+    s.pending.push(entry);
+    s.needsSave = true;
+    if (s.phase === 'idle') s.phase = 'pending';
+    void storeOp((st) => st.add(entry));
+    schedule(s, !!opts?.immediate);
+    emit();
+  }
+
+  function closeImage(imageId: string) {
+    const s = slots.get(imageId);
+    if (!s) return;
+    if (s.needsSave && s.snapshot && !s.list) s.list = s.snapshot();
+    s.snapshot = null;
+    s.isOpen = false;
+    s.recovery = null;
+    if (hasWork(s)) {
+      // The user moved on: no reason to wait for the debounce.
+      if (s.retryTimer === null && s.phase !== 'needs-sign-in') void kick(s, { reset: s.phase === 'error' || s.phase === 'offline-waiting' });
+    } else if (!s.running) slots.delete(imageId);
+  }
+
+  /** Work left on the device for images the screen has not opened (an earlier tab closed on another image): load, merge and save it in the background. */
+  async function resumeOthers() {
+    if (resumedFor === activeUser || disposed) return;
+    resumedFor = activeUser;
+    try {
+      await chain;
+      const st = await store();
+      for (const id of await st.images()) {
+        if (slots.has(id) || disposed) continue;
+        const first = (await st.forImage(id))[0];
+        if (!first) continue;
+        const ref: ImageRef = { imageId: id, projectId: first.projectId, imageFilename: first.imageFilename };
+        const loaded = await deps.transport.load(id, ref.projectId);
+        if (!loaded) {
+          resumedFor = null; // try again on the next open
+          continue;
+        }
+        if (slots.has(id)) continue; // the screen opened it meanwhile
+        await openImage(ref, { annotations: loaded.annotations as StoredAnnotation[], version: loaded.version, saved_at: loaded.saved_at });
+        if (!screenOpen.has(id)) closeImage(id);
+      }
+    } catch (err) {
+      deps.log('Could not resume the unsaved changes kept on this device', err);
+    }
+  }
+
   return manager;
 }

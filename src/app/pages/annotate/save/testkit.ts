@@ -61,6 +61,8 @@ export function fakeServer(clock: FakeClock) {
   const script: SaveOutcome[] = [];
   let hold: { promise: Promise<void>; release: () => void } | null = null;
   let refreshOk = true;
+  let loadable = true;
+  const loads: string[] = [];
   let refreshes = 0;
 
   const doc = (imageId: string): LoadDataResponse => docs.get(imageId) ?? { annotations: [], version: 0, saved_at: null };
@@ -90,6 +92,10 @@ export function fakeServer(clock: FakeClock) {
       refreshes += 1;
       return refreshOk;
     },
+    async load(imageId) {
+      loads.push(imageId);
+      return loadable ? structuredClone(doc(imageId)) : null;
+    },
   };
 
   return {
@@ -108,6 +114,10 @@ export function fakeServer(clock: FakeClock) {
       const promise = new Promise<void>((r) => (release = r));
       hold = { promise, release: () => ((hold = null), release()) };
       return hold.release;
+    },
+    loads,
+    setLoadable(ok: boolean) {
+      loadable = ok;
     },
     setRefresh(ok: boolean) {
       refreshOk = ok;

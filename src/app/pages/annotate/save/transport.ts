@@ -19,6 +19,8 @@ export interface SaveTransport {
   saveBatch(bodies: SaveDataRequest[], opts?: { keepalive?: boolean }): Promise<SaveOutcome[]>;
   /** Refreshes the session; false when the user must sign in again. */
   refreshAuth(): Promise<boolean>;
+  /** load-data, for work left on the device for an image the screen has not opened; null when it cannot be loaded now. */
+  load(imageId: string, projectId: string): Promise<LoadDataResponse | null>;
 }
 
 /** Chromium refuses keepalive bodies over 64 KiB in total; bigger saves go as plain requests (IndexedDB holds them anyway). */
@@ -92,6 +94,16 @@ export function createHttpTransport(): SaveTransport {
         const status = x.code === 'forbidden' ? 403 : x.code === 'not_found' ? 404 : x.code === 'payload_too_large' ? 413 : 400;
         return { kind: 'refused', status, message: x.error ?? 'The save was refused' };
       });
+    },
+    async load(imageId, projectId) {
+      try {
+        const res = await fetch(`/api/v1/annotations/load-data/${encodeURIComponent(imageId)}?project_id=${encodeURIComponent(projectId)}`, { headers: await headers() });
+        if (!res.ok) return null;
+        const parsed = LoadDataResponse.safeParse(await res.json());
+        return parsed.success ? parsed.data : null;
+      } catch (_err) {
+        return null;
+      }
     },
     async refreshAuth() {
       try {
