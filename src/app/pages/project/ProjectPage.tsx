@@ -8,7 +8,6 @@ import { ROOT_PATH, parentFolderPath } from '../../../contract/folders';
 import { api, isApiError } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
 import { Page, PageHeader } from '../../components/Page';
-import { Tooltip } from '../../components/Tooltip';
 import { formatBytes, formatCount } from '../../lib/format';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
@@ -22,6 +21,7 @@ import { ArchiveTab } from './data/ArchiveTab';
 import { AlertHost } from './data/Chrome';
 import { DataTab, foldersKey } from './data/DataTab';
 import { useDataView } from './data/dataView';
+import { useExportDialog } from './data/ExportDialog';
 import { UploadPanel } from './data/UploadPanel';
 import { ACCEPT_ATTR, useUploads } from './data/uploads';
 import styles from './ProjectPage.module.css';
@@ -154,13 +154,17 @@ export function ProjectPage() {
         actions={
           <>
             {org ? <IconButton variant="secondary" size="md" label="Project settings" icon={<Settings2 />} onClick={() => setSettingsOpen(true)} /> : null}
-            <Tooltip content="Export arrives with the export tools">
-              <span tabIndex={0} className={styles.disabledWrap}>
-                <Button variant="secondary" icon={<Download />} disabled>
-                  Export <span className="tabular">({selectedCount})</span>
-                </Button>
-              </span>
-            </Tooltip>
+            <Button
+              variant="secondary"
+              icon={<Download />}
+              onClick={() => {
+                // The Export dialog lives with the Data tab's selection and filters.
+                chooseTab('data');
+                useExportDialog.getState().show();
+              }}
+            >
+              Export <span className="tabular">({selectedCount})</span>
+            </Button>
             <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading || !canUpload} title={canUpload ? undefined : 'Your role does not allow uploading'}>
               Add
             </Button>
