@@ -114,7 +114,8 @@ describe('s3 layouts as seen in S3', () => {
     expect(await driver.bucketExists(org)).toBe(false);
     expect(await collect(driver.list(org, ''))).toEqual([]);
     await driver.close();
-  });
+    // 1,005 objects through a local S3 server: minutes, not seconds, on a loaded 2-core machine.
+  }, 180_000);
 
   it('uploads a stream of unknown length larger than one part as a multipart upload', async () => {
     const driver = await driverFor(server, SHARED);
