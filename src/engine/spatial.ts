@@ -4,7 +4,7 @@
 // entries are ignored and they are tested linearly. The tree is rebuilt lazily, at query time,
 // only once the dynamic list grows past a threshold, so a single edit (or a drag of a thousand
 // shapes) never triggers a 100k rebuild. After a load, prepare() builds the index in slices of a
-// few milliseconds (idle time; several trees of 16k ids, each one short sort), so the first
+// few milliseconds (idle time; vertical stripes of ~8k ids, each tree one short sort), so the first
 // hit-test does not pay a 100k build in one task.
 import Flatbush from 'flatbush';
 import { annotationBounds, type Bounds } from './model/geometry';
@@ -29,7 +29,7 @@ const MAX_DYNAMIC = 4096;
  * their centre, so one tree build (a sort) stays a few ms (prepare() slices stay short) and a
  * point query touches one or two trees.
  */
-const TREE_SIZE = 16_384;
+const TREE_SIZE = 8192;
 
 interface Tree {
   tree: Flatbush;
