@@ -270,7 +270,8 @@ async function main() {
   console.log(`== segmentation (${os.cpus()[0]?.model ?? 'cpu'} x ${os.cpus().length})`);
   // --quality / --latency run one half (the other half's figures then come from the last full run).
   const onlyQuality = process.argv.includes('--quality'), onlyLatency = process.argv.includes('--latency');
-  const last = fs.existsSync(path.join(here, 'results', 'segmentation.json')) ? JSON.parse(fs.readFileSync(path.join(here, 'results', 'segmentation.json'), 'utf8')) : null;
+  const out = process.env.SEGMENTATION_BENCH_OUT ?? path.join(here, 'results', 'segmentation.json');
+  const last = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
   const latencyRows: LatencyRow[] = onlyQuality ? (last?.latency ?? []) : await latency();
   const qualityRows: QualityRow[] = onlyLatency ? (last?.quality ?? []) : await quality();
   const [ours, grab] = qualityRows;
@@ -299,7 +300,6 @@ async function main() {
   console.log('quality (640x480, generated set)');
   console.table(qualityRows);
   console.log(verdict);
-  const out = path.join(here, 'results', 'segmentation.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, quick, latency: latencyRows, quality: qualityRows, verdict }, null, 2) + '\n');
   console.log(`wrote ${out}`);
