@@ -107,12 +107,17 @@ export class SegmentationService {
 
   /** The image named `imageName` in the project, if the caller may `permission` there; 404 otherwise. */
   async resolveImage(userId: string, projectId: string, imageName: string, permission: Permission): Promise<ImageRow> {
-    const [project] = await this.ctx.db.select({ organizationId: projects.organizationId }).from(projects).where(eq(projects.id, projectId)).limit(1);
-    if (!project) throw errors.notFound('Project');
-    await requireMember(this.ctx.db, userId, project.organizationId, permission, 'Project');
-    const [image] = await this.ctx.db.select().from(images).where(and(eq(images.projectId, projectId), eq(images.filename, imageName))).limit(1);
-    if (!image) throw errors.notFound('Image');
-    return image;
+    // One look-up for the project and the image (get-mask runs this on every click), then the membership check.
+    const [row] = await this.ctx.db
+      .select({ organizationId: projects.organizationId, image: images })
+      .from(projects)
+      .leftJoin(images, and(eq(images.projectId, projects.id), eq(images.filename, imageName)))
+      .where(eq(projects.id, projectId))
+      .limit(1);
+    if (!row) throw errors.notFound('Project');
+    await requireMember(this.ctx.db, userId, row.organizationId, permission, 'Project');
+    if (!row.image) throw errors.notFound('Image');
+    return row.image;
   }
 
   private async embedding(image: ImageRow) {
