@@ -34,7 +34,11 @@ async function drag(page: Page, from: [number, number], to: [number, number]) {
 }
 
 const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
-const saved = (page: Page) => expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
+/** The top bar says Saved (changes wait at most 150 ms before they count as unsaved). */
+async function saved(page: Page) {
+  await page.waitForTimeout(300);
+  await expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
+}
 
 async function openFirstImage(page: Page, name: string) {
   await page.getByRole('button', { name, exact: true }).click();
@@ -269,8 +273,8 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
   await page.keyboard.press('Control+Shift+z');
   await expect(rows(page)).toHaveCount(1);
   await saved(page);
+  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
   const doc = await loadSaved(page, project, project.images[0]!.id);
-  expect(doc.annotations).toHaveLength(1);
   expect(doc.annotations[0].name).toBe('block');
   expect(doc.annotations[0].segmentation.size).toEqual([600, 800]);
   expect(doc.annotations[0].bounding_box.w).toBeGreaterThan(200);

@@ -185,12 +185,17 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   // store on every pointer move; deletions go at once.
   const changedIds = useRef(new Set<string>());
   const deltaTimer = useRef<number | null>(null);
+  // True while changes wait in that short gathering window: the top bar must not say 'Saved' then.
+  const [gathering, setGathering] = useState(false);
   const flushDelta = useCallback(
     (immediate = false) => {
       if (deltaTimer.current !== null) window.clearTimeout(deltaTimer.current);
       deltaTimer.current = null;
       const ref = current.current;
-      if (!ref || changedIds.current.size === 0) return;
+      if (!ref || changedIds.current.size === 0) {
+        setGathering(false);
+        return;
+      }
       const upserts = [];
       const removed: string[] = [];
       for (const id of changedIds.current) {
@@ -199,6 +204,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         else removed.push(id);
       }
       changedIds.current = new Set();
+      setGathering(false);
       // Deleting saves the whole list at once (spec section 4).
       saver.change(ref.imageId, { upserts, removed }, () => editor.getStoredAnnotations(), { immediate: immediate || removed.length > 0 });
     },
@@ -215,7 +221,10 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           if (!removed && !editor.getAnnotation(id)) removed = true;
         }
         if (removed) flushDelta(true);
-        else if (deltaTimer.current === null) deltaTimer.current = window.setTimeout(() => flushDelta(), 150);
+        else if (deltaTimer.current === null) {
+          setGathering(true);
+          deltaTimer.current = window.setTimeout(() => flushDelta(), 150);
+        }
       }),
     [editor, flushDelta],
   );
@@ -536,7 +545,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
         </div>
         <div className={styles.barEnd}>
-          <SaveIndicator status={saveStatus} />
+          <SaveIndicator status={gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus} />
           <span className={styles.projectName}>{project.name}</span>
         </div>
       </header>
