@@ -70,7 +70,23 @@ export function createSaveManager(deps: Partial<SaveDeps> = {}): SaveManager {
 }
 
 let shared: SaveManager | null = null;
+let watchingSignOut = false;
 /** The one manager of the app: it outlives the editor screen, so work pending when the user leaves is still saved. */
 export function getSaveManager(): SaveManager {
+  if (!watchingSignOut) {
+    watchingSignOut = true;
+    // Each user has their own device store: after a sign-out the next account starts a fresh
+    // manager. What the previous one still held stays in its store until that user returns.
+    void getSupabase()
+      .then((sb) =>
+        sb.auth.onAuthStateChange((event) => {
+          if (event !== 'SIGNED_OUT' || !shared) return;
+          const old = shared;
+          shared = null;
+          setTimeout(() => old.dispose(), 0);
+        }),
+      )
+      .catch(() => undefined);
+  }
   return (shared ??= createSaveManager());
 }
