@@ -49,8 +49,16 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   const ctx: AppContext = { config, database, db: database.db, storage, auth, log: app.log };
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Once shutdown begins, every response closes its connection: Node closes only the connections
+  // idle at that moment, so a keep-alive one that answers a request afterwards would otherwise
+  // hold the process open for the whole keep-alive timeout.
+  let shuttingDown = false;
+  app.addHook('preClose', async () => {
+    shuttingDown = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (shuttingDown) reply.header('connection', 'close');
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
