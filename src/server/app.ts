@@ -60,6 +60,11 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     reply.header('x-request-id', request.id);
     if (shuttingDown) reply.header('connection', 'close');
   });
+  // A response whose headers went out before shutdown (a streamed export) leaves its socket idle
+  // when it ends: close it then.
+  app.addHook('onResponse', async () => {
+    if (shuttingDown) setImmediate(() => app.server.closeIdleConnections());
+  });
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) return reply.status(err.status).send(errorBody(err));
