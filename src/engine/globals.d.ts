@@ -1,0 +1,6 @@
+// The only host globals the engine may use: those that browsers, workers and Node all provide.
+// Read by src/engine/tsconfig.json alone, which type-checks the engine without the DOM library.
+declare function structuredClone<T>(value: T): T;
+declare function setTimeout(handler: (...args: never[]) => void, ms?: number): unknown;
+declare const performance: { now(): number };
+declare const crypto: { randomUUID?(): string; getRandomValues<T extends Uint8Array>(array: T): T };
