@@ -30,6 +30,13 @@ describe('system', () => {
     expect(doc.body.paths['/api/v1/users/onboarding'].post.requestBody).toBeTruthy();
   });
 
+  it('serves the API viewer at /api/docs', async () => {
+    const res = await fetch(`${server.url}/api/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toMatch(/swagger-ui/i);
+  });
+
   it('answers unknown API routes with a JSON 404', async () => {
     const res = await api(server.url, 'GET', '/api/v1/nope');
     expect(res.status).toBe(404);
@@ -55,6 +62,25 @@ describe('onboarding', () => {
     expect(after.body.profile.full_name).toBe('Ada L.');
     expect(after.body.profile.default_organization_id).toBe(res.body.organization.id);
     expect(after.body.profile.organization_members).toEqual([{ role: 'owner', organization: expect.objectContaining({ id: res.body.organization.id, slug }) }]);
+  });
+
+  it('keeps profile changes: the name, and a default organization only among the caller\'s own', async () => {
+    const user = await onboardedUser(server);
+    const stranger = await onboardedUser(server);
+    const second = await api(server.url, 'POST', '/api/v1/organizations', { token: user.token, body: { name: 'Second Org', slug: `second-${Date.now().toString(36)}` } });
+    expect(second.status).toBe(200);
+    const secondId = second.body.organization.id;
+
+    const patch = await api(server.url, 'PATCH', '/api/v1/users/me', { token: user.token, body: { full_name: '  Grace Hopper ', default_organization_id: secondId } });
+    expect(patch.status).toBe(200);
+    const me = await api(server.url, 'GET', '/api/v1/users/me', { token: user.token });
+    expect(me.body.profile).toMatchObject({ full_name: 'Grace Hopper', default_organization_id: secondId });
+
+    const foreign = await api(server.url, 'PATCH', '/api/v1/users/me', { token: user.token, body: { default_organization_id: stranger.org.id } });
+    expect(foreign.status).toBe(404);
+    const blank = await api(server.url, 'PATCH', '/api/v1/users/me', { token: user.token, body: { full_name: '   ' } });
+    expect(blank.status).toBe(400);
+    expect((await api(server.url, 'GET', '/api/v1/users/me', { token: user.token })).body.profile).toMatchObject({ full_name: 'Grace Hopper', default_organization_id: secondId });
   });
 
   it.each([

@@ -278,3 +278,27 @@ describe('delete', () => {
     expect((await api(server.url, 'PATCH', `/api/v1/images/${c.id}/status`, { token: annotator.token, body: { cycle: true } })).status).toBe(403);
   });
 });
+
+describe('project card previews', () => {
+  it('shows the three newest unarchived images of each project, newest first, as thumbnails that load', async () => {
+    const p = await createProject(server, owner);
+    const other = await createProject(server, owner);
+    const made = [];
+    for (const [i, name] of ['one.png', 'two.png', 'three.png', 'four.png', 'five.png'].entries()) made.push(await uploadImage(server, owner, p.id, name, await png(20 + i, 20), { folder: '/' }));
+    await uploadImage(server, owner, other.id, 'lonely.png', await png(8, 8), { folder: '/' });
+    // The newest image goes to the archive: a card shows only what is in the dataset.
+    const archive = await api(server.url, 'PATCH', '/api/images/batch/update', { token: owner.token, body: { project_id: p.id, image_ids: [made[4].id], updates: { is_archived: true } } });
+    expect(archive.status).toBe(200);
+
+    const listed = await api(server.url, 'GET', `/api/v1/projects/organization/${owner.org.id}`, { token: owner.token });
+    const card = (id: string) => listed.body.projects.find((x: { id: string }) => x.id === id);
+    expect(card(p.id).preview_images.map((x: { filename: string }) => x.filename)).toEqual(['four.png', 'three.png', 'two.png']);
+    expect(card(other.id).preview_images.map((x: { filename: string }) => x.filename)).toEqual(['lonely.png']);
+    const thumb = await fetch(card(p.id).preview_images[0].thumbnail_url);
+    expect(thumb.status).toBe(200);
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).format).toBe('webp');
+
+    const single = await api(server.url, 'GET', `/api/v1/projects/${p.id}`, { token: owner.token });
+    expect(single.body.project.preview_images.map((x: { filename: string }) => x.filename)).toEqual(['four.png', 'three.png', 'two.png']);
+  });
+});

@@ -359,7 +359,7 @@ export async function deleteKeys(ctx: AppContext, bucket: string, keys: string[]
 
 // --- signed URLs
 
-function keyForVariant(row: ImageRow, variant: 'original' | 'thumbnail'): string {
+export function previewKey(row: Pick<ImageRow, 'thumbnailPath' | 'gcsPath'>, variant: 'original' | 'thumbnail'): string {
   // No thumbnail (BMP): the original is the best preview there is.
   return variant === 'thumbnail' && row.thumbnailPath ? row.thumbnailPath : row.gcsPath;
 }
@@ -367,7 +367,7 @@ function keyForVariant(row: ImageRow, variant: 'original' | 'thumbnail'): string
 export async function signedImageUrl(ctx: AppContext, userId: string, imageId: string, q: { org_id?: string; expiration_minutes: number; variant: 'original' | 'thumbnail' }) {
   const row = await imageFor(ctx, userId, imageId, 'images.read', q.org_id);
   const bucket = await bucketFor(ctx, row.organizationId);
-  const signed = await ctx.storage.signedDownloadUrl(bucket, keyForVariant(row, q.variant), { expiresInSeconds: q.expiration_minutes * 60 });
+  const signed = await ctx.storage.signedDownloadUrl(bucket, previewKey(row, q.variant), { expiresInSeconds: q.expiration_minutes * 60 });
   return { signed_url: signed.url, expires_at: signed.expiresAt.toISOString(), variant: q.variant };
 }
 
@@ -394,7 +394,7 @@ export async function batchSignedUrls(ctx: AppContext, userId: string, body: { i
   for (const row of rows) {
     const bucket = allowed.get(row.organizationId);
     if (!bucket) continue;
-    const signed = await ctx.storage.signedDownloadUrl(bucket, keyForVariant(row, body.variant), { expiresInSeconds });
+    const signed = await ctx.storage.signedDownloadUrl(bucket, previewKey(row, body.variant), { expiresInSeconds });
     signed_urls[row.id] = signed.url;
     expiresAt = signed.expiresAt;
   }

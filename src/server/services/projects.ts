@@ -7,6 +7,7 @@ import { images, organizations, projects, type ProjectClass } from '../db/schema
 import { errors } from '../http/errors';
 import type { Project } from '../../contract/projects';
 import { requireMember, type Permission } from './access';
+import { previewKey } from './images';
 
 type ProjectRow = typeof projects.$inferSelect;
 type PreviewImage = Project['preview_images'][number];
@@ -55,30 +56,30 @@ async function writeConfigFile(ctx: AppContext, p: ProjectRow, previous?: Projec
   }
 }
 
-/** Up to 3 latest images of each project, with signed thumbnail URLs. */
+/** Up to 3 latest images of each project, newest first, with signed preview URLs. A LATERAL look-up
+ * per project reads three rows from images_project_created_idx, however many images it holds. */
 async function previewsFor(ctx: AppContext, rows: ProjectRow[]): Promise<Map<string, PreviewImage[]>> {
   const result = new Map<string, PreviewImage[]>();
   if (rows.length === 0) return result;
-  const ids = rows.map((r) => r.id);
-  const ranked = ctx.db
-    .select({
-      id: images.id,
-      projectId: images.projectId,
-      filename: images.filename,
-      thumbnailPath: images.thumbnailPath,
-      rank: sql<number>`row_number() over (partition by ${images.projectId} order by ${images.createdAt} desc)`.as('rank'),
-    })
+  const latest = ctx.db
+    .select({ id: images.id, filename: images.filename, thumbnailPath: images.thumbnailPath, gcsPath: images.gcsPath, createdAt: images.createdAt })
     .from(images)
-    .where(and(inArray(images.projectId, ids), eq(images.isArchived, false)))
-    .as('ranked');
-  const latest = await ctx.db.select().from(ranked).where(sql`${ranked.rank} <= 3`);
+    .where(and(eq(images.projectId, projects.id), eq(images.isArchived, false)))
+    .orderBy(desc(images.createdAt), desc(images.id))
+    .limit(3)
+    .as('latest');
+  const found = await ctx.db
+    .select({ projectId: projects.id, id: latest.id, filename: latest.filename, thumbnailPath: latest.thumbnailPath, gcsPath: latest.gcsPath })
+    .from(projects)
+    .innerJoinLateral(latest, sql`true`)
+    .where(inArray(projects.id, rows.map((r) => r.id)))
+    .orderBy(projects.id, desc(latest.createdAt), desc(latest.id));
   const buckets = new Map<string, string | null>();
   for (const r of rows) if (!buckets.has(r.organizationId)) buckets.set(r.organizationId, await bucketOf(ctx, r.organizationId));
   const orgOf = new Map(rows.map((r) => [r.id, r.organizationId]));
-  for (const img of latest) {
+  for (const img of found) {
     const bucket = buckets.get(orgOf.get(img.projectId)!);
-    let url: string | null = null;
-    if (bucket && img.thumbnailPath) url = (await ctx.storage.signedDownloadUrl(bucket, img.thumbnailPath, { expiresInSeconds: 3600 })).url;
+    const url = bucket ? (await ctx.storage.signedDownloadUrl(bucket, previewKey(img, 'thumbnail'), { expiresInSeconds: 3600 })).url : null;
     const list = result.get(img.projectId) ?? [];
     list.push({ id: img.id, filename: img.filename, thumbnail_url: url });
     result.set(img.projectId, list);

@@ -11,7 +11,8 @@ const MAX_CHIPS = 2;
 export function ProjectCard({ project, onOpen, onSettings }: { project: Project; onOpen(): void; onSettings?: () => void }) {
   const total = project.image_count;
   const done = Math.min(project.completed_image_count, total);
-  const percent = total > 0 ? Math.round((done / total) * 100) : 0;
+  // Rounded down, so a project shows 100% (and green) only once every image is complete.
+  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
   const tone = progressTone(percent);
   const chips = project.classes.slice(0, MAX_CHIPS);
   const moreChips = project.classes.length - chips.length;
