@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { slugify } from '../../src/contract/validation';
 import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
+import { apiCall, editorProject } from './editor-helpers';
 
 test('a new user signs up, onboards, creates a project that survives a reload and a new sign-in', async ({ page }) => {
   const user = uniqueUser('journey');
@@ -150,4 +151,45 @@ test('the organization switcher changes the current organization and remembers i
   await page.getByRole('button', { name: /Switch organization/ }).click();
   await page.getByRole('menuitem', { name: new RegExp(first) }).click();
   await expect(page.getByRole('button', { name: 'Open project Only in the first' })).toBeVisible();
+});
+
+test('a project card stacks the three newest thumbnails with +N, two class chips with +N, and progress in the amber tone at 40%', async ({ page }) => {
+  const project = await editorProject(page, {
+    classes: [
+      { name: 'car', type: 'box', color: '#FFADAD' },
+      { name: 'person', type: 'polygon', color: '#CAFFBF' },
+      { name: 'sign', type: 'keypoint', color: '#9BF6FF' },
+    ],
+    images: ['a.png', 'b.png', 'c.png', 'd.png', 'e.png'].map((name) => ({ name, width: 200, height: 150 })),
+  });
+  const done = await apiCall(page, 'PATCH', '/api/images/batch/update', { project_id: project.projectId, image_ids: project.images.slice(0, 2).map((i) => i.id), updates: { status: 'complete' } });
+  expect(done.status).toBe(200);
+  await page.goto('/select');
+  const card = page.getByRole('article', { name: 'Streets' });
+  const thumbs = card.getByRole('img');
+  await expect(thumbs).toHaveCount(3);
+  await expect(thumbs.nth(0)).toHaveAttribute('alt', 'e.png');
+  for (let i = 0; i < 3; i++) await expect.poll(() => thumbs.nth(i).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+  await expect(card.getByText('+2', { exact: true })).toBeVisible();
+  await expect(card.getByText('car', { exact: true })).toBeVisible();
+  await expect(card.getByText('person', { exact: true })).toBeVisible();
+  await expect(card.getByText('sign', { exact: true })).toHaveCount(0);
+  await expect(card.getByLabel('1 more classes')).toHaveText('+1');
+  const bar = card.getByRole('progressbar', { name: 'Images complete' });
+  await expect(bar).toHaveAttribute('aria-valuenow', '40');
+  await expect(bar).toHaveAttribute('aria-valuetext', '2 of 5 images complete');
+  const amber = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--color-progress-mid').trim());
+  const fill = await bar.locator('div').evaluate((el) => getComputedStyle(el).backgroundColor);
+  expect(await page.evaluate(([a]) => { const el = document.createElement('i'); el.style.color = a; document.body.append(el); const c = getComputedStyle(el).color; el.remove(); return c; }, [amber])).toBe(fill);
+  await card.screenshot({ path: 'test-results/project-card.png' });
+});
+
+test('the sign-in page shows the branding panel at 1200 px and wider, and only the form below', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  await expect(page.getByRole('complementary', { name: 'About Vellum' })).toBeVisible();
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await expect(page.getByRole('complementary', { name: 'About Vellum' })).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
 });
