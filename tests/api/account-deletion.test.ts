@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { api, onboardedUser, signUp, startServer, type TestServer } from './harness';
 import { joinAs, signIn } from './team-harness';
 import { purgeExpiredAccounts } from '../../src/server/services/account';
-import { authUsers, organizations, profiles, projects } from '../../src/server/db/schema';
+import { authSessions, authUsers, organizations, profiles, projects } from '../../src/server/db/schema';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -73,6 +73,28 @@ describe('DELETE /users/me', () => {
     expect((await me(token)).body.was_reactivated).toBe(true);
     expect((await api(server.url, 'DELETE', '/api/v1/users/me/reactivation', { token })).status).toBe(200);
     expect((await me(token)).body).toMatchObject({ was_reactivated: false, reactivation_message: null });
+  });
+
+  it('a deletion made by another server process is not undone by a session this one still caches as live', async () => {
+    const user = await signUp(server);
+    const db = server.built.ctx.db;
+    // This process has just seen the session live (its cache keeps that for a few seconds)...
+    await server.built.ctx.auth.verifyAccessToken(user.token);
+    // ...when another process deletes the account: the profile is deactivated, the sessions end.
+    const now = new Date();
+    await db.insert(profiles).values({ id: user.userId, email: user.email, deactivatedAt: now }).onConflictDoUpdate({ target: profiles.id, set: { deactivatedAt: now } });
+    await db.update(authSessions).set({ revokedAt: now }).where(eq(authSessions.userId, user.userId));
+
+    const stale = await me(user.token);
+    expect(stale.status).toBe(401);
+    expect(stale.body.code).toBe('account_deactivated');
+    const [row] = await db.select({ deactivatedAt: profiles.deactivatedAt }).from(profiles).where(eq(profiles.id, user.userId));
+    expect(row.deactivatedAt).not.toBeNull();
+
+    // A new sign-in is what reactivates.
+    const fresh = await me(await signIn(server, user.email, user.password));
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.was_reactivated).toBe(true);
   });
 
   it('after the grace period the purge removes the organizations, their projects and files, the profile and the identity', async () => {

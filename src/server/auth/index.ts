@@ -48,6 +48,7 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
     service,
 
     verifyAccessToken: (token) => service.verifyAccessToken(token),
+    sessionIsLive: (sessionId, userId) => service.sessionIsLive(sessionId, userId),
 
     async signUp(input, client) {
       try {

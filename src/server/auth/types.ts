@@ -35,6 +35,9 @@ export interface AuthProvider {
   anonKey: string;
   /** Verifies a bearer access token for the product API. Throws ApiError 401 when it is missing, bad, expired or signed out. */
   verifyAccessToken(token: string): Promise<AuthUser>;
+  /** Embedded mode: whether the session is live in the database, past any cache (a deletion in
+   * another server process is seen at once). Hosted mode cannot know and has no such check. */
+  sessionIsLive?(sessionId: string, userId: string): Promise<boolean>;
   /** Thin wrappers used by POST /api/v1/auth/signup and /auth/signin. Throw ApiError with GoTrue's message. */
   signUp(input: { email: string; password: string; full_name: string }, client?: ClientInfo): Promise<{ user: Record<string, unknown>; session: AuthSession | null }>;
   signIn(input: { email: string; password: string }, client?: ClientInfo): Promise<AuthSession>;

@@ -49,12 +49,14 @@ export async function checkDeactivation(ctx: AppContext, user: AuthUser, token: 
     activeUntil.set(user.id, Date.now() + ACTIVE_CACHE_MS);
     return;
   }
-  // Embedded identity ended every session at deletion, so a token that still verifies comes from a
-  // new sign-in. Hosted identity cannot be told to: tokens issued before the deletion are refused.
-  if (ctx.auth.mode !== 'embedded') {
-    const iat = issuedAtMs(token);
-    if (iat === null || iat < row.deactivatedAt.getTime()) throw errors.unauthorized('This account has been deleted. Sign in again to reactivate it.', 'account_deactivated');
-  }
+  // Embedded identity ended every session at deletion, so only a session opened since (a new
+  // sign-in) reactivates; it is read past the session cache, which in another server process may
+  // still hold a deleted session for a few seconds. Hosted identity cannot be told to end sessions:
+  // tokens issued before the deletion are refused.
+  const signedInSince = ctx.auth.sessionIsLive
+    ? Boolean(user.sessionId) && (await ctx.auth.sessionIsLive(user.sessionId!, user.id))
+    : (issuedAtMs(token) ?? 0) >= row.deactivatedAt.getTime();
+  if (!signedInSince) throw errors.unauthorized('This account has been deleted. Sign in again to reactivate it.', 'account_deactivated');
   if (nowOf(ctx).getTime() - row.deactivatedAt.getTime() > GRACE_MS) throw errors.unauthorized('This account has been deleted', 'account_deleted');
   await reactivate(ctx, user.id);
 }

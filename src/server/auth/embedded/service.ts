@@ -412,6 +412,17 @@ export class EmbeddedAuthService {
   }
 
   /** The product API's check: signature, expiry, audience, then a live session of a live user. */
+  async sessionIsLive(sessionId: string, userId: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ userId: authSessions.userId, revokedAt: authSessions.revokedAt, deletedAt: authUsers.deletedAt })
+      .from(authSessions)
+      .innerJoin(authUsers, eq(authUsers.id, authSessions.userId))
+      .where(eq(authSessions.id, sessionId));
+    const live = Boolean(row && row.userId === userId && !row.revokedAt && !row.deletedAt);
+    if (!live) this.cache.dropSessions([sessionId]);
+    return live;
+  }
+
   async verifyAccessToken(token: string): Promise<AuthUser> {
     let claims: Record<string, unknown>;
     try {
