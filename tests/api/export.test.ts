@@ -163,6 +163,23 @@ describe('coco format', () => {
     expect(ringMask[20 * H + 15]).toBe(0); // inside the hole
     expect(ringMask[12 * H + 7]).toBe(1); // in the ring
     expect(kp).toMatchObject({ image_id: 1, category_id: 4, keypoints: [5, 6, 2], num_keypoints: 1, bbox: [5, 6, 0, 0], area: 0 });
+    // The point as a zero-area triangle, not [] (pycocotools' frPyObjects indexes segm[0]).
+    expect(kp.segmentation).toEqual([[5, 6, 5, 6, 5, 6]]);
+    // What pycocotools' annToRLE needs of every annotation (COCOeval iouType 'segm', annToMask):
+    // RLE with a string, or a non-empty list of polygons of 3+ points (a 4-number list reads as a bbox).
+    for (const a of anns) {
+      const seg = a.segmentation;
+      if (Array.isArray(seg)) {
+        expect(seg.length).toBeGreaterThan(0);
+        for (const poly of seg) {
+          expect(poly.length).toBeGreaterThanOrEqual(6);
+          expect(poly.length % 2).toBe(0);
+          for (const v of poly) expect(Number.isFinite(v)).toBe(true);
+        }
+      } else {
+        expect(seg).toEqual({ size: [H, W], counts: expect.any(String) });
+      }
+    }
     expect(mask).toMatchObject({ image_id: 1, category_id: 5, bbox: [1, 2, 3, 4], area: 12 });
     expect(typeof mask.segmentation.counts).toBe('string');
     expect(decodeRle(mask.segmentation)).toEqual(maskPixels);
@@ -171,6 +188,7 @@ describe('coco format', () => {
     const readme = await res.zip.file('README.txt')!.async('string');
     expect(readme).toContain('1 polyline annotation(s) were left out');
     expect(readme).toContain('images/a.png\tlane\t1');
+    expect(readme).toContain('zero-area polygon');
   });
 
   it('class_filter keeps only those categories and annotations', async () => {

@@ -10,8 +10,9 @@
 // - mask (segmentation): re-emitted as compressed RLE; area and bbox from the runs, iscrowd 0.
 //   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
 //   COCOeval); iscrowd 1 would make COCOeval treat the object as an ignore region.
-// - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0,
-//   segmentation [] (its category carries keypoints ['point'] and skeleton []).
+// - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0, and as
+//   segmentation the point as a degenerate triangle [[x,y,x,y,x,y]] (its category carries
+//   keypoints ['point'] and skeleton []).
 // - polyline: COCO has no open paths: left out and counted for README.txt.
 import type { Kernels } from '../../../kernels/node';
 import { countsToString, numericCounts, rleArea, rleBBox } from '../../../engine/model/rle';
@@ -69,7 +70,11 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
   if (a.keypoint !== undefined) {
     const k = a.keypoint as { x?: unknown; y?: unknown };
     if (!isNum(k.x) || !isNum(k.y)) return { kind: 'invalid', reason: 'keypoint without coordinates' };
-    return { kind: 'keypoint', body: { bbox: [k.x, k.y, 0, 0], area: 0, iscrowd: 0, segmentation: [], keypoints: [k.x, k.y, 2], num_keypoints: 1 } };
+    // Not `segmentation: []`: like the box's polygon, this keeps pycocotools' annToRLE /
+    // frPyObjects (COCOeval 'segm', annToMask) from crashing on an empty list. Three vertices,
+    // not two: frPyObjects reads a 4-number list as a bbox. It rasterises to an empty mask (area 0).
+    const point = [k.x, k.y, k.x, k.y, k.x, k.y];
+    return { kind: 'keypoint', body: { bbox: [k.x, k.y, 0, 0], area: 0, iscrowd: 0, segmentation: [point], keypoints: [k.x, k.y, 2], num_keypoints: 1 } };
   }
   if (a.segmentation !== undefined) {
     const seg = a.segmentation as { size?: unknown; counts?: unknown };

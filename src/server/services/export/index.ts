@@ -513,7 +513,8 @@ function readme(s: RunState, report: Report): string {
     lines.push('');
     lines.push('Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);');
     lines.push('polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);');
-    lines.push("keypoints as keypoints [x, y, 2] in categories with keypoints ['point'] (bbox [x, y, 0, 0], area 0).");
+    lines.push("keypoints as keypoints [x, y, 2] in categories with keypoints ['point'] (bbox [x, y, 0, 0], area 0,");
+    lines.push('segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it).');
     lines.push('');
     if (report.polylineCount > 0) {
       lines.push(`Polylines: COCO has no open paths, so ${report.polylineCount} polyline annotation(s) were left out:`);
