@@ -12,6 +12,7 @@ import { useSession } from '../../stores/session';
 import { BrandPanel } from './BrandPanel';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './AuthPage.module.css';
+import { returnUrlAfterAuth } from './return-url';
 
 type Step = 'email' | 'password' | 'signup';
 type Mode = 'signin' | 'signup';
@@ -137,7 +138,7 @@ export function AuthPage() {
       const { data, error } = await supabase.auth.signUp({
         email: email.trim(),
         password,
-        options: { data: { full_name: fullName.trim() }, emailRedirectTo: window.location.origin },
+        options: { data: { full_name: fullName.trim() }, emailRedirectTo: returnUrlAfterAuth(window.location) },
       });
       if (error) {
         setHold(false);
@@ -178,7 +179,7 @@ export function AuthPage() {
     setBusy('google');
     try {
       const supabase = await getSupabase();
-      const { error } = await supabase.auth.signInWithOAuth({ provider: 'google', options: { redirectTo: window.location.origin } });
+      const { error } = await supabase.auth.signInWithOAuth({ provider: 'google', options: { redirectTo: returnUrlAfterAuth(window.location) } });
       if (error) {
         setNotice({ tone: 'danger', text: AUTH_TEXT.googleFailed });
         setBusy(null);
