@@ -44,17 +44,19 @@ export const autoAnnotateRoutes = (ctx: AppContext): FastifyPluginAsync => async
     service.processImage(callerOf(request).id, request.body),
   );
 
-  app.post(`${base}/get-mask`, { schema: { tags, body: GetMaskRequest, response: { 200: GetMaskResponse } } }, async (request) => {
-    // A client that gives up (a newer click superseded this one) closes the connection: skip the work.
+  app.post(`${base}/get-mask`, { schema: { tags, body: GetMaskRequest, response: { 200: GetMaskResponse } } }, async (request, reply) => {
+    // A client that gives up (a newer click superseded this one) closes the connection: skip the
+    // work. The response's 'close' before it finished says so (the request's own 'close' fires as
+    // soon as its body has been read, before this handler runs).
     const abort = new AbortController();
     const onClose = () => {
-      if (!request.raw.complete || request.raw.destroyed) abort.abort();
+      if (!reply.raw.writableFinished) abort.abort();
     };
-    request.raw.once('close', onClose);
+    reply.raw.once('close', onClose);
     try {
       return await service.getMask(callerOf(request).id, request.body, abort.signal);
     } finally {
-      request.raw.off('close', onClose);
+      reply.raw.off('close', onClose);
     }
   });
 
