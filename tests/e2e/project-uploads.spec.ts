@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import sharp from 'sharp';
 import { createProject, onboard, signUp, uniqueUser } from './helpers';
 
-test('uploads: a failed PUT shows its status and body, a missing upload URL fails only that batch, Cancel stops the rest', async ({ page }) => {
+test('uploads: a failed PUT shows its status and body, a missing upload URL fails only that file, a hanging file holds one slot only, Cancel stops the rest', async ({ page }) => {
   const user = uniqueUser('uploads');
   await signUp(page, user);
   await onboard(page, `Upload Org ${user.id}`);
@@ -26,21 +26,30 @@ test('uploads: a failed PUT shows its status and body, a missing upload URL fail
   await expect(page.getByTestId('image-tile')).toHaveCount(1);
   await uploads.getByRole('button', { name: 'Close uploads' }).click();
 
-  // No upload URL for the batch: 'Failed to get upload URL' for those files only.
-  await page.route('**/images/batch-upload-urls?*', (route) => route.fulfill({ status: 503, json: { success: false, error: 'busy', code: 'unavailable' } }), { times: 1 });
+  // No upload URL for one file: 'Failed to get upload URL' for that file only.
+  await page.route('**/images/upload-url?*', (route) =>
+    (route.request().postDataJSON() as { filename: string }).filename === 'two.png'
+      ? route.fulfill({ status: 503, json: { success: false, error: 'busy', code: 'unavailable' } })
+      : route.fallback(),
+  );
   await input.setInputFiles([file('one.png'), file('two.png')]);
-  await expect(summary).toHaveText('0 uploaded · 2 failed');
-  await expect(uploads.getByText('Failed to get upload URL')).toHaveCount(2);
+  await expect(summary).toHaveText('1 uploaded · 1 failed');
+  await expect(uploads.getByText('Failed to get upload URL')).toHaveCount(1);
+  await expect(uploads.getByRole('listitem').filter({ hasText: 'two.png' })).toContainText('Failed to get upload URL');
+  await expect(page.getByTestId('image-tile')).toHaveCount(2);
   await uploads.getByRole('button', { name: 'Close uploads' }).click();
 
-  // Cancel while the PUT hangs: nothing more is uploaded.
+  // A PUT that hangs holds one of the five slots only: the six others all land meanwhile.
+  // Cancel then stops it, and nothing more is uploaded.
   await page.route(
     (url) => url.pathname.includes('slow.png'),
     (route) => (route.request().method() === 'PUT' ? new Promise<void>(() => undefined) : route.fallback()),
   );
-  await input.setInputFiles([file('slow.png')]);
-  await expect(uploads.getByRole('heading', { name: 'Uploading 1 file' })).toBeVisible();
+  await input.setInputFiles([file('slow.png'), ...['a', 'b', 'c', 'd', 'e', 'f'].map((n) => file(`${n}.png`))]);
+  await expect(uploads.getByRole('heading', { name: 'Uploading 7 files' })).toBeVisible();
+  await expect(summary).toContainText('6 of 7');
+  await expect(page.getByTestId('image-tile')).toHaveCount(8);
   await uploads.getByRole('button', { name: 'Cancel' }).click();
-  await expect(summary).toHaveText('0 uploaded · 1 cancelled');
-  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+  await expect(summary).toHaveText('6 uploaded · 1 cancelled');
+  await expect(page.getByTestId('image-tile')).toHaveCount(8);
 });

@@ -17,10 +17,10 @@ import {
   BatchMoveResponse,
   BatchSignedUrlsResponse,
   BatchUpdateResponse,
-  BatchUploadUrlsResponse,
   CheckFilenameResponse,
   ListImagesResponse,
   RegisterImageResponse,
+  UploadUrlResult,
   type ImageStatus,
   type ListSortField,
 } from '../../contract/images';
@@ -151,8 +151,8 @@ export const api = {
   listImages: (projectId: string, q: ListImagesParams) => request('GET', `/projects/${enc(projectId)}/images?${query(q)}`, ListImagesResponse),
   checkFilename: (projectId: string, orgId: string, filename: string) =>
     request('POST', `/projects/${enc(projectId)}/images/check-filename?org_id=${enc(orgId)}`, CheckFilenameResponse, { filename }),
-  batchUploadUrls: (projectId: string, orgId: string, files: { filename: string; content_type: string; folder_path: string }[]) =>
-    request('POST', `/projects/${enc(projectId)}/images/batch-upload-urls?org_id=${enc(orgId)}`, BatchUploadUrlsResponse, { files, expiration_minutes: 15 }),
+  uploadUrl: (projectId: string, orgId: string, file: { filename: string; content_type: string; folder_path: string }) =>
+    request('POST', `/projects/${enc(projectId)}/images/upload-url?org_id=${enc(orgId)}`, UploadUrlResult, { ...file, expiration_minutes: 15 }),
   registerImage: (
     projectId: string,
     orgId: string,
