@@ -46,6 +46,21 @@ export const SaveDataRequest = z.object({
 });
 export type SaveDataRequest = z.infer<typeof SaveDataRequest>;
 
+/** Changes only, on a known version: what a large document needs (a 100k-shape list is ~30 MB,
+ * over MAX_SAVE_BYTES; its changes are a few shapes). Upserts replace the shape of the same id in
+ * place or are appended; removed ids that are not there are ignored, so a retried save is harmless. */
+export const SaveChangesRequest = z.object({
+  image_id: uuid('image_id'),
+  project_id: uuid('project_id'),
+  image_filename: z.string().min(1, 'image_filename is required'),
+  /** Required: changes only mean something on the version they were made on. */
+  base_version: z.number().int().nonnegative(),
+  /** Checked one by one like save-data's annotations. */
+  upserts: z.array(z.unknown()).default([]),
+  removed_ids: z.array(z.string().min(1, 'removed_ids holds ids')).default([]),
+});
+export type SaveChangesRequest = z.infer<typeof SaveChangesRequest>;
+
 export const SaveDataResponse = z.object({
   success: z.literal(true),
   /** True when this save changed the image's status (new -> annotating). */
@@ -68,7 +83,8 @@ export const VersionConflictBody = z.object({
 });
 export type VersionConflictBody = z.infer<typeof VersionConflictBody>;
 
-/** Each save is checked on its own, so one malformed entry fails alone. */
+/** Each save is checked on its own, so one malformed entry fails alone. An entry with `annotations`
+ * is a save-data; one with `upserts` / `removed_ids` is a save-changes. */
 export const BatchSaveRequest = z.object({
   saves: z.array(z.unknown()).min(1, 'saves must hold at least one save').max(MAX_BATCH_SAVES, `At most ${MAX_BATCH_SAVES} saves per batch`),
 });

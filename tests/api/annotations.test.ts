@@ -291,6 +291,95 @@ describe('validation', () => {
   });
 });
 
+describe('save-changes', () => {
+  const saveChanges = (img: { id: string; filename: string }, body: Record<string, unknown>, token = owner.token) =>
+    api(server.url, 'POST', '/api/v1/annotations/save-changes', { token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, ...body } });
+  const box = (id: string, x: number) => ({ id, name: 'car', bounding_box: { x, y: 1, w: 5, h: 5 } });
+
+  it('replaces changed shapes in place, appends new ones, drops removed ones, and counts a version', async () => {
+    const img = await newImage();
+    expect((await saveData(img, [box('a', 1), box('b', 2), box('c', 3)])).body.version).toBe(1);
+    const res = await saveChanges(img, { base_version: 1, upserts: [box('b', 20), box('d', 4)], removed_ids: ['a', 'never-there'] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, version: 2, new_count: 3, status: 'annotating' });
+    const loaded = await loadData(img.id);
+    expect(loaded.body.annotations).toEqual([box('b', 20), box('c', 3), box('d', 4)]);
+    expect(loaded.body.version).toBe(2);
+    expect((await imageOf(img.id)).annotation_count).toBe(3);
+  });
+
+  it('answers a stale base_version with 409 and the current document, writing nothing', async () => {
+    const img = await newImage();
+    await saveData(img, [box('a', 1)]);
+    await saveData(img, [box('a', 1), box('b', 2)]);
+    const res = await saveChanges(img, { base_version: 1, upserts: [box('c', 3)] });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'version_conflict', current: { version: 2, annotations: [box('a', 1), box('b', 2)] } });
+    expect((await loadData(img.id)).body.version).toBe(2);
+  });
+
+  it('refuses a bad shape, an unknown class, a shape both changed and removed, and a missing base_version, writing nothing', async () => {
+    const img = await newImage();
+    await saveData(img, [box('a', 1)]);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ base_version: 1, upserts: [{ id: 'x', name: 'car', bounding_box: { x: 'left', y: 1, w: 5, h: 5 } }] }, /Annotation 0 \(id "x"\): bounding_box\.x/],
+      [{ base_version: 1, upserts: [{ ...box('x', 1), name: 'tree' }] }, /Unknown class "tree"/],
+      [{ base_version: 1, upserts: [box('a', 9)], removed_ids: ['a'] }, /"a" is both changed and removed/],
+      [{ upserts: [box('x', 1)] }, /base_version/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await saveChanges(img, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(message);
+    }
+    expect(await loadData(img.id).then((r) => r.body)).toMatchObject({ version: 1, annotations: [box('a', 1)] });
+  });
+
+  it('grows a document past the 8 MB a whole save may carry, and keeps saving it by its changes', async () => {
+    const img = await newImage();
+    const polygon = (id: string) => ({ id, name: 'road', bounding_box: { x: 0, y: 0, w: 100, h: 100 }, polygon: { path: Array.from({ length: 40 }, (_, k) => [50 + 40 * Math.cos(k), 50 + 40 * Math.sin(k)].map((v) => Math.round(v * 10) / 10)), holes: [] } });
+    let version = 0;
+    for (let batch = 0; batch < 4; batch++) {
+      const upserts = Array.from({ length: 4000 }, (_, i) => polygon(`p${batch}-${i}`));
+      const res = await saveChanges(img, { base_version: version, upserts });
+      expect(res.status).toBe(200);
+      version = res.body.version;
+    }
+    const whole = await loadData(img.id);
+    expect(whole.body.annotations).toHaveLength(16_000);
+    expect(JSON.stringify(whole.body.annotations).length).toBeGreaterThan(8 * 1024 * 1024);
+    expect((await saveData(img, whole.body.annotations, { base_version: version })).status).toBe(413);
+    const moved = await saveChanges(img, { base_version: version, upserts: [{ ...polygon('p3-17'), bounding_box: { x: 5, y: 5, w: 100, h: 100 } }], removed_ids: ['p0-0'] });
+    expect(moved.body).toMatchObject({ version: version + 1, new_count: 15_999 });
+  }, 120_000);
+
+  it('takes change-only entries in batch-save-data beside whole ones', async () => {
+    const a = await newImage();
+    const b = await newImage();
+    await saveData(a, [box('a', 1)]);
+    const res = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: {
+        saves: [
+          { image_id: a.id, project_id: project.id, image_filename: a.filename, base_version: 1, upserts: [box('b', 2)], removed_ids: ['a'] },
+          { image_id: b.id, project_id: project.id, image_filename: b.filename, annotations: [box('z', 1)] },
+          { image_id: a.id, project_id: project.id, image_filename: a.filename, upserts: [] },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['saved', 'saved', 'error']);
+    expect(res.body.results[2].error).toMatch(/base_version/);
+    expect((await loadData(a.id)).body.annotations).toEqual([box('b', 2)]);
+  });
+
+  it('is refused to a viewer and answers another organization\'s image with 404', async () => {
+    const img = await newImage();
+    expect((await saveChanges(img, { base_version: 0, upserts: [box('a', 1)] }, viewer.token)).status).toBe(403);
+    expect((await saveChanges(foreign, { base_version: 0, upserts: [box('a', 1)] })).status).toBe(404);
+  });
+});
+
 describe('batch-save-data', () => {
   it('saves each entry on its own: saved, conflict and error side by side', async () => {
     const [a, b, c, d] = [await newImage(), await newImage(), await newImage(), await newImage()];

@@ -202,6 +202,14 @@ export const ROUTES: RouteRule[] = [
     },
   },
   {
+    route: 'POST /api/v1/annotations/save-changes',
+    access: 'annotations.write',
+    request: async (f) => {
+      const img = await f.newImage();
+      return { body: { image_id: img.id, project_id: f.project.id, image_filename: img.filename, base_version: 0, upserts: [{ id: 'a1', name: 'car', bounding_box: { x: 1, y: 1, w: 5, h: 5 } }], removed_ids: [] } };
+    },
+  },
+  {
     route: 'POST /api/v1/annotations/batch-save-data',
     access: 'annotations.write',
     request: async (f) => {

@@ -1,6 +1,6 @@
 // drizzle-orm table definitions. They mirror the SQL migrations in ./migrations, which are the
 // source of truth for the database; keep both in step when a migration changes a table.
-import { bigint, bigserial, boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const created = () => ts('created_at').notNull().defaultNow();
@@ -198,7 +198,8 @@ export const uploadReservations = pgTable(
 export const annotationDocuments = pgTable('annotation_documents', {
   imageId: uuid('image_id').primaryKey(),
   projectId: uuid('project_id').notNull(),
-  annotations: jsonb('annotations').$type<unknown[]>().notNull().default([]),
+  /** json, not jsonb: written and read whole (0005_annotations_json.sql). */
+  annotations: json('annotations').$type<unknown[]>().notNull().default([]),
   version: integer('version').notNull().default(0),
   updatedBy: uuid('updated_by'),
   updatedAt: updated(),

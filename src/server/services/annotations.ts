@@ -1,4 +1,5 @@
-// Annotation documents (one per image): load, save with versions, batch save, status, stats.
+// Annotation documents (one per image): load, save (whole list or changes only) with versions,
+// batch save, status, stats.
 //
 // A save is one transaction: the image row is locked (SELECT ... FOR UPDATE), so saves of one
 // image run one after the other and the version check cannot race; the document is written with
@@ -13,6 +14,7 @@ import { StoredAnnotation } from '../../contract/annotations';
 import {
   ANNOTATION_KINDS,
   MAX_SAVE_BYTES,
+  SaveChangesRequest,
   SaveDataRequest,
   type AnnotationStatsResponse,
   type BatchSaveResult,
@@ -81,35 +83,84 @@ export function validateAnnotations(raw: unknown[], classNames: ReadonlySet<stri
 
 // --- save
 
+/** What a save writes, given the stored list (read only when `needsCurrent`). */
+type Write = { needsCurrent: boolean; annotations(current: unknown[]): unknown[] };
+
 export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
+  return commit(ctx, userId, body, body.base_version, (classNames) => {
+    validateAnnotations(body.annotations, classNames);
+    return { needsCurrent: false, annotations: () => body.annotations };
+  });
+}
+
+/** Applies upserts and removals to the stored list of `base_version`. */
+export async function saveChanges(ctx: AppContext, userId: string, body: SaveChangesRequest): Promise<SaveDataResponse> {
+  return commit(ctx, userId, body, body.base_version, (classNames) => {
+    validateAnnotations(body.upserts, classNames);
+    const upserts = new Map(body.upserts.map((a) => [(a as { id: string }).id, a]));
+    const removed = new Set(body.removed_ids);
+    const both = body.removed_ids.find((id) => upserts.has(id));
+    if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
+    return {
+      needsCurrent: true,
+      annotations(current) {
+        const out: unknown[] = [];
+        for (const a of current) {
+          const id = (a as { id?: unknown }).id as string;
+          if (removed.has(id)) continue;
+          const next = upserts.get(id);
+          out.push(next ?? a);
+          upserts.delete(id);
+        }
+        for (const a of upserts.values()) out.push(a);
+        return out;
+      },
+    };
+  });
+}
+
+/**
+ * One save: checks the image and the filename, lets `prepare` validate against the project's
+ * classes, then in one transaction locks the image, checks base_version (409 with the current
+ * document when stale), writes version + 1 and moves the counters and status with it.
+ */
+async function commit(
+  ctx: AppContext,
+  userId: string,
+  body: { image_id: string; project_id: string; image_filename: string },
+  baseVersion: number | undefined,
+  prepare: (classNames: ReadonlySet<string>) => Write,
+): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
   if (body.image_filename !== image.filename) {
     throw errors.badRequest(`image_filename "${body.image_filename.slice(0, 200)}" is not the image's filename "${image.filename}"`, 'filename_mismatch');
   }
   const [project] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, image.projectId)).limit(1);
   if (!project) throw errors.notFound('Image');
-  validateAnnotations(body.annotations, new Set(project.classes.map((c) => c.name)));
+  const write = prepare(new Set(project.classes.map((c) => c.name)));
 
   return ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before) throw errors.notFound('Image');
     const [doc] = await tx.select({ version: annotationDocuments.version }).from(annotationDocuments).where(eq(annotationDocuments.imageId, image.id)).for('update');
     const current = doc?.version ?? 0;
-    if (body.base_version !== undefined && body.base_version !== current) {
+    if (baseVersion !== undefined && baseVersion !== current) {
       const latest = await currentDocument(tx, image.id);
       throw errors.conflict(
-        `The annotations changed since version ${body.base_version} (now version ${current}); reload them and apply your changes again`,
+        `The annotations changed since version ${baseVersion} (now version ${current}); reload them and apply your changes again`,
         'version_conflict',
         { current: latest },
       );
     }
+    const stored = write.needsCurrent ? (await currentDocument(tx, image.id)).annotations : [];
+    const annotations = write.annotations(stored);
     const version = current + 1;
     const now = new Date();
     await tx
       .insert(annotationDocuments)
-      .values({ imageId: image.id, projectId: before.projectId, annotations: body.annotations, version, updatedBy: userId, updatedAt: now })
-      .onConflictDoUpdate({ target: annotationDocuments.imageId, set: { annotations: body.annotations, version, updatedBy: userId, updatedAt: now } });
-    const newCount = body.annotations.length;
+      .values({ imageId: image.id, projectId: before.projectId, annotations, version, updatedBy: userId, updatedAt: now })
+      .onConflictDoUpdate({ target: annotationDocuments.imageId, set: { annotations, version, updatedBy: userId, updatedAt: now } });
+    const newCount = annotations.length;
     // Spec section 4 "Image status": the server moves a new image with annotations to annotating.
     const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;
     const [after] = await tx.update(images).set({ annotationCount: newCount, status, updatedAt: now }).where(eq(images.id, image.id)).returning();
@@ -124,16 +175,17 @@ export async function batchSave(ctx: AppContext, userId: string, saves: unknown[
   for (const [i, raw] of saves.entries()) {
     const imageId = raw && typeof raw === 'object' && typeof (raw as { image_id?: unknown }).image_id === 'string' ? (raw as { image_id: string }).image_id : null;
     try {
-      const parsed = SaveDataRequest.safeParse(raw);
+      const full = Boolean(raw && typeof raw === 'object' && 'annotations' in raw);
+      const parsed = (full ? SaveDataRequest : SaveChangesRequest).safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const where = describePath(issue.path);
         throw errors.badRequest(`Save ${i}: ${where ? `${where}: ` : ''}${issue.message}`, 'validation_failed');
       }
-      if (Buffer.byteLength(JSON.stringify(parsed.data.annotations)) > MAX_SAVE_BYTES) {
+      if (Buffer.byteLength(JSON.stringify(parsed.data)) > MAX_SAVE_BYTES) {
         throw errors.tooLarge(`Save ${i}: the annotations are larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB`);
       }
-      const saved = await saveData(ctx, userId, parsed.data);
+      const saved = full ? await saveData(ctx, userId, parsed.data as SaveDataRequest) : await saveChanges(ctx, userId, parsed.data as SaveChangesRequest);
       results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, image_status: saved.status, new_count: saved.new_count });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -172,7 +224,7 @@ export async function annotationStats(ctx: AppContext, userId: string, projectId
       SELECT ${e} ->> 'name' AS name, ${kind} AS kind, count(*) AS n
       FROM ${annotationDocuments} d
       JOIN ${images} i ON i.id = d.image_id AND NOT i.is_archived
-      CROSS JOIN LATERAL jsonb_array_elements(d.annotations) e
+      CROSS JOIN LATERAL json_array_elements(d.annotations) e
       WHERE d.project_id = ${projectId}
       GROUP BY 1, 2`) as unknown as Promise<{ rows: { name: string | null; kind: string; n: number | string }[] }>,
     ctx.db

@@ -17,11 +17,12 @@ import {
   MAX_BATCH_SAVE_BYTES,
   MAX_SAVE_BYTES,
   ProjectIdParams,
+  SaveChangesRequest,
   SaveDataRequest,
   SaveDataResponse,
 } from '../../../../contract/annotation-api';
 import { UpdateStatusResponse } from '../../../../contract/images';
-import { annotationStats, batchSave, loadData, saveData, setAnnotationStatus } from '../../../services/annotations';
+import { annotationStats, batchSave, loadData, saveChanges, saveData, setAnnotationStatus } from '../../../services/annotations';
 
 const MB = 1024 * 1024;
 
@@ -50,6 +51,7 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
   const save = { bodyLimit: MAX_SAVE_BYTES, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
   app.post('/annotations/save-data', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
   app.post('/annotations/save', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
+  app.post('/annotations/save-changes', { ...save, schema: { ...save.schema, body: SaveChangesRequest } }, async (request) => saveChanges(ctx, callerOf(request).id, request.body));
 
   app.post('/annotations/batch-save-data', { bodyLimit: MAX_BATCH_SAVE_BYTES, schema: { tags, body: BatchSaveRequest, response: { 200: BatchSaveResponse } } }, async (request) =>
     batchSave(ctx, callerOf(request).id, request.body.saves),
