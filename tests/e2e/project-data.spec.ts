@@ -165,3 +165,78 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await page.reload();
   await expect(counter).toHaveText('3 / 3 loaded');
 });
+
+test('data: the status badge cycles an image through the stages, rolls back on failure; Next stage follows the first selected', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openNewProject(page);
+  await page.getByTestId('add-images-input').setInputFiles([
+    { name: 'one.png', mimeType: 'image/png', buffer: await png(220, 40, 40) },
+    { name: 'two.png', mimeType: 'image/png', buffer: await png(40, 200, 60) },
+    { name: 'three.png', mimeType: 'image/png', buffer: await png(40, 60, 220) },
+  ]);
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded');
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(3);
+  const tile = (name: string) => tiles.filter({ has: page.getByRole('button', { name, exact: true }) });
+  const badge = (name: string) => tile(name).getByTestId('status-cycle');
+
+  // A click moves one image a stage on: Not Started -> In Progress, saved on the server.
+  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: Not Started. Change to In Progress');
+  await badge('one.png').click();
+  await expect(badge('one.png')).toHaveText('In Progress');
+  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: In Progress. Change to Complete');
+  await expect(badge('two.png')).toHaveText('Not Started');
+  await page.reload();
+  await expect(badge('one.png')).toHaveText('In Progress');
+
+  // By keyboard: Enter -> Complete, Space -> back to Not Started.
+  await badge('one.png').focus();
+  await page.keyboard.press('Enter');
+  await expect(badge('one.png')).toHaveText('Complete');
+  await page.keyboard.press('Space');
+  await expect(badge('one.png')).toHaveText('Not Started');
+  await page.reload();
+  await expect(badge('one.png')).toHaveText('Not Started');
+
+  // The server refuses: the badge shows the next stage at once, then rolls back with the alert.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(
+    '**/api/v1/images/*/status?*',
+    async (route) => {
+      await held;
+      await route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } });
+    },
+    { times: 1 },
+  );
+  await badge('two.png').click();
+  await expect(badge('two.png')).toHaveText('In Progress');
+  release();
+  const alert = page.getByRole('dialog', { name: 'Something went wrong' });
+  await expect(alert).toContainText('Failed to update image status. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(badge('two.png')).toHaveText('Not Started');
+  await page.reload();
+  await expect(badge('two.png')).toHaveText('Not Started');
+
+  // Next stage with no explicit target cycles the FIRST SELECTED image's status, whatever the grid
+  // order: select a Complete image before a Not Started one that sits above it.
+  const order = await tiles.getByRole('button', { name: /\.png$/ }).allTextContents();
+  const [top, below] = [order[0]!.match(/\w+\.png/)![0], order[1]!.match(/\w+\.png/)![0]];
+  await badge(below).click();
+  await expect(badge(below)).toHaveText('In Progress');
+  await badge(below).click();
+  await expect(badge(below)).toHaveText('Complete');
+  await page.getByRole('checkbox', { name: `Select ${below}` }).click();
+  await page.getByRole('checkbox', { name: `Select ${top}` }).click();
+  const bar = page.getByRole('toolbar', { name: 'Selected images' });
+  await expect(bar).toContainText('2 selected');
+  await bar.getByRole('button', { name: 'Stage' }).click();
+  await page.getByRole('menuitem', { name: 'Next stage' }).click();
+  await expect(page.getByText('2 images set to Not Started')).toBeVisible();
+  await expect(badge(below)).toHaveText('Not Started');
+  await expect(badge(top)).toHaveText('Not Started');
+
+});

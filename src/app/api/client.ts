@@ -20,6 +20,7 @@ import {
   CheckFilenameResponse,
   ListImagesResponse,
   RegisterImageResponse,
+  UpdateStatusResponse,
   UploadUrlResult,
   type ImageStatus,
   type ListSortField,
@@ -158,6 +159,8 @@ export const api = {
     orgId: string,
     input: { filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; folder_path: string; file_size: number; mime_type: string; width: number | null; height: number | null },
   ) => request('POST', `/projects/${enc(projectId)}/images/register?org_id=${enc(orgId)}`, RegisterImageResponse, input),
+  updateImageStatus: (imageId: string, orgId: string, status: ImageStatus) =>
+    request('PATCH', `/images/${enc(imageId)}/status?org_id=${enc(orgId)}`, UpdateStatusResponse, { status }),
   batchSignedUrls: (orgId: string, imageIds: string[], variant: 'original' | 'thumbnail' = 'thumbnail') =>
     request('POST', `/images/batch-signed-urls?org_id=${enc(orgId)}`, BatchSignedUrlsResponse, { image_ids: imageIds, expiration_minutes: 60, variant }),
 

@@ -25,7 +25,7 @@ import {
   UploadCloud,
   Wand2,
 } from 'lucide-react';
-import { IMAGE_STATUSES, LIST_SORT_FIELDS, type Image, type ImageStatus } from '../../../../contract/images';
+import { IMAGE_STATUSES, LIST_SORT_FIELDS, nextStatus, type Image, type ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH, parentFolderPath, type FolderNode } from '../../../../contract/folders';
 import type { Project } from '../../../../contract/projects';
 import { api } from '../../../api/client';
@@ -87,6 +87,8 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const [editOpen, setEditOpen] = useState(false);
   // Magic Image Edit makes new images: viewers do not get the action (the server refuses them anyway).
   const canEdit = useCan('images.edit');
+  // Annotators and viewers see the status; reviewers and up change it (images.stage).
+  const canStage = useCan('images.stage');
   const dragDepth = useRef(0);
 
   const refreshMeta = useCallback(() => {
@@ -140,9 +142,10 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
       if (e?.shiftKey && view().anchor) {
         const from = list.images.findIndex((i) => i.id === view().anchor);
         if (from >= 0) {
-          const [a, b] = from < index ? [from, index] : [index, from];
+          // Walk from the anchor so it stays the first selected (a bulk 'Next stage' follows it).
           const next = e.metaKey || e.ctrlKey ? sel : new Set<string>();
-          for (let i = a; i <= b; i += 1) next.add(list.images[i].id);
+          const step = from <= index ? 1 : -1;
+          for (let i = from; i !== index + step; i += step) next.add(list.images[i].id);
           view().setSelection(next);
           return;
         }
@@ -249,7 +252,12 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   };
 
   // --- toolbar actions
-  const selectedIds = () => list.images.filter((i) => view().selected.has(i.id)).map((i) => i.id);
+  // In the order they were selected (the set keeps it): a bulk 'Next stage' cycles the first
+  // selected image's status (spec section 4), and Edit takes the first five. Only loaded images.
+  const selectedIds = () => {
+    const loaded = new Set(list.images.map((i) => i.id));
+    return [...view().selected].filter((id) => loaded.has(id));
+  };
   const setStage = async (next: ImageStatus | 'cycle') => {
     const ids = selectedIds();
     if (!ids.length) return;
@@ -269,6 +277,45 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
       void qc.invalidateQueries({ queryKey: projectKey(project.id) });
     }
   };
+  const selectedImages = () => {
+    const byId = new Map(list.images.map((i) => [i.id, i]));
+    return selectedIds().map((id) => byId.get(id)!);
+  };
+
+  // Single-image cycle (spec section 4) through PATCH /images/{id}/status: the tile shows the next
+  // status at once; one image's requests run one after another (so quick clicks land in order) and,
+  // once none is left, the tile shows what the server last confirmed: a failure rolls back.
+  const statusRuns = useRef(new Map<string, { shown: ImageStatus; confirmed: ImageStatus; pending: number; tail: Promise<void> }>());
+  const cycleStatus = (image: Image) => {
+    const runs = statusRuns.current;
+    let run = runs.get(image.id);
+    if (!run) {
+      run = { shown: image.status, confirmed: image.status, pending: 0, tail: Promise.resolve() };
+      runs.set(image.id, run);
+    }
+    const r = run;
+    const next = nextStatus(r.shown);
+    r.shown = next;
+    r.pending += 1;
+    list.patch([image.id], { status: next });
+    r.tail = r.tail.then(async () => {
+      try {
+        const res = await api.updateImageStatus(image.id, orgId, next);
+        r.confirmed = res.image.status;
+      } catch {
+        showAlert('Failed to update image status. Please try again.');
+      } finally {
+        r.pending -= 1;
+        if (r.pending === 0) {
+          runs.delete(image.id);
+          list.patch([image.id], { status: r.confirmed });
+          // Completed counts on the header and project cards.
+          void qc.invalidateQueries({ queryKey: projectKey(project.id) });
+        }
+      }
+    });
+  };
+
   const archive = async () => {
     const ids = selectedIds();
     if (!ids.length) return;
@@ -467,6 +514,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
                   draggableIds={() => (selected.has(it.image.id) ? selectedIds() : [it.image.id])}
                   onActivate={(e) => activate(it.image, it.index, e)}
                   onToggle={(e) => toggle(it.image, it.index, e)}
+                  onCycleStatus={canStage ? () => cycleStatus(it.image) : undefined}
                 />
               )
             }
@@ -574,7 +622,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         open={editOpen}
         onOpenChange={setEditOpen}
         projectId={project.id}
-        selection={editOpen ? list.images.filter((i) => selected.has(i.id)) : []}
+        selection={editOpen ? selectedImages() : []}
         folderPath={folderPath}
         onLanded={onEditLanded}
       />

@@ -1,7 +1,7 @@
 // Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
 import { useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
 import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Sparkles } from 'lucide-react';
-import type { Image } from '../../../../contract/images';
+import { nextStatus, type Image } from '../../../../contract/images';
 import type { FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
 import { Tooltip } from '../../../components/Tooltip';
@@ -78,6 +78,34 @@ export function StatusBadge({ status }: { status: Image['status'] }) {
   );
 }
 
+/**
+ * The tile's status pill. With `onCycle` it is a button that moves the image one step along
+ * new -> annotating -> complete -> new (spec section 4); without (no permission, Archive) it only shows.
+ */
+function StatusPill({ image, onCycle }: { image: Image; onCycle?: () => void }) {
+  if (!onCycle) {
+    return (
+      <span className={styles.statusPill}>
+        <StatusBadge status={image.status} />
+      </span>
+    );
+  }
+  const next = STATUS_LABELS[nextStatus(image.status)];
+  return (
+    <Tooltip content={`Change to ${next}`}>
+      <button
+        type="button"
+        className={`${styles.statusPill} ${styles.statusButton}`}
+        aria-label={`Status of ${image.filename}: ${STATUS_LABELS[image.status]}. Change to ${next}`}
+        data-testid="status-cycle"
+        onClick={onCycle}
+      >
+        <StatusBadge status={image.status} />
+      </button>
+    </Tooltip>
+  );
+}
+
 function Thumb({ image }: { image: Image }) {
   const key = thumbKey(image);
   const url = useThumbnails((s) => s.entries[key]?.url);
@@ -118,9 +146,11 @@ export interface ImageTileProps {
   draggableIds?(): string[];
   onActivate(e: MouseEvent | null): void;
   onToggle(e: MouseEvent): void;
+  /** Given: the status pill is a button that cycles the image's status. */
+  onCycleStatus?(): void;
 }
 
-export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle }: ImageTileProps) {
+export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
   return (
     <div
@@ -149,9 +179,6 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       >
         <span className={styles.thumb}>
           <Thumb image={image} />
-          <span className={styles.statusPill}>
-            <StatusBadge status={image.status} />
-          </span>
           {image.is_edited ? (
             <span className={styles.edited} title="Edited image">
               <Sparkles aria-label="Edited image" />
@@ -178,6 +205,8 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       >
         {selected ? <Check aria-hidden="true" /> : null}
       </button>
+      {/* Beside the main button, not inside it: a button cannot hold another. */}
+      <StatusPill image={image} onCycle={onCycleStatus} />
     </div>
   );
 }
