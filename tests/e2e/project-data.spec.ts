@@ -166,7 +166,7 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(counter).toHaveText('3 / 3 loaded');
 });
 
-test('data: the status badge cycles an image through the stages, rolls back on failure; Next stage follows the first selected', async ({ page }) => {
+test('data: the status badge cycles an image through the stages, rolls back on failure; Next stage follows the first selected; a failed menu move says so', async ({ page }) => {
   test.setTimeout(120_000);
   await openNewProject(page);
   await page.getByTestId('add-images-input').setInputFiles([
@@ -239,4 +239,17 @@ test('data: the status badge cycles an image through the stages, rolls back on f
   await expect(badge(below)).toHaveText('Not Started');
   await expect(badge(top)).toHaveText('Not Started');
 
+  // A move from the toolbar's Folder menu that fails: the spec's generic alert, and the images return.
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'New Folder' }).click();
+  await page.getByLabel('Folder name for Untitled Folder 1').press('Enter');
+  await expect(page.getByRole('button', { name: 'Open folder Untitled Folder 1' })).toBeVisible();
+  await page.route('**/api/images/batch/move', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await page.getByRole('checkbox', { name: `Select ${top}` }).click();
+  await bar.getByRole('button', { name: 'Folder' }).click();
+  await page.getByRole('menuitem', { name: 'Untitled Folder 1' }).click();
+  await expect(alert).toContainText('Failed to move items. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(tiles).toHaveCount(3);
+  await expect(page.getByTestId('folder-tile')).toContainText('0 images');
 });

@@ -183,7 +183,9 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   }, [list.images, view]);
 
   // --- moves (spec section 4 "Drag and drop": optimistic removal, reload on failure)
-  const moveImages = async (ids: string[], target: string) => {
+  // `via`: a drag gets the spec's message for where it was dropped; the toolbar's Folder menu the
+  // generic one.
+  const moveImages = async (ids: string[], target: string, via: 'drag' | 'menu') => {
     if (!ids.length || target === folderPath) return;
     const toParent = target === parentFolderPath(folderPath) && folderPath !== ROOT_PATH;
     list.remove(ids);
@@ -192,7 +194,13 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
       const res = await api.batchMove(project.id, ids, target);
       toast(`Moved ${plural(res.moved)} to ${folderName(target)}`, 'success');
     } catch {
-      showAlert(toParent ? 'Failed to move images to parent directory. Please try again.' : 'Failed to move images to folder. Please try again.');
+      showAlert(
+        via === 'menu'
+          ? 'Failed to move items. Please try again.'
+          : toParent
+            ? 'Failed to move images to parent directory. Please try again.'
+            : 'Failed to move images to folder. Please try again.',
+      );
       list.reload();
     } finally {
       refreshMeta();
@@ -218,7 +226,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   };
   const onDropTo = (target: string) => (payload: DropPayload) => {
     if (payload.folderId) void moveFolder(payload.folderId, target);
-    else void moveImages(payload.imageIds, target);
+    else void moveImages(payload.imageIds, target, 'drag');
   };
 
   // --- folders
@@ -567,14 +575,14 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         >
           <MenuLabel>Move to folder</MenuLabel>
           {folderPath !== ROOT_PATH ? (
-            <MenuItem icon={<Home />} onSelect={() => void moveImages(selectedIds(), ROOT_PATH)}>
+            <MenuItem icon={<Home />} onSelect={() => void moveImages(selectedIds(), ROOT_PATH, 'menu')}>
               All images (root)
             </MenuItem>
           ) : null}
           {allFolders
             .filter((f) => f.folder.full_path !== folderPath)
             .map((f) => (
-              <MenuItem key={f.folder.id} icon={<Folder />} indent={f.depth} onSelect={() => void moveImages(selectedIds(), f.folder.full_path)}>
+              <MenuItem key={f.folder.id} icon={<Folder />} indent={f.depth} onSelect={() => void moveImages(selectedIds(), f.folder.full_path, 'menu')}>
                 {f.folder.name}
               </MenuItem>
             ))}
