@@ -19,7 +19,7 @@ import {
 } from './camera';
 import type { EditorEvent } from './events';
 import { History } from './history';
-import { editorToStored, parseStoredAnnotations } from './model/convert';
+import { editorToStored, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
 import {
   applyDocPatches,
   changedIds,
@@ -28,6 +28,7 @@ import {
   DocTx,
   emptyDoc,
   getAnnotation,
+  getZ,
   OrderIndex,
   type ChangedIds,
   type DocState,
@@ -247,10 +248,51 @@ export class Editor {
     return result;
   }
 
+  /**
+   * Applies changes made elsewhere (a conflict the save manager merged) to the live document,
+   * outside history: the selection (less removed shapes), hidden shapes and a drag or drawing in
+   * progress stay. Undo entries forget the shapes touched here, so undo never puts back what the
+   * other side changed. New shapes go on top. Throws on an invalid shape, changing nothing.
+   */
+  applyRemote(upserts: readonly EditorAnnotation[], removed: Iterable<string> = []): void {
+    const base = this.doc;
+    const [next, patches] = immer.produceWithPatches(base, (draft) => {
+      const tx = new DocTx(draft, base);
+      for (const id of removed) tx.remove(id);
+      for (const a of upserts) {
+        const problem = validateEditorAnnotation(a);
+        if (problem) throw new Error(`Invalid annotation ${a.id}: ${problem}`);
+        if (tx.has(a.id)) tx.set(a);
+        else tx.add(a);
+      }
+    });
+    if (patches.length === 0) return;
+    this.doc = next;
+    const change = changedIds(patches);
+    if (change.all) this.history.clear();
+    else this.history.forget(change.ids);
+    this.afterDocChange(change);
+  }
+
   private applyPatches(patches: readonly Patch[]): void {
     if (patches.length === 0) return;
-    this.doc = applyDocPatches(this.doc, patches) ?? immer.applyPatches(this.doc, patches as Patch[]);
-    this.afterDocChange(changedIds(patches));
+    const before = this.doc;
+    const change = changedIds(patches);
+    let doc = applyDocPatches(before, patches) ?? immer.applyPatches(before, patches as Patch[]);
+    // count and nextZ follow the shapes rather than the values a history entry recorded: those
+    // are stale once applyRemote changed the document in between.
+    if (!change.all) {
+      let count = before.count;
+      let nextZ = before.nextZ;
+      for (const id of change.ids) {
+        count += (getAnnotation(doc, id) ? 1 : 0) - (getAnnotation(before, id) ? 1 : 0);
+        const z = getZ(doc, id);
+        if (z !== undefined && z >= nextZ) nextZ = z + 1;
+      }
+      if (count !== doc.count || nextZ !== doc.nextZ) doc = { ...doc, count, nextZ };
+    }
+    this.doc = doc;
+    this.afterDocChange(change);
   }
 
   private afterDocChange(change: ChangedIds, viewChanged = false, orderReady = false): void {

@@ -144,6 +144,31 @@ export class History {
     return e;
   }
 
+  /**
+   * Drops every change to these annotation ids from the entries, and the count / nextZ scalars
+   * (the editor derives those when it applies patches): the shapes were changed elsewhere, and
+   * undo must not put back an older copy over that change. Entries left with nothing go. An
+   * entry that replaced whole tables cannot be split by id: then the history is cleared.
+   */
+  forget(ids: ReadonlySet<string>): void {
+    if (ids.size === 0) return;
+    const open = this.open;
+    const entries = [...this.undoStack, ...this.redoStack];
+    if (!entries.every((e) => compactable(e.patches)) || (open && !compactable(open.patches))) {
+      this.clear();
+      return;
+    }
+    const keep = (p: Patch) => (p.path[0] === 'items' || p.path[0] === 'z') && !ids.has(String(p.path[2]));
+    const strip = (list: HistoryEntry[]) =>
+      list.map((e) => ({ label: e.label, patches: e.patches.filter(keep), inverse: e.inverse.filter(keep) })).filter((e) => e.patches.length > 0);
+    this.undoStack = strip(this.undoStack);
+    this.redoStack = strip(this.redoStack);
+    if (open) {
+      open.patches = open.patches.filter(keep);
+      open.inverseChunks = open.inverseChunks.map((c) => c.filter(keep));
+    }
+  }
+
   clear(): void {
     this.undoStack = [];
     this.redoStack = [];

@@ -1,8 +1,9 @@
 // Saving under faults (issue 5): the network cut during edits, the server answering 503 twice,
 // the tab closed before the debounce fires, and two browser contexts editing one image. After
 // each, the document the server holds (load-data with the user's token) has every edit.
-import { expect, test, type Page } from '@playwright/test';
-import { editorProject, loadSaved, type EditorProject } from './editor-helpers';
+import { randomUUID } from 'node:crypto';
+import { expect, test, type Page, type Route } from '@playwright/test';
+import { apiCall, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { signIn } from './helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -158,4 +159,56 @@ test('two browser contexts editing the same image: both edits end up in the save
   } finally {
     await other.close();
   }
+});
+
+test('a conflict merged during a drag: the drag goes on, and the saved document has both sides and the whole move', async ({ page }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  await drawBox(page, [150, 150], [260, 240]);
+  await savedCount(page, project, img.id, 1);
+  const firstIds = new Set((await loadSaved(page, project, img.id)).annotations.map((a) => a.id as string));
+
+  // The next save is held on its way to the server.
+  let hold!: (route: Route) => void;
+  const heldSave = new Promise<Route>((resolve) => (hold = resolve));
+  let first = true;
+  await page.route('**/api/v1/annotations/save-data', async (route) => {
+    if (!first) return route.continue();
+    first = false;
+    hold(route);
+  });
+  await drawBox(page, [320, 150], [420, 250]);
+  const held = await heldSave;
+  const sent = held.request().postDataJSON() as { annotations: { id: string; bounding_box: { x: number; y: number; w: number } }[] };
+  const drawn = sent.annotations.find((a) => !firstIds.has(a.id))!;
+
+  // Someone else saves the image meanwhile, so the held save is stale: the server answers 409.
+  const current = await loadSaved(page, project, img.id);
+  const theirs = { id: randomUUID(), name: 'car', bounding_box: { x: 560, y: 380, w: 90, h: 70 } };
+  const other = await apiCall(page, 'POST', '/annotations/save-data', { image_id: img.id, project_id: project.projectId, image_filename: IMAGE, annotations: [...current.annotations, theirs], base_version: current.version });
+  expect(other.status).toBe(200);
+  const conflict = await held.fetch();
+  expect(conflict.status()).toBe(409);
+
+  // The user drags the new box by 120 screen px; the merge lands halfway.
+  await page.keyboard.press('q');
+  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
+  await page.mouse.move(b.x + 370, b.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(b.x + 430, b.y + 200, { steps: 6 });
+  await held.fulfill({ response: conflict });
+  await expect(page.getByText('Conflict merged: changes saved from elsewhere were kept with yours.')).toBeVisible();
+  await page.mouse.move(b.x + 490, b.y + 200, { steps: 6 });
+  await page.mouse.up();
+
+  await expect(rows(page)).toHaveCount(3);
+  await savedCount(page, project, img.id, 3);
+  await expect(saveState(page)).toHaveText(/^(Saved|Conflict merged)$/, { timeout: 20_000 });
+  // The whole drag, not where it stood when the merge landed.
+  const expectedX = drawn.bounding_box.x + 120 * (drawn.bounding_box.w / 100);
+  const savedX = async () => (await loadSaved(page, project, img.id)).annotations.find((a) => a.id === drawn.id)?.bounding_box.x ?? NaN;
+  await expect.poll(async () => Math.abs((await savedX()) - expectedX), { timeout: 20_000 }).toBeLessThan(2);
+  const doc = await loadSaved(page, project, img.id);
+  expect(doc.annotations.map((a) => a.id as string)).toContain(theirs.id);
 });

@@ -6,7 +6,7 @@ import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, History, Loader2, Check
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { Image } from '../../../contract/images';
 import type { AnnotationType, Project, ProjectClass } from '../../../contract/projects';
-import { Editor, editorToStored, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
+import { Editor, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { api, serverMessage } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
@@ -26,7 +26,7 @@ import { copyShapes, takePaste } from './clipboard';
 import { EditorCanvas } from './EditorCanvas';
 import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
 import { loadAnnotations, openImage, prefetchImage } from './preload';
-import { getSaveManager, type SaveStatus } from './save';
+import { EditorSaveLink, getSaveManager, type SaveStatus } from './save';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
@@ -103,9 +103,27 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_COLOR, [classByName]);
   const colorsKey = classes.map((c) => `${c.name}:${c.color}`).join('|');
 
-  // The image the editor holds right now; changes made while loading are not the user's.
-  const current = useRef<{ imageId: string; projectId: string; imageFilename: string } | null>(null);
-  const loadingDoc = useRef(false);
+  // True while changes wait in the link's short gathering window: the top bar must not say 'Saved' then.
+  const [gathering, setGathering] = useState(false);
+  // Between the editor and the save manager: deltas out, merged conflicts back in as changes to
+  // the live document. It knows the image the editor holds (none while one loads: changes made
+  // by loading are not the user's).
+  const link = useMemo(
+    () =>
+      new EditorSaveLink(editor, saver, {
+        onGathering: setGathering,
+        onMerged: (merge) =>
+          toast(
+            merge.conflicts.length
+              ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
+              : 'Conflict merged: changes saved from elsewhere were kept with yours.',
+            'neutral',
+            6000,
+          ),
+      }),
+    [editor, saver],
+  );
+  useEffect(() => link.start(), [link]);
   const lastClassByType = useRef(new Map<AnnotationType, string>());
 
   // ---------------------------------------------------------------- navigation
@@ -124,18 +142,6 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [load.status, next, previous, orgId, project.id]);
 
   // ---------------------------------------------------------------- loading an image
-  const loadDocument = useCallback(
-    (annotations: unknown) => {
-      loadingDoc.current = true;
-      try {
-        editor.loadStored(annotations);
-      } finally {
-        loadingDoc.current = false;
-      }
-    },
-    [editor],
-  );
-
   useEffect(() => {
     let live = true;
     const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
@@ -146,14 +152,14 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       const { pixels, data } = await openImage(image, orgId, project.id);
       if (!live) return;
       editor.setImageSize({ width: pixels.width, height: pixels.height });
-      loadDocument(data.annotations);
+      link.load(data.annotations);
       const recovery = await saver.open(ref, data);
       if (!live) return;
       if (recovery) {
-        loadDocument(recovery.annotations);
+        link.load(recovery.annotations);
         setRecovered({ imageId: image.id, changes: recovery.changes });
       }
-      current.current = ref;
+      link.attach(ref);
       editor.fitToScreen();
       sourceOwner.current = image.id;
       setImageSource((prev) => {
@@ -169,78 +175,15 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     });
     return () => {
       live = false;
-      if (current.current?.imageId === image.id) {
-        // Captures the document now; the save still happens after the editor moves on.
-        flushDelta();
-        saver.close(image.id);
-        current.current = null;
-      }
+      // Captures the document now; the save still happens after the editor moves on.
+      link.detach(image.id);
     };
     // Reload only when the image itself changes.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [image.id, editor]);
 
   // ---------------------------------------------------------------- saving
-  // Changed ids are gathered for a moment so a drag of many shapes does not write to the device
-  // store on every pointer move; deletions go at once.
-  const changedIds = useRef(new Set<string>());
-  const deltaTimer = useRef<number | null>(null);
-  // True while changes wait in that short gathering window: the top bar must not say 'Saved' then.
-  const [gathering, setGathering] = useState(false);
-  const flushDelta = useCallback(
-    (immediate = false) => {
-      if (deltaTimer.current !== null) window.clearTimeout(deltaTimer.current);
-      deltaTimer.current = null;
-      const ref = current.current;
-      if (!ref || changedIds.current.size === 0) {
-        setGathering(false);
-        return;
-      }
-      const upserts = [];
-      const removed: string[] = [];
-      for (const id of changedIds.current) {
-        const a = editor.getAnnotation(id);
-        if (a) upserts.push(editorToStored(a));
-        else removed.push(id);
-      }
-      changedIds.current = new Set();
-      setGathering(false);
-      // Deleting saves the whole list at once (spec section 4).
-      saver.change(ref.imageId, { upserts, removed }, () => editor.getStoredAnnotations(), { immediate: immediate || removed.length > 0 });
-    },
-    [editor, saver],
-  );
-  useEffect(
-    () =>
-      editor.subscribe((change) => {
-        if (!change.document || loadingDoc.current || !current.current) return;
-        const ids = change.document.all ? editor.getOrderedIds() : change.document.ids;
-        let removed = false;
-        for (const id of ids) {
-          changedIds.current.add(id);
-          if (!removed && !editor.getAnnotation(id)) removed = true;
-        }
-        if (removed) flushDelta(true);
-        else if (deltaTimer.current === null) {
-          setGathering(true);
-          deltaTimer.current = window.setTimeout(() => flushDelta(), 150);
-        }
-      }),
-    [editor, flushDelta],
-  );
-
   useEffect(() => {
-    const offMerged = saver.onMerged((imageId, merge) => {
-      if (current.current?.imageId !== imageId) return;
-      loadDocument(merge.annotations);
-      toast(
-        merge.conflicts.length
-          ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
-          : 'Conflict merged: changes saved from elsewhere were kept with yours.',
-        'neutral',
-        6000,
-      );
-    });
     const offSaved = saver.onSaved((imageId, res) => {
       // The project page's counters and the sequence's statuses follow the server's answer.
       if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(project.id) });
@@ -249,19 +192,18 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       );
     });
     const onHide = () => {
-      flushDelta();
+      link.flush();
       saver.flushOnPageHide();
     };
     const onVisibility = () => document.visibilityState === 'hidden' && onHide();
     window.addEventListener('pagehide', onHide);
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
-      offMerged();
       offSaved();
       window.removeEventListener('pagehide', onHide);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [saver, editor, loadDocument, qc, project.id, flushDelta]);
+  }, [saver, link, qc, project.id]);
 
   // ---------------------------------------------------------------- tools and classes
   const pickClassFor = useCallback(
@@ -356,7 +298,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     setCopyingPrevious(true);
     try {
       const { annotations } = await loadAnnotations(previous, project.id);
-      if (current.current?.imageId !== image.id) return;
+      if (link.image?.imageId !== image.id) return;
       if (annotations.length === 0) {
         toast('The previous image has no annotations', 'neutral', MESSAGE_MS);
         return;
@@ -505,7 +447,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     setRecovered(null);
     try {
       const data = await loadAnnotations(image, project.id);
-      loadDocument(data.annotations);
+      link.load(data.annotations);
       await saver.open({ imageId: image.id, projectId: project.id, imageFilename: image.filename }, data);
     } catch (err) {
       toast(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);

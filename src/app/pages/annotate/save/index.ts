@@ -10,6 +10,7 @@ export type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, Sav
 export type { SaveOutcome, SaveTransport } from './transport';
 export type { PendingEntry, PendingStore } from './store';
 export { merge3, applyDelta, sameJson } from './merge';
+export { EditorSaveLink, GATHER_MS } from './link';
 
 /** Spec section 9: save debounce 2000 ms, max retries 5, base retry 1000 ms, max retry delay 30000 ms. */
 export const SAVE_DEBOUNCE_MS = 2000;

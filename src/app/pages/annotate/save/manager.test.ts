@@ -1,7 +1,7 @@
 // The save manager against a fake clock, an in-memory server with versions, and fake-indexeddb:
 // what the server ends up holding, what stays on the device, and what the screen is told.
 import { describe, expect, it, vi } from 'vitest';
-import type { SaveStatus } from './types';
+import type { MergeResult, SaveStatus } from './types';
 import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from './testkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
@@ -367,7 +367,7 @@ describe('version conflicts', () => {
     const s = setup({ doc });
     await s.m.open(ref(), s.server.loaded(IMG));
     const ed = fakeEditor(s.m, IMG, s.server.loaded(IMG).annotations);
-    const merges: { imageId: string; merge: { annotations: unknown[]; version: number; conflicts: string[] } }[] = [];
+    const merges: { imageId: string; merge: MergeResult }[] = [];
     s.m.onMerged((imageId, merge) => {
       merges.push({ imageId, merge });
       ed.load(merge.annotations);
@@ -382,7 +382,7 @@ describe('version conflicts', () => {
     server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
     await clock.advance(1000);
     expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
-    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [] } }]);
+    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], changes: { upserts: [box('b', 2), box('c')], removed: [] } } }]);
     expect(m.status()).toMatchObject({ state: 'conflict-merged', label: 'Conflict merged' });
     ed.upsert(box('d'));
     expect(m.status().state).toBe('pending');
@@ -429,6 +429,24 @@ describe('version conflicts', () => {
     await deleted.clock.advance(0);
     expect(deleted.server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a')] });
     expect(deleted.merges[0]!.merge.conflicts).toEqual(['b']);
+  });
+
+  it('hands the screen the merge as a change to its document, newer local changes included', async () => {
+    const { clock, server, ed, merges } = await conflictSetup([box('a'), box('b'), box('c')]);
+    ed.upsert(box('a', 1));
+    const release = server.holdSaves();
+    await clock.advance(2000);
+    // While that save is in flight: here b is edited and c deleted, there b, c and a new d.
+    ed.upsert(box('b', 2));
+    server.saveAs(IMG, [box('a'), box('b', 9), box('c', 9), box('d')]);
+    ed.remove('c');
+    release();
+    await clock.advance(0);
+    // Only what the screen does not already hold: d. Its own later edit of b and removal of c stand.
+    expect(merges[0]!.merge.changes).toEqual({ upserts: [box('d')], removed: [] });
+    expect(merges[0]!.merge.annotations).toEqual([box('a', 1), box('b', 2), box('d')]);
+    await clock.advance(0);
+    expect(server.doc(IMG).annotations).toEqual([box('a', 1), box('b', 2), box('d')]);
   });
 
   it('treats the same change on both sides as no conflict, without saving again', async () => {

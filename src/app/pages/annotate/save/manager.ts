@@ -5,7 +5,7 @@
 // lost session waits for sign-in; nothing leaves the device's store before the server has it.
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { SaveDataRequest, SaveDataResponse } from '../../../../contract/annotation-api';
-import { applyDelta, byId, countDifferences, merge3 } from './merge';
+import { applyDelta, byId, countDifferences, deltaBetween, merge3 } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
 import type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
@@ -243,7 +243,9 @@ export function createManager(deps: SaveDeps): SaveManager {
         }
         mergedNotice = true;
         s.phase = s.needsSave ? 'pending' : 'idle';
-        for (const l of mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts });
+        // The screen's document is the list sent plus the newer changes: it gets the difference, not a reload.
+        const changes = deltaBetween(applyDelta(p.list, newer.upserts, newer.removed), result);
+        for (const l of mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts, changes });
         return s.needsSave ? 'again' : 'done';
       }
       case 'auth': {

@@ -132,3 +132,12 @@ export function countDifferences(a: readonly StoredAnnotation[], b: readonly Sto
   for (const id of bm.keys()) if (!am.has(id)) n++;
   return n;
 }
+
+/** The delta that turns `from` into `to` (shapes added or changed, ids removed). */
+export function deltaBetween(from: readonly StoredAnnotation[], to: readonly StoredAnnotation[]): { upserts: StoredAnnotation[]; removed: string[] } {
+  const fm = byId(from);
+  const tm = byId(to);
+  const upserts = to.filter((a) => !sameJson(a, fm.get(a.id)));
+  const removed = [...fm.keys()].filter((id) => !tm.has(id));
+  return { upserts, removed };
+}

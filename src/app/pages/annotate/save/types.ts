@@ -41,6 +41,12 @@ export interface MergeResult {
   version: number;
   /** Ids changed on both sides, where the later edit won over the other side. */
   conflicts: string[];
+  /**
+   * What the screen applies to its live document: the merge against the document as the screen
+   * last handed it over (the list sent plus later change() deltas). Shapes changed since then
+   * are the screen's own and newer: it keeps them.
+   */
+  changes: Delta;
 }
 
 export interface SaveDeps {

@@ -1,0 +1,144 @@
+// The editor's side of saving. The shapes the user changes reach the save manager as deltas,
+// gathered for 150 ms so a drag does not write to the device store on every pointer move
+// (deletions go at once). A merged conflict comes back as a change to the live document, not a
+// reload: shapes changed here since the last hand-over are newer than the merge and stay, and
+// so do the selection, undo history and a drag in progress.
+import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation } from '../../../../engine';
+import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { ImageRef, MergeResult, SaveManager } from './types';
+
+export const GATHER_MS = 150;
+
+export interface EditorSaveLinkOptions {
+  gatherMs?: number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+  /** Changes wait in the gathering window: the top bar must not say 'Saved' then. */
+  onGathering?: (gathering: boolean) => void;
+  /** A merge reached the open image and was applied. */
+  onMerged?: (merge: MergeResult) => void;
+  log?: (message: string, err?: unknown) => void;
+}
+
+export class EditorSaveLink {
+  private ref: ImageRef | null = null;
+  private quiet = false;
+  private changed = new Set<string>();
+  private timer: unknown = null;
+  private readonly gatherMs: number;
+  private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly clearTimer: (handle: unknown) => void;
+  private readonly log: (message: string, err?: unknown) => void;
+
+  constructor(
+    private readonly editor: Editor,
+    private readonly saver: SaveManager,
+    private readonly opts: EditorSaveLinkOptions = {},
+  ) {
+    this.gatherMs = opts.gatherMs ?? GATHER_MS;
+    this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.clearTimer = opts.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
+    this.log = opts.log ?? ((m, e) => console.warn(m, e));
+  }
+
+  /** Listens to the editor and to merges; returns the function that stops it. */
+  start(): () => void {
+    const offEditor = this.editor.subscribe((change) => {
+      if (!change.document || this.quiet || !this.ref) return;
+      const ids = change.document.all ? this.editor.getOrderedIds() : change.document.ids;
+      let removed = false;
+      for (const id of ids) {
+        this.changed.add(id);
+        if (!removed && !this.editor.getAnnotation(id)) removed = true;
+      }
+      if (removed) this.flush(true);
+      else if (this.timer === null) {
+        this.opts.onGathering?.(true);
+        this.timer = this.setTimer(() => {
+          this.timer = null;
+          this.flush();
+        }, this.gatherMs);
+      }
+    });
+    const offMerged = this.saver.onMerged((imageId, merge) => this.applyMerge(imageId, merge));
+    return () => {
+      offEditor();
+      offMerged();
+      this.cancelTimer();
+    };
+  }
+
+  /** The image whose changes are saved; null while one loads. */
+  get image(): ImageRef | null {
+    return this.ref;
+  }
+
+  /** Replaces the document without counting it as the user's change (opening, recovery, discard). */
+  load(annotations: unknown): void {
+    this.quietly(() => this.editor.loadStored(annotations));
+  }
+
+  /** From now on the editor's changes are the user's, saved for this image. */
+  attach(ref: ImageRef): void {
+    this.ref = ref;
+  }
+
+  /** The screen leaves the image: what is gathered goes to the manager now, which saves it after. */
+  detach(imageId: string): void {
+    if (this.ref?.imageId !== imageId) return;
+    this.flush();
+    this.saver.close(imageId);
+    this.ref = null;
+  }
+
+  /** Hands the gathered changes to the save manager (deletions save the whole list at once, spec section 4). */
+  flush(immediate = false): void {
+    this.cancelTimer();
+    const ref = this.ref;
+    const ids = this.changed;
+    this.changed = new Set();
+    this.opts.onGathering?.(false);
+    if (!ref || ids.size === 0) return;
+    const upserts: StoredAnnotation[] = [];
+    const removed: string[] = [];
+    for (const id of ids) {
+      const a = this.editor.getAnnotation(id);
+      if (a) upserts.push(editorToStored(a));
+      else removed.push(id);
+    }
+    this.saver.change(ref.imageId, { upserts, removed }, () => this.editor.getStoredAnnotations(), { immediate: immediate || removed.length > 0 });
+  }
+
+  private applyMerge(imageId: string, merge: MergeResult): void {
+    if (this.ref?.imageId !== imageId) return;
+    // Gathered shapes were changed after everything the merge knows: they stay as they are here
+    // and reach the manager with the next delta (a reload would save a new shape as removed).
+    const mine = this.changed;
+    const upserts: EditorAnnotation[] = [];
+    for (const a of merge.changes.upserts) {
+      if (mine.has(a.id)) continue;
+      try {
+        upserts.push(...parseStoredAnnotations([a]));
+      } catch (err) {
+        this.log(`The merged annotation ${a.id} is not valid and was left out of the editor`, err);
+      }
+    }
+    const removed = merge.changes.removed.filter((id) => !mine.has(id));
+    this.quietly(() => this.editor.applyRemote(upserts, removed));
+    this.opts.onMerged?.(merge);
+  }
+
+  private quietly(fn: () => void): void {
+    this.quiet = true;
+    try {
+      fn();
+    } finally {
+      this.quiet = false;
+    }
+  }
+
+  private cancelTimer(): void {
+    if (this.timer !== null) this.clearTimer(this.timer);
+    this.timer = null;
+  }
+}
