@@ -517,7 +517,7 @@ export class Editor {
     this.endGesture();
     const ids = this.execute('paste', { annotations: shapes, offset: off ?? PASTE_OFFSET });
     this.setSelection(ids);
-    this.emit({ type: 'pasted', count: ids.length });
+    this.emit({ type: 'pasted', count: ids.length, ids });
     return ids;
   }
 

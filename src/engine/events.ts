@@ -10,4 +10,5 @@ export type EditorEvent =
   | { readonly type: 'invalid-hole'; readonly id: string }
   | { readonly type: 'created'; readonly id: string }
   | { readonly type: 'copied'; readonly count: number }
-  | { readonly type: 'pasted'; readonly count: number };
+  /** New shapes from a paste (also Copy Previous), in paint order. */
+  | { readonly type: 'pasted'; readonly count: number; readonly ids: readonly string[] };

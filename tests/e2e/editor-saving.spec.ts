@@ -212,3 +212,37 @@ test('a conflict merged during a drag: the drag goes on, and the saved document 
   const doc = await loadSaved(page, project, img.id);
   expect(doc.annotations.map((a) => a.id as string)).toContain(theirs.id);
 });
+
+test('usage records: each box drawn or pasted is counted in the usage summary; a failed record is only logged', async ({ page }) => {
+  test.setTimeout(120_000);
+  const project = await setUp(page);
+  const img = project.images[0]!;
+  const usage = async () => (await apiCall(page, 'GET', `/usage/summary/${project.orgId}`)).body.annotations as { total: number; by_type: Record<string, number> };
+  const logged: string[] = [];
+  page.on('console', (m) => logged.push(m.text()));
+
+  // The usage service is down: the box is still drawn and saved, and nothing is shown.
+  await page.route('**/api/v1/usage/annotation', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Service unavailable', code: 'unavailable' }) }),
+  );
+  await drawBox(page, [150, 150], [260, 240]);
+  await savedCount(page, project, img.id, 1);
+  await expect.poll(() => logged.some((t) => t.includes('Failed to record annotation usage:'))).toBe(true);
+  await expect(page.getByRole('button', { name: 'Dismiss message' })).toHaveCount(0); // no toast
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expect(saveState(page)).toHaveText('Saved');
+  expect((await usage()).total).toBe(0);
+  await page.unroute('**/api/v1/usage/annotation');
+
+  await drawBox(page, [320, 150], [420, 260]);
+  await expect.poll(async () => (await usage()).by_type).toEqual({ bbox: 1 });
+  // Copy and paste both boxes: one creation action, one record of 2.
+  await page.keyboard.press('q');
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Control+c');
+  await page.keyboard.press('Control+v');
+  await expect(page.getByText('Pasted 2 annotation(s)')).toBeVisible();
+  await expect.poll(async () => (await usage()).by_type).toEqual({ bbox: 3 });
+  const summary = await usage();
+  expect(summary.total).toBe(3);
+});

@@ -41,7 +41,7 @@ import {
   MembersResponse,
   RemoveMemberResponse,
 } from '../../contract/teams';
-import { UsageSummaryResponse } from '../../contract/usage';
+import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 
 const BASE = '/api/v1';
@@ -147,6 +147,10 @@ export const api = {
   updateProject: (id: string, patch: { name?: string; description?: string | null; classes?: ProjectClass[] }) =>
     request('PATCH', `/projects/${enc(id)}`, ProjectResponse, patch),
   deleteProject: (id: string) => request('DELETE', `/projects/${enc(id)}`, DeleteProjectResponse),
+
+  // Usage (spec section 7 'Projects and usage'): the editor records the annotations it creates.
+  recordAnnotationUsage: (input: { organization_id: string; project_id: string; image_id?: string | null; annotation_type: UsageAnnotationType; annotation_count: number }) =>
+    request('POST', '/usage/annotation', RecordAnnotationUsageResponse, input),
 
   // Images
   listImages: (projectId: string, q: ListImagesParams) => request('GET', `/projects/${enc(projectId)}/images?${query(q)}`, ListImagesResponse),

@@ -29,6 +29,7 @@ import { loadAnnotations, openImage, prefetchImage } from './preload';
 import { EditorSaveLink, getSaveManager, type SaveStatus } from './save';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
+import { recordCreated } from './usage';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
 import styles from './AnnotatePage.module.css';
 
@@ -239,11 +240,22 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     editor.setActiveClass(name);
   };
 
+  // Usage records for shapes created on the image the editor holds (spec section 7).
+  const recordUsage = useCallback(
+    (ids: Iterable<string>) => {
+      const held = link.image;
+      if (held) void recordCreated({ orgId, projectId: held.projectId, imageId: held.imageId }, [...ids].map((id) => editor.getAnnotation(id)));
+    },
+    [link, orgId, editor],
+  );
+
   // A drawing tool was used without a class: offer to create one.
   useEffect(
     () =>
       editor.onEvent((e) => {
-        if (e.type === 'needs-class') {
+        if (e.type === 'created') {
+          recordUsage([e.id]);
+        } else if (e.type === 'needs-class') {
           if (classes.length === 0) setNoClassesOpen(true);
           else setAddClassType(TOOL_CLASS_TYPE[e.tool === 'pan' ? 'auto' : (e.tool as EditorToolId)] ?? 'box');
         } else if (e.type === 'too-small') {
@@ -251,10 +263,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         } else if (e.type === 'invalid-hole') {
           toast('That hole would split the polygon; draw it inside the shape', 'danger', 4000);
         } else if (e.type === 'pasted' && e.count > 0) {
+          // Paste and Copy Previous: one creation action.
+          recordUsage(e.ids);
           toast(`Pasted ${e.count} annotation(s)`, 'neutral', MESSAGE_MS);
         }
       }),
-    [editor, classes.length],
+    [editor, classes.length, recordUsage],
   );
 
   const addClass = async (c: ProjectClass): Promise<string | null> => {
@@ -341,11 +355,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         },
       });
       editor.select([id]);
+      recordUsage([id]);
     } catch (err) {
       console.error('Error saving the mask:', err);
       toast('The mask could not be added. Please try again.', 'danger', 5000);
     }
-  }, [editor, auto, classes.length]);
+  }, [editor, auto, classes.length, recordUsage]);
 
   const removeAll = () => {
     const ids = editor.getOrderedIds();
