@@ -158,6 +158,7 @@ export const ROUTES: RouteRule[] = [
   { route: 'GET /api/v1/images/:id', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}` }) },
   { route: 'PATCH /api/v1/images/:id/status', access: 'images.stage', request: async (f) => ({ path: `/api/v1/images/${(await f.newImage()).id}/status`, body: { status: 'complete' } }) },
   { route: 'GET /api/v1/images/:id/signed-url', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/signed-url` }) },
+  { route: 'GET /api/v1/images/:id/tiles', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/tiles` }) },
   {
     route: 'POST /api/v1/images/batch-signed-urls',
     access: 'images.read',

@@ -16,6 +16,7 @@ import { canonicalMime, nextStatus, type Image, type ImageStatus, type ListImage
 import { normalizeFolderPath, ROOT_PATH } from '../../contract/folders';
 import { can, requireMember, type Permission } from './access';
 import { projectFor } from './projects';
+import { deleteTiles, needsTiles } from './tiles';
 
 export type ImageRow = typeof images.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
@@ -327,6 +328,7 @@ export async function deleteProjectImages(ctx: AppContext, project: ProjectRow, 
   if (bucket && opts.deleteFiles) {
     const keys = removed.flatMap((r) => [r.gcsPath, sidecarKey(project, r.filename), r.thumbnailPath ?? thumbnailKey(project, r.filename)]);
     filesDeleted = await deleteKeys(ctx, bucket, keys);
+    filesDeleted += await deleteTiles(ctx, bucket, removed.filter(needsTiles));
   }
   const gone = new Set(removed.map((r) => r.id));
   return {

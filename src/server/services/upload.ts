@@ -43,6 +43,7 @@ import {
   type ProjectRow,
 } from './images';
 import { detectImageType, ImageCheckError, inspectImage, makeThumbnail, svgProblem } from './thumbnails';
+import { ensureTiles, needsTiles } from './tiles';
 
 /** A name handed out stays held this long after its upload URL expires, so the client can still register. */
 const RESERVATION_GRACE_MS = 60 * 60 * 1000;
@@ -305,6 +306,8 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
         await tx.delete(uploadReservations).where(and(eq(uploadReservations.projectId, project.id), sql`lower(${uploadReservations.filename}) = ${filename.toLowerCase()}`));
         return inserted;
       });
+      // A large image gets its tile pyramid now, in the background, so the editor finds it ready.
+      if (needsTiles(row)) void ensureTiles(ctx, row);
       return { success: true as const, image: imageJson(row, await requireFolder(ctx.db, project.id, folderPath).catch(() => null)) };
     } catch (err) {
       // Nothing half-done: unless a row owns the name (a racing register won), remove every file of it.

@@ -30,6 +30,9 @@ import {
 } from '../../../../contract/images';
 import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, projectInOrg, setImageStatus, signedImageUrl } from '../../../services/images';
 import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage, startOrphanSweeper } from '../../../services/upload';
+import { imageTiles } from '../../../services/tiles';
+import { ImageTiles } from '../../../../contract/tiles';
+import { imageFor } from '../../../services/images';
 
 const ProjectParams = z.object({ id: z.string().uuid('Project id must be a UUID') });
 const ImageParams = z.object({ id: z.string().uuid('Image id must be a UUID') });
@@ -83,6 +86,10 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
 
   app.get('/images/:id/signed-url', { schema: { tags, params: ImageParams, querystring: SignedUrlQuery, response: { 200: SignedUrlResponse } } }, async (request) =>
     signedImageUrl(ctx, callerOf(request).id, request.params.id, request.query),
+  );
+
+  app.get('/images/:id/tiles', { schema: { tags, params: ImageParams, querystring: OrgQuery, response: { 200: ImageTiles } } }, async (request) =>
+    imageTiles(ctx, await imageFor(ctx, callerOf(request).id, request.params.id, 'images.read', request.query.org_id)),
   );
 
   app.post('/images/batch-signed-urls', { schema: { tags, querystring: OrgQuery, body: BatchSignedUrlsRequest, response: { 200: BatchSignedUrlsResponse } } }, async (request) =>
