@@ -39,10 +39,19 @@ export interface RenderView {
 }
 
 /** Where the image comes from. */
+export interface TileLevel {
+  level: number;
+  cols: number;
+  rows: number;
+  urls: string[];
+}
+
 export type ImageSourceMsg =
   | { kind: 'bitmap'; bitmap: ImageBitmap }
   | { kind: 'blob'; blob: Blob }
   | { kind: 'url'; url: string }
+  /** A server-made tile pyramid (large images): level L is the image at 1/2^L, urls row by row. */
+  | { kind: 'tiles'; width: number; height: number; tileSize: number; levels: TileLevel[] }
   /** A generated test pattern of any size (benchmarks; no pixels held anywhere). */
   | { kind: 'pattern'; width: number; height: number }
   | { kind: 'none'; width: number; height: number };

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff } from './pack';
-import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
+import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
 
@@ -16,6 +16,7 @@ export type ImageSourceInput =
   | Blob
   | string
   | { pattern: { width: number; height: number } }
+  | { tiles: { width: number; height: number; tileSize: number; levels: TileLevel[] } }
   | { none: { width: number; height: number } }
   | null;
 
@@ -134,6 +135,7 @@ function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSo
   if (typeof ImageBitmap !== 'undefined' && src instanceof ImageBitmap) return { kind: 'bitmap', bitmap: src };
   if (src instanceof Blob) return { kind: 'blob', blob: src };
   if ('pattern' in src) return { kind: 'pattern', ...src.pattern };
+  if ('tiles' in src) return { kind: 'tiles', ...src.tiles };
   return { kind: 'none', ...(src as { none: { width: number; height: number } }).none };
 }
 

@@ -4,7 +4,7 @@
 // LRU cache. Missing tiles are covered by coarser loaded levels while they load.
 import type { Regl, Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import type { ImageSourceMsg } from './protocol';
+import type { ImageSourceMsg, TileLevel } from './protocol';
 
 type Pixels = ImageBitmap | OffscreenCanvas;
 
@@ -13,6 +13,8 @@ export interface TileSource {
   readonly height: number;
   /** Source rectangle (image px) scaled to outW x outH. */
   region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels>;
+  /** A source made of tiles already: the layer's grid follows it and asks for its tiles by number. */
+  readonly pyramid?: { tileSize: number; tile(level: number, tx: number, ty: number): Promise<Pixels> };
   close(): void;
 }
 
@@ -29,6 +31,53 @@ class BitmapSource implements TileSource {
   close(): void {
     this.bitmap.close();
   }
+}
+
+/**
+ * A tile pyramid made by the server (large images: the browser never holds the whole image). Only
+ * tiles are fetched; region() exists for the interface and composes them at the nearest level.
+ */
+class PyramidSource implements TileSource {
+  readonly width: number;
+  readonly height: number;
+  readonly pyramid: { tileSize: number; tile(level: number, tx: number, ty: number): Promise<Pixels> };
+  private readonly levels: Map<number, TileLevel>;
+  constructor(msg: Extract<ImageSourceMsg, { kind: 'tiles' }>) {
+    this.width = msg.width;
+    this.height = msg.height;
+    this.levels = new Map(msg.levels.map((l) => [l.level, l]));
+    this.pyramid = { tileSize: msg.tileSize, tile: (level, tx, ty) => this.fetchTile(level, tx, ty) };
+  }
+  private async fetchTile(level: number, tx: number, ty: number): Promise<ImageBitmap> {
+    const l = this.levels.get(level);
+    const url = l && tx < l.cols && ty < l.rows ? l.urls[ty * l.cols + tx] : undefined;
+    if (!url) throw new Error(`No tile ${level}/${tx}/${ty}`);
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`Cannot load tile ${level}/${tx}/${ty}: HTTP ${res.status}`);
+    return createImageBitmap(await res.blob());
+  }
+  async region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+    const size = this.pyramid.tileSize;
+    const top = Math.max(...this.levels.keys());
+    const level = Math.min(top, Math.max(0, Math.floor(Math.log2(sw / outW) + 1e-9)));
+    const k = 2 ** level, span = size * k;
+    const c = new OffscreenCanvas(outW, outH);
+    const g = c.getContext('2d')!;
+    const jobs: Promise<void>[] = [];
+    for (let ty = Math.floor(sy / span); ty * span < sy + sh; ty++) {
+      for (let tx = Math.floor(sx / span); tx * span < sx + sw; tx++) {
+        jobs.push(
+          this.fetchTile(level, tx, ty).then((bm) => {
+            g.drawImage(bm, ((tx * span - sx) * outW) / sw, ((ty * span - sy) * outH) / sh, (bm.width * k * outW) / sw, (bm.height * k * outH) / sh);
+            bm.close();
+          }),
+        );
+      }
+    }
+    await Promise.all(jobs);
+    return c;
+  }
+  close(): void {}
 }
 
 /** A deterministic generated pattern (checks, a grid every 1000 px, gradients) for benchmarks. */
@@ -73,6 +122,8 @@ export async function openSource(msg: ImageSourceMsg): Promise<TileSource | null
       if (!res.ok) throw new Error(`Cannot load image: HTTP ${res.status}`);
       return new BitmapSource(await createImageBitmap(await res.blob()));
     }
+    case 'tiles':
+      return new PyramidSource(msg);
     case 'pattern':
       return new PatternSource(msg.width, msg.height);
     case 'none':
@@ -83,6 +134,8 @@ export async function openSource(msg: ImageSourceMsg): Promise<TileSource | null
 interface Tile {
   key: string;
   level: number;
+  tx: number;
+  ty: number;
   x: number; // image px
   y: number;
   w: number;
@@ -121,7 +174,9 @@ export class ImageLayer {
     private readonly onLoad: () => void,
   ) {
     const big = Math.max(source.width, source.height);
-    this.mode = big <= limit ? 'single' : 'tiled';
+    // A pyramid source is drawn from its own tiles, whatever the texture limit.
+    if (source.pyramid) this.tileSize = source.pyramid.tileSize;
+    this.mode = big <= limit && !source.pyramid ? 'single' : 'tiled';
     this.maxLevel = Math.max(0, Math.ceil(Math.log2(big / tileSize)));
     if (this.mode === 'single') {
       this.ready = (async () => {
@@ -182,7 +237,7 @@ export class ImageLayer {
           }
           if (L === level || L === this.maxLevel) {
             if (!t) {
-              t = { key, level: L, x: tx * span, y: ty * span, w: Math.min(span, W - tx * span), h: Math.min(span, H - ty * span), texture: null, loading: false };
+              t = { key, level: L, tx, ty, x: tx * span, y: ty * span, w: Math.min(span, W - tx * span), h: Math.min(span, H - ty * span), texture: null, loading: false };
               this.tiles.set(key, t);
             }
             if (!t.texture && !t.loading) wanted.push(t);
@@ -229,7 +284,8 @@ export class ImageLayer {
       this.loading++;
       const k = 2 ** t.level;
       const outW = Math.max(1, Math.round(t.w / k)), outH = Math.max(1, Math.round(t.h / k));
-      this.source.region(t.x, t.y, t.w, t.h, outW, outH).then((px) => {
+      const pixels = this.source.pyramid ? this.source.pyramid.tile(t.level, t.tx, t.ty) : this.source.region(t.x, t.y, t.w, t.h, outW, outH);
+      pixels.then((px) => {
         this.loading--;
         t.loading = false;
         if (this.disposed || !this.tiles.has(t.key)) {

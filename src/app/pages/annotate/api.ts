@@ -4,6 +4,7 @@ import { LoadDataResponse } from '../../../contract/annotation-api';
 import { ImageResponse, ListImagesResponse, SignedUrlResponse, MAX_PAGE_SIZE, type Image, type ImageStatus, type ListSortField } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { request } from '../../api/client';
+import { ImageTiles } from '../../../contract/tiles';
 import {
   GetMaskResponse,
   ProcessImageResponse,
@@ -42,6 +43,9 @@ export const editorApi = {
     const res = await request('GET', `/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}`, LoadDataResponse);
     return { ...res, annotations: res.annotations as StoredAnnotation[] };
   },
+
+  /** The tile pyramid of a large image (none for one small enough to draw whole). */
+  tiles: (imageId: string, orgId: string) => request('GET', `/images/${enc(imageId)}/tiles?org_id=${enc(orgId)}`, ImageTiles),
 
   originalUrl: async (imageId: string, orgId: string): Promise<string> =>
     (await request('GET', `/images/${enc(imageId)}/signed-url?org_id=${enc(orgId)}&variant=original&expiration_minutes=60`, SignedUrlResponse)).signed_url,

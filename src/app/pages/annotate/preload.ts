@@ -4,6 +4,7 @@
 import type { Image } from '../../../contract/images';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { editorApi, type LoadedAnnotations } from './api';
+import { TILED_ABOVE } from '../../../contract/tiles';
 
 /** Above this the pixels stream straight from the signed URL instead of being held in memory. */
 const MAX_PREFETCH_BYTES = 40 * 1024 * 1024;
@@ -23,7 +24,31 @@ interface Entry {
 
 const cache = new Map<string, Entry>();
 
+/** How long to wait for the server to finish a pyramid before drawing the original instead. */
+const PYRAMID_WAIT_MS = 120_000;
+
+/**
+ * A large image is drawn from the server's tile pyramid: decoding it whole would need its full
+ * size in memory (1.6 GB for 20,000 x 20,000). Null when there is none (the original is used).
+ */
+async function pyramidOf(image: Image, orgId: string): Promise<LoadedPixels | null> {
+  const until = Date.now() + PYRAMID_WAIT_MS;
+  for (;;) {
+    const t = await editorApi.tiles(image.id, orgId);
+    if (t.status === 'ready') return { source: { tiles: { width: t.width, height: t.height, tileSize: t.tile_size, levels: t.levels } }, width: t.width, height: t.height };
+    if (t.status !== 'pending' || Date.now() > until) {
+      if (t.status === 'failed') console.warn(t.error);
+      return null;
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+}
+
 async function loadPixels(image: Image, orgId: string): Promise<LoadedPixels> {
+  if (Math.max(image.image_width ?? 0, image.image_height ?? 0) > TILED_ABOVE) {
+    const pyramid = await pyramidOf(image, orgId);
+    if (pyramid) return pyramid;
+  }
   const url = await editorApi.originalUrl(image.id, orgId);
   const known = image.image_width && image.image_height ? { width: image.image_width, height: image.image_height } : null;
   if (known && image.file_size > MAX_PREFETCH_BYTES) return { source: url, ...known };
