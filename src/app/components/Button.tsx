@@ -15,15 +15,31 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   busyLabel?: string;
   icon?: ReactNode;
   fullWidth?: boolean;
+  /**
+   * The current role may not take this action: the button stays in place but does nothing
+   * (aria-disabled, so it still takes focus and hover) and its tooltip gives this reason.
+   */
+  disabledReason?: string | null;
 }
 
-export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button(
-  { variant = 'secondary', size = 'md', busy = false, busyLabel, icon, fullWidth, className, children, disabled, type = 'button', ...rest },
+const BaseButton = forwardRef<HTMLButtonElement, ButtonProps>(function BaseButton(
+  { variant = 'secondary', size = 'md', busy = false, busyLabel, icon, fullWidth, className, children, disabled, disabledReason, type = 'button', onClick, ...rest },
   ref,
 ) {
   const classes = [styles.button, styles[variant], size === 'sm' && styles.sm, fullWidth && styles.full, className].filter(Boolean).join(' ');
+  const blocked = Boolean(disabledReason);
   return (
-    <button ref={ref} type={type} className={classes} disabled={disabled || busy} data-busy={busy || undefined} aria-busy={busy || undefined} {...rest}>
+    <button
+      ref={ref}
+      type={type}
+      className={classes}
+      disabled={(disabled || busy) && !blocked}
+      aria-disabled={blocked || undefined}
+      data-busy={busy || undefined}
+      aria-busy={busy || undefined}
+      onClick={blocked ? (e) => e.preventDefault() : onClick}
+      {...rest}
+    >
       {busy ? (
         <span className={styles.icon}>
           <Spinner size={size === 'sm' ? 'sm' : 'md'} />
@@ -36,6 +52,11 @@ export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button
       {busy && busyLabel ? busyLabel : children}
     </button>
   );
+});
+
+export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button(props, ref) {
+  const button = <BaseButton ref={ref} {...props} />;
+  return props.disabledReason ? <Tooltip content={props.disabledReason}>{button}</Tooltip> : button;
 });
 
 export interface IconButtonProps extends Omit<ButtonProps, 'children' | 'icon' | 'busyLabel'> {
@@ -51,10 +72,11 @@ export const IconButton = forwardRef<HTMLButtonElement, IconButtonProps>(functio
   ref,
 ) {
   const button = (
-    <Button ref={ref} variant={variant} size={size} aria-label={label} className={[styles.iconOnly, className].filter(Boolean).join(' ')} icon={icon} {...rest} />
+    <BaseButton ref={ref} variant={variant} size={size} aria-label={label} className={[styles.iconOnly, className].filter(Boolean).join(' ')} icon={icon} {...rest} />
   );
-  return showTooltip ? (
-    <Tooltip content={label} side={tooltipSide}>
+  // A refused action's tooltip says why; its accessible name stays the label.
+  return showTooltip || rest.disabledReason ? (
+    <Tooltip content={rest.disabledReason || label} side={tooltipSide}>
       {button}
     </Tooltip>
   ) : (

@@ -1,6 +1,15 @@
 // What the current member may do, from their role in the current organization and the permission
-// table the server enforces (src/contract/permissions.ts). The UI hides or disables the rest; the
-// server still decides (403).
+// table the server enforces (src/contract/permissions.ts). The server still decides (403).
+//
+// The one rule the pages follow for what a role may not do:
+// - Header buttons (a page header's or a tab header's: Create Project, Project settings, Add,
+//   New Folder, Add Class) stay where they are, disabled, with a tooltip that says why
+//   (`useDenied`: "Your role (Viewer) cannot upload images"). They are the page's landmarks:
+//   hiding them would shift the header and look like a missing feature.
+// - Everything else is hidden: selection-toolbar actions, per-tile and per-row actions, menus,
+//   drag and drop (tiles are not draggable; a desktop file drop is refused with the same note).
+//   Where text promised the hidden action (an empty state, a hint), the text says who can do it.
+import type { Role } from '../../contract/account';
 import type { Permission } from '../../contract/permissions';
 import { roleCan } from '../../contract/permissions';
 import { useSession } from './session';
@@ -12,9 +21,23 @@ export function useCan(permission: Permission): boolean {
   return useSession((s) => (s.currentOrganization ? roleCan(s.currentOrganization.user_role, permission) : false));
 }
 
-/** Why a control is disabled, for tooltips. */
+export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', reviewer: 'Reviewer', annotator: 'Annotator', viewer: 'Viewer' };
+
+/** The current role's name as people read it ('Viewer'), 'member' before one is known. */
 export function useRoleLabel(): string {
-  return useSession((s) => s.currentOrganization?.user_role ?? 'member');
+  return useSession((s) => (s.currentOrganization ? ROLE_LABEL[s.currentOrganization.user_role] : 'member'));
 }
 
-export const NOT_ALLOWED = (role: string) => `Your role (${role}) does not allow this`;
+/** Why the current role may not do something: `Your role (Viewer) cannot move images`. */
+export const deniedReason = (roleLabel: string, action: string) => `Your role (${roleLabel}) cannot ${action}`;
+
+/**
+ * Null when the current role has every one of `permissions`, else the reason to show on the
+ * disabled control ("Your role (Viewer) cannot upload images"). `action` completes "cannot ...".
+ */
+export function useDenied(permissions: Permission | readonly Permission[], action: string): string | null {
+  const list = typeof permissions === 'string' ? [permissions] : permissions;
+  const allowed = useSession((s) => (s.currentOrganization ? list.every((p) => roleCan(s.currentOrganization!.user_role, p)) : false));
+  const role = useRoleLabel();
+  return allowed ? null : deniedReason(role, action);
+}

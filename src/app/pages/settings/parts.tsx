@@ -2,6 +2,7 @@
 import type { ReactNode } from 'react';
 import { ROLES, type Role } from '../../../contract/account';
 import { ROLE_RANK } from '../../../contract/teams';
+import { ROLE_LABEL } from '../../stores/permissions';
 import styles from './SettingsPage.module.css';
 
 export function Card({ title, description, children, actions }: { title: string; description?: string; children: ReactNode; actions?: ReactNode }) {
@@ -28,7 +29,7 @@ export function Row({ label, children }: { label: string; children: ReactNode })
   );
 }
 
-export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', reviewer: 'Reviewer', annotator: 'Annotator', viewer: 'Viewer' };
+export { ROLE_LABEL };
 /** Highest first, as people read a role list. */
 export const ROLES_DESC = [...ROLES].sort((a, b) => ROLE_RANK[b] - ROLE_RANK[a]);
 
