@@ -12,7 +12,7 @@ import { formatBytes, formatCount } from '../../lib/format';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
-import { useCan } from '../../stores/permissions';
+import { deniedReason, useCan, useDenied, useRoleLabel } from '../../stores/permissions';
 import { projectKey } from '../projects/queries';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
@@ -34,7 +34,12 @@ const TABS: { id: Tab; label: string }[] = [
 ];
 
 export function ProjectPage() {
-  const canUpload = useCan('images.upload');
+  // Header buttons stay in place, disabled with the reason (the rule: src/app/stores/permissions.ts).
+  const uploadDenied = useDenied('images.upload', 'upload images');
+  const roleLabel = useRoleLabel();
+  const canUpdate = useCan('project.update');
+  const canDelete = useCan('project.delete');
+  const settingsDenied = canUpdate || canDelete ? null : deniedReason(roleLabel, 'change project settings');
   const selected = useSelection((s) => s.project);
   const updateSelection = useSelection((s) => s.update);
   const clearSelection = useSelection((s) => s.clear);
@@ -153,7 +158,7 @@ export function ProjectPage() {
         }
         actions={
           <>
-            {org ? <IconButton variant="secondary" size="md" label="Project settings" icon={<Settings2 />} onClick={() => setSettingsOpen(true)} /> : null}
+            {org ? <IconButton variant="secondary" size="md" label="Project settings" icon={<Settings2 />} onClick={() => setSettingsOpen(true)} disabledReason={settingsDenied} /> : null}
             <Button
               variant="secondary"
               icon={<Download />}
@@ -165,7 +170,7 @@ export function ProjectPage() {
             >
               Export <span className="tabular">({selectedCount})</span>
             </Button>
-            <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading || !canUpload} title={canUpload ? undefined : 'Your role does not allow uploading'}>
+            <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading} disabledReason={uploadDenied}>
               Add
             </Button>
             <input

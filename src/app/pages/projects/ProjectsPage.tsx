@@ -12,7 +12,7 @@ import { Skeleton } from '../../components/Skeleton';
 import { formatCount, formatTier } from '../../lib/format';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
-import { useCan } from '../../stores/permissions';
+import { useCan, useDenied } from '../../stores/permissions';
 import { teamApi } from '../../api/client';
 import { CreateProjectDialog } from './CreateProjectDialog';
 import { ProjectCard } from './ProjectCard';
@@ -31,7 +31,12 @@ export function ProjectsPage() {
     clearLocalReactivation();
     void teamApi.clearReactivation().catch(() => undefined);
   };
-  const canCreate = useCan('project.create');
+  // Header button: disabled with the reason; a card's settings button only for who may change or
+  // delete the project (the rule: src/app/stores/permissions.ts).
+  const createDenied = useDenied('project.create', 'create projects');
+  const canCreate = !createDenied;
+  const canUpdate = useCan('project.update');
+  const canDelete = useCan('project.delete');
   const select = useSelection((s) => s.select);
   const navigate = useNavigate();
   const pageSize = usePageSize();
@@ -62,8 +67,8 @@ export function ProjectsPage() {
           </>
         }
         actions={
-          org && canCreate ? (
-            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+          org ? (
+            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)} disabledReason={createDenied}>
               Create Project
             </Button>
           ) : null
@@ -101,11 +106,13 @@ export function ProjectsPage() {
         <EmptyState
           icon={<FolderPlus />}
           title="No projects yet"
-          description="Create your first annotation project to get started"
+          description={canCreate ? 'Create your first annotation project to get started' : 'Projects appear here once an owner or admin creates them.'}
           action={
-            !canCreate ? undefined : <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
-              Create Your First Project
-            </Button>
+            canCreate ? (
+              <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
+                Create Your First Project
+              </Button>
+            ) : undefined
           }
         />
       ) : (
@@ -113,7 +120,7 @@ export function ProjectsPage() {
           <ul className={styles.grid} aria-label="Projects">
             {visible.map((project) => (
               <li key={project.id} className={styles.cell}>
-                <ProjectCard project={project} onOpen={() => open(project)} onSettings={org ? () => setSettingsFor(project) : undefined} />
+                <ProjectCard project={project} onOpen={() => open(project)} onSettings={org && (canUpdate || canDelete) ? () => setSettingsFor(project) : undefined} />
               </li>
             ))}
           </ul>
