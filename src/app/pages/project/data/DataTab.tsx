@@ -10,6 +10,7 @@ import {
   ArrowLeft,
   ArrowUp,
   ArrowUpDown,
+  Ban,
   Check,
   ChevronDown,
   ChevronRight,
@@ -32,7 +33,7 @@ import { api } from '../../../api/client';
 import { Button, IconButton } from '../../../components/Button';
 import { EmptyState } from '../../../components/EmptyState';
 import { Skeleton } from '../../../components/Skeleton';
-import { useCan } from '../../../stores/permissions';
+import { useCan, useDenied } from '../../../stores/permissions';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
@@ -85,10 +86,18 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const [fileOver, setFileOver] = useState(false);
   const [creating, setCreating] = useState(false);
   const [editOpen, setEditOpen] = useState(false);
-  // Magic Image Edit makes new images: viewers do not get the action (the server refuses them anyway).
+  // What the role may do here (the rule: src/app/stores/permissions.ts). New Folder, a header
+  // button, stays disabled with the reason; toolbar actions, tile actions and drags are hidden;
+  // a desktop file drop is refused with the reason.
+  // Magic Image Edit makes new images: the roles that upload (images.edit).
   const canEdit = useCan('images.edit');
   // Annotators and viewers see the status; reviewers and up change it (images.stage).
   const canStage = useCan('images.stage');
+  // Folders, their names, moves of images and folders (images.organize): annotators and up.
+  const canOrganize = useCan('images.organize');
+  const canArchive = useCan('images.archive');
+  const folderDenied = useDenied('images.organize', 'create folders');
+  const uploadDenied = useDenied('images.upload', 'upload images');
   const dragDepth = useRef(0);
 
   const refreshMeta = useCallback(() => {
@@ -350,6 +359,9 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   );
 
   // --- desktop files
+  // A role that may not upload: the overlay says so for the whole drag and the drop effect is
+  // 'none' (a not-allowed cursor; browsers then end the drag with dragleave, not drop); a drop
+  // that arrives anyway is refused with the same note.
   const hasFiles = (e: DragEvent) => e.dataTransfer.types.includes('Files');
   const dropHandlers = {
     onDragEnter: (e: DragEvent) => {
@@ -361,7 +373,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
     onDragOver: (e: DragEvent) => {
       if (!hasFiles(e)) return;
       e.preventDefault();
-      e.dataTransfer.dropEffect = 'copy';
+      e.dataTransfer.dropEffect = uploadDenied ? 'none' : 'copy';
     },
     onDragLeave: (e: DragEvent) => {
       if (!hasFiles(e)) return;
@@ -373,6 +385,10 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
       e.preventDefault();
       dragDepth.current = 0;
       setFileOver(false);
+      if (uploadDenied) {
+        toast(uploadDenied, 'danger', 4000);
+        return;
+      }
       const files = Array.from(e.dataTransfer.files);
       if (files.length) onUpload(files);
     },
@@ -438,7 +454,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
               </MenuItem>
             ))}
           </Menu>
-          <Button variant="secondary" size="sm" icon={<FolderPlus />} onClick={() => void createFolder()} busy={creating}>
+          <Button variant="secondary" size="sm" icon={<FolderPlus />} onClick={() => void createFolder()} busy={creating} disabledReason={folderDenied}>
             New Folder
           </Button>
           <Button variant="secondary" size="sm" icon={<Download />} onClick={() => useExportDialog.getState().show()}>
@@ -504,22 +520,26 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
             onRange={onRange}
             renderItem={(it) =>
               it.kind === 'parent' ? (
-                <ParentTile label={folderName(parentFolderPath(folderPath))} onOpen={() => view().openFolder(parentFolderPath(folderPath))} onDrop={onDropTo(parentFolderPath(folderPath))} />
+                <ParentTile
+                  label={folderName(parentFolderPath(folderPath))}
+                  onOpen={() => view().openFolder(parentFolderPath(folderPath))}
+                  onDrop={canOrganize ? onDropTo(parentFolderPath(folderPath)) : undefined}
+                />
               ) : it.kind === 'folder' ? (
                 <FolderTile
                   folder={it.folder}
-                  renaming={renamingId === it.folder.id}
+                  renaming={canOrganize && renamingId === it.folder.id}
                   onOpen={() => view().openFolder(it.folder.full_path)}
-                  onRenameStart={() => setRenamingId(it.folder.id)}
+                  onRenameStart={canOrganize ? () => setRenamingId(it.folder.id) : undefined}
                   onRename={(name) => void renameFolder(it.folder, name)}
-                  onDrop={onDropTo(it.folder.full_path)}
+                  onDrop={canOrganize ? onDropTo(it.folder.full_path) : undefined}
                 />
               ) : (
                 <ImageTile
                   image={it.image}
                   selected={selected.has(it.image.id)}
                   selecting={selecting}
-                  draggableIds={() => (selected.has(it.image.id) ? selectedIds() : [it.image.id])}
+                  draggableIds={canOrganize ? () => (selected.has(it.image.id) ? selectedIds() : [it.image.id]) : undefined}
                   onActivate={(e) => activate(it.image, it.index, e)}
                   onToggle={(e) => toggle(it.image, it.index, e)}
                   onCycleStatus={canStage ? () => cycleStatus(it.image) : undefined}
@@ -548,8 +568,12 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
             ) : (
               <EmptyState
                 icon={<UploadCloud />}
-                title={folderPath === ROOT_PATH ? 'Add your first images' : 'This folder is empty'}
-                description="Drop image files here, or choose them with Add. JPEG, PNG, GIF, WebP, BMP and SVG are accepted."
+                title={folderPath === ROOT_PATH ? (uploadDenied ? 'No images yet' : 'Add your first images') : 'This folder is empty'}
+                description={
+                  uploadDenied
+                    ? `${uploadDenied}; they appear here once a teammate adds them.`
+                    : 'Drop image files here, or choose them with Add. JPEG, PNG, GIF, WebP, BMP and SVG are accepted.'
+                }
               />
             )
           ) : null}
@@ -557,65 +581,71 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
       )}
 
       {fileOver ? (
-        <div className={styles.dropOverlay} aria-hidden="true">
-          <UploadCloud />
-          <span>Drop to upload to {folderName(folderPath)}</span>
+        <div className={styles.dropOverlay} data-refused={uploadDenied ? true : undefined} aria-hidden="true">
+          {uploadDenied ? <Ban /> : <UploadCloud />}
+          <span>{uploadDenied ?? `Drop to upload to ${folderName(folderPath)}`}</span>
         </div>
       ) : null}
 
       <SelectionBar count={selected.size} onClear={() => view().clearSelection()}>
-        <Menu
-          label="Move to folder"
-          side="top"
-          trigger={
-            <Button variant="ghost" size="sm" icon={<FolderInput />} className={styles.barButton}>
-              Folder
-            </Button>
-          }
-        >
-          <MenuLabel>Move to folder</MenuLabel>
-          {folderPath !== ROOT_PATH ? (
-            <MenuItem icon={<Home />} onSelect={() => void moveImages(selectedIds(), ROOT_PATH, 'menu')}>
-              All images (root)
-            </MenuItem>
-          ) : null}
-          {allFolders
-            .filter((f) => f.folder.full_path !== folderPath)
-            .map((f) => (
-              <MenuItem key={f.folder.id} icon={<Folder />} indent={f.depth} onSelect={() => void moveImages(selectedIds(), f.folder.full_path, 'menu')}>
-                {f.folder.name}
+        {canOrganize ? (
+          <Menu
+            label="Move to folder"
+            side="top"
+            trigger={
+              <Button variant="ghost" size="sm" icon={<FolderInput />} className={styles.barButton}>
+                Folder
+              </Button>
+            }
+          >
+            <MenuLabel>Move to folder</MenuLabel>
+            {folderPath !== ROOT_PATH ? (
+              <MenuItem icon={<Home />} onSelect={() => void moveImages(selectedIds(), ROOT_PATH, 'menu')}>
+                All images (root)
+              </MenuItem>
+            ) : null}
+            {allFolders
+              .filter((f) => f.folder.full_path !== folderPath)
+              .map((f) => (
+                <MenuItem key={f.folder.id} icon={<Folder />} indent={f.depth} onSelect={() => void moveImages(selectedIds(), f.folder.full_path, 'menu')}>
+                  {f.folder.name}
+                </MenuItem>
+              ))}
+            {!allFolders.some((f) => f.folder.full_path !== folderPath) && folderPath === ROOT_PATH ? (
+              <p className={styles.menuEmpty}>No folders yet: create one with New Folder.</p>
+            ) : null}
+          </Menu>
+        ) : null}
+        {canStage ? (
+          <Menu
+            label="Stage"
+            side="top"
+            trigger={
+              <Button variant="ghost" size="sm" icon={<Layers />} className={styles.barButton}>
+                Stage
+              </Button>
+            }
+          >
+            <MenuLabel>Set stage</MenuLabel>
+            {IMAGE_STATUSES.map((s) => (
+              <MenuItem key={s} onSelect={() => void setStage(s)}>
+                <span className={styles.status} data-status={s}>
+                  <span className={styles.statusDot} aria-hidden="true" />
+                  {STAGE_LABELS[s]}
+                </span>
               </MenuItem>
             ))}
-          {!allFolders.some((f) => f.folder.full_path !== folderPath) && folderPath === ROOT_PATH ? (
-            <p className={styles.menuEmpty}>No folders yet: create one with New Folder.</p>
-          ) : null}
-        </Menu>
-        <Menu
-          label="Stage"
-          side="top"
-          trigger={
-            <Button variant="ghost" size="sm" icon={<Layers />} className={styles.barButton}>
-              Stage
-            </Button>
-          }
-        >
-          <MenuLabel>Set stage</MenuLabel>
-          {IMAGE_STATUSES.map((s) => (
-            <MenuItem key={s} onSelect={() => void setStage(s)}>
-              <span className={styles.status} data-status={s}>
-                <span className={styles.statusDot} aria-hidden="true" />
-                {STAGE_LABELS[s]}
-              </span>
+            <MenuSeparator />
+            <MenuItem icon={<RefreshCw />} onSelect={() => void setStage('cycle')}>
+              Next stage
             </MenuItem>
-          ))}
-          <MenuSeparator />
-          <MenuItem icon={<RefreshCw />} onSelect={() => void setStage('cycle')}>
-            Next stage
-          </MenuItem>
-        </Menu>
-        <Button variant="ghost" size="sm" icon={<Archive />} className={styles.barButton} onClick={() => void archive()}>
-          Archive
-        </Button>
+          </Menu>
+        ) : null}
+        {canArchive ? (
+          <Button variant="ghost" size="sm" icon={<Archive />} className={styles.barButton} onClick={() => void archive()}>
+            Archive
+          </Button>
+        ) : null}
         {canEdit ? (
           <Button variant="ghost" size="sm" icon={<Wand2 />} className={styles.barButton} onClick={() => setEditOpen(true)}>
             Edit

@@ -144,14 +144,38 @@ export interface ImageTileProps {
   selected: boolean;
   selecting: boolean;
   draggableIds?(): string[];
-  onActivate(e: MouseEvent | null): void;
-  onToggle(e: MouseEvent): void;
+  /** Absent (with onToggle): the tile only shows the image (nothing the role may do with it here). */
+  onActivate?(e: MouseEvent | null): void;
+  /** Absent: no selection checkbox. */
+  onToggle?(e: MouseEvent): void;
   /** Given: the status pill is a button that cycles the image's status. */
   onCycleStatus?(): void;
 }
 
 export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
+  // The thumbnail and the name: inside a button when the tile does something, else plain.
+  const content = (
+    <>
+      <span className={styles.thumb}>
+        <Thumb image={image} />
+        {image.is_edited ? (
+          <span className={styles.edited} title="Edited image">
+            <Sparkles aria-label="Edited image" />
+          </span>
+        ) : null}
+      </span>
+      <span className={styles.info}>
+        <span className={styles.filename} title={image.filename}>
+          {image.filename}
+        </span>
+        <span className={`${styles.details} ${styles.dim} tabular`}>
+          <span>{formatBytes(image.file_size)}</span>
+          <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
+        </span>
+      </span>
+    </>
+  );
   return (
     <div
       className={styles.tile}
@@ -170,41 +194,33 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       }}
       onDragEnd={() => setDragging(false)}
     >
-      <button
-        type="button"
-        className={styles.tileMain}
-        aria-label={image.filename}
-        aria-pressed={selecting ? selected : undefined}
-        onClick={(e) => onActivate(e)}
-      >
-        <span className={styles.thumb}>
-          <Thumb image={image} />
-          {image.is_edited ? (
-            <span className={styles.edited} title="Edited image">
-              <Sparkles aria-label="Edited image" />
-            </span>
-          ) : null}
-        </span>
-        <span className={styles.info}>
-          <span className={styles.filename} title={image.filename}>
-            {image.filename}
-          </span>
-          <span className={`${styles.details} ${styles.dim} tabular`}>
-            <span>{formatBytes(image.file_size)}</span>
-            <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
-          </span>
-        </span>
-      </button>
-      <button
-        type="button"
-        role="checkbox"
-        aria-checked={selected}
-        aria-label={`Select ${image.filename}`}
-        className={styles.check}
-        onClick={(e) => onToggle(e)}
-      >
-        {selected ? <Check aria-hidden="true" /> : null}
-      </button>
+      {onActivate ? (
+        <button
+          type="button"
+          className={styles.tileMain}
+          aria-label={image.filename}
+          aria-pressed={selecting ? selected : undefined}
+          onClick={(e) => onActivate(e)}
+        >
+          {content}
+        </button>
+      ) : (
+        <div className={styles.tileMain} data-static="true">
+          {content}
+        </div>
+      )}
+      {onToggle ? (
+        <button
+          type="button"
+          role="checkbox"
+          aria-checked={selected}
+          aria-label={`Select ${image.filename}`}
+          className={styles.check}
+          onClick={(e) => onToggle(e)}
+        >
+          {selected ? <Check aria-hidden="true" /> : null}
+        </button>
+      ) : null}
       {/* Beside the main button, not inside it: a button cannot hold another. */}
       <StatusPill image={image} onCycle={onCycleStatus} />
     </div>
@@ -222,9 +238,11 @@ export function FolderTile({
   folder: FolderNode;
   renaming: boolean;
   onOpen(): void;
-  onRenameStart(): void;
+  /** Absent: no rename action (the role may not organize). */
+  onRenameStart?(): void;
   onRename(name: string | null): void;
-  onDrop(payload: DropPayload): void;
+  /** Absent: the folder is neither dragged nor a drop target (the role may not move things). */
+  onDrop?(payload: DropPayload): void;
 }) {
   const { over, handlers } = useDropTarget(onDrop, folder.id);
   const [dragging, setDragging] = useState(false);
@@ -234,8 +252,9 @@ export function FolderTile({
       data-over={over || undefined}
       data-dragging={dragging || undefined}
       data-testid="folder-tile"
-      draggable={!renaming}
+      draggable={Boolean(onDrop) && !renaming}
       onDragStart={(e) => {
+        if (!onDrop) return;
         e.dataTransfer.setData(DRAG_FOLDER, folder.id);
         e.dataTransfer.setData('text/plain', folder.name);
         e.dataTransfer.effectAllowed = 'move';
@@ -254,7 +273,7 @@ export function FolderTile({
         </span>
       </button>
       {renaming ? <FolderNameInput initial={folder.name} onDone={onRename} /> : null}
-      {!renaming ? (
+      {!renaming && onRenameStart ? (
         <span className={styles.tileAction}>
           <IconButton label={`Rename folder ${folder.name}`} icon={<Pencil />} onClick={onRenameStart} />
         </span>
@@ -296,11 +315,12 @@ function FolderNameInput({ initial, onDone }: { initial: string; onDone(name: st
   );
 }
 
-export function ParentTile({ onOpen, onDrop, label }: { onOpen(): void; onDrop(payload: DropPayload): void; label: ReactNode }) {
+/** `onDrop` absent: only a way back (the role may not move images and folders). */
+export function ParentTile({ onOpen, onDrop, label }: { onOpen(): void; onDrop?(payload: DropPayload): void; label: ReactNode }) {
   const { over, handlers } = useDropTarget(onDrop);
   return (
     <div className={`${styles.tile} ${styles.parentTile}`} data-over={over || undefined} data-testid="parent-tile" {...handlers}>
-      <Tooltip content="Open the parent folder, or drop images and folders here to move them up">
+      <Tooltip content={onDrop ? 'Open the parent folder, or drop images and folders here to move them up' : 'Open the parent folder'}>
         <button type="button" className={styles.tileMain} aria-label="Back to parent" onClick={onOpen}>
           <span className={`${styles.thumb} ${styles.parentThumb}`}>
             <CornerLeftUp aria-hidden="true" />
