@@ -11,7 +11,7 @@ import { Dialog } from '../../../components/Dialog';
 import { EmptyState } from '../../../components/EmptyState';
 import { Skeleton } from '../../../components/Skeleton';
 import { toast } from '../../../stores/toast';
-import { useCan } from '../../../stores/permissions';
+import { deniedReason, useCan, useRoleLabel } from '../../../stores/permissions';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
 import { NameList, SelectionBar } from './Chrome';
@@ -29,8 +29,12 @@ const RESTORE_CHUNK = 50;
 export function ArchiveTab({ project, orgId }: { project: Project; orgId: string }) {
   const qc = useQueryClient();
   // Reviewers and above restore; owners and admins delete for good (the server enforces both).
+  // Actions a role may not take are hidden (the rule: src/app/stores/permissions.ts); with neither,
+  // tiles cannot be selected (a selection would lead nowhere) and the hint says who can.
   const canRestore = useCan('images.archive');
   const canDelete = useCan('images.delete');
+  const canSelect = canRestore || canDelete;
+  const roleLabel = useRoleLabel();
   const { selected, reloadToken } = useDataView();
   const view = useDataView.getState;
   const list = useImageList({ projectId: project.id, orgId, folderPath: undefined, status: null, sort: DEFAULT_SORT, archived: true, reloadToken });
@@ -61,13 +65,14 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
       const t = e.target as HTMLElement | null;
       if (t && (t.closest('input, textarea, select, [contenteditable="true"]') || t.closest('[role="dialog"], [role="menu"]'))) return;
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') {
+        if (!canSelect) return;
         e.preventDefault();
         view().setSelection(imagesRef.current.map((i) => i.id), imagesRef.current[0]?.id ?? null);
       } else if (e.key === 'Escape' && view().selected.size) view().clearSelection();
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [view]);
+  }, [view, canSelect]);
 
   const toggle = (image: Image, index: number, e: MouseEvent | null) => {
     const sel = new Set(view().selected);
@@ -156,7 +161,7 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
             {list.loading ? 'Loading…' : `${list.images.length.toLocaleString()} / ${list.total.toLocaleString()} loaded`}
           </span>
         </div>
-        {list.images.length ? (
+        {list.images.length && canSelect ? (
           <div className={styles.controls}>
             <Button variant="secondary" size="sm" onClick={() => view().setSelection(list.images.map((i) => i.id))}>
               Select all
@@ -164,7 +169,14 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
           </div>
         ) : null}
       </div>
-      <p className={own.hint}>Archived images are hidden from the dataset. Restore brings them back to their folders; deleting them here is permanent.</p>
+      <p className={own.hint}>
+        Archived images are hidden from the dataset.{' '}
+        {canRestore && canDelete
+          ? 'Restore brings them back to their folders; deleting them here is permanent.'
+          : canRestore
+            ? 'Restore brings them back to their folders; admins and owners delete them permanently.'
+            : `${deniedReason(roleLabel, 'restore or delete them')}; reviewers and above restore, admins and owners delete.`}
+      </p>
 
       {list.loading && !list.images.length ? (
         <div className={styles.skeletonGrid} aria-busy="true" aria-label="Loading archived images">
@@ -190,20 +202,24 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
               image={image}
               selected={selected.has(image.id)}
               selecting={selecting}
-              onActivate={(e) => toggle(image, index, e)}
-              onToggle={(e) => toggle(image, index, e)}
+              onActivate={canSelect ? (e) => toggle(image, index, e) : undefined}
+              onToggle={canSelect ? (e) => toggle(image, index, e) : undefined}
             />
           )}
         />
       )}
 
       <SelectionBar count={selected.size} onClear={() => view().clearSelection()}>
-        <Button variant="ghost" size="sm" icon={<ArchiveRestore />} className={styles.barButton} onClick={() => void restore()} disabled={!canRestore}>
-          Restore
-        </Button>
-        <Button variant="ghost" size="sm" icon={<Trash2 />} className={`${styles.barButton} ${styles.barDanger}`} onClick={askDelete} disabled={!canDelete}>
-          Delete
-        </Button>
+        {canRestore ? (
+          <Button variant="ghost" size="sm" icon={<ArchiveRestore />} className={styles.barButton} onClick={() => void restore()}>
+            Restore
+          </Button>
+        ) : null}
+        {canDelete ? (
+          <Button variant="ghost" size="sm" icon={<Trash2 />} className={`${styles.barButton} ${styles.barDanger}`} onClick={askDelete}>
+            Delete
+          </Button>
+        ) : null}
       </SelectionBar>
 
       <Dialog open={restoring !== null} onOpenChange={() => undefined} dismissible={false} icon={<ArchiveRestore />} title="Restoring images" description="They return to their folders in the Data tab.">
