@@ -12,7 +12,7 @@ import { Dialog } from '../../components/Dialog';
 import { EmptyState } from '../../components/EmptyState';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
-import { useCan } from '../../stores/permissions';
+import { useDenied } from '../../stores/permissions';
 import { projectKey, useProjectCache } from '../projects/queries';
 import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
 import { duplicateName, unusedPaletteColor } from './classes';
@@ -53,8 +53,11 @@ function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit
 }
 
 export function ClassesTab({ project }: { project: Project }) {
-  // Viewers, annotators and reviewers see the classes; owners and admins edit them.
-  const canEdit = useCan('classes.edit');
+  // Viewers, annotators and reviewers see the classes; owners and admins edit them. Add Class, the
+  // tab's header button, stays disabled with the reason; the rows' actions are hidden (the rule:
+  // src/app/stores/permissions.ts).
+  const editDenied = useDenied('classes.edit', 'edit classes');
+  const canEdit = !editDenied;
   const qc = useQueryClient();
   const cache = useProjectCache();
   const updateSelection = useSelection((s) => s.update);
@@ -123,7 +126,7 @@ export function ClassesTab({ project }: { project: Project }) {
           <h2>Classes</h2>
           <p>Names, shapes and colours annotators choose from.</p>
         </div>
-        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setAdding(true)} disabled={!canEdit}>
+        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setAdding(true)} disabledReason={editDenied}>
           Add Class
         </Button>
       </div>
@@ -132,44 +135,50 @@ export function ClassesTab({ project }: { project: Project }) {
         <ul className={styles.list} aria-label="Annotation classes">
           {classes.map((c) => (
             <li key={c.name} className={styles.row} data-testid="class-row">
-              <DropdownMenu.Root>
-                <DropdownMenu.Trigger asChild>
-                  <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} disabled={!canEdit} />
-                </DropdownMenu.Trigger>
-                <DropdownMenu.Portal>
-                  <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
-                    <div className={styles.grid}>
-                      {CLASS_PALETTE.map((color) => (
-                        <DropdownMenu.Item
-                          key={color}
-                          className={styles.gridSwatch}
-                          style={{ background: color }}
-                          aria-label={`Colour ${color}`}
-                          onSelect={() => (color !== c.color ? recolor(c, color) : undefined)}
-                        >
-                          {color.toLowerCase() === c.color.toLowerCase() ? <Check aria-hidden="true" /> : null}
-                        </DropdownMenu.Item>
-                      ))}
-                    </div>
-                  </DropdownMenu.Content>
-                </DropdownMenu.Portal>
-              </DropdownMenu.Root>
+              {canEdit ? (
+                <DropdownMenu.Root>
+                  <DropdownMenu.Trigger asChild>
+                    <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} />
+                  </DropdownMenu.Trigger>
+                  <DropdownMenu.Portal>
+                    <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
+                      <div className={styles.grid}>
+                        {CLASS_PALETTE.map((color) => (
+                          <DropdownMenu.Item
+                            key={color}
+                            className={styles.gridSwatch}
+                            style={{ background: color }}
+                            aria-label={`Colour ${color}`}
+                            onSelect={() => (color !== c.color ? recolor(c, color) : undefined)}
+                          >
+                            {color.toLowerCase() === c.color.toLowerCase() ? <Check aria-hidden="true" /> : null}
+                          </DropdownMenu.Item>
+                        ))}
+                      </div>
+                    </DropdownMenu.Content>
+                  </DropdownMenu.Portal>
+                </DropdownMenu.Root>
+              ) : (
+                <span className={styles.swatch} data-static="true" style={{ background: c.color }} aria-hidden="true" />
+              )}
               <div className={styles.nameCell}>
                 {renaming === c.name ? (
                   <InlineName initial={c.name} onCommit={(to) => rename(c.name, to)} onCancel={() => setRenaming(null)} />
                 ) : (
-                  <span className={styles.name} onDoubleClick={() => (canEdit ? setRenaming(c.name) : undefined)}>
+                  <span className={styles.name} data-editable={canEdit || undefined} onDoubleClick={() => (canEdit ? setRenaming(c.name) : undefined)}>
                     {c.name}
                   </span>
                 )}
               </div>
               <span className={styles.type}>{TYPE_LABELS[c.type]}</span>
               <span className={`${styles.hex} tabular`}>{c.color.toUpperCase()}</span>
-              <div className={styles.actions}>
-                <IconButton label={`Rename ${c.name}`} icon={<Pencil />} onClick={() => setRenaming(c.name)} disabled={!canEdit} />
-                <IconButton label={`Duplicate ${c.name}`} icon={<Copy />} onClick={() => duplicate(c)} disabled={!canEdit} />
-                <IconButton label={`Delete ${c.name}`} icon={<Trash2 />} variant="dangerGhost" onClick={() => setDeleting(c)} disabled={!canEdit} />
-              </div>
+              {canEdit ? (
+                <div className={styles.actions}>
+                  <IconButton label={`Rename ${c.name}`} icon={<Pencil />} onClick={() => setRenaming(c.name)} />
+                  <IconButton label={`Duplicate ${c.name}`} icon={<Copy />} onClick={() => duplicate(c)} />
+                  <IconButton label={`Delete ${c.name}`} icon={<Trash2 />} variant="dangerGhost" onClick={() => setDeleting(c)} />
+                </div>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -177,11 +186,15 @@ export function ClassesTab({ project }: { project: Project }) {
         <EmptyState
           icon={<Tag />}
           title="No classes yet"
-          description="Add the classes annotators will draw: a name, a shape type and a colour."
+          description={
+            canEdit ? 'Add the classes annotators will draw: a name, a shape type and a colour.' : `${editDenied}; an owner or admin adds the classes annotators draw.`
+          }
           action={
-            <Button variant="primary" icon={<Plus />} onClick={() => setAdding(true)} disabled={!canEdit}>
-              Add Class
-            </Button>
+            canEdit ? (
+              <Button variant="primary" icon={<Plus />} onClick={() => setAdding(true)}>
+                Add Class
+              </Button>
+            ) : undefined
           }
         />
       )}
