@@ -1,9 +1,10 @@
 // Teams (issue 6) in the browser: an owner invites a second person, who accepts and annotates as an
 // annotator but cannot delete the project; made a viewer, they can no longer edit. A person
 // deletes their account, signs in again within the grace period and sees the reactivation message.
+// Owners, reviewers, annotators and viewers each see on the project pages what their role allows.
 import { expect, test, type Page } from '@playwright/test';
 import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
-import { scenePng } from './editor-helpers';
+import { apiCall, editorProject, scenePng } from './editor-helpers';
 
 async function token(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -86,14 +87,10 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
     other.request.post('/api/v1/annotations/save-data', { headers: memberAuth, data: { image_id: image.id, project_id: project.id, image_filename: image.filename, annotations } });
   await other.goto('/select');
   await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
-  // ...but the project cannot be deleted: the button is disabled and the server says 403.
-  await other.getByRole('button', { name: 'Project settings' }).first().click();
-  const settings = other.getByRole('dialog', { name: 'Project Settings' });
-  await expect(settings.getByRole('button', { name: 'Delete Project' })).toBeDisabled();
-  await expect(settings.getByRole('button', { name: 'Save Changes' })).toBeDisabled();
-  await settings.getByRole('button', { name: 'Cancel' }).click();
+  // ...but the project cannot be deleted: its card offers no settings and the server says 403.
+  await expect(other.getByRole('article', { name: 'Streets' }).getByRole('button', { name: 'Project settings' })).toHaveCount(0);
   expect((await other.request.delete(`/api/v1/projects/${project.id}`, { headers: memberAuth })).status()).toBe(403);
-  await expect(other.getByRole('button', { name: 'Create Project' })).toHaveCount(0);
+  await expect(other.getByRole('button', { name: 'Create Project' })).toBeDisabled();
   // Annotators upload; they do not edit classes.
   await other.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
@@ -117,7 +114,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeDisabled();
   await other.getByRole('tab', { name: 'Classes' }).click();
   await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
-  await expect(other.getByRole('button', { name: 'Delete car' })).toBeDisabled();
+  await expect(other.getByRole('button', { name: 'Delete car' })).toHaveCount(0);
   // The annotation they made is still there for everyone to read.
   const loaded = await other.request.get(`/api/v1/annotations/load-data/${image.id}?project_id=${project.id}`, { headers: memberAuth });
   expect((await loaded.json()).annotations).toHaveLength(1);
@@ -155,4 +152,163 @@ test('deleting the account signs out; signing in again within the grace period s
   await page.reload();
   await expect(page.getByRole('button', { name: 'Open project Keepsake' })).toBeVisible();
   await expect(page.getByText('Account reactivated')).toHaveCount(0);
+});
+
+// What each role sees on the projects list and the project page (the rule in
+// src/app/stores/permissions.ts): header buttons stay, disabled with a tooltip naming the role;
+// everything else a role may not do is hidden, drags included, and a desktop drop is refused.
+type Seen = {
+  createProject: boolean;
+  projectSettings: boolean;
+  upload: boolean;
+  organize: boolean;
+  stage: boolean;
+  archive: boolean;
+  edit: boolean;
+  restore: boolean;
+  deleteForGood: boolean;
+  classes: boolean;
+};
+const SEES: Record<'owner' | 'reviewer' | 'annotator' | 'viewer', Seen> = {
+  owner: { createProject: true, projectSettings: true, upload: true, organize: true, stage: true, archive: true, edit: true, restore: true, deleteForGood: true, classes: true },
+  reviewer: { createProject: false, projectSettings: false, upload: true, organize: true, stage: true, archive: true, edit: true, restore: true, deleteForGood: false, classes: false },
+  annotator: { createProject: false, projectSettings: false, upload: true, organize: true, stage: false, archive: false, edit: true, restore: false, deleteForGood: false, classes: false },
+  viewer: { createProject: false, projectSettings: false, upload: false, organize: false, stage: false, archive: false, edit: false, restore: false, deleteForGood: false, classes: false },
+};
+
+/** Enabled when allowed; else disabled, and hovering it shows `Your role (<Role>) cannot <action>`. */
+async function expectGated(page: Page, button: ReturnType<Page['getByRole']>, allowed: boolean, role: string, action: string) {
+  await expect(button).toBeVisible();
+  if (allowed) {
+    await expect(button).toBeEnabled();
+    return;
+  }
+  await expect(button).toBeDisabled();
+  await button.hover();
+  await expect(page.getByRole('tooltip')).toHaveText(`Your role (${role}) cannot ${action}`);
+  // Away from the button (Radix closes a tooltip on the move after leaving its grace area).
+  await page.mouse.move(0, 0);
+  await page.mouse.move(1, 1);
+  await expect(page.getByRole('tooltip')).toHaveCount(0);
+}
+
+async function expectRoleView(page: Page, key: keyof typeof SEES, screenshot?: string) {
+  const seen = SEES[key];
+  const role = key[0].toUpperCase() + key.slice(1);
+  const count = (allowed: boolean) => (allowed ? 1 : 0);
+
+  // Projects list.
+  await page.goto('/select');
+  await expectGated(page, page.getByRole('button', { name: 'Create Project' }), seen.createProject, role, 'create projects');
+  const card = page.getByRole('article', { name: 'Streets' });
+  await expect(card.getByRole('button', { name: 'Project settings' })).toHaveCount(count(seen.projectSettings));
+
+  // Project page header.
+  await page.getByRole('button', { name: 'Open project Streets' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await expect(page.getByTestId('image-tile')).toHaveCount(2);
+  await expectGated(page, page.getByRole('button', { name: 'Add', exact: true }), seen.upload, role, 'upload images');
+  await expectGated(page, page.getByRole('button', { name: 'Project settings' }), seen.projectSettings, role, 'change project settings');
+  await expect(page.getByRole('button', { name: /^Export \(\d+\)$/ })).toBeEnabled();
+
+  // Data tab: New Folder, folder rename, drags, the status pill.
+  await expectGated(page, page.getByRole('button', { name: 'New Folder' }), seen.organize, role, 'create folders');
+  const folder = page.getByTestId('folder-tile').filter({ hasText: 'Birds' });
+  await expect(folder.getByRole('button', { name: 'Rename folder Birds' })).toHaveCount(count(seen.organize));
+  await expect(folder).toHaveAttribute('draggable', String(seen.organize));
+  await expect(page.getByTestId('image-tile').first()).toHaveAttribute('draggable', String(seen.organize));
+  await expect(page.getByTestId('status-cycle')).toHaveCount(seen.stage ? 2 : 0);
+
+  // The floating toolbar offers what the role may do with a selection.
+  await page.getByRole('checkbox', { name: 'Select a.png' }).click();
+  const bar = page.getByRole('toolbar', { name: 'Selected images' });
+  await expect(bar).toContainText('1 selected');
+  await expect(bar.getByRole('button', { name: 'Folder' })).toHaveCount(count(seen.organize));
+  await expect(bar.getByRole('button', { name: 'Stage' })).toHaveCount(count(seen.stage));
+  await expect(bar.getByRole('button', { name: 'Archive' })).toHaveCount(count(seen.archive));
+  await expect(bar.getByRole('button', { name: 'Edit' })).toHaveCount(count(seen.edit));
+  await expect(bar.getByRole('button', { name: 'Export' })).toBeEnabled();
+  await expect(bar.getByRole('button', { name: 'Clear' })).toBeEnabled();
+  if (screenshot) {
+    await page.getByRole('checkbox', { name: 'Select b.png' }).click();
+    await expect(bar).toContainText('2 selected');
+    await expect(page.locator('img[data-loaded]')).toHaveCount(2);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: `test-results/${screenshot}` });
+  }
+  await bar.getByRole('button', { name: 'Clear' }).click();
+  await expect(bar).toBeHidden();
+
+  // A desktop file drop: refused, with the reason, when the role may not upload.
+  if (!seen.upload) {
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array([137, 80, 78, 71])], 'dropped.png', { type: 'image/png' }));
+      return dt;
+    });
+    const area = page.getByRole('list', { name: 'Contents of All images' });
+    await area.dispatchEvent('dragenter', { dataTransfer });
+    await expect(page.getByText(`Your role (${role}) cannot upload images`)).toBeVisible();
+    await expect(page.getByText('Drop to upload to All images')).toHaveCount(0);
+    await area.dispatchEvent('drop', { dataTransfer });
+    await expect(page.getByRole('status').getByText(`Your role (${role}) cannot upload images`)).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Uploads' })).toHaveCount(0);
+    await expect(page.getByTestId('image-tile')).toHaveCount(2);
+  }
+
+  // Archive tab: Restore and Delete as allowed; with neither, nothing to select and the hint says why.
+  await page.getByRole('tab', { name: /Archive/ }).click();
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+  const hint = page.getByText('Archived images are hidden from the dataset.');
+  if (seen.restore || seen.deleteForGood) {
+    await page.getByRole('checkbox', { name: 'Select c.png' }).click();
+    await expect(bar.getByRole('button', { name: 'Restore' })).toHaveCount(count(seen.restore));
+    await expect(bar.getByRole('button', { name: 'Delete' })).toHaveCount(count(seen.deleteForGood));
+    await bar.getByRole('button', { name: 'Clear' }).click();
+  } else {
+    await expect(page.getByRole('checkbox', { name: 'Select c.png' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Select all' })).toHaveCount(0);
+    await expect(hint).toContainText(`Your role (${role}) cannot restore or delete them`);
+  }
+  if (seen.restore && !seen.deleteForGood) await expect(hint).toContainText('admins and owners delete them permanently');
+
+  // Classes tab: Add Class stays, disabled; the rows' actions are hidden.
+  await page.getByRole('tab', { name: /Classes/ }).click();
+  await expectGated(page, page.getByRole('button', { name: 'Add Class' }), seen.classes, role, 'edit classes');
+  for (const name of ['Change colour of car', 'Rename car', 'Duplicate car', 'Delete car']) {
+    await expect(page.getByRole('button', { name })).toHaveCount(count(seen.classes));
+  }
+  await page.getByRole('tab', { name: /Data/ }).click();
+}
+
+test('each role sees on the projects list and the project page exactly what it may do', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, {
+    classes: [{ name: 'car', type: 'box', color: '#FFADAD' }],
+    images: ['a.png', 'b.png', 'c.png'].map((name) => ({ name, width: 320, height: 240 })),
+  });
+  expect((await apiCall(page, 'POST', '/api/folders/create', { project_id: project.projectId, name: 'Birds', parent_folder_path: '/' })).status).toBe(200);
+  const archived = project.images.find((i) => i.filename === 'c.png')!;
+  expect((await apiCall(page, 'PATCH', '/api/images/batch/update', { project_id: project.projectId, image_ids: [archived.id], updates: { is_archived: true } })).status).toBe(200);
+
+  await expectRoleView(page, 'owner', 'roles-data-owner.png');
+
+  // A member joins through an invite made and accepted over the API.
+  const member = uniqueUser('roles');
+  const invite = await apiCall(page, 'POST', `/organizations/${project.orgId}/invites`, { email: member.email, role: 'annotator' });
+  expect(invite.status).toBe(200);
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  await signUp(other, member);
+  const inviteToken = (invite.body.invite_url as string).split('/invite/')[1];
+  expect((await apiCall(other, 'POST', `/invites/${inviteToken}/accept`)).status).toBe(200);
+  const memberId = (await apiCall(other, 'GET', '/users/me')).body.profile.id as string;
+  const makeRole = async (role: string) => expect((await apiCall(page, 'PATCH', `/organizations/${project.orgId}/members/${memberId}`, { role })).status).toBe(200);
+
+  await expectRoleView(other, 'annotator');
+  await makeRole('reviewer');
+  await expectRoleView(other, 'reviewer');
+  await makeRole('viewer');
+  await expectRoleView(other, 'viewer', 'roles-data-viewer.png');
+  await context.close();
 });
