@@ -19,12 +19,13 @@ import {
 } from './camera';
 import type { EditorEvent } from './events';
 import { History } from './history';
-import { editorToStored, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
+import { nextTask } from './tasks';
+import { duplicateIdError, editorToStored, parseStoredAnnotationAt, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
 import {
   applyDocPatches,
   changedIds,
+  DocBuilder,
   docFromAnnotations,
-  docFromAnnotationsInSlices,
   DocTx,
   emptyDoc,
   getAnnotation,
@@ -83,6 +84,22 @@ export interface WheelInput {
   readonly x: number;
   readonly y: number;
   readonly deltaY: number;
+}
+
+/** How loadAsync / loadStoredAsync spread their work. */
+export interface LoadOptions {
+  /** Main-thread time per task before yielding to the event loop (default 8 ms). */
+  budgetMs?: number;
+  /** After each slice and at the end: annotations done of the total (for a progress bar). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A mutating call on a read-only editor (see setReadOnly): a bug in the caller, never user input. */
+export class ReadOnlyError extends Error {
+  constructor(what: string) {
+    super(`The editor is read-only: ${what} refused`);
+    this.name = 'ReadOnlyError';
+  }
 }
 
 export interface EditorOptions {
@@ -160,25 +177,63 @@ export class Editor {
   /**
    * load() spread over tasks of about `budgetMs` each (yielding to the event loop between them),
    * so opening a 100k-shape image never blocks the main thread for long. The document changes
-   * only at the end, in one step; a later load()/loadAsync() abandons this one (it then
-   * resolves without loading). Rejects on invalid input (duplicate ids) like load() throws.
+   * only at the end, in one step. A later load()/loadAsync()/loadStoredAsync(), or cancelLoad(),
+   * abandons this one: it then resolves to false without loading. Rejects on invalid input
+   * (duplicate ids) like load() throws.
    */
-  async loadAsync(doc: EditorDocumentJSON | readonly EditorAnnotation[], budgetMs = 8): Promise<void> {
+  async loadAsync(doc: EditorDocumentJSON | readonly EditorAnnotation[], options: number | LoadOptions = {}): Promise<boolean> {
     const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    return this.loadInSlices(list.length, (i) => list[i]!, 64, options);
+  }
+
+  /**
+   * loadStored() in slices: each stored annotation is validated (zod), converted and added in
+   * the same pass, so neither the check nor the build is one long task (about 20 us per shape:
+   * 2 s for 100k in one go). Same rules as loadAsync; rejects with a ZodError on invalid input
+   * (issue paths start with the annotation's index), and then leaves the document as it was.
+   */
+  async loadStoredAsync(json: unknown, options: LoadOptions = {}): Promise<boolean> {
+    if (!Array.isArray(json)) {
+      this.loadStored(json); // not a list: throws loadStored's ZodError
+      return true;
+    }
+    const list = json as readonly unknown[];
+    return this.loadInSlices(
+      list.length,
+      (i, building) => {
+        const a = parseStoredAnnotationAt(list[i], i);
+        if (building.has(a.id)) throw duplicateIdError(a.id, i);
+        return a;
+      },
+      8,
+      options,
+    );
+  }
+
+  /** Abandons a loadAsync() / loadStoredAsync() in progress (the document stays as it is). */
+  cancelLoad(): void {
+    this.loadToken++;
+  }
+
+  private async loadInSlices(total: number, item: (i: number, building: DocBuilder) => EditorAnnotation, checkEvery: number, options: number | LoadOptions): Promise<boolean> {
+    const { budgetMs = 8, onProgress } = typeof options === 'number' ? { budgetMs: options } : options;
     const token = ++this.loadToken;
-    const steps = docFromAnnotationsInSlices(list);
+    const builder = new DocBuilder();
     let t0 = performance.now();
-    let r = steps.next();
-    while (!r.done) {
-      if (performance.now() - t0 > budgetMs) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        if (token !== this.loadToken) return;
+    for (let i = 0; i < total; i++) {
+      if (i % checkEvery === 0 && performance.now() - t0 > budgetMs) {
+        onProgress?.(i, total);
+        await nextTask();
+        if (token !== this.loadToken) return false;
         t0 = performance.now();
       }
-      r = steps.next();
+      builder.add(item(i, builder));
     }
-    this.order.adopt(r.value.ids, r.value.zOf);
-    this.install(r.value.doc, true);
+    const r = builder.finish();
+    this.order.adopt(r.ids, r.zOf);
+    this.install(r.doc, true);
+    onProgress?.(total, total);
+    return true;
   }
 
   private install(doc: DocState, orderReady = false): void {
@@ -231,8 +286,9 @@ export class Editor {
     return this.docVersion;
   }
 
-  /** Runs a command as its own undo entry (or inside an open gesture). */
+  /** Runs a command as its own undo entry (or inside an open gesture). Throws ReadOnlyError when read-only. */
   execute<N extends CommandName>(name: N, payload: CommandPayload<N>): CommandResult<N> {
+    if (this.view.readOnly) throw new ReadOnlyError(`command '${name}'`);
     const cmd = commands[name] as unknown as Command<CommandPayload<N>, CommandResult<N>>;
     const label = cmd.label(payload, this.doc);
     let result!: CommandResult<N>;
@@ -327,6 +383,7 @@ export class Editor {
    * If `fn` throws, its changes are rolled back. Nested calls join the outer entry.
    */
   batch<T>(label: string, fn: () => T): T {
+    if (this.view.readOnly) throw new ReadOnlyError(`'${label}'`);
     if (this.history.inGesture) return fn();
     this.history.begin(label);
     try {
@@ -340,6 +397,7 @@ export class Editor {
   }
 
   undo(): boolean {
+    if (this.view.readOnly) return false;
     this.endGesture();
     const e = this.history.takeUndo();
     if (!e) return false;
@@ -348,6 +406,7 @@ export class Editor {
   }
 
   redo(): boolean {
+    if (this.view.readOnly) return false;
     this.endGesture();
     const e = this.history.takeRedo();
     if (!e) return false;
@@ -356,11 +415,11 @@ export class Editor {
   }
 
   canUndo(): boolean {
-    return this.history.canUndo();
+    return !this.view.readOnly && this.history.canUndo();
   }
 
   canRedo(): boolean {
-    return this.history.canRedo();
+    return !this.view.readOnly && this.history.canRedo();
   }
 
   /** Undo entry labels, oldest first. */
@@ -389,8 +448,32 @@ export class Editor {
     this.notify({ view: true });
   }
 
+  /** Tools that never change the document: the only ones a read-only editor offers. */
+  static readonly VIEW_TOOLS: readonly ToolId[] = ['select', 'pan'];
+
+  /**
+   * View only, for a role that may not edit annotations: every mutating call is refused
+   * (execute and batch throw ReadOnlyError; undo, redo, deleteSelected, paste, setSelectedClass and
+   * nudgeSelected do nothing; Delete, Backspace and arrow keys are not taken), drawing tools cannot
+   * be chosen and the select tool only selects (no moves, vertex or box handles). Selecting,
+   * hiding, copying, panning and zooming still work; loads and applyRemote still replace the
+   * document. Turning it on cancels a gesture in progress and falls back to the select tool.
+   */
+  setReadOnly(on: boolean): void {
+    if (on === this.view.readOnly) return;
+    if (on) this.endGesture();
+    const tool = on && !Editor.VIEW_TOOLS.includes(this.view.tool) ? 'select' : this.view.tool;
+    this.setView({ readOnly: on, tool, drawing: null, marquee: null, selectedVertex: null });
+  }
+
+  get readOnly(): boolean {
+    return this.view.readOnly;
+  }
+
+  /** Chooses a tool; a drawing tool is ignored while read-only. */
   setTool(tool: ToolId): void {
     if (tool === this.view.tool) return;
+    if (this.view.readOnly && !Editor.VIEW_TOOLS.includes(tool)) return;
     this.endGesture();
     this.setView({ tool, drawing: null, marquee: null });
   }
@@ -485,6 +568,7 @@ export class Editor {
 
   /** Deletes the selection as one entry ('Delete N annotation(s)'); returns how many. */
   deleteSelected(): number {
+    if (this.view.readOnly) return 0;
     const ids = this.getSelectedIds();
     if (ids.length === 0) return 0;
     this.execute('delete', { ids });
@@ -507,6 +591,7 @@ export class Editor {
    * the same copy cascade (20, 40, ...). The pasted shapes become the selection.
    */
   paste(shapes?: readonly EditorAnnotation[], offset?: number): string[] {
+    if (this.view.readOnly) return [];
     let off = offset;
     if (!shapes) {
       shapes = this.clipboard;
@@ -523,12 +608,14 @@ export class Editor {
 
   /** The class picker with a selection: gives every selected annotation this class (one entry). */
   setSelectedClass(cls: string): void {
+    if (this.view.readOnly) return;
     const ids = this.getSelectedIds();
     if (ids.length > 0) this.execute('set-class', { ids, class: cls });
   }
 
   /** Moves the selection by (dx, dy) image pixels as one entry. */
   nudgeSelected(dx: number, dy: number): void {
+    if (this.view.readOnly) return;
     const ids = this.getSelectedIds();
     if (ids.length > 0) this.execute('move', { ids, dx, dy });
   }
@@ -721,6 +808,7 @@ export class Editor {
     switch (e.key) {
       case 'Delete':
       case 'Backspace': {
+        if (this.view.readOnly) return false;
         const v = this.view.selectedVertex;
         if (v) {
           this.execute('delete-vertex', { ref: v });
@@ -733,7 +821,7 @@ export class Editor {
       case 'ArrowRight':
       case 'ArrowUp':
       case 'ArrowDown': {
-        if (this.view.selected.size === 0) return false;
+        if (this.view.selected.size === 0 || this.view.readOnly) return false;
         const step = e.shiftKey ? NUDGE_SHIFT : NUDGE;
         const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
         const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;

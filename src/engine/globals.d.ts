@@ -4,3 +4,7 @@ declare function structuredClone<T>(value: T): T;
 declare function setTimeout(handler: (...args: never[]) => void, ms?: number): unknown;
 declare const performance: { now(): number };
 declare const crypto: { randomUUID?(): string; getRandomValues<T extends Uint8Array>(array: T): T };
+/** Browsers, workers and Node 15+; tasks.ts's nextTask checks it is there. */
+declare const MessageChannel:
+  | undefined
+  | (new () => { port1: { onmessage: ((event: unknown) => void) | null; close(): void }; port2: { postMessage(message: unknown): void } });

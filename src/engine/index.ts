@@ -1,7 +1,8 @@
 // Public surface of the editor engine. The SPA uses the Editor facade; the renderer reads
 // annotations by id from it and listens to subscribe() for the ids that changed.
-export { Editor, PASTE_OFFSET, NUDGE, NUDGE_SHIFT } from './editor';
-export type { EditorChange, EditorOptions, KeyInput, ScreenPointerInput, WheelInput } from './editor';
+export { Editor, PASTE_OFFSET, NUDGE, NUDGE_SHIFT, ReadOnlyError } from './editor';
+export { nextTask } from './tasks';
+export type { EditorChange, EditorOptions, KeyInput, LoadOptions, ScreenPointerInput, WheelInput } from './editor';
 export type { EditorEvent } from './events';
 export { SceneTracker, type SceneDiff, type SceneItem } from './scene';
 export type { ViewState, ToolId, DrawingPreview } from './view';
@@ -25,7 +26,7 @@ export type {
   VertexRef,
 } from './model/types';
 export { MIN_BOX_SIZE, MIN_POLYGON_POINTS, MIN_POLYLINE_POINTS } from './model/types';
-export { editorToStored, storedToEditor, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
+export { editorToStored, storedToEditor, parseStoredAnnotations, parseStoredAnnotationAt, validateEditorAnnotation } from './model/convert';
 export { annotationBounds, hitAnnotation, type Bounds } from './model/geometry';
 export * as rle from './model/rle';
 export { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';

@@ -24,6 +24,11 @@ export interface ViewState {
   readonly drawing: DrawingPreview | null;
   /** Marquee rectangle in image coordinates while brushing. */
   readonly marquee: Rect | null;
+  /**
+   * View only (Editor.setReadOnly): the document can be looked at, selected, hidden, copied,
+   * panned and zoomed, but no command runs.
+   */
+  readonly readOnly: boolean;
 }
 
 export const initialView = (): ViewState => ({
@@ -36,4 +41,5 @@ export const initialView = (): ViewState => ({
   transparency: 50,
   drawing: null,
   marquee: null,
+  readOnly: false,
 });

@@ -38,3 +38,56 @@ describe('loadAsync', () => {
     await expect(e.loadAsync([box('d', 0, 0, 10, 10), box('d', 5, 5, 10, 10)])).rejects.toThrow(/Duplicate/);
   });
 });
+
+describe('loadStoredAsync', () => {
+  const stored = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 3 === 0
+        ? { id: `p${i}`, name: 'field', bounding_box: { x: i, y: 0, w: 10, h: 10 }, polygon: { path: [[i, 0], [i + 10, 0], [i + 10, 10]] }, attributes: [] }
+        : { id: `b${i}`, name: 'car', bounding_box: { x: i, y: 5, w: 20, h: 30 }, attributes: [], sam2_area: i },
+    );
+
+  it('validates, converts and builds the same document as loadStored(), reporting progress', async () => {
+    const a = new Editor();
+    a.loadStored(stored(3000));
+    const b = new Editor();
+    const progress: [number, number][] = [];
+    expect(await b.loadStoredAsync(stored(3000), { budgetMs: 0, onProgress: (done, total) => progress.push([done, total]) })).toBe(true);
+    expect(b.getDocument()).toEqual(a.getDocument());
+    expect(b.getStoredAnnotations()).toEqual(stored(3000));
+    expect(b.getOrderedIds()).toEqual(a.getOrderedIds());
+    expect(progress.length).toBeGreaterThan(10);
+    expect(progress.every(([, total]) => total === 3000)).toBe(true);
+    expect(progress.map(([done]) => done)).toEqual([...progress.map(([done]) => done)].sort((x, y) => x - y));
+    expect(progress.at(-1)).toEqual([3000, 3000]);
+    expect(await b.loadStoredAsync([])).toBe(true);
+    expect(b.annotationCount).toBe(0);
+  });
+
+  it('rejects invalid annotations and duplicate ids with the index in the path, leaving the document as it was', async () => {
+    const e = new Editor();
+    e.loadStored(stored(3));
+    const bad = stored(50);
+    (bad[40] as { polygon?: unknown }).polygon = { path: [[0, 0], [1, 1]] };
+    await expect(e.loadStoredAsync(bad, { budgetMs: 0 })).rejects.toMatchObject({ name: 'ZodError', issues: [expect.objectContaining({ path: [40, 'polygon', 'path'] })] });
+    const dup = stored(50);
+    dup[30] = { ...dup[10]! };
+    await expect(e.loadStoredAsync(dup, { budgetMs: 0 })).rejects.toMatchObject({ issues: [expect.objectContaining({ path: [30, 'id'], message: 'Duplicate annotation id b10' })] });
+    await expect(e.loadStoredAsync({ annotations: [] })).rejects.toMatchObject({ name: 'ZodError' });
+    expect(e.getOrderedIds()).toEqual(['p0', 'b1', 'b2']);
+  });
+
+  it('is cancelled by cancelLoad() or a later load: it resolves false and the document stays', async () => {
+    const e = new Editor();
+    e.loadStored(stored(2));
+    const pending = e.loadStoredAsync(stored(3000), { budgetMs: 0 });
+    e.cancelLoad();
+    expect(await pending).toBe(false);
+    expect(e.getOrderedIds()).toEqual(['p0', 'b1']);
+    const first = e.loadStoredAsync(stored(3000), { budgetMs: 0 });
+    const second = e.loadStoredAsync(stored(5), { budgetMs: 0 });
+    expect(await first).toBe(false);
+    expect(await second).toBe(true);
+    expect(e.annotationCount).toBe(5);
+  });
+});

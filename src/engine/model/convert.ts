@@ -2,6 +2,7 @@
 // editor-side annotation. stored -> editor -> stored gives back the same object, with one
 // normalisation: for polygon, polyline and keypoint the bounding box is derived from the
 // geometry on save (so it can never go stale after an edit). Box and segmentation keep theirs.
+import { z } from 'zod';
 import { StoredAnnotation, StoredAnnotations } from '../../contract/annotations';
 import { annotationBounds } from './geometry';
 import type { EditorAnnotation, JsonValue, Point } from './types';
@@ -77,6 +78,22 @@ export function editorToStored(a: EditorAnnotation): StoredAnnotation {
 /** Validates untrusted JSON (e.g. a load-data answer) and converts it; throws a ZodError on bad input. */
 export function parseStoredAnnotations(json: unknown): EditorAnnotation[] {
   return StoredAnnotations.parse(json).map(storedToEditor);
+}
+
+/**
+ * One element of a stored list, validated and converted (what Editor.loadStoredAsync does per
+ * annotation, so a 100k list is checked in slices). A ZodError's issue paths start with `index`,
+ * as parseStoredAnnotations' would; duplicate ids are the caller's to check.
+ */
+export function parseStoredAnnotationAt(json: unknown, index: number): EditorAnnotation {
+  const r = StoredAnnotation.safeParse(json);
+  if (!r.success) throw new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [index, ...i.path] })));
+  return storedToEditor(r.data);
+}
+
+/** The ZodError parseStoredAnnotations gives for a repeated id at `index`. */
+export function duplicateIdError(id: string, index: number): z.ZodError {
+  return new z.ZodError([{ code: 'custom', path: [index, 'id'], message: `Duplicate annotation id ${id}`, input: id }]);
 }
 
 /** Validates one editor annotation by its stored form (min points, finite numbers, RLE sums). */

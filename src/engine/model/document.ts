@@ -69,30 +69,43 @@ export function docFromAnnotations(list: readonly EditorAnnotation[]): DocState 
 export const emptyDoc = (): DocState => docFromAnnotations([]);
 
 /**
- * docFromAnnotations in steps (a generator that yields every `slice` annotations), also
- * returning the paint order it implies, so a 100k-shape load can be spread over several tasks.
+ * docFromAnnotations one annotation at a time, also collecting the paint order it implies, so a
+ * 100k-shape load can be spread over several tasks (Editor.loadAsync / loadStoredAsync).
  */
-export function* docFromAnnotationsInSlices(list: readonly EditorAnnotation[], slice = 2048): Generator<void, { doc: DocState; ids: string[]; zOf: Map<string, number> }> {
-  const items = emptyShards<EditorAnnotation>() as Map<string, EditorAnnotation>[];
-  const z = emptyShards<number>() as Map<string, number>[];
-  const ids: string[] = new Array(list.length);
-  const zOf = new Map<string, number>();
-  for (let i = 0; i < list.length; i++) {
-    if (i > 0 && i % slice === 0) yield;
-    const a = list[i]!;
+export class DocBuilder {
+  private readonly items = emptyShards<EditorAnnotation>() as Map<string, EditorAnnotation>[];
+  private readonly z = emptyShards<number>() as Map<string, number>[];
+  private readonly ids: string[] = [];
+  private readonly zOf = new Map<string, number>();
+
+  get count(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.zOf.has(id);
+  }
+
+  /** Adds the next annotation (on top of the ones before). Throws on a duplicate id. */
+  add(a: EditorAnnotation): void {
     const k = shardOf(a.id);
-    let shard = items[k]!;
+    let shard = this.items[k]!;
     if ((shard as ReadonlyMap<string, unknown>) === EMPTY_SHARD) {
-      shard = items[k] = new Map();
-      z[k] = new Map();
+      shard = this.items[k] = new Map();
+      this.z[k] = new Map();
     }
     if (shard.has(a.id)) throw new Error(`Duplicate annotation id ${a.id}`);
+    const i = this.ids.length;
     shard.set(a.id, Object.freeze(a));
-    z[k]!.set(a.id, i);
-    ids[i] = a.id;
-    zOf.set(a.id, i);
+    this.z[k]!.set(a.id, i);
+    this.ids.push(a.id);
+    this.zOf.set(a.id, i);
   }
-  return { doc: { items, z, nextZ: list.length, count: list.length }, ids, zOf };
+
+  finish(): { doc: DocState; ids: string[]; zOf: Map<string, number> } {
+    const n = this.ids.length;
+    return { doc: { items: this.items, z: this.z, nextZ: n, count: n }, ids: this.ids, zOf: this.zOf };
+  }
 }
 
 export function getAnnotation(doc: DocState, id: string): EditorAnnotation | undefined {

@@ -5,7 +5,8 @@
 //   idle -> resizing                               (the 8 handles of a selected box)
 // Vertex editing: drag a vertex to move it; click an edge midpoint (or alt-click anywhere on an
 // edge) to insert a vertex there and keep dragging it; alt-click a vertex to delete it (or
-// click it and press Delete). Every drag is one history entry.
+// click it and press Delete). Every drag is one history entry. Read-only (view.readOnly): clicks,
+// shift-clicks and the marquee select; nothing moves and no handle is offered.
 import { distSqToSegment, ringsOf } from '../../model/geometry';
 import { MIN_BOX_SIZE, type EditorAnnotation, type Rect, type VertexRef } from '../../model/types';
 import { hitRadius, type Tool, type ToolApi, type ToolKeyEvent, type ToolPointerEvent } from '../types';
@@ -139,7 +140,7 @@ export class SelectTool implements Tool {
   onPointerDown(e: ToolPointerEvent): void {
     if (e.button !== 0 || this.state.k !== 'idle') return;
     const api = this.api;
-    const handle = this.findHandle(e);
+    const handle = api.view().readOnly ? null : this.findHandle(e);
     if (handle?.kind === 'resize') {
       this.state = { k: 'resizing', id: handle.id, dir: handle.dir, rect: handle.rect, started: false, start: startOf(e) };
       return;
@@ -195,7 +196,7 @@ export class SelectTool implements Tool {
         api.setHovered(api.hitTest(e.x, e.y, hitRadius(e.scale)));
         return;
       case 'pointing-shape': {
-        if (!moved(s.start, e)) return;
+        if (!moved(s.start, e) || api.view().readOnly) return;
         const ids = [...api.view().selected].filter((id) => api.get(id));
         const origin: Record<string, EditorAnnotation> = {};
         for (const id of ids) origin[id] = api.get(id)!;
