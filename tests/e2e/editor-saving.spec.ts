@@ -1,8 +1,10 @@
 // Saving under faults (issue 5): the network cut during edits, the server answering 503 twice,
 // the tab closed before the debounce fires, and two browser contexts editing one image. After
-// each, the document the server holds (load-data with the user's token) has every edit.
+// each, the document the server holds (load-data with the user's token) has every edit. The
+// editor saves changes (save-changes), so a document past save-data's 8 MB keeps saving.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page, type Route } from '@playwright/test';
+import { MAX_SAVE_BYTES } from '../../src/contract/annotation-api';
 import { apiCall, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { signIn } from './helpers';
 
@@ -67,7 +69,7 @@ test('the server answering 503 twice, then 200: one saved document', async ({ pa
   const project = await setUp(page);
   const img = project.images[0]!;
   const answers: number[] = [];
-  await page.route('**/api/v1/annotations/save-data', async (route) => {
+  await page.route('**/api/v1/annotations/save-changes', async (route) => {
     if (answers.length < 2) {
       answers.push(503);
       await route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Service unavailable', code: 'unavailable' }) });
@@ -114,7 +116,7 @@ test('the tab closed before the debounce fires without reaching the server: reop
   // The connection dies with the tab: the page-hide flush fails too, so only IndexedDB holds the two new boxes.
   await page.evaluate(() => {
     const real = window.fetch.bind(window);
-    window.fetch = (input, init) => (String(input instanceof Request ? input.url : input).includes('save-data') ? Promise.reject(new TypeError('Failed to fetch')) : real(input, init));
+    window.fetch = (input, init) => (/save-(data|changes)/.test(String(input instanceof Request ? input.url : input)) ? Promise.reject(new TypeError('Failed to fetch')) : real(input, init));
   });
   await page.close();
 
@@ -173,15 +175,17 @@ test('a conflict merged during a drag: the drag goes on, and the saved document 
   let hold!: (route: Route) => void;
   const heldSave = new Promise<Route>((resolve) => (hold = resolve));
   let first = true;
-  await page.route('**/api/v1/annotations/save-data', async (route) => {
+  await page.route('**/api/v1/annotations/save-changes', async (route) => {
     if (!first) return route.continue();
     first = false;
     hold(route);
   });
   await drawBox(page, [320, 150], [420, 250]);
   const held = await heldSave;
-  const sent = held.request().postDataJSON() as { annotations: { id: string; bounding_box: { x: number; y: number; w: number } }[] };
-  const drawn = sent.annotations.find((a) => !firstIds.has(a.id))!;
+  const sent = held.request().postDataJSON() as { upserts: { id: string; bounding_box: { x: number; y: number; w: number } }[]; removed_ids: string[] };
+  // Only the change goes: the new box, not the one saved before.
+  expect(sent.upserts.map((a) => firstIds.has(a.id))).toEqual([false]);
+  const drawn = sent.upserts[0]!;
 
   // Someone else saves the image meanwhile, so the held save is stale: the server answers 409.
   const current = await loadSaved(page, project, img.id);
@@ -245,4 +249,55 @@ test('usage records: each box drawn or pasted is counted in the usage summary; a
   await expect.poll(async () => (await usage()).by_type).toEqual({ bbox: 3 });
   const summary = await usage();
   expect(summary.total).toBe(3);
+});
+
+test('a document over the 8 MB a whole save may carry keeps saving: a box drawn on it is saved as its change', async ({ page }) => {
+  test.setTimeout(240_000);
+  const project = await editorProject(page, {
+    classes: [CLASSES[0]!, { name: 'field', type: 'polygon', color: '#A0C4FF' }],
+    images: [{ name: IMAGE, width: 4000, height: 3000 }],
+  });
+  const img = project.images[0]!;
+  // 16,000 polygons of 40 points, seeded with save-changes in parts (each under 8 MB).
+  const N = 16_000;
+  const polygon = (i: number) => {
+    const cx = 20 + (i % 160) * 24.5;
+    const cy = 20 + Math.floor(i / 160) * 29.5;
+    const path = Array.from({ length: 40 }, (_, j) => [+(cx + 9.25 * Math.cos((j * Math.PI) / 20)).toFixed(2), +(cy + 11.75 * Math.sin((j * Math.PI) / 20)).toFixed(2)]);
+    return { id: `p-${i}`, name: 'field', bounding_box: { x: cx - 9.25, y: cy - 11.75, w: 18.5, h: 23.5 }, polygon: { path } };
+  };
+  const all = Array.from({ length: N }, (_, i) => polygon(i));
+  expect(Buffer.byteLength(JSON.stringify(all))).toBeGreaterThan(MAX_SAVE_BYTES);
+  // Megabytes go from here straight to the server, not through the page.
+  const token = await page.evaluate(() => JSON.parse(localStorage.getItem(Object.keys(localStorage).find((k) => /^sb-.*-auth-token$/.test(k))!)!).access_token as string);
+  const headers = { authorization: `Bearer ${token}` };
+  let version = 0;
+  for (let from = 0; from < N; from += 4000) {
+    const res = await page.request.post('/api/v1/annotations/save-changes', { headers, data: { image_id: img.id, project_id: project.projectId, image_filename: IMAGE, base_version: version, upserts: all.slice(from, from + 4000) } });
+    expect(res.status()).toBe(200);
+    version = ((await res.json()) as { version: number }).version;
+  }
+
+  const saves: { url: string; bytes: number }[] = [];
+  page.on('request', (r) => {
+    if (/\/annotations\/(save-data|save-changes|batch-save-data)/.test(r.url())) saves.push({ url: r.url(), bytes: r.postDataBuffer()?.length ?? 0 });
+  });
+  await page.goto(`/project/annotate/${IMAGE}`);
+  await expect(page.getByRole('complementary', { name: 'Annotations' })).toContainText('16,000', { timeout: 120_000 });
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 120_000 });
+  const saved = page.waitForResponse((r) => r.url().endsWith('/api/v1/annotations/save-changes'), { timeout: 60_000 });
+  await drawBox(page, [150, 150], [260, 240]);
+  expect((await saved).status()).toBe(200);
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 20_000 });
+  // One small request: the box, on the version the editor loaded.
+  expect(saves.map((s) => new URL(s.url).pathname)).toEqual(['/api/v1/annotations/save-changes']);
+  expect(saves[0]!.bytes).toBeLessThan(2048);
+
+  const res = await page.request.get(`/api/v1/annotations/load-data/${img.id}?project_id=${project.projectId}`, { headers });
+  expect(res.status()).toBe(200);
+  const doc = (await res.json()) as { annotations: Record<string, unknown>[]; version: number };
+  expect(doc.version).toBe(version + 1);
+  expect(doc.annotations).toHaveLength(N + 1);
+  expect(doc.annotations.at(-1)).toMatchObject({ name: 'car', bounding_box: { w: expect.any(Number) } });
+  expect(doc.annotations[N - 1]).toEqual(all[N - 1]);
 });

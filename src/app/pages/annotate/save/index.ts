@@ -7,7 +7,7 @@ import { createHttpTransport } from './transport';
 import type { SaveDeps, SaveManager } from './types';
 
 export type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
-export type { SaveOutcome, SaveTransport } from './transport';
+export type { SaveBody, SaveOutcome, SaveTransport } from './transport';
 export type { PendingEntry, PendingStore } from './store';
 export { merge3, applyDelta, sameJson } from './merge';
 export { EditorSaveLink, GATHER_MS } from './link';
@@ -65,7 +65,7 @@ function defaultDeps(): SaveDeps {
   };
 }
 
-/** Real transport (save-data through the session's token) and IndexedDB by default; tests inject fakes and a clock. */
+/** Real transport (save-changes through the session's token) and IndexedDB by default; tests inject fakes and a clock. */
 export function createSaveManager(deps: Partial<SaveDeps> = {}): SaveManager {
   return createManager({ ...defaultDeps(), ...deps });
 }

@@ -97,3 +97,26 @@ describe('a conflict merged while the user keeps editing', () => {
     expect(saved.has('c')).toBe(true);
   });
 });
+
+describe('changes handed to the save manager', () => {
+  it('a move sends the moved shape only, read from the editor alone', async () => {
+    const { clock, server, editor } = await setup([box('a', 0), box('b', 100), box('c', 200)]);
+    editor.execute('move', { ids: ['b'], dx: 3, dy: 0 });
+    editor.execute('move', { ids: ['b'], dx: 3, dy: 0 });
+    await clock.advance(150 + 2000);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ base_version: 1, upserts: [box('b', 106)], removed_ids: [] }]);
+    expect(server.doc(IMG).annotations).toEqual([box('a', 0), box('b', 106), box('c', 200)]);
+  });
+
+  it('a replaced document (remove-all, its undo) removes what it no longer holds', async () => {
+    const { clock, server, editor } = await setup([box('a', 0), box('b', 100)]);
+    editor.execute('create', { annotation: rect('n', 300) });
+    editor.execute('remove-all', {});
+    await clock.advance(0);
+    expect(server.doc(IMG).annotations).toEqual([]);
+    expect([...(server.calls.at(-1)!.body as { removed_ids: string[] }).removed_ids].sort()).toEqual(['a', 'b', 'n']);
+    editor.undo();
+    await clock.advance(0);
+    expect(savedIds(server)).toEqual(['a', 'b', 'n']);
+  });
+});

@@ -3,7 +3,7 @@
 // (deletions go at once). A merged conflict comes back as a change to the live document, not a
 // reload: shapes changed here since the last hand-over are newer than the merge and stay, and
 // so do the selection, undo history and a drag in progress.
-import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation } from '../../../../engine';
+import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation, type LoadOptions } from '../../../../engine';
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { ImageRef, MergeResult, SaveManager } from './types';
 
@@ -24,6 +24,8 @@ export class EditorSaveLink {
   private ref: ImageRef | null = null;
   private quiet = false;
   private changed = new Set<string>();
+  /** The whole document was replaced since the last hand-over (remove-all, replace-all and their undo). */
+  private replaced = false;
   private timer: unknown = null;
   private readonly gatherMs: number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
@@ -44,8 +46,15 @@ export class EditorSaveLink {
   /** Listens to the editor and to merges; returns the function that stops it. */
   start(): () => void {
     const offEditor = this.editor.subscribe((change) => {
-      if (!change.document || this.quiet || !this.ref) return;
-      const ids = change.document.all ? this.editor.getOrderedIds() : change.document.ids;
+      if (!change.document || this.quiet || this.loading > 0 || !this.ref) return;
+      if (change.document.all) {
+        // No list of what left: every shape goes, and the manager removes the ones it lacks.
+        this.replaced = true;
+        for (const id of this.editor.getOrderedIds()) this.changed.add(id);
+        this.flush(true);
+        return;
+      }
+      const ids = change.document.ids;
       let removed = false;
       for (const id of ids) {
         this.changed.add(id);
@@ -73,32 +82,60 @@ export class EditorSaveLink {
     return this.ref;
   }
 
-  /** Replaces the document without counting it as the user's change (opening, recovery, discard). */
-  load(annotations: unknown): void {
-    this.quietly(() => this.editor.loadStored(annotations));
+  /**
+   * Replaces the document without counting it as the user's change (opening, recovery, discard),
+   * validating and building it in slices (Editor.loadStoredAsync). False when a later load or
+   * Editor.cancelLoad() abandoned it; rejects on invalid annotations.
+   */
+  async load(annotations: unknown, options?: LoadOptions): Promise<boolean> {
+    this.loading++;
+    try {
+      return await this.editor.loadStoredAsync(annotations, options);
+    } finally {
+      this.loading--;
+    }
+  }
+
+  /**
+   * The screen starts opening this image: a merge for it that lands before attach() (the save
+   * manager saving work it recovered while the document loads) is kept and applied then.
+   */
+  expect(imageId: string): void {
+    this.expected = imageId;
+    this.early = [];
   }
 
   /** From now on the editor's changes are the user's, saved for this image. */
   attach(ref: ImageRef): void {
     this.ref = ref;
+    const early = this.expected === ref.imageId ? this.early : [];
+    this.expected = null;
+    this.early = [];
+    for (const merge of early) this.applyMerge(ref.imageId, merge);
   }
 
   /** The screen leaves the image: what is gathered goes to the manager now, which saves it after. */
   detach(imageId: string): void {
+    if (this.expected === imageId) {
+      this.expected = null;
+      this.early = [];
+    }
     if (this.ref?.imageId !== imageId) return;
     this.flush();
     this.saver.close(imageId);
     this.ref = null;
   }
 
-  /** Hands the gathered changes to the save manager (deletions save the whole list at once, spec section 4). */
+  /** Hands the gathered changes to the save manager (deletions are saved at once, spec section 4). Only the changed shapes are read from the editor. */
   flush(immediate = false): void {
     this.cancelTimer();
     const ref = this.ref;
     const ids = this.changed;
+    const replace = this.replaced;
     this.changed = new Set();
+    this.replaced = false;
     this.opts.onGathering?.(false);
-    if (!ref || ids.size === 0) return;
+    if (!ref || (ids.size === 0 && !replace)) return;
     const upserts: StoredAnnotation[] = [];
     const removed: string[] = [];
     for (const id of ids) {
@@ -106,11 +143,14 @@ export class EditorSaveLink {
       if (a) upserts.push(editorToStored(a));
       else removed.push(id);
     }
-    this.saver.change(ref.imageId, { upserts, removed }, () => this.editor.getStoredAnnotations(), { immediate: immediate || removed.length > 0 });
+    this.saver.change(ref.imageId, { upserts, removed }, replace ? { immediate: true, replace } : { immediate: immediate || removed.length > 0 });
   }
 
   private applyMerge(imageId: string, merge: MergeResult): void {
-    if (this.ref?.imageId !== imageId) return;
+    if (this.ref?.imageId !== imageId) {
+      if (!this.ref && this.expected === imageId) this.early.push(merge);
+      return;
+    }
     // Gathered shapes were changed after everything the merge knows: they stay as they are here
     // and reach the manager with the next delta (a reload would save a new shape as removed).
     const mine = this.changed;
@@ -127,6 +167,11 @@ export class EditorSaveLink {
     this.quietly(() => this.editor.applyRemote(upserts, removed));
     this.opts.onMerged?.(merge);
   }
+
+  /** Loads in progress: their document changes are not the user's. */
+  private loading = 0;
+  private expected: string | null = null;
+  private early: MergeResult[] = [];
 
   private quietly(fn: () => void): void {
     this.quiet = true;

@@ -1,6 +1,7 @@
 // The save manager against a fake clock, an in-memory server with versions, and fake-indexeddb:
 // what the server ends up holding, what stays on the device, and what the screen is told.
 import { describe, expect, it, vi } from 'vitest';
+import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { MergeResult, SaveStatus } from './types';
 import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from './testkit';
 
@@ -22,7 +23,7 @@ function setup(opts: { doc?: ReturnType<typeof box>[] } = {}) {
 const ids = (list: { id: string }[]) => list.map((a) => a.id);
 
 describe('debounce and immediate saves', () => {
-  it('coalesces changes within 2000 ms into one save of the whole list, and reports the state', async () => {
+  it('coalesces changes within 2000 ms into one save of their net changes, and reports the state', async () => {
     const { clock, server, m, states } = setup();
     expect(await m.open(ref(), server.loaded(IMG))).toBeNull();
     const ed = fakeEditor(m, IMG);
@@ -36,7 +37,7 @@ describe('debounce and immediate saves', () => {
     expect(server.calls).toHaveLength(0);
     await clock.advance(1);
     expect(server.calls).toHaveLength(1);
-    expect(server.calls[0]!.body).toMatchObject({ image_id: IMG, base_version: 0, image_filename: '1.png' });
+    expect(server.calls[0]!.body).toEqual({ image_id: IMG, project_id: ref().projectId, base_version: 0, image_filename: '1.png', upserts: [box('a', 5), box('b')], removed_ids: [] });
     expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a', 5), box('b')] });
     expect(m.status()).toEqual({ state: 'saved', label: 'Saved', unsavedImages: 0 });
     expect(states.map((s) => s.label)).toEqual(['Unsaved changes', 'Saving...', 'Saved']);
@@ -62,20 +63,19 @@ describe('debounce and immediate saves', () => {
     expect(saved).toHaveBeenCalledWith(IMG, expect.objectContaining({ status_updated: true, new_count: 1, version: 1, status: 'annotating' }));
   });
 
-  it('saves after close() even before the debounce fires, with the list as it was at close', async () => {
+  it('saves after close() even before the debounce fires, with the changes made until then', async () => {
     const { clock, server, m } = setup();
     await m.open(ref(), server.loaded(IMG));
     const ed = fakeEditor(m, IMG);
     ed.upsert(box('a'), box('b'));
-    const snapshot = vi.fn(ed.snapshot);
-    m.change(IMG, { upserts: [box('b')], removed: [] }, snapshot);
+    ed.upsert(box('b', 3));
     await clock.advance(500);
     m.close(IMG);
-    expect(snapshot).toHaveBeenCalledTimes(1);
     ed.load([box('other image')]); // the editor moves on to the next image
+    await clock.advance(0);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ upserts: [box('a'), box('b', 3)], removed_ids: [] }]);
     await clock.advance(3000);
-    expect(snapshot).toHaveBeenCalledTimes(1);
-    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a'), box('b')] });
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a'), box('b', 3)] });
   });
 
   it('runs one save at a time per image; changes made during a save follow it on the returned version', async () => {
@@ -96,6 +96,104 @@ describe('debounce and immediate saves', () => {
     expect(server.calls.map((c) => c.body.base_version)).toEqual([0, 1]);
     expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a'), box('b')] });
     expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+});
+
+describe('saving by changes', () => {
+  const N = 20_000;
+  const large = () => Array.from({ length: N }, (_, i) => box(`s-${i}`, i));
+
+  it('a change to one shape in a large document sends only that shape, on the version it was made on', async () => {
+    const doc = large();
+    const { clock, server, m } = setup({ doc });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, doc);
+    ed.upsert(box('s-123', 7));
+    await clock.advance(2000);
+    expect(server.calls.map((c) => c.body)).toEqual([{ image_id: IMG, project_id: ref().projectId, image_filename: '1.png', base_version: 1, upserts: [box('s-123', 7)], removed_ids: [] }]);
+    expect(server.calls[0]!.bytes).toBeLessThan(300);
+    const saved = server.doc(IMG);
+    expect(saved.version).toBe(2);
+    expect(saved.annotations).toHaveLength(N);
+    expect(saved.annotations[123]).toEqual(box('s-123', 7)); // in place: the paint order stays
+    // The next change builds on the version just saved.
+    ed.upsert(box('new'));
+    await clock.advance(2000);
+    expect(server.calls[1]!.body).toEqual({ image_id: IMG, project_id: ref().projectId, image_filename: '1.png', base_version: 2, upserts: [box('new')], removed_ids: [] });
+    expect(server.doc(IMG).annotations).toHaveLength(N + 1);
+    expect(server.doc(IMG).annotations.at(-1)).toEqual(box('new'));
+    expect(m.status().state).toBe('saved');
+  });
+
+  it('a save reads only the shapes it carries, never the whole document', async () => {
+    const { clock, server, idb, m } = setup();
+    // Every shape of the opened document counts the reads of its geometry: a stringify, clone
+    // or comparison of the document would read all of them.
+    let reads = 0;
+    const counted = (a: StoredAnnotation): StoredAnnotation => {
+      const { bounding_box: bb, ...rest } = a as StoredAnnotation & { bounding_box: unknown };
+      return Object.defineProperty({ ...rest }, 'bounding_box', { enumerable: true, get: () => (reads++, bb) }) as StoredAnnotation;
+    };
+    const doc = large().map(counted);
+    await m.open(ref(), { annotations: doc, version: 0, saved_at: null });
+    reads = 0;
+    const ed = fakeEditor(m, IMG, doc);
+    ed.upsert(box('s-5', 9));
+    ed.remove('s-6');
+    await clock.advance(2000);
+    m.close(IMG);
+    await clock.advance(0);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ upserts: [box('s-5', 9)], removed_ids: ['s-6'] }]);
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    // The merge base of the two touched shapes, written to IndexedDB with each change.
+    expect(reads).toBeLessThan(10);
+  });
+
+  it('removals send ids; a shape changed and then removed goes as its id alone', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b'), box('c')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.remove('b');
+    await clock.advance(0);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ base_version: 1, upserts: [], removed_ids: ['b'] }]);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a'), box('c')] });
+    ed.upsert(box('a', 4));
+    ed.upsert(box('n'));
+    ed.remove('a', 'n');
+    await clock.advance(0);
+    expect(server.calls[1]!.body).toMatchObject({ base_version: 2, upserts: [], removed_ids: ['a', 'n'] });
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('c')] });
+  });
+
+  it('a 409 on save-changes is merged as before, and the save after it carries only this side\'s changes', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    const merges: MergeResult[] = [];
+    m.onMerged((_id, merge) => merges.push(merge));
+    ed.upsert(box('a', 1));
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
+    await clock.advance(1000);
+    expect(server.calls.map((c) => c.body)).toMatchObject([
+      { base_version: 1, upserts: [box('a', 1)], removed_ids: [] },
+      { base_version: 2, upserts: [box('a', 1)], removed_ids: [] },
+    ]);
+    expect(merges.map((x) => x.changes)).toEqual([{ upserts: [box('b', 2), box('c')], removed: [] }]);
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
+  });
+
+  it('a shape changed here and back again keeps the other side\'s edit of it through a 409', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('b', 5));
+    ed.upsert(box('b'), box('a', 1));
+    server.saveAs(IMG, [box('a'), box('b', 9)]);
+    await clock.advance(2000);
+    // b as sent was the base's b: the merge keeps their b9, and the next save does not send b back.
+    expect(server.calls[1]!.body).toMatchObject({ base_version: 2, upserts: [box('a', 1)], removed_ids: [] });
+    expect(server.doc(IMG).annotations).toEqual([box('a', 1), box('b', 9)]);
   });
 });
 
@@ -259,8 +357,16 @@ describe('the device store', () => {
     await second.manager.open(ref(), server.loaded(IMG));
     await clock.advance(2000);
     expect(ids(server.doc(IMG).annotations as { id: string }[])).toEqual(['a', 'b']);
-    await second.manager.discard(IMG);
+    const release = server.holdSaves();
+    const discarded = second.manager.discard(IMG);
+    await clock.advance(0);
+    // The undoing of the recovered save is on its way; like the discard, it is not kept on the device.
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    release();
+    await discarded;
+    expect(server.calls.at(-1)!.body).toMatchObject({ base_version: 2, upserts: [], removed_ids: ['b'] });
     expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
   });
 });
 
@@ -461,7 +567,7 @@ describe('version conflicts', () => {
 });
 
 describe('page hide', () => {
-  it('sends every image with pending work in one keepalive batch-save-data', async () => {
+  it('sends every image with pending work in one keepalive batch-save-data of change-only entries', async () => {
     const { clock, server, idb, m } = setup();
     await m.open(ref(IMG), server.loaded(IMG));
     fakeEditor(m, IMG).upsert(box('a'), box('b'));
@@ -474,6 +580,10 @@ describe('page hide', () => {
       [IMG, true],
       [IMG2, true],
     ]);
+    expect(batch.map((c) => c.body)).toEqual([
+      { image_id: IMG, project_id: ref().projectId, image_filename: '1.png', base_version: 0, upserts: [box('a'), box('b')], removed_ids: [] },
+      { image_id: IMG2, project_id: ref().projectId, image_filename: '2.png', base_version: 0, upserts: [box('x')], removed_ids: [] },
+    ]);
     expect(server.calls).toHaveLength(2);
     expect(server.doc(IMG).annotations).toEqual([box('a'), box('b')]);
     expect(server.doc(IMG2).annotations).toEqual([box('x')]);
@@ -481,7 +591,29 @@ describe('page hide', () => {
     expect(m.status().state).toBe('saved');
   });
 
-  it('sends a single image with keepalive save-data', async () => {
+  it('keeps the keepalive batch small for large documents: only their changes go', async () => {
+    const { clock, server, m } = setup({ doc: Array.from({ length: 5_000 }, (_, i) => box(`s-${i}`, i)) }); // each list about 300 KB, over the 64 KB keepalive limit
+    server.saveAs(IMG2, Array.from({ length: 5_000 }, (_, i) => box(`t-${i}`, i)));
+    await m.open(ref(IMG), server.loaded(IMG));
+    fakeEditor(m, IMG).upsert(box('s-1', 50));
+    await m.open(ref(IMG2), server.loaded(IMG2));
+    fakeEditor(m, IMG2).remove('t-2');
+    await clock.advance(0); // the removal saves at once
+    fakeEditor(m, IMG2).upsert(box('t-3', 60));
+    m.flushOnPageHide();
+    await clock.advance(0);
+    const batch = server.calls.filter((c) => c.batch);
+    expect(batch.map((c) => c.body)).toMatchObject([
+      { image_id: IMG, base_version: 1, upserts: [box('s-1', 50)], removed_ids: [] },
+      { image_id: IMG2, base_version: 2, upserts: [box('t-3', 60)], removed_ids: [] },
+    ]);
+    expect(batch.every((c) => c.keepalive && !('annotations' in c.body))).toBe(true);
+    expect(batch.reduce((n, c) => n + c.bytes, 0)).toBeLessThan(1024);
+    expect(server.doc(IMG).annotations[1]).toEqual(box('s-1', 50));
+    expect(server.doc(IMG2).annotations).toHaveLength(4_999);
+  });
+
+  it('sends a single image with keepalive save-changes', async () => {
     const { clock, server, m } = setup();
     await m.open(ref(), server.loaded(IMG));
     fakeEditor(m, IMG).upsert(box('a'));

@@ -1,11 +1,13 @@
 // The save pipeline (issue 5 "Loading and saving"; spec sections 4, 8 and 9). Every change is kept
-// on the device at once (IndexedDB, one small entry per change) and saved with save-data after the
-// 2000 ms debounce, one save at a time per image, each naming the version it is based on. A 409
-// is merged three ways and saved again; 429, 503 and network failures are retried with backoff; a
-// lost session waits for sign-in; nothing leaves the device's store before the server has it.
+// on the device at once (IndexedDB, one small entry per change) and saved with save-changes after
+// the 2000 ms debounce: the net upserts and removals of those entries on the server version they
+// build on, never the whole list, so a save costs what the change costs, whatever the document's
+// size. One save at a time per image. A 409 is merged three ways and saved again; 429, 503 and
+// network failures are retried with backoff; a lost session waits for sign-in; nothing leaves the
+// device's store before the server has it.
 import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { SaveDataRequest, SaveDataResponse } from '../../../../contract/annotation-api';
-import { applyDelta, byId, countDifferences, deltaBetween, merge3 } from './merge';
+import type { SaveChangesRequest, SaveDataResponse } from '../../../../contract/annotation-api';
+import { applyDelta, byId, countDifferences, deltaBetween, merge3, sameJson } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
 import type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
@@ -13,20 +15,25 @@ import type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, Sav
 type Phase = 'idle' | 'pending' | 'saving' | 'retrying' | 'offline' | 'offline-waiting' | 'needs-sign-in' | 'error';
 
 interface ServerDoc {
-  annotations: StoredAnnotation[];
+  /**
+   * The server's shapes by id, in the server's order. A save moves it on in place with what the
+   * save carried (Map.set replaces in place or appends, delete drops: what save-changes does to
+   * the stored list), so a save never walks or copies the document.
+   */
+  shapes: Map<string, StoredAnnotation>;
   version: number;
   /** Server clock, ms; null while never saved. */
   savedAt: number | null;
 }
 
+const docOf = (annotations: readonly StoredAnnotation[], version: number, savedAt: number | null): ServerDoc => ({ shapes: byId(annotations), version, savedAt });
+/** The document as a list (merges, recovery and discard only: it walks the whole document). */
+const listOf = (doc: ServerDoc): StoredAnnotation[] => [...doc.shapes.values()];
+
 interface Slot {
   ref: ImageRef;
+  /** The server document the entries build on: base + net(inFlight, pending) is what the device holds. */
   base: ServerDoc;
-  baseMap: Map<string, StoredAnnotation> | null;
-  /** The editor's list while the image is open. */
-  snapshot: (() => StoredAnnotation[]) | null;
-  /** A list to save instead of the snapshot: captured at close, recovered, merged or reverted. */
-  list: StoredAnnotation[] | null;
   /** Changes not yet part of a save in flight, oldest first. */
   pending: PendingEntry[];
   /** Changes inside the save in flight. */
@@ -114,16 +121,13 @@ export function createManager(deps: SaveDeps): SaveManager {
   }
 
   // ---------------------------------------------------------------- helpers
-  const baseMapOf = (s: Slot) => (s.baseMap ??= byId(s.base.annotations));
-
   function setBase(s: Slot, doc: ServerDoc) {
     s.base = doc;
-    s.baseMap = null;
   }
 
   /** Entries describe changes against the server document: move them onto a newer one. */
   function rebase(s: Slot, entries: PendingEntry[], drop: ReadonlySet<string> = new Set()): PendingEntry[] {
-    const map = baseMapOf(s);
+    const map = s.base.shapes;
     const kept: PendingEntry[] = [];
     for (const e of entries) {
       const upserts = drop.size ? e.upserts.filter((a) => !drop.has(a.id)) : e.upserts;
@@ -158,25 +162,73 @@ export function createManager(deps: SaveDeps): SaveManager {
   }
 
   function newSlot(ref: ImageRef, base: ServerDoc): Slot {
-    return { ref, base, baseMap: null, snapshot: null, list: null, pending: [], inFlight: [], needsSave: false, running: null, again: false, timer: null, retryTimer: null, attempts: 0, phase: 'idle', isOpen: true, recovery: null };
+    return { ref, base, pending: [], inFlight: [], needsSave: false, running: null, again: false, timer: null, retryTimer: null, attempts: 0, phase: 'idle', isOpen: true, recovery: null };
+  }
+
+  /** One change as an entry: its shapes, and the server's shape of each touched id as the merge base. */
+  function newEntry(s: Slot, delta: Delta, local = false): PendingEntry {
+    const map = s.base.shapes;
+    const before: Record<string, StoredAnnotation | null> = {};
+    for (const a of delta.upserts) before[a.id] = map.get(a.id) ?? null;
+    for (const id of delta.removed) before[id] = map.get(id) ?? null;
+    seq += 1;
+    return {
+      key: `${deps.tabId}:${String(seq).padStart(9, '0')}`,
+      imageId: s.ref.imageId,
+      projectId: s.ref.projectId,
+      imageFilename: s.ref.imageFilename,
+      at: deps.now(),
+      offset,
+      baseVersion: s.base.version,
+      upserts: delta.upserts,
+      removed: delta.removed,
+      before,
+      ...(local ? { local: true } : {}),
+    };
+  }
+
+  /** The device's store follows a save or a merge: entries that left are removed, the rest rewritten on the new base. */
+  function persist(removed: string[], rebased: PendingEntry[]) {
+    const kept = rebased.filter((e) => !e.local);
+    if (!removed.length && !kept.length) return;
+    void storeOp(async (st) => {
+      if (removed.length) await st.remove(removed);
+      if (kept.length) await st.put(kept);
+    });
+  }
+
+  /** Touched ids of the entries whose wanted shape (from `want`) is already the server's. */
+  function settledIds(entries: PendingEntry[], want: ReadonlyMap<string, StoredAnnotation>, server: ReadonlyMap<string, StoredAnnotation>): Set<string> {
+    const out = new Set<string>();
+    const check = (id: string) => {
+      if (!out.has(id) && sameJson(want.get(id), server.get(id))) out.add(id);
+    };
+    for (const e of entries) {
+      for (const a of e.upserts) check(a.id);
+      for (const id of e.removed) check(id);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- one save
   interface Prepared {
-    body: SaveDataRequest;
-    list: StoredAnnotation[];
+    body: SaveChangesRequest;
+    /** Net changes this save carries (what the entries in flight add up to). */
+    upserts: StoredAnnotation[];
+    removed: string[];
     sentAt: number;
   }
 
+  /** The save of everything pending: the net changes of the entries, on the version they build on. Its cost is the change's, not the document's. */
   function prepare(s: Slot): Prepared {
     clearTimer(s);
-    const list = s.list ?? s.snapshot?.() ?? applyDelta(s.base.annotations, [], []);
     s.needsSave = false;
     s.inFlight.push(...s.pending);
     s.pending = [];
     s.phase = 'saving';
-    const body: SaveDataRequest = { image_id: s.ref.imageId, project_id: s.ref.projectId, image_filename: s.ref.imageFilename, annotations: list, base_version: s.base.version };
-    return { body, list, sentAt: deps.now() };
+    const { upserts, removed } = netDelta(s.inFlight);
+    const body: SaveChangesRequest = { image_id: s.ref.imageId, project_id: s.ref.projectId, image_filename: s.ref.imageFilename, base_version: s.base.version, upserts, removed_ids: removed };
+    return { body, upserts, removed, sentAt: deps.now() };
   }
 
   /** Work that was sent but not saved goes back in front of newer work. */
@@ -194,17 +246,16 @@ export function createManager(deps: SaveDeps): SaveManager {
         const { res } = outcome;
         const savedAt = parseTime(res.saved_at);
         if (savedAt !== null) offset = savedAt - (p.sentAt + deps.now()) / 2;
-        setBase(s, { annotations: p.list, version: res.version, savedAt });
+        // The server applied exactly these changes to the base: so does the device's copy.
+        const shapes = s.base.shapes;
+        for (const id of p.removed) shapes.delete(id);
+        for (const a of p.upserts) shapes.set(a.id, a);
+        setBase(s, { shapes, version: res.version, savedAt });
         const savedKeys = s.inFlight.map((e) => e.key);
         s.inFlight = [];
         // Only what this save carried leaves the device; newer changes now build on the saved version.
         s.pending = rebase(s, s.pending);
-        const rebased = s.pending;
-        void storeOp(async (st) => {
-          if (savedKeys.length) await st.remove(savedKeys);
-          if (rebased.length) await st.put(rebased);
-        });
-        if (s.list === p.list) s.list = null;
+        persist(savedKeys, s.pending);
         if (s.recovery) s.recovery.saved = true;
         s.attempts = 0;
         s.phase = hasWork(s) ? 'pending' : 'idle';
@@ -214,37 +265,35 @@ export function createManager(deps: SaveDeps): SaveManager {
       }
       case 'conflict': {
         const current = outcome.current;
-        const theirs: ServerDoc = { annotations: current.annotations as StoredAnnotation[], version: current.version, savedAt: parseTime(current.saved_at) };
-        const sent = s.inFlight;
-        const times = editTimes([...sent, ...s.pending]);
+        const theirsList = current.annotations as StoredAnnotation[];
+        const theirs = docOf(theirsList, current.version, parseTime(current.saved_at));
+        const entries = [...s.inFlight, ...s.pending];
+        const times = editTimes(entries);
         const fallback = deps.now() + offset;
-        const merged = merge3(s.base.annotations, p.list, theirs.annotations, { oursAt: (id) => times.get(id) ?? fallback, theirsAt: theirs.savedAt });
-        // Changes made while the save was in flight are not in p.list: lay them on top.
+        const baseList = listOf(s.base);
+        // What the screen held when the save left: the base with the changes the save carried.
+        const ours = applyDelta(baseList, p.upserts, p.removed);
+        const merged = merge3(baseList, ours, theirsList, { oursAt: (id) => times.get(id) ?? fallback, theirsAt: theirs.savedAt });
+        // Changes made while the save was in flight are not in ours: lay them on top.
         const newer = netDelta(s.pending);
         const result = applyDelta(merged.annotations, newer.upserts, newer.removed);
         setBase(s, theirs);
-        const theirsWon = new Set(merged.theirsWon.filter((id) => !newer.touched.has(id)));
-        const rebased = rebase(s, [...sent, ...s.pending], theirsWon);
-        const dropped = [...sent, ...s.pending].filter((e) => !rebased.some((r) => r.key === e.key)).map((e) => e.key);
+        // The entries now describe the merge on top of theirs: ids where the merge holds the
+        // server's shape (its side won, both made the same change, or ours came back to where
+        // it started) leave them, so the next save carries only what the server lacks.
+        const settled = settledIds(entries, byId(result), theirs.shapes);
+        const rebased = rebase(s, entries, settled);
+        const kept = new Set(rebased.map((e) => e.key));
+        const dropped = entries.filter((e) => !kept.has(e.key)).map((e) => e.key);
         s.inFlight = [];
         s.pending = rebased;
-        void storeOp(async (st) => {
-          if (dropped.length) await st.remove(dropped);
-          if (rebased.length) await st.put(rebased);
-        });
-        const nothingLeft = countDifferences(result, theirs.annotations) === 0;
-        s.list = nothingLeft ? null : result;
-        s.needsSave = !nothingLeft;
-        if (nothingLeft && s.pending.length) {
-          // The server already holds every change: they are saved.
-          const keys = s.pending.map((e) => e.key);
-          s.pending = [];
-          void storeOp((st) => st.remove(keys));
-        }
+        persist(dropped, rebased);
+        // Nothing left: the server already holds every change.
+        s.needsSave = rebased.length > 0;
         mergedNotice = true;
         s.phase = s.needsSave ? 'pending' : 'idle';
         // The screen's document is the list sent plus the newer changes: it gets the difference, not a reload.
-        const changes = deltaBetween(applyDelta(p.list, newer.upserts, newer.removed), result);
+        const changes = deltaBetween(applyDelta(ours, newer.upserts, newer.removed), result);
         for (const l of mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts, changes });
         return s.needsSave ? 'again' : 'done';
       }
@@ -396,8 +445,8 @@ export function createManager(deps: SaveDeps): SaveManager {
       return recovery;
     },
 
-    change(imageId, delta: Delta, snapshot, opts) {
-      changeImage(imageId, delta, snapshot, opts);
+    change(imageId, delta: Delta, opts) {
+      changeImage(imageId, delta, opts);
     },
 
     close(imageId) {
@@ -446,15 +495,18 @@ export function createManager(deps: SaveDeps): SaveManager {
       s.pending = [];
       s.inFlight = [];
       s.needsSave = false;
-      s.list = null;
       s.recovery = null;
       s.phase = 'idle';
       await storeOp((st) => st.removeImage(imageId));
       if (recovery?.saved) {
-        // The recovered changes already reached the server: put back the document they were applied to.
-        s.list = recovery.before;
-        s.needsSave = true;
-        await kick(s, { reset: true });
+        // The recovered changes already reached the server: put back the document they were
+        // applied to, as the changes that undo them (kept in this tab only, as the discard is).
+        const undo = deltaBetween(listOf(s.base), recovery.before);
+        if (undo.upserts.length || undo.removed.length) {
+          s.pending.push(newEntry(s, undo, true));
+          s.needsSave = true;
+          await kick(s, { reset: true });
+        }
       }
       emit();
     },
@@ -497,8 +549,6 @@ export function createManager(deps: SaveDeps): SaveManager {
       s.isOpen = true;
       if (hasWork(s)) await kick(s, { reset: true });
     }
-    const fromServer: ServerDoc = { annotations: loaded.annotations, version: loaded.version, savedAt: parseTime(loaded.saved_at) };
-    const server = s && s.base.version > fromServer.version ? s.base : fromServer;
     const stored = await (async () => {
       await chain;
       try {
@@ -508,6 +558,9 @@ export function createManager(deps: SaveDeps): SaveManager {
         return [];
       }
     })();
+    // Read after the awaits: a save of this tab that landed meanwhile moved the base on.
+    const fromServer = docOf(loaded.annotations, loaded.version, parseTime(loaded.saved_at));
+    const server = s && s.base.version > fromServer.version ? s.base : fromServer;
     // This tab's own entries in memory are the freshest copies.
     const mine = new Map<string, PendingEntry>();
     for (const e of [...(s?.inFlight ?? []), ...(s?.pending ?? [])]) mine.set(e.key, e);
@@ -523,21 +576,20 @@ export function createManager(deps: SaveDeps): SaveManager {
       setBase(s, server);
     }
     s.isOpen = true;
-    s.snapshot = null;
-    s.list = null;
     s.recovery = null;
     const stale = server !== fromServer;
+    const serverList = listOf(server);
 
     if (!entries.length) {
       s.pending = [];
       s.needsSave = false;
       emit();
-      return stale ? { annotations: server.annotations, changes: countDifferences(server.annotations, loaded.annotations), savedAt: deps.now() } : null;
+      return stale ? { annotations: serverList, changes: countDifferences(serverList, loaded.annotations), savedAt: deps.now() } : null;
     }
 
     // Rebuild this device's changes on top of the server document, three ways when it moved on.
     const net = netDelta(entries);
-    const serverMap = byId(server.annotations);
+    const serverMap = server.shapes;
     const base = (() => {
       const beforeUps: StoredAnnotation[] = [];
       const beforeGone: string[] = [];
@@ -551,13 +603,13 @@ export function createManager(deps: SaveDeps): SaveManager {
           else beforeGone.push(id);
         }
       }
-      return applyDelta(server.annotations, beforeUps, beforeGone);
+      return applyDelta(serverList, beforeUps, beforeGone);
     })();
     const ours = applyDelta(base, net.upserts, net.removed);
     const times = editTimes(entries);
-    const merged = merge3(base, ours, server.annotations, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
+    const merged = merge3(base, ours, serverList, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
     const changes = countDifferences(merged.annotations, loaded.annotations);
-    if (countDifferences(merged.annotations, server.annotations) === 0) {
+    if (countDifferences(merged.annotations, serverList) === 0) {
       // The server already holds all of it (a keepalive save that landed, another tab's save).
       const keys = entries.map((e) => e.key);
       s.pending = [];
@@ -565,52 +617,40 @@ export function createManager(deps: SaveDeps): SaveManager {
       s.needsSave = false;
       await storeOp((st) => st.remove(keys));
       emit();
-      return stale ? { annotations: server.annotations, changes, savedAt: deps.now() } : null;
+      return stale ? { annotations: serverList, changes, savedAt: deps.now() } : null;
     }
-    s.pending = rebase(s, entries, new Set(merged.theirsWon));
+    // The entries now describe the merge on top of the server document (what the save sends):
+    // ids where it holds the server's shape leave them.
+    s.pending = rebase(s, entries, settledIds(entries, byId(merged.annotations), serverMap));
     s.inFlight = [];
     const keep = new Set(s.pending.map((e) => e.key));
-    const dropped = entries.filter((e) => !keep.has(e.key)).map((e) => e.key);
-    const rebased = s.pending;
-    void storeOp(async (st) => {
-      if (dropped.length) await st.remove(dropped);
-      if (rebased.length) await st.put(rebased);
-    });
-    s.list = merged.annotations;
+    persist(
+      entries.filter((e) => !keep.has(e.key)).map((e) => e.key),
+      s.pending,
+    );
     s.needsSave = true;
     s.phase = 'pending';
-    s.recovery = { before: server.annotations, saved: false };
+    s.recovery = { before: serverList, saved: false };
     schedule(s, false);
     emit();
     return { annotations: merged.annotations, changes, savedAt: Math.max(...entries.map((e) => e.at)) };
   }
 
-  function changeImage(imageId: string, delta: Delta, snapshot: () => StoredAnnotation[], opts?: { immediate?: boolean }) {
+  function changeImage(imageId: string, delta: Delta, opts?: { immediate?: boolean; replace?: boolean }) {
     const s = slots.get(imageId);
     if (!s) {
       deps.log(`A change for image ${imageId}, which was never opened, cannot be saved`);
       return;
     }
-    s.snapshot = snapshot;
-    s.list = null;
     mergedNotice = false;
-    const map = baseMapOf(s);
-    const before: Record<string, StoredAnnotation | null> = {};
-    for (const a of delta.upserts) before[a.id] = map.get(a.id) ?? null;
-    for (const id of delta.removed) before[id] = map.get(id) ?? null;
-    seq += 1;
-    const entry: PendingEntry = {
-      key: `${deps.tabId}:${String(seq).padStart(9, '0')}`,
-      imageId,
-      projectId: s.ref.projectId,
-      imageFilename: s.ref.imageFilename,
-      at: deps.now(),
-      offset,
-      baseVersion: s.base.version,
-      upserts: delta.upserts,
-      removed: delta.removed,
-      before,
-    };
+    if (opts?.replace) {
+      // The whole document was replaced: every shape the device knew and the new one lacks is removed.
+      const keep = new Set(delta.upserts.map((a) => a.id));
+      const known = new Set(s.base.shapes.keys());
+      for (const e of [...s.inFlight, ...s.pending]) for (const a of e.upserts) known.add(a.id);
+      delta = { upserts: delta.upserts, removed: [...new Set([...delta.removed, ...[...known].filter((id) => !keep.has(id))])] };
+    }
+    const entry = newEntry(s, delta);
     s.pending.push(entry);
     s.needsSave = true;
     if (s.phase === 'idle') s.phase = 'pending';
@@ -622,8 +662,7 @@ export function createManager(deps: SaveDeps): SaveManager {
   function closeImage(imageId: string) {
     const s = slots.get(imageId);
     if (!s) return;
-    if (s.needsSave && s.snapshot && !s.list) s.list = s.snapshot();
-    s.snapshot = null;
+    // The entries hold every change: nothing of the editor is needed to save them.
     s.isOpen = false;
     s.recovery = null;
     if (hasWork(s)) {

@@ -20,6 +20,8 @@ export interface PendingEntry {
   removed: string[];
   /** The server's shape (null: absent) for every touched id, at baseVersion: the merge base after a crash. */
   before: Record<string, StoredAnnotation | null>;
+  /** Kept in this tab only, never written here: the undoing of a recovered save the user discarded. */
+  local?: true;
 }
 
 export interface PendingStore {

@@ -1,12 +1,14 @@
 // Test doubles for the save manager: a clock whose timers run when the test advances it, and an
 // in-memory server that keeps versions like the real one (409 with the current document on a
-// stale base_version) and can be told to fail. Used by the *.test.ts files beside it.
+// stale base_version; save-changes applies upserts and removals to the stored list as
+// src/server/services/annotations.ts saveChanges does) and can be told to fail. Used by the
+// *.test.ts files beside it.
 import { IDBFactory } from 'fake-indexeddb';
 import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { LoadDataResponse, SaveDataRequest } from '../../../../contract/annotation-api';
+import type { LoadDataResponse } from '../../../../contract/annotation-api';
 import { createManager } from './manager';
 import { openIndexedDbStore } from './store';
-import type { SaveOutcome, SaveTransport } from './transport';
+import { isWholeSave, type SaveBody, type SaveOutcome, type SaveTransport } from './transport';
 import type { SaveDeps, SaveManager } from './types';
 
 /** Lets IndexedDB (fake-indexeddb runs on real timers) and promise chains finish. */
@@ -48,7 +50,9 @@ export type FakeClock = ReturnType<typeof fakeClock>;
 
 export interface Call {
   at: number;
-  body: SaveDataRequest;
+  body: SaveBody;
+  /** The request body's size, as JSON. */
+  bytes: number;
   keepalive: boolean;
   batch: boolean;
 }
@@ -66,25 +70,48 @@ export function fakeServer(clock: FakeClock) {
   let refreshes = 0;
 
   const doc = (imageId: string): LoadDataResponse => docs.get(imageId) ?? { annotations: [], version: 0, saved_at: null };
-  const apply = (body: SaveDataRequest): SaveOutcome => {
+  /** save-changes on the stored list: removed ids drop, upserts replace in place, the rest are appended. */
+  const applyChanges = (current: readonly Record<string, unknown>[], upserts: readonly unknown[], removedIds: readonly string[]) => {
+    const up = new Map(upserts.map((a) => [(a as { id: string }).id, a as Record<string, unknown>]));
+    const removed = new Set(removedIds);
+    const out: Record<string, unknown>[] = [];
+    for (const a of current) {
+      const id = a.id as string;
+      if (removed.has(id)) continue;
+      out.push(up.get(id) ?? a);
+      up.delete(id);
+    }
+    out.push(...up.values());
+    return out;
+  };
+  const apply = (body: SaveBody): SaveOutcome => {
     const failure = script.shift();
     if (failure) return failure;
     const current = doc(body.image_id);
+    if (!isWholeSave(body)) {
+      const both = body.removed_ids.find((id) => body.upserts.some((a) => (a as { id: string }).id === id));
+      if (both !== undefined) return { kind: 'refused', status: 400, message: `Annotation "${both}" is both changed and removed` };
+    }
     if (body.base_version !== undefined && body.base_version !== current.version) return { kind: 'conflict', current: structuredClone(current) };
+    const annotations = isWholeSave(body) ? (structuredClone(body.annotations) as Record<string, unknown>[]) : applyChanges(current.annotations, structuredClone(body.upserts), body.removed_ids);
     const version = current.version + 1;
     const saved_at = new Date(clock.now()).toISOString();
-    docs.set(body.image_id, { annotations: structuredClone(body.annotations) as Record<string, unknown>[], version, saved_at });
-    return { kind: 'saved', res: { success: true, status_updated: current.version === 0, status: 'annotating', new_count: body.annotations.length, version, saved_at } };
+    docs.set(body.image_id, { annotations, version, saved_at });
+    return { kind: 'saved', res: { success: true, status_updated: current.version === 0, status: 'annotating', new_count: annotations.length, version, saved_at } };
+  };
+  const record = (body: SaveBody, keepalive: boolean, batch: boolean) => {
+    const json = JSON.stringify(body);
+    calls.push({ at: clock.now(), body: JSON.parse(json) as SaveBody, bytes: json.length, keepalive, batch });
   };
 
   const transport: SaveTransport = {
     async save(body, opts) {
-      calls.push({ at: clock.now(), body: structuredClone(body), keepalive: !!opts?.keepalive, batch: false });
+      record(body, !!opts?.keepalive, false);
       if (hold) await hold.promise;
       return apply(body);
     },
     async saveBatch(bodies, opts) {
-      for (const body of bodies) calls.push({ at: clock.now(), body: structuredClone(body), keepalive: !!opts?.keepalive, batch: true });
+      for (const body of bodies) record(body, !!opts?.keepalive, true);
       if (hold) await hold.promise;
       return bodies.map(apply);
     },
@@ -171,7 +198,6 @@ export const box = (id: string, x = 0, name = 'car'): StoredAnnotation => ({ id,
 /** A tiny stand-in for the editor: a list of shapes, changed the way the screen reports changes. */
 export function fakeEditor(manager: SaveManager, imageId: string, initial: StoredAnnotation[] = []) {
   let list = [...initial];
-  const snapshot = () => list.map((a) => structuredClone(a));
   return {
     get list() {
       return list;
@@ -185,13 +211,12 @@ export function fakeEditor(manager: SaveManager, imageId: string, initial: Store
         if (i >= 0) list[i] = a;
         else list.push(a);
       }
-      manager.change(imageId, { upserts: shapes, removed: [] }, snapshot);
+      manager.change(imageId, { upserts: shapes, removed: [] });
     },
     remove(...ids: string[]) {
       list = list.filter((a) => !ids.includes(a.id));
-      manager.change(imageId, { upserts: [], removed: ids }, snapshot, { immediate: true });
+      manager.change(imageId, { upserts: [], removed: ids }, { immediate: true });
     },
-    snapshot,
   };
 }
 

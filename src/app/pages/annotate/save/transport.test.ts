@@ -1,6 +1,12 @@
 // How server answers become save outcomes (what the manager retries, merges, or waits on).
-import { describe, expect, it } from 'vitest';
-import { outcomeOf } from './transport';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHttpTransport, outcomeOf } from './transport';
+
+vi.mock('../../../api/supabase', () => ({
+  getConfig: () => ({ supabaseAnonKey: 'anon' }),
+  loadConfig: async () => ({ supabaseAnonKey: 'anon' }),
+  getSupabase: async () => ({ auth: { getSession: async () => ({ data: { session: { access_token: 'token' } } }) } }),
+}));
 
 const body = (o: unknown) => JSON.stringify(o);
 
@@ -19,5 +25,55 @@ describe('outcomeOf', () => {
     }
     // A 409 without the current document cannot be merged: refused, not looped on.
     expect(outcomeOf(409, body({ success: false, code: 'conflict', error: 'busy' }))).toMatchObject({ kind: 'refused', status: 409 });
+  });
+});
+
+describe('the HTTP transport', () => {
+  const IMG = '00000000-0000-4000-8000-000000000001';
+  const PROJECT = '00000000-0000-4000-8000-0000000000aa';
+  const changes = (upserts: unknown[], removed_ids: string[] = []) => ({ image_id: IMG, project_id: PROJECT, image_filename: 'a.png', base_version: 3, upserts, removed_ids });
+  const saved = { success: true, status_updated: false, status: 'annotating', new_count: 1, version: 4, saved_at: '2026-01-01T00:00:00.000Z' };
+
+  function fakeFetch(answer: unknown) {
+    const sent: { url: string; body: string; keepalive: boolean }[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      sent.push({ url, body: String(init.body), keepalive: !!init.keepalive });
+      return new Response(JSON.stringify(answer), { status: 200 });
+    });
+    return sent;
+  }
+  afterEach(() => void vi.unstubAllGlobals());
+
+  it('sends changes to save-changes as they are, keepalive on page hide', async () => {
+    const sent = fakeFetch(saved);
+    const body = changes([{ id: 'a', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }], ['b']);
+    const t = createHttpTransport();
+    expect(await t.save(body)).toEqual({ kind: 'saved', res: saved });
+    expect(await t.save(body, { keepalive: true })).toMatchObject({ kind: 'saved' });
+    expect(sent.map((r) => [r.url, JSON.parse(r.body), r.keepalive])).toEqual([
+      ['/api/v1/annotations/save-changes', body, false],
+      ['/api/v1/annotations/save-changes', body, true],
+    ]);
+  });
+
+  it('sends several images\' changes as change-only batch-save-data entries', async () => {
+    const sent = fakeFetch({ success: true, saved: 2, failed: 0, results: [{ image_id: IMG, status: 'saved', version: 4, saved_at: saved.saved_at, status_updated: false, image_status: 'annotating', new_count: 1 }, { image_id: IMG, status: 'saved', version: 5, saved_at: saved.saved_at, status_updated: false, image_status: 'annotating', new_count: 0 }] });
+    const bodies = [changes([{ id: 'a', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }]), changes([], ['a'])];
+    const outcomes = await createHttpTransport().saveBatch(bodies, { keepalive: true });
+    expect(outcomes.map((o) => o.kind)).toEqual(['saved', 'saved']);
+    expect(sent.map((r) => [r.url, JSON.parse(r.body), r.keepalive])).toEqual([['/api/v1/annotations/batch-save-data', { saves: bodies }, true]]);
+  });
+
+  it('sends a body over 64 KB without keepalive, counting bytes, not characters', async () => {
+    const sent = fakeFetch(saved);
+    // 25,000 characters of three bytes each: 75 KB.
+    await createHttpTransport().save(changes([{ id: 'a', name: '\u6f22'.repeat(25_000), bounding_box: { x: 1, y: 2, w: 3, h: 4 } }]), { keepalive: true });
+    expect(sent.map((r) => r.keepalive)).toEqual([false]);
+  });
+
+  it('sends a whole list to save-data', async () => {
+    const sent = fakeFetch(saved);
+    await createHttpTransport().save({ image_id: IMG, project_id: PROJECT, image_filename: 'a.png', annotations: [], base_version: 0 });
+    expect(sent.map((r) => r.url)).toEqual(['/api/v1/annotations/save-data']);
   });
 });

@@ -1,6 +1,7 @@
-// How a save reaches the server: save-data and batch-save-data, each answer turned into an outcome
-// the manager acts on (saved, conflict, retry later, sign-in needed, refused).
-import { BatchSaveResponse, LoadDataResponse, SaveDataResponse, type SaveDataRequest } from '../../../../contract/annotation-api';
+// How a save reaches the server: save-changes (or save-data for a whole list) and batch-save-data,
+// each answer turned into an outcome the manager acts on (saved, conflict, retry later, sign-in
+// needed, refused).
+import { BatchSaveResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
 import { ApiRequestError } from '../../../api/client';
 import { getConfig, getSupabase, loadConfig } from '../../../api/supabase';
 
@@ -13,10 +14,15 @@ export type SaveOutcome =
   /** 400, 403, 404, 413: trying the same body again will not help. */
   | { kind: 'refused'; status: number; message: string };
 
+/** Changes on a version (save-changes), or a whole list (save-data): batch-save-data takes both as entries. The manager sends changes. */
+export type SaveBody = SaveChangesRequest | SaveDataRequest;
+
+export const isWholeSave = (body: SaveBody): body is SaveDataRequest => 'annotations' in body;
+
 export interface SaveTransport {
-  save(body: SaveDataRequest, opts?: { keepalive?: boolean }): Promise<SaveOutcome>;
+  save(body: SaveBody, opts?: { keepalive?: boolean }): Promise<SaveOutcome>;
   /** One outcome per body, in order. */
-  saveBatch(bodies: SaveDataRequest[], opts?: { keepalive?: boolean }): Promise<SaveOutcome[]>;
+  saveBatch(bodies: SaveBody[], opts?: { keepalive?: boolean }): Promise<SaveOutcome[]>;
   /** Refreshes the session; false when the user must sign in again. */
   refreshAuth(): Promise<boolean>;
   /** load-data, for work left on the device for an image the screen has not opened; null when it cannot be loaded now. */
@@ -62,7 +68,9 @@ export function createHttpTransport(): SaveTransport {
       const body = JSON.stringify(payload);
       // A page being hidden may never resume: do not wait for a token lookup if one is cached.
       const h = keepalive && lastHeaders ? lastHeaders : await headers();
-      const res = await fetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && body.length < KEEPALIVE_LIMIT });
+      // The limit is in bytes: a class name outside ASCII takes several per character.
+      const small = body.length < KEEPALIVE_LIMIT / 3 || new TextEncoder().encode(body).byteLength < KEEPALIVE_LIMIT;
+      const res = await fetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && small });
       return { status: res.status, text: await res.text() };
     } catch (err) {
       return { error: err instanceof Error ? err.message : String(err) };
@@ -71,7 +79,7 @@ export function createHttpTransport(): SaveTransport {
 
   return {
     async save(body, opts) {
-      const r = await post('save-data', body, !!opts?.keepalive);
+      const r = await post(isWholeSave(body) ? 'save-data' : 'save-changes', body, !!opts?.keepalive);
       if ('error' in r) return { kind: 'retry', status: null, message: r.error };
       if (r.status !== 200) return outcomeOf(r.status, r.text);
       const parsed = SaveDataResponse.safeParse(JSON.parse(r.text));

@@ -74,13 +74,17 @@ export interface SaveDeps {
 export interface SaveManager {
   /** After load-data: remembers the server document as the base of this image. Returns the pending work this device still holds for the image, merged onto the loaded document, or null. */
   open(ref: ImageRef, loaded: { annotations: StoredAnnotation[]; version: number; saved_at?: string | null }): Promise<Recovery | null>;
-  /** Every document change: the delta goes to IndexedDB at once; save-data runs after the debounce (at once when opts.immediate). */
-  change(imageId: string, delta: Delta, snapshot: () => StoredAnnotation[], opts?: { immediate?: boolean }): void;
-  /** The screen leaves the image: snapshot() is called now if changes are pending, and never again; the save still happens. */
+  /**
+   * Every document change: the delta goes to IndexedDB at once; save-changes sends the net changes
+   * after the debounce (at once when opts.immediate). opts.replace: the delta's upserts are the
+   * whole new document, and every other shape is removed.
+   */
+  change(imageId: string, delta: Delta, opts?: { immediate?: boolean; replace?: boolean }): void;
+  /** The screen leaves the image; its pending changes are still saved. */
   close(imageId: string): void;
   /** Save everything pending now; resolves when done or failed. */
   flush(): Promise<void>;
-  /** pagehide / visibilitychange hidden: send pending saves with fetch keepalive (batch-save-data when several). */
+  /** pagehide / visibilitychange hidden: send pending changes with fetch keepalive (change-only batch-save-data entries when several images have some). */
   flushOnPageHide(): void;
   /** Drop this device's pending work for the image (the user chose 'Discard'); a recovered save already made is reverted. */
   discard(imageId: string): Promise<void>;
