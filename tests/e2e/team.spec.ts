@@ -118,6 +118,31 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   // The annotation they made is still there for everyone to read.
   const loaded = await other.request.get(`/api/v1/annotations/load-data/${image.id}?project_id=${project.id}`, { headers: memberAuth });
   expect((await loaded.json()).annotations).toHaveLength(1);
+
+  // In the editor the viewer looks but does not change: 'View only' with the reason, drawing tools
+  // disabled, Delete and the draw hotkey do nothing, and nothing is sent to be saved.
+  const saves: string[] = [];
+  other.on('request', (r) => {
+    if (/\/annotations\/(save-data|save-changes|batch-save-data)/.test(r.url())) saves.push(r.url());
+  });
+  await other.goto('/project/annotate/corner.png');
+  await expect(other.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(other.getByRole('note').filter({ hasText: 'View only' })).toContainText('Viewer');
+  await expect(other.getByRole('button', { name: 'Box (B)' })).toHaveAttribute('aria-disabled', 'true');
+  const list = other.getByRole('listbox', { name: 'Annotation list' });
+  await expect(list.getByRole('option')).toHaveCount(1);
+  await list.getByRole('option').first().click();
+  await other.keyboard.press('Delete');
+  await other.keyboard.press('b');
+  await other.mouse.move(cx - 100, cy - 80);
+  await other.mouse.down();
+  await other.mouse.move(cx - 40, cy - 20, { steps: 4 });
+  await other.mouse.up();
+  await expect(other.getByRole('button', { name: 'Box (B)' })).toHaveAttribute('aria-pressed', 'false');
+  await expect(list.getByRole('option')).toHaveCount(1);
+  await expect(other.getByRole('button', { name: 'Remove All' })).toBeDisabled();
+  await other.waitForTimeout(2500);
+  expect(saves).toEqual([]);
   await context.close();
 });
 

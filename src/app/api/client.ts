@@ -125,6 +125,19 @@ export async function request<S extends z.ZodType>(method: string, path: string,
   return checked(schema, json, `${method} ${path}`);
 }
 
+/**
+ * A GET whose successful body the caller parses itself (a large document parsed in slices, so
+ * JSON.parse of megabytes is not one long main-thread task). Failures throw ApiRequestError as
+ * request() does.
+ */
+export async function requestText(path: string, init: { signal?: AbortSignal } = {}): Promise<string> {
+  const url = path.startsWith('/api/') ? path : `${BASE}${path}`;
+  const res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...(await authHeaders()) }, signal: init.signal });
+  const text = await res.text();
+  if (!res.ok) throw new ApiRequestError(res.status, text);
+  return text;
+}
+
 const enc = encodeURIComponent;
 
 export const api = {

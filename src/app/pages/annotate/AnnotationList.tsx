@@ -1,14 +1,18 @@
 // The 'Annotations' sidebar (spec section 2): newest first, one row per annotation with its
 // shape icon, name, type, colour, delete and hide buttons; virtualised so 100k rows scroll
 // smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
+// For a role that may not edit (`readOnlyReason`), rows have no Delete button and Copy Previous
+// and Remove All stay in place, disabled, with the reason as their tooltip.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useMemo, useRef } from 'react';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
+import { Spinner } from '../../components/Spinner';
 import styles from './AnnotatePage.module.css';
 
 const ROW_HEIGHT = 40;
+const NONE: readonly string[] = [];
 
 const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers };
 /** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
@@ -25,11 +29,17 @@ export interface AnnotationListProps {
   copyingPrevious: boolean;
   onCopyPrevious(): void;
   onRemoveAll(): void;
+  /** Why this role may not edit ('Your role (Viewer) cannot edit annotations'); null when it may. */
+  readOnlyReason?: string | null;
+  /** The image's annotations are still loading: the list shows that, not the previous image's. */
+  loading?: boolean;
 }
 
-export function AnnotationList({ editor, view, documentVersion, classColor, collapsed, onToggleCollapsed, canCopyPrevious, copyingPrevious, onCopyPrevious, onRemoveAll }: AnnotationListProps) {
+export function AnnotationList({ editor, view, documentVersion, classColor, collapsed, onToggleCollapsed, canCopyPrevious, copyingPrevious, onCopyPrevious, onRemoveAll, readOnlyReason = null, loading = false }: AnnotationListProps) {
   // Newest first: the reverse of paint order. Recomputed only when the document changes.
-  const ids = useMemo(() => editor.getOrderedIds().slice().reverse(), [editor, documentVersion]); // eslint-disable-line react-hooks/exhaustive-deps
+  const all = useMemo(() => editor.getOrderedIds().slice().reverse(), [editor, documentVersion]); // eslint-disable-line react-hooks/exhaustive-deps
+  const ids = loading ? NONE : all;
+  const editable = readOnlyReason === null;
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: ids.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const total = ids.length;
@@ -49,15 +59,20 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
       <div className={styles.sidebarHeader}>
         <h2 className={styles.sidebarTitle}>Annotations</h2>
         <span className={styles.sidebarCount} aria-live="polite">
-          {selectedCount > 0 ? `${selectedCount.toLocaleString()}/${total.toLocaleString()}` : total.toLocaleString()}
+          {loading ? '' : selectedCount > 0 ? `${selectedCount.toLocaleString()}/${total.toLocaleString()}` : total.toLocaleString()}
         </span>
         <IconButton label="Collapse annotations" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
       </div>
-      {total === 0 ? (
+      {loading ? (
+        <div className={styles.sidebarEmpty}>
+          <Spinner />
+          <p>Loading annotations...</p>
+        </div>
+      ) : total === 0 ? (
         <div className={styles.sidebarEmpty}>
           <Layers aria-hidden="true" />
           <p>No annotations yet</p>
-          <span>Pick a tool on the left and draw on the image.</span>
+          <span>{editable ? 'Pick a tool on the left and draw on the image.' : 'Annotators, reviewers, admins and owners can draw on this image.'}</span>
         </div>
       ) : (
         <div ref={scrollRef} className={styles.rows} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
@@ -74,6 +89,7 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
                   hidden={view.hidden.has(a.id)}
                   color={classColor(a.class)}
                   editor={editor}
+                  editable={editable}
                 />
               );
             })}
@@ -84,10 +100,10 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
         <Button size="sm" variant="ghost" icon={allHidden ? <Eye /> : <EyeOff />} disabled={total === 0} onClick={() => editor.toggleAll()}>
           {allHidden ? 'Show All' : 'Hide All'}
         </Button>
-        <Button size="sm" variant="ghost" icon={<ClipboardCopy />} disabled={!canCopyPrevious} busy={copyingPrevious} onClick={onCopyPrevious}>
+        <Button size="sm" variant="ghost" icon={<ClipboardCopy />} disabled={!canCopyPrevious || loading} disabledReason={readOnlyReason} busy={copyingPrevious} onClick={onCopyPrevious}>
           Copy Previous
         </Button>
-        <Button size="sm" variant="dangerGhost" icon={<Trash2 />} disabled={total === 0} onClick={onRemoveAll}>
+        <Button size="sm" variant="dangerGhost" icon={<Trash2 />} disabled={total === 0} disabledReason={readOnlyReason} onClick={onRemoveAll}>
           Remove All
         </Button>
       </div>
@@ -102,9 +118,10 @@ interface RowProps {
   hidden: boolean;
   color: string;
   editor: Editor;
+  editable: boolean;
 }
 
-const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor }: RowProps) {
+const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor, editable }: RowProps) {
   const Icon = SHAPE_ICON[a.type];
   const choose = (add: boolean) => {
     if (hidden) return;
@@ -143,16 +160,18 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
           editor.toggleHidden(a.id);
         }}
       />
-      <IconButton
-        label="Delete annotation"
-        icon={<Trash2 />}
-        className={styles.rowAction}
-        tooltipSide="left"
-        onClick={(e) => {
-          e.stopPropagation();
-          editor.execute('delete', { ids: [a.id] });
-        }}
-      />
+      {editable ? (
+        <IconButton
+          label="Delete annotation"
+          icon={<Trash2 />}
+          className={styles.rowAction}
+          tooltipSide="left"
+          onClick={(e) => {
+            e.stopPropagation();
+            editor.execute('delete', { ids: [a.id] });
+          }}
+        />
+      ) : null}
     </div>
   );
 });

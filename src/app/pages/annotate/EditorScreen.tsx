@@ -1,9 +1,13 @@
 // The annotation editor (spec section 2 'Annotation editor', section 4 'Editor'): top bar,
 // tool palette, class picker, the engine's canvas, the Annotations sidebar and the settings
-// panel. The Editor and the renderer live as long as the screen; each image is loaded into them.
+// panel. The Editor and the renderer live as long as the screen; each image is loaded into them,
+// in slices (parse, validation and build never block the main thread for long; a progress bar for
+// large documents). A role without annotations.write gets the same screen read-only: the engine
+// refuses edits (Editor.setReadOnly), editing controls are disabled, nothing is saved.
 import { useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, History, Loader2, Check, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, Eye, History, Loader2, Check, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import type { AnnotationType, Project, ProjectClass } from '../../../contract/projects';
 import { Editor, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
@@ -13,12 +17,14 @@ import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
 import { readStorage, writeStorage } from '../../lib/storage';
+import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
 import { useSelection } from '../../stores/selection';
+import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
 import { AddClassDialog } from '../project/AddClassDialog';
 import { projectKey } from '../projects/queries';
 import { AnnotationList } from './AnnotationList';
-import { editorApi } from './api';
+import { editorApi, parseLoadData } from './api';
 import { AutoAnnotateSession } from './autoAnnotate';
 import { AutoAnnotateBar, MaskOverlay, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
@@ -28,7 +34,7 @@ import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorT
 import { loadAnnotations, openImage, prefetchImage } from './preload';
 import { EditorSaveLink, getSaveManager, type SaveStatus } from './save';
 import { SettingsPanel } from './SettingsPanel';
-import { ToolPalette } from './ToolPalette';
+import { ToolPalette, VIEW_TOOLS } from './ToolPalette';
 import { recordCreated } from './usage';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
 import styles from './AnnotatePage.module.css';
@@ -37,6 +43,10 @@ const SIDEBAR_KEY = 'vellum.editorSidebarCollapsed';
 const TRANSPARENCY_KEY = 'vellum.editorTransparency';
 const FALLBACK_COLOR = '#A0C4FF';
 const MESSAGE_MS = 2000;
+/** Documents from this size on show their loading progress (smaller ones load in a blink). */
+const LARGE_DOCUMENT = 2000;
+/** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */
+const PARSE_SHARE = 0.2;
 
 /** The engine tool behind each palette tool (Auto-Annotate takes clicks itself; drags pan). */
 const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'pan', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };
@@ -59,6 +69,39 @@ export interface EditorScreenProps {
 }
 
 type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
+
+interface LoadProgress {
+  imageId: string;
+  /** Annotations in the document. */
+  total: number;
+  /** 0-100. */
+  percent: number;
+}
+
+/** The loading progress, outside React state: only the progress bar re-renders (once per percent). */
+function progressStore() {
+  let value: LoadProgress | null = null;
+  const listeners = new Set<() => void>();
+  const set = (next: LoadProgress | null) => {
+    value = next;
+    for (const l of [...listeners]) l();
+  };
+  return {
+    get: () => value,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    clear: () => set(null),
+    /** `fraction` of the whole load (0-1) for the document of `total` annotations. */
+    report(imageId: string, total: number, fraction: number) {
+      const percent = Math.min(100, Math.floor(fraction * 100));
+      if (value && value.imageId === imageId && value.total === total && value.percent === percent) return;
+      set({ imageId, total, percent });
+    },
+  };
+}
+type ProgressStore = ReturnType<typeof progressStore>;
 
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
   const qc = useQueryClient();
@@ -83,6 +126,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     useCallback((cb: () => void) => saver.subscribe(cb), [saver]),
     () => saver.status(),
   );
+
+  // The role in this project's organization decides whether the editor may change anything.
+  const role = useSession((s) => s.organizations.find((o) => o.id === orgId)?.user_role ?? null);
+  const readOnly = !role || !roleCan(role, 'annotations.write');
+  const viewOnlyReason = readOnly ? deniedReason(role ? ROLE_LABEL[role] : 'member', 'edit annotations') : null;
+  useLayoutEffect(() => editor.setReadOnly(readOnly), [editor, readOnly]);
+  const progress = useMemo(progressStore, []);
+  const openGeneration = useRef(0);
+  const shownImage = useRef(image.id);
+  shownImage.current = image.id;
 
   const [tool, setTool] = useState<EditorToolId>('select');
   const toolRef = useRef(tool);
@@ -145,22 +198,44 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   // ---------------------------------------------------------------- loading an image
   useEffect(() => {
     let live = true;
+    const generation = ++openGeneration.current;
     const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
     setLoad({ imageId: image.id, status: 'loading' });
+    progress.clear();
     setRecovered(null);
     auto.setImage(image.filename);
+    // A viewer's editor never saves: no save-manager slot, no link to it.
+    const saving = !readOnly;
+    if (saving) link.expect(image.id);
+    let opened = false;
+    // Opened in the save manager but left before it was attached: close it, unless this screen
+    // is already opening the same image again.
+    const abandon = () => {
+      if (!opened || link.image?.imageId === image.id) return;
+      opened = false;
+      if (openGeneration.current === generation || shownImage.current !== image.id) saver.close(image.id);
+    };
+    const report = (from: number, to: number) => (done: number, total: number) => progress.report(image.id, total, from + (to - from) * (total ? done / total : 1));
     (async () => {
-      const { pixels, data } = await openImage(image, orgId, project.id);
+      const { pixels, body } = await openImage(image, orgId, project.id);
       if (!live) return;
       editor.setImageSize({ width: pixels.width, height: pixels.height });
-      link.load(data.annotations);
-      const recovery = await saver.open(ref, data);
-      if (!live) return;
-      if (recovery) {
-        link.load(recovery.annotations);
-        setRecovered({ imageId: image.id, changes: recovery.changes });
+      const data = await parseLoadData(body, { isCancelled: () => !live, onCount: (total) => progress.report(image.id, total, 0), onProgress: report(0, PARSE_SHARE) });
+      if (!data || !live) return;
+      // The document is validated and built in slices while the save manager looks for work this
+      // device kept for the image; if there is some, that document is loaded instead.
+      const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1) });
+      building.catch(() => undefined); // awaited below, unless the recovered document replaces it
+      let recovery: Awaited<ReturnType<typeof saver.open>> = null;
+      if (saving) {
+        recovery = await saver.open(ref, data);
+        opened = true;
       }
-      link.attach(ref);
+      if (!live) return abandon();
+      const loaded = recovery ? await link.load(recovery.annotations, { onProgress: report(PARSE_SHARE, 1) }) : await building;
+      if (!loaded || !live) return abandon();
+      if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
+      if (saving) link.attach(ref);
       editor.fitToScreen();
       sourceOwner.current = image.id;
       setImageSource((prev) => {
@@ -170,18 +245,21 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       });
       setLoad({ imageId: image.id, status: 'ready' });
     })().catch((err: unknown) => {
+      abandon();
       if (!live) return;
       console.error('Failed to open image', err);
-      setLoad({ imageId: image.id, status: 'error', message: err instanceof Error && !('status' in err) ? err.message : serverMessage(err, 'The image could not be loaded.') });
+      setLoad({ imageId: image.id, status: 'error', message: loadErrorMessage(err) });
     });
     return () => {
       live = false;
+      // A load in progress stops at its next slice; the document stays as it is until the next one.
+      editor.cancelLoad();
       // Captures the document now; the save still happens after the editor moves on.
       link.detach(image.id);
     };
-    // Reload only when the image itself changes.
+    // Reload only when the image itself changes (or the role starts or stops allowing edits).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [image.id, editor]);
+  }, [image.id, editor, readOnly]);
 
   // ---------------------------------------------------------------- saving
   useEffect(() => {
@@ -221,14 +299,19 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   const chooseTool = useCallback(
     (t: EditorToolId) => {
+      if (readOnly && !VIEW_TOOLS.includes(t)) return;
       setTool(t);
       editor.setTool(ENGINE_TOOL[t]);
       pickClassFor(TOOL_CLASS_TYPE[t]);
       if (t === 'auto') auto.activate(image.filename);
       else auto.deactivate();
     },
-    [editor, pickClassFor, auto, image.filename],
+    [editor, pickClassFor, auto, image.filename, readOnly],
   );
+  // Made read-only while a drawing tool was chosen: back to Select.
+  useEffect(() => {
+    if (readOnly && !VIEW_TOOLS.includes(toolRef.current)) chooseTool('select');
+  }, [readOnly, chooseTool]);
 
   const chooseClass = (name: string) => {
     const cls = classByName.get(name);
@@ -302,13 +385,14 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [editor, image.id]);
 
   const paste = useCallback(() => {
+    if (readOnly) return;
     const clip = takePaste(image.id);
     if (clip) editor.paste(clip.shapes, clip.offset);
-  }, [editor, image.id]);
+  }, [editor, image.id, readOnly]);
 
   const canCopyPrevious = Boolean(previous && previous.annotation_count > 0);
   const copyPrevious = async () => {
-    if (!previous || copyingPrevious) return;
+    if (!previous || copyingPrevious || readOnly) return;
     setCopyingPrevious(true);
     try {
       const { annotations } = await loadAnnotations(previous, project.id);
@@ -364,7 +448,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   const removeAll = () => {
     const ids = editor.getOrderedIds();
-    if (ids.length === 0) return;
+    if (ids.length === 0 || readOnly) return;
     editor.execute('delete', { ids: [...ids] });
     toast(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
   };
@@ -401,7 +485,10 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   );
 
   // ---------------------------------------------------------------- keyboard
+  // While an image loads, keys that act on the document wait (it is still the previous image's).
+  const readyRef = useRef(false);
   useEffect(() => {
+    const waiting = (a: HotkeyAction) => !readyRef.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool';
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || isTypingTarget(e.target)) return;
       const t = e.target as HTMLElement | null;
@@ -411,7 +498,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       const modified = resolveModifiedHotkey(e);
       if (modified) {
         e.preventDefault();
-        run(modified);
+        if (!waiting(modified)) run(modified);
         return;
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
@@ -422,12 +509,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         else auto.clear();
         return;
       }
-      if (editor.keyDown(e)) {
+      if (readyRef.current && editor.keyDown(e)) {
         e.preventDefault();
         return;
       }
       const plain = resolvePlainHotkey(e);
-      if (plain) {
+      if (plain && !waiting(plain)) {
         e.preventDefault();
         run(plain);
       }
@@ -462,7 +549,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     setRecovered(null);
     try {
       const data = await loadAnnotations(image, project.id);
-      link.load(data.annotations);
+      if (!(await link.load(data.annotations))) return;
       await saver.open({ imageId: image.id, projectId: project.id, imageFilename: image.filename }, data);
     } catch (err) {
       toast(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);
@@ -470,6 +557,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   };
 
   const ready = load.status === 'ready' && load.imageId === image.id && drawnImage === image.id;
+  const documentLoading = load.imageId !== image.id || load.status === 'loading';
+  // Keys wait for this image's document, not for its pixels to be drawn.
+  readyRef.current = load.status === 'ready' && load.imageId === image.id;
   const imageSize = editor.getImageSize();
   const imageArea = imageSize ? imageSize.width * imageSize.height : null;
   const onImageReady = useCallback((err: Error | null) => {
@@ -502,13 +592,17 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
         </div>
         <div className={styles.barEnd}>
-          <SaveIndicator status={gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus} />
+          {viewOnlyReason ? (
+            <ViewOnlyIndicator reason={viewOnlyReason} />
+          ) : (
+            <SaveIndicator status={gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus} />
+          )}
           <span className={styles.projectName}>{project.name}</span>
         </div>
       </header>
 
       <div className={styles.body}>
-        <ToolPalette tool={tool} onChoose={chooseTool} />
+        <ToolPalette tool={tool} onChoose={chooseTool} lockedReason={viewOnlyReason} />
         <main className={styles.stage}>
           <EditorCanvas
             editor={editor}
@@ -527,7 +621,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             cursor={cursor}
             label={`Image ${image.filename}`}
           />
-          {showPicker && ready ? (
+          {showPicker && ready && !readOnly ? (
             <div className={styles.pickerDock}>
               <ClassPicker
                 classes={classes}
@@ -582,6 +676,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
                 <div className={styles.stageMessage}>
                   <Spinner size="lg" />
                   <p>Loading image...</p>
+                  <LoadingProgress store={progress} imageId={image.id} />
                 </div>
               )}
             </div>
@@ -598,6 +693,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           copyingPrevious={copyingPrevious}
           onCopyPrevious={() => void copyPrevious()}
           onRemoveAll={removeAll}
+          readOnlyReason={viewOnlyReason}
+          loading={documentLoading}
         />
       </div>
 
@@ -632,6 +729,40 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         onAdd={addClass}
       />
     </div>
+  );
+}
+
+function loadErrorMessage(err: unknown): string {
+  if (err instanceof Error && err.name === 'ZodError') return 'The annotations saved for this image are not valid, so the editor cannot open them.';
+  if (err instanceof SyntaxError) return 'The annotations of this image could not be read.';
+  return err instanceof Error && !('status' in err) ? err.message : serverMessage(err, 'The image could not be loaded.');
+}
+
+/** 'Loading 100,000 annotations... 40%' with a bar, for large documents. */
+function LoadingProgress({ store, imageId }: { store: ProgressStore; imageId: string }) {
+  const p = useSyncExternalStore(store.subscribe, store.get);
+  if (!p || p.imageId !== imageId || p.total < LARGE_DOCUMENT) return null;
+  const label = `Loading ${p.total.toLocaleString()} annotations... ${p.percent}%`;
+  return (
+    <div className={styles.loadProgress}>
+      <span className={styles.loadTrack} role="progressbar" aria-label={`Loading ${p.total.toLocaleString()} annotations`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={p.percent}>
+        <span className={styles.loadFill} style={{ width: `${p.percent}%` }} />
+      </span>
+      <span className={styles.loadLabel}>{label}</span>
+    </div>
+  );
+}
+
+/** In place of the save state for a role that may not edit: what it means and why. */
+function ViewOnlyIndicator({ reason }: { reason: string }) {
+  return (
+    <span className={styles.viewOnly} role="note" title={`View only: ${reason}. Nothing you do here is saved.`}>
+      <span className={styles.viewOnlyBadge}>
+        <Eye aria-hidden="true" />
+        View only
+      </span>
+      <span className={styles.viewOnlyWhy}>{reason}</span>
+    </span>
   );
 }
 

@@ -1,4 +1,6 @@
-// Left tool palette (spec section 2): six tools, each with its hotkey in the tooltip.
+// Left tool palette (spec section 2): six tools, each with its hotkey in the tooltip. For a role
+// that may not edit (`lockedReason`), every tool but Select stays in place, disabled, and its
+// tooltip says why.
 import { CircleDot, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Tooltip } from '../../components/Tooltip';
@@ -16,23 +18,39 @@ const ICONS: Record<EditorToolId, ReactNode> = {
 
 const ORDER: EditorToolId[] = ['select', 'auto', 'box', 'polygon', 'polyline', 'keypoint'];
 
-export function ToolPalette({ tool, onChoose }: { tool: EditorToolId; onChoose(tool: EditorToolId): void }) {
+/** The tools that only look at the document (the rest edit it). */
+export const VIEW_TOOLS: readonly EditorToolId[] = ['select'];
+
+export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: EditorToolId; onChoose(tool: EditorToolId): void; lockedReason?: string | null }) {
   return (
     <div className={styles.palette} role="toolbar" aria-label="Tools" aria-orientation="vertical">
-      {ORDER.map((t, i) => (
-        <Tooltip key={t} side="right" content={<span className={styles.tipKey}>{TOOL_LABELS[t]} <kbd>{TOOL_KEY[t]}</kbd></span>}>
-          <button
-            type="button"
-            className={styles.toolButton}
-            aria-label={`${TOOL_LABELS[t]} (${TOOL_KEY[t]})`}
-            aria-pressed={tool === t}
-            data-divider={i === 2 || undefined}
-            onClick={() => onChoose(t)}
+      {ORDER.map((t, i) => {
+        const locked = lockedReason !== null && !VIEW_TOOLS.includes(t);
+        return (
+          <Tooltip
+            key={t}
+            side="right"
+            content={
+              <span className={styles.tipKey}>
+                {TOOL_LABELS[t]} <kbd>{TOOL_KEY[t]}</kbd>
+                {locked ? <span className={styles.tipReason}>{lockedReason}</span> : null}
+              </span>
+            }
           >
-            <span aria-hidden="true">{ICONS[t]}</span>
-          </button>
-        </Tooltip>
-      ))}
+            <button
+              type="button"
+              className={styles.toolButton}
+              aria-label={`${TOOL_LABELS[t]} (${TOOL_KEY[t]})`}
+              aria-pressed={tool === t}
+              aria-disabled={locked || undefined}
+              data-divider={i === 2 || undefined}
+              onClick={() => !locked && onChoose(t)}
+            >
+              <span aria-hidden="true">{ICONS[t]}</span>
+            </button>
+          </Tooltip>
+        );
+      })}
     </div>
   );
 }

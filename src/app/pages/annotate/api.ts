@@ -3,7 +3,9 @@
 import { LoadDataResponse } from '../../../contract/annotation-api';
 import { ImageResponse, ListImagesResponse, SignedUrlResponse, MAX_PAGE_SIZE, type Image, type ImageStatus, type ListSortField } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { request } from '../../api/client';
+import { z } from 'zod';
+import { request, requestText } from '../../api/client';
+import { parseJsonInSlices, type SliceOptions } from '../../lib/sliceJson';
 import { ImageTiles } from '../../../contract/tiles';
 import {
   GetMaskResponse,
@@ -15,10 +17,27 @@ import {
 const enc = encodeURIComponent;
 
 export interface LoadedAnnotations {
+  /** As the server sent them: the engine validates them as it loads (Editor.loadStoredAsync). */
   annotations: StoredAnnotation[];
   version: number;
   /** When the server saved this version (the save manager's merge compares edit times). */
   saved_at?: string | null;
+}
+
+const LoadDataEnvelope = LoadDataResponse.extend({ annotations: z.array(z.unknown()) });
+
+/**
+ * A load-data body, parsed in slices (100k annotations are 8-40 MB of JSON: one JSON.parse would
+ * block the main thread for up to a second). Undefined when `options.isCancelled` said so.
+ */
+export async function parseLoadData(text: string, options: SliceOptions = {}): Promise<LoadedAnnotations | undefined> {
+  const json = await parseJsonInSlices(text, 'annotations', options);
+  if (json === undefined) return undefined;
+  const body = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
+  // The envelope only: each annotation is checked by the engine, in slices too.
+  const envelope = LoadDataEnvelope.safeParse({ ...body, annotations: [] });
+  if (!envelope.success) console.warn('Unexpected response shape for GET /annotations/load-data', envelope.error.issues);
+  return { annotations: body.annotations as StoredAnnotation[], version: body.version as number, saved_at: body.saved_at as string | null | undefined };
 }
 
 export const editorApi = {
@@ -39,10 +58,11 @@ export const editorApi = {
     return (await request('GET', `/projects/${enc(projectId)}/images?${q}`, ListImagesResponse)).images;
   },
 
-  loadData: async (imageId: string, projectId: string): Promise<LoadedAnnotations> => {
-    const res = await request('GET', `/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}`, LoadDataResponse);
-    return { ...res, annotations: res.annotations as StoredAnnotation[] };
-  },
+  /** load-data's body as text, for parseLoadData. */
+  loadDataText: (imageId: string, projectId: string): Promise<string> => requestText(`/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}`),
+
+  loadData: async (imageId: string, projectId: string): Promise<LoadedAnnotations> =>
+    (await parseLoadData(await editorApi.loadDataText(imageId, projectId)))!,
 
   /** The tile pyramid of a large image (none for one small enough to draw whole). */
   tiles: (imageId: string, orgId: string) => request('GET', `/images/${enc(imageId)}/tiles?org_id=${enc(orgId)}`, ImageTiles),

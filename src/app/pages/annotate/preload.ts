@@ -1,6 +1,7 @@
 // Loads an image's pixels and annotations, and keeps the neighbours' ready so previous / next is
 // instant (issue 5: prefetch). Annotations prefetched more than FRESH_MS ago are loaded again
-// (someone else may have saved since); pixels do not change.
+// (someone else may have saved since); pixels do not change. Annotations are kept as load-data's
+// text: the screen parses it in slices (parseLoadData) with a progress bar for large documents.
 import type { Image } from '../../../contract/images';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { editorApi, type LoadedAnnotations } from './api';
@@ -19,7 +20,7 @@ export interface LoadedPixels {
 
 interface Entry {
   pixels: Promise<LoadedPixels>;
-  data?: { at: number; value: Promise<LoadedAnnotations> };
+  data?: { at: number; value: Promise<string> };
 }
 
 const cache = new Map<string, Entry>();
@@ -74,22 +75,25 @@ function entryFor(image: Image, orgId: string): Entry {
   return e;
 }
 
-function dataFor(e: Entry, image: Image, projectId: string, fresh: boolean): Promise<LoadedAnnotations> {
+function dataFor(e: Entry, image: Image, projectId: string, fresh: boolean): Promise<string> {
   if (!e.data || fresh || Date.now() - e.data.at > FRESH_MS) {
-    const value = editorApi.loadData(image.id, projectId);
+    const value = editorApi.loadDataText(image.id, projectId);
     e.data = { at: Date.now(), value };
     value.catch(() => (e.data = undefined));
   }
   return e.data.value;
 }
 
-/** Pixels and annotations of the image being opened. Its cached annotations are used once, then dropped. */
-export async function openImage(image: Image, orgId: string, projectId: string): Promise<{ pixels: LoadedPixels; data: LoadedAnnotations }> {
+/**
+ * Pixels and annotations (load-data's body, to parse with parseLoadData) of the image being
+ * opened. Its cached annotations are used once, then dropped.
+ */
+export async function openImage(image: Image, orgId: string, projectId: string): Promise<{ pixels: LoadedPixels; body: string }> {
   const e = entryFor(image, orgId);
-  const [pixels, data] = await Promise.all([e.pixels, dataFor(e, image, projectId, false)]);
+  const [pixels, body] = await Promise.all([e.pixels, dataFor(e, image, projectId, false)]);
   // What we save from now on makes the cached copy stale.
   e.data = undefined;
-  return { pixels, data };
+  return { pixels, body };
 }
 
 /** Starts loading a neighbour in the background; failures are ignored (opening it retries). */
