@@ -210,22 +210,49 @@ describe('one image', () => {
     expect((await api(server.url, 'GET', `/api/v1/images/${img.id}/signed-url?variant=raw`, { token: owner.token })).status).toBe(400);
   });
 
-  it('signs batches of up to 500 ids, leaving out ids the caller cannot read', async () => {
-    const other = await createProject(server, stranger);
-    const foreign = await uploadImage(server, stranger, other.id, 'foreign.png', await png(8, 8));
+  it('signs batches of up to 500 ids; a deleted id is listed as missing', async () => {
     const ids = uploaded.slice(0, 3).map((u) => u.id);
+    const gone = '00000000-0000-4000-8000-000000000000';
     const res = await api(server.url, 'POST', `/api/v1/images/batch-signed-urls?org_id=${owner.org.id}`, {
       token: owner.token,
-      body: { image_ids: [...ids, foreign.id], expiration_minutes: 10, variant: 'thumbnail' },
+      body: { image_ids: [...ids, gone], expiration_minutes: 10, variant: 'thumbnail' },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.signed_urls).sort()).toEqual([...ids].sort());
-    expect(res.body.missing_ids).toEqual([foreign.id]);
+    expect(res.body.missing_ids).toEqual([gone]);
     const fetched = await fetch(res.body.signed_urls[ids[0]]);
     expect(fetched.status).toBe(200);
     expect(fetched.headers.get('content-type')).toBe('image/webp');
     const tooMany = Array.from({ length: 501 }, () => ids[0]);
     expect((await api(server.url, 'POST', '/api/v1/images/batch-signed-urls', { token: owner.token, body: { image_ids: tooMany } })).status).toBe(400);
+    expect((await api(server.url, 'POST', '/api/v1/images/batch-signed-urls', { token: owner.token, body: { image_ids: ['not-a-uuid'] } })).status).toBe(400);
+    expect((await api(server.url, 'POST', '/api/v1/images/batch-signed-urls', { token: owner.token, body: { image_ids: [] } })).status).toBe(400);
+  });
+
+  it("answers 404 to a batch of signed URLs holding another organization's image, or for another org_id, and signs nothing", async () => {
+    const other = await createProject(server, stranger);
+    const foreign = await uploadImage(server, stranger, other.id, 'foreign.png', await png(8, 8));
+    const ids = uploaded.slice(0, 2).map((u) => u.id);
+    const call = (token: string, imageIds: string[], orgId?: string) =>
+      api(server.url, 'POST', `/api/v1/images/batch-signed-urls${orgId ? `?org_id=${orgId}` : ''}`, { token, body: { image_ids: imageIds, variant: 'thumbnail' } });
+
+    // Mixed with the caller's own ids, with and without org_id: the whole call is refused.
+    for (const res of [await call(owner.token, [...ids, foreign.id], owner.org.id), await call(owner.token, [...ids, foreign.id]), await call(owner.token, [foreign.id])]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error ?? res.body.message).toBe('Image not found');
+      expect(res.body.signed_urls).toBeUndefined();
+    }
+    // The caller's own images under another organization's id (one the caller is not in, or is in).
+    expect((await call(owner.token, ids, stranger.org.id)).status).toBe(404);
+    const second = await api(server.url, 'POST', '/api/v1/organizations', { token: owner.token, body: { name: 'Second Org', slug: `second-${Date.now().toString(36)}` } });
+    expect(second.status).toBe(200);
+    const secondOrgId = (second.body.organization ?? second.body).id as string;
+    expect((await call(owner.token, ids, secondOrgId)).status).toBe(404);
+    // The owner of the foreign image still gets it; the other side gets nothing of ours.
+    const theirs = await call(stranger.token, [foreign.id], stranger.org.id);
+    expect(theirs.status).toBe(200);
+    expect(Object.keys(theirs.body.signed_urls)).toEqual([foreign.id]);
+    expect((await call(stranger.token, [foreign.id, ids[0]])).status).toBe(404);
   });
 
   it('answers the assisted-segmentation metadata keyed by filename', async () => {

@@ -374,29 +374,26 @@ export async function signedImageUrl(ctx: AppContext, userId: string, imageId: s
 }
 
 /** Signed URLs for the ids the caller may read (in orgId when given); the rest are listed in missing_ids. */
+/**
+ * Signed URLs for many images at once. Every id that exists must be readable by the caller (and of
+ * org_id when given): an image of another organization answers 404 'Image not found' for the whole
+ * call, as GET /images/{id} does, and nothing is signed. Ids with no image (deleted meanwhile) are
+ * listed in missing_ids.
+ */
 export async function batchSignedUrls(ctx: AppContext, userId: string, body: { image_ids: string[]; expiration_minutes: number; variant: 'original' | 'thumbnail' }, orgId?: string) {
   const ids = [...new Set(body.image_ids)];
   const rows = await ctx.db.select().from(images).where(inArray(images.id, ids));
-  const allowed = new Map<string, string | null>(); // organization -> bucket, null when not readable
+  const buckets = new Map<string, string>(); // organization -> bucket
   for (const orgIdOfRow of new Set(rows.map((r) => r.organizationId))) {
-    let bucket: string | null = null;
-    if (!orgId || orgId === orgIdOfRow) {
-      try {
-        await requireMember(ctx.db, userId, orgIdOfRow, 'images.read');
-        bucket = await bucketFor(ctx, orgIdOfRow);
-      } catch {
-        bucket = null;
-      }
-    }
-    allowed.set(orgIdOfRow, bucket);
+    if (orgId && orgId !== orgIdOfRow) throw errors.notFound('Image');
+    await requireMember(ctx.db, userId, orgIdOfRow, 'images.read', 'Image');
+    buckets.set(orgIdOfRow, await bucketFor(ctx, orgIdOfRow));
   }
   const signed_urls: Record<string, string> = {};
   const expiresInSeconds = body.expiration_minutes * 60;
   let expiresAt = new Date(Date.now() + expiresInSeconds * 1000);
   for (const row of rows) {
-    const bucket = allowed.get(row.organizationId);
-    if (!bucket) continue;
-    const signed = await ctx.storage.signedDownloadUrl(bucket, previewKey(row, body.variant), { expiresInSeconds });
+    const signed = await ctx.storage.signedDownloadUrl(buckets.get(row.organizationId)!, previewKey(row, body.variant), { expiresInSeconds });
     signed_urls[row.id] = signed.url;
     expiresAt = signed.expiresAt;
   }
