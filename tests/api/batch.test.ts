@@ -1,5 +1,6 @@
-// The batch image calls (/api/images/batch): move, stage/archive, delete, with the project counters,
-// and ids of other projects or organizations skipped without being touched.
+// The batch image calls (/api/images/batch): move, stage/archive, delete, with the project counters.
+// An id of another organization's image answers 404 and nothing is touched; ids of the
+// organization's other projects, or of no image, are skipped without being touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, keysUnder, png, uploadImage, type Member } from '../fixtures/datasets';
@@ -15,10 +16,18 @@ beforeAll(async () => {
   stranger = await onboardedUser(server);
   const theirs = await createProject(server, stranger);
   foreign = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
-});
+}, 120_000);
 afterAll(async () => {
   await server?.stop();
 });
+
+const GONE = '00000000-0000-4000-8000-000000000000';
+const expectImageNotFound = (res: { status: number; body: any }) => {
+  expect(res.status).toBe(404);
+  expect(res.body.error).toBe('Image not found');
+};
+/** An image of another project of the owner's organization. */
+const sibling = async () => (await seed(1)).imgs[0] as { id: string };
 
 const projectOf = async (id: string) => (await api(server.url, 'GET', `/api/v1/projects/${id}`, { token: owner.token })).body.project;
 const foreignUntouched = async () => {
@@ -34,12 +43,18 @@ async function seed(n: number) {
 }
 
 describe('move', () => {
-  it('moves the project\'s images into a folder or the root and skips foreign ids', async () => {
+  it('moves the project\'s images into a folder or the root, skips other projects\' ids, and answers 404 for another organization\'s', async () => {
     const { p, imgs } = await seed(3);
+    const other = await sibling();
     await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: p.id, name: 'box' } });
-    const res = await api(server.url, 'POST', '/api/images/batch/move', { token: owner.token, body: { image_ids: [imgs[0].id, imgs[1].id, foreign.id], target_folder_path: '/box', project_id: p.id } });
+    const move = (ids: string[]) => api(server.url, 'POST', '/api/images/batch/move', { token: owner.token, body: { image_ids: ids, target_folder_path: '/box', project_id: p.id } });
+    expectImageNotFound(await move([imgs[0].id, imgs[1].id, foreign.id]));
+    const untouched = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?folder_path=/box`, { token: owner.token });
+    expect(untouched.body.images).toEqual([]);
+    await foreignUntouched();
+    const res = await move([imgs[0].id, imgs[1].id, other.id, GONE]);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, moved: 2, target_folder_path: '/box', skipped_ids: [foreign.id] });
+    expect(res.body).toEqual({ success: true, moved: 2, target_folder_path: '/box', skipped_ids: [other.id, GONE] });
     const inBox = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?folder_path=/box`, { token: owner.token });
     expect(inBox.body.images.map((i: { id: string }) => i.id).sort()).toEqual([imgs[0].id, imgs[1].id].sort());
     await foreignUntouched();
@@ -66,8 +81,15 @@ describe('update', () => {
     const ids = imgs.map((i) => i.id);
     const update = (body: Record<string, unknown>) => api(server.url, 'PATCH', '/api/images/batch/update', { token: owner.token, body: { project_id: p.id, ...body } });
 
-    let res = await update({ image_ids: [ids[0], ids[1], ids[2], foreign.id], updates: { status: 'complete' } });
-    expect(res.body).toEqual({ success: true, updated: 3, status: 'complete', skipped_ids: [foreign.id] });
+    // Another organization's id among them: 404, nothing changes (status nor archive).
+    expectImageNotFound(await update({ image_ids: [ids[0], ids[1], ids[2], foreign.id], updates: { status: 'complete' } }));
+    expectImageNotFound(await update({ image_ids: [foreign.id, ids[0]], updates: { is_archived: true } }));
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 4, completed_image_count: 0, archived_images: 0 });
+    await foreignUntouched();
+
+    const other = await sibling();
+    let res = await update({ image_ids: [ids[0], ids[1], ids[2], other.id], updates: { status: 'complete' } });
+    expect(res.body).toEqual({ success: true, updated: 3, status: 'complete', skipped_ids: [other.id] });
     expect(await projectOf(p.id)).toMatchObject({ image_count: 4, completed_image_count: 3, archived_images: 0 });
 
     // Archiving complete images takes them out of image_count and completed_image_count.
@@ -122,12 +144,19 @@ describe('update', () => {
 });
 
 describe('delete', () => {
-  it('deletes rows, files and counters for the project\'s ids only', async () => {
+  it('deletes rows, files and counters for the project\'s ids only; another organization\'s id answers 404 and deletes nothing', async () => {
     const { p, imgs } = await seed(3);
+    const other = await sibling();
     const bucket = owner.org.gcs_bucket_name;
-    const res = await api(server.url, 'DELETE', '/api/images/batch/delete', { token: owner.token, body: { image_ids: [imgs[0].id, imgs[1].id, foreign.id], project_id: p.id, delete_gcs_files: true } });
+    const del = (ids: string[]) => api(server.url, 'DELETE', '/api/images/batch/delete', { token: owner.token, body: { image_ids: ids, project_id: p.id, delete_gcs_files: true } });
+    expectImageNotFound(await del([imgs[0].id, foreign.id]));
+    expect(await projectOf(p.id)).toMatchObject({ image_count: 3 });
+    expect((await keysUnder(server, bucket, `${p.gcs_path}/images/`)).length).toBe(6); // each image and its sidecar
+    await foreignUntouched();
+    const res = await del([imgs[0].id, imgs[1].id, other.id]);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, deleted: 2, skipped_ids: [foreign.id], files_deleted: 6 });
+    expect(res.body).toMatchObject({ success: true, deleted: 2, skipped_ids: [other.id], files_deleted: 6 });
+    expect((await api(server.url, 'GET', `/api/v1/images/${other.id}`, { token: owner.token })).status).toBe(200);
     expect(await projectOf(p.id)).toMatchObject({ image_count: 1, total_size: imgs[2].file_size });
     const left = await keysUnder(server, bucket, `${p.gcs_path}/`);
     expect(left.filter((k) => k.includes('/images/') || k.includes('/thumbnails/')).sort()).toEqual(

@@ -275,9 +275,16 @@ describe('delete', () => {
     const foreign = await uploadImage(server, stranger, other.id, 'x.png', await png(8, 8));
     const bucket = owner.org.gcs_bucket_name;
 
-    const res = await api(server.url, 'DELETE', `/api/v1/projects/${p.id}/images`, { token: owner.token, body: { image_ids: [a.id, foreign.id] } });
+    // Another organization's id among them: 404 'Image not found', and nothing is deleted.
+    const refused = await api(server.url, 'DELETE', `/api/v1/projects/${p.id}/images`, { token: owner.token, body: { image_ids: [a.id, foreign.id] } });
+    expect([refused.status, refused.body.error]).toEqual([404, 'Image not found']);
+    expect((await api(server.url, 'GET', `/api/v1/images/${a.id}`, { token: owner.token })).status).toBe(200);
+    expect(await keysUnder(server, bucket, `${p.gcs_path}/images/a.png`)).not.toEqual([]);
+
+    const gone = '00000000-0000-4000-8000-000000000000';
+    const res = await api(server.url, 'DELETE', `/api/v1/projects/${p.id}/images`, { token: owner.token, body: { image_ids: [a.id, gone] } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, deleted: 1, deleted_ids: [a.id], skipped_ids: [foreign.id], files_deleted: 3 });
+    expect(res.body).toMatchObject({ success: true, deleted: 1, deleted_ids: [a.id], skipped_ids: [gone], files_deleted: 3 });
     expect(await keysUnder(server, bucket, `${p.gcs_path}/images/a.png`)).toEqual([]);
     expect(await keysUnder(server, bucket, `${p.gcs_path}/thumbnails/a.png`)).toEqual([]);
     expect(await server.built.ctx.db.select().from(annotationDocuments).where(eq(annotationDocuments.imageId, a.id))).toEqual([]);

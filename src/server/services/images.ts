@@ -7,7 +7,7 @@
 //   completed_image_count  images not archived whose status is complete (progress = completed / image_count)
 //   total_size             bytes of all original files, archived included (they are still stored)
 //   annotation_count       sum of the images' annotation counts, archived included
-import { and, asc, count, desc, eq, gte, ilike, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
 import { folders, imageFolderStats, images, organizationMembers, organizations, projects } from '../db/schema';
@@ -278,6 +278,23 @@ export async function getImage(ctx: AppContext, userId: string, imageId: string,
 }
 
 /** Selects rows of one project for update (ids outside it are simply not returned). */
+/**
+ * 404 'Image not found', touching nothing, when any of the ids is an image of another organization
+ * (as GET /images/{id} answers it). Ids of the organization's other projects, or of no image, are
+ * left to the caller (the batch calls skip them and list them in skipped_ids).
+ */
+export async function refuseForeignImages(db: Conn, organizationId: string, ids: readonly string[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 5000) {
+    const [foreign] = await db
+      .select({ id: images.id })
+      .from(images)
+      .where(and(inArray(images.id, unique.slice(i, i + 5000)), ne(images.organizationId, organizationId)))
+      .limit(1);
+    if (foreign) throw errors.notFound('Image');
+  }
+}
+
 async function lockRows(tx: Tx, projectId: string, ids: string[]): Promise<ImageRow[]> {
   if (ids.length === 0) return [];
   return tx.select().from(images).where(and(eq(images.projectId, projectId), inArray(images.id, ids))).for('update');
@@ -312,6 +329,7 @@ export interface DeleteResult {
  * the sweep (upload.ts) removes later, never a row without its file.
  */
 export async function deleteProjectImages(ctx: AppContext, project: ProjectRow, ids: string[] | null, opts: { deleteFiles: boolean }): Promise<DeleteResult> {
+  if (ids) await refuseForeignImages(ctx.db, project.organizationId, ids);
   const bucket = await bucketFor(ctx, project.organizationId).catch(() => null);
   const removed = await ctx.db.transaction(async (tx) => {
     const rows = ids
@@ -434,6 +452,7 @@ export async function batchMove(ctx: AppContext, userId: string, body: { image_i
   const project = await projectFor(ctx, userId, body.project_id, 'images.organize');
   const target = folderPathOrThrow(body.target_folder_path, 'target_folder_path');
   await requireFolder(ctx.db, project.id, target);
+  await refuseForeignImages(ctx.db, project.organizationId, body.image_ids);
   const moved = await ctx.db
     .update(images)
     .set({ virtualFolderPath: target, updatedAt: new Date() })
@@ -450,6 +469,7 @@ export async function batchUpdate(
   const { updates } = body;
   const project = await projectFor(ctx, userId, body.project_id, updates.status !== undefined || updates.cycle ? 'images.stage' : 'images.archive');
   if (updates.is_archived !== undefined) await requireMember(ctx.db, userId, project.organizationId, 'images.archive', 'Project');
+  await refuseForeignImages(ctx.db, project.organizationId, body.image_ids);
   return ctx.db.transaction(async (tx) => {
     const rows = await lockRows(tx, project.id, [...new Set(body.image_ids)]);
     if (rows.length === 0) return { success: true as const, updated: 0, status: updates.status ?? null, skipped_ids: skipped(body.image_ids, []) };

@@ -1,6 +1,7 @@
 // /api/images/batch: move, stage/archive and delete many images of one project (spec section 7
-// "Batch images"). Ids outside the project (or the caller's organizations) are skipped, never
-// touched, and listed in skipped_ids.
+// "Batch images"). An id of another organization's image answers 404 'Image not found' and nothing
+// is touched; ids of the organization's other projects, or of no image (deleted meanwhile), are
+// skipped, never touched, and listed in skipped_ids.
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../context';
