@@ -255,7 +255,7 @@ describe('restart', () => {
     } finally {
       await again.stop();
     }
-  });
+  }, 120_000); // two server starts, each migrating its database: slow on a busy machine
 });
 
 describe('product API auth wrappers', () => {
