@@ -7,7 +7,10 @@ import sharp from 'sharp';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { iou, nextClick, syntheticImage } from '../fixtures/segmentation';
+import { and, eq } from 'drizzle-orm';
 import { organizationMembers } from '../../src/server/db/schema';
+import { GetMaskResponse } from '../../src/contract/segmentation';
+import { LOOKUP_TTL_MS } from '../../src/server/services/segmentation';
 import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
 import { buildKernels } from '../../assembly/build.mjs';
 
@@ -181,6 +184,32 @@ describe('get-mask', () => {
     }
     expect(best).toBeGreaterThanOrEqual(Math.max(first, 0.9));
     expect(res.body.point_labels).toEqual([...pos.map(() => 1), ...neg.map(() => 0)]);
+  });
+
+  it('answers JSON that the contract schema accepts', async () => {
+    const res = await getMask({ positive_points: [scene.centre], negative_points: [[3, 3]] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(() => GetMaskResponse.parse(res.body)).not.toThrow();
+  });
+
+  it('a member removed from the organization is refused: saving at once, masks once the look-up expires', async () => {
+    const leaver = await onboardedUser(server);
+    const db = server.built.ctx.db;
+    await db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: leaver.userId, role: 'annotator' });
+    try {
+      const before = await getMask({ positive_points: [scene.centre] }, leaver.token);
+      expect(before.status).toBe(200);
+      await db.delete(organizationMembers).where(and(eq(organizationMembers.organizationId, owner.org.id), eq(organizationMembers.userId, leaver.userId)));
+      const save = await post('save-segmentation', { project_id: project.id, image_name: 'scene.png', class_name: 'blob', mask: before.body.mask }, leaver.token);
+      expect(save.status).toBe(404);
+      server.built.ctx.now = () => new Date(Date.now() + LOOKUP_TTL_MS + 1000);
+      const after = await getMask({ positive_points: [scene.centre] }, leaver.token);
+      expect(after.status).toBe(404);
+      expect(after.body.success).toBe(false);
+    } finally {
+      server.built.ctx.now = undefined;
+    }
   });
 
   it('takes {x, y} points and negative points', async () => {

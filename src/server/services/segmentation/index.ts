@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { images, projects } from '../../db/schema';
+import { images, organizationMembers, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import {
@@ -15,7 +15,7 @@ import {
   type SaveSegmentationRequest,
   type SegmentationPoint,
 } from '../../../contract/segmentation';
-import { requireMember, type Permission } from '../access';
+import { can, type Permission } from '../access';
 import { bucketFor, type ImageRow } from '../images';
 import { loadData, saveData } from '../annotations';
 import { EmbeddingCache } from './cache';
@@ -25,6 +25,9 @@ import { maskResult } from './result';
 import type { Embedding, Segmenter } from './types';
 import { BuiltinSegmenter } from './builtin';
 import { wasmOps } from './builtin/wasm-ops';
+
+/** How long get-mask trusts an image look-up (project, membership, image row) before asking the database again. */
+export const LOOKUP_TTL_MS = 5000;
 
 let kernelsPromise: Promise<Kernels> | null = null;
 function kernels(): Promise<Kernels> {
@@ -50,6 +53,8 @@ export class SegmentationService {
   private segmenter: Segmenter | null = null;
   private segmenterPromise: Promise<Segmenter> | null = null;
   private segmenterError: string | null = null;
+  /** get-mask's recent image look-ups (see resolveForMask). */
+  private readonly lookups = new Map<string, { image: ImageRow; at: number }>();
   /** Last mask state per user and image, for use_previous_mask. */
   private readonly previous = new Map<string, unknown>();
 
@@ -105,19 +110,42 @@ export class SegmentationService {
     return { status: 'starting' as const, backend: this.backend, model_loaded: false, cache };
   }
 
-  /** The image named `imageName` in the project, if the caller may `permission` there; 404 otherwise. */
+  /**
+   * The image named `imageName` in the project, if the caller may `permission` there: 404 when the
+   * project, the caller's membership or the image is missing, 403 when the role lacks `permission`.
+   * One query finds the project, the caller's role in its organization and the image (the same
+   * rule as requireMember, in one round trip).
+   */
   async resolveImage(userId: string, projectId: string, imageName: string, permission: Permission): Promise<ImageRow> {
-    // One look-up for the project and the image (get-mask runs this on every click), then the membership check.
     const [row] = await this.ctx.db
-      .select({ organizationId: projects.organizationId, image: images })
+      .select({ role: organizationMembers.role, image: images })
       .from(projects)
+      .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, userId)))
       .leftJoin(images, and(eq(images.projectId, projects.id), eq(images.filename, imageName)))
       .where(eq(projects.id, projectId))
       .limit(1);
-    if (!row) throw errors.notFound('Project');
-    await requireMember(this.ctx.db, userId, row.organizationId, permission, 'Project');
+    if (!row?.role) throw errors.notFound('Project');
+    if (!can(row.role, permission)) throw errors.forbidden(`Your role (${row.role}) does not allow this`);
     if (!row.image) throw errors.notFound('Image');
     return row.image;
+  }
+
+  /**
+   * resolveImage for get-mask, remembered per caller, project and name for LOOKUP_TTL_MS: the
+   * clicks of one session then cost no database round trip. Only successful look-ups are kept, so
+   * a refusal is answered fresh every time; a membership or image removed meanwhile is noticed
+   * within the TTL (masks only: saving always looks up afresh).
+   */
+  private async resolveForMask(userId: string, projectId: string, imageName: string): Promise<ImageRow> {
+    const key = `${userId}\n${projectId}\n${imageName}`;
+    const t = this.ctx.now?.().getTime() ?? Date.now();
+    const hit = this.lookups.get(key);
+    if (hit && t - hit.at < LOOKUP_TTL_MS) return hit.image;
+    const image = await this.resolveImage(userId, projectId, imageName, 'annotations.read');
+    this.lookups.delete(key);
+    this.lookups.set(key, { image, at: t });
+    if (this.lookups.size > 1000) this.lookups.delete(this.lookups.keys().next().value!);
+    return image;
   }
 
   private async embedding(image: ImageRow) {
@@ -152,7 +180,7 @@ export class SegmentationService {
   }
 
   async getMask(userId: string, req: GetMaskRequest, signal?: AbortSignal): Promise<GetMaskResponse> {
-    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.read');
+    const image = await this.resolveForMask(userId, req.project_id, req.image_name);
     const pt = (p: SegmentationPoint): [number, number] => (Array.isArray(p) ? [p[0], p[1]] : [p.x, p.y]);
     const positive = req.positive_points.map(pt), negative = req.negative_points.map(pt);
     if (req.x !== undefined && req.y !== undefined) {

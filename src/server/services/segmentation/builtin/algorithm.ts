@@ -284,43 +284,93 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
 /**
  * Objects are solid unless told otherwise: background enclosed by the mask becomes foreground,
  * except enclosed regions holding a negative click (a real hole the user pointed at).
+ *
+ * Only the mask's bounding box (plus a one-pixel frame) is flooded: everything outside it is
+ * background connected to the image border anyway. The flood marks reached background as 2 in
+ * the mask itself, so no second buffer is cleared per click.
  */
-let scratchSeen = new Uint8Array(0);
 let scratchStack = new Int32Array(0);
 
-function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[]): void {
-  const n = w * h;
-  // Scratch buffers reused between clicks (allocating 4 MB per click shows up as GC time).
-  if (scratchSeen.length < n) {
-    scratchSeen = new Uint8Array(n);
-    scratchStack = new Int32Array(n);
+export function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[]): void {
+  let x0 = w, x1 = -1, y0 = -1, y1 = -1;
+  for (let y = 0, row = 0; y < h; y++, row += w) {
+    let first = -1;
+    for (let x = 0; x < w; x++) {
+      if (mask[row + x]) {
+        first = x;
+        break;
+      }
+    }
+    if (first < 0) continue;
+    if (y0 < 0) y0 = y;
+    y1 = y;
+    if (first < x0) x0 = first;
+    for (let x = w - 1; x > x1; x--) {
+      if (mask[row + x]) {
+        x1 = x;
+        break;
+      }
+    }
   }
-  const seen = scratchSeen, stack = scratchStack;
-  seen.fill(0, 0, n);
+  if (y0 < 0) return;
+  const wx0 = Math.max(0, x0 - 1), wx1 = Math.min(w - 1, x1 + 1), wy0 = Math.max(0, y0 - 1), wy1 = Math.min(h - 1, y1 + 1);
+  const area = (wx1 - wx0 + 1) * (wy1 - wy0 + 1);
+  if (scratchStack.length < area) scratchStack = new Int32Array(Math.max(area, 1 << 16));
+  const stack = scratchStack;
   let top = 0;
-  const push = (p: number) => {
-    if (!mask[p] && !seen[p]) {
-      seen[p] = 1;
+  // Seeds: background on the window's frame (outside the mask's box, or on the image border) and under negative clicks.
+  for (let x = wx0; x <= wx1; x++) {
+    for (const p of [wy0 * w + x, wy1 * w + x]) {
+      if (mask[p] === 0) {
+        mask[p] = 2;
+        stack[top++] = p;
+      }
+    }
+  }
+  for (let y = wy0; y <= wy1; y++) {
+    for (const p of [y * w + wx0, y * w + wx1]) {
+      if (mask[p] === 0) {
+        mask[p] = 2;
+        stack[top++] = p;
+      }
+    }
+  }
+  for (const [nx, ny] of negative) {
+    const x = Math.min(w - 1, Math.max(0, Math.floor(nx))), y = Math.min(h - 1, Math.max(0, Math.floor(ny)));
+    const p = y * w + x;
+    if (x >= wx0 && x <= wx1 && y >= wy0 && y <= wy1 && mask[p] === 0) {
+      mask[p] = 2;
       stack[top++] = p;
     }
-  };
-  for (let x = 0; x < w; x++) {
-    push(x);
-    push((h - 1) * w + x);
   }
-  for (let y = 0; y < h; y++) {
-    push(y * w);
-    push(y * w + w - 1);
-  }
-  for (const [x, y] of negative) push(Math.min(h - 1, Math.max(0, Math.floor(y))) * w + Math.min(w - 1, Math.max(0, Math.floor(x))));
   while (top > 0) {
-    const p = stack[--top]!, x = p % w;
-    if (x > 0) push(p - 1);
-    if (x < w - 1) push(p + 1);
-    if (p >= w) push(p - w);
-    if (p + w < n) push(p + w);
+    const p = stack[--top]!;
+    const y = (p / w) | 0, x = p - y * w;
+    if (x > wx0 && mask[p - 1] === 0) {
+      mask[p - 1] = 2;
+      stack[top++] = p - 1;
+    }
+    if (x < wx1 && mask[p + 1] === 0) {
+      mask[p + 1] = 2;
+      stack[top++] = p + 1;
+    }
+    if (y > wy0 && mask[p - w] === 0) {
+      mask[p - w] = 2;
+      stack[top++] = p - w;
+    }
+    if (y < wy1 && mask[p + w] === 0) {
+      mask[p + w] = 2;
+      stack[top++] = p + w;
+    }
   }
-  for (let p = 0; p < n; p++) if (!mask[p] && !seen[p]) mask[p] = 1;
+  // Unreached background is a hole: foreground. Reached background goes back to 0.
+  for (let y = wy0; y <= wy1; y++) {
+    for (let p = y * w + wx0, end = y * w + wx1; p <= end; p++) {
+      const v = mask[p]!;
+      if (v === 0) mask[p] = 1;
+      else if (v === 2) mask[p] = 0;
+    }
+  }
 }
 
 /** Drops foreground superpixels not connected (through foreground) to a positive click. */
