@@ -309,10 +309,18 @@ describe('errors', () => {
     expect((await json(res.zip, 'annotations.json')).images).toHaveLength(2);
   });
 
-  it("answers 404 for another organization's project and 401 without a token", async () => {
+  it("answers 404 for another organization's project or image, and 401 without a token", async () => {
     const res = await exportZip({}, other.token);
     expect(res.status).toBe(404);
     expect(res.error.success).toBe(false);
+    // Their own project, with one of our images among the selected ids (and the reverse).
+    const theirs = await createProject(server, other, 'Theirs');
+    const theirImage = await uploadImage(server, other, theirs.id, 'theirs.png', await png(W, H, '#000000'));
+    const mixed = await exportZip({ project_id: theirs.id, image_ids: [theirImage.id, ids.a] }, other.token);
+    expect([mixed.status, mixed.error.error]).toEqual([404, 'Image not found']);
+    const reverse = await exportZip({ scope: 'selected', image_ids: [ids.a, theirImage.id] });
+    expect([reverse.status, reverse.error.error]).toEqual([404, 'Image not found']);
+    expect((await exportZip({ project_id: theirs.id, image_ids: [theirImage.id] }, other.token)).status).toBe(200);
     const anon = await fetch(`${server.url}/api/v1/annotations/export`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: project.id }) });
     expect(anon.status).toBe(401);
   });

@@ -30,6 +30,8 @@
 // GET /projects/{id}/images: one folder when folder_path is given, not archived unless is_archived
 // says otherwise). A request with image_ids and no scope is 'selected' (the SPA's call).
 // Permission 'images.export': every role, viewers included (they can read all of it anyway).
+// Selected ids of another organization's images answer 404 'Image not found'; ids of the
+// organization's other projects are not part of the selection.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -44,7 +46,7 @@ import { canonicalMime } from '../../../contract/images';
 import { DEFAULT_EXPORT_SCOPE, VELLUM_EXPORT_VERSION, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';
 import { ObjectNotFoundError } from '../../storage/types';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
-import { bucketFor, containsPattern, folderPathOrThrow, projectInOrg, type ImageRow, type ProjectRow } from '../images';
+import { bucketFor, containsPattern, folderPathOrThrow, projectInOrg, refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
 import { toCoco } from './coco';
 import { ZipWriter } from './zip';
 
@@ -317,6 +319,8 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   if (req.name !== undefined && req.name.trim() === '') throw errors.badRequest('Export name must not be empty', 'invalid_export_name');
   const project = await projectInOrg(ctx, userId, req.project_id, 'images.export');
   const { scope, where } = selection(project, req);
+  // Another organization's image among the selected ids: 404, as for the image itself.
+  if (scope === 'selected') await refuseForeignImages(ctx.db, project.organizationId, req.image_ids ?? []);
   const first = await readBatch(ctx, where, null);
   if (first.length === 0) throw errors.badRequest(NO_IMAGES_MESSAGE, 'nothing_to_export');
   const bucket = req.include_images ? await bucketFor(ctx, project.organizationId) : null;
