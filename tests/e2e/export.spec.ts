@@ -112,6 +112,27 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   expect(coco.images.map((i: { file_name: string }) => i.file_name).sort()).toEqual(['images/a.png', 'images/b.png']);
   expect(coco.annotations).toHaveLength(4);
   expect(coco.categories.map((c: { name: string }) => c.name).sort()).toEqual(['bird', 'wing']);
+  // The image files are the uploaded PNGs, with the sizes the COCO images list gives.
+  for (const entry of coco.images as { file_name: string; width: number; height: number; id: number }[]) {
+    const meta = await sharp(Buffer.from(await zip.file(entry.file_name)!.async('uint8array'))).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', entry.width, entry.height]);
+  }
+  // Boxes as [x, y, width, height]; the polygon as one flat coordinate list; area and iscrowd set.
+  const imageA = coco.images.find((i: { file_name: string }) => i.file_name === 'images/a.png').id;
+  const catId = (name: string) => coco.categories.find((c: { name: string }) => c.name === name).id;
+  const ofA = coco.annotations.filter((x: { image_id: number }) => x.image_id === imageA);
+  expect(ofA).toHaveLength(3);
+  expect(ofA.filter((x: { category_id: number }) => x.category_id === catId('bird')).map((x: { bbox: number[] }) => x.bbox)).toEqual(
+    expect.arrayContaining([
+      [1, 2, 10, 8],
+      [20, 5, 6, 6],
+    ]),
+  );
+  const wing = ofA.find((x: { category_id: number }) => x.category_id === catId('wing'));
+  expect(wing.segmentation).toEqual([[0, 0, 10, 0, 0, 10]]);
+  expect(wing.area).toBeCloseTo(50);
+  for (const x of coco.annotations) expect([typeof x.area, x.iscrowd]).toEqual(['number', 0]);
+  expect(await zip.file('README.txt')!.async('string')).toMatch(/COCO/);
 
   // Only the 'wing' class, in the vellum format, for the current filters (the root folder).
   await page.getByRole('button', { name: 'Export', exact: true }).first().click();
@@ -120,9 +141,14 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   const [second] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
   expect(second.suggestedFilename()).toBe('Birds_vellum.zip');
   const vellum = await JSZip.loadAsync(fs.readFileSync((await second.path())!));
+  const vellumNames = Object.keys(vellum.files).filter((n) => !vellum.files[n]!.dir).sort();
+  expect(vellumNames).toEqual(['README.txt', 'annotations/a.png.json', 'annotations/b.png.json', 'annotations/c.png.json', 'vellum.json']);
   const a = JSON.parse(await vellum.file('annotations/a.png.json')!.async('string'));
-  expect(a.annotations.map((x: { id: string }) => x.id)).toEqual(['a3']);
-  expect(vellum.file('annotations/c.png.json')).not.toBeNull();
+  expect(a.annotations).toMatchObject([docs['a.png']![2]!]); // as saved
+  expect(a.image).toMatchObject({ filename: 'a.png' });
+  const manifest = JSON.parse(await vellum.file('vellum.json')!.async('string'));
+  expect(manifest).toMatchObject({ format: 'vellum', name: 'Birds', scope: 'current_filters', class_filter: ['wing'], include_images: false, image_count: 3, annotation_count: 1 });
+  expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF' }]);
 
   // A failed export says so in the dialog.
   await page.route('**/api/v1/annotations/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"Storage is unreachable","code":"internal_error"}' }));

@@ -90,10 +90,17 @@ test('classes: add, rename inline, duplicate, recolour, refuse a duplicate name,
   await confirm.getByRole('button', { name: 'Delete Class' }).click();
   await expect(confirm).toBeHidden();
   await expect(rows).toHaveCount(3);
+
+  // Blur commits a rename as Enter does.
+  await page.getByRole('button', { name: 'Rename Person' }).click();
+  await page.getByLabel('Rename class Person').fill('Pedestrian');
+  await page.getByRole('heading', { name: 'Traffic', level: 1 }).click();
+  await expect(rows.nth(2)).toContainText('Pedestrian');
   await page.reload();
   await page.getByRole('tab', { name: /Classes/ }).click();
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(0)).toContainText('Vehicle');
   await expect(rows.nth(1)).toContainText('Vehicle copy');
   await expect(rows.nth(2)).toContainText('#FFD6A5');
+  await expect(rows.nth(2)).toContainText('Pedestrian');
 });
