@@ -1,8 +1,9 @@
 // The permission table, walked whole (issue 6): every route the app registers (enumerated from the
 // app itself), for every role, in the caller's organization (allowed or 403, as
 // src/contract/permissions.ts says) and in another organization (404), without a token (401), and
-// with an API key (like its role; 403 on the account's own routes). The routes and what each needs
-// are listed in ./permissions.table.ts: a registered route missing there fails here by name.
+// with an API key (like its role; 403 on the account's own routes; 404 in another organization).
+// The routes and what each needs are listed in ./permissions.table.ts: a registered route missing
+// there fails here by name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, signUp, startServer, type TestServer } from './harness';
 import { createProject, png, putUpload, uploadImage, type Member } from '../fixtures/datasets';
@@ -196,4 +197,19 @@ describe.each(ROUTES.map((rule) => [rule.route, rule] as const))('%s', (_name, r
       expect(verdictOf(rule, res), `${rule.route} with a ${keyRole} key: ${show(res)}`).toBe(expected);
     }
   });
+
+  if (rule.access !== 'self') {
+    it("with API keys on another organization's resources: 404, whatever the key's role", async () => {
+      if (sessionOnly()) return; // refused before any resource is looked at (403 above)
+      for (const [keyRole, key] of [
+        ['owner', ownerKey],
+        ['viewer', viewerKey],
+      ] as const) {
+        const req = await build(other, keyRole, false);
+        if (req.token) return;
+        const res = await call(rule, req, key);
+        expect(verdictOf(rule, res), `${rule.route} with a ${keyRole} key on another organization should be 404: ${show(res)}`).toBe('not_found');
+      }
+    });
+  }
 });
