@@ -7,9 +7,10 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { decodeRle, encodeMask } from '../../src/engine/model/rle';
-import { imageEditItems, jobs } from '../../src/server/db/schema';
-import { createImageEditService } from '../../src/server/services/image-edit';
+import { imageEditItems, jobs, organizationMembers } from '../../src/server/db/schema';
+import { createImageEditService, FINISHED_JOB_RETENTION_DAYS } from '../../src/server/services/image-edit';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 
@@ -213,6 +214,20 @@ describe('validation', () => {
     await waitFor(server, owner, mine.body.edit_id);
   });
 
+  it('a viewer (no images.edit) is refused with 403 but may follow a job of the organization', async () => {
+    const viewer = await onboardedUser(server);
+    await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: viewer.userId, role: 'viewer' });
+    const refused = await startEdit(server, viewer, { project_id: project.id, image_names: ['street_1.png'], prompt: 'make it night' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.success).toBe(false);
+    const started = await startEdit(server, owner, { project_id: project.id, image_names: ['street_1.png'], prompt: 'darker', seed: 2 });
+    expect(started.status).toBe(200);
+    const seen = await api(server.url, 'GET', `/api/v1/image-edit/status/${started.body.edit_id}`, { token: viewer.token });
+    expect(seen.status).toBe(200);
+    expect(seen.body.edit_id).toBe(started.body.edit_id);
+    await waitFor(server, owner, started.body.edit_id);
+  });
+
   it('health names the built-in provider and its vocabulary', async () => {
     expect((await api(server.url, 'GET', '/api/v1/image-edit/health')).status).toBe(401);
     const res = await api(server.url, 'GET', '/api/v1/image-edit/health', { token: owner.token });
@@ -345,6 +360,59 @@ describe('workers', () => {
       expect(listed).toHaveLength(4);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('retention', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  it(`finished jobs are deleted ${FINISHED_JOB_RETENTION_DAYS} days after they finished, with copies that never became images; images and unfinished jobs stay`, async () => {
+    const db = server.built.ctx.db;
+    const done = await waitFor(server, owner, (await startEdit(server, owner, { project_id: project.id, image_names: ['street_1.png'], prompt: 'sepia', seed: 3 })).body.edit_id);
+    expect(done.status).toBe('completed');
+    const made = done.result.registration_data[0];
+    // A job interrupted once too often while a copy was stored but not yet registered: it fails,
+    // and the stored copy is left behind.
+    const failedId = randomUUID();
+    const payload = { project_id: project.id, prompt: 'grayscale', negative_prompt: null, num_inference_steps: 40, guidance_scale: 1, true_cfg_scale: 4, seed: 5, folder_path: '/', provider: 'builtin', total: 1 };
+    const leftover = `${project.gcs_path}/images/street_2_edit_leftover.png`;
+    await server.built.ctx.storage.put(owner.org.gcs_bucket_name, leftover, await markedPng(), { contentType: 'image/png' });
+    await db.insert(jobs).values({ id: failedId, kind: 'image_edit', organizationId: owner.org.id, payload, status: 'running', lockedBy: 'crashed:1:x', lockedUntil: new Date(Date.now() - 1000), attempts: 5, createdBy: owner.userId });
+    await db.insert(imageEditItems).values({ jobId: failedId, position: 0, sourceImageId: sources['street_2.png']!.id, sourceFilename: 'street_2.png', status: 'generated', outputFilename: 'street_2_edit_leftover.png', outputMime: 'image/png' });
+    const failed = await waitFor(server, owner, failedId);
+    expect(failed).toMatchObject({ status: 'failed', error: 'The edit was interrupted too many times' });
+    expect(await server.built.ctx.storage.head(owner.org.gcs_bucket_name, leftover)).not.toBeNull();
+    // A job another worker is still running (its lease far ahead) is never swept, however old.
+    const runningId = randomUUID();
+    await db.insert(jobs).values({ id: runningId, kind: 'image_edit', organizationId: owner.org.id, payload, status: 'running', lockedBy: 'elsewhere:1:x', lockedUntil: new Date(Date.now() + 3600_000), createdBy: owner.userId });
+    await db.insert(imageEditItems).values({ jobId: runningId, position: 0, sourceImageId: sources['street_3.png']!.id, sourceFilename: 'street_3.png' });
+
+    const sweeper = createImageEditService(server.built.ctx);
+    const status = (id: string) => api(server.url, 'GET', `/api/v1/image-edit/status/${id}`, { token: owner.token });
+    try {
+      server.built.ctx.now = () => new Date(Date.now() + (FINISHED_JOB_RETENTION_DAYS - 1) * DAY);
+      await sweeper.sweep();
+      expect((await status(done.edit_id)).status).toBe(200);
+      expect((await status(failedId)).status).toBe(200);
+
+      server.built.ctx.now = () => new Date(Date.now() + (FINISHED_JOB_RETENTION_DAYS + 1) * DAY);
+      const swept = await sweeper.sweep();
+      expect(swept.jobs).toBeGreaterThanOrEqual(2);
+      expect(swept.objects).toBeGreaterThanOrEqual(1);
+      for (const id of [done.edit_id, failedId]) {
+        const gone = await status(id);
+        expect(gone.status).toBe(404);
+        expect(gone.body).toMatchObject({ success: false, code: 'not_found' });
+      }
+      expect(await db.select().from(imageEditItems).where(eq(imageEditItems.jobId, failedId))).toEqual([]);
+      expect(await server.built.ctx.storage.head(owner.org.gcs_bucket_name, leftover)).toBeNull();
+      // The edited image made by the swept job is an image like any other: it stays.
+      expect((await getImage(server, owner, made.image_id)).filename).toBe(made.filename);
+      expect((await download(server, owner, made.image_id)).length).toBeGreaterThan(0);
+      expect((await status(runningId)).status).toBe(200);
+    } finally {
+      server.built.ctx.now = undefined;
+      await db.delete(jobs).where(eq(jobs.id, runningId));
     }
   });
 });

@@ -15,9 +15,9 @@
 // One image's failure is recorded on its item and counted in failed_count; the rest go on.
 import os from 'node:os';
 import { randomInt, randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { annotationDocuments, imageEditItems, images, jobs, projects } from '../../db/schema';
+import { annotationDocuments, imageEditItems, images, jobs, projects, uploadReservations } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { MAX_UPLOAD_BYTES } from '../../../contract/images';
 import {
@@ -32,7 +32,20 @@ import {
 } from '../../../contract/image-edit';
 import { requireMember } from '../access';
 import { saveData } from '../annotations';
-import { bucketFor, folderPathOrThrow, imageKey, projectInOrg, requireFolder, setImageStatus, type ProjectRow } from '../images';
+import {
+  bucketFor,
+  deleteKeys,
+  filenameLockKey,
+  folderPathOrThrow,
+  imageKey,
+  projectInOrg,
+  requireFolder,
+  setImageStatus,
+  sidecarKey,
+  thumbnailKey,
+  withKeyLock,
+  type ProjectRow,
+} from '../images';
 import { checkFilename, registerImage } from '../upload';
 import { createBuiltinProvider } from './builtin';
 import { scaleAnnotations, transformAnnotations } from './labels';
@@ -43,6 +56,14 @@ import { isGeoStep, type GeoStep } from './vocabulary';
 export const JOB_KIND = 'image_edit';
 /** A job claimed this many times without finishing (crashes, lost leases) is failed. */
 const MAX_ATTEMPTS = 5;
+/**
+ * Finished jobs (completed or failed) are kept this long after they finished, so a client can
+ * still read a result it polled late; then the retention sweep deletes the job, its items, and the
+ * stored copies of items that never became images.
+ */
+export const FINISHED_JOB_RETENTION_DAYS = 7;
+/** How often each server process runs the retention sweep (the first run comes a minute after start). */
+export const RETENTION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 interface JobPayload {
   project_id: string;
@@ -86,6 +107,8 @@ export interface ImageEditService {
   createJob(userId: string, body: ImageEditRequest): Promise<ImageEditStartResponse>;
   status(userId: string, editId: string): Promise<ImageEditStatusResponse>;
   health(): Promise<ImageEditHealthResponse>;
+  /** Deletes finished jobs older than FINISHED_JOB_RETENTION_DAYS (by ctx.now) with their leftover objects. */
+  sweep(): Promise<{ jobs: number; objects: number }>;
 }
 
 export function createImageEditService(ctx: AppContext, provider: EditProvider = createProvider(ctx)): ImageEditService {
@@ -93,6 +116,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   let timer: NodeJS.Timeout | null = null;
+  let sweepTimers: NodeJS.Timeout[] = [];
   let stopping = false;
   let ticking = false;
   let again = false;
@@ -402,6 +426,66 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
     };
   }
 
+  // --- retention
+
+  /**
+   * The stored copy of an item that never became an image (its registration failed): deleted
+   * unless an image or a live upload reservation now holds that name (it may have been reused).
+   */
+  async function dropLeftover(project: ProjectRow, bucket: string, filename: string, now: Date): Promise<number> {
+    return withKeyLock(filenameLockKey(project.id, filename), async () => {
+      const [row] = await ctx.db.select({ id: images.id }).from(images).where(and(eq(images.projectId, project.id), eq(images.filename, filename))).limit(1);
+      if (row) return 0;
+      const [held] = await ctx.db
+        .select({ filename: uploadReservations.filename })
+        .from(uploadReservations)
+        .where(and(eq(uploadReservations.projectId, project.id), eq(uploadReservations.filename, filename), gt(uploadReservations.expiresAt, now)))
+        .limit(1);
+      if (held) return 0;
+      const keys: string[] = [];
+      for (const key of [imageKey(project, filename), sidecarKey(project, filename), thumbnailKey(project, filename)]) {
+        if (await ctx.storage.head(bucket, key)) keys.push(key);
+      }
+      return deleteKeys(ctx, bucket, keys);
+    });
+  }
+
+  async function sweep(): Promise<{ jobs: number; objects: number }> {
+    const now = ctx.now?.() ?? new Date();
+    const cutoff = new Date(now.getTime() - FINISHED_JOB_RETENTION_DAYS * 24 * 60 * 60 * 1000);
+    let swept = 0, objects = 0;
+    for (;;) {
+      const old = await ctx.db
+        .select({ id: jobs.id, payload: jobs.payload })
+        .from(jobs)
+        .where(and(eq(jobs.kind, JOB_KIND), inArray(jobs.status, ['completed', 'failed', 'cancelled']), lt(jobs.updatedAt, cutoff)))
+        .orderBy(asc(jobs.updatedAt))
+        .limit(200);
+      if (old.length === 0) break;
+      for (const job of old) {
+        const leftovers = await ctx.db
+          .select({ filename: imageEditItems.outputFilename })
+          .from(imageEditItems)
+          .where(and(eq(imageEditItems.jobId, job.id), eq(imageEditItems.status, 'failed'), isNotNull(imageEditItems.outputFilename)));
+        const projectId = (job.payload as Partial<JobPayload>).project_id;
+        const [project] = leftovers.length && projectId ? await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1) : [];
+        if (project) {
+          const bucket = await bucketFor(ctx, project.organizationId).catch(() => null);
+          for (const { filename } of bucket ? leftovers : []) objects += await dropLeftover(project, bucket!, filename!, now);
+        }
+        // The items go with the job (ON DELETE CASCADE).
+        swept += (await ctx.db.delete(jobs).where(eq(jobs.id, job.id)).returning({ id: jobs.id })).length;
+      }
+      if (old.length < 200) break;
+    }
+    if (swept) ctx.log.info({ jobs: swept, objects }, 'image edit: finished jobs past their retention deleted');
+    return { jobs: swept, objects };
+  }
+
+  function runSweep(): void {
+    sweep().catch((err: unknown) => ctx.log.warn({ err }, 'image edit: retention sweep failed; it runs again later'));
+  }
+
   // --- the API
 
   return {
@@ -411,12 +495,16 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       stopping = false;
       timer = setInterval(() => void tick(), cfg.pollMs);
       timer.unref();
+      sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, RETENTION_SWEEP_INTERVAL_MS)];
+      for (const t of sweepTimers) t.unref();
       void tick();
     },
     async stop() {
       stopping = true;
       if (timer) clearInterval(timer);
       timer = null;
+      for (const t of sweepTimers) clearTimeout(t);
+      sweepTimers = [];
       for (const r of running.values()) r.abort.abort(new StopRequested());
       await Promise.allSettled([...running.values()].map((r) => r.done));
     },
@@ -494,6 +582,8 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
         updated_at: job.updatedAt.toISOString(),
       };
     },
+
+    sweep,
 
     async health() {
       const res = (await ctx.db.execute(sql`
