@@ -11,6 +11,7 @@ import { eq } from 'drizzle-orm';
 import { decodeRle, encodeMask } from '../../src/engine/model/rle';
 import { imageEditItems, jobs, organizationMembers } from '../../src/server/db/schema';
 import { createImageEditService, FINISHED_JOB_RETENTION_DAYS } from '../../src/server/services/image-edit';
+import { sweepOrphans } from '../../src/server/services/upload';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 
@@ -540,6 +541,17 @@ describe('remote provider', () => {
     const health = await api(remote.url, 'GET', '/api/v1/image-edit/health', { token: user.token });
     expect(health.body).toMatchObject({ provider: 'remote', model: 'qwen-image-edit', endpoint: expect.stringMatching(/^127\.0\.0\.1:\d+$/), vocabulary: [] });
     expect(JSON.stringify(health.body)).not.toContain('sk-test-key');
+  });
+
+  it('copies waiting to be registered survive the orphan sweep however long the job runs', async () => {
+    for (const n of ['long_1.png', 'long_2.png', 'long_3.png']) await uploadImage(remote, user, proj.id, n, await markedPng());
+    const s = await startEdit(remote, user, { project_id: proj.id, image_names: ['long_1.png', 'long_2.png', 'long_3.png'], prompt: 'slow dusk' });
+    await waitFor(remote, user, s.body.edit_id, (b) => b.processed_count >= 1);
+    // The sweep as it would run 90 minutes later: the names' first reservations (an hour) have lapsed by then.
+    const swept = await sweepOrphans(remote.built.ctx, { now: new Date(Date.now() + 90 * 60_000), minAgeMs: 0 });
+    expect(swept.deleted.filter((k) => k.includes('_edit_slow_dusk'))).toEqual([]);
+    const d = await waitFor(remote, user, s.body.edit_id);
+    expect(d.result).toMatchObject({ successful_count: 3, failed_count: 0 });
   });
 
   it('scales the copied labels when the model answers another size', async () => {

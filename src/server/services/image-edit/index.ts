@@ -64,6 +64,12 @@ const MAX_ATTEMPTS = 5;
 export const FINISHED_JOB_RETENTION_DAYS = 7;
 /** How often each server process runs the retention sweep (the first run comes a minute after start). */
 export const RETENTION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/**
+ * A stored copy waits for phase 2 under an upload reservation of its name; while the job runs the
+ * reservation is pushed this far ahead after every image, so the orphan sweep (which deletes
+ * unregistered objects older than an hour whose reservation lapsed) never takes a copy of a long job.
+ */
+const OUTPUT_HOLD_MS = 2 * 60 * 60 * 1000;
 
 interface JobPayload {
   project_id: string;
@@ -240,8 +246,26 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
     return ctx.db.select().from(imageEditItems).where(eq(imageEditItems.jobId, jobId)).orderBy(asc(imageEditItems.position));
   }
 
+  /** Keeps the names of stored, not yet registered copies reserved for the job's creator (see OUTPUT_HOLD_MS). */
+  async function holdOutputs(job: JobRow, items: ItemRow[]): Promise<void> {
+    const names = items.filter((i) => i.status === 'generated' && i.outputFilename).map((i) => i.outputFilename!);
+    const userId = job.createdBy;
+    if (names.length === 0 || !userId) return;
+    const projectId = (job.payload as unknown as JobPayload).project_id;
+    const until = new Date(Date.now() + OUTPUT_HOLD_MS);
+    await ctx.db
+      .insert(uploadReservations)
+      .values(names.map((filename) => ({ projectId, filename, reservedBy: userId, expiresAt: until })))
+      .onConflictDoUpdate({
+        target: [uploadReservations.projectId, uploadReservations.filename],
+        set: { expiresAt: sql`greatest(${uploadReservations.expiresAt}, excluded.expires_at)` },
+        setWhere: eq(uploadReservations.reservedBy, userId),
+      });
+  }
+
   async function touch(job: JobRow, signal: AbortSignal): Promise<void> {
     const items = await loadItems(job.id);
+    await holdOutputs(job, items);
     const total = items.length || 1;
     const generated = items.filter((i) => i.status !== 'pending').length;
     const settled = items.filter((i) => i.status === 'registered' || i.status === 'failed').length;
