@@ -63,6 +63,8 @@ export const PERMISSION_TABLE: Record<Permission, readonly Role[]> = {
 
 export const PERMISSIONS = Object.keys(PERMISSION_TABLE) as Permission[];
 
+/** A role's name as people read it. */
+export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', reviewer: 'Reviewer', annotator: 'Annotator', viewer: 'Viewer' };
 
 export function roleCan(role: Role, permission: Permission): boolean {
   return PERMISSION_TABLE[permission].includes(role);

@@ -9,9 +9,8 @@
 // - Everything else is hidden: selection-toolbar actions, per-tile and per-row actions, menus,
 //   drag and drop (tiles are not draggable; a desktop file drop is refused with the same note).
 //   Where text promised the hidden action (an empty state, a hint), the text says who can do it.
-import type { Role } from '../../contract/account';
 import type { Permission } from '../../contract/permissions';
-import { roleCan } from '../../contract/permissions';
+import { ROLE_LABEL, roleCan } from '../../contract/permissions';
 import { useSession } from './session';
 
 export type { Permission };
@@ -21,7 +20,7 @@ export function useCan(permission: Permission): boolean {
   return useSession((s) => (s.currentOrganization ? roleCan(s.currentOrganization.user_role, permission) : false));
 }
 
-export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', reviewer: 'Reviewer', annotator: 'Annotator', viewer: 'Viewer' };
+export { ROLE_LABEL };
 
 /** The current role's name as people read it ('Viewer'), 'member' before one is known. */
 export function useRoleLabel(): string {

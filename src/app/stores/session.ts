@@ -1,11 +1,23 @@
 // Session store (spec section 4 "Session"): who is signed in, their profile, their organizations
 // and the current one. Fed by supabase-js auth events.
+//
+// Roles change elsewhere (an owner makes someone a viewer, or removes them), so the profile is read
+// again in the background, without the loading screen: when the window regains focus or the tab
+// becomes visible, every PROFILE_REFRESH_MS while it is visible, and right after the API refuses
+// a call (403, or 404 for an organization that is no longer ours). A changed role updates every
+// useCan() at once and says so in a toast; a lost membership moves to another organization (or
+// onboarding) and says so too.
 import { create } from 'zustand';
 import type { AuthChangeEvent, Session, User } from '@supabase/supabase-js';
 import type { CurrentUserResponse, Organization, Profile } from '../../contract/account';
+import { ROLE_LABEL } from '../../contract/permissions';
 import { api, isAuthFailure, serverMessage } from '../api/client';
 import { getSupabase } from '../api/supabase';
 import { useSelection } from './selection';
+import { toast } from './toast';
+
+/** How often a visible tab re-reads the profile (its roles and organizations). */
+export const PROFILE_REFRESH_MS = 30_000;
 
 export type AuthStatus = 'loading' | 'signedOut' | 'signedIn';
 export type ProfileStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -27,6 +39,11 @@ interface SessionState {
 
   init(): Promise<void>;
   loadProfile(): Promise<void>;
+  /**
+   * Re-reads the profile in the background (no loading screen). Resolves once a read that started
+   * after this call has been applied. `quiet` leaves out the toasts (the caller says it itself).
+   */
+  refreshProfile(options?: { quiet?: boolean }): Promise<void>;
   applyProfile(profile: Profile, preferredOrgId?: string | null): void;
   completeOnboarding(profile: Profile, organization: Organization): void;
   setCurrentOrganization(id: string): void;
@@ -77,6 +94,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     }
     initialized = true;
     set({ bootError: null });
+    watchMembership();
     supabase.auth.onAuthStateChange((event: AuthChangeEvent, session: Session | null) => {
       // Never await supabase calls inside this callback (supabase-js holds a lock while it runs).
       setTimeout(() => handleAuthEvent(event, session), 0);
@@ -118,6 +136,23 @@ export const useSession = create<SessionState>()((set, get) => ({
       currentOrganization: pickCurrent(orgs, get().currentOrganization?.id, me.profile.default_organization_id),
       reactivationMessage: me.was_reactivated ? (me.reactivation_message ?? 'Welcome back! Your account has been reactivated.') : get().reactivationMessage,
     });
+  },
+
+  refreshProfile(options = {}) {
+    if (options.quiet) quietNext = true;
+    // One read at a time; a call during a read gets the read after it (which sees its change).
+    if (!refreshing) {
+      refreshing = backgroundRefresh().finally(() => {
+        refreshing = null;
+        lastRefreshAt = Date.now();
+      });
+      return refreshing;
+    }
+    queuedRefresh ??= refreshing.then(() => {
+      queuedRefresh = null;
+      return get().refreshProfile();
+    });
+    return queuedRefresh;
   },
 
   applyProfile(profile, preferredOrgId) {
@@ -162,6 +197,88 @@ export const useSession = create<SessionState>()((set, get) => ({
     set({ ...signedOutState, authStatus: 'signedOut' });
   },
 }));
+
+let refreshing: Promise<void> | null = null;
+let queuedRefresh: Promise<void> | null = null;
+let lastRefreshAt = 0;
+let quietNext = false;
+
+async function backgroundRefresh(): Promise<void> {
+  const quiet = quietNext;
+  quietNext = false;
+  const before = useSession.getState();
+  if (before.authStatus !== 'signedIn' || before.profileStatus !== 'ready' || !before.user) return;
+  const seq = loadSeq;
+  const userId = before.user.id;
+  let me: CurrentUserResponse;
+  try {
+    me = await api.getMe();
+  } catch (err) {
+    // Nothing changes on screen for a failed background read. A session that ended elsewhere (the
+    // account deleted in another tab) is refreshed or signed out, as for a profile load.
+    if (isAuthFailure(err) && seq === loadSeq) void refreshOrSignOut();
+    return;
+  }
+  const now = useSession.getState();
+  // Signed out, another user, or a full load started meanwhile: that one wins.
+  if (seq !== loadSeq || now.user?.id !== userId || now.profileStatus !== 'ready') return;
+  applyRefreshed(me, quiet);
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Applies a re-read profile, keeping unchanged objects (no re-render, no refetch) and telling the member what changed. */
+function applyRefreshed(me: CurrentUserResponse, quiet: boolean) {
+  const state = useSession.getState();
+  if (sameJson(me.profile, state.profile) && me.needs_onboarding === state.needsOnboarding) return;
+  const previous = state.currentOrganization;
+  const orgs = organizationsOf(me.profile).map((o) => state.organizations.find((p) => p.id === o.id && sameJson(p, o)) ?? o);
+  const stillIn = previous ? orgs.find((o) => o.id === previous.id) : undefined;
+  const current = pickCurrent(orgs, previous?.id, me.profile.default_organization_id);
+  useSession.setState({ profile: me.profile, needsOnboarding: me.needs_onboarding, organizations: orgs, currentOrganization: current });
+  if (!previous) return;
+  if (!stillIn) {
+    // The selected project belonged to the organization that is gone.
+    useSelection.getState().clear();
+    if (!quiet) toast(`You are no longer a member of ${previous.name}.`, 'danger', 10_000);
+  } else if (stillIn.user_role !== previous.user_role && !quiet) {
+    toast(`Your role in ${previous.name} is now ${ROLE_LABEL[stillIn.user_role]}.`, 'neutral', 10_000);
+  }
+}
+
+/** Background re-reads when the member may have missed a change (see the top of this file). */
+function watchMembership() {
+  if (typeof window === 'undefined') return;
+  const after = (gapMs: number) => {
+    if (Date.now() - lastRefreshAt >= gapMs || refreshing) void useSession.getState().refreshProfile();
+  };
+  window.addEventListener('focus', () => after(5_000));
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') after(5_000);
+  });
+  window.setInterval(() => {
+    if (document.visibilityState === 'visible') after(PROFILE_REFRESH_MS / 2);
+  }, PROFILE_REFRESH_MS);
+  // The API refusing a call is the surest sign the role changed: 403 (the role no longer allows
+  // it) at once, 404 (the organization may be gone) at most every 10 s. The response itself is
+  // passed on untouched.
+  const fetchFn = window.fetch.bind(window);
+  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const res = await fetchFn(input, init);
+    if ((res.status === 403 || res.status === 404) && isProductApi(input)) after(res.status === 403 ? 1_000 : 10_000);
+    return res;
+  };
+}
+
+function isProductApi(input: RequestInfo | URL): boolean {
+  const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  try {
+    const url = new URL(raw, window.location.href);
+    return url.origin === window.location.origin && url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/users/me';
+  } catch {
+    return false;
+  }
+}
 
 async function refreshOrSignOut() {
   const supabase = await getSupabase();

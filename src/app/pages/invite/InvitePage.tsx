@@ -19,7 +19,7 @@ export function InvitePage() {
   const { token = '' } = useParams();
   const navigate = useNavigate();
   const email = useSession((s) => s.profile?.email ?? s.user?.email ?? '');
-  const loadProfile = useSession((s) => s.loadProfile);
+  const refreshProfile = useSession((s) => s.refreshProfile);
   const signOut = useSession((s) => s.signOut);
   const [accepting, setAccepting] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -31,7 +31,7 @@ export function InvitePage() {
     setError(null);
     try {
       const res = await teamApi.acceptInvite(token);
-      await loadProfile();
+      await refreshProfile({ quiet: true });
       useSession.getState().setCurrentOrganization(res.organization.id);
       toast(`You joined ${res.organization.name}`, 'success');
       navigate('/select', { replace: true });
