@@ -127,6 +127,58 @@ test('image edit: a prompt the built-in editor does not know shows the error, th
   await expect(page.getByTestId('image-tile')).toHaveCount(1);
 });
 
+test('image edit: the dialog follows the job through every progress text, and a failed poll is retried after 10 s', async ({ page }) => {
+  test.setTimeout(120_000);
+  const user = uniqueUser('edit-poll');
+  await signUp(page, user);
+  await onboard(page, `Edit Poll Org ${user.id}`);
+  await createProject(page, 'Roads');
+  await page.getByRole('button', { name: 'Open project Roads' }).click();
+  const bytes = await marked();
+  await page.getByTestId('add-images-input').setInputFiles(['road_1.png', 'road_2.png'].map((name) => ({ name, mimeType: 'image/png', buffer: bytes })));
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(2);
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  if (await uploads.isVisible()) await uploads.getByRole('button', { name: 'Close uploads' }).click();
+
+  // The built-in editor finishes two small images within the first 5 s poll; the status answers
+  // are held back to show the states in between (as the server reports them for a slower job),
+  // then one poll fails, and the retry reads the real, finished job.
+  const polls: number[] = [];
+  await page.route('**/api/v1/image-edit/status/**', async (route) => {
+    polls.push(Date.now());
+    const n = polls.length;
+    if (n === 3) return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Service unavailable', code: 'unavailable' }) });
+    const res = await route.fetch();
+    const body = await res.json();
+    const common = { registered_count: 0, failed_count: 0, result: null, error: null };
+    if (n === 1) Object.assign(body, common, { status: 'processing', processed_count: 1, progress: 25 });
+    if (n === 2) Object.assign(body, common, { status: 'registering', processed_count: 2, progress: 60 });
+    return route.fulfill({ response: res, json: body });
+  });
+
+  for (const n of ['road_1.png', 'road_2.png']) await page.getByRole('checkbox', { name: `Select ${n}` }).click();
+  await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Magic Image Edit' });
+  await dialog.getByLabel('Prompt').fill('rotate 90 and add fog');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+  const progress = dialog.getByTestId('edit-progress');
+  await expect(progress).toHaveText('Starting image editing...');
+  await expect(progress).toHaveText('Generating image edit...', { timeout: 15_000 });
+  await expect(progress).toHaveText('Registering 2 new images...', { timeout: 15_000 });
+  await expect(progress).toHaveText('Error checking status. Please refresh page.', { timeout: 15_000 });
+  await expect(progress).toHaveText('Completed! 2 new images generated.', { timeout: 20_000 });
+  expect(polls).toHaveLength(4);
+  // Polls 5 s apart; the retry after the failed one 10 s later (timer slack allowed).
+  const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+  expect(gaps[0]).toBeGreaterThanOrEqual(4500);
+  expect(gaps[1]).toBeGreaterThanOrEqual(4500);
+  expect(gaps[2]).toBeGreaterThanOrEqual(9500);
+  await dialog.getByRole('button', { name: 'Close' }).first().click();
+  await expect(tiles).toHaveCount(4);
+  await expect(tiles.filter({ hasText: 'road_1_edit_rotate_90_fog.png' }).getByLabel('Edited image')).toBeVisible();
+});
+
 async function projectId(page: Page): Promise<string> {
   // The selected project is kept by the SPA in local storage; fall back to the projects list.
   const auth = { authorization: `Bearer ${await token(page)}` };
