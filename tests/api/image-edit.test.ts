@@ -189,6 +189,11 @@ describe('validation', () => {
     const tooMany = await startEdit(server, owner, { ...base, image_names: Array.from({ length: 101 }, (_, i) => `x${i}.png`) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toContain('At most 100 images');
+    const longPrompt = await startEdit(server, owner, { ...base, prompt: 'night '.repeat(400) });
+    expect(longPrompt.status).toBe(400);
+    expect(longPrompt.body.error).toContain('at most 2000 characters');
+    const badSeed = await startEdit(server, owner, { ...base, seed: -1 });
+    expect(badSeed.status).toBe(400);
     const badSteps = await startEdit(server, owner, { ...base, num_inference_steps: 'many' });
     expect(badSteps.status).toBe(400);
     const badProject = await startEdit(server, owner, { ...base, project_id: 'nope' });

@@ -254,7 +254,9 @@ async function encode(img: Raw, mime: BuiltinFormat): Promise<Buffer> {
 export async function runSteps(bytes: Buffer, sourceMime: string, steps: readonly EditStep[], seed: number): Promise<{ bytes: Buffer; mime: BuiltinFormat; width: number; height: number }> {
   let img: Raw;
   try {
-    const meta = await sharp(bytes, { limitInputPixels: MAX_BUILTIN_PIXELS }).metadata();
+    // The header only (no pixels are decoded), read without the pixel limit so that an image
+    // above it gets the message naming its size rather than sharp's generic refusal.
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
     const w = meta.autoOrient?.width ?? meta.width ?? 0;
     const h = meta.autoOrient?.height ?? meta.height ?? 0;
     if (w * h > MAX_BUILTIN_PIXELS) throw new EditFailure(`The image is ${w} x ${h}: the built-in editor takes images up to ${MAX_BUILTIN_PIXELS / 1e6} MP`);
