@@ -21,30 +21,76 @@ function firstIndex(n: number, g: number): Int32Array {
   return first;
 }
 
-/** Column-major RLE counts of the grid scaled to width x height. */
-export function gridToCounts(mask: GridMask, width: number, height: number): number[] {
+/** Column-major RLE of the grid scaled to width x height, with its area and bbox [x, y, w, h] (zeros when empty). */
+export function gridToRle(mask: GridMask, width: number, height: number): { counts: number[]; area: number; bbox: [number, number, number, number] } {
   const { data, gw, gh } = mask;
+  // The grid's foreground box, read row by row (sequential): columns outside it are one
+  // background run, and inside it only its rows are walked (column by column, the slow direction).
+  let gx0 = gw, gx1 = -1, gy0 = -1, gy1 = -1;
+  for (let gy = 0, row = 0; gy < gh; gy++, row += gw) {
+    let first = -1;
+    for (let gx = 0; gx < gw; gx++) {
+      if (data[row + gx]) {
+        first = gx;
+        break;
+      }
+    }
+    if (first < 0) continue;
+    if (gy0 < 0) gy0 = gy;
+    gy1 = gy;
+    if (first < gx0) gx0 = first;
+    for (let gx = gw - 1; gx > gx1; gx--) {
+      if (data[row + gx]) {
+        gx1 = gx;
+        break;
+      }
+    }
+  }
+  if (gy0 < 0) return { counts: [width * height], area: 0, bbox: [0, 0, 0, 0] };
   const firstY = firstIndex(height, gh);
   const counts: number[] = [];
-  let cur = 0, len = 0;
+  let cur = 0, len = 0, area = 0;
+  let minX = width, maxX = -1, minY = height, maxY = -1;
   let segs: number[] = [];
-  let prevGx = -1;
+  let prevGx = -1, colTop = -1, colBottom = -1;
   for (let X = 0; X < width; X++) {
     const gx = Math.min(gw - 1, Math.floor(((X + 0.5) * gw) / width));
     if (gx !== prevGx) {
       segs = [];
-      let gy = 0;
-      while (gy < gh) {
-        const v = data[gy * gw + gx] ? 1 : 0;
-        let e = gy + 1;
-        while (e < gh && (data[e * gw + gx] ? 1 : 0) === v) e++;
-        const n = firstY[e]! - firstY[gy]!;
-        if (n > 0) segs.push(v, n);
-        gy = e;
+      colTop = colBottom = -1;
+      if (gx < gx0 || gx > gx1) segs.push(0, height);
+      else {
+        if (firstY[gy0]! > 0) segs.push(0, firstY[gy0]!);
+        let gy = gy0;
+        while (gy <= gy1) {
+          const v = data[gy * gw + gx] ? 1 : 0;
+          let e = gy + 1;
+          while (e <= gy1 && (data[e * gw + gx] ? 1 : 0) === v) e++;
+          const n = firstY[e]! - firstY[gy]!;
+          if (n > 0) {
+            if (v && colTop < 0) colTop = firstY[gy]!;
+            if (v) colBottom = firstY[e]! - 1;
+            if (segs.length && segs[segs.length - 2] === v) segs[segs.length - 1]! += n;
+            else segs.push(v, n);
+          }
+          gy = e;
+        }
+        const rest = height - firstY[gy1 + 1]!;
+        if (rest > 0) {
+          if (segs.length && segs[segs.length - 2] === 0) segs[segs.length - 1]! += rest;
+          else segs.push(0, rest);
+        }
       }
       prevGx = gx;
     }
+    if (colTop >= 0) {
+      if (X < minX) minX = X;
+      maxX = X;
+      if (colTop < minY) minY = colTop;
+      if (colBottom > maxY) maxY = colBottom;
+    }
     for (let i = 0; i < segs.length; i += 2) {
+      if (segs[i]) area += segs[i + 1]!;
       if (segs[i] === cur) len += segs[i + 1]!;
       else {
         counts.push(len);
@@ -54,7 +100,7 @@ export function gridToCounts(mask: GridMask, width: number, height: number): num
     }
   }
   counts.push(len);
-  return counts;
+  return { counts, area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
 }
 
 function ringArea(r: [number, number][]): number {
@@ -64,11 +110,8 @@ function ringArea(r: [number, number][]): number {
 }
 
 export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = 0.75): MaskResult {
-  const counts = gridToCounts(mask, width, height);
-  let area = 0;
-  for (let i = 1; i < counts.length; i += 2) area += counts[i]!;
+  const { counts, area, bbox } = gridToRle(mask, width, height);
   const str = k.countsToString(counts);
-  const b = k.bbox({ size: [height, width], counts: str });
   const { data, gw, gh } = mask;
   const sx = width / gw, sy = height / gh;
   const round = (v: number) => Math.round(v * 100) / 100;
@@ -82,5 +125,5 @@ export function maskResult(k: Kernels, mask: GridMask, width: number, height: nu
       return { path, holes, area: ringArea(path) - holes.reduce((s, h) => s + ringArea(h), 0) };
     })
     .sort((a, b) => b.area - a.area);
-  return { counts: str, area, bbox: [b.x, b.y, b.width, b.height], polygons };
+  return { counts: str, area, bbox, polygons };
 }
