@@ -119,6 +119,22 @@ describe('process-image', () => {
     expect(foreign.body.success).toBe(false);
   });
 
+  it('an image whose file is not an image answers 422, one whose file is gone 404: never a 500', async () => {
+    const junk = await uploadImage(server, owner, project.id, 'junk.png', await png(40, 30));
+    await server.built.ctx.storage.put(owner.org.gcs_bucket_name, junk.gcs_path, Buffer.from('not a png at all'), { contentType: 'image/png' });
+    const unreadable = await post('process-image', { project_id: project.id, image_name: 'junk.png' });
+    expect(unreadable.status).toBe(422);
+    expect(unreadable.body).toMatchObject({ success: false, code: 'image_unreadable' });
+    // Remembered for a while: a click on it answers the same, without decoding again.
+    const click = await getMask({ image_name: 'junk.png', positive_points: [[1, 1]] });
+    expect(click.status).toBe(422);
+    const gone = await uploadImage(server, owner, project.id, 'gone.png', await png(40, 30));
+    await server.built.ctx.storage.delete(owner.org.gcs_bucket_name, gone.gcs_path);
+    const missing = await post('process-image', { project_id: project.id, image_name: 'gone.png' });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ success: false, code: 'image_file_missing' });
+  });
+
   it('refuses a malformed body with 400', async () => {
     const res = await post('process-image', { project_id: 'not-a-uuid', image_name: 'scene.png' });
     expect(res.status).toBe(400);
