@@ -205,7 +205,7 @@ export class Editor {
         if (building.has(a.id)) throw duplicateIdError(a.id, i);
         return a;
       },
-      8,
+      16,
       options,
     );
   }
@@ -270,6 +270,15 @@ export class Editor {
   /** Ids in paint order, bottom first (the sidebar lists them reversed: newest first). */
   getOrderedIds(): readonly string[] {
     return this.order.ordered().slice();
+  }
+
+  /**
+   * Paint order like getOrderedIds() but without the copy: the engine's own array, read-only and
+   * current only until the next document change. For views that read a few entries per render
+   * (a virtual list of 100k rows); anything that keeps the list across changes takes a copy.
+   */
+  paintOrder(): readonly string[] {
+    return this.order.ordered();
   }
 
   /** Paint-order key of an annotation (larger is drawn later, on top); undefined if absent. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoredAnnotation, StoredAnnotations, storedKind } from '../../src/contract/annotations';
-import { editorToStored, parseStoredAnnotations, storedToEditor } from '../../src/engine/model/convert';
+import { editorToStored, parseStoredAnnotationAt, parseStoredAnnotations, plainStoredToEditor, storedToEditor } from '../../src/engine/model/convert';
 import type { EditorAnnotation } from '../../src/engine';
 
 const stored: Record<string, unknown>[] = [
@@ -84,5 +84,106 @@ describe('contract validation', () => {
   it('accepts all the examples and rejects duplicate ids in a list', () => {
     expect(StoredAnnotations.safeParse(stored).success).toBe(true);
     expect(StoredAnnotations.safeParse([stored[0], stored[0]]).success).toBe(false);
+  });
+});
+
+describe('plain shapes checked without zod (the load fast path)', () => {
+  /** The schema's verdict and conversion: what the fast path must reproduce exactly. */
+  const viaZod = (v: unknown): EditorAnnotation | 'invalid' => {
+    const r = StoredAnnotation.safeParse(v);
+    return r.success ? storedToEditor(r.data) : 'invalid';
+  };
+  const bb = { x: 1, y: 2, w: 3, h: 4 };
+  const ring = [[0, 0], [4, 0], [4, 3]];
+  const plain: unknown[] = [
+    { id: 'b', name: 'car', bounding_box: bb },
+    { id: 'p', name: 'roof', bounding_box: bb, polygon: { path: ring } },
+    { id: 'h', name: 'roof', bounding_box: bb, polygon: { path: [[0, 0], [9, 0], [9, 9], [0, 9]], holes: [ring, ring] } },
+    { id: 'e', name: 'roof', bounding_box: bb, polygon: { path: ring, holes: [] } },
+    { id: 'l', name: 'lane', bounding_box: { x: 0, y: 0, w: 0, h: 0 }, polyline: { path: [[0, 0], [1, 1]] } },
+    { id: 'k', name: 'eye', bounding_box: { x: -5, y: 0.5, w: 0, h: 0 }, keypoint: { x: -5, y: 0.5 } },
+    { id: 'x', name: '', bounding_box: { x: 0, y: 0, w: 1, h: 1, extra: 'dropped' }, polygon: { path: ring, note: 1 } },
+  ];
+  // Everything else goes through zod: attributes, masks, unknown keys, and every invalid value.
+  const other: unknown[] = [
+    ...stored.filter((s) => 'attributes' in s || 'segmentation' in s),
+    null, 3, 'box', [], [plain[0]],
+    { id: '', name: 'c', bounding_box: bb },
+    { id: 7, name: 'c', bounding_box: bb },
+    { id: 'a', name: null, bounding_box: bb },
+    { id: 'a', name: 'c' },
+    { id: 'a', name: 'c', bounding_box: [1, 2, 3, 4] },
+    { id: 'a', name: 'c', bounding_box: { x: 1, y: 2, w: 3 } },
+    { id: 'a', name: 'c', bounding_box: { x: '1', y: 2, w: 3, h: 4 } },
+    { id: 'a', name: 'c', bounding_box: { x: 1, y: 2, w: 3, h: -0.5 } },
+    { id: 'a', name: 'c', bounding_box: { x: NaN, y: 2, w: 3, h: 4 } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: null },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: ring.slice(0, 2) } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: [[0, 0, 0], [1, 0], [1, 1]] } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: [[0, 0], [1], [1, 1]] } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: [[0, 0], [1, Infinity], [1, 1]] } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: [[0, 0], { 0: 1, 1: 1 }, [1, 1]] } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: ring, holes: [ring.slice(0, 2)] } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: ring, holes: ring } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: ring, holes: {} } },
+    { id: 'a', name: 'c', bounding_box: bb, polygon: { path: ring }, polyline: { path: ring } },
+    { id: 'a', name: 'c', bounding_box: bb, polyline: { path: [[0, 0]] } },
+    { id: 'a', name: 'c', bounding_box: bb, polyline: 'x' },
+    { id: 'a', name: 'c', bounding_box: bb, keypoint: { x: 1 } },
+    { id: 'a', name: 'c', bounding_box: bb, keypoint: [1, 2] },
+    { id: 'a', name: 'c', bounding_box: bb, attributes: [] },
+    { id: 'a', name: 'c', bounding_box: bb, sam2_area: 3 },
+  ];
+
+  it('gives the same annotation as zod + storedToEditor for plain shapes, and copies the points', () => {
+    for (const v of plain) {
+      const fast = plainStoredToEditor(v);
+      expect(fast).not.toBeNull();
+      expect(fast).toEqual(viaZod(v));
+      expect(parseStoredAnnotationAt(v, 0)).toEqual(viaZod(v));
+    }
+    const p = plain[1] as { polygon: { path: number[][] } };
+    const a = plainStoredToEditor(p) as unknown as { points: unknown[] };
+    expect(a.points).not.toBe(p.polygon.path);
+    expect(a.points[0]).not.toBe(p.polygon.path[0]);
+  });
+
+  it('leaves everything else to zod, which accepts and rejects exactly as before', () => {
+    for (const v of other) {
+      expect(plainStoredToEditor(v)).toBeNull();
+      const expected = viaZod(v);
+      if (expected === 'invalid') expect(() => parseStoredAnnotationAt(v, 4), JSON.stringify(v)).toThrow();
+      else expect(parseStoredAnnotationAt(v, 4)).toEqual(expected);
+    }
+  });
+
+  it('never accepts a plain shape zod rejects (random mutations)', () => {
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const odd = [undefined, null, -1, 0, 1.5, NaN, Infinity, '1', [], {}, [1], [1, 2, 3], true];
+    const mutate = (v: unknown, depth: number): unknown => {
+      if (rand() < 0.15 || depth > 4) return odd[Math.floor(rand() * odd.length)];
+      if (Array.isArray(v)) {
+        const out = v.map((x) => (rand() < 0.3 ? mutate(x, depth + 1) : x));
+        if (rand() < 0.1) out.pop();
+        return out;
+      }
+      if (v && typeof v === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) if (rand() > 0.05) out[k] = rand() < 0.3 ? mutate(x, depth + 1) : x;
+        return out;
+      }
+      return v;
+    };
+    let accepted = 0;
+    for (let i = 0; i < 3000; i++) {
+      const v = mutate(plain[i % plain.length], 0);
+      const fast = plainStoredToEditor(v);
+      if (fast) {
+        accepted++;
+        expect(fast).toEqual(viaZod(v));
+      }
+    }
+    expect(accepted).toBeGreaterThan(100);
   });
 });
