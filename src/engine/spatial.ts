@@ -4,21 +4,11 @@
 // entries are ignored and they are tested linearly. The tree is rebuilt lazily, at query time,
 // only once the dynamic list grows past a threshold, so a single edit (or a drag of a thousand
 // shapes) never triggers a 100k rebuild. After a load, prepare() builds the index in slices of a
-// few milliseconds (idle time; vertical stripes of ~8k ids, each tree one short sort), so the first
+// few milliseconds (idle time; vertical stripes of ~4k ids, each tree one short sort), so the first
 // hit-test does not pay a 100k build in one task.
 import Flatbush from 'flatbush';
 import { annotationBounds, type Bounds } from './model/geometry';
-import { forEachAnnotation, getAnnotation, SHARD_COUNT, type ChangedIds, type DocState } from './model/document';
-
-/** A tree build spread over several prepare() calls: bounds read shard by shard from a snapshot. */
-interface Build {
-  doc: DocState;
-  shard: number;
-  ids: string[];
-  boxes: number[];
-  /** Ids changed after the snapshot: they go to the dynamic list once the tree is done. */
-  changed: Set<string>;
-}
+import { getAnnotation, SHARD_COUNT, type ChangedIds, type DocState } from './model/document';
 
 // Rebuild once this many ids changed since the last build: enough that a drag of ~1,000 shapes
 // never rebuilds per pointer move, few enough that the linear part of a query stays ~10 us.
@@ -26,59 +16,73 @@ const MIN_DYNAMIC = 1024;
 const MAX_DYNAMIC = 4096;
 /**
  * About this many ids per static tree. The ids are split into vertical stripes by the x of
- * their centre, so one tree build (a sort) stays a few ms (prepare() slices stay short) and a
- * point query touches one or two trees.
+ * their centre, so one tree build (a sort of 4k boxes, about a millisecond) is one short
+ * prepare() step and a point query touches one or two trees.
  */
-const TREE_SIZE = 8192;
+const TREE_SIZE = 4096;
+/** Ids handled per step of the stripe split, between two looks at the clock. */
+const SPLIT_STEP = 16384;
 
 interface Tree {
   tree: Flatbush;
   ids: string[];
 }
 
-/** A build spread over several prepare() calls: bounds read shard by shard from a snapshot. */
-interface Build {
-  doc: DocState;
-  shard: number;
-  ids: string[];
-  boxes: number[];
-  /** Ids of each stripe (indices into ids), once all bounds are read. */
-  stripes: Uint32Array[] | null;
-  trees: Tree[];
-  /** Ids changed after the snapshot: they go to the dynamic list once the trees are done. */
-  changed: Set<string>;
+/**
+ * Splits n boxes into stripes of about TREE_SIZE by the x of their centre (a counting sort), in
+ * steps of SPLIT_STEP ids, so a 100k split is never one long task: count, then place.
+ */
+class StripeSplit {
+  private readonly k: number;
+  private readonly stripe: Uint32Array;
+  private readonly sizes: Uint32Array;
+  private out: Uint32Array[] | null = null;
+  private fill: Uint32Array | null = null;
+  private at = 0;
+  private placing = false;
+
+  constructor(
+    private readonly boxes: Float64Array,
+    private readonly n: number,
+    private readonly lo: number,
+    private readonly hi: number,
+  ) {
+    this.k = Math.max(1, Math.ceil(n / TREE_SIZE));
+    this.stripe = new Uint32Array(n);
+    this.sizes = new Uint32Array(this.k);
+  }
+
+  /** One step; the stripes (non-empty, id indices) once done, else null. */
+  step(): Uint32Array[] | null {
+    const { boxes, n, k, stripe } = this;
+    const to = Math.min(n, this.at + SPLIT_STEP);
+    if (!this.placing) {
+      const span = this.hi - this.lo || 1;
+      for (let i = this.at; i < to; i++) {
+        const s = k === 1 ? 0 : Math.min(k - 1, Math.floor(((boxes[4 * i]! + boxes[4 * i + 2]! - this.lo) / span) * k));
+        stripe[i] = s;
+        this.sizes[s]!++;
+      }
+      this.at = to;
+      if (to === n) {
+        this.placing = true;
+        this.at = 0;
+        this.out = Array.from(this.sizes, (m) => new Uint32Array(m));
+        this.fill = new Uint32Array(k);
+      }
+      return null;
+    }
+    const out = this.out!, fill = this.fill!;
+    for (let i = this.at; i < to; i++) {
+      const s = stripe[i]!;
+      out[s]![fill[s]!++] = i;
+    }
+    this.at = to;
+    return to === n ? out.filter((x) => x.length > 0) : null;
+  }
 }
 
-/** Splits items into stripes of about TREE_SIZE by the x of their box centre (counting sort). */
-function stripesOf(boxes: readonly number[]): Uint32Array[] {
-  const n = boxes.length / 4;
-  const k = Math.max(1, Math.ceil(n / TREE_SIZE));
-  if (k === 1) return [Uint32Array.from({ length: n }, (_, i) => i)];
-  let lo = Infinity, hi = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const c = boxes[4 * i]! + boxes[4 * i + 2]!;
-    if (c < lo) lo = c;
-    if (c > hi) hi = c;
-  }
-  const span = hi - lo || 1;
-  const stripe = new Uint32Array(n);
-  const sizes = new Uint32Array(k);
-  for (let i = 0; i < n; i++) {
-    const c = boxes[4 * i]! + boxes[4 * i + 2]!;
-    const s = Math.min(k - 1, Math.floor(((c - lo) / span) * k));
-    stripe[i] = s;
-    sizes[s]!++;
-  }
-  const out = Array.from(sizes, (m) => new Uint32Array(m));
-  const fill = new Uint32Array(k);
-  for (let i = 0; i < n; i++) {
-    const s = stripe[i]!;
-    out[s]![fill[s]!++] = i;
-  }
-  return out.filter((x) => x.length > 0);
-}
-
-function makeTree(idx: Uint32Array, ids: readonly string[], boxes: readonly number[]): Tree {
+function makeTree(idx: Uint32Array, ids: readonly string[], boxes: Float64Array): Tree {
   const tree = new Flatbush(idx.length);
   const treeIds: string[] = new Array(idx.length);
   for (let j = 0; j < idx.length; j++) {
@@ -88,6 +92,62 @@ function makeTree(idx: Uint32Array, ids: readonly string[], boxes: readonly numb
   }
   tree.finish();
   return { tree, ids: treeIds };
+}
+
+/**
+ * A tree build in bounded steps: bounds read shard by shard from a snapshot of the document,
+ * the stripe split in steps, then one tree per step.
+ */
+class Build {
+  readonly ids: string[] = [];
+  private readonly boxes: Float64Array;
+  private n = 0;
+  private shard = 0;
+  /** Range of the box centres' doubled x (minX + maxX). */
+  private lo = Infinity;
+  private hi = -Infinity;
+  private split: StripeSplit | null = null;
+  private stripes: Uint32Array[] | null = null;
+  readonly trees: Tree[] = [];
+  /** Ids changed after the snapshot: they go to the dynamic list once the trees are done. */
+  readonly changed = new Set<string>();
+
+  constructor(private readonly doc: DocState) {
+    this.boxes = new Float64Array(doc.count * 4);
+  }
+
+  /** One bounded step; true once the trees are built. */
+  step(): boolean {
+    if (this.shard < SHARD_COUNT) {
+      const { boxes } = this;
+      for (const a of this.doc.items[this.shard++]!.values()) {
+        const r = annotationBounds(a);
+        const o = 4 * this.n++;
+        this.ids.push(a.id);
+        boxes[o] = r.minX;
+        boxes[o + 1] = r.minY;
+        boxes[o + 2] = r.maxX;
+        boxes[o + 3] = r.maxY;
+        const c = r.minX + r.maxX;
+        if (c < this.lo) this.lo = c;
+        if (c > this.hi) this.hi = c;
+      }
+      return false;
+    }
+    if (!this.stripes) {
+      if (this.n === 0) this.stripes = [];
+      else {
+        this.split ??= new StripeSplit(this.boxes, this.n, this.lo, this.hi);
+        this.stripes = this.split.step();
+      }
+      return false;
+    }
+    if (this.trees.length < this.stripes.length) {
+      this.trees.push(makeTree(this.stripes[this.trees.length]!, this.ids, this.boxes));
+      return false;
+    }
+    return true;
+  }
 }
 
 export class SpatialIndex {
@@ -135,21 +195,8 @@ export class SpatialIndex {
   prepare(budgetMs = 8): boolean {
     if (!this.dirtyAll) return true;
     const t0 = performance.now();
-    const b = (this.build ??= { doc: this.getDoc(), shard: 0, ids: [], boxes: [], stripes: null, trees: [], changed: new Set() });
-    for (;;) {
-      if (b.shard < SHARD_COUNT) {
-        for (const a of b.doc.items[b.shard++]!.values()) {
-          const r = annotationBounds(a);
-          b.ids.push(a.id);
-          b.boxes.push(r.minX, r.minY, r.maxX, r.maxY);
-        }
-      } else if (!b.stripes) {
-        b.stripes = b.ids.length ? stripesOf(b.boxes) : [];
-      } else if (b.trees.length < b.stripes.length) {
-        b.trees.push(makeTree(b.stripes[b.trees.length]!, b.ids, b.boxes));
-      } else break;
-      if (performance.now() - t0 > budgetMs) return false;
-    }
+    const b = (this.build ??= new Build(this.getDoc()));
+    while (!b.step()) if (performance.now() - t0 > budgetMs) return false;
     this.build = null;
     this.install(b.trees);
     // shapes changed while the bounds were being read: their tree entries are stale
@@ -163,15 +210,10 @@ export class SpatialIndex {
   }
 
   private rebuild(): void {
+    const b = new Build(this.getDoc());
+    while (!b.step());
     this.build = null;
-    const ids: string[] = [];
-    const boxes: number[] = [];
-    forEachAnnotation(this.getDoc(), (a) => {
-      const b = annotationBounds(a);
-      ids.push(a.id);
-      boxes.push(b.minX, b.minY, b.maxX, b.maxY);
-    });
-    this.install(ids.length ? stripesOf(boxes).map((idx) => makeTree(idx, ids, boxes)) : []);
+    this.install(b.trees);
   }
 
   private install(trees: Tree[]): void {
