@@ -94,9 +94,16 @@ export function sceneTransferables(s: PackedScene): Transferable[] {
   return [s.z.buffer, s.types.buffer, s.colors.buffer, s.rect.buffer, s.ringCounts.buffer, s.ringLens.buffer, s.coords.buffer] as ArrayBuffer[];
 }
 
+/** A diff's part as packed and posted: `reset` and `removed` travel with the first part only. */
+export interface ScenePart {
+  reset: boolean;
+  removed: readonly string[];
+  items: readonly SceneItem[];
+}
+
 /** Splits a diff into parts of at most `size` upserts so no single packing task is long. */
-export function splitDiff(diff: SceneDiff, size: number): { reset: boolean; removed: readonly string[]; items: readonly SceneItem[] }[] {
-  const parts: { reset: boolean; removed: readonly string[]; items: readonly SceneItem[] }[] = [];
+export function splitDiff(diff: SceneDiff, size: number): ScenePart[] {
+  const parts: ScenePart[] = [];
   for (let from = 0; from < diff.upserts.length || parts.length === 0; from += size) {
     parts.push({ reset: parts.length === 0 && diff.reset, removed: parts.length === 0 ? diff.removed : [], items: diff.upserts.slice(from, from + size) });
   }

@@ -5,8 +5,8 @@
 //
 // During a pan or zoom the main thread posts only the camera (3 numbers).
 import * as Comlink from 'comlink';
-import { SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
-import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff } from './pack';
+import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
+import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
@@ -34,9 +34,14 @@ export interface CreateRendererOptions {
   tileSize?: number;
   maxTiles?: number;
   maxTextureSize?: number;
-  /** Upserts per posted message (keeps main-thread tasks short on load). */
+  /** Upserts per posted message (default 500; parts are posted in tasks of a few ms). */
   batchSize?: number;
 }
+
+/** Main-thread time per task spent pulling, packing and posting the scene. */
+const SYNC_BUDGET_MS = 6;
+/** Per idle slice of the hit-test index build after a new scene. */
+const WARM_BUDGET_MS = 6;
 
 export interface RendererHandle {
   readonly backend: 'worker' | 'main';
@@ -176,42 +181,49 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     }
     return c;
   };
-  const batch = opts.batchSize ?? 2_000;
+  const part = opts.batchSize ?? 500;
   let tracker = new SceneTracker(editor);
   let disposed = false;
 
-  // Scene sync: a pull of at most `batch` shapes per task, each packed and posted in its own
-  // task, so loading 100k shapes never blocks the main thread for long.
+  // Scene sync: changes are pulled from the tracker and posted in packed parts of at most `part`
+  // shapes, as many parts per task as fit in SYNC_BUDGET_MS, then the rest in the next task; so
+  // loading 100k shapes (or moving all of them) never holds the main thread for long, whatever
+  // the machine's speed. A whole new scene is pulled part by part, never read out in one go.
   let syncScheduled = false;
+  let queue: ScenePart[] = [];
+  let more = false;
   let resetting = false;
-  let sending: Promise<void> = Promise.resolve();
+  const warm = () => {
+    // the whole scene is out: build the engine's hit-test index in slices meanwhile
+    if (!disposed && !editor.prepareIndex(WARM_BUDGET_MS)) setTimeout(warm, 0);
+  };
   const sync = () => {
     syncScheduled = false;
     if (disposed) return;
-    const diff = tracker.pull(batch);
-    if (diff.more) {
-      syncScheduled = true;
-      setTimeout(sync, 0);
+    const t0 = performance.now();
+    for (;;) {
+      let p = queue.shift();
+      if (!p) {
+        const diff = tracker.pull(part);
+        more = Boolean(diff.more);
+        if (diff.reset) resetting = true;
+        if (diff.reset || diff.upserts.length || diff.removed.length) {
+          queue = splitDiff(diff, part);
+          p = queue.shift();
+        }
+      }
+      if (p) backend.applyScene(packScene(p, p.items, colorOf));
+      if (!queue.length && !more) break;
+      if (performance.now() - t0 > SYNC_BUDGET_MS) {
+        syncScheduled = true;
+        void nextTask().then(sync);
+        return;
+      }
     }
-    if (diff.reset) resetting = true;
-    if (resetting && !diff.more) {
-      // the whole scene is out: build the engine's hit-test index in slices meanwhile
+    if (resetting) {
       resetting = false;
-      const warm = () => {
-        if (!disposed && !editor.prepareIndex(8)) setTimeout(warm, 0);
-      };
       setTimeout(warm, 0);
     }
-    if (!diff.reset && !diff.upserts.length && !diff.removed.length) return;
-    const parts = splitDiff(diff, batch);
-    sending = sending.then(async () => {
-      for (let i = 0; i < parts.length; i++) {
-        if (disposed) return;
-        if (i > 0) await new Promise((r) => setTimeout(r, 0));
-        const p = parts[i]!;
-        backend.applyScene(packScene(p, p.items, colorOf));
-      }
-    });
   };
   const scheduleSync = () => {
     if (syncScheduled) return;
@@ -235,6 +247,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     if (!disposed) backend.setCamera(editor.getCamera());
   };
   const unsubscribe = editor.subscribe((c) => {
+    if (c.document?.all) queue = []; // parts of a replaced scene: the tracker starts over
     if (c.document) scheduleSync();
     if (c.view) sendView();
     if (c.camera && !cameraScheduled) {
@@ -271,12 +284,12 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       colorCache.clear();
       tracker.dispose();
       tracker = new SceneTracker(editor);
+      queue = [];
       scheduleSync();
     },
     async idle() {
       await ready;
       while (syncScheduled && !disposed) await new Promise((r) => setTimeout(r, 4));
-      await sending;
       return backend.idle();
     },
     stats: () => backend.stats(),
