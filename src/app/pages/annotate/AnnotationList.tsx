@@ -3,16 +3,21 @@
 // smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
 // For a role that may not edit (`readOnlyReason`), rows have no Delete button and Copy Previous
 // and Remove All stay in place, disabled, with the reason as their tooltip.
-import { useVirtualizer } from '@tanstack/react-virtual';
+//
+// Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
+// costs the rows in view whatever the document's size (a general virtualizer kept a measurement
+// object per row, 100k of them rebuilt when a large document finished loading: a long task), and
+// rows are read from the engine's paint order by index, without copying or reversing it.
 import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
-import { memo, useMemo, useRef } from 'react';
+import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import styles from './AnnotatePage.module.css';
 
 const ROW_HEIGHT = 40;
-const NONE: readonly string[] = [];
+/** Rows rendered beyond each edge of the view. */
+const OVERSCAN = 6;
 
 const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers };
 /** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
@@ -36,13 +41,9 @@ export interface AnnotationListProps {
 }
 
 export function AnnotationList({ editor, view, documentVersion, classColor, collapsed, onToggleCollapsed, canCopyPrevious, copyingPrevious, onCopyPrevious, onRemoveAll, readOnlyReason = null, loading = false }: AnnotationListProps) {
-  // Newest first: the reverse of paint order. Recomputed only when the document changes.
-  const all = useMemo(() => editor.getOrderedIds().slice().reverse(), [editor, documentVersion]); // eslint-disable-line react-hooks/exhaustive-deps
-  const ids = loading ? NONE : all;
+  void documentVersion; // a new version re-renders the list: rows are read from the engine below
+  const total = loading ? 0 : editor.annotationCount;
   const editable = readOnlyReason === null;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: ids.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
-  const total = ids.length;
   const selectedCount = view.selected.size;
   const allHidden = total > 0 && view.hidden.size >= total && editor.allHidden();
 
@@ -75,26 +76,30 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
           <span>{editable ? 'Pick a tool on the left and draw on the image.' : 'Annotators, reviewers, admins and owners can draw on this image.'}</span>
         </div>
       ) : (
-        <div ref={scrollRef} className={styles.rows} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const a = editor.getAnnotation(ids[item.index]!);
-              if (!a) return null;
-              return (
+        <Rows total={total}>
+          {(first, end) => {
+            // Newest first: row i is the i-th from the top of paint order.
+            const order = editor.paintOrder();
+            const rows = [];
+            for (let i = first; i < end; i++) {
+              const a = editor.getAnnotation(order[order.length - 1 - i]!);
+              if (!a) continue;
+              rows.push(
                 <Row
                   key={a.id}
                   annotation={a}
-                  top={item.start}
+                  top={i * ROW_HEIGHT}
                   selected={view.selected.has(a.id)}
                   hidden={view.hidden.has(a.id)}
                   color={classColor(a.class)}
                   editor={editor}
                   editable={editable}
-                />
+                />,
               );
-            })}
-          </div>
-        </div>
+            }
+            return rows;
+          }}
+        </Rows>
       )}
       <div className={styles.sidebarFooter}>
         <Button size="sm" variant="ghost" icon={allHidden ? <Eye /> : <EyeOff />} disabled={total === 0} onClick={() => editor.toggleAll()}>
@@ -108,6 +113,31 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
         </Button>
       </div>
     </aside>
+  );
+}
+
+/** The scrolling listbox: renders rows [first, end) of `total` for its scroll offset and height. */
+function Rows({ total, children }: { total: number; children: (first: number, end: number) => ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [box, setBox] = useState({ top: 0, height: 0 });
+  useLayoutEffect(() => {
+    const el = ref.current!;
+    const read = () => setBox((b) => (b.top === el.scrollTop && b.height === el.clientHeight ? b : { top: el.scrollTop, height: el.clientHeight }));
+    read();
+    el.addEventListener('scroll', read, { passive: true });
+    const ro = new ResizeObserver(read);
+    ro.observe(el);
+    return () => {
+      el.removeEventListener('scroll', read);
+      ro.disconnect();
+    };
+  }, []);
+  const first = Math.max(0, Math.min(total, Math.floor(box.top / ROW_HEIGHT)) - OVERSCAN);
+  const end = Math.min(total, Math.ceil((box.top + box.height) / ROW_HEIGHT) + OVERSCAN);
+  return (
+    <div ref={ref} className={styles.rows} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
+      <div style={{ height: total * ROW_HEIGHT, position: 'relative' }}>{children(first, end)}</div>
+    </div>
   );
 }
 
