@@ -1,7 +1,7 @@
 // JSON.parse of a large response in slices. load-data answers `{ "annotations": [...], ... }`,
 // which at 100k shapes is 8-40 MB: one JSON.parse of it is a main-thread task of 0.1-1 s (more on
 // a busy machine). Here a structural scan (strings skipped with indexOf, depth counted) finds the
-// array's elements, and they are parsed by the native JSON.parse about 256 KB at a time, yielding
+// array's elements, and they are parsed by the native JSON.parse about 64 KB at a time, yielding
 // to the event loop between slices. The result equals JSON.parse(text).
 
 import { nextTask } from '../../engine/tasks';
@@ -18,7 +18,7 @@ export interface SliceOptions {
 }
 
 /** Elements are parsed in groups of about this many characters. */
-const CHUNK_CHARS = 256 * 1024;
+const CHUNK_CHARS = 64 * 1024;
 /** Characters scanned between two looks at the clock. */
 const SCAN_STEP = 64 * 1024;
 
