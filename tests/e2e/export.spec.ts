@@ -101,7 +101,23 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await dialog.getByLabel('Include image files').check();
   await expect(dialog.getByLabel('Export name')).toHaveValue('Birds export');
   await page.screenshot({ path: 'test-results/export-dialog.png' });
-  const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  // While the server prepares the zip, the dialog says so (then counts the bytes as they arrive).
+  let releaseExport!: () => void;
+  const exportHeld = new Promise<void>((r) => (releaseExport = r));
+  await page.route(
+    '**/api/v1/annotations/export',
+    async (route) => {
+      await exportHeld;
+      await route.fallback();
+    },
+    { times: 1 },
+  );
+  const downloading = page.waitForEvent('download');
+  await exportButton.click();
+  await expect(dialog.getByTestId('export-progress')).toHaveText(/Preparing export\.\.\.|Downloading\.\.\. .* received/);
+  await expect(dialog.getByRole('button', { name: /Exporting/ })).toBeVisible();
+  releaseExport();
+  const download = await downloading;
   expect(download.suggestedFilename()).toBe('Birds export_coco.zip');
   await expect(dialog).toBeHidden();
   const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
