@@ -291,6 +291,8 @@ export class SegmentationService {
 
   close(): void {
     this.cache.close();
+    this.lookups.clear();
+    this.previous.clear();
     void this.segmenter?.close?.();
   }
 }
