@@ -143,6 +143,42 @@ describe('invites', () => {
     expect((await post(stranger.token, { email: uniqueEmail(), role: 'viewer' })).status).toBe(404);
   });
 
+  it("an invite lasts only while its inviter could still give it: a demoted or removed inviter's pending invites are withdrawn", async () => {
+    const owner = await onboardedUser(server);
+    const second = await joinAs(server, owner.token, owner.org.id, 'owner');
+    const sentBy = async (token: string, role: 'owner' | 'admin' | 'viewer') => {
+      const user = await signUp(server);
+      return { user, token: await invite(server, token, owner.org.id, user.email, role) };
+    };
+    const asOwner = await sentBy(second.token, 'owner');
+    const asAdmin = await sentBy(second.token, 'admin');
+    const asViewer = await sentBy(second.token, 'viewer');
+    const byFirst = await sentBy(owner.token, 'admin');
+    const setRole = (role: string) => api(server.url, 'PATCH', `/api/v1/organizations/${owner.org.id}/members/${second.userId}`, { token: owner.token, body: { role } });
+    const pending = async () =>
+      (await api(server.url, 'GET', `/api/v1/organizations/${owner.org.id}/invites`, { token: owner.token })).body.invites.map((i: { email: string }) => i.email).sort();
+
+    // Made an admin: they still invite, but no longer as owner.
+    expect((await setRole('admin')).status).toBe(200);
+    expect(await pending()).toEqual([asAdmin.user.email, asViewer.user.email, byFirst.user.email].sort());
+    const withdrawn = await accept(asOwner.token, asOwner.user.token);
+    expect(withdrawn.status).toBe(409);
+    expect(withdrawn.body.code).toBe('invite_revoked');
+    // Made a reviewer, who does not invite: every invite they sent is withdrawn.
+    expect((await setRole('reviewer')).status).toBe(200);
+    expect(await pending()).toEqual([byFirst.user.email]);
+    expect((await accept(asViewer.token, asViewer.user.token)).body.code).toBe('invite_revoked');
+    // Removed: the same for an admin's invites.
+    const admin = await joinAs(server, owner.token, owner.org.id, 'admin');
+    const byAdmin = await sentBy(admin.token, 'viewer');
+    expect(await pending()).toEqual([byAdmin.user.email, byFirst.user.email].sort());
+    expect((await api(server.url, 'DELETE', `/api/v1/organizations/${owner.org.id}/members/${admin.userId}`, { token: owner.token })).status).toBe(200);
+    expect(await pending()).toEqual([byFirst.user.email]);
+    expect((await accept(byAdmin.token, byAdmin.user.token)).body.code).toBe('invite_revoked');
+    // Others' invites are untouched.
+    expect((await accept(byFirst.token, byFirst.user.token)).status).toBe(200);
+  });
+
   it('unknown or malformed links answer 404 / 400; links need a signed-in user', async () => {
     const user = await signUp(server);
     expect((await accept('x'.repeat(43), user.token)).status).toBe(404);

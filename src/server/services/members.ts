@@ -2,14 +2,16 @@
 // - only owners make owners or change / remove an owner (admins manage admins and below);
 // - an organization always keeps at least one owner: the last one cannot be demoted, removed or leave;
 // - when a member's role drops, their API keys in the organization drop with it; when a member
-//   goes, their keys there are revoked.
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+//   goes, their keys there are revoked;
+// - a pending invite lasts only while its inviter could still give it: when their role drops, their
+//   invites above it (all of them, without members.manage) are withdrawn; when they go, all are.
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
-import { apiKeys, organizationMembers, profiles, type Role } from '../db/schema';
+import { apiKeys, organizationInvites, organizationMembers, profiles, type Role } from '../db/schema';
 import { errors } from '../http/errors';
 import { ROLE_RANK, type Member } from '../../contract/teams';
-import { requireMember } from './access';
+import { can, requireMember } from './access';
 import { capKeyRoles, revokeKeysWhere } from './api-keys';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -64,7 +66,10 @@ export async function changeRole(ctx: AppContext, callerId: string, orgId: strin
     if (callerRole !== 'owner' && (target.role === 'owner' || role === 'owner')) throw errors.forbidden('Only an owner can make or change an owner', 'owner_only');
     if (target.role === 'owner' && (await ownerCount(tx, orgId)) <= 1) throw errors.conflict(LAST_OWNER, 'last_owner');
     await tx.update(organizationMembers).set({ role }).where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, targetId)));
-    if (ROLE_RANK[role] < ROLE_RANK[target.role]) await capKeyRoles(tx, orgId, targetId, role);
+    if (ROLE_RANK[role] < ROLE_RANK[target.role]) {
+      await capKeyRoles(tx, orgId, targetId, role);
+      await withdrawInvitesOf(tx, orgId, targetId, role);
+    }
   });
   const member = (await humanMembers(ctx.db, orgId)).find((m) => m.userId === targetId);
   if (!member) throw errors.notFound('Member');
@@ -89,7 +94,19 @@ export async function removeMember(ctx: AppContext, callerId: string, orgId: str
 export async function detachMember(tx: Exec, orgId: string, userId: string): Promise<void> {
   await tx.delete(organizationMembers).where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, userId)));
   await revokeKeysWhere(tx, and(eq(apiKeys.organizationId, orgId), eq(apiKeys.createdBy, userId))!);
+  await withdrawInvitesOf(tx, orgId, userId, null);
   await tx.update(profiles).set({ defaultOrganizationId: null, updatedAt: new Date() }).where(and(eq(profiles.id, userId), eq(profiles.defaultOrganizationId, orgId)));
+}
+
+/** Withdraws the inviter's pending invites they could no longer give with `role` (null: gone). */
+async function withdrawInvitesOf(tx: Exec, orgId: string, inviterId: string, role: Role | null): Promise<void> {
+  const pending = and(eq(organizationInvites.organizationId, orgId), eq(organizationInvites.invitedBy, inviterId), isNull(organizationInvites.acceptedAt), isNull(organizationInvites.revokedAt));
+  let where = pending;
+  if (role && can(role, 'members.manage')) {
+    const above = (Object.keys(ROLE_RANK) as Role[]).filter((r) => ROLE_RANK[r] > ROLE_RANK[role]);
+    where = and(pending, inArray(organizationInvites.role, above));
+  }
+  await tx.update(organizationInvites).set({ revokedAt: new Date() }).where(where);
 }
 
 /** The member who should own the organization when `leavingId` goes: the earliest admin. */
