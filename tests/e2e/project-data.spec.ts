@@ -16,14 +16,24 @@ async function openNewProject(page: Page) {
 }
 
 test('data: upload by picker and by drop, thumbnails, folders, move, stage, archive, restore, delete permanently', async ({ page }) => {
-  // A long journey on a shared, busy machine: more room than the default minute.
-  test.setTimeout(150_000);
+  // A long journey (some 80 steps, three trips to the editor) on a shared, busy machine.
+  test.setTimeout(300_000);
   await openNewProject(page);
   await expect(page.getByText('Add your first images')).toBeVisible();
   const tiles = page.getByTestId('image-tile');
   const counter = page.getByTestId('loaded-counter');
 
-  // Upload three PNGs and one text file through the Add button's file picker.
+  // Upload three PNGs and one text file through the Add button's file picker. blue.png's PUT is
+  // held until the progress is checked: the batch bar, a bar per file, 'n of 3'.
+  let releasePut!: () => void;
+  const putHeld = new Promise<void>((r) => (releasePut = r));
+  await page.route(
+    (url) => url.pathname.includes('blue.png'),
+    async (route) => {
+      if (route.request().method() === 'PUT') await putHeld;
+      await route.fallback();
+    },
+  );
   await page.getByTestId('add-images-input').setInputFiles([
     { name: 'red.png', mimeType: 'image/png', buffer: await png(220, 40, 40) },
     { name: 'green.png', mimeType: 'image/png', buffer: await png(40, 200, 60) },
@@ -31,6 +41,18 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
     { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') },
   ]);
   const uploads = page.getByRole('region', { name: 'Uploads' });
+  await expect(uploads.getByRole('heading', { name: 'Uploading 3 files' })).toBeVisible();
+  await expect(uploads.getByTestId('upload-summary')).toHaveText(/^2 of 3 · /);
+  await expect(uploads.getByRole('progressbar', { name: 'Upload progress', exact: true })).toBeVisible();
+  await expect(uploads.getByRole('progressbar', { name: 'Upload progress of red.png' })).toHaveAttribute('aria-valuenow', '100');
+  await expect(uploads.getByRole('progressbar', { name: 'Upload progress of green.png' })).toHaveAttribute('aria-valuenow', '100');
+  await expect(uploads.getByRole('progressbar', { name: 'Upload progress of blue.png' })).toBeVisible();
+  await expect(uploads.getByRole('listitem').filter({ hasText: 'blue.png' }).getByLabel('Uploaded')).toHaveCount(0);
+  // The two that landed already show in the grid with their thumbnails.
+  await expect(tiles).toHaveCount(2);
+  await expect(page.locator('img[data-loaded]')).toHaveCount(2);
+  await page.screenshot({ path: 'test-results/data-upload-progress.png' });
+  releasePut();
   await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded · 1 skipped');
   await expect(uploads.getByRole('note')).toContainText('notes.txt');
   await expect(tiles).toHaveCount(3);
@@ -105,12 +127,40 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(page.getByRole('button', { name: 'Back to parent' })).toBeVisible();
   await expect(second).toBeVisible();
   await expect(tiles).toHaveCount(3);
+  const crumbs = page.getByRole('navigation', { name: 'Folder path' });
   await page.getByRole('button', { name: 'green.png', exact: true }).click();
   await expect(page).toHaveURL(/\/project\/annotate\/green\.png$/);
   await page.getByRole('button', { name: 'Back' }).click();
   await expect(page).toHaveURL(/\/project$/);
-  await expect(page.getByRole('navigation', { name: 'Folder path' })).toContainText('Parrots');
+  await expect(crumbs).toHaveText(/All images.*Parrots$/);
   await expect(tiles).toHaveCount(3);
+
+  // A folder two levels down: red.png dragged into it, opened there, and the editor's Back returns
+  // to that nested folder, also after the editor page was reloaded (returnFromImage alone says where).
+  await page.getByRole('button', { name: 'red.png', exact: true }).dragTo(second);
+  await expect(tiles).toHaveCount(2);
+  await expect(page.getByTestId('folder-tile')).toContainText('1 image');
+  await second.click();
+  await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
+  await expect(tiles).toHaveCount(1);
+  await page.getByRole('button', { name: 'red.png', exact: true }).click();
+  await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/project$/);
+  await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
+  await expect(tiles).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'red.png', exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'red.png', exact: true }).click();
+  await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
+  await page.reload();
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/project$/);
+  await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
+  await expect(page.getByRole('button', { name: 'red.png', exact: true })).toBeVisible();
+  // Back climbs one level, to Parrots.
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(crumbs).toHaveText(/All images.*Parrots$/);
+  await expect(tiles).toHaveCount(2);
 
   // Stage: set one image to Complete, then filter by status.
   await page.getByRole('checkbox', { name: 'Select green.png' }).click();
@@ -123,11 +173,11 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(tiles).toHaveCount(1);
   await page.getByRole('button', { name: 'Complete' }).first().click();
   await page.getByRole('menuitemcheckbox', { name: 'All statuses' }).click();
-  await expect(tiles).toHaveCount(3);
+  await expect(tiles).toHaveCount(2);
 
   // Drag an image onto 'Back to parent', then go back.
   await page.getByRole('button', { name: 'blue.png', exact: true }).dragTo(page.getByRole('button', { name: 'Back to parent' }));
-  await expect(tiles).toHaveCount(2);
+  await expect(tiles).toHaveCount(1);
   await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(tiles).toHaveCount(4);
 
@@ -252,4 +302,124 @@ test('data: the status badge cycles an image through the stages, rolls back on f
   await alert.getByRole('button', { name: 'OK' }).click();
   await expect(tiles).toHaveCount(3);
   await expect(page.getByTestId('folder-tile')).toContainText('0 images');
+});
+
+test('data: many images through archive, restore and delete (10 names, then "and N more" / "Show N more"); the alerts when archive, restore, delete or a folder rename fail', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openNewProject(page);
+  const names = Array.from({ length: 12 }, (_, i) => `img${String(i + 1).padStart(2, '0')}.png`);
+  await page.getByTestId('add-images-input').setInputFiles(await Promise.all(names.map(async (name, i) => ({ name, mimeType: 'image/png', buffer: await png(20 * i, 100, 200 - 10 * i, 16, 12) }))));
+  const uploads = page.getByRole('region', { name: 'Uploads' });
+  // Twelve files, five at a time: more room than one expect's default on a busy machine.
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('12 uploaded', { timeout: 60_000 });
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(12);
+  const bar = page.getByRole('toolbar', { name: 'Selected images' });
+  const alert = page.getByRole('dialog', { name: 'Something went wrong' });
+  const dataTab = page.getByRole('tab', { name: /Data/ });
+  const archiveTab = page.getByRole('tab', { name: /Archive/ });
+
+  // A folder rename the server refuses: the alert names the folder, and the old name comes back.
+  await page.getByRole('button', { name: 'New Folder' }).click();
+  await page.getByLabel('Folder name for Untitled Folder 1').press('Enter');
+  await expect(page.getByRole('button', { name: 'Open folder Untitled Folder 1' })).toBeVisible();
+  await page.route('**/api/folders/*/name?*', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await page.getByRole('button', { name: 'Rename folder Untitled Folder 1' }).click();
+  await page.getByLabel('Folder name for Untitled Folder 1').fill('Perches');
+  await page.getByLabel('Folder name for Untitled Folder 1').press('Enter');
+  await expect(alert).toContainText('Failed to rename folder "Untitled Folder 1". Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(page.getByRole('button', { name: 'Open folder Untitled Folder 1' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Open folder Perches' })).toHaveCount(0);
+
+  // Archive refused: the alert, and the images are back in the grid.
+  await page.route('**/api/images/batch/update', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await page.getByRole('heading', { name: 'Manage Dataset' }).click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await expect(bar).toContainText('12 selected');
+  await bar.getByRole('button', { name: 'Archive' }).click();
+  await expect(alert).toContainText('Failed to archive images. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(tiles).toHaveCount(12);
+  await expect(archiveTab).toContainText('0');
+
+  // Archive all twelve for real.
+  await page.keyboard.press('ControlOrMeta+a');
+  await bar.getByRole('button', { name: 'Archive' }).click();
+  await expect(tiles).toHaveCount(0);
+  await expect(archiveTab).toContainText('12');
+
+  // Restore refused: the alert; nothing left the archive.
+  await archiveTab.click();
+  await expect(tiles).toHaveCount(12);
+  await page.route('**/api/images/batch/update', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await page.getByRole('button', { name: 'Select all' }).click();
+  await bar.getByRole('button', { name: 'Restore' }).click();
+  await expect(alert).toContainText('Failed to restore images. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(tiles).toHaveCount(12);
+
+  // Delete refused after the confirmation: its list shows 10 names and 'Show 2 more'; the alert.
+  await page.getByRole('button', { name: 'Select all' }).click();
+  await bar.getByRole('button', { name: 'Delete' }).click();
+  let confirm = page.getByRole('dialog', { name: 'Delete 12 images permanently?' });
+  await expect(confirm.getByRole('listitem')).toHaveCount(10);
+  await confirm.getByRole('button', { name: 'Show 2 more' }).click();
+  await expect(confirm.getByRole('listitem')).toHaveCount(12);
+  await page.screenshot({ path: 'test-results/archive-delete-confirm.png' });
+  await page.route('**/api/images/batch/delete', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await confirm.getByRole('button', { name: 'Delete Permanently' }).click();
+  await expect(alert).toContainText('Failed to delete images. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(tiles).toHaveCount(12);
+  // The selection stays for another try; Clear empties it.
+  await expect(bar).toContainText('12 selected');
+  await bar.getByRole('button', { name: 'Clear' }).click();
+  await expect(bar).toBeHidden();
+
+  // Delete two for real, then restore the other ten: the success dialog names 10 and 'and N more'
+  // only past ten.
+  await page.getByRole('checkbox', { name: 'Select img01.png' }).click();
+  await page.getByRole('checkbox', { name: 'Select img02.png' }).click();
+  await bar.getByRole('button', { name: 'Delete' }).click();
+  confirm = page.getByRole('dialog', { name: 'Delete 2 images permanently?' });
+  await expect(confirm.getByRole('listitem')).toHaveCount(2);
+  await expect(confirm).toContainText('img01.png');
+  await expect(confirm).toContainText('img02.png');
+  await confirm.getByRole('button', { name: 'Delete Permanently' }).click();
+  await expect(page.getByText('Permanently deleted 2 images')).toBeVisible();
+  await expect(tiles).toHaveCount(10);
+  await page.getByRole('button', { name: 'Select all' }).click();
+  await bar.getByRole('button', { name: 'Restore' }).click();
+  const restored = page.getByRole('dialog', { name: 'Images restored' });
+  await expect(restored.getByRole('listitem')).toHaveCount(10);
+  await expect(restored).not.toContainText('more');
+  await restored.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByText('No archived images')).toBeVisible();
+  await dataTab.click();
+  await expect(tiles).toHaveCount(10);
+
+  // Archive all ten again plus restore them with two more: 12 names -> 10 and 'and 2 more'.
+  await page.getByTestId('add-images-input').setInputFiles([
+    { name: 'extra1.png', mimeType: 'image/png', buffer: await png(1, 2, 3, 16, 12) },
+    { name: 'extra2.png', mimeType: 'image/png', buffer: await png(3, 2, 1, 16, 12) },
+  ]);
+  await expect(uploads.getByTestId('upload-summary')).toHaveText('2 uploaded');
+  await uploads.getByRole('button', { name: 'Close uploads' }).click();
+  await expect(tiles).toHaveCount(12);
+  await page.getByRole('heading', { name: 'Manage Dataset' }).click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await bar.getByRole('button', { name: 'Archive' }).click();
+  await expect(archiveTab).toContainText('12');
+  await archiveTab.click();
+  await expect(tiles).toHaveCount(12);
+  await page.getByRole('button', { name: 'Select all' }).click();
+  await bar.getByRole('button', { name: 'Restore' }).click();
+  await expect(restored.getByRole('listitem')).toHaveCount(10);
+  await expect(restored).toContainText('and 2 more');
+  await page.screenshot({ path: 'test-results/archive-restored.png' });
+  await restored.getByRole('button', { name: 'Done' }).click();
+  await dataTab.click();
+  await expect(tiles).toHaveCount(12);
 });

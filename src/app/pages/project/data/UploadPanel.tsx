@@ -7,9 +7,9 @@ import { formatBytes } from '../../../lib/format';
 import { useUploads, type UploadItem } from './uploads';
 import styles from './UploadPanel.module.css';
 
-function Bar({ value, tone }: { value: number; tone?: 'done' | 'failed' }) {
+function Bar({ value, tone, label }: { value: number; tone?: 'done' | 'failed'; label: string }) {
   return (
-    <span className={styles.track} role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(value * 100)}>
+    <span className={styles.track} role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(value * 100)}>
       <span className={styles.fill} data-tone={tone} style={{ width: `${Math.min(100, value * 100)}%` }} />
     </span>
   );
@@ -30,7 +30,7 @@ function Row({ item }: { item: UploadItem }) {
           {item.status === 'cancelled' ? 'Cancelled' : null}
         </span>
       </div>
-      {item.status === 'failed' ? <p className={styles.reason}>{item.error}</p> : <Bar value={value} tone={item.status === 'done' ? 'done' : undefined} />}
+      {item.status === 'failed' ? <p className={styles.reason}>{item.error}</p> : <Bar value={value} tone={item.status === 'done' ? 'done' : undefined} label={`Upload progress of ${item.name}`} />}
       {item.storedAs ? <p className={styles.note}>Saved as {item.storedAs}</p> : null}
     </li>
   );
@@ -66,7 +66,7 @@ export function UploadPanel() {
         <IconButton label={collapsed ? 'Show upload details' : 'Hide upload details'} icon={collapsed ? <ChevronUp /> : <ChevronDown />} onClick={() => setCollapsed(!collapsed)} />
         {finished ? <IconButton label="Close uploads" icon={<X />} onClick={dismiss} /> : null}
       </header>
-      {active ? <Bar value={total ? loaded / total : 0} /> : null}
+      {active ? <Bar value={total ? loaded / total : 0} label="Upload progress" /> : null}
       {!collapsed ? (
         <div className={styles.body}>
           {skipped.length ? (
