@@ -405,7 +405,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         <div className={styles.headTitle}>
           <h2>Manage Dataset</h2>
           <span className={`${styles.counter} tabular`} aria-live="polite" data-testid="loaded-counter">
-            {list.loading && !loadedCount ? 'Loading…' : `${loadedCount.toLocaleString()} / ${list.total.toLocaleString()} loaded`}
+            {list.loading && !loadedCount ? 'Loading…' : list.error && !loadedCount ? 'Not loaded' : `${loadedCount.toLocaleString()} / ${list.total.toLocaleString()} loaded`}
           </span>
         </div>
         <div className={styles.controls}>
