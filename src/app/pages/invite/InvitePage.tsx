@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { CircleAlert, MailCheck, UserRoundX } from 'lucide-react';
-import { serverMessage, teamApi } from '../../api/client';
+import { isApiError, serverMessage, teamApi } from '../../api/client';
 import { Button } from '../../components/Button';
 import { EmptyState } from '../../components/EmptyState';
 import { FullPageLoading, FullPageMessage } from '../../components/FullPage';
@@ -48,9 +48,30 @@ export function InvitePage() {
     </Button>
   );
   if (preview.isError) {
+    // A link that is not an invite (400, 404) vs. a load that failed (and may work again).
+    const invalid = isApiError(preview.error) && (preview.error.status === 404 || preview.error.status === 400);
     return (
       <FullPageMessage>
-        <EmptyState bordered={false} tone="danger" icon={<CircleAlert />} title="Invite not found" description={serverMessage(preview.error, 'This invite link is not valid. Ask for a new one.')} role="alert" action={home} />
+        <EmptyState
+          bordered={false}
+          tone="danger"
+          icon={<CircleAlert />}
+          title={invalid ? 'Invite not found' : "The invite didn't load"}
+          description={invalid ? 'This invite link is not valid. Check that you copied all of it, or ask for a new one.' : serverMessage(preview.error, 'Vellum could not load this invite. Please try again.')}
+          role="alert"
+          action={
+            invalid ? (
+              home
+            ) : (
+              <>
+                {home}
+                <Button variant="primary" busy={preview.isFetching} busyLabel="Loading..." onClick={() => void preview.refetch()}>
+                  Try again
+                </Button>
+              </>
+            )
+          }
+        />
       </FullPageMessage>
     );
   }
@@ -101,6 +122,9 @@ export function InvitePage() {
         description={
           <>
             {inv.invited_by ? `${inv.invited_by} invited you` : 'You are invited'} to join as {ROLE_WORD[inv.role] ?? inv.role}.
+            <span className={styles.details}>
+              For {inv.email} · expires {new Date(inv.expires_at).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric' })}
+            </span>
             {error ? (
               <span role="alert" className={styles.error}>
                 {error}
@@ -109,9 +133,14 @@ export function InvitePage() {
           </>
         }
         action={
-          <Button variant="primary" busy={accepting} busyLabel="Joining..." onClick={() => void accept()} autoFocus>
-            Accept Invite
-          </Button>
+          <>
+            <Button variant="secondary" onClick={() => navigate('/select', { replace: true })} disabled={accepting}>
+              Not Now
+            </Button>
+            <Button variant="primary" busy={accepting} busyLabel="Joining..." onClick={() => void accept()} autoFocus>
+              Accept Invite
+            </Button>
+          </>
         }
       />
     </FullPageMessage>

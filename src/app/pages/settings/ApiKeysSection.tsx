@@ -12,12 +12,11 @@ import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { EmptyState } from '../../components/EmptyState';
-import { Skeleton } from '../../components/Skeleton';
 import { TextField } from '../../components/TextField';
 import { formatRelativeDate } from '../../lib/format';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
-import { Card, ROLE_LABEL, RoleSelect } from './parts';
+import { Card, CardAlert, ListSkeleton, Meta, ROLE_LABEL, RoleSelect } from './parts';
 import styles from './SettingsPage.module.css';
 
 const keysKey = (orgId: string) => ['api-keys', orgId] as const;
@@ -73,6 +72,14 @@ export function ApiKeysSection() {
     }
   };
 
+  // The form starts from the member's role as it is now (it may have changed since the last key).
+  const openCreate = () => {
+    setName('');
+    setRole(org.user_role);
+    setError(null);
+    setCreating(true);
+  };
+
   const copy = async () => {
     if (!shown) return;
     try {
@@ -88,33 +95,22 @@ export function ApiKeysSection() {
       title="API Keys"
       description={`Keys for scripts and integrations: send one as "Authorization: Bearer <key>". A key acts in ${org.name} with the role you give it, never above yours.`}
       actions={
-        <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setCreating(true)}>
+        <Button variant="primary" size="sm" icon={<Plus />} onClick={openCreate}>
           Create API Key
         </Button>
       }
     >
       {keys.isPending ? (
-        <div aria-busy="true" aria-label="Loading API keys">
-          {[0, 1].map((i) => (
-            <Skeleton key={i} className={styles.skeletonRow} />
-          ))}
-        </div>
+        <ListSkeleton rows={2} label="Loading API keys" />
       ) : keys.isError ? (
-        <Banner tone="danger" actions={<Button size="sm" onClick={() => void keys.refetch()}>Try again</Button>}>
-          {serverMessage(keys.error, 'Failed to load API keys.')}
-        </Banner>
+        <CardAlert error={keys.error} fallback="Failed to load API keys." onRetry={() => void keys.refetch()} />
       ) : keys.data.length === 0 ? (
         <EmptyState
           bordered={false}
           tone="neutral"
           icon={<KeyRound />}
           title="No API keys yet"
-          description="Create a key to call the Vellum API from your scripts."
-          action={
-            <Button variant="primary" icon={<Plus />} onClick={() => setCreating(true)}>
-              Create API Key
-            </Button>
-          }
+          description="Create a key (top right) to call the Vellum API from your scripts."
         />
       ) : (
         <ul className={styles.list} aria-label="API keys">
@@ -122,10 +118,14 @@ export function ApiKeysSection() {
             <li key={k.id} className={styles.item}>
               <div className={styles.itemMain}>
                 <span className={styles.itemTitle}>{k.name}</span>
-                <span className={styles.itemMeta}>
-                  <code className={styles.code}>{k.prefix}…</code> · created {formatRelativeDate(k.created_at)}
-                  {k.created_by ? ` by ${k.created_by}` : ''} · {k.last_used_at ? `last used ${formatRelativeDate(k.last_used_at)}` : 'never used'}
-                </span>
+                <Meta
+                  parts={[
+                    <code key="prefix" className={styles.code}>{k.prefix}…</code>,
+                    `created ${formatRelativeDate(k.created_at)}`,
+                    k.created_by ? `by ${k.created_by}` : null,
+                    k.last_used_at ? `last used ${formatRelativeDate(k.last_used_at)}` : 'never used',
+                  ].filter(Boolean)}
+                />
               </div>
               <div className={styles.itemActions}>
                 <Badge>{ROLE_LABEL[k.role]}</Badge>
@@ -159,6 +159,7 @@ export function ApiKeysSection() {
       >
         <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Nightly import" autoFocus maxLength={100} />
         <RoleSelect id="api-key-role" label="Role" value={role} max={org.user_role} onChange={setRole} />
+        <p className={styles.note}>The key may do what this role may in {org.name}, and drops with you if your role does.</p>
         {error ? <Banner tone="danger">{error}</Banner> : null}
       </Dialog>
 

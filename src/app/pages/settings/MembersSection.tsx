@@ -9,20 +9,19 @@ import type { Member } from '../../../contract/teams';
 import { INVITE_TTL_DAYS } from '../../../contract/teams';
 import { serverMessage, teamApi } from '../../api/client';
 import { Badge } from '../../components/Badge';
-import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { EmptyState } from '../../components/EmptyState';
-import { Skeleton } from '../../components/Skeleton';
 import { TextField } from '../../components/TextField';
 import { formatRelativeDate } from '../../lib/format';
 import { useCan } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
 import { validateEmail } from '../../../contract/validation';
-import { Card, ROLE_LABEL, RoleSelect } from './parts';
+import { Card, CardAlert, ListSkeleton, Meta, ROLE_LABEL, RoleSelect } from './parts';
 import styles from './SettingsPage.module.css';
 
+const LAST_OWNER_LEAVE = 'You are the last owner: make another member an owner before you leave';
 const membersKey = (orgId: string) => ['members', orgId] as const;
 const invitesKey = (orgId: string) => ['invites', orgId] as const;
 
@@ -41,7 +40,7 @@ export function MembersSection() {
 
 function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; orgName: string; myRole: Role; canManage: boolean }) {
   const qc = useQueryClient();
-  const loadProfile = useSession((s) => s.loadProfile);
+  const refreshProfile = useSession((s) => s.refreshProfile);
   const members = useQuery({ queryKey: membersKey(orgId), queryFn: async () => (await teamApi.listMembers(orgId)).members });
   const [busy, setBusy] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<{ kind: 'remove' | 'leave'; member: Member } | null>(null);
@@ -54,7 +53,6 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
       await teamApi.changeRole(orgId, m.user_id, role);
       toast(`${m.full_name || m.email} is now ${ROLE_LABEL[role].toLowerCase()}`, 'success');
       await qc.invalidateQueries({ queryKey: membersKey(orgId) });
-      if (m.is_you) await loadProfile();
     } catch (err) {
       setError(serverMessage(err, 'Failed to change the role. Please try again.'));
     } finally {
@@ -72,7 +70,7 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
         await teamApi.leave(orgId);
         setConfirm(null);
         toast(`You left ${orgName}`, 'success');
-        await loadProfile();
+        await refreshProfile({ quiet: true });
         return;
       }
       await teamApi.removeMember(orgId, member.user_id);
@@ -87,29 +85,25 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
     }
   };
 
+  // The server keeps an owner (409 otherwise); the last one is told why before trying.
+  const lastOwner = (members.data ?? []).filter((m) => m.role === 'owner').length <= 1;
   // Only owners touch owners; admins manage admins and below.
   const editable = (m: Member) => canManage && !m.is_you && (myRole === 'owner' || m.role !== 'owner');
 
   return (
-    <Card title="Members" description="People in this organization and what their role lets them do (see the roles table in the README).">
-      {error ? <Banner tone="danger">{error}</Banner> : null}
+    <Card
+      title="Members"
+      description={
+        canManage
+          ? 'People in this organization and what their role lets them do (see the roles table in the README).'
+          : `People in this organization and their roles. Owners and admins invite people and change roles; your role is ${ROLE_LABEL[myRole]}.`
+      }
+    >
+      {error ? <CardAlert error={error} fallback="" /> : null}
       {members.isPending ? (
-        <div aria-busy="true" aria-label="Loading members">
-          {[0, 1, 2].map((i) => (
-            <Skeleton key={i} className={styles.skeletonRow} />
-          ))}
-        </div>
+        <ListSkeleton rows={3} label="Loading members" />
       ) : members.isError ? (
-        <Banner
-          tone="danger"
-          actions={
-            <Button size="sm" onClick={() => void members.refetch()}>
-              Try again
-            </Button>
-          }
-        >
-          {serverMessage(members.error, 'Failed to load members.')}
-        </Banner>
+        <CardAlert error={members.error} fallback="Failed to load members." onRetry={() => void members.refetch()} />
       ) : (
         <ul className={styles.list} aria-label="Members">
           {members.data.map((m) => (
@@ -118,33 +112,36 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
                 <span className={styles.itemTitle}>
                   {m.full_name || m.email} {m.is_you ? <Badge>You</Badge> : null}
                 </span>
-                <span className={styles.itemMeta}>
-                  {m.email} · joined {formatRelativeDate(m.joined_at)}
-                </span>
+                <Meta parts={[m.email, `joined ${formatRelativeDate(m.joined_at)}`]} />
               </div>
               <div className={styles.itemActions}>
-                {editable(m) ? (
-                  <RoleSelect
-                    id={`role-${m.user_id}`}
-                    label={`Role of ${m.full_name || m.email}`}
-                    hideLabel
-                    value={m.role}
-                    max={myRole}
-                    disabled={busy === m.user_id}
-                    onChange={(role) => void changeRole(m, role)}
-                  />
-                ) : (
-                  <Badge tone={m.role === 'owner' ? 'accent' : 'neutral'}>{ROLE_LABEL[m.role]}</Badge>
-                )}
-                {m.is_you ? (
-                  <Button size="sm" variant="ghost" icon={<LogOut />} onClick={() => setConfirm({ kind: 'leave', member: m })}>
-                    Leave
-                  </Button>
-                ) : editable(m) ? (
-                  <Button size="sm" variant="dangerGhost" icon={<UserMinus />} aria-label={`Remove ${m.full_name || m.email}`} onClick={() => setConfirm({ kind: 'remove', member: m })}>
-                    Remove
-                  </Button>
-                ) : null}
+                <span className={styles.roleSlot}>
+                  {editable(m) ? (
+                    <RoleSelect
+                      id={`role-${m.user_id}`}
+                      label={`Role of ${m.full_name || m.email}`}
+                      hideLabel
+                      size="sm"
+                      value={m.role}
+                      max={myRole}
+                      disabled={busy === m.user_id}
+                      onChange={(role) => void changeRole(m, role)}
+                    />
+                  ) : (
+                    <Badge tone={m.role === 'owner' ? 'accent' : 'neutral'}>{ROLE_LABEL[m.role]}</Badge>
+                  )}
+                </span>
+                <span className={styles.actionSlot}>
+                  {m.is_you ? (
+                    <Button size="sm" variant="ghost" icon={<LogOut />} disabledReason={m.role === 'owner' && lastOwner ? LAST_OWNER_LEAVE : null} onClick={() => setConfirm({ kind: 'leave', member: m })}>
+                      Leave
+                    </Button>
+                  ) : editable(m) ? (
+                    <Button size="sm" variant="dangerGhost" icon={<UserMinus />} aria-label={`Remove ${m.full_name || m.email}`} onClick={() => setConfirm({ kind: 'remove', member: m })}>
+                      Remove
+                    </Button>
+                  ) : null}
+                </span>
               </div>
             </li>
           ))}
@@ -220,11 +217,13 @@ function InviteCard({ orgId, myRole }: { orgId: string; myRole: Role }) {
       <form className={styles.form} onSubmit={(e) => void submit(e)} noValidate>
         <TextField label="Email address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} placeholder="colleague@company.com" autoComplete="off" />
         <RoleSelect id="invite-role" label="Role" value={role} max={myRole} onChange={setRole} />
-        <Button type="submit" variant="primary" icon={<MailPlus />} busy={sending} busyLabel="Inviting..." disabled={!email.trim()}>
-          Invite
-        </Button>
+        <span className={styles.formAction}>
+          <Button type="submit" variant="primary" icon={<MailPlus />} busy={sending} busyLabel="Inviting..." disabled={!email.trim()}>
+            Invite
+          </Button>
+        </span>
       </form>
-      {error ? <Banner tone="danger">{error}</Banner> : null}
+      {error ? <CardAlert error={error} fallback="" /> : null}
       <Dialog
         open={created !== null}
         onOpenChange={(open) => (!open ? setCreated(null) : undefined)}
@@ -274,9 +273,7 @@ function PendingInvites({ orgId }: { orgId: string }) {
           <li key={i.id} className={styles.item}>
             <div className={styles.itemMain}>
               <span className={styles.itemTitle}>{i.email}</span>
-              <span className={styles.itemMeta}>
-                {ROLE_LABEL[i.role]} · {i.status === 'expired' ? 'expired' : `expires ${new Date(i.expires_at).toLocaleDateString()}`}
-              </span>
+              <Meta parts={[ROLE_LABEL[i.role], i.status === 'expired' ? 'expired' : `expires ${new Date(i.expires_at).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric' })}`, i.invited_by ? `invited by ${i.invited_by}` : null].filter(Boolean)} />
             </div>
             <div className={styles.itemActions}>
               {i.status === 'expired' ? <Badge tone="warning">Expired</Badge> : null}

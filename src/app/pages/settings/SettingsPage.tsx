@@ -14,7 +14,7 @@ import { Page, PageHeader } from '../../components/Page';
 import { Spinner } from '../../components/Spinner';
 import { formatBytes, formatTier } from '../../lib/format';
 import { useSession } from '../../stores/session';
-import { useCan } from '../../stores/permissions';
+import { ROLE_LABEL, useDenied } from '../../stores/permissions';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import { AccountSection } from './AccountSection';
 import { ApiKeysSection } from './ApiKeysSection';
@@ -76,7 +76,7 @@ function OrganizationSection() {
   const [fixing, setFixing] = useState(false);
   const [fixError, setFixError] = useState<string | null>(null);
   const [debugOpen, setDebugOpen] = useState(false);
-  const canFix = useCan('org.manage');
+  const cannotFix = useDenied('org.manage', 'repair storage');
 
   if (!org) {
     return <EmptyState icon={<Building />} tone="neutral" title="No organization" description="You are not a member of an organization yet." />;
@@ -103,7 +103,7 @@ function OrganizationSection() {
           title="Storage Not Configured"
           actions={
             <>
-              <Button variant="primary" size="sm" icon={<Wrench />} busy={fixing} busyLabel="Fixing..." onClick={() => void fix()} disabled={!canFix} title={canFix ? undefined : 'Only owners and admins can repair storage'}>
+              <Button variant="primary" size="sm" icon={<Wrench />} busy={fixing} busyLabel="Fixing..." onClick={() => void fix()} disabledReason={cannotFix}>
                 Fix Storage Configuration
               </Button>
               <Button variant="secondary" size="sm" icon={<Bug />} onClick={() => setDebugOpen(true)} disabled={fixing}>
@@ -136,7 +136,7 @@ function OrganizationSection() {
             <code className={styles.code}>{org.slug}</code>
           </Row>
           <Row label="Your role">
-            <span className={styles.capitalize}>{org.user_role}</span>
+            {ROLE_LABEL[org.user_role]}
           </Row>
           <Row label="Storage bucket">
             {org.gcs_bucket_name ? (

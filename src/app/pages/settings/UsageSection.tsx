@@ -2,14 +2,12 @@
 // GET /usage/summary/{orgId}.
 import { useQuery } from '@tanstack/react-query';
 import { BarChart3 } from 'lucide-react';
-import { serverMessage, teamApi } from '../../api/client';
-import { Banner } from '../../components/Banner';
-import { Button } from '../../components/Button';
+import { teamApi } from '../../api/client';
 import { EmptyState } from '../../components/EmptyState';
 import { Skeleton } from '../../components/Skeleton';
 import { formatBytes } from '../../lib/format';
 import { useSession } from '../../stores/session';
-import { Card } from './parts';
+import { Card, CardAlert, ListSkeleton } from './parts';
 import styles from './SettingsPage.module.css';
 
 const TYPES = [
@@ -21,28 +19,38 @@ const TYPES = [
 ] as const;
 
 const n = (v: number) => v.toLocaleString();
+const STAT_LABELS = ['Annotations', 'Storage used', 'Images'] as const;
+const BY_PROJECT = 'Annotations by type, and the storage of images and thumbnails.';
 
 export function UsageSection() {
   const org = useSession((s) => s.currentOrganization);
   const usage = useQuery({ queryKey: ['usage', org?.id], queryFn: () => teamApi.usageSummary(org!.id), enabled: Boolean(org) });
   if (!org) return <EmptyState icon={<BarChart3 />} tone="neutral" title="No organization" description="Usage is tracked per organization." />;
+  const description = `What ${org.name} has used, all time.`;
   if (usage.isPending) {
+    // The same two cards as the loaded page, so nothing moves when the numbers arrive.
     return (
-      <Card title="Usage" description={`What ${org.name} has used.`}>
-        <div aria-busy="true" aria-label="Loading usage">
-          {[0, 1, 2].map((i) => (
-            <Skeleton key={i} className={styles.skeletonRow} />
-          ))}
-        </div>
-      </Card>
+      <>
+        <Card title="Usage" description={description}>
+          <div className={styles.stats} aria-busy="true" aria-label="Loading usage">
+            {STAT_LABELS.map((label) => (
+              <div key={label} className={styles.stat}>
+                <Skeleton className={styles.skeletonStat} />
+                <span className={styles.statLabel}>{label}</span>
+              </div>
+            ))}
+          </div>
+        </Card>
+        <Card title="By project" description={BY_PROJECT}>
+          <ListSkeleton rows={2} label="Loading usage by project" />
+        </Card>
+      </>
     );
   }
   if (usage.isError) {
     return (
-      <Card title="Usage">
-        <Banner tone="danger" actions={<Button size="sm" onClick={() => void usage.refetch()}>Try again</Button>}>
-          {serverMessage(usage.error, 'Failed to load usage.')}
-        </Banner>
+      <Card title="Usage" description={description}>
+        <CardAlert error={usage.error} fallback="Failed to load usage." onRetry={() => void usage.refetch()} />
       </Card>
     );
   }
@@ -52,7 +60,7 @@ export function UsageSection() {
   for (const a of u.annotations.by_project) if (!a.project_id || !storageBy.has(a.project_id)) rows.push({ id: a.project_id ?? 'deleted', name: a.project_name ?? 'Deleted projects', annotations: a, storage: undefined as never });
   return (
     <>
-      <Card title="Usage" description={`What ${org.name} has used, all time.`}>
+      <Card title="Usage" description={description}>
         <div className={styles.stats}>
           <div className={styles.stat}>
             <span className={styles.statValue}>{n(u.annotations.total)}</span>
@@ -68,7 +76,7 @@ export function UsageSection() {
           </div>
         </div>
       </Card>
-      <Card title="By project" description="Annotations by type, and the storage of images and thumbnails.">
+      <Card title="By project" description={BY_PROJECT}>
         {rows.length === 0 ? (
           <EmptyState bordered={false} tone="neutral" icon={<BarChart3 />} title="No usage yet" description="Create a project, upload images and annotate: usage shows here." />
         ) : (
