@@ -96,7 +96,11 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
   await other.getByRole('tab', { name: 'Classes' }).click();
   await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
-  await other.getByRole('tab', { name: 'Data' }).click();
+  // Loaded afresh now, so that the app's own re-read of the profile (every 30 s) is not due during
+  // what follows: the change below must reach it through the server's refusal.
+  await other.reload();
+  await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
 
   // The owner makes them a viewer.
   await page.reload();
@@ -105,13 +109,19 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await row.getByRole('combobox').selectOption('viewer');
   await expect(page.getByText(/is now viewer/)).toBeVisible();
 
-  // The viewer can no longer edit: saves are refused and the page disables uploads and classes.
+  // The viewer can no longer edit: saves are refused.
   const refused = await save([]);
   expect(refused.status()).toBe(403);
   expect((await refused.json()).error).toContain('viewer');
-  await other.reload();
-  await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeDisabled();
+
+  // Their open app, not reloaded, still offers Add; the upload they try is refused by the server,
+  // and the app reads the role again at once: it says so, and stops offering what it cannot do.
+  const refusal = other.waitForResponse((r) => r.url().includes(`/projects/${project.id}/images/`) && r.status() === 403);
+  await other.getByTestId('add-images-input').setInputFiles([{ name: 'late.png', mimeType: 'image/png', buffer: bytes }]);
+  expect((await (await refusal).json()).error).toContain('viewer');
+  await expect(other.getByRole('status').getByText(`Your role in ${orgName} is now Viewer.`)).toBeVisible();
+  await expectGated(other, other.getByRole('button', { name: 'Add', exact: true }), false, 'Viewer', 'upload images');
+  await expect(other.getByTestId('image-tile')).toHaveCount(1);
   await other.getByRole('tab', { name: 'Classes' }).click();
   await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
   await expect(other.getByRole('button', { name: 'Delete car' })).toHaveCount(0);
@@ -143,7 +153,197 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await expect(other.getByRole('button', { name: 'Remove All' })).toBeDisabled();
   await other.waitForTimeout(2500);
   expect(saves).toEqual([]);
+
+  // Removed by the owner, the member's open app (left alone, no reload) notices on its next
+  // background read: it says so, and without another organization it offers to create one.
+  await other.goto('/select');
+  await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
+  await page.reload();
+  await page.getByRole('button', { name: `Remove ${member.fullName}` }).click();
+  const confirmRemove = page.getByRole('dialog', { name: 'Remove member?' });
+  await expect(confirmRemove).toContainText(`${member.fullName} will lose access at once`);
+  await confirmRemove.getByRole('button', { name: 'Remove Member' }).click();
+  await expect(page.getByRole('status').getByText(`${member.fullName} was removed`)).toBeVisible();
+  await expect(page.getByTestId('member-row')).toHaveCount(1);
+  await expect(other.getByRole('status').getByText(`You are no longer a member of ${orgName}.`)).toBeVisible({ timeout: 45_000 });
+  await expect(other.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
   await context.close();
+  // The organization keeps its owner: the last one is told so before trying to leave.
+  const leave = page.getByTestId('member-row').filter({ hasText: owner.email }).getByRole('button', { name: 'Leave' });
+  await expect(leave).toBeDisabled();
+  await leave.hover();
+  await expect(page.getByRole('tooltip')).toHaveText('You are the last owner: make another member an owner before you leave');
+});
+
+test('a signed-out person opens an invite link, signs up on it and lands back on it; Google and the confirmation e-mail return to it too', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const owner = uniqueUser('inviter');
+  const orgName = `Link Org ${owner.id}`;
+  await signUp(page, owner);
+  await onboard(page, orgName);
+  const orgId = (await apiCall(page, 'GET', '/users/me')).body.profile.default_organization_id as string;
+  const guest = uniqueUser('guest');
+  const invite = await apiCall(page, 'POST', `/organizations/${orgId}/invites`, { email: guest.email, role: 'reviewer' });
+  expect(invite.status).toBe(200);
+  const link = invite.body.invite_url as string;
+  const path = new URL(link).pathname;
+
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  // Google sign-in, as if the server had it set up; the provider's round trip is stubbed.
+  await other.route('**/api/v1/config', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, json: { ...(await response.json()), googleEnabled: true } });
+  });
+  let authorize: URL | null = null;
+  await other.route('**/auth/v1/authorize**', async (route) => {
+    authorize = new URL(route.request().url());
+    await route.fulfill({ status: 302, headers: { location: link } });
+  });
+  await other.goto(path);
+  // Signed out: the authentication page, on the invite's address.
+  await expect(other.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  expect(new URL(other.url()).pathname).toBe(path);
+
+  // Google is asked to bring the browser back to the invite link.
+  await other.getByRole('button', { name: 'Continue with Google' }).click();
+  await expect.poll(() => authorize?.searchParams.get('redirect_to')).toBe(new URL(link).href);
+  await expect(other.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  expect(new URL(other.url()).pathname).toBe(path);
+
+  // Signing up there: the confirmation e-mail's link would return to the invite as well, and the
+  // new person lands on the invite (no onboarding), accepts, and is in.
+  const signup = other.waitForRequest((r) => r.url().includes('/auth/v1/signup'));
+  await other.getByRole('button', { name: 'Sign up' }).click();
+  await other.getByLabel('Email address').fill(guest.email);
+  await other.getByRole('button', { name: 'Continue', exact: true }).click();
+  await other.getByLabel('Full name').fill(guest.fullName);
+  await other.getByLabel('Password', { exact: true }).fill(guest.password);
+  await other.getByRole('button', { name: 'Create Account' }).click();
+  expect(new URL((await signup).url()).searchParams.get('redirect_to')).toBe(new URL(link).href);
+  await expect(other.getByRole('heading', { name: `Join ${orgName}` })).toBeVisible();
+  await expect(other.getByText('to join as a reviewer')).toBeVisible();
+  await expect(other.getByRole('button', { name: 'Accept Invite' })).toBeFocused();
+  await other.keyboard.press('Enter');
+  await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
+  await expect(other.getByRole('status').getByText(`You joined ${orgName}`)).toBeVisible();
+  expect(new URL(other.url()).pathname).toBe('/select');
+
+  // The used link says so; a withdrawn one too.
+  await other.goto(path);
+  await expect(other.getByRole('heading', { name: `You are a member of ${orgName}` })).toBeVisible();
+  // Members may leave; without another organization they are offered to create one.
+  await other.getByRole('button', { name: 'Go to Vellum' }).click();
+  await other.getByRole('link', { name: 'Settings' }).click();
+  await other.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Members' }).click();
+  await expect(other.getByRole('region', { name: 'Invite people' })).toHaveCount(0);
+  await expect(other.getByRole('region', { name: 'Members' })).toContainText('Owners and admins invite people and change roles; your role is Reviewer.');
+  await other.getByTestId('member-row').filter({ hasText: guest.email }).getByRole('button', { name: 'Leave' }).click();
+  const leaving = other.getByRole('dialog', { name: `Leave ${orgName}?` });
+  await expect(leaving.getByRole('button', { name: 'Leave Organization' })).not.toBeFocused();
+  await leaving.getByRole('button', { name: 'Leave Organization' }).click();
+  await expect(other.getByRole('status').getByText(`You left ${orgName}`)).toBeVisible();
+  await expect(other.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
+  await expect(other.getByText(`You are no longer a member of ${orgName}.`)).toHaveCount(0);
+  const third = uniqueUser('third');
+  const second = await apiCall(page, 'POST', `/organizations/${orgId}/invites`, { email: third.email, role: 'viewer' });
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Members' }).click();
+  const pending = page.getByRole('region', { name: 'Pending invites' });
+  await expect(pending).toContainText(third.email);
+  await pending.getByRole('button', { name: `Withdraw the invite for ${third.email}` }).click();
+  await expect(page.getByRole('status').getByText('Invite withdrawn')).toBeVisible();
+  await expect(pending).toHaveCount(0);
+  await context.close();
+  const thirdContext = await browser.newContext();
+  const late = await thirdContext.newPage();
+  await signUp(late, third);
+  await late.goto(new URL(second.body.invite_url as string).pathname);
+  await expect(late.getByRole('alert')).toContainText('This invite can no longer be used');
+  await expect(late.getByRole('alert')).toContainText(`This invite was withdrawn. Ask someone at ${orgName} for a new one.`);
+  // A link that is no invite at all.
+  await late.goto(`/invite/${'x'.repeat(43)}`);
+  await expect(late.getByRole('alert')).toContainText('Invite not found');
+  await expect(late.getByRole('alert')).toContainText('This invite link is not valid.');
+  await late.getByRole('button', { name: 'Go to Vellum' }).click();
+  await expect(late.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
+  await thirdContext.close();
+});
+
+test('API keys in Settings: a name is required, the key is shown once, listed, works as a Bearer token with its role, and deleting it stops it; Usage shows what was used', async ({ page }) => {
+  test.setTimeout(90_000);
+  const user = uniqueUser('keys');
+  await signUp(page, user);
+  await onboard(page, `Keys Org ${user.id}`);
+  const orgId = (await apiCall(page, 'GET', '/users/me')).body.profile.default_organization_id as string;
+  const project = (await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Streets', description: null, annotation_types: ['box'], classes: [] })).body.project;
+  for (const [annotation_type, annotation_count] of [['bbox', 3], ['polygon', 2]] as const) {
+    expect((await apiCall(page, 'POST', '/usage/annotation', { organization_id: orgId, project_id: project.id, annotation_type, annotation_count })).status).toBe(200);
+  }
+
+  await openSettings(page, 'Usage');
+  const usage = page.getByRole('region', { name: 'Usage' });
+  await expect(usage).toContainText('5Annotations');
+  const row = page.getByRole('region', { name: 'By project' }).getByRole('row', { name: /Streets/ });
+  await expect(row.getByRole('cell')).toHaveText(['Streets', '3', '2', '0', '0', '0', '0 B']);
+
+  await openSettings(page, 'API Keys');
+  const card = page.getByRole('region', { name: 'API Keys' });
+  await expect(card.getByText('No API keys yet')).toBeVisible();
+  await card.getByRole('button', { name: 'Create API Key' }).click();
+  const create = page.getByRole('dialog', { name: 'Create API Key' });
+  await expect(create.getByLabel('Name')).toBeFocused();
+  // The spec's alert for a missing name; nothing is created.
+  const alerts: string[] = [];
+  page.once('dialog', (d) => {
+    alerts.push(d.message());
+    void d.accept();
+  });
+  await create.getByRole('button', { name: 'Create Key' }).click();
+  await expect.poll(() => alerts).toEqual(['Please enter a name for the API key']);
+  await expect(create).toBeVisible();
+  await create.getByLabel('Name').fill('Nightly import');
+  await create.getByLabel('Role').selectOption('viewer');
+  await create.getByLabel('Name').press('Enter');
+
+  const shown = page.getByRole('dialog', { name: 'Your new API key' });
+  await expect(shown).toContainText('it is shown only once');
+  const key = (await shown.getByTestId('api-key-value').textContent())!.trim();
+  expect(key).toMatch(/^vlm_[A-Za-z0-9_-]{43}$/);
+  await shown.getByRole('button', { name: 'Done' }).click();
+  await expect(shown).toBeHidden();
+  const list = card.getByRole('list', { name: 'API keys' });
+  await expect(list.getByRole('listitem')).toHaveCount(1);
+  await expect(list).toContainText('Nightly import');
+  await expect(list).toContainText(`${key.slice(0, 12)}…`);
+  await expect(list).toContainText('never used');
+  await expect(list).toContainText('Viewer');
+
+  // The key is a Bearer token acting as a viewer of this organization.
+  const bearer = { authorization: `Bearer ${key}` };
+  const projects = await page.request.get(`/api/v1/projects/organization/${orgId}`, { headers: bearer });
+  expect(projects.status()).toBe(200);
+  expect((await projects.json()).projects.map((p: { name: string }) => p.name)).toEqual(['Streets']);
+  const refused = await page.request.post('/api/v1/projects', { headers: bearer, data: { organization_id: orgId, name: 'Nope', description: null, annotation_types: ['box'], classes: [] } });
+  expect(refused.status()).toBe(403);
+  // Shown once: after a reload only its prefix is on the page, and it was used.
+  await page.reload();
+  await expect(list).toContainText('last used');
+  expect(await page.content()).not.toContain(key);
+
+  // Deleting asks the spec's question; Escape keeps the key, the danger button deletes it.
+  await list.getByRole('button', { name: 'Delete API key Nightly import' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete API key' });
+  await expect(confirm).toContainText('Are you sure you want to delete this API key? This action cannot be undone.');
+  await expect(confirm.getByRole('button', { name: 'Delete' })).not.toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(confirm).toBeHidden();
+  await expect(list.getByRole('listitem')).toHaveCount(1);
+  await list.getByRole('button', { name: 'Delete API key Nightly import' }).click();
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByRole('status').getByText('API key “Nightly import” deleted')).toBeVisible();
+  await expect(card.getByText('No API keys yet')).toBeVisible();
+  expect((await page.request.get(`/api/v1/projects/organization/${orgId}`, { headers: bearer })).status()).toBe(401);
 });
 
 test('deleting the account signs out; signing in again within the grace period shows the reactivation message', async ({ page }) => {
