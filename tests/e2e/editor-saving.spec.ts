@@ -109,15 +109,16 @@ test('the tab closed before the debounce fires without reaching the server: reop
   await drawBox(page, [150, 150], [260, 240]);
   await savedCount(page, project, img.id, 1);
 
-  await drawBox(page, [320, 150], [420, 260]);
-  await drawBox(page, [150, 320], [260, 420]);
-  await expect(rows(page)).toHaveCount(3);
-  await page.waitForTimeout(300); // IndexedDB commits; the debounce is still far
-  // The connection dies with the tab: the page-hide flush fails too, so only IndexedDB holds the two new boxes.
+  // From here no save reaches the server (on a busy machine drawing two boxes can outlast the
+  // debounce), and the page-hide flush fails too: only IndexedDB holds the two new boxes.
   await page.evaluate(() => {
     const real = window.fetch.bind(window);
     window.fetch = (input, init) => (/save-(data|changes)/.test(String(input instanceof Request ? input.url : input)) ? Promise.reject(new TypeError('Failed to fetch')) : real(input, init));
   });
+  await drawBox(page, [320, 150], [420, 260]);
+  await drawBox(page, [150, 320], [260, 420]);
+  await expect(rows(page)).toHaveCount(3);
+  await page.waitForTimeout(300); // IndexedDB commits
   await page.close();
 
   const reopened = await context.newPage();
