@@ -61,12 +61,22 @@ export interface RendererHandle {
   dispose(): void;
 }
 
+/** The WebGL-on-OffscreenCanvas probe's answer, once asked (it does not change in a page). */
+let offscreenWebgl: boolean | undefined;
+
 /** True when this browser can run WebGL on an OffscreenCanvas (a proxy for "in a worker"). */
 export function canRenderInWorker(canvas?: HTMLCanvasElement): boolean {
   try {
     if (typeof OffscreenCanvas === 'undefined' || typeof Worker === 'undefined') return false;
     if (canvas && typeof canvas.transferControlToOffscreen !== 'function') return false;
-    return Boolean(new OffscreenCanvas(1, 1).getContext('webgl'));
+    // Creating a context is a synchronous round trip to the GPU process (tens of ms with
+    // software WebGL): probe once per page, and release the probe's context at once.
+    if (offscreenWebgl === undefined) {
+      const gl = new OffscreenCanvas(1, 1).getContext('webgl');
+      offscreenWebgl = Boolean(gl);
+      gl?.getExtension('WEBGL_lose_context')?.loseContext();
+    }
+    return offscreenWebgl;
   } catch {
     return false;
   }
