@@ -158,7 +158,18 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   // background read: it says so, and without another organization it offers to create one.
   await other.goto('/select');
   await expect(other.getByRole('heading', { name: orgName, level: 1 })).toBeVisible();
-  await page.reload();
+  // Meanwhile the owner could not delete their account: nobody else could own the organization.
+  await openSettings(page, 'Account');
+  await page.getByRole('button', { name: 'Delete Account' }).click();
+  const deleting = page.getByRole('dialog', { name: 'Delete Account Permanently' });
+  await expect(deleting.getByRole('list', { name: 'Your organizations' })).toContainText(`${orgName} You are its only owner and it has no admin to take over`);
+  const deleteButton = deleting.getByRole('button', { name: 'Delete Account' });
+  await expect(deleteButton).toBeDisabled();
+  await deleteButton.hover();
+  await expect(page.getByRole('tooltip')).toHaveText(`Someone else must be able to own ${orgName} first`);
+  await deleting.getByRole('button', { name: 'Cancel' }).click();
+  await expect(deleting).toBeHidden();
+  await openSettings(page, 'Members');
   await page.getByRole('button', { name: `Remove ${member.fullName}` }).click();
   const confirmRemove = page.getByRole('dialog', { name: 'Remove member?' });
   await expect(confirmRemove).toContainText(`${member.fullName} will lose access at once`);
@@ -357,6 +368,8 @@ test('deleting the account signs out; signing in again within the grace period s
   await page.getByRole('button', { name: 'Delete Account' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete Account Permanently' });
   await expect(dialog).toBeVisible();
+  // What happens, organization by organization.
+  await expect(dialog.getByRole('list', { name: 'Your organizations' })).toHaveText(`Leaver Org ${user.id} You are its only member: it is deleted with its projects and files.`);
   // The destructive action is never focused by default.
   await expect(dialog.getByRole('button', { name: 'Delete Account' })).not.toBeFocused();
   const alert = page.waitForEvent('dialog');
