@@ -302,6 +302,29 @@ test('data: the status badge cycles an image through the stages, rolls back on f
   await alert.getByRole('button', { name: 'OK' }).click();
   await expect(tiles).toHaveCount(3);
   await expect(page.getByTestId('folder-tile')).toContainText('0 images');
+
+  // Folder drags the server refuses: onto another folder, then from inside onto 'Back to parent';
+  // each has its own alert and the folder stays where it was.
+  const refuseMove = () => page.route('**/api/folders/*/move', (route) => route.fulfill({ status: 500, json: { success: false, error: 'boom', code: 'internal' } }), { times: 1 });
+  await page.getByRole('button', { name: 'New Folder' }).click();
+  await page.getByLabel('Folder name for Untitled Folder 2').press('Enter');
+  const first = page.getByRole('button', { name: 'Open folder Untitled Folder 1' });
+  const second = page.getByRole('button', { name: 'Open folder Untitled Folder 2' });
+  await expect(second).toBeVisible();
+  await refuseMove();
+  await second.dragTo(first);
+  await expect(alert).toContainText('Failed to move folder. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(second).toBeVisible();
+  await second.dragTo(first);
+  await expect(second).toBeHidden();
+  await first.click();
+  await expect(second).toBeVisible();
+  await refuseMove();
+  await second.dragTo(page.getByRole('button', { name: 'Back to parent' }));
+  await expect(alert).toContainText('Failed to move folder to parent directory. Please try again.');
+  await alert.getByRole('button', { name: 'OK' }).click();
+  await expect(second).toBeVisible();
 });
 
 test('data: many images through archive, restore and delete (10 names, then "and N more" / "Show N more"); the alerts when archive, restore, delete or a folder rename fail', async ({ page }) => {
