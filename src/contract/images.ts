@@ -241,7 +241,7 @@ export const BatchSignedUrlsRequest = z.object({
   variant: z.enum(SIGNED_URL_VARIANTS).default('original'),
 });
 export const BatchSignedUrlsResponse = z.object({
-  /** id -> URL, for the ids the caller may read; others are left out (see missing_ids). */
+  /** id -> URL for every id asked (an image of another organization answers 404; ids of no image are in missing_ids). */
   signed_urls: z.record(z.string(), z.string()),
   expires_at: z.string(),
   missing_ids: z.array(z.string()),

@@ -344,6 +344,8 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
     } catch {
       showAlert('Failed to archive images. Please try again.');
       list.reload();
+      // The images come back selected, as a failed delete in the Archive tab keeps them: one click to retry.
+      view().setSelection(ids);
     } finally {
       refreshMeta();
     }
