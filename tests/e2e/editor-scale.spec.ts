@@ -141,7 +141,7 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
   // The loading state says how far it got, and the list does not show the previous document
   // meanwhile. Checked with plain DOM reads, so the checks cost the page little. (A trace still
   // shows one DevTools command of ~0.4 s CPU on the page's thread as load-data arrives, in every
-  // run: the harness's, not the app's; it is counted in the figures printed below.)
+  // run: the harness's, not the app's; the long-task observer below does not report it.)
   const bar = page.getByRole('progressbar', { name: 'Loading 100,000 annotations' });
   await page.waitForFunction(() => {
     const shown = (e: Element | null | undefined) => Boolean(e && e.getClientRects().length > 0);
