@@ -4,7 +4,7 @@
 // entries are ignored and they are tested linearly. The tree is rebuilt lazily, at query time,
 // only once the dynamic list grows past a threshold, so a single edit (or a drag of a thousand
 // shapes) never triggers a 100k rebuild. After a load, prepare() builds the index in slices of a
-// few milliseconds (idle time; vertical stripes of ~4k ids, each tree one short sort), so the first
+// few milliseconds (idle time; vertical stripes of ~8k ids, each tree one short sort), so the first
 // hit-test does not pay a 100k build in one task.
 import Flatbush from 'flatbush';
 import { annotationBounds, type Bounds } from './model/geometry';
@@ -16,10 +16,10 @@ const MIN_DYNAMIC = 1024;
 const MAX_DYNAMIC = 4096;
 /**
  * About this many ids per static tree. The ids are split into vertical stripes by the x of
- * their centre, so one tree build (a sort of 4k boxes, about a millisecond) is one short
+ * their centre, so one tree build (a sort of 8k boxes, a few milliseconds) is one short
  * prepare() step and a point query touches one or two trees.
  */
-const TREE_SIZE = 4096;
+const TREE_SIZE = 8192;
 /** Ids handled per step of the stripe split, between two looks at the clock. */
 const SPLIT_STEP = 16384;
 
