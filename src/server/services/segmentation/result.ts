@@ -3,6 +3,7 @@
 // image by nearest neighbour: pixel (X, Y) takes grid cell (floor((X + .5) gw / w), floor((Y + .5) gh / h)),
 // and polygon vertices are scaled the same way, so the polygons rasterise back to the RLE.
 import type { Kernels } from '../../../kernels/node';
+import { foregroundBox } from './maskBox';
 import type { GridMask } from './types';
 
 export interface MaskResult {
@@ -26,27 +27,9 @@ export function gridToRle(mask: GridMask, width: number, height: number): { coun
   const { data, gw, gh } = mask;
   // The grid's foreground box, read row by row (sequential): columns outside it are one
   // background run, and inside it only its rows are walked (column by column, the slow direction).
-  let gx0 = gw, gx1 = -1, gy0 = -1, gy1 = -1;
-  for (let gy = 0, row = 0; gy < gh; gy++, row += gw) {
-    let first = -1;
-    for (let gx = 0; gx < gw; gx++) {
-      if (data[row + gx]) {
-        first = gx;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    if (gy0 < 0) gy0 = gy;
-    gy1 = gy;
-    if (first < gx0) gx0 = first;
-    for (let gx = gw - 1; gx > gx1; gx--) {
-      if (data[row + gx]) {
-        gx1 = gx;
-        break;
-      }
-    }
-  }
-  if (gy0 < 0) return { counts: [width * height], area: 0, bbox: [0, 0, 0, 0] };
+  const box = foregroundBox(data, gw, gh);
+  if (!box) return { counts: [width * height], area: 0, bbox: [0, 0, 0, 0] };
+  const { x0: gx0, x1: gx1, y0: gy0, y1: gy1 } = box;
   const firstY = firstIndex(height, gh);
   const counts: number[] = [];
   let cur = 0, len = 0, area = 0;

@@ -9,6 +9,7 @@
 // assembly/reference/segment.ts); this file only orchestrates them through `SegmentOps`, so the
 // same code runs on the wasm kernels or on the references.
 import { BINS, MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/reference/segment';
+import { foregroundBox } from '../maskBox';
 
 export interface SegmentOps {
   rgbToLab(rgb: Uint8Array, n: number, channels: number, lab: Float32Array, bins: Uint16Array): void;
@@ -292,27 +293,9 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
 let scratchStack = new Int32Array(0);
 
 export function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[]): void {
-  let x0 = w, x1 = -1, y0 = -1, y1 = -1;
-  for (let y = 0, row = 0; y < h; y++, row += w) {
-    let first = -1;
-    for (let x = 0; x < w; x++) {
-      if (mask[row + x]) {
-        first = x;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    if (y0 < 0) y0 = y;
-    y1 = y;
-    if (first < x0) x0 = first;
-    for (let x = w - 1; x > x1; x--) {
-      if (mask[row + x]) {
-        x1 = x;
-        break;
-      }
-    }
-  }
-  if (y0 < 0) return;
+  const box = foregroundBox(mask, w, h);
+  if (!box) return;
+  const { x0, x1, y0, y1 } = box;
   const wx0 = Math.max(0, x0 - 1), wx1 = Math.min(w - 1, x1 + 1), wy0 = Math.max(0, y0 - 1), wy1 = Math.min(h - 1, y1 + 1);
   const area = (wx1 - wx0 + 1) * (wy1 - wy0 + 1);
   if (scratchStack.length < area) scratchStack = new Int32Array(Math.max(area, 1 << 16));
