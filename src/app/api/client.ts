@@ -108,9 +108,11 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): 
   return value as z.infer<S>;
 }
 
+/** Folders (/api/folders) and batch images (/api/images/batch) live outside /api/v1 (spec section 7). */
+const apiUrl = (path: string): string => (path.startsWith('/api/') ? path : `${BASE}${path}`);
+
 export async function request<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown, init: { signal?: AbortSignal } = {}): Promise<z.infer<S>> {
-  // Folders (/api/folders) and batch images (/api/images/batch) live outside /api/v1 (spec section 7).
-  const url = path.startsWith('/api/') ? path : `${BASE}${path}`;
+  const url = apiUrl(path);
   const headers: Record<string, string> = { accept: 'application/json', ...(await authHeaders()) };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
@@ -131,8 +133,7 @@ export async function request<S extends z.ZodType>(method: string, path: string,
  * request() does.
  */
 export async function requestText(path: string, init: { signal?: AbortSignal } = {}): Promise<string> {
-  const url = path.startsWith('/api/') ? path : `${BASE}${path}`;
-  const res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...(await authHeaders()) }, signal: init.signal });
+  const res = await fetch(apiUrl(path), { method: 'GET', headers: { accept: 'application/json', ...(await authHeaders()) }, signal: init.signal });
   const text = await readTextInChunks(res);
   if (!res.ok) throw new ApiRequestError(res.status, text);
   return text;
