@@ -64,6 +64,9 @@ export const GetMaskRequest = z.object({
 });
 export type GetMaskRequest = z.infer<typeof GetMaskRequest>;
 
+/** Long side of get-mask's `logits` grid. */
+export const LOGITS_SIDE = 64;
+
 const Ring = z.array(z.tuple([z.number(), z.number()]));
 export const MaskPolygon = z.object({ path: Ring, holes: z.array(Ring) });
 
@@ -94,6 +97,13 @@ export const GetMaskResponse = z.object({
   /** 1 positive, 0 negative, in point_coords order. */
   point_labels: z.array(z.number().int()),
   mask: MaskRle,
+  /**
+   * A low-resolution score grid over the whole image (at most LOGITS_SIDE cells on the long side,
+   * same aspect ratio), row-major, values rounded to 0.1; > 0 means foreground. SAM2: its mask
+   * logits averaged per cell. Built-in: the log-odds of each cell's foreground fraction.
+   * This server always sends it; optional in the type so answers from older servers still parse.
+   */
+  logits: z.object({ size: z.tuple([z.number().int(), z.number().int()]), data: z.array(z.number()) }).nullable().optional(),
   backend: SegmenterBackend,
 });
 export type GetMaskResponse = z.infer<typeof GetMaskResponse>;

@@ -64,6 +64,11 @@ describe('SEGMENTER=sam2', () => {
     const [x, y, w, h] = res.body.bbox;
     expect(Math.abs(x - 100) + Math.abs(y - 50) + Math.abs(w - 100) + Math.abs(h - 100)).toBeLessThanOrEqual(4);
     expect(res.body.score).toBeCloseTo(0.5, 3); // (512 + 512) / 2 / 1024
+    // logits: the decoder's logits averaged on a 64-wide grid (300 x 200 -> 64 x 43), > 0 inside the square.
+    expect(res.body.logits.size).toEqual([43, 64]);
+    expect(res.body.logits.data).toHaveLength(43 * 64);
+    expect(res.body.logits.data[21 * 64 + 32]).toBeGreaterThan(0);
+    expect(res.body.logits.data[0]).toBeLessThan(0);
     const saved = await api(server.url, 'POST', `${BASE}/save-segmentation`, { token: owner.token, body: { project_id: project.id, image_name: 'square.png', class_name: 'box', mask: res.body.mask, metadata: { score: res.body.score } } });
     expect(saved.status).toBe(200);
     expect(saved.body.annotation.metadata.tool_used).toBe('auto-annotate:sam2');

@@ -167,6 +167,12 @@ describe('get-mask', () => {
     expect(cy).toBeLessThan(by + bh);
     expect(body.point_coords).toEqual([[cx, cy]]);
     expect(body.point_labels).toEqual([1]);
+    // logits: a small row-major grid over the whole image (long side 64), > 0 where the mask is.
+    const [lh, lw] = body.logits.size as [number, number];
+    expect(Math.max(lh, lw)).toBe(64);
+    expect(body.logits.data).toHaveLength(lh * lw);
+    expect(body.logits.data[Math.floor((cy * lh) / H) * lw + Math.floor((cx * lw) / W)]).toBeGreaterThan(0);
+    expect(body.logits.data[0]).toBeLessThan(0);
     expect(body.score).toBeGreaterThan(0);
     expect(body.score).toBeLessThanOrEqual(1);
     expect(body.inference_time).toBeGreaterThan(0);

@@ -8,6 +8,7 @@ import { images, organizationMembers, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import {
+  LOGITS_SIDE,
   MAX_POINTS,
   type GetMaskRequest,
   type GetMaskResponse,
@@ -21,7 +22,7 @@ import { loadData, saveData } from '../annotations';
 import { EmbeddingCache } from './cache';
 import { segmentationConfig, type SegmentationConfig } from './config';
 import { decodeImage, ImageDecodeError, readObject } from './image';
-import { maskResult } from './result';
+import { logitGrid, maskResult } from './result';
 import type { Embedding, Segmenter } from './types';
 import { BuiltinSegmenter } from './builtin';
 import { wasmOps } from './builtin/wasm-ops';
@@ -224,6 +225,7 @@ export class SegmentationService {
       point_coords: [...positive, ...negative],
       point_labels: [...positive.map(() => 1), ...negative.map(() => 0)],
       mask: { size: [e.height, e.width], counts: result.counts },
+      logits: logitGrid(prediction.mask, prediction.logits, e.width, e.height, LOGITS_SIDE),
       backend: this.backend,
     };
   }

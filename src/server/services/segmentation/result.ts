@@ -110,3 +110,37 @@ export function maskResult(k: Kernels, mask: GridMask, width: number, height: nu
     .sort((a, b) => b.area - a.area);
   return { counts: str, area, bbox, polygons };
 }
+
+/**
+ * get-mask's `logits`: a grid of at most `side` cells on the image's long side (same aspect ratio),
+ * row-major, rounded to 0.1. With backend logits, their mean per cell; otherwise the log-odds of
+ * each cell's foreground fraction in the mask (clamped to about +-4.2).
+ */
+export function logitGrid(
+  mask: GridMask,
+  logits: { data: Float32Array; gw: number; gh: number } | undefined,
+  width: number,
+  height: number,
+  side: number,
+): { size: [number, number]; data: number[] } {
+  const long = Math.max(width, height);
+  const ow = Math.max(1, Math.round((width / long) * side)), oh = Math.max(1, Math.round((height / long) * side));
+  const src = logits ?? mask;
+  const { gw, gh } = src;
+  const sum = new Float64Array(ow * oh), n = new Float64Array(ow * oh);
+  for (let y = 0; y < gh; y++) {
+    const oy = Math.min(oh - 1, Math.floor(((y + 0.5) * oh) / gh));
+    for (let x = 0; x < gw; x++) {
+      const o = oy * ow + Math.min(ow - 1, Math.floor(((x + 0.5) * ow) / gw));
+      sum[o]! += src.data[y * gw + x]!;
+      n[o]! += 1;
+    }
+  }
+  const eps = 1 / 64;
+  const data = Array.from(sum, (s, i) => {
+    const m = n[i]! > 0 ? s / n[i]! : logits ? -20 : 0;
+    const v = logits ? m : Math.log((m + eps) / (1 - m + eps));
+    return Math.round(Math.max(-20, Math.min(20, v)) * 10) / 10 || 0;
+  });
+  return { size: [oh, ow], data };
+}

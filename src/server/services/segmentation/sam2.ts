@@ -146,7 +146,7 @@ export class Sam2Segmenter implements Segmenter<Sam2Embedding> {
     const low = out.low_res_masks;
     if (low && (low.dims as number[]).slice(-2).join() === '256,256') state = (low.data as Float32Array).slice(best * 65536, (best + 1) * 65536);
     else if (gh === 256 && gw === 256) state = logits.slice();
-    return { mask: { data, gw, gh }, score: Math.max(0, Math.min(1, ious[best] ?? 0)), state };
+    return { mask: { data, gw, gh }, logits: { data: logits, gw, gh }, score: Math.max(0, Math.min(1, ious[best] ?? 0)), state };
   }
 
   async close(): Promise<void> {

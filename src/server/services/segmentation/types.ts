@@ -29,6 +29,8 @@ export interface GridMask {
 export interface Prediction {
   mask: GridMask;
   score: number;
+  /** The backend's raw scores (>0 foreground) on a grid covering the whole image, when it has any. */
+  logits?: { data: Float32Array; gw: number; gh: number };
   /** Backend state to pass back as `previous` when the client asks to use the previous mask. */
   state?: unknown;
 }
