@@ -13,8 +13,11 @@ async function streamToBuffer(body: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Decodes image bytes to RGB fitting `maxSide` (never enlarged). */
-export async function decodeImage(bytes: Buffer, maxSide: number): Promise<LoadedImage> {
+/** Largest image (pixels) whose original-size RGB is kept for edge refinement (3 bytes a pixel, counted in the cache's bound). */
+export const FULL_RES_MAX_PIXELS = 24_000_000;
+
+/** Decodes image bytes to RGB fitting `maxSide` (never enlarged), and at the original size too with `fullRes`. */
+export async function decodeImage(bytes: Buffer, maxSide: number, fullRes = false): Promise<LoadedImage> {
   try {
     const base = sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'none', pages: 1 });
     const meta = await base.metadata();
@@ -29,7 +32,12 @@ export async function decodeImage(bytes: Buffer, maxSide: number): Promise<Loade
       .raw()
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new ImageDecodeError(`Unexpected ${info.channels} channels`);
-    return { width, height, rgb: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), w: info.width, h: info.height };
+    const img: LoadedImage = { width, height, rgb: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), w: info.width, h: info.height };
+    if (fullRes && (info.width !== width || info.height !== height) && width * height <= FULL_RES_MAX_PIXELS) {
+      const f = await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'none', pages: 1 }).autoOrient().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+      if (f.info.channels === 3 && f.info.width === width && f.info.height === height) img.full = new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+    }
+    return img;
   } catch (err) {
     if (err instanceof ImageDecodeError) throw err;
     throw new ImageDecodeError(`The image cannot be decoded: ${(err as Error).message}`);

@@ -4,6 +4,7 @@
 // and polygon vertices are scaled the same way, so the polygons rasterise back to the RLE.
 import type { Kernels } from '../../../kernels/node';
 import { foregroundBox } from './maskBox';
+import type { CropMask } from './builtin/refine';
 import type { GridMask } from './types';
 
 export interface MaskResult {
@@ -92,15 +93,59 @@ function ringArea(r: [number, number][]): number {
   return Math.abs(a) / 2;
 }
 
-export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = 0.75): MaskResult {
-  const { counts, area, bbox } = gridToRle(mask, width, height);
+/** Column-major RLE, area and bbox of a full-resolution crop (background outside it). */
+export function cropToRle(crop: CropMask, width: number, height: number): { counts: number[]; area: number; bbox: [number, number, number, number] } {
+  const { data, x0, y0, w, h } = crop;
+  const counts: number[] = [];
+  let cur = 0, len = x0 * height, area = 0;
+  let minX = width, maxX = -1, minY = height, maxY = -1;
+  for (let i = 0; i < w; i++) {
+    len += y0;
+    let any = false;
+    for (let j = 0, p = i; j < h; j++, p += w) {
+      const v = data[p]!;
+      if (v) {
+        area++;
+        if (!any) {
+          any = true;
+          if (j + y0 < minY) minY = j + y0;
+        }
+        if (j + y0 > maxY) maxY = j + y0;
+      }
+      if (v === cur) len++;
+      else {
+        counts.push(len);
+        cur = v;
+        len = 1;
+      }
+    }
+    if (any) {
+      if (x0 + i < minX) minX = x0 + i;
+      maxX = x0 + i;
+    }
+    if (cur) {
+      counts.push(len);
+      cur = 0;
+      len = 0;
+    }
+    len += height - y0 - h;
+  }
+  len += (width - x0 - w) * height;
+  counts.push(len);
+  return { counts, area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
+}
+
+/** The mask result of a grid mask, or of a full-resolution crop (`fine`) when the backend refined it. */
+export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = 0.75, fine?: CropMask | null): MaskResult {
+  const { counts, area, bbox } = fine ? cropToRle(fine, width, height) : gridToRle(mask, width, height);
   const str = k.countsToString(counts);
-  const { data, gw, gh } = mask;
-  const sx = width / gw, sy = height / gh;
+  const { data, gw, gh } = fine ? { data: fine.data, gw: fine.w, gh: fine.h } : mask;
+  const sx = fine ? 1 : width / gw, sy = fine ? 1 : height / gh;
+  const ox = fine?.x0 ?? 0, oy = fine?.y0 ?? 0;
   const round = (v: number) => Math.round(v * 100) / 100;
   // The row-major grid read column-major is the transposed image: trace that (no copy), then
   // swap x and y back and reverse each ring to keep the kernel's orientation (outer rings positive).
-  const scale = (ring: [number, number][]) => ring.map(([ty, tx]) => [round(tx * sx), round(ty * sy)] as [number, number]).reverse();
+  const scale = (ring: [number, number][]) => ring.map(([ty, tx]) => [round(tx * sx + ox), round(ty * sy + oy)] as [number, number]).reverse();
   const polygons = k
     .maskToPolygons(data, gw, gh, { tolerance })
     .map((p) => {

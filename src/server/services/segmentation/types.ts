@@ -1,6 +1,7 @@
 // One interface for every segmenter backend (built-in classical, SAM2 over ONNX). The server
 // caches whatever `embed` returns per image (see cache.ts) and calls `predict` for each click.
 import type { SegmenterBackend } from '../../../contract/segmentation';
+import type { CropMask } from './builtin/refine';
 
 /** An image as the backends take it: its original size and a copy scaled to fit `maxSide`. */
 export interface LoadedImage {
@@ -11,6 +12,8 @@ export interface LoadedImage {
   /** size of the scaled copy */
   w: number;
   h: number;
+  /** interleaved RGB at the original size, when the backend asked for it (wantsFullRes) and the image is larger than the copy */
+  full?: Uint8Array;
 }
 
 export interface Embedding {
@@ -29,6 +32,8 @@ export interface GridMask {
 export interface Prediction {
   mask: GridMask;
   score: number;
+  /** The mask at full resolution in a box (background outside), when the backend refined its edge; then it is the answer. */
+  fine?: CropMask | null;
   /** The backend's raw scores (>0 foreground) on a grid covering the whole image, when it has any. */
   logits?: { data: Float32Array; gw: number; gh: number };
   /** Backend state to pass back as `previous` when the client asks to use the previous mask. */
@@ -45,6 +50,8 @@ export interface Segmenter<E extends Embedding = Embedding> {
   readonly name: SegmenterBackend;
   /** Longest side of the scaled copy `embed` wants. */
   readonly maxSide: number;
+  /** Whether `embed` wants the original-size pixels too (LoadedImage.full). */
+  readonly wantsFullRes?: boolean;
   /** Loads code or models; safe to call many times. */
   warmup(): Promise<void>;
   /** null while not loaded, else whether it loaded */

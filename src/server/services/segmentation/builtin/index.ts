@@ -3,9 +3,13 @@
 import type { Embedding, LoadedImage, Points, Prediction, Segmenter } from '../types';
 import { buildStructure, segment, type SegmentOps, type Structure } from './algorithm';
 import { referenceOps } from './reference-ops';
+import { refineBoundary } from './refine';
 
 export interface BuiltinEmbedding extends Embedding {
   structure: Structure;
+  /** the working copy's RGB and the original-size RGB (when larger), for edge refinement */
+  work?: Uint8Array;
+  full?: Uint8Array;
   /** original size */
   width: number;
   height: number;
@@ -17,6 +21,7 @@ export const BUILTIN_MAX_SIDE = 1024;
 export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
   readonly name = 'builtin' as const;
   readonly maxSide = BUILTIN_MAX_SIDE;
+  readonly wantsFullRes = true;
   private ops: SegmentOps | null = null;
   private loading: Promise<void> | null = null;
 
@@ -46,7 +51,14 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
   async embed(image: LoadedImage): Promise<BuiltinEmbedding> {
     const ops = await this.opsReady();
     const structure = buildStructure(ops, image.rgb, image.w, image.h, 3);
-    return { structure, width: image.width, height: image.height, bytes: structure.bytes };
+    const full = image.full;
+    return {
+      structure,
+      width: image.width,
+      height: image.height,
+      ...(full ? { work: image.rgb, full } : {}),
+      bytes: structure.bytes + (full ? full.byteLength + image.rgb.byteLength : 0),
+    };
   }
 
   async predict(e: BuiltinEmbedding, points: Points, previous?: unknown): Promise<Prediction> {
@@ -59,6 +71,7 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
       negative: points.negative.map(toWork),
       previous: previous instanceof Uint8Array ? previous : undefined,
     });
-    return { mask: { data: out.mask, gw: st.w, gh: st.h }, score: out.score, state: out.spFg };
+    const fine = e.full && e.work ? refineBoundary(out.mask, st.w, st.h, e.work, e.full, e.width, e.height) : null;
+    return { mask: { data: out.mask, gw: st.w, gh: st.h }, fine, score: out.score, state: out.spFg };
   }
 }

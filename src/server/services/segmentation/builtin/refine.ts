@@ -1,0 +1,130 @@
+// Full-resolution boundary refinement for the built-in backend. The cut runs on a working copy
+// (long side 1024), so the mask scaled to a 12 MP image is blocky and a few pixels off. Here only a
+// band around its edge is decided again at full resolution: each working cell within BAND cells of
+// a cell of the other label is a band cell, and each full-resolution pixel of a band cell takes the
+// label whose local colour model it is nearer to. A band cell's models are the mean working colours
+// of the cells within MODEL_RADIUS that are outside the band (so surely inside or outside), of
+// each label. Everything else keeps the scaled mask. The work is proportional to the edge length.
+
+/** A full-resolution mask of the box [x0, x0 + w) x [y0, y0 + h) (row-major 0/1); background elsewhere. */
+export interface CropMask {
+  data: Uint8Array;
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+}
+
+/** Cells of band on each side of the working mask's edge. */
+export const BAND = 2;
+/** Radius (cells) searched for a band cell's inside and outside colours. */
+const MODEL_RADIUS = 4;
+
+/**
+ * The working mask `mask` (gw x gh) scaled to width x height by nearest neighbour (as
+ * result.ts's gridToRle maps it), with the band around its edge re-labelled from `full` (RGB,
+ * width x height). `work` is the working copy's RGB (gw x gh). Null when the mask is empty.
+ */
+export function refineBoundary(
+  mask: Uint8Array,
+  gw: number,
+  gh: number,
+  work: Uint8Array,
+  full: Uint8Array,
+  width: number,
+  height: number,
+): CropMask | null {
+  // Distance (in cells, Chebyshev, capped at BAND + 1) to a cell of the other label: band = <= BAND.
+  let gx0 = gw, gx1 = -1, gy0 = gh, gy1 = -1;
+  for (let y = 0; y < gh; y++) {
+    for (let x = 0; x < gw; x++) {
+      if (!mask[y * gw + x]) continue;
+      if (x < gx0) gx0 = x;
+      if (x > gx1) gx1 = x;
+      if (y < gy0) gy0 = y;
+      if (y > gy1) gy1 = y;
+    }
+  }
+  if (gx1 < 0) return null;
+  // The box the result can cover: the foreground box grown by the band.
+  const bx0 = Math.max(0, gx0 - BAND), bx1 = Math.min(gw - 1, gx1 + BAND);
+  const by0 = Math.max(0, gy0 - BAND), by1 = Math.min(gh - 1, gy1 + BAND);
+  const bw = bx1 - bx0 + 1, bh = by1 - by0 + 1;
+  // band[c]: 1 when the cell is within BAND of the other label (cells outside the grid do not count).
+  // Computed with the row and column passes of a max filter on "differs from a neighbour".
+  const edge = new Uint8Array(bw * bh);
+  for (let y = by0; y <= by1; y++) {
+    for (let x = bx0; x <= bx1; x++) {
+      const v = mask[y * gw + x];
+      if ((x > 0 && mask[y * gw + x - 1] !== v) || (x < gw - 1 && mask[y * gw + x + 1] !== v) || (y > 0 && mask[(y - 1) * gw + x] !== v) || (y < gh - 1 && mask[(y + 1) * gw + x] !== v)) {
+        edge[(y - by0) * bw + (x - bx0)] = 1;
+      }
+    }
+  }
+  const r = BAND - 1; // edge cells are at distance 1 already
+  const tmp = new Uint8Array(bw * bh), band = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      if (!edge[y * bw + x]) continue;
+      for (let d = Math.max(0, x - r); d <= Math.min(bw - 1, x + r); d++) tmp[y * bw + d] = 1;
+    }
+  }
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      if (!tmp[y * bw + x]) continue;
+      for (let d = Math.max(0, y - r); d <= Math.min(bh - 1, y + r); d++) band[d * bw + x] = 1;
+    }
+  }
+
+  // The full-resolution box and each full-resolution column's / row's cell.
+  const firstOf = (g: number, n: number, j: number) => Math.ceil((j * n) / g - 0.5); // first pixel with floor((i + .5) g / n) >= j
+  const X0 = Math.max(0, firstOf(gw, width, bx0)), X1 = Math.min(width, firstOf(gw, width, bx1 + 1));
+  const Y0 = Math.max(0, firstOf(gh, height, by0)), Y1 = Math.min(height, firstOf(gh, height, by1 + 1));
+  const w = X1 - X0, h = Y1 - Y0;
+  const colCell = new Int32Array(w);
+  for (let X = X0; X < X1; X++) colCell[X - X0] = Math.min(gw - 1, Math.floor(((X + 0.5) * gw) / width));
+  const out = new Uint8Array(w * h);
+  // Per band cell: its models (computed on first use), NaN marks "not yet", -1 in fgR "none".
+  const models = new Float32Array(bw * bh * 6).fill(Number.NaN);
+  const model = (cx: number, cy: number): number => {
+    const o = ((cy - by0) * bw + (cx - bx0)) * 6;
+    if (!Number.isNaN(models[o]!)) return o;
+    const s = [0, 0, 0, 0, 0, 0], n = [0, 0];
+    for (let y = Math.max(0, cy - MODEL_RADIUS); y <= Math.min(gh - 1, cy + MODEL_RADIUS); y++) {
+      for (let x = Math.max(0, cx - MODEL_RADIUS); x <= Math.min(gw - 1, cx + MODEL_RADIUS); x++) {
+        const inBox = x >= bx0 && x <= bx1 && y >= by0 && y <= by1;
+        if (inBox && band[(y - by0) * bw + (x - bx0)]) continue;
+        const l = mask[y * gw + x] ? 0 : 1, p = (y * gw + x) * 3;
+        s[l * 3] += work[p]!;
+        s[l * 3 + 1] += work[p + 1]!;
+        s[l * 3 + 2] += work[p + 2]!;
+        n[l]!++;
+      }
+    }
+    for (let l = 0; l < 2; l++) for (let c = 0; c < 3; c++) models[o + l * 3 + c] = n[l] ? s[l * 3 + c]! / n[l]! : -1e9;
+    return o;
+  };
+  for (let Y = Y0; Y < Y1; Y++) {
+    const cy = Math.min(gh - 1, Math.floor(((Y + 0.5) * gh) / height));
+    const brow = (cy - by0) * bw - bx0, mrow = cy * gw, orow = (Y - Y0) * w;
+    for (let i = 0; i < w; i++) {
+      const cx = colCell[i]!;
+      const v = mask[mrow + cx]!;
+      if (!band[brow + cx]) {
+        out[orow + i] = v;
+        continue;
+      }
+      const o = model(cx, cy);
+      if (models[o]! < -1e8 || models[o + 3]! < -1e8) {
+        out[orow + i] = v; // one side has no sure colour nearby: keep the scaled mask
+        continue;
+      }
+      const p = (Y * width + X0 + i) * 3;
+      const r0 = full[p]!, g0 = full[p + 1]!, b0 = full[p + 2]!;
+      const df = (r0 - models[o]!) ** 2 + (g0 - models[o + 1]!) ** 2 + (b0 - models[o + 2]!) ** 2;
+      const db = (r0 - models[o + 3]!) ** 2 + (g0 - models[o + 4]!) ** 2 + (b0 - models[o + 5]!) ** 2;
+      out[orow + i] = df < db ? 1 : 0;
+    }
+  }
+  return { data: out, x0: X0, y0: Y0, w, h };
+}
