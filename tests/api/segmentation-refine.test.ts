@@ -101,6 +101,9 @@ describe('boundary refinement at full resolution', () => {
       }
     }
     expect(res.body.area).toBe(area);
+    let truthArea = 0;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (inside(x, y)) truthArea++;
+    expect(Math.abs(area - truthArea) / truthArea).toBeLessThan(0.002);
     expect(res.body.bbox).toEqual([minX, minY, maxX - minX + 1, maxY - minY + 1]);
     const back = k.polygonsToMask(res.body.vellum_annotations.map((a: { polygon: unknown }) => a.polygon), H, W);
     let both = 0, either = 0;

@@ -81,8 +81,6 @@ export function refineBoundary(
   const X0 = Math.max(0, firstOf(gw, width, bx0)), X1 = Math.min(width, firstOf(gw, width, bx1 + 1));
   const Y0 = Math.max(0, firstOf(gh, height, by0)), Y1 = Math.min(height, firstOf(gh, height, by1 + 1));
   const w = X1 - X0, h = Y1 - Y0;
-  const colCell = new Int32Array(w);
-  for (let X = X0; X < X1; X++) colCell[X - X0] = Math.min(gw - 1, Math.floor(((X + 0.5) * gw) / width));
   const out = new Uint8Array(w * h);
   // Per band cell: its models (computed on first use), NaN marks "not yet", -1 in fgR "none".
   const models = new Float32Array(bw * bh * 6).fill(Number.NaN);
@@ -104,26 +102,37 @@ export function refineBoundary(
     for (let l = 0; l < 2; l++) for (let c = 0; c < 3; c++) models[o + l * 3 + c] = n[l] ? s[l * 3 + c]! / n[l]! : -1e9;
     return o;
   };
+  // Each cell's first column in the crop, and each cell row's band cells.
+  const cellX = new Int32Array(bw + 1);
+  for (let c = 0; c <= bw; c++) cellX[c] = Math.min(width, firstOf(gw, width, bx0 + c)) - X0;
+  const bandCells: number[][] = [];
+  for (let y = 0; y < bh; y++) {
+    const list: number[] = [];
+    for (let x = 0; x < bw; x++) if (band[y * bw + x]) list.push(x + bx0);
+    bandCells.push(list);
+  }
+  let prevCy = -1;
   for (let Y = Y0; Y < Y1; Y++) {
     const cy = Math.min(gh - 1, Math.floor(((Y + 0.5) * gh) / height));
-    const brow = (cy - by0) * bw - bx0, mrow = cy * gw, orow = (Y - Y0) * w;
-    for (let i = 0; i < w; i++) {
-      const cx = colCell[i]!;
-      const v = mask[mrow + cx]!;
-      if (!band[brow + cx]) {
-        out[orow + i] = v;
-        continue;
-      }
+    const mrow = cy * gw, orow = (Y - Y0) * w;
+    // Outside the band the row repeats the previous one of the same cell row, or the cells' labels.
+    if (cy === prevCy) out.copyWithin(orow, orow - w, orow);
+    else for (let c = 0; c < bw; c++) if (mask[mrow + bx0 + c]) out.fill(1, orow + cellX[c]!, orow + cellX[c + 1]!);
+    prevCy = cy;
+    for (const cx of bandCells[cy - by0]!) {
       const o = model(cx, cy);
+      const from = cellX[cx - bx0]!, to = cellX[cx - bx0 + 1]!;
       if (models[o]! < -1e8 || models[o + 3]! < -1e8) {
-        out[orow + i] = v; // one side has no sure colour nearby: keep the scaled mask
+        out.fill(mask[mrow + cx]!, orow + from, orow + to); // one side has no sure colour nearby: keep the scaled mask
         continue;
       }
-      const p = (Y * width + X0 + i) * 3;
-      const r0 = full[p]!, g0 = full[p + 1]!, b0 = full[p + 2]!;
-      const df = (r0 - models[o]!) ** 2 + (g0 - models[o + 1]!) ** 2 + (b0 - models[o + 2]!) ** 2;
-      const db = (r0 - models[o + 3]!) ** 2 + (g0 - models[o + 4]!) ** 2 + (b0 - models[o + 5]!) ** 2;
-      out[orow + i] = df < db ? 1 : 0;
+      const fr = models[o]!, fg = models[o + 1]!, fb = models[o + 2]!, br = models[o + 3]!, bg = models[o + 4]!, bb = models[o + 5]!;
+      for (let i = from, p = (Y * width + X0 + from) * 3; i < to; i++, p += 3) {
+        const r0 = full[p]!, g0 = full[p + 1]!, b0 = full[p + 2]!;
+        const df = (r0 - fr) ** 2 + (g0 - fg) ** 2 + (b0 - fb) ** 2;
+        const db = (r0 - br) ** 2 + (g0 - bg) ** 2 + (b0 - bb) ** 2;
+        out[orow + i] = df < db ? 1 : 0;
+      }
     }
   }
   return { data: out, x0: X0, y0: Y0, w, h };
