@@ -159,7 +159,8 @@ export function maskResult(k: Kernels, mask: GridMask, width: number, height: nu
 /**
  * get-mask's `logits`: a grid of at most `side` cells on the image's long side (same aspect ratio),
  * row-major, rounded to 0.1. With backend logits, their mean per cell; otherwise the log-odds of
- * each cell's foreground fraction in the mask (clamped to about +-4.2).
+ * each cell's foreground fraction in the mask (clamped to about +-4.2). Grids over 512 cells on
+ * the long side are sampled every `step` cells.
  */
 export function logitGrid(
   mask: GridMask,
@@ -173,9 +174,11 @@ export function logitGrid(
   const src = logits ?? mask;
   const { gw, gh } = src;
   const sum = new Float64Array(ow * oh), n = new Float64Array(ow * oh);
-  for (let y = 0; y < gh; y++) {
+  // A backend grid at the image's size (SAM2 can answer 12 MP of logits) is sampled, not all read.
+  const step = Math.max(1, Math.floor(Math.max(gw, gh) / (side * 8)));
+  for (let y = 0; y < gh; y += step) {
     const oy = Math.min(oh - 1, Math.floor(((y + 0.5) * oh) / gh));
-    for (let x = 0; x < gw; x++) {
+    for (let x = 0; x < gw; x += step) {
       const o = oy * ow + Math.min(ow - 1, Math.floor(((x + 0.5) * ow) / gw));
       sum[o]! += src.data[y * gw + x]!;
       n[o]! += 1;
