@@ -16,7 +16,15 @@ export async function startServer(): Promise<{ server: ViteDevServer; url: strin
     clearScreen: false,
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
     worker: { format: 'es' },
-    optimizeDeps: { include: ['regl', 'comlink', 'earcut', 'konva'], entries: [] },
+    // Every bare import of the pages' module graph (worker included), bundled before the first
+    // request: a dependency discovered mid-load makes Vite re-optimize, and modules already
+    // requested at the old version then answer 504, so the page never becomes ready (seen in CI
+    // under load). noDiscovery turns any missing entry into a plain error instead of that race.
+    optimizeDeps: {
+      include: ['regl', 'comlink', 'earcut', 'konva', 'flatbush', 'immer', 'polygon-clipping', 'zod'],
+      entries: [],
+      noDiscovery: true,
+    },
   });
   await server.listen();
   const addr = server.httpServer!.address();
