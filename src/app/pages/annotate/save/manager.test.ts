@@ -125,6 +125,20 @@ describe('saving by changes', () => {
     expect(m.status().state).toBe('saved');
   });
 
+  it('a large document opened in slices knows every server shape: a 409 on its last shape merges both sides', async () => {
+    const doc = large();
+    const { clock, server, m } = setup({ doc });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, doc);
+    ed.upsert(box(`s-${N - 1}`, 1));
+    server.saveAs(IMG, [box('s-0', 5), ...doc.slice(1)]);
+    await clock.advance(2000);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ upserts: [box(`s-${N - 1}`, 1)] }, { upserts: [box(`s-${N - 1}`, 1)] }]);
+    const saved = server.doc(IMG).annotations;
+    expect(saved).toHaveLength(N);
+    expect([saved[0], saved[N - 1]]).toEqual([box('s-0', 5), box(`s-${N - 1}`, 1)]);
+  });
+
   it('a save reads only the shapes it carries, never the whole document', async () => {
     const { clock, server, idb, m } = setup();
     // Every shape of the opened document counts the reads of its geometry: a stringify, clone

@@ -7,6 +7,7 @@
 // device's store before the server has it.
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { SaveChangesRequest, SaveDataResponse } from '../../../../contract/annotation-api';
+import { nextTask } from '../../../../engine/tasks';
 import { applyDelta, byId, countDifferences, deltaBetween, merge3, sameJson } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
@@ -27,6 +28,25 @@ interface ServerDoc {
 }
 
 const docOf = (annotations: readonly StoredAnnotation[], version: number, savedAt: number | null): ServerDoc => ({ shapes: byId(annotations), version, savedAt });
+/** Main-thread time per slice while an opened document is indexed by id. */
+const INDEX_SLICE_MS = 6;
+/**
+ * docOf for a document being opened, indexed in slices: a 100k-shape Map built in one go took
+ * 35-60 ms of main thread (with the scavenge it set off) while the editor was loading.
+ */
+async function docInSlices(annotations: readonly StoredAnnotation[], version: number, savedAt: number | null): Promise<ServerDoc> {
+  const shapes = new Map<string, StoredAnnotation>();
+  let start = performance.now();
+  for (let i = 0; i < annotations.length; i++) {
+    const a = annotations[i]!;
+    shapes.set(a.id, a);
+    if ((i & 1023) === 1023 && performance.now() - start > INDEX_SLICE_MS) {
+      await nextTask();
+      start = performance.now();
+    }
+  }
+  return { shapes, version, savedAt };
+}
 /** The document as a list (merges, recovery and discard only: it walks the whole document). */
 const listOf = (doc: ServerDoc): StoredAnnotation[] => [...doc.shapes.values()];
 
@@ -558,8 +578,9 @@ export function createManager(deps: SaveDeps): SaveManager {
         return [];
       }
     })();
+    const fromServer = await docInSlices(loaded.annotations, loaded.version, parseTime(loaded.saved_at));
     // Read after the awaits: a save of this tab that landed meanwhile moved the base on.
-    const fromServer = docOf(loaded.annotations, loaded.version, parseTime(loaded.saved_at));
+    s = slots.get(ref.imageId);
     const server = s && s.base.version > fromServer.version ? s.base : fromServer;
     // This tab's own entries in memory are the freshest copies.
     const mine = new Map<string, PendingEntry>();
@@ -578,14 +599,16 @@ export function createManager(deps: SaveDeps): SaveManager {
     s.isOpen = true;
     s.recovery = null;
     const stale = server !== fromServer;
-    const serverList = listOf(server);
 
     if (!entries.length) {
       s.pending = [];
       s.needsSave = false;
       emit();
-      return stale ? { annotations: serverList, changes: countDifferences(serverList, loaded.annotations), savedAt: deps.now() } : null;
+      if (!stale) return null;
+      const serverList = listOf(server);
+      return { annotations: serverList, changes: countDifferences(serverList, loaded.annotations), savedAt: deps.now() };
     }
+    const serverList = listOf(server);
 
     // Rebuild this device's changes on top of the server document, three ways when it moved on.
     const net = netDelta(entries);
