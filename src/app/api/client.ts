@@ -43,6 +43,7 @@ import {
 } from '../../contract/teams';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
+import { nextTask } from '../../engine/tasks';
 
 const BASE = '/api/v1';
 
@@ -143,15 +144,24 @@ export async function requestText(path: string, init: { signal?: AbortSignal } =
  * The body as text, decoded chunk by chunk as it arrives: Response.text() decodes a 10 MB body in
  * one main-thread task of 100-250 ms, a chunk of the stream costs well under a millisecond.
  */
+const READ_SLICE_MS = 6;
+
 async function readTextInChunks(res: Response): Promise<string> {
   if (!res.body) return res.text();
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   const parts: string[] = [];
+  let sliceStart = performance.now();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     parts.push(decoder.decode(value, { stream: true }));
+    // Chunks already received resolve reads at once, all inside one task: hand the thread back
+    // now and then, so a 10 MB body that arrived in one go is still read in short tasks.
+    if (performance.now() - sliceStart > READ_SLICE_MS) {
+      await nextTask();
+      sliceStart = performance.now();
+    }
   }
   parts.push(decoder.decode());
   return parts.join('');
