@@ -116,13 +116,20 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
   );
 }
 
+let lastListHeight = 0;
+
 /** The scrolling listbox: renders rows [first, end) of `total` for its scroll offset and height. */
 function Rows({ total, children }: { total: number; children: (first: number, end: number) => ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
-  const [box, setBox] = useState({ top: 0, height: 0 });
+  // The list's last height: a list mounted again (a new image's document) renders the rows it
+  // shows in one pass, not a few rows first and the rest after the layout effect measured it.
+  const [box, setBox] = useState(() => ({ top: 0, height: lastListHeight }));
   useLayoutEffect(() => {
     const el = ref.current!;
-    const read = () => setBox((b) => (b.top === el.scrollTop && b.height === el.clientHeight ? b : { top: el.scrollTop, height: el.clientHeight }));
+    const read = () => {
+      lastListHeight = el.clientHeight;
+      setBox((b) => (b.top === el.scrollTop && b.height === el.clientHeight ? b : { top: el.scrollTop, height: el.clientHeight }));
+    };
     read();
     el.addEventListener('scroll', read, { passive: true });
     const ro = new ResizeObserver(read);
