@@ -6,8 +6,9 @@ import { Editor, type CameraState, type EditorAnnotation } from '../../../src/en
 import { defaultClassColor } from '../../../src/workers/pack';
 import { createRenderer } from '../../../src/workers/render-client';
 import { benchScenes, type BenchScene } from '../scenes';
+import { cameraPath, VH, VW } from './path';
+import { benchProfile } from './profile';
 
-const VW = 800, VH = 600;
 let heapAtStart: number | null = null;
 const heapAfterLoad = (r: Result) => {
   const h = heap();
@@ -28,6 +29,8 @@ interface Result {
   heapDeltaBytes: number | null;
   workerHeapBytes?: number | null;
   gpuBytes?: number;
+  /** Konva: the layer.draw() call alone (recording; the raster after it is in frameMs). */
+  drawCallMs?: number[];
   note?: string;
 }
 
@@ -46,24 +49,6 @@ function watchLongTasks(): () => { longest: number; count: number } {
     obs?.disconnect();
     return { longest: entries.reduce((m, e) => Math.max(m, e.duration), 0), count: entries.length };
   };
-}
-
-/** The scripted camera path: a pan across the image, then a zoom in about the centre. */
-function cameraPath(scene: BenchScene): CameraState[] {
-  const { width: W, height: H } = scene.image;
-  const s0 = Math.max(0.1, Math.min((VW - 40) / W, (VH - 40) / H));
-  const out: CameraState[] = [];
-  const n = scene.steps, half = Math.floor(n / 2);
-  for (let i = 0; i < half; i++) {
-    const t = i / Math.max(1, half - 1);
-    const cx = W * (0.25 + 0.5 * t), cy = H * (0.4 + 0.2 * t);
-    out.push({ scale: s0, x: VW / 2 - cx * s0, y: VH / 2 - cy * s0 });
-  }
-  for (let i = 0; i < n - half; i++) {
-    const s = s0 * 1.1 ** (i + 1);
-    out.push({ scale: s, x: VW / 2 - (W / 2) * s, y: VH / 2 - (H / 2) * s });
-  }
-  return out;
 }
 
 function colorOf(cls: string): string {
@@ -178,10 +163,18 @@ async function runKonva(scene: BenchScene, stage: HTMLElement, r: Result): Promi
     else if (a.type === 'segmentation') layer.add(new Konva.Image({ image: maskCanvas(a), x: a.x, y: a.y, width: a.width, height: a.height, listening: false }));
   }
   const path = cameraPath(scene);
+  // layer.draw() only records: Chromium's canvas 2D is accelerated (Skia over SwiftShader here)
+  // and rasterizes later. A 1 px readback waits for the raster, as Vellum's frame ends with a
+  // 1 px readPixels that waits for the GPU: both frames are "until the pixels exist".
+  const ctx = (layer.getCanvas() as unknown as { getContext(): { _context: CanvasRenderingContext2D } }).getContext()._context;
   const apply = (c: CameraState) => {
     kstage.position({ x: c.x, y: c.y });
     kstage.scale({ x: c.scale, y: c.scale });
+    const t0 = performance.now();
     layer.draw();
+    const t1 = performance.now();
+    ctx.getImageData(0, 0, 1, 1);
+    return t1 - t0;
   };
   apply(path[0]!);
   await nextFrame();
@@ -193,10 +186,11 @@ async function runKonva(scene: BenchScene, stage: HTMLElement, r: Result): Promi
   let last = await nextFrame();
   for (const cam of path) {
     const m0 = performance.now();
-    apply(cam);
+    const call = apply(cam);
     const dt = performance.now() - m0;
     r.mainMs.push(dt);
     r.frameMs.push(dt);
+    (r.drawCallMs ??= []).push(call);
     const now = await nextFrame();
     r.intervalMs.push(now - last);
     last = now;
@@ -282,4 +276,4 @@ async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg',
   return r;
 }
 
-Object.assign(window, { benchRun, benchReady: true });
+Object.assign(window, { benchRun, benchProfile, benchReady: true });

@@ -1,0 +1,24 @@
+// Where a Vellum frame's time goes: node --import tsx bench/render/profile.ts [scene] [steps] [reps]
+// Runs bench/render/page's benchProfile (the Renderer with each draw pass switched off in turn,
+// over the benchmark's camera path; an empty frame is clear + a 1 px readback).
+// Prints each pass's median and p95; 'cold' as 5th argument: frames in the benchmark's order, unwarmed.
+import { launch, startServer } from '../../tests/render/harness';
+
+const scene = process.argv[2] ?? 'polygons10k';
+const steps = Number(process.argv[3] ?? 10);
+const reps = Number(process.argv[4] ?? 3);
+const warm = process.argv[5] !== 'cold';
+const { server, url } = await startServer();
+const browser = await launch();
+try {
+  const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
+  page.on('console', (m) => { if (m.type() === 'error') console.error('page:', m.text()); });
+  await page.goto(`${url}/bench/render/page/index.html`);
+  await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+  const w = (name: string, ...args: unknown[]) => page.evaluate(([n, a]) => (window as any)[n as string](...(a as unknown[])), [name, args] as const);
+  const v = await w('benchProfile', scene, steps, reps, warm) as Record<string, { med?: number; p95?: number; frames?: number[] }>;
+  for (const [k, x] of Object.entries(v)) if (k !== 'stats') console.log(k, JSON.stringify(x));
+} finally {
+  await browser.close();
+  await server.close();
+}
