@@ -18,7 +18,8 @@ import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
 import { FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
-import { colorFrag, fillVert, imageFrag, lineFrag, lineVert, maskFrag, quadVert } from './shaders';
+import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
+import { colorFrag, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
 
 /** Side of a spatial cell in image px. */
@@ -34,9 +35,11 @@ const HANDLE_HALO = [0.1, 0.12, 0.16, 1];
 const LINE_HW = 0.75;
 const HALO_W = 1;
 const MAX_HANDLE_SHAPES = 2000;
+/** Mask vertex: x, y (image px), u, v (atlas), slot. */
+const MASK_STRIDE = 5;
 
 interface MaskEntry {
-  texture: Texture2D | null;
+  place: MaskPlace | null;
   rect: [number, number, number, number];
 }
 
@@ -110,6 +113,12 @@ export class Renderer {
   private stateDirty = true;
   private masks: Shape[] = [];
   private masksSorted = true;
+  /** The masks' quads (z order), rebuilt when a mask is added, removed or decoded. */
+  private masksDirty = false;
+  private readonly maskAtlases: MaskAtlases;
+  private readonly maskBuf: Buffer;
+  /** Runs of consecutive masks (z order) in one atlas: one draw each. */
+  private maskRuns: { atlas: Atlas; offset: number; count: number }[] = [];
   private readonly maskQueue: Shape[] = [];
   private kernels: Kernels | null = null;
   private kernelsLoading: Promise<Kernels> | null = null;
@@ -156,6 +165,8 @@ export class Renderer {
       count: 0,
     }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
+    this.maskAtlases = new MaskAtlases(regl, Math.min(2048, this.maxTextureSize));
+    this.maskBuf = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
     const cam = {
       u_cam: () => [this.camera.scale, this.camera.x, this.camera.y],
       u_view: () => [this.width, this.height],
@@ -204,12 +215,25 @@ export class Renderer {
     const quadAttrs = { a_uv: this.quad };
     const quadUniforms = { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_tex: regl.prop<any, 'tex'>('tex') };
     this.drawImage = regl({ vert: quadVert, frag: imageFrag, attributes: quadAttrs, uniforms: quadUniforms, count: 6, depth: { enable: false } });
+    const M = MASK_STRIDE * F;
     this.drawMask = regl({
-      vert: quadVert,
+      vert: maskVert,
       frag: maskFrag,
-      attributes: quadAttrs,
-      uniforms: { ...quadUniforms, u_color: regl.prop<any, 'color'>('color') },
-      count: 6,
+      attributes: {
+        a_pos: { buffer: this.maskBuf, stride: M, offset: 0 },
+        a_uv: { buffer: this.maskBuf, stride: M, offset: 2 * F },
+        a_slot: { buffer: this.maskBuf, stride: M, offset: 4 * F },
+      },
+      uniforms: {
+        ...cam,
+        u_tex: regl.prop<any, 'tex'>('tex'),
+        u_color: [((MASK_COLOR >> 16) & 255) / 255, ((MASK_COLOR >> 8) & 255) / 255, (MASK_COLOR & 255) / 255],
+        u_alpha: () => 1 - this.view.transparency / 100,
+        u_selAlpha: () => Math.max(SELECTED_FILL_ALPHA, (1 - this.view.transparency / 100) * 0.5),
+        u_hoverAlpha: HOVER_FILL_ALPHA,
+      },
+      offset: regl.prop<any, 'offset'>('offset'),
+      count: regl.prop<any, 'count'>('count'),
       blend,
       depth: { enable: false },
     });
@@ -320,7 +344,7 @@ export class Renderer {
       this.place(s);
       const m = maskOf.get(i);
       if (m) {
-        s.mask = { texture: null, rect: [0, 0, 0, 0] };
+        s.mask = { place: null, rect: [0, 0, 0, 0] };
         (s.mask as MaskEntry & { rle?: PackedScene['masks'][number] }).rle = m;
         this.masks.push(s);
         this.masksSorted = false;
@@ -406,15 +430,16 @@ export class Renderer {
   }
 
   private dropMask(s: Shape): void {
-    s.mask?.texture?.destroy();
+    if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
     s.mask = null;
-    this.masks = this.masks.filter((m) => m !== s);
+    this.masksDirty = true; // the list drops maskless shapes when it is rebuilt
   }
 
   private clearShapes(): void {
     for (const c of [...this.chunks.values()]) this.dropChunk(c);
-    for (const s of this.masks) s.mask?.texture?.destroy();
+    for (const s of this.masks) if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
     this.masks = [];
+    this.masksDirty = true;
     this.maskQueue.length = 0;
     this.shapes.clear();
     this.bySlot.length = 0;
@@ -527,10 +552,11 @@ export class Renderer {
       const entry = s.mask as (MaskEntry & { rle?: PackedScene['masks'][number] }) | null;
       if (!entry?.rle || !this.shapes.has(s.id)) continue;
       try {
-        const { texture, rect } = decodeMaskTexture(this.regl, this.kernels, entry.rle);
-        entry.texture = texture;
+        const { rect, data } = cropMask(this.kernels, entry.rle);
+        entry.place = this.maskAtlases.add(rect[3], rect[2], data);
         entry.rect = rect;
         delete entry.rle;
+        this.masksDirty = true;
       } catch (err) {
         console.error('Error rendering mask:', err);
       }
@@ -538,6 +564,43 @@ export class Renderer {
     this.s.maskDecodeMs += performance.now() - t0;
     this.requestFrame();
     if (this.maskQueue.length) setTimeout(() => this.decodeMasks(), 0);
+  }
+
+  /** One vertex buffer of every decoded mask's quad, in z order; runs split where the atlas changes. */
+  private rebuildMasks(): void {
+    if (this.masksDirty) {
+      const seen = new Set<Shape>();
+      this.masks = this.masks.filter((s) => s.mask && this.shapes.get(s.id) === s && !seen.has(s) && Boolean(seen.add(s)));
+    }
+    if (!this.masksSorted) this.masks.sort((a, b) => a.z - b.z);
+    this.masksSorted = true;
+    this.masksDirty = false;
+    const v = new Float32Array(this.masks.length * 6 * MASK_STRIDE);
+    const runs: { atlas: Atlas; offset: number; count: number }[] = [];
+    let n = 0;
+    for (const s of this.masks) {
+      const p = s.mask?.place;
+      if (!p) continue;
+      const [x, y, w, h] = s.mask!.rect;
+      const a = p.atlas;
+      const u0 = p.u / a.w, u1 = (p.u + p.tw) / a.w, v0 = p.v / a.h, v1 = (p.v + p.th) / a.h;
+      // image (x, y) -> texel (u: row, v: column); two triangles
+      const corners = [x, y, u0, v0, x + w, y, u0, v1, x, y + h, u1, v0, x, y + h, u1, v0, x + w, y, u0, v1, x + w, y + h, u1, v1];
+      for (let k = 0; k < 6; k++) {
+        const o = (n + k) * MASK_STRIDE;
+        v[o] = corners[4 * k]!;
+        v[o + 1] = corners[4 * k + 1]!;
+        v[o + 2] = corners[4 * k + 2]!;
+        v[o + 3] = corners[4 * k + 3]!;
+        v[o + 4] = s.slot;
+      }
+      const last = runs[runs.length - 1];
+      if (last && last.atlas === a) last.count += 6;
+      else runs.push({ atlas: a, offset: n, count: 6 });
+      n += 6;
+    }
+    this.maskBuf(v.subarray(0, n * MASK_STRIDE));
+    this.maskRuns = runs;
   }
 
   // ------------------------------------------------------------------ overlay
@@ -640,22 +703,8 @@ export class Renderer {
       const quads = this.image.visible(this.camera, this.width, this.height, this.dpr);
       if (quads.length) this.drawImage(quads);
     }
-    if (this.masks.length) {
-      if (!this.masksSorted) {
-        this.masks.sort((a, b) => a.z - b.z);
-        this.masksSorted = true;
-      }
-      const fa = 1 - this.view.transparency / 100;
-      const props: { tex: Texture2D; rect: number[]; color: number[] }[] = [];
-      const mr = ((MASK_COLOR >> 16) & 255) / 255, mg = ((MASK_COLOR >> 8) & 255) / 255, mb = (MASK_COLOR & 255) / 255;
-      for (const s of this.masks) {
-        const m = s.mask;
-        if (!m?.texture || this.hidden.has(s.id)) continue;
-        const a = this.view.hovered === s.id ? HOVER_FILL_ALPHA : this.selected.has(s.id) ? Math.max(SELECTED_FILL_ALPHA, fa * 0.5) : fa;
-        props.push({ tex: m.texture, rect: m.rect, color: [mr * a, mg * a, mb * a, a] });
-      }
-      if (props.length) this.drawMask(props);
-    }
+    if (this.masksDirty || !this.masksSorted) this.rebuildMasks();
+    if (this.maskRuns.length) this.drawMask(this.maskRuns.map((r) => ({ tex: r.atlas.tex, offset: r.offset, count: r.count })));
     // Visible cells (the viewport in image px, grown by the widest outline or marker).
     const { x: cx, y: cy, scale } = this.camera;
     const pad = 12 / scale;
@@ -686,7 +735,7 @@ export class Renderer {
   }
 
   stats(): RenderStats {
-    let fv = 0, lv = 0, maskBytes = 0, geomBytes = 0;
+    let fv = 0, lv = 0, geomBytes = 0;
     for (const c of this.chunks.values()) {
       for (const l of c.levels.values()) {
         fv += l.fillCount;
@@ -694,7 +743,7 @@ export class Renderer {
         geomBytes += l.bytes;
       }
     }
-    for (const m of this.masks) if (m.mask) maskBytes += m.mask.rect[2] * m.mask.rect[3];
+    const maskBytes = this.maskAtlases.bytes();
     const tile = this.options.tileSize ?? 512;
     const tileBytes = this.image ? (this.image.mode === 'single' ? this.image.source.width * this.image.source.height * 4 : this.image.cached * tile * tile * 4) : 0;
     const mem = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
@@ -726,6 +775,7 @@ export class Renderer {
   dispose(): void {
     this.disposed = true;
     this.image?.dispose();
+    this.maskAtlases.dispose();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }
@@ -763,14 +813,6 @@ function putQuad(out: Float32Array, at: number, s: Shape): number {
     out[at++] = slot;
   }
   return at;
-}
-
-/** Decodes only the mask's bounding box into a LUMINANCE texture (column-major, transposed). */
-function decodeMaskTexture(regl: Regl, k: Kernels, rle: MaskRle): { texture: Texture2D; rect: [number, number, number, number] } {
-  const { rect, data } = cropMask(k, rle);
-  const [, , w, h] = rect;
-  const texture = regl.texture({ width: Math.max(1, h), height: Math.max(1, w), data, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
-  return { texture, rect };
 }
 
 type MaskRle = { size: [number, number]; counts: number[] | Uint32Array | string };

@@ -118,13 +118,33 @@ uniform sampler2D u_tex;
 varying vec2 v_uv;
 void main() { gl_FragColor = vec4(texture2D(u_tex, v_uv).rgb, 1.0); }`;
 
-/** Mask texture is the column-major RLE decode: texel (u, v) = (row y, column x). */
+/**
+ * Masks: quads over their rects, textured from a shared atlas whose blocks are the column-major
+ * RLE decode (u: row y, v: column x, mapped per vertex). Alpha from the slot's state.
+ */
+export const maskVert = `${common}
+attribute vec2 a_pos;
+attribute vec2 a_uv;
+attribute float a_slot;
+uniform float u_alpha;       // 1 - transparency
+uniform float u_selAlpha;
+uniform float u_hoverAlpha;
+varying vec2 v_uv;
+varying float v_a;
+void main() {
+  vec4 st = stateOf(a_slot);
+  v_a = st.b > 0.5 ? u_hoverAlpha : st.g > 0.5 ? u_selAlpha : u_alpha;
+  v_uv = a_uv;
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+}`;
+
 export const maskFrag = `
 precision mediump float;
 uniform sampler2D u_tex;
-uniform vec4 u_color;  // premultiplied
+uniform vec3 u_color;
 varying vec2 v_uv;
+varying float v_a;
 void main() {
-  if (texture2D(u_tex, v_uv.yx).r < 0.5 / 255.0) discard; // decoded values are 0 / 1
-  gl_FragColor = u_color;
+  if (texture2D(u_tex, v_uv).r < 0.5 / 255.0) discard; // decoded values are 0 / 1
+  gl_FragColor = vec4(u_color * v_a, v_a);
 }`;

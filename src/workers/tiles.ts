@@ -80,33 +80,55 @@ class PyramidSource implements TileSource {
   close(): void {}
 }
 
-/** A deterministic generated pattern (checks, a grid every 1000 px, gradients) for benchmarks. */
+/**
+ * A deterministic generated pattern (checks, a grid every 1000 px, a gradient) for benchmarks.
+ * Made on the CPU into an ImageBitmap, as a decoded photo's tiles are: drawn with canvas 2D it
+ * was rasterized in the GPU process (SwiftShader: up to ~0.5 s for a zoom level's tiles), and
+ * those strokes were billed to the frames waiting behind them.
+ */
 class PatternSource implements TileSource {
   constructor(readonly width: number, readonly height: number) {}
-  async region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
-    const c = new OffscreenCanvas(outW, outH);
-    const g = c.getContext('2d')!;
-    const k = outW / sw;
-    g.setTransform(k, 0, 0, outH / sh, -sx * k, -sy * (outH / sh));
-    const grad = g.createLinearGradient(0, 0, this.width, this.height);
-    grad.addColorStop(0, '#5b6b7f');
-    grad.addColorStop(1, '#a7b3c2');
-    g.fillStyle = grad;
-    g.fillRect(sx, sy, sw, sh);
-    const step = 250;
-    g.fillStyle = 'rgba(255,255,255,0.12)';
-    for (let y = Math.floor(sy / step) * step; y < sy + sh; y += step) {
-      for (let x = Math.floor(sx / step) * step; x < sx + sw; x += step) {
-        if (((x / step + y / step) & 1) === 0) g.fillRect(x, y, step, step);
+  region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+    const { width: W, height: H } = this;
+    const kx = sw / outW, ky = sh / outH;
+    const data = new Uint8ClampedArray(outW * outH * 4);
+    const c0 = [0x5b, 0x6b, 0x7f], c1 = [0xa7, 0xb3, 0xc2];
+    const norm = W * W + H * H;
+    const step = 250, line = Math.max(2, kx) / 2;
+    // per column / row: image coordinate, check parity, distance to the nearest 1000 px line
+    const xs = new Float64Array(outW), ys = new Float64Array(outH);
+    const px = new Uint8Array(outW), py = new Uint8Array(outH), gx = new Uint8Array(outW), gy = new Uint8Array(outH);
+    for (let i = 0; i < outW; i++) {
+      const x = sx + (i + 0.5) * kx;
+      xs[i] = x;
+      px[i] = Math.floor(x / step) & 1;
+      const d = Math.abs(x - Math.round(x / 1000) * 1000);
+      gx[i] = d < line && x > 0 && x < W ? 1 : 0;
+    }
+    for (let j = 0; j < outH; j++) {
+      const y = sy + (j + 0.5) * ky;
+      ys[j] = y;
+      py[j] = Math.floor(y / step) & 1;
+      const d = Math.abs(y - Math.round(y / 1000) * 1000);
+      gy[j] = d < line && y > 0 && y < H ? 1 : 0;
+    }
+    let o = 0;
+    for (let j = 0; j < outH; j++) {
+      const y = ys[j]!;
+      for (let i = 0; i < outW; i++) {
+        const t = Math.min(1, Math.max(0, (xs[i]! * W + y * H) / norm));
+        let r = c0[0]! + (c1[0]! - c0[0]!) * t, g = c0[1]! + (c1[1]! - c0[1]!) * t, b = c0[2]! + (c1[2]! - c0[2]!) * t;
+        if ((px[i]! ^ py[j]!) === 0) {
+          r += (255 - r) * 0.12; g += (255 - g) * 0.12; b += (255 - b) * 0.12;
+        }
+        if (gx[i]! || gy[j]!) {
+          r = r * 0.4 + 20 * 0.6; g = g * 0.4 + 20 * 0.6; b = b * 0.4 + 30 * 0.6;
+        }
+        data[o] = r; data[o + 1] = g; data[o + 2] = b; data[o + 3] = 255;
+        o += 4;
       }
     }
-    g.strokeStyle = 'rgba(20,20,30,0.6)';
-    g.lineWidth = Math.max(2, sw / outW);
-    g.beginPath();
-    for (let x = Math.ceil(sx / 1000) * 1000; x < sx + sw; x += 1000) { g.moveTo(x, sy); g.lineTo(x, sy + sh); }
-    for (let y = Math.ceil(sy / 1000) * 1000; y < sy + sh; y += 1000) { g.moveTo(sx, y); g.lineTo(sx + sw, y); }
-    g.stroke();
-    return c;
+    return createImageBitmap(new ImageData(data, outW, outH));
   }
   close(): void {}
 }
@@ -242,7 +264,7 @@ export class ImageLayer {
             }
             if (!t.texture && !t.loading) wanted.push(t);
           }
-          if (t?.texture) out.push({ tex: t.texture, rect: [t.x, t.y, t.w, t.h] });
+          if (t?.texture && (L === level || !this.coveredAt(level, t, minX, minY, maxX, maxY))) out.push({ tex: t.texture, rect: [t.x, t.y, t.w, t.h] });
         }
       }
     }
@@ -253,6 +275,22 @@ export class ImageLayer {
     this.pump();
     this.evict();
     return out;
+  }
+
+  /**
+   * True when the loaded tiles of `level` cover the visible part of the coarser tile `t`: it
+   * would be drawn over entirely, so it is not drawn (texture sampling is most of the image's
+   * cost in software WebGL; the overview under every view doubled it).
+   */
+  private coveredAt(level: number, t: Tile, minX: number, minY: number, maxX: number, maxY: number): boolean {
+    const span = this.tileSize * 2 ** level;
+    const x0 = Math.max(t.x, minX), y0 = Math.max(t.y, minY), x1 = Math.min(t.x + t.w, maxX), y1 = Math.min(t.y + t.h, maxY);
+    for (let ty = Math.floor(y0 / span); ty < Math.ceil(y1 / span); ty++) {
+      for (let tx = Math.floor(x0 / span); tx < Math.ceil(x1 / span); tx++) {
+        if (!this.tiles.get(`${level}/${tx}/${ty}`)?.texture) return false;
+      }
+    }
+    return true;
   }
 
   private loadReduced(level: number): void {

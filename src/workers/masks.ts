@@ -1,0 +1,116 @@
+// Mask textures packed into a few shared LUMINANCE atlases (shelf packing), so every mask of a
+// scene draws in one call per atlas instead of one call per mask (500 masks: 500 draws with
+// their uniform and texture binds were most of a frame in software WebGL).
+//
+// A mask occupies a (rect height) x (rect width) texel block: the RLE decode is column-major,
+// so the block is the crop transposed (texel (u, v) = (row y, column x)), uploaded as it is.
+// Blocks keep a 1 texel gap of zeros, which the shader discards, so nearest sampling at a quad's
+// edge never reads a neighbour. Space is not reused until an atlas holds no mask at all; then it
+// is cleared and starts over.
+import type { Regl, Texture2D } from 'regl';
+
+export interface Atlas {
+  tex: Texture2D;
+  w: number;
+  h: number;
+  /** Shelves: top y, height, next free x. */
+  shelves: { y: number; h: number; x: number }[];
+  top: number;
+  live: number;
+  /** One mask larger than the shared size: freed with it. */
+  dedicated: boolean;
+}
+
+export interface MaskPlace {
+  atlas: Atlas;
+  /** Texel block in the atlas: u0, v0 (corner), tw (rect height), th (rect width). */
+  u: number;
+  v: number;
+  tw: number;
+  th: number;
+}
+
+const GAP = 1;
+
+export class MaskAtlases {
+  readonly atlases: Atlas[] = [];
+  constructor(private readonly regl: Regl, private readonly size: number) {}
+
+  private create(w: number, h: number, dedicated: boolean): Atlas {
+    const tex = this.regl.texture({ width: w, height: h, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
+    const a: Atlas = { tex, w, h, shelves: [], top: 0, live: 0, dedicated };
+    this.atlases.push(a);
+    return a;
+  }
+
+  private fit(a: Atlas, tw: number, th: number): { u: number; v: number } | null {
+    const bw = tw + GAP, bh = th + GAP;
+    for (const s of a.shelves) {
+      if (bh <= s.h && s.x + bw <= a.w) {
+        const at = { u: s.x, v: s.y };
+        s.x += bw;
+        return at;
+      }
+    }
+    if (a.top + bh <= a.h && bw <= a.w) {
+      const s = { y: a.top, h: bh, x: bw };
+      a.shelves.push(s);
+      a.top += bh;
+      return { u: 0, v: s.y };
+    }
+    return null;
+  }
+
+  /** Places and uploads one decoded crop (column-major: `th` columns of `tw` bytes). */
+  add(tw: number, th: number, data: Uint8Array): MaskPlace {
+    tw = Math.max(1, tw);
+    th = Math.max(1, th);
+    let atlas: Atlas | null = null, at: { u: number; v: number } | null = null;
+    if (tw + GAP > this.size || th + GAP > this.size) {
+      atlas = this.create(tw, th, true);
+      at = { u: 0, v: 0 };
+    } else {
+      for (const a of this.atlases) {
+        if (a.dedicated) continue;
+        at = this.fit(a, tw, th);
+        if (at) {
+          atlas = a;
+          break;
+        }
+      }
+      if (!atlas) {
+        atlas = this.create(this.size, this.size, false);
+        at = this.fit(atlas, tw, th)!;
+      }
+    }
+    atlas.tex.subimage({ data, width: tw, height: th, format: 'luminance', type: 'uint8', alignment: 1 }, at!.u, at!.v);
+    atlas.live++;
+    return { atlas, u: at!.u, v: at!.v, tw, th };
+  }
+
+  remove(p: MaskPlace): void {
+    const a = p.atlas;
+    if (--a.live > 0) return;
+    const i = this.atlases.indexOf(a);
+    if (a.dedicated || this.atlases.filter((x) => !x.dedicated).length > 1) {
+      a.tex.destroy();
+      if (i >= 0) this.atlases.splice(i, 1);
+      return;
+    }
+    // the last shared atlas, now empty: cleared and kept
+    a.tex({ width: a.w, height: a.h, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
+    a.shelves = [];
+    a.top = 0;
+  }
+
+  bytes(): number {
+    let n = 0;
+    for (const a of this.atlases) n += a.w * a.h;
+    return n;
+  }
+
+  dispose(): void {
+    for (const a of this.atlases) a.tex.destroy();
+    this.atlases.length = 0;
+  }
+}
