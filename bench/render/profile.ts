@@ -1,6 +1,7 @@
 // Where a Vellum frame's time goes: node --import tsx bench/render/profile.ts [scene] [steps] [reps]
 // Runs bench/render/page's benchProfile (the Renderer with each draw pass switched off in turn,
 // over the benchmark's camera path; an empty frame is clear + a 1 px readback).
+// Scene 'gl': glCosts (raw WebGL: empty frame, 10k quads in 1 / 24 / 500 draws, a textured quad).
 // Prints each pass's median and p95; 'cold' as 5th argument: frames in the benchmark's order, unwarmed.
 import { launch, startServer } from '../../tests/render/harness';
 
@@ -16,7 +17,7 @@ try {
   await page.goto(`${url}/bench/render/page/index.html`);
   await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
   const w = (name: string, ...args: unknown[]) => page.evaluate(([n, a]) => (window as any)[n as string](...(a as unknown[])), [name, args] as const);
-  const v = await w('benchProfile', scene, steps, reps, warm) as Record<string, { med?: number; p95?: number; frames?: number[] }>;
+  const v = scene === 'gl' ? await w('glCosts', steps * 2) as Record<string, unknown> : await w('benchProfile', scene, steps, reps, warm) as Record<string, unknown>;
   for (const [k, x] of Object.entries(v)) if (k !== 'stats') console.log(k, JSON.stringify(x));
 } finally {
   await browser.close();

@@ -7,7 +7,7 @@ import { defaultClassColor } from '../../../src/workers/pack';
 import { createRenderer } from '../../../src/workers/render-client';
 import { benchScenes, type BenchScene } from '../scenes';
 import { cameraPath, VH, VW } from './path';
-import { benchProfile } from './profile';
+import { benchProfile, glCosts } from './profile';
 
 let heapAtStart: number | null = null;
 const heapAfterLoad = (r: Result) => {
@@ -276,4 +276,4 @@ async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg',
   return r;
 }
 
-Object.assign(window, { benchRun, benchProfile, benchReady: true });
+Object.assign(window, { benchRun, benchProfile, glCosts, benchReady: true });

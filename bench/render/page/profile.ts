@@ -73,10 +73,39 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
       }
       all.push(...r.frameTimes);
     }
-    return { med: +q(all, 0.5).toFixed(2), p95: +q(all, 0.95).toFixed(2), n: all.length, frames: r.frameTimes.map((x) => +x.toFixed(1)) };
+    return { min: +Math.min(...all).toFixed(2), q25: +q(all, 0.25).toFixed(2), med: +q(all, 0.5).toFixed(2), p95: +q(all, 0.95).toFixed(2), n: all.length, frames: r.frameTimes.map((x) => +x.toFixed(1)) };
   };
   const out: Record<string, unknown> = {};
-  out.empty = await run([]);
+  {
+    const rr = r as any;
+    const draw = rr.draw;
+    const js: number[] = [];
+    rr.draw = function (this: any) {
+      const t = performance.now();
+      draw.call(this);
+      js.push(performance.now() - t);
+    };
+    out.empty = await run([]);
+    out.emptyDrawJs = { med: +q(js, 0.5).toFixed(2), p95: +q(js, 0.95).toFixed(2) };
+    js.length = 0;
+    // without the closing gl.flush()
+    const gl = rr.gl;
+    const flush = gl.flush;
+    gl.flush = () => undefined;
+    out.emptyNoFlush = await run([]);
+    gl.flush = flush;
+    rr.draw = draw;
+  }
+  {
+    // the same frame without the renderer's own work: only regl's clear and the readback
+    const rr = r as any;
+    const draw = rr.draw;
+    rr.draw = function (this: any) {
+      this.regl.clear({ color: [0.1, 0.1, 0.15, 1] });
+    };
+    out.clearOnly = await run([]);
+    rr.draw = draw;
+  }
   out.image = await run(['drawImage']);
   out.masks = await run(['drawMask']);
   out.fills = await run(['drawFill']);
@@ -105,5 +134,120 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
     gl.getExtension('WEBGL_lose_context')?.loseContext();
   }
   r.dispose();
+  return out;
+}
+
+/**
+ * SwiftShader's costs in isolation (raw WebGL on a displayed 800 x 600 canvas, each frame ended by
+ * a 1 px readback): an empty frame, N small quads in one draw, the same split into K draws, and
+ * a full-screen textured quad.
+ */
+export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
+  const stage = document.getElementById('stage')!;
+  stage.replaceChildren();
+  const c = document.createElement('canvas');
+  c.width = VW;
+  c.height = VH;
+  stage.append(c);
+  const gl = c.getContext('webgl', { alpha: false, antialias: false, depth: false, stencil: false, premultipliedAlpha: true })!;
+  const sh = (type: number, src: string) => {
+    const s = gl.createShader(type)!;
+    gl.shaderSource(s, src);
+    gl.compileShader(s);
+    return s;
+  };
+  const prog = (vs: string, fs: string) => {
+    const p = gl.createProgram()!;
+    gl.attachShader(p, sh(gl.VERTEX_SHADER, vs));
+    gl.attachShader(p, sh(gl.FRAGMENT_SHADER, fs));
+    gl.linkProgram(p);
+    return p;
+  };
+  const flat = prog('attribute vec2 p; void main(){ gl_Position = vec4(p / vec2(400.0, -300.0) + vec2(-1.0, 1.0), 0.0, 1.0); }', 'precision mediump float; void main(){ gl_FragColor = vec4(0.3, 0.2, 0.1, 0.5); }');
+  const texd = prog('attribute vec2 p; varying vec2 uv; void main(){ uv = p; gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0); }', 'precision mediump float; uniform sampler2D t; varying vec2 uv; void main(){ gl_FragColor = texture2D(t, uv); }');
+  // 10k quads of 5 x 5 px over the canvas
+  const N = 10_000, side = 5;
+  const v = new Float32Array(N * 12);
+  for (let i = 0; i < N; i++) {
+    const x = (i * 7919) % (VW - side), y = (i * 104729) % (VH - side);
+    v.set([x, y, x + side, y, x, y + side, x, y + side, x + side, y, x + side, y + side], i * 12);
+  }
+  const buf = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+  gl.bufferData(gl.ARRAY_BUFFER, v, gl.STATIC_DRAW);
+  const full = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, full);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]), gl.STATIC_DRAW);
+  const tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  const px = new Uint8Array(1024 * 1024 * 4).map((_, i) => (i * 37) & 255);
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 1024, 1024, 0, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+  const probe = new Uint8Array(4);
+  const time = async (body: () => void) => {
+    const ts: number[] = [];
+    for (let f = 0; f < frames; f++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      const t0 = performance.now();
+      gl.clearColor(0.1, 0.1, 0.15, 1);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      body();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, probe);
+      ts.push(performance.now() - t0);
+    }
+    return { med: +q(ts, 0.5).toFixed(2), min: +Math.min(...ts).toFixed(2), p95: +q(ts, 0.95).toFixed(2) };
+  };
+  const quads = (draws: number, blend: boolean) => () => {
+    gl.useProgram(flat);
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.enableVertexAttribArray(0);
+    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+    if (blend) {
+      gl.enable(gl.BLEND);
+      gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
+    } else gl.disable(gl.BLEND);
+    const per = Math.floor(N / draws) * 6;
+    for (let d = 0; d < draws; d++) gl.drawArrays(gl.TRIANGLES, d * per, per);
+  };
+  const image = () => {
+    gl.disable(gl.BLEND);
+    gl.useProgram(texd);
+    gl.bindBuffer(gl.ARRAY_BUFFER, full);
+    gl.enableVertexAttribArray(0);
+    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.drawArrays(gl.TRIANGLES, 0, 6);
+  };
+  const pts = prog('attribute vec2 p; void main(){ gl_PointSize = 5.0; gl_Position = vec4(p / vec2(400.0, -300.0) + vec2(-1.0, 1.0), 0.0, 1.0); }', 'precision mediump float; void main(){ gl_FragColor = vec4(0.3, 0.2, 0.1, 0.5); }');
+  const points = () => {
+    gl.useProgram(pts);
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.enableVertexAttribArray(0);
+    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 6 * 8, 0); // the first corner of each quad
+    gl.enable(gl.BLEND);
+    gl.drawArrays(gl.POINTS, 0, N);
+  };
+  const ptsD = prog('attribute vec2 p; varying vec2 h; void main(){ h = vec2(2.0, 1.5); gl_PointSize = 5.0; gl_Position = vec4(p / vec2(400.0, -300.0) + vec2(-1.0, 1.0), 0.0, 1.0); }', 'precision mediump float; varying vec2 h; void main(){ vec2 d = abs(gl_PointCoord - 0.5) * 5.0; if (d.x > h.x || d.y > h.y) discard; gl_FragColor = vec4(0.3, 0.2, 0.1, 0.5); }');
+  const pointsDiscard = () => {
+    gl.useProgram(ptsD);
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.enableVertexAttribArray(0);
+    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 6 * 8, 0);
+    gl.enable(gl.BLEND);
+    gl.drawArrays(gl.POINTS, 0, N);
+  };
+  const out: Record<string, unknown> = {};
+  out.empty = await time(() => undefined);
+  out.points10k = await time(points);
+  out.points10kDiscard = await time(pointsDiscard);
+  out.quads10kOneDraw = await time(quads(1, true));
+  out.quads10kOneDrawNoBlend = await time(quads(1, false));
+  out.quads10k24Draws = await time(quads(24, true));
+  out.quads10k500Draws = await time(quads(500, true));
+  out.image1024Linear = await time(image);
+  gl.getExtension('WEBGL_lose_context')?.loseContext();
   return out;
 }
