@@ -92,7 +92,8 @@ export function isAuthFailure(err: unknown): boolean {
   return message.includes('Invalid or expired token');
 }
 
-async function authHeaders(): Promise<Record<string, string>> {
+/** The headers every product API call carries: the anon key and, when signed in, the access token. */
+export async function authHeaders(): Promise<Record<string, string>> {
   const config = getConfig() ?? (await loadConfig());
   const headers: Record<string, string> = { apikey: config.supabaseAnonKey };
   const supabase = await getSupabase();
@@ -109,6 +110,27 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): 
   return value as z.infer<S>;
 }
 
+type RefusalListener = (status: 403 | 404) => void;
+const refusalListeners = new Set<RefusalListener>();
+
+/**
+ * Listens to the product API refusing a call (403, 404) from any caller: the surest sign that the
+ * member's role or membership changed. /users/me is left out (it is how the change is read).
+ */
+export function onApiRefusal(listener: RefusalListener): () => void {
+  refusalListeners.add(listener);
+  return () => refusalListeners.delete(listener);
+}
+
+/** fetch for the product API: every call of the app goes through it, so refusals are heard. */
+export async function apiFetch(url: string, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  if ((res.status === 403 || res.status === 404) && !url.startsWith(`${BASE}/users/me`)) {
+    for (const listener of refusalListeners) listener(res.status);
+  }
+  return res;
+}
+
 /** Folders (/api/folders) and batch images (/api/images/batch) live outside /api/v1 (spec section 7). */
 const apiUrl = (path: string): string => (path.startsWith('/api/') ? path : `${BASE}${path}`);
 
@@ -116,7 +138,7 @@ export async function request<S extends z.ZodType>(method: string, path: string,
   const url = apiUrl(path);
   const headers: Record<string, string> = { accept: 'application/json', ...(await authHeaders()) };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
+  const res = await apiFetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
   const text = await res.text();
   if (!res.ok) throw new ApiRequestError(res.status, text);
   let json: unknown;
@@ -134,7 +156,7 @@ export async function request<S extends z.ZodType>(method: string, path: string,
  * request() does.
  */
 export async function requestText(path: string, init: { signal?: AbortSignal } = {}): Promise<string> {
-  const res = await fetch(apiUrl(path), { method: 'GET', headers: { accept: 'application/json', ...(await authHeaders()) }, signal: init.signal });
+  const res = await apiFetch(apiUrl(path), { method: 'GET', headers: { accept: 'application/json', ...(await authHeaders()) }, signal: init.signal });
   const text = await readTextInChunks(res);
   if (!res.ok) throw new ApiRequestError(res.status, text);
   return text;

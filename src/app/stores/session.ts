@@ -11,7 +11,7 @@ import { create } from 'zustand';
 import type { AuthChangeEvent, Session, User } from '@supabase/supabase-js';
 import type { CurrentUserResponse, Organization, Profile } from '../../contract/account';
 import { ROLE_LABEL } from '../../contract/permissions';
-import { api, isAuthFailure, serverMessage } from '../api/client';
+import { api, isAuthFailure, onApiRefusal, serverMessage } from '../api/client';
 import { getSupabase } from '../api/supabase';
 import { useSelection } from './selection';
 import { toast } from './toast';
@@ -260,24 +260,8 @@ function watchMembership() {
     if (document.visibilityState === 'visible') after(PROFILE_REFRESH_MS / 2);
   }, PROFILE_REFRESH_MS);
   // The API refusing a call is the surest sign the role changed: 403 (the role no longer allows
-  // it) at once, 404 (the organization may be gone) at most every 10 s. The response itself is
-  // passed on untouched.
-  const fetchFn = window.fetch.bind(window);
-  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const res = await fetchFn(input, init);
-    if ((res.status === 403 || res.status === 404) && isProductApi(input)) after(res.status === 403 ? 1_000 : 10_000);
-    return res;
-  };
-}
-
-function isProductApi(input: RequestInfo | URL): boolean {
-  const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  try {
-    const url = new URL(raw, window.location.href);
-    return url.origin === window.location.origin && url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/users/me';
-  } catch {
-    return false;
-  }
+  // it) at once, 404 (the organization may be gone) at most every 10 s.
+  onApiRefusal((status) => after(status === 403 ? 1_000 : 10_000));
 }
 
 async function refreshOrSignOut() {

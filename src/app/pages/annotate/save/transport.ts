@@ -2,8 +2,8 @@
 // each answer turned into an outcome the manager acts on (saved, conflict, retry later, sign-in
 // needed, refused).
 import { BatchSaveResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
-import { ApiRequestError } from '../../../api/client';
-import { getConfig, getSupabase, loadConfig } from '../../../api/supabase';
+import { ApiRequestError, apiFetch, authHeaders } from '../../../api/client';
+import { getSupabase } from '../../../api/supabase';
 
 export type SaveOutcome =
   | { kind: 'saved'; res: SaveDataResponse }
@@ -49,11 +49,8 @@ export function createHttpTransport(): SaveTransport {
 
   const headers = async (): Promise<Record<string, string>> => {
     try {
-      const config = getConfig() ?? (await loadConfig());
-      const h: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json', apikey: config.supabaseAnonKey };
-      // getSession refreshes an expired access token through supabase-js.
-      const { data } = await (await getSupabase()).auth.getSession();
-      if (data.session?.access_token) h.authorization = `Bearer ${data.session.access_token}`;
+      // authHeaders' getSession refreshes an expired access token through supabase-js.
+      const h: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json', ...(await authHeaders()) };
       lastHeaders = h;
       return h;
     } catch (err) {
@@ -70,7 +67,7 @@ export function createHttpTransport(): SaveTransport {
       const h = keepalive && lastHeaders ? lastHeaders : await headers();
       // The limit is in bytes: a class name outside ASCII takes several per character.
       const small = body.length < KEEPALIVE_LIMIT / 3 || new TextEncoder().encode(body).byteLength < KEEPALIVE_LIMIT;
-      const res = await fetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && small });
+      const res = await apiFetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && small });
       return { status: res.status, text: await res.text() };
     } catch (err) {
       return { error: err instanceof Error ? err.message : String(err) };
@@ -105,7 +102,7 @@ export function createHttpTransport(): SaveTransport {
     },
     async load(imageId, projectId) {
       try {
-        const res = await fetch(`/api/v1/annotations/load-data/${encodeURIComponent(imageId)}?project_id=${encodeURIComponent(projectId)}`, { headers: await headers() });
+        const res = await apiFetch(`/api/v1/annotations/load-data/${encodeURIComponent(imageId)}?project_id=${encodeURIComponent(projectId)}`, { headers: await headers() });
         if (!res.ok) return null;
         const parsed = LoadDataResponse.safeParse(await res.json());
         return parsed.success ? parsed.data : null;

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { DEFAULT_EXPORT_FORMAT, DEFAULT_EXPORT_SCOPE, MAX_EXPORT_NAME_LENGTH, type ExportFormat, type ExportRequest, type ExportScope } from '../../../../contract/export';
 import type { ImageStatus } from '../../../../contract/images';
 import type { Project } from '../../../../contract/projects';
-import { getConfig, getSupabase, loadConfig } from '../../../api/supabase';
+import { apiFetch, authHeaders } from '../../../api/client';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { TextField } from '../../../components/TextField';
@@ -36,14 +36,6 @@ const FORMATS: { id: ExportFormat; title: string; hint: string }[] = [
 ];
 
 // The same request headers as the API client (src/app/api/client.ts), for a streamed body.
-async function authHeaders(): Promise<Record<string, string>> {
-  const config = getConfig() ?? (await loadConfig());
-  const headers: Record<string, string> = { apikey: config.supabaseAnonKey };
-  const { data } = await (await getSupabase()).auth.getSession();
-  if (data.session?.access_token) headers.authorization = `Bearer ${data.session.access_token}`;
-  return headers;
-}
-
 class ExportError extends Error {}
 
 /** The server's message for a refused export: its validation texts as they are, others as 'Export failed: ...'. */
@@ -150,7 +142,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
       ...(scope === 'current_filters' ? { filters: { folder_path: folderPath, ...(status ? { status } : {}) } } : {}),
     };
     try {
-      const res = await fetch('/api/v1/annotations/export', {
+      const res = await apiFetch('/api/v1/annotations/export', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/zip, application/json', ...(await authHeaders()) },
         body: JSON.stringify(body),
