@@ -69,6 +69,7 @@ const cases: [scene: string, mode: 'worker' | 'main'][] = [
   ['lines', 'worker'],
   ['selected', 'worker'],
   ['mask', 'worker'],
+  ['maskState', 'worker'],
   ['tiledOverview', 'worker'],
   ['tiledDetail', 'worker'],
   ['drawing', 'worker'],
@@ -87,6 +88,7 @@ describe('renderer pixels (headless Chromium)', () => {
       expect(stats.backend).toBe(mode);
       if (scene.startsWith('tiled')) expect(stats.imageMode).toBe('tiled');
       if (scene === 'mask') expect(stats.masks).toBe(2);
+      if (scene === 'maskState') expect(stats.masks).toBe(3);
       if (scene === 'tiny') expect(stats.culledChunks).toBeGreaterThan(0); // the shapes right of the view
       const ratio = update && mode === 'main' ? 0 : compare(scene, png);
       expect(ratio, `${scene}: ${(ratio * 100).toFixed(2)}% of pixels differ (see test-results/render)`).toBeLessThanOrEqual(MAX_MISMATCH);

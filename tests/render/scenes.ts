@@ -101,6 +101,18 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     editor.setTransparency(40);
     return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
   },
+  /** Masks from the shared atlas with view state: m1 selected, m2 hidden, m3 over m1 (paint order). */
+  async maskState() {
+    const m1 = circleMask(HEIGHT, WIDTH, 110, 110, 60);
+    const m2 = circleMask(HEIGHT, WIDTH, 250, 80, 40);
+    const m3 = circleMask(HEIGHT, WIDTH, 170, 150, 50);
+    const seg = (id: string, cls: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: cls, x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
+    const editor = editorWith([seg('m1', 'person', m1), seg('m2', 'car', m2), seg('m3', 'car', m3)], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(40);
+    editor.select(['m1']);
+    editor.hide(['m2']);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
   /** 6000 x 3000 image with a 4096 texture cap: drawn from tiles, at level 3 (whole) here. */
   async tiledOverview() {
     const editor = editorWith([
