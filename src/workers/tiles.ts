@@ -112,20 +112,25 @@ class PatternSource implements TileSource {
       const d = Math.abs(y - Math.round(y / 1000) * 1000);
       gy[j] = d < line && y > 0 && y < H ? 1 : 0;
     }
+    // one 32-bit write per pixel (little-endian RGBA); the gradient is linear along a row
+    const u32 = new Uint32Array(data.buffer);
+    const tx = new Float64Array(outW);
+    for (let i = 0; i < outW; i++) tx[i] = (xs[i]! * W) / norm;
+    const r0 = c0[0]!, g0 = c0[1]!, b0 = c0[2]!, dr = c1[0]! - r0, dg = c1[1]! - g0, db = c1[2]! - b0;
     let o = 0;
     for (let j = 0; j < outH; j++) {
-      const y = ys[j]!;
+      const ty = (ys[j]! * H) / norm, pj = py[j]!, gj = gy[j]!;
       for (let i = 0; i < outW; i++) {
-        const t = Math.min(1, Math.max(0, (xs[i]! * W + y * H) / norm));
-        let r = c0[0]! + (c1[0]! - c0[0]!) * t, g = c0[1]! + (c1[1]! - c0[1]!) * t, b = c0[2]! + (c1[2]! - c0[2]!) * t;
-        if ((px[i]! ^ py[j]!) === 0) {
+        let t = tx[i]! + ty;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        let r = r0 + dr * t, g = g0 + dg * t, b = b0 + db * t;
+        if ((px[i]! ^ pj) === 0) {
           r += (255 - r) * 0.12; g += (255 - g) * 0.12; b += (255 - b) * 0.12;
         }
-        if (gx[i]! || gy[j]!) {
-          r = r * 0.4 + 20 * 0.6; g = g * 0.4 + 20 * 0.6; b = b * 0.4 + 30 * 0.6;
+        if (gx[i]! | gj) {
+          r = r * 0.4 + 12; g = g * 0.4 + 12; b = b * 0.4 + 18;
         }
-        data[o] = r; data[o + 1] = g; data[o + 2] = b; data[o + 3] = 255;
-        o += 4;
+        u32[o++] = (0xff000000 | (((b + 0.5) | 0) << 16) | (((g + 0.5) | 0) << 8) | ((r + 0.5) | 0)) >>> 0;
       }
     }
     return createImageBitmap(new ImageData(data, outW, outH));
