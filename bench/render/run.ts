@@ -2,6 +2,10 @@
 // Serves bench/render/page with Vite, runs each scene through Vellum (render worker), Konva and
 // an SVG DOM renderer in a fresh headless Chromium page each, prints a table and writes
 // bench/results/render.json. Under SwiftShader (no GPU) absolute numbers are CPU-bound.
+// A frame is timed until its pixels exist: Vellum's ends with a 1 px readPixels, Konva's
+// layer.draw() with a 1 px getImageData (its canvas is accelerated: draw() only records, and the
+// raster ran after the timed call; the call alone is reported as drawCall); SVG's is the
+// rAF-to-rAF interval. bench/render/profile.ts splits a Vellum frame into its passes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
