@@ -28,6 +28,8 @@ export interface MaskPlace {
   v: number;
   tw: number;
   th: number;
+  /** Set once removed (removing twice is a no-op). */
+  gone?: boolean;
 }
 
 const GAP = 1;
@@ -89,6 +91,8 @@ export class MaskAtlases {
   }
 
   remove(p: MaskPlace): void {
+    if (p.gone) return;
+    p.gone = true;
     const a = p.atlas;
     if (--a.live > 0) return;
     const i = this.atlases.indexOf(a);

@@ -437,7 +437,7 @@ export class Renderer {
 
   private clearShapes(): void {
     for (const c of [...this.chunks.values()]) this.dropChunk(c);
-    for (const s of this.masks) if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
+    for (const s of new Set(this.masks)) if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
     this.masks = [];
     this.masksDirty = true;
     this.maskQueue.length = 0;
