@@ -10,11 +10,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
 
-const SCENES = (process.argv[2] ?? 'boxes1k,polygons10k,masks500,polygons100k').split(',');
-const RENDERERS = (process.argv[3] ?? 'vellum,konva,svg').split(',');
+// Positional: scenes and renderers; flags (`npm run bench` passes its own on: --quick, --only=).
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const quick = process.argv.includes('--quick');
+const SCENES = (positional[0] ?? 'boxes1k,polygons10k,masks500,polygons100k').split(',');
+const RENDERERS = (positional[1] ?? 'vellum,konva,svg').split(',');
 const RUN_TIMEOUT = Number(process.env.BENCH_RUN_TIMEOUT ?? 300_000);
-/** Override every scene's number of camera steps (e.g. BENCH_STEPS=4 for a quick run). */
-const STEPS = process.env.BENCH_STEPS ? Number(process.env.BENCH_STEPS) : undefined;
+/** Override every scene's number of camera steps (BENCH_STEPS; --quick takes 4). */
+const STEPS = process.env.BENCH_STEPS ? Number(process.env.BENCH_STEPS) : quick ? 4 : undefined;
 const out = path.join(repoRoot, 'bench/results/render.json');
 
 interface Raw {
