@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { Regl } from 'regl';
-import { MaskAtlases, type MaskPlace } from './masks';
+import { MaskAtlases, subsample, type MaskPlace } from './masks';
 
 /** A stand-in for regl's texture API: records uploads and destroys. */
 function fakeRegl() {
-  const log = { created: 0, destroyed: 0, cleared: 0, uploads: [] as { x: number; y: number; w: number; h: number }[] };
+  const log = { created: 0, destroyed: 0, cleared: 0, uploads: [] as { x: number; y: number; w: number; h: number; data: Uint8Array }[] };
   const regl = {
     texture(opts: { width: number; height: number }) {
       log.created++;
       const tex = Object.assign(() => { log.cleared++; return tex; }, {
         width: opts.width,
         height: opts.height,
-        subimage(img: { width: number; height: number }, x: number, y: number) {
+        subimage(img: { width: number; height: number; data: Uint8Array }, x: number, y: number) {
           if (x + img.width > opts.width || y + img.height > opts.height) throw new Error('subimage out of bounds');
-          log.uploads.push({ x, y, w: img.width, h: img.height });
+          log.uploads.push({ x, y, w: img.width, h: img.height, data: img.data });
           return tex;
         },
         destroy() { log.destroyed++; },
@@ -71,5 +71,28 @@ describe('MaskAtlases', () => {
     const c = atlases.add(30, 30, new Uint8Array(900));
     expect([c.u, c.v]).toEqual([0, 0]); // space reused from the start
     expect(atlases.atlases.length).toBe(1);
+  });
+
+  it('a mask larger than the GPU allows is kept at every k-th texel, its own texture within the limit', () => {
+    const { regl, log } = fakeRegl();
+    const atlases = new MaskAtlases(regl, 64, 100);
+    // 250 rows x 120 columns, column-major; foreground where row + column is even... every 3rd
+    // texel of it is what a nearest sampler at a third of the size reads.
+    const tw = 250, th = 120;
+    const data = new Uint8Array(tw * th);
+    for (let c = 0; c < th; c++) for (let r = 0; r < tw; r++) data[c * tw + r] = r < 150 && c >= 30 ? 255 : 0;
+    const p = atlases.add(tw, th, data);
+    expect([p.tw, p.th]).toEqual([84, 40]);
+    expect([p.atlas.w, p.atlas.h]).toEqual([84, 40]);
+    const up = log.uploads[0]!;
+    expect([up.w, up.h]).toEqual([84, 40]);
+    // row 49 (original 147) is inside, row 50 (original 150) outside; column 9 (27) outside, 10 (30) inside
+    const at = (r: number, c: number) => up.data[c * 84 + r];
+    expect([at(49, 10), at(50, 10), at(49, 9), at(0, 39), at(83, 39)]).toEqual([255, 0, 0, 255, 0]);
+  });
+
+  it('subsample keeps the last partial row and column', () => {
+    const d = Uint8Array.from({ length: 5 * 3 }, (_, i) => i);
+    expect(subsample(5, 3, d, 2)).toEqual({ tw: 3, th: 2, data: Uint8Array.from([0, 2, 4, 10, 12, 14]) });
   });
 });

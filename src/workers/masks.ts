@@ -36,7 +36,11 @@ const GAP = 1;
 
 export class MaskAtlases {
   readonly atlases: Atlas[] = [];
-  constructor(private readonly regl: Regl, private readonly size: number) {}
+  /**
+   * `size`: the side of a shared atlas; `maxSide`: the GPU's texture limit. A mask whose crop is
+   * larger (a big object on a 20k px image) is kept at every k-th texel to fit, not dropped.
+   */
+  constructor(private readonly regl: Regl, private readonly size: number, private readonly maxSide = Infinity) {}
 
   private create(w: number, h: number, dedicated: boolean): Atlas {
     const tex = this.regl.texture({ width: w, height: h, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
@@ -67,6 +71,7 @@ export class MaskAtlases {
   add(tw: number, th: number, data: Uint8Array): MaskPlace {
     tw = Math.max(1, tw);
     th = Math.max(1, th);
+    if (tw > this.maxSide || th > this.maxSide) ({ tw, th, data } = subsample(tw, th, data, Math.ceil(Math.max(tw, th) / this.maxSide)));
     let atlas: Atlas | null = null, at: { u: number; v: number } | null = null;
     if (tw + GAP > this.size || th + GAP > this.size) {
       atlas = this.create(tw, th, true);
@@ -117,4 +122,15 @@ export class MaskAtlases {
     for (const a of this.atlases) a.tex.destroy();
     this.atlases.length = 0;
   }
+}
+
+/** Every k-th texel of a column-major crop (`th` columns of `tw` bytes), nearest, as a smaller crop. */
+export function subsample(tw: number, th: number, data: Uint8Array, k: number): { tw: number; th: number; data: Uint8Array } {
+  const tw2 = Math.ceil(tw / k), th2 = Math.ceil(th / k);
+  const out = new Uint8Array(tw2 * th2);
+  for (let c = 0; c < th2; c++) {
+    const from = c * k * tw, to = c * tw2;
+    for (let r = 0; r < tw2; r++) out[to + r] = data[from + r * k]!;
+  }
+  return { tw: tw2, th: th2, data: out };
 }

@@ -154,7 +154,8 @@ export class Renderer {
     if (!gl) throw new Error('WebGL is not available');
     this.gl = gl;
     this.regl = createREGL({ gl, extensions: ['OES_element_index_uint'] });
-    this.maxTextureSize = Math.min(gl.getParameter(gl.MAX_TEXTURE_SIZE) as number, options.maxTextureSize ?? 4096);
+    const glMaxTexture = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;
+    this.maxTextureSize = Math.min(glMaxTexture, options.maxTextureSize ?? 4096);
     this.resize(options.width, options.height, options.dpr);
     const regl = this.regl;
     this.stateTex = regl.texture({ width: STATE_W, height: this.stateRows, data: this.stateData, min: 'nearest', mag: 'nearest' });
@@ -165,7 +166,7 @@ export class Renderer {
       count: 0,
     }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
-    this.maskAtlases = new MaskAtlases(regl, Math.min(2048, this.maxTextureSize));
+    this.maskAtlases = new MaskAtlases(regl, Math.min(2048, this.maxTextureSize), glMaxTexture);
     this.maskBuf = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
     const cam = {
       u_cam: () => [this.camera.scale, this.camera.x, this.camera.y],
