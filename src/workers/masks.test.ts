@@ -76,8 +76,8 @@ describe('MaskAtlases', () => {
   it('a mask larger than the GPU allows is kept at every k-th texel, its own texture within the limit', () => {
     const { regl, log } = fakeRegl();
     const atlases = new MaskAtlases(regl, 64, 100);
-    // 250 rows x 120 columns, column-major; foreground where row + column is even... every 3rd
-    // texel of it is what a nearest sampler at a third of the size reads.
+    // 250 rows x 120 columns, column-major, foreground in rows < 150 of columns >= 30; kept at
+    // every 3rd texel (250 / 100 rounds up to 3).
     const tw = 250, th = 120;
     const data = new Uint8Array(tw * th);
     for (let c = 0; c < th; c++) for (let r = 0; r < tw; r++) data[c * tw + r] = r < 150 && c >= 30 ? 255 : 0;
@@ -94,5 +94,33 @@ describe('MaskAtlases', () => {
   it('subsample keeps the last partial row and column', () => {
     const d = Uint8Array.from({ length: 5 * 3 }, (_, i) => i);
     expect(subsample(5, 3, d, 2)).toEqual({ tw: 3, th: 2, data: Uint8Array.from([0, 2, 4, 10, 12, 14]) });
+  });
+
+  it('an edited mask reuses the block its old version left; a smaller one has the texels past it zeroed', () => {
+    const { regl, log } = fakeRegl();
+    const atlases = new MaskAtlases(regl, 256);
+    const keep = atlases.add(40, 40, new Uint8Array(1600)); // keeps the atlas from emptying
+    let m = atlases.add(100, 60, new Uint8Array(6000));
+    // Edited a thousand times at about its size: the atlas never grows and no block overlaps.
+    for (let i = 0; i < 1000; i++) {
+      atlases.remove(m);
+      const tw = 90 + (i % 11), th = 50 + (i % 11);
+      m = atlases.add(tw, th, new Uint8Array(tw * th));
+      expect(overlaps(m, keep)).toBe(false);
+    }
+    expect(atlases.atlases.length).toBe(1);
+    expect(log.created).toBe(1);
+    // A smaller mask in a reused 100 x 60 block: a zero column at u + tw, a zero row at v + th.
+    atlases.remove(m);
+    const fresh = atlases.add(100, 60, new Uint8Array(6000));
+    atlases.remove(fresh);
+    log.uploads.length = 0;
+    const small = atlases.add(30, 20, new Uint8Array(600).fill(255));
+    expect([small.u, small.v]).toEqual([fresh.u, fresh.v]);
+    expect(log.uploads.map(({ x, y, w, h }) => [x - small.u, y - small.v, w, h])).toEqual([[0, 0, 30, 20], [30, 0, 1, 20], [0, 20, 31, 1]]);
+    expect(log.uploads.slice(1).every((up) => up.data.every((b) => b === 0))).toBe(true);
+    // Removed, it frees the whole block: a full-size mask fits there again.
+    atlases.remove(small);
+    expect([atlases.add(100, 60, new Uint8Array(6000)).u]).toEqual([fresh.u]);
   });
 });

@@ -5,8 +5,9 @@
 // A mask occupies a (rect height) x (rect width) texel block: the RLE decode is column-major,
 // so the block is the crop transposed (texel (u, v) = (row y, column x)), uploaded as it is.
 // Blocks keep a 1 texel gap of zeros, which the shader discards, so nearest sampling at a quad's
-// edge never reads a neighbour. Space is not reused until an atlas holds no mask at all; then it
-// is cleared and starts over.
+// edge never reads a neighbour. A removed mask's block goes on its atlas's free list and takes
+// the next mask that fits in it (an edited mask comes back at about its old size); an atlas that
+// holds no mask at all is cleared and starts over.
 import type { Regl, Texture2D } from 'regl';
 
 export interface Atlas {
@@ -17,17 +18,24 @@ export interface Atlas {
   shelves: { y: number; h: number; x: number }[];
   top: number;
   live: number;
+  /** Blocks of removed masks (u, v, tw, th), reusable by a mask no larger. */
+  free: Block[];
   /** One mask larger than the shared size: freed with it. */
   dedicated: boolean;
 }
 
-export interface MaskPlace {
-  atlas: Atlas;
-  /** Texel block in the atlas: u0, v0 (corner), tw (rect height), th (rect width). */
+/** A texel block of an atlas: corner (u, v), tw texels along u (rect height), th along v. */
+interface Block {
   u: number;
   v: number;
   tw: number;
   th: number;
+}
+
+export interface MaskPlace extends Block {
+  atlas: Atlas;
+  /** The block it was given, which may be larger than the mask (a reused block): freed whole. */
+  block: Block;
   /** Set once removed (removing twice is a no-op). */
   gone?: boolean;
 }
@@ -44,16 +52,23 @@ export class MaskAtlases {
 
   private create(w: number, h: number, dedicated: boolean): Atlas {
     const tex = this.regl.texture({ width: w, height: h, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
-    const a: Atlas = { tex, w, h, shelves: [], top: 0, live: 0, dedicated };
+    const a: Atlas = { tex, w, h, shelves: [], top: 0, live: 0, free: [], dedicated };
     this.atlases.push(a);
     return a;
   }
 
-  private fit(a: Atlas, tw: number, th: number): { u: number; v: number } | null {
+  private fit(a: Atlas, tw: number, th: number): Block | null {
+    // The smallest freed block that holds it (its gap to the neighbours is already there).
+    let best = -1;
+    for (let i = 0; i < a.free.length; i++) {
+      const f = a.free[i]!;
+      if (f.tw >= tw && f.th >= th && (best < 0 || f.tw * f.th < a.free[best]!.tw * a.free[best]!.th)) best = i;
+    }
+    if (best >= 0) return a.free.splice(best, 1)[0]!;
     const bw = tw + GAP, bh = th + GAP;
     for (const s of a.shelves) {
       if (bh <= s.h && s.x + bw <= a.w) {
-        const at = { u: s.x, v: s.y };
+        const at = { u: s.x, v: s.y, tw, th };
         s.x += bw;
         return at;
       }
@@ -62,7 +77,7 @@ export class MaskAtlases {
       const s = { y: a.top, h: bh, x: bw };
       a.shelves.push(s);
       a.top += bh;
-      return { u: 0, v: s.y };
+      return { u: 0, v: s.y, tw, th };
     }
     return null;
   }
@@ -72,10 +87,10 @@ export class MaskAtlases {
     tw = Math.max(1, tw);
     th = Math.max(1, th);
     if (tw > this.maxSide || th > this.maxSide) ({ tw, th, data } = subsample(tw, th, data, Math.ceil(Math.max(tw, th) / this.maxSide)));
-    let atlas: Atlas | null = null, at: { u: number; v: number } | null = null;
+    let atlas: Atlas | null = null, at: Block | null = null;
     if (tw + GAP > this.size || th + GAP > this.size) {
       atlas = this.create(tw, th, true);
-      at = { u: 0, v: 0 };
+      at = { u: 0, v: 0, tw, th };
     } else {
       for (const a of this.atlases) {
         if (a.dedicated) continue;
@@ -90,16 +105,26 @@ export class MaskAtlases {
         at = this.fit(atlas, tw, th)!;
       }
     }
-    atlas.tex.subimage({ data, width: tw, height: th, format: 'luminance', type: 'uint8', alignment: 1 }, at!.u, at!.v);
+    const { u, v } = at!;
+    const upload = (bytes: Uint8Array, width: number, height: number, x: number, y: number) =>
+      atlas.tex.subimage({ data: bytes, width, height, format: 'luminance', type: 'uint8', alignment: 1 }, x, y);
+    upload(data, tw, th, u, v);
+    // A reused block larger than the mask: zero the texels just past it, which nearest sampling
+    // at the quad's edge may read (they hold the block's previous mask).
+    if (at!.tw > tw) upload(new Uint8Array(th), 1, th, u + tw, v);
+    if (at!.th > th) upload(new Uint8Array(Math.min(tw + 1, at!.tw)), Math.min(tw + 1, at!.tw), 1, u, v + th);
     atlas.live++;
-    return { atlas, u: at!.u, v: at!.v, tw, th };
+    return { atlas, u, v, tw, th, block: at! };
   }
 
   remove(p: MaskPlace): void {
     if (p.gone) return;
     p.gone = true;
     const a = p.atlas;
-    if (--a.live > 0) return;
+    if (--a.live > 0) {
+      a.free.push(p.block);
+      return;
+    }
     const i = this.atlases.indexOf(a);
     if (a.dedicated || this.atlases.filter((x) => !x.dedicated).length > 1) {
       a.tex.destroy();
@@ -109,6 +134,7 @@ export class MaskAtlases {
     // the last shared atlas, now empty: cleared and kept
     a.tex({ width: a.w, height: a.h, format: 'luminance', type: 'uint8', alignment: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
     a.shelves = [];
+    a.free = [];
     a.top = 0;
   }
 
