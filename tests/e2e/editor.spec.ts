@@ -114,6 +114,13 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(4);
   await page.keyboard.press('h');
   await expect(page.getByRole('button', { name: 'Hide All' })).toBeVisible();
+  // Ctrl+H hides the selection (the polygon, selected from its row); shown again from its row.
+  await rows(page).filter({ hasText: 'Polygon' }).click();
+  await page.keyboard.press('Control+h');
+  await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(1);
+  await expect(rows(page).filter({ hasText: 'Polygon' }).getByRole('button', { name: 'Show annotation' })).toBeVisible();
+  await page.getByRole('button', { name: 'Show annotation' }).click();
+  await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(0);
 
   // Delete the keypoint from the keyboard, undo, redo, undo.
   await rows(page).filter({ hasText: 'Keypoint' }).click();
@@ -122,6 +129,12 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await page.keyboard.press('Control+z');
   await expect(rows(page)).toHaveCount(4);
   await page.keyboard.press('Control+Shift+z');
+  await expect(rows(page)).toHaveCount(3);
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(4);
+  // Backspace deletes too.
+  await rows(page).filter({ hasText: 'Keypoint' }).click();
+  await page.keyboard.press('Backspace');
   await expect(rows(page)).toHaveCount(3);
   await page.keyboard.press('Control+z');
   await expect(rows(page)).toHaveCount(4);
@@ -164,8 +177,8 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await expect(rows(page)).toHaveCount(4);
   await saved(page);
 
-  // Next image (the last): Copy Previous brings street_2's annotations.
-  await page.getByRole('button', { name: 'Next image (.)' }).click();
+  // Next image (the last) with Shift+period: Copy Previous brings street_2's annotations.
+  await page.keyboard.press('Shift+Period');
   await expect(page.getByRole('heading', { name: 'street_1.png', level: 1 })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Next image (.)' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Copy Previous' })).toBeEnabled();
