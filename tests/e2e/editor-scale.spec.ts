@@ -14,6 +14,14 @@ async function pixelAt(page: Page, x: number, y: number): Promise<[number, numbe
   return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
 }
 
+/** Whether any pixel within `r` px of (x, y) is white (a selected shape's handle). */
+async function whiteNear(page: Page, x: number, y: number, r: number): Promise<boolean> {
+  const png = await page.screenshot({ clip: { x: Math.round(x - r), y: Math.round(y - r), width: 2 * r + 1, height: 2 * r + 1 } });
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  for (let i = 0; i < info.width * info.height; i++) if (data[i * 3]! > 240 && data[i * 3 + 1]! > 240 && data[i * 3 + 2]! > 240) return true;
+  return false;
+}
+
 test('editor: an 8000 x 6000 image opens, is drawn, and zooms at the pointer', async ({ page }) => {
   test.setTimeout(180_000);
   await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }], images: [{ name: 'aerial.png', width: 8000, height: 6000 }] });
@@ -64,6 +72,24 @@ test('editor: 20,000 annotations load, the list stays virtual, a row selects its
   await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
   await expect(list.getByRole('option').last()).toBeVisible();
   expect(await list.getByRole('option').count()).toBeLessThan(80);
+  // A row brings its shape into view. Zoomed in on the top-left corner (nothing selected, so no
+  // white handle anywhere), the newest row's shape, at the bottom right, is centred: its white
+  // handles appear at the canvas centre +- half its size (12 x 20 image px) at the zoom shown.
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('complementary', { name: 'Annotations' })).not.toContainText('1/20,000');
+  const cb = (await page.getByTestId('editor-canvas').boundingBox())!;
+  await page.mouse.move(cb.x + 20, cb.y + 20);
+  for (let i = 0; i < 30; i++) await page.mouse.wheel(0, -100);
+  const zoom = page.getByRole('group', { name: 'Zoom' });
+  await expect.poll(async () => parseInt(await zoom.innerText(), 10)).toBeGreaterThan(300);
+  const cx = cb.x + cb.width / 2, cy = cb.y + cb.height / 2;
+  expect(await whiteNear(page, cx, cy, 60)).toBe(false);
+  await list.evaluate((el) => (el.scrollTop = 0));
+  await list.getByRole('option').first().click();
+  await expect(page.getByRole('complementary', { name: 'Annotations' })).toContainText('1/20,000');
+  const scale = parseInt(await zoom.innerText(), 10) / 100;
+  await expect.poll(async () => [await whiteNear(page, cx + 6 * scale, cy, 5), await whiteNear(page, cx - 6 * scale, cy, 5), await whiteNear(page, cx, cy - 10 * scale, 5)]).toEqual([true, true, true]);
   // Select all and delete: one step, undone at once.
   await page.getByTestId('editor-canvas').focus();
   await page.keyboard.press('Control+a');
