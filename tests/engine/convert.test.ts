@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StoredAnnotation, StoredAnnotations, storedKind } from '../../src/contract/annotations';
 import { editorToStored, parseStoredAnnotationAt, parseStoredAnnotations, plainStoredToEditor, storedToEditor } from '../../src/engine/model/convert';
-import type { EditorAnnotation } from '../../src/engine';
+import { Editor, type EditorAnnotation } from '../../src/engine';
 
 const stored: Record<string, unknown>[] = [
   { id: 'b1', name: 'car', bounding_box: { x: 10.5, y: 20, w: 30, h: 40 }, attributes: [{ name: 'occluded', value: true }] },
@@ -135,7 +135,7 @@ describe('plain shapes checked without zod (the load fast path)', () => {
     { id: 'a', name: 'c', bounding_box: bb, sam2_area: 3 },
   ];
 
-  it('gives the same annotation as zod + storedToEditor for plain shapes, and copies the points', () => {
+  it('gives the same annotation as zod + storedToEditor for plain shapes, taking the paths as they are', () => {
     for (const v of plain) {
       const fast = plainStoredToEditor(v);
       expect(fast).not.toBeNull();
@@ -144,8 +144,23 @@ describe('plain shapes checked without zod (the load fast path)', () => {
     }
     const p = plain[1] as { polygon: { path: number[][] } };
     const a = plainStoredToEditor(p) as unknown as { points: unknown[] };
-    expect(a.points).not.toBe(p.polygon.path);
-    expect(a.points[0]).not.toBe(p.polygon.path[0]);
+    expect(a.points).toBe(p.polygon.path); // no copy: the load's surviving garbage
+  });
+
+  it('edits of a loaded shape never change the JSON it was loaded from (it shares its paths)', async () => {
+    const json = structuredClone(plain.filter((v) => 'polygon' in (v as object) || 'polyline' in (v as object)));
+    const before = JSON.stringify(json);
+    const e = new Editor();
+    await e.loadStoredAsync(json);
+    for (const a of e.getAnnotations()) {
+      if (a.type !== 'polygon' && a.type !== 'polyline') continue;
+      e.execute('move-vertex', { ref: { id: a.id, ring: 0, index: 0 }, x: 1, y: 2 });
+      e.execute('insert-vertex', { ref: { id: a.id, ring: 0, index: 1 }, x: 3, y: 4 });
+      e.execute('delete-vertex', { ref: { id: a.id, ring: 0, index: 2 } });
+      e.execute('move', { ids: [a.id], dx: 5, dy: 6 });
+    }
+    expect(JSON.stringify(e.getAnnotations())).not.toBe(JSON.stringify(json.map((v) => storedToEditor(StoredAnnotation.parse(v)))));
+    expect(JSON.stringify(json)).toBe(before);
   });
 
   it('leaves everything else to zod, which accepts and rejects exactly as before', () => {

@@ -116,19 +116,20 @@ const PLAIN_KEYS = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline',
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCoord = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** A path of [x, y] pairs with at least `min` points, copied; null when it is anything else. */
+/**
+ * A path of [x, y] pairs with at least `min` points, checked and taken as it is, not copied: the
+ * engine never changes a path in place (commands build new rings), and at 100k shapes the copies
+ * were most of a load's surviving garbage (what its scavenges spend their time copying). The
+ * caller's JSON then shares these arrays with the document, so it must not change them either.
+ */
 function plainPath(v: unknown, min: number): Point[] | null {
   if (!Array.isArray(v) || v.length < min) return null;
-  const out: Point[] = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const p: unknown = v[i];
     if (!Array.isArray(p) || p.length !== 2) return null;
-    const x: unknown = p[0];
-    const y: unknown = p[1];
-    if (!isCoord(x) || !isCoord(y)) return null;
-    out[i] = [x, y];
+    if (!isCoord(p[0]) || !isCoord(p[1])) return null;
   }
-  return out;
+  return v as Point[];
 }
 
 /**
