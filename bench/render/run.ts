@@ -71,7 +71,10 @@ function summarise(r: Raw) {
 type Row = ReturnType<typeof summarise> | { scene: string; renderer: string; error: string };
 
 const { server, url } = await startServer();
-const browser = await launch(['--enable-precise-memory-info', '--js-flags=--expose-gc']);
+// BENCH_CHROMIUM_ARGS: extra Chromium flags, e.g. --disable-accelerated-2d-canvas to give Konva
+// Skia's CPU raster (its fastest path on a machine without a GPU; WebGL is not affected).
+const extraArgs = (process.env.BENCH_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean);
+const browser = await launch(['--enable-precise-memory-info', '--js-flags=--expose-gc', ...extraArgs]);
 const rows: Row[] = [];
 const started = Date.now();
 try {
@@ -155,7 +158,7 @@ for (const [scene, byBase] of Object.entries(ratios)) {
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify({
   date: new Date().toISOString(),
-  environment: 'headless Chromium, SwiftShader (software WebGL), 800x600 viewport, dpr 1',
+  environment: `headless Chromium, SwiftShader (software WebGL), 800x600 viewport, dpr 1${extraArgs.length ? `, flags: ${extraArgs.join(' ')}` : ''}`,
   notes: [
     'Vellum frame = worker draw of one camera change incl. gl.finish(); main/frame = main-thread time to post the camera.',
     'Konva frame = layer.draw() plus a 1 px getImageData (the canvas is accelerated: draw() only records, the raster runs at the readback); drawCall = layer.draw() alone. SVG frame = rAF-to-rAF interval after changing the group transform (style, layout, paint on the main thread).',
