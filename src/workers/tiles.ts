@@ -95,23 +95,19 @@ class PatternSource implements TileSource {
     const c0 = [0x5b, 0x6b, 0x7f], c1 = [0xa7, 0xb3, 0xc2];
     const norm = W * W + H * H;
     const step = 250, line = Math.max(2, kx) / 2;
-    // per column / row: image coordinate, check parity, distance to the nearest 1000 px line
-    const xs = new Float64Array(outW), ys = new Float64Array(outH);
-    const px = new Uint8Array(outW), py = new Uint8Array(outH), gx = new Uint8Array(outW), gy = new Uint8Array(outH);
-    for (let i = 0; i < outW; i++) {
-      const x = sx + (i + 0.5) * kx;
-      xs[i] = x;
-      px[i] = Math.floor(x / step) & 1;
-      const d = Math.abs(x - Math.round(x / 1000) * 1000);
-      gx[i] = d < line && x > 0 && x < W ? 1 : 0;
-    }
-    for (let j = 0; j < outH; j++) {
-      const y = sy + (j + 0.5) * ky;
-      ys[j] = y;
-      py[j] = Math.floor(y / step) & 1;
-      const d = Math.abs(y - Math.round(y / 1000) * 1000);
-      gy[j] = d < line && y > 0 && y < H ? 1 : 0;
-    }
+    // per column / row: image coordinate, check parity, on a 1000 px grid line
+    const axis = (start: number, k: number, n: number, size: number) => {
+      const at = new Float64Array(n), parity = new Uint8Array(n), grid = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = start + (i + 0.5) * k;
+        at[i] = v;
+        parity[i] = Math.floor(v / step) & 1;
+        grid[i] = Math.abs(v - Math.round(v / 1000) * 1000) < line && v > 0 && v < size ? 1 : 0;
+      }
+      return { at, parity, grid };
+    };
+    const { at: xs, parity: px, grid: gx } = axis(sx, kx, outW, W);
+    const { at: ys, parity: py, grid: gy } = axis(sy, ky, outH, H);
     // one 32-bit write per pixel (little-endian RGBA); the gradient is linear along a row
     const u32 = new Uint32Array(data.buffer);
     const tx = new Float64Array(outW);

@@ -15,15 +15,20 @@ const q = (xs: number[], p: number) => {
 type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawLine';
 const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawLine'];
 
-export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm = true): Promise<Record<string, unknown>> {
-  const scene = benchScenes[sceneName]!();
-  scene.steps = steps;
+/** A new VW x VH canvas, alone on the stage. */
+function freshCanvas(): HTMLCanvasElement {
   const stage = document.getElementById('stage')!;
-  stage.replaceChildren();
   const canvas = document.createElement('canvas');
   canvas.width = VW;
   canvas.height = VH;
-  stage.append(canvas);
+  stage.replaceChildren(canvas);
+  return canvas;
+}
+
+export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm = true): Promise<Record<string, unknown>> {
+  const scene = benchScenes[sceneName]!();
+  scene.steps = steps;
+  const canvas = freshCanvas();
   const editor = new Editor({ viewport: { width: VW, height: VH }, image: scene.image });
   await editor.loadAsync(scene.annotations);
   const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512 }, 'main');
@@ -114,11 +119,8 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
   out.stats = r.stats();
   // raw WebGL: clear + 1 px readback on a fresh context, no regl
   {
-    const c2 = document.createElement('canvas');
-    c2.width = VW;
-    c2.height = VH;
-    canvas.remove();
-    stage.append(c2); // displayed, as the renderer's canvas is (its present is in the GPU process too)
+    // displayed, as the renderer's canvas is (its present is in the GPU process too)
+    const c2 = freshCanvas();
     const gl = c2.getContext('webgl', { alpha: false, antialias: false, depth: false, stencil: false })!;
     const px = new Uint8Array(4);
     const ts: number[] = [];
@@ -143,12 +145,7 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
  * a full-screen textured quad.
  */
 export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
-  const stage = document.getElementById('stage')!;
-  stage.replaceChildren();
-  const c = document.createElement('canvas');
-  c.width = VW;
-  c.height = VH;
-  stage.append(c);
+  const c = freshCanvas();
   const gl = c.getContext('webgl', { alpha: false, antialias: false, depth: false, stencil: false, premultipliedAlpha: true })!;
   const sh = (type: number, src: string) => {
     const s = gl.createShader(type)!;
