@@ -372,11 +372,16 @@ test('deleting the account signs out; signing in again within the grace period s
   await expect(dialog.getByRole('list', { name: 'Your organizations' })).toHaveText(`Leaver Org ${user.id} You are its only member: it is deleted with its projects and files.`);
   // The destructive action is never focused by default.
   await expect(dialog.getByRole('button', { name: 'Delete Account' })).not.toBeFocused();
-  const alert = page.waitForEvent('dialog');
+  // The alert is accepted inside the listener: a modal dialog blocks the page, and an accept()
+  // sent after the listener returned hung until the test timed out (once in CI).
+  const alert = new Promise<string>((resolve) => {
+    page.once('dialog', (d) => {
+      resolve(d.message());
+      void d.accept();
+    });
+  });
   await dialog.getByRole('button', { name: 'Delete Account' }).click();
-  const message = await alert;
-  expect(message.message()).toBe('Account successfully deleted. Final billing data has been calculated for 1 organization(s).');
-  await message.accept();
+  expect(await alert).toBe('Account successfully deleted. Final billing data has been calculated for 1 organization(s).');
   await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
 
   await signIn(page, user);
