@@ -6,6 +6,7 @@
 // layer.draw() with a 1 px getImageData (its canvas is accelerated: draw() only records, and the
 // raster ran after the timed call; the call alone is reported as drawCall); SVG's is the
 // rAF-to-rAF interval. bench/render/profile.ts splits a Vellum frame into its passes.
+// BENCH_VERBOSE=1 prints every frame; BENCH_PER_STEP=1 Vellum's frames grouped by camera step.
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
@@ -35,6 +36,7 @@ interface Raw {
   workerHeapBytes?: number | null;
   gpuBytes?: number;
   drawCallMs?: number[];
+  frameSteps?: string[];
   note?: string;
 }
 
@@ -91,7 +93,7 @@ try {
       const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
       const t = Date.now();
       try {
-        await page.goto(`${url}/bench/render/page/index.html`);
+        await page.goto(`${url}/bench/render/page/index.html${process.env.BENCH_PER_STEP ? '?perStep' : ''}`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
         const raw = await Promise.race([
           page.evaluate(([s, r, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, r as string, n as number | undefined), [scene, renderer, STEPS] as const),
@@ -99,6 +101,7 @@ try {
         ]);
         rows.push(summarise(raw));
         if (process.env.BENCH_VERBOSE) console.error(`${scene} / ${renderer} frames: ${raw.frameMs.map((x) => x.toFixed(1)).join(' ')}`);
+        if (raw.frameSteps) console.error(`${scene} / ${renderer} frames per step: ${raw.frameSteps.join(' | ')}`);
       } catch (err) {
         rows.push({ scene, renderer, error: String(err instanceof Error ? err.message : err).split('\n')[0]! });
       } finally {

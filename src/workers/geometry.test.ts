@@ -1,7 +1,7 @@
 // Tessellation and packing (no GL): what the render worker uploads.
 import { describe, expect, it } from 'vitest';
 import { Editor, SceneTracker } from '../engine';
-import { FILL_STRIDE, LINE_STRIDE, MAX_MITER, boxGeometry, keypointGeometry, polygonGeometry, polylineGeometry } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, MAX_MITER, NO_EDGE, boxGeometry, compactPolygon, keypointGeometry, polygonGeometry, polylineGeometry, simplifyRing } from './geometry';
 import { packScene, parseColor, splitDiff } from './pack';
 
 /** Sum of triangle areas of an indexed fill. */
@@ -54,6 +54,88 @@ describe('geometry', () => {
     expect(k.line.length / LINE_STRIDE).toBe(4);
     expect([...k.lineIdx]).toEqual([0, 1, 2, 2, 1, 3]);
     expect(Math.abs(k.line[2]!)).toBeGreaterThan(2); // marker flag read by the shader
+  });
+});
+
+/** Distance from (px, py) to the segment (ax, ay)-(bx, by). */
+function segDist(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+  const t = l2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0;
+  return Math.hypot(px - ax - t * dx, py - ay - t * dy);
+}
+
+/** A jagged ring like the render benchmark's polygons (radius 0.55-1 of r per vertex). */
+function jagged(n: number, r: number, seed: number, cx = 0, cy = 0): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    const rr = r * (0.55 + 0.45 * (seed / 2 ** 32));
+    out.push(cx + Math.cos((k / n) * Math.PI * 2) * rr, cy + Math.sin((k / n) * Math.PI * 2) * rr);
+  }
+  return out;
+}
+
+describe('compact polygons (level of detail)', () => {
+  it('simplifies a ring within the tolerance, dropping collinear points and keeping corners', () => {
+    // a square with points along its sides
+    const sq = [0, 0, 5, 0, 10, 0, 10, 5, 10, 10, 5, 10, 0, 10, 0, 5];
+    expect(simplifyRing(sq, 0, 8, 0.01)).toEqual([0, 2, 4, 6]);
+    expect(simplifyRing(sq, 0, 8, 0)).toHaveLength(4); // collinear points are exactly on the chord
+    for (const tol of [0.25, 1, 3]) {
+      const ring = jagged(40, 20, 11);
+      const kept = simplifyRing(ring, 0, 40, tol);
+      expect(kept.length).toBeGreaterThanOrEqual(3);
+      expect(kept.length).toBeLessThan(40);
+      // every dropped vertex lies within the tolerance of the simplified ring
+      for (let k = 0; k < 40; k++) {
+        const d = Math.min(...kept.map((a, i) => {
+          const b = kept[(i + 1) % kept.length]!;
+          return segDist(ring[2 * k]!, ring[2 * k + 1]!, ring[2 * a]!, ring[2 * a + 1]!, ring[2 * b]!, ring[2 * b + 1]!);
+        }));
+        expect(d).toBeLessThanOrEqual(tol + 1e-9);
+      }
+    }
+    // a sliver keeps an area (three points), a ring of a later offset reads its own points
+    expect(simplifyRing([0, 0, 10, 0.01, 20, 0, 10, -0.01], 0, 4, 1)).toHaveLength(3);
+    expect(simplifyRing([99, 99, ...sq], 1, 8, 0.01)).toEqual([0, 2, 4, 6]);
+  });
+
+  it('triangulates the simplified rings with holes, each corner carrying its distance to the ring edges', () => {
+    const outer = [0, 0, 100, 0, 100, 100, 0, 100], hole = [40, 40, 60, 40, 60, 60, 40, 60];
+    const tris = compactPolygon([...outer, ...hole], [4, 4], 0.5, 0x123456, 7)!;
+    expect(tris.length % (3 * COMPACT_STRIDE)).toBe(0);
+    let area = 0;
+    for (let t = 0; t < tris.length; t += 3 * COMPACT_STRIDE) {
+      const c = [0, 1, 2].map((i) => tris.subarray(t + i * COMPACT_STRIDE, t + (i + 1) * COMPACT_STRIDE));
+      area += Math.abs((c[1]![0]! - c[0]![0]!) * (c[2]![1]! - c[0]![1]!) - (c[2]![0]! - c[0]![0]!) * (c[1]![1]! - c[0]![1]!)) / 2;
+      expect(c.every((v) => v[2] === 0x123456 && v[3] === 7)).toBe(true);
+      // at the centroid, the interpolated distance to each ring edge of the triangle equals the
+      // true distance to that edge's line; sides that are not ring edges carry NO_EDGE
+      const gx = (c[0]![0]! + c[1]![0]! + c[2]![0]!) / 3, gy = (c[0]![1]! + c[1]![1]! + c[2]![1]!) / 3;
+      for (let e = 0; e < 3; e++) {
+        const a = c[e]!, b = c[(e + 1) % 3]!;
+        const ring = c.every((v) => v[4 + e] === NO_EDGE) ? null : [a, b];
+        if (!ring) continue;
+        const len = Math.hypot(b[0]! - a[0]!, b[1]! - a[1]!);
+        const lineDist = Math.abs((b[0]! - a[0]!) * (gy - a[1]!) - (b[1]! - a[1]!) * (gx - a[0]!)) / len;
+        expect((c[0]![4 + e]! + c[1]![4 + e]! + c[2]![4 + e]!) / 3).toBeCloseTo(lineDist, 4);
+        expect(a[4 + e]).toBe(0);
+        expect(b[4 + e]).toBe(0);
+      }
+    }
+    expect(area).toBeCloseTo(100 * 100 - 20 * 20, 6);
+  });
+
+  it('uses fewer triangles than the full outline and fill, and drops rings with no area', () => {
+    const ring = jagged(20, 24, 3);
+    const full = polygonGeometry(ring, [20], 1, 1);
+    const compact = compactPolygon(ring, [20], 2, 1, 1)!;
+    const fullTris = full.fillIdx.length / 3 + full.lineIdx.length / 3;
+    expect(compact.length / (3 * COMPACT_STRIDE)).toBeLessThan(fullTris / 3);
+    expect(compactPolygon([0, 0, 5, 5, 10, 10], [3], 0.5, 1, 1)).toBeNull();
+    // a hole smaller than the tolerance is dropped; the outer ring stays
+    const withTinyHole = compactPolygon([0, 0, 100, 0, 100, 100, 0, 100, 50, 50, 50.1, 50, 50, 50.1], [4, 3], 1, 1, 1)!;
+    expect(withTinyHole.length / (3 * COMPACT_STRIDE)).toBe(2);
   });
 });
 

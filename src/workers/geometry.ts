@@ -10,6 +10,10 @@ import earcut from 'earcut';
 
 export const FILL_STRIDE = 4;
 export const LINE_STRIDE = 7;
+/** Compact polygon vertices: [x, y, color, slot, d0, d1, d2] (see compactPolygon). */
+export const COMPACT_STRIDE = 7;
+/** Distance (image px) standing for "no outline edge on this side of the triangle". */
+export const NO_EDGE = 1e6;
 /** Vertices per marker quad. */
 export const QUAD_VERTS = 4;
 /** Longest mitre (in half widths); sharper corners are clipped. */
@@ -144,6 +148,138 @@ export function polygonGeometry(coords: ArrayLike<number>, ringLens: ArrayLike<n
     start += n;
   }
   return { fill, fillIdx: Uint32Array.from(tri), ...lineArrays(line), handles: Float32Array.from(flat) };
+}
+
+/**
+ * Douglas-Peucker over one closed ring (x, y pairs at [start, start + count)); returns the kept
+ * vertex numbers (relative to start) in ring order, at least 3 when the ring has 3 distinct points.
+ */
+export function simplifyRing(xs: ArrayLike<number>, start: number, count: number, tolerance: number): number[] {
+  const X = (k: number) => xs[2 * (start + k)]!, Y = (k: number) => xs[2 * (start + k) + 1]!;
+  if (count <= 3) return Array.from({ length: count }, (_, k) => k);
+  // split the ring at vertex 0 and the vertex farthest from it, then simplify both halves
+  let far = 0, farD = -1;
+  for (let k = 1; k < count; k++) {
+    const d = (X(k) - X(0)) ** 2 + (Y(k) - Y(0)) ** 2;
+    if (d > farD) { farD = d; far = k; }
+  }
+  const keep = new Uint8Array(count);
+  keep[0] = keep[far] = 1;
+  const tol2 = tolerance * tolerance;
+  const stack: number[] = [0, far, far, count];
+  while (stack.length) {
+    const j = stack.pop()!, i = stack.pop()!;
+    if (j - i < 2) continue;
+    const ax = X(i), ay = Y(i), bx = X(j % count), by = Y(j % count);
+    const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    let best = -1, at = -1;
+    for (let k = i + 1; k < j; k++) {
+      const px = X(k) - ax, py = Y(k) - ay;
+      // distance to the segment (to its end points past them)
+      const t = len2 > 0 ? Math.max(0, Math.min(1, (px * dx + py * dy) / len2)) : 0;
+      const d = (px - t * dx) ** 2 + (py - t * dy) ** 2;
+      if (d > best) { best = d; at = k; }
+    }
+    if (best > tol2) {
+      keep[at] = 1;
+      stack.push(i, at, at, j);
+    }
+  }
+  let kept: number[] = [];
+  for (let k = 0; k < count; k++) if (keep[k]) kept.push(k);
+  if (kept.length < 3) {
+    // a sliver: keep the vertex farthest from the chord so the ring keeps an area
+    let best = -1, at = -1;
+    for (let k = 1; k < count; k++) {
+      if (k === far) continue;
+      const d = Math.abs((X(k) - X(0)) * (Y(far) - Y(0)) - (Y(k) - Y(0)) * (X(far) - X(0)));
+      if (d > best) { best = d; at = k; }
+    }
+    kept = [0, far, at].sort((a, b) => a - b);
+  }
+  return kept;
+}
+
+function ringExtent(xs: ArrayLike<number>, start: number, count: number): number {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let k = start; k < start + count; k++) {
+    const x = xs[2 * k]!, y = xs[2 * k + 1]!;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return Math.max(x1 - x0, y1 - y0);
+}
+
+/**
+ * A polygon for small on-screen sizes (level of detail): its rings simplified to `tolerance`
+ * image px, triangulated, and written as unshared triangles whose vertices carry their distances
+ * to the triangle's three edge lines where that edge is part of a ring (NO_EDGE elsewhere). The
+ * shader draws the outline inside the fill from the smallest distance, so the shape costs its
+ * fill triangles only (a full outline is two triangles per segment, drawn over ~4 px across).
+ * Returns null when the outer ring has no area.
+ */
+export function compactPolygon(coords: ArrayLike<number>, ringLens: ArrayLike<number>, tolerance: number, color: number, slot: number): Float32Array | null {
+  const flat: number[] = [];
+  const ringOf: number[] = []; // per kept vertex: its ring number
+  const holes: number[] = [];
+  let start = 0;
+  for (let r = 0; r < ringLens.length; r++) {
+    const n = ringLens[r]!;
+    // a hole less than two tolerances across is not visible at this size
+    const kept = n >= 3 && (r === 0 || ringExtent(coords, start, n) >= 2 * tolerance) ? simplifyRing(coords, start, n, tolerance) : [];
+    if (kept.length >= 3) {
+      if (r > 0) holes.push(flat.length / 2);
+      for (const k of kept) {
+        flat.push(coords[2 * (start + k)]!, coords[2 * (start + k) + 1]!);
+        ringOf.push(r);
+      }
+    } else if (r === 0) return null;
+    start += n;
+  }
+  const tri = earcut(flat, holes.length ? holes : undefined, 2);
+  if (!tri.length) return null;
+  const nv = flat.length / 2;
+  // ring edges: consecutive kept vertices of one ring, and its last back to its first
+  const ringStart: number[] = [], ringEnd: number[] = [];
+  for (let v = 0; v < nv; v++) {
+    const r = ringOf[v]!;
+    if (ringStart[r] === undefined) ringStart[r] = v;
+    ringEnd[r] = v;
+  }
+  const isEdge = (a: number, b: number) => {
+    if (ringOf[a] !== ringOf[b]) return false;
+    const r = ringOf[a]!, s = ringStart[r]!, e = ringEnd[r]!;
+    const lo = Math.min(a, b), hi = Math.max(a, b);
+    return hi - lo === 1 || (lo === s && hi === e);
+  };
+  const out = new Float32Array((tri.length / 3) * 3 * COMPACT_STRIDE);
+  const x = [0, 0, 0], y = [0, 0, 0], h = [0, 0, 0], v = [0, 0, 0];
+  let o = 0;
+  for (let t = 0; t < tri.length; t += 3) {
+    for (let c = 0; c < 3; c++) {
+      v[c] = tri[t + c]!;
+      x[c] = flat[2 * v[c]!]!;
+      y[c] = flat[2 * v[c]! + 1]!;
+    }
+    const area2 = Math.abs((x[1]! - x[0]!) * (y[2]! - y[0]!) - (x[2]! - x[0]!) * (y[1]! - y[0]!));
+    // edge e joins corners e and e + 1: the corner opposite it is at its height (if it is a ring
+    // edge), the two on it at 0
+    for (let e = 0; e < 3; e++) {
+      const b = e === 2 ? 0 : e + 1;
+      const len = Math.hypot(x[b]! - x[e]!, y[b]! - y[e]!);
+      h[e] = !isEdge(v[e]!, v[b]!) ? -1 : len > 0 ? area2 / len : 0;
+    }
+    for (let c = 0; c < 3; c++) {
+      out[o++] = x[c]!;
+      out[o++] = y[c]!;
+      out[o++] = color;
+      out[o++] = slot;
+      for (let e = 0; e < 3; e++) out[o++] = h[e]! < 0 ? NO_EDGE : c === (e + 2) % 3 ? h[e]! : 0;
+    }
+  }
+  return out;
 }
 
 export function polylineGeometry(coords: ArrayLike<number>, count: number, color: number, slot: number, closed = false): ShapeGeometry {

@@ -6,8 +6,11 @@
 // the cell is first drawn after a change. A frame draws only the cells whose bounds meet the
 // viewport. Level of detail: at a zoom where a shape is smaller than LOD_PX on screen it is drawn
 // as one filled quad over its bounds instead of its triangulation and outline (at 100k shapes
-// zoomed out most shapes are a few pixels; their outlines were most of the frame). A cell keeps
-// one buffer pair per zoom level (powers of two) it was drawn at, until it changes. Selection,
+// zoomed out most shapes are a few pixels; their outlines were most of the frame); a polygon under
+// COMPACT_PX is drawn compact: rings simplified to half a screen px, fill triangles only, the
+// outline drawn inside them by the shader (a full outline is two triangles per segment, and
+// software WebGL pays per triangle). A cell keeps its buffers per half-octave zoom level it was
+// drawn at (the last few), until it changes. Selection,
 // hover and hidden state live in a small RGBA texture indexed by slot, so view changes upload a
 // few bytes and never touch geometry; a pan or zoom changes only the camera uniform.
 //
@@ -16,16 +19,29 @@
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
-import { FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
-import { colorFrag, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
+import { colorFrag, compactFrag, compactVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
 /** Shapes smaller than this on screen (CSS px) are drawn as one quad. */
 export const LOD_PX = 8;
+/** Polygons smaller than this on screen (CSS px) are drawn compact (see compactPolygon). */
+export const COMPACT_PX = 24;
+/** Simplification tolerance of compact polygons, in screen px at their level. */
+const COMPACT_TOLERANCE_PX = 1;
+/** Level buffers a cell keeps (least recently drawn dropped first). */
+const MAX_LEVELS = 6;
+/**
+ * A cell that has buffers for another zoom level draws those (the nearest) until its buffers for
+ * the new level are built between frames, BUILD_SLICE_MS at a time, then the view is redrawn:
+ * building them in the frame that crossed a level was 40-60 ms at 10k shapes. A cell with no
+ * buffers yet builds them in the frame.
+ */
+const BUILD_SLICE_MS = 6;
 const STATE_W = 1024;
 export const SELECTED_FILL_ALPHA = 0x1a / 255;
 export const HOVER_FILL_ALPHA = 0.1;
@@ -33,6 +49,8 @@ export const MASK_COLOR = 0x3b5bdb;
 const HALO: [number, number, number, number] = [0.06 * 0.55, 0.07 * 0.55, 0.1 * 0.55, 0.55];
 const HANDLE_HALO = [0.1, 0.12, 0.16, 1];
 const LINE_HW = 0.75;
+/** Selected outlines are this much wider. */
+const SELECTED_LINE_SCALE = 1.6;
 const HALO_W = 1;
 const MAX_HANDLE_SHAPES = 2000;
 /** Mask vertex: x, y (image px), u, v (atlas), slot. */
@@ -50,6 +68,8 @@ interface Shape {
   color: number;
   slot: number;
   geom: ShapeGeometry;
+  /** Ring lengths of a polygon (its vertices are geom.handles), else null. */
+  rings: Uint32Array | null;
   mask: MaskEntry | null;
   /** Bounds in image px: minX, minY, maxX, maxY. */
   bounds: [number, number, number, number];
@@ -62,9 +82,15 @@ interface ChunkLevel {
   fillIdx: Elements;
   line: Buffer;
   lineIdx: Elements;
+  /** Compact polygons (unindexed triangles), or null. */
+  compact: Buffer | null;
   fillCount: number;
   lineCount: number;
+  /** Vertices in `compact`. */
+  compactCount: number;
   bytes: number;
+  /** Frame number of the last draw (for dropping the least recently drawn level). */
+  used: number;
 }
 
 type ChunkOverlay = { buf: Buffer; idx: Elements; count: number };
@@ -74,6 +100,7 @@ function destroyLevel(l: ChunkLevel): void {
   l.fillIdx.destroy();
   l.line.destroy();
   l.lineIdx.destroy();
+  l.compact?.destroy();
 }
 
 interface Chunk {
@@ -81,7 +108,7 @@ interface Chunk {
   shapes: Set<Shape>;
   /** Union of the shapes' bounds (recomputed when the cell changes). */
   bounds: [number, number, number, number];
-  /** Smallest max(width, height) of a shape that can be drawn as a quad; Infinity if none. */
+  /** Smallest max(width, height) of a shape that can be drawn as a quad or compact; Infinity if none. */
   minExtent: number;
   /** Buffers by level (FULL or a power-of-two zoom exponent), built on first draw. */
   levels: Map<number, ChunkLevel>;
@@ -127,10 +154,14 @@ export class Renderer {
   private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
   private frameRequested = false;
+  /** Cells drawn at a stand-in level, with the level they want (built between frames). */
+  private readonly pendingBuilds = new Map<Chunk, number>();
+  private buildTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly quad: Buffer;
   private readonly drawFill: DrawCommand;
   private readonly drawLine: DrawCommand;
+  private readonly drawCompact: DrawCommand;
   private readonly drawImage: DrawCommand;
   private readonly drawMask: DrawCommand;
   private readonly background: [number, number, number];
@@ -204,7 +235,7 @@ export class Renderer {
         ...cam,
         u_hw: regl.prop<any, 'hw'>('hw'),
         u_halo: HALO_W,
-        u_selScale: 1.6,
+        u_selScale: SELECTED_LINE_SCALE,
         u_marker: regl.prop<any, 'marker'>('marker'),
         u_haloColor: regl.prop<any, 'halo'>('halo'),
       },
@@ -213,8 +244,33 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
+    const C = COMPACT_STRIDE * F;
+    this.drawCompact = regl({
+      vert: compactVert,
+      frag: compactFrag,
+      attributes: {
+        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 0 },
+        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 2 * F },
+        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 3 * F },
+        a_dist: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 4 * F },
+      },
+      uniforms: {
+        ...cam,
+        u_alpha: () => 1 - this.view.transparency / 100,
+        u_selAlpha: SELECTED_FILL_ALPHA,
+        u_hoverAlpha: HOVER_FILL_ALPHA,
+        u_hw: LINE_HW,
+        u_selScale: SELECTED_LINE_SCALE,
+        u_halo: HALO_W,
+        u_haloColor: HALO,
+      },
+      count: regl.prop<any, 'count'>('count'),
+      primitive: 'triangles',
+      blend,
+      depth: { enable: false },
+    });
     const quadAttrs = { a_uv: this.quad };
-    const quadUniforms = { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_tex: regl.prop<any, 'tex'>('tex') };
+    const quadUniforms = { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_uv: regl.prop<any, 'uv'>('uv'), u_tex: regl.prop<any, 'tex'>('tex') };
     this.drawImage = regl({ vert: quadVert, frag: imageFrag, attributes: quadAttrs, uniforms: quadUniforms, count: 6, depth: { enable: false } });
     const M = MASK_STRIDE * F;
     this.drawMask = regl({
@@ -238,7 +294,25 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
+    this.warmUp();
     this.requestFrame();
+  }
+
+  /**
+   * Draws one pixel with each shape program (then clears): software WebGL compiles a program's
+   * routines at its first draw (10-20 ms), which otherwise lands on the first zoom frame that
+   * needs it.
+   */
+  private warmUp(): void {
+    const regl = this.regl;
+    const tri = (stride: number, extra: number[]) => regl.buffer(new Float32Array([0, 0, 0, -1, ...extra, 1, 0, 0, -1, ...extra, 0, 1, 0, -1, ...extra].slice(0, 3 * stride)));
+    const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
+    const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
+    this.drawFill([{ buf: fill, idx, count: 3 }]);
+    this.drawCompact([{ buf: compact, count: 3 }]);
+    this.drawLine([{ buf: line, idx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
+    regl.clear({ color: [0, 0, 0, 1] });
+    for (const r of [fill, line, compact, idx]) r.destroy();
   }
 
   // ------------------------------------------------------------------ inputs
@@ -314,12 +388,14 @@ export class Renderer {
       const slot = s ? s.slot : this.allocSlot();
       const rx = p.rect[4 * i]!, ry = p.rect[4 * i + 1]!, rw = p.rect[4 * i + 2]!, rh = p.rect[4 * i + 3]!;
       let geom: ShapeGeometry;
+      let ringLens: Uint32Array | null = null;
       const rings = p.ringCounts[i]!;
       if (type === 1 || type === 2) {
         let pts = 0;
         for (let r = 0; r < rings; r++) pts += p.ringLens[ringAt + r]!;
         const coords = p.coords.subarray(coordAt, coordAt + pts * 2);
-        geom = type === 1 ? polygonGeometry(coords, p.ringLens.subarray(ringAt, ringAt + rings), color, slot) : polylineGeometry(coords, pts, color, slot);
+        if (type === 1) ringLens = p.ringLens.slice(ringAt, ringAt + rings);
+        geom = ringLens ? polygonGeometry(coords, ringLens, color, slot) : polylineGeometry(coords, pts, color, slot);
         ringAt += rings;
         coordAt += pts * 2;
       } else if (type === 3) {
@@ -336,9 +412,10 @@ export class Renderer {
         s.type = type;
         s.color = color;
         s.geom = geom;
+        s.rings = ringLens;
         s.bounds = bounds;
       } else {
-        s = { id, z: p.z[i]!, type, color, slot, geom, mask: null, bounds, chunk: null };
+        s = { id, z: p.z[i]!, type, color, slot, geom, rings: ringLens, mask: null, bounds, chunk: null };
         this.shapes.set(id, s);
         this.bySlot[slot] = s;
       }
@@ -400,6 +477,7 @@ export class Renderer {
   }
 
   private dropChunk(c: Chunk): void {
+    this.pendingBuilds.delete(c);
     for (const l of c.levels.values()) destroyLevel(l);
     c.levels.clear();
     this.chunks.delete(c.key);
@@ -458,7 +536,7 @@ export class Renderer {
       if (b[1] < y0) y0 = b[1];
       if (b[2] > x1) x1 = b[2];
       if (b[3] > y1) y1 = b[3];
-      if (quadable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1]));
+      if (quadable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1])); // polygons are quadable
     }
     c.bounds = [x0, y0, x1, y1];
     c.minExtent = minExt;
@@ -470,39 +548,64 @@ export class Renderer {
   /**
    * The cell's buffers at a level: FULL, or zoom exponent e (scale within a quarter octave of 2^e)
    * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
-   * quad (fill only) and the rest keep their full geometry. Half-octave levels: a zoom gesture
-   * rebuilds a cell at most every few steps. Paint order within the cell is kept.
+   * quad (fill only), a polygon under COMPACT_PX is compact, and the rest keep their full
+   * geometry. Half-octave levels: a zoom gesture rebuilds a cell at most every few steps. Paint
+   * order within the cell is kept for fills and for compact polygons (drawn after the fills).
    */
   private chunkLevel(c: Chunk, level: number): ChunkLevel {
     let l = c.levels.get(level);
-    if (l) return l;
+    if (l) {
+      l.used = this.s.frames;
+      return l;
+    }
     const t0 = performance.now();
-    const limit = level === FULL ? 0 : LOD_PX / 2 ** level;
+    const scale = level === FULL ? 0 : 2 ** level;
+    const quadBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
     const list = [...c.shapes].sort((a, b) => a.z - b.z);
-    const small = new Uint8Array(list.length);
-    let nf = 0, nfi = 0, nl = 0, nli = 0;
+    // per shape: 0 full, 1 quad, 2 compact (its triangles in `compacts`)
+    const tier = new Uint8Array(list.length);
+    const compacts: Float32Array[] = [];
+    let nf = 0, nfi = 0, nl = 0, nli = 0, nc = 0;
     for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
-      if (limit && quadable(s) && Math.max(s.bounds[2] - s.bounds[0], s.bounds[3] - s.bounds[1]) < limit) {
-        small[i] = 1;
+      const ext = Math.max(s.bounds[2] - s.bounds[0], s.bounds[3] - s.bounds[1]);
+      if (scale && quadable(s) && ext < quadBelow) {
+        tier[i] = 1;
         nf += 4 * FILL_STRIDE;
         nfi += 6;
-      } else {
-        nf += s.geom.fill.length;
-        nfi += s.geom.fillIdx.length;
-        nl += s.geom.line.length;
-        nli += s.geom.lineIdx.length;
+        continue;
       }
+      if (scale && s.rings && ext < compactBelow) {
+        const tris = compactPolygon(s.geom.handles, s.rings, COMPACT_TOLERANCE_PX / scale, s.color, s.slot);
+        if (tris) {
+          tier[i] = 2;
+          compacts.push(tris);
+          nc += tris.length;
+          continue;
+        }
+      }
+      nf += s.geom.fill.length;
+      nfi += s.geom.fillIdx.length;
+      nl += s.geom.line.length;
+      nli += s.geom.lineIdx.length;
     }
     const fill = new Float32Array(nf), fillIdx = new Uint32Array(nfi), line = new Float32Array(nl), lineIdx = new Uint32Array(nli);
-    nf = nfi = nl = nli = 0;
+    const compact = nc ? new Float32Array(nc) : null;
+    nf = nfi = nl = nli = nc = 0;
+    let ci = 0;
     for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
-      if (small[i]) {
+      if (tier[i] === 1) {
         const v = nf / FILL_STRIDE;
         nf = putQuad(fill, nf, s);
         fillIdx.set([v, v + 1, v + 2, v + 2, v + 1, v + 3], nfi);
         nfi += 6;
+        continue;
+      }
+      if (tier[i] === 2) {
+        const tris = compacts[ci++]!;
+        compact!.set(tris, nc);
+        nc += tris.length;
         continue;
       }
       const g = s.geom;
@@ -520,13 +623,46 @@ export class Renderer {
       fillIdx: regl.elements({ data: fillIdx, type: 'uint32', primitive: 'triangles' }),
       line: regl.buffer(line),
       lineIdx: regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' }),
+      compact: compact ? regl.buffer(compact) : null,
       fillCount: fillIdx.length,
       lineCount: lineIdx.length,
-      bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength,
+      compactCount: compact ? compact.length / COMPACT_STRIDE : 0,
+      bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0),
+      used: this.s.frames,
     };
+    if (c.levels.size >= MAX_LEVELS) {
+      let oldest: number | null = null;
+      for (const [k, v] of c.levels) if (oldest === null || v.used < c.levels.get(oldest)!.used) oldest = k;
+      destroyLevel(c.levels.get(oldest!)!);
+      c.levels.delete(oldest!);
+    }
     c.levels.set(level, l);
     this.s.buildMs += performance.now() - t0;
     return l;
+  }
+
+  /** FULL, or the zoom exponent when some shape of the cell is small enough for a lighter form. */
+  private wantedLevel(c: Chunk, exp: number): number {
+    return c.minExtent * 2 ** exp < COMPACT_PX ? exp : FULL;
+  }
+
+  /** Builds the levels that frames deferred, a slice at a time, then redraws. */
+  private scheduleBuilds(): void {
+    if (this.buildTimer !== null || this.disposed) return;
+    this.buildTimer = setTimeout(() => {
+      this.buildTimer = null;
+      if (this.disposed) return;
+      const t0 = performance.now();
+      const exp = Math.round(Math.log2(this.camera.scale) * 2) / 2;
+      for (const [c, level] of this.pendingBuilds) {
+        if (performance.now() - t0 > BUILD_SLICE_MS) break;
+        this.pendingBuilds.delete(c);
+        // the camera may have moved on: build what it wants now (the next frame asks again anyway)
+        if (this.chunks.get(c.key) === c && !c.dirty && level === this.wantedLevel(c, exp)) this.chunkLevel(c, level);
+      }
+      if (this.pendingBuilds.size) this.scheduleBuilds();
+      else this.requestFrame();
+    }, 0);
   }
 
   // ------------------------------------------------------------------ masks
@@ -678,7 +814,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
+    return !this.frameRequested && !this.pendingBuilds.size && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -719,14 +855,26 @@ export class Renderer {
         culled++;
         continue;
       }
-      levels.push(this.chunkLevel(c, c.minExtent * 2 ** exp < LOD_PX ? exp : FULL));
+      const want = this.wantedLevel(c, exp);
+      let l = c.levels.get(want);
+      if (l) l.used = this.s.frames;
+      else {
+        const standIn = nearestLevel(c, want);
+        if (standIn) this.pendingBuilds.set(c, want);
+        l = standIn ?? this.chunkLevel(c, want);
+      }
+      levels.push(l);
     }
+    if (this.pendingBuilds.size) this.scheduleBuilds();
     this.s.culledChunks = culled;
     const [oFill, oLine, oHandles] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay];
     const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
     for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
     if (oFill.count) fills.push(oFill);
     if (fills.length) this.drawFill(fills);
+    const compacts: { buf: Buffer; count: number }[] = [];
+    for (const l of levels) if (l.compact) compacts.push({ buf: l.compact, count: l.compactCount });
+    if (compacts.length) this.drawCompact(compacts);
     const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[] }[] = [];
     for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, hw: LINE_HW, marker: 3, halo: HALO });
     if (oLine.count) lines.push({ ...oLine, hw: LINE_HW, marker: 3, halo: HALO });
@@ -739,7 +887,7 @@ export class Renderer {
     let fv = 0, lv = 0, geomBytes = 0;
     for (const c of this.chunks.values()) {
       for (const l of c.levels.values()) {
-        fv += l.fillCount;
+        fv += l.fillCount + l.compactCount;
         lv += l.lineCount;
         geomBytes += l.bytes;
       }
@@ -775,6 +923,7 @@ export class Renderer {
 
   dispose(): void {
     this.disposed = true;
+    if (this.buildTimer !== null) clearTimeout(this.buildTimer);
     this.image?.dispose();
     this.maskAtlases.dispose();
     this.regl.destroy();
@@ -794,6 +943,20 @@ function boundsOf(type: number, x: number, y: number, w: number, h: number, pts:
     if (py > y1) y1 = py;
   }
   return x0 <= x1 ? [x0, y0, x1, y1] : [0, 0, 0, 0];
+}
+
+/** The cell's built level nearest to `want` (FULL counts as the finest), or null if it has none. */
+function nearestLevel(c: Chunk, want: number): ChunkLevel | null {
+  const rank = (k: number) => (k === FULL ? 64 : k);
+  let best: ChunkLevel | null = null, bestD = Infinity;
+  for (const [k, l] of c.levels) {
+    const d = Math.abs(rank(k) - rank(want));
+    if (d < bestD) {
+      best = l;
+      bestD = d;
+    }
+  }
+  return best;
 }
 
 /** Boxes, polygons and polylines can stand in as a quad when tiny (keypoints and masks cannot). */

@@ -22,13 +22,18 @@ vec4 stateOf(float slot) {
 }
 `;
 
-export const fillVert = `${common}
-attribute vec2 a_pos;
-attribute float a_color;
-attribute float a_slot;
+/** Fill alpha by view state (hovered, selected, else 1 - transparency). */
+const stateAlpha = `
 uniform float u_alpha;       // 1 - transparency
 uniform float u_selAlpha;    // 0x1A / 255
 uniform float u_hoverAlpha;  // 0.1
+float stateAlpha(vec4 st) { return st.b > 0.5 ? u_hoverAlpha : st.g > 0.5 ? u_selAlpha : u_alpha; }
+`;
+
+export const fillVert = `${common}${stateAlpha}
+attribute vec2 a_pos;
+attribute float a_color;
+attribute float a_slot;
 varying vec4 v_color;
 void main() {
   vec4 st = stateOf(a_slot);
@@ -93,6 +98,49 @@ void main() {
   gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;
 }`;
 
+/**
+ * Compact polygons (level of detail for small shapes): unshared fill triangles whose vertices carry
+ * distances (image px) to the triangle's ring edges; the outline and its dark halo are drawn
+ * inside the fill from the smallest distance in CSS px, and the edge pixels are smoothed inward.
+ */
+export const compactVert = `${common}${stateAlpha}
+attribute vec2 a_pos;
+attribute float a_color;
+attribute float a_slot;
+attribute vec3 a_dist;
+uniform float u_hw;
+uniform float u_selScale;
+varying vec3 v_color;
+varying float v_fillA;
+varying vec3 v_dist;
+varying float v_line;
+void main() {
+  vec4 st = stateOf(a_slot);
+  v_fillA = stateAlpha(st);
+  v_line = 2.0 * u_hw * (st.g > 0.5 ? u_selScale : 1.0);
+  v_color = unpack(a_color);
+  // in CSS px, capped so no-edge sides (1e6) stay in mediump range
+  v_dist = min(a_dist * u_cam.x, vec3(100.0));
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+}`;
+
+export const compactFrag = `
+precision mediump float;
+uniform vec4 u_haloColor;     // premultiplied
+uniform float u_halo;
+varying vec3 v_color;
+varying float v_fillA;
+varying vec3 v_dist;
+varying float v_line;
+void main() {
+  float d = min(v_dist.x, min(v_dist.y, v_dist.z));
+  vec4 line = vec4(v_color, 1.0);
+  vec4 fill = vec4(v_color * v_fillA, v_fillA);
+  vec4 c = mix(line, u_haloColor, clamp(d - v_line + 0.5, 0.0, 1.0));
+  c = mix(c, fill, clamp(d - v_line - u_halo + 0.5, 0.0, 1.0));
+  gl_FragColor = c * clamp(d + 0.5, 0.0, 1.0);
+}`;
+
 export const colorFrag = `
 precision mediump float;
 varying vec4 v_color;
@@ -105,9 +153,10 @@ attribute vec2 a_uv;
 uniform vec3 u_cam;
 uniform vec2 u_view;
 uniform vec4 u_rect;   // x, y, w, h in image px
+uniform vec4 u_uv;     // the part of the texture drawn over it: u, v, width, height
 varying vec2 v_uv;
 void main() {
-  v_uv = a_uv;
+  v_uv = u_uv.xy + a_uv * u_uv.zw;
   vec2 s = (u_rect.xy + a_uv * u_rect.zw) * u_cam.x + u_cam.yz;
   gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
 }`;
@@ -122,18 +171,15 @@ void main() { gl_FragColor = vec4(texture2D(u_tex, v_uv).rgb, 1.0); }`;
  * Masks: quads over their rects, textured from a shared atlas whose blocks are the column-major
  * RLE decode (u: row y, v: column x, mapped per vertex). Alpha from the slot's state.
  */
-export const maskVert = `${common}
+export const maskVert = `${common}${stateAlpha}
 attribute vec2 a_pos;
 attribute vec2 a_uv;
 attribute float a_slot;
-uniform float u_alpha;       // 1 - transparency
-uniform float u_selAlpha;
-uniform float u_hoverAlpha;
 varying vec2 v_uv;
 varying float v_a;
 void main() {
   vec4 st = stateOf(a_slot);
-  v_a = st.b > 0.5 ? u_hoverAlpha : st.g > 0.5 ? u_selAlpha : u_alpha;
+  v_a = stateAlpha(st);
   v_uv = a_uv;
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
 }`;

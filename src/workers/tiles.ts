@@ -88,7 +88,10 @@ class PyramidSource implements TileSource {
  */
 class PatternSource implements TileSource {
   constructor(readonly width: number, readonly height: number) {}
-  region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+  async region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels> {
+    // in a task of its own, as a photo's tiles are decoded off the frame (not inside the draw
+    // that asked for them)
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const { width: W, height: H } = this;
     const kx = sw / outW, ky = sh / outH;
     const data = new Uint8ClampedArray(outW * outH * 4);
@@ -165,10 +168,25 @@ interface Tile {
   h: number;
   texture: Texture2D | null;
   loading: boolean;
+  /** Loaded, waiting for its upload (see UPLOADS_PER_FRAME). */
+  pixels: Pixels | null;
 }
 
-export interface ImageDrawer {
-  (props: { tex: Texture2D; rect: [number, number, number, number] }[]): void;
+/**
+ * Arrived tiles are made into textures one per task, UPLOAD_GAP_MS apart, not in a frame (a new
+ * texture from a 512 px bitmap is ~2.5 ms of software WebGL; four made as they arrived held up
+ * the next frame by 10 ms and more, and a burst of them the frame after it), and drawn in one
+ * frame once none is loading, or every SHOW_EVERY_MS while they keep arriving (slow network);
+ * the coarser tiles stand in meanwhile. A frame per arrival drew the whole view again each time.
+ */
+const UPLOAD_GAP_MS = 6;
+const SHOW_EVERY_MS = 100;
+
+/** A textured quad: `rect` in image px, drawn from the `uv` part (u, v, width, height) of `tex`. */
+export interface ImageQuad {
+  tex: Texture2D;
+  rect: [number, number, number, number];
+  uv: [number, number, number, number];
 }
 
 export class ImageLayer {
@@ -184,6 +202,10 @@ export class ImageLayer {
   private readonly maxLevel: number;
   private loading = 0;
   private readonly queue: Tile[] = [];
+  /** Loaded tiles to upload, oldest first. */
+  private readonly arrived: Tile[] = [];
+  private uploadTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastShown = 0;
   level = 0;
   private disposed = false;
   private readonly ready: Promise<void>;
@@ -214,7 +236,7 @@ export class ImageLayer {
   }
 
   get pending(): number {
-    return this.loading + this.queue.length;
+    return this.loading + this.queue.length + this.arrived.length;
   }
 
   get cached(): number {
@@ -225,18 +247,24 @@ export class ImageLayer {
     return this.ready;
   }
 
-  /** The quads to draw this frame (coarse first), requesting missing tiles. */
-  visible(cam: CameraState, viewW: number, viewH: number, dpr: number): { tex: Texture2D; rect: [number, number, number, number] }[] {
+  /**
+   * The quads to draw this frame, requesting missing tiles. Each cell of the wanted level in view
+   * is drawn once, from the finest loaded tile that covers it (itself, or part of a coarser one
+   * while it loads): texture sampling is most of the image's cost in software WebGL, and drawing
+   * the coarse tiles under the finer ones tripled it while a zoom level loaded.
+   */
+  visible(cam: CameraState, viewW: number, viewH: number, dpr: number): ImageQuad[] {
     const { width: W, height: H } = this.source;
+    const whole: [number, number, number, number] = [0, 0, 1, 1];
     if (this.mode === 'single') {
       if (!this.single) return [];
       const level = Math.min(this.maxLevel, Math.max(0, Math.floor(Math.log2(1 / (cam.scale * dpr)) + 1e-9)));
       this.level = level;
-      if (level === 0) return [{ tex: this.single, rect: [0, 0, W, H] }];
+      if (level === 0) return [{ tex: this.single, rect: [0, 0, W, H], uv: whole }];
       const r = this.reduced.get(level);
-      if (r && r !== 'loading') return [{ tex: r, rect: [0, 0, W, H] }];
+      if (r && r !== 'loading') return [{ tex: r, rect: [0, 0, W, H], uv: whole }];
       if (!r) this.loadReduced(level);
-      return [{ tex: this.single, rect: [0, 0, W, H] }];
+      return [{ tex: this.single, rect: [0, 0, W, H], uv: whole }];
     }
     const minX = Math.max(0, -cam.x / cam.scale), minY = Math.max(0, -cam.y / cam.scale);
     const maxX = Math.min(W, (viewW - cam.x) / cam.scale), maxY = Math.min(H, (viewH - cam.y) / cam.scale);
@@ -244,28 +272,32 @@ export class ImageLayer {
     const px = cam.scale * dpr;
     const level = Math.min(this.maxLevel, Math.max(0, Math.floor(Math.log2(1 / px) + 1e-9)));
     this.level = level;
-    const out: { tex: Texture2D; rect: [number, number, number, number] }[] = [];
-    // The wanted level, nearest tiles first; coarser levels fill gaps while it loads.
+    // Load the wanted level's tiles in view (nearest first) and the overview, which fills gaps.
     const wanted: Tile[] = [];
-    for (let L = this.maxLevel; L >= level; L--) {
+    for (const L of level === this.maxLevel ? [level] : [this.maxLevel, level]) {
       const span = this.tileSize * 2 ** L;
-      const tx0 = Math.floor(minX / span), tx1 = Math.ceil(maxX / span), ty0 = Math.floor(minY / span), ty1 = Math.ceil(maxY / span);
-      for (let ty = ty0; ty < ty1; ty++) {
-        for (let tx = tx0; tx < tx1; tx++) {
-          const key = `${L}/${tx}/${ty}`;
-          let t = this.tiles.get(key);
-          if (t) {
-            this.tiles.delete(key);
-            this.tiles.set(key, t); // most recent
-          }
-          if (L === level || L === this.maxLevel) {
-            if (!t) {
-              t = { key, level: L, tx, ty, x: tx * span, y: ty * span, w: Math.min(span, W - tx * span), h: Math.min(span, H - ty * span), texture: null, loading: false };
-              this.tiles.set(key, t);
-            }
-            if (!t.texture && !t.loading) wanted.push(t);
-          }
-          if (t?.texture && (L === level || !this.coveredAt(level, t, minX, minY, maxX, maxY))) out.push({ tex: t.texture, rect: [t.x, t.y, t.w, t.h] });
+      for (let ty = Math.floor(minY / span); ty < Math.ceil(maxY / span); ty++) {
+        for (let tx = Math.floor(minX / span); tx < Math.ceil(maxX / span); tx++) {
+          const t = this.tile(L, tx, ty);
+          if (!t.texture && !t.loading && !t.pixels) wanted.push(t);
+        }
+      }
+    }
+    this.lastShown = performance.now();
+    const out: ImageQuad[] = [];
+    const span = this.tileSize * 2 ** level;
+    for (let ty = Math.floor(minY / span); ty < Math.ceil(maxY / span); ty++) {
+      for (let tx = Math.floor(minX / span); tx < Math.ceil(maxX / span); tx++) {
+        for (let L = level; L <= this.maxLevel; L++) {
+          const k = 2 ** (L - level);
+          const key = `${L}/${Math.floor(tx / k)}/${Math.floor(ty / k)}`;
+          const t = this.tiles.get(key);
+          if (!t?.texture) continue;
+          this.tiles.delete(key);
+          this.tiles.set(key, t); // most recent
+          const x = tx * span, y = ty * span, w = Math.min(span, W - x), h = Math.min(span, H - y);
+          out.push({ tex: t.texture, rect: [x, y, w, h], uv: [(x - t.x) / t.w, (y - t.y) / t.h, w / t.w, h / t.h] });
+          break;
         }
       }
     }
@@ -278,20 +310,18 @@ export class ImageLayer {
     return out;
   }
 
-  /**
-   * True when the loaded tiles of `level` cover the visible part of the coarser tile `t`: it
-   * would be drawn over entirely, so it is not drawn (texture sampling is most of the image's
-   * cost in software WebGL; the overview under every view doubled it).
-   */
-  private coveredAt(level: number, t: Tile, minX: number, minY: number, maxX: number, maxY: number): boolean {
-    const span = this.tileSize * 2 ** level;
-    const x0 = Math.max(t.x, minX), y0 = Math.max(t.y, minY), x1 = Math.min(t.x + t.w, maxX), y1 = Math.min(t.y + t.h, maxY);
-    for (let ty = Math.floor(y0 / span); ty < Math.ceil(y1 / span); ty++) {
-      for (let tx = Math.floor(x0 / span); tx < Math.ceil(x1 / span); tx++) {
-        if (!this.tiles.get(`${level}/${tx}/${ty}`)?.texture) return false;
-      }
+  /** The tile at (level, tx, ty), made (not loaded) if new; marked most recently used. */
+  private tile(level: number, tx: number, ty: number): Tile {
+    const key = `${level}/${tx}/${ty}`;
+    let t = this.tiles.get(key);
+    if (t) this.tiles.delete(key);
+    else {
+      const { width: W, height: H } = this.source;
+      const span = this.tileSize * 2 ** level;
+      t = { key, level, tx, ty, x: tx * span, y: ty * span, w: Math.min(span, W - tx * span), h: Math.min(span, H - ty * span), texture: null, loading: false, pixels: null };
     }
-    return true;
+    this.tiles.set(key, t);
+    return t;
   }
 
   private loadReduced(level: number): void {
@@ -331,10 +361,10 @@ export class ImageLayer {
           if ('close' in px) px.close();
           return;
         }
-        t.texture = this.regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
-        if ('close' in px) px.close();
+        t.pixels = px;
+        this.arrived.push(t);
+        this.scheduleUpload();
         this.pump();
-        this.onLoad();
       }, (err: unknown) => {
         this.loading--;
         t.loading = false;
@@ -343,22 +373,54 @@ export class ImageLayer {
     }
   }
 
+  /** Makes the arrived tiles' textures, one per task; asks for a frame when they are all in (or every SHOW_EVERY_MS). */
+  private scheduleUpload(): void {
+    if (this.uploadTimer !== null || !this.arrived.length || this.disposed) return;
+    this.uploadTimer = setTimeout(() => {
+      this.uploadTimer = null;
+      if (this.disposed) return;
+      const t = this.arrived.shift()!;
+      const px = t.pixels;
+      t.pixels = null;
+      if (px && this.tiles.has(t.key)) { // else evicted while it waited
+        t.texture = this.regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
+        if ('close' in px) px.close();
+      }
+      const now = performance.now();
+      if (this.pending === 0 || now - this.lastShown > SHOW_EVERY_MS) {
+        this.lastShown = now;
+        this.onLoad();
+      }
+      this.scheduleUpload();
+    }, UPLOAD_GAP_MS);
+  }
+
   private evict(): void {
     if (this.tiles.size <= this.maxTiles) return;
     for (const [key, t] of this.tiles) {
       if (this.tiles.size <= this.maxTiles) break;
       if (t.level === this.maxLevel) continue; // the overview stays
       t.texture?.destroy();
+      closePixels(t);
       this.tiles.delete(key);
     }
   }
 
   dispose(): void {
     this.disposed = true;
+    if (this.uploadTimer !== null) clearTimeout(this.uploadTimer);
     this.single?.destroy();
     for (const r of this.reduced.values()) if (r !== 'loading') r.destroy();
-    for (const t of this.tiles.values()) t.texture?.destroy();
+    for (const t of this.tiles.values()) {
+      t.texture?.destroy();
+      closePixels(t);
+    }
     this.tiles.clear();
     this.source.close();
   }
+}
+
+function closePixels(t: Tile): void {
+  if (t.pixels && 'close' in t.pixels) t.pixels.close();
+  t.pixels = null;
 }

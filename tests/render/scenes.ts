@@ -10,6 +10,8 @@ export interface Scene {
   image: ImageBitmap | { none: { width: number; height: number } };
   maxTextureSize?: number;
   classColor?: (c: string) => string;
+  /** Applied once the first picture is drawn (the page then waits for the renderer again). */
+  afterFirstPicture?: () => void;
 }
 
 const colors: Record<string, string> = { car: '#FFADAD', tree: '#CAFFBF', road: '#A0C4FF', sign: '#FFD6A5', person: '#BDB2FF' };
@@ -51,6 +53,37 @@ function circleMask(h: number, w: number, cx: number, cy: number, r: number): { 
   const m = new Uint8Array(h * w);
   for (let x = 0; x < w; x++) for (let y = 0; y < h; y++) if ((x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 <= r * r) m[x * h + y] = 1;
   return { rle: { size: [h, w], counts: rle.encodeMask(m, h, w) }, bbox: [Math.floor(cx - r), Math.floor(cy - r), Math.ceil(2 * r), Math.ceil(2 * r)] };
+}
+
+const COMPACT_CAMERA = { x: 4, y: 4, scale: 0.13 };
+
+/** The compact scene's editor at `camera`, and how to reach the final view (camera, then hover). */
+function compactScene(camera: { x: number; y: number; scale: number }): { editor: Editor; classColor: Scene['classColor']; finish: () => void } {
+  let seed = 3;
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const ring = (cx: number, cy: number, r: number, n = 16) => Array.from({ length: n }, (_, k) => {
+    const rr = r * (0.6 + 0.4 * rand());
+    return [cx + Math.cos((k / n) * Math.PI * 2) * rr, cy + Math.sin((k / n) * Math.PI * 2) * rr] as [number, number];
+  });
+  const cls = ['car', 'tree', 'road', 'sign', 'person'];
+  const shapes: EditorAnnotation[] = [];
+  for (let i = 0; i < 48; i++) {
+    const cx = 150 + (i % 8) * 290, cy = 150 + Math.floor(i / 8) * 260, r = i % 6 === 5 ? 30 : 45 + rand() * 40;
+    shapes.push({ id: `p${i}`, type: 'polygon', class: cls[i % 5]!, points: ring(cx, cy, r) });
+  }
+  shapes[9] = { id: 'p9', type: 'polygon', class: 'road', points: ring(150 + 290, 410, 100), holes: [ring(150 + 290, 410, 45, 10).reverse()] };
+  shapes.push({ id: 'line', type: 'polyline', class: 'sign', points: [[300, 1700], [500, 1600], [700, 1720]] });
+  shapes.push({ id: 'box', type: 'box', class: 'car', x: 900, y: 1600, width: 120, height: 90 });
+  const editor = editorWith(shapes, { width: 2400, height: 1800 }, camera);
+  editor.setTransparency(40);
+  editor.select(['p2']);
+  editor.hide(['p4']);
+  const finish = () => {
+    editor.setCamera(COMPACT_CAMERA);
+    // hover p10 through the select tool, as a user would
+    editor.pointerMove({ x: (150 + 2 * 290) * COMPACT_CAMERA.scale + COMPACT_CAMERA.x, y: (150 + 260) * COMPACT_CAMERA.scale + COMPACT_CAMERA.y });
+  };
+  return { editor, classColor, finish };
 }
 
 export const scenes: Record<string, () => Promise<Scene>> = {
@@ -147,6 +180,22 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     const editor = editorWith(shapes, { width: 6400, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
     editor.select(['t0']);
     return { editor, image: { none: { width: 6400, height: 2400 } }, classColor };
+  },
+  /**
+   * Small polygons drawn compact (level of detail): jagged 16-gons of 9-20 px on screen, one with
+   * a hole, one selected, one hovered, one hidden, a polyline and a box of the same size (drawn in
+   * full), and shapes under 8 px (quads); transparency 40.
+   */
+  async compact() {
+    const { editor, classColor: cc, finish } = compactScene(COMPACT_CAMERA);
+    finish();
+    return { editor, classColor: cc, image: await testImage(2400, 1800, 200) };
+  },
+  /** The same, reached by zooming in from 0.04 (all quads): cells draw their quads until the new level is built. */
+  async compactZoomed() {
+    const image = await testImage(2400, 1800, 200);
+    const { editor, classColor: cc, finish } = compactScene({ x: 0, y: 0, scale: 0.04 });
+    return { editor, classColor: cc, image, afterFirstPicture: finish };
   },
   async drawing() {
     const editor = editorWith([

@@ -12,8 +12,8 @@ const q = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))]! : NaN;
 };
 
-type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawLine';
-const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawLine'];
+type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawCompact' | 'drawLine';
+const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawCompact', 'drawLine'];
 
 /** A new VW x VH canvas, alone on the stage. */
 function freshCanvas(): HTMLCanvasElement {
@@ -33,6 +33,8 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
   await editor.loadAsync(scene.annotations);
   const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512 }, 'main');
   const tracker = new SceneTracker(editor);
+  // ?detach: the canvas is not in the page, so frames do not wait for the compositor's
+  if (new URLSearchParams(location.search).has('detach')) canvas.remove();
   const colorOf = (c: string) => parseColor(defaultClassColor(c));
   for (;;) {
     const diff = tracker.pull(500);
@@ -115,6 +117,7 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
   out.masks = await run(['drawMask']);
   out.fills = await run(['drawFill']);
   out.lines = await run(['drawLine']);
+  out.compact = await run(['drawCompact']);
   out.full = await run(PARTS);
   out.stats = r.stats();
   // raw WebGL: clear + 1 px readback on a fresh context, no regl
@@ -140,12 +143,13 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
 }
 
 /**
- * SwiftShader's costs in isolation (raw WebGL on a displayed 800 x 600 canvas, each frame ended by
- * a 1 px readback): an empty frame, N small quads in one draw, the same split into K draws, and
- * a full-screen textured quad.
+ * SwiftShader's costs in isolation (raw WebGL on an 800 x 600 canvas, in the page unless ?detach,
+ * each frame ended by a 1 px readback): an empty frame, 10k small quads (of 1, 5 and 10 px, off
+ * the canvas; in one draw or split into K), points, a full-screen textured quad, new tile textures.
  */
 export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
   const c = freshCanvas();
+  if (new URLSearchParams(location.search).has('detach')) c.remove();
   const gl = c.getContext('webgl', { alpha: false, antialias: false, depth: false, stencil: false, premultipliedAlpha: true })!;
   const sh = (type: number, src: string) => {
     const s = gl.createShader(type)!;
@@ -237,6 +241,50 @@ export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
     gl.drawArrays(gl.POINTS, 0, N);
   };
   const out: Record<string, unknown> = {};
+  // 10k quads of side px at dx (2000: all outside the canvas): per-triangle vs per-pixel cost
+  const quadsAt = (side: number, dx = 0) => {
+    const vv = new Float32Array(N * 12);
+    for (let i = 0; i < N; i++) {
+      const x = dx + ((i * 7919) % (VW - side)), y = (i * 104729) % (VH - side);
+      vv.set([x, y, x + side, y, x, y + side, x, y + side, x + side, y, x + side, y + side], i * 12);
+    }
+    const b = gl.createBuffer();
+    gl.bindBuffer(gl.ARRAY_BUFFER, b);
+    gl.bufferData(gl.ARRAY_BUFFER, vv, gl.STATIC_DRAW);
+    return () => {
+      gl.useProgram(flat);
+      gl.bindBuffer(gl.ARRAY_BUFFER, b);
+      gl.enableVertexAttribArray(0);
+      gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+      gl.enable(gl.BLEND);
+      gl.drawArrays(gl.TRIANGLES, 0, N * 6);
+    };
+  };
+  out.quads10k1px = await time(quadsAt(1));
+  out.quads10k10px = await time(quadsAt(10));
+  out.quads10kOffCanvas = await time(quadsAt(5, 2000));
+  // 512 px image tiles: four new textures from ImageBitmaps (or arrays), drawn full-screen, vs four made before
+  {
+    const data = new Uint8Array(512 * 512 * 4).map((_, i) => (i * 31) & 255);
+    const bitmap = await createImageBitmap(new ImageData(new Uint8ClampedArray(data.buffer), 512, 512));
+    const drawTex = (t: WebGLTexture) => {
+      gl.bindTexture(gl.TEXTURE_2D, t);
+      for (const p of [gl.TEXTURE_MIN_FILTER, gl.TEXTURE_MAG_FILTER]) gl.texParameteri(gl.TEXTURE_2D, p, gl.LINEAR);
+      for (const p of [gl.TEXTURE_WRAP_S, gl.TEXTURE_WRAP_T]) gl.texParameteri(gl.TEXTURE_2D, p, gl.CLAMP_TO_EDGE);
+      image();
+    };
+    const made = (src: 'bitmap' | 'array') => {
+      const t = gl.createTexture()!;
+      gl.bindTexture(gl.TEXTURE_2D, t);
+      if (src === 'bitmap') gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);
+      else gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 512, 512, 0, gl.RGBA, gl.UNSIGNED_BYTE, data);
+      return t;
+    };
+    const old = [0, 1, 2, 3].map(() => made('bitmap'));
+    out.tiles4Made = await time(() => old.forEach(drawTex));
+    out.tiles4NewFromBitmaps = await time(() => [0, 1, 2, 3].forEach(() => drawTex(made('bitmap'))));
+    out.tiles4NewFromArrays = await time(() => [0, 1, 2, 3].forEach(() => drawTex(made('array'))));
+  }
   out.empty = await time(() => undefined);
   out.points10k = await time(points);
   out.points10kDiscard = await time(pointsDiscard);

@@ -13,7 +13,12 @@ async function render(name: string, mode: 'worker' | 'main'): Promise<unknown> {
   old.replaceWith(canvas); // a canvas transferred to a worker cannot be reused
   const scene = await scenes[name]!();
   current = createRenderer({ canvas, editor: scene.editor, imageSource: scene.image, mode, classColor: scene.classColor, maxTextureSize: scene.maxTextureSize, tileSize: 512 });
-  const stats = await current.idle();
+  let stats = await current.idle();
+  if (scene.afterFirstPicture) {
+    await current.idle();
+    scene.afterFirstPicture();
+    stats = await current.idle();
+  }
   // one more idle: tiles requested by the first frame
   return { ...(await current.idle()), first: stats };
 }
