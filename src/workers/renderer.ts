@@ -5,7 +5,7 @@
 // each cell owns its GPU buffers, built lazily (concatenating the cached per-shape arrays) when
 // the cell is first drawn after a change. A frame draws only the cells whose bounds meet the
 // viewport. Level of detail: at a zoom where a shape is smaller than LOD_PX on screen it is drawn
-// as one filled quad over its bounds instead of its triangulation and outline (at 100k shapes
+// as one point sprite over its bounds instead of its triangulation and outline (at 100k shapes
 // zoomed out most shapes are a few pixels; their outlines were most of the frame); a polygon under
 // COMPACT_PX is drawn compact: rings simplified to half a screen px, fill triangles only, the
 // outline drawn inside them by the shader (a full outline is two triangles per segment, and
@@ -22,12 +22,12 @@ import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
-import { colorFrag, compactFrag, compactVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
+import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
-/** Shapes smaller than this on screen (CSS px) are drawn as one quad. */
+/** Shapes smaller than this on screen (CSS px) are drawn as one dot (a point sprite over their bounds). */
 export const LOD_PX = 8;
 /** Polygons smaller than this on screen (CSS px) are drawn compact (see compactPolygon). */
 export const COMPACT_PX = 24;
@@ -53,6 +53,8 @@ const LINE_HW = 0.75;
 const SELECTED_LINE_SCALE = 1.6;
 const HALO_W = 1;
 const MAX_HANDLE_SHAPES = 2000;
+/** Dot vertex: centre x, y, half width, half height (image px), colour, slot. */
+const DOT_STRIDE = 6;
 /** Mask vertex: x, y (image px), u, v (atlas), slot. */
 const MASK_STRIDE = 5;
 
@@ -84,8 +86,11 @@ interface ChunkLevel {
   lineIdx: Elements;
   /** Compact polygons (unindexed triangles), or null. */
   compact: Buffer | null;
+  /** Shapes drawn as dots (points), or null. */
+  dots: Buffer | null;
   fillCount: number;
   lineCount: number;
+  dotCount: number;
   /** Vertices in `compact`. */
   compactCount: number;
   bytes: number;
@@ -101,6 +106,7 @@ function destroyLevel(l: ChunkLevel): void {
   l.line.destroy();
   l.lineIdx.destroy();
   l.compact?.destroy();
+  l.dots?.destroy();
 }
 
 interface Chunk {
@@ -162,6 +168,7 @@ export class Renderer {
   private readonly drawFill: DrawCommand;
   private readonly drawLine: DrawCommand;
   private readonly drawCompact: DrawCommand;
+  private readonly drawDots: DrawCommand;
   private readonly drawImage: DrawCommand;
   private readonly drawMask: DrawCommand;
   private readonly background: [number, number, number];
@@ -269,6 +276,22 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
+    const D = DOT_STRIDE * F;
+    this.drawDots = regl({
+      vert: dotVert,
+      frag: dotFrag,
+      attributes: {
+        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 0 },
+        a_half: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 2 * F },
+        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 4 * F },
+        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 5 * F },
+      },
+      uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100 },
+      count: regl.prop<any, 'count'>('count'),
+      primitive: 'points',
+      blend,
+      depth: { enable: false },
+    });
     const quadAttrs = { a_uv: this.quad };
     const quadUniforms = { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_uv: regl.prop<any, 'uv'>('uv'), u_tex: regl.prop<any, 'tex'>('tex') };
     this.drawImage = regl({ vert: quadVert, frag: imageFrag, attributes: quadAttrs, uniforms: quadUniforms, count: 6, depth: { enable: false } });
@@ -307,12 +330,14 @@ export class Renderer {
     const regl = this.regl;
     const tri = (stride: number, extra: number[]) => regl.buffer(new Float32Array([0, 0, 0, -1, ...extra, 1, 0, 0, -1, ...extra, 0, 1, 0, -1, ...extra].slice(0, 3 * stride)));
     const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
+    const dot = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
     const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
     this.drawFill([{ buf: fill, idx, count: 3 }]);
     this.drawCompact([{ buf: compact, count: 3 }]);
+    this.drawDots([{ buf: dot, count: 1 }]);
     this.drawLine([{ buf: line, idx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
     regl.clear({ color: [0, 0, 0, 1] });
-    for (const r of [fill, line, compact, idx]) r.destroy();
+    for (const r of [fill, line, compact, dot, idx]) r.destroy();
   }
 
   // ------------------------------------------------------------------ inputs
@@ -527,7 +552,7 @@ export class Renderer {
     this.stateDirty = true;
   }
 
-  /** After a change: bounds and the smallest quad-able extent; drops the cached buffers. */
+  /** After a change: bounds and the smallest extent that can be a dot; drops the cached buffers. */
   private refreshChunk(c: Chunk): void {
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, minExt = Infinity;
     for (const s of c.shapes) {
@@ -536,7 +561,7 @@ export class Renderer {
       if (b[1] < y0) y0 = b[1];
       if (b[2] > x1) x1 = b[2];
       if (b[3] > y1) y1 = b[3];
-      if (quadable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1])); // polygons are quadable
+      if (dottable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1])); // polygons are dottable
     }
     c.bounds = [x0, y0, x1, y1];
     c.minExtent = minExt;
@@ -548,9 +573,9 @@ export class Renderer {
   /**
    * The cell's buffers at a level: FULL, or zoom exponent e (scale within a quarter octave of 2^e)
    * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
-   * quad (fill only), a polygon under COMPACT_PX is compact, and the rest keep their full
-   * geometry. Half-octave levels: a zoom gesture rebuilds a cell at most every few steps. Paint
-   * order within the cell is kept for fills and for compact polygons (drawn after the fills).
+   * dot, a polygon under COMPACT_PX is compact, and the rest keep their full geometry. Half-octave
+   * levels: a zoom gesture rebuilds a cell at most every few steps. Paint order within the cell
+   * is kept within each pass (fills, then dots, then compact polygons, then outlines).
    */
   private chunkLevel(c: Chunk, level: number): ChunkLevel {
     let l = c.levels.get(level);
@@ -560,19 +585,18 @@ export class Renderer {
     }
     const t0 = performance.now();
     const scale = level === FULL ? 0 : 2 ** level;
-    const quadBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
+    const dotBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
     const list = [...c.shapes].sort((a, b) => a.z - b.z);
-    // per shape: 0 full, 1 quad, 2 compact (its triangles in `compacts`)
+    // per shape: 0 full, 1 dot, 2 compact (its triangles in `compacts`)
     const tier = new Uint8Array(list.length);
     const compacts: Float32Array[] = [];
-    let nf = 0, nfi = 0, nl = 0, nli = 0, nc = 0;
+    let nf = 0, nfi = 0, nl = 0, nli = 0, nc = 0, nd = 0;
     for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
       const ext = Math.max(s.bounds[2] - s.bounds[0], s.bounds[3] - s.bounds[1]);
-      if (scale && quadable(s) && ext < quadBelow) {
+      if (scale && dottable(s) && ext < dotBelow) {
         tier[i] = 1;
-        nf += 4 * FILL_STRIDE;
-        nfi += 6;
+        nd += DOT_STRIDE;
         continue;
       }
       if (scale && s.rings && ext < compactBelow) {
@@ -591,15 +615,13 @@ export class Renderer {
     }
     const fill = new Float32Array(nf), fillIdx = new Uint32Array(nfi), line = new Float32Array(nl), lineIdx = new Uint32Array(nli);
     const compact = nc ? new Float32Array(nc) : null;
-    nf = nfi = nl = nli = nc = 0;
+    const dots = nd ? new Float32Array(nd) : null;
+    nf = nfi = nl = nli = nc = nd = 0;
     let ci = 0;
     for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
       if (tier[i] === 1) {
-        const v = nf / FILL_STRIDE;
-        nf = putQuad(fill, nf, s);
-        fillIdx.set([v, v + 1, v + 2, v + 2, v + 1, v + 3], nfi);
-        nfi += 6;
+        nd = putDot(dots!, nd, s);
         continue;
       }
       if (tier[i] === 2) {
@@ -624,10 +646,12 @@ export class Renderer {
       line: regl.buffer(line),
       lineIdx: regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' }),
       compact: compact ? regl.buffer(compact) : null,
+      dots: dots ? regl.buffer(dots) : null,
       fillCount: fillIdx.length,
       lineCount: lineIdx.length,
+      dotCount: dots ? dots.length / DOT_STRIDE : 0,
       compactCount: compact ? compact.length / COMPACT_STRIDE : 0,
-      bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0),
+      bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0) + (dots?.byteLength ?? 0),
       used: this.s.frames,
     };
     if (c.levels.size >= MAX_LEVELS) {
@@ -870,11 +894,14 @@ export class Renderer {
     const [oFill, oLine, oHandles] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay];
     const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
     for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
-    if (oFill.count) fills.push(oFill);
     if (fills.length) this.drawFill(fills);
+    const dots: { buf: Buffer; count: number }[] = [];
+    for (const l of levels) if (l.dots) dots.push({ buf: l.dots, count: l.dotCount });
+    if (dots.length) this.drawDots(dots);
     const compacts: { buf: Buffer; count: number }[] = [];
     for (const l of levels) if (l.compact) compacts.push({ buf: l.compact, count: l.compactCount });
     if (compacts.length) this.drawCompact(compacts);
+    if (oFill.count) this.drawFill([oFill]);
     const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[] }[] = [];
     for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, hw: LINE_HW, marker: 3, halo: HALO });
     if (oLine.count) lines.push({ ...oLine, hw: LINE_HW, marker: 3, halo: HALO });
@@ -887,7 +914,7 @@ export class Renderer {
     let fv = 0, lv = 0, geomBytes = 0;
     for (const c of this.chunks.values()) {
       for (const l of c.levels.values()) {
-        fv += l.fillCount + l.compactCount;
+        fv += l.fillCount + l.compactCount + l.dotCount;
         lv += l.lineCount;
         geomBytes += l.bytes;
       }
@@ -959,23 +986,18 @@ function nearestLevel(c: Chunk, want: number): ChunkLevel | null {
   return best;
 }
 
-/** Boxes, polygons and polylines can stand in as a quad when tiny (keypoints and masks cannot). */
-const quadable = (s: Shape) => s.type === 0 || s.type === 1 || s.type === 2;
+/** Boxes, polygons and polylines can stand in as a dot when tiny (keypoints and masks cannot). */
+const dottable = (s: Shape) => s.type === 0 || s.type === 1 || s.type === 2;
 
-/**
- * Writes a tiny shape's stand-in: a quad (four vertices) over its bounds, the colour stored as -1 - c
- * (the fill shader then draws it nearly opaque: it stands for the outline too).
- */
-function putQuad(out: Float32Array, at: number, s: Shape): number {
+/** Writes a tiny shape's stand-in: a dot over its bounds (the shader draws it nearly opaque: it stands for the outline too). */
+function putDot(out: Float32Array, at: number, s: Shape): number {
   const [x0, y0, x1, y1] = s.bounds;
-  const c = -1 - s.color, slot = s.slot;
-  const v = [x0, y0, x1, y0, x0, y1, x1, y1];
-  for (let i = 0; i < 8; i += 2) {
-    out[at++] = v[i]!;
-    out[at++] = v[i + 1]!;
-    out[at++] = c;
-    out[at++] = slot;
-  }
+  out[at++] = (x0 + x1) / 2;
+  out[at++] = (y0 + y1) / 2;
+  out[at++] = (x1 - x0) / 2;
+  out[at++] = (y1 - y0) / 2;
+  out[at++] = s.color;
+  out[at++] = s.slot;
   return at;
 }
 

@@ -37,15 +37,8 @@ attribute float a_slot;
 varying vec4 v_color;
 void main() {
   vec4 st = stateOf(a_slot);
-  // a negative colour marks a tiny shape drawn as one quad (level of detail): it also stands for
-  // the outline, so it stays visible at any transparency
-  bool quad = a_color < 0.0;
-  float c = quad ? -a_color - 1.0 : a_color;
-  float a = quad ? max(u_alpha, 0.6) : u_alpha;
-  if (a_slot < -1.5) a = 0.15;
-  else if (st.b > 0.5) a = quad ? 0.8 : u_hoverAlpha;
-  else if (st.g > 0.5) a = quad ? 1.0 : u_selAlpha;
-  v_color = vec4(unpack(c) * a, a);
+  float a = a_slot < -1.5 ? 0.15 : stateAlpha(st);
+  v_color = vec4(unpack(a_color) * a, a);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
 }`;
 
@@ -96,6 +89,40 @@ void main() {
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
   float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)
   gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;
+}`;
+
+/**
+ * Dots: a tiny shape (level of detail) as one point sprite over its bounds (one primitive where a
+ * quad is two, and software WebGL pays per primitive). It also stands for the outline, so it stays
+ * visible at any transparency; the sprite is square, the part outside the bounds is discarded.
+ */
+export const dotVert = `${common}
+attribute vec2 a_pos;        // centre
+attribute vec2 a_half;       // half width, half height (image px)
+attribute float a_color;
+attribute float a_slot;
+uniform float u_alpha;
+varying vec4 v_color;
+varying vec2 v_extent;       // half extent / half sprite size, per axis
+void main() {
+  vec4 st = stateOf(a_slot);
+  float a = st.b > 0.5 ? 0.8 : st.g > 0.5 ? 1.0 : max(u_alpha, 0.6);
+  v_color = vec4(unpack(a_color) * a, a);
+  vec2 hs = a_half * u_cam.x; // ("half" is reserved in GLSL ES)
+  float size = max(1.0, 2.0 * max(hs.x, hs.y));
+  v_extent = max(2.0 * hs / size, vec2(1.0 / size));
+  gl_PointSize = size;
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+}`;
+
+export const dotFrag = `
+precision mediump float;
+varying vec4 v_color;
+varying vec2 v_extent;
+void main() {
+  vec2 d = abs(gl_PointCoord - 0.5) * 2.0;
+  if (d.x > v_extent.x || d.y > v_extent.y) discard;
+  gl_FragColor = v_color;
 }`;
 
 /**
