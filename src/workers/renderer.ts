@@ -16,7 +16,7 @@
 //
 // No MSAA: software WebGL (SwiftShader) spent ~80% of a frame resolving 4x samples; outlines
 // smooth their own outer edge in the shader and cover the fill edges.
-import createREGL, { type Buffer, type DrawCommand, type Elements, type Regl, type Texture2D } from 'regl';
+import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
@@ -169,6 +169,12 @@ export class Renderer {
   private readonly drawLine: DrawCommand;
   private readonly drawCompact: DrawCommand;
   private readonly drawDots: DrawCommand;
+  /**
+   * A 1 x 1 target where new buffers and textures are drawn once between frames: software WebGL
+   * does per-resource work at a resource's first draw (~1 ms a tile texture), which otherwise
+   * lands in the frame that shows it.
+   */
+  private readonly warmTarget: Framebuffer2D;
   private readonly drawImage: DrawCommand;
   private readonly drawMask: DrawCommand;
   private readonly background: [number, number, number];
@@ -317,6 +323,7 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
+    this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
     this.warmUp();
     this.requestFrame();
   }
@@ -364,7 +371,10 @@ export class Renderer {
     const p = (async () => {
       const source = await openSource(msg);
       if (!source || this.disposed) return;
-      this.image = new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrame());
+      this.image = new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
+        // one texel over the whole 1 x 1 target
+        this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
+      });
       await this.image.whenSingleReady();
       this.s.imageLoadMs = performance.now() - ti;
     })();
@@ -665,6 +675,27 @@ export class Renderer {
     return l;
   }
 
+  /**
+   * Asks for a frame once the GPU has taken in the buffers and textures made since the last one:
+   * a 1 px read of the warm-up target waits for them here, between frames (the frame after a zoom
+   * level's buffers or tiles were made waited 5-15 ms for them in software WebGL).
+   */
+  private requestFrameWhenLoaded(): void {
+    if (this.disposed) return;
+    this.warmTarget.use(() => this.regl.read({ data: this.probe }));
+    this.requestFrame();
+  }
+
+  /** Draws a few vertices of each of a level's buffers into the 1 x 1 warm-up target. */
+  private warmLevel(l: ChunkLevel): void {
+    this.warmTarget.use(() => {
+      if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
+      if (l.dots) this.drawDots([{ buf: l.dots, count: 1 }]);
+      if (l.compact) this.drawCompact([{ buf: l.compact, count: 3 }]);
+      if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
+    });
+  }
+
   /** FULL, or the zoom exponent when some shape of the cell is small enough for a lighter form. */
   private wantedLevel(c: Chunk, exp: number): number {
     return c.minExtent * 2 ** exp < COMPACT_PX ? exp : FULL;
@@ -682,10 +713,10 @@ export class Renderer {
         if (performance.now() - t0 > BUILD_SLICE_MS) break;
         this.pendingBuilds.delete(c);
         // the camera may have moved on: build what it wants now (the next frame asks again anyway)
-        if (this.chunks.get(c.key) === c && !c.dirty && level === this.wantedLevel(c, exp)) this.chunkLevel(c, level);
+        if (this.chunks.get(c.key) === c && !c.dirty && level === this.wantedLevel(c, exp)) this.warmLevel(this.chunkLevel(c, level));
       }
       if (this.pendingBuilds.size) this.scheduleBuilds();
-      else this.requestFrame();
+      else this.requestFrameWhenLoaded();
     }, 0);
   }
 
@@ -953,6 +984,7 @@ export class Renderer {
     if (this.buildTimer !== null) clearTimeout(this.buildTimer);
     this.image?.dispose();
     this.maskAtlases.dispose();
+    this.warmTarget.destroy();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }

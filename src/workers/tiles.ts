@@ -217,6 +217,8 @@ export class ImageLayer {
     private readonly tileSize: number,
     private readonly maxTiles: number,
     private readonly onLoad: () => void,
+    /** Called with each new tile texture, before a frame draws it (to pay its first use then). */
+    private readonly warm: (tex: Texture2D) => void = () => undefined,
   ) {
     const big = Math.max(source.width, source.height);
     // A pyramid source is drawn from its own tiles, whatever the texture limit.
@@ -385,6 +387,7 @@ export class ImageLayer {
       if (px && this.tiles.has(t.key)) { // else evicted while it waited
         t.texture = this.regl.texture({ data: px as any, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
         if ('close' in px) px.close();
+        this.warm(t.texture);
       }
       const now = performance.now();
       if (this.pending === 0 || now - this.lastShown > SHOW_EVERY_MS) {

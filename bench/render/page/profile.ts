@@ -284,6 +284,41 @@ export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
     out.tiles4Made = await time(() => old.forEach(drawTex));
     out.tiles4NewFromBitmaps = await time(() => [0, 1, 2, 3].forEach(() => drawTex(made('bitmap'))));
     out.tiles4NewFromArrays = await time(() => [0, 1, 2, 3].forEach(() => drawTex(made('array'))));
+    // first use of textures made (and flushed) in an earlier task, after the GPU went idle
+    const firstUse: number[] = [], secondUse: number[] = [], warmed: number[] = [];
+    const fbo = gl.createFramebuffer();
+    const fboTex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, fboTex);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 1, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, fboTex, 0);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    for (let k = 0; k < 6; k++) {
+      for (const warm of [false, true]) {
+        const ts = [0, 1, 2, 3].map(() => made('bitmap'));
+        if (warm) {
+          gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+          gl.viewport(0, 0, 1, 1);
+          ts.forEach(drawTex);
+          gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+          gl.viewport(0, 0, VW, VH);
+        }
+        gl.flush();
+        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, probe);
+        await new Promise((r) => setTimeout(r, 60));
+        for (const list of warm ? [warmed] : [firstUse, secondUse]) {
+          await new Promise((r) => requestAnimationFrame(r));
+          const t0 = performance.now();
+          gl.clear(gl.COLOR_BUFFER_BIT);
+          ts.forEach(drawTex);
+          gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, probe);
+          list.push(performance.now() - t0);
+        }
+      }
+    }
+    out.tiles4FirstUse = +q(firstUse, 0.5).toFixed(2);
+    out.tiles4SecondUse = +q(secondUse, 0.5).toFixed(2);
+    out.tiles4FirstUseAfterWarm = +q(warmed, 0.5).toFixed(2);
   }
   out.empty = await time(() => undefined);
   out.points10k = await time(points);
