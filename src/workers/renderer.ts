@@ -7,7 +7,7 @@
 // viewport. Level of detail: at a zoom where a shape is smaller than LOD_PX on screen it is drawn
 // as one point sprite over its bounds instead of its triangulation and outline (at 100k shapes
 // zoomed out most shapes are a few pixels; their outlines were most of the frame); a polygon under
-// COMPACT_PX is drawn compact: rings simplified to half a screen px, fill triangles only, the
+// COMPACT_PX is drawn compact: rings simplified to a screen px, fill triangles only, the
 // outline drawn inside them by the shader (a full outline is two triangles per segment, and
 // software WebGL pays per triangle). A cell keeps its buffers per half-octave zoom level it was
 // drawn at (the last few), until it changes. Selection,
@@ -27,6 +27,12 @@ import { ImageLayer, openSource } from './tiles';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
+/**
+ * Dots and compact polygons are kept in the cell's buffers by sub-cell (SUB x SUB per cell, by the
+ * centre of a shape's bounds), so a cell at the edge of the view draws only its sub-cells in view:
+ * zoomed in to where shapes are ~10 px, about half of what the visible cells held was off screen.
+ */
+const SUB = 4;
 /** Shapes smaller than this on screen (CSS px) are drawn as one dot (a point sprite over their bounds). */
 export const LOD_PX = 8;
 /** Polygons smaller than this on screen (CSS px) are drawn compact (see compactPolygon). */
@@ -96,6 +102,10 @@ interface ChunkLevel {
   bytes: number;
   /** Frame number of the last draw (for dropping the least recently drawn level). */
   used: number;
+  /** Per sub-cell: the bounds of its dots and compact polygons (4 numbers each), and where they start (in vertices; SUB * SUB + 1 entries). */
+  subBounds: Float32Array;
+  dotStart: Uint32Array;
+  compactStart: Uint32Array;
 }
 
 type ChunkOverlay = { buf: Buffer; idx: Elements; count: number };
@@ -111,10 +121,13 @@ function destroyLevel(l: ChunkLevel): void {
 
 interface Chunk {
   key: number;
+  /** Top-left corner of the cell in image px. */
+  x0: number;
+  y0: number;
   shapes: Set<Shape>;
   /** Union of the shapes' bounds (recomputed when the cell changes). */
   bounds: [number, number, number, number];
-  /** Smallest max(width, height) of a shape that can be drawn as a quad or compact; Infinity if none. */
+  /** Smallest max(width, height) of a shape that can be drawn as a dot or compact; Infinity if none. */
   minExtent: number;
   /** Buffers by level (FULL or a power-of-two zoom exponent), built on first draw. */
   levels: Map<number, ChunkLevel>;
@@ -277,6 +290,7 @@ export class Renderer {
         u_halo: HALO_W,
         u_haloColor: HALO,
       },
+      offset: regl.prop<any, 'offset'>('offset'),
       count: regl.prop<any, 'count'>('count'),
       primitive: 'triangles',
       blend,
@@ -293,6 +307,7 @@ export class Renderer {
         a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 5 * F },
       },
       uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100 },
+      offset: regl.prop<any, 'offset'>('offset'),
       count: regl.prop<any, 'count'>('count'),
       primitive: 'points',
       blend,
@@ -340,8 +355,8 @@ export class Renderer {
     const dot = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
     const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
     this.drawFill([{ buf: fill, idx, count: 3 }]);
-    this.drawCompact([{ buf: compact, count: 3 }]);
-    this.drawDots([{ buf: dot, count: 1 }]);
+    this.drawCompact([{ buf: compact, offset: 0, count: 3 }]);
+    this.drawDots([{ buf: dot, offset: 0, count: 1 }]);
     this.drawLine([{ buf: line, idx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
     regl.clear({ color: [0, 0, 0, 1] });
     for (const r of [fill, line, compact, dot, idx]) r.destroy();
@@ -502,7 +517,7 @@ export class Renderer {
     if (!s.chunk) {
       let c = this.chunks.get(key);
       if (!c) {
-        c = { key, shapes: new Set(), bounds: [0, 0, 0, 0], minExtent: Infinity, levels: new Map(), dirty: true };
+        c = { key, x0: cx * CELL, y0: cy * CELL, shapes: new Set(), bounds: [0, 0, 0, 0], minExtent: Infinity, levels: new Map(), dirty: true };
         this.chunks.set(key, c);
       }
       c.shapes.add(s);
@@ -626,20 +641,43 @@ export class Renderer {
     const fill = new Float32Array(nf), fillIdx = new Uint32Array(nfi), line = new Float32Array(nl), lineIdx = new Uint32Array(nli);
     const compact = nc ? new Float32Array(nc) : null;
     const dots = nd ? new Float32Array(nd) : null;
-    nf = nfi = nl = nli = nc = nd = 0;
+    // dots and compact polygons by sub-cell, in paint order within each
+    const SUBS = SUB * SUB, span = CELL / SUB;
+    const bySub: number[][] = Array.from({ length: SUBS }, () => []);
+    const compactOf = new Map<number, Float32Array>();
     let ci = 0;
     for (let i = 0; i < list.length; i++) {
+      if (!tier[i]) continue;
+      if (tier[i] === 2) compactOf.set(i, compacts[ci++]!);
+      const b = list[i]!.bounds;
+      const sx = Math.min(SUB - 1, Math.max(0, Math.floor(((b[0] + b[2]) / 2 - c.x0) / span)));
+      const sy = Math.min(SUB - 1, Math.max(0, Math.floor(((b[1] + b[3]) / 2 - c.y0) / span)));
+      bySub[sy * SUB + sx]!.push(i);
+    }
+    const subBounds = new Float32Array(SUBS * 4), dotStart = new Uint32Array(SUBS + 1), compactStart = new Uint32Array(SUBS + 1);
+    nd = nc = 0;
+    for (let k = 0; k < SUBS; k++) {
+      dotStart[k] = nd / DOT_STRIDE;
+      compactStart[k] = nc / COMPACT_STRIDE;
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (const i of bySub[k]!) {
+        const s = list[i]!;
+        const b = s.bounds;
+        x0 = Math.min(x0, b[0]); y0 = Math.min(y0, b[1]); x1 = Math.max(x1, b[2]); y1 = Math.max(y1, b[3]);
+        const tris = compactOf.get(i);
+        if (tris) {
+          compact!.set(tris, nc);
+          nc += tris.length;
+        } else nd = putDot(dots!, nd, s);
+      }
+      subBounds.set([x0, y0, x1, y1], k * 4);
+    }
+    dotStart[SUBS] = nd / DOT_STRIDE;
+    compactStart[SUBS] = nc / COMPACT_STRIDE;
+    nf = nfi = nl = nli = 0;
+    for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
-      if (tier[i] === 1) {
-        nd = putDot(dots!, nd, s);
-        continue;
-      }
-      if (tier[i] === 2) {
-        const tris = compacts[ci++]!;
-        compact!.set(tris, nc);
-        nc += tris.length;
-        continue;
-      }
+      if (tier[i]) continue;
       const g = s.geom;
       const fv = nf / FILL_STRIDE, lv = nl / LINE_STRIDE;
       fill.set(g.fill, nf);
@@ -663,6 +701,9 @@ export class Renderer {
       compactCount: compact ? compact.length / COMPACT_STRIDE : 0,
       bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0) + (dots?.byteLength ?? 0),
       used: this.s.frames,
+      subBounds,
+      dotStart,
+      compactStart,
     };
     if (c.levels.size >= MAX_LEVELS) {
       let oldest: number | null = null;
@@ -690,8 +731,8 @@ export class Renderer {
   private warmLevel(l: ChunkLevel): void {
     this.warmTarget.use(() => {
       if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
-      if (l.dots) this.drawDots([{ buf: l.dots, count: 1 }]);
-      if (l.compact) this.drawCompact([{ buf: l.compact, count: 3 }]);
+      if (l.dots) this.drawDots([{ buf: l.dots, offset: 0, count: 1 }]);
+      if (l.compact) this.drawCompact([{ buf: l.compact, offset: 0, count: 3 }]);
       if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
     });
   }
@@ -903,6 +944,8 @@ export class Renderer {
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
     const exp = Math.round(Math.log2(scale) * 2) / 2;
     const levels: ChunkLevel[] = [];
+    const dots: { buf: Buffer; offset: number; count: number }[] = [];
+    const compacts: { buf: Buffer; offset: number; count: number }[] = [];
     let culled = 0;
     for (const c of this.chunks.values()) {
       const b = c.bounds;
@@ -911,14 +954,16 @@ export class Renderer {
         continue;
       }
       const want = this.wantedLevel(c, exp);
-      let l = c.levels.get(want);
-      if (l) l.used = this.s.frames;
-      else {
-        const standIn = nearestLevel(c, want);
-        if (standIn) this.pendingBuilds.set(c, want);
-        l = standIn ?? this.chunkLevel(c, want);
+      const standIn = c.levels.has(want) ? null : nearestLevel(c, want);
+      if (standIn) {
+        this.pendingBuilds.set(c, want);
+        standIn.used = this.s.frames;
       }
+      const l = standIn ?? this.chunkLevel(c, want);
       levels.push(l);
+      const inside = b[0] >= vx0 && b[2] <= vx1 && b[1] >= vy0 && b[3] <= vy1;
+      if (l.dots) pushRanges(dots, l.dots, l.dotStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
+      if (l.compact) pushRanges(compacts, l.compact, l.compactStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
     }
     if (this.pendingBuilds.size) this.scheduleBuilds();
     this.s.culledChunks = culled;
@@ -926,11 +971,7 @@ export class Renderer {
     const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
     for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
     if (fills.length) this.drawFill(fills);
-    const dots: { buf: Buffer; count: number }[] = [];
-    for (const l of levels) if (l.dots) dots.push({ buf: l.dots, count: l.dotCount });
     if (dots.length) this.drawDots(dots);
-    const compacts: { buf: Buffer; count: number }[] = [];
-    for (const l of levels) if (l.compact) compacts.push({ buf: l.compact, count: l.compactCount });
     if (compacts.length) this.drawCompact(compacts);
     if (oFill.count) this.drawFill([oFill]);
     const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[] }[] = [];
@@ -1002,6 +1043,27 @@ function boundsOf(type: number, x: number, y: number, w: number, h: number, pts:
     if (py > y1) y1 = py;
   }
   return x0 <= x1 ? [x0, y0, x1, y1] : [0, 0, 0, 0];
+}
+
+/**
+ * Adds the draws of one level buffer's sub-cells in view: runs of consecutive sub-cells merged,
+ * the whole buffer when the cell is inside the view.
+ */
+function pushRanges(out: { buf: Buffer; offset: number; count: number }[], buf: Buffer, start: Uint32Array, bounds: Float32Array, inside: boolean, vx0: number, vy0: number, vx1: number, vy1: number): void {
+  const n = start.length - 1;
+  if (inside) {
+    if (start[n]! > 0) out.push({ buf, offset: 0, count: start[n]! });
+    return;
+  }
+  let from = -1;
+  for (let k = 0; k <= n; k++) {
+    const visible = k < n && start[k + 1]! > start[k]! && !(bounds[4 * k]! > vx1 || bounds[4 * k + 2]! < vx0 || bounds[4 * k + 1]! > vy1 || bounds[4 * k + 3]! < vy0);
+    if (visible && from < 0) from = k;
+    else if (!visible && from >= 0) {
+      out.push({ buf, offset: start[from]!, count: start[k]! - start[from]! });
+      from = -1;
+    }
+  }
 }
 
 /** The cell's built level nearest to `want` (FULL counts as the finest), or null if it has none. */
