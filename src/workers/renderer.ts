@@ -306,7 +306,7 @@ export class Renderer {
         a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 4 * F },
         a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 5 * F },
       },
-      uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100 },
+      uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100, u_dpr: () => this.dpr },
       offset: regl.prop<any, 'offset'>('offset'),
       count: regl.prop<any, 'count'>('count'),
       primitive: 'points',

@@ -95,6 +95,8 @@ void main() {
  * Dots: a tiny shape (level of detail) as one point sprite over its bounds (one primitive where a
  * quad is two, and software WebGL pays per primitive). It also stands for the outline, so it stays
  * visible at any transparency; the sprite is square, the part outside the bounds is discarded.
+ * A point is clipped whole when its centre leaves the view, so a dot across the view's edge is
+ * drawn from a centre moved inside, with a sprite grown to reach its bounds.
  */
 export const dotVert = `${common}
 attribute vec2 a_pos;        // centre
@@ -102,26 +104,35 @@ attribute vec2 a_half;       // half width, half height (image px)
 attribute float a_color;
 attribute float a_slot;
 uniform float u_alpha;
+uniform float u_dpr;
 varying vec4 v_color;
-varying vec2 v_extent;       // half extent / half sprite size, per axis
+varying vec2 v_half;         // half extent, CSS px
+varying vec2 v_off;          // the bounds' centre from the sprite's, CSS px
+varying float v_size;        // sprite side, CSS px
 void main() {
   vec4 st = stateOf(a_slot);
   float a = st.b > 0.5 ? 0.8 : st.g > 0.5 ? 1.0 : max(u_alpha, 0.6);
   v_color = vec4(unpack(a_color) * a, a);
-  vec2 hs = a_half * u_cam.x; // ("half" is reserved in GLSL ES)
-  float size = max(1.0, 2.0 * max(hs.x, hs.y));
-  v_extent = max(2.0 * hs / size, vec2(1.0 / size));
-  gl_PointSize = size;
-  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+  vec2 c = a_pos * u_cam.x + u_cam.yz;
+  vec2 at = clamp(c, vec2(0.5), u_view - 0.5);
+  v_half = max(a_half * u_cam.x, vec2(0.5));
+  v_off = c - at;
+  v_size = 2.0 * max(abs(v_off.x) + v_half.x, abs(v_off.y) + v_half.y);
+  gl_PointSize = v_size * u_dpr;
+  // hidden, or wholly outside the view: nothing to draw
+  bool cull = st.r > 0.5 || abs(v_off.x) > v_half.x + 0.5 || abs(v_off.y) > v_half.y + 0.5;
+  gl_Position = cull ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(at);
 }`;
 
 export const dotFrag = `
 precision mediump float;
 varying vec4 v_color;
-varying vec2 v_extent;
+varying vec2 v_half;
+varying vec2 v_off;
+varying float v_size;
 void main() {
-  vec2 d = abs(gl_PointCoord - 0.5) * 2.0;
-  if (d.x > v_extent.x || d.y > v_extent.y) discard;
+  vec2 q = (gl_PointCoord - 0.5) * v_size - v_off;
+  if (abs(q.x) > v_half.x || abs(q.y) > v_half.y) discard;
   gl_FragColor = v_color;
 }`;
 

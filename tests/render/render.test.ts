@@ -76,6 +76,7 @@ const cases: [scene: string, mode: 'worker' | 'main'][] = [
   ['tiny', 'worker'],
   ['compact', 'worker'],
   ['compactZoomed', 'worker'],
+  ['dotsAtEdges', 'worker'],
   // the main-thread fallback draws the same pixels
   ['boxes', 'main'],
   ['selected', 'main'],

@@ -197,6 +197,26 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     const { editor, classColor: cc, finish } = compactScene({ x: 0, y: 0, scale: 0.04 });
     return { editor, classColor: cc, image, afterFirstPicture: finish };
   },
+  /**
+   * Tiny boxes (6 px on screen, drawn as dots) centred on the four edges of the view: each shows
+   * its inner half (GPUs that clip a point by its centre would drop them; SwiftShader does not).
+   */
+  async dotsAtEdges() {
+    const shapes: EditorAnnotation[] = [];
+    const cls = ['car', 'tree', 'road', 'sign', 'person'];
+    // camera x/y -500 image px: the view spans 500..3700 x 500..2900 at scale 0.1
+    const add = (cx: number, cy: number) => shapes.push({ id: `d${shapes.length}`, type: 'box', class: cls[shapes.length % 5]!, x: cx - 30, y: cy - 30, width: 60, height: 60 });
+    for (let x = 700; x < 3600; x += 200) {
+      add(x, 500);
+      add(x, 2900);
+    }
+    for (let y = 700; y < 2800; y += 200) {
+      add(500, y);
+      add(3700, y);
+    }
+    const editor = editorWith(shapes, { width: 4200, height: 3400 }, { x: -50, y: -50, scale: 0.1 });
+    return { editor, image: { none: { width: 4200, height: 3400 } }, classColor };
+  },
   async drawing() {
     const editor = editorWith([
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
