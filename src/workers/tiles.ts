@@ -168,7 +168,7 @@ interface Tile {
   h: number;
   texture: Texture2D | null;
   loading: boolean;
-  /** Loaded, waiting for its upload (see UPLOADS_PER_FRAME). */
+  /** Loaded, waiting for its texture (see UPLOAD_GAP_MS). */
   pixels: Pixels | null;
 }
 

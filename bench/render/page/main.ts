@@ -140,9 +140,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
     await client.idle();
     const now = await nextFrame();
     r.intervalMs.push(now - last);
-    // the browser composites the new frame at this vsync; the next camera waits for it, so a
-    // frame is not billed for presenting the one before (as Konva's CPU raster never is)
-    last = await nextFrame();
+    last = now;
     if (perStep) {
       const ft = await client.frameTimes(true);
       r.frameMs.push(...ft);
