@@ -96,9 +96,6 @@ interface ChunkLevel {
   dots: Buffer | null;
   fillCount: number;
   lineCount: number;
-  dotCount: number;
-  /** Vertices in `compact`. */
-  compactCount: number;
   bytes: number;
   /** Frame number of the last draw (for dropping the least recently drawn level). */
   used: number;
@@ -233,15 +230,16 @@ export class Renderer {
     };
     const blend = { enable: true, func: { src: 'one', dst: 'one minus src alpha' } } as const;
     const F = 4;
+    /** Float attributes interleaved in the draw's `buf`: name -> offset in floats. */
+    const fromBuf = (stride: number, offsets: Record<string, number>) =>
+      Object.fromEntries(Object.entries(offsets).map(([name, at]) => [name, { buffer: regl.prop<any, 'buf'>('buf'), stride: stride * F, offset: at * F }]));
+    const alpha = () => 1 - this.view.transparency / 100;
+    const fillAlpha = { u_alpha: alpha, u_selAlpha: SELECTED_FILL_ALPHA, u_hoverAlpha: HOVER_FILL_ALPHA };
     this.drawFill = regl({
       vert: fillVert,
       frag: colorFrag,
-      attributes: {
-        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: FILL_STRIDE * F, offset: 0 },
-        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: FILL_STRIDE * F, offset: 2 * F },
-        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: FILL_STRIDE * F, offset: 3 * F },
-      },
-      uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100, u_selAlpha: SELECTED_FILL_ALPHA, u_hoverAlpha: HOVER_FILL_ALPHA },
+      attributes: fromBuf(FILL_STRIDE, { a_pos: 0, a_color: 2, a_slot: 3 }),
+      uniforms: { ...cam, ...fillAlpha },
       elements: regl.prop<any, 'idx'>('idx'),
       count: regl.prop<any, 'count'>('count'),
       blend,
@@ -250,13 +248,7 @@ export class Renderer {
     this.drawLine = regl({
       vert: lineVert,
       frag: lineFrag,
-      attributes: {
-        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 0 },
-        a_off: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 2 * F },
-        a_side: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 4 * F },
-        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 5 * F },
-        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: LINE_STRIDE * F, offset: 6 * F },
-      },
+      attributes: fromBuf(LINE_STRIDE, { a_pos: 0, a_off: 2, a_side: 4, a_color: 5, a_slot: 6 }),
       uniforms: {
         ...cam,
         u_hw: regl.prop<any, 'hw'>('hw'),
@@ -270,21 +262,13 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
-    const C = COMPACT_STRIDE * F;
     this.drawCompact = regl({
       vert: compactVert,
       frag: compactFrag,
-      attributes: {
-        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 0 },
-        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 2 * F },
-        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 3 * F },
-        a_dist: { buffer: regl.prop<any, 'buf'>('buf'), stride: C, offset: 4 * F },
-      },
+      attributes: fromBuf(COMPACT_STRIDE, { a_pos: 0, a_color: 2, a_slot: 3, a_dist: 4 }),
       uniforms: {
         ...cam,
-        u_alpha: () => 1 - this.view.transparency / 100,
-        u_selAlpha: SELECTED_FILL_ALPHA,
-        u_hoverAlpha: HOVER_FILL_ALPHA,
+        ...fillAlpha,
         u_hw: LINE_HW,
         u_selScale: SELECTED_LINE_SCALE,
         u_halo: HALO_W,
@@ -296,17 +280,11 @@ export class Renderer {
       blend,
       depth: { enable: false },
     });
-    const D = DOT_STRIDE * F;
     this.drawDots = regl({
       vert: dotVert,
       frag: dotFrag,
-      attributes: {
-        a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 0 },
-        a_half: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 2 * F },
-        a_color: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 4 * F },
-        a_slot: { buffer: regl.prop<any, 'buf'>('buf'), stride: D, offset: 5 * F },
-      },
-      uniforms: { ...cam, u_alpha: () => 1 - this.view.transparency / 100, u_dpr: () => this.dpr },
+      attributes: fromBuf(DOT_STRIDE, { a_pos: 0, a_half: 2, a_color: 4, a_slot: 5 }),
+      uniforms: { ...cam, u_alpha: alpha, u_dpr: () => this.dpr },
       offset: regl.prop<any, 'offset'>('offset'),
       count: regl.prop<any, 'count'>('count'),
       primitive: 'points',
@@ -329,8 +307,8 @@ export class Renderer {
         ...cam,
         u_tex: regl.prop<any, 'tex'>('tex'),
         u_color: [((MASK_COLOR >> 16) & 255) / 255, ((MASK_COLOR >> 8) & 255) / 255, (MASK_COLOR & 255) / 255],
-        u_alpha: () => 1 - this.view.transparency / 100,
-        u_selAlpha: () => Math.max(SELECTED_FILL_ALPHA, (1 - this.view.transparency / 100) * 0.5),
+        u_alpha: alpha,
+        u_selAlpha: () => Math.max(SELECTED_FILL_ALPHA, alpha() * 0.5),
         u_hoverAlpha: HOVER_FILL_ALPHA,
       },
       offset: regl.prop<any, 'offset'>('offset'),
@@ -352,14 +330,11 @@ export class Renderer {
     const regl = this.regl;
     const tri = (stride: number, extra: number[]) => regl.buffer(new Float32Array([0, 0, 0, -1, ...extra, 1, 0, 0, -1, ...extra, 0, 1, 0, -1, ...extra].slice(0, 3 * stride)));
     const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
-    const dot = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
+    const dots = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
     const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
-    this.drawFill([{ buf: fill, idx, count: 3 }]);
-    this.drawCompact([{ buf: compact, offset: 0, count: 3 }]);
-    this.drawDots([{ buf: dot, offset: 0, count: 1 }]);
-    this.drawLine([{ buf: line, idx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
+    this.drawFirst({ fill, fillIdx: idx, fillCount: 3, line, lineIdx: idx, lineCount: 3, dots, compact });
     regl.clear({ color: [0, 0, 0, 1] });
-    for (const r of [fill, line, compact, dot, idx]) r.destroy();
+    for (const r of [fill, line, compact, dots, idx]) r.destroy();
   }
 
   // ------------------------------------------------------------------ inputs
@@ -612,9 +587,9 @@ export class Renderer {
     const scale = level === FULL ? 0 : 2 ** level;
     const dotBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
     const list = [...c.shapes].sort((a, b) => a.z - b.z);
-    // per shape: 0 full, 1 dot, 2 compact (its triangles in `compacts`)
+    // per shape: 0 full, 1 dot, 2 compact (its triangles in `compactOf`)
     const tier = new Uint8Array(list.length);
-    const compacts: Float32Array[] = [];
+    const compactOf: Float32Array[] = [];
     let nf = 0, nfi = 0, nl = 0, nli = 0, nc = 0, nd = 0;
     for (let i = 0; i < list.length; i++) {
       const s = list[i]!;
@@ -628,7 +603,7 @@ export class Renderer {
         const tris = compactPolygon(s.geom.handles, s.rings, COMPACT_TOLERANCE_PX / scale, s.color, s.slot);
         if (tris) {
           tier[i] = 2;
-          compacts.push(tris);
+          compactOf[i] = tris;
           nc += tris.length;
           continue;
         }
@@ -644,11 +619,8 @@ export class Renderer {
     // dots and compact polygons by sub-cell, in paint order within each
     const SUBS = SUB * SUB, span = CELL / SUB;
     const bySub: number[][] = Array.from({ length: SUBS }, () => []);
-    const compactOf = new Map<number, Float32Array>();
-    let ci = 0;
     for (let i = 0; i < list.length; i++) {
       if (!tier[i]) continue;
-      if (tier[i] === 2) compactOf.set(i, compacts[ci++]!);
       const b = list[i]!.bounds;
       const sx = Math.min(SUB - 1, Math.max(0, Math.floor(((b[0] + b[2]) / 2 - c.x0) / span)));
       const sy = Math.min(SUB - 1, Math.max(0, Math.floor(((b[1] + b[3]) / 2 - c.y0) / span)));
@@ -664,7 +636,7 @@ export class Renderer {
         const s = list[i]!;
         const b = s.bounds;
         x0 = Math.min(x0, b[0]); y0 = Math.min(y0, b[1]); x1 = Math.max(x1, b[2]); y1 = Math.max(y1, b[3]);
-        const tris = compactOf.get(i);
+        const tris = compactOf[i];
         if (tris) {
           compact!.set(tris, nc);
           nc += tris.length;
@@ -697,8 +669,6 @@ export class Renderer {
       dots: dots ? regl.buffer(dots) : null,
       fillCount: fillIdx.length,
       lineCount: lineIdx.length,
-      dotCount: dots ? dots.length / DOT_STRIDE : 0,
-      compactCount: compact ? compact.length / COMPACT_STRIDE : 0,
       bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0) + (dots?.byteLength ?? 0),
       used: this.s.frames,
       subBounds,
@@ -729,12 +699,15 @@ export class Renderer {
 
   /** Draws a few vertices of each of a level's buffers into the 1 x 1 warm-up target. */
   private warmLevel(l: ChunkLevel): void {
-    this.warmTarget.use(() => {
-      if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
-      if (l.dots) this.drawDots([{ buf: l.dots, offset: 0, count: 1 }]);
-      if (l.compact) this.drawCompact([{ buf: l.compact, offset: 0, count: 3 }]);
-      if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
-    });
+    this.warmTarget.use(() => this.drawFirst(l));
+  }
+
+  /** Draws the first primitive of each of a level's buffers (into the bound target). */
+  private drawFirst(l: Pick<ChunkLevel, 'fill' | 'fillIdx' | 'fillCount' | 'line' | 'lineIdx' | 'lineCount' | 'dots' | 'compact'>): void {
+    if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
+    if (l.dots) this.drawDots([{ buf: l.dots, offset: 0, count: 1 }]);
+    if (l.compact) this.drawCompact([{ buf: l.compact, offset: 0, count: 3 }]);
+    if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
   }
 
   /** FULL, or the zoom exponent when some shape of the cell is small enough for a lighter form. */
@@ -986,7 +959,7 @@ export class Renderer {
     let fv = 0, lv = 0, geomBytes = 0;
     for (const c of this.chunks.values()) {
       for (const l of c.levels.values()) {
-        fv += l.fillCount + l.compactCount + l.dotCount;
+        fv += l.fillCount + l.compactStart[SUB * SUB]! + l.dotStart[SUB * SUB]!;
         lv += l.lineCount;
         geomBytes += l.bytes;
       }
