@@ -74,12 +74,33 @@ export const SaveDataResponse = z.object({
 });
 export type SaveDataResponse = z.infer<typeof SaveDataResponse>;
 
-/** The 409 body of a stale base_version. */
+/** GET /annotations/changes/{imageId}?since=v: the net change from `since` to `version` (410 when the log no longer reaches back to `since`). */
+export const ChangesResponse = z.object({
+  since: z.number().int(),
+  version: z.number().int(),
+  /** When `version` was saved (null while never saved). */
+  saved_at: z.string().nullable(),
+  /** Shapes added or changed after `since`, as they are at `version`, in paint order. */
+  upserts: z.array(AnnotationValue),
+  /** Ids removed after `since` (an id added and removed in between may be listed too). */
+  removed_ids: z.array(z.string()),
+});
+export type ChangesResponse = z.infer<typeof ChangesResponse>;
+
+/** Documents up to this many shapes come whole in a 409 (`current`); larger ones only as `changes`. */
+export const CONFLICT_CURRENT_MAX_SHAPES = 10_000;
+
+/**
+ * The 409 body of a stale base_version: `changes` is what happened since the client's base (when
+ * the change log reaches back that far); `current` is the whole document, sent while it holds at
+ * most CONFLICT_CURRENT_MAX_SHAPES shapes or when `changes` cannot be given. At least one is there.
+ */
 export const VersionConflictBody = z.object({
   success: z.literal(false),
   code: z.literal('version_conflict'),
   error: z.string(),
-  current: LoadDataResponse,
+  current: LoadDataResponse.optional(),
+  changes: ChangesResponse.optional(),
 });
 export type VersionConflictBody = z.infer<typeof VersionConflictBody>;
 
@@ -101,6 +122,7 @@ export const BatchSaveResult = z.object({
   error: z.string().optional(),
   code: z.string().optional(),
   current: LoadDataResponse.optional(),
+  changes: ChangesResponse.optional(),
 });
 export type BatchSaveResult = z.infer<typeof BatchSaveResult>;
 
@@ -128,3 +150,57 @@ export const AnnotationStatsResponse = z.object({
   images_total: z.number().int(),
 });
 export type AnnotationStatsResponse = z.infer<typeof AnnotationStatsResponse>;
+
+// --- change log (issue 14): every committed save is one version with what it changed.
+
+export const ChangesQuery = z.object({
+  /** The version the client holds; the answer carries what changed after it. */
+  since: z.coerce.number().int('since must be a whole number').nonnegative('since must not be negative'),
+  project_id: uuid('project_id').optional(),
+});
+
+
+export const HistoryQuery = z.object({
+  project_id: uuid('project_id').optional(),
+  /** Entries older than this version (for paging back); default: from the newest. */
+  before: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const HistoryEntry = z.object({
+  version: z.number().int(),
+  saved_at: z.string(),
+  user_id: z.string().nullable(),
+  /** The saver's name (or e-mail) as the organization sees it; null for a deleted account. */
+  user_name: z.string().nullable(),
+  /** Shapes added, changed and removed by this version. */
+  added: z.number().int(),
+  changed: z.number().int(),
+  removed: z.number().int(),
+  /** Set when this version restored an earlier one. */
+  restored_from: z.number().int().nullable(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntry>;
+
+/** GET /annotations/history/{imageId}: newest first. `oldest_version` is the first version whose state can still be looked at. */
+export const HistoryResponse = z.object({
+  version: z.number().int(),
+  oldest_version: z.number().int(),
+  entries: z.array(HistoryEntry),
+});
+export type HistoryResponse = z.infer<typeof HistoryResponse>;
+
+export const VersionQuery = z.object({
+  version: z.coerce.number().int().nonnegative(),
+  project_id: uuid('project_id').optional(),
+});
+
+/** POST /annotations/restore: makes the annotations of `version` current again, as a new version. */
+export const RestoreRequest = z.object({
+  image_id: uuid('image_id'),
+  project_id: uuid('project_id'),
+  version: z.number().int().nonnegative(),
+  /** When given, 409 if the image moved past it (the same rule as a save). */
+  base_version: z.number().int().nonnegative().optional(),
+});
+export type RestoreRequest = z.infer<typeof RestoreRequest>;

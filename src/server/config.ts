@@ -24,6 +24,8 @@ export interface Config {
   imageEdit: ImageEditConfig;
   /** Assisted segmentation (README "Assisted segmentation"): SEGMENTER, SAM2_MODEL_DIR, SEGMENTER_CACHE_MB. */
   segmentation: SegmentationConfig;
+  /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
+  annotationHistoryDays: number;
 }
 
 export interface SegmentationConfig {
@@ -124,7 +126,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const appDir = path.resolve(cwd, env.APP_DIR?.trim() || 'dist/app');
   const imageEdit = imageEditConfig(env);
   const segmentation = segmentationConfig(env, cwd);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation };
+  const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation, annotationHistoryDays };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {

@@ -1,10 +1,12 @@
 // Applies the numbered SQL files in ./migrations that the database has not seen, each in its own
 // transaction, recording them in schema_migrations. An advisory lock keeps two starting processes
-// from migrating at once.
+// from migrating at once. After the SQL files, documents of the old annotation layout move into rows
+// (annotation-rows.ts), in batches that survive an interruption.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './client';
+import { moveDocumentsToRows } from './annotation-rows';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -12,7 +14,8 @@ export function migrationFiles(): string[] {
   return fs.readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
 }
 
-export async function migrate(database: Pick<Database, 'exec' | 'db'>): Promise<string[]> {
+/** `afterMoveBatch`: see moveDocumentsToRows (tests interrupt the data move with it). */
+export async function migrate(database: Pick<Database, 'exec' | 'db'>, afterMoveBatch?: (batch: number) => void | Promise<void>): Promise<string[]> {
   const { sql } = await import('drizzle-orm');
   await database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
   const applied: string[] = [];
@@ -27,6 +30,8 @@ export async function migrate(database: Pick<Database, 'exec' | 'db'>): Promise<
       await database.exec(`BEGIN;\n${body}\nINSERT INTO schema_migrations (name) VALUES ('${name}');\nCOMMIT;`);
       applied.push(file);
     }
+    // Data moves that go in batches rather than in one migration's transaction.
+    await moveDocumentsToRows(database, afterMoveBatch);
   } catch (err) {
     await database.exec('ROLLBACK').catch(() => undefined);
     throw err;

@@ -195,15 +195,51 @@ export const uploadReservations = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.filename] })],
 );
 
+/** The version header of an image's annotations (0006_annotation_rows.sql); the shapes are rows of `annotations`. */
 export const annotationDocuments = pgTable('annotation_documents', {
   imageId: uuid('image_id').primaryKey(),
   projectId: uuid('project_id').notNull(),
-  /** json, not jsonb: written and read whole (0005_annotations_json.sql). */
-  annotations: json('annotations').$type<unknown[]>().notNull().default([]),
+  /** The old one-document layout: set only until the start-up migration moved it into rows (db/annotation-rows.ts). */
+  annotations: json('annotations').$type<unknown[] | null>(),
   version: integer('version').notNull().default(0),
+  /** Paint order number of the next new shape. */
+  nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(0),
   updatedBy: uuid('updated_by'),
   updatedAt: updated(),
 });
+
+/** One row per annotation (0006_annotation_rows.sql). */
+export const annotations = pgTable(
+  'annotations',
+  {
+    imageId: uuid('image_id').notNull(),
+    id: text('id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    kind: text('kind').notNull(),
+    data: json('data').$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.imageId, t.id] })],
+);
+
+/** One row per committed save: the change log (0006_annotation_rows.sql). */
+export const annotationChanges = pgTable(
+  'annotation_changes',
+  {
+    imageId: uuid('image_id').notNull(),
+    version: integer('version').notNull(),
+    userId: uuid('user_id'),
+    createdAt: created(),
+    upserts: json('upserts').$type<Record<string, unknown>[]>().notNull(),
+    removedIds: json('removed_ids').$type<string[]>().notNull(),
+    before: json('before').$type<Record<string, unknown>[]>().notNull(),
+    added: integer('added').notNull().default(0),
+    changed: integer('changed').notNull().default(0),
+    removed: integer('removed').notNull().default(0),
+    restoredFrom: integer('restored_from'),
+  },
+  (t) => [primaryKey({ columns: [t.imageId, t.version] })],
+);
 
 export const usageRecords = pgTable('usage_records', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),

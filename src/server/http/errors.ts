@@ -17,6 +17,7 @@ export const errors = {
   forbidden: (message = 'You are not allowed to do this', code = 'forbidden') => new ApiError(403, code, message),
   notFound: (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`),
   conflict: (message: string, code = 'conflict', extra?: Record<string, unknown>) => new ApiError(409, code, message, extra),
+  gone: (message: string, code = 'gone') => new ApiError(410, code, message),
   tooLarge: (message: string) => new ApiError(413, 'payload_too_large', message),
   unsupportedType: (message: string) => new ApiError(415, 'unsupported_media_type', message),
   tooMany: (message = 'Too many requests, slow down') => new ApiError(429, 'rate_limited', message),

@@ -301,7 +301,7 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
             isEdited: input.is_edited ?? false,
           })
           .returning();
-        await tx.insert(annotationDocuments).values({ imageId: id, projectId: project.id, annotations: [], version: 0, updatedBy: userId });
+        await tx.insert(annotationDocuments).values({ imageId: id, projectId: project.id, version: 0, updatedBy: userId });
         await adjustCounters(tx, project.id, [], [inserted]);
         await tx.delete(uploadReservations).where(and(eq(uploadReservations.projectId, project.id), sql`lower(${uploadReservations.filename}) = ${filename.toLowerCase()}`));
         return inserted;

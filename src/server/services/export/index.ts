@@ -41,6 +41,7 @@ import { once } from 'node:events';
 import { and, asc, eq, gt, gte, ilike, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { annotationDocuments, folders, images } from '../../db/schema';
+import { readAnnotationsOf } from '../annotations';
 import { errors } from '../../http/errors';
 import { canonicalMime } from '../../../contract/images';
 import { DEFAULT_EXPORT_SCOPE, VELLUM_EXPORT_VERSION, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';
@@ -51,8 +52,8 @@ import { toCoco } from './coco';
 import { ZipWriter } from './zip';
 
 export const EXPORT_BATCH_ROWS = 500;
-/** Annotation documents fetched together, by their stored (compressed) size. */
-const DOC_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Images whose annotations are fetched together: at most this many annotations, or images. */
+const DOC_CHUNK_SHAPES = 15_000;
 const DOC_CHUNK_ROWS = 100;
 /** Zip entries queued ahead of the writer. */
 const QUEUE_AHEAD = 4;
@@ -65,7 +66,7 @@ export interface PreparedExport {
   stream: Readable;
 }
 
-type Row = { image: ImageRow; docSize: number };
+type Row = { image: ImageRow; version: number };
 
 /** A name safe as a file name on every platform: no separators, reserved or control characters. */
 export function safeFileName(name: string): string {
@@ -114,7 +115,7 @@ function selection(project: ProjectRow, req: ExportRequest): { scope: ExportScop
 
 async function readBatch(ctx: AppContext, where: SQL, after: string | null): Promise<Row[]> {
   return ctx.db
-    .select({ image: images, docSize: sql<number>`coalesce(pg_column_size(${annotationDocuments.annotations}), 0)`.mapWith(Number) })
+    .select({ image: images, version: sql<number>`coalesce(${annotationDocuments.version}, 0)`.mapWith(Number) })
     .from(images)
     .leftJoin(annotationDocuments, eq(annotationDocuments.imageId, images.id))
     .where(after === null ? where : and(where, gt(images.filename, after)))
@@ -122,19 +123,19 @@ async function readBatch(ctx: AppContext, where: SQL, after: string | null): Pro
     .limit(EXPORT_BATCH_ROWS);
 }
 
-/** Splits a batch into chunks whose annotation documents are fetched together. */
+/** Splits a batch into chunks whose annotations are fetched together. */
 function docChunks(rows: Row[]): Row[][] {
   const chunks: Row[][] = [];
   let current: Row[] = [];
-  let bytes = 0;
+  let shapes = 0;
   for (const r of rows) {
-    if (current.length > 0 && (bytes + r.docSize > DOC_CHUNK_BYTES || current.length >= DOC_CHUNK_ROWS)) {
+    if (current.length > 0 && (shapes + r.image.annotationCount > DOC_CHUNK_SHAPES || current.length >= DOC_CHUNK_ROWS)) {
       chunks.push(current);
       current = [];
-      bytes = 0;
+      shapes = 0;
     }
     current.push(r);
-    bytes += r.docSize;
+    shapes += r.image.annotationCount;
   }
   if (current.length) chunks.push(current);
   return chunks;
@@ -378,27 +379,19 @@ async function run(s: RunState, sink: ZipSink): Promise<void> {
     let batch = s.first;
     while (batch.length > 0) {
       for (const chunk of docChunks(batch)) {
-        const docs = new Map<string, { annotations: unknown[]; version: number }>();
-        const withDocs = chunk.filter((r) => r.docSize > 0).map((r) => r.image.id);
-        if (withDocs.length) {
-          const rows = await s.ctx.db
-            .select({ imageId: annotationDocuments.imageId, annotations: annotationDocuments.annotations, version: annotationDocuments.version })
-            .from(annotationDocuments)
-            .where(inArray(annotationDocuments.imageId, withDocs));
-          for (const d of rows) docs.set(d.imageId, { annotations: Array.isArray(d.annotations) ? d.annotations : [], version: d.version });
-        }
-        for (const { image } of chunk) {
+        const withShapes = chunk.filter((r) => r.image.annotationCount > 0).map((r) => r.image.id);
+        const docs = await readAnnotationsOf(s.ctx.db, withShapes, s.classFilter);
+        for (const { image, version } of chunk) {
           if (sink.aborted) throw new ExportAborted();
-          const doc = docs.get(image.id) ?? { annotations: [], version: 0 };
+          const kept = docs.get(image.id) ?? [];
           docs.delete(image.id);
-          const kept = s.classFilter ? doc.annotations.filter((a) => s.classFilter!.has(String((a as { name?: unknown })?.name))) : doc.annotations;
           const rel = relativeImagePath(image);
           report.images += 1;
           if (coco) {
             await coco.image(image, rel, kept, report);
           } else {
             report.annotations += kept.length;
-            await sink.addText(`annotations/${rel}.json`, JSON.stringify(vellumImageDocument(image, kept, doc.version), null, 2));
+            await sink.addText(`annotations/${rel}.json`, JSON.stringify(vellumImageDocument(image, kept, version), null, 2));
           }
           if (s.includeImages && s.bucket) await addImageFile(s, sink, image, rel, report);
         }

@@ -31,7 +31,7 @@ import {
   type ImageEditStatusResponse,
 } from '../../../contract/image-edit';
 import { requireMember } from '../access';
-import { saveData } from '../annotations';
+import { readAnnotations, saveData } from '../annotations';
 import {
   bucketFor,
   deleteKeys,
@@ -364,10 +364,9 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       if (!row) throw new EditFailure('The edited image disappeared while it was registered');
     }
     const [src] = await ctx.db.select().from(images).where(eq(images.id, item.sourceImageId)).limit(1);
-    const [srcDoc] = await ctx.db.select({ annotations: annotationDocuments.annotations }).from(annotationDocuments).where(eq(annotationDocuments.imageId, item.sourceImageId)).limit(1);
-    const [ownDoc] = await ctx.db.select({ version: annotationDocuments.version, annotations: annotationDocuments.annotations }).from(annotationDocuments).where(eq(annotationDocuments.imageId, row.id)).limit(1);
-    const source = (srcDoc?.annotations ?? []) as Record<string, unknown>[];
-    let carried = (ownDoc?.annotations ?? []) as Record<string, unknown>[];
+    const source = await readAnnotations(ctx.db, item.sourceImageId);
+    const [ownDoc] = await ctx.db.select({ version: annotationDocuments.version }).from(annotationDocuments).where(eq(annotationDocuments.imageId, row.id)).limit(1);
+    let carried = (ownDoc?.version ?? 0) > 0 ? await readAnnotations(ctx.db, row.id) : [];
     if (src && source.length > 0 && (ownDoc?.version ?? 0) === 0) {
       const w = src.imageWidth ?? row.imageWidth ?? 0;
       const h = src.imageHeight ?? row.imageHeight ?? 0;

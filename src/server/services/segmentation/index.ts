@@ -18,7 +18,7 @@ import {
 } from '../../../contract/segmentation';
 import { can, type Permission } from '../access';
 import { bucketFor, type ImageRow } from '../images';
-import { loadData, saveData } from '../annotations';
+import { saveChanges } from '../annotations';
 import { EmbeddingCache } from './cache';
 import { segmentationConfig, type SegmentationConfig } from './config';
 import { decodeImage, ImageDecodeError, readObject } from './image';
@@ -230,7 +230,7 @@ export class SegmentationService {
     };
   }
 
-  /** Adds the mask as an annotation of `class_name` to the image's document (load, append, save with base_version; retried on a concurrent save). */
+  /** Adds the mask as an annotation of `class_name` on top of the image's annotations (one row; 409 when `base_version` is given and stale). */
   async saveSegmentation(userId: string, req: SaveSegmentationRequest) {
     const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.write');
     const width = image.imageWidth, height = image.imageHeight;
@@ -269,26 +269,16 @@ export class SegmentationService {
       attributes: [],
       metadata: { ...meta, area, tool_used: meta.tool_used ?? `auto-annotate:${this.backend}` },
     };
-    for (let attempt = 0; ; attempt++) {
-      const doc = await loadData(this.ctx, userId, image.id, image.projectId);
-      if (req.base_version !== undefined && req.base_version !== doc.version) {
-        throw errors.conflict(`The annotations changed since version ${req.base_version} (now version ${doc.version}); reload them`, 'version_conflict', { current: doc });
-      }
-      try {
-        const saved = await saveData(this.ctx, userId, {
-          image_id: image.id,
-          project_id: image.projectId,
-          image_filename: image.filename,
-          annotations: [...doc.annotations, annotation],
-          base_version: doc.version,
-        });
-        return { status: 'success' as const, annotation, version: saved.version, new_count: saved.new_count };
-      } catch (err) {
-        // Someone saved in between: take their document and add ours again (a few times at most).
-        if (err instanceof ApiError && err.code === 'version_conflict' && req.base_version === undefined && attempt < 3) continue;
-        throw err;
-      }
-    }
+    // One upsert on the current version (or on base_version when given: 409 if it moved on).
+    const saved = await saveChanges(this.ctx, userId, {
+      image_id: image.id,
+      project_id: image.projectId,
+      image_filename: image.filename,
+      base_version: req.base_version,
+      upserts: [annotation],
+      removed_ids: [],
+    });
+    return { status: 'success' as const, annotation, version: saved.version, new_count: saved.new_count };
   }
 
   close(): void {

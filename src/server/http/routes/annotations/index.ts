@@ -1,6 +1,8 @@
-// /api/v1/annotations: load and save an image's annotation document (with versions), batch save,
-// the stage call and project stats (spec section 7 "Annotations"; ARCHITECTURE.md "API details the
+// /api/v1/annotations: load and save an image's annotations (with versions), batch save, the
+// change log (changes since a version, history, an earlier version, restore), the stage call and
+// project stats (spec section 7 "Annotations"; ARCHITECTURE.md "API details the
 // spec leaves open"). The export call lives in routes/export.
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../context';
@@ -10,6 +12,10 @@ import {
   AnnotationStatusRequest,
   BatchSaveRequest,
   BatchSaveResponse,
+  ChangesQuery,
+  ChangesResponse,
+  HistoryQuery,
+  HistoryResponse,
   IdParams,
   ImageIdParams,
   LoadDataQuery,
@@ -19,10 +25,12 @@ import {
   ProjectIdParams,
   SaveChangesRequest,
   SaveDataRequest,
+  RestoreRequest,
   SaveDataResponse,
+  VersionQuery,
 } from '../../../../contract/annotation-api';
 import { UpdateStatusResponse } from '../../../../contract/images';
-import { annotationStats, batchSave, loadData, saveChanges, saveData, setAnnotationStatus } from '../../../services/annotations';
+import { annotationStats, annotationsAtVersion, batchSave, changesOf, historyOfImage, loadDataChunks, restoreVersion, saveChanges, saveData, setAnnotationStatus } from '../../../services/annotations';
 
 const MB = 1024 * 1024;
 
@@ -40,13 +48,27 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
     throw err;
   });
 
+  // The body streams out in chunks of rows as the database gave them (compressed when accepted);
+  // Fastify sends a stream as it is, so the response schema only documents it.
   const load = { schema: { tags, querystring: LoadDataQuery, response: { 200: LoadDataResponse } } };
-  app.get('/annotations/load-data/:imageId', { ...load, schema: { ...load.schema, params: ImageIdParams } }, async (request) =>
-    loadData(ctx, callerOf(request).id, request.params.imageId, request.query.project_id),
+  const streamed = (chunks: string[]) => Readable.from(chunks) as never;
+  app.get('/annotations/load-data/:imageId', { ...load, schema: { ...load.schema, params: ImageIdParams } }, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.imageId, request.query.project_id))),
   );
-  app.get('/annotations/load/:id', { ...load, schema: { ...load.schema, params: IdParams } }, async (request) =>
-    loadData(ctx, callerOf(request).id, request.params.id, request.query.project_id),
+  app.get('/annotations/load/:id', { ...load, schema: { ...load.schema, params: IdParams } }, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.id, request.query.project_id))),
   );
+
+  app.get('/annotations/changes/:imageId', { schema: { tags, params: ImageIdParams, querystring: ChangesQuery, response: { 200: ChangesResponse } } }, async (request) =>
+    changesOf(ctx, callerOf(request).id, request.params.imageId, request.query.since, request.query.project_id),
+  );
+  app.get('/annotations/history/:imageId', { schema: { tags, params: ImageIdParams, querystring: HistoryQuery, response: { 200: HistoryResponse } } }, async (request) =>
+    historyOfImage(ctx, callerOf(request).id, request.params.imageId, request.query),
+  );
+  app.get('/annotations/version/:imageId', { schema: { tags, params: ImageIdParams, querystring: VersionQuery, response: { 200: LoadDataResponse } } }, async (request) =>
+    annotationsAtVersion(ctx, callerOf(request).id, request.params.imageId, request.query.version, request.query.project_id),
+  );
+  app.post('/annotations/restore', { schema: { tags, body: RestoreRequest, response: { 200: SaveDataResponse } } }, async (request) => restoreVersion(ctx, callerOf(request).id, request.body));
 
   const save = { bodyLimit: MAX_SAVE_BYTES, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
   app.post('/annotations/save-data', save, async (request) => saveData(ctx, callerOf(request).id, request.body));

@@ -1,0 +1,344 @@
+// Annotations of an image: load (streamed), save (whole list or changes only) with versions,
+// batch save, the change log (changes since a version, history, an earlier version, restore),
+// status and stats. The rows, the version header and the log live in ./store.ts and ./history.ts.
+//
+// A save is one transaction: the image row is locked (SELECT ... FOR UPDATE), so saves of one
+// image run one after the other and the version check cannot race; the change is written as
+// version + 1 touching only the rows it names, the image's annotation_count and status change
+// with it, and the project counters follow through adjustCounters (services/images.ts).
+// Annotations are stored as the client sent them (unknown keys such as sam2_area kept) once every
+// one passed the stored-annotation schema.
+import { and, count, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { images, projects } from '../../db/schema';
+import { ApiError, errors } from '../../http/errors';
+import { StoredAnnotation } from '../../../contract/annotations';
+import {
+  ANNOTATION_KINDS,
+  CONFLICT_CURRENT_MAX_SHAPES,
+  MAX_SAVE_BYTES,
+  SaveChangesRequest,
+  SaveDataRequest,
+  type AnnotationStatsResponse,
+  type BatchSaveResult,
+  type ChangesResponse,
+  type HistoryResponse,
+  type LoadDataResponse,
+  type RestoreRequest,
+  type SaveDataResponse,
+} from '../../../contract/annotation-api';
+import type { ImageStatus } from '../../../contract/images';
+import { adjustCounters, imageFor, setImageStatus, type ImageRow } from '../images';
+import { projectFor } from '../projects';
+import type { Permission } from '../access';
+import { allTexts, applyChange, lockHeader, readAnnotations, rowsOf, type ChangeSet, type Conn, type Header } from './store';
+import { annotationsAt, changesSince, historyOf } from './history';
+
+export { readAnnotations, readAnnotationsOf } from './store';
+export { startHistorySweep, sweepHistory } from './history';
+
+type Annotation = Record<string, unknown>;
+
+/** The image, if the caller may `permission` in its organization and it belongs to `projectId` (when given); 404 otherwise. */
+async function annotatedImage(ctx: AppContext, userId: string, imageId: string, projectId: string | undefined, permission: Permission): Promise<ImageRow> {
+  const row = await imageFor(ctx, userId, imageId, permission);
+  if (projectId && row.projectId !== projectId) throw errors.notFound('Image');
+  return row;
+}
+
+/** The version header as clients see it (version 0 and no saved_at while nothing was ever saved). */
+async function headOf(db: Conn, imageId: string): Promise<{ version: number; savedAt: string | null }> {
+  const [h] = await rowsOf<{ version: number; updated_at: string | Date }>(db, sql`SELECT version, updated_at FROM annotation_documents WHERE image_id = ${imageId}`);
+  const version = h?.version ?? 0;
+  // The upload writes an empty version 0; only a save gives the annotations a saved_at.
+  return { version, savedAt: version > 0 && h ? new Date(h.updated_at).toISOString() : null };
+}
+
+async function currentDocument(db: Conn, imageId: string): Promise<LoadDataResponse> {
+  const head = await headOf(db, imageId);
+  return { annotations: await readAnnotations(db, imageId), version: head.version, saved_at: head.savedAt };
+}
+
+export async function loadData(ctx: AppContext, userId: string, imageId: string, projectId?: string): Promise<LoadDataResponse> {
+  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
+  return currentDocument(ctx.db, imageId);
+}
+
+/** Shapes per chunk of a streamed load. */
+const LOAD_CHUNK_SHAPES = 2000;
+
+/**
+ * load-data's body as JSON text chunks, in paint order: one statement (so one snapshot of rows
+ * and version) aggregates the rows in chunks of LOAD_CHUNK_SHAPES in the database, and the route
+ * streams them out as they are (compressed when the client accepts it), never parsing a shape.
+ */
+export async function loadDataChunks(ctx: AppContext, userId: string, imageId: string, projectId?: string): Promise<string[]> {
+  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
+  const rows = await rowsOf<{ version: number; updated_at: string | Date; body: string | null }>(
+    ctx.db,
+    sql`SELECT d.version, d.updated_at, c.body FROM annotation_documents d
+        LEFT JOIN LATERAL (
+          SELECT chunk, string_agg(data, ',' ORDER BY seq) AS body FROM (
+            SELECT data::text AS data, seq, (row_number() OVER (ORDER BY seq) - 1) / ${LOAD_CHUNK_SHAPES} AS chunk
+            FROM annotations WHERE image_id = d.image_id
+          ) t GROUP BY chunk
+        ) c ON true
+        WHERE d.image_id = ${imageId}
+        ORDER BY c.chunk`,
+  );
+  const version = rows[0]?.version ?? 0;
+  const savedAt = version > 0 ? new Date(rows[0]!.updated_at).toISOString() : null;
+  const bodies = rows.filter((r) => r.body !== null).map((r, i) => (i === 0 ? r.body! : `,${r.body!}`));
+  return ['{"annotations":[', ...bodies, `],"version":${version},"saved_at":${JSON.stringify(savedAt)}}`];
+}
+
+// --- validation
+
+function describePath(path: PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+function label(index: number, raw: unknown): string {
+  const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+  return id === null ? `Annotation ${index}` : `Annotation ${index} (id "${id.slice(0, 100)}")`;
+}
+
+/**
+ * Checks every annotation against the stored-annotation schema, then ids for duplicates, then
+ * class names against the project's classes. Throws 400 naming the first bad annotation.
+ */
+export function validateAnnotations(raw: unknown[], classNames: ReadonlySet<string>): void {
+  const seen = new Map<string, number>();
+  raw.forEach((item, i) => {
+    const parsed = StoredAnnotation.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const where = describePath(issue.path);
+      throw errors.badRequest(`${label(i, item)}: ${where ? `${where}: ` : ''}${issue.message}`, 'invalid_annotation', { index: i });
+    }
+    const a = parsed.data;
+    const first = seen.get(a.id);
+    if (first !== undefined) throw errors.badRequest(`${label(i, item)}: duplicate annotation id (annotation ${first} has the same id)`, 'duplicate_annotation_id', { index: i });
+    seen.set(a.id, i);
+    if (!classNames.has(a.name)) throw errors.badRequest(`Unknown class "${a.name.slice(0, 200)}"`, 'unknown_class', { index: i });
+  });
+}
+
+// --- save
+
+/** What a save changes, worked out inside its transaction on the locked header. */
+type Prepare = (tx: Conn, header: Header) => Promise<ChangeSet> | ChangeSet;
+
+export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
+  return commit(ctx, userId, body, body.base_version, (classNames) => {
+    validateAnnotations(body.annotations, classNames);
+    const list = body.annotations as Annotation[];
+    return async (tx) => {
+      // The list is the document: what it lacks is removed; rows are written only where they differ.
+      const stored = await allTexts(tx, body.image_id);
+      const listed = new Set(list.map((a) => a.id as string));
+      const removedIds = stored.filter((r) => !listed.has(r.id)).map((r) => r.id);
+      return { upserts: list, removedIds, order: keepsOrder(stored, list) ? undefined : list.map((a) => a.id as string) };
+    };
+  });
+}
+
+/** True when the list keeps the stored shapes in their paint order and adds new ones only on top (no renumbering needed). */
+function keepsOrder(stored: readonly { id: string; seq: number }[], list: readonly Annotation[]): boolean {
+  const seqs = new Map(stored.map((r) => [r.id, r.seq]));
+  let last = -1;
+  let sawNew = false;
+  for (const a of list) {
+    const seq = seqs.get(a.id as string);
+    if (seq === undefined) {
+      sawNew = true;
+      continue;
+    }
+    if (sawNew || seq < last) return false;
+    last = seq;
+  }
+  return true;
+}
+
+/** Applies upserts and removals on `base_version` (a change without a base applies to whatever is current: assisted segmentation's append). */
+export async function saveChanges(ctx: AppContext, userId: string, body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number }): Promise<SaveDataResponse> {
+  return commit(ctx, userId, body, body.base_version, (classNames) => {
+    validateAnnotations(body.upserts, classNames);
+    const upserts = new Set(body.upserts.map((a) => (a as { id: string }).id));
+    const both = body.removed_ids.find((id) => upserts.has(id));
+    if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
+    return () => ({ upserts: body.upserts as Annotation[], removedIds: body.removed_ids });
+  });
+}
+
+/** Makes the annotations of an earlier version current again, as a new version that says which it restored. */
+export async function restoreVersion(ctx: AppContext, userId: string, body: RestoreRequest): Promise<SaveDataResponse> {
+  const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
+  return commit(ctx, userId, { ...body, image_filename: image.filename }, body.base_version, () => async (tx, header) => {
+    if (body.version >= header.version) throw errors.badRequest(`Version ${body.version} is not earlier than the current version ${header.version}`, 'invalid_version');
+    const target = await annotationsAt(tx, body.image_id, body.version, header.version);
+    if (!target) throw errors.gone(`Version ${body.version} is no longer kept (the history keeps ${ctx.config.annotationHistoryDays} days)`, 'history_expired');
+    const kept = new Set(target.map((a) => a.id as string));
+    const removedIds = (await allTexts(tx, body.image_id)).filter((r) => !kept.has(r.id)).map((r) => r.id);
+    return { upserts: target, removedIds };
+  }, body.version);
+}
+
+/**
+ * One save: checks the image and the filename, lets `prepare` validate against the project's
+ * classes, then in one transaction locks the image and the version header, checks base_version
+ * (409 with what changed since, and the whole document while it is small), applies the change
+ * as version + 1 and moves the counters and status with it.
+ */
+async function commit(
+  ctx: AppContext,
+  userId: string,
+  body: { image_id: string; project_id: string; image_filename: string },
+  baseVersion: number | undefined,
+  prepare: (classNames: ReadonlySet<string>) => Prepare,
+  restoredFrom?: number,
+): Promise<SaveDataResponse> {
+  const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
+  if (body.image_filename !== image.filename) {
+    throw errors.badRequest(`image_filename "${body.image_filename.slice(0, 200)}" is not the image's filename "${image.filename}"`, 'filename_mismatch');
+  }
+  const [project] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, image.projectId)).limit(1);
+  if (!project) throw errors.notFound('Image');
+  const changeOf = prepare(new Set(project.classes.map((c) => c.name)));
+
+  return ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
+    if (!before) throw errors.notFound('Image');
+    const header = await lockHeader(tx, image.id, before.projectId);
+    if (baseVersion !== undefined && baseVersion !== header.version) throw await staleBase(tx, image.id, baseVersion, header, before.annotationCount);
+    const now = ctx.now?.() ?? new Date();
+    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom });
+    const newCount = Math.max(0, before.annotationCount + applied.added - applied.removed);
+    // Spec section 4 "Image status": the server moves a new image with annotations to annotating.
+    const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;
+    const [after] = await tx.update(images).set({ annotationCount: newCount, status, updatedAt: now }).where(eq(images.id, image.id)).returning();
+    await adjustCounters(tx, before.projectId, [before], [after!]);
+    return { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version: applied.version, saved_at: now.toISOString() };
+  });
+}
+
+/** The 409 of a stale base: what changed since it, and the whole document while it is small (or when the log no longer reaches back). */
+async function staleBase(tx: Conn, imageId: string, baseVersion: number, header: Header, shapes: number): Promise<ApiError> {
+  const head = { version: header.version, savedAt: header.version > 0 ? header.updatedAt.toISOString() : null };
+  const changes = baseVersion < header.version ? await changesSince(tx, imageId, baseVersion, head) : null;
+  const extra: { changes?: ChangesResponse; current?: LoadDataResponse } = {};
+  if (changes) extra.changes = changes;
+  if (!changes || shapes <= CONFLICT_CURRENT_MAX_SHAPES) extra.current = { annotations: await readAnnotations(tx, imageId), version: head.version, saved_at: head.savedAt };
+  return errors.conflict(
+    `The annotations changed since version ${baseVersion} (now version ${header.version}); reload them and apply your changes again`,
+    'version_conflict',
+    extra,
+  );
+}
+
+/** Every save on its own: a bad, conflicting or forbidden one fails alone. */
+export async function batchSave(ctx: AppContext, userId: string, saves: unknown[]): Promise<{ success: true; saved: number; failed: number; results: BatchSaveResult[] }> {
+  const results: BatchSaveResult[] = [];
+  for (const [i, raw] of saves.entries()) {
+    const imageId = raw && typeof raw === 'object' && typeof (raw as { image_id?: unknown }).image_id === 'string' ? (raw as { image_id: string }).image_id : null;
+    try {
+      const full = Boolean(raw && typeof raw === 'object' && 'annotations' in raw);
+      const parsed = (full ? SaveDataRequest : SaveChangesRequest).safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const where = describePath(issue.path);
+        throw errors.badRequest(`Save ${i}: ${where ? `${where}: ` : ''}${issue.message}`, 'validation_failed');
+      }
+      if (Buffer.byteLength(JSON.stringify(parsed.data)) > MAX_SAVE_BYTES) {
+        throw errors.tooLarge(`Save ${i}: the annotations are larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB`);
+      }
+      const saved = full ? await saveData(ctx, userId, parsed.data as SaveDataRequest) : await saveChanges(ctx, userId, parsed.data as SaveChangesRequest);
+      results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, image_status: saved.status, new_count: saved.new_count });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.code === 'version_conflict') {
+        results.push({ image_id: imageId, status: 'conflict', error: err.message, code: err.code, current: err.extra.current as LoadDataResponse | undefined, changes: err.extra.changes as ChangesResponse | undefined });
+      } else {
+        results.push({ image_id: imageId, status: 'error', error: err.message, code: err.code });
+      }
+    }
+  }
+  const saved = results.filter((r) => r.status === 'saved').length;
+  return { success: true, saved, failed: results.length - saved, results };
+}
+
+// --- the change log
+
+/** GET changes: the net change since `since`; 410 when the log no longer reaches back that far. */
+export async function changesOf(ctx: AppContext, userId: string, imageId: string, since: number, projectId?: string): Promise<ChangesResponse> {
+  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
+  const head = await headOf(ctx.db, imageId);
+  if (since > head.version) throw errors.badRequest(`since ${since} is after the current version ${head.version}`, 'invalid_version');
+  const changes = await changesSince(ctx.db, imageId, since, head);
+  if (!changes) throw errors.gone(`The change log no longer reaches back to version ${since}: load the annotations again`, 'history_expired');
+  return changes;
+}
+
+export async function historyOfImage(ctx: AppContext, userId: string, imageId: string, query: { project_id?: string; before?: number; limit: number }): Promise<HistoryResponse> {
+  await annotatedImage(ctx, userId, imageId, query.project_id, 'annotations.read');
+  const head = await headOf(ctx.db, imageId);
+  return historyOf(ctx.db, imageId, head.version, query);
+}
+
+/** The annotations as they were at `version` (read only: restore makes them current). */
+export async function annotationsAtVersion(ctx: AppContext, userId: string, imageId: string, version: number, projectId?: string): Promise<LoadDataResponse> {
+  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
+  return ctx.db.transaction(async (tx) => {
+    const head = await headOf(tx, imageId);
+    if (version > head.version) throw errors.notFound(`Version ${version}`);
+    const annotations = version === head.version ? await readAnnotations(tx, imageId) : await annotationsAt(tx, imageId, version, head.version);
+    if (!annotations) throw errors.gone(`Version ${version} is no longer kept (the history keeps ${ctx.config.annotationHistoryDays} days)`, 'history_expired');
+    const [row] = version > 0 ? await rowsOf<{ created_at: string | Date }>(tx, sql`SELECT created_at FROM annotation_changes WHERE image_id = ${imageId} AND version = ${version}`) : [];
+    return { annotations, version, saved_at: row ? new Date(row.created_at).toISOString() : null };
+  });
+}
+
+// --- status
+
+export async function setAnnotationStatus(ctx: AppContext, userId: string, body: { image_id: string; project_id: string } & ({ status: ImageStatus } | { cycle: true })) {
+  await annotatedImage(ctx, userId, body.image_id, body.project_id, 'images.stage');
+  return setImageStatus(ctx, userId, body.image_id, 'status' in body ? { status: body.status } : { cycle: true });
+}
+
+// --- stats
+
+/** Counts over the project's images in the Data view (archived images left out), counted by SQL over the rows. */
+export async function annotationStats(ctx: AppContext, userId: string, projectId: string): Promise<AnnotationStatsResponse> {
+  await projectFor(ctx, userId, projectId, 'annotations.read');
+  const [groups, totals] = await Promise.all([
+    rowsOf<{ name: string; kind: string; n: number | string }>(
+      ctx.db,
+      sql`SELECT a.name, a.kind, count(*) AS n
+          FROM ${images} i JOIN annotations a ON a.image_id = i.id
+          WHERE i.project_id = ${projectId} AND NOT i.is_archived
+          GROUP BY 1, 2`,
+    ).then((rows) => ({ rows })),
+    ctx.db
+      .select({ total: count(), annotated: sql<number>`count(*) FILTER (WHERE ${images.annotationCount} > 0)`.mapWith(Number) })
+      .from(images)
+      .where(and(eq(images.projectId, projectId), eq(images.isArchived, false))),
+  ]);
+  const by_type = Object.fromEntries(ANNOTATION_KINDS.map((k) => [k, 0])) as AnnotationStatsResponse['by_type'];
+  const by_class: Record<string, number> = {};
+  let total = 0;
+  for (const row of groups.rows) {
+    const n = Number(row.n);
+    total += n;
+    by_type[row.kind as keyof typeof by_type] += n;
+    const name = row.name ?? '';
+    by_class[name] = (by_class[name] ?? 0) + n;
+  }
+  return {
+    project_id: projectId,
+    total_annotations: total,
+    by_type,
+    by_class,
+    images_with_annotations: totals[0]?.annotated ?? 0,
+    images_total: totals[0]?.total ?? 0,
+  };
+}
