@@ -80,9 +80,9 @@ export const ChangesResponse = z.object({
   version: z.number().int(),
   /** When `version` was saved (null while never saved). */
   saved_at: z.string().nullable(),
-  /** Shapes added or changed after `since`, as they are at `version`, in paint order. */
+  /** Shapes added or changed after `since`, as they are at `version`. Apply `removed_ids` first, then these: a changed shape keeps its place, a new one goes on top. */
   upserts: z.array(AnnotationValue),
-  /** Ids removed after `since` (an id added and removed in between may be listed too). */
+  /** Ids removed after `since`. An id removed and added again is in both lists (it went on top); one added and removed in between may be listed too. */
   removed_ids: z.array(z.string()),
 });
 export type ChangesResponse = z.infer<typeof ChangesResponse>;

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { annotationDocuments, images, organizationMembers } from '../../src/server/db/schema';
+import { moveDocumentsToRows } from '../../src/server/db/annotation-rows';
 import { decodeRle, encodeMask } from '../../src/engine/model/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
@@ -83,6 +84,8 @@ beforeAll(async () => {
   for (const doc of docs) {
     await server.built.ctx.db.insert(annotationDocuments).values(doc).onConflictDoUpdate({ target: annotationDocuments.imageId, set: { annotations: doc.annotations, version: doc.version } });
   }
+  // Documents written in the old one-list layout, moved into rows as start-up moves them.
+  await moveDocumentsToRows(server.built.ctx.database);
 }, 60_000);
 
 afterAll(async () => {
@@ -218,6 +221,7 @@ describe('large selections', () => {
     });
     for (let i = 0; i < rows.length; i += 500) await server.built.ctx.db.insert(images).values(rows.slice(i, i + 500));
     await server.built.ctx.db.insert(annotationDocuments).values(rows.map((r, i) => ({ imageId: r.id, projectId: big.id, annotations: [{ id: `a${i}`, name: 'car', bounding_box: { x: i % 10, y: 0, w: 1, h: 1 } }], version: 1 })));
+    await moveDocumentsToRows(server.built.ctx.database);
   }, 60_000);
 
   it('exports every image once, across batches, in filename order', async () => {
@@ -250,6 +254,7 @@ describe('large selections', () => {
     for (const r of rows) {
       await server.built.ctx.db.insert(annotationDocuments).values({ imageId: r.id, projectId: heavy.id, annotations: [{ id: 'p', name: 'poly', bounding_box: { x: 0, y: 0, w: 1000, h: 1000 }, polygon: { path: path() } }], version: 1 });
     }
+    await moveDocumentsToRows(server.built.ctx.database);
     const spools = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('vellum-export-'));
     const before = new Set(spools());
     // A plain HTTP client that reads one chunk and then closes its socket.

@@ -180,7 +180,8 @@ describe('register', () => {
     const sidecar = JSON.parse(Buffer.concat(await (await storage.get(bucket, `${project.gcs_path}/images/photo.jpg.json`)).body.toArray()).toString());
     expect(sidecar).toEqual({ image_path: image.gcs_path, filename: 'photo.jpg', width: 640, height: 480, stage: 'New', annotations: [] });
     const [doc] = await server.built.ctx.db.select().from(annotationDocuments).where(eq(annotationDocuments.imageId, image.id));
-    expect(doc).toMatchObject({ projectId: project.id, annotations: [], version: 0 });
+    expect(doc).toMatchObject({ projectId: project.id, version: 0 });
+    expect((await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: owner.token })).body).toEqual({ annotations: [], version: 0, saved_at: null });
     const after = await projectRow();
     expect(after.image_count).toBe(before.image_count + 1);
     expect(after.total_size).toBe(before.total_size + bytes.length);

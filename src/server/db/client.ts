@@ -16,7 +16,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Opens the database and brings its schema up to date (migrations, then data moves). */
 export async function openDatabase(config: Config['database']): Promise<Database> {
+  const database = await connectDatabase(config);
+  await migrate(database);
+  return database;
+}
+
+/** Opens the database as it is, without migrating (tests that prepare an older layout). */
+export async function connectDatabase(config: Config['database']): Promise<Database> {
   let database: Database;
   if (config.kind === 'pglite') {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -43,6 +51,5 @@ export async function openDatabase(config: Config['database']): Promise<Database
       close: () => pool.end(),
     };
   }
-  await migrate(database);
   return database;
 }

@@ -32,6 +32,7 @@ async function logAfter(db: Conn, imageId: string, since: number, version: numbe
 export async function changesSince(db: Conn, imageId: string, since: number, head: { version: number; savedAt: string | null }): Promise<ChangesResponse | null> {
   const rows = await logAfter(db, imageId, since, head.version, false);
   if (!rows) return null;
+  // An id removed and added again stays in `removed` too: applied removals first, it goes on top, as on the server.
   const upserts = new Map<string, Annotation>();
   const removed = new Set<string>();
   for (const r of rows) {
@@ -39,11 +40,7 @@ export async function changesSince(db: Conn, imageId: string, since: number, hea
       upserts.delete(id);
       removed.add(id);
     }
-    for (const a of JSON.parse(r.upserts) as Annotation[]) {
-      const id = a.id as string;
-      removed.delete(id);
-      upserts.set(id, a);
-    }
+    for (const a of JSON.parse(r.upserts) as Annotation[]) upserts.set(a.id as string, a);
   }
   return { since, version: head.version, saved_at: head.savedAt, upserts: [...upserts.values()], removed_ids: [...removed] };
 }

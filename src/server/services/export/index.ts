@@ -379,8 +379,8 @@ async function run(s: RunState, sink: ZipSink): Promise<void> {
     let batch = s.first;
     while (batch.length > 0) {
       for (const chunk of docChunks(batch)) {
-        const withShapes = chunk.filter((r) => r.image.annotationCount > 0).map((r) => r.image.id);
-        const docs = await readAnnotationsOf(s.ctx.db, withShapes, s.classFilter);
+        // Every image is asked for: the counter only sizes the chunks, it never decides what is exported.
+        const docs = await readAnnotationsOf(s.ctx.db, chunk.map((r) => r.image.id), s.classFilter);
         for (const { image, version } of chunk) {
           if (sink.aborted) throw new ExportAborted();
           const kept = docs.get(image.id) ?? [];

@@ -30,13 +30,34 @@ import {
   VersionQuery,
 } from '../../../../contract/annotation-api';
 import { UpdateStatusResponse } from '../../../../contract/images';
-import { annotationStats, annotationsAtVersion, batchSave, changesOf, historyOfImage, loadDataChunks, restoreVersion, saveChanges, saveData, setAnnotationStatus } from '../../../services/annotations';
+import {
+  annotationStats,
+  annotationsAtVersion,
+  batchSave,
+  changesOf,
+  historyOfImage,
+  loadDataChunks,
+  restoreVersion,
+  saveChanges,
+  saveData,
+  setAnnotationStatus,
+  startHistorySweep,
+} from '../../../services/annotations';
 
 const MB = 1024 * 1024;
 
 export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['annotations'];
+
+  // The change log's retention sweep (ANNOTATION_HISTORY_DAYS) runs while the app does.
+  let stopSweep: (() => void) | null = null;
+  fastify.addHook('onReady', async () => {
+    stopSweep = startHistorySweep(ctx);
+  });
+  fastify.addHook('onClose', async () => {
+    stopSweep?.();
+  });
 
   // A body over the route's limit gets a message that says which limit; everything else goes on
   // to the application's error handler.
