@@ -508,6 +508,21 @@ describe('version conflicts', () => {
     expect(m.status().state).toBe('pending');
   });
 
+  it('merges the same way when the 409 carries only the changes since the base (a large document)', async () => {
+    const { clock, server, m, ed, merges } = await conflictSetup([box('a'), box('b'), box('x')]);
+    server.answerConflictsWith('changes');
+    ed.upsert(box('a', 1));
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
+    await clock.advance(1000);
+    expect(server.calls.length).toBe(2);
+    expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
+    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], changes: { upserts: [box('b', 2), box('c')], removed: ['x'] } } }]);
+    expect(m.status()).toMatchObject({ state: 'conflict-merged' });
+    // Nothing had to be loaded whole.
+    expect(server.loads).toEqual([]);
+  });
+
   it('the same shape changed on both sides: the later edit wins and is reported', async () => {
     // Ours is later: the other side saved at 500 ms, we edited at 1000 ms.
     const later = await conflictSetup([box('a'), box('b')]);

@@ -8,7 +8,7 @@
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { SaveChangesRequest, SaveDataResponse } from '../../../../contract/annotation-api';
 import { nextTask } from '../../../../engine/tasks';
-import { applyDelta, byId, countDifferences, deltaBetween, merge3, sameJson } from './merge';
+import { applyDelta, applyServerChanges, byId, countDifferences, deltaBetween, merge3, sameJson } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
 import type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
@@ -260,6 +260,20 @@ export function createManager(deps: SaveDeps): SaveManager {
 
   type Next = 'done' | 'again' | 'stop';
 
+  /**
+   * The server's document after a 409: the changes since this base applied to it (what a large
+   * document gets), else the whole document the 409 carried, else load-data.
+   */
+  async function theirsOf(s: Slot, outcome: Extract<SaveOutcome, { kind: 'conflict' }>): Promise<{ annotations: StoredAnnotation[]; version: number; saved_at: string | null } | null> {
+    const { changes, current } = outcome;
+    if (changes && changes.since === s.base.version) {
+      const annotations = applyServerChanges(listOf(s.base), changes.upserts as StoredAnnotation[], changes.removed_ids);
+      return { annotations, version: changes.version, saved_at: changes.saved_at };
+    }
+    const doc = current ?? (await deps.transport.load(s.ref.imageId, s.ref.projectId));
+    return doc ? { annotations: doc.annotations as StoredAnnotation[], version: doc.version, saved_at: doc.saved_at } : null;
+  }
+
   async function finish(s: Slot, p: Prepared, outcome: SaveOutcome, refreshed: { tried: boolean }): Promise<Next> {
     switch (outcome.kind) {
       case 'saved': {
@@ -284,8 +298,10 @@ export function createManager(deps: SaveDeps): SaveManager {
         return s.needsSave && s.again ? 'again' : 'done';
       }
       case 'conflict': {
-        const current = outcome.current;
-        const theirsList = current.annotations as StoredAnnotation[];
+        const current = await theirsOf(s, outcome);
+        // Neither did the changes fit this base nor could the document be loaded: like a failed request, try again later.
+        if (!current) return finish(s, p, { kind: 'retry', status: 409, message: 'Could not load the other changes to merge' }, refreshed);
+        const theirsList = current.annotations;
         const theirs = docOf(theirsList, current.version, parseTime(current.saved_at));
         const entries = [...s.inFlight, ...s.pending];
         const times = editTimes(entries);

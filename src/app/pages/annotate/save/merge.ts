@@ -103,6 +103,11 @@ export function merge3(base: readonly StoredAnnotation[], ours: readonly StoredA
 }
 
 /** The list with a delta applied: upserts replace in place or append; removals drop. */
+/** The server's changes since a version, applied as the server applied them: removals first, then upserts (in place, or on top). */
+export function applyServerChanges(list: readonly StoredAnnotation[], upserts: Iterable<StoredAnnotation>, removed: Iterable<string>): StoredAnnotation[] {
+  return applyDelta(applyDelta(list, [], removed), upserts, []);
+}
+
 export function applyDelta(list: readonly StoredAnnotation[], upserts: Iterable<StoredAnnotation>, removed: Iterable<string>): StoredAnnotation[] {
   const gone = new Set(removed);
   const up = new Map<string, StoredAnnotation>();

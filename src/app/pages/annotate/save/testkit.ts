@@ -69,7 +69,29 @@ export function fakeServer(clock: FakeClock) {
   const loads: string[] = [];
   let refreshes = 0;
 
+  /** Every version each image had, for 409s answered with changes. */
+  const versions = new Map<string, Map<number, LoadDataResponse>>();
+  /** 'changes': a 409 carries only what changed since the base, as the server does for large documents. */
+  let conflictWith: 'current' | 'changes' = 'current';
+  const store = (imageId: string, d: LoadDataResponse) => {
+    docs.set(imageId, d);
+    if (!versions.has(imageId)) versions.set(imageId, new Map());
+    versions.get(imageId)!.set(d.version, structuredClone(d));
+  };
   const doc = (imageId: string): LoadDataResponse => docs.get(imageId) ?? { annotations: [], version: 0, saved_at: null };
+  const changesSince = (imageId: string, since: number) => {
+    const base = versions.get(imageId)?.get(since) ?? { annotations: [], version: 0, saved_at: null };
+    const current = doc(imageId);
+    const before = new Map(base.annotations.map((a) => [a.id as string, JSON.stringify(a)]));
+    const now = new Set(current.annotations.map((a) => a.id as string));
+    return {
+      since,
+      version: current.version,
+      saved_at: current.saved_at,
+      upserts: structuredClone(current.annotations.filter((a) => before.get(a.id as string) !== JSON.stringify(a))),
+      removed_ids: [...before.keys()].filter((id) => !now.has(id)),
+    };
+  };
   /** save-changes on the stored list: removed ids drop, upserts replace in place, the rest are appended. */
   const applyChanges = (current: readonly Record<string, unknown>[], upserts: readonly unknown[], removedIds: readonly string[]) => {
     const up = new Map(upserts.map((a) => [(a as { id: string }).id, a as Record<string, unknown>]));
@@ -92,11 +114,13 @@ export function fakeServer(clock: FakeClock) {
       const both = body.removed_ids.find((id) => body.upserts.some((a) => (a as { id: string }).id === id));
       if (both !== undefined) return { kind: 'refused', status: 400, message: `Annotation "${both}" is both changed and removed` };
     }
-    if (body.base_version !== undefined && body.base_version !== current.version) return { kind: 'conflict', current: structuredClone(current) };
+    if (body.base_version !== undefined && body.base_version !== current.version) {
+      return conflictWith === 'changes' ? { kind: 'conflict', changes: changesSince(body.image_id, body.base_version) } : { kind: 'conflict', current: structuredClone(current) };
+    }
     const annotations = isWholeSave(body) ? (structuredClone(body.annotations) as Record<string, unknown>[]) : applyChanges(current.annotations, structuredClone(body.upserts), body.removed_ids);
     const version = current.version + 1;
     const saved_at = new Date(clock.now()).toISOString();
-    docs.set(body.image_id, { annotations, version, saved_at });
+    store(body.image_id, { annotations, version, saved_at });
     return { kind: 'saved', res: { success: true, status_updated: current.version === 0, status: 'annotating', new_count: annotations.length, version, saved_at } };
   };
   const record = (body: SaveBody, keepalive: boolean, batch: boolean) => {
@@ -130,10 +154,14 @@ export function fakeServer(clock: FakeClock) {
     calls,
     script,
     doc,
+    /** How a 409 answers: the whole document, or only the changes since the base. */
+    answerConflictsWith(how: 'current' | 'changes') {
+      conflictWith = how;
+    },
     /** Another client's save, straight to the server. */
     saveAs(imageId: string, annotations: StoredAnnotation[]) {
       const current = doc(imageId);
-      docs.set(imageId, { annotations: structuredClone(annotations) as Record<string, unknown>[], version: current.version + 1, saved_at: new Date(clock.now()).toISOString() });
+      store(imageId, { annotations: structuredClone(annotations) as Record<string, unknown>[], version: current.version + 1, saved_at: new Date(clock.now()).toISOString() });
     },
     /** Saves wait until release() is called. */
     holdSaves() {

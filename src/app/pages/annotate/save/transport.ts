@@ -1,13 +1,14 @@
 // How a save reaches the server: save-changes (or save-data for a whole list) and batch-save-data,
 // each answer turned into an outcome the manager acts on (saved, conflict, retry later, sign-in
 // needed, refused).
-import { BatchSaveResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
+import { BatchSaveResponse, ChangesResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
 import { ApiRequestError, apiFetch, authHeaders } from '../../../api/client';
 import { getSupabase } from '../../../api/supabase';
 
 export type SaveOutcome =
   | { kind: 'saved'; res: SaveDataResponse }
-  | { kind: 'conflict'; current: LoadDataResponse }
+  /** A stale base: what changed since it, and the whole document while it is small (the server sends at least one). */
+  | { kind: 'conflict'; current?: LoadDataResponse; changes?: ChangesResponse }
   /** 429, 503 (or another 5xx) and network failures (status null): worth trying again. */
   | { kind: 'retry'; status: number | null; message: string }
   | { kind: 'auth'; message: string }
@@ -36,12 +37,19 @@ export function outcomeOf(status: number, body: string): SaveOutcome {
   const err = new ApiRequestError(status, body);
   const message = err.error ?? `The server answered ${status}`;
   if (status === 409 && err.code === 'version_conflict') {
-    const current = LoadDataResponse.safeParse(err.data?.current);
-    if (current.success) return { kind: 'conflict', current: current.data };
+    const conflict = conflictOf(err.data?.current, err.data?.changes);
+    if (conflict) return conflict;
   }
   if (status === 401) return { kind: 'auth', message };
   if (status === 429 || status >= 500) return { kind: 'retry', status, message };
   return { kind: 'refused', status, message };
+}
+
+function conflictOf(current: unknown, changes: unknown): SaveOutcome | null {
+  const c = LoadDataResponse.safeParse(current);
+  const ch = ChangesResponse.safeParse(changes);
+  if (!c.success && !ch.success) return null;
+  return { kind: 'conflict', ...(c.success && { current: c.data }), ...(ch.success && { changes: ch.data }) };
 }
 
 export function createHttpTransport(): SaveTransport {
@@ -95,7 +103,8 @@ export function createHttpTransport(): SaveTransport {
             res: { success: true, version: x.version ?? 0, saved_at: x.saved_at ?? new Date().toISOString(), status_updated: !!x.status_updated, new_count: x.new_count ?? 0, status: x.image_status ?? 'annotating' },
           };
         }
-        if (x.status === 'conflict' && x.current) return { kind: 'conflict', current: x.current };
+        const conflict = x.status === 'conflict' ? conflictOf(x.current, x.changes) : null;
+        if (conflict) return conflict;
         const status = x.code === 'forbidden' ? 403 : x.code === 'not_found' ? 404 : x.code === 'payload_too_large' ? 413 : 400;
         return { kind: 'refused', status, message: x.error ?? 'The save was refused' };
       });
