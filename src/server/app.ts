@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -17,6 +18,8 @@ import type { AppContext } from './context';
 import { ApiError, errorBody } from './http/errors';
 import { installAuthGuard } from './http/auth-guard';
 import { registerRoutes } from './http/routes';
+import { compressionOptions } from './http/compression';
+import { staticCacheControl } from './http/static-assets';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -88,6 +91,23 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     return reply.status(500).send({ success: false, error: 'Internal server error', code: 'internal_error' });
   });
 
+  // The SPA's files, before compression so that its hook never sees their routes: they were
+  // compressed at build time and are served as they are asked for (http/static-assets.ts).
+  const indexHtml = path.join(config.appDir, 'index.html');
+  const hasApp = fs.existsSync(indexHtml);
+  if (hasApp) {
+    await app.register(fastifyStatic, {
+      root: config.appDir,
+      wildcard: false,
+      index: false,
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders: (reply, filePath) => reply.header('cache-control', staticCacheControl(config.appDir, filePath)),
+    });
+  }
+  // Every route from here on: JSON and text of 1 KB or more, br or gzip (http/compression.ts).
+  await app.register(fastifyCompress, compressionOptions);
+
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Vellum API', description: 'The product API of Vellum. Authenticate with a bearer access token from /auth/v1.', version: '1.0.0' },
@@ -103,16 +123,13 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   await storage.registerRoutes(app);
   await registerRoutes(app, ctx);
 
-  const indexHtml = path.join(config.appDir, 'index.html');
-  const hasApp = fs.existsSync(indexHtml);
-  if (hasApp) await app.register(fastifyStatic, { root: config.appDir, wildcard: false, index: false });
   app.setNotFoundHandler((request, reply) => {
     const url = request.url.split('?')[0];
     if (request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
       return reply.status(404).send({ success: false, error: `Route ${request.method} ${url} not found`, code: 'not_found' });
     }
     if (!hasApp) return reply.status(503).type('text/plain').send('The app is not built yet: run `npm run build` (npm start does it for you).');
-    return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.type('text/html').sendFile('index.html'); // cache-control: no-cache, from setHeaders
   });
 
   let closed = false;

@@ -159,7 +159,9 @@ export async function registerLocalRoutes(app: FastifyInstance, driver: LocalSto
     });
 
     const url = `${OBJECT_ROUTE_PREFIX}*`;
-    scope.route({ method: ['GET', 'HEAD'], url, exposeHeadRoute: false, handler: (req, reply) => download(driver, req, reply) });
+    // Objects go out byte for byte: their ETag, Content-Length and byte ranges describe the stored
+    // bytes (most are images or tiles, compressed already), so response compression stays off.
+    scope.route({ method: ['GET', 'HEAD'], url, exposeHeadRoute: false, compress: false, handler: (req, reply) => download(driver, req, reply) });
     scope.route({ method: 'PUT', url, handler: (req, reply) => upload(driver, req, reply) });
     scope.route({
       method: 'OPTIONS',
