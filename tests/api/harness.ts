@@ -30,7 +30,8 @@ async function isolatedDatabaseUrl(base: string): Promise<string> {
   return url.toString();
 }
 
-export async function startServer(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
+/** `beforeListen` may add routes of the test's own before the server starts taking requests. */
+export async function startServer(env: Record<string, string> = {}, dataDir = tempDir(), opts: { beforeListen?: (app: BuiltApp['app']) => void | Promise<void> } = {}): Promise<TestServer> {
   const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   if (process.env.DATABASE_URL && !env.DATABASE_URL) baseEnv.DATABASE_URL = await isolatedDatabaseUrl(process.env.DATABASE_URL);
   // Bind first to learn the port, then build with PUBLIC_URL pointing at it (signed URLs and redirects need it).
@@ -45,6 +46,7 @@ export async function startServer(env: Record<string, string> = {}, dataDir = te
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ ...baseEnv, PORT: String(port), PUBLIC_URL: url, ...env });
   const built = await buildApp(config, { logger: false });
+  await opts.beforeListen?.(built.app);
   await built.app.listen({ port, host: '127.0.0.1' });
   return { url, config, built, stop: () => built.close() };
 }
