@@ -88,7 +88,7 @@ export const ChangesResponse = z.object({
 export type ChangesResponse = z.infer<typeof ChangesResponse>;
 
 /** Documents up to this many shapes come whole in a 409 (`current`); larger ones only as `changes`. */
-export const CONFLICT_CURRENT_MAX_SHAPES = 10_000;
+export const CONFLICT_CURRENT_MAX_SHAPES = 1_000;
 
 /**
  * The 409 body of a stale base_version: `changes` is what happened since the client's base (when

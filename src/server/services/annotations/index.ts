@@ -206,11 +206,12 @@ async function commit(
   if (!project) throw errors.notFound('Image');
   const changeOf = prepare(new Set(project.classes.map((c) => c.name)));
 
-  return ctx.db.transaction(async (tx) => {
+  const saved = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before) throw errors.notFound('Image');
     const header = await lockHeader(tx, image.id, before.projectId);
-    if (baseVersion !== undefined && baseVersion !== header.version) throw await staleBase(tx, image.id, baseVersion, header, before.annotationCount);
+    // A stale base leaves the lock at once; what changed is read after it, so other saves need not wait for that.
+    if (baseVersion !== undefined && baseVersion !== header.version) return null;
     const now = ctx.now?.() ?? new Date();
     const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom });
     const newCount = Math.max(0, before.annotationCount + applied.added - applied.removed);
@@ -220,20 +221,33 @@ async function commit(
     await adjustCounters(tx, before.projectId, [before], [after!]);
     return { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version: applied.version, saved_at: now.toISOString() };
   });
+  if (!saved) throw await staleBase(ctx, image.id, baseVersion!);
+  return saved;
+}
+
+/** Runs `read` on one snapshot of the database (its statements see the same committed state), without locking anything. */
+function onSnapshot<T>(ctx: AppContext, read: (tx: Conn) => Promise<T>): Promise<T> {
+  return ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+    return read(tx);
+  });
 }
 
 /** The 409 of a stale base: what changed since it, and the whole document while it is small (or when the log no longer reaches back). */
-async function staleBase(tx: Conn, imageId: string, baseVersion: number, header: Header, shapes: number): Promise<ApiError> {
-  const head = { version: header.version, savedAt: header.version > 0 ? header.updatedAt.toISOString() : null };
-  const changes = baseVersion < header.version ? await changesSince(tx, imageId, baseVersion, head) : null;
-  const extra: { changes?: ChangesResponse; current?: LoadDataResponse } = {};
-  if (changes) extra.changes = changes;
-  if (!changes || shapes <= CONFLICT_CURRENT_MAX_SHAPES) extra.current = { annotations: await readAnnotations(tx, imageId), version: head.version, saved_at: head.savedAt };
-  return errors.conflict(
-    `The annotations changed since version ${baseVersion} (now version ${header.version}); reload them and apply your changes again`,
-    'version_conflict',
-    extra,
-  );
+async function staleBase(ctx: AppContext, imageId: string, baseVersion: number): Promise<ApiError> {
+  return onSnapshot(ctx, async (tx) => {
+    const head = await headOf(tx, imageId);
+    const changes = baseVersion < head.version ? await changesSince(tx, imageId, baseVersion, head) : null;
+    const extra: { changes?: ChangesResponse; current?: LoadDataResponse } = {};
+    if (changes) extra.changes = changes;
+    const [count] = changes ? await rowsOf<{ n: number | string }>(tx, sql`SELECT annotation_count AS n FROM images WHERE id = ${imageId}`) : [];
+    if (!changes || Number(count?.n ?? 0) <= CONFLICT_CURRENT_MAX_SHAPES) extra.current = { annotations: await readAnnotations(tx, imageId), version: head.version, saved_at: head.savedAt };
+    return errors.conflict(
+      `The annotations changed since version ${baseVersion} (now version ${head.version}); reload them and apply your changes again`,
+      'version_conflict',
+      extra,
+    );
+  });
 }
 
 /** Every save on its own: a bad, conflicting or forbidden one fails alone. */
@@ -288,7 +302,7 @@ export async function historyOfImage(ctx: AppContext, userId: string, imageId: s
 /** The annotations as they were at `version` (read only: restore makes them current). */
 export async function annotationsAtVersion(ctx: AppContext, userId: string, imageId: string, version: number, projectId?: string): Promise<LoadDataResponse> {
   await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
-  return ctx.db.transaction(async (tx) => {
+  return onSnapshot(ctx, async (tx) => {
     const head = await headOf(tx, imageId);
     if (version > head.version) throw errors.notFound(`Version ${version}`);
     const annotations = version === head.version ? await readAnnotations(tx, imageId) : await annotationsAt(tx, imageId, version, head.version);
