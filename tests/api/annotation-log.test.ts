@@ -303,6 +303,25 @@ describe('conflicts', () => {
 });
 
 describe('assisted segmentation and other writers', () => {
+  it('batch-save-data entries of both kinds are versions of their images, each in the log', async () => {
+    const a = await newImage();
+    const b = await newImage();
+    await saveData(b, [box('x')]);
+    const res = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: {
+        saves: [
+          { image_id: a.id, project_id: project.id, image_filename: a.filename, annotations: [box('a1'), box('a2')] },
+          { image_id: b.id, project_id: project.id, image_filename: b.filename, base_version: 1, upserts: [box('y')], removed_ids: ['x'] },
+        ],
+      },
+    });
+    expect(res.body).toMatchObject({ saved: 2, failed: 0 });
+    expect((await changes(a, 0)).body).toMatchObject({ version: 1, upserts: [box('a1'), box('a2')], removed_ids: [] });
+    expect((await changes(b, 1)).body).toMatchObject({ version: 2, upserts: [box('y')], removed_ids: ['x'] });
+    expect((await history(b)).body.entries[0]).toMatchObject({ version: 2, added: 1, removed: 1 });
+  });
+
   it('save-segmentation adds one row on top and logs it', async () => {
     const img = await newImage();
     await saveData(img, [box('a')]);
