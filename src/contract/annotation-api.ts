@@ -20,7 +20,11 @@ export const IdParams = z.object({ id: uuid('Image id') });
 export const ProjectIdParams = z.object({ projectId: uuid('Project id') });
 
 /** project_id is what the SPA sends; when given it must be the image's project (404 otherwise). */
-export const LoadDataQuery = z.object({ project_id: uuid('project_id').optional() });
+export const LoadDataQuery = z.object({
+  project_id: uuid('project_id').optional(),
+  /** `columns`: the compact encoding of contract/annotation-columns.ts (`{format, count, version, saved_at, annotations: [blocks]}`), what the editor asks for. */
+  encoding: z.enum(['columns'], { message: 'encoding must be columns (or left out)' }).optional(),
+});
 
 /** An annotation as the server stores and returns it: the stored-annotation shape, unknown keys kept. */
 const AnnotationValue = z.record(z.string(), z.unknown());

@@ -8,6 +8,7 @@ import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { sweepHistory } from '../../src/server/services/annotations';
 import { organizationMembers } from '../../src/server/db/schema';
+import { COLUMNS_FORMAT, decodeBlock, type ColumnBlock } from '../../src/contract/annotation-columns';
 
 let server: TestServer;
 let owner: Member;
@@ -109,6 +110,21 @@ describe('rows', () => {
     // An image never saved: no shapes, version 0, no saved_at.
     const fresh = await newImage();
     expect((await load(fresh)).body).toEqual({ annotations: [], version: 0, saved_at: null });
+  });
+
+  it('answers the column encoding when asked: the same shapes, in order, with the count and version up front', async () => {
+    const img = await newImage();
+    const shapes: Record<string, unknown>[] = Array.from({ length: 4100 }, (_, i) => (i % 3 === 0 ? { ...box(`c${i}`, i / 10), polygon: { path: [[i / 10, 2], [i / 10 + 3, 2], [i / 10 + 3, 6]] } } : box(`c${i}`, i)));
+    shapes.push({ id: 'mask', name: 'car', bounding_box: { x: 0, y: 0, w: 2, h: 1 }, segmentation: { size: [1, 2], counts: [0, 2] }, sam2_area: 2 });
+    expect((await saveData(img, shapes)).status).toBe(200);
+    const res = await fetch(`${server.url}/api/v1/annotations/load-data/${img.id}?encoding=columns`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const text = await res.text();
+    expect(text.startsWith(`{"format":"${COLUMNS_FORMAT}","count":4101,"version":1,`)).toBe(true);
+    const body = JSON.parse(text) as { annotations: ColumnBlock[]; version: number; saved_at: string };
+    expect(body.annotations.length).toBe(3);
+    expect(body.annotations.flatMap(decodeBlock)).toEqual(shapes);
+    const bad = await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}?encoding=xml`, { token: owner.token });
+    expect(bad.status).toBe(400);
   });
 
   it('counts by class and type through SQL over the rows, leaving archived images out', async () => {

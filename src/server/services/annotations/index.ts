@@ -33,6 +33,7 @@ import { projectFor } from '../projects';
 import type { Permission } from '../access';
 import { allTexts, applyChange, lockHeader, readAnnotations, rowsOf, type ChangeSet, type Conn, type Header } from './store';
 import { annotationsAt, changesSince, historyOf } from './history';
+import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
 
 export { readAnnotations, readAnnotationsOf } from './store';
 export { startHistorySweep, sweepHistory } from './history';
@@ -64,21 +65,23 @@ export async function loadData(ctx: AppContext, userId: string, imageId: string,
   return currentDocument(ctx.db, imageId);
 }
 
-/** Shapes per chunk of a streamed load. */
+/** Shapes per chunk of a streamed load (and per block of the column encoding). */
 const LOAD_CHUNK_SHAPES = 2000;
 
 /**
  * load-data's body as JSON text chunks, in paint order: one statement (so one snapshot of rows
  * and version) aggregates the rows in chunks of LOAD_CHUNK_SHAPES in the database, and the route
- * streams them out as they are (compressed when the client accepts it), never parsing a shape.
+ * streams them out (compressed when the client accepts it). Plain: the rows' text as stored,
+ * never parsed. `columns` (contract/annotation-columns.ts): each chunk becomes a block of columns,
+ * one chunk per turn of the event loop as the stream is read, so other requests go on meanwhile.
  */
-export async function loadDataChunks(ctx: AppContext, userId: string, imageId: string, projectId?: string): Promise<string[]> {
-  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
-  const rows = await rowsOf<{ version: number; updated_at: string | Date; body: string | null }>(
+export async function loadDataChunks(ctx: AppContext, userId: string, imageId: string, query: { project_id?: string; encoding?: 'columns' }): Promise<AsyncIterable<string> | string[]> {
+  await annotatedImage(ctx, userId, imageId, query.project_id, 'annotations.read');
+  const rows = await rowsOf<{ version: number; updated_at: string | Date; n: number | string | null; body: string | null }>(
     ctx.db,
-    sql`SELECT d.version, d.updated_at, c.body FROM annotation_documents d
+    sql`SELECT d.version, d.updated_at, c.n, c.body FROM annotation_documents d
         LEFT JOIN LATERAL (
-          SELECT chunk, string_agg(data, ',' ORDER BY seq) AS body FROM (
+          SELECT chunk, count(*) AS n, string_agg(data, ',' ORDER BY seq) AS body FROM (
             SELECT data::text AS data, seq, (row_number() OVER (ORDER BY seq) - 1) / ${LOAD_CHUNK_SHAPES} AS chunk
             FROM annotations WHERE image_id = d.image_id
           ) t GROUP BY chunk
@@ -87,9 +90,20 @@ export async function loadDataChunks(ctx: AppContext, userId: string, imageId: s
         ORDER BY c.chunk`,
   );
   const version = rows[0]?.version ?? 0;
-  const savedAt = version > 0 ? new Date(rows[0]!.updated_at).toISOString() : null;
-  const bodies = rows.filter((r) => r.body !== null).map((r, i) => (i === 0 ? r.body! : `,${r.body!}`));
-  return ['{"annotations":[', ...bodies, `],"version":${version},"saved_at":${JSON.stringify(savedAt)}}`];
+  const savedAt = JSON.stringify(version > 0 ? new Date(rows[0]!.updated_at).toISOString() : null);
+  const bodies = rows.filter((r) => r.body !== null).map((r) => r.body!);
+  if (query.encoding !== 'columns') {
+    return ['{"annotations":[', ...bodies.map((b, i) => (i === 0 ? b : `,${b}`)), `],"version":${version},"saved_at":${savedAt}}`];
+  }
+  const count = rows.reduce((n, r) => n + Number(r.n ?? 0), 0);
+  return (async function* () {
+    yield `{"format":"${COLUMNS_FORMAT}","count":${count},"version":${version},"saved_at":${savedAt},"annotations":[`;
+    for (const [i, body] of bodies.entries()) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      yield (i === 0 ? '' : ',') + JSON.stringify(encodeBlock(JSON.parse(`[${body}]`) as Annotation[]));
+    }
+    yield ']}';
+  })();
 }
 
 // --- validation

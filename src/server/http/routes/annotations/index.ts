@@ -72,12 +72,12 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
   // The body streams out in chunks of rows as the database gave them (compressed when accepted);
   // Fastify sends a stream as it is, so the response schema only documents it.
   const load = { schema: { tags, querystring: LoadDataQuery, response: { 200: LoadDataResponse } } };
-  const streamed = (chunks: string[]) => Readable.from(chunks) as never;
+  const streamed = (chunks: Iterable<string> | AsyncIterable<string>) => Readable.from(chunks) as never;
   app.get('/annotations/load-data/:imageId', { ...load, schema: { ...load.schema, params: ImageIdParams } }, async (request, reply) =>
-    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.imageId, request.query.project_id))),
+    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.imageId, request.query))),
   );
   app.get('/annotations/load/:id', { ...load, schema: { ...load.schema, params: IdParams } }, async (request, reply) =>
-    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.id, request.query.project_id))),
+    reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.id, request.query))),
   );
 
   app.get('/annotations/changes/:imageId', { schema: { tags, params: ImageIdParams, querystring: ChangesQuery, response: { 200: ChangesResponse } } }, async (request) =>
