@@ -1,6 +1,7 @@
 // The calls the editor screen makes (spec section 7: Images, Annotations). Saving goes through the
-// save manager (./save); this file only reads.
-import { LoadDataResponse } from '../../../contract/annotation-api';
+// save manager (./save); the only write here is a restore of an earlier version (issue 14), which
+// the screen makes after the manager has flushed this image's pending changes.
+import { HistoryResponse, LoadDataResponse, SaveDataResponse } from '../../../contract/annotation-api';
 import { ImageResponse, ListImagesResponse, SignedUrlResponse, MAX_PAGE_SIZE, type Image, type ImageStatus, type ListSortField } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { z } from 'zod';
@@ -63,6 +64,25 @@ export const editorApi = {
 
   loadData: async (imageId: string, projectId: string): Promise<LoadedAnnotations> =>
     (await parseLoadData(await editorApi.loadDataText(imageId, projectId)))!,
+
+  /** The image's versions, newest first: `before` pages back (versions older than it). */
+  history: (imageId: string, projectId: string, opts: { before?: number; limit?: number } = {}, signal?: AbortSignal) => {
+    const q = new URLSearchParams({ project_id: projectId });
+    if (opts.before !== undefined) q.set('before', String(opts.before));
+    if (opts.limit !== undefined) q.set('limit', String(opts.limit));
+    return request('GET', `/annotations/history/${enc(imageId)}?${q}`, HistoryResponse, undefined, { signal });
+  },
+
+  /** The annotations as they were at `version` (read only), parsed in slices like load-data's. 410 history_expired when no longer kept. */
+  loadVersion: async (imageId: string, projectId: string, version: number, options: SliceOptions & { signal?: AbortSignal } = {}): Promise<LoadedAnnotations | undefined> => {
+    const { signal, ...slices } = options;
+    const text = await requestText(`/annotations/version/${enc(imageId)}?version=${version}&project_id=${enc(projectId)}`, { signal });
+    return parseLoadData(text, slices);
+  },
+
+  /** Makes `version` the current annotations again, as a new version; 409 version_conflict when the image moved past `baseVersion`. */
+  restore: (imageId: string, projectId: string, version: number, baseVersion: number) =>
+    request('POST', '/annotations/restore', SaveDataResponse, { image_id: imageId, project_id: projectId, version, base_version: baseVersion }),
 
   /** The tile pyramid of a large image (none for one small enough to draw whole). */
   tiles: (imageId: string, orgId: string) => request('GET', `/images/${enc(imageId)}/tiles?org_id=${enc(orgId)}`, ImageTiles),

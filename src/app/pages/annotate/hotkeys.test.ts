@@ -23,6 +23,14 @@ describe('editor hotkeys', () => {
     expect(resolvePlainHotkey({ key: 'x' })).toBeNull();
   });
 
+  it('gives V to the version history, but not Shift+V or Ctrl+V (paste)', () => {
+    expect(resolvePlainHotkey({ key: 'v' })).toEqual({ type: 'history' });
+    expect(resolvePlainHotkey({ key: 'V' })).toEqual({ type: 'history' });
+    expect(resolvePlainHotkey({ key: 'V', shiftKey: true })).toBeNull();
+    expect(resolvePlainHotkey({ key: 'v', ctrlKey: true })).toBeNull();
+    expect(resolveModifiedHotkey({ key: 'v', ctrlKey: true })).toEqual({ type: 'paste' });
+  });
+
   it('maps Ctrl and Cmd combinations', () => {
     expect(resolveModifiedHotkey({ key: 'z', ctrlKey: true })).toEqual({ type: 'undo' });
     expect(resolveModifiedHotkey({ key: 'Z', metaKey: true, shiftKey: true })).toEqual({ type: 'redo' });

@@ -17,7 +17,9 @@ export type HotkeyAction =
   /** H: hide the selection, or without one toggle Hide All / Show All. */
   | { type: 'hide' }
   /** Ctrl/Cmd+H: hide the selection. */
-  | { type: 'hide-selection' };
+  | { type: 'hide-selection' }
+  /** V: show or hide the version history in the sidebar. */
+  | { type: 'history' };
 
 export interface KeyLike {
   key: string;
@@ -73,6 +75,7 @@ export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
   if (key === '.' || key === '>' || key === 'ArrowRight') return { type: 'next' };
   const lower = key.toLowerCase();
   if (lower === 'h') return { type: 'hide' };
+  if (lower === 'v' && !e.shiftKey) return { type: 'history' };
   const tool = TOOL_KEYS[lower];
   if (tool && !e.shiftKey) return { type: 'tool', tool };
   return null;
@@ -135,6 +138,13 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Wheel'], what: 'Zoom at the pointer' },
       { keys: [',', '←'], what: 'Previous image (← when nothing is selected)' },
       { keys: ['.', '→'], what: 'Next image (→ when nothing is selected)' },
+    ],
+  },
+  {
+    group: 'History',
+    items: [
+      { keys: ['V'], what: 'Show or hide the version history' },
+      { keys: ['Esc'], what: 'Back to the current version from an earlier one' },
     ],
   },
 ];
