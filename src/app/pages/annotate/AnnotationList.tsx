@@ -2,13 +2,14 @@
 // shape icon, name, type, colour, delete and hide buttons; virtualised so 100k rows scroll
 // smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
 // For a role that may not edit (`readOnlyReason`), rows have no Delete button and Copy Previous
-// and Remove All stay in place, disabled, with the reason as their tooltip.
+// and Remove All stay in place, disabled, with the reason as their tooltip. The sidebar also holds
+// the History view (issue 14): a toggle in the header (V) shows it in place of the list.
 //
 // Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
 // costs the rows in view whatever the document's size (a general virtualizer kept a measurement
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
 // rows are read from the engine's paint order by index, without copying or reversing it.
-import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
+import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
@@ -38,19 +39,76 @@ export interface AnnotationListProps {
   readOnlyReason?: string | null;
   /** The image's annotations are still loading: the list shows that, not the previous image's. */
   loading?: boolean;
+  /** The History view is shown in place of the list. */
+  historyOpen?: boolean;
+  onToggleHistory?(): void;
+  /** The History view's content. */
+  history?: ReactNode;
+  /** Above the rows: what the list shows when it is not the current document (an earlier version). */
+  notice?: ReactNode;
+  /** The empty state's title and line, when they are not the current document's. */
+  empty?: { title: string; text: string };
 }
 
-export function AnnotationList({ editor, view, documentVersion, classColor, collapsed, onToggleCollapsed, canCopyPrevious, copyingPrevious, onCopyPrevious, onRemoveAll, readOnlyReason = null, loading = false }: AnnotationListProps) {
+const HISTORY_LABEL = 'Version history (V)';
+
+export function AnnotationList({
+  editor,
+  view,
+  documentVersion,
+  classColor,
+  collapsed,
+  onToggleCollapsed,
+  canCopyPrevious,
+  copyingPrevious,
+  onCopyPrevious,
+  onRemoveAll,
+  readOnlyReason = null,
+  loading = false,
+  historyOpen = false,
+  onToggleHistory,
+  history,
+  notice,
+  empty,
+}: AnnotationListProps) {
   void documentVersion; // a new version re-renders the list: rows are read from the engine below
   const total = loading ? 0 : editor.annotationCount;
   const editable = readOnlyReason === null;
   const selectedCount = view.selected.size;
   const allHidden = total > 0 && view.hidden.size >= total && editor.allHidden();
 
+  const historyToggle = onToggleHistory ? (
+    <IconButton
+      label={HISTORY_LABEL}
+      icon={<History />}
+      tooltipSide="left"
+      onClick={onToggleHistory}
+      aria-pressed={historyOpen}
+      aria-keyshortcuts="V"
+      className={styles.collapseButton}
+      data-active={historyOpen || undefined}
+    />
+  ) : null;
+
   if (collapsed) {
     return (
-      <aside className={styles.sidebar} data-collapsed="true" aria-label="Annotations">
-        <IconButton label="Show annotations" icon={<ChevronsLeft />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+      <aside className={styles.sidebar} data-collapsed="true" aria-label={historyOpen ? 'History' : 'Annotations'}>
+        <IconButton label={historyOpen ? 'Show history' : 'Show annotations'} icon={<ChevronsLeft />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+        {historyToggle}
+      </aside>
+    );
+  }
+
+  if (historyOpen) {
+    return (
+      <aside className={styles.sidebar} aria-label="History">
+        <div className={styles.sidebarHeader}>
+          <h2 className={styles.sidebarTitle}>History</h2>
+          <span className={styles.sidebarCount} />
+          {historyToggle}
+          <IconButton label="Collapse history" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+        </div>
+        {history}
       </aside>
     );
   }
@@ -62,8 +120,10 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
         <span className={styles.sidebarCount} aria-live="polite">
           {loading ? '' : selectedCount > 0 ? `${selectedCount.toLocaleString()}/${total.toLocaleString()}` : total.toLocaleString()}
         </span>
+        {historyToggle}
         <IconButton label="Collapse annotations" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
       </div>
+      {notice && !loading ? notice : null}
       {loading ? (
         <div className={styles.sidebarEmpty}>
           <Spinner />
@@ -72,8 +132,8 @@ export function AnnotationList({ editor, view, documentVersion, classColor, coll
       ) : total === 0 ? (
         <div className={styles.sidebarEmpty}>
           <Layers aria-hidden="true" />
-          <p>No annotations yet</p>
-          <span>{editable ? 'Pick a tool on the left and draw on the image.' : 'Annotators, reviewers, admins and owners can draw on this image.'}</span>
+          <p>{empty?.title ?? 'No annotations yet'}</p>
+          <span>{empty?.text ?? (editable ? 'Pick a tool on the left and draw on the image.' : 'Annotators, reviewers, admins and owners can draw on this image.')}</span>
         </div>
       ) : (
         <Rows total={total}>

@@ -17,9 +17,11 @@ export interface EditorCanvasProps {
   onCanvasClick?(x: number, y: number, e: ReactPointerEvent<HTMLCanvasElement>): boolean;
   cursor: string;
   label: string;
+  /** data-testid of the canvas (a second canvas, the version preview's, has its own). */
+  testId?: string;
 }
 
-export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, onCanvasClick, cursor, label }: EditorCanvasProps) {
+export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, onCanvasClick, cursor, label, testId = 'editor-canvas' }: EditorCanvasProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const rendererRef = useRef<RendererHandle | null>(null);
   const colorRef = useRef(classColor);
@@ -88,7 +90,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
         style={{ cursor }}
         tabIndex={0}
         aria-label={label}
-        data-testid="editor-canvas"
+        data-testid={testId}
         onPointerDown={(e) => {
           e.currentTarget.focus({ preventScroll: true });
           if (e.button === 0 && onCanvasClick?.(e.nativeEvent.offsetX, e.nativeEvent.offsetY, e)) return;

@@ -4,15 +4,19 @@
 // in slices (parse, validation and build never block the main thread for long; a progress bar for
 // large documents). A role without annotations.write gets the same screen read-only: the engine
 // refuses edits (Editor.setReadOnly), editing controls are disabled, nothing is saved.
+// The sidebar's History view (issue 14) lists the image's versions; one of them can be looked at
+// over the canvas (./VersionPreview: a second, read-only Editor, so the user's document and its
+// saving are never touched) and restored as a new version.
 import { useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, Eye, History, Loader2, Check, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import type { AnnotationType, Project, ProjectClass } from '../../../contract/projects';
-import { Editor, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
+import { Editor, storedToEditor, type CameraState, type EditorAnnotation, type ToolId } from '../../../engine';
 import type { ImageSourceInput } from '../../../workers/render-client';
-import { api, serverMessage } from '../../api/client';
+import type { HistoryEntry, SaveDataResponse } from '../../../contract/annotation-api';
+import { api, isApiError, serverMessage } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
@@ -30,6 +34,7 @@ import { AutoAnnotateBar, MaskOverlay, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { copyShapes, takePaste } from './clipboard';
 import { EditorCanvas } from './EditorCanvas';
+import { historyKey, HistoryPanel, useImageHistory } from './HistoryPanel';
 import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
 import { loadAnnotations, openImage, prefetchImage } from './preload';
 import { EditorSaveLink, getSaveManager, type SaveStatus } from './save';
@@ -37,9 +42,11 @@ import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette, VIEW_TOOLS } from './ToolPalette';
 import { recordCreated } from './usage';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
+import { PREVIEW_REASON, RestoreDialog, useVersionPreview, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
 
 const SIDEBAR_KEY = 'vellum.editorSidebarCollapsed';
+const HISTORY_KEY = 'vellum.editorHistoryOpen';
 const TRANSPARENCY_KEY = 'vellum.editorTransparency';
 const FALLBACK_COLOR = '#A0C4FF';
 const MESSAGE_MS = 2000;
@@ -151,6 +158,19 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const [noClassesOpen, setNoClassesOpen] = useState(false);
   const [addClassType, setAddClassType] = useState<AnnotationType | null>(null);
   const [copyingPrevious, setCopyingPrevious] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(() => readStorage<boolean>(HISTORY_KEY, false));
+  // The History view was opened from the keyboard: its list takes the focus.
+  const [historyFocus, setHistoryFocus] = useState(false);
+  const [restoreOpen, setRestoreOpen] = useState(false);
+  const [restoring, setRestoring] = useState(false);
+  const [restoreError, setRestoreError] = useState<{ message: string; retry: boolean } | null>(null);
+  // The server version the editor's document builds on (load-data, then this screen's saves and
+  // merges): with the history's current version, the base a restore is checked against.
+  const knownVersion = useRef<{ imageId: string; version: number } | null>(null);
+  // Set by a restore: the image is opened again (the normal open path), keeping this view, and the
+  // preview ends once the restored document is in the editor.
+  const afterRestore = useRef<{ imageId: string; camera: CameraState; from: number; to: number } | null>(null);
+  const [reopenToken, setReopenToken] = useState(0);
 
   const classes = project.classes;
   const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
@@ -178,6 +198,25 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     [editor, saver],
   );
   useEffect(() => link.start(), [link]);
+
+  // ---------------------------------------------------------------- history and version preview
+  const preview = useVersionPreview({
+    editor,
+    imageId: image.id,
+    projectId: project.id,
+    // Changes still gathering in the link go to the save manager before anything is shown.
+    before: () => link.flush(),
+    onExpired: (id) => void qc.invalidateQueries({ queryKey: historyKey(id) }),
+  });
+  const previewEditor = preview.editor;
+  const previewing = preview.state !== null;
+  const previewShown = preview.shown !== null;
+  const previewRef = useRef(previewing);
+  previewRef.current = previewing;
+  const previewView = useEditorView(previewEditor);
+  const previewDocumentVersion = useDocumentVersion(previewEditor);
+  const history = useImageHistory(image.id, project.id, (historyOpen && !collapsed) || previewing, historyOpen && !collapsed);
+  const currentVersion = history.data?.pages[0]?.version ?? null;
   const lastClassByType = useRef(new Map<AnnotationType, string>());
 
   // ---------------------------------------------------------------- navigation
@@ -196,10 +235,24 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [load.status, next, previous, orgId, project.id]);
 
   // ---------------------------------------------------------------- loading an image
+  // The open after a restore is done (or failed: the stage says why): the preview ends.
+  const finishRestore = useRef<(imageId: string) => void>(() => undefined);
+  finishRestore.current = (imageId: string) => {
+    const done = afterRestore.current;
+    if (!done || done.imageId !== imageId) return;
+    afterRestore.current = null;
+    const refocus = focusLeavesWithPreview();
+    preview.back({ keepCamera: false });
+    if (refocus) focusAfterPreview();
+    toast(`Restored version ${done.from.toLocaleString()} as version ${done.to.toLocaleString()}`, 'success', 4000);
+  };
+
   useEffect(() => {
     let live = true;
     const generation = ++openGeneration.current;
     const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
+    // A restore's reopen that another image interrupted is over.
+    if (afterRestore.current && afterRestore.current.imageId !== image.id) afterRestore.current = null;
     setLoad({ imageId: image.id, status: 'loading' });
     progress.clear();
     setRecovered(null);
@@ -222,6 +275,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       editor.setImageSize({ width: pixels.width, height: pixels.height });
       const data = await parseLoadData(body, { isCancelled: () => !live, onCount: (total) => progress.report(image.id, total, 0), onProgress: report(0, PARSE_SHARE) });
       if (!data || !live) return;
+      knownVersion.current = { imageId: image.id, version: data.version };
       // The document is validated and built in slices while the save manager looks for work this
       // device kept for the image; if there is some, that document is loaded instead.
       const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1) });
@@ -236,7 +290,10 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       if (!loaded || !live) return abandon();
       if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
       if (saving) link.attach(ref);
-      editor.fitToScreen();
+      // Opened again after a restore: the view stays where the user was looking.
+      const restored = afterRestore.current?.imageId === image.id ? afterRestore.current : null;
+      if (restored) editor.setCamera(restored.camera);
+      else editor.fitToScreen();
       sourceOwner.current = image.id;
       setImageSource((prev) => {
         // The same pixels again (reopened image): the renderer already has them.
@@ -244,11 +301,13 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         return pixels.source;
       });
       setLoad({ imageId: image.id, status: 'ready' });
+      finishRestore.current(image.id);
     })().catch((err: unknown) => {
       abandon();
       if (!live) return;
       console.error('Failed to open image', err);
       setLoad({ imageId: image.id, status: 'error', message: loadErrorMessage(err) });
+      finishRestore.current(image.id);
     });
     return () => {
       live = false;
@@ -257,19 +316,33 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       // Captures the document now; the save still happens after the editor moves on.
       link.detach(image.id);
     };
-    // Reload only when the image itself changes (or the role starts or stops allowing edits).
+    // Reload only when the image itself changes (or the role starts or stops allowing edits, or a
+    // restore made another version current).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [image.id, editor, readOnly]);
+  }, [image.id, editor, readOnly, reopenToken]);
 
   // ---------------------------------------------------------------- saving
-  useEffect(() => {
-    const offSaved = saver.onSaved((imageId, res) => {
-      // The project page's counters and the sequence's statuses follow the server's answer.
+  // The project page's counters, the sequence's statuses and the history follow a save's answer.
+  const followSave = useCallback(
+    (imageId: string, res: SaveDataResponse) => {
       if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(project.id) });
       qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', project.id] }, (list) =>
         list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
       );
+      void qc.invalidateQueries({ queryKey: historyKey(imageId) });
+    },
+    [qc, project.id],
+  );
+  useEffect(() => {
+    const moved = (imageId: string, version: number) => {
+      const known = knownVersion.current;
+      if (known?.imageId === imageId && version > known.version) knownVersion.current = { imageId, version };
+    };
+    const offSaved = saver.onSaved((imageId, res) => {
+      moved(imageId, res.version);
+      followSave(imageId, res);
     });
+    const offMerged = saver.onMerged((imageId, merge) => moved(imageId, merge.version));
     const onHide = () => {
       link.flush();
       saver.flushOnPageHide();
@@ -279,10 +352,11 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
       offSaved();
+      offMerged();
       window.removeEventListener('pagehide', onHide);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [saver, link, qc, project.id]);
+  }, [saver, link, followSave]);
 
   // ---------------------------------------------------------------- tools and classes
   const pickClassFor = useCallback(
@@ -377,12 +451,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const showPicker = tool !== 'select' || selectedShapes.length > 0;
 
   // ---------------------------------------------------------------- commands
-  const copy = useCallback(() => {
-    const shapes = editor.copy();
-    if (shapes.length === 0) return;
-    copyShapes(shapes, image.id);
-    toast(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
-  }, [editor, image.id]);
+  // Copying works on an earlier version too: its shapes can be pasted into the current document.
+  const copy = useCallback(
+    (from: Editor = editor) => {
+      const shapes = from.copy();
+      if (shapes.length === 0) return;
+      copyShapes(shapes, image.id);
+      toast(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
+    },
+    [editor, image.id],
+  );
 
   const paste = useCallback(() => {
     if (readOnly) return;
@@ -392,7 +470,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   const canCopyPrevious = Boolean(previous && previous.annotation_count > 0);
   const copyPrevious = async () => {
-    if (!previous || copyingPrevious || readOnly) return;
+    if (!previous || copyingPrevious || readOnly || previewing) return;
     setCopyingPrevious(true);
     try {
       const { annotations } = await loadAnnotations(previous, project.id);
@@ -448,7 +526,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   const removeAll = () => {
     const ids = editor.getOrderedIds();
-    if (ids.length === 0 || readOnly) return;
+    if (ids.length === 0 || readOnly || previewing) return;
     editor.execute('delete', { ids: [...ids] });
     toast(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
   };
@@ -456,45 +534,173 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const goPrevious = useCallback(() => previous && onNavigate(previous), [previous, onNavigate]);
   const goNext = useCallback(() => next && onNavigate(next), [next, onNavigate]);
 
+  // ---------------------------------------------------------------- history view and preview
+  const toggleHistory = useCallback(
+    (fromKeyboard: boolean) => {
+      // Collapsed: the sidebar opens on the history.
+      const open = collapsed || !historyOpen;
+      if (collapsed) {
+        setCollapsed(false);
+        writeStorage(SIDEBAR_KEY, false);
+      }
+      setHistoryOpen(open);
+      writeStorage(HISTORY_KEY, open);
+      setHistoryFocus(open && fromKeyboard);
+    },
+    [collapsed, historyOpen],
+  );
+
+  const leavePreview = useCallback(() => {
+    const refocus = focusLeavesWithPreview();
+    preview.back();
+    setRestoreOpen(false);
+    if (refocus) focusAfterPreview();
+  }, [preview]);
+
+  const chooseVersion = useCallback(
+    (entry: HistoryEntry, current: boolean) => {
+      if (current) {
+        if (previewing) leavePreview();
+        return;
+      }
+      if (preview.state?.version === entry.version && preview.state.phase !== 'error') return;
+      // The preview is drawn over this image: it needs its size, and the current document first.
+      if (!readyRef.current) return;
+      preview.show(entry);
+    },
+    [previewing, preview, leavePreview],
+  );
+
+  const openRestore = () => {
+    if (!preview.state || preview.state.phase !== 'ready' || readOnly) return;
+    setRestoreError(null);
+    setRestoreOpen(true);
+  };
+
+  const restoreVersion = async () => {
+    const shown = preview.state;
+    if (!shown || shown.phase !== 'ready' || readOnly || restoring) return;
+    const imageId = image.id;
+    setRestoring(true);
+    setRestoreError(null);
+    try {
+      // This image's pending changes are saved first: they are part of what the restore replaces,
+      // and the history keeps them.
+      link.flush();
+      await saver.flush();
+      if (shownImage.current !== imageId) return;
+      const status = saver.status();
+      if (status.unsavedImages > 0) {
+        setRestoreError({ message: `Your latest changes are not saved yet (${status.label}), so nothing was restored. Try again once they are saved.`, retry: true });
+        return;
+      }
+      const known = knownVersion.current?.imageId === imageId ? knownVersion.current.version : 0;
+      const base = Math.max(known, currentVersion ?? 0);
+      const res = await editorApi.restore(imageId, project.id, shown.version, base);
+      followSave(imageId, res);
+      if (shownImage.current !== imageId) {
+        // The user moved on meanwhile: the image opens with the restored annotations next time.
+        toast(`Restored version ${shown.version.toLocaleString()} as version ${res.version.toLocaleString()}`, 'success', 4000);
+        return;
+      }
+      knownVersion.current = { imageId, version: res.version };
+      afterRestore.current = { imageId, camera: previewEditor.getCamera(), from: shown.version, to: res.version };
+      setRestoreOpen(false);
+      setReopenToken((n) => n + 1);
+    } catch (err) {
+      console.error('Failed to restore the version', err);
+      const status = isApiError(err) ? err.status : 0;
+      if (status === 409 || status === 410) void qc.invalidateQueries({ queryKey: historyKey(imageId) });
+      setRestoreError(
+        status === 409
+          ? { message: 'Someone saved this image meanwhile; look at the history again.', retry: false }
+          : status === 410
+            ? { message: 'This version is no longer kept.', retry: false }
+            : status === 403
+              ? { message: serverMessage(err, viewOnlyReason ?? 'Your role cannot restore versions.'), retry: false }
+              : { message: serverMessage(err, 'The version could not be restored. Check your connection and try again.'), retry: true },
+      );
+    } finally {
+      setRestoring(false);
+    }
+  };
+
+  const refuseEdit = useCallback(() => toast(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS), []);
+
   const run = useCallback(
     (a: HotkeyAction) => {
+      // While an earlier version is shown, keys that look act on it and keys that edit do nothing.
+      const viewing = previewRef.current;
+      const target = viewing ? previewEditor : editor;
       switch (a.type) {
         case 'tool':
+          if (viewing) return a.tool === 'select' ? undefined : refuseEdit();
           return chooseTool(a.tool);
         case 'previous':
           return goPrevious();
         case 'next':
           return goNext();
         case 'undo':
-          return void editor.undo();
+          return viewing ? refuseEdit() : void editor.undo();
         case 'redo':
-          return void editor.redo();
+          return viewing ? refuseEdit() : void editor.redo();
         case 'select-all':
-          return editor.selectAll();
+          return target.selectAll();
         case 'copy':
-          return copy();
+          return copy(target);
         case 'paste':
-          return paste();
+          return viewing ? refuseEdit() : paste();
         case 'hide':
-          return editor.getView().selected.size > 0 ? editor.hideSelected() : editor.toggleAll();
+          return target.getView().selected.size > 0 ? target.hideSelected() : target.toggleAll();
         case 'hide-selection':
-          return editor.hideSelected();
+          return target.hideSelected();
+        case 'history':
+          return toggleHistory(true);
       }
     },
-    [chooseTool, goPrevious, goNext, editor, copy, paste],
+    [chooseTool, goPrevious, goNext, editor, previewEditor, copy, paste, toggleHistory, refuseEdit],
   );
 
   // ---------------------------------------------------------------- keyboard
+  const leaveRef = useRef(leavePreview);
+  leaveRef.current = leavePreview;
   // While an image loads, keys that act on the document wait (it is still the previous image's).
   const readyRef = useRef(false);
   useEffect(() => {
-    const waiting = (a: HotkeyAction) => !readyRef.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool';
+    const waiting = (a: HotkeyAction) => !readyRef.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history';
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || isTypingTarget(e.target)) return;
       const t = e.target as HTMLElement | null;
       // Open dialogs, menus and the settings panel keep their own keys.
       if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
       if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
+      if (previewRef.current) {
+        // An earlier version is shown: Esc goes back, and the preview's read-only editor takes the
+        // view keys (W/A/S/D, Space); the user's editor gets none of them.
+        const plainKey = !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
+        if (e.key === 'Escape' && plainKey) {
+          e.preventDefault();
+          leaveRef.current();
+          return;
+        }
+        const modified = resolveModifiedHotkey(e);
+        if (modified) {
+          e.preventDefault();
+          run(modified);
+          return;
+        }
+        if ((e.key === 'Enter' || e.key === ' ') && t?.closest?.('button, a, [role="option"]')) return;
+        if (previewEditor.keyDown(e)) {
+          e.preventDefault();
+          return;
+        }
+        const plain = resolvePlainHotkey(e);
+        if (plain) {
+          e.preventDefault();
+          run(plain);
+        }
+        return;
+      }
       const modified = resolveModifiedHotkey(e);
       if (modified) {
         e.preventDefault();
@@ -519,18 +725,22 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         run(plain);
       }
     };
-    const onKeyUp = (e: KeyboardEvent) => editor.keyUp(e);
+    const onKeyUp = (e: KeyboardEvent) => {
+      editor.keyUp(e);
+      previewEditor.keyUp(e);
+    };
     window.addEventListener('keydown', onKeyDown);
     window.addEventListener('keyup', onKeyUp);
     return () => {
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
-  }, [editor, run, auto, completeMask]);
+  }, [editor, previewEditor, run, auto, completeMask]);
 
   useEffect(() => {
     editor.setTransparency(transparency);
-  }, [editor, transparency]);
+    previewEditor.setTransparency(transparency);
+  }, [editor, previewEditor, transparency]);
 
   const toggleSidebar = () => {
     setCollapsed((c) => {
@@ -571,6 +781,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     setDrawnImage(sourceOwner.current);
   }, []);
   const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : tool === 'auto' ? 'crosshair' : 'crosshair';
+  // While an earlier version is on the canvas, the zoom, the settings and the list work on it.
+  const shownEditor = previewShown ? previewEditor : editor;
+  const stageReady = ready || previewShown;
+  const onPreviewImageReady = useCallback(
+    (err: Error | null) => {
+      if (err) console.error('The version preview could not open the image pixels', err);
+      preview.onDrawn();
+    },
+    [preview],
+  );
 
   return (
     <div className={styles.page}>
@@ -602,7 +822,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       </header>
 
       <div className={styles.body}>
-        <ToolPalette tool={tool} onChoose={chooseTool} lockedReason={viewOnlyReason} />
+        <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />
         <main className={styles.stage}>
           <EditorCanvas
             editor={editor}
@@ -621,7 +841,24 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             cursor={cursor}
             label={`Image ${image.filename}`}
           />
-          {showPicker && ready && !readOnly ? (
+          {previewShown ? (
+            <div className={styles.previewLayer} data-drawn={preview.drawn || undefined}>
+              <EditorCanvas
+                editor={previewEditor}
+                classColor={classColor}
+                colorsKey={colorsKey}
+                imageSource={imageSource}
+                onImageReady={onPreviewImageReady}
+                cursor="default"
+                label={`Image ${image.filename}, version ${preview.shown}, read only`}
+                testId="version-canvas"
+              />
+            </div>
+          ) : null}
+          {preview.state ? (
+            <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={openRestore} onBack={leavePreview} onRetry={() => preview.show(preview.state!.entry)} />
+          ) : null}
+          {showPicker && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
               <ClassPicker
                 classes={classes}
@@ -633,7 +870,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
               />
             </div>
           ) : null}
-          {recovered && recovered.imageId === image.id ? (
+          {recovered && recovered.imageId === image.id && !previewing ? (
             <div className={styles.recovered} role="status">
               <History aria-hidden="true" />
               <span>
@@ -647,8 +884,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
               </Button>
             </div>
           ) : null}
-          {tool === 'auto' && ready ? <MaskOverlay editor={editor} state={autoState} /> : null}
-          {tool === 'auto' && ready ? (
+          {tool === 'auto' && ready && !previewing ? <MaskOverlay editor={editor} state={autoState} /> : null}
+          {tool === 'auto' && ready && !previewing ? (
             <AutoAnnotateBar
               state={autoState}
               imageArea={imageArea}
@@ -656,13 +893,13 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
               onClear={() => auto.clear()}
             />
           ) : null}
-          {ready ? <ZoomControls editor={editor} /> : null}
-          {ready ? (
+          {stageReady ? <ZoomControls editor={shownEditor} /> : null}
+          {stageReady ? (
             <div className={styles.settingsDock}>
-              <SettingsPanel editor={editor} image={image} transparency={transparency} onTransparency={changeTransparency} />
+              <SettingsPanel editor={shownEditor} image={image} transparency={transparency} onTransparency={changeTransparency} />
             </div>
           ) : null}
-          {!ready ? (
+          {!stageReady ? (
             <div className={styles.stageOverlay}>
               {load.status === 'error' && load.imageId === image.id ? (
                 <div className={styles.stageMessage} role="alert">
@@ -683,18 +920,30 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
         </main>
         <AnnotationList
-          editor={editor}
-          view={view}
-          documentVersion={documentVersion}
+          editor={shownEditor}
+          view={previewShown ? previewView : view}
+          documentVersion={previewShown ? previewDocumentVersion : documentVersion}
           classColor={classColor}
           collapsed={collapsed}
           onToggleCollapsed={toggleSidebar}
-          canCopyPrevious={canCopyPrevious && ready}
+          canCopyPrevious={canCopyPrevious && ready && !previewing}
           copyingPrevious={copyingPrevious}
           onCopyPrevious={() => void copyPrevious()}
           onRemoveAll={removeAll}
-          readOnlyReason={viewOnlyReason}
-          loading={documentLoading}
+          readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
+          loading={previewShown ? false : documentLoading}
+          historyOpen={historyOpen}
+          onToggleHistory={() => toggleHistory(false)}
+          history={<HistoryPanel query={history} shownVersion={preview.state?.version ?? null} onChoose={chooseVersion} autoFocus={historyFocus} />}
+          notice={
+            previewShown ? (
+              <p className={styles.listNotice}>
+                <History aria-hidden="true" />
+                <span>Version {preview.shown?.toLocaleString()}, read only</span>
+              </p>
+            ) : null
+          }
+          empty={previewShown ? { title: 'No annotations in this version', text: 'The image had no annotations at this version.' } : undefined}
         />
       </div>
 
@@ -720,6 +969,17 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           </>
         }
       />
+      <RestoreDialog
+        open={restoreOpen && previewing}
+        state={preview.state}
+        currentVersion={currentVersion}
+        filename={image.filename}
+        unsaved={!readOnly && (gathering || saveStatus.unsavedImages > 0)}
+        busy={restoring}
+        error={restoreError}
+        onConfirm={() => void restoreVersion()}
+        onClose={() => setRestoreOpen(false)}
+      />
       <AddClassDialog
         open={addClassType !== null}
         classes={classes}
@@ -730,6 +990,20 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       />
     </div>
   );
+}
+
+/** The focus is on the preview's banner (or nowhere), which goes away with the preview. */
+function focusLeavesWithPreview(): boolean {
+  const active = document.activeElement;
+  return !active || active === document.body || (active instanceof HTMLElement && Boolean(active.closest('[data-version-banner]')));
+}
+
+/** After the preview: the focus goes to the history's current entry (or the canvas), not to the page. */
+function focusAfterPreview(): void {
+  requestAnimationFrame(() => {
+    const target = document.querySelector<HTMLElement>('[role="listbox"][aria-label="Versions"] [role="option"][tabindex="0"]') ?? document.querySelector<HTMLElement>('[data-testid="editor-canvas"]');
+    target?.focus();
+  });
 }
 
 function loadErrorMessage(err: unknown): string {
