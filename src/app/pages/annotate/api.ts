@@ -7,6 +7,8 @@ import type { StoredAnnotation } from '../../../contract/annotations';
 import { z } from 'zod';
 import { request, requestText } from '../../api/client';
 import { parseJsonInSlices, type SliceOptions } from '../../lib/sliceJson';
+import { columnsCount, decodeBlocks, shapeProgress } from '../../lib/columnBlocks';
+import type { ColumnBlock } from '../../../contract/annotation-columns';
 import { ImageTiles } from '../../../contract/tiles';
 import {
   GetMaskResponse,
@@ -32,9 +34,16 @@ const LoadDataEnvelope = LoadDataResponse.extend({ annotations: z.array(z.unknow
  * block the main thread for up to a second). Undefined when `options.isCancelled` said so.
  */
 export async function parseLoadData(text: string, options: SliceOptions = {}): Promise<LoadedAnnotations | undefined> {
-  const json = await parseJsonInSlices(text, 'annotations', options);
+  // The column encoding (?encoding=columns) parses the same way, then its blocks are decoded.
+  const count = columnsCount(text);
+  const json = await parseJsonInSlices(text, 'annotations', count === null ? options : shapeProgress(count, options));
   if (json === undefined) return undefined;
   const body = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
+  if (count !== null) {
+    const annotations = await decodeBlocks(Array.isArray(body.annotations) ? (body.annotations as ColumnBlock[]) : [], options);
+    if (annotations === undefined) return undefined;
+    body.annotations = annotations;
+  }
   // The envelope only: each annotation is checked by the engine, in slices too.
   const envelope = LoadDataEnvelope.safeParse({ ...body, annotations: [] });
   if (!envelope.success) console.warn('Unexpected response shape for GET /annotations/load-data', envelope.error.issues);
@@ -59,8 +68,8 @@ export const editorApi = {
     return (await request('GET', `/projects/${enc(projectId)}/images?${q}`, ListImagesResponse)).images;
   },
 
-  /** load-data's body as text, for parseLoadData. */
-  loadDataText: (imageId: string, projectId: string): Promise<string> => requestText(`/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}`),
+  /** load-data's body as text, for parseLoadData: in the column encoding, which travels in about 60% of the plain JSON's bytes. */
+  loadDataText: (imageId: string, projectId: string): Promise<string> => requestText(`/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}&encoding=columns`),
 
   loadData: async (imageId: string, projectId: string): Promise<LoadedAnnotations> =>
     (await parseLoadData(await editorApi.loadDataText(imageId, projectId)))!,
