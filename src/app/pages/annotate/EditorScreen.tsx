@@ -5,18 +5,17 @@
 // large documents). A role without annotations.write gets the same screen read-only: the engine
 // refuses edits (Editor.setReadOnly), editing controls are disabled, nothing is saved.
 // The sidebar's History view (issue 14) lists the image's versions; one of them can be looked at
-// over the canvas (./VersionPreview: a second, read-only Editor, so the user's document and its
-// saving are never touched) and restored as a new version.
+// over the canvas and restored as a new version (./useHistoryView holds that wiring).
 import { useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, ChevronLeft, ChevronRight, CloudOff, Eye, History, Loader2, Check, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
+import { ArrowLeft, ChevronLeft, ChevronRight, History, TriangleAlert, ZoomIn, ZoomOut, Maximize } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import type { AnnotationType, Project, ProjectClass } from '../../../contract/projects';
-import { Editor, storedToEditor, type CameraState, type EditorAnnotation, type ToolId } from '../../../engine';
+import { Editor, storedToEditor, type EditorAnnotation, type ToolId } from '../../../engine';
 import type { ImageSourceInput } from '../../../workers/render-client';
-import type { HistoryEntry, SaveDataResponse } from '../../../contract/annotation-api';
-import { api, isApiError, serverMessage } from '../../api/client';
+import type { SaveDataResponse } from '../../../contract/annotation-api';
+import { api, serverMessage } from '../../api/client';
 import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
@@ -34,24 +33,25 @@ import { AutoAnnotateBar, MaskOverlay, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { copyShapes, takePaste } from './clipboard';
 import { EditorCanvas } from './EditorCanvas';
-import { historyKey, HistoryPanel, useImageHistory } from './HistoryPanel';
-import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
+import { historyKey, HistoryPanel } from './HistoryPanel';
+import type { EditorToolId } from './hotkeys';
 import { loadAnnotations, openImage, prefetchImage } from './preload';
-import { EditorSaveLink, getSaveManager, type SaveStatus } from './save';
+import { LoadingProgress, progressStore } from './LoadingProgress';
+import { EditorSaveLink, getSaveManager } from './save';
+import { SaveIndicator, ViewOnlyIndicator } from './SaveIndicator';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette, VIEW_TOOLS } from './ToolPalette';
 import { recordCreated } from './usage';
 import { useCamera, useDocumentVersion, useEditorView } from './useEditor';
-import { PREVIEW_REASON, RestoreDialog, useVersionPreview, VersionBanner } from './VersionPreview';
+import { useEditorKeys } from './useEditorKeys';
+import { useHistoryView } from './useHistoryView';
+import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
 
 const SIDEBAR_KEY = 'vellum.editorSidebarCollapsed';
-const HISTORY_KEY = 'vellum.editorHistoryOpen';
 const TRANSPARENCY_KEY = 'vellum.editorTransparency';
 const FALLBACK_COLOR = '#A0C4FF';
 const MESSAGE_MS = 2000;
-/** Documents from this size on show their loading progress (smaller ones load in a blink). */
-const LARGE_DOCUMENT = 2000;
 /** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */
 const PARSE_SHARE = 0.2;
 
@@ -76,39 +76,6 @@ export interface EditorScreenProps {
 }
 
 type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
-
-interface LoadProgress {
-  imageId: string;
-  /** Annotations in the document. */
-  total: number;
-  /** 0-100. */
-  percent: number;
-}
-
-/** The loading progress, outside React state: only the progress bar re-renders (once per percent). */
-function progressStore() {
-  let value: LoadProgress | null = null;
-  const listeners = new Set<() => void>();
-  const set = (next: LoadProgress | null) => {
-    value = next;
-    for (const l of [...listeners]) l();
-  };
-  return {
-    get: () => value,
-    subscribe(listener: () => void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    clear: () => set(null),
-    /** `fraction` of the whole load (0-1) for the document of `total` annotations. */
-    report(imageId: string, total: number, fraction: number) {
-      const percent = Math.min(100, Math.floor(fraction * 100));
-      if (value && value.imageId === imageId && value.total === total && value.percent === percent) return;
-      set({ imageId, total, percent });
-    },
-  };
-}
-type ProgressStore = ReturnType<typeof progressStore>;
 
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
   const qc = useQueryClient();
@@ -158,19 +125,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const [noClassesOpen, setNoClassesOpen] = useState(false);
   const [addClassType, setAddClassType] = useState<AnnotationType | null>(null);
   const [copyingPrevious, setCopyingPrevious] = useState(false);
-  const [historyOpen, setHistoryOpen] = useState(() => readStorage<boolean>(HISTORY_KEY, false));
-  // The History view was opened from the keyboard: its list takes the focus.
-  const [historyFocus, setHistoryFocus] = useState(false);
-  const [restoreOpen, setRestoreOpen] = useState(false);
-  const [restoring, setRestoring] = useState(false);
-  const [restoreError, setRestoreError] = useState<{ message: string; retry: boolean } | null>(null);
-  // The server version the editor's document builds on (load-data, then this screen's saves and
-  // merges): with the history's current version, the base a restore is checked against.
-  const knownVersion = useRef<{ imageId: string; version: number } | null>(null);
-  // Set by a restore: the image is opened again (the normal open path), keeping this view, and the
-  // preview ends once the restored document is in the editor.
-  const afterRestore = useRef<{ imageId: string; camera: CameraState; from: number; to: number } | null>(null);
-  const [reopenToken, setReopenToken] = useState(0);
+  // This image's document is in the editor (set as the screen renders). Until then keys that act
+  // on the document wait (it is still the previous image's), and so does showing a version.
+  const readyRef = useRef(false);
 
   const classes = project.classes;
   const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
@@ -199,24 +156,25 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   );
   useEffect(() => link.start(), [link]);
 
+  // The project page's counters, the sequence's statuses and the history follow a save's answer.
+  const followSave = useCallback(
+    (imageId: string, res: SaveDataResponse) => {
+      if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(project.id) });
+      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', project.id] }, (list) =>
+        list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
+      );
+      void qc.invalidateQueries({ queryKey: historyKey(imageId) });
+    },
+    [qc, project.id],
+  );
+
   // ---------------------------------------------------------------- history and version preview
-  const preview = useVersionPreview({
-    editor,
-    imageId: image.id,
-    projectId: project.id,
-    // Changes still gathering in the link go to the save manager before anything is shown.
-    before: () => link.flush(),
-    onExpired: (id) => void qc.invalidateQueries({ queryKey: historyKey(id) }),
-  });
-  const previewEditor = preview.editor;
-  const previewing = preview.state !== null;
-  const previewShown = preview.shown !== null;
-  const previewRef = useRef(previewing);
-  previewRef.current = previewing;
-  const previewView = useEditorView(previewEditor);
-  const previewDocumentVersion = useDocumentVersion(previewEditor);
-  const history = useImageHistory(image.id, project.id, (historyOpen && !collapsed) || previewing, historyOpen && !collapsed);
-  const currentVersion = history.data?.pages[0]?.version ?? null;
+  const expandSidebar = useCallback(() => {
+    setCollapsed(false);
+    writeStorage(SIDEBAR_KEY, false);
+  }, []);
+  const historyView = useHistoryView({ editor, imageId: image.id, projectId: project.id, readOnly, viewOnlyReason, link, saver, followSave, collapsed, expandSidebar, documentReady: readyRef });
+  const { preview, previewEditor, previewing, previewShown, opening, reopenToken } = historyView;
   const lastClassByType = useRef(new Map<AnnotationType, string>());
 
   // ---------------------------------------------------------------- navigation
@@ -235,24 +193,11 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [load.status, next, previous, orgId, project.id]);
 
   // ---------------------------------------------------------------- loading an image
-  // The open after a restore is done (or failed: the stage says why): the preview ends.
-  const finishRestore = useRef<(imageId: string) => void>(() => undefined);
-  finishRestore.current = (imageId: string) => {
-    const done = afterRestore.current;
-    if (!done || done.imageId !== imageId) return;
-    afterRestore.current = null;
-    const refocus = focusLeavesWithPreview();
-    preview.back({ keepCamera: false });
-    if (refocus) focusAfterPreview();
-    toast(`Restored version ${done.from.toLocaleString()} as version ${done.to.toLocaleString()}`, 'success', 4000);
-  };
-
   useEffect(() => {
     let live = true;
     const generation = ++openGeneration.current;
     const ref = { imageId: image.id, projectId: project.id, imageFilename: image.filename };
-    // A restore's reopen that another image interrupted is over.
-    if (afterRestore.current && afterRestore.current.imageId !== image.id) afterRestore.current = null;
+    opening.starting(image.id);
     setLoad({ imageId: image.id, status: 'loading' });
     progress.clear();
     setRecovered(null);
@@ -275,7 +220,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       editor.setImageSize({ width: pixels.width, height: pixels.height });
       const data = await parseLoadData(body, { isCancelled: () => !live, onCount: (total) => progress.report(image.id, total, 0), onProgress: report(0, PARSE_SHARE) });
       if (!data || !live) return;
-      knownVersion.current = { imageId: image.id, version: data.version };
+      opening.loadedVersion(image.id, data.version);
       // The document is validated and built in slices while the save manager looks for work this
       // device kept for the image; if there is some, that document is loaded instead.
       const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1) });
@@ -291,8 +236,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
       if (saving) link.attach(ref);
       // Opened again after a restore: the view stays where the user was looking.
-      const restored = afterRestore.current?.imageId === image.id ? afterRestore.current : null;
-      if (restored) editor.setCamera(restored.camera);
+      const restoredCamera = opening.restoredCamera(image.id);
+      if (restoredCamera) editor.setCamera(restoredCamera);
       else editor.fitToScreen();
       sourceOwner.current = image.id;
       setImageSource((prev) => {
@@ -301,13 +246,13 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         return pixels.source;
       });
       setLoad({ imageId: image.id, status: 'ready' });
-      finishRestore.current(image.id);
+      opening.finished(image.id);
     })().catch((err: unknown) => {
       abandon();
       if (!live) return;
       console.error('Failed to open image', err);
       setLoad({ imageId: image.id, status: 'error', message: loadErrorMessage(err) });
-      finishRestore.current(image.id);
+      opening.finished(image.id);
     });
     return () => {
       live = false;
@@ -322,27 +267,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [image.id, editor, readOnly, reopenToken]);
 
   // ---------------------------------------------------------------- saving
-  // The project page's counters, the sequence's statuses and the history follow a save's answer.
-  const followSave = useCallback(
-    (imageId: string, res: SaveDataResponse) => {
-      if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(project.id) });
-      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', project.id] }, (list) =>
-        list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
-      );
-      void qc.invalidateQueries({ queryKey: historyKey(imageId) });
-    },
-    [qc, project.id],
-  );
   useEffect(() => {
-    const moved = (imageId: string, version: number) => {
-      const known = knownVersion.current;
-      if (known?.imageId === imageId && version > known.version) knownVersion.current = { imageId, version };
-    };
-    const offSaved = saver.onSaved((imageId, res) => {
-      moved(imageId, res.version);
-      followSave(imageId, res);
-    });
-    const offMerged = saver.onMerged((imageId, merge) => moved(imageId, merge.version));
+    const offSaved = saver.onSaved(followSave);
     const onHide = () => {
       link.flush();
       saver.flushOnPageHide();
@@ -352,7 +278,6 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
       offSaved();
-      offMerged();
       window.removeEventListener('pagehide', onHide);
       document.removeEventListener('visibilitychange', onVisibility);
     };
@@ -534,208 +459,23 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const goPrevious = useCallback(() => previous && onNavigate(previous), [previous, onNavigate]);
   const goNext = useCallback(() => next && onNavigate(next), [next, onNavigate]);
 
-  // ---------------------------------------------------------------- history view and preview
-  const toggleHistory = useCallback(
-    (fromKeyboard: boolean) => {
-      // Collapsed: the sidebar opens on the history.
-      const open = collapsed || !historyOpen;
-      if (collapsed) {
-        setCollapsed(false);
-        writeStorage(SIDEBAR_KEY, false);
-      }
-      setHistoryOpen(open);
-      writeStorage(HISTORY_KEY, open);
-      setHistoryFocus(open && fromKeyboard);
-    },
-    [collapsed, historyOpen],
-  );
-
-  const leavePreview = useCallback(() => {
-    const refocus = focusLeavesWithPreview();
-    preview.back();
-    setRestoreOpen(false);
-    if (refocus) focusAfterPreview();
-  }, [preview]);
-
-  const chooseVersion = useCallback(
-    (entry: HistoryEntry, current: boolean) => {
-      if (current) {
-        if (previewing) leavePreview();
-        return;
-      }
-      if (preview.state?.version === entry.version && preview.state.phase !== 'error') return;
-      // The preview is drawn over this image: it needs its size, and the current document first.
-      if (!readyRef.current) return;
-      preview.show(entry);
-    },
-    [previewing, preview, leavePreview],
-  );
-
-  const openRestore = () => {
-    if (!preview.state || preview.state.phase !== 'ready' || readOnly) return;
-    setRestoreError(null);
-    setRestoreOpen(true);
-  };
-
-  const restoreVersion = async () => {
-    const shown = preview.state;
-    if (!shown || shown.phase !== 'ready' || readOnly || restoring) return;
-    const imageId = image.id;
-    setRestoring(true);
-    setRestoreError(null);
-    try {
-      // This image's pending changes are saved first: they are part of what the restore replaces,
-      // and the history keeps them.
-      link.flush();
-      await saver.flush();
-      if (shownImage.current !== imageId) return;
-      const status = saver.status();
-      if (status.unsavedImages > 0) {
-        setRestoreError({ message: `Your latest changes are not saved yet (${status.label}), so nothing was restored. Try again once they are saved.`, retry: true });
-        return;
-      }
-      const known = knownVersion.current?.imageId === imageId ? knownVersion.current.version : 0;
-      const base = Math.max(known, currentVersion ?? 0);
-      const res = await editorApi.restore(imageId, project.id, shown.version, base);
-      followSave(imageId, res);
-      if (shownImage.current !== imageId) {
-        // The user moved on meanwhile: the image opens with the restored annotations next time.
-        toast(`Restored version ${shown.version.toLocaleString()} as version ${res.version.toLocaleString()}`, 'success', 4000);
-        return;
-      }
-      knownVersion.current = { imageId, version: res.version };
-      afterRestore.current = { imageId, camera: previewEditor.getCamera(), from: shown.version, to: res.version };
-      setRestoreOpen(false);
-      setReopenToken((n) => n + 1);
-    } catch (err) {
-      console.error('Failed to restore the version', err);
-      const status = isApiError(err) ? err.status : 0;
-      if (status === 409 || status === 410) void qc.invalidateQueries({ queryKey: historyKey(imageId) });
-      setRestoreError(
-        status === 409
-          ? { message: 'Someone saved this image meanwhile; look at the history again.', retry: false }
-          : status === 410
-            ? { message: 'This version is no longer kept.', retry: false }
-            : status === 403
-              ? { message: serverMessage(err, viewOnlyReason ?? 'Your role cannot restore versions.'), retry: false }
-              : { message: serverMessage(err, 'The version could not be restored. Check your connection and try again.'), retry: true },
-      );
-    } finally {
-      setRestoring(false);
-    }
-  };
-
-  const refuseEdit = useCallback(() => toast(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS), []);
-
-  const run = useCallback(
-    (a: HotkeyAction) => {
-      // While an earlier version is shown, keys that look act on it and keys that edit do nothing.
-      const viewing = previewRef.current;
-      const target = viewing ? previewEditor : editor;
-      switch (a.type) {
-        case 'tool':
-          if (viewing) return a.tool === 'select' ? undefined : refuseEdit();
-          return chooseTool(a.tool);
-        case 'previous':
-          return goPrevious();
-        case 'next':
-          return goNext();
-        case 'undo':
-          return viewing ? refuseEdit() : void editor.undo();
-        case 'redo':
-          return viewing ? refuseEdit() : void editor.redo();
-        case 'select-all':
-          return target.selectAll();
-        case 'copy':
-          return copy(target);
-        case 'paste':
-          return viewing ? refuseEdit() : paste();
-        case 'hide':
-          return target.getView().selected.size > 0 ? target.hideSelected() : target.toggleAll();
-        case 'hide-selection':
-          return target.hideSelected();
-        case 'history':
-          return toggleHistory(true);
-      }
-    },
-    [chooseTool, goPrevious, goNext, editor, previewEditor, copy, paste, toggleHistory, refuseEdit],
-  );
-
   // ---------------------------------------------------------------- keyboard
-  const leaveRef = useRef(leavePreview);
-  leaveRef.current = leavePreview;
-  // While an image loads, keys that act on the document wait (it is still the previous image's).
-  const readyRef = useRef(false);
-  useEffect(() => {
-    const waiting = (a: HotkeyAction) => !readyRef.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history';
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || isTypingTarget(e.target)) return;
-      const t = e.target as HTMLElement | null;
-      // Open dialogs, menus and the settings panel keep their own keys.
-      if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
-      if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
-      if (previewRef.current) {
-        // An earlier version is shown: Esc goes back, and the preview's read-only editor takes the
-        // view keys (W/A/S/D, Space); the user's editor gets none of them.
-        const plainKey = !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
-        if (e.key === 'Escape' && plainKey) {
-          e.preventDefault();
-          leaveRef.current();
-          return;
-        }
-        const modified = resolveModifiedHotkey(e);
-        if (modified) {
-          e.preventDefault();
-          run(modified);
-          return;
-        }
-        if ((e.key === 'Enter' || e.key === ' ') && t?.closest?.('button, a, [role="option"]')) return;
-        if (previewEditor.keyDown(e)) {
-          e.preventDefault();
-          return;
-        }
-        const plain = resolvePlainHotkey(e);
-        if (plain) {
-          e.preventDefault();
-          run(plain);
-        }
-        return;
-      }
-      const modified = resolveModifiedHotkey(e);
-      if (modified) {
-        e.preventDefault();
-        if (!waiting(modified)) run(modified);
-        return;
-      }
-      // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
-      if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
-      if (toolRef.current === 'auto' && !e.ctrlKey && !e.metaKey && (e.key === 'Enter' || e.key === 'Escape')) {
-        e.preventDefault();
-        if (e.key === 'Enter') completeMask();
-        else auto.clear();
-        return;
-      }
-      if (readyRef.current && editor.keyDown(e)) {
-        e.preventDefault();
-        return;
-      }
-      const plain = resolvePlainHotkey(e);
-      if (plain && !waiting(plain)) {
-        e.preventDefault();
-        run(plain);
-      }
-    };
-    const onKeyUp = (e: KeyboardEvent) => {
-      editor.keyUp(e);
-      previewEditor.keyUp(e);
-    };
-    window.addEventListener('keydown', onKeyDown);
-    window.addEventListener('keyup', onKeyUp);
-    return () => {
-      window.removeEventListener('keydown', onKeyDown);
-      window.removeEventListener('keyup', onKeyUp);
-    };
-  }, [editor, previewEditor, run, auto, completeMask]);
+  useEditorKeys({
+    editor,
+    previewEditor,
+    previewing,
+    documentReady: readyRef,
+    tool: toolRef,
+    auto,
+    completeMask,
+    chooseTool,
+    goPrevious,
+    goNext,
+    copy,
+    paste,
+    toggleHistory: historyView.toggleHistory,
+    leavePreview: historyView.leavePreview,
+  });
 
   useEffect(() => {
     editor.setTransparency(transparency);
@@ -784,13 +524,6 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   // While an earlier version is on the canvas, the zoom, the settings and the list work on it.
   const shownEditor = previewShown ? previewEditor : editor;
   const stageReady = ready || previewShown;
-  const onPreviewImageReady = useCallback(
-    (err: Error | null) => {
-      if (err) console.error('The version preview could not open the image pixels', err);
-      preview.onDrawn();
-    },
-    [preview],
-  );
 
   return (
     <div className={styles.page}>
@@ -848,7 +581,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
                 classColor={classColor}
                 colorsKey={colorsKey}
                 imageSource={imageSource}
-                onImageReady={onPreviewImageReady}
+                onImageReady={historyView.onPreviewImageReady}
                 cursor="default"
                 label={`Image ${image.filename}, version ${preview.shown}, read only`}
                 testId="version-canvas"
@@ -856,7 +589,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             </div>
           ) : null}
           {preview.state ? (
-            <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={openRestore} onBack={leavePreview} onRetry={() => preview.show(preview.state!.entry)} />
+            <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={historyView.openRestore} onBack={historyView.leavePreview} onRetry={() => preview.show(preview.state!.entry)} />
           ) : null}
           {showPicker && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
@@ -921,8 +654,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         </main>
         <AnnotationList
           editor={shownEditor}
-          view={previewShown ? previewView : view}
-          documentVersion={previewShown ? previewDocumentVersion : documentVersion}
+          view={previewShown ? historyView.previewView : view}
+          documentVersion={previewShown ? historyView.previewDocumentVersion : documentVersion}
           classColor={classColor}
           collapsed={collapsed}
           onToggleCollapsed={toggleSidebar}
@@ -932,9 +665,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           onRemoveAll={removeAll}
           readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
           loading={previewShown ? false : documentLoading}
-          historyOpen={historyOpen}
-          onToggleHistory={() => toggleHistory(false)}
-          history={<HistoryPanel query={history} shownVersion={preview.state?.version ?? null} onChoose={chooseVersion} autoFocus={historyFocus} />}
+          historyOpen={historyView.historyOpen}
+          onToggleHistory={() => historyView.toggleHistory(false)}
+          history={<HistoryPanel query={historyView.history} shownVersion={preview.state?.version ?? null} onChoose={historyView.chooseVersion} autoFocus={historyView.historyFocus} />}
           notice={
             previewShown ? (
               <p className={styles.listNotice}>
@@ -970,15 +703,15 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         }
       />
       <RestoreDialog
-        open={restoreOpen && previewing}
+        open={historyView.restoreOpen && previewing}
         state={preview.state}
-        currentVersion={currentVersion}
+        currentVersion={historyView.currentVersion}
         filename={image.filename}
         unsaved={!readOnly && (gathering || saveStatus.unsavedImages > 0)}
-        busy={restoring}
-        error={restoreError}
-        onConfirm={() => void restoreVersion()}
-        onClose={() => setRestoreOpen(false)}
+        busy={historyView.restoring}
+        error={historyView.restoreError}
+        onConfirm={() => void historyView.restoreVersion()}
+        onClose={historyView.closeRestore}
       />
       <AddClassDialog
         open={addClassType !== null}
@@ -992,73 +725,10 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   );
 }
 
-/** The focus is on the preview's banner (or nowhere), which goes away with the preview. */
-function focusLeavesWithPreview(): boolean {
-  const active = document.activeElement;
-  return !active || active === document.body || (active instanceof HTMLElement && Boolean(active.closest('[data-version-banner]')));
-}
-
-/** After the preview: the focus goes to the history's current entry (or the canvas), not to the page. */
-function focusAfterPreview(): void {
-  requestAnimationFrame(() => {
-    const target = document.querySelector<HTMLElement>('[role="listbox"][aria-label="Versions"] [role="option"][tabindex="0"]') ?? document.querySelector<HTMLElement>('[data-testid="editor-canvas"]');
-    target?.focus();
-  });
-}
-
 function loadErrorMessage(err: unknown): string {
   if (err instanceof Error && err.name === 'ZodError') return 'The annotations saved for this image are not valid, so the editor cannot open them.';
   if (err instanceof SyntaxError) return 'The annotations of this image could not be read.';
   return err instanceof Error && !('status' in err) ? err.message : serverMessage(err, 'The image could not be loaded.');
-}
-
-/** 'Loading 100,000 annotations... 40%' with a bar, for large documents. */
-function LoadingProgress({ store, imageId }: { store: ProgressStore; imageId: string }) {
-  const p = useSyncExternalStore(store.subscribe, store.get);
-  if (!p || p.imageId !== imageId || p.total < LARGE_DOCUMENT) return null;
-  const label = `Loading ${p.total.toLocaleString()} annotations... ${p.percent}%`;
-  return (
-    <div className={styles.loadProgress}>
-      <span className={styles.loadTrack} role="progressbar" aria-label={`Loading ${p.total.toLocaleString()} annotations`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={p.percent}>
-        <span className={styles.loadFill} style={{ width: `${p.percent}%` }} />
-      </span>
-      <span className={styles.loadLabel}>{label}</span>
-    </div>
-  );
-}
-
-/** In place of the save state for a role that may not edit: what it means and why. */
-function ViewOnlyIndicator({ reason }: { reason: string }) {
-  return (
-    <span className={styles.viewOnly} role="note" title={`View only: ${reason}. Nothing you do here is saved.`}>
-      <span className={styles.viewOnlyBadge}>
-        <Eye aria-hidden="true" />
-        View only
-      </span>
-      <span className={styles.viewOnlyWhy}>{reason}</span>
-    </span>
-  );
-}
-
-function SaveIndicator({ status }: { status: SaveStatus }) {
-  const icon =
-    status.state === 'saving' ? (
-      <Loader2 className={styles.spin} />
-    ) : status.state === 'saved' || status.state === 'conflict-merged' ? (
-      <Check />
-    ) : status.state === 'offline' || status.state === 'needs-sign-in' ? (
-      <CloudOff />
-    ) : status.state === 'error' ? (
-      <TriangleAlert />
-    ) : (
-      <Loader2 />
-    );
-  return (
-    <span className={styles.saveState} data-state={status.state} role="status" aria-live="polite" title={status.detail}>
-      <span aria-hidden="true">{icon}</span>
-      {status.label}
-    </span>
-  );
 }
 
 function ZoomControls({ editor }: { editor: Editor }) {
