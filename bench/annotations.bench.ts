@@ -67,6 +67,8 @@ function request(url: string, method: string, token: string, body?: unknown, enc
     req.end(payload);
   });
 }
+/** JSON with sorted keys (the column encoding gives keys in the editor's order). */
+const canonical = (v: unknown) => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
 const decode = (r: { raw: Buffer; encoding: string | undefined }) =>
   JSON.parse((r.encoding === 'br' ? zlib.brotliDecompressSync(r.raw) : r.encoding === 'gzip' ? zlib.gunzipSync(r.raw) : r.raw).toString());
 
@@ -174,7 +176,7 @@ async function runOn(label: string, env: Record<string, string>) {
           const doc = decode(res) as { annotations: ColumnBlock[] | Record<string, unknown>[]; version: number };
           const shapes = columns ? (doc.annotations as ColumnBlock[]).flatMap(decodeBlock) : (doc.annotations as Record<string, unknown>[]);
           if (shapes.length !== BIG || doc.version !== img.version) throw new Error(`load ${route}: ${shapes.length} shapes, version ${doc.version} (expected ${BIG}, ${img.version})`);
-          if (JSON.stringify(shapes[BIG - 1]) !== JSON.stringify(img.shapes[BIG - 1])) throw new Error(`load ${route} ${encoding}: the last shape differs`);
+          if (canonical(shapes[BIG - 1]) !== canonical(img.shapes[BIG - 1])) throw new Error(`load ${route} ${encoding}: the last shape differs`);
         }
         wire = res.wire;
         ms.push(res.ms);
