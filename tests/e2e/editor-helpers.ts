@@ -98,3 +98,22 @@ export async function loadSaved(page: Page, project: EditorProject, imageId: str
   expect(res.status).toBe(200);
   return res.body as { annotations: any[]; version: number };
 }
+
+/** Opens an image of the project in the editor by its name and waits until it is drawn. */
+export async function openEditorImage(page: Page, name: string) {
+  await page.goto(`/project/annotate/${name}`);
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(page.getByTestId('editor-canvas')).toBeVisible();
+}
+
+/** Draws a box with the Bounding Box tool between two canvas points. */
+export async function drawBox(page: Page, from: [number, number], to: [number, number]) {
+  await page.keyboard.press('b');
+  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
+  await page.mouse.move(b.x + from[0], b.y + from[1]);
+  await page.mouse.down();
+  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
+  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
+  await page.mouse.up();
+}

@@ -5,7 +5,7 @@
 // after a reload and shown in the history as restored.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { apiCall, editorProject, loadSaved } from './editor-helpers';
+import { apiCall, editorProject, loadSaved, drawBox, openEditorImage } from './editor-helpers';
 
 const IMAGE = 'crossing.png';
 const CLASSES = [
@@ -19,22 +19,7 @@ const version = (page: Page, n: number) => page.getByRole('listbox', { name: 'Ve
 const banner = (page: Page) => page.getByRole('region', { name: 'Version preview' });
 const saveState = (page: Page) => page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes)$/ });
 
-async function openImage(page: Page) {
-  await page.goto(`/project/annotate/${IMAGE}`);
-  await expect(page.getByRole('heading', { name: IMAGE, level: 1 })).toBeVisible();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-  await expect(page.getByTestId('editor-canvas')).toBeVisible();
-}
-
-async function drawBox(page: Page, from: [number, number], to: [number, number]) {
-  await page.keyboard.press('b');
-  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
-  await page.mouse.move(b.x + from[0], b.y + from[1]);
-  await page.mouse.down();
-  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
-  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
-  await page.mouse.up();
-}
+const openImage = (page: Page) => openEditorImage(page, IMAGE);
 
 test('history: look at an earlier version, go back, restore it', async ({ page }) => {
   test.setTimeout(180_000);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { MAX_SAVE_BYTES } from '../../src/contract/annotation-api';
-import { apiCall, editorProject, loadSaved, type EditorProject } from './editor-helpers';
+import { apiCall, editorProject, loadSaved, type EditorProject, drawBox, openEditorImage } from './editor-helpers';
 import { signIn } from './helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -14,23 +14,7 @@ const IMAGE = 'lot.png';
 const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
 const saveState = (page: Page) => page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes|Offline - changes kept on this device|Save failed.*|Sign in to save.*|Conflict merged)$/ });
 
-async function openImage(page: Page) {
-  await page.goto(`/project/annotate/${IMAGE}`);
-  await expect(page.getByRole('heading', { name: IMAGE, level: 1 })).toBeVisible();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-  await expect(page.getByTestId('editor-canvas')).toBeVisible();
-}
-
-/** Draws a box with the Bounding Box tool between two canvas points. */
-async function drawBox(page: Page, from: [number, number], to: [number, number]) {
-  await page.keyboard.press('b');
-  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
-  await page.mouse.move(b.x + from[0], b.y + from[1]);
-  await page.mouse.down();
-  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
-  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
-  await page.mouse.up();
-}
+const openImage = (page: Page) => openEditorImage(page, IMAGE);
 
 /** Waits until the server's document holds `n` annotations (the 'Saved' label alone is also the state before any change). */
 async function savedCount(page: Page, project: EditorProject, imageId: string, n: number) {
