@@ -23,6 +23,8 @@ export interface Fixture {
   folder: { id: string; full_path: string };
   newProject(): Promise<{ id: string }>;
   newImage(): Promise<{ id: string; filename: string }>;
+  /** A new image whose annotations were saved once (version 1). */
+  newSavedImage(): Promise<{ id: string; filename: string }>;
   /** An uploaded file waiting to be registered. */
   newUpload(): Promise<{ filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; file_size: number }>;
   newFolder(): Promise<{ id: string; full_path: string }>;
@@ -220,6 +222,17 @@ export const ROUTES: RouteRule[] = [
     verdict: firstResult,
   },
   { route: 'PATCH /api/v1/annotations/status', access: 'images.stage', request: async (f) => ({ body: { image_id: (await f.newImage()).id, project_id: f.project.id, status: 'complete' } }) },
+  { route: 'GET /api/v1/annotations/changes/:imageId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/changes/${f.image.id}${q({ since: '0' })}` }) },
+  { route: 'GET /api/v1/annotations/history/:imageId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/history/${f.image.id}` }) },
+  { route: 'GET /api/v1/annotations/version/:imageId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/version/${f.image.id}${q({ version: '0' })}` }) },
+  {
+    route: 'POST /api/v1/annotations/restore',
+    access: 'annotations.write',
+    request: async (f) => {
+      const img = await f.newSavedImage();
+      return { body: { image_id: img.id, project_id: f.project.id, version: 0 } };
+    },
+  },
   { route: 'GET /api/v1/annotations/stats/:projectId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/stats/${f.project.id}` }) },
   { route: 'POST /api/v1/annotations/export', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, image_ids: [f.image.id], format: 'vellum' } }) },
 

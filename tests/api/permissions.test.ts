@@ -44,6 +44,15 @@ async function fixture(): Promise<Fixture> {
     return { id: res.body.folder.id as string, full_path: res.body.folder.full_path as string };
   };
   const image = await newImage();
+  const newSavedImage = async () => {
+    const img = await newImage();
+    const res = await api(server.url, 'POST', '/api/v1/annotations/save-data', {
+      token: owner.token,
+      body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [{ id: 'a1', name: 'car', bounding_box: { x: 1, y: 1, w: 5, h: 5 } }] },
+    });
+    if (res.status !== 200) throw new Error(`save: ${res.status} ${JSON.stringify(res.body)}`);
+    return img;
+  };
   const f: Fixture = {
     org: owner.org,
     ownerEmail: owner.email,
@@ -54,6 +63,7 @@ async function fixture(): Promise<Fixture> {
     folder: await newFolder(),
     newProject: () => createProject(server, owner),
     newImage,
+    newSavedImage,
     async newUpload() {
       const up = await putUpload(server, owner, project.id, `${unique('up')}.png`, bytes);
       return { filename: up.filename, gcs_bucket: up.gcs_bucket, gcs_path: up.gcs_path, gcs_uri: up.gcs_uri, file_size: bytes.length };

@@ -55,16 +55,6 @@ async function headOf(db: Conn, imageId: string): Promise<{ version: number; sav
   return { version, savedAt: version > 0 && h ? new Date(h.updated_at).toISOString() : null };
 }
 
-async function currentDocument(db: Conn, imageId: string): Promise<LoadDataResponse> {
-  const head = await headOf(db, imageId);
-  return { annotations: await readAnnotations(db, imageId), version: head.version, saved_at: head.savedAt };
-}
-
-export async function loadData(ctx: AppContext, userId: string, imageId: string, projectId?: string): Promise<LoadDataResponse> {
-  await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
-  return currentDocument(ctx.db, imageId);
-}
-
 /** Shapes per chunk of a streamed load (and per block of the column encoding). */
 const LOAD_CHUNK_SHAPES = 2000;
 
