@@ -20,6 +20,7 @@ import { installAuthGuard } from './http/auth-guard';
 import { registerRoutes } from './http/routes';
 import { compressionOptions } from './http/compression';
 import { staticCacheControl } from './http/static-assets';
+import { installSecurityHeaders } from './http/security-headers';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -63,6 +64,8 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     reply.header('x-request-id', request.id);
     if (shuttingDown) reply.header('connection', 'close');
   });
+  // nosniff, no framing, same-origin referrers, HSTS on https, and a Content-Security-Policy (http/security-headers.ts).
+  installSecurityHeaders(app, config);
   // A response whose headers went out before shutdown (a streamed export) leaves its socket idle
   // when it ends: close it then.
   app.addHook('onResponse', async () => {
@@ -116,7 +119,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' }, staticCSP: true });
 
   installAuthGuard(app, auth, ctx);
   await auth.registerRoutes(app);
