@@ -1,5 +1,5 @@
 // What a stored upload really is: its format from its magic bytes, its size in pixels (with a
-// decompression-bomb limit), an SVG safety check, and the WebP thumbnail. Everything reads a local
+// decompression-bomb limit), the SVG safety check (svg-safety.ts), and the WebP thumbnail. Everything reads a local
 // file (the register flow downloads the object first) so libvips streams it from disk instead of
 // holding a 200 MB upload in memory, as sharp does with stream input.
 import fsp from 'node:fs/promises';
@@ -54,40 +54,8 @@ function looksLikeSvg(head: Buffer): boolean {
   }
 }
 
-/**
- * Why an SVG is refused, or null when it is inert. We refuse rather than sanitise: a sanitiser that
- * misses one trick serves script from our origin, a refusal costs the user one re-export. Refused:
- * script elements, event handler attributes, javascript:/vbscript: URLs, embedded HTML or objects,
- * entity declarations (XXE, billion laughs), style imports, and references to anything outside the
- * file (only '#fragment' and data:image raster references are allowed).
- */
-export function svgProblem(text: string): string | null {
-  const checks: [RegExp, string][] = [
-    [/<\s*(?:[\w-]+:)?script[\s>/]/i, 'it contains a <script> element'],
-    [/[\s"'/]on[a-z]+\s*=/i, 'it contains an event handler attribute (on...=)'],
-    [/(?:java|vb)script\s*:/i, 'it contains a javascript: or vbscript: URL'],
-    [/<\s*(?:[\w-]+:)?(?:foreignObject|iframe|embed|object|handler|listener)[\s>/]/i, 'it embeds HTML or other documents'],
-    [/<!ENTITY/i, 'it declares XML entities'],
-    [/<!DOCTYPE[^>]*\[/i, 'it has an internal DTD subset'],
-    [/@import/i, 'its styles import other files'],
-    [/<\?xml-stylesheet/i, 'it references an external stylesheet'],
-  ];
-  for (const [re, why] of checks) if (re.test(text)) return why;
-  // Attribute references: href, xlink:href, src. Values must stay inside the file.
-  for (const m of text.matchAll(/(?:^|[\s"'/])(?:[\w-]+:)?(?:href|src)\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
-    const value = (m[2] ?? m[3] ?? m[4] ?? '').trim();
-    if (!isLocalReference(value)) return `it references an external resource (${value.slice(0, 80)})`;
-  }
-  // CSS url(...) in style attributes or <style> elements.
-  for (const m of text.matchAll(/url\(\s*(['"]?)([^'")]*)\1\s*\)/gi)) {
-    if (!isLocalReference(m[2].trim())) return `it references an external resource (${m[2].slice(0, 80)})`;
-  }
-  return null;
-}
-
-function isLocalReference(value: string): boolean {
-  return value === '' || value.startsWith('#') || /^data:image\/(?:png|jpeg|gif|webp);/i.test(value);
-}
+// The SVG safety check (an allow-list over the parsed XML) lives in svg-safety.ts.
+export { svgProblem } from './svg-safety';
 
 export interface Inspected {
   width: number;
