@@ -66,6 +66,10 @@ function exactLength(expected: number): Transform {
   });
 }
 
+/** Keys of SVG objects: uploads are named by their type (register checks the bytes against the extension). */
+const isSvgKey = (key: string) => /\.svgz?$/i.test(key);
+const SVG_AS_ATTACHMENT = { ResponseContentDisposition: 'attachment', ResponseContentType: 'image/svg+xml' } as const;
+
 export class S3Storage implements StorageDriver {
   readonly kind = 's3' as const;
   readonly client: S3Client;
@@ -316,8 +320,10 @@ export class S3Storage implements StorageDriver {
   async signedDownloadUrl(bucket: string, key: string, opts: { expiresInSeconds: number }): Promise<SignedUrl> {
     const target = this.where(bucket, key);
     const { signingDate, expiresIn, expiresAt } = this.signingWindow(opts.expiresInSeconds);
-    // A cached copy must not outlive the URL that fetched it.
-    const command = new GetObjectCommand({ ...target, ResponseCacheControl: `private, max-age=${expiresIn}` });
+    // A cached copy must not outlive the URL that fetched it. An SVG is a document that can hold
+    // links and script: the bucket origin serves it as a download, never inline (an <img> still
+    // draws it, and the app shows the WebP thumbnail or draws the original in <img>/canvas).
+    const command = new GetObjectCommand({ ...target, ResponseCacheControl: `private, max-age=${expiresIn}`, ...(isSvgKey(key) ? SVG_AS_ATTACHMENT : {}) });
     return { url: await getSignedUrl(this.client, command, { expiresIn, signingDate }), expiresAt };
   }
 
