@@ -1,6 +1,7 @@
 // Account, organization and identity-wrapper calls (spec section 7, "Account and organization").
 import { z } from 'zod';
 import { MESSAGES, SLUG_MAX, SLUG_MIN } from './validation';
+import { storedText } from './text';
 
 export const ROLES = ['owner', 'admin', 'annotator', 'reviewer', 'viewer'] as const;
 export const Role = z.enum(ROLES);
@@ -39,7 +40,7 @@ export const CurrentUserResponse = z.object({
 });
 export type CurrentUserResponse = z.infer<typeof CurrentUserResponse>;
 
-const trimmed = (message: string, max = 200) => z.string({ error: message }).trim().min(1, message).max(max, `Must be at most ${max} characters`);
+const trimmed = (message: string, what: string, max = 200) => storedText(z.string({ error: message }).trim().min(1, message).max(max, `Must be at most ${max} characters`), what);
 
 export const Slug = z
   .string({ error: MESSAGES.slugRequired })
@@ -50,21 +51,21 @@ export const Slug = z
 
 export const UpdateProfileRequest = z
   .object({
-    full_name: trimmed(MESSAGES.fullNameRequired).optional(),
+    full_name: trimmed(MESSAGES.fullNameRequired, 'Full name').optional(),
     default_organization_id: z.string().uuid().optional(),
   })
   .strict();
 
 export const OnboardingRequest = z.object({
-  full_name: trimmed(MESSAGES.fullNameRequired),
-  organization_name: trimmed(MESSAGES.orgNameRequired),
+  full_name: trimmed(MESSAGES.fullNameRequired, 'Full name'),
+  organization_name: trimmed(MESSAGES.orgNameRequired, 'Organization name'),
   organization_slug: Slug,
 });
 export type OnboardingRequest = z.infer<typeof OnboardingRequest>;
 
 export const OnboardingResponse = z.object({ success: z.literal(true), organization: Organization, profile: Profile });
 
-export const CreateOrganizationRequest = z.object({ name: trimmed(MESSAGES.orgNameRequired), slug: Slug });
+export const CreateOrganizationRequest = z.object({ name: trimmed(MESSAGES.orgNameRequired, 'Organization name'), slug: Slug });
 export const OrganizationResponse = z.object({ success: z.literal(true), organization: Organization });
 export const OrganizationsResponse = z.object({ organizations: z.array(Organization) });
 
@@ -82,9 +83,9 @@ export const DebugResponse = z.object({
 });
 
 export const SignUpRequest = z.object({
-  email: z.string().trim().email(MESSAGES.emailInvalid),
+  email: storedText(z.string().trim().email(MESSAGES.emailInvalid), 'The e-mail address'),
   password: z.string().min(6, MESSAGES.passwordShort),
-  full_name: trimmed(MESSAGES.fullNameRequired),
+  full_name: trimmed(MESSAGES.fullNameRequired, 'Full name'),
 });
 export const SignInRequest = z.object({ email: z.string().trim().min(1, MESSAGES.emailRequired), password: z.string().min(1, MESSAGES.passwordRequired) });
 export const VerifyRequest = z.object({ access_token: z.string().min(1) });

@@ -5,6 +5,7 @@
 // and id of the bad one.
 import { z } from 'zod';
 import { ImageStatus } from './images';
+import { storedText } from './text';
 
 /** Largest save-data / save body the server reads. Bigger answers 413. */
 export const MAX_SAVE_BYTES = 8 * 1024 * 1024;
@@ -44,7 +45,7 @@ export const SaveDataRequest = z.object({
   /** Checked one by one against StoredAnnotation (contract/annotations.ts) and the project's classes. */
   annotations: z.array(z.unknown()),
   /** Must be the image's filename. */
-  image_filename: z.string().min(1, 'image_filename is required'),
+  image_filename: storedText(z.string().min(1, 'image_filename is required'), 'image_filename'),
   /** The version the client's list is based on. Absent: the save applies whatever the current version (last write wins). */
   base_version: z.number().int().nonnegative().optional(),
 });
@@ -56,12 +57,12 @@ export type SaveDataRequest = z.infer<typeof SaveDataRequest>;
 export const SaveChangesRequest = z.object({
   image_id: uuid('image_id'),
   project_id: uuid('project_id'),
-  image_filename: z.string().min(1, 'image_filename is required'),
+  image_filename: storedText(z.string().min(1, 'image_filename is required'), 'image_filename'),
   /** Required: changes only mean something on the version they were made on. */
   base_version: z.number().int().nonnegative(),
   /** Checked one by one like save-data's annotations. */
   upserts: z.array(z.unknown()).default([]),
-  removed_ids: z.array(z.string().min(1, 'removed_ids holds ids')).default([]),
+  removed_ids: z.array(storedText(z.string().min(1, 'removed_ids holds ids'), 'An id')).default([]),
 });
 export type SaveChangesRequest = z.infer<typeof SaveChangesRequest>;
 

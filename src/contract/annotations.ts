@@ -5,6 +5,7 @@
 // One shape key per annotation: `bounding_box` alone means a box; otherwise exactly one of
 // polygon / polyline / keypoint / segmentation sits beside the bounding box.
 import { z } from 'zod';
+import { StoredJson, checkStorable, storedText } from './text';
 
 /** A finite number: JSON has no NaN/Infinity, and a stored one would poison every consumer. */
 const Coord = z.number().refine(Number.isFinite, 'Coordinates must be finite numbers');
@@ -95,8 +96,8 @@ export const StoredSegmentation = z
   });
 export type StoredSegmentation = z.infer<typeof StoredSegmentation>;
 
-/** Attributes are free-form JSON values (the spec leaves their shape open). */
-export const StoredAttributes = z.array(z.json());
+/** Attributes are free-form JSON values (the spec leaves their shape open), with text the database can store. */
+export const StoredAttributes = z.array(StoredJson);
 export type StoredAttributes = z.infer<typeof StoredAttributes>;
 
 export const SHAPE_KEYS = ['polygon', 'polyline', 'keypoint', 'segmentation'] as const;
@@ -108,8 +109,8 @@ export type ShapeKey = (typeof SHAPE_KEYS)[number];
  */
 export const StoredAnnotation = z
   .looseObject({
-    id: z.string().min(1),
-    name: z.string(),
+    id: storedText(z.string().min(1), 'The id'),
+    name: storedText(z.string(), 'The class name'),
     bounding_box: StoredBoundingBox,
     polygon: StoredPolygon.optional(),
     polyline: StoredPolyline.optional(),
@@ -118,6 +119,8 @@ export const StoredAnnotation = z
     attributes: StoredAttributes.optional(),
   })
   .superRefine((a, ctx) => {
+    // Unknown extra keys are stored as sent: their text (keys and values) must be storable too.
+    checkStorable(a, ctx);
     const present = SHAPE_KEYS.filter((k) => a[k] !== undefined);
     if (present.length > 1) {
       ctx.addIssue({ code: 'custom', message: `An annotation holds one shape, found ${present.join(' and ')}` });

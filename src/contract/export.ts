@@ -2,6 +2,7 @@
 // POST /api/v1/annotations/export answers a zip, streamed. See src/server/services/export/.
 import { z } from 'zod';
 import { ListImagesQuery, MAX_BATCH_IDS } from './images';
+import { storedText } from './text';
 
 export const EXPORT_FORMATS = ['vellum', 'coco'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -34,7 +35,7 @@ export const ExportRequest = z.object({
   /** Class names to keep; absent or null: every class. An empty list is refused (nothing to export). */
   class_filter: z.array(z.string().max(500)).max(1000).nullable().optional(),
   /** Export name (file name `{name}_{format}.zip`); default: the project name. */
-  name: z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`).optional(),
+  name: storedText(z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`), 'Export name').optional(),
 });
 export type ExportRequest = z.infer<typeof ExportRequest>;
 

@@ -1,6 +1,7 @@
 // Virtual folders of a project (spec sections 3, 5 "Folder rename", 7 "Folders").
 // A folder path is '/' for the root, else '/' followed by names joined with '/': '/cats/black'.
 import { z } from 'zod';
+import { isStorableText, UNSTORABLE_TEXT } from './text';
 
 export const ROOT_PATH = '/';
 export const FOLDER_NAME_MAX = 100;
@@ -15,6 +16,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/;
 export function checkFolderName(raw: string): { name: string } | { error: string } {
   const name = raw.normalize('NFC').trim();
   if (!name) return { error: 'Folder name must not be empty' };
+  if (!isStorableText(name)) return { error: `Folder name ${UNSTORABLE_TEXT}` };
   if (name.includes('/') || name.includes('\\')) return { error: 'Folder name must not contain "/" or "\\"' };
   if (CONTROL.test(name)) return { error: 'Folder name must not contain control characters' };
   if (name === '.' || name === '..') return { error: 'Folder name must not be "." or ".."' };

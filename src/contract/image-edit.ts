@@ -2,6 +2,7 @@
 // POST /api/v1/image-edit/edit starts a background job, GET /image-edit/status/{id} reports it,
 // GET /image-edit/health says which provider edits. See src/server/services/image-edit/.
 import { z } from 'zod';
+import { storedText } from './text';
 
 /** Spec section 9: at most 100 images per edit; the dialog prefills the first 5 of the selection. */
 export const MAX_EDIT_IMAGES = 100;
@@ -29,13 +30,16 @@ export const ImageEditRequest = z.object({
     .array(z.string().min(1, 'image names must not be empty').max(1000))
     .min(1, EDIT_MESSAGES.noImages)
     .max(MAX_EDIT_IMAGES, EDIT_MESSAGES.tooMany),
-  prompt: z
-    .string()
-    .max(MAX_EDIT_PROMPT_LENGTH, `The prompt must be at most ${MAX_EDIT_PROMPT_LENGTH} characters`)
-    .refine((p) => p.trim().length > 0, EDIT_MESSAGES.promptRequired),
+  prompt: storedText(
+    z
+      .string()
+      .max(MAX_EDIT_PROMPT_LENGTH, `The prompt must be at most ${MAX_EDIT_PROMPT_LENGTH} characters`)
+      .refine((p) => p.trim().length > 0, EDIT_MESSAGES.promptRequired),
+    'The prompt',
+  ),
   /** Where the edited copies go; '/' is the root. */
   current_folder_path: z.string().max(2000).default('/'),
-  negative_prompt: z.string().max(MAX_EDIT_PROMPT_LENGTH).nullish(),
+  negative_prompt: storedText(z.string().max(MAX_EDIT_PROMPT_LENGTH), 'The negative prompt').nullish(),
   num_inference_steps: z.number().int().min(1).max(500).default(DEFAULT_EDIT_STEPS),
   guidance_scale: z.number().min(0).max(100).default(DEFAULT_EDIT_GUIDANCE),
   true_cfg_scale: z.number().min(0).max(100).default(DEFAULT_EDIT_TRUE_CFG),

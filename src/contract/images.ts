@@ -1,6 +1,7 @@
 // Images of a project: the upload flow, listing, stages, signed URLs and batch calls
 // (spec sections 3, 4 "Image status" and "Archive", 7 "Images" and "Batch images", 9).
 import { z } from 'zod';
+import { storedText, withoutUnstorable } from './text';
 
 export const IMAGE_STATUSES = ['new', 'annotating', 'complete'] as const;
 export const ImageStatus = z.enum(IMAGE_STATUSES);
@@ -60,11 +61,11 @@ const RESERVED_CHARS = /[<>:"|?*#%\\/]/g;
 
 /**
  * A filename safe as the last segment of an object key and in a URL: the base name only (no folders,
- * no traversal), no control characters, at most MAX_FILENAME_LENGTH characters with the extension kept.
+ * no traversal), no control characters or unpaired surrogates, at most MAX_FILENAME_LENGTH characters with the extension kept.
  * Returns '' when nothing usable is left.
  */
 export function sanitizeFilename(input: string): string {
-  let name = input.normalize('NFC');
+  let name = withoutUnstorable(input).normalize('NFC');
   name = name.split(/[/\\]/).pop() ?? '';
   name = name.replace(UNSAFE_CHARS, '').replace(RESERVED_CHARS, '_').replace(/\s+/g, ' ').trim();
   name = name.replace(/^[.\s]+/, '');
@@ -127,7 +128,7 @@ export const CheckFilenameRequest = z.object({ filename: z.string().min(1, 'file
 export const CheckFilenameResponse = z.object({ unique_filename: z.string(), original_filename: z.string(), changed: z.boolean() });
 
 export const UploadDescriptor = z.object({
-  filename: z.string().min(1, 'filename is required').max(1000),
+  filename: storedText(z.string().min(1, 'filename is required').max(1000), 'filename'),
   content_type: z.string().min(1, 'content_type is required').max(255),
   folder_path: z.string().max(2000).default('/'),
 });
@@ -161,7 +162,7 @@ export const BatchUploadUrlsResponse = z.object({
 });
 
 export const RegisterImageRequest = z.object({
-  filename: z.string().min(1, 'filename is required').max(1000),
+  filename: storedText(z.string().min(1, 'filename is required').max(1000), 'filename'),
   // Where the client says it uploaded: when given they must name this project's object for the filename.
   gcs_bucket: z.string().max(100).optional(),
   gcs_path: z.string().max(2000).optional(),

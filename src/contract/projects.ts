@@ -1,5 +1,6 @@
 // Projects and their classes (spec sections 3 and 7, "Projects and usage").
 import { z } from 'zod';
+import { storedText } from './text';
 
 export const ANNOTATION_TYPES = ['box', 'polygon', 'polyline', 'keypoint'] as const;
 export const AnnotationType = z.enum(ANNOTATION_TYPES);
@@ -12,7 +13,7 @@ export const CLASS_PALETTE = [
 ] as const;
 
 export const ProjectClass = z.object({
-  name: z.string().trim().min(1, 'Class name is required').max(100, 'Class name must be at most 100 characters'),
+  name: storedText(z.string().trim().min(1, 'Class name is required').max(100, 'Class name must be at most 100 characters'), 'Class name'),
   type: AnnotationType,
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must look like #rrggbb'),
 });
@@ -56,18 +57,21 @@ export type Project = z.infer<typeof Project>;
 export const ProjectsResponse = z.object({ projects: z.array(Project) });
 export const ProjectResponse = z.object({ success: z.literal(true), project: Project });
 
+const ProjectName = storedText(z.string().trim().min(1, 'Project name is required').max(200, 'Project name must be at most 200 characters'), 'Project name');
+const ProjectDescription = storedText(z.string().trim().max(2000, 'Description must be at most 2000 characters'), 'Description');
+
 export const CreateProjectRequest = z.object({
   organization_id: z.string().uuid(),
-  name: z.string().trim().min(1, 'Project name is required').max(200, 'Project name must be at most 200 characters'),
-  description: z.string().trim().max(2000, 'Description must be at most 2000 characters').nullish(),
+  name: ProjectName,
+  description: ProjectDescription.nullish(),
   annotation_types: z.array(AnnotationType).min(1).default(['box']),
   classes: ProjectClasses.default([]),
 });
 
 export const UpdateProjectRequest = z
   .object({
-    name: z.string().trim().min(1, 'Project name is required').max(200, 'Project name must be at most 200 characters').optional(),
-    description: z.string().trim().max(2000, 'Description must be at most 2000 characters').nullable().optional(),
+    name: ProjectName.optional(),
+    description: ProjectDescription.nullable().optional(),
     classes: ProjectClasses.optional(),
     annotation_types: z.array(AnnotationType).min(1).optional(),
   })

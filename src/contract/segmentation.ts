@@ -2,6 +2,7 @@
 // section 3 "Assisted-segmentation mask result"). Coordinates are image pixels of the original
 // image, origin top-left; times are seconds.
 import { z } from 'zod';
+import { checkStorable, storedText } from './text';
 
 /** Points per get-mask call (positive and negative together). More answers 400 too_many_points. */
 export const MAX_POINTS = 100;
@@ -116,7 +117,7 @@ const Bbox = z.union([
 
 export const SaveSegmentationRequest = z.object({
   ...ImageRef,
-  class_name: z.string().min(1, 'class_name is required').max(500),
+  class_name: storedText(z.string().min(1, 'class_name is required').max(500), 'class_name'),
   /** The mask as get-mask returned it. Either this or a polygon annotation is required. */
   mask: MaskRle.optional(),
   bbox: Bbox.optional(),
@@ -128,6 +129,8 @@ export const SaveSegmentationRequest = z.object({
       inference_time: z.number().finite().optional(),
       tool_used: z.string().max(100).optional(),
     })
+    // Stored with the annotation, unknown keys included.
+    .superRefine((m, ctx) => checkStorable(m, ctx, 'metadata'))
     .default({}),
   vellum_annotation: VellumAnnotation.partial({ metadata: true }).optional(),
   vellum_annotations: z.array(VellumAnnotation.partial({ metadata: true })).max(10_000).optional(),

@@ -1,6 +1,7 @@
 // Teams (issue 6): members and roles, invites, server-side API keys, account deletion.
 import { z } from 'zod';
 import { Organization, Role } from './account';
+import { storedText } from './text';
 
 export const ROLE_RANK: Record<Role, number> = { viewer: 1, annotator: 2, reviewer: 3, admin: 4, owner: 5 };
 /** May `a` be given by someone whose role is `b`? (role ceilings for invites and API keys) */
@@ -50,7 +51,7 @@ export type Invite = z.infer<typeof Invite>;
 export const InvitesResponse = z.object({ invites: z.array(Invite) });
 export const CreateInviteRequest = z
   .object({
-    email: z.string({ error: 'Please enter an email address' }).trim().toLowerCase().min(1, 'Please enter an email address').max(255).email('Please enter a valid email address'),
+    email: storedText(z.string({ error: 'Please enter an email address' }).trim().toLowerCase().min(1, 'Please enter an email address').max(255).email('Please enter a valid email address'), 'The e-mail address'),
     role: Role,
   })
   .strict();
@@ -92,7 +93,7 @@ export const ApiKeysResponse = z.object({ api_keys: z.array(ApiKey) });
 export const CreateApiKeyRequest = z
   .object({
     organization_id: uuid('organization_id'),
-    name: z.string({ error: API_KEY_NAME_REQUIRED }).trim().min(1, API_KEY_NAME_REQUIRED).max(100, 'Must be at most 100 characters'),
+    name: storedText(z.string({ error: API_KEY_NAME_REQUIRED }).trim().min(1, API_KEY_NAME_REQUIRED).max(100, 'Must be at most 100 characters'), 'API key name'),
     /** Defaults to the creator's role; never above it. */
     role: Role.optional(),
   })

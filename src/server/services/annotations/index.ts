@@ -13,6 +13,7 @@ import type { AppContext } from '../../context';
 import { images, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { StoredAnnotation } from '../../../contract/annotations';
+import { printableText } from '../../../contract/text';
 import {
   ANNOTATION_KINDS,
   CONFLICT_CURRENT_MAX_SHAPES,
@@ -104,7 +105,7 @@ function describePath(path: PropertyKey[]): string {
 
 function label(index: number, raw: unknown): string {
   const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
-  return id === null ? `Annotation ${index}` : `Annotation ${index} (id "${id.slice(0, 100)}")`;
+  return id === null ? `Annotation ${index}` : `Annotation ${index} (id "${printableText(id.slice(0, 100))}")`;
 }
 
 /**
