@@ -66,9 +66,9 @@ export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?:
   });
 
   app.addHook('preHandler', async (request) => {
-    // The API's own routes only: not the OpenAPI viewer, not unknown URLs (they answer 404).
-    if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs') || request.is404) return;
-    if (request.routeOptions.config?.public) return;
+    // Decided on the route the router matched, never on the raw URL: the router decodes the path
+    // (`/%61pi/v1/...` matches `/api/v1/...`) while request.url keeps it encoded.
+    if (!isGuarded(request)) return;
     const token = bearerToken(request);
     if (!token) throw errors.unauthorized('Missing bearer token', 'no_token');
     if (token.startsWith(API_KEY_PREFIX)) {
@@ -83,6 +83,18 @@ export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?:
     if (ctx) await checkDeactivation(ctx, user, token);
     request.user = user;
   });
+}
+
+/**
+ * Whether the route that matched needs a credential: every route registered under /api/ does
+ * unless it is declared `config: { public: true }`. Unknown URLs (404) and the OpenAPI viewer do
+ * not; the routes outside /api (/auth/v1, signed /storage URLs, the app) check their own tokens.
+ */
+function isGuarded(request: FastifyRequest): boolean {
+  if (request.is404) return false;
+  const route = request.routeOptions.url;
+  if (typeof route !== 'string' || !route.startsWith('/api/') || route.startsWith('/api/docs')) return false;
+  return !request.routeOptions.config?.public;
 }
 
 /** The caller of a route behind the guard. */
