@@ -66,7 +66,8 @@ export function createSupabaseAuth(cfg: HostedConfig): AuthProvider {
     async verifyAccessToken(token: string): Promise<AuthUser> {
       let payload: Record<string, unknown>;
       try {
-        const opts = { audience: 'authenticated', issuer };
+        // A token without `exp` would never stop working: refused like an expired one.
+        const opts = { audience: 'authenticated', issuer, requiredClaims: ['exp'] };
         payload = secret ? (await jwtVerify(token, secret, { ...opts, algorithms: ['HS256'] })).payload : (await jwtVerify(token, jwks!, opts)).payload;
       } catch {
         throw errors.unauthorized('Invalid or expired token', 'bad_jwt');

@@ -60,10 +60,13 @@ export class TokenSigner {
       .sign(await this.key);
   }
 
-  /** Verifies signature and expiry; the caller checks the claims it needs. Throws JwtError. */
+  /**
+   * Verifies signature and expiry; the caller checks the claims it needs. Throws JwtError. A token
+   * without `exp` is refused: it would never stop working.
+   */
   async verify(token: string): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'], requiredClaims: ['exp'] });
       return payload;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new JwtError('token has invalid claims: token is expired');
