@@ -244,8 +244,8 @@ export const ROUTES: RouteRule[] = [
   },
   { route: 'POST /api/v1/auto-annotate/sam2/warmup', access: 'annotations.read', request: (f) => ({ path: `/api/v1/auto-annotate/sam2/warmup${q({ org_id: f.org.id })}` }) },
   { route: 'GET /api/v1/auto-annotate/sam2/health', access: 'annotations.read', request: (f) => ({ path: `/api/v1/auto-annotate/sam2/health${q({ org_id: f.org.id })}` }) },
-  { route: 'POST /api/v1/auto-annotate/sam2/process-image', access: 'annotations.read', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename } }) },
-  { route: 'POST /api/v1/auto-annotate/sam2/get-mask', access: 'annotations.read', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename, x: 5, y: 5 } }) },
+  { route: 'POST /api/v1/auto-annotate/sam2/process-image', access: 'annotations.write', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename } }) },
+  { route: 'POST /api/v1/auto-annotate/sam2/get-mask', access: 'annotations.write', request: (f) => ({ body: { project_id: f.project.id, image_name: f.image.filename, x: 5, y: 5 } }) },
   {
     route: 'POST /api/v1/auto-annotate/sam2/save-segmentation',
     access: 'annotations.write',

@@ -242,9 +242,10 @@ describe('get-mask', () => {
     expect(decodeRowMajor(res.body.mask)[2 * W + 2]).toBe(0);
   });
 
-  it('a viewer may ask for masks', async () => {
+  it('a viewer may not ask for masks (assisted segmentation needs annotations.write)', async () => {
     const res = await getMask({ positive_points: [scene.centre] }, viewer.token);
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(403);
+    expect((await post('process-image', { project_id: project.id, image_name: 'scene.png' }, viewer.token)).status).toBe(403);
   });
 
   it('refuses bad points with a clear 400', async () => {

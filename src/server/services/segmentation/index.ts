@@ -134,15 +134,15 @@ export class SegmentationService {
   /**
    * resolveImage for get-mask, remembered per caller, project and name for LOOKUP_TTL_MS: the
    * clicks of one session then cost no database round trip. Only successful look-ups are kept, so
-   * a refusal is answered fresh every time; a membership or image removed meanwhile is noticed
-   * within the TTL (masks only: saving always looks up afresh).
+   * a refusal is answered fresh every time; a membership removed, a role lowered below
+   * annotations.write or an image removed meanwhile is noticed within the TTL (masks only: saving always looks up afresh).
    */
   private async resolveForMask(userId: string, projectId: string, imageName: string): Promise<ImageRow> {
     const key = `${userId}\n${projectId}\n${imageName}`;
     const t = this.ctx.now?.().getTime() ?? Date.now();
     const hit = this.lookups.get(key);
     if (hit && t - hit.at < LOOKUP_TTL_MS) return hit.image;
-    const image = await this.resolveImage(userId, projectId, imageName, 'annotations.read');
+    const image = await this.resolveImage(userId, projectId, imageName, 'annotations.write');
     this.lookups.delete(key);
     this.lookups.set(key, { image, at: t });
     if (this.lookups.size > 1000) this.lookups.delete(this.lookups.keys().next().value!);
@@ -168,8 +168,9 @@ export class SegmentationService {
     }
   }
 
+  /** Assisted segmentation is annotating: it needs annotations.write (README "Roles"), as saving does. */
   async processImage(userId: string, req: ProcessImageRequest) {
-    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.read');
+    const image = await this.resolveImage(userId, req.project_id, req.image_name, 'annotations.write');
     const { value, fresh, seconds } = await this.embedding(image);
     const e = value as Embedding & { width?: number; height?: number };
     return {
