@@ -112,7 +112,8 @@ export interface ImageEditService {
   stop(): Promise<void>;
   createJob(userId: string, body: ImageEditRequest): Promise<ImageEditStartResponse>;
   status(userId: string, editId: string): Promise<ImageEditStatusResponse>;
-  health(): Promise<ImageEditHealthResponse>;
+  /** The provider, and the job queue of `organizationId` only (empty when null). */
+  health(organizationId: string | null): Promise<ImageEditHealthResponse>;
   /** Deletes finished jobs older than FINISHED_JOB_RETENTION_DAYS (by ctx.now) with their leftover objects. */
   sweep(): Promise<{ jobs: number; objects: number }>;
 }
@@ -608,10 +609,13 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
 
     sweep,
 
-    async health() {
-      const res = (await ctx.db.execute(sql`
+    async health(organizationId) {
+      // One organization's jobs: how busy the others are is none of the caller's business.
+      const res = organizationId
+        ? ((await ctx.db.execute(sql`
         SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
-        FROM jobs WHERE kind = ${JOB_KIND} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] };
+        FROM jobs WHERE kind = ${JOB_KIND} AND organization_id = ${organizationId} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] })
+        : { rows: [] };
       const lastError = provider.lastError();
       return {
         status: lastError ? 'degraded' : 'healthy',

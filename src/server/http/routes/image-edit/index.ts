@@ -4,12 +4,24 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
 import { ImageEditHealthResponse, ImageEditRequest, ImageEditStartResponse, ImageEditStatusResponse } from '../../../../contract/image-edit';
 import { createImageEditService } from '../../../services/image-edit';
+import { requireMember, roleIn } from '../../../services/access';
+import { profiles } from '../../../db/schema';
 
 const EditParams = z.object({ id: z.string().uuid('Edit id must be a UUID') });
+/** Whose queue health counts: when given, the caller must be a member. */
+const OrgQuery = z.object({ org_id: z.string().uuid('org_id must be a UUID').optional() });
+
+/** An API key's organization, else the person's default organization while they are still its member (null: none). */
+async function defaultOrganization(ctx: AppContext, userId: string, keyOrganization: string | null): Promise<string | null> {
+  if (keyOrganization) return keyOrganization;
+  const [profile] = await ctx.db.select({ org: profiles.defaultOrganizationId }).from(profiles).where(eq(profiles.id, userId)).limit(1);
+  return profile?.org && (await roleIn(ctx.db, userId, profile.org)) ? profile.org : null;
+}
 
 export const imageEditRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -32,10 +44,22 @@ export const imageEditRoutes = (ctx: AppContext): FastifyPluginAsync => async (f
 
   app.get(
     '/image-edit/health',
-    { schema: { tags, summary: 'Which edit provider is configured, and the job queue', response: { 200: ImageEditHealthResponse } } },
+    {
+      schema: {
+        tags,
+        summary: "Which edit provider is configured, and the job queue of one organization (org_id, else the caller's default organization)",
+        querystring: OrgQuery,
+        response: { 200: ImageEditHealthResponse },
+      },
+    },
     async (request) => {
-      callerOf(request);
-      return service.health();
+      const caller = callerOf(request);
+      const orgId = request.query.org_id;
+      if (orgId) {
+        await requireMember(ctx.db, caller.id, orgId, 'images.read');
+        return service.health(orgId);
+      }
+      return service.health(await defaultOrganization(ctx, caller.id, request.apiKey?.organizationId ?? null));
     },
   );
 };
