@@ -65,6 +65,8 @@ describe('image tiles', () => {
     const big = await uploadImage(server, owner, project.id, 'large.png', await largePng());
     const body = await readyTiles(big.id);
     expect(body).toMatchObject({ width: 9000, height: 5000, tile_size: 512 });
+    // Tile URLs live at most an hour, like every signed GET URL (issue 15: they lived 12 h).
+    expect(Date.parse(body.expires_at) - Date.now()).toBeLessThanOrEqual(3_600_000 + 2_000);
     expect(body.levels.map((l: { level: number; cols: number; rows: number }) => [l.level, l.cols, l.rows])).toEqual([
       [0, 18, 10],
       [1, 9, 5],

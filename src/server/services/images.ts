@@ -379,6 +379,18 @@ export async function deleteKeys(ctx: AppContext, bucket: string, keys: string[]
 
 // --- signed URLs
 
+/**
+ * The longest a signed GET URL lives, whatever is asked (expiration_minutes allows 7 days): a URL
+ * cannot be withdrawn, so this bounds how long a removed member's copies keep working. The app's
+ * URL caches renew before expires_at.
+ */
+export const MAX_GET_URL_SECONDS = 3600;
+
+/** expiration_minutes as asked, capped at MAX_GET_URL_SECONDS. */
+export function getUrlSeconds(expirationMinutes: number): number {
+  return Math.min(expirationMinutes * 60, MAX_GET_URL_SECONDS);
+}
+
 export function previewKey(row: Pick<ImageRow, 'thumbnailPath' | 'gcsPath'>, variant: 'original' | 'thumbnail'): string {
   // No thumbnail (BMP): the original is the best preview there is.
   return variant === 'thumbnail' && row.thumbnailPath ? row.thumbnailPath : row.gcsPath;
@@ -387,7 +399,7 @@ export function previewKey(row: Pick<ImageRow, 'thumbnailPath' | 'gcsPath'>, var
 export async function signedImageUrl(ctx: AppContext, userId: string, imageId: string, q: { org_id?: string; expiration_minutes: number; variant: 'original' | 'thumbnail' }) {
   const row = await imageFor(ctx, userId, imageId, 'images.read', q.org_id);
   const bucket = await bucketFor(ctx, row.organizationId);
-  const signed = await ctx.storage.signedDownloadUrl(bucket, previewKey(row, q.variant), { expiresInSeconds: q.expiration_minutes * 60 });
+  const signed = await ctx.storage.signedDownloadUrl(bucket, previewKey(row, q.variant), { expiresInSeconds: getUrlSeconds(q.expiration_minutes) });
   return { signed_url: signed.url, expires_at: signed.expiresAt.toISOString(), variant: q.variant };
 }
 
@@ -408,7 +420,7 @@ export async function batchSignedUrls(ctx: AppContext, userId: string, body: { i
     buckets.set(orgIdOfRow, await bucketFor(ctx, orgIdOfRow));
   }
   const signed_urls: Record<string, string> = {};
-  const expiresInSeconds = body.expiration_minutes * 60;
+  const expiresInSeconds = getUrlSeconds(body.expiration_minutes);
   let expiresAt = new Date(Date.now() + expiresInSeconds * 1000);
   for (const row of rows) {
     const signed = await ctx.storage.signedDownloadUrl(buckets.get(row.organizationId)!, previewKey(row, body.variant), { expiresInSeconds });

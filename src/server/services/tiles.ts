@@ -12,12 +12,10 @@ import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import type { AppContext } from '../context';
 import type { ImageRow } from './images';
-import { bucketFor, deleteKeys } from './images';
+import { bucketFor, deleteKeys, MAX_GET_URL_SECONDS } from './images';
 import { MAX_IMAGE_PIXELS } from '../../contract/images';
 import { TILE_SIZE, TILED_ABOVE, type ImageTiles } from '../../contract/tiles';
 
-/** How long the tile URLs of one answer stay valid (an editing session on one image). */
-const TILE_URL_SECONDS = 12 * 3600;
 
 type PyramidImage = Pick<ImageRow, 'id' | 'organizationId' | 'gcsPath' | 'imageWidth' | 'imageHeight' | 'mimeType'>;
 
@@ -136,7 +134,8 @@ export async function imageTiles(ctx: AppContext, img: PyramidImage): Promise<Im
     const urls: string[] = [];
     for (let y = 0; y < rows; y++) {
       for (let x = 0; x < cols; x++) {
-        const signed = await ctx.storage.signedDownloadUrl(bucket, `${prefix}${full - L}/${x}_${y}.webp`, { expiresInSeconds: TILE_URL_SECONDS });
+        // No longer than any signed GET URL (read here, not at load: images.ts imports this module).
+        const signed = await ctx.storage.signedDownloadUrl(bucket, `${prefix}${full - L}/${x}_${y}.webp`, { expiresInSeconds: MAX_GET_URL_SECONDS });
         urls.push(signed.url);
         expiresAt = signed.expiresAt.toISOString();
       }
