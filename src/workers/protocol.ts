@@ -109,6 +109,8 @@ export interface RenderStats {
 export interface RenderWorkerApi {
   init(canvas: OffscreenCanvas, options: RendererOptions): Promise<{ maxTextureSize: number }>;
   setImage(source: ImageSourceMsg): Promise<void>;
+  /** New signed URLs for the open tile pyramid's tiles. */
+  renewTiles(levels: TileLevel[]): void;
   applyScene(scene: PackedScene): void;
   setView(view: RenderView): void;
   setCamera(camera: CameraState): void;

@@ -16,9 +16,29 @@ export type ImageSourceInput =
   | Blob
   | string
   | { pattern: { width: number; height: number } }
-  | { tiles: { width: number; height: number; tileSize: number; levels: TileLevel[] } }
+  | { tiles: PyramidInput }
   | { none: { width: number; height: number } }
   | null;
+
+/**
+ * A server tile pyramid. Its URLs are signed for an hour at most: given `expiresAt` and `renew`
+ * (which asks the server for the pyramid again), the renderer renews them five minutes before they
+ * expire, for as long as the image is shown, so a day on one large image never meets a dead tile.
+ */
+export interface PyramidInput {
+  width: number;
+  height: number;
+  tileSize: number;
+  levels: TileLevel[];
+  expiresAt?: string;
+  renew?: () => Promise<{ levels: TileLevel[]; expiresAt: string } | null>;
+}
+
+/** When to renew signed tile URLs: five minutes before they expire (at least 30 s from now). */
+export function renewDelay(expiresAt: string, now = Date.now()): number {
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) ? Math.max(30_000, at - now - 5 * 60_000) : 30_000;
+}
 
 export interface CreateRendererOptions {
   canvas: HTMLCanvasElement;
@@ -50,6 +70,8 @@ export interface RendererHandle {
   /** CSS size of the canvas (and device pixel ratio, default window.devicePixelRatio). */
   resize(width: number, height: number, dpr?: number): void;
   setImage(source: ImageSourceInput): Promise<void>;
+  /** New signed URLs for the tile pyramid being shown (they expire within the hour). */
+  renewTiles(levels: TileLevel[]): void;
   /** Class colours changed: re-send the scene with the new colours. */
   refreshColors(): void;
   /** Resolves after everything sent so far is drawn and no tile or mask is still loading. */
@@ -84,6 +106,7 @@ export function canRenderInWorker(canvas?: HTMLCanvasElement): boolean {
 
 interface Backend {
   setImage(s: ImageSourceMsg): Promise<void>;
+  renewTiles(levels: TileLevel[]): void;
   applyScene(s: PackedScene): void;
   setView(v: RenderView): void;
   setCamera(c: CameraState): void;
@@ -102,6 +125,7 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
   const ready = remote.init(Comlink.transfer(offscreen, [offscreen]), options).then(() => undefined);
   const backend: Backend = {
     setImage: (s) => (s.kind === 'bitmap' ? remote.setImage(Comlink.transfer(s, [s.bitmap])) : remote.setImage(s)),
+    renewTiles: (levels) => void remote.renewTiles(levels),
     applyScene: (s) => void remote.applyScene(Comlink.transfer(s, sceneTransferables(s))),
     setView: (v) => void remote.setView(v),
     setCamera: (c) => void remote.setCamera(c),
@@ -122,6 +146,7 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
   const r = new Renderer(canvas, options, 'main');
   const backend: Backend = {
     setImage: (s) => r.setImage(s),
+    renewTiles: (levels) => r.renewTiles(levels),
     applyScene: (s) => r.applyScene(s),
     setView: (v) => r.setView(v),
     setCamera: (c) => r.setCamera(c),
@@ -150,7 +175,11 @@ function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSo
   if (typeof ImageBitmap !== 'undefined' && src instanceof ImageBitmap) return { kind: 'bitmap', bitmap: src };
   if (src instanceof Blob) return { kind: 'blob', blob: src };
   if ('pattern' in src) return { kind: 'pattern', ...src.pattern };
-  if ('tiles' in src) return { kind: 'tiles', ...src.tiles };
+  if ('tiles' in src) {
+    // Only the data goes to the worker (the renew callback stays here).
+    const { width, height, tileSize, levels } = src.tiles;
+    return { kind: 'tiles', width, height, tileSize, levels };
+  }
   return { kind: 'none', ...(src as { none: { width: number; height: number } }).none };
 }
 
@@ -267,6 +296,21 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   });
 
   let ready = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
+  // Signed tile URLs of the pyramid being shown, renewed before they expire (PyramidInput).
+  let renewTimer: ReturnType<typeof setTimeout> | null = null;
+  const scheduleRenewal = (tiles: PyramidInput | null, expiresAt = tiles?.expiresAt) => {
+    if (renewTimer !== null) clearTimeout(renewTimer);
+    renewTimer = null;
+    if (!tiles?.renew || !expiresAt) return;
+    renewTimer = setTimeout(async () => {
+      const next = await tiles.renew!().catch(() => null);
+      if (renewTimer === null) return; // another image, or disposed, meanwhile
+      if (!next) return scheduleRenewal(tiles, new Date(Date.now() + 6 * 60_000).toISOString()); // try again in a minute
+      void ready.then(() => backend.renewTiles(next.levels));
+      scheduleRenewal(tiles, next.expiresAt);
+    }, renewDelay(expiresAt));
+  };
+  scheduleRenewal(opts.imageSource && typeof opts.imageSource === 'object' && 'tiles' in opts.imageSource ? opts.imageSource.tiles : null);
   sync();
   sendView();
   backend.setCamera(editor.getCamera());
@@ -287,8 +331,12 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
     resize: (w, h, dpr = devicePixelRatio || 1) => backend.resize(w, h, dpr),
     setImage(source) {
+      scheduleRenewal(source && typeof source === 'object' && 'tiles' in source ? source.tiles : null);
       ready = ready.then(() => backend.setImage(toSourceMsg(source, editor)));
       return ready;
+    },
+    renewTiles(levels) {
+      void ready.then(() => backend.renewTiles(levels));
     },
     refreshColors() {
       colorCache.clear();
@@ -308,6 +356,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     dispose() {
       if (disposed) return;
       disposed = true;
+      scheduleRenewal(null);
       observer?.disconnect();
       unsubscribe();
       tracker.dispose();

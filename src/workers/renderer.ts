@@ -20,7 +20,7 @@ import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuf
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
-import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions } from './protocol';
+import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
 import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
@@ -375,6 +375,11 @@ export class Renderer {
       if (this.imageLoading === p) this.imageLoading = null;
       this.requestFrame();
     }
+  }
+
+  /** The image's tile URLs signed anew (a pyramid's URLs expire within the hour). */
+  renewTiles(levels: TileLevel[]): void {
+    this.image?.source.renew?.(levels);
   }
 
   setView(v: RenderView): void {

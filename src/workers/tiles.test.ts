@@ -2,7 +2,8 @@
 // image, and when arrived tiles become textures and ask for a frame.
 import type { Regl } from 'regl';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ImageLayer, type ImageQuad, type TileSource } from './tiles';
+import { ImageLayer, openSource, type ImageQuad, type TileSource } from './tiles';
+import { renewDelay } from './render-client';
 
 interface FakeTexture { id: string; destroyed: boolean; destroy(): void }
 
@@ -116,5 +117,31 @@ describe('tiled image layer', () => {
     await arrive('4/0/0');
     vi.advanceTimersByTime(10);
     expect(frames).toBe(1); // more is loading, but the last frame was over 100 ms ago
+  });
+});
+
+describe('tile pyramid URLs', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('fetches tiles from the URLs renewed after they were signed again (they expire within the hour)', async () => {
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      fetched.push(url);
+      return { ok: !url.includes('old'), status: url.includes('old') ? 403 : 200, blob: async () => new Blob([url]) };
+    });
+    vi.stubGlobal('createImageBitmap', async (b: Blob) => ({ name: await b.text(), close() {} }));
+    const source = (await openSource({ kind: 'tiles', width: 1024, height: 1024, tileSize: 512, levels: [{ level: 0, cols: 2, rows: 2, urls: ['old/0', 'old/1', 'old/2', 'old/3'] }, { level: 1, cols: 1, rows: 1, urls: ['old/top'] }] }))!;
+    await expect(source.pyramid!.tile(0, 1, 0)).rejects.toThrow('HTTP 403');
+    source.renew!([{ level: 0, cols: 2, rows: 2, urls: ['new/0', 'new/1', 'new/2', 'new/3'] }, { level: 1, cols: 1, rows: 1, urls: ['new/top'] }]);
+    expect(await source.pyramid!.tile(0, 1, 0)).toMatchObject({ name: 'new/1' });
+    expect(await source.pyramid!.tile(1, 0, 0)).toMatchObject({ name: 'new/top' });
+    expect(fetched).toEqual(['old/1', 'new/1', 'new/top']);
+  });
+
+  it('renews five minutes before the URLs expire, never sooner than 30 s from now', () => {
+    const now = Date.parse('2026-11-26T10:00:00Z');
+    expect(renewDelay('2026-11-26T11:00:00Z', now)).toBe(55 * 60_000);
+    expect(renewDelay('2026-11-26T10:03:00Z', now)).toBe(30_000);
+    expect(renewDelay('not a date', now)).toBe(30_000);
   });
 });

@@ -15,6 +15,8 @@ export interface TileSource {
   region(sx: number, sy: number, sw: number, sh: number, outW: number, outH: number): Promise<Pixels>;
   /** A source made of tiles already: the layer's grid follows it and asks for its tiles by number. */
   readonly pyramid?: { tileSize: number; tile(level: number, tx: number, ty: number): Promise<Pixels> };
+  /** A pyramid's tile URLs signed anew (they expire within the hour): later fetches use these. */
+  renew?(levels: TileLevel[]): void;
   close(): void;
 }
 
@@ -41,12 +43,15 @@ class PyramidSource implements TileSource {
   readonly width: number;
   readonly height: number;
   readonly pyramid: { tileSize: number; tile(level: number, tx: number, ty: number): Promise<Pixels> };
-  private readonly levels: Map<number, TileLevel>;
+  private levels: Map<number, TileLevel>;
   constructor(msg: Extract<ImageSourceMsg, { kind: 'tiles' }>) {
     this.width = msg.width;
     this.height = msg.height;
     this.levels = new Map(msg.levels.map((l) => [l.level, l]));
     this.pyramid = { tileSize: msg.tileSize, tile: (level, tx, ty) => this.fetchTile(level, tx, ty) };
+  }
+  renew(levels: TileLevel[]): void {
+    this.levels = new Map(levels.map((l) => [l.level, l]));
   }
   private async fetchTile(level: number, tx: number, ty: number): Promise<ImageBitmap> {
     const l = this.levels.get(level);

@@ -36,7 +36,14 @@ async function pyramidOf(image: Image, orgId: string): Promise<LoadedPixels | nu
   const until = Date.now() + PYRAMID_WAIT_MS;
   for (;;) {
     const t = await editorApi.tiles(image.id, orgId);
-    if (t.status === 'ready') return { source: { tiles: { width: t.width, height: t.height, tileSize: t.tile_size, levels: t.levels } }, width: t.width, height: t.height };
+    if (t.status === 'ready') {
+      // Tile URLs are signed for an hour at most: the renderer asks for them again before they expire.
+      const renew = async () => {
+        const n = await editorApi.tiles(image.id, orgId);
+        return n.status === 'ready' ? { levels: n.levels, expiresAt: n.expires_at } : null;
+      };
+      return { source: { tiles: { width: t.width, height: t.height, tileSize: t.tile_size, levels: t.levels, expiresAt: t.expires_at, renew } }, width: t.width, height: t.height };
+    }
     if (t.status !== 'pending' || Date.now() > until) {
       if (t.status === 'failed') console.warn(t.error);
       return null;
