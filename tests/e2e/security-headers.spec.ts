@@ -16,7 +16,7 @@ test('the app, the editor, its worker and the wasm kernels run under the CSP wit
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
       const w = window as unknown as { __violations?: string[] };
-      (w.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
+      (w.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`);
     });
   });
   const first = await page.goto('/');
@@ -26,7 +26,7 @@ test('the app, the editor, its worker and the wasm kernels run under the CSP wit
   expect(headers['x-frame-options']).toBe('DENY');
   expect(headers['x-content-type-options']).toBe('nosniff');
 
-  await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }, { name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
   await openEditorImage(page, 'blocks.png');
   const rows = page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
   await drawBox(page, [100, 100], [220, 200]);
