@@ -47,7 +47,8 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: true,
+    // Only the configured proxies' X-Forwarded-For is believed (TRUST_PROXY); by default the socket's address is the client's.
+    trustProxy: config.trustProxy,
     return503OnClosing: true,
   });
   const ctx: AppContext = { config, database, db: database.db, storage, auth, log: app.log };

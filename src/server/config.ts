@@ -1,6 +1,7 @@
 // Configuration from the environment. Every setting is documented in README.md ("Configuration").
 // A bad value stops start-up with one line that names it (see ConfigError).
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { parseS3StorageUrl } from './storage/s3-url';
 
 export class ConfigError extends Error {}
@@ -26,6 +27,8 @@ export interface Config {
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
   annotationHistoryDays: number;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (addresses or CIDRs); false: none, the socket's address is the client's. */
+  trustProxy: false | string[];
 }
 
 export interface SegmentationConfig {
@@ -127,7 +130,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const imageEdit = imageEditConfig(env);
   const segmentation = segmentationConfig(env, cwd);
   const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation, annotationHistoryDays };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {
@@ -137,6 +140,22 @@ export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationC
   if (backend === 'sam2' && !dir) fail('SAM2_MODEL_DIR', 'is required when SEGMENTER is sam2');
   const cacheBytes = integer(env, 'SEGMENTER_CACHE_MB', 1024, 16, 1_048_576) * 1024 * 1024;
   return { backend, sam2ModelDir: dir ? path.resolve(cwd, dir) : null, cacheBytes };
+}
+
+/** TRUST_PROXY: unset, `false` or `0`: trust no proxy; else a comma-separated list of addresses or CIDRs (`10.0.0.0/8, ::1`). */
+function trustProxyOf(env: Env): false | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false' || raw === '0') return false;
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    const [addr, bits, extra] = entry.split('/');
+    const family = isIP(addr ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
+      fail('TRUST_PROXY', `must be false or a comma-separated list of IP addresses or CIDRs (got "${entry}")`);
+    }
+  }
+  return list;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -54,7 +54,8 @@ async function rejectsToken(token: string): Promise<ApiError> {
 }
 
 beforeAll(async () => {
-  server = await startServer({ SUPABASE_JWT_SECRET: SECRET });
+  // The throttle test below speaks through a proxy on this machine that forwards the client's address.
+  server = await startServer({ SUPABASE_JWT_SECRET: SECRET, TRUST_PROXY: '127.0.0.1, ::1' });
   auth = server.built.ctx.auth as EmbeddedAuthProvider;
 });
 afterAll(async () => {

@@ -111,6 +111,50 @@ class FailedSignIns {
   }
 }
 
+/**
+ * Failed password sign-ins per account, from any address: past ACCOUNT_FREE_FAILURES in the window,
+ * each further attempt waits twice as long as the one before, up to ACCOUNT_MAX_WAIT_S (what hosted
+ * identity services do). Rotating addresses, or a proxy header, buys an attacker nothing, and the
+ * owner is never locked out for longer than the cap.
+ */
+export class AccountBackoff {
+  private readonly entries = new Map<string, number[]>();
+
+  constructor(
+    private readonly free: number,
+    private readonly maxWaitS: number,
+    private readonly windowMs: number,
+  ) {}
+
+  private recent(key: string, now: number): number[] {
+    const list = (this.entries.get(key) ?? []).filter((t) => t > now - this.windowMs);
+    if (list.length) this.entries.set(key, list);
+    else this.entries.delete(key);
+    return list;
+  }
+
+  /** Seconds to wait, or 0 when another attempt is allowed. */
+  retryAfter(key: string, now = Date.now()): number {
+    const list = this.recent(key, now);
+    if (list.length < this.free) return 0;
+    const waitMs = Math.min(2 ** (list.length - this.free), this.maxWaitS) * 1000;
+    return Math.max(0, Math.ceil((list[list.length - 1]! + waitMs - now) / 1000));
+  }
+
+  fail(key: string, now = Date.now()): void {
+    if (this.entries.size > 50_000) this.entries.clear();
+    this.entries.set(key, [...this.recent(key, now), now]);
+  }
+
+  clear(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+/** Failures an account may have in 15 minutes (from any address) before each next attempt waits, and the longest wait. */
+export const ACCOUNT_FREE_FAILURES = 20;
+export const ACCOUNT_MAX_WAIT_S = 300;
+
 /** A small, short-lived memory of which sessions are live, so the product API does not hit the
  * database on every request. Revocations in this process drop entries at once. */
 class SessionCache {
@@ -140,6 +184,7 @@ export class EmbeddedAuthService {
   private readonly cache = new SessionCache();
   private dummyHash: Promise<string> | null = null;
   private readonly failedSignIns = new FailedSignIns(10, 15 * 60_000);
+  private readonly accountBackoff = new AccountBackoff(ACCOUNT_FREE_FAILURES, ACCOUNT_MAX_WAIT_S, 15 * 60_000);
   private lastCleanup = 0;
 
   constructor(
@@ -274,7 +319,7 @@ export class EmbeddedAuthService {
     const password = typeof input.password === 'string' ? input.password : '';
     const email = input.email.trim().toLowerCase();
     const limitKey = `${email}|${meta.ip ?? ''}`;
-    const wait = this.failedSignIns.retryAfter(limitKey);
+    const wait = Math.max(this.failedSignIns.retryAfter(limitKey), this.accountBackoff.retryAfter(email));
     if (wait > 0) throw new GoTrueError(429, 'over_request_rate_limit', `Too many failed sign-in attempts. Try again in ${wait} seconds.`);
     this.maybeCleanUp();
     const user = await this.findLiveUserByEmail(this.db, email);
@@ -282,14 +327,17 @@ export class EmbeddedAuthService {
       // Spend the same time as a real check, so timing does not tell which addresses exist.
       await argonVerify(await this.getDummyHash(), password).catch(() => false);
       this.failedSignIns.fail(limitKey);
+      this.accountBackoff.fail(email);
       throw gotrue.invalidCredentials();
     }
     const ok = await argonVerify(user.encryptedPassword, password).catch(() => false);
     if (!ok) {
       this.failedSignIns.fail(limitKey);
+      this.accountBackoff.fail(email);
       throw gotrue.invalidCredentials();
     }
     this.failedSignIns.clear(limitKey);
+    this.accountBackoff.clear(email);
     if (isBanned(user)) throw gotrue.badRequest('user_banned', 'User is banned');
     if (!user.emailConfirmedAt) throw gotrue.badRequest('email_not_confirmed', 'Email not confirmed');
     return this.db.transaction((tx) => this.issueSession(tx, user, 'password', meta));
