@@ -78,17 +78,13 @@ export function parsePkce(challenge: unknown, method: unknown): PkceParams {
   return { codeChallenge: c, codeChallengeMethod: m };
 }
 
-/** Failed password sign-ins per (address, client IP): after too many, that pair must wait. Keyed
- * by both so that a stranger cannot lock someone out of their account from elsewhere. */
-class FailedSignIns {
+/** Failure times per key within a window; the subclasses say how long the next attempt waits. */
+abstract class FailureLog {
   private readonly entries = new Map<string, number[]>();
 
-  constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
-  ) {}
+  constructor(protected readonly windowMs: number) {}
 
-  private recent(key: string, now: number): number[] {
+  protected recent(key: string, now: number): number[] {
     const list = (this.entries.get(key) ?? []).filter((t) => t > now - this.windowMs);
     if (list.length) this.entries.set(key, list);
     else this.entries.delete(key);
@@ -96,10 +92,7 @@ class FailedSignIns {
   }
 
   /** Seconds to wait, or 0 when another attempt is allowed. */
-  retryAfter(key: string, now = Date.now()): number {
-    const list = this.recent(key, now);
-    return list.length >= this.max ? Math.ceil((list[0] + this.windowMs - now) / 1000) : 0;
-  }
+  abstract retryAfter(key: string, now?: number): number;
 
   fail(key: string, now = Date.now()): void {
     if (this.entries.size > 50_000) this.entries.clear();
@@ -111,43 +104,42 @@ class FailedSignIns {
   }
 }
 
+/** Failed password sign-ins per (address, client IP): after too many, that pair must wait. Keyed
+ * by both so that a stranger cannot lock someone out of their account from elsewhere. */
+class FailedSignIns extends FailureLog {
+  constructor(
+    private readonly max: number,
+    windowMs: number,
+  ) {
+    super(windowMs);
+  }
+
+  retryAfter(key: string, now = Date.now()): number {
+    const list = this.recent(key, now);
+    return list.length >= this.max ? Math.ceil((list[0]! + this.windowMs - now) / 1000) : 0;
+  }
+}
+
 /**
  * Failed password sign-ins per account, from any address: past ACCOUNT_FREE_FAILURES in the window,
  * each further attempt waits twice as long as the one before, up to ACCOUNT_MAX_WAIT_S (what hosted
  * identity services do). Rotating addresses, or a proxy header, buys an attacker nothing, and the
  * owner is never locked out for longer than the cap.
  */
-export class AccountBackoff {
-  private readonly entries = new Map<string, number[]>();
-
+export class AccountBackoff extends FailureLog {
   constructor(
     private readonly free: number,
     private readonly maxWaitS: number,
-    private readonly windowMs: number,
-  ) {}
-
-  private recent(key: string, now: number): number[] {
-    const list = (this.entries.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (list.length) this.entries.set(key, list);
-    else this.entries.delete(key);
-    return list;
+    windowMs: number,
+  ) {
+    super(windowMs);
   }
 
-  /** Seconds to wait, or 0 when another attempt is allowed. */
   retryAfter(key: string, now = Date.now()): number {
     const list = this.recent(key, now);
     if (list.length < this.free) return 0;
     const waitMs = Math.min(2 ** (list.length - this.free), this.maxWaitS) * 1000;
     return Math.max(0, Math.ceil((list[list.length - 1]! + waitMs - now) / 1000));
-  }
-
-  fail(key: string, now = Date.now()): void {
-    if (this.entries.size > 50_000) this.entries.clear();
-    this.entries.set(key, [...this.recent(key, now), now]);
-  }
-
-  clear(key: string): void {
-    this.entries.delete(key);
   }
 }
 
