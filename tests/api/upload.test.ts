@@ -71,7 +71,7 @@ describe('check-filename', () => {
 });
 
 describe('upload-url', () => {
-  it('signs a PUT for the project key with the content type and a 200 MB cap', async () => {
+  it('answers the image key and signs a PUT (to staging) with the content type and a 200 MB cap', async () => {
     const res = await api(server.url, 'POST', `${base()}/upload-url?org_id=${owner.org.id}`, { token: owner.token, body: { filename: 'signed.png', content_type: 'image/png', folder_path: '/' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

@@ -190,6 +190,8 @@ export const uploadReservations = pgTable(
     filename: text('filename').notNull(),
     reservedBy: uuid('reserved_by'),
     expiresAt: ts('expires_at').notNull(),
+    /** The staging object the latest upload URL for this name writes (0007_upload_staging.sql); null for check-filename and image-edit holds. */
+    stagingKey: text('staging_key'),
     createdAt: created(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.filename] })],

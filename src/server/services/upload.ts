@@ -1,8 +1,11 @@
 // The upload flow of spec section 7: check-filename -> upload-url -> PUT to the signed URL ->
-// register. Register trusts nothing the client says about the file: it downloads the stored object,
-// checks its bytes, measures it, makes the thumbnail and the annotation sidecar, and inserts the row,
-// the empty annotation document and the counters in one transaction. A failed register leaves
-// nothing behind; the orphan sweep catches what a crash leaves.
+// register. Uploads are one-shot: an upload URL writes a staging object of its own (a random key
+// under <project>/staging/), never the image's key, and lives at most an hour. Register trusts
+// nothing the client says about the file: it downloads the staged object, checks its bytes,
+// measures it, writes those checked bytes to the image's key (which no signed URL can write), makes
+// the thumbnail and the annotation sidecar, and inserts the row, the empty annotation document and
+// the counters in one transaction. A PUT after that lands in staging, where nothing reads it. A
+// failed register leaves nothing behind; the orphan sweep catches what a crash leaves.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -50,6 +53,8 @@ const RESERVATION_GRACE_MS = 60 * 60 * 1000;
 /** check-filename holds the name it returns for this long. */
 const CHECK_RESERVATION_MS = 60 * 60 * 1000;
 export const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
+/** Upload URLs live at most this long, whatever is asked: a leaked one is worthless soon. */
+export const MAX_UPLOAD_URL_MINUTES = 60;
 
 const ACCEPTED = 'jpeg, jpg, png, gif, webp, bmp or svg';
 
@@ -139,7 +144,14 @@ interface UploadInput {
   folder_path: string;
 }
 
-async function uploadUrlFor(ctx: AppContext, userId: string, project: ProjectRow, bucket: string, input: UploadInput, expirationMinutes: number): Promise<UploadUrlResult> {
+/** Where an upload URL's bytes land: a key of its own that only that URL writes and only register reads. */
+function stagingKey(project: Pick<ProjectRow, 'gcsPath'>, filename: string): string {
+  return `${stagingPrefix(project)}${randomUUID()}.${extensionOf(filename)}`;
+}
+const stagingPrefix = (project: Pick<ProjectRow, 'gcsPath'>) => `${project.gcsPath}/staging/`;
+
+async function uploadUrlFor(ctx: AppContext, userId: string, project: ProjectRow, bucket: string, input: UploadInput, askedMinutes: number): Promise<UploadUrlResult> {
+  const expirationMinutes = Math.min(askedMinutes, MAX_UPLOAD_URL_MINUTES);
   const { filename, mime } = checkedFilename(input.filename);
   const declared = canonicalMime(input.content_type);
   if (!declared) throw errors.unsupportedType(`Content type "${input.content_type.slice(0, 100)}" is not accepted: use ${ACCEPTED}`);
@@ -150,8 +162,14 @@ async function uploadUrlFor(ctx: AppContext, userId: string, project: ProjectRow
   if (!(await reserve(ctx, project.id, filename, userId, until))) {
     throw errors.conflict(`"${filename}" is already used in this project: call check-filename for a free name`, 'filename_taken');
   }
+  // The result names the image's key (where register puts the checked file); the URL writes staging.
   const key = imageKey(project, filename);
-  const signed = await ctx.storage.signedUploadUrl(bucket, key, { expiresInSeconds: expirationMinutes * 60, contentType: input.content_type, maxBytes: MAX_UPLOAD_BYTES });
+  const staging = stagingKey(project, filename);
+  await ctx.db
+    .update(uploadReservations)
+    .set({ stagingKey: staging })
+    .where(and(eq(uploadReservations.projectId, project.id), eq(uploadReservations.filename, filename), eq(uploadReservations.reservedBy, userId)));
+  const signed = await ctx.storage.signedUploadUrl(bucket, staging, { expiresInSeconds: expirationMinutes * 60, contentType: input.content_type, maxBytes: MAX_UPLOAD_BYTES });
   return {
     upload_url: signed.url,
     gcs_uri: gcsUri(bucket, key),
@@ -202,6 +220,16 @@ export interface RegisterInput {
   is_edited?: boolean;
 }
 
+/** The staging object the caller's latest upload URL for this name writes, if any. */
+async function stagedKeyOf(ctx: AppContext, projectId: string, filename: string, userId: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ stagingKey: uploadReservations.stagingKey })
+    .from(uploadReservations)
+    .where(and(eq(uploadReservations.projectId, projectId), eq(uploadReservations.filename, filename), eq(uploadReservations.reservedBy, userId)))
+    .limit(1);
+  return row?.stagingKey ?? null;
+}
+
 /** Downloads the object to a temp file; returns its size and first bytes. Refuses more than MAX_UPLOAD_BYTES. */
 async function download(ctx: AppContext, bucket: string, key: string, file: string): Promise<{ size: number; head: Buffer }> {
   const { body } = await ctx.storage.get(bucket, key);
@@ -238,7 +266,8 @@ async function rowExists(ctx: AppContext, projectId: string, filename: string): 
   return Boolean(row);
 }
 
-export async function registerImage(ctx: AppContext, userId: string, projectId: string, input: RegisterInput, orgId?: string): Promise<{ success: true; image: Image }> {
+/** `opts.storedByServer` (image edits): the file is already at the image's key, written by the server. */
+export async function registerImage(ctx: AppContext, userId: string, projectId: string, input: RegisterInput, orgId?: string, opts: { storedByServer?: boolean } = {}): Promise<{ success: true; image: Image }> {
   const project = await projectInOrg(ctx, userId, projectId, 'images.upload', orgId);
   const bucket = await bucketFor(ctx, project.organizationId);
   // An unsafe name never reaches storage, not even to clean up.
@@ -251,6 +280,10 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
   return withKeyLock(filenameLockKey(project.id, filename), async () => {
     // The name belongs to a registered image: its files are not ours to touch.
     if (await rowExists(ctx, project.id, filename)) throw errors.conflict(`"${filename}" is already registered in this project`, 'filename_taken');
+    // Bytes from a browser come from the staging object of the caller's upload URL; the image's key
+    // holds only what the server wrote (checked bytes, or an image edit's output).
+    const staged = opts.storedByServer ? null : await stagedKeyOf(ctx, project.id, filename, userId);
+    const source = staged ?? key;
     const tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-register-'));
     try {
       const { mime } = checkedFilename(filename);
@@ -260,11 +293,11 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       const folderPath = folderPathOrThrow(input.folder_path);
       await requireFolder(ctx.db, project.id, folderPath);
 
-      const info = await ctx.storage.head(bucket, key);
+      const info = await ctx.storage.head(bucket, source);
       if (!info) throw errors.badRequest(`No uploaded file found for "${filename}": PUT it to the upload URL before registering`, 'object_not_found');
       if (info.size > MAX_UPLOAD_BYTES) throw new ImageCheckError(413, 'file_too_large', `The file is ${info.size} bytes; at most ${MAX_UPLOAD_BYTES} are allowed`);
       const local = path.join(tmpDir, `upload.${extensionOf(filename)}`);
-      const { size, head } = await download(ctx, bucket, key, local);
+      const { size, head } = await download(ctx, bucket, source, local);
 
       const detected = detectImageType(head);
       if (!detected) throw new ImageCheckError(415, 'unsupported_media_type', `"${filename}" is not a ${ACCEPTED} image (its bytes match none of them)`);
@@ -275,6 +308,12 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
         if (problem) throw new ImageCheckError(415, 'unsafe_svg', `The SVG was refused because ${problem}`);
       }
       const { width, height } = await inspectImage(local, mime);
+      // The image is the bytes just checked, from our own copy: a later PUT to the upload URL
+      // changes only the staging object, which nothing reads once the name is registered.
+      if (staged) {
+        await ctx.storage.put(bucket, key, fs.createReadStream(local), { contentType: mime, contentLength: size });
+        await ctx.storage.delete(bucket, staged).catch(() => undefined);
+      }
       const thumbnail = await makeThumbnail(local, mime);
       if (thumbnail) await ctx.storage.put(bucket, thumbKey, thumbnail, { contentType: 'image/webp' });
       await ctx.storage.put(bucket, jsonKey, sidecarJson(key, filename, width, height), { contentType: 'application/json' });
@@ -311,7 +350,7 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       return { success: true as const, image: imageJson(row, await requireFolder(ctx.db, project.id, folderPath).catch(() => null)) };
     } catch (err) {
       // Nothing half-done: unless a row owns the name (a racing register won), remove every file of it.
-      if (!(await rowExists(ctx, project.id, filename).catch(() => true))) await deleteKeys(ctx, bucket, [key, thumbKey, jsonKey]);
+      if (!(await rowExists(ctx, project.id, filename).catch(() => true))) await deleteKeys(ctx, bucket, [key, thumbKey, jsonKey, ...(staged ? [staged] : [])]);
       if (isUniqueViolation(err)) throw errors.conflict(`"${filename}" is already registered in this project`, 'filename_taken');
       if (err instanceof ImageCheckError) throw new ApiError(err.status, err.code, err.message);
       if (err instanceof InvalidObjectNameError) throw errors.badRequest(err.message, 'invalid_filename');
@@ -342,8 +381,8 @@ function ownerFilename(project: ProjectRow, key: string): string | null {
 
 /**
  * Deletes objects under each project's images/ and thumbnails/ that are older than `minAgeMs` and
- * belong to no image row (and to no live reservation: an upload in progress). Also drops expired
- * reservations. Safe to run in several processes at once (deletes are idempotent).
+ * belong to no image row (and to no live reservation: an upload in progress), and staged uploads
+ * that no live upload URL writes. Also drops expired reservations. Safe to run in several processes at once (deletes are idempotent).
  */
 export async function sweepOrphans(ctx: AppContext, opts: { minAgeMs?: number; now?: Date } = {}): Promise<{ scanned: number; deleted: string[] }> {
   const now = opts.now ?? new Date();
@@ -367,6 +406,7 @@ export async function sweepOrphans(ctx: AppContext, opts: { minAgeMs?: number; n
         old.set(owner, [...(old.get(owner) ?? []), obj.key]);
       }
     }
+    result.deleted.push(...(await sweepStaging(ctx, project, bucket, cutoff, now)));
     const names = [...old.keys()];
     for (let i = 0; i < names.length; i += 500) {
       const chunk = names.slice(i, i + 500);
@@ -388,6 +428,21 @@ export async function sweepOrphans(ctx: AppContext, opts: { minAgeMs?: number; n
     }
   }
   return result;
+}
+
+/** Deletes staged uploads older than the cutoff that no live upload URL writes: what a second PUT or an abandoned upload left. */
+async function sweepStaging(ctx: AppContext, project: ProjectRow, bucket: string, cutoff: number, now: Date): Promise<string[]> {
+  const old: string[] = [];
+  for await (const obj of ctx.storage.list(bucket, stagingPrefix(project))) if (obj.lastModified.getTime() <= cutoff) old.push(obj.key);
+  if (old.length === 0) return [];
+  const live = await ctx.db
+    .select({ key: uploadReservations.stagingKey })
+    .from(uploadReservations)
+    .where(and(eq(uploadReservations.projectId, project.id), isNotNull(uploadReservations.stagingKey), gt(uploadReservations.expiresAt, now)));
+  const keep = new Set(live.map((r) => r.key));
+  const doomed = old.filter((k) => !keep.has(k));
+  await deleteKeys(ctx, bucket, doomed);
+  return doomed;
 }
 
 /** Runs the sweep every `intervalMs` (first run after `firstDelayMs`); the timer never keeps the process alive. Returns a stop function. */

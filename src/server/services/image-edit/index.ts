@@ -360,7 +360,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       .limit(1);
     if (!row) {
       const folder = folderPathOrThrow(p.folder_path);
-      const registered = await registerImage(ctx, userId, project.id, { filename, folder_path: folder, is_edited: true });
+      const registered = await registerImage(ctx, userId, project.id, { filename, folder_path: folder, is_edited: true }, undefined, { storedByServer: true });
       [row] = await ctx.db.select().from(images).where(eq(images.id, registered.image.id)).limit(1);
       if (!row) throw new EditFailure('The edited image disappeared while it was registered');
     }
