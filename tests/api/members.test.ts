@@ -87,6 +87,26 @@ describe('members', () => {
     expect(me.body.profile.organization_members).toEqual([]);
   });
 
+  it('two owners demoting or removing each other at the same moment leave the organization with an owner (run on PostgreSQL in CI)', async () => {
+    const ownerCount = async (orgId: string, token: string) => (await members(orgId, token)).body.members.filter((m: { role: string }) => m.role === 'owner').length;
+    for (let round = 0; round < 6; round++) {
+      const team = await teamOf(server);
+      expect((await setRole(team.org.id, team.admin.userId, 'owner', team.owner.token)).status).toBe(200);
+      // Each owner steps the other down at once: demotions, removals, and a mix.
+      const [a, b] =
+        round % 3 === 0
+          ? await Promise.all([setRole(team.org.id, team.admin.userId, 'viewer', team.owner.token), setRole(team.org.id, team.owner.userId, 'viewer', team.admin.token)])
+          : round % 3 === 1
+            ? await Promise.all([remove(team.org.id, team.admin.userId, team.owner.token), remove(team.org.id, team.owner.userId, team.admin.token)])
+            : await Promise.all([remove(team.org.id, team.admin.userId, team.owner.token), setRole(team.org.id, team.owner.userId, 'admin', team.admin.token)]);
+      const statuses = [a.status, b.status].sort();
+      // One wins; the other finds the last owner (409), no membership (404) or no owner's rights (403).
+      expect(statuses, `round ${round}`).not.toEqual([200, 200]);
+      const survivor = a.status === 200 ? team.owner : team.admin;
+      expect(await ownerCount(team.org.id, survivor.token), `round ${round}`).toBe(1);
+    }
+  }, 120_000);
+
   it('a removed member loses access at once; removing someone unknown is 404', async () => {
     const team = await teamOf(server);
     const extra = await joinAs(server, team.owner.token, team.org.id, 'annotator');

@@ -7,6 +7,9 @@ import type { Config } from '../config';
 import { migrate } from './migrate';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A transaction of Db, and either: what helpers that run inside or outside a transaction take. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type Exec = Db | Tx;
 
 export interface Database {
   kind: 'pglite' | 'postgres';

@@ -2,7 +2,7 @@
 // through requireMember(): a non-member gets 404 (we never reveal that another organization's
 // resource exists), a member whose role lacks the permission gets 403.
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Exec } from '../db/client';
 import { organizationMembers, type Role } from '../db/schema';
 import { errors } from '../http/errors';
 import { roleCan, type Permission } from '../../contract/permissions';
@@ -15,7 +15,7 @@ export function can(role: Role, permission: Permission): boolean {
   return roleCan(role, permission);
 }
 
-export async function roleIn(db: Db, userId: string, organizationId: string): Promise<Role | null> {
+export async function roleIn(db: Exec, userId: string, organizationId: string): Promise<Role | null> {
   const rows = await db
     .select({ role: organizationMembers.role })
     .from(organizationMembers)
@@ -25,7 +25,7 @@ export async function roleIn(db: Db, userId: string, organizationId: string): Pr
 }
 
 /** The caller's role in the organization; 404 when not a member, 403 when the role lacks `permission`. */
-export async function requireMember(db: Db, userId: string, organizationId: string, permission: Permission, what = 'Organization'): Promise<Role> {
+export async function requireMember(db: Exec, userId: string, organizationId: string, permission: Permission, what = 'Organization'): Promise<Role> {
   const role = await roleIn(db, userId, organizationId);
   if (!role) throw errors.notFound(what);
   if (!can(role, permission)) throw errors.forbidden(`Your role (${role}) does not allow this`);

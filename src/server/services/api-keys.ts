@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import type { Db } from '../db/client';
+import type { Exec } from '../db/client';
 import { apiKeys, organizationMembers, profiles, type Role } from '../db/schema';
 import { errors } from '../http/errors';
 import { hashToken, randomToken } from '../auth/embedded/tokens';
@@ -14,8 +14,6 @@ import { ROLE_RANK, roleAtMost, type ApiKey } from '../../contract/teams';
 import { can, requireMember } from './access';
 
 export const API_KEY_PREFIX = 'vlm_';
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-type Exec = Db | Tx;
 type KeyRow = typeof apiKeys.$inferSelect;
 
 export interface ApiKeyCaller {

@@ -7,15 +7,13 @@
 //   invites above it (all of them, without members.manage) are withdrawn; when they go, all are.
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import type { Db } from '../db/client';
-import { apiKeys, organizationInvites, organizationMembers, profiles, type Role } from '../db/schema';
+import type { Exec } from '../db/client';
+import { apiKeys, organizationInvites, organizationMembers, organizations, profiles, type Role } from '../db/schema';
 import { errors } from '../http/errors';
 import { ROLE_RANK, type Member } from '../../contract/teams';
 import { can, requireMember } from './access';
 import { capKeyRoles, revokeKeysWhere } from './api-keys';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-type Exec = Db | Tx;
 
 /** People (not API key principals) in the organization, oldest first. */
 export async function humanMembers(db: Exec, orgId: string) {
@@ -47,6 +45,15 @@ async function ownerCount(tx: Exec, orgId: string): Promise<number> {
 
 const LAST_OWNER = 'An organization must keep at least one owner. Make another member an owner first.';
 
+/**
+ * Serialises the changes that could take an organization's last owner away. Row locks on the two
+ * members are not enough: two owners stepping each other down lock different rows, both count two
+ * owners under READ COMMITTED, and both commit.
+ */
+async function lockOrganization(tx: Exec, orgId: string): Promise<void> {
+  await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
+}
+
 async function targetOf(tx: Exec, orgId: string, userId: string) {
   const [row] = await tx
     .select({ role: organizationMembers.role })
@@ -59,8 +66,11 @@ async function targetOf(tx: Exec, orgId: string, userId: string) {
 }
 
 export async function changeRole(ctx: AppContext, callerId: string, orgId: string, targetId: string, role: Role): Promise<Member> {
-  const callerRole = await requireMember(ctx.db, callerId, orgId, 'members.manage');
+  await requireMember(ctx.db, callerId, orgId, 'members.manage');
   await ctx.db.transaction(async (tx) => {
+    await lockOrganization(tx, orgId);
+    // Read again under the lock: a caller stepped down a moment ago acts with the role they have now.
+    const callerRole = await requireMember(tx, callerId, orgId, 'members.manage');
     const target = await targetOf(tx, orgId, targetId);
     if (target.role === role) return;
     if (callerRole !== 'owner' && (target.role === 'owner' || role === 'owner')) throw errors.forbidden('Only an owner can make or change an owner', 'owner_only');
@@ -79,8 +89,10 @@ export async function changeRole(ctx: AppContext, callerId: string, orgId: strin
 /** Removes a member (or, with targetId === callerId, leaves). */
 export async function removeMember(ctx: AppContext, callerId: string, orgId: string, targetId: string): Promise<void> {
   const leaving = callerId === targetId;
-  const callerRole = await requireMember(ctx.db, callerId, orgId, leaving ? 'org.read' : 'members.manage');
+  await requireMember(ctx.db, callerId, orgId, leaving ? 'org.read' : 'members.manage');
   await ctx.db.transaction(async (tx) => {
+    await lockOrganization(tx, orgId);
+    const callerRole = await requireMember(tx, callerId, orgId, leaving ? 'org.read' : 'members.manage');
     const target = await targetOf(tx, orgId, targetId);
     if (!leaving && callerRole !== 'owner' && target.role === 'owner') throw errors.forbidden('Only an owner can remove an owner', 'owner_only');
     if (target.role === 'owner' && (await ownerCount(tx, orgId)) <= 1) {
