@@ -38,6 +38,8 @@ export const MAX_SVG_BYTES = 10 * 1024 * 1024;
 /** Thumbnails: WebP, longest side this many pixels. */
 export const THUMBNAIL_SIZE = 384;
 export const MAX_FILENAME_LENGTH = 200;
+/** A name's UTF-8 bytes, with room for the ".webp" a thumbnail adds within a file system's 255. */
+export const MAX_FILENAME_BYTES = 240;
 export const DEFAULT_UPLOAD_EXPIRY_MINUTES = 15;
 export const DEFAULT_SIGNED_URL_EXPIRY_MINUTES = 60;
 export const MAX_EXPIRY_MINUTES = 7 * 24 * 60;
@@ -61,7 +63,7 @@ const RESERVED_CHARS = /[<>:"|?*#%\\/]/g;
 
 /**
  * A filename safe as the last segment of an object key and in a URL: the base name only (no folders,
- * no traversal), no control characters or unpaired surrogates, at most MAX_FILENAME_LENGTH characters with the extension kept.
+ * no traversal), no control characters or unpaired surrogates, at most MAX_FILENAME_LENGTH characters and MAX_FILENAME_BYTES bytes with the extension kept.
  * Returns '' when nothing usable is left.
  */
 export function sanitizeFilename(input: string): string {
@@ -70,13 +72,26 @@ export function sanitizeFilename(input: string): string {
   name = name.replace(UNSAFE_CHARS, '').replace(RESERVED_CHARS, '_').replace(/\s+/g, ' ').trim();
   name = name.replace(/^[.\s]+/, '');
   if (name === '') return '';
-  const chars = Array.from(name);
-  if (chars.length > MAX_FILENAME_LENGTH) {
+  if (Array.from(name).length > MAX_FILENAME_LENGTH || utf8Length(name) > MAX_FILENAME_BYTES) {
     const dot = name.lastIndexOf('.');
     const keep = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
-    name = chars.slice(0, MAX_FILENAME_LENGTH - keep.length).join('').trimEnd() + keep;
+    name = fitFilename(keep ? name.slice(0, dot) : name, keep);
   }
   return name;
+}
+
+const utf8Length = (s: string) => new TextEncoder().encode(s).length;
+
+/**
+ * `stem` cut by whole characters so that stem + ending is at most MAX_FILENAME_LENGTH characters and
+ * MAX_FILENAME_BYTES bytes of UTF-8 (a file system takes 255 bytes a name, and the thumbnail adds
+ * ".webp": 200 CJK characters would be 600).
+ */
+export function fitFilename(stem: string, ending: string): string {
+  const chars = Array.from(stem).slice(0, Math.max(0, MAX_FILENAME_LENGTH - Array.from(ending).length));
+  let bytes = utf8Length(chars.join('') + ending);
+  while (bytes > MAX_FILENAME_BYTES && chars.length > 0) bytes -= utf8Length(chars.pop()!);
+  return chars.join('').trimEnd() + ending;
 }
 
 /** The mime type a filename's extension announces, or null when it is not an accepted image type. */

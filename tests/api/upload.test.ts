@@ -68,6 +68,22 @@ describe('check-filename', () => {
     expect(txt.body).toMatchObject({ success: false, code: 'unsupported_media_type' });
     expect((await api(server.url, 'POST', `${base()}/check-filename`, { token: owner.token, body: { filename: 42 } })).status).toBe(400);
   });
+
+  it('cuts a long name in a script of wide characters to what storage takes (bytes, not only characters), and it uploads, twice', async () => {
+    const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+    const long = `${'猫'.repeat(190)}.png`; // 190 characters, 574 bytes
+    const first = await api(server.url, 'POST', `${base()}/check-filename`, { token: owner.token, body: { filename: long } });
+    expect(first.status).toBe(200);
+    const name: string = first.body.unique_filename;
+    expect(name).toMatch(/^猫+\.png$/);
+    expect(bytes(name)).toBeLessThanOrEqual(240);
+    expect((await uploadImage(server, owner, project.id, name, await png(4, 4))).filename).toBe(name);
+    // The next one of the same name gets a suffix and still fits.
+    const second = await api(server.url, 'POST', `${base()}/check-filename`, { token: owner.token, body: { filename: long } });
+    expect(second.body.unique_filename).toMatch(/^猫+_1\.png$/);
+    expect(bytes(second.body.unique_filename)).toBeLessThanOrEqual(240);
+    expect((await uploadImage(server, owner, project.id, second.body.unique_filename, await png(4, 4))).filename).toBe(second.body.unique_filename);
+  });
 });
 
 describe('upload-url', () => {

@@ -20,7 +20,7 @@ import { InvalidObjectNameError } from '../storage/types';
 import {
   canonicalMime,
   extensionOf,
-  MAX_FILENAME_LENGTH,
+  fitFilename,
   MAX_SVG_BYTES,
   MAX_UPLOAD_BYTES,
   mimeForFilename,
@@ -114,8 +114,7 @@ async function reserve(ctx: AppContext, projectId: string, filename: string, use
 function withSuffix(filename: string, n: number): string {
   const dot = filename.lastIndexOf('.');
   const stem = dot > 0 ? filename.slice(0, dot) : filename;
-  const suffix = `_${n}${dot > 0 ? filename.slice(dot) : ''}`;
-  return Array.from(stem).slice(0, MAX_FILENAME_LENGTH - suffix.length).join('').trimEnd() + suffix;
+  return fitFilename(stem, `_${n}${dot > 0 ? filename.slice(dot) : ''}`);
 }
 
 /** check-filename: a safe name not used in the project (cat.png -> cat_1.png), held for the caller for an hour. */
