@@ -17,7 +17,7 @@ export class GoTrueError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly opts: { weakPasswordReasons?: string[]; oauth?: string } = {},
+    readonly opts: { weakPasswordReasons?: string[]; oauth?: string; retryAfter?: number } = {},
   ) {
     super(message);
   }
@@ -29,7 +29,10 @@ export class GoTrueError extends Error {
 
   /** The same failure for the product API's /api/v1/auth/* wrappers. */
   toApiError(): ApiError {
-    return new ApiError(this.status, this.code, this.message, this.opts.weakPasswordReasons ? { weak_password: { reasons: this.opts.weakPasswordReasons } } : {});
+    return new ApiError(this.status, this.code, this.message, {
+      ...(this.opts.weakPasswordReasons && { weak_password: { reasons: this.opts.weakPasswordReasons } }),
+      ...(this.opts.retryAfter && { retry_after: this.opts.retryAfter }),
+    });
   }
 }
 
@@ -46,7 +49,11 @@ export const gotrue = {
   sessionNotFound: () => new GoTrueError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'),
   notAdmin: () => new GoTrueError(403, 'not_admin', 'User not allowed'),
   notFound: (code: string, message: string) => new GoTrueError(404, code, message),
-  tooManyEmails: (seconds: number) => new GoTrueError(429, 'over_email_send_rate_limit', `For security purposes, you can only request this after ${seconds} seconds.`),
+  /** A throttled mail (GoTrue's code and, for the one-a-minute limit, its message); `seconds` also goes out as Retry-After. */
+  tooManyEmails: (seconds: number, message = `For security purposes, you can only request this after ${seconds} seconds.`) =>
+    new GoTrueError(429, 'over_email_send_rate_limit', message, { retryAfter: seconds }),
+  /** A throttled request (GoTrue's code; the message is shown to the user as it is). */
+  tooManyRequests: (seconds: number, message: string) => new GoTrueError(429, 'over_request_rate_limit', message, { retryAfter: seconds }),
   oauth: (error: string, description: string) => new GoTrueError(400, error, description, { oauth: error }),
   internal: (message: string) => new GoTrueError(500, 'unexpected_failure', message),
 };
@@ -60,6 +67,7 @@ export function wantsModernErrors(request: FastifyRequest): boolean {
 }
 
 export function sendGoTrueError(request: FastifyRequest, reply: FastifyReply, err: GoTrueError): FastifyReply {
+  if (err.opts.retryAfter) reply.header('retry-after', String(err.opts.retryAfter));
   if (err.opts.oauth) return reply.status(err.status).send({ error: err.opts.oauth, error_description: err.message });
   const weak = err.opts.weakPasswordReasons ? { weak_password: { reasons: err.opts.weakPasswordReasons } } : {};
   if (wantsModernErrors(request)) {

@@ -201,7 +201,7 @@ export function authRoutes(opts: RoutesOptions) {
       const auth = await service.authenticate(bearerToken(request));
       const body = bodyOf(request);
       const q = request.query as Query;
-      return service.updateUser(auth, body, parsePkce(body.code_challenge, body.code_challenge_method), resolveRedirect(q.redirect_to));
+      return service.updateUser(auth, body, parsePkce(body.code_challenge, body.code_challenge_method), resolveRedirect(q.redirect_to), meta(request));
     });
 
     app.post('/logout', async (request, reply) => {

@@ -12,10 +12,24 @@ import { ACCESS_TOKEN_TTL_SECONDS, JwtError, constantTimeEqual, hashToken, rando
 import { userJson, type IdentityRow, type UserRow } from './serialize';
 import { confirmEmailChangeMail, confirmSignupMail, type Mailer } from './mailer';
 import type { ProviderClaims } from './google';
+import {
+  ACCOUNT_FAILURE_WINDOW_MS,
+  ACCOUNT_FREE_FAILURES,
+  ACCOUNT_MAX_WAIT_S,
+  AccountBackoff,
+  MAILS_PER_ADDRESS,
+  MAILS_PER_RECIPIENT,
+  MAIL_MIN_INTERVAL_MS,
+  REFRESHES_PER_ADDRESS,
+  REFRESHES_PER_SESSION,
+  SIGN_IN_FAILURES_PER_PAIR,
+  SIGN_UPS_PER_ADDRESS,
+  WindowLimit,
+  waitInWords,
+} from './throttle';
 
 export const PASSWORD_MIN_LENGTH = 6;
 const CONFIRMATION_TTL_MS = 24 * 3600_000;
-const EMAIL_RESEND_INTERVAL_MS = 60_000;
 /** How long the auth code from a callback or e-mail link can be exchanged (GoTrue: 5 minutes). */
 const AUTH_CODE_TTL_MS = 5 * 60_000;
 /** How long a started Google sign-in may take before its callback is refused. */
@@ -78,75 +92,6 @@ export function parsePkce(challenge: unknown, method: unknown): PkceParams {
   return { codeChallenge: c, codeChallengeMethod: m };
 }
 
-/** Failure times per key within a window; the subclasses say how long the next attempt waits. */
-abstract class FailureLog {
-  private readonly entries = new Map<string, number[]>();
-
-  constructor(protected readonly windowMs: number) {}
-
-  protected recent(key: string, now: number): number[] {
-    const list = (this.entries.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (list.length) this.entries.set(key, list);
-    else this.entries.delete(key);
-    return list;
-  }
-
-  /** Seconds to wait, or 0 when another attempt is allowed. */
-  abstract retryAfter(key: string, now?: number): number;
-
-  fail(key: string, now = Date.now()): void {
-    if (this.entries.size > 50_000) this.entries.clear();
-    this.entries.set(key, [...this.recent(key, now), now]);
-  }
-
-  clear(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
-/** Failed password sign-ins per (address, client IP): after too many, that pair must wait. Keyed
- * by both so that a stranger cannot lock someone out of their account from elsewhere. */
-class FailedSignIns extends FailureLog {
-  constructor(
-    private readonly max: number,
-    windowMs: number,
-  ) {
-    super(windowMs);
-  }
-
-  retryAfter(key: string, now = Date.now()): number {
-    const list = this.recent(key, now);
-    return list.length >= this.max ? Math.ceil((list[0]! + this.windowMs - now) / 1000) : 0;
-  }
-}
-
-/**
- * Failed password sign-ins per account, from any address: past ACCOUNT_FREE_FAILURES in the window,
- * each further attempt waits twice as long as the one before, up to ACCOUNT_MAX_WAIT_S (what hosted
- * identity services do). Rotating addresses, or a proxy header, buys an attacker nothing, and the
- * owner is never locked out for longer than the cap.
- */
-export class AccountBackoff extends FailureLog {
-  constructor(
-    private readonly free: number,
-    private readonly maxWaitS: number,
-    windowMs: number,
-  ) {
-    super(windowMs);
-  }
-
-  retryAfter(key: string, now = Date.now()): number {
-    const list = this.recent(key, now);
-    if (list.length < this.free) return 0;
-    const waitMs = Math.min(2 ** (list.length - this.free), this.maxWaitS) * 1000;
-    return Math.max(0, Math.ceil((list[list.length - 1]! + waitMs - now) / 1000));
-  }
-}
-
-/** Failures an account may have in 15 minutes (from any address) before each next attempt waits, and the longest wait. */
-export const ACCOUNT_FREE_FAILURES = 20;
-export const ACCOUNT_MAX_WAIT_S = 300;
-
 /** A small, short-lived memory of which sessions are live, so the product API does not hit the
  * database on every request. Revocations in this process drop entries at once. */
 class SessionCache {
@@ -175,8 +120,14 @@ class SessionCache {
 export class EmbeddedAuthService {
   private readonly cache = new SessionCache();
   private dummyHash: Promise<string> | null = null;
-  private readonly failedSignIns = new FailedSignIns(10, 15 * 60_000);
-  private readonly accountBackoff = new AccountBackoff(ACCOUNT_FREE_FAILURES, ACCOUNT_MAX_WAIT_S, 15 * 60_000);
+  private readonly failedSignIns = new WindowLimit(SIGN_IN_FAILURES_PER_PAIR);
+  private readonly accountBackoff = new AccountBackoff(ACCOUNT_FREE_FAILURES, ACCOUNT_MAX_WAIT_S, ACCOUNT_FAILURE_WINDOW_MS);
+  private readonly signUpsPerAddress = new WindowLimit(SIGN_UPS_PER_ADDRESS);
+  private readonly mailsPerMinute = new WindowLimit({ max: 1, windowMs: MAIL_MIN_INTERVAL_MS });
+  private readonly mailsPerRecipient = new WindowLimit(MAILS_PER_RECIPIENT);
+  private readonly mailsPerAddress = new WindowLimit(MAILS_PER_ADDRESS);
+  private readonly refreshesPerAddress = new WindowLimit(REFRESHES_PER_ADDRESS);
+  private readonly refreshesPerSession = new WindowLimit(REFRESHES_PER_SESSION);
   private lastCleanup = 0;
 
   constructor(
@@ -191,11 +142,18 @@ export class EmbeddedAuthService {
   // ---------------------------------------------------------------- sign-up and sign-in
 
   async signUp(input: { email: unknown; password: unknown; data: unknown; pkce: PkceParams; redirectTo: string }, meta: RequestMeta): Promise<SignUpResult> {
+    // Every attempt from the address counts, whatever becomes of it (as GoTrue counts requests).
+    const wait = this.signUpsPerAddress.take(meta.ip ?? '');
+    if (wait > 0) throw gotrue.tooManyRequests(wait, `Too many sign-ups from your network. Try again in ${waitInWords(wait)}.`);
     if (typeof input.password !== 'string' || input.password === '') throw gotrue.validation('Signup requires a valid password');
     const password = input.password;
     checkPasswordStrength(password);
     const email = validateEmail(input.email);
     const data = isPlainObject(input.data) ? input.data : {};
+    // With confirmation mails, every sign-up spends one of the address's mails before the account
+    // is looked up, even one that only pretends to mail, so that limit does not tell registered
+    // addresses from others.
+    if (this.opts.mailer) this.takeAddressMail(meta.ip);
 
     const existing = await this.findLiveUserByEmail(this.db, email);
     if (existing) return this.repeatedSignUp(existing, data, input.pkce, input.redirectTo);
@@ -260,7 +218,7 @@ export class EmbeddedAuthService {
     if (this.autoconfirm) throw gotrue.unprocessable('user_already_exists', 'User already registered');
     if (!existing.emailConfirmedAt) {
       const sentAt = existing.confirmationSentAt?.getTime() ?? 0;
-      const wait = sentAt + EMAIL_RESEND_INTERVAL_MS - Date.now();
+      const wait = sentAt + MAIL_MIN_INTERVAL_MS - Date.now();
       if (wait > 0) throw gotrue.tooManyEmails(Math.ceil(wait / 1000));
       await this.sendSignupConfirmation(existing, pkce, redirectTo);
       return { kind: 'user', user: await this.userJsonById(this.db, existing.id) };
@@ -288,6 +246,8 @@ export class EmbeddedAuthService {
   private async sendSignupConfirmation(user: UserRow, pkce: PkceParams, redirectTo: string): Promise<void> {
     const mailer = this.opts.mailer;
     if (!mailer) return;
+    this.checkRecipientMail(user.email);
+    this.recordRecipientMail(user.email);
     const token = randomToken();
     await this.db.transaction(async (tx) => {
       await tx.update(authUsers).set({ confirmationToken: hashToken(token), confirmationSentAt: new Date() }).where(eq(authUsers.id, user.id));
@@ -301,6 +261,27 @@ export class EmbeddedAuthService {
     }
   }
 
+  /** Throws GoTrue's 429 when `recipient` had a mail in the last minute, or its hourly share. */
+  private checkRecipientMail(recipient: string): void {
+    const key = recipient.toLowerCase();
+    const soon = this.mailsPerMinute.retryAfter(key);
+    if (soon > 0) throw gotrue.tooManyEmails(soon);
+    const later = this.mailsPerRecipient.retryAfter(key);
+    if (later > 0) throw gotrue.tooManyEmails(later, `Too many e-mails were sent to this address. Try again in ${waitInWords(later)}.`);
+  }
+
+  private recordRecipientMail(recipient: string): void {
+    const key = recipient.toLowerCase();
+    this.mailsPerMinute.record(key);
+    this.mailsPerRecipient.record(key);
+  }
+
+  /** Spends one of the client address's mails, or throws GoTrue's 429. */
+  private takeAddressMail(ip: string | null): void {
+    const wait = this.mailsPerAddress.take(ip ?? '');
+    if (wait > 0) throw gotrue.tooManyEmails(wait, `Too many e-mails were requested from your network. Try again in ${waitInWords(wait)}.`);
+  }
+
   private verifyLink(token: string, type: string, redirectTo: string): string {
     const q = new URLSearchParams({ token, type, redirect_to: redirectTo });
     return `${this.opts.publicUrl}/auth/v1/verify?${q}`;
@@ -312,20 +293,20 @@ export class EmbeddedAuthService {
     const email = input.email.trim().toLowerCase();
     const limitKey = `${email}|${meta.ip ?? ''}`;
     const wait = Math.max(this.failedSignIns.retryAfter(limitKey), this.accountBackoff.retryAfter(email));
-    if (wait > 0) throw new GoTrueError(429, 'over_request_rate_limit', `Too many failed sign-in attempts. Try again in ${wait} seconds.`);
+    if (wait > 0) throw gotrue.tooManyRequests(wait, `Too many failed sign-in attempts. Try again in ${wait} seconds.`);
     this.maybeCleanUp();
     const user = await this.findLiveUserByEmail(this.db, email);
     if (!user || !user.encryptedPassword) {
       // Spend the same time as a real check, so timing does not tell which addresses exist.
       await argonVerify(await this.getDummyHash(), password).catch(() => false);
-      this.failedSignIns.fail(limitKey);
-      this.accountBackoff.fail(email);
+      this.failedSignIns.record(limitKey);
+      this.accountBackoff.record(email);
       throw gotrue.invalidCredentials();
     }
     const ok = await argonVerify(user.encryptedPassword, password).catch(() => false);
     if (!ok) {
-      this.failedSignIns.fail(limitKey);
-      this.accountBackoff.fail(email);
+      this.failedSignIns.record(limitKey);
+      this.accountBackoff.record(email);
       throw gotrue.invalidCredentials();
     }
     this.failedSignIns.clear(limitKey);
@@ -336,6 +317,8 @@ export class EmbeddedAuthService {
   }
 
   async refreshGrant(refreshToken: unknown, meta: RequestMeta): Promise<AuthSession> {
+    const wait = this.refreshesPerAddress.take(meta.ip ?? '');
+    if (wait > 0) throw gotrue.tooManyRequests(wait, `Too many sign-in refreshes from your network. Try again in ${waitInWords(wait)}.`);
     if (typeof refreshToken !== 'string' || refreshToken === '') throw gotrue.oauth('invalid_request', 'refresh_token required');
     const tokenHash = hashToken(refreshToken);
     const outcome = await this.db.transaction(async (tx) => {
@@ -352,6 +335,9 @@ export class EmbeddedAuthService {
       }
       if (session.revokedAt) return { error: gotrue.badRequest('refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found') };
       if (isBanned(user)) return { error: gotrue.badRequest('user_banned', 'Invalid Refresh Token: User Banned') };
+      // Counted after the reuse check, so that a throttled session still ends when a used token comes back.
+      const sessionWait = this.refreshesPerSession.take(session.id);
+      if (sessionWait > 0) return { error: gotrue.tooManyRequests(sessionWait, `This session is being refreshed too often. Try again in ${waitInWords(sessionWait)}.`) };
       await tx.update(authRefreshTokens).set({ revoked: true }).where(eq(authRefreshTokens.id, row.id));
       const next = randomToken();
       await tx.insert(authRefreshTokens).values({ tokenHash: hashToken(next), sessionId: session.id, userId: user.id, parentId: row.id });
@@ -540,7 +526,7 @@ export class EmbeddedAuthService {
     return this.userJsonById(this.db, auth.user.id);
   }
 
-  async updateUser(auth: Authenticated, body: Record<string, unknown>, pkce: PkceParams, redirectTo: string): Promise<Record<string, unknown>> {
+  async updateUser(auth: Authenticated, body: Record<string, unknown>, pkce: PkceParams, redirectTo: string, meta: RequestMeta): Promise<Record<string, unknown>> {
     const user = auth.user;
     const patch: Partial<typeof authUsers.$inferInsert> = {};
     if (body.data !== undefined && body.data !== null) {
@@ -575,8 +561,11 @@ export class EmbeddedAuthService {
           patch.email = newEmail;
         } else {
           const sentAt = user.emailChange === newEmail ? (user.emailChangeSentAt?.getTime() ?? 0) : 0;
-          const wait = sentAt + EMAIL_RESEND_INTERVAL_MS - Date.now();
+          const wait = sentAt + MAIL_MIN_INTERVAL_MS - Date.now();
           if (wait > 0) throw gotrue.tooManyEmails(Math.ceil(wait / 1000));
+          this.checkRecipientMail(newEmail);
+          this.takeAddressMail(meta.ip);
+          this.recordRecipientMail(newEmail);
           emailChangeToken = randomToken();
           patch.emailChange = newEmail;
           patch.emailChangeToken = hashToken(emailChangeToken);
