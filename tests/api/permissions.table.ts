@@ -9,7 +9,7 @@
 // checked, so an invalid body would answer 400 and prove nothing). `f` is either the caller's own
 // organization or another one; build everything from `f` and the test does the rest. Calls that
 // consume a resource (delete, move, rename) take a fresh one from `f.new...()` each time.
-import type { Permission } from '../../src/contract/permissions';
+import { roleCan, type Permission } from '../../src/contract/permissions';
 import type { Role } from '../../src/contract/account';
 
 export interface Fixture {
@@ -25,8 +25,8 @@ export interface Fixture {
   newImage(): Promise<{ id: string; filename: string }>;
   /** A new image whose annotations were saved once (version 1). */
   newSavedImage(): Promise<{ id: string; filename: string }>;
-  /** An uploaded file waiting to be registered. */
-  newUpload(): Promise<{ filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; file_size: number }>;
+  /** A file uploaded with `token` (default the owner's) waiting to be registered: register reads the caller's own upload. */
+  newUpload(token?: string): Promise<{ filename: string; gcs_bucket: string; gcs_path: string; gcs_uri: string; file_size: number }>;
   newFolder(): Promise<{ id: string; full_path: string }>;
   /** A new person joined with this role (through an invite). */
   newMember(role: Role): Promise<{ userId: string; token: string; email: string }>;
@@ -43,6 +43,8 @@ export interface Fixture {
 export interface Caller {
   role: Role;
   token: string;
+  /** The API key the call is made with, if it is (else `token`'s person calls). */
+  key?: string;
   /** The caller's own organization (f is this one or another). */
   home: Fixture;
   sameOrg: boolean;
@@ -152,8 +154,9 @@ export const ROUTES: RouteRule[] = [
   {
     route: 'POST /api/v1/projects/:id/images/register',
     access: 'images.upload',
-    request: async (f) => {
-      const up = await f.newUpload();
+    request: async (f, c) => {
+      // Those who may upload here register their own upload; for the others, the owner's waits.
+      const up = await f.newUpload(c.sameOrg && roleCan(c.role, 'images.upload') ? (c.key ?? c.token) : undefined);
       return { path: `/api/v1/projects/${f.project.id}/images/register${q({ org_id: f.org.id })}`, body: { ...up, folder_path: '/', mime_type: 'image/png' } };
     },
   },

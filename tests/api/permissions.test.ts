@@ -64,8 +64,8 @@ async function fixture(): Promise<Fixture> {
     newProject: () => createProject(server, owner),
     newImage,
     newSavedImage,
-    async newUpload() {
-      const up = await putUpload(server, owner, project.id, `${unique('up')}.png`, bytes);
+    async newUpload(token = owner.token) {
+      const up = await putUpload(server, { ...owner, token }, project.id, `${unique('up')}.png`, bytes);
       return { filename: up.filename, gcs_bucket: up.gcs_bucket, gcs_path: up.gcs_path, gcs_uri: up.gcs_uri, file_size: bytes.length };
     },
     newFolder,
@@ -143,8 +143,9 @@ describe('the route table', () => {
 
 describe.each(ROUTES.map((rule) => [rule.route, rule] as const))('%s', (_name, rule) => {
   const sessionOnly = () => registeredApiRoutes(server.built.app).find((r) => `${r.method} ${r.url}` === rule.route)?.sessionOnly ?? false;
-  const build = (f: Fixture, role: Role, sameOrg: boolean) => {
-    const c: Caller = { role, token: callers.get(role)!.token, home, sameOrg };
+  /** `key`: the call is made with this API key, so what the caller prepares (an upload) is made with it too. */
+  const build = (f: Fixture, role: Role, sameOrg: boolean, key?: string) => {
+    const c: Caller = { role, token: callers.get(role)!.token, key, home, sameOrg };
     return rule.request ? rule.request(f, c) : {};
   };
 
@@ -195,7 +196,7 @@ describe.each(ROUTES.map((rule) => [rule.route, rule] as const))('%s', (_name, r
       ['owner', ownerKey],
       ['viewer', viewerKey],
     ] as const) {
-      const req = await build(home, keyRole, true);
+      const req = await build(home, keyRole, true, key);
       if (req.token) return; // the call is made as a particular person: a key cannot stand in
       const res = await call(rule, req, key);
       if (sessionOnly()) {
@@ -215,7 +216,7 @@ describe.each(ROUTES.map((rule) => [rule.route, rule] as const))('%s', (_name, r
         ['owner', ownerKey],
         ['viewer', viewerKey],
       ] as const) {
-        const req = await build(other, keyRole, false);
+        const req = await build(other, keyRole, false, key);
         if (req.token) return;
         const res = await call(rule, req, key);
         expect(verdictOf(rule, res), `${rule.route} with a ${keyRole} key on another organization should be 404: ${show(res)}`).toBe('not_found');
