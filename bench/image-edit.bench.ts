@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { runSteps } from '../src/server/services/image-edit/builtin';
 import { transformAnnotations } from '../src/server/services/image-edit/labels';
 import { parsePrompt, type EditStep } from '../src/server/services/image-edit/vocabulary';
-import { encodeMask } from '../src/engine/model/rle';
+import { encodeMask } from '../src/contract/rle';
 
 interface Row {
   size: string;

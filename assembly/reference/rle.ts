@@ -1,3 +1,3 @@
-// The RLE reference is the editor engine's plain TypeScript codec (src/engine/model/rle.ts, owned
-// by the engine): the wasm kernels are tested against it so the two can never drift apart.
-export { countsToString, decodeRle, encodeMask, rleArea, rleBBox, stringToCounts } from '../../src/engine/model/rle';
+// The RLE reference is the project's one plain TypeScript codec (src/contract/rle.ts, which the
+// engine, the server and validation use): the wasm kernels are tested against it so the two never drift.
+export { countsToString, decodeRle, encodeMask, rleArea, rleBBox, stringToCounts } from '../../src/contract/rle';

@@ -6,6 +6,7 @@
 // polygon / polyline / keypoint / segmentation sits beside the bounding box.
 import { z } from 'zod';
 import { StoredJson, checkStorable, storedText } from './text';
+import { stringToCounts } from './rle';
 
 /** A finite number: JSON has no NaN/Infinity, and a stored one would poison every consumer. */
 const Coord = z.number().refine(Number.isFinite, 'Coordinates must be finite numbers');
@@ -41,30 +42,18 @@ export type StoredKeypoint = z.infer<typeof StoredKeypoint>;
 /** pycocotools' compressed counts use ASCII 48..111 only. */
 const COMPRESSED_RLE_RE = /^[0-o]*$/;
 
-/**
- * Sum of pycocotools' compressed counts, or null if the string is malformed or a run is
- * negative. (The engine's src/engine/model/rle.ts holds the full codec; this is only a check.)
- */
-export function compressedCountsSum(s: string): number | null {
-  const counts: number[] = [];
+/** Sum of pycocotools' compressed counts, or null if the string is malformed or a run is negative. */
+function compressedCountsSum(s: string): number | null {
+  let counts: number[];
+  try {
+    counts = stringToCounts(s);
+  } catch {
+    return null;
+  }
   let sum = 0;
-  let p = 0;
-  while (p < s.length) {
-    let x = 0, k = 0, more = true;
-    while (more) {
-      if (p >= s.length) return null;
-      const c = s.charCodeAt(p) - 48;
-      if (c < 0 || c > 63) return null;
-      x += (c & 0x1f) * 2 ** (5 * k);
-      more = (c & 0x20) !== 0;
-      p++;
-      k++;
-      if (!more && c & 0x10) x -= 2 ** (5 * k);
-    }
-    if (counts.length > 2) x += counts[counts.length - 2]!;
-    if (x < 0) return null;
-    counts.push(x);
-    sum += x;
+  for (const c of counts) {
+    if (c < 0) return null;
+    sum += c;
   }
   return sum;
 }

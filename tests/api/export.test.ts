@@ -6,7 +6,7 @@ import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { annotationDocuments, images, organizationMembers } from '../../src/server/db/schema';
 import { moveDocumentsToRows } from '../../src/server/db/annotation-rows';
-import { decodeRle, encodeMask } from '../../src/engine/model/rle';
+import { decodeRle, encodeMask } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { decodeRle, encodeMask } from '../../src/engine/model/rle';
+import { decodeRle, encodeMask } from '../../src/contract/rle';
 import { imageEditItems, jobs, organizationMembers } from '../../src/server/db/schema';
 import { createImageEditService, FINISHED_JOB_RETENTION_DAYS } from '../../src/server/services/image-edit';
 import { sweepOrphans } from '../../src/server/services/upload';

@@ -15,7 +15,7 @@
 //   keypoints ['point'] and skeleton []).
 // - polyline: COCO has no open paths: left out and counted for README.txt.
 import type { Kernels } from '../../../kernels/node';
-import { countsToString, numericCounts, rleArea, rleBBox } from '../../../engine/model/rle';
+import { countsToString, numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 
 type Pt = [number, number];
 export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';

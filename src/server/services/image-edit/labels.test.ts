@@ -1,6 +1,6 @@
 // Masks through flips, rotations and scaling, against a pixel-by-pixel reference on decoded bitmaps.
 import { describe, expect, it } from 'vitest';
-import { countsToString, decodeRle, encodeMask } from '../../../engine/model/rle';
+import { countsToString, decodeRle, encodeMask } from '../../../contract/rle';
 import { geoFrame, mapRle, scaleFrame, transformAnnotations } from './labels';
 import type { GeoStep } from './vocabulary';
 

@@ -6,7 +6,7 @@
 // - Photometric edits keep the geometry; a generative edit whose output has another size gets its
 //   labels scaled (nearest pixel for masks).
 // Unknown keys (sam2_area, attributes...) are kept as they are.
-import { countsToString, numericCounts, rleBBox } from '../../../engine/model/rle';
+import { countsToString, numericCounts, rleBBox } from '../../../contract/rle';
 import type { GeoStep } from './vocabulary';
 
 type Ann = Record<string, unknown>;

@@ -3,7 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildKernels } from '../../../../assembly/build.mjs';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
-import { gridToRle, maskResult } from './result';
+import { cropToRle, gridToRle, maskResult } from './result';
+import { decodeRle, encodeMask } from '../../../contract/rle';
 
 let k: Kernels;
 beforeAll(async () => {
@@ -71,5 +72,19 @@ describe('gridToRle', () => {
     expect(res.area).toBe(40 * 30);
     expect(res.bbox).toEqual([30, 20, 40, 30]);
     expect(k.area({ size: [60, 80], counts: res.counts })).toBe(res.area);
+  });
+});
+
+describe('cropToRle', () => {
+  it('encodes a crop as the whole mask would be, foreground running across column ends included', () => {
+    const width = 6, height = 5;
+    // A crop of full height, so foreground at the bottom of one column meets the top of the next.
+    const crop = { x0: 1, y0: 0, w: 3, h: 5, data: new Uint8Array([1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1]) };
+    const full = new Uint8Array(width * height);
+    for (let i = 0; i < crop.w; i++) for (let j = 0; j < crop.h; j++) full[(crop.x0 + i) * height + crop.y0 + j] = crop.data[j * crop.w + i]!;
+    const out = cropToRle(crop, width, height);
+    expect(out.counts).toEqual(encodeMask(full, height, width));
+    expect(decodeRle({ size: [height, width], counts: out.counts })).toEqual(full);
+    expect(out.area).toBe(full.reduce((a, b) => a + b, 0));
   });
 });

@@ -6,6 +6,7 @@ import type { Kernels } from '../../../kernels/node';
 import { foregroundBox } from './maskBox';
 import type { CropMask } from './builtin/refine';
 import type { GridMask } from './types';
+import { RunBuilder } from '../../../contract/rle';
 
 export interface MaskResult {
   counts: string;
@@ -32,8 +33,7 @@ export function gridToRle(mask: GridMask, width: number, height: number): { coun
   if (!box) return { counts: [width * height], area: 0, bbox: [0, 0, 0, 0] };
   const { x0: gx0, x1: gx1, y0: gy0, y1: gy1 } = box;
   const firstY = firstIndex(height, gh);
-  const counts: number[] = [];
-  let cur = 0, len = 0, area = 0;
+  const runs = new RunBuilder();
   let minX = width, maxX = -1, minY = height, maxY = -1;
   let segs: number[] = [];
   let prevGx = -1, colTop = -1, colBottom = -1;
@@ -73,18 +73,10 @@ export function gridToRle(mask: GridMask, width: number, height: number): { coun
       if (colTop < minY) minY = colTop;
       if (colBottom > maxY) maxY = colBottom;
     }
-    for (let i = 0; i < segs.length; i += 2) {
-      if (segs[i]) area += segs[i + 1]!;
-      if (segs[i] === cur) len += segs[i + 1]!;
-      else {
-        counts.push(len);
-        cur = segs[i]!;
-        len = segs[i + 1]!;
-      }
-    }
+    for (let i = 0; i < segs.length; i += 2) runs.append(segs[i]!, segs[i + 1]!);
   }
-  counts.push(len);
-  return { counts, area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
+  const counts = runs.finish();
+  return { counts, area: runs.area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
 }
 
 function ringArea(r: [number, number][]): number {
@@ -96,43 +88,32 @@ function ringArea(r: [number, number][]): number {
 /** Column-major RLE, area and bbox of a full-resolution crop (background outside it). */
 export function cropToRle(crop: CropMask, width: number, height: number): { counts: number[]; area: number; bbox: [number, number, number, number] } {
   const { data, x0, y0, w, h } = crop;
-  const counts: number[] = [];
-  let cur = 0, len = x0 * height, area = 0;
+  const runs = new RunBuilder();
+  runs.append(0, x0 * height);
   let minX = width, maxX = -1, minY = height, maxY = -1;
   for (let i = 0; i < w; i++) {
-    len += y0;
+    runs.append(0, y0);
     let any = false;
     for (let j = 0, p = i; j < h; j++, p += w) {
       const v = data[p]!;
       if (v) {
-        area++;
         if (!any) {
           any = true;
           if (j + y0 < minY) minY = j + y0;
         }
         if (j + y0 > maxY) maxY = j + y0;
       }
-      if (v === cur) len++;
-      else {
-        counts.push(len);
-        cur = v;
-        len = 1;
-      }
+      runs.append(v, 1);
     }
     if (any) {
       if (x0 + i < minX) minX = x0 + i;
       maxX = x0 + i;
     }
-    if (cur) {
-      counts.push(len);
-      cur = 0;
-      len = 0;
-    }
-    len += height - y0 - h;
+    runs.append(0, height - y0 - h);
   }
-  len += (width - x0 - w) * height;
-  counts.push(len);
-  return { counts, area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
+  runs.append(0, (width - x0 - w) * height);
+  const counts = runs.finish();
+  return { counts, area: runs.area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
 }
 
 /** The mask result of a grid mask, or of a full-resolution crop (`fine`) when the backend refined it. */
