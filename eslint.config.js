@@ -41,13 +41,19 @@ export default tseslint.config(
   {
     files: ['src/server/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/app/**', '../app/*'], message: 'The server never imports the SPA.' }] }],
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['**/app/**', '../app/*'], message: 'The server never imports the SPA.' },
+        { group: ['**/engine', '**/engine/**'], message: 'The server never imports the editor engine; share through src/contract (RLE: src/contract/rle.ts).' },
+      ] }],
     },
   },
   {
     files: ['src/app/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**'], message: 'The SPA never imports server code; share through src/contract.' }] }],
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['**/server/**'], message: 'The SPA never imports server code; share through src/contract.' },
+        { group: ['**/engine/*', '!**/engine/index'], message: 'The SPA reaches the engine through src/engine/index.ts only.' },
+      ] }],
     },
   },
 );

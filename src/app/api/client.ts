@@ -43,7 +43,7 @@ import {
 } from '../../contract/teams';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
-import { nextTask } from '../../engine/tasks';
+import { nextTask } from '../../engine';
 
 const BASE = '/api/v1';
 

@@ -2,7 +2,7 @@
 // in slices like the plain one (its `annotations` are blocks of 2,000 shapes), then the blocks are
 // decoded back into stored annotations, a few per task, so the main thread never holds a long task.
 import { COLUMNS_FORMAT, decodeBlock, type ColumnBlock } from '../../contract/annotation-columns';
-import { nextTask } from '../../engine/tasks';
+import { nextTask } from '../../engine';
 import type { SliceOptions } from './sliceJson';
 
 /** The shape count of a columns body (it leads the text), or null for a plain body. */

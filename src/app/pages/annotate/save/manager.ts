@@ -7,7 +7,7 @@
 // device's store before the server has it.
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { SaveChangesRequest, SaveDataResponse } from '../../../../contract/annotation-api';
-import { nextTask } from '../../../../engine/tasks';
+import { nextTask } from '../../../../engine';
 import { applyDelta, applyServerChanges, byId, countDifferences, deltaBetween, merge3, sameJson } from './merge';
 import { memoryStore, type PendingEntry, type PendingStore } from './store';
 import type { SaveOutcome } from './transport';
