@@ -12,8 +12,6 @@ export function nextStatus(status: ImageStatus): ImageStatus {
   return status === 'new' ? 'annotating' : status === 'annotating' ? 'complete' : 'new';
 }
 
-/** Content types an upload URL is signed for (spec section 5; image/jpg and image/x-ms-bmp are what some browsers send). */
-export const UPLOAD_CONTENT_TYPES = ['image/jpeg', 'image/jpg', 'image/png', 'image/gif', 'image/webp', 'image/bmp', 'image/x-ms-bmp', 'image/svg+xml'] as const;
 /** The stored mime types, one per real format, detected from the file's bytes. */
 export const IMAGE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/bmp', 'image/svg+xml'] as const;
 export type ImageMimeType = (typeof IMAGE_MIME_TYPES)[number];

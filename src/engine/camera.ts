@@ -36,11 +36,6 @@ export function zoomAt(c: CameraState, sx: number, sy: number, factor: number): 
   return { scale, x: sx - ix * scale, y: sy - iy * scale };
 }
 
-/** Sets an absolute scale about a screen point (e.g. the viewport centre). */
-export function zoomTo(c: CameraState, sx: number, sy: number, scale: number): CameraState {
-  return zoomAt(c, sx, sy, clampScale(scale) / c.scale);
-}
-
 export function panBy(c: CameraState, dx: number, dy: number): CameraState {
   return { ...c, x: c.x + dx, y: c.y + dy };
 }

@@ -20,7 +20,7 @@ import {
 import type { EditorEvent } from './events';
 import { History } from './history';
 import { nextTask } from './tasks';
-import { duplicateIdError, editorToStored, parseStoredAnnotationAt, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
+import { duplicateIdError, parseStoredAnnotationAt, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
 import {
   applyDocPatches,
   changedIds,
@@ -40,7 +40,6 @@ import { SpatialIndex } from './spatial';
 import { createTools } from './tools';
 import { hitRadius, type Modifiers, type Tool, type ToolApi, type ToolPointerEvent } from './tools/types';
 import { initialView, type DrawingPreview, type ToolId, type ViewState } from './view';
-import type { StoredAnnotation } from '../contract/annotations';
 
 enablePatches();
 // A private instance: no auto-freeze (freezing walks every new object, too slow at 100k
@@ -252,11 +251,6 @@ export class Editor {
   /** The serialisable document, annotations bottom (oldest) first. */
   getDocument(): EditorDocumentJSON {
     return { annotations: this.getAnnotations() };
-  }
-
-  /** The document in stored form, ready for save-data. */
-  getStoredAnnotations(): StoredAnnotation[] {
-    return this.getAnnotations().map(editorToStored);
   }
 
   getAnnotations(): EditorAnnotation[] {

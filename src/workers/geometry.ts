@@ -14,8 +14,6 @@ export const LINE_STRIDE = 7;
 export const COMPACT_STRIDE = 7;
 /** Distance (image px) standing for "no outline edge on this side of the triangle". */
 export const NO_EDGE = 1e6;
-/** Vertices per marker quad. */
-export const QUAD_VERTS = 4;
 /** Longest mitre (in half widths); sharper corners are clipped. */
 export const MAX_MITER = 2;
 

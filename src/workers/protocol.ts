@@ -4,7 +4,6 @@
 import type { CameraState, Rect } from '../engine';
 
 export const TYPE_CODES = { box: 0, polygon: 1, polyline: 2, keypoint: 3, segmentation: 4 } as const;
-export type TypeCode = (typeof TYPE_CODES)[keyof typeof TYPE_CODES];
 
 /**
  * A scene diff (SceneTracker.pull()) packed for transfer. Per upsert i: ids[i], z[i], types[i],

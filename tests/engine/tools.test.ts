@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Editor } from '../../src/engine';
+import { Editor, editorToStored } from '../../src/engine';
 import { encodeMask } from '../../src/engine/model/rle';
 import { box, keypoint, polygon, polyline, TestEditor } from './helpers';
 
@@ -436,7 +436,7 @@ describe('editor facade', () => {
       { id: 'y', name: 'lane', bounding_box: { x: 0, y: 0, w: 10, h: 10 }, polyline: { path: [[0, 0], [10, 10]] }, attributes: [] },
     ];
     t.editor.loadStored(stored);
-    expect(t.editor.getStoredAnnotations()).toEqual(stored);
+    expect(t.editor.getAnnotations().map(editorToStored)).toEqual(stored);
     expect(() => t.editor.loadStored([{ id: 'z', name: 'c', bounding_box: { x: 0, y: 0, w: 1, h: 1 }, polyline: { path: [[0, 0]] } }])).toThrow();
   });
 });

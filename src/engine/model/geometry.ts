@@ -33,10 +33,6 @@ export function annotationBounds(a: EditorAnnotation): Bounds {
   }
 }
 
-export function boundsToRect(b: Bounds): Rect {
-  return { x: b.minX, y: b.minY, width: b.maxX - b.minX, height: b.maxY - b.minY };
-}
-
 /** Even-odd point-in-ring test (ring implicitly closed). */
 export function pointInRing(x: number, y: number, ring: Ring): boolean {
   let inside = false;

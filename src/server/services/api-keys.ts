@@ -4,7 +4,7 @@
 // removed when the creator leaves). Revoking deletes that membership and marks the key: the next
 // request with it gets 401.
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
 import { apiKeys, organizationMembers, profiles, type Role } from '../db/schema';
@@ -127,6 +127,3 @@ export async function capKeyRoles(tx: Exec, orgId: string, creatorId: string, ro
       .where(and(eq(organizationMembers.organizationId, orgId), inArray(organizationMembers.userId, capped.map((c) => c.id))));
   }
 }
-
-/** Ids of key principals, to leave them out of member lists and counts. */
-export const keyPrincipals = (db: Exec) => db.select({ id: profiles.id }).from(profiles).where(sql`${profiles.kind} = 'api_key'`);
