@@ -1,0 +1,205 @@
+// When an image's changes are saved and what follows each answer: the debounce, one save at a time
+// per image (a change made meanwhile follows it), retries with backoff on 429, 5xx and network
+// failures, one session refresh on 401, the 409 merge (./conflict.ts), and the keepalive batch
+// when the page is hidden.
+import type { ManagerCore } from './core';
+import { mergeConflict, theirsOf } from './conflict';
+import { giveBack, hasWork, parseTime, rebase, takeForSave, type Prepared, type Slot } from './slot';
+import type { SaveOutcome } from './transport';
+
+const MAX_CONFLICT_ROUNDS = 5;
+
+type Next = 'done' | 'again' | 'stop';
+
+export interface Scheduler {
+  /** Runs the image's saves until nothing is left or a failure waits. Concurrent calls join the running one. */
+  kick(s: Slot, opts: { reset?: boolean; keepalive?: boolean }): Promise<void>;
+  /** A change: save after the debounce, or at once. */
+  schedule(s: Slot, immediate: boolean): void;
+  /** Stops the slot's debounce and backoff timers. */
+  stopTimers(s: Slot): void;
+  clearRetry(s: Slot): void;
+  /** The page is hidden: these slots' pending changes go in one keepalive batch. */
+  flushBatch(ready: Slot[]): void;
+}
+
+const failure = (err: unknown): SaveOutcome => ({ kind: 'retry', status: null, message: err instanceof Error ? err.message : String(err) });
+
+export function createScheduler(core: ManagerCore): Scheduler {
+  const { deps } = core;
+
+  function clearTimer(s: Slot) {
+    if (s.timer !== null) deps.clearTimer(s.timer);
+    s.timer = null;
+  }
+  function clearRetry(s: Slot) {
+    if (s.retryTimer !== null) deps.clearTimer(s.retryTimer);
+    s.retryTimer = null;
+  }
+
+  function prepare(s: Slot): Prepared {
+    clearTimer(s);
+    return takeForSave(s, deps.now);
+  }
+
+  /** The save landed: the device's copy of the server document moves on with exactly what it carried. */
+  function saved(s: Slot, p: Prepared, res: Extract<SaveOutcome, { kind: 'saved' }>['res']): Next {
+    const savedAt = parseTime(res.saved_at);
+    if (savedAt !== null) core.offset = savedAt - (p.sentAt + deps.now()) / 2;
+    // The server applied exactly these changes to the base: so does the device's copy.
+    const shapes = s.base.shapes;
+    for (const id of p.removed) shapes.delete(id);
+    for (const a of p.upserts) shapes.set(a.id, a);
+    s.base = { shapes, version: res.version, savedAt };
+    const savedKeys = s.inFlight.map((e) => e.key);
+    s.inFlight = [];
+    // Only what this save carried leaves the device; newer changes now build on the saved version.
+    s.pending = rebase(s.base, s.pending);
+    core.device.persist(savedKeys, s.pending);
+    if (s.recovery) s.recovery.saved = true;
+    s.attempts = 0;
+    s.phase = hasWork(s) ? 'pending' : 'idle';
+    s.message = undefined;
+    for (const l of core.savedListeners) l(s.ref.imageId, res);
+    return s.needsSave && s.again ? 'again' : 'done';
+  }
+
+  /** A failure to try again: after a backoff while retries are left, else when the browser is back online, a change or a flush. */
+  function retry(s: Slot, outcome: Extract<SaveOutcome, { kind: 'retry' }>): Next {
+    giveBack(s);
+    s.attempts += 1;
+    s.message = outcome.message;
+    const offline = outcome.status === null;
+    if (s.attempts <= deps.maxRetries) {
+      const delay = Math.min(deps.baseRetryMs * 2 ** (s.attempts - 1), deps.maxRetryMs);
+      s.phase = offline ? 'offline' : 'retrying';
+      clearRetry(s);
+      s.retryTimer = deps.setTimer(() => {
+        s.retryTimer = null;
+        void kick(s, {});
+      }, delay);
+    } else {
+      // Retries used up: the work waits on the device for 'online', the next change or a flush.
+      s.phase = offline ? 'offline-waiting' : 'error';
+    }
+    return 'stop';
+  }
+
+  async function finish(s: Slot, p: Prepared, outcome: SaveOutcome, refreshed: { tried: boolean }): Promise<Next> {
+    switch (outcome.kind) {
+      case 'saved':
+        return saved(s, p, outcome.res);
+      case 'conflict': {
+        const current = await theirsOf(core, s, outcome);
+        // Neither did the changes fit this base nor could the document be loaded: like a failed request, try again later.
+        if (!current) return finish(s, p, { kind: 'retry', status: 409, message: 'Could not load the other changes to merge' }, refreshed);
+        return mergeConflict(core, s, p, current) ? 'again' : 'done';
+      }
+      case 'auth': {
+        giveBack(s);
+        if (!refreshed.tried) {
+          refreshed.tried = true;
+          if (await deps.transport.refreshAuth()) return 'again';
+        }
+        s.phase = 'needs-sign-in';
+        s.message = outcome.message;
+        return 'stop';
+      }
+      case 'retry':
+        return retry(s, outcome);
+      case 'refused': {
+        giveBack(s);
+        s.phase = 'error';
+        s.message = outcome.message;
+        return 'stop';
+      }
+    }
+  }
+
+  function kick(s: Slot, opts: { reset?: boolean; keepalive?: boolean }): Promise<void> {
+    if (opts.reset) {
+      clearRetry(s);
+      s.attempts = 0;
+    }
+    if (s.running) {
+      s.again = true;
+      return s.running;
+    }
+    if (!s.needsSave) return Promise.resolve();
+    const run = (async () => {
+      const refreshed = { tried: false };
+      let conflicts = 0;
+      let keepalive = !!opts.keepalive;
+      for (;;) {
+        s.again = false;
+        if (!s.needsSave || core.disposed) break;
+        const p = prepare(s);
+        core.emit();
+        let outcome: SaveOutcome;
+        try {
+          outcome = await deps.transport.save(p.body, { keepalive });
+        } catch (err) {
+          outcome = failure(err);
+        }
+        keepalive = false;
+        if (outcome.kind !== 'saved') deps.log('Auto-save failed:', outcome);
+        if (outcome.kind === 'conflict' && ++conflicts > MAX_CONFLICT_ROUNDS) {
+          giveBack(s);
+          s.phase = 'error';
+          s.message = 'The annotations keep changing on the server; saving will try again.';
+          break;
+        }
+        const next = await finish(s, p, outcome, refreshed);
+        if (next !== 'again' && !(next === 'done' && s.again && s.needsSave)) break;
+      }
+    })().finally(() => {
+      s.running = null;
+      // A closed image whose work is saved is forgotten (its document can be large).
+      if (!s.isOpen && !hasWork(s) && core.slots.get(s.ref.imageId) === s) core.slots.delete(s.ref.imageId);
+      core.emit();
+    });
+    s.running = run;
+    return run;
+  }
+
+  function schedule(s: Slot, immediate: boolean) {
+    clearTimer(s);
+    if (immediate) {
+      if (s.retryTimer === null) void kick(s, { reset: s.phase !== 'retrying' && s.phase !== 'offline' });
+      return;
+    }
+    s.timer = deps.setTimer(() => {
+      s.timer = null;
+      // During a backoff the retry carries this change; otherwise a change restarts saving.
+      if (s.retryTimer === null) void kick(s, { reset: true });
+    }, deps.debounceMs);
+  }
+
+  function flushBatch(ready: Slot[]) {
+    for (const s of ready) clearRetry(s);
+    const prepared = ready.map((s) => ({ s, p: prepare(s) }));
+    const outcomes = deps.transport.saveBatch(prepared.map((x) => x.p.body), { keepalive: true }).catch((err: unknown): SaveOutcome[] => prepared.map(() => failure(err)));
+    for (const [i, { s, p }] of prepared.entries()) {
+      let next: Next = 'done';
+      s.running = (async () => {
+        next = await finish(s, p, (await outcomes)[i]!, { tried: false });
+      })().finally(() => {
+        s.running = null;
+        if (next === 'again' || (s.again && s.needsSave)) void kick(s, {});
+        core.emit();
+      });
+    }
+    core.emit();
+  }
+
+  return {
+    kick,
+    schedule,
+    stopTimers(s) {
+      clearTimer(s);
+      clearRetry(s);
+    },
+    clearRetry,
+    flushBatch,
+  };
+}
