@@ -7,7 +7,8 @@ import type { AppContext } from '../context';
 import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../http/errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
-import { folderPathOrThrow, projectInOrg, type ProjectRow, type Tx } from './images';
+import type { Tx } from '../db/client';
+import { folderPathOrThrow, projectInOrg, type ProjectRow } from './images';
 import { projectFor } from './projects';
 
 type FolderRow = typeof folders.$inferSelect;

@@ -9,42 +9,23 @@
 //   annotation_count       sum of the images' annotation counts, archived included
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import type { Db } from '../db/client';
-import { folders, imageFolderStats, images, organizationMembers, organizations, projects } from '../db/schema';
+import type { Exec, Tx } from '../db/client';
+import { folders, imageFolderStats, images, organizationMembers, projects } from '../db/schema';
 import { errors } from '../http/errors';
 import { canonicalMime, nextStatus, type Image, type ImageStatus, type ListImagesQuery } from '../../contract/images';
 import { normalizeFolderPath, ROOT_PATH } from '../../contract/folders';
 import { can, requireMember, type Permission } from './access';
 import { projectFor } from './projects';
+import { bucketFor, deleteKeys, getUrlSeconds, previewKey, sidecarKey, thumbnailKey } from './stored-objects';
 import { deleteTiles, needsTiles } from './tiles';
+
+export { bucketFor, deleteKeys, gcsUri, getUrlSeconds, imageKey, MAX_GET_URL_SECONDS, previewKey, sidecarKey, thumbnailKey } from './stored-objects';
 
 export type ImageRow = typeof images.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
-/** A database handle or an open transaction. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-type Conn = Db | Tx;
+type Conn = Exec;
 
-// --- object keys
 
-export function imageKey(project: Pick<ProjectRow, 'gcsPath'>, filename: string): string {
-  return `${project.gcsPath}/images/${filename}`;
-}
-export function thumbnailKey(project: Pick<ProjectRow, 'gcsPath'>, filename: string): string {
-  return `${project.gcsPath}/thumbnails/${filename}.webp`;
-}
-export function sidecarKey(project: Pick<ProjectRow, 'gcsPath'>, filename: string): string {
-  return `${project.gcsPath}/images/${filename}.json`;
-}
-export function gcsUri(bucket: string, key: string): string {
-  return `gs://${bucket}/${key}`;
-}
-
-/** The organization's bucket; 409 when it has none yet (Settings > Fix Storage Configuration). */
-export async function bucketFor(ctx: AppContext, organizationId: string): Promise<string> {
-  const [org] = await ctx.db.select({ bucket: organizations.gcsBucketName }).from(organizations).where(eq(organizations.id, organizationId)).limit(1);
-  if (!org?.bucket) throw errors.conflict('The organization has no storage bucket yet: use Fix Storage Configuration in Settings', 'storage_not_configured');
-  return org.bucket;
-}
 
 /** A per-process lock by key: register, delete and the orphan sweep never work on one filename at once. */
 const locks = new Map<string, Promise<unknown>>();
@@ -358,43 +339,9 @@ export async function deleteProjectImages(ctx: AppContext, project: ProjectRow, 
   };
 }
 
-/** Deletes keys, eight at a time; failures are logged (the orphan sweep retries them). Returns how many succeeded. */
-export async function deleteKeys(ctx: AppContext, bucket: string, keys: string[]): Promise<number> {
-  let done = 0;
-  let next = 0;
-  const worker = async () => {
-    while (next < keys.length) {
-      const key = keys[next++];
-      try {
-        await ctx.storage.delete(bucket, key);
-        done += 1;
-      } catch (err) {
-        ctx.log.warn({ err, bucket, key }, 'could not delete a stored object; the orphan sweep will retry');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
-  return done;
-}
 
 // --- signed URLs
 
-/**
- * The longest a signed GET URL lives, whatever is asked (expiration_minutes allows 7 days): a URL
- * cannot be withdrawn, so this bounds how long a removed member's copies keep working. The app's
- * URL caches renew before expires_at.
- */
-export const MAX_GET_URL_SECONDS = 3600;
-
-/** expiration_minutes as asked, capped at MAX_GET_URL_SECONDS. */
-export function getUrlSeconds(expirationMinutes: number): number {
-  return Math.min(expirationMinutes * 60, MAX_GET_URL_SECONDS);
-}
-
-export function previewKey(row: Pick<ImageRow, 'thumbnailPath' | 'gcsPath'>, variant: 'original' | 'thumbnail'): string {
-  // No thumbnail (BMP): the original is the best preview there is.
-  return variant === 'thumbnail' && row.thumbnailPath ? row.thumbnailPath : row.gcsPath;
-}
 
 export async function signedImageUrl(ctx: AppContext, userId: string, imageId: string, q: { org_id?: string; expiration_minutes: number; variant: 'original' | 'thumbnail' }) {
   const row = await imageFor(ctx, userId, imageId, 'images.read', q.org_id);

@@ -7,7 +7,7 @@ import { images, organizations, projects, type ProjectClass } from '../db/schema
 import { errors } from '../http/errors';
 import type { Project } from '../../contract/projects';
 import { requireMember, type Permission } from './access';
-import { previewKey } from './images';
+import { previewKey } from './stored-objects';
 
 type ProjectRow = typeof projects.$inferSelect;
 type PreviewImage = Project['preview_images'][number];

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import type { AppContext } from '../context';
 import type { ImageRow } from './images';
-import { bucketFor, deleteKeys, MAX_GET_URL_SECONDS } from './images';
+import { bucketFor, deleteKeys, MAX_GET_URL_SECONDS } from './stored-objects';
 import { MAX_IMAGE_PIXELS } from '../../contract/images';
 import { TILE_SIZE, TILED_ABOVE, type ImageTiles } from '../../contract/tiles';
 

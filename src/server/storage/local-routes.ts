@@ -5,8 +5,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../http/errors';
 import { checkBucket, checkKey, sameContentType } from './names';
 import { StorageTokenError, verifyGrant, type StorageGrant } from './tokens';
-import { BodySizeError, OBJECT_ROUTE_PREFIX, type LocalStorage } from './local';
+import type { LocalStorage } from './local';
 import { BucketNotFoundError, InvalidObjectNameError, type ObjectInfo } from './types';
+
+export const OBJECT_ROUTE_PREFIX = '/storage/v1/object/';
+
+/** The body did not match what was announced (too long, too short) or exceeded the cap (thrown by LocalStorage.write). */
+export class BodySizeError extends Error {
+  constructor(
+    readonly reason: 'too_large' | 'length_mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 const fail = (status: number, code: string, message: string) => new ApiError(status, code, message);
 

@@ -20,7 +20,9 @@ import type { Config } from '../config';
 import { loadOrCreateSecret } from '../secrets';
 import { checkBucket, checkContentType, checkExpiry, checkKey, checkLength, checkPrefix, compareKeys, encodeKeyPath } from './names';
 import { signGrant, tokenKey } from './tokens';
-import { registerLocalRoutes } from './local-routes';
+import { BodySizeError, OBJECT_ROUTE_PREFIX, registerLocalRoutes } from './local-routes';
+
+export { BodySizeError, OBJECT_ROUTE_PREFIX };
 import {
   BucketNotFoundError,
   InvalidObjectNameError,
@@ -33,7 +35,6 @@ import {
 
 /** Largest upload through a signed URL that names no cap of its own. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 250 * 1024 * 1024;
-export const OBJECT_ROUTE_PREFIX = '/storage/v1/object/';
 const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 
@@ -44,15 +45,6 @@ interface Sidecar {
   ino: number;
 }
 
-/** The body did not match what was announced (too long, too short) or exceeded the cap. */
-export class BodySizeError extends Error {
-  constructor(
-    readonly reason: 'too_large' | 'length_mismatch',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
