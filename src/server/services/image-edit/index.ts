@@ -1,11 +1,10 @@
 // Magic Image Edit jobs (spec sections 3, 4 "Image edit job", 7 "Image edit").
 //
 // A job is a `jobs` row of kind 'image_edit' with one image_edit_items row per source image
-// (0004_image_edit.sql). Workers in every server process claim queued jobs with
-// FOR UPDATE SKIP LOCKED and hold them by a lease (locked_until) renewed as a heartbeat. A process
-// that stops cleanly hands its jobs back at once; one that crashes loses them when the lease runs
-// out, and another process (or the restarted one) resumes them: items already generated or
-// registered are never done twice, because each step is recorded on the item before the next.
+// (0004_image_edit.sql), run by the database job queue (src/server/jobs/queue.ts: claims, leases,
+// hand-back on stop, attempts, retention). A job interrupted anywhere resumes in another process
+// or the restarted one: items already generated or registered are never done twice, because each
+// step is recorded on the item before the next.
 //
 // A job runs in two phases, which the progress texts of spec section 8 follow:
 //   1. generating: each pending image is edited by the provider and the bytes stored under a fresh
@@ -13,10 +12,10 @@
 //   2. registering: each generated image is registered as a new image of the job's folder through
 //      the upload service (thumbnail, sidecar, is_edited), and the source's labels are carried over.
 // One image's failure is recorded on its item and counted in failed_count; the rest go on.
-import os from 'node:os';
 import { randomInt, randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { createJobQueue, LeaseLost, StopRequested, type JobRow } from '../../jobs/queue';
 import { annotationDocuments, imageEditItems, images, jobs, projects, uploadReservations } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { MAX_UPLOAD_BYTES } from '../../../contract/images';
@@ -84,7 +83,6 @@ interface JobPayload {
   total: number;
 }
 
-type JobRow = typeof jobs.$inferSelect;
 type ItemRow = typeof imageEditItems.$inferSelect;
 
 export function createProvider(ctx: Pick<AppContext, 'config'>): EditProvider {
@@ -102,9 +100,6 @@ const stemOf = (filename: string) => {
 };
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
-class StopRequested extends Error {}
-class LeaseLost extends Error {}
-
 export interface ImageEditService {
   provider: EditProvider;
   start(): void;
@@ -120,103 +115,18 @@ export interface ImageEditService {
 
 export function createImageEditService(ctx: AppContext, provider: EditProvider = createProvider(ctx)): ImageEditService {
   const cfg = ctx.config.imageEdit;
-  const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
-  let timer: NodeJS.Timeout | null = null;
-  let sweepTimers: NodeJS.Timeout[] = [];
-  let stopping = false;
-  let ticking = false;
-  let again = false;
-
-  // --- claiming
-
-  async function claim(): Promise<JobRow | null> {
-    const res = (await ctx.db.execute(sql`
-      UPDATE jobs SET status = 'running', locked_by = ${workerId},
-        locked_until = now() + (${cfg.leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
-      WHERE id = (
-        SELECT id FROM jobs
-        WHERE kind = ${JOB_KIND} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id`)) as unknown as { rows: { id: string }[] };
-    const id = res.rows[0]?.id;
-    if (!id) return null;
-    const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-    return row ?? null;
-  }
-
-  async function tick(): Promise<void> {
-    if (ticking) {
-      again = true;
-      return;
-    }
-    ticking = true;
-    try {
-      do {
-        again = false;
-        while (!stopping && running.size < cfg.concurrency) {
-          const job = await claim();
-          if (!job) break;
-          const abort = new AbortController();
-          const done = runJob(job, abort).finally(() => {
-            running.delete(job.id);
-            if (!stopping) void tick();
-          });
-          running.set(job.id, { abort, done });
-        }
-      } while (again && !stopping);
-    } catch (err) {
-      if (!stopping) ctx.log.warn({ err }, 'image edit: claiming a job failed; trying again later');
-    } finally {
-      ticking = false;
-    }
-  }
-
-  // --- running one job
-
-  async function ownJob(jobId: string, set: Partial<typeof jobs.$inferInsert>): Promise<boolean> {
-    const rows = await ctx.db
-      .update(jobs)
-      .set({ ...set, updatedAt: new Date() })
-      .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId)))
-      .returning({ id: jobs.id });
-    return rows.length === 1;
-  }
-
-  async function runJob(job: JobRow, abort: AbortController): Promise<void> {
-    const heartbeat = setInterval(() => {
-      ownJob(job.id, { lockedUntil: new Date(Date.now() + cfg.leaseMs) })
-        .then((mine) => {
-          if (!mine) abort.abort(new LeaseLost());
-        })
-        .catch((err: unknown) => ctx.log.warn({ err, job: job.id }, 'image edit: heartbeat failed'));
-    }, Math.max(250, Math.floor(cfg.leaseMs / 3)));
-    heartbeat.unref();
-    try {
-      if (job.attempts > MAX_ATTEMPTS) {
-        await finish(job, 'The edit was interrupted too many times');
-        return;
-      }
-      await processJob(job, abort.signal);
-    } catch (err) {
-      const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
-      if (reason instanceof StopRequested) {
-        // Handed back: the next process to look resumes it at once. A clean stop is not an attempt.
-        await ctx.db
-          .update(jobs)
-          .set({ status: 'queued', lockedBy: null, lockedUntil: null, attempts: sql`greatest(${jobs.attempts} - 1, 0)`, updatedAt: new Date() })
-          .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, workerId)))
-          .catch((e: unknown) => ctx.log.warn({ err: e, job: job.id }, 'image edit: could not hand the job back; its lease will expire'));
-      } else if (reason instanceof LeaseLost) {
-        ctx.log.warn({ job: job.id }, 'image edit: lease lost to another worker');
-      } else {
-        ctx.log.error({ err, job: job.id }, 'image edit: job failed unexpectedly; it will be retried');
-        await ownJob(job.id, { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: new Date(Date.now() + 5000) }).catch(() => undefined);
-      }
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
+  const queue = createJobQueue(ctx, {
+    kind: JOB_KIND,
+    concurrency: cfg.concurrency,
+    pollMs: cfg.pollMs,
+    leaseMs: cfg.leaseMs,
+    maxAttempts: MAX_ATTEMPTS,
+    retentionDays: FINISHED_JOB_RETENTION_DAYS,
+    sweepIntervalMs: RETENTION_SWEEP_INTERVAL_MS,
+    run: processJob,
+    giveUp: (job) => finish(job, 'The edit was interrupted too many times'),
+    beforeDelete: dropLeftovers,
+  });
 
   async function readObject(bucket: string, key: string, signal: AbortSignal): Promise<Buffer> {
     const { body } = await ctx.storage.get(bucket, key);
@@ -270,7 +180,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
     const total = items.length || 1;
     const generated = items.filter((i) => i.status !== 'pending').length;
     const settled = items.filter((i) => i.status === 'registered' || i.status === 'failed').length;
-    if (!(await ownJob(job.id, { progress: Math.min(99, Math.round((100 * (generated + settled)) / (2 * total))) }))) throw new LeaseLost();
+    if (!(await queue.own(job.id, { progress: Math.min(99, Math.round((100 * (generated + settled)) / (2 * total))) }))) throw new LeaseLost();
     if (signal.aborted) throw signal.reason;
   }
 
@@ -424,7 +334,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       result.successful_count > 0
         ? null
         : forcedError ?? (distinct.length === 1 ? distinct[0]! : `All ${result.total_count} images failed: ${distinct.slice(0, 3).join('; ')}`);
-    await ownJob(job.id, {
+    await queue.own(job.id, {
       status: result.successful_count > 0 ? 'completed' : 'failed',
       progress: 100,
       result: result as unknown as Record<string, unknown>,
@@ -474,64 +384,27 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
     });
   }
 
-  async function sweep(): Promise<{ jobs: number; objects: number }> {
-    const now = ctx.now?.() ?? new Date();
-    const cutoff = new Date(now.getTime() - FINISHED_JOB_RETENTION_DAYS * 24 * 60 * 60 * 1000);
-    let swept = 0, objects = 0;
-    for (;;) {
-      const old = await ctx.db
-        .select({ id: jobs.id, payload: jobs.payload })
-        .from(jobs)
-        .where(and(eq(jobs.kind, JOB_KIND), inArray(jobs.status, ['completed', 'failed', 'cancelled']), lt(jobs.updatedAt, cutoff)))
-        .orderBy(asc(jobs.updatedAt))
-        .limit(200);
-      if (old.length === 0) break;
-      for (const job of old) {
-        const leftovers = await ctx.db
-          .select({ filename: imageEditItems.outputFilename })
-          .from(imageEditItems)
-          .where(and(eq(imageEditItems.jobId, job.id), eq(imageEditItems.status, 'failed'), isNotNull(imageEditItems.outputFilename)));
-        const projectId = (job.payload as Partial<JobPayload>).project_id;
-        const [project] = leftovers.length && projectId ? await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1) : [];
-        if (project) {
-          const bucket = await bucketFor(ctx, project.organizationId).catch(() => null);
-          for (const { filename } of bucket ? leftovers : []) objects += await dropLeftover(project, bucket!, filename!, now);
-        }
-        // The items go with the job (ON DELETE CASCADE).
-        swept += (await ctx.db.delete(jobs).where(eq(jobs.id, job.id)).returning({ id: jobs.id })).length;
-      }
-      if (old.length < 200) break;
-    }
-    if (swept) ctx.log.info({ jobs: swept, objects }, 'image edit: finished jobs past their retention deleted');
-    return { jobs: swept, objects };
-  }
-
-  function runSweep(): void {
-    sweep().catch((err: unknown) => ctx.log.warn({ err }, 'image edit: retention sweep failed; it runs again later'));
+  /** Before a finished job is deleted: the stored copies of its items that never became images. */
+  async function dropLeftovers(job: Pick<JobRow, 'id' | 'payload'>, now: Date): Promise<number> {
+    const leftovers = await ctx.db
+      .select({ filename: imageEditItems.outputFilename })
+      .from(imageEditItems)
+      .where(and(eq(imageEditItems.jobId, job.id), eq(imageEditItems.status, 'failed'), isNotNull(imageEditItems.outputFilename)));
+    const projectId = (job.payload as Partial<JobPayload>).project_id;
+    const [project] = leftovers.length && projectId ? await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1) : [];
+    if (!project) return 0;
+    const bucket = await bucketFor(ctx, project.organizationId).catch(() => null);
+    let objects = 0;
+    for (const { filename } of bucket ? leftovers : []) objects += await dropLeftover(project, bucket!, filename!, now);
+    return objects;
   }
 
   // --- the API
 
   return {
     provider,
-    start() {
-      if (cfg.concurrency === 0 || timer) return;
-      stopping = false;
-      timer = setInterval(() => void tick(), cfg.pollMs);
-      timer.unref();
-      sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, RETENTION_SWEEP_INTERVAL_MS)];
-      for (const t of sweepTimers) t.unref();
-      void tick();
-    },
-    async stop() {
-      stopping = true;
-      if (timer) clearInterval(timer);
-      timer = null;
-      for (const t of sweepTimers) clearTimeout(t);
-      sweepTimers = [];
-      for (const r of running.values()) r.abort.abort(new StopRequested());
-      await Promise.allSettled([...running.values()].map((r) => r.done));
-    },
+    start: () => queue.start(),
+    stop: () => queue.stop(),
 
     async createJob(userId, body) {
       const project = await projectInOrg(ctx, userId, body.project_id, 'images.edit');
@@ -569,7 +442,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
           names.map((n, position) => ({ jobId: id, position, sourceImageId: byName.get(n)!.id, sourceFilename: n })),
         );
       });
-      if (!stopping && timer) void tick();
+      queue.poke();
       return { success: true, status: 'queued', edit_id: id, total_count: names.length, seed, provider: provider.kind };
     },
 
@@ -607,15 +480,11 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       };
     },
 
-    sweep,
+    sweep: () => queue.sweep(),
 
     async health(organizationId) {
       // One organization's jobs: how busy the others are is none of the caller's business.
-      const res = organizationId
-        ? ((await ctx.db.execute(sql`
-        SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
-        FROM jobs WHERE kind = ${JOB_KIND} AND organization_id = ${organizationId} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] })
-        : { rows: [] };
+      const queued = organizationId ? await queue.counts(organizationId) : { queued: 0, running: 0 };
       const lastError = provider.lastError();
       return {
         status: lastError ? 'degraded' : 'healthy',
@@ -623,8 +492,8 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
         model: provider.model,
         endpoint: provider.endpoint,
         vocabulary: [...provider.vocabulary],
-        workers: stopping ? 0 : cfg.concurrency,
-        queue: { queued: Number(res.rows[0]?.queued ?? 0), running: Number(res.rows[0]?.running ?? 0) },
+        workers: queue.stopping ? 0 : cfg.concurrency,
+        queue: queued,
         last_error: lastError,
       };
     },

@@ -1,0 +1,215 @@
+// One database job queue for background work that must outlive a request and a process (issue 16:
+// image edits today; tiles, the account purge and imports are next). A job is a `jobs` row of one
+// `kind`. Workers in every server process claim queued jobs with FOR UPDATE SKIP LOCKED and hold
+// them by a lease (locked_until) renewed as a heartbeat. A process that stops cleanly hands its jobs
+// back at once (not counted as an attempt); one that crashes loses them when the lease runs out,
+// and another process (or the restarted one) claims them again. A job claimed more than
+// `maxAttempts` times is given up. Finished jobs are kept `retentionDays`, then deleted by a sweep.
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { AppContext } from '../context';
+import { jobs } from '../db/schema';
+
+export type JobRow = typeof jobs.$inferSelect;
+type JobUpdate = Partial<typeof jobs.$inferInsert>;
+
+/** The signal's reason when the process stops: the job is handed back and resumes elsewhere. */
+export class StopRequested extends Error {}
+/** The signal's reason when another worker took the job (our lease ran out): stop touching it. */
+export class LeaseLost extends Error {}
+
+export interface JobQueueOptions {
+  kind: string;
+  /** Jobs run at once in this process; 0 runs none (the API still enqueues). */
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  /** A job claimed more times than this without finishing is given up (see giveUp). */
+  maxAttempts: number;
+  retentionDays: number;
+  sweepIntervalMs: number;
+  /** Runs a claimed job to its end (it records its own result with `own`); throwing retries it in 5 s. */
+  run(job: JobRow, signal: AbortSignal): Promise<void>;
+  /** A job past maxAttempts: record why it ended. */
+  giveUp(job: JobRow): Promise<void>;
+  /** Before a finished job past retention is deleted: clean up what it left; returns objects removed. */
+  beforeDelete?(job: Pick<JobRow, 'id' | 'payload'>, now: Date): Promise<number>;
+}
+
+export interface JobQueue {
+  readonly workerId: string;
+  /** Stopping or stopped: no new jobs are taken. */
+  readonly stopping: boolean;
+  start(): void;
+  /** Stops taking jobs, interrupts running ones and hands them back. */
+  stop(): Promise<void>;
+  /** Look for work now (after a job was enqueued). */
+  poke(): void;
+  /** Updates a job this worker holds; false when the lease is no longer ours. */
+  own(jobId: string, set: JobUpdate): Promise<boolean>;
+  /** Deletes finished jobs of this kind older than the retention (by ctx.now). */
+  sweep(): Promise<{ jobs: number; objects: number }>;
+  /** Queued and running jobs of one organization. */
+  counts(organizationId: string): Promise<{ queued: number; running: number }>;
+}
+
+export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue {
+  const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  const label = opts.kind.replace(/_/g, ' ');
+  let timer: NodeJS.Timeout | null = null;
+  let sweepTimers: NodeJS.Timeout[] = [];
+  let stopping = false;
+  let ticking = false;
+  let again = false;
+
+  async function claim(): Promise<JobRow | null> {
+    const res = (await ctx.db.execute(sql`
+      UPDATE jobs SET status = 'running', locked_by = ${workerId},
+        locked_until = now() + (${opts.leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE kind = ${opts.kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id`)) as unknown as { rows: { id: string }[] };
+    const id = res.rows[0]?.id;
+    if (!id) return null;
+    const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+    return row ?? null;
+  }
+
+  async function tick(): Promise<void> {
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        while (!stopping && running.size < opts.concurrency) {
+          const job = await claim();
+          if (!job) break;
+          const abort = new AbortController();
+          const done = runJob(job, abort).finally(() => {
+            running.delete(job.id);
+            if (!stopping) void tick();
+          });
+          running.set(job.id, { abort, done });
+        }
+      } while (again && !stopping);
+    } catch (err) {
+      if (!stopping) ctx.log.warn({ err }, `${label}: claiming a job failed; trying again later`);
+    } finally {
+      ticking = false;
+    }
+  }
+
+  async function own(jobId: string, set: JobUpdate): Promise<boolean> {
+    const rows = await ctx.db
+      .update(jobs)
+      .set({ ...set, updatedAt: new Date() })
+      .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId)))
+      .returning({ id: jobs.id });
+    return rows.length === 1;
+  }
+
+  async function runJob(job: JobRow, abort: AbortController): Promise<void> {
+    const heartbeat = setInterval(() => {
+      own(job.id, { lockedUntil: new Date(Date.now() + opts.leaseMs) })
+        .then((mine) => {
+          if (!mine) abort.abort(new LeaseLost());
+        })
+        .catch((err: unknown) => ctx.log.warn({ err, job: job.id }, `${label}: heartbeat failed`));
+    }, Math.max(250, Math.floor(opts.leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      if (job.attempts > opts.maxAttempts) {
+        await opts.giveUp(job);
+        return;
+      }
+      await opts.run(job, abort.signal);
+    } catch (err) {
+      const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
+      if (reason instanceof StopRequested) {
+        // Handed back: the next process to look resumes it at once. A clean stop is not an attempt.
+        await ctx.db
+          .update(jobs)
+          .set({ status: 'queued', lockedBy: null, lockedUntil: null, attempts: sql`greatest(${jobs.attempts} - 1, 0)`, updatedAt: new Date() })
+          .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, workerId)))
+          .catch((e: unknown) => ctx.log.warn({ err: e, job: job.id }, `${label}: could not hand the job back; its lease will expire`));
+      } else if (reason instanceof LeaseLost) {
+        ctx.log.warn({ job: job.id }, `${label}: lease lost to another worker`);
+      } else {
+        ctx.log.error({ err, job: job.id }, `${label}: job failed unexpectedly; it will be retried`);
+        await own(job.id, { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: new Date(Date.now() + 5000) }).catch(() => undefined);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function sweep(): Promise<{ jobs: number; objects: number }> {
+    const now = ctx.now?.() ?? new Date();
+    const cutoff = new Date(now.getTime() - opts.retentionDays * 24 * 60 * 60 * 1000);
+    let swept = 0, objects = 0;
+    for (;;) {
+      const old = await ctx.db
+        .select({ id: jobs.id, payload: jobs.payload })
+        .from(jobs)
+        .where(and(eq(jobs.kind, opts.kind), inArray(jobs.status, ['completed', 'failed', 'cancelled']), lt(jobs.updatedAt, cutoff)))
+        .orderBy(asc(jobs.updatedAt))
+        .limit(200);
+      if (old.length === 0) break;
+      for (const job of old) {
+        if (opts.beforeDelete) objects += await opts.beforeDelete(job, now);
+        // Rows of other tables that belong to the job go with it (ON DELETE CASCADE).
+        swept += (await ctx.db.delete(jobs).where(eq(jobs.id, job.id)).returning({ id: jobs.id })).length;
+      }
+      if (old.length < 200) break;
+    }
+    if (swept) ctx.log.info({ jobs: swept, objects }, `${label}: finished jobs past their retention deleted`);
+    return { jobs: swept, objects };
+  }
+
+  function runSweep(): void {
+    sweep().catch((err: unknown) => ctx.log.warn({ err }, `${label}: retention sweep failed; it runs again later`));
+  }
+
+  return {
+    workerId,
+    get stopping() {
+      return stopping;
+    },
+    start() {
+      if (opts.concurrency === 0 || timer) return;
+      stopping = false;
+      timer = setInterval(() => void tick(), opts.pollMs);
+      timer.unref();
+      sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, opts.sweepIntervalMs)];
+      for (const t of sweepTimers) t.unref();
+      void tick();
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      for (const t of sweepTimers) clearTimeout(t);
+      sweepTimers = [];
+      for (const r of running.values()) r.abort.abort(new StopRequested());
+      await Promise.allSettled([...running.values()].map((r) => r.done));
+    },
+    poke() {
+      if (!stopping && timer) void tick();
+    },
+    own,
+    sweep,
+    async counts(organizationId) {
+      const res = (await ctx.db.execute(sql`
+        SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
+        FROM jobs WHERE kind = ${opts.kind} AND organization_id = ${organizationId} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] };
+      return { queued: Number(res.rows[0]?.queued ?? 0), running: Number(res.rows[0]?.running ?? 0) };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// The database job queue (src/server/jobs/queue.ts) on its own, with a job kind of the test's: two
+// workers share the queue and each job runs once; a stop hands running jobs back, unclaimed
+// attempts are not counted, and the next worker finishes them; a job past its attempts is given up.
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './harness';
+import { createJobQueue, type JobQueueOptions, type JobRow } from '../../src/server/jobs/queue';
+import { jobs } from '../../src/server/db/schema';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const ctx = () => server.built.ctx;
+const until = async (what: () => Promise<boolean>, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!(await what())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+async function enqueue(kind: string, n: number, attempts = 0): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => randomUUID());
+  await ctx().db.insert(jobs).values(ids.map((id) => ({ id, kind, payload: {}, status: 'queued' as const, attempts })));
+  return ids;
+}
+const rowOf = async (id: string) => (await ctx().db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+
+function queueOf(kind: string, run: JobQueueOptions['run'], extra: Partial<JobQueueOptions> = {}) {
+  const q = createJobQueue(ctx(), {
+    kind,
+    concurrency: 1,
+    pollMs: 50,
+    leaseMs: 2000,
+    maxAttempts: 3,
+    retentionDays: 7,
+    sweepIntervalMs: 3_600_000,
+    run,
+    giveUp: async (job) => void (await q.own(job.id, { status: 'failed', error: 'gave up', lockedBy: null, lockedUntil: null })),
+    ...extra,
+  });
+  return q;
+}
+
+describe('job queue', () => {
+  it('two workers share the jobs of one kind: each job runs once and is recorded by the worker that holds it', async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    const ran: string[] = [];
+    const make = () => {
+      const q = queueOf(kind, async (job: JobRow) => {
+        ran.push(job.id);
+        await new Promise((r) => setTimeout(r, 20));
+        expect(await q.own(job.id, { status: 'completed', progress: 100, lockedBy: null, lockedUntil: null })).toBe(true);
+      });
+      return q;
+    };
+    const [a, b] = [make(), make()];
+    const ids = await enqueue(kind, 8);
+    a.start();
+    b.start();
+    await until(async () => (await Promise.all(ids.map(rowOf))).every((r) => r.status === 'completed'));
+    await Promise.all([a.stop(), b.stop()]);
+    expect([...ran].sort()).toEqual([...ids].sort());
+  });
+
+  it('a stop hands a running job back without counting the attempt, and the next worker finishes it', async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    let started = false;
+    const first = queueOf(kind, async (_job, signal) => {
+      started = true;
+      await new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    });
+    const [id] = await enqueue(kind, 1);
+    first.start();
+    await until(async () => started);
+    await first.stop();
+    const handedBack = await rowOf(id!);
+    expect(handedBack).toMatchObject({ status: 'queued', lockedBy: null, attempts: 0 });
+    const second = queueOf(kind, async (job) => void (await second.own(job.id, { status: 'completed', lockedBy: null, lockedUntil: null })));
+    second.start();
+    await until(async () => (await rowOf(id!)).status === 'completed');
+    await second.stop();
+    expect((await rowOf(id!)).attempts).toBe(1);
+  });
+
+  it('a job claimed more often than its attempts allow is given up, not run', async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    let ran = 0;
+    const q = queueOf(kind, async () => void ran++);
+    const [id] = await enqueue(kind, 1, 3);
+    q.start();
+    await until(async () => (await rowOf(id!)).status === 'failed');
+    await q.stop();
+    expect(ran).toBe(0);
+    expect(await rowOf(id!)).toMatchObject({ error: 'gave up' });
+    expect(await q.counts(randomUUID())).toEqual({ queued: 0, running: 0 });
+  });
+});
