@@ -7,11 +7,14 @@
 // image now and then) and 5 people uploading PNGs (check-filename, upload-url, PUT, register) and
 // exporting COCO. Before the load, the baseline: the same calls made by one user one at a time
 // (30 rounds). Per route: count, req/s, p50 / p95 / p99, 409s, errors, and load p95 / single
-// p95; the server's CPU and RSS, sampled from /proc each second; the load average at start and
-// end. Prints a markdown table and writes bench/results/load.json.
+// p95; the server's CPU and RSS, sampled from /proc each second; the CPU of the run's PostgreSQL
+// backends (when on this machine) and what pg_stat_activity shows them doing; the load average at
+// start and end. Prints a markdown table and writes bench/results/load.json. More options:
+// --annotators=<n>, --uploaders=<n>, --max-requests=<n>, --server-cpu-prof=<dir> (the server's
+// CPU profile, written when it stops).
 //
 // Bounded: 55 virtual users, one request at a time each, 30 s per request (120 s for an export),
-// at most --max-requests (default 200 a second of the run) in all, and only to loopback addresses:
+// at most --max-requests (default 200 a second of the run, plus 20,000) in all, and only to loopback addresses:
 // the server's URL and every signed URL followed are checked.
 import fs from 'node:fs';
 import os from 'node:os';
