@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
@@ -89,7 +89,7 @@ export class LocalStorage implements StorageDriver {
   readonly root: string;
   private readonly metaRoot: string;
   private readonly tmpRoot: string;
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
 
   private constructor(
     root: string,
@@ -415,7 +415,7 @@ export class LocalStorage implements StorageDriver {
   }
 
   /** @internal for the routes */
-  get tokenKey(): Uint8Array {
+  get tokenKey(): KeyObject {
     return this.key;
   }
 

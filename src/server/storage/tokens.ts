@@ -1,6 +1,7 @@
 // Signed-URL tokens of the local driver: HS256 JWTs scoped to one bucket, one key, one verb, and
 // for uploads one content type and a size cap. The secret is storage's own (secrets.json), so no
 // other token of the server can be replayed here.
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 
 export const TOKEN_AUDIENCE = 'vellum-storage';
@@ -26,11 +27,16 @@ export class StorageTokenError extends Error {
   }
 }
 
-export function tokenKey(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
+/**
+ * The HMAC key, made once: given raw bytes, jose imports them into WebCrypto on every signature
+ * and every check (72 us a signature against 33 us with a key object; a quarter of the CPU of a
+ * burst of batch-signed-urls in the load benchmark).
+ */
+export function tokenKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret, 'utf8'));
 }
 
-export async function signGrant(key: Uint8Array, grant: Omit<StorageGrant, 'exp'>, expiresAt: Date): Promise<string> {
+export async function signGrant(key: KeyObject, grant: Omit<StorageGrant, 'exp'>, expiresAt: Date): Promise<string> {
   const claims: Record<string, unknown> = { b: grant.bucket, k: grant.key, m: grant.method };
   if (grant.contentType !== undefined) claims.ct = grant.contentType;
   if (grant.maxBytes !== undefined) claims.max = grant.maxBytes;
@@ -42,7 +48,7 @@ export async function signGrant(key: Uint8Array, grant: Omit<StorageGrant, 'exp'
     .sign(key);
 }
 
-export async function verifyGrant(key: Uint8Array, token: string): Promise<StorageGrant> {
+export async function verifyGrant(key: KeyObject, token: string): Promise<StorageGrant> {
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, key, { algorithms: ['HS256'], audience: TOKEN_AUDIENCE, requiredClaims: ['exp'] }));
