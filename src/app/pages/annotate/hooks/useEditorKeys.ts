@@ -1,20 +1,20 @@
-// The editor screen's keyboard: one window listener for the hotkeys (./hotkeys), the engine's own
+// The editor screen's keyboard: one window listener for the hotkeys (../hotkeys), the engine's own
 // keys (drawing, W/A/S/D, Space) and Auto-Annotate's Enter / Esc. While an earlier version is shown
 // (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
 // are refused with a word why.
 import { useCallback, useEffect, useRef, type RefObject } from 'react';
-import type { Editor } from '../../../engine';
-import { toast } from '../../stores/toast';
-import type { AutoAnnotateSession } from './autoAnnotate';
-import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from './hotkeys';
-import { PREVIEW_REASON } from './VersionPreview';
+import type { Editor } from '../../../../engine';
+import { toast } from '../../../stores/toast';
+import type { AutoAnnotateSession } from '../autoAnnotate';
+import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { PREVIEW_REASON } from '../VersionPreview';
 
 /** As long as the screen's other short messages. */
 const MESSAGE_MS = 2000;
 
 export interface EditorKeysOptions {
   editor: Editor;
-  /** The read-only editor of the version shown (./VersionPreview). */
+  /** The read-only editor of the version shown (../VersionPreview). */
   previewEditor: Editor;
   /** An earlier version is asked for or shown. */
   previewing: boolean;

@@ -1,20 +1,20 @@
 // The editor screen's History view (issue 14), apart from its layout: whether the sidebar shows
-// the image's versions, the version looked at over the canvas (./VersionPreview: a second,
+// the image's versions, the version looked at over the canvas (../VersionPreview: a second,
 // read-only Editor, so the user's document and its saving are never touched) and restoring it as a
 // new version. A restore reopens the image through the screen's normal open path; `opening` is
 // what that path tells this hook as it goes.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import type { HistoryEntry, SaveDataResponse } from '../../../contract/annotation-api';
-import type { CameraState, Editor } from '../../../engine';
-import { isApiError, serverMessage } from '../../api/client';
-import { readStorage, writeStorage } from '../../lib/storage';
-import { toast } from '../../stores/toast';
-import { editorApi } from './api';
-import { historyKey, useImageHistory } from './HistoryPanel';
-import type { EditorSaveLink, SaveManager } from './save';
-import { useDocumentVersion, useEditorView } from './useEditor';
-import { useVersionPreview } from './VersionPreview';
+import type { HistoryEntry, SaveDataResponse } from '../../../../contract/annotation-api';
+import type { CameraState, Editor } from '../../../../engine';
+import { isApiError, serverMessage } from '../../../api/client';
+import { readStorage, writeStorage } from '../../../lib/storage';
+import { toast } from '../../../stores/toast';
+import { editorApi } from '../api';
+import { historyKey, useImageHistory } from '../HistoryPanel';
+import type { EditorSaveLink, SaveManager } from '../save';
+import { useDocumentVersion, useEditorView } from '../useEditor';
+import { useVersionPreview } from '../VersionPreview';
 
 const HISTORY_KEY = 'vellum.editorHistoryOpen';
 

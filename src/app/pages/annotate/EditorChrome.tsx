@@ -1,0 +1,158 @@
+// Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar, the notice of work
+// restored from this device, the stage's loading and error overlay, a version's canvas and its
+// notice, the zoom controls and the dialog shown when a drawing tool has no class to use.
+import { ArrowLeft, ChevronLeft, ChevronRight, History, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
+import type { Image } from '../../../contract/images';
+import type { Editor } from '../../../engine';
+import { Button, IconButton } from '../../components/Button';
+import { Dialog } from '../../components/Dialog';
+import { Spinner } from '../../components/Spinner';
+import type { ImageSourceInput } from '../../../workers/render-client';
+import { EditorCanvas } from './EditorCanvas';
+import type { LoadState } from './hooks/useImageLoading';
+import { LoadingProgress, type progressStore } from './LoadingProgress';
+import type { SaveStatus } from './save';
+import { SaveIndicator, ViewOnlyIndicator } from './SaveIndicator';
+import { useCamera } from './useEditor';
+import styles from './AnnotatePage.module.css';
+
+export interface TopBarProps {
+  image: Image;
+  projectName: string;
+  /** The image's place in the sequence (-1: not in it) and the sequence's length (undefined while loading). */
+  index: number;
+  count: number | undefined;
+  hasPrevious: boolean;
+  hasNext: boolean;
+  onBack(): void;
+  goPrevious(): void;
+  goNext(): void;
+  /** Why this role may not edit; the save status is shown when null. */
+  viewOnlyReason: string | null;
+  saveStatus: SaveStatus;
+}
+
+export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus }: TopBarProps) {
+  return (
+    <header className={styles.bar}>
+      <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
+        Back
+      </Button>
+      <span className={styles.barDivider} aria-hidden="true" />
+      <IconButton label="Previous image (,)" icon={<ChevronLeft />} tooltipSide="bottom" disabled={!hasPrevious} onClick={goPrevious} />
+      <IconButton label="Next image (.)" icon={<ChevronRight />} tooltipSide="bottom" disabled={!hasNext} onClick={goNext} />
+      <div className={styles.imageTitle}>
+        <h1 className={styles.name} title={image.filename}>
+          {image.filename}
+        </h1>
+        {count !== undefined && index >= 0 ? (
+          <span className={styles.position}>
+            {(index + 1).toLocaleString()} of {count.toLocaleString()}
+          </span>
+        ) : null}
+      </div>
+      <div className={styles.barEnd}>
+        {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}
+        <span className={styles.projectName}>{projectName}</span>
+      </div>
+    </header>
+  );
+}
+
+export function RecoveredNotice({ changes, onDiscard, onKeep }: { changes: number; onDiscard(): void; onKeep(): void }) {
+  return (
+    <div className={styles.recovered} role="status">
+      <History aria-hidden="true" />
+      <span>
+        Restored {changes} unsaved change{changes === 1 ? '' : 's'} kept on this device. They are being saved.
+      </span>
+      <Button size="sm" variant="ghost" onClick={onDiscard}>
+        Discard
+      </Button>
+      <Button size="sm" variant="ghost" onClick={onKeep}>
+        Keep
+      </Button>
+    </div>
+  );
+}
+
+/** Over the stage until the image is up: the progress of its load, or why it failed. */
+export function StageOverlay({ load, imageId, progress }: { load: LoadState; imageId: string; progress: ReturnType<typeof progressStore> }) {
+  return (
+    <div className={styles.stageOverlay}>
+      {load.status === 'error' && load.imageId === imageId ? (
+        <div className={styles.stageMessage} role="alert">
+          <TriangleAlert aria-hidden="true" />
+          <p>{load.message}</p>
+          <Button size="sm" onClick={() => window.location.reload()}>
+            Try again
+          </Button>
+        </div>
+      ) : (
+        <div className={styles.stageMessage}>
+          <Spinner size="lg" />
+          <p>Loading image...</p>
+          <LoadingProgress store={progress} imageId={imageId} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A version of the image drawn by its own read-only editor over the user's (../VersionPreview). */
+export function VersionCanvas({ editor, drawn, version, filename, classColor, colorsKey, imageSource, onImageReady }: { editor: Editor; drawn: boolean; version: number | null; filename: string; classColor(name: string): string; colorsKey: string; imageSource: ImageSourceInput | undefined; onImageReady(err: Error | null): void }) {
+  return (
+    <div className={styles.previewLayer} data-drawn={drawn || undefined}>
+      <EditorCanvas editor={editor} classColor={classColor} colorsKey={colorsKey} imageSource={imageSource} onImageReady={onImageReady} cursor="default" label={`Image ${filename}, version ${version}, read only`} testId="version-canvas" />
+    </div>
+  );
+}
+
+/** Above the Annotations list while a version is shown. */
+export function VersionNotice({ version }: { version: number | null }) {
+  return (
+    <p className={styles.listNotice}>
+      <History aria-hidden="true" />
+      <span>Version {version?.toLocaleString()}, read only</span>
+    </p>
+  );
+}
+
+export function ZoomControls({ editor }: { editor: Editor }) {
+  const camera = useCamera(editor);
+  return (
+    <div className={styles.zoom} role="group" aria-label="Zoom">
+      <IconButton label="Zoom out" icon={<ZoomOut />} onClick={() => editor.zoomOut()} />
+      <span className={styles.zoomValue}>{Math.round(camera.scale * 100)}%</span>
+      <IconButton label="Zoom in" icon={<ZoomIn />} onClick={() => editor.zoomIn()} />
+      <IconButton label="Fit to screen" icon={<Maximize />} onClick={() => editor.fitToScreen()} />
+    </div>
+  );
+}
+
+export function NoClassesDialog({ open, onOpenChange, onManageClasses }: { open: boolean; onOpenChange(open: boolean): void; onManageClasses(): void }) {
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="No classes available"
+      tone="warning"
+      icon={<TriangleAlert />}
+      description="You need to create annotation classes before you can start annotating. Would you like to manage your project classes?"
+      footer={
+        <>
+          <Button onClick={() => onOpenChange(false)}>Cancel</Button>
+          <Button
+            variant="primary"
+            onClick={() => {
+              onOpenChange(false);
+              onManageClasses();
+            }}
+          >
+            Manage Classes
+          </Button>
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,122 @@
+// The screen's commands on the document: copy and paste across images (../clipboard), Copy
+// Previous (the previous image's annotations pasted in place), completing an Auto-Annotate mask as
+// a segmentation annotation, and Remove All. Each is one undo step, saved like any other edit.
+import { useCallback, useState } from 'react';
+import type { Image } from '../../../../contract/images';
+import type { AnnotationType } from '../../../../contract/projects';
+import { storedToEditor, type Editor } from '../../../../engine';
+import { serverMessage } from '../../../api/client';
+import { toast } from '../../../stores/toast';
+import type { AutoAnnotateSession } from '../autoAnnotate';
+import { copyShapes, takePaste } from '../clipboard';
+import { loadAnnotations } from '../preload';
+import type { EditorSaveLink } from '../save';
+import { MESSAGE_MS } from './useToolsAndClasses';
+
+export interface CommandsOptions {
+  editor: Editor;
+  imageId: string;
+  projectId: string;
+  /** The image before this one in the sequence (Copy Previous), if any. */
+  previous: Image | null;
+  readOnly: boolean;
+  /** An earlier version is asked for or shown: the document is not edited. */
+  previewing: boolean;
+  link: EditorSaveLink;
+  auto: AutoAnnotateSession;
+  askForClass(type: AnnotationType): void;
+  recordUsage(ids: Iterable<string>): void;
+}
+
+export function useEditorCommands({ editor, imageId, projectId, previous, readOnly, previewing, link, auto, askForClass, recordUsage }: CommandsOptions) {
+  const [copyingPrevious, setCopyingPrevious] = useState(false);
+
+  // Copying works on an earlier version too: its shapes can be pasted into the current document.
+  const copy = useCallback(
+    (from: Editor = editor) => {
+      const shapes = from.copy();
+      if (shapes.length === 0) return;
+      copyShapes(shapes, imageId);
+      toast(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
+    },
+    [editor, imageId],
+  );
+
+  const paste = useCallback(() => {
+    if (readOnly) return;
+    const clip = takePaste(imageId);
+    if (clip) editor.paste(clip.shapes, clip.offset);
+  }, [editor, imageId, readOnly]);
+
+  const copyPrevious = async () => {
+    if (!previous || copyingPrevious || readOnly || previewing) return;
+    setCopyingPrevious(true);
+    try {
+      const { annotations } = await loadAnnotations(previous, projectId);
+      if (link.image?.imageId !== imageId) return;
+      if (annotations.length === 0) {
+        toast('The previous image has no annotations', 'neutral', MESSAGE_MS);
+        return;
+      }
+      editor.paste(annotations.map(storedToEditor), 0);
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to copy the previous annotations. Please try again.'), 'danger', 5000);
+    } finally {
+      setCopyingPrevious(false);
+    }
+  };
+
+  // Complete: the mask becomes a segmentation annotation of the chosen class (one undo step),
+  // saved through the same pipeline as every other edit.
+  const completeMask = useCallback(() => {
+    const cls = editor.getView().activeClass;
+    if (!auto.canComplete()) return;
+    if (!cls) {
+      askForClass('polygon');
+      return;
+    }
+    const done = auto.complete();
+    if (!done) return;
+    const { mask, pointCount } = done;
+    const [x, y, width, height] = mask.bbox;
+    const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+    try {
+      editor.execute('create', {
+        annotation: {
+          id,
+          type: 'segmentation',
+          class: cls,
+          x,
+          y,
+          width,
+          height,
+          rle: mask.mask,
+          extra: { score: mask.score, sam2_area: mask.area, point_count: pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` },
+        },
+      });
+      editor.select([id]);
+      recordUsage([id]);
+    } catch (err) {
+      console.error('Error saving the mask:', err);
+      toast('The mask could not be added. Please try again.', 'danger', 5000);
+    }
+  }, [editor, auto, askForClass, recordUsage]);
+
+  const removeAll = () => {
+    const ids = editor.getOrderedIds();
+    if (ids.length === 0 || readOnly || previewing) return;
+    editor.execute('delete', { ids: [...ids] });
+    toast(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
+  };
+
+  return {
+    copy,
+    paste,
+    /** The previous image has annotations to copy. */
+    canCopyPrevious: Boolean(previous && previous.annotation_count > 0),
+    copyingPrevious,
+    copyPrevious,
+    completeMask,
+    removeAll,
+  };
+}

@@ -1,0 +1,76 @@
+// The editor screen's saving (./save): the app's save manager and its status, the link between the
+// editor and it, what follows a save's answer, and the flush when the page is hidden.
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import type { SaveDataResponse } from '../../../../contract/annotation-api';
+import type { Image } from '../../../../contract/images';
+import type { Editor } from '../../../../engine';
+import { toast } from '../../../stores/toast';
+import { projectKey } from '../../projects/queries';
+import { historyKey } from '../HistoryPanel';
+import { EditorSaveLink, getSaveManager, type SaveManager, type SaveStatus } from '../save';
+
+export function useEditorSaving(editor: Editor, projectId: string) {
+  const qc = useQueryClient();
+  const saver = getSaveManager();
+  const saveStatus = useSyncExternalStore(
+    useCallback((cb: () => void) => saver.subscribe(cb), [saver]),
+    () => saver.status(),
+  );
+  // True while changes wait in the link's short gathering window: the top bar must not say 'Saved' then.
+  const [gathering, setGathering] = useState(false);
+  // Between the editor and the save manager: deltas out, merged conflicts back in as changes to
+  // the live document. It knows the image the editor holds (none while one loads: changes made
+  // by loading are not the user's).
+  const link = useMemo(
+    () =>
+      new EditorSaveLink(editor, saver, {
+        onGathering: setGathering,
+        onMerged: (merge) =>
+          toast(
+            merge.conflicts.length
+              ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
+              : 'Conflict merged: changes saved from elsewhere were kept with yours.',
+            'neutral',
+            6000,
+          ),
+      }),
+    [editor, saver],
+  );
+  useEffect(() => link.start(), [link]);
+
+  // The project page's counters, the sequence's statuses and the history follow a save's answer.
+  const followSave = useCallback(
+    (imageId: string, res: SaveDataResponse) => {
+      if (res.status_updated) void qc.invalidateQueries({ queryKey: projectKey(projectId) });
+      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', projectId] }, (list) =>
+        list?.map((i) => (i.id === imageId ? { ...i, status: res.status, annotation_count: res.new_count } : i)),
+      );
+      void qc.invalidateQueries({ queryKey: historyKey(imageId) });
+    },
+    [qc, projectId],
+  );
+
+  // What the top bar shows: changes still gathering are unsaved, whatever the manager says.
+  const shownStatus: SaveStatus = gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus;
+  return { saver, saveStatus, shownStatus, gathering, link, followSave };
+}
+
+/** Saves follow the screen (followSave), and pending changes leave with keepalive when the page is hidden. */
+export function usePageHideFlush(saver: SaveManager, link: EditorSaveLink, followSave: (imageId: string, res: SaveDataResponse) => void): void {
+  useEffect(() => {
+    const offSaved = saver.onSaved(followSave);
+    const onHide = () => {
+      link.flush();
+      saver.flushOnPageHide();
+    };
+    const onVisibility = () => document.visibilityState === 'hidden' && onHide();
+    window.addEventListener('pagehide', onHide);
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      offSaved();
+      window.removeEventListener('pagehide', onHide);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [saver, link, followSave]);
+}
