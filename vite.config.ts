@@ -3,11 +3,30 @@ import react from '@vitejs/plugin-react';
 
 const apiPort = Number(process.env.PORT ?? 3000);
 const api = `http://localhost:${apiPort}`;
+// VELLUM_SINGLE_CHUNK=1: the whole app in one chunk, as it was built before issue 16 (the baseline
+// of bench/first-load.bench.ts, which builds it into a directory of its own).
+const singleChunk = process.env.VELLUM_SINGLE_CHUNK === '1';
 
 export default defineConfig({
   plugins: [react()],
   root: '.',
-  build: { outDir: 'dist/app', emptyOutDir: true, sourcemap: true },
+  build: {
+    outDir: 'dist/app',
+    emptyOutDir: true,
+    sourcemap: true,
+    rolldownOptions: {
+      // The engine's modules do nothing when loaded but define things (their two immer plugin
+      // switches run with the modules that need them), so the sign-in and project pages, which
+      // use only its nextTask, do not carry the whole engine: the editor's chunk does.
+      treeshake: { moduleSideEffects: [{ test: /\/src\/engine\//, sideEffects: false }] },
+      output: singleChunk ? { codeSplitting: { groups: [{ name: 'index', test: /./ }] } } : {
+        // zod-config.ts switches zod to jitless before any schema is built (building one with jit
+        // on asks, with an eval, whether it may compile: a CSP violation). Modules in a shared
+        // chunk run before the entry's own, so the switch goes where zod is: first in line.
+        codeSplitting: { groups: [{ name: 'zod', test: /node_modules[\\/]zod[\\/]|src[\\/]app[\\/]zod-config\.ts$/ }] },
+      },
+    },
+  },
   worker: { format: 'es' },
   server: {
     port: 5173,
@@ -19,5 +38,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
+    // files spend much of their time waiting on their server, so two at a time finish sooner.
+    maxWorkers: 2,
   },
 });

@@ -12,12 +12,10 @@ import { AppShell } from './layout/AppShell';
 import { AuthPage } from './pages/auth/AuthPage';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
-import { ProjectPage } from './pages/project/ProjectPage';
-import { AnnotatePage } from './pages/annotate/AnnotatePage';
 import { ModelsPage } from './pages/models/ModelsPage';
-import { SettingsPage } from './pages/settings/SettingsPage';
 import { InvitePage } from './pages/invite/InvitePage';
 import { isAuthFailure } from './api/client';
+import { AnnotatePage, ProjectPage, SettingsPage } from './lazyRoutes';
 
 const queryClient = new QueryClient({
   defaultOptions: {

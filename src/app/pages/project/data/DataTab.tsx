@@ -30,6 +30,7 @@ import { IMAGE_STATUSES, LIST_SORT_FIELDS, nextStatus, type Image, type ImageSta
 import { ROOT_PATH, parentFolderPath, type FolderNode } from '../../../../contract/folders';
 import type { Project } from '../../../../contract/projects';
 import { api } from '../../../api/client';
+import { AnnotatePage } from '../../../lazyRoutes';
 import { Button, IconButton } from '../../../components/Button';
 import { EmptyState } from '../../../components/EmptyState';
 import { Skeleton } from '../../../components/Skeleton';
@@ -142,6 +143,15 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   useEffect(() => {
     void requestThumbnails(orgId, list.images.slice(0, 60));
   }, [orgId, list.images]);
+  // Images on screen: the editor is likely next, so its code is fetched in an idle moment.
+  const hasImages = list.images.length > 0;
+  useEffect(() => {
+    if (!hasImages) return;
+    const idle = window.requestIdleCallback?.(() => AnnotatePage.preload(), { timeout: 5000 });
+    return () => {
+      if (idle !== undefined) window.cancelIdleCallback(idle);
+    };
+  }, [hasImages]);
 
   // --- selection
   const selecting = selected.size > 0;
