@@ -54,19 +54,6 @@ export function useHistoryView({ editor, imageId, projectId, readOnly, viewOnlyR
   const [historyOpen, setHistoryOpen] = useState(() => readStorage<boolean>(HISTORY_KEY, false));
   // The History view was opened from the keyboard: its list takes the focus.
   const [historyFocus, setHistoryFocus] = useState(false);
-  const [restoreOpen, setRestoreOpen] = useState(false);
-  const [restoring, setRestoring] = useState(false);
-  const [restoreError, setRestoreError] = useState<{ message: string; retry: boolean } | null>(null);
-  // The server version the editor's document builds on (load-data, then this screen's saves and
-  // merges): with the history's current version, the base a restore is checked against.
-  const knownVersion = useRef<{ imageId: string; version: number } | null>(null);
-  // Set by a restore: the image is opened again (the normal open path), keeping this view, and the
-  // preview ends once the restored document is in the editor.
-  const afterRestore = useRef<{ imageId: string; camera: CameraState; from: number; to: number } | null>(null);
-  // Bumped by a restore: the screen opens the image again.
-  const [reopenToken, setReopenToken] = useState(0);
-  const shownImage = useRef(imageId);
-  shownImage.current = imageId;
 
   const preview = useVersionPreview({
     editor,
@@ -83,6 +70,104 @@ export function useHistoryView({ editor, imageId, projectId, readOnly, viewOnlyR
   const previewDocumentVersion = useDocumentVersion(previewEditor);
   const history = useImageHistory(imageId, projectId, (historyOpen && !collapsed) || previewing, historyOpen && !collapsed);
   const currentVersion = history.data?.pages[0]?.version ?? null;
+  const restore = useRestore({ imageId, projectId, readOnly, viewOnlyReason, link, saver, followSave, preview, currentVersion });
+  const { setRestoreOpen } = restore;
+
+  const toggleHistory = useCallback(
+    (fromKeyboard: boolean) => {
+      // Collapsed: the sidebar opens on the history.
+      const open = collapsed || !historyOpen;
+      if (collapsed) expandSidebar();
+      setHistoryOpen(open);
+      writeStorage(HISTORY_KEY, open);
+      setHistoryFocus(open && fromKeyboard);
+    },
+    [collapsed, historyOpen, expandSidebar],
+  );
+
+  const leavePreview = useCallback(() => {
+    const refocus = focusLeavesWithPreview();
+    preview.back();
+    setRestoreOpen(false);
+    if (refocus) focusAfterPreview();
+  }, [preview, setRestoreOpen]);
+
+  const chooseVersion = useCallback(
+    (entry: HistoryEntry, current: boolean) => {
+      if (current) {
+        if (previewing) leavePreview();
+        return;
+      }
+      if (preview.state?.version === entry.version && preview.state.phase !== 'error') return;
+      // The preview is drawn over this image: it needs its size, and the current document first.
+      if (!documentReady.current) return;
+      preview.show(entry);
+    },
+    [previewing, preview, leavePreview, documentReady],
+  );
+
+  const onPreviewImageReady = useCallback(
+    (err: Error | null) => {
+      if (err) console.error('The version preview could not open the image pixels', err);
+      preview.onDrawn();
+    },
+    [preview],
+  );
+
+  return {
+    preview,
+    previewEditor,
+    /** A version is asked for or shown (editing is off). */
+    previewing,
+    /** A version is on the canvas: the zoom, the settings and the list work on it. */
+    previewShown,
+    previewView,
+    previewDocumentVersion,
+    onPreviewImageReady,
+    history,
+    historyOpen,
+    historyFocus,
+    toggleHistory,
+    chooseVersion,
+    leavePreview,
+    currentVersion,
+    restoreOpen: restore.restoreOpen,
+    closeRestore: () => setRestoreOpen(false),
+    openRestore: restore.openRestore,
+    restoreVersion: restore.restoreVersion,
+    restoring: restore.restoring,
+    restoreError: restore.restoreError,
+    reopenToken: restore.reopenToken,
+    opening: restore.opening,
+  };
+}
+
+interface RestoreOptions extends Pick<HistoryViewOptions, 'imageId' | 'projectId' | 'readOnly' | 'viewOnlyReason' | 'link' | 'saver' | 'followSave'> {
+  preview: ReturnType<typeof useVersionPreview>;
+  /** The history's newest version (null until it is known). */
+  currentVersion: number | null;
+}
+
+/**
+ * Restoring the version shown as a new version: its dialog, the call (on the version the editor's
+ * document builds on), and the reopen of the image after it, which the screen's open path reports
+ * through `opening`.
+ */
+function useRestore({ imageId, projectId, readOnly, viewOnlyReason, link, saver, followSave, preview, currentVersion }: RestoreOptions) {
+  const qc = useQueryClient();
+  const [restoreOpen, setRestoreOpen] = useState(false);
+  const [restoring, setRestoring] = useState(false);
+  const [restoreError, setRestoreError] = useState<{ message: string; retry: boolean } | null>(null);
+  // The server version the editor's document builds on (load-data, then this screen's saves and
+  // merges): with the history's current version, the base a restore is checked against.
+  const knownVersion = useRef<{ imageId: string; version: number } | null>(null);
+  // Set by a restore: the image is opened again (the normal open path), keeping this view, and the
+  // preview ends once the restored document is in the editor.
+  const afterRestore = useRef<{ imageId: string; camera: CameraState; from: number; to: number } | null>(null);
+  // Bumped by a restore: the screen opens the image again.
+  const [reopenToken, setReopenToken] = useState(0);
+  const shownImage = useRef(imageId);
+  shownImage.current = imageId;
 
   // Saves and merges of the current document move the version it builds on.
   useEffect(() => {
@@ -125,39 +210,6 @@ export function useHistoryView({ editor, imageId, projectId, readOnly, viewOnlyR
     [],
   );
 
-  const toggleHistory = useCallback(
-    (fromKeyboard: boolean) => {
-      // Collapsed: the sidebar opens on the history.
-      const open = collapsed || !historyOpen;
-      if (collapsed) expandSidebar();
-      setHistoryOpen(open);
-      writeStorage(HISTORY_KEY, open);
-      setHistoryFocus(open && fromKeyboard);
-    },
-    [collapsed, historyOpen, expandSidebar],
-  );
-
-  const leavePreview = useCallback(() => {
-    const refocus = focusLeavesWithPreview();
-    preview.back();
-    setRestoreOpen(false);
-    if (refocus) focusAfterPreview();
-  }, [preview]);
-
-  const chooseVersion = useCallback(
-    (entry: HistoryEntry, current: boolean) => {
-      if (current) {
-        if (previewing) leavePreview();
-        return;
-      }
-      if (preview.state?.version === entry.version && preview.state.phase !== 'error') return;
-      // The preview is drawn over this image: it needs its size, and the current document first.
-      if (!documentReady.current) return;
-      preview.show(entry);
-    },
-    [previewing, preview, leavePreview, documentReady],
-  );
-
   const openRestore = () => {
     if (!preview.state || preview.state.phase !== 'ready' || readOnly) return;
     setRestoreError(null);
@@ -190,7 +242,7 @@ export function useHistoryView({ editor, imageId, projectId, readOnly, viewOnlyR
         return;
       }
       knownVersion.current = { imageId, version: res.version };
-      afterRestore.current = { imageId, camera: previewEditor.getCamera(), from: shown.version, to: res.version };
+      afterRestore.current = { imageId, camera: preview.editor.getCamera(), from: shown.version, to: res.version };
       setRestoreOpen(false);
       setReopenToken((n) => n + 1);
     } catch (err) {
@@ -211,40 +263,7 @@ export function useHistoryView({ editor, imageId, projectId, readOnly, viewOnlyR
     }
   };
 
-  const onPreviewImageReady = useCallback(
-    (err: Error | null) => {
-      if (err) console.error('The version preview could not open the image pixels', err);
-      preview.onDrawn();
-    },
-    [preview],
-  );
-
-  return {
-    preview,
-    previewEditor,
-    /** A version is asked for or shown (editing is off). */
-    previewing,
-    /** A version is on the canvas: the zoom, the settings and the list work on it. */
-    previewShown,
-    previewView,
-    previewDocumentVersion,
-    onPreviewImageReady,
-    history,
-    historyOpen,
-    historyFocus,
-    toggleHistory,
-    chooseVersion,
-    leavePreview,
-    currentVersion,
-    restoreOpen,
-    closeRestore: () => setRestoreOpen(false),
-    openRestore,
-    restoreVersion,
-    restoring,
-    restoreError,
-    reopenToken,
-    opening,
-  };
+  return { restoreOpen, setRestoreOpen, openRestore, restoreVersion, restoring, restoreError, reopenToken, opening };
 }
 
 /** The focus is on the preview's banner (or nowhere), which goes away with the preview. */
