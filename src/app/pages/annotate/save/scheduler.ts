@@ -4,7 +4,7 @@
 // when the page is hidden.
 import type { ManagerCore } from './core';
 import { mergeConflict, theirsOf } from './conflict';
-import { giveBack, hasWork, parseTime, rebase, takeForSave, type Prepared, type Slot } from './slot';
+import { giveBack, hasWork, parseTime, rebase, takeForSave, type Phase, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
 
 const MAX_CONFLICT_ROUNDS = 5;
@@ -25,43 +25,50 @@ export interface Scheduler {
 
 const failure = (err: unknown): SaveOutcome => ({ kind: 'retry', status: null, message: err instanceof Error ? err.message : String(err) });
 
+/** The save stops here: the work waits in `phase` (until sign-in, a change, 'online' or a flush). */
+function stop(s: Slot, phase: Phase, message: string): Next {
+  s.phase = phase;
+  s.message = message;
+  return 'stop';
+}
+
+/** The save landed: the device's copy of the server document moves on with exactly what it carried. */
+function saved(core: ManagerCore, s: Slot, p: Prepared, res: Extract<SaveOutcome, { kind: 'saved' }>['res']): Next {
+  const savedAt = parseTime(res.saved_at);
+  if (savedAt !== null) core.offset = savedAt - (p.sentAt + core.deps.now()) / 2;
+  // The server applied exactly these changes to the base: so does the device's copy.
+  const shapes = s.base.shapes;
+  for (const id of p.removed) shapes.delete(id);
+  for (const a of p.upserts) shapes.set(a.id, a);
+  s.base = { shapes, version: res.version, savedAt };
+  const savedKeys = s.inFlight.map((e) => e.key);
+  s.inFlight = [];
+  // Only what this save carried leaves the device; newer changes now build on the saved version.
+  s.pending = rebase(s.base, s.pending);
+  core.device.persist(savedKeys, s.pending);
+  if (s.recovery) s.recovery.saved = true;
+  s.attempts = 0;
+  s.phase = hasWork(s) ? 'pending' : 'idle';
+  s.message = undefined;
+  for (const l of core.savedListeners) l(s.ref.imageId, res);
+  return s.needsSave && s.again ? 'again' : 'done';
+}
+
 export function createScheduler(core: ManagerCore): Scheduler {
   const { deps } = core;
 
-  function clearTimer(s: Slot) {
+  const clearTimer = (s: Slot) => {
     if (s.timer !== null) deps.clearTimer(s.timer);
     s.timer = null;
-  }
-  function clearRetry(s: Slot) {
+  };
+  const clearRetry = (s: Slot) => {
     if (s.retryTimer !== null) deps.clearTimer(s.retryTimer);
     s.retryTimer = null;
-  }
+  };
 
   function prepare(s: Slot): Prepared {
     clearTimer(s);
     return takeForSave(s, deps.now);
-  }
-
-  /** The save landed: the device's copy of the server document moves on with exactly what it carried. */
-  function saved(s: Slot, p: Prepared, res: Extract<SaveOutcome, { kind: 'saved' }>['res']): Next {
-    const savedAt = parseTime(res.saved_at);
-    if (savedAt !== null) core.offset = savedAt - (p.sentAt + deps.now()) / 2;
-    // The server applied exactly these changes to the base: so does the device's copy.
-    const shapes = s.base.shapes;
-    for (const id of p.removed) shapes.delete(id);
-    for (const a of p.upserts) shapes.set(a.id, a);
-    s.base = { shapes, version: res.version, savedAt };
-    const savedKeys = s.inFlight.map((e) => e.key);
-    s.inFlight = [];
-    // Only what this save carried leaves the device; newer changes now build on the saved version.
-    s.pending = rebase(s.base, s.pending);
-    core.device.persist(savedKeys, s.pending);
-    if (s.recovery) s.recovery.saved = true;
-    s.attempts = 0;
-    s.phase = hasWork(s) ? 'pending' : 'idle';
-    s.message = undefined;
-    for (const l of core.savedListeners) l(s.ref.imageId, res);
-    return s.needsSave && s.again ? 'again' : 'done';
   }
 
   /** A failure to try again: after a backoff while retries are left, else when the browser is back online, a change or a flush. */
@@ -88,7 +95,7 @@ export function createScheduler(core: ManagerCore): Scheduler {
   async function finish(s: Slot, p: Prepared, outcome: SaveOutcome, refreshed: { tried: boolean }): Promise<Next> {
     switch (outcome.kind) {
       case 'saved':
-        return saved(s, p, outcome.res);
+        return saved(core, s, p, outcome.res);
       case 'conflict': {
         const current = await theirsOf(core, s, outcome);
         // Neither did the changes fit this base nor could the document be loaded: like a failed request, try again later.
@@ -101,18 +108,13 @@ export function createScheduler(core: ManagerCore): Scheduler {
           refreshed.tried = true;
           if (await deps.transport.refreshAuth()) return 'again';
         }
-        s.phase = 'needs-sign-in';
-        s.message = outcome.message;
-        return 'stop';
+        return stop(s, 'needs-sign-in', outcome.message);
       }
       case 'retry':
         return retry(s, outcome);
-      case 'refused': {
+      case 'refused':
         giveBack(s);
-        s.phase = 'error';
-        s.message = outcome.message;
-        return 'stop';
-      }
+        return stop(s, 'error', outcome.message);
     }
   }
 
@@ -145,8 +147,7 @@ export function createScheduler(core: ManagerCore): Scheduler {
         if (outcome.kind !== 'saved') deps.log('Auto-save failed:', outcome);
         if (outcome.kind === 'conflict' && ++conflicts > MAX_CONFLICT_ROUNDS) {
           giveBack(s);
-          s.phase = 'error';
-          s.message = 'The annotations keep changing on the server; saving will try again.';
+          stop(s, 'error', 'The annotations keep changing on the server; saving will try again.');
           break;
         }
         const next = await finish(s, p, outcome, refreshed);
