@@ -15,7 +15,7 @@ import { createStorage } from './storage';
 import { BucketNotFoundError, InvalidObjectNameError, ObjectNotFoundError } from './storage/types';
 import { createAuth } from './auth';
 import type { AppContext } from './context';
-import { ApiError, errorBody } from './http/errors';
+import { ApiError, apiError, errorBody, tooLargeMessage } from './http/errors';
 import { installAuthGuard } from './http/auth-guard';
 import { registerRoutes } from './http/routes';
 import { compressionOptions } from './http/compression';
@@ -73,26 +73,28 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     if (shuttingDown) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  // The one error handler of the product API (the identity routes answer GoTrue's shape, and the
+  // signed storage URLs an S3-like one: each has its own, in its plugin). Codes: src/contract/errors.ts.
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    if (err instanceof ApiError) return reply.status(err.status).send(errorBody(err));
+    const send = (e: ApiError) => reply.status(e.status).send(errorBody(e));
+    if (err instanceof ApiError) return send(err);
     // Storage refuses names and expiries a client could have chosen: those are bad input, not crashes.
-    if (err instanceof InvalidObjectNameError || (err instanceof RangeError && typeof (err as FastifyError).statusCode !== 'number')) return reply.status(400).send({ success: false, error: err.message, code: 'bad_request' });
-    if (err instanceof ObjectNotFoundError || err instanceof BucketNotFoundError) return reply.status(404).send({ success: false, error: err.message, code: 'not_found' });
+    if (err instanceof InvalidObjectNameError || (err instanceof RangeError && typeof (err as FastifyError).statusCode !== 'number')) return send(apiError('bad_request', err.message));
+    if (err instanceof ObjectNotFoundError || err instanceof BucketNotFoundError) return send(apiError('not_found', err.message));
     if (hasZodFastifySchemaValidationErrors(err)) {
       const issue = err.validation[0];
       const where = err.validationContext ?? 'body';
       const field = issue?.instancePath ? issue.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
-      const message = `Invalid ${where}${field ? ` field "${field}"` : ''}: ${issue?.message ?? 'bad value'}`;
-      return reply.status(400).send({ success: false, error: message, code: 'validation_failed' });
+      return send(apiError('validation_failed', `Invalid ${where}${field ? ` field "${field}"` : ''}: ${issue?.message ?? 'bad value'}`));
     }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
-    if (status === 400 && err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return reply.status(400).send({ success: false, error: 'Malformed JSON body', code: 'invalid_json' });
-    if (status === 400 && (err as SyntaxError).name === 'SyntaxError') return reply.status(400).send({ success: false, error: 'Malformed JSON body', code: 'invalid_json' });
-    if (status === 413) return reply.status(413).send({ success: false, error: 'Request body is too large', code: 'payload_too_large' });
-    if (status === 415) return reply.status(415).send({ success: false, error: 'Unsupported content type', code: 'unsupported_media_type' });
+    if (status === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err as SyntaxError).name === 'SyntaxError')) return send(apiError('invalid_json'));
+    if (status === 413) return send(apiError('payload_too_large', tooLargeMessage(request)));
+    if (status === 415) return send(apiError('unsupported_media_type'));
+    // Fastify's own refusals (a bad header, an unknown method): its code, lower-cased.
     if (status >= 400 && status < 500) return reply.status(status).send({ success: false, error: err.message, code: (err.code ?? 'bad_request').toLowerCase() });
     request.log.error({ err }, 'unhandled error');
-    return reply.status(500).send({ success: false, error: 'Internal server error', code: 'internal_error' });
+    return send(apiError('internal_error'));
   });
 
   // The SPA's files, before compression so that its hook never sees their routes: they were

@@ -2,7 +2,7 @@
 // (HS256 secret or the project's JWKS) and call its HTTP API for the product's auth wrappers.
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
-import { ApiError, errors } from '../http/errors';
+import { ApiError, apiError, errors } from '../http/errors';
 import type { AuthProvider, AuthSession, AuthUser } from './types';
 
 type HostedConfig = Extract<Config['auth'], { kind: 'supabase' }>;
@@ -100,7 +100,7 @@ export function createSupabaseAuth(cfg: HostedConfig): AuthProvider {
 
     async deleteUser(userId: string) {
       if (!cfg.serviceRoleKey) {
-        throw new ApiError(503, 'auth_admin_not_configured', 'Deleting accounts with hosted Supabase Auth needs SUPABASE_SERVICE_ROLE_KEY in the server configuration');
+        throw apiError('auth_admin_not_configured', 'Deleting accounts with hosted Supabase Auth needs SUPABASE_SERVICE_ROLE_KEY in the server configuration');
       }
       try {
         await call('DELETE', `/admin/users/${encodeURIComponent(userId)}`, {}, cfg.serviceRoleKey);

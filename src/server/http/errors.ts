@@ -1,8 +1,14 @@
 // API errors: one shape for every failure, {"success": false, "error": "...", "code": "..."},
-// with the status that says what went wrong. Throw `errors.x(...)` from anywhere in a handler.
+// with the status that says what went wrong. Throw `errors.x(...)` or `apiError(code, ...)` from
+// anywhere in a handler. Codes and their statuses are listed once, in src/contract/errors.ts: a
+// helper takes only the codes of its status, so a code can never go out with another status.
+import type { FastifyRequest } from 'fastify';
+import { API_ERRORS, type ApiErrorCode, type ApiErrorCodeWith } from '../../contract/errors';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
+    /** A code of src/contract/errors.ts; the identity routes also pass on the identity service's own. */
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
@@ -11,17 +17,22 @@ export class ApiError extends Error {
   }
 }
 
+/** An error with the code's status, and its default message unless one is given. */
+export function apiError(code: ApiErrorCode, message: string = API_ERRORS[code].message, extra?: Record<string, unknown>): ApiError {
+  return new ApiError(API_ERRORS[code].status, code, message, extra);
+}
+
 export const errors = {
-  badRequest: (message: string, code = 'bad_request', extra?: Record<string, unknown>) => new ApiError(400, code, message, extra),
-  unauthorized: (message = 'Invalid or expired token', code = 'unauthorized') => new ApiError(401, code, message),
-  forbidden: (message = 'You are not allowed to do this', code = 'forbidden') => new ApiError(403, code, message),
-  notFound: (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`),
-  conflict: (message: string, code = 'conflict', extra?: Record<string, unknown>) => new ApiError(409, code, message, extra),
-  gone: (message: string, code = 'gone') => new ApiError(410, code, message),
-  tooLarge: (message: string) => new ApiError(413, 'payload_too_large', message),
-  unsupportedType: (message: string) => new ApiError(415, 'unsupported_media_type', message),
-  tooMany: (message = 'Too many requests, slow down') => new ApiError(429, 'rate_limited', message),
-  unavailable: (message: string) => new ApiError(503, 'unavailable', message),
+  badRequest: (message: string, code: ApiErrorCodeWith<400> = 'bad_request', extra?: Record<string, unknown>) => apiError(code, message, extra),
+  unauthorized: (message = 'Invalid or expired token', code: ApiErrorCodeWith<401> = 'unauthorized') => apiError(code, message),
+  forbidden: (message = 'You are not allowed to do this', code: ApiErrorCodeWith<403> = 'forbidden') => apiError(code, message),
+  notFound: (what = 'Resource') => apiError('not_found', `${what} not found`),
+  conflict: (message: string, code: ApiErrorCodeWith<409> = 'conflict', extra?: Record<string, unknown>) => apiError(code, message, extra),
+  gone: (message: string, code: ApiErrorCodeWith<410> = 'gone') => apiError(code, message),
+  tooLarge: (message: string) => apiError('payload_too_large', message),
+  unsupportedType: (message: string) => apiError('unsupported_media_type', message),
+  tooMany: (message = 'Too many requests, slow down') => apiError('rate_limited', message),
+  unavailable: (message: string) => apiError('unavailable', message),
 };
 
 export interface ErrorBody {
@@ -33,4 +44,18 @@ export interface ErrorBody {
 
 export function errorBody(err: ApiError): ErrorBody {
   return { success: false, error: err.message, code: err.code, ...err.extra };
+}
+
+/** What a route's body is called in its 413 message (route option `config: { bodyName }`). */
+export interface BodyNameConfig {
+  bodyName?: string;
+}
+
+/** A 413's message: the route's limit, and what the body holds when the route names it. */
+export function tooLargeMessage(request: FastifyRequest): string {
+  const limit = request.routeOptions.bodyLimit;
+  const mb = limit ? Math.max(1, Math.round(limit / (1024 * 1024))) : null;
+  const what = (request.routeOptions.config as BodyNameConfig | undefined)?.bodyName;
+  if (what && mb) return `${what} are too large: a request may carry at most ${mb} MB`;
+  return mb ? `${API_ERRORS.payload_too_large.message}: a request may carry at most ${mb} MB` : API_ERRORS.payload_too_large.message;
 }

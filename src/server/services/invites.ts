@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { organizationInvites, organizationMembers, organizations, profiles, type Role } from '../db/schema';
-import { ApiError, errors } from '../http/errors';
+import { apiError, errors } from '../http/errors';
 import { hashToken, randomToken } from '../auth/embedded/tokens';
 import { Mailer, type Mail } from '../auth/embedded/mailer';
 import { INVITE_TTL_DAYS, roleAtMost, type Invite } from '../../contract/teams';
@@ -155,7 +155,7 @@ export async function acceptInvite(ctx: AppContext, user: AuthUser, token: strin
   const status = statusOf(invite, now);
   if (status === 'accepted') throw errors.conflict('This invite has already been used', 'invite_used');
   if (status === 'revoked') throw errors.conflict('This invite was withdrawn. Ask for a new one.', 'invite_revoked');
-  if (status === 'expired') throw new ApiError(410, 'invite_expired', 'This invite has expired. Ask for a new one.');
+  if (status === 'expired') throw apiError('invite_expired', 'This invite has expired. Ask for a new one.');
   if (user.email.toLowerCase() !== invite.email) throw errors.forbidden(`This invite is for ${invite.email}. Sign in with that address to accept it.`, 'invite_wrong_email');
   const role = await ctx.db.transaction(async (tx) => {
     // Single use, even when two tabs accept at once.

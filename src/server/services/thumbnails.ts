@@ -5,11 +5,12 @@
 import fsp from 'node:fs/promises';
 import sharp, { type Metadata } from 'sharp';
 import { MAX_IMAGE_PIXELS, THUMBNAIL_SIZE, type ImageMimeType } from '../../contract/images';
+import type { ApiErrorCodeWith } from '../../contract/errors';
 
 export class ImageCheckError extends Error {
   constructor(
     readonly status: 413 | 415,
-    readonly code: string,
+    readonly code: ApiErrorCodeWith<413 | 415>,
     message: string,
   ) {
     super(message);

@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { and, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { annotationDocuments, images, organizations, projects, uploadReservations } from '../db/schema';
-import { ApiError, errors } from '../http/errors';
+import { ApiError, apiError, errors } from '../http/errors';
 import { InvalidObjectNameError } from '../storage/types';
 import {
   canonicalMime,
@@ -154,7 +154,7 @@ async function uploadUrlFor(ctx: AppContext, userId: string, project: ProjectRow
   const { filename, mime } = checkedFilename(input.filename);
   const declared = canonicalMime(input.content_type);
   if (!declared) throw errors.unsupportedType(`Content type "${input.content_type.slice(0, 100)}" is not accepted: use ${ACCEPTED}`);
-  if (declared !== mime) throw errors.badRequest(`Content type ${input.content_type} does not match the extension of "${filename}" (${mime})`, 'content_type_mismatch');
+  if (declared !== mime) throw apiError('content_type_mismatch', `Content type ${input.content_type} does not match the extension of "${filename}" (${mime})`);
   const folderPath = folderPathOrThrow(input.folder_path);
   await requireFolder(ctx.db, project.id, folderPath);
   const until = new Date(Date.now() + expirationMinutes * 60_000 + RESERVATION_GRACE_MS);
@@ -351,7 +351,7 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       // Nothing half-done: unless a row owns the name (a racing register won), remove every file of it.
       if (!(await rowExists(ctx, project.id, filename).catch(() => true))) await deleteKeys(ctx, bucket, [key, thumbKey, jsonKey, ...(staged ? [staged] : [])]);
       if (isUniqueViolation(err)) throw errors.conflict(`"${filename}" is already registered in this project`, 'filename_taken');
-      if (err instanceof ImageCheckError) throw new ApiError(err.status, err.code, err.message);
+      if (err instanceof ImageCheckError) throw apiError(err.code, err.message);
       if (err instanceof InvalidObjectNameError) throw errors.badRequest(err.message, 'invalid_filename');
       throw err;
     } finally {

@@ -17,7 +17,7 @@ import { and, asc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue, LeaseLost, StopRequested, type JobRow } from '../../jobs/queue';
 import { annotationDocuments, imageEditItems, images, jobs, projects, uploadReservations } from '../../db/schema';
-import { ApiError, errors } from '../../http/errors';
+import { ApiError, apiError, errors } from '../../http/errors';
 import { MAX_UPLOAD_BYTES } from '../../../contract/images';
 import {
   EDIT_SEED_LIMIT,
@@ -420,7 +420,7 @@ export function createImageEditService(ctx: AppContext, provider: EditProvider =
       const missing = names.filter((n) => !byName.has(n));
       if (missing.length) {
         const shown = missing.slice(0, 10).map((n) => `"${n.slice(0, 200)}"`).join(', ');
-        throw new ApiError(404, 'not_found', `Image${missing.length === 1 ? '' : 's'} not found in this project: ${shown}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''}`, { missing: missing.slice(0, 100) });
+        throw apiError('not_found', `Image${missing.length === 1 ? '' : 's'} not found in this project: ${shown}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''}`, { missing: missing.slice(0, 100) });
       }
       const seed = body.seed ?? randomInt(0, EDIT_SEED_LIMIT);
       const payload: JobPayload = {

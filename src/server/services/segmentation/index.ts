@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { images, organizationMembers, projects } from '../../db/schema';
-import { ApiError, errors } from '../../http/errors';
+import { ApiError, apiError, errors } from '../../http/errors';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import {
   LOGITS_SIDE,
@@ -160,9 +160,9 @@ export class SegmentationService {
       });
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (err instanceof ImageDecodeError) throw new ApiError(422, 'image_unreadable', err.message);
+      if (err instanceof ImageDecodeError) throw apiError('image_unreadable', err.message);
       if ((err as Error).name === 'ObjectNotFoundError' || /not found/i.test((err as Error).message)) {
-        throw new ApiError(404, 'image_file_missing', 'The image file is missing from storage');
+        throw apiError('image_file_missing', 'The image file is missing from storage');
       }
       throw err;
     }
@@ -203,7 +203,7 @@ export class SegmentationService {
         throw errors.badRequest(`Point (${x}, ${y}) is outside the image (${e.width} x ${e.height})`, 'point_outside_image');
       }
     }
-    if (signal?.aborted) throw new ApiError(499, 'cancelled', 'The request was cancelled');
+    if (signal?.aborted) throw apiError('cancelled', 'The request was cancelled');
     const started = performance.now();
     const key = `${userId}/${image.id}`;
     const segmenter = await this.ready();

@@ -2,6 +2,7 @@
 // each answer turned into an outcome the manager acts on (saved, conflict, retry later, sign-in
 // needed, refused).
 import { BatchSaveResponse, ChangesResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
+import { statusOfCode } from '../../../../contract/errors';
 import { ApiRequestError, apiFetch, authHeaders } from '../../../api/client';
 import { getSupabase } from '../../../api/supabase';
 
@@ -105,8 +106,7 @@ export function createHttpTransport(): SaveTransport {
         }
         const conflict = x.status === 'conflict' ? conflictOf(x.current, x.changes) : null;
         if (conflict) return conflict;
-        const status = x.code === 'forbidden' ? 403 : x.code === 'not_found' ? 404 : x.code === 'payload_too_large' ? 413 : 400;
-        return { kind: 'refused', status, message: x.error ?? 'The save was refused' };
+        return { kind: 'refused', status: statusOfCode(x.code ?? 'bad_request'), message: x.error ?? 'The save was refused' };
       });
     },
     async load(imageId, projectId) {

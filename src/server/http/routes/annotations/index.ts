@@ -3,7 +3,7 @@
 // project stats (spec section 7 "Annotations"; ARCHITECTURE.md "API details the
 // spec leaves open"). The export call lives in routes/export.
 import { Readable } from 'node:stream';
-import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
@@ -44,8 +44,6 @@ import {
   startHistorySweep,
 } from '../../../services/annotations';
 
-const MB = 1024 * 1024;
-
 export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['annotations'];
@@ -57,16 +55,6 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
   });
   fastify.addHook('onClose', async () => {
     stopSweep?.();
-  });
-
-  // A body over the route's limit gets a message that says which limit; everything else goes on
-  // to the application's error handler.
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      const limit = request.routeOptions.bodyLimit ?? MAX_SAVE_BYTES;
-      return reply.status(413).send({ success: false, error: `The annotations are too large: a request may carry at most ${Math.round(limit / MB)} MB`, code: 'payload_too_large' });
-    }
-    throw err;
   });
 
   // The body streams out in chunks of rows as the database gave them (compressed when accepted);
@@ -91,12 +79,14 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
   );
   app.post('/annotations/restore', { schema: { tags, body: RestoreRequest, response: { 200: SaveDataResponse } } }, async (request) => restoreVersion(ctx, callerOf(request).id, request.body));
 
-  const save = { bodyLimit: MAX_SAVE_BYTES, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
+  // A body over the limit is answered 413 "The annotations are too large: a request may carry at most 8 MB".
+  const config = { bodyName: 'The annotations' };
+  const save = { bodyLimit: MAX_SAVE_BYTES, config, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
   app.post('/annotations/save-data', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
   app.post('/annotations/save', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
   app.post('/annotations/save-changes', { ...save, schema: { ...save.schema, body: SaveChangesRequest } }, async (request) => saveChanges(ctx, callerOf(request).id, request.body));
 
-  app.post('/annotations/batch-save-data', { bodyLimit: MAX_BATCH_SAVE_BYTES, schema: { tags, body: BatchSaveRequest, response: { 200: BatchSaveResponse } } }, async (request) =>
+  app.post('/annotations/batch-save-data', { bodyLimit: MAX_BATCH_SAVE_BYTES, config, schema: { tags, body: BatchSaveRequest, response: { 200: BatchSaveResponse } } }, async (request) =>
     batchSave(ctx, callerOf(request).id, request.body.saves),
   );
 
