@@ -1,4 +1,4 @@
-// Wasm kernels for the browser and workers (the geometry and render workers import this).
+// Wasm kernels for the browser and the render worker (the server loads them through ./node).
 // The module is an asset Vite bundles and fingerprints from the `new URL(..., import.meta.url)`
 // below; in Node use ./node instead (fetch cannot read file: URLs).
 import { instantiateKernels, type Kernels } from './kernels';
