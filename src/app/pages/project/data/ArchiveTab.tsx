@@ -9,7 +9,6 @@ import { api } from '../../../api/client';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { EmptyState } from '../../../components/EmptyState';
-import { Skeleton } from '../../../components/Skeleton';
 import { toast } from '../../../stores/toast';
 import { deniedReason, useCan, useRoleLabel } from '../../../stores/permissions';
 import { projectKey } from '../../projects/queries';
@@ -19,6 +18,7 @@ import { foldersKey } from './DataTab';
 import { DEFAULT_SORT, useDataView } from './dataView';
 import { requestThumbnails } from './thumbnails';
 import { ImageTile } from './Tiles';
+import { TileSkeletons } from './TileSkeletons';
 import { useImageList } from './useImageList';
 import { VirtualGrid } from './VirtualGrid';
 import styles from './DataTab.module.css';
@@ -179,15 +179,7 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
       </p>
 
       {list.loading && !list.images.length ? (
-        <div className={styles.skeletonGrid} aria-busy="true" aria-label="Loading archived images">
-          {Array.from({ length: 5 }, (_, i) => (
-            <div key={i} className={styles.skeletonTile}>
-              <Skeleton className={styles.skeletonThumb} />
-              <Skeleton className={styles.skeletonLine} />
-              <Skeleton className={styles.skeletonLineShort} />
-            </div>
-          ))}
-        </div>
+        <TileSkeletons count={5} label="Loading archived images" />
       ) : !list.images.length ? (
         <EmptyState icon={<Archive />} tone="neutral" title="No archived images" description="Images you archive from the Data tab appear here, ready to restore or delete for good." />
       ) : (

@@ -1,0 +1,95 @@
+// The Data tab's body: skeleton tiles while the folder loads, an error with Try again when it
+// failed, else the virtualised grid of tiles with 'Loading more…' under it, and the empty states
+// (nothing with this status; no images yet, or an empty folder).
+import type { ReactNode } from 'react';
+import { RefreshCw, SearchX, UploadCloud } from 'lucide-react';
+import type { ImageStatus } from '../../../../contract/images';
+import { ROOT_PATH } from '../../../../contract/folders';
+import { Button } from '../../../components/Button';
+import { EmptyState } from '../../../components/EmptyState';
+import { STATUS_LABELS, useDataView } from './dataView';
+import { folderName } from './folders';
+import { TileSkeletons } from './TileSkeletons';
+import type { Item } from './useGridItems';
+import type { ImageList } from './useImageList';
+import { VirtualGrid } from './VirtualGrid';
+import styles from './DataTab.module.css';
+
+export function DataGrid({
+  list,
+  items,
+  folderPath,
+  status,
+  hasFolders,
+  uploadDenied,
+  onRange,
+  renderItem,
+}: {
+  list: ImageList;
+  items: Item[];
+  folderPath: string;
+  status: ImageStatus | null;
+  hasFolders: boolean;
+  uploadDenied: string | null;
+  onRange(start: number, end: number): void;
+  renderItem(item: Item): ReactNode;
+}) {
+  const view = useDataView.getState;
+  if (list.loading && !list.images.length) return <TileSkeletons count={10} label="Loading images" />;
+  if (list.error && !list.images.length) {
+    return (
+      <EmptyState
+        icon={<RefreshCw />}
+        tone="danger"
+        role="alert"
+        title="Failed to load folder contents"
+        description="Please try again."
+        action={
+          <Button variant="secondary" icon={<RefreshCw />} onClick={list.reload}>
+            Try again
+          </Button>
+        }
+      />
+    );
+  }
+  return (
+    <>
+      <VirtualGrid
+        items={items}
+        label={`Contents of ${folderName(folderPath)}`}
+        itemKey={(it) => (it.kind === 'parent' ? 'parent' : it.kind === 'folder' ? `f:${it.folder.id}` : it.image.id)}
+        onNearEnd={list.hasNext ? list.loadMore : undefined}
+        onRange={onRange}
+        renderItem={renderItem}
+      />
+      {list.loadingMore ? (
+        <p className={styles.loadingMore} aria-live="polite">
+          Loading more…
+        </p>
+      ) : null}
+      {!list.loading && !list.images.length && !hasFolders ? (
+        status !== null ? (
+          <EmptyState
+            icon={<SearchX />}
+            tone="neutral"
+            title={`No ${STATUS_LABELS[status].toLowerCase()} images here`}
+            description="Try another status, or show all statuses."
+            action={
+              <Button variant="secondary" onClick={() => view().setStatus(null)}>
+                Show all statuses
+              </Button>
+            }
+          />
+        ) : (
+          <EmptyState
+            icon={<UploadCloud />}
+            title={folderPath === ROOT_PATH ? (uploadDenied ? 'No images yet' : 'Add your first images') : 'This folder is empty'}
+            description={
+              uploadDenied ? `${uploadDenied}; they appear here once a teammate adds them.` : 'Drop image files here, or choose them with Add. JPEG, PNG, GIF, WebP, BMP and SVG are accepted.'
+            }
+          />
+        )
+      ) : null}
+    </>
+  );
+}
