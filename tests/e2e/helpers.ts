@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page, type Route } from '@playwright/test';
 
 let counter = 0;
 /** A fresh, unique identity for one test. */
@@ -47,4 +47,19 @@ export async function createProject(page: Page, name: string, description = '') 
   await dialog.getByRole('button', { name: 'Create Project' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole('button', { name: `Open project ${name}` })).toBeVisible();
+}
+
+/**
+ * Routes the storage PUT of one file. An upload URL names a staging object of its own, not the
+ * file, so its path is learnt from the upload-url answer for that filename.
+ */
+export async function routeUploadPut(page: Page, filename: string, handler: (route: Route) => Promise<void> | void) {
+  const paths = new Set<string>();
+  await page.route('**/images/upload-url?*', async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    if (body?.filename === filename && typeof body.upload_url === 'string') paths.add(new URL(body.upload_url).pathname);
+    await route.fulfill({ response, json: body });
+  });
+  await page.route((url) => paths.has(url.pathname), (route) => (route.request().method() === 'PUT' ? handler(route) : route.fallback()));
 }

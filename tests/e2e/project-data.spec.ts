@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, onboard, routeUploadPut, signUp, uniqueUser } from './helpers';
 
 async function png(r: number, g: number, b: number, width = 48, height = 36): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -27,13 +27,10 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   // held until the progress is checked: the batch bar, a bar per file, 'n of 3'.
   let releasePut!: () => void;
   const putHeld = new Promise<void>((r) => (releasePut = r));
-  await page.route(
-    (url) => url.pathname.includes('blue.png'),
-    async (route) => {
-      if (route.request().method() === 'PUT') await putHeld;
-      await route.fallback();
-    },
-  );
+  await routeUploadPut(page, 'blue.png', async (route) => {
+    await putHeld;
+    await route.fallback();
+  });
   await page.getByTestId('add-images-input').setInputFiles([
     { name: 'red.png', mimeType: 'image/png', buffer: await png(220, 40, 40) },
     { name: 'green.png', mimeType: 'image/png', buffer: await png(40, 200, 60) },

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, onboard, routeUploadPut, signUp, uniqueUser } from './helpers';
 
 test('uploads: a failed PUT shows its status and body, a missing upload URL fails only that file, a hanging file holds one slot only, Cancel stops the rest', async ({ page }) => {
   const user = uniqueUser('uploads');
@@ -16,10 +16,7 @@ test('uploads: a failed PUT shows its status and body, a missing upload URL fail
   const summary = uploads.getByTestId('upload-summary');
 
   // The storage refuses one file: its reason is 'Upload failed: {status} {body}'; the other lands.
-  await page.route(
-    (url) => url.pathname.includes('bad.png'),
-    (route) => (route.request().method() === 'PUT' ? route.fulfill({ status: 507, body: 'disk full' }) : route.fallback()),
-  );
+  await routeUploadPut(page, 'bad.png', (route) => route.fulfill({ status: 507, body: 'disk full' }));
   await input.setInputFiles([file('good.png'), file('bad.png')]);
   await expect(summary).toHaveText('1 uploaded · 1 failed');
   await expect(uploads).toContainText('Upload failed: 507 disk full');
@@ -41,10 +38,7 @@ test('uploads: a failed PUT shows its status and body, a missing upload URL fail
 
   // A PUT that hangs holds one of the five slots only: the six others all land meanwhile.
   // Cancel then stops it, and nothing more is uploaded.
-  await page.route(
-    (url) => url.pathname.includes('slow.png'),
-    (route) => (route.request().method() === 'PUT' ? new Promise<void>(() => undefined) : route.fallback()),
-  );
+  await routeUploadPut(page, 'slow.png', () => new Promise<void>(() => undefined));
   await input.setInputFiles([file('slow.png'), ...['a', 'b', 'c', 'd', 'e', 'f'].map((n) => file(`${n}.png`))]);
   await expect(uploads.getByRole('heading', { name: 'Uploading 7 files' })).toBeVisible();
   await expect(summary).toContainText('6 of 7');
