@@ -9,19 +9,15 @@ import type { z } from 'zod';
 import { DEFAULT_EXPORT_FORMAT, DEFAULT_EXPORT_SCOPE, MAX_EXPORT_NAME_LENGTH, type ExportFormat, type ExportRequest, type ExportScope } from '../../../../contract/export';
 import type { ImageStatus } from '../../../../contract/images';
 import type { Project } from '../../../../contract/projects';
-import { apiFetch, authHeaders } from '../../../api/client';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { TextField } from '../../../components/TextField';
 import { formatBytes } from '../../../lib/format';
 import { toast } from '../../../stores/toast';
 import { STATUS_LABELS } from './dataView';
+import { downloadExport, ExportError, EXPORT_MESSAGES } from './exportDownload';
 import styles from './EditDialog.module.css';
 
-export const EXPORT_MESSAGES = {
-  noSelection: 'Please select images to export',
-  nothing: 'No images to export with the current selection',
-} as const;
 
 /** Who opens the dialog: the Data tab's buttons, and anything else on the project page. */
 export const useExportDialog = create<{ open: boolean; show(): void; hide(): void }>()((set) => ({
@@ -34,48 +30,6 @@ const FORMATS: { id: ExportFormat; title: string; hint: string }[] = [
   { id: 'vellum', title: 'Vellum', hint: 'Lossless: every shape, class, attribute, stage and folder' },
   { id: 'coco', title: 'COCO', hint: 'annotations.json for standard COCO tools' },
 ];
-
-// The same request headers as the API client (src/app/api/client.ts), for a streamed body.
-class ExportError extends Error {}
-
-/** The server's message for a refused export: its validation texts as they are, others as 'Export failed: ...'. */
-function refusal(status: number, body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
-    if (typeof parsed.error === 'string') {
-      if (parsed.error === EXPORT_MESSAGES.noSelection || parsed.error === EXPORT_MESSAGES.nothing) return parsed.error;
-      return `Export failed: ${parsed.error}`;
-    }
-  } catch {
-    /* not JSON */
-  }
-  return `Export failed: ${status} ${body.slice(0, 300)}`;
-}
-
-/** File name from Content-Disposition (filename* first), else null. */
-function dispositionName(header: string | null): string | null {
-  if (!header) return null;
-  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
-  if (star) {
-    try {
-      return decodeURIComponent(star[1]!);
-    } catch {
-      /* fall through */
-    }
-  }
-  return /filename="([^"]+)"/i.exec(header)?.[1] ?? null;
-}
-
-function save(blob: Blob, filename: string) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 export interface ExportDialogProps {
   project: Project;
@@ -95,7 +49,6 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
   const [received, setReceived] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
-  const classesId = useId();
 
   // Every opening starts from the defaults, with all classes and the current project name.
   useEffect(() => {
@@ -142,31 +95,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
       ...(scope === 'current_filters' ? { filters: { folder_path: folderPath, ...(status ? { status } : {}) } } : {}),
     };
     try {
-      const res = await apiFetch('/api/v1/annotations/export', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/zip, application/json', ...(await authHeaders()) },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      });
-      if (!res.ok) throw new ExportError(refusal(res.status, await res.text()));
-      const chunks: Uint8Array<ArrayBuffer>[] = [];
-      let total = 0;
-      const reader = res.body?.getReader();
-      if (reader) {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          chunks.push(value);
-          total += value.byteLength;
-          setReceived(total);
-        }
-      } else {
-        const buf = new Uint8Array(await res.arrayBuffer());
-        chunks.push(buf);
-        total = buf.byteLength;
-      }
-      const filename = dispositionName(res.headers.get('content-disposition')) ?? `${name.trim()}_${format}.zip`;
-      save(new Blob(chunks, { type: 'application/zip' }), filename);
+      const { filename, total } = await downloadExport(body, `${name.trim()}_${format}.zip`, controller.signal, setReceived);
       toast(`Exported ${filename} (${formatBytes(total)})`, 'success');
       useExportDialog.getState().hide();
     } catch (err) {
@@ -264,51 +193,61 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
         Include image files
       </label>
 
-      <div className={styles.section}>
-        <div className={styles.sectionHead}>
-          <span className={styles.label} id={classesId}>
-            Classes <span className={`${styles.count} tabular`}>{hasClasses ? `${classes.size} of ${project.classes.length}` : 'none defined: every annotation is exported'}</span>
-          </span>
-          {hasClasses ? (
-            <button
-              type="button"
-              className={styles.linkButton}
-              disabled={busy}
-              onClick={() => setClasses(classes.size === project.classes.length ? new Set() : new Set(project.classes.map((c) => c.name)))}
-            >
-              {classes.size === project.classes.length ? 'Select none' : 'Select all'}
-            </button>
-          ) : null}
-        </div>
+      <ExportClassPicker project={project} classes={classes} onChange={setClasses} disabled={busy} />
+    </Dialog>
+  );
+}
+
+/** The classes to export: all by default, "Select all / none", and a check per class. */
+function ExportClassPicker({ project, classes, onChange, disabled }: { project: Project; classes: ReadonlySet<string>; onChange(next: ReadonlySet<string>): void; disabled: boolean }) {
+  const classesId = useId();
+  const hasClasses = project.classes.length > 0;
+  const noClass = hasClasses && classes.size === 0;
+  return (
+    <div className={styles.section}>
+      <div className={styles.sectionHead}>
+        <span className={styles.label} id={classesId}>
+          Classes <span className={`${styles.count} tabular`}>{hasClasses ? `${classes.size} of ${project.classes.length}` : 'none defined: every annotation is exported'}</span>
+        </span>
         {hasClasses ? (
-          <ul className={styles.classes} aria-labelledby={classesId}>
-            {project.classes.map((c) => (
-              <li key={c.name}>
-                <label className={styles.check}>
-                  <input
-                    type="checkbox"
-                    checked={classes.has(c.name)}
-                    disabled={busy}
-                    onChange={(e) => {
-                      const next = new Set(classes);
-                      if (e.target.checked) next.add(c.name);
-                      else next.delete(c.name);
-                      setClasses(next);
-                    }}
-                  />
-                  <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
-                  {c.name}
-                </label>
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {noClass ? (
-          <p className={styles.error} role="alert">
-            Select at least one class to export
-          </p>
+          <button
+            type="button"
+            className={styles.linkButton}
+            disabled={disabled}
+            onClick={() => onChange(classes.size === project.classes.length ? new Set() : new Set(project.classes.map((c) => c.name)))}
+          >
+            {classes.size === project.classes.length ? 'Select none' : 'Select all'}
+          </button>
         ) : null}
       </div>
-    </Dialog>
+      {hasClasses ? (
+        <ul className={styles.classes} aria-labelledby={classesId}>
+          {project.classes.map((c) => (
+            <li key={c.name}>
+              <label className={styles.check}>
+                <input
+                  type="checkbox"
+                  checked={classes.has(c.name)}
+                  disabled={disabled}
+                  onChange={(e) => {
+                    const next = new Set(classes);
+                    if (e.target.checked) next.add(c.name);
+                    else next.delete(c.name);
+                    onChange(next);
+                  }}
+                />
+                <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+                {c.name}
+              </label>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {noClass ? (
+        <p className={styles.error} role="alert">
+          Select at least one class to export
+        </p>
+      ) : null}
+    </div>
   );
 }
