@@ -42,7 +42,16 @@ export function useTileSelection(images: Image[]) {
     [navigate, toggle, view],
   );
 
+  useSelectionKeys(images, true);
+
+  return { toggle, activate };
+}
+
+/** Ctrl/Cmd+A selects every loaded image and Escape clears, outside fields, dialogs and menus; `enabled` false: neither. */
+export function useSelectionKeys(images: Image[], enabled: boolean) {
+  const view = useDataView.getState;
   useEffect(() => {
+    if (!enabled) return;
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
       if (t && (t.closest('input, textarea, select, [contenteditable="true"]') || t.closest('[role="dialog"], [role="menu"]'))) return;
@@ -55,7 +64,5 @@ export function useTileSelection(images: Image[]) {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [images, view]);
-
-  return { toggle, activate };
+  }, [images, view, enabled]);
 }
