@@ -1,6 +1,6 @@
 // Project page (/project), spec section 2. The header is real; the Data, Archive and Classes tabs
 // get their tools in the next issue, so their panels say so plainly.
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Download, HardDrive, Images, Plus, Settings2 } from 'lucide-react';
@@ -24,14 +24,9 @@ import { useDataView } from './data/dataView';
 import { useExportDialog } from './data/ExportDialog';
 import { UploadPanel } from './data/UploadPanel';
 import { ACCEPT_ATTR, useUploads } from './data/uploads';
+import { ProjectTabs, type Tab } from './ProjectTabs';
 import styles from './ProjectPage.module.css';
 
-type Tab = 'data' | 'archive' | 'classes';
-const TABS: { id: Tab; label: string }[] = [
-  { id: 'data', label: 'Data' },
-  { id: 'archive', label: 'Archive' },
-  { id: 'classes', label: 'Classes' },
-];
 
 export function ProjectPage() {
   // Header buttons stay in place, disabled with the reason (the rule: src/app/stores/permissions.ts).
@@ -69,7 +64,6 @@ export function ProjectPage() {
   }, [projectId, returnFromImage, navigate]);
   useDocumentTitle(selected?.name ?? 'Project');
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
 
   const query = useQuery({
     queryKey: projectKey(selected?.id),
@@ -114,15 +108,6 @@ export function ProjectPage() {
   const chooseTab = (next: Tab) => {
     if (next !== tab) useDataView.getState().clearSelection();
     setTab(next);
-  };
-  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
-    const i = TABS.findIndex((t) => t.id === tab);
-    const next = e.key === 'ArrowRight' ? TABS[(i + 1) % TABS.length] : e.key === 'ArrowLeft' ? TABS[(i + TABS.length - 1) % TABS.length] : null;
-    if (next) {
-      e.preventDefault();
-      chooseTab(next.id);
-      tabRefs.current[next.id]?.focus();
-    }
   };
   const counts: Record<Tab, number> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
 
@@ -190,28 +175,7 @@ export function ProjectPage() {
         }
       />
 
-      <div className={styles.tabs} role="tablist" aria-label="Project sections">
-        {TABS.map((t) => (
-          <button
-            key={t.id}
-            ref={(el) => {
-              tabRefs.current[t.id] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`tab-${t.id}`}
-            aria-selected={tab === t.id}
-            aria-controls={`panel-${t.id}`}
-            tabIndex={tab === t.id ? 0 : -1}
-            className={styles.tab}
-            onClick={() => chooseTab(t.id)}
-            onKeyDown={onTabKey}
-          >
-            {t.label}
-            <span className={`${styles.count} tabular`}>{counts[t.id]}</span>
-          </button>
-        ))}
-      </div>
+      <ProjectTabs tab={tab} counts={counts} onChoose={chooseTab} />
 
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={styles.panel}>
         {tab === 'data' && viewProjectId === project.id ? <DataTab project={project} orgId={project.organization_id} onUpload={startUpload} /> : null}

@@ -1,0 +1,48 @@
+// The project page's tabs (Data, Archive, Classes) with their counts: a tablist that the arrow keys
+// move along, as the WAI-ARIA tabs pattern has it.
+import { useRef, type KeyboardEvent } from 'react';
+import styles from './ProjectPage.module.css';
+
+export type Tab = 'data' | 'archive' | 'classes';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'data', label: 'Data' },
+  { id: 'archive', label: 'Archive' },
+  { id: 'classes', label: 'Classes' },
+];
+
+export function ProjectTabs({ tab, counts, onChoose }: { tab: Tab; counts: Record<Tab, number>; onChoose(tab: Tab): void }) {
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    const i = TABS.findIndex((t) => t.id === tab);
+    const next = e.key === 'ArrowRight' ? TABS[(i + 1) % TABS.length] : e.key === 'ArrowLeft' ? TABS[(i + TABS.length - 1) % TABS.length] : null;
+    if (next) {
+      e.preventDefault();
+      onChoose(next.id);
+      tabRefs.current[next.id]?.focus();
+    }
+  };
+  return (
+    <div className={styles.tabs} role="tablist" aria-label="Project sections">
+      {TABS.map((t) => (
+        <button
+          key={t.id}
+          ref={(el) => {
+            tabRefs.current[t.id] = el;
+          }}
+          type="button"
+          role="tab"
+          id={`tab-${t.id}`}
+          aria-selected={tab === t.id}
+          aria-controls={`panel-${t.id}`}
+          tabIndex={tab === t.id ? 0 : -1}
+          className={styles.tab}
+          onClick={() => onChoose(t.id)}
+          onKeyDown={onTabKey}
+        >
+          {t.label}
+          <span className={`${styles.count} tabular`}>{counts[t.id]}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
