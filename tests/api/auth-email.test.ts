@@ -1,21 +1,14 @@
 // E-mail confirmation (SMTP_URL set): sign-up mails a link, password sign-in waits for it, and the
 // link completes the sign-up (PKCE code or implicit tokens). A local SMTP server catches the mail.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { SMTPServer } from 'smtp-server';
 import { sql } from 'drizzle-orm';
 import { api, startServer, uniqueEmail, type TestServer } from './harness';
-
-interface CaughtMail {
-  to: string[];
-  body: string;
-}
+import { startMailCatcher, type MailCatcher } from './support/mail-catcher';
 
 let server: TestServer;
-let smtp: SMTPServer;
-const mails: CaughtMail[] = [];
+let catcher: MailCatcher;
 
 function client(): SupabaseClient {
   const store = new Map<string, string>();
@@ -31,15 +24,7 @@ function client(): SupabaseClient {
   });
 }
 
-/** The confirmation link in the last mail to `to` (the text part, quoted-printable decoded). */
-function linkFor(to: string): string {
-  const mail = [...mails].reverse().find((m) => m.to.includes(to));
-  if (!mail) throw new Error(`no mail to ${to}`);
-  const decoded = mail.body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const match = /http:\/\/127\.0\.0\.1:\d+\/auth\/v1\/verify\?[^\s"<]+/.exec(decoded);
-  if (!match) throw new Error(`no link in mail to ${to}`);
-  return match[0].replace(/&amp;/g, '&');
-}
+const linkFor = (to: string) => catcher.linkFor(to);
 
 async function open(link: string): Promise<URL> {
   const res = await fetch(link, { redirect: 'manual' });
@@ -48,26 +33,12 @@ async function open(link: string): Promise<URL> {
 }
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  const port = (smtp.server.address() as AddressInfo).port;
-  server = await startServer({ SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: 'Vellum <auth@vellum.test>' });
+  catcher = await startMailCatcher();
+  server = await startServer(catcher.smtpEnv);
 });
 afterAll(async () => {
   await server?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await catcher?.close();
 });
 
 describe('sign-up with e-mail confirmation', () => {
@@ -114,13 +85,13 @@ describe('sign-up with e-mail confirmation', () => {
     const email = uniqueEmail('known');
     const first = await client().auth.signUp({ email, password: 'first password' });
     await open(linkFor(email));
-    const before = mails.length;
+    const before = catcher.mails.length;
     const repeat = await client().auth.signUp({ email, password: 'other password' });
     expect(repeat.error).toBeNull();
     expect(repeat.data.session).toBeNull();
     expect(repeat.data.user!.email).toBe(email);
     expect(repeat.data.user!.id).not.toBe(first.data.user!.id);
-    expect(mails.length).toBe(before);
+    expect(catcher.mails.length).toBe(before);
     // And the real account keeps its password.
     expect((await client().auth.signInWithPassword({ email, password: 'other password' })).error?.code).toBe('invalid_credentials');
   });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, signUp, startServer, uniqueEmail, type TestServer } from './harness';
 import { invite, joinAs } from './team-harness';
+import { startMailCatcher, type MailCatcher } from './support/mail-catcher';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -190,30 +191,14 @@ describe('invites', () => {
 describe('invites with SMTP configured', () => {
   // A local SMTP server catches what the server sends.
   let mailServer: TestServer;
-  let smtp: import('smtp-server').SMTPServer;
-  const mails: { to: string[]; body: string }[] = [];
+  let catcher: MailCatcher;
   beforeAll(async () => {
-    const { SMTPServer } = await import('smtp-server');
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, callback) {
-        let body = '';
-        stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-    const port = (smtp.server.address() as import('node:net').AddressInfo).port;
-    mailServer = await startServer({ SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: 'Vellum <team@vellum.test>' });
+    catcher = await startMailCatcher('Vellum <team@vellum.test>');
+    mailServer = await startServer(catcher.smtpEnv);
   });
   afterAll(async () => {
     await mailServer?.stop();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await catcher?.close();
   });
 
   it('mails the link to the invited address (the inviter can still copy it)', async () => {
@@ -230,7 +215,7 @@ describe('invites with SMTP configured', () => {
     const res = await api(mailServer.url, 'POST', `/api/v1/organizations/${org.id}/invites`, { token, body: { email: invited, role: 'annotator' } });
     expect(res.status).toBe(200);
     expect(res.body.email_sent).toBe(true);
-    const mail = mails.find((m) => m.to.includes(invited));
+    const mail = catcher.mails.find((m) => m.to.includes(invited));
     expect(mail).toBeTruthy();
     const unfolded = mail!.body.replace(/=\r?\n/g, '');
     expect(unfolded).toContain(res.body.invite_url.split('/invite/')[1]);
