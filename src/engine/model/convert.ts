@@ -3,7 +3,8 @@
 // normalisation: for polygon, polyline and keypoint the bounding box is derived from the
 // geometry on save (so it can never go stale after an edit). Box and segmentation keep theirs.
 import { z } from 'zod';
-import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS, StoredAnnotation, StoredAnnotations } from '../../contract/annotations';
+import { StoredAnnotation, StoredAnnotations } from '../../contract/annotations';
+import { isPlainStoredAnnotation } from '../../contract/annotation-check';
 import { annotationBounds } from './geometry';
 import type { EditorAnnotation, JsonValue, Point } from './types';
 
@@ -105,68 +106,24 @@ export function validateEditorAnnotation(a: EditorAnnotation): string | null {
 }
 
 // ---- the common case without zod
-// At 100k shapes zod's safeParse (a validated copy of every object and point) plus the
-// conversion (a second copy) was most of a load's main-thread time and garbage. Plain boxes,
-// polygons, polylines and keypoints (no attributes, masks or unknown keys) are checked here by
-// hand and converted in the same pass; anything else, valid or not, goes through zod, so errors
-// and what is accepted stay exactly the schema's (tests/engine/convert.test.ts compares the two).
-
-const PLAIN_KEYS = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint']);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isCoord = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/**
- * A path of [x, y] pairs with at least `min` points, checked and taken as it is, not copied: the
- * engine never changes a path in place (commands build new rings), and at 100k shapes the copies
- * were most of a load's surviving garbage (what its scavenges spend their time copying). The
- * caller's JSON then shares these arrays with the document, so it must not change them either.
- */
-function plainPath(v: unknown, min: number): Point[] | null {
-  if (!Array.isArray(v) || v.length < min) return null;
-  for (let i = 0; i < v.length; i++) {
-    const p: unknown = v[i];
-    if (!Array.isArray(p) || p.length !== 2) return null;
-    if (!isCoord(p[0]) || !isCoord(p[1])) return null;
-  }
-  return v as Point[];
-}
+// Plain boxes, polygons, polylines and keypoints are checked by the contract's fast path
+// (src/contract/annotation-check.ts) and converted here without copying their paths; anything
+// else goes through zod and storedToEditor. The engine never changes a path in place (commands
+// build new rings), so the caller's JSON shares these arrays with the document and must not
+// change them either: at 100k shapes the copies were most of a load's surviving garbage.
 
 /**
  * The editor annotation for a stored one that is a valid plain box, polygon, polyline or
  * keypoint; null for anything else (then zod decides). Never accepts what the schema rejects.
  */
 export function plainStoredToEditor(json: unknown): EditorAnnotation | null {
-  if (!isRecord(json)) return null;
-  for (const k in json) if (!PLAIN_KEYS.has(k)) return null;
+  if (!isPlainStoredAnnotation(json)) return null;
   const { id, name, bounding_box: bb, polygon, polyline, keypoint } = json;
-  if (typeof id !== 'string' || id.length === 0 || typeof name !== 'string' || !isRecord(bb)) return null;
-  const { x, y, w, h } = bb;
-  if (!isCoord(x) || !isCoord(y) || !isCoord(w) || !isCoord(h) || w < 0 || h < 0) return null;
-  if ((polygon !== undefined ? 1 : 0) + (polyline !== undefined ? 1 : 0) + (keypoint !== undefined ? 1 : 0) > 1) return null;
   if (polygon !== undefined) {
-    if (!isRecord(polygon)) return null;
-    const points = plainPath(polygon.path, POLYGON_MIN_POINTS);
-    if (!points) return null;
-    const { holes } = polygon;
-    if (holes === undefined) return { id, class: name, type: 'polygon', points };
-    if (!Array.isArray(holes)) return null;
-    const rings: Point[][] = new Array(holes.length);
-    for (let i = 0; i < holes.length; i++) {
-      const ring = plainPath(holes[i], POLYGON_MIN_POINTS);
-      if (!ring) return null;
-      rings[i] = ring;
-    }
-    return { id, class: name, type: 'polygon', points, holes: rings };
+    const points = polygon.path as Point[];
+    return polygon.holes === undefined ? { id, class: name, type: 'polygon', points } : { id, class: name, type: 'polygon', points, holes: polygon.holes as Point[][] };
   }
-  if (polyline !== undefined) {
-    if (!isRecord(polyline)) return null;
-    const points = plainPath(polyline.path, POLYLINE_MIN_POINTS);
-    return points ? { id, class: name, type: 'polyline', points } : null;
-  }
-  if (keypoint !== undefined) {
-    if (!isRecord(keypoint) || !isCoord(keypoint.x) || !isCoord(keypoint.y)) return null;
-    return { id, class: name, type: 'keypoint', x: keypoint.x, y: keypoint.y };
-  }
-  return { id, class: name, type: 'box', x, y, width: w, height: h };
+  if (polyline !== undefined) return { id, class: name, type: 'polyline', points: polyline.path as Point[] };
+  if (keypoint !== undefined) return { id, class: name, type: 'keypoint', x: keypoint.x, y: keypoint.y };
+  return { id, class: name, type: 'box', x: bb.x, y: bb.y, width: bb.w, height: bb.h };
 }

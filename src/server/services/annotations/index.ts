@@ -12,8 +12,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { images, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
-import { StoredAnnotation } from '../../../contract/annotations';
-import { printableText } from '../../../contract/text';
+import { describePath, findAnnotationProblem } from '../../../contract/annotation-check';
 import {
   ANNOTATION_KINDS,
   CONFLICT_CURRENT_MAX_SHAPES,
@@ -99,34 +98,10 @@ export async function loadDataChunks(ctx: AppContext, userId: string, imageId: s
 
 // --- validation
 
-function describePath(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-}
-
-function label(index: number, raw: unknown): string {
-  const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
-  return id === null ? `Annotation ${index}` : `Annotation ${index} (id "${printableText(id.slice(0, 100))}")`;
-}
-
-/**
- * Checks every annotation against the stored-annotation schema, then ids for duplicates, then
- * class names against the project's classes. Throws 400 naming the first bad annotation.
- */
+/** Throws 400 naming the first bad annotation (src/contract/annotation-check.ts has the rules). */
 export function validateAnnotations(raw: unknown[], classNames: ReadonlySet<string>): void {
-  const seen = new Map<string, number>();
-  raw.forEach((item, i) => {
-    const parsed = StoredAnnotation.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const where = describePath(issue.path);
-      throw errors.badRequest(`${label(i, item)}: ${where ? `${where}: ` : ''}${issue.message}`, 'invalid_annotation', { index: i });
-    }
-    const a = parsed.data;
-    const first = seen.get(a.id);
-    if (first !== undefined) throw errors.badRequest(`${label(i, item)}: duplicate annotation id (annotation ${first} has the same id)`, 'duplicate_annotation_id', { index: i });
-    seen.set(a.id, i);
-    if (!classNames.has(a.name)) throw errors.badRequest(`Unknown class "${a.name.slice(0, 200)}"`, 'unknown_class', { index: i });
-  });
+  const problem = findAnnotationProblem(raw, classNames);
+  if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
 }
 
 // --- save
