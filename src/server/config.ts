@@ -23,12 +23,22 @@ export interface Config {
   appDir: string;
   /** Magic Image Edit (README "Magic Image Edit"): which provider edits, and the job workers of this process. */
   imageEdit: ImageEditConfig;
+  /** Dataset imports (README "Import"): the job workers of this process. */
+  imports: JobWorkersConfig;
   /** Assisted segmentation (README "Assisted segmentation"): SEGMENTER, SAM2_MODEL_DIR, SEGMENTER_CACHE_MB. */
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
   annotationHistoryDays: number;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (addresses or CIDRs); false: none, the socket's address is the client's. */
   trustProxy: false | string[];
+}
+
+export interface JobWorkersConfig {
+  /** Jobs this process works at once; 0: this process only takes requests. */
+  concurrency: number;
+  /** A job's lease; a worker that stops renewing it (crash) loses the job to another after this long. */
+  leaseMs: number;
+  pollMs: number;
 }
 
 export interface SegmentationConfig {
@@ -55,6 +65,13 @@ export interface ImageEditConfig {
   concurrency: number;
   /** A job's lease; a worker that stops renewing it (crash) loses the job to another after this long. */
   leaseMs: number;
+  pollMs: number;
+}
+
+export interface JobWorkerConfig {
+  /** Jobs this process works at once; 0: this process only enqueues, others do the work. */
+  concurrency: number;
+  /** How often idle workers look for queued jobs (and for jobs whose lease ran out). */
   pollMs: number;
 }
 
@@ -129,8 +146,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const appDir = path.resolve(cwd, env.APP_DIR?.trim() || 'dist/app');
   const imageEdit = imageEditConfig(env);
   const segmentation = segmentationConfig(env, cwd);
+  const imports = {
+    concurrency: integer(env, 'IMPORT_CONCURRENCY', 1, 0, 16),
+    leaseMs: integer(env, 'IMPORT_LEASE_SECONDS', 60, 2, 3600) * 1000,
+    pollMs: integer(env, 'IMPORT_POLL_MS', 1000, 50, 60_000),
+  };
   const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {

@@ -271,6 +271,27 @@ export const jobs = pgTable('jobs', {
   updatedAt: updated(),
 });
 
+// Dataset imports (0008_imports.sql).
+
+export const imports = pgTable('imports', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  projectId: uuid('project_id').notNull(),
+  createdBy: uuid('created_by'),
+  filename: text('filename').notNull(),
+  size: bigint('size', { mode: 'number' }).notNull(),
+  format: text('format').notNull().default('auto'),
+  folderPath: text('folder_path').notNull().default(''),
+  stagingKey: text('staging_key').notNull(),
+  status: text('status').$type<'uploading' | 'queued' | 'running' | 'done' | 'failed'>().notNull().default('uploading'),
+  done: integer('done').notNull().default(0),
+  total: integer('total').notNull().default(0),
+  report: jsonb('report').$type<Record<string, unknown>>().notNull().default({}),
+  error: text('error'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
 // Teams (0003_teams.sql): invites, API keys, the account deletion schedule.
 
 export const organizationInvites = pgTable('organization_invites', {
