@@ -25,6 +25,8 @@ export interface Config {
   imageEdit: ImageEditConfig;
   /** Dataset imports (README "Import"): the job workers of this process. */
   imports: JobWorkersConfig;
+  /** Tile pyramids and the account purge (src/server/jobs/README.md): the job workers of this process. */
+  jobs: { tiles: JobWorkersConfig; accountPurge: JobWorkersConfig & { intervalMs: number } };
   /** Assisted segmentation (README "Assisted segmentation"): SEGMENTER, SAM2_MODEL_DIR, SEGMENTER_CACHE_MB. */
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
@@ -65,13 +67,6 @@ export interface ImageEditConfig {
   concurrency: number;
   /** A job's lease; a worker that stops renewing it (crash) loses the job to another after this long. */
   leaseMs: number;
-  pollMs: number;
-}
-
-export interface JobWorkerConfig {
-  /** Jobs this process works at once; 0: this process only enqueues, others do the work. */
-  concurrency: number;
-  /** How often idle workers look for queued jobs (and for jobs whose lease ran out). */
   pollMs: number;
 }
 
@@ -152,7 +147,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     pollMs: integer(env, 'IMPORT_POLL_MS', 1000, 50, 60_000),
   };
   const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
+  const jobs: Config['jobs'] = {
+    tiles: workers(env, 'TILES', 1),
+    accountPurge: { ...workers(env, 'ACCOUNT_PURGE', 1), intervalMs: integer(env, 'ACCOUNT_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400) * 1000 },
+  };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {
@@ -185,6 +184,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (!raw) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) fail(name, `must be a whole number ${min}-${max} (got "${raw}")`);
   return Number(raw);
+}
+
+/** <PREFIX>_CONCURRENCY, <PREFIX>_LEASE_SECONDS (60) and <PREFIX>_POLL_MS (1000). */
+function workers(env: Env, prefix: string, concurrency: number): JobWorkersConfig {
+  return {
+    concurrency: integer(env, `${prefix}_CONCURRENCY`, concurrency, 0, 64),
+    leaseMs: integer(env, `${prefix}_LEASE_SECONDS`, 60, 2, 3600) * 1000,
+    pollMs: integer(env, `${prefix}_POLL_MS`, 1000, 50, 60_000),
+  };
 }
 
 function imageEditConfig(env: Env): ImageEditConfig {
