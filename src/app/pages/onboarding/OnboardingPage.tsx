@@ -20,6 +20,50 @@ const BENEFITS = [
   { icon: <ShieldCheck />, title: 'You own it', text: 'You are the owner: plan, storage and settings are yours.' },
 ];
 
+function validate(field: Field, value: string): string | undefined {
+  if (field === 'fullName') return value.trim() ? undefined : MESSAGES.fullNameRequired;
+  if (field === 'orgName') return value.trim() ? undefined : MESSAGES.orgNameRequired;
+  return validateSlug(value) ?? undefined;
+}
+
+function TopBar({ email, onSignOut }: { email: string | null | undefined; onSignOut(): void }) {
+  return (
+    <header className={styles.topbar}>
+      <Logo size="sm" />
+      <div className={styles.account}>
+        <span className={styles.accountEmail}>{email}</span>
+        <Button variant="ghost" size="sm" icon={<LogOut />} onClick={onSignOut}>
+          Sign Out
+        </Button>
+      </div>
+    </header>
+  );
+}
+
+function Benefits() {
+  return (
+    <aside className={styles.benefits} aria-label="What you get">
+      <h2 className={styles.benefitsTitle}>What you get</h2>
+      <ul>
+        {BENEFITS.map((b) => (
+          <li key={b.title} className={styles.benefit}>
+            <span className={styles.benefitIcon} aria-hidden="true">
+              {b.icon}
+            </span>
+            <div>
+              <h3>{b.title}</h3>
+              <p>{b.text}</p>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <p className={styles.note}>
+        <Check aria-hidden="true" /> You start on the Free plan.
+      </p>
+    </aside>
+  );
+}
+
 export function OnboardingPage() {
   const user = useSession((s) => s.user);
   const profile = useSession((s) => s.profile);
@@ -36,11 +80,6 @@ export function OnboardingPage() {
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const validate = (field: Field, value: string): string | undefined => {
-    if (field === 'fullName') return value.trim() ? undefined : MESSAGES.fullNameRequired;
-    if (field === 'orgName') return value.trim() ? undefined : MESSAGES.orgNameRequired;
-    return validateSlug(value) ?? undefined;
-  };
   const recheck = (field: Field, value: string) => {
     if (errors[field]) setErrors((e) => ({ ...e, [field]: validate(field, value) }));
   };
@@ -69,15 +108,7 @@ export function OnboardingPage() {
 
   return (
     <div className={styles.page}>
-      <header className={styles.topbar}>
-        <Logo size="sm" />
-        <div className={styles.account}>
-          <span className={styles.accountEmail}>{profile?.email ?? user?.email}</span>
-          <Button variant="ghost" size="sm" icon={<LogOut />} onClick={() => void signOut()}>
-            Sign Out
-          </Button>
-        </div>
-      </header>
+      <TopBar email={profile?.email ?? user?.email} onSignOut={() => void signOut()} />
       <main className={styles.main}>
         <div className={styles.card}>
           <form className={styles.form} onSubmit={(e) => void onSubmit(e)} noValidate>
@@ -154,25 +185,7 @@ export function OnboardingPage() {
               Create Organization &amp; Continue
             </Button>
           </form>
-          <aside className={styles.benefits} aria-label="What you get">
-            <h2 className={styles.benefitsTitle}>What you get</h2>
-            <ul>
-              {BENEFITS.map((b) => (
-                <li key={b.title} className={styles.benefit}>
-                  <span className={styles.benefitIcon} aria-hidden="true">
-                    {b.icon}
-                  </span>
-                  <div>
-                    <h3>{b.title}</h3>
-                    <p>{b.text}</p>
-                  </div>
-                </li>
-              ))}
-            </ul>
-            <p className={styles.note}>
-              <Check aria-hidden="true" /> You start on the Free plan.
-            </p>
-          </aside>
+          <Benefits />
         </div>
       </main>
     </div>

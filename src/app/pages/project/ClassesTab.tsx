@@ -52,24 +52,16 @@ function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit
   );
 }
 
-export function ClassesTab({ project }: { project: Project }) {
-  // Viewers, annotators and reviewers see the classes; owners and admins edit them. Add Class, the
-  // tab's header button, stays disabled with the reason; the rows' actions are hidden (the rule:
-  // src/app/stores/permissions.ts).
-  const editDenied = useDenied('classes.edit', 'edit classes');
-  const canEdit = !editDenied;
+/** The classes' optimistic PATCH, one at a time: `save(change, failure, optimistic)` resolves to the
+ * server's refusal message, or null on success. */
+function useSaveClasses(project: Project) {
   const qc = useQueryClient();
   const cache = useProjectCache();
   const updateSelection = useSelection((s) => s.update);
-  const [adding, setAdding] = useState(false);
-  const [renaming, setRenaming] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<ProjectClass | null>(null);
   const chain = useRef<Promise<unknown>>(Promise.resolve());
-  const classes = project.classes;
 
   const current = () => qc.getQueryData<Project>(projectKey(project.id)) ?? project;
 
-  /** Optimistic PATCH; resolves to the server's refusal message, or null on success. */
   const save = (change: (classes: ProjectClass[]) => ProjectClass[], failure: string, optimistic = true): Promise<string | null> => {
     const run = async (): Promise<string | null> => {
       const before = current();
@@ -99,6 +91,48 @@ export function ClassesTab({ project }: { project: Project }) {
     chain.current = p;
     return p;
   };
+  return save;
+}
+
+/** The swatch that opens the palette; picking the colour it already has changes nothing. */
+function ColourMenu({ cls: c, onPick }: { cls: ProjectClass; onPick(color: string): void }) {
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger asChild>
+        <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} />
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
+          <div className={styles.grid}>
+            {CLASS_PALETTE.map((color) => (
+              <DropdownMenu.Item
+                key={color}
+                className={styles.gridSwatch}
+                style={{ background: color }}
+                aria-label={`Colour ${color}`}
+                onSelect={() => (color !== c.color ? onPick(color) : undefined)}
+              >
+                {color.toLowerCase() === c.color.toLowerCase() ? <Check aria-hidden="true" /> : null}
+              </DropdownMenu.Item>
+            ))}
+          </div>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
+export function ClassesTab({ project }: { project: Project }) {
+  // Viewers, annotators and reviewers see the classes; owners and admins edit them. Add Class, the
+  // tab's header button, stays disabled with the reason; the rows' actions are hidden (the rule:
+  // src/app/stores/permissions.ts).
+  const editDenied = useDenied('classes.edit', 'edit classes');
+  const canEdit = !editDenied;
+  const save = useSaveClasses(project);
+  const [adding, setAdding] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<ProjectClass | null>(null);
+  const classes = project.classes;
 
   const rename = (from: string, to: string) => {
     setRenaming(null);
@@ -136,28 +170,7 @@ export function ClassesTab({ project }: { project: Project }) {
           {classes.map((c) => (
             <li key={c.name} className={styles.row} data-testid="class-row">
               {canEdit ? (
-                <DropdownMenu.Root>
-                  <DropdownMenu.Trigger asChild>
-                    <button type="button" className={styles.swatch} style={{ background: c.color }} aria-label={`Change colour of ${c.name}`} />
-                  </DropdownMenu.Trigger>
-                  <DropdownMenu.Portal>
-                    <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
-                      <div className={styles.grid}>
-                        {CLASS_PALETTE.map((color) => (
-                          <DropdownMenu.Item
-                            key={color}
-                            className={styles.gridSwatch}
-                            style={{ background: color }}
-                            aria-label={`Colour ${color}`}
-                            onSelect={() => (color !== c.color ? recolor(c, color) : undefined)}
-                          >
-                            {color.toLowerCase() === c.color.toLowerCase() ? <Check aria-hidden="true" /> : null}
-                          </DropdownMenu.Item>
-                        ))}
-                      </div>
-                    </DropdownMenu.Content>
-                  </DropdownMenu.Portal>
-                </DropdownMenu.Root>
+                <ColourMenu cls={c} onPick={(color) => recolor(c, color)} />
               ) : (
                 <span className={styles.swatch} data-static="true" style={{ background: c.color }} aria-hidden="true" />
               )}

@@ -31,7 +31,6 @@ export function ApiKeysSection() {
   const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState<{ key: string; name: string } | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
-  const [deleteBusy, setDeleteBusy] = useState(false);
   const keys = useQuery({ queryKey: keysKey(org?.id ?? ''), queryFn: async () => (await teamApi.listApiKeys(org!.id)).api_keys, enabled: Boolean(org) });
 
   if (!org) return <EmptyState icon={<KeyRound />} tone="neutral" title="No organization" description="API keys belong to an organization." />;
@@ -57,37 +56,12 @@ export function ApiKeysSection() {
     }
   };
 
-  const remove = async () => {
-    if (!deleting) return;
-    setDeleteBusy(true);
-    try {
-      await teamApi.deleteApiKey(deleting.id);
-      toast(`API key “${deleting.name}” deleted`, 'success');
-      setDeleting(null);
-      await qc.invalidateQueries({ queryKey: keysKey(org.id) });
-    } catch (err) {
-      toast(serverMessage(err, 'Failed to delete the API key'), 'danger');
-    } finally {
-      setDeleteBusy(false);
-    }
-  };
-
   // The form starts from the member's role as it is now (it may have changed since the last key).
   const openCreate = () => {
     setName('');
     setRole(org.user_role);
     setError(null);
     setCreating(true);
-  };
-
-  const copy = async () => {
-    if (!shown) return;
-    try {
-      await navigator.clipboard.writeText(shown.key);
-      toast('API key copied', 'success');
-    } catch {
-      toast('Copy failed: select the key and copy it', 'danger');
-    }
   };
 
   return (
@@ -113,29 +87,7 @@ export function ApiKeysSection() {
           description="Create a key (top right) to call the Vellum API from your scripts."
         />
       ) : (
-        <ul className={styles.list} aria-label="API keys">
-          {keys.data.map((k) => (
-            <li key={k.id} className={styles.item}>
-              <div className={styles.itemMain}>
-                <span className={styles.itemTitle}>{k.name}</span>
-                <Meta
-                  parts={[
-                    <code key="prefix" className={styles.code}>{k.prefix}…</code>,
-                    `created ${formatRelativeDate(k.created_at)}`,
-                    k.created_by ? `by ${k.created_by}` : null,
-                    k.last_used_at ? `last used ${formatRelativeDate(k.last_used_at)}` : 'never used',
-                  ].filter(Boolean)}
-                />
-              </div>
-              <div className={styles.itemActions}>
-                <Badge>{ROLE_LABEL[k.role]}</Badge>
-                <Button size="sm" variant="dangerGhost" icon={<Trash2 />} aria-label={`Delete API key ${k.name}`} onClick={() => setDeleting(k)}>
-                  Delete
-                </Button>
-              </div>
-            </li>
-          ))}
-        </ul>
+        <ApiKeyList keys={keys.data} onDelete={setDeleting} />
       )}
 
       <Dialog
@@ -163,46 +115,116 @@ export function ApiKeysSection() {
         {error ? <Banner tone="danger">{error}</Banner> : null}
       </Dialog>
 
-      <Dialog
-        open={shown !== null}
-        onOpenChange={(open) => (!open ? setShown(null) : undefined)}
-        icon={<KeyRound />}
-        title="Your new API key"
-        description={`Copy “${shown?.name}” now: it is shown only once.`}
-        wide
-        footer={
-          <Button variant="primary" onClick={() => setShown(null)}>
-            Done
-          </Button>
-        }
-      >
-        <div className={styles.secret}>
-          <code data-testid="api-key-value">{shown?.key}</code>
-          <Button size="sm" icon={<Copy />} onClick={() => void copy()}>
-            Copy
-          </Button>
-        </div>
-      </Dialog>
+      <NewKeyDialog shown={shown} onClose={() => setShown(null)} />
 
-      <Dialog
-        open={deleting !== null}
-        onOpenChange={(open) => (!open && !deleteBusy ? setDeleting(null) : undefined)}
-        tone="danger"
-        icon={<Trash2 />}
-        title="Delete API key"
-        description="Are you sure you want to delete this API key? This action cannot be undone."
-        dismissible={!deleteBusy}
-        footer={
-          <>
-            <Button variant="secondary" onClick={() => setDeleting(null)} disabled={deleteBusy}>
-              Cancel
-            </Button>
-            <Button variant="danger" busy={deleteBusy} busyLabel="Deleting..." onClick={() => void remove()}>
+      <DeleteApiKeyDialog orgId={org.id} apiKey={deleting} onClose={() => setDeleting(null)} />
+    </Card>
+  );
+}
+
+function ApiKeyList({ keys, onDelete }: { keys: ApiKey[]; onDelete(key: ApiKey): void }) {
+  return (
+    <ul className={styles.list} aria-label="API keys">
+      {keys.map((k) => (
+        <li key={k.id} className={styles.item}>
+          <div className={styles.itemMain}>
+            <span className={styles.itemTitle}>{k.name}</span>
+            <Meta
+              parts={[
+                <code key="prefix" className={styles.code}>{k.prefix}…</code>,
+                `created ${formatRelativeDate(k.created_at)}`,
+                k.created_by ? `by ${k.created_by}` : null,
+                k.last_used_at ? `last used ${formatRelativeDate(k.last_used_at)}` : 'never used',
+              ].filter(Boolean)}
+            />
+          </div>
+          <div className={styles.itemActions}>
+            <Badge>{ROLE_LABEL[k.role]}</Badge>
+            <Button size="sm" variant="dangerGhost" icon={<Trash2 />} aria-label={`Delete API key ${k.name}`} onClick={() => onDelete(k)}>
               Delete
             </Button>
-          </>
-        }
-      />
-    </Card>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The modal that shows a new key once, with a copy button. */
+function NewKeyDialog({ shown, onClose }: { shown: { key: string; name: string } | null; onClose(): void }) {
+  const copy = async () => {
+    if (!shown) return;
+    try {
+      await navigator.clipboard.writeText(shown.key);
+      toast('API key copied', 'success');
+    } catch {
+      toast('Copy failed: select the key and copy it', 'danger');
+    }
+  };
+
+  return (
+    <Dialog
+      open={shown !== null}
+      onOpenChange={(open) => (!open ? onClose() : undefined)}
+      icon={<KeyRound />}
+      title="Your new API key"
+      description={`Copy “${shown?.name}” now: it is shown only once.`}
+      wide
+      footer={
+        <Button variant="primary" onClick={onClose}>
+          Done
+        </Button>
+      }
+    >
+      <div className={styles.secret}>
+        <code data-testid="api-key-value">{shown?.key}</code>
+        <Button size="sm" icon={<Copy />} onClick={() => void copy()}>
+          Copy
+        </Button>
+      </div>
+    </Dialog>
+  );
+}
+
+/** The spec's confirmation before a key is deleted. */
+function DeleteApiKeyDialog({ orgId, apiKey, onClose }: { orgId: string; apiKey: ApiKey | null; onClose(): void }) {
+  const qc = useQueryClient();
+  const [busy, setBusy] = useState(false);
+
+  const remove = async () => {
+    if (!apiKey) return;
+    setBusy(true);
+    try {
+      await teamApi.deleteApiKey(apiKey.id);
+      toast(`API key “${apiKey.name}” deleted`, 'success');
+      onClose();
+      await qc.invalidateQueries({ queryKey: keysKey(orgId) });
+    } catch (err) {
+      toast(serverMessage(err, 'Failed to delete the API key'), 'danger');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      open={apiKey !== null}
+      onOpenChange={(open) => (!open && !busy ? onClose() : undefined)}
+      tone="danger"
+      icon={<Trash2 />}
+      title="Delete API key"
+      description="Are you sure you want to delete this API key? This action cannot be undone."
+      dismissible={!busy}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose} disabled={busy}>
+            Cancel
+          </Button>
+          <Button variant="danger" busy={busy} busyLabel="Deleting..." onClick={() => void remove()}>
+            Delete
+          </Button>
+        </>
+      }
+    />
   );
 }
