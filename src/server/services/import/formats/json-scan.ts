@@ -1,0 +1,96 @@
+// Streams a JSON entry of the archive through stream-json's tokenizer (packed values only), so a
+// file of any size is read without its object tree. Malformed JSON ends the import with the file,
+// line and column of the error (found by stream-json's verifier, on the error path only).
+import type { Readable } from 'node:stream';
+import { parser, type Token } from 'stream-json/parser.js';
+import { verifier } from 'stream-json/utils/verifier.js';
+import { ImportInputError, type ImportArchive } from '../types';
+
+export interface TokenSink {
+  /** Called for each token; may throw an ImportInputError to end the scan. */
+  token(tok: Token): void;
+}
+
+export interface ScanControl {
+  /** Pauses the tokenizer until `p` settles (backpressure from a spill file). */
+  waitFor(p: Promise<unknown>): void;
+}
+
+/** Reads the entry's tokens into `sink`; rejects with an ImportInputError naming the file and line on malformed JSON. */
+export async function scanJson(archive: ImportArchive, file: string, makeSink: (control: ScanControl) => TokenSink, signal?: AbortSignal): Promise<void> {
+  const source = await archive.open(file);
+  const tokens = parser.asStream({ streamValues: false });
+  let failure: Error | null = null;
+  const control: ScanControl = {
+    waitFor: (p) => {
+      tokens.pause();
+      p.then(
+        () => tokens.resume(),
+        (err: unknown) => fail(err as Error),
+      );
+    },
+  };
+  const sink = makeSink(control);
+  const fail = (err: Error) => {
+    failure ??= err;
+    source.destroy();
+    tokens.destroy();
+  };
+  const onAbort = () => fail(new Error('import aborted'));
+  signal?.addEventListener('abort', onAbort);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (err?: Error | null) => {
+        if (settled) return;
+        settled = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      source.on('error', (err) => {
+        fail(err);
+        finish(failure);
+      });
+      tokens.on('error', (err) => {
+        source.destroy();
+        failure ??= new JsonSyntaxError(err.message);
+        finish(failure);
+      });
+      tokens.on('close', () => finish(failure));
+      tokens.on('end', () => finish(failure));
+      tokens.on('data', (tok: Token) => {
+        if (failure) return;
+        try {
+          sink.token(tok);
+        } catch (err) {
+          fail(err as Error);
+          finish(failure);
+        }
+      });
+      source.pipe(tokens);
+    });
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new ImportInputError(`${file}: malformed JSON ${await locate(await archive.open(file), err.message)}`);
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+class JsonSyntaxError extends Error {}
+
+/** "at line 3, column 8: expected a value", from stream-json's verifier run over the same bytes. */
+async function locate(source: Readable, fallback: string): Promise<string> {
+  const check = verifier.asStream();
+  const reason = (m: string) => m.replace(/^.*cannot parse input: /i, '').replace(/^.*has expected /i, 'expected ');
+  return new Promise<string>((resolve) => {
+    check.on('error', (err: Error & { line?: number; pos?: number }) => {
+      source.destroy();
+      resolve(err.line ? `at line ${err.line}, column ${err.pos ?? 0}: ${reason(err.message)}` : `: ${reason(err.message)}`);
+    });
+    check.on('data', () => undefined);
+    check.on('end', () => resolve(`: ${reason(fallback)}`));
+    source.on('error', () => resolve(`: ${reason(fallback)}`));
+    source.pipe(check);
+  });
+}
