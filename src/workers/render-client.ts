@@ -197,37 +197,46 @@ function flatDrawing(view: ViewState, colorOf: (cls: string) => number): RenderV
   return { closed: d.kind === 'polygon' && points.length >= 6, points, color };
 }
 
-export function createRenderer(opts: CreateRendererOptions): RendererHandle {
-  const { canvas, editor } = opts;
-  const dpr0 = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
-  const rect = canvas.getBoundingClientRect();
-  const options: RendererOptions = {
-    width: Math.max(1, rect.width || canvas.width),
-    height: Math.max(1, rect.height || canvas.height),
-    dpr: dpr0,
-    tileSize: opts.tileSize,
-    maxTiles: opts.maxTiles,
-    maxTextureSize: opts.maxTextureSize,
-  };
-  const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
-  const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);
-  const colorCache = new Map<string, number>();
+/** Class colours as packed numbers, looked up once per class until `clear()`. */
+function classColors(classColor: (className: string) => string) {
+  const cache = new Map<string, number>();
   const colorOf = (cls: string) => {
-    let c = colorCache.get(cls);
+    let c = cache.get(cls);
     if (c === undefined) {
-      c = parseColor((opts.classColor ?? defaultClassColor)(cls));
-      colorCache.set(cls, c);
+      c = parseColor(classColor(cls));
+      cache.set(cls, c);
     }
     return c;
   };
-  const part = opts.batchSize ?? 500;
+  return { colorOf, clear: () => cache.clear() };
+}
+
+/** The view state as the renderer takes it (sets as arrays, the drawing flattened). */
+function renderView(v: ViewState, colorOf: (cls: string) => number): RenderView {
+  return {
+    selected: [...v.selected],
+    hidden: [...v.hidden],
+    hovered: v.hovered,
+    transparency: v.transparency,
+    drawing: flatDrawing(v, colorOf),
+    marquee: v.marquee,
+  };
+}
+
+/** The tile pyramid of an image source, if it is one. */
+function tilesOf(source: ImageSourceInput | undefined): PyramidInput | null {
+  return source && typeof source === 'object' && 'tiles' in source ? source.tiles : null;
+}
+
+/**
+ * Scene sync: changes are pulled from the tracker and posted in packed parts of at most `part`
+ * shapes, as many parts per task as fit in SYNC_BUDGET_MS, then the rest in the next task; so
+ * loading 100k shapes (or moving all of them) never holds the main thread for long, whatever
+ * the machine's speed. A whole new scene is pulled part by part, never read out in one go.
+ */
+function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: string) => number, part: number) {
   let tracker = new SceneTracker(editor);
   let disposed = false;
-
-  // Scene sync: changes are pulled from the tracker and posted in packed parts of at most `part`
-  // shapes, as many parts per task as fit in SYNC_BUDGET_MS, then the rest in the next task; so
-  // loading 100k shapes (or moving all of them) never holds the main thread for long, whatever
-  // the machine's speed. A whole new scene is pulled part by part, never read out in one go.
   let syncScheduled = false;
   let queue: ScenePart[] = [];
   let more = false;
@@ -264,31 +273,93 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       setTimeout(warm, 0);
     }
   };
-  const scheduleSync = () => {
+  const schedule = () => {
     if (syncScheduled) return;
     syncScheduled = true;
     queueMicrotask(sync);
   };
-  const sendView = () => {
-    const v = editor.getView();
-    backend.setView({
-      selected: [...v.selected],
-      hidden: [...v.hidden],
-      hovered: v.hovered,
-      transparency: v.transparency,
-      drawing: flatDrawing(v, colorOf),
-      marquee: v.marquee,
-    });
+  return {
+    sync,
+    schedule,
+    /** Parts of a replaced scene: the tracker starts over. */
+    dropQueued() {
+      queue = [];
+    },
+    /** Send the whole scene again (new class colours). */
+    restart() {
+      tracker.dispose();
+      tracker = new SceneTracker(editor);
+      queue = [];
+      schedule();
+    },
+    /** True while parts are still to be posted. */
+    get pending() {
+      return syncScheduled && !disposed;
+    },
+    dispose() {
+      disposed = true;
+      tracker.dispose();
+    },
   };
+}
+
+/** Renews the signed tile URLs of the pyramid being shown before they expire (PyramidInput):
+ * `schedule(tiles)` for each image shown, `schedule(null)` to stop. */
+function tileRenewal(renewTiles: (levels: TileLevel[]) => void) {
+  let renewTimer: ReturnType<typeof setTimeout> | null = null;
+  const schedule = (tiles: PyramidInput | null, expiresAt = tiles?.expiresAt) => {
+    if (renewTimer !== null) clearTimeout(renewTimer);
+    renewTimer = null;
+    if (!tiles?.renew || !expiresAt) return;
+    renewTimer = setTimeout(async () => {
+      const next = await tiles.renew!().catch(() => null);
+      if (renewTimer === null) return; // another image, or disposed, meanwhile
+      if (!next) return schedule(tiles, new Date(Date.now() + 6 * 60_000).toISOString()); // try again in a minute
+      renewTiles(next.levels);
+      schedule(tiles, next.expiresAt);
+    }, renewDelay(expiresAt));
+  };
+  return schedule;
+}
+
+/** Resizes the drawing buffer with the canvas's CSS size; null where ResizeObserver is missing. */
+function observeResize(canvas: HTMLCanvasElement, backend: Backend): ResizeObserver | null {
+  if (typeof ResizeObserver === 'undefined') return null;
+  const observer = new ResizeObserver((entries) => {
+    const box = entries[0]?.contentRect;
+    if (box && box.width > 0 && box.height > 0) backend.resize(box.width, box.height, devicePixelRatio || 1);
+  });
+  observer.observe(canvas);
+  return observer;
+}
+
+export function createRenderer(opts: CreateRendererOptions): RendererHandle {
+  const { canvas, editor } = opts;
+  const dpr0 = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
+  const rect = canvas.getBoundingClientRect();
+  const options: RendererOptions = {
+    width: Math.max(1, rect.width || canvas.width),
+    height: Math.max(1, rect.height || canvas.height),
+    dpr: dpr0,
+    tileSize: opts.tileSize,
+    maxTiles: opts.maxTiles,
+    maxTextureSize: opts.maxTextureSize,
+  };
+  const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
+  const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);
+  const colors = classColors((cls) => (opts.classColor ?? defaultClassColor)(cls));
+  const scene = sceneSync(editor, backend, colors.colorOf, opts.batchSize ?? 500);
+  let disposed = false;
+
   let cameraScheduled = false;
   const sendCamera = () => {
     cameraScheduled = false;
     if (!disposed) backend.setCamera(editor.getCamera());
   };
   const unsubscribe = editor.subscribe((c) => {
-    if (c.document?.all) queue = []; // parts of a replaced scene: the tracker starts over
-    if (c.document) scheduleSync();
-    if (c.view) sendView();
+    if (c.document?.all) scene.dropQueued();
+    if (c.document) scene.schedule();
+    if (c.view) backend.setView(renderView(editor.getView(), colors.colorOf));
     if (c.camera && !cameraScheduled) {
       cameraScheduled = true;
       queueMicrotask(sendCamera);
@@ -296,33 +367,14 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   });
 
   let ready = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
-  // Signed tile URLs of the pyramid being shown, renewed before they expire (PyramidInput).
-  let renewTimer: ReturnType<typeof setTimeout> | null = null;
-  const scheduleRenewal = (tiles: PyramidInput | null, expiresAt = tiles?.expiresAt) => {
-    if (renewTimer !== null) clearTimeout(renewTimer);
-    renewTimer = null;
-    if (!tiles?.renew || !expiresAt) return;
-    renewTimer = setTimeout(async () => {
-      const next = await tiles.renew!().catch(() => null);
-      if (renewTimer === null) return; // another image, or disposed, meanwhile
-      if (!next) return scheduleRenewal(tiles, new Date(Date.now() + 6 * 60_000).toISOString()); // try again in a minute
-      void ready.then(() => backend.renewTiles(next.levels));
-      scheduleRenewal(tiles, next.expiresAt);
-    }, renewDelay(expiresAt));
-  };
-  scheduleRenewal(opts.imageSource && typeof opts.imageSource === 'object' && 'tiles' in opts.imageSource ? opts.imageSource.tiles : null);
-  sync();
-  sendView();
+  const renewTiles = (levels: TileLevel[]) => void ready.then(() => backend.renewTiles(levels));
+  const scheduleRenewal = tileRenewal(renewTiles);
+  scheduleRenewal(tilesOf(opts.imageSource));
+  scene.sync();
+  backend.setView(renderView(editor.getView(), colors.colorOf));
   backend.setCamera(editor.getCamera());
 
-  let observer: ResizeObserver | null = null;
-  if (opts.autoResize !== false && typeof ResizeObserver !== 'undefined') {
-    observer = new ResizeObserver((entries) => {
-      const box = entries[0]?.contentRect;
-      if (box && box.width > 0 && box.height > 0) backend.resize(box.width, box.height, devicePixelRatio || 1);
-    });
-    observer.observe(canvas);
-  }
+  const observer = opts.autoResize !== false ? observeResize(canvas, backend) : null;
 
   return {
     backend: useWorker ? 'worker' : 'main',
@@ -331,23 +383,18 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
     resize: (w, h, dpr = devicePixelRatio || 1) => backend.resize(w, h, dpr),
     setImage(source) {
-      scheduleRenewal(source && typeof source === 'object' && 'tiles' in source ? source.tiles : null);
+      scheduleRenewal(tilesOf(source));
       ready = ready.then(() => backend.setImage(toSourceMsg(source, editor)));
       return ready;
     },
-    renewTiles(levels) {
-      void ready.then(() => backend.renewTiles(levels));
-    },
+    renewTiles,
     refreshColors() {
-      colorCache.clear();
-      tracker.dispose();
-      tracker = new SceneTracker(editor);
-      queue = [];
-      scheduleSync();
+      colors.clear();
+      scene.restart();
     },
     async idle() {
       await ready;
-      while (syncScheduled && !disposed) await new Promise((r) => setTimeout(r, 4));
+      while (scene.pending) await new Promise((r) => setTimeout(r, 4));
       return backend.idle();
     },
     stats: () => backend.stats(),
@@ -359,7 +406,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       scheduleRenewal(null);
       observer?.disconnect();
       unsubscribe();
-      tracker.dispose();
+      scene.dispose();
       backend.dispose();
     },
   };
