@@ -56,4 +56,18 @@ export default tseslint.config(
       ] }],
     },
   },
+  {
+    // Small rooms (issue 16): functions up to 150 code lines, files up to 600. Tests are exempt.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 600, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Over 600 lines until they are split; each folder's README says why (its "Size" section).
+    files: ['src/engine/editor.ts', 'src/server/auth/embedded/service.ts', 'src/workers/renderer.ts'],
+    rules: { 'max-lines': 'off' },
+  },
 );
