@@ -1,11 +1,12 @@
 // The database job queue (src/server/jobs/queue.ts) on its own, with a job kind of the test's: two
 // workers share the queue and each job runs once; a stop hands running jobs back, unclaimed
-// attempts are not counted, and the next worker finishes them; a job past its attempts is given up.
+// attempts are not counted, and the next worker finishes them; a job past its attempts is given up;
+// enqueueOnce keeps one row per key.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './harness';
-import { createJobQueue, type JobQueueOptions, type JobRow } from '../../src/server/jobs/queue';
+import { createJobQueue, enqueueOnce, jobIdFor, type JobQueueOptions, type JobRow } from '../../src/server/jobs/queue';
 import { jobs } from '../../src/server/db/schema';
 
 let server: TestServer;
@@ -99,5 +100,23 @@ describe('job queue', () => {
     expect(ran).toBe(0);
     expect(await rowOf(id!)).toMatchObject({ error: 'gave up' });
     expect(await q.counts(randomUUID())).toEqual({ queued: 0, running: 0 });
+  });
+
+  it('enqueueOnce keeps one row per kind and key: left alone while queued or running, queued again once finished', async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    const key = randomUUID();
+    const id = jobIdFor(kind, key);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(jobIdFor(kind, randomUUID())).not.toBe(id);
+    const once = () => enqueueOnce(ctx(), { kind, key, payload: { key } });
+    expect(await Promise.all([once(), once(), once()])).toEqual(expect.arrayContaining([{ id, queued: true }, { id, queued: false }]));
+    expect((await Promise.all([once(), once()])).map((r) => r.queued)).toEqual([false, false]);
+    expect((await ctx().db.select().from(jobs).where(eq(jobs.kind, kind))).map((r) => r.id)).toEqual([id]);
+    await ctx().db.update(jobs).set({ status: 'running', attempts: 1, lockedBy: 'w', lockedUntil: new Date(Date.now() + 60_000) }).where(eq(jobs.id, id));
+    expect((await once()).queued).toBe(false);
+    expect(await rowOf(id)).toMatchObject({ status: 'running', lockedBy: 'w' });
+    await ctx().db.update(jobs).set({ status: 'failed', error: 'boom', lockedBy: null, lockedUntil: null }).where(eq(jobs.id, id));
+    expect((await once()).queued).toBe(true);
+    expect(await rowOf(id)).toMatchObject({ status: 'queued', attempts: 0, error: null, payload: { key } });
   });
 });

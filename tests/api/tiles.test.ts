@@ -1,10 +1,14 @@
-// Tile pyramids of large images (GET /api/v1/images/{id}/tiles): made after the upload registers,
-// served as signed WebP tiles per level, isolated per organization, removed with the image.
+// Tile pyramids of large images (GET /api/v1/images/{id}/tiles): made by a job of kind 'tiles'
+// queued when the upload registers (or when a request finds none), served as signed WebP tiles per
+// level, isolated per organization, removed with the image. One job per image; a build whose
+// worker died is taken by another when the lease runs out; a failed build is reported once.
 import sharp from 'sharp';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
-import { tilesPrefix } from '../../src/server/services/tiles';
+import { deleteTiles, startTilesWorkers, tilesJobId, tilesPrefix } from '../../src/server/services/tiles';
+import { jobs } from '../../src/server/db/schema';
 
 let server: TestServer;
 let owner: Member;
@@ -33,11 +37,14 @@ async function largePng(): Promise<Buffer> {
     .toBuffer();
 }
 
-const tiles = (id: string, token = owner.token) => api(server.url, 'GET', `/api/v1/images/${id}/tiles`, { token });
+/** 4500 x 600: just above the size that gets a pyramid, quick to build. */
+const widePng = () => png(4500, 600, '#808080');
 
-async function readyTiles(id: string) {
+const tiles = (id: string, token = owner.token, on = server) => api(on.url, 'GET', `/api/v1/images/${id}/tiles`, { token });
+
+async function readyTiles(id: string, token = owner.token, on = server) {
   for (let i = 0; i < 240; i++) {
-    const res = await tiles(id);
+    const res = await tiles(id, token, on);
     expect(res.status).toBe(200);
     if (res.body.status === 'ready') return res.body;
     expect(res.body.status).toBe('pending');
@@ -107,4 +114,63 @@ describe('image tiles', () => {
     expect(del.status).toBe(200);
     expect(await keysLeft()).toEqual([]);
   }, 180_000);
+});
+
+describe('tiles jobs', () => {
+  const jobOf = async (on: TestServer, imageId: string) => (await on.built.ctx.db.select().from(jobs).where(eq(jobs.id, tilesJobId(imageId))))[0];
+  const jobsOfImage = async (on: TestServer, imageId: string) =>
+    on.built.ctx.db.select().from(jobs).where(and(eq(jobs.kind, 'tiles'), sql`${jobs.payload}->>'image_id' = ${imageId}`));
+  const dropPyramid = async (on: TestServer, bucket: string, img: { id: string } & Record<string, unknown>) =>
+    deleteTiles(on.built.ctx, bucket, [{ id: img.id, gcsPath: String(img.gcs_path) }]);
+
+  it('the registration queues one job, which builds the pyramid; a request finding neither pyramid nor job queues one, once however many ask', async () => {
+    const img = await uploadImage(server, owner, project.id, 'wide.png', await widePng());
+    expect((await readyTiles(img.id)).levels[0]).toMatchObject({ cols: 9, rows: 2 });
+    expect(await jobsOfImage(server, img.id)).toEqual([expect.objectContaining({ status: 'completed', attempts: 1, organizationId: owner.org.id, lockedBy: null })]);
+
+    // The pyramid went missing and its job is gone: four requests at once, one job.
+    expect(await dropPyramid(server, owner.org.gcs_bucket_name, img)).toBeGreaterThan(0);
+    await server.built.ctx.db.delete(jobs).where(eq(jobs.id, tilesJobId(img.id)));
+    const answers = await Promise.all([1, 2, 3, 4].map(() => tiles(img.id)));
+    expect(answers.map((a) => a.body)).toEqual(Array(4).fill({ status: 'pending' }));
+    expect(await jobsOfImage(server, img.id)).toHaveLength(1);
+    await readyTiles(img.id);
+    expect(await jobOf(server, img.id)).toMatchObject({ status: 'completed', attempts: 1 });
+  }, 120_000);
+
+  it('a failed build is reported once; the next request queues it again', async () => {
+    const img = await uploadImage(server, owner, project.id, 'wide-failed.png', await widePng());
+    await readyTiles(img.id);
+    await dropPyramid(server, owner.org.gcs_bucket_name, img);
+    await server.built.ctx.db.update(jobs).set({ status: 'failed', error: 'the disk was full' }).where(eq(jobs.id, tilesJobId(img.id)));
+    expect((await tiles(img.id)).body).toEqual({ status: 'failed', error: 'The image could not be prepared for viewing: the disk was full' });
+    expect((await tiles(img.id)).body).toEqual({ status: 'pending' });
+    await readyTiles(img.id);
+  }, 120_000);
+
+  it('a build whose worker died is taken by another worker once its lease ran out; TILES_CONCURRENCY=0 only queues', async () => {
+    const requests = await startServer({ TILES_CONCURRENCY: '0' });
+    let workers: ReturnType<typeof startTilesWorkers> | null = null;
+    try {
+      const user = await onboardedUser(requests);
+      const proj = await createProject(requests, user);
+      const img = await uploadImage(requests, user, proj.id, 'wide.png', await widePng());
+      expect((await tiles(img.id, user.token, requests)).body).toEqual({ status: 'pending' });
+      expect(await jobOf(requests, img.id)).toMatchObject({ status: 'queued', attempts: 0 });
+
+      // A worker claimed it and died: the row says running, held by it until a moment ago.
+      const db = requests.built.ctx.db;
+      await db.update(jobs).set({ status: 'running', lockedBy: 'crashed-host:1:dead', lockedUntil: new Date(Date.now() - 1000), attempts: 1 }).where(eq(jobs.id, tilesJobId(img.id)));
+      expect((await tiles(img.id, user.token, requests)).body).toEqual({ status: 'pending' });
+      expect(await jobsOfImage(requests, img.id)).toHaveLength(1);
+
+      // Another process's workers.
+      workers = startTilesWorkers(requests.built.ctx, { concurrency: 1, pollMs: 100, leaseMs: 5000 });
+      expect((await readyTiles(img.id, user.token, requests)).levels[0]).toMatchObject({ cols: 9, rows: 2 });
+      expect(await jobOf(requests, img.id)).toMatchObject({ status: 'completed', attempts: 2, lockedBy: null });
+    } finally {
+      await workers?.stop();
+      await requests.stop();
+    }
+  }, 120_000);
 });

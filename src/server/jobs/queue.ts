@@ -1,12 +1,14 @@
 // One database job queue for background work that must outlive a request and a process (issue 16:
-// image edits today; tiles, the account purge and imports are next). A job is a `jobs` row of one
+// image edits, tile pyramids and the account purge; imports are next). A job is a `jobs` row of one
 // `kind`. Workers in every server process claim queued jobs with FOR UPDATE SKIP LOCKED and hold
 // them by a lease (locked_until) renewed as a heartbeat. A process that stops cleanly hands its jobs
 // back at once (not counted as an attempt); one that crashes loses them when the lease runs out,
 // and another process (or the restarted one) claims them again. A job claimed more than
 // `maxAttempts` times is given up. Finished jobs are kept `retentionDays`, then deleted by a sweep.
+// Work that must be done once per thing (one pyramid per image, one purge per account) is enqueued
+// with enqueueOnce: its row id is derived from the kind and the thing, so there is one row at most.
 import os from 'node:os';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { jobs } from '../db/schema';
@@ -18,6 +20,38 @@ type JobUpdate = Partial<typeof jobs.$inferInsert>;
 export class StopRequested extends Error {}
 /** The signal's reason when another worker took the job (our lease ran out): stop touching it. */
 export class LeaseLost extends Error {}
+
+/** The id of the one job of `kind` for `key` (a name-based UUID: the same kind and key give the same id). */
+export function jobIdFor(kind: string, key: string): string {
+  const h = createHash('sha1').update(`${kind}:${key}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * Queues the job of `kind` for `key` unless it is queued or running already (its id is
+ * jobIdFor(kind, key), so two processes asking at once make one row). A finished one (completed,
+ * failed, cancelled) is queued again, from its first attempt. Returns the id and whether this call
+ * queued it.
+ */
+export async function enqueueOnce(
+  ctx: Pick<AppContext, 'db'>,
+  job: { kind: string; key: string; payload: Record<string, unknown>; organizationId?: string | null },
+): Promise<{ id: string; queued: boolean }> {
+  const id = jobIdFor(job.kind, job.key);
+  const rows = await ctx.db
+    .insert(jobs)
+    .values({ id, kind: job.kind, organizationId: job.organizationId ?? null, payload: job.payload, status: 'queued' })
+    .onConflictDoUpdate({
+      target: jobs.id,
+      set: { status: 'queued', attempts: 0, progress: 0, result: null, error: null, runAfter: sql`now()`, lockedBy: null, lockedUntil: null, updatedAt: new Date() },
+      setWhere: inArray(jobs.status, ['completed', 'failed', 'cancelled']),
+    })
+    .returning({ id: jobs.id });
+  return { id, queued: rows.length === 1 };
+}
 
 export interface JobQueueOptions {
   kind: string;

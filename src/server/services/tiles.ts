@@ -1,21 +1,35 @@
 // Tile pyramids for images too large to decode whole in a browser (a 20,000 x 20,000 image is 1.6 GB
 // of pixels). Made once per image with libvips (sharp's DeepZoom output, WebP tiles of TILE_SIZE)
-// after the upload registers, or on the first request for it, and stored beside the image under
-// <project>/tiles/<image id>/. The editor's render worker draws level L (1/2^L resolution) from
-// them, loading only the visible tiles. manifest.json is written last: while it is missing the
-// pyramid is not ready.
+// and stored beside the image under <project>/tiles/<image id>/. The editor's render worker draws
+// level L (1/2^L resolution) from them, loading only the visible tiles. manifest.json is written
+// last: while it is missing the pyramid is not ready.
+//
+// Making one is a job of kind 'tiles' on the database job queue (src/server/jobs/queue.ts), one
+// row per image at most (enqueueOnce): queued when a large image registers, or when a tiles
+// request finds neither a pyramid nor a queued or running job. The workers of any server process
+// take it (TILES_CONCURRENCY each, one by default: a 20,000 x 20,000 pyramid keeps a core busy for
+// about 45 s); a worker that dies mid-build loses it to another when its lease runs out. A build
+// that failed is reported once by the tiles request, which removes the job so the next request
+// queues it again.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { and, eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import type { AppContext } from '../context';
+import type { JobWorkersConfig } from '../config';
+import { images, jobs } from '../db/schema';
+import { createJobQueue, enqueueOnce, jobIdFor, type JobQueue, type JobRow } from '../jobs/queue';
 import type { ImageRow } from './images';
 import { bucketFor, deleteKeys, MAX_GET_URL_SECONDS } from './stored-objects';
 import { MAX_IMAGE_PIXELS } from '../../contract/images';
 import { TILE_SIZE, TILED_ABOVE, type ImageTiles } from '../../contract/tiles';
 
+export const TILES_JOB_KIND = 'tiles';
+/** Claimed this often without finishing (the process died each time): the build is failed. */
+const MAX_ATTEMPTS = 3;
 
 type PyramidImage = Pick<ImageRow, 'id' | 'organizationId' | 'gcsPath' | 'imageWidth' | 'imageHeight' | 'mimeType'>;
 
@@ -38,28 +52,72 @@ interface Manifest {
   full_level: number;
 }
 
-/** Pyramids being made in this process, by image id; a failure is kept so the editor can say why. */
-const building = new Map<string, Promise<void>>();
-const failures = new Map<string, string>();
-/** One pyramid at a time per process: a 20,000 x 20,000 one keeps a core busy for about 45 s. */
-let lane: Promise<unknown> = Promise.resolve();
+/** Workers of this process by app, so that a job queued here is started at once (poke). */
+const workers = new WeakMap<AppContext, JobQueue>();
 
-/** Starts making the pyramid unless it exists or is being made; never throws (failures are kept and logged). */
-export function ensureTiles(ctx: AppContext, img: PyramidImage): Promise<void> {
-  let job = building.get(img.id);
-  if (!job) {
-    failures.delete(img.id);
-    const run = lane.then(() => buildPyramid(ctx, img));
-    lane = run.catch(() => undefined);
-    job = run
-      .catch((err: unknown) => {
-        failures.set(img.id, err instanceof Error ? err.message : String(err));
-        ctx.log.warn({ err, imageId: img.id }, 'could not make the tile pyramid');
-      })
-      .finally(() => building.delete(img.id));
-    building.set(img.id, job);
+/** The tiles job of an image: at most one (its id is derived from the image id). */
+export function tilesJobId(imageId: string): string {
+  return jobIdFor(TILES_JOB_KIND, imageId);
+}
+
+/** Queues the pyramid of `img` unless a job for it is queued or running; a finished one is queued again. */
+export async function queueTiles(ctx: AppContext, img: Pick<ImageRow, 'id' | 'organizationId'>): Promise<void> {
+  const { queued } = await enqueueOnce(ctx, { kind: TILES_JOB_KIND, key: img.id, organizationId: img.organizationId, payload: { image_id: img.id } });
+  if (queued) workers.get(ctx)?.poke();
+}
+
+/**
+ * The tiles workers of this process (TILES_CONCURRENCY at once; none with 0). Started here; the
+ * caller stops them when the app closes, which hands running builds back to the queue.
+ */
+export function startTilesWorkers(ctx: AppContext, cfg: JobWorkersConfig = ctx.config.jobs.tiles): JobQueue {
+  const queue = createJobQueue(ctx, {
+    kind: TILES_JOB_KIND,
+    concurrency: cfg.concurrency,
+    pollMs: cfg.pollMs,
+    leaseMs: cfg.leaseMs,
+    maxAttempts: MAX_ATTEMPTS,
+    retentionDays: 7,
+    sweepIntervalMs: 6 * 3_600_000,
+    run: (job, signal) => runTilesJob(ctx, queue, job, signal),
+    giveUp: async (job) => void (await queue.own(job.id, { status: 'failed', error: 'its build was interrupted too many times', lockedBy: null, lockedUntil: null })),
+  });
+  workers.set(ctx, queue);
+  queue.start();
+  return queue;
+}
+
+/** Builds the pyramid of the job's image (unless it is gone or small) and records how it ended. */
+async function runTilesJob(ctx: AppContext, queue: JobQueue, job: JobRow, signal: AbortSignal): Promise<void> {
+  const imageId = String(job.payload.image_id);
+  const columns = { id: images.id, organizationId: images.organizationId, gcsPath: images.gcsPath, imageWidth: images.imageWidth, imageHeight: images.imageHeight, mimeType: images.mimeType };
+  const [img] = await ctx.db.select(columns).from(images).where(eq(images.id, imageId)).limit(1);
+  let error: string | null = null;
+  if (img && needsTiles(img)) {
+    try {
+      await untilAborted(buildPyramid(ctx, img, signal), signal);
+    } catch (err) {
+      if (signal.aborted) throw err; // handed back (stop) or taken by another worker (lease lost)
+      error = err instanceof Error ? err.message : String(err);
+      ctx.log.warn({ err, imageId }, 'could not make the tile pyramid');
+    }
+    // Deleted while it was being made: its tiles went before these were written.
+    const [still] = await ctx.db.select({ id: images.id }).from(images).where(eq(images.id, imageId)).limit(1);
+    if (!still) await deleteTiles(ctx, await bucketFor(ctx, img.organizationId), [img]);
   }
-  return job;
+  const done = { progress: 100, lockedBy: null, lockedUntil: null };
+  await queue.own(job.id, error ? { ...done, status: 'failed', error } : { ...done, status: 'completed' });
+}
+
+/** Rejects with the signal's reason as soon as it aborts; the work itself goes on and is left to fail. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 async function readManifest(ctx: AppContext, bucket: string, prefix: string): Promise<Manifest | null> {
@@ -70,7 +128,7 @@ async function readManifest(ctx: AppContext, bucket: string, prefix: string): Pr
   return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Manifest;
 }
 
-async function buildPyramid(ctx: AppContext, img: PyramidImage): Promise<void> {
+async function buildPyramid(ctx: AppContext, img: PyramidImage, signal: AbortSignal): Promise<void> {
   const bucket = await bucketFor(ctx, img.organizationId);
   const prefix = tilesPrefix(img);
   if (await readManifest(ctx, bucket, prefix)) return;
@@ -78,7 +136,7 @@ async function buildPyramid(ctx: AppContext, img: PyramidImage): Promise<void> {
   try {
     const original = path.join(dir, 'original');
     const { body } = await ctx.storage.get(bucket, img.gcsPath);
-    await pipeline(body, fs.createWriteStream(original, { mode: 0o600 }));
+    await pipeline(body, fs.createWriteStream(original, { mode: 0o600 }), { signal });
     const info = await sharp(original, { limitInputPixels: MAX_IMAGE_PIXELS })
       .autoOrient() // as the browser shows the original (and as its stored size is measured)
       .webp({ quality: 82, effort: 2 })
@@ -93,11 +151,13 @@ async function buildPyramid(ctx: AppContext, img: PyramidImage): Promise<void> {
     let next = 0;
     const upload = async () => {
       while (next < files.length) {
+        signal.throwIfAborted();
         const rel = files[next++]!;
         await ctx.storage.put(bucket, `${prefix}${rel}`, await fsp.readFile(path.join(dir, 'pyramid_files', rel)), { contentType: 'image/webp' });
       }
     };
     await Promise.all(Array.from({ length: 8 }, upload));
+    signal.throwIfAborted();
     const manifest: Manifest = { width: info.width, height: info.height, tile_size: TILE_SIZE, full_level: fullLevel };
     await ctx.storage.put(bucket, `${prefix}manifest.json`, Buffer.from(JSON.stringify(manifest)), { contentType: 'application/json' });
   } finally {
@@ -107,8 +167,8 @@ async function buildPyramid(ctx: AppContext, img: PyramidImage): Promise<void> {
 
 /**
  * What the editor needs to draw the image from tiles: for each level L it uses (1/2^L resolution,
- * down to one tile for the whole image), the grid and a signed URL per tile, row by row. Starts
- * the pyramid when it is missing.
+ * down to one tile for the whole image), the grid and a signed URL per tile, row by row. Queues
+ * the pyramid when it is missing and no job is queued or running; reports a failed build once.
  */
 export async function imageTiles(ctx: AppContext, img: PyramidImage): Promise<ImageTiles> {
   if (!needsTiles(img)) return { status: 'none' };
@@ -116,12 +176,13 @@ export async function imageTiles(ctx: AppContext, img: PyramidImage): Promise<Im
   const prefix = tilesPrefix(img);
   const manifest = await readManifest(ctx, bucket, prefix);
   if (!manifest) {
-    const failed = building.has(img.id) ? undefined : failures.get(img.id);
-    if (failed) {
-      failures.delete(img.id); // the next request tries again
-      return { status: 'failed', error: `The image could not be prepared for viewing: ${failed}` };
+    const id = tilesJobId(img.id);
+    const [job] = await ctx.db.select({ status: jobs.status, error: jobs.error }).from(jobs).where(eq(jobs.id, id)).limit(1);
+    if (job?.status === 'failed') {
+      await ctx.db.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.status, 'failed'))); // the next request tries again
+      return { status: 'failed', error: `The image could not be prepared for viewing: ${job.error ?? 'unknown error'}` };
     }
-    void ensureTiles(ctx, img);
+    if (job?.status !== 'queued' && job?.status !== 'running') await queueTiles(ctx, img);
     return { status: 'pending' };
   }
   const { width, height, tile_size: size, full_level: full } = manifest;

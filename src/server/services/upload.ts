@@ -46,7 +46,7 @@ import {
   type ProjectRow,
 } from './images';
 import { detectImageType, ImageCheckError, inspectImage, makeThumbnail, svgProblem } from './thumbnails';
-import { ensureTiles, needsTiles } from './tiles';
+import { needsTiles, queueTiles } from './tiles';
 
 /** A name handed out stays held this long after its upload URL expires, so the client can still register. */
 const RESERVATION_GRACE_MS = 60 * 60 * 1000;
@@ -344,8 +344,8 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
         await tx.delete(uploadReservations).where(and(eq(uploadReservations.projectId, project.id), sql`lower(${uploadReservations.filename}) = ${filename.toLowerCase()}`));
         return inserted;
       });
-      // A large image gets its tile pyramid now, in the background, so the editor finds it ready.
-      if (needsTiles(row)) void ensureTiles(ctx, row);
+      // A large image's tile pyramid is queued now (a job), so the editor finds it ready.
+      if (needsTiles(row)) await queueTiles(ctx, row).catch((err: unknown) => ctx.log.warn({ err, imageId: row.id }, 'could not queue the tile pyramid; the first tiles request will'));
       return { success: true as const, image: imageJson(row, await requireFolder(ctx.db, project.id, folderPath).catch(() => null)) };
     } catch (err) {
       // Nothing half-done: unless a row owns the name (a racing register won), remove every file of it.

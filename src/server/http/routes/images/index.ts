@@ -1,5 +1,6 @@
 // /api/v1 image calls of spec section 7 "Images": the upload flow, the list, one image, stages,
-// deletion, signed URLs, and the assisted-segmentation metadata lookup. Also starts the orphan sweep.
+// deletion, signed URLs, and the assisted-segmentation metadata lookup. Also starts the orphan sweep
+// and this process's tile pyramid workers (stopped, their builds handed back, when the app closes).
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -30,7 +31,7 @@ import {
 } from '../../../../contract/images';
 import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, projectInOrg, setImageStatus, signedImageUrl } from '../../../services/images';
 import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage, startOrphanSweeper } from '../../../services/upload';
-import { imageTiles } from '../../../services/tiles';
+import { imageTiles, startTilesWorkers } from '../../../services/tiles';
 import { ImageTiles } from '../../../../contract/tiles';
 import { imageFor } from '../../../services/images';
 
@@ -42,7 +43,11 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
   const tags = ['images'];
 
   const stopSweeper = startOrphanSweeper(ctx);
-  app.addHook('onClose', async () => stopSweeper());
+  const tiles = startTilesWorkers(ctx);
+  app.addHook('onClose', async () => {
+    stopSweeper();
+    await tiles.stop();
+  });
 
   app.post('/projects/:id/images/check-filename', { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: CheckFilenameRequest, response: { 200: CheckFilenameResponse } } }, async (request) =>
     checkFilename(ctx, callerOf(request).id, request.params.id, request.body.filename, request.query.org_id),
