@@ -31,6 +31,7 @@ export const API_ERRORS = {
   image_file_missing: { status: 404, message: 'The image file is missing from storage' },
   image_size_unknown: { status: 400, message: 'The image size is unknown' },
   image_unreadable: { status: 422, message: 'The image could not be read' },
+  import_started: { status: 409, message: 'The import has already started' },
   internal_error: { status: 500, message: 'Internal server error' },
   invalid_annotation: { status: 400, message: 'Invalid annotation' },
   invalid_api_key: { status: 401, message: 'Invalid API key' },

@@ -35,6 +35,8 @@ export interface Fixture {
   newKey(token?: string): Promise<{ id: string; key: string }>;
   /** A Magic Image Edit job started by the owner. */
   newEditJob(): Promise<{ id: string }>;
+  /** A dataset import reserved by the owner; `uploaded`: its file was PUT (default true). */
+  newImport(uploaded?: boolean): Promise<{ id: string }>;
   /** A signed-up person with no organization. */
   newUser(): Promise<{ userId: string; token: string; email: string }>;
   unique(prefix: string): string;
@@ -261,4 +263,10 @@ export const ROUTES: RouteRule[] = [
   { route: 'POST /api/v1/image-edit/edit', access: 'images.edit', request: (f) => ({ body: { project_id: f.project.id, image_names: [f.image.filename], prompt: 'brighter', current_folder_path: '/' } }) },
   { route: 'GET /api/v1/image-edit/status/:id', access: 'images.read', request: async (f) => ({ path: `/api/v1/image-edit/status/${(await f.newEditJob()).id}` }) },
   { route: 'GET /api/v1/image-edit/health', access: 'self' },
+
+  // Dataset imports (issue 17)
+  { route: 'POST /api/v1/projects/:project_id/imports', access: 'annotations.write', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/imports`, body: { filename: 'labels.json', size: 100 } }) },
+  { route: 'GET /api/v1/projects/:project_id/imports', access: 'images.read', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/imports` }) },
+  { route: 'POST /api/v1/imports/:import_id/start', access: 'annotations.write', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport()).id}/start` }) },
+  { route: 'GET /api/v1/imports/:import_id', access: 'images.read', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport(false)).id}` }) },
 ];

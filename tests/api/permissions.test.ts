@@ -89,6 +89,16 @@ async function fixture(): Promise<Fixture> {
       if (res.status !== 200) throw new Error(`edit: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.edit_id as string };
     },
+    async newImport(uploaded = true) {
+      const file = Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] }));
+      const res = await api(server.url, 'POST', `/api/v1/projects/${project.id}/imports`, { token: owner.token, body: { filename: `${unique('import')}.json`, size: file.length } });
+      if (res.status !== 201) throw new Error(`import: ${res.status} ${JSON.stringify(res.body)}`);
+      if (uploaded) {
+        const put = await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(file) });
+        if (put.status !== 200) throw new Error(`import PUT: ${put.status}`);
+      }
+      return { id: res.body.import_id as string };
+    },
     newUser: () => signUp(server),
     unique,
   };

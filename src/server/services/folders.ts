@@ -128,6 +128,27 @@ export async function createFolder(ctx: AppContext, userId: string, body: { proj
   }
 }
 
+/**
+ * Creates every missing folder of `path` (an import's "train/cats"), checking each name; folders
+ * that exist already are kept. The caller has checked the permission to add images.
+ */
+export async function ensureFolderPath(ctx: AppContext, projectId: string, path: string): Promise<void> {
+  const normalized = folderPathOrThrow(path);
+  let parent: string = ROOT_PATH;
+  let parentId: string | null = null;
+  for (const part of normalized.split('/').filter(Boolean)) {
+    const name = nameOrThrow(part);
+    const fullPath = joinFolderPath(parent, name);
+    await ctx.db
+      .insert(folders)
+      .values({ id: randomUUID(), projectId, name, fullPath, parentFolderPath: parent, parentFolderId: parentId })
+      .onConflictDoNothing();
+    const [row] = await ctx.db.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, fullPath))).limit(1);
+    parent = fullPath;
+    parentId = row?.id ?? null;
+  }
+}
+
 const underPath = (column: typeof folders.fullPath | typeof images.virtualFolderPath, path: string) => or(eq(column, path), sql`starts_with(${column}, ${`${path}/`})`);
 
 /**

@@ -265,8 +265,26 @@ async function rowExists(ctx: AppContext, projectId: string, filename: string): 
   return Boolean(row);
 }
 
-/** `opts.storedByServer` (image edits): the file is already at the image's key, written by the server. */
-export async function registerImage(ctx: AppContext, userId: string, projectId: string, input: RegisterInput, orgId?: string, opts: { storedByServer?: boolean } = {}): Promise<{ success: true; image: Image }> {
+/** Size and first bytes of a local file (an import's image), as `download` gives them for a stored one. */
+async function measureLocal(file: string): Promise<{ size: number; head: Buffer }> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_UPLOAD_BYTES) throw new ImageCheckError(413, 'file_too_large', `The file is ${size} bytes; at most ${MAX_UPLOAD_BYTES} are allowed`);
+    const head = Buffer.alloc(Math.min(4096, size));
+    await handle.read(head, 0, head.length, 0);
+    return { size, head };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * `opts.storedByServer` (image edits): the file is already at the image's key, written by the
+ * server. `opts.localFile` (imports): the bytes are in this local file; they are checked like an
+ * upload's and then stored at the image's key.
+ */
+export async function registerImage(ctx: AppContext, userId: string, projectId: string, input: RegisterInput, orgId?: string, opts: { storedByServer?: boolean; localFile?: string } = {}): Promise<{ success: true; image: Image }> {
   const project = await projectInOrg(ctx, userId, projectId, 'images.upload', orgId);
   const bucket = await bucketFor(ctx, project.organizationId);
   // An unsafe name never reaches storage, not even to clean up.
@@ -281,7 +299,7 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
     if (await rowExists(ctx, project.id, filename)) throw errors.conflict(`"${filename}" is already registered in this project`, 'filename_taken');
     // Bytes from a browser come from the staging object of the caller's upload URL; the image's key
     // holds only what the server wrote (checked bytes, or an image edit's output).
-    const staged = opts.storedByServer ? null : await stagedKeyOf(ctx, project.id, filename, userId);
+    const staged = opts.storedByServer || opts.localFile ? null : await stagedKeyOf(ctx, project.id, filename, userId);
     const source = staged ?? key;
     const tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-register-'));
     try {
@@ -292,11 +310,17 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       const folderPath = folderPathOrThrow(input.folder_path);
       await requireFolder(ctx.db, project.id, folderPath);
 
-      const info = await ctx.storage.head(bucket, source);
-      if (!info) throw errors.badRequest(`No uploaded file found for "${filename}": PUT it to the upload URL before registering`, 'object_not_found');
-      if (info.size > MAX_UPLOAD_BYTES) throw new ImageCheckError(413, 'file_too_large', `The file is ${info.size} bytes; at most ${MAX_UPLOAD_BYTES} are allowed`);
-      const local = path.join(tmpDir, `upload.${extensionOf(filename)}`);
-      const { size, head } = await download(ctx, bucket, source, local);
+      let local = opts.localFile;
+      let measured: { size: number; head: Buffer };
+      if (local) measured = await measureLocal(local);
+      else {
+        const info = await ctx.storage.head(bucket, source);
+        if (!info) throw errors.badRequest(`No uploaded file found for "${filename}": PUT it to the upload URL before registering`, 'object_not_found');
+        if (info.size > MAX_UPLOAD_BYTES) throw new ImageCheckError(413, 'file_too_large', `The file is ${info.size} bytes; at most ${MAX_UPLOAD_BYTES} are allowed`);
+        local = path.join(tmpDir, `upload.${extensionOf(filename)}`);
+        measured = await download(ctx, bucket, source, local);
+      }
+      const { size, head } = measured;
 
       const detected = detectImageType(head);
       if (!detected) throw new ImageCheckError(415, 'unsupported_media_type', `"${filename}" is not a ${ACCEPTED} image (its bytes match none of them)`);
@@ -309,10 +333,8 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       const { width, height } = await inspectImage(local, mime);
       // The image is the bytes just checked, from our own copy: a later PUT to the upload URL
       // changes only the staging object, which nothing reads once the name is registered.
-      if (staged) {
-        await ctx.storage.put(bucket, key, fs.createReadStream(local), { contentType: mime, contentLength: size });
-        await ctx.storage.delete(bucket, staged).catch(() => undefined);
-      }
+      if (staged || opts.localFile) await ctx.storage.put(bucket, key, fs.createReadStream(local), { contentType: mime, contentLength: size });
+      if (staged) await ctx.storage.delete(bucket, staged).catch(() => undefined);
       const thumbnail = await makeThumbnail(local, mime);
       if (thumbnail) await ctx.storage.put(bucket, thumbKey, thumbnail, { contentType: 'image/webp' });
       await ctx.storage.put(bucket, jsonKey, sidecarJson(key, filename, width, height), { contentType: 'application/json' });

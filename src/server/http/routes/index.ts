@@ -14,12 +14,13 @@ import { exportRoutes } from './export';
 import { annotationRoutes } from './annotations';
 import { autoAnnotateRoutes } from './auto-annotate';
 import { imageEditRoutes } from './image-edit';
+import { importRoutes } from './imports';
 import { memberRoutes } from './members';
 import { inviteRoutes } from './invites';
 import { apiKeyRoutes } from './api-keys';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes, imageEditRoutes]) {
+  for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes, imageEditRoutes, importRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
   await app.register(folderRoutes(ctx), { prefix: '/api/folders' });

@@ -1,0 +1,118 @@
+// An imported annotation (a reader's terms) -> the stored annotation, for one image of a known
+// size. What every format shares lives here: normalised coordinates to pixels, boxes clipped to
+// the image (counted, so the report can say how many), the minimum points of polygons and
+// polylines, a mask's size against the image's, bounding boxes from the geometry, and attributes
+// as `{name, value}` entries of the stored attributes list.
+import { createHash } from 'node:crypto';
+import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
+import { numericCounts, rleBBox } from '../../../contract/rle';
+import type { ImportedAnnotation, Point } from './types';
+
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+export type Converted = { ok: true; stored: Record<string, unknown>; clipped: boolean } | { ok: false; reason: string };
+
+/** Known stored keys an imported `extra` may not overwrite. */
+const RESERVED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'attributes']);
+
+/**
+ * A stable id for the `index`-th annotation of `file` in import `importId` (UUID-shaped): an import
+ * that is resumed after a crash writes the same ids again, so it replaces rather than duplicates.
+ */
+export function importedId(importId: string, file: string, index: number): string {
+  const h = createHash('sha256').update(`${importId}\u0000${file}\u0000${index}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function pathBox(path: readonly Point[]): { x: number; y: number; w: number; h: number } {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const [x, y] of path) {
+    if (x < x0) x0 = x;
+    if (y < y0) y0 = y;
+    if (x > x1) x1 = x;
+    if (y > y1) y1 = y;
+  }
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+}
+
+const finite = (path: readonly Point[]) => path.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+
+function clipBox(b: { x: number; y: number; w: number; h: number }, size: ImageSize): { box: typeof b; clipped: boolean } | null {
+  const x0 = Math.max(0, b.x);
+  const y0 = Math.max(0, b.y);
+  const x1 = Math.min(size.width, b.x + b.w);
+  const y1 = Math.min(size.height, b.y + b.h);
+  if (!(x1 > x0) || !(y1 > y0)) return null;
+  const box = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  return { box, clipped: box.x !== b.x || box.y !== b.y || box.w !== b.w || box.h !== b.h };
+}
+
+/**
+ * `a` as a stored annotation with `id` and the project's spelling of its class. `normalized`:
+ * coordinates are fractions of the image's width and height (YOLO).
+ */
+export function toStored(a: ImportedAnnotation, id: string, className: string, size: ImageSize, normalized: boolean): Converted {
+  const sx = normalized ? size.width : 1;
+  const sy = normalized ? size.height : 1;
+  const scale = (path: readonly Point[]): Point[] => path.map(([x, y]) => [x * sx, y * sy]);
+  const out: Record<string, unknown> = { id, name: className };
+  let clipped = false;
+  const s = a.shape;
+  switch (s.type) {
+    case 'box': {
+      const b = { x: s.x * sx, y: s.y * sy, w: s.w * sx, h: s.h * sy };
+      if (![b.x, b.y, b.w, b.h].every(Number.isFinite) || b.w < 0 || b.h < 0) return { ok: false, reason: 'box with a negative or missing size' };
+      const c = clipBox(b, size);
+      if (!c) return { ok: false, reason: `box [${[b.x, b.y, b.w, b.h].map((v) => +v.toFixed(2)).join(', ')}] lies outside the ${size.width}x${size.height} image` };
+      out.bounding_box = c.box;
+      clipped = c.clipped;
+      break;
+    }
+    case 'polygon': {
+      if (s.path.length < POLYGON_MIN_POINTS) return { ok: false, reason: `polygon with ${s.path.length} point${s.path.length === 1 ? '' : 's'} (at least ${POLYGON_MIN_POINTS} are needed)` };
+      const path = scale(s.path);
+      if (!finite(path)) return { ok: false, reason: 'polygon with coordinates that are not numbers' };
+      const holes = (s.holes ?? []).filter((h) => h.length >= POLYGON_MIN_POINTS).map(scale);
+      out.bounding_box = pathBox(path);
+      out.polygon = holes.length ? { path, holes } : { path };
+      break;
+    }
+    case 'polyline': {
+      if (s.path.length < POLYLINE_MIN_POINTS) return { ok: false, reason: `polyline with ${s.path.length} point${s.path.length === 1 ? '' : 's'} (at least ${POLYLINE_MIN_POINTS} are needed)` };
+      const path = scale(s.path);
+      if (!finite(path)) return { ok: false, reason: 'polyline with coordinates that are not numbers' };
+      out.bounding_box = pathBox(path);
+      out.polyline = { path };
+      break;
+    }
+    case 'keypoint': {
+      const x = s.x * sx;
+      const y = s.y * sy;
+      if (!Number.isFinite(x) || !Number.isFinite(y)) return { ok: false, reason: 'keypoint with coordinates that are not numbers' };
+      out.bounding_box = { x, y, w: 0, h: 0 };
+      out.keypoint = { x, y };
+      break;
+    }
+    case 'mask': {
+      const [h, w] = s.size;
+      if (h !== size.height || w !== size.width) return { ok: false, reason: `mask of ${w}x${h} pixels on a ${size.width}x${size.height} image` };
+      let counts: readonly number[];
+      try {
+        counts = numericCounts({ size: s.size, counts: s.counts });
+      } catch {
+        return { ok: false, reason: 'mask with malformed RLE counts' };
+      }
+      const b = rleBBox({ size: s.size, counts });
+      if (b.width === 0 || b.height === 0) return { ok: false, reason: 'empty mask' };
+      out.bounding_box = { x: b.x, y: b.y, w: b.width, h: b.height };
+      out.segmentation = { size: [h, w], counts: s.counts };
+      break;
+    }
+  }
+  if (a.attributes?.length) out.attributes = a.attributes.map(({ name, value }) => ({ name, value }));
+  if (a.extra) for (const [k, v] of Object.entries(a.extra)) if (!RESERVED.has(k)) out[k] = v;
+  return { ok: true, stored: out, clipped };
+}

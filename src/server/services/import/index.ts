@@ -1,0 +1,158 @@
+// Dataset imports (issue 17): the service the routes call, and its job queue.
+//
+// create -> the client PUTs its archive to the upload URL (a key under the project's imports/,
+// which the upload orphan sweep leaves alone) -> start queues a `jobs` row of kind 'import' ->
+// a queue worker in any server process runs it (./run.ts) -> get/list report progress and the
+// result. Roles: images.upload and annotations.write (and classes.edit when the dataset brings
+// classes the project lacks, checked when they are added). Another organization's project or
+// import answers 404.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { and, desc, eq } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { createJobQueue } from '../../jobs/queue';
+import { imports, jobs } from '../../db/schema';
+import { apiError, errors } from '../../http/errors';
+import { emptyImportReport, MAX_IMPORT_BYTES, type CreateImportRequest, type ImportJob, type ImportReport } from '../../../contract/imports';
+import { requireMember } from '../access';
+import { bucketFor, folderPathOrThrow, projectInOrg, requireFolder } from '../images';
+import { MAX_UPLOAD_URL_MINUTES } from '../upload';
+import { dropUpload, processImport, type ImportJobPayload, type ImportRow } from './run';
+
+export const IMPORT_JOB_KIND = 'import';
+/** An import claimed this many times without finishing (crashes, lost leases) is failed. */
+const MAX_ATTEMPTS = 3;
+const RETENTION_DAYS = 30;
+const RETENTION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** Imports listed per project. */
+const LIST_LIMIT = 50;
+
+const CONTENT_TYPES: Record<string, string> = { '.zip': 'application/zip', '.json': 'application/json', '.xml': 'application/xml' };
+
+export interface ImportService {
+  start(): void;
+  stop(): Promise<void>;
+  create(userId: string, projectId: string, body: CreateImportRequest): Promise<{ import_id: string; upload_url: string; expires_at: string; content_type: string }>;
+  begin(userId: string, importId: string): Promise<{ import_id: string; status: ImportJob['status'] }>;
+  get(userId: string, importId: string): Promise<ImportJob>;
+  list(userId: string, projectId: string): Promise<{ imports: ImportJob[] }>;
+}
+
+export function importJson(row: ImportRow): ImportJob {
+  const report = { ...emptyImportReport(), ...(row.report as Partial<ImportReport>) };
+  return {
+    import_id: row.id,
+    project_id: row.projectId,
+    filename: row.filename,
+    status: row.status,
+    format: row.format as ImportJob['format'],
+    folder_path: row.folderPath,
+    progress: { done: row.done, total: row.total },
+    report,
+    ...(row.error ? { error: row.error } : {}),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function createImportService(ctx: AppContext): ImportService {
+  const cfg = ctx.config.imports;
+  const queue = createJobQueue(ctx, {
+    kind: IMPORT_JOB_KIND,
+    concurrency: cfg.concurrency,
+    pollMs: cfg.pollMs,
+    leaseMs: cfg.leaseMs,
+    maxAttempts: MAX_ATTEMPTS,
+    retentionDays: RETENTION_DAYS,
+    sweepIntervalMs: RETENTION_SWEEP_INTERVAL_MS,
+    run: async (job, signal) => {
+      await processImport(ctx, job, signal);
+      await queue.own(job.id, { status: 'completed', progress: 100 });
+    },
+    giveUp: async (job) => {
+      const { import_id: id } = job.payload as unknown as ImportJobPayload;
+      await ctx.db.update(jobs).set({ status: 'failed', error: 'interrupted too many times', updatedAt: new Date() }).where(eq(jobs.id, job.id));
+      const [row] = await ctx.db
+        .update(imports)
+        .set({ status: 'failed', error: 'The import was interrupted too many times (the server stopped while it ran); what it did is in the report', updatedAt: new Date() })
+        .where(eq(imports.id, id))
+        .returning();
+      if (row) await dropUpload(ctx, row);
+    },
+  });
+
+  /** The import and the caller's right to see it; 404 for another organization's. */
+  async function importFor(userId: string, importId: string): Promise<ImportRow> {
+    const [row] = await ctx.db.select().from(imports).where(eq(imports.id, importId)).limit(1);
+    if (!row) throw errors.notFound('Import');
+    await requireMember(ctx.db, userId, row.organizationId, 'images.read', 'Import');
+    return row;
+  }
+
+  return {
+    start: () => queue.start(),
+    stop: () => queue.stop(),
+
+    async create(userId, projectId, body) {
+      const project = await projectInOrg(ctx, userId, projectId, 'images.upload');
+      await requireMember(ctx.db, userId, project.organizationId, 'annotations.write', 'Project');
+      const ext = path.extname(body.filename).toLowerCase();
+      const contentType = CONTENT_TYPES[ext];
+      if (!contentType) throw errors.unsupportedType(`"${body.filename.slice(0, 200)}" is not a .zip, .json or .xml file`);
+      const folderPath = folderPathOrThrow(body.folder_path ?? '');
+      await requireFolder(ctx.db, project.id, folderPath);
+      const bucket = await bucketFor(ctx, project.organizationId);
+      const id = randomUUID();
+      const stagingKey = `${project.gcsPath}/imports/${id}${ext}`;
+      const signed = await ctx.storage.signedUploadUrl(bucket, stagingKey, { expiresInSeconds: MAX_UPLOAD_URL_MINUTES * 60, contentType, maxBytes: MAX_IMPORT_BYTES });
+      await ctx.db.insert(imports).values({
+        id,
+        organizationId: project.organizationId,
+        projectId: project.id,
+        createdBy: userId,
+        filename: path.basename(body.filename),
+        size: body.size,
+        format: body.format,
+        folderPath,
+        stagingKey,
+        report: emptyImportReport() as unknown as Record<string, unknown>,
+      });
+      return { import_id: id, upload_url: signed.url, expires_at: signed.expiresAt.toISOString(), content_type: contentType };
+    },
+
+    async begin(userId, importId) {
+      const row = await importFor(userId, importId);
+      await requireMember(ctx.db, userId, row.organizationId, 'images.upload', 'Import');
+      await requireMember(ctx.db, userId, row.organizationId, 'annotations.write', 'Import');
+      if (row.status !== 'uploading') throw apiError('import_started', `The import is already ${row.status}`);
+      const bucket = await bucketFor(ctx, row.organizationId);
+      const info = await ctx.storage.head(bucket, row.stagingKey);
+      if (!info) throw errors.badRequest(`No uploaded file found for "${row.filename}": PUT it to the upload URL before starting`, 'object_not_found');
+      if (info.size > MAX_IMPORT_BYTES) throw errors.tooLarge(`The file is ${info.size} bytes; at most ${MAX_IMPORT_BYTES} are accepted`);
+      const started = await ctx.db.transaction(async (tx) => {
+        const [claimed] = await tx
+          .update(imports)
+          .set({ status: 'queued', updatedAt: new Date() })
+          .where(and(eq(imports.id, row.id), eq(imports.status, 'uploading')))
+          .returning();
+        if (!claimed) return false;
+        const payload: ImportJobPayload = { import_id: row.id };
+        await tx.insert(jobs).values({ id: randomUUID(), kind: IMPORT_JOB_KIND, organizationId: row.organizationId, payload: payload as unknown as Record<string, unknown>, status: 'queued', createdBy: userId });
+        return true;
+      });
+      if (!started) throw apiError('import_started', 'The import has already started');
+      queue.poke();
+      return { import_id: row.id, status: 'queued' };
+    },
+
+    async get(userId, importId) {
+      return importJson(await importFor(userId, importId));
+    },
+
+    async list(userId, projectId) {
+      const project = await projectInOrg(ctx, userId, projectId, 'images.read');
+      const rows = await ctx.db.select().from(imports).where(eq(imports.projectId, project.id)).orderBy(desc(imports.createdAt)).limit(LIST_LIMIT);
+      return { imports: rows.map(importJson) };
+    },
+  };
+}

@@ -1,0 +1,291 @@
+// Running one import (a `jobs` row of kind 'import' whose payload names an `imports` row).
+//
+// 1. The uploaded file is copied from storage to a private temporary directory (streamed) and
+//    opened as an archive (./archive.ts: unsafe names and zip bombs are refused there).
+// 2. The format is the one asked for, or the first reader whose detect() says yes.
+// 3. Classes the dataset declares are matched to the project's by name (case-insensitively);
+//    missing ones are added (the importer's role needs classes.edit for that).
+// 4. One image at a time: a project image of the same file name is matched (its bytes are not
+//    uploaded again); else the archive's bytes go through exactly an upload's checks
+//    (registerImage with a local file: type from bytes, pixel cap, SVG rules, thumbnail, tiles);
+//    else the image is skipped, saying so. Its annotations are converted (./convert.ts), checked
+//    with the one stored-annotation validator and saved like the editor's saves (saveChanges):
+//    counters, history, status. Ids are derived from the import, the file and the position, so a
+//    resumed import replaces what it wrote before instead of adding it twice.
+// 5. After every image the row records done/total and the report; a resumed import skips the
+//    images already done. Bad input ends the import as 'failed' with its message; the report of
+//    what was done until then stays.
+import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { and, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import type { JobRow } from '../../jobs/queue';
+import { images, imports, projects } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import { CLASS_PALETTE, type AnnotationType, type ProjectClass } from '../../../contract/projects';
+import { emptyImportReport, MAX_IMPORT_REPORT_ITEMS, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
+import { sanitizeFilename } from '../../../contract/images';
+import { storedAnnotationIssue } from '../../../contract/annotation-check';
+import { saveChanges } from '../annotations';
+import { bucketFor, setImageStatus } from '../images';
+import { updateProject } from '../projects';
+import { ensureFolderPath } from '../folders';
+import { checkFilename, registerImage } from '../upload';
+import { openImportFile, type OpenedArchive } from './archive';
+import { importedId, toStored } from './convert';
+import { READERS, detectFormat } from './formats';
+import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
+
+export type ImportRow = typeof imports.$inferSelect;
+export interface ImportJobPayload {
+  import_id: string;
+}
+
+/** The report of one import, with its lists capped and each line said once (a resumed import reads the skipped files again). */
+export class ReportBuilder implements ImportReporter {
+  readonly report: ImportReport;
+  private readonly seen = new Set<string>();
+  clipped = 0;
+
+  constructor(saved: Partial<ImportReport> | null) {
+    this.report = { ...emptyImportReport(), ...(saved ?? {}) };
+    for (const s of this.report.skipped) this.seen.add(`s\u0000${s.file}\u0000${s.reason}`);
+    for (const w of this.report.warnings) this.seen.add(`w\u0000${w}`);
+  }
+
+  skip(file: string, reason: string): void {
+    const key = `s\u0000${file}\u0000${reason}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (this.report.skipped.length < MAX_IMPORT_REPORT_ITEMS) this.report.skipped.push({ file, reason });
+    else this.report.skipped_more += 1;
+  }
+
+  warn(message: string): void {
+    const key = `w\u0000${message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (this.report.warnings.length < MAX_IMPORT_REPORT_ITEMS) this.report.warnings.push(message);
+    else this.report.warnings_more += 1;
+  }
+}
+
+interface Run {
+  ctx: AppContext;
+  row: ImportRow;
+  userId: string;
+  report: ReportBuilder;
+  tmpDir: string;
+  archive: OpenedArchive;
+  /** Lower-case class name -> the project's class. */
+  classes: Map<string, ProjectClass>;
+  folders: Set<string>;
+  signal: AbortSignal;
+}
+
+async function downloadStaged(ctx: AppContext, row: ImportRow, file: string): Promise<void> {
+  const bucket = await bucketFor(ctx, row.organizationId);
+  const { body } = await ctx.storage.get(bucket, row.stagingKey);
+  await pipeline(body, fs.createWriteStream(file, { mode: 0o600 }));
+}
+
+/** Class type from the geometry (masks are drawn as polygons). */
+function typeOf(a: ImportedAnnotation): AnnotationType {
+  const t = a.shape.type;
+  return t === 'mask' ? 'polygon' : t;
+}
+
+/** Adds the classes the project lacks (names matched case-insensitively), in one update. */
+async function ensureClasses(r: Run, wanted: { name: string; type?: AnnotationType; color?: string }[]): Promise<void> {
+  const missing = new Map<string, { name: string; type?: AnnotationType; color?: string }>();
+  for (const c of wanted) {
+    const key = c.name.trim().toLowerCase();
+    if (!key || r.classes.has(key) || missing.has(key)) continue;
+    missing.set(key, c);
+  }
+  if (missing.size === 0) return;
+  const [project] = await r.ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, r.row.projectId)).limit(1);
+  const current = project?.classes ?? [];
+  for (const c of current) r.classes.set(c.name.trim().toLowerCase(), c);
+  const added: ProjectClass[] = [];
+  for (const [key, c] of missing) {
+    if (r.classes.has(key)) continue;
+    const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : CLASS_PALETTE[(current.length + added.length) % CLASS_PALETTE.length]!;
+    added.push({ name: c.name.trim().slice(0, 100), type: c.type ?? 'box', color });
+  }
+  if (added.length === 0) return;
+  try {
+    await updateProject(r.ctx, r.userId, r.row.projectId, { classes: [...current, ...added] });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) {
+      throw new ImportInputError(`The dataset has classes the project lacks (${added.map((c) => `"${c.name}"`).slice(0, 10).join(', ')}) and your role cannot add classes`);
+    }
+    if (err instanceof ApiError && err.status === 400) throw new ImportInputError(`The dataset's classes cannot be added to the project: ${err.message}`);
+    throw err;
+  }
+  for (const c of added) r.classes.set(c.name.toLowerCase(), c);
+  r.report.report.classes_created.push(...added.map((c) => c.name));
+}
+
+async function folderFor(r: Run, sub: string | undefined): Promise<string> {
+  let folder = r.row.folderPath || ROOT_PATH;
+  for (const part of (sub ?? '').split('/').filter(Boolean)) folder = joinFolderPath(folder, part);
+  if (folder !== ROOT_PATH && !r.folders.has(folder)) {
+    await ensureFolderPath(r.ctx, r.row.projectId, folder);
+    r.folders.add(folder);
+  }
+  return folder;
+}
+
+/** The project image an imported one goes to: matched by file name, or created from the archive's bytes; null when skipped. */
+async function targetImage(r: Run, img: ImportedImage): Promise<typeof images.$inferSelect | null> {
+  const name = sanitizeFilename(img.fileName);
+  const [found] = name
+    ? await r.ctx.db.select().from(images).where(and(eq(images.projectId, r.row.projectId), sql`lower(${images.filename}) = ${name.toLowerCase()}`)).limit(1)
+    : [];
+  if (found) {
+    r.report.report.images_matched += 1;
+    return found;
+  }
+  if (!img.entry) {
+    r.report.skip(img.fileName, 'no image of this name in the project, and the archive does not hold it');
+    return null;
+  }
+  const folder = await folderFor(r, img.folder);
+  const local = path.join(r.tmpDir, `image${path.extname(img.entry).toLowerCase().replace(/[^.a-z0-9]/g, '')}`);
+  await pipeline(await r.archive.open(img.entry), fs.createWriteStream(local, { mode: 0o600 }));
+  try {
+    const { unique_filename } = await checkFilename(r.ctx, r.userId, r.row.projectId, name || img.fileName);
+    const { image } = await registerImage(r.ctx, r.userId, r.row.projectId, { filename: unique_filename, folder_path: folder }, undefined, { localFile: local });
+    if (unique_filename !== img.fileName) r.report.warn(`${img.fileName} was stored as ${unique_filename}`);
+    r.report.report.images_created += 1;
+    const [row] = await r.ctx.db.select().from(images).where(eq(images.id, image.id)).limit(1);
+    return row ?? null;
+  } catch (err) {
+    if (err instanceof ApiError) {
+      r.report.skip(img.entry, err.message);
+      return null;
+    }
+    throw err;
+  } finally {
+    await fsp.rm(local, { force: true });
+  }
+}
+
+/** The stored annotations of one image, each converted and checked on its own (a bad one is skipped, not the image). */
+function storedOf(r: Run, img: ImportedImage, size: { width: number; height: number }): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const file = img.entry ?? img.fileName;
+  if (img.width && img.height && (img.width !== size.width || img.height !== size.height)) {
+    r.report.warn(`${file}: the dataset says ${img.width}x${img.height} pixels, the image has ${size.width}x${size.height}`);
+  }
+  const candidates: unknown[] = [];
+  if (img.stored) candidates.push(...img.stored);
+  img.annotations.forEach((a, i) => {
+    const cls = r.classes.get(a.class.trim().toLowerCase());
+    if (!cls) return r.report.skip(`${file} #${i + 1}`, `unknown class "${a.class.slice(0, 100)}"`);
+    const c = toStored(a, a.id ?? importedId(r.row.id, file, i), cls.name, size, Boolean(img.normalized));
+    if (!c.ok) return r.report.skip(`${file} #${i + 1}`, c.reason);
+    if (c.clipped) r.report.clipped += 1;
+    candidates.push(c.stored);
+  });
+  const ids = new Set<string>();
+  candidates.forEach((s, i) => {
+    const issue = storedAnnotationIssue(s);
+    const rec = s as { id?: unknown; name?: unknown };
+    if (issue) return r.report.skip(`${file} #${i + 1}`, issue.message);
+    const cls = r.classes.get(String(rec.name).trim().toLowerCase());
+    if (!cls) return r.report.skip(`${file} #${i + 1}`, `unknown class "${String(rec.name).slice(0, 100)}"`);
+    if (ids.has(rec.id as string)) return r.report.skip(`${file} #${i + 1}`, `id "${String(rec.id).slice(0, 100)}" appears twice`);
+    ids.add(rec.id as string);
+    out.push({ ...(s as Record<string, unknown>), name: cls.name });
+  });
+  return out;
+}
+
+async function importImage(r: Run, img: ImportedImage): Promise<void> {
+  const newClasses = img.annotations.map((a) => ({ name: a.class, type: typeOf(a) }));
+  await ensureClasses(r, newClasses);
+  const target = await targetImage(r, img);
+  if (!target) return;
+  const size = { width: target.imageWidth ?? 0, height: target.imageHeight ?? 0 };
+  if (!size.width || !size.height) {
+    r.report.skip(img.fileName, 'the image size is unknown, so its annotations cannot be placed');
+    return;
+  }
+  const upserts = storedOf(r, img, size);
+  if (upserts.length) {
+    await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts, removed_ids: [] });
+    r.report.report.annotations_created += upserts.length;
+  }
+  if (img.status && img.status !== target.status) await setImageStatus(r.ctx, r.userId, target.id, { status: img.status });
+}
+
+async function save(ctx: AppContext, id: string, set: Partial<typeof imports.$inferInsert>): Promise<void> {
+  await ctx.db.update(imports).set({ ...set, updatedAt: new Date() }).where(eq(imports.id, id));
+}
+
+function finalReport(r: Run): ImportReport {
+  if (r.report.clipped > 0) r.report.warn(`${r.report.clipped} box${r.report.clipped === 1 ? ' was' : 'es were'} partly outside the image and clipped to it`);
+  return r.report.report;
+}
+
+async function readDataset(r: Run, format: ImportFormat): Promise<void> {
+  const reader = READERS.find((x) => x.format === format)!;
+  const data = await reader.read(r.archive, { report: r.report, tmpDir: r.tmpDir, signal: r.signal });
+  await ensureClasses(r, data.classes);
+  for (const f of data.folders ?? []) await folderFor(r, f);
+  let index = 0;
+  const skipTo = r.row.done;
+  await save(r.ctx, r.row.id, { format, total: Math.max(data.total, skipTo) });
+  for await (const img of data.images) {
+    if (r.signal.aborted) throw r.signal.reason;
+    index += 1;
+    if (index <= skipTo) continue;
+    await importImage(r, img);
+    await save(r.ctx, r.row.id, { done: index, total: Math.max(data.total, index), report: r.report.report as unknown as Record<string, unknown> });
+  }
+}
+
+/** Runs the import of `job`; bad input ends it as failed with its message, anything else is retried by the queue. */
+export async function processImport(ctx: AppContext, job: JobRow, signal: AbortSignal): Promise<void> {
+  const { import_id: id } = job.payload as unknown as ImportJobPayload;
+  const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
+  if (!row || row.status === 'done' || row.status === 'failed') return;
+  await save(ctx, id, { status: 'running' });
+  const tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-import-'));
+  const report = new ReportBuilder(row.report as Partial<ImportReport>);
+  let archive: OpenedArchive | null = null;
+  try {
+    const file = path.join(tmpDir, 'upload');
+    await downloadStaged(ctx, row, file);
+    archive = await openImportFile(file, row.filename, report);
+    const format = row.format !== 'auto' ? (row.format as ImportFormat) : await detectFormat(archive);
+    if (!format) throw new ImportInputError('The format could not be recognised: expected a COCO, YOLO, Pascal VOC, CVAT or Vellum dataset');
+    const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
+    const classes = new Map((project[0]?.classes ?? []).map((c) => [c.name.trim().toLowerCase(), c]));
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), signal };
+    await readDataset(r, format);
+    await save(ctx, id, { status: 'done', report: finalReport(r) as unknown as Record<string, unknown> });
+    await dropUpload(ctx, row);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const known = err instanceof ImportInputError || err instanceof ApiError;
+    if (!known) throw err;
+    await save(ctx, id, { status: 'failed', error: err.message, report: report.report as unknown as Record<string, unknown> });
+    await dropUpload(ctx, row);
+  } finally {
+    archive?.close();
+    await fsp.rm(tmpDir, { recursive: true, force: true });
+  }
+}
+
+/** The uploaded file is not kept once the import has ended. */
+export async function dropUpload(ctx: AppContext, row: ImportRow): Promise<void> {
+  const bucket = await bucketFor(ctx, row.organizationId).catch(() => null);
+  if (bucket) await ctx.storage.delete(bucket, row.stagingKey).catch(() => undefined);
+}
