@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ListImagesQuery, MAX_BATCH_IDS } from './images';
 import { storedText } from './text';
 
-export const EXPORT_FORMATS = ['vellum', 'coco'] as const;
+/** vellum (lossless), coco (annotations.json), yolo (Ultralytics data.yaml, images/, labels/), voc (Pascal VOC XML). */
+export const EXPORT_FORMATS = ['vellum', 'coco', 'yolo', 'voc'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const EXPORT_SCOPES = ['selected', 'all_complete', 'current_filters'] as const;
 export type ExportScope = (typeof EXPORT_SCOPES)[number];

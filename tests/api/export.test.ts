@@ -303,7 +303,7 @@ describe('errors', () => {
     const noClasses = await exportZip({ class_filter: [] });
     expect(noClasses.status).toBe(400);
     expect(noClasses.error.code).toBe('no_classes_selected');
-    expect((await exportZip({ format: 'yolo' })).status).toBe(400);
+    expect((await exportZip({ format: 'cvat' })).status).toBe(400);
   });
 
   it('lets every member export, viewers included', async () => {

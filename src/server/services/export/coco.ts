@@ -1,4 +1,9 @@
-// Stored annotations -> COCO "instances" records (one image at a time; the caller streams them).
+// COCO export: stored annotations -> COCO "instances" records, one image at a time (toCoco), and
+// the writer that spools them into the one annotations.json a COCO dataset is:
+//   annotations.json                 {info, licenses, categories, images, annotations}
+//   images/<folder path>/<filename>  only with include_images (file_name in annotations.json)
+// Both lists span the whole export: they are spooled to temporary files during the single pass
+// and streamed into annotations.json at the end.
 //
 // Decisions (see README.txt inside each COCO zip and the export service header):
 // - box: bbox [x,y,w,h], area w*h, segmentation the box as a polygon (pycocotools' annToRLE /
@@ -14,10 +19,14 @@
 //   segmentation the point as a degenerate triangle [[x,y,x,y,x,y]] (its category carries
 //   keypoints ['point'] and skeleton []).
 // - polyline: COCO has no open paths: left out and counted for README.txt.
+import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { Kernels } from '../../../kernels/node';
 import { countsToString, numericCounts, rleArea, rleBBox } from '../../../contract/rle';
+import type { ImageRow } from '../images';
+import { Spool } from './sink';
+import { convert, imageSize, isNum, isPath, leftOutSection, LeftOut, NO_BOX, NO_MASK, storedBox, storedMask, type FormatWriter, type ImageSize, type Pt, type RunState } from './writer';
 
-type Pt = [number, number];
 export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';
 
 export interface CocoAnnotationBody {
@@ -31,8 +40,6 @@ export interface CocoAnnotationBody {
 
 export type Converted = { kind: CocoKind; body: CocoAnnotationBody } | { kind: 'polyline' } | { kind: 'invalid'; reason: string };
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isPath = (v: unknown): v is Pt[] => Array.isArray(v) && v.every((p) => Array.isArray(p) && p.length >= 2 && isNum(p[0]) && isNum(p[1]));
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
 export function shoelace(path: readonly Pt[]): number {
@@ -56,11 +63,6 @@ function pathBBox(path: readonly Pt[]): [number, number, number, number] {
   return [round(x0), round(y0), round(x1 - x0), round(y1 - y0)];
 }
 
-export interface ImageSize {
-  width: number;
-  height: number;
-}
-
 /**
  * One stored annotation in COCO form. `size` is the image size (needed to rasterise polygons with
  * holes); `kernels` are loaded by the caller when the export is COCO.
@@ -77,11 +79,8 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
     return { kind: 'keypoint', body: { bbox: [k.x, k.y, 0, 0], area: 0, iscrowd: 0, segmentation: [point], keypoints: [k.x, k.y, 2], num_keypoints: 1 } };
   }
   if (a.segmentation !== undefined) {
-    const seg = a.segmentation as { size?: unknown; counts?: unknown };
-    if (!Array.isArray(seg.size) || seg.size.length !== 2 || !(typeof seg.counts === 'string' || Array.isArray(seg.counts))) {
-      return { kind: 'invalid', reason: 'mask without size or counts' };
-    }
-    const rle = { size: [Number(seg.size[0]), Number(seg.size[1])] as [number, number], counts: seg.counts as string | number[] };
+    const rle = storedMask(a);
+    if (!rle) return NO_MASK;
     const counts = numericCounts(rle);
     const b = rleBBox({ size: rle.size, counts });
     return {
@@ -107,8 +106,98 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
       body: { bbox: [rb.x, rb.y, rb.width, rb.height], area: rleArea({ size: [h, w], counts }), iscrowd: 0, segmentation: { size: [h, w], counts: countsToString(counts) } },
     };
   }
-  const box = a.bounding_box as { x?: unknown; y?: unknown; w?: unknown; h?: unknown } | undefined;
-  if (!box || !isNum(box.x) || !isNum(box.y) || !isNum(box.w) || !isNum(box.h)) return { kind: 'invalid', reason: 'box without coordinates' };
-  const { x, y, w, h } = box as { x: number; y: number; w: number; h: number };
+  const box = storedBox(a);
+  if (!box) return NO_BOX;
+  const { x, y, w, h } = box;
   return { kind: 'box', body: { bbox: [x, y, w, h], area: round(w * h), iscrowd: 0, segmentation: [[x, y, x + w, y, x + w, y + h, x, y + h]] } };
+}
+
+export class CocoWriter implements FormatWriter {
+  private readonly imagesSpool: Spool;
+  private readonly annotationsSpool: Spool;
+  private readonly categories = new Map<string, { id: number; name: string; supercategory: string; keypoints?: string[]; skeleton?: number[][] }>();
+  private readonly leftOut = new LeftOut();
+  private nextImageId = 1;
+  private nextAnnotationId = 1;
+
+  constructor(private readonly s: RunState) {
+    this.imagesSpool = new Spool(path.join(s.tmp, 'images.jsonl'));
+    this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'));
+    for (const c of s.project.classes) {
+      if (s.classFilter && !s.classFilter.has(c.name)) continue;
+      this.category(c.name, c.type === 'keypoint');
+    }
+  }
+
+  private category(name: string, keypoint: boolean) {
+    let c = this.categories.get(name);
+    if (!c) {
+      c = { id: this.categories.size + 1, name, supercategory: '' };
+      this.categories.set(name, c);
+    }
+    if (keypoint && !c.keypoints) {
+      c.keypoints = ['point'];
+      c.skeleton = [];
+    }
+    return c;
+  }
+
+  imagePath(_image: ImageRow, rel: string): string {
+    return `images/${rel}`;
+  }
+
+  async image(image: ImageRow, rel: string, annotations: Record<string, unknown>[]): Promise<void> {
+    const report = this.s.report;
+    const id = this.nextImageId++;
+    const size = imageSize(image);
+    await this.imagesSpool.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
+    for (const a of annotations) {
+      const className = String(a.name ?? '');
+      const converted = convert(() => toCoco(a, size, this.s.kernels!));
+      if (converted.kind === 'polyline') {
+        this.leftOut.add('polyline', className);
+        continue;
+      }
+      if (converted.kind === 'invalid') {
+        report.invalid.add(`images/${rel}\t${className}\t${String(a.id ?? '')}\t${converted.reason}`);
+        continue;
+      }
+      const category = this.category(className, converted.kind === 'keypoint');
+      report.annotations += 1;
+      await this.annotationsSpool.push(JSON.stringify({ id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...converted.body }));
+    }
+    this.leftOut.flush(report, `images/${rel}`);
+  }
+
+  async finish(): Promise<void> {
+    await this.imagesSpool.close();
+    await this.annotationsSpool.close();
+    const info = { description: this.s.name, version: '1.0', year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
+    const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify([...this.categories.values()])},\n"images":[\n`;
+    const { imagesSpool, annotationsSpool } = this;
+    async function* body() {
+      yield Buffer.from(head);
+      yield* imagesSpool.chunks();
+      yield Buffer.from('\n],\n"annotations":[\n');
+      yield* annotationsSpool.chunks();
+      yield Buffer.from('\n]}\n');
+    }
+    await this.s.sink.room();
+    // The spools are read while the entry is written; run() removes them only after the zip ended.
+    this.s.sink.add(Readable.from(body()), 'annotations.json', true);
+  }
+
+  readme(): string[] {
+    return [
+      'Layout: annotations.json (COCO instances: info, licenses, categories, images, annotations)',
+      '        images/<folder path>/<filename> (when image files are included; file_name in annotations.json is this path)',
+      '',
+      'Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);',
+      'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
+      "keypoints as keypoints [x, y, 2] in categories with keypoints ['point'] (bbox [x, y, 0, 0], area 0,",
+      'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it).',
+      '',
+      ...leftOutSection(this.s.report, 'polyline', 'Polylines', 'COCO has no open paths'),
+    ];
+  }
 }

@@ -15,7 +15,7 @@ export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
     {
       schema: {
         tags: ['annotations'],
-        summary: 'Export a dataset as a zip (vellum or COCO), streamed',
+        summary: 'Export a dataset as a zip (Vellum, COCO, YOLO or Pascal VOC), streamed',
         body: ExportRequest,
       },
     },

@@ -1,0 +1,166 @@
+// The zip being written into the response (ZipSink: a bounded queue in front of ZipWriter, so a
+// slow client slows the producer down) and Spool (items appended to a temporary file, for lists
+// that must span the whole export but are written at its end). See ./index.ts for the memory bounds.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { once } from 'node:events';
+import { ZipWriter } from './zip';
+
+/** Zip entries queued ahead of the writer. */
+const QUEUE_AHEAD = 4;
+
+/** One zip entry waiting for the writer: its whole content, or a stream of it (an image file). */
+interface Pending {
+  path: string;
+  data: Buffer | Readable;
+  compress: boolean;
+}
+
+/**
+ * The zip being written into the response, with a bounded queue: room() waits while QUEUE_AHEAD
+ * entries are waiting, so a slow client slows the producer down instead of buffering the dataset.
+ */
+export class ZipSink {
+  readonly out: PassThrough = new PassThrough();
+  aborted = false;
+  private failure: Error | null = null;
+  private readonly zip: ZipWriter;
+  /** Entries not yet written, the one being written first; their streams are destroyed when the client goes away. */
+  private readonly queue: Pending[] = [];
+  private pumping = false;
+  private wake: (() => void) | null = null;
+
+  constructor(tmpDir: string) {
+    this.zip = new ZipWriter({ write: (chunk) => this.write(chunk), centralDirectoryPath: path.join(tmpDir, 'central-directory.bin') });
+    this.out.on('close', () => {
+      this.aborted = !this.out.writableFinished || this.aborted;
+      if (this.aborted) {
+        for (const e of this.queue) if (!Buffer.isBuffer(e.data)) e.data.destroy();
+        this.queue.length = 0;
+        this.zip.abandon();
+      }
+      this.notify();
+    });
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+    if (this.aborted) throw new ExportAborted();
+  }
+
+  private fail(err: Error): void {
+    if (this.failure || this.aborted) return;
+    this.failure = err;
+    for (const e of this.queue) if (!Buffer.isBuffer(e.data)) e.data.destroy();
+    this.out.destroy(err);
+    this.notify();
+  }
+
+  /** Writes to the response, waiting while its buffer is full. */
+  private async write(chunk: Buffer): Promise<void> {
+    this.check();
+    if (this.out.write(chunk)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.out.off('drain', done);
+        this.out.off('close', done);
+        resolve();
+      };
+      this.out.on('drain', done);
+      this.out.on('close', done);
+    });
+    this.check();
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    void (async () => {
+      while (this.queue.length > 0 && !this.aborted && !this.failure) {
+        const e = this.queue[0]!;
+        try {
+          await this.zip.add(e.path, e.data, e.compress);
+        } catch (err) {
+          if (!this.aborted) this.fail(err as Error);
+          break;
+        }
+        this.queue.shift();
+        this.notify();
+      }
+      this.pumping = false;
+      this.notify();
+    })();
+  }
+
+  async room(): Promise<void> {
+    while (this.queue.length >= QUEUE_AHEAD && !this.aborted && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.check();
+  }
+
+  add(data: Buffer | Readable, entryPath: string, compress: boolean): void {
+    this.check();
+    // A stream that fails while it waits ends the export at once (and never goes unhandled).
+    if (!Buffer.isBuffer(data)) data.on('error', (err) => this.fail(err));
+    this.queue.push({ path: entryPath, data, compress });
+    this.pump();
+  }
+
+  async addText(entryPath: string, text: string | Buffer): Promise<void> {
+    await this.room();
+    this.add(typeof text === 'string' ? Buffer.from(text) : text, entryPath, true);
+  }
+
+  /** Writes what is queued, the central directory and the end records, and ends the response. */
+  async end(): Promise<void> {
+    while ((this.queue.length > 0 || this.pumping) && !this.aborted && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.check();
+    await this.zip.finish();
+    this.out.end();
+    if (this.out.writableFinished || this.out.destroyed) return;
+    // Finished, or closed early by a client that went away: either ends the wait.
+    await new Promise<void>((resolve) => {
+      this.out.once('finish', resolve);
+      this.out.once('close', resolve);
+    });
+  }
+}
+
+export class ExportAborted extends Error {
+  constructor() {
+    super('export aborted by the client');
+  }
+}
+
+/**
+ * Appends items to a temporary file, `separator` between them, respecting the file stream's
+ * backpressure; once closed, chunks() reads them back (COCO's lists, VOC's image set).
+ */
+export class Spool {
+  private readonly file: fs.WriteStream;
+  count = 0;
+  constructor(
+    readonly filePath: string,
+    private readonly separator = ',\n',
+  ) {
+    this.file = fs.createWriteStream(filePath);
+  }
+  async push(text: string): Promise<void> {
+    const ok = this.file.write(this.count === 0 ? text : `${this.separator}${text}`);
+    this.count += 1;
+    if (!ok) await once(this.file, 'drain');
+  }
+  async close(): Promise<void> {
+    this.file.end();
+    await once(this.file, 'close');
+  }
+  async *chunks(): AsyncGenerator<Buffer> {
+    for await (const chunk of fs.createReadStream(this.filePath)) yield chunk as Buffer;
+  }
+}
