@@ -41,6 +41,7 @@ import {
   MembersResponse,
   RemoveMemberResponse,
 } from '../../contract/teams';
+import { CreateImportResponse, ImportJob, StartImportResponse, type ImportFormat } from '../../contract/imports';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 import { nextTask } from '../../engine';
@@ -248,6 +249,12 @@ export const api = {
     request('PATCH', '/api/images/batch/update', BatchUpdateResponse, { image_ids: imageIds, project_id: projectId, updates }),
   batchDelete: (projectId: string, imageIds: string[]) =>
     request('DELETE', '/api/images/batch/delete', BatchDeleteResponse, { image_ids: imageIds, project_id: projectId, delete_gcs_files: true }),
+
+  // Dataset imports (issue 17)
+  createImport: (projectId: string, input: { filename: string; size: number; format: 'auto' | ImportFormat; folder_path: string }) =>
+    request('POST', `/projects/${enc(projectId)}/imports`, CreateImportResponse.extend({ content_type: z.string() }), input),
+  startImport: (importId: string) => request('POST', `/imports/${enc(importId)}/start`, StartImportResponse),
+  getImport: (importId: string, signal?: AbortSignal) => request('GET', `/imports/${enc(importId)}`, ImportJob, undefined, { signal }),
 };
 
 export interface ListImagesParams {

@@ -22,6 +22,7 @@ import { AlertHost } from './data/Chrome';
 import { DataTab, foldersKey } from './data/DataTab';
 import { useDataView } from './data/dataView';
 import { useExportDialog } from './data/ExportDialog';
+import { ImportButton } from './data/ImportDialog';
 import { UploadPanel } from './data/UploadPanel';
 import { ACCEPT_ATTR, useUploads } from './data/uploads';
 import { ProjectTabs, type Tab } from './ProjectTabs';
@@ -155,6 +156,7 @@ export function ProjectPage() {
             >
               Export <span className="tabular">({selectedCount})</span>
             </Button>
+            <ImportButton project={project} />
             <Button variant="primary" icon={<Plus />} onClick={() => fileInput.current?.click()} disabled={uploading} disabledReason={uploadDenied}>
               Add
             </Button>

@@ -46,7 +46,8 @@ export function acceptedType(file: Pick<File, 'name' | 'type'>): string | null {
 let nextKey = 1;
 let controller: AbortController | null = null;
 
-function put(url: string, file: File, contentType: string, signal: AbortSignal, onProgress: (loaded: number) => void): Promise<void> {
+/** PUTs a file to a signed URL, reporting the bytes sent (XMLHttpRequest: fetch cannot report upload progress). */
+export function putFile(url: string, file: File, contentType: string, signal: AbortSignal, onProgress: (loaded: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     // Removed when the PUT settles: one batch's signal outlives thousands of files.
@@ -152,7 +153,7 @@ export const useUploads = create<UploadState>()((set, get) => {
           }
           if (signal.aborted) throw aborted();
           // 3. PUT, then register.
-          await put(target.upload_url, file, type, signal, (loaded) => patch(item.key, { loaded }));
+          await putFile(target.upload_url, file, type, signal, (loaded) => patch(item.key, { loaded }));
           const size = await dimensions(file);
           await api.registerImage(projectId, orgId, {
             filename: target.filename,

@@ -1,0 +1,211 @@
+// Import Dataset (issue 17): the project header's Import button and its dialog. Choose a .zip (or
+// one .json / .xml), a format (detected by default), and import into the open folder; the dialog
+// shows the upload, then the server's progress image by image, then the report: what was created
+// and matched, and every skipped file with its reason. The import runs on the server: closing the
+// dialog does not stop it, and opening it again shows where it is.
+import { useId, useRef } from 'react';
+import { create } from 'zustand';
+import { useQueryClient } from '@tanstack/react-query';
+import { FileUp, Upload } from 'lucide-react';
+import type { ImportFormat, ImportJob } from '../../../../contract/imports';
+import { ROOT_PATH } from '../../../../contract/folders';
+import type { Project } from '../../../../contract/projects';
+import { Button } from '../../../components/Button';
+import { Dialog } from '../../../components/Dialog';
+import { formatBytes } from '../../../lib/format';
+import { useDenied } from '../../../stores/permissions';
+import { toast } from '../../../stores/toast';
+import { useDataView } from './dataView';
+import { IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
+import { ImportReportView } from './ImportReport';
+import editStyles from './EditDialog.module.css';
+import styles from './ImportDialog.module.css';
+
+const FORMATS: { id: 'auto' | ImportFormat; title: string; hint: string }[] = [
+  { id: 'auto', title: 'Detect', hint: 'Read from the files' },
+  { id: 'coco', title: 'COCO', hint: 'instances JSON, Roboflow' },
+  { id: 'yolo', title: 'YOLO', hint: 'Ultralytics or Darknet' },
+  { id: 'voc', title: 'Pascal VOC', hint: 'Annotations/*.xml' },
+  { id: 'cvat', title: 'CVAT', hint: 'CVAT for images 1.1' },
+  { id: 'vellum', title: 'Vellum', hint: 'A Vellum export' },
+];
+
+interface ImportState {
+  open: boolean;
+  file: File | null;
+  format: 'auto' | ImportFormat;
+  /** The running or last import of this page; null before the first. */
+  phase: ImportPhase | null;
+  error: string | null;
+  running: boolean;
+  abort: AbortController | null;
+  show(): void;
+  hide(): void;
+  reset(): void;
+}
+
+export const useImportDialog = create<ImportState>()((set, get) => ({
+  open: false,
+  file: null,
+  format: 'auto',
+  phase: null,
+  error: null,
+  running: false,
+  abort: null,
+  show: () => set({ open: true }),
+  hide: () => set({ open: false }),
+  reset: () => (get().running ? undefined : set({ file: null, format: 'auto', phase: null, error: null })),
+}));
+
+function progressOf(phase: ImportPhase | null): { percent: number | null; text: string } {
+  if (!phase) return { percent: null, text: '' };
+  if (phase.kind === 'uploading') return { percent: phase.total ? (phase.loaded / phase.total) * 100 : 0, text: `Uploading... ${formatBytes(phase.loaded)} of ${formatBytes(phase.total)}` };
+  const job: ImportJob | null = phase.job;
+  if (!job || job.status === 'queued' || job.status === 'uploading') return { percent: null, text: 'Waiting for the server to start...' };
+  const { done, total } = job.progress;
+  if (!total) return { percent: null, text: 'Reading the archive...' };
+  return { percent: (done / total) * 100, text: `Importing image ${Math.min(done + 1, total).toLocaleString()} of ${total.toLocaleString()}` };
+}
+
+export function ImportButton({ project }: { project: Project }) {
+  const annotateDenied = useDenied('annotations.write', 'import datasets');
+  const uploadDenied = useDenied('images.upload', 'import datasets');
+  const denied = annotateDenied ?? uploadDenied;
+  return (
+    <>
+      <Button variant="secondary" icon={<FileUp />} onClick={() => useImportDialog.getState().show()} disabledReason={denied}>
+        Import
+      </Button>
+      <ImportDialog project={project} />
+    </>
+  );
+}
+
+function ImportDialog({ project }: { project: Project }) {
+  const s = useImportDialog();
+  const folderPath = useDataView((v) => v.folderPath) || ROOT_PATH;
+  const qc = useQueryClient();
+  const input = useRef<HTMLInputElement>(null);
+  const fileId = useId();
+  const finished = s.phase?.kind === 'finished' ? s.phase.job : null;
+  const close = () => {
+    useImportDialog.getState().hide();
+    if (!useImportDialog.getState().running) useImportDialog.getState().reset();
+  };
+
+  const start = async () => {
+    const { file, format } = useImportDialog.getState();
+    if (!file || useImportDialog.getState().running) return;
+    const abort = new AbortController();
+    useImportDialog.setState({ running: true, error: null, abort, phase: { kind: 'uploading', loaded: 0, total: file.size } });
+    try {
+      const job = await runImport({ projectId: project.id, file, format, folderPath }, abort.signal, (phase) => useImportDialog.setState({ phase }));
+      // New images, classes and counts: the Data tab and the header read them again.
+      void qc.invalidateQueries();
+      if (!useImportDialog.getState().open) toast(job.status === 'done' ? `Import of ${file.name} finished` : `Import of ${file.name} failed`, job.status === 'done' ? 'success' : 'danger');
+    } catch (err) {
+      if (abort.signal.aborted) useImportDialog.setState({ phase: null });
+      else useImportDialog.setState({ error: err instanceof ImportFailure ? err.message : `The import failed: ${err instanceof Error ? err.message : String(err)}`, phase: null });
+    } finally {
+      useImportDialog.setState({ running: false, abort: null });
+    }
+  };
+
+  const progress = progressOf(s.phase);
+  const uploading = s.phase?.kind === 'uploading';
+  return (
+    <Dialog
+      open={s.open}
+      onOpenChange={(o) => (o ? useImportDialog.getState().show() : close())}
+      title="Import Dataset"
+      description={`Bring images and labels into ${project.name}${folderPath === ROOT_PATH ? '' : `, folder ${folderPath}`}. Labels for images already here attach by file name.`}
+      icon={<Upload />}
+      wide
+      onSubmit={() => void start()}
+      footerStart={
+        s.running ? (
+          <div className={editStyles.status} role="status" aria-live="polite" data-testid="import-progress">
+            <span className={editStyles.bar} aria-hidden="true">
+              <span style={progress.percent === null ? { width: '100%', opacity: 0.5 } : { width: `${progress.percent}%` }} />
+            </span>
+            <span className="tabular">{progress.text}</span>
+          </div>
+        ) : s.error ? (
+          <p className={editStyles.error} role="alert" data-testid="import-error">
+            {s.error}
+          </p>
+        ) : null
+      }
+      footer={
+        finished ? (
+          <>
+            <Button variant="secondary" onClick={() => useImportDialog.getState().reset()}>
+              Import another
+            </Button>
+            <Button variant="primary" onClick={close}>
+              Done
+            </Button>
+          </>
+        ) : (
+          <>
+            {uploading ? (
+              <Button variant="secondary" onClick={() => s.abort?.abort()}>
+                Cancel upload
+              </Button>
+            ) : (
+              <Button variant="secondary" onClick={close}>
+                {s.running ? 'Close' : 'Cancel'}
+              </Button>
+            )}
+            <Button type="submit" variant="primary" icon={<Upload />} busy={s.running} busyLabel="Importing..." disabled={!s.file || s.running}>
+              Import
+            </Button>
+          </>
+        )
+      }
+    >
+      {finished ? (
+        <ImportReportView job={finished} />
+      ) : (
+        <>
+          <div className={styles.file}>
+            <label htmlFor={fileId} className={editStyles.label}>
+              Dataset file
+            </label>
+            <div className={styles.fileRow}>
+              <Button variant="secondary" size="sm" icon={<FileUp />} disabled={s.running} onClick={() => input.current?.click()}>
+                Choose file
+              </Button>
+              <span className={styles.fileName} data-testid="import-file-name">
+                {s.file ? `${s.file.name} (${formatBytes(s.file.size)})` : 'A .zip with images and labels, or one .json / .xml file of labels'}
+              </span>
+            </div>
+            <input
+              ref={input}
+              id={fileId}
+              type="file"
+              accept={IMPORT_ACCEPT}
+              hidden
+              data-testid="import-file-input"
+              onChange={(e) => {
+                useImportDialog.setState({ file: e.target.files?.[0] ?? null, error: null });
+                e.target.value = '';
+              }}
+            />
+          </div>
+          <fieldset className={`${editStyles.options} ${styles.formats}`} disabled={s.running}>
+            <legend className={editStyles.legend}>Format</legend>
+            {FORMATS.map((f) => (
+              <label key={f.id} className={editStyles.option}>
+                <input type="radio" name="import-format" value={f.id} checked={s.format === f.id} onChange={() => useImportDialog.setState({ format: f.id })} />
+                <span className={editStyles.optionTitle}>{f.title}</span>
+                <span className={editStyles.optionHint}>{f.hint}</span>
+              </label>
+            ))}
+          </fieldset>
+          {s.running && !uploading ? <p className={editStyles.muted}>The import runs on the server: you can close this dialog and keep working.</p> : null}
+        </>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,64 @@
+// One dataset import from the browser (issue 17): reserve (POST /projects/{id}/imports), PUT the
+// file to the signed URL with its progress, start, then follow the job until it ends. The server
+// does the work; leaving the page does not stop it (the project's imports list keeps the report).
+import type { ImportFormat, ImportJob } from '../../../../contract/imports';
+import { api, serverMessage } from '../../../api/client';
+import { putFile } from './uploads';
+
+export type ImportPhase =
+  | { kind: 'uploading'; loaded: number; total: number }
+  | { kind: 'working'; job: ImportJob | null }
+  | { kind: 'finished'; job: ImportJob };
+
+export const IMPORT_ACCEPT = '.zip,.json,.xml,application/zip,application/json,application/xml,text/xml';
+const POLL_MS = 1000;
+const MAX_MISSED_POLLS = 30;
+
+export class ImportFailure extends Error {}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), reject(new DOMException('Cancelled', 'AbortError'))), { once: true });
+  });
+}
+
+/** Runs one import to its end, reporting each phase; resolves with the finished job (done or failed). */
+export async function runImport(
+  input: { projectId: string; file: File; format: 'auto' | ImportFormat; folderPath: string },
+  signal: AbortSignal,
+  onPhase: (phase: ImportPhase) => void,
+): Promise<ImportJob> {
+  const { file } = input;
+  let importId: string;
+  try {
+    const created = await api.createImport(input.projectId, { filename: file.name, size: file.size, format: input.format, folder_path: input.folderPath });
+    importId = created.import_id;
+    onPhase({ kind: 'uploading', loaded: 0, total: file.size });
+    await putFile(created.upload_url, file, created.content_type, signal, (loaded) => onPhase({ kind: 'uploading', loaded, total: file.size }));
+    onPhase({ kind: 'working', job: null });
+    await api.startImport(importId);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new ImportFailure(serverMessage(err, `The import could not start: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  let misses = 0;
+  for (;;) {
+    await wait(POLL_MS, signal);
+    let job: ImportJob;
+    try {
+      job = await api.getImport(importId, signal);
+      misses = 0;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // A lost poll is not a failed import: ask again, for a while.
+      if (++misses >= MAX_MISSED_POLLS) throw new ImportFailure(serverMessage(err, 'The import is running, but its progress cannot be read; reload the page to see the result'));
+      continue;
+    }
+    if (job.status === 'done' || job.status === 'failed') {
+      onPhase({ kind: 'finished', job });
+      return job;
+    }
+    onPhase({ kind: 'working', job });
+  }
+}

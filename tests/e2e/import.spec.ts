@@ -1,0 +1,74 @@
+// Import a COCO zip through the project's Import dialog (issue 17): choose the file, watch it run,
+// read the report, then open an imported image in the editor and see its shapes.
+import { expect, test } from '@playwright/test';
+import JSZip from 'jszip';
+import sharp from 'sharp';
+import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { openEditorImage } from './editor-helpers';
+
+const png = (r: number, g: number, b: number) => sharp({ create: { width: 320, height: 240, channels: 3, background: { r, g, b } } }).png().toBuffer();
+
+async function cocoZip(): Promise<Buffer> {
+  const coco = {
+    images: [
+      { id: 1, file_name: 'harbour.png', width: 320, height: 240 },
+      { id: 2, file_name: 'meadow.png', width: 320, height: 240 },
+      { id: 3, file_name: 'missing.png', width: 320, height: 240 },
+    ],
+    categories: [
+      { id: 1, name: 'boat' },
+      { id: 2, name: 'pier' },
+    ],
+    annotations: [
+      { id: 1, image_id: 1, category_id: 1, bbox: [20, 30, 80, 40], area: 3200, iscrowd: 0 },
+      { id: 2, image_id: 1, category_id: 1, bbox: [150, 60, 60, 30], area: 1800, iscrowd: 0 },
+      { id: 3, image_id: 1, category_id: 2, segmentation: [[10, 200, 300, 200, 300, 230, 10, 230]], bbox: [10, 200, 290, 30], area: 8700, iscrowd: 0 },
+      { id: 4, image_id: 2, category_id: 1, bbox: [100, 100, 50, 50], area: 2500, iscrowd: 0 },
+    ],
+  };
+  const zip = new JSZip();
+  zip.file('annotations/instances_default.json', JSON.stringify(coco));
+  zip.file('images/default/harbour.png', await png(40, 90, 160));
+  zip.file('images/default/meadow.png', await png(60, 150, 60));
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+test('import: a COCO zip through the dialog, its report, then its shapes in the editor', async ({ page }) => {
+  test.setTimeout(120_000);
+  const user = uniqueUser('import');
+  await signUp(page, user);
+  await onboard(page, `Import Org ${user.id}`);
+  await createProject(page, 'Harbours');
+  await page.getByRole('button', { name: 'Open project Harbours' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import Dataset' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Import', exact: true })).toBeDisabled();
+  await dialog.getByTestId('import-file-input').setInputFiles({ name: 'harbours.zip', mimeType: 'application/zip', buffer: await cocoZip() });
+  await expect(dialog.getByTestId('import-file-name')).toContainText('harbours.zip');
+  await expect(dialog.getByRole('radio', { name: /Detect/ })).toBeChecked();
+  await page.screenshot({ path: test.info().outputPath('import-dialog.png') });
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+
+  const report = dialog.getByTestId('import-report');
+  await expect(report).toBeVisible({ timeout: 60_000 });
+  await expect(report).toContainText('Imported harbours.zip (COCO)');
+  await expect(report.getByText('Images added').locator('..')).toContainText('2');
+  await expect(report.getByText('Annotations', { exact: true }).locator('..')).toContainText('4');
+  await expect(report).toContainText('New classes: boat, pier');
+  await expect(report.getByRole('region', { name: 'Skipped' })).toContainText('missing.png');
+  await page.screenshot({ path: test.info().outputPath('import-report.png') });
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(dialog).toBeHidden();
+
+  // The split's images land in a folder named after it.
+  await page.getByRole('button', { name: 'Open folder default' }).click();
+  await expect(page.getByTestId('image-tile')).toHaveCount(2);
+  await openEditorImage(page, 'harbour.png');
+  const list = page.getByRole('listbox', { name: 'Annotation list' });
+  await expect(list.getByRole('option')).toHaveCount(3);
+  await expect(list).toContainText('boat');
+  await expect(list).toContainText('pier');
+});
