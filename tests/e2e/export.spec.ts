@@ -15,7 +15,7 @@ async function token(page: Page): Promise<string> {
   });
 }
 
-test('export: the dialog validates, streams the zip and saves {name}_{format}.zip that holds the COCO json', async ({ page }) => {
+test('export: the dialog validates, streams the zip and saves {name}_{format}.zip that holds the COCO json, or the YOLO labels', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('export');
   await signUp(page, user);
@@ -165,6 +165,27 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   const manifest = JSON.parse(await vellum.file('vellum.json')!.async('string'));
   expect(manifest).toMatchObject({ format: 'vellum', name: 'Birds', scope: 'current_filters', class_filter: ['wing'], include_images: false, image_count: 3, annotation_count: 1 });
   expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF' }]);
+
+  // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
+  // form because the project has a polygon class (boxes as their 4 corners, normalised).
+  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  for (const f of [/Vellum/, /COCO/, /YOLO/, /Pascal VOC/]) await expect(dialog.getByRole('radio', { name: f })).toBeVisible();
+  await dialog.getByText('Current filters').click();
+  await dialog.getByText('YOLO', { exact: true }).click();
+  await expect(dialog.getByText('Saved as Birds_yolo.zip')).toBeVisible();
+  await page.screenshot({ path: 'test-results/export-dialog-yolo.png' });
+  const [third] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(third.suggestedFilename()).toBe('Birds_yolo.zip');
+  const yolo = await JSZip.loadAsync(fs.readFileSync((await third.path())!));
+  expect(Object.keys(yolo.files).filter((n) => !yolo.files[n]!.dir).sort()).toEqual(['README.txt', 'data.yaml', 'labels/a.txt', 'labels/b.txt', 'labels/c.txt']);
+  const dataYaml = await yolo.file('data.yaml')!.async('string');
+  expect(dataYaml).toContain('names:\n  0: "bird"\n  1: "wing"\n');
+  const aLines = (await yolo.file('labels/a.txt')!.async('string')).trim().split('\n');
+  expect(aLines).toEqual([
+    '0 0.025000 0.066667 0.275000 0.066667 0.275000 0.333333 0.025000 0.333333',
+    '0 0.500000 0.166667 0.650000 0.166667 0.650000 0.366667 0.500000 0.366667',
+    '1 0.000000 0.000000 0.250000 0.000000 0.000000 0.333333',
+  ]);
 
   // A failed export says so in the dialog.
   await page.route('**/api/v1/annotations/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"Storage is unreachable","code":"internal_error"}' }));

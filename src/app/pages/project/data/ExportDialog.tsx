@@ -1,7 +1,7 @@
-// Export Dataset dialog (spec sections 2, 3 "Export options", 5, 7, 8, 9): name, format (vellum or
-// COCO), scope (selected, all complete, current filters; default all complete), include images,
-// class filter. POST /annotations/export streams the zip; the dialog reads the stream itself so it
-// can show the bytes received, then saves it as {name}_{format}.zip.
+// Export Dataset dialog (spec sections 2, 3 "Export options", 5, 7, 8, 9): name, format (Vellum,
+// COCO, YOLO or Pascal VOC), scope (selected, all complete, current filters; default all
+// complete), include images, class filter. POST /annotations/export streams the zip; the dialog
+// reads the stream itself so it can show the bytes received, then saves it as {name}_{format}.zip.
 import { useEffect, useId, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { Download } from 'lucide-react';
@@ -29,6 +29,8 @@ export const useExportDialog = create<{ open: boolean; show(): void; hide(): voi
 const FORMATS: { id: ExportFormat; title: string; hint: string }[] = [
   { id: 'vellum', title: 'Vellum', hint: 'Lossless: every shape, class, attribute, stage and folder' },
   { id: 'coco', title: 'COCO', hint: 'annotations.json for standard COCO tools' },
+  { id: 'yolo', title: 'YOLO', hint: 'Ultralytics data.yaml and label files: boxes, or segments when there are polygons' },
+  { id: 'voc', title: 'Pascal VOC', hint: 'An XML file per image with every object as a pixel box' },
 ];
 
 export interface ExportDialogProps {
