@@ -1,7 +1,7 @@
 // Streams a JSON entry of the archive through stream-json's tokenizer (packed values only), so a
 // file of any size is read without its object tree. Malformed JSON ends the import with the file,
 // line and column of the error (found by stream-json's verifier, on the error path only).
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { parser, type Token } from 'stream-json/parser.js';
 import { verifier } from 'stream-json/utils/verifier.js';
 import { ImportInputError, type ImportArchive } from '../types';
@@ -79,18 +79,28 @@ export async function scanJson(archive: ImportArchive, file: string, makeSink: (
 
 class JsonSyntaxError extends Error {}
 
-/** "at line 3, column 8: expected a value", from stream-json's verifier run over the same bytes. */
+/** A small JSON entry parsed whole (vellum.json, one image's document); malformed JSON names the file, line and column. */
+export async function parseJsonEntry(archive: ImportArchive, file: string): Promise<unknown> {
+  const bytes = await archive.read(file);
+  try {
+    return JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new ImportInputError(`${file}: malformed JSON ${await locate(Readable.from([bytes]), (err as Error).message)}`);
+  }
+}
+
+/** "at line 3, column 8: expected a value" (or the reason alone in brackets), from stream-json's verifier run over the same bytes. */
 async function locate(source: Readable, fallback: string): Promise<string> {
   const check = verifier.asStream();
   const reason = (m: string) => m.replace(/^.*cannot parse input: /i, '').replace(/^.*has expected /i, 'expected ');
   return new Promise<string>((resolve) => {
     check.on('error', (err: Error & { line?: number; pos?: number }) => {
       source.destroy();
-      resolve(err.line ? `at line ${err.line}, column ${err.pos ?? 0}: ${reason(err.message)}` : `: ${reason(err.message)}`);
+      resolve(err.line ? `at line ${err.line}, column ${err.pos ?? 0}: ${reason(err.message)}` : `(${reason(err.message)})`);
     });
     check.on('data', () => undefined);
-    check.on('end', () => resolve(`: ${reason(fallback)}`));
-    source.on('error', () => resolve(`: ${reason(fallback)}`));
+    check.on('end', () => resolve(`(${reason(fallback)})`));
+    source.on('error', () => resolve(`(${reason(fallback)})`));
     source.pipe(check);
   });
 }
