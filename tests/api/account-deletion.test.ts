@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { api, onboardedUser, signUp, startServer, type TestServer } from './harness';
 import { joinAs, signIn } from './team-harness';
-import { purgeExpiredAccounts } from '../../src/server/services/account';
+import { purgeExpiredAccounts } from '../../src/server/services/account-purge';
 import { authSessions, authUsers, organizations, profiles, projects } from '../../src/server/db/schema';
 
 let server: TestServer;

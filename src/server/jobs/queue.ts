@@ -61,8 +61,10 @@ export interface JobQueueOptions {
   leaseMs: number;
   /** A job claimed more times than this without finishing is given up (see giveUp). */
   maxAttempts: number;
-  retentionDays: number;
-  sweepIntervalMs: number;
+  /** Finished jobs are kept this long (7 by default). */
+  retentionDays?: number;
+  /** How often this process deletes finished jobs past their retention (hourly by default; the first run comes a minute after start). */
+  sweepIntervalMs?: number;
   /** Runs a claimed job to its end (it records its own result with `own`); throwing retries it in 5 s. */
   run(job: JobRow, signal: AbortSignal): Promise<void>;
   /** A job past maxAttempts: record why it ended. */
@@ -186,7 +188,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
 
   async function sweep(): Promise<{ jobs: number; objects: number }> {
     const now = ctx.now?.() ?? new Date();
-    const cutoff = new Date(now.getTime() - opts.retentionDays * 24 * 60 * 60 * 1000);
+    const cutoff = new Date(now.getTime() - (opts.retentionDays ?? 7) * 24 * 60 * 60 * 1000);
     let swept = 0, objects = 0;
     for (;;) {
       const old = await ctx.db
@@ -221,7 +223,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       stopping = false;
       timer = setInterval(() => void tick(), opts.pollMs);
       timer.unref();
-      sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, opts.sweepIntervalMs)];
+      sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, opts.sweepIntervalMs ?? 3_600_000)];
       for (const t of sweepTimers) t.unref();
       void tick();
     },

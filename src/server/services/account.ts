@@ -2,8 +2,9 @@
 // keys revoked, old tokens refused), organizations where the user is the only member are scheduled
 // for deletion, organizations with other members are left (ownership passing to the earliest admin
 // when the user was their last owner; refused when nobody could take it). Signing in again within
-// the grace period reactivates the account; after it, purgeExpiredAccounts() removes everything.
-import { and, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+// the grace period reactivates the account; after it, the purge removes everything (a job per
+// account on the job queue: services/account-purge.ts).
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { accountDeletions, apiKeys, organizationMembers, organizations, profiles } from '../db/schema';
 import { errors } from '../http/errors';
@@ -169,62 +170,4 @@ async function endSessions(ctx: AppContext, user: AuthUser, token: string): Prom
   } catch (err) {
     ctx.log.warn({ err, userId: user.id }, 'could not end the sessions of a deleted account');
   }
-}
-
-/** Removes accounts whose grace period is over: their scheduled organizations (rows and stored files), keys, profile and identity. */
-export async function purgeExpiredAccounts(ctx: AppContext, now: Date = nowOf(ctx)): Promise<{ accounts: number; organizations: number }> {
-  const due = await ctx.db
-    .select({ del: accountDeletions })
-    .from(accountDeletions)
-    .innerJoin(profiles, eq(profiles.id, accountDeletions.userId))
-    .where(and(lte(accountDeletions.purgeAfter, now), isNotNull(profiles.deactivatedAt)))
-    .limit(100);
-  let orgCount = 0;
-  for (const { del } of due) {
-    if (del.organizationIds.length) {
-      const orgs = await ctx.db
-        .select()
-        .from(organizations)
-        .where(and(inArray(organizations.id, del.organizationIds), isNotNull(organizations.deletionScheduledAt)));
-      for (const org of orgs) {
-        await ctx.db.delete(organizations).where(eq(organizations.id, org.id));
-        if (org.gcsBucketName) await ctx.storage.deleteBucket(org.gcsBucketName).catch((err: unknown) => ctx.log.warn({ err, bucket: org.gcsBucketName }, 'purge: bucket removal failed'));
-        orgCount += 1;
-      }
-    }
-    await ctx.db.transaction(async (tx) => {
-      const keys = tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.createdBy, del.userId));
-      await tx.delete(profiles).where(and(inArray(profiles.id, keys), eq(profiles.kind, 'api_key')));
-      await tx.delete(profiles).where(eq(profiles.id, del.userId));
-    });
-    try {
-      await ctx.auth.deleteUser(del.userId);
-    } catch (err) {
-      ctx.log.warn({ err, userId: del.userId }, 'purge: the identity service did not delete the user');
-    }
-  }
-  return { accounts: due.length, organizations: orgCount };
-}
-
-/** Runs the purge now and then (every hour) while the app runs, on the real clock (tests that move
- * ctx.now call purgeExpiredAccounts themselves, and must not race this). */
-export function startPurgeJob(ctx: AppContext): () => void {
-  let running = false;
-  const tick = () => {
-    if (running) return;
-    running = true;
-    purgeExpiredAccounts(ctx, new Date())
-      .catch((err: unknown) => ctx.log.error({ err }, 'account purge failed'))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const timer = setInterval(tick, 3600_000);
-  timer.unref();
-  const first = setTimeout(tick, 5_000);
-  first.unref();
-  return () => {
-    clearInterval(timer);
-    clearTimeout(first);
-  };
 }

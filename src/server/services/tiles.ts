@@ -73,12 +73,8 @@ export async function queueTiles(ctx: AppContext, img: Pick<ImageRow, 'id' | 'or
 export function startTilesWorkers(ctx: AppContext, cfg: JobWorkersConfig = ctx.config.jobs.tiles): JobQueue {
   const queue = createJobQueue(ctx, {
     kind: TILES_JOB_KIND,
-    concurrency: cfg.concurrency,
-    pollMs: cfg.pollMs,
-    leaseMs: cfg.leaseMs,
+    ...cfg, // concurrency, pollMs, leaseMs
     maxAttempts: MAX_ATTEMPTS,
-    retentionDays: 7,
-    sweepIntervalMs: 6 * 3_600_000,
     run: (job, signal) => runTilesJob(ctx, queue, job, signal),
     giveUp: async (job) => void (await queue.own(job.id, { status: 'failed', error: 'its build was interrupted too many times', lockedBy: null, lockedUntil: null })),
   });
