@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run. Prints
 // tables and writes JSON under bench/results/. Options: --quick (smaller scenes), --only=<name>
-// (engine, kernels, dataset, export, annotations, render, segmentation, image-edit, load, first-load). The dataset,
+// (engine, kernels, dataset, export, annotations, render, segmentation, image-edit, load, first-load, import). The dataset,
 // export, render, segmentation, load and first-load benchmarks start servers and Chromium; they run when their
 // scripts exist (first-load measures the build in dist/app: `npm run build` first).
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ if (want('kernels')) await runKernelsBench({ quick });
 if (want('image-edit')) await (await import('./image-edit.bench')).runImageEditBench({ quick });
 
 // Benchmarks that run as their own scripts (they own servers or browsers).
-for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['export', 'export.bench.ts'], ['annotations', 'annotations.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts'], ['load', 'load.bench.ts'], ['first-load', 'first-load.bench.ts']] as const) {
+for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['export', 'export.bench.ts'], ['annotations', 'annotations.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts'], ['load', 'load.bench.ts'], ['first-load', 'first-load.bench.ts'], ['import', 'import.bench.ts']] as const) {
   if (!want(name)) continue;
   const full = path.join(here, file);
   if (!fs.existsSync(full)) continue;

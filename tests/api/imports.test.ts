@@ -4,8 +4,8 @@
 // this file covers the path every format shares, bad archives, roles and other organizations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { joinAs } from './team-harness';
+import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
+import { joinAs, signIn } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { countsToString, decodeRle, encodeMask } from '../../src/contract/rle';
 
@@ -241,4 +241,62 @@ describe('who may import', () => {
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/brand-new.*cannot add classes/);
   });
+});
+
+describe('an import outlives the server that ran it', () => {
+  it('resumes after a stop where it left off, without adding anything twice', async () => {
+    const dataDir = tempDir();
+    const first = await startServer({ IMPORT_POLL_MS: '50' }, dataDir);
+    const sameDb = first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {};
+    const user = await onboardedUser(first);
+    const projectId = (await createProject(first, user)).id;
+    const n = 12;
+    const coco = {
+      images: Array.from({ length: n }, (_, i) => ({ id: i + 1, file_name: `frame_${String(i).padStart(2, '0')}.png`, width: 1200, height: 900 })),
+      categories: [{ id: 1, name: 'car' }],
+      annotations: Array.from({ length: n * 3 }, (_, k) => ({ id: k + 1, image_id: Math.floor(k / 3) + 1, category_id: 1, bbox: [10 * (k % 3), 10, 50, 40] })),
+    };
+    const big = await png(1200, 900);
+    const files: Record<string, string | Buffer> = { 'annotations/instances_val.json': JSON.stringify(coco) };
+    for (const img of coco.images) files[`images/val/${img.file_name}`] = big;
+    const zip = await zipOf(files);
+
+    const res = await api(first.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: user.token, body: { filename: 'frames.zip', size: zip.length } });
+    await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(zip) });
+    const id = res.body.import_id as string;
+    expect((await api(first.url, 'POST', `/api/v1/imports/${id}/start`, { token: user.token })).status).toBe(202);
+    let done = 0;
+    for (let i = 0; i < 600 && done < 3; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      done = (await api(first.url, 'GET', `/api/v1/imports/${id}`, { token: user.token })).body.progress.done;
+    }
+    await first.stop(); // a clean stop hands the job back
+    expect(done).toBeGreaterThanOrEqual(3);
+    expect(done).toBeLessThan(n);
+
+    const second = await startServer({ IMPORT_POLL_MS: '50', ...sameDb }, dataDir);
+    try {
+      // Tokens name the server's address as their issuer: sign in again on the new one.
+      const token = await signIn(second, user.email, user.password);
+      let job: ImportJob | null = null;
+      for (let i = 0; i < 600; i++) {
+        const got = await api<ImportJob>(second.url, 'GET', `/api/v1/imports/${id}`, { token });
+        expect(got.status).toBe(200);
+        job = got.body;
+        if (job.status === 'done' || job.status === 'failed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(job!.status, job!.error).toBe('done');
+      expect(job!.progress).toEqual({ done: n, total: n });
+      expect(job!.report.images_created + job!.report.images_matched).toBe(n);
+      const list = await api(second.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100`, { token });
+      expect(list.body.images).toHaveLength(n);
+      for (const img of list.body.images as { id: string }[]) {
+        const doc = await api(second.url, 'GET', `/api/v1/annotations/load-data/${img.id}`, { token });
+        expect(doc.body.annotations).toHaveLength(3);
+      }
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
 });

@@ -1,0 +1,216 @@
+// Dataset import (issue 17): a generated COCO zip of N images with 20 annotations each, imported
+// through the API (reserve, PUT, start, poll until done), next to the baseline a user has without
+// import: uploading the same images one by one (upload-url, PUT, register; 4 in flight, as the
+// browser does), in the same run and the same server.
+//
+//   node --import tsx bench/import.bench.ts                 # sizes 1000,10000 (200,000 annotations at 10k)
+//   options: --sizes 1000,10000, --quick (sizes 200,1000), --pg <url> (PostgreSQL; else embedded PGlite)
+//
+// The images are one 640x480 JPEG (a smooth photo-like picture) stored under N names: the import
+// runs every image through an upload's checks (type from bytes, decode, thumbnail), so the bytes'
+// content matters little; the annotations are 12 boxes and 8 twelve-vertex polygons per image over
+// 5 categories. The zip is written to a temp file before anything is measured (yazl, images
+// stored, JSON deflated).
+//
+// Memory: the server runs in this process. Before each run two full GCs, then the kernel's peak
+// RSS (VmHWM) is reset through /proc/self/clear_refs; reported is the peak over the RSS before the
+// run, and the ratio of that peak at the largest size to the smallest (flat in the dataset size:
+// ~1). Time is wall time; CPU is this process's (server, database and client). Writes
+// bench/results/import.json.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import yazl from 'yazl';
+import { api } from '../tests/api/harness';
+import { arg, benchServer, createBenchProject, type BenchServer } from './seed';
+
+const quick = process.argv.includes('--quick');
+const SIZES = (arg('sizes', quick ? '200,1000' : '1000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);
+const BOXES = 12;
+const POLYGONS = 8;
+const MB = 1024 * 1024;
+const UPLOADS_IN_FLIGHT = 4;
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+function peakRss(): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+function resetPeakRss(): void {
+  fs.writeFileSync('/proc/self/clear_refs', '5');
+}
+async function settle(): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function photo(): Promise<Buffer> {
+  const w = 640, h = 480;
+  const px = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      px[i] = (x * 255) / w;
+      px[i + 1] = (y * 255) / h;
+      px[i + 2] = 128 + 100 * Math.sin((x + y) / 40);
+    }
+  }
+  return sharp(px, { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** Writes the COCO JSON for n images, streamed, and returns its path. */
+async function writeCoco(dir: string, n: number): Promise<string> {
+  const file = path.join(dir, `instances_${n}.json`);
+  const out = fs.createWriteStream(file);
+  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r())));
+  await write('{"info":{"description":"bench"},"categories":[');
+  await write(['car', 'person', 'sign', 'building', 'road'].map((name, i) => `{"id":${i + 1},"name":"${name}"}`).join(','));
+  await write('],"images":[');
+  for (let i = 0; i < n; i++) await write(`${i ? ',' : ''}{"id":${i + 1},"file_name":"img_${i}.jpg","width":640,"height":480}`);
+  await write('],"annotations":[');
+  let id = 1;
+  for (let i = 0; i < n; i++) {
+    const parts: string[] = [];
+    for (let b = 0; b < BOXES; b++) {
+      const x = (b * 47 + i) % 560, y = (b * 31) % 400;
+      parts.push(`{"id":${id++},"image_id":${i + 1},"category_id":${(b % 3) + 1},"bbox":[${x},${y},60,40],"area":2400,"iscrowd":0}`);
+    }
+    for (let p = 0; p < POLYGONS; p++) {
+      const cx = 60 + ((p * 71 + i) % 520), cy = 60 + ((p * 53) % 360);
+      const ring = Array.from({ length: 12 }, (_, k) => [cx + 40 * Math.cos((k * Math.PI) / 6), cy + 40 * Math.sin((k * Math.PI) / 6)].map((v) => v.toFixed(1)).join(',')).join(',');
+      parts.push(`{"id":${id++},"image_id":${i + 1},"category_id":${(p % 2) + 4},"segmentation":[[${ring}]],"bbox":[${cx - 40},${cy - 40},80,80],"area":5000,"iscrowd":0}`);
+    }
+    await write(`${i ? ',' : ''}${parts.join(',')}`);
+  }
+  await write(']}');
+  out.end();
+  await new Promise((r) => out.on('close', r));
+  return file;
+}
+
+async function writeZip(dir: string, n: number, jpeg: Buffer): Promise<string> {
+  const json = await writeCoco(dir, n);
+  const file = path.join(dir, `coco_${n}.zip`);
+  const zip = new yazl.ZipFile();
+  zip.addFile(json, 'annotations/instances_default.json', { compress: true });
+  for (let i = 0; i < n; i++) zip.addBuffer(jpeg, `images/default/img_${i}.jpg`, { compress: false });
+  zip.end();
+  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(fs.createWriteStream(file)).on('close', resolve).on('error', reject));
+  fs.rmSync(json);
+  return file;
+}
+
+function putFile(url: string, file: string, contentType: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': fs.statSync(file).size } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    fs.createReadStream(file).pipe(req);
+  });
+}
+
+interface Measured {
+  seconds: number;
+  cpuSeconds: number;
+  peakOverBaselineMb: number;
+}
+
+async function measure(fn: () => Promise<void>): Promise<Measured> {
+  await settle();
+  const before = process.memoryUsage().rss;
+  resetPeakRss();
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await fn();
+  const cpu = process.cpuUsage(cpu0);
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakOverBaselineMb: (peakRss() - before) / MB };
+}
+
+async function importZip(bench: BenchServer, zipFile: string, n: number): Promise<void> {
+  const { server, user } = bench;
+  const project = await createBenchProject(bench, `import ${n} ${Date.now()}`);
+  const created = await api(server.url, 'POST', `/api/v1/projects/${project.id}/imports`, { token: user.token, body: { filename: 'dataset.zip', size: fs.statSync(zipFile).size } });
+  if (created.status !== 201) throw new Error(`create import: ${created.status} ${JSON.stringify(created.body)}`);
+  if ((await putFile(created.body.upload_url, zipFile, created.body.content_type)) !== 200) throw new Error('PUT of the archive failed');
+  const started = await api(server.url, 'POST', `/api/v1/imports/${created.body.import_id}/start`, { token: user.token });
+  if (started.status !== 202) throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const job = await api(server.url, 'GET', `/api/v1/imports/${created.body.import_id}`, { token: user.token });
+    if (job.body.status === 'failed') throw new Error(`import failed: ${job.body.error}`);
+    if (job.body.status === 'done') {
+      const r = job.body.report;
+      if (r.images_created !== n || r.annotations_created !== n * (BOXES + POLYGONS)) throw new Error(`import incomplete: ${JSON.stringify(r).slice(0, 300)}`);
+      return;
+    }
+  }
+}
+
+async function uploadAll(bench: BenchServer, jpegFile: string, n: number): Promise<void> {
+  const { server, user } = bench;
+  const project = await createBenchProject(bench, `upload ${n} ${Date.now()}`);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      const filename = `img_${i}.jpg`;
+      const url = await api(server.url, 'POST', `/api/v1/projects/${project.id}/images/upload-url?org_id=${user.org.id}`, { token: user.token, body: { filename, content_type: 'image/jpeg', folder_path: '/' } });
+      if (url.status !== 200) throw new Error(`upload-url: ${url.status}`);
+      if ((await putFile(url.body.upload_url, jpegFile, 'image/jpeg')) !== 200) throw new Error('PUT failed');
+      const reg = await api(server.url, 'POST', `/api/v1/projects/${project.id}/images/register?org_id=${user.org.id}`, { token: user.token, body: { filename, folder_path: '/' } });
+      if (reg.status !== 200) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: UPLOADS_IN_FLIGHT }, worker));
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+process.env.IMPORT_POLL_MS = '100';
+const bench = await benchServer();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-import-bench-'));
+const rows: { images: number; annotations: number; zipMb: number; import: Measured; upload: Measured; load: number[] }[] = [];
+try {
+  const jpeg = await photo();
+  const jpegFile = path.join(tmp, 'photo.jpg');
+  fs.writeFileSync(jpegFile, jpeg);
+  for (const n of SIZES) {
+    const zipFile = await writeZip(tmp, n, jpeg);
+    const zipMb = fs.statSync(zipFile).size / MB;
+    const imported = await measure(() => importZip(bench, zipFile, n));
+    fs.rmSync(zipFile);
+    const uploaded = await measure(() => uploadAll(bench, jpegFile, n));
+    rows.push({ images: n, annotations: n * (BOXES + POLYGONS), zipMb, import: imported, upload: uploaded, load: os.loadavg() });
+    console.log(`${n} images: import ${imported.seconds.toFixed(1)} s (peak +${imported.peakOverBaselineMb.toFixed(0)} MB), upload ${uploaded.seconds.toFixed(1)} s (peak +${uploaded.peakOverBaselineMb.toFixed(0)} MB), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  }
+} finally {
+  await bench.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+console.log(`\nImport of a COCO zip vs uploading the same images (${os.cpus().length} cores, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`);
+console.log('| images | annotations | zip MB | import s | upload s | import / upload time | import peak RSS over start | upload peak RSS over start | load (1/5/15 min) |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+for (const r of rows) {
+  console.log(`| ${r.images.toLocaleString()} | ${r.annotations.toLocaleString()} | ${r.zipMb.toFixed(0)} | ${r.import.seconds.toFixed(1)} | ${r.upload.seconds.toFixed(1)} | ${(r.import.seconds / r.upload.seconds).toFixed(2)} | ${r.import.peakOverBaselineMb.toFixed(0)} MB | ${r.upload.peakOverBaselineMb.toFixed(0)} MB | ${r.load.map((l) => l.toFixed(2)).join(' / ')} |`);
+}
+if (rows.length > 1) {
+  const [a, b] = [rows[0]!, rows[rows.length - 1]!];
+  console.log(`\nImport peak RSS at ${b.images.toLocaleString()} images / at ${a.images.toLocaleString()}: ${(Math.max(1, b.import.peakOverBaselineMb) / Math.max(1, a.import.peakOverBaselineMb)).toFixed(2)} (flat: ~1; the dataset grew ${b.images / a.images}x)`);
+}
+const out = process.env.IMPORT_BENCH_OUT ?? path.join(here, 'results', 'import.json');
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'pglite', rows }, null, 2));
