@@ -2,14 +2,16 @@
 //
 //   node --import tsx bench/export.bench.ts                  # embedded PGlite
 //   node --import tsx bench/export.bench.ts --pg <url>       # PostgreSQL (DATABASE_URL when --pg is absent)
-//   options: --sizes 1000,5000,10000 --runs 1, --quick (sizes 500,2000, no repeat)
+//   options: --sizes 1000,5000,10000 --runs 1, --quick (sizes 500,2000, no repeat),
+//            --variants yolo,voc (only these, by name)
 //
 // One server in this process (embedded PGlite or PostgreSQL, local storage). For each size a project
 // is seeded by bulk INSERTs (bench/seed.ts): every image complete, in 1 folder per 100 images, with
 // a 5-shape annotation document (3 boxes, 2 twelve-vertex polygons, an attribute); every image row
 // points at one stored JPEG (a 1024 x 768 photo-like picture), so "with images" moves real bytes
 // through storage, zip and socket without writing 10k files first. Each project is exported through
-// POST /api/v1/annotations/export in the vellum and COCO formats, without and with image files; the
+// POST /api/v1/annotations/export in the vellum and COCO formats, without and with image files, and
+// in the YOLO and VOC formats without (their image files are written as vellum's and COCO's); the
 // client reads the zip as it arrives, keeps only its last 64 KiB and checks the entry count in the
 // zip's end record. Time is wall time to the last byte, and this process's CPU time for the same
 // export (steadier than wall time on a busy machine).
@@ -35,6 +37,8 @@ import vm from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import type { ExportFormat } from '../src/contract/export';
+import { moveDocumentsToRows } from '../src/server/db/annotation-rows';
 import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './seed';
 
 const quick = process.argv.includes('--quick');
@@ -56,15 +60,20 @@ const CLASSES = [
 
 interface Variant {
   name: string;
-  format: 'vellum' | 'coco';
+  format: ExportFormat;
   includeImages: boolean;
 }
-const VARIANTS: Variant[] = [
-  { name: 'vellum', format: 'vellum', includeImages: false },
-  { name: 'coco', format: 'coco', includeImages: false },
-  { name: 'vellum + images', format: 'vellum', includeImages: true },
-  { name: 'coco + images', format: 'coco', includeImages: true },
-];
+const ONLY = arg('variants')?.split(',');
+const VARIANTS: Variant[] = (
+  [
+    { name: 'vellum', format: 'vellum', includeImages: false },
+    { name: 'coco', format: 'coco', includeImages: false },
+    { name: 'yolo', format: 'yolo', includeImages: false },
+    { name: 'voc', format: 'voc', includeImages: false },
+    { name: 'vellum + images', format: 'vellum', includeImages: true },
+    { name: 'coco + images', format: 'coco', includeImages: true },
+  ] satisfies Variant[]
+).filter((v) => !ONLY || ONLY.includes(v.name));
 
 interface Memory {
   rss: number;
@@ -254,6 +263,11 @@ async function main() {
     for (const size of SIZES) {
       const project = await createBenchProject(bench, `Export ${size}`, CLASSES);
       seedSeconds += await seedProject(bench, project, { images: size, folders: Math.max(1, Math.round(size / 100)), statuses: 'complete', shapes: SHAPES, objectKey });
+      // seedProject writes documents in the old one-list layout; exports read annotation rows, as
+      // start-up leaves them (without this move the zips held no annotations at all).
+      const t0 = performance.now();
+      await moveDocumentsToRows(ctx.database);
+      seedSeconds += (performance.now() - t0) / 1000;
       projects.push({ size, id: project.id });
     }
     console.log(`seeded ${SIZES.join(' + ')} images (${SHAPES} shapes each) in ${seedSeconds.toFixed(1)} s; image file ${(jpeg.length / 1024).toFixed(0)} KiB; database ${ctx.database.kind}`);
@@ -282,8 +296,9 @@ async function main() {
           vs_storage_read: v.includeImages ? +(med.ms / size / floor.ms_per_image).toFixed(1) : null,
           zip_mb: +(med.bytes / MB).toFixed(1),
           entries: med.entries,
-          // vellum: one JSON per image, vellum.json, README.txt; coco: annotations.json, README.txt
-          expected_entries: (v.format === 'vellum' ? size : 0) + (v.includeImages ? size : 0) + 2,
+          // vellum: one JSON per image, vellum.json, README.txt; coco: annotations.json, README.txt;
+          // yolo: one label file per image, data.yaml, README.txt; voc: one XML per image, ImageSets/Main/default.txt, README.txt
+          expected_entries: (v.format === 'coco' ? 0 : size) + (v.includeImages ? size : 0) + 2,
           peak_rss_over_baseline_mb: +(rssOver(worst) / MB).toFixed(1),
           peak_rss_source: worst.peakRssKernel !== null ? 'VmHWM' : 'sampled',
           peak_rss_mb: +((worst.baseline.rss + rssOver(worst)) / MB).toFixed(1),
