@@ -148,7 +148,7 @@ describe('tiles jobs', () => {
     await readyTiles(img.id);
   }, 120_000);
 
-  it('a build whose worker died is taken by another worker once its lease ran out; TILES_CONCURRENCY=0 only queues', async () => {
+  it('a build whose worker died is taken by another worker once its lease ran out; a stop hands a build back; TILES_CONCURRENCY=0 only queues', async () => {
     const requests = await startServer({ TILES_CONCURRENCY: '0' });
     let workers: ReturnType<typeof startTilesWorkers> | null = null;
     try {
@@ -168,9 +168,24 @@ describe('tiles jobs', () => {
       workers = startTilesWorkers(requests.built.ctx, { concurrency: 1, pollMs: 100, leaseMs: 5000 });
       expect((await readyTiles(img.id, user.token, requests)).levels[0]).toMatchObject({ cols: 9, rows: 2 });
       expect(await jobOf(requests, img.id)).toMatchObject({ status: 'completed', attempts: 2, lockedBy: null });
+      await workers.stop();
+
+      // Workers stopped mid-build (the app closing) hand the job back, not counted as an attempt.
+      const big = await uploadImage(requests, user, proj.id, 'large.png', await largePng());
+      workers = startTilesWorkers(requests.built.ctx, { concurrency: 1, pollMs: 50, leaseMs: 5000 });
+      for (let i = 0; (await jobOf(requests, big.id))?.status !== 'running'; i++) {
+        if (i > 200) throw new Error('the build did not start');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await workers.stop();
+      expect(await jobOf(requests, big.id)).toMatchObject({ status: 'queued', attempts: 0, lockedBy: null });
+      expect((await tiles(big.id, user.token, requests)).body).toEqual({ status: 'pending' });
+      workers = startTilesWorkers(requests.built.ctx, { concurrency: 1, pollMs: 100, leaseMs: 5000 });
+      expect(await readyTiles(big.id, user.token, requests)).toMatchObject({ width: 9000, height: 5000 });
+      expect(await jobOf(requests, big.id)).toMatchObject({ status: 'completed', attempts: 1 });
     } finally {
       await workers?.stop();
       await requests.stop();
     }
-  }, 120_000);
+  }, 180_000);
 });

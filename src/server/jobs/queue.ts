@@ -90,6 +90,22 @@ export interface JobQueue {
   counts(organizationId: string): Promise<{ queued: number; running: number }>;
 }
 
+/** Claims the oldest runnable job of `kind` (queued and due, or running with its lease run out) for `workerId`. */
+async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number): Promise<JobRow | null> {
+  const res = (await ctx.db.execute(sql`
+    UPDATE jobs SET status = 'running', locked_by = ${workerId},
+      locked_until = now() + (${leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
+    WHERE id = (
+      SELECT id FROM jobs
+      WHERE kind = ${kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
+      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`)) as unknown as { rows: { id: string }[] };
+  const id = res.rows[0]?.id;
+  if (!id) return null;
+  const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+  return row ?? null;
+}
+
 export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue {
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
@@ -97,36 +113,32 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   let timer: NodeJS.Timeout | null = null;
   let sweepTimers: NodeJS.Timeout[] = [];
   let stopping = false;
-  let ticking = false;
+  /** The claiming loop while it runs (stop waits for it: a job it claims after the stop is handed back). */
+  let ticking: Promise<void> | null = null;
   let again = false;
 
-  async function claim(): Promise<JobRow | null> {
-    const res = (await ctx.db.execute(sql`
-      UPDATE jobs SET status = 'running', locked_by = ${workerId},
-        locked_until = now() + (${opts.leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
-      WHERE id = (
-        SELECT id FROM jobs
-        WHERE kind = ${opts.kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id`)) as unknown as { rows: { id: string }[] };
-    const id = res.rows[0]?.id;
-    if (!id) return null;
-    const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-    return row ?? null;
-  }
-
-  async function tick(): Promise<void> {
+  function tick(): Promise<void> {
     if (ticking) {
       again = true;
-      return;
+      return ticking;
     }
-    ticking = true;
+    ticking = claimLoop().finally(() => {
+      ticking = null;
+    });
+    return ticking;
+  }
+
+  async function claimLoop(): Promise<void> {
     try {
       do {
         again = false;
         while (!stopping && running.size < opts.concurrency) {
-          const job = await claim();
+          const job = await claimOne(ctx, opts.kind, workerId, opts.leaseMs);
           if (!job) break;
+          if (stopping) {
+            await handBack(job.id);
+            break;
+          }
           const abort = new AbortController();
           const done = runJob(job, abort).finally(() => {
             running.delete(job.id);
@@ -137,9 +149,16 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       } while (again && !stopping);
     } catch (err) {
       if (!stopping) ctx.log.warn({ err }, `${label}: claiming a job failed; trying again later`);
-    } finally {
-      ticking = false;
     }
+  }
+
+  /** Gives a job this worker holds back to the queue at once; a clean stop is not an attempt. */
+  async function handBack(jobId: string): Promise<void> {
+    await ctx.db
+      .update(jobs)
+      .set({ status: 'queued', lockedBy: null, lockedUntil: null, attempts: sql`greatest(${jobs.attempts} - 1, 0)`, updatedAt: new Date() })
+      .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId)))
+      .catch((e: unknown) => ctx.log.warn({ err: e, job: jobId }, `${label}: could not hand the job back; its lease will expire`));
   }
 
   async function own(jobId: string, set: JobUpdate): Promise<boolean> {
@@ -169,12 +188,8 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
     } catch (err) {
       const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
       if (reason instanceof StopRequested) {
-        // Handed back: the next process to look resumes it at once. A clean stop is not an attempt.
-        await ctx.db
-          .update(jobs)
-          .set({ status: 'queued', lockedBy: null, lockedUntil: null, attempts: sql`greatest(${jobs.attempts} - 1, 0)`, updatedAt: new Date() })
-          .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, workerId)))
-          .catch((e: unknown) => ctx.log.warn({ err: e, job: job.id }, `${label}: could not hand the job back; its lease will expire`));
+        // Handed back: the next process to look resumes it at once.
+        await handBack(job.id);
       } else if (reason instanceof LeaseLost) {
         ctx.log.warn({ job: job.id }, `${label}: lease lost to another worker`);
       } else {
@@ -233,6 +248,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       timer = null;
       for (const t of sweepTimers) clearTimeout(t);
       sweepTimers = [];
+      await ticking; // a job claimed meanwhile is handed back, or is in `running`
       for (const r of running.values()) r.abort.abort(new StopRequested());
       await Promise.allSettled([...running.values()].map((r) => r.done));
     },
