@@ -150,6 +150,34 @@ describe('COCO reader', () => {
     expect(images).toEqual([{ fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 5, height: 5, annotations: [] }]);
   });
 
+  it('yields an image that instances_ and person_keypoints_ both list once, with the annotations of both', async () => {
+    const images = [{ id: 5, file_name: 'a.jpg', width: 50, height: 50 }];
+    const archive = memoryArchive({
+      'annotations/instances_val.json': JSON.stringify({ images, categories: [{ id: 1, name: 'car' }], annotations: [{ id: 1, image_id: 5, category_id: 1, bbox: [1, 1, 2, 2] }] }),
+      'annotations/person_keypoints_val.json': JSON.stringify({ images, categories: [{ id: 1, name: 'person', keypoints: ['nose'] }], annotations: [{ id: 9, image_id: 5, category_id: 1, keypoints: [3, 4, 2] }] }),
+      'annotations/captions_val.json': JSON.stringify({ images, annotations: [{ id: 1, image_id: 5, caption: 'a car' }] }),
+      'images/val/a.jpg': JPEG,
+    });
+    const { dataset, images: read, report } = await readAll(cocoReader, archive);
+    expect(dataset.total).toBe(1);
+    expect(dataset.classes).toEqual([{ name: 'car', type: 'box' }, { name: 'person', type: 'keypoint' }]);
+    expect(read).toEqual([
+      {
+        fileName: 'a.jpg',
+        entry: 'images/val/a.jpg',
+        folder: 'val',
+        width: 50,
+        height: 50,
+        annotations: [
+          { class: 'car', shape: { type: 'box', x: 1, y: 1, w: 2, h: 2 } },
+          { class: 'person', shape: { type: 'keypoint', x: 3, y: 4 }, extra: { part: 'nose', instance: '9' } },
+        ],
+      },
+    ]);
+    // captions_*.json is not an instances file by name, so it is not even read.
+    expect(report.skipped).toEqual([]);
+  });
+
   it('reads a lone .json as annotation-only images', async () => {
     const doc = { categories: [{ id: 1, name: 'car' }], images: [{ id: 'i1', file_name: 'photos/p.jpg' }], annotations: [{ id: 1, image_id: 'i1', category_id: 1, bbox: [0, 0, 2, 3] }] };
     const archive = memoryArchive({ 'labels.json': JSON.stringify(doc) });

@@ -35,8 +35,9 @@
 //   train/x.jpg, '' for annotation-only files.
 // - Image files in the archive that no COCO file lists are yielded last, without annotations
 //   (with one warning saying how many).
-// - Several COCO files are read one after another; an image listed in two of them (instances_ and
-//   person_keypoints_ of one split) is yielded twice, once per file.
+// - Several COCO files are each read once before any image is yielded; an image that several of
+//   them list (instances_ and person_keypoints_ of one split) is yielded once with the annotations
+//   of all of them (matched by its archive entry, or by file name when the archive lacks it).
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -515,31 +516,70 @@ function classesOf(scans: ScannedFile[]): ImportedClass[] {
   });
 }
 
-async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], index: EntryIndex, options: ReadOptions): AsyncGenerator<ImportedImage> {
-  const used = new Set<string>();
-  for (const s of scans) {
+interface MergedImage {
+  fileName: string;
+  entry?: string;
+  folder: string;
+  width?: number;
+  height?: number;
+  /** The files that list it (their number in `scans`) and its id in each. */
+  parts: { scan: number; key: Key }[];
+}
+
+/**
+ * Every listed image once, in file order: an image that several files list (instances_ and
+ * person_keypoints_ of one split), by its archive entry or, without one, by its file name, gathers
+ * the annotations of all of them (yielded twice, the second would overwrite the first).
+ */
+function mergeImages(scans: ScannedFile[], index: EntryIndex): MergedImage[] {
+  const out: MergedImage[] = [];
+  const byKey = new Map<string, MergedImage>();
+  scans.forEach((s, scan) => {
     const root = dirName(dirName(s.file));
-    const fh = await fsp.open(s.spillPath, 'r');
-    try {
-      for (const img of s.images) {
-        options.signal?.throwIfAborted();
-        const annotations: ImportedAnnotation[] = [];
-        for (const [i, a] of await readBack(fh, s, img.key)) annotations.push(...convert(a, i, s, options.report));
-        const entry = entryOf(index, s.file, img.fileName);
-        if (entry) used.add(entry);
-        yield {
-          fileName: baseName(img.fileName),
-          ...(entry ? { entry, folder: folderOf(entry, root) } : { folder: '' }),
-          ...(img.width ? { width: img.width } : {}),
-          ...(img.height ? { height: img.height } : {}),
-          annotations,
-        };
+    for (const img of s.images) {
+      const entry = entryOf(index, s.file, img.fileName);
+      const fileName = baseName(img.fileName);
+      const key = entry ?? `\0${fileName.toLowerCase()}`;
+      const seen = byKey.get(key);
+      if (seen) {
+        seen.parts.push({ scan, key: img.key });
+        seen.width ??= img.width;
+        seen.height ??= img.height;
+        continue;
       }
-    } finally {
-      await fh.close();
-      await fsp.rm(s.spillPath, { force: true });
+      const merged: MergedImage = { fileName, ...(entry ? { entry } : {}), folder: entry ? folderOf(entry, root) : '', width: img.width, height: img.height, parts: [{ scan, key: img.key }] };
+      byKey.set(key, merged);
+      out.push(merged);
     }
+  });
+  return out;
+}
+
+async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: MergedImage[], options: ReadOptions): AsyncGenerator<ImportedImage> {
+  const handles: fsp.FileHandle[] = [];
+  try {
+    for (const s of scans) handles.push(await fsp.open(s.spillPath, 'r'));
+    for (const img of merged) {
+      options.signal?.throwIfAborted();
+      const annotations: ImportedAnnotation[] = [];
+      for (const { scan, key } of img.parts) {
+        const s = scans[scan]!;
+        for (const [i, a] of await readBack(handles[scan]!, s, key)) annotations.push(...convert(a, i, s, options.report));
+      }
+      yield {
+        fileName: img.fileName,
+        ...(img.entry ? { entry: img.entry } : {}),
+        folder: img.folder,
+        ...(img.width ? { width: img.width } : {}),
+        ...(img.height ? { height: img.height } : {}),
+        annotations,
+      };
+    }
+  } finally {
+    for (const h of handles) await h.close();
+    for (const s of scans) await fsp.rm(s.spillPath, { force: true });
   }
+  const used = new Set(merged.map((m) => m.entry).filter(Boolean));
   const rest = archive.paths.filter((p) => isImagePath(p) && !used.has(p));
   if (rest.length > 0) options.report.warn(`${rest.length} image file(s) in the archive are not listed in any COCO file; imported without annotations`);
   for (const entry of rest) yield { fileName: baseName(entry), entry, folder: folderOf(entry, ''), annotations: [] };
@@ -559,8 +599,8 @@ export const cocoReader: FormatReader = {
       if (s) scans.push(s);
     }
     if (scans.length === 0) throw new ImportInputError(`No COCO instances file found (${files.join(', ')} lack images, annotations or categories)`);
-    const index = new EntryIndex(archive);
-    const listed = scans.reduce((n, s) => n + s.images.length, 0);
-    return { classes: classesOf(scans), total: listed, images: imagesOf(archive, scans, index, options) };
+    const merged = mergeImages(scans, new EntryIndex(archive));
+    for (const s of scans) s.images = [];
+    return { classes: classesOf(scans), total: merged.length, images: imagesOf(archive, scans, merged, options) };
   },
 };
