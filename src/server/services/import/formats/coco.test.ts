@@ -143,11 +143,16 @@ describe('COCO reader', () => {
   });
 
   it("reads Vellum's own COCO layout (annotations.json, file_name images/<folder>/<name>)", async () => {
-    const doc = { images: [{ id: 1, file_name: 'images/site a/day 1/x.png', width: 5, height: 5 }], categories: [{ id: 1, name: 'car', supercategory: '' }], annotations: [] };
+    const doc = {
+      images: [{ id: 1, file_name: 'images/site a/day 1/x.png', width: 5, height: 5 }],
+      categories: [{ id: 1, name: 'car', supercategory: '' }, { id: 2, name: 'eye', supercategory: '', keypoints: ['point'], skeleton: [] }],
+      annotations: [{ id: 1, image_id: 1, category_id: 2, bbox: [2, 3, 0, 0], area: 0, iscrowd: 0, segmentation: [[2, 3, 2, 3, 2, 3]], keypoints: [2, 3, 2], num_keypoints: 1 }],
+    };
     const archive = memoryArchive({ 'annotations.json': JSON.stringify(doc), 'images/site a/day 1/x.png': JPEG, 'README.txt': 'x' });
     expect(await cocoReader.detect(archive)).toBe(true);
     const { images } = await readAll(cocoReader, archive);
-    expect(images).toEqual([{ fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 5, height: 5, annotations: [] }]);
+    // A Vellum keypoint comes back as a plain keypoint (no part 'point', no instance).
+    expect(images).toEqual([{ fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 5, height: 5, annotations: [{ class: 'eye', shape: { type: 'keypoint', x: 2, y: 3 } }] }]);
   });
 
   it('yields an image that instances_ and person_keypoints_ both list once, with the annotations of both', async () => {

@@ -22,7 +22,9 @@
 //   segmentation, or its bbox when there is no segmentation), carrying the same instance, so
 //   export can write the instance back as one COCO annotation with its bbox. Zero-area geometry of
 //   a keypoint annotation (Vellum's export writes a point's bbox as [x, y, 0, 0] and its
-//   segmentation as a degenerate triangle) is dropped silently.
+//   segmentation as a degenerate triangle) is dropped silently. A lone point of a category whose
+//   keypoints are ['point'] or none (how Vellum exports its keypoint annotations) is a plain
+//   keypoint, without part or instance.
 // - instance is the COCO annotation id as a string (`a<index>` without an id); every shape of an
 //   annotation that becomes several shapes (keypoints, several rings) carries it.
 // - iscrowd 1 is kept as extra {iscrowd: 1} on the shapes (Vellum has no crowd flag of its own).
@@ -454,7 +456,10 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
   }
   const attributes: NamedAttribute[] = isRecord(a.attributes) ? Object.entries(a.attributes).map(([k, v]) => attributeOf(k, v, where, report)) : [];
   if (a.attributes !== undefined && !isRecord(a.attributes)) report.warn(`${where}: attributes is not an object; left out`);
-  const instance = keypoint || shapes.length > 1 ? (a.id !== undefined && a.id !== null ? String(a.id) : `a${index}`) : null;
+  // Vellum's own export of a lone point (category keypoints ['point']) comes back as a plain keypoint.
+  const lonePoint = shapes.length === 1 && points.length === 1 && category.keypoints.length <= 1 && (category.keypoints[0] ?? 'point') === 'point';
+  if (lonePoint) delete points[0]!.extra;
+  const instance = (keypoint && !lonePoint) || shapes.length > 1 ? (a.id !== undefined && a.id !== null ? String(a.id) : `a${index}`) : null;
   return shapes.map((sh) => {
     const extra: Record<string, unknown> = { ...sh.extra };
     if (instance !== null) extra.instance = instance;
