@@ -94,7 +94,7 @@ async function writeCoco(dir: string, n: number): Promise<string> {
   }
   await write(']}');
   out.end();
-  await new Promise((r) => out.on('close', r));
+  await new Promise<void>((r) => out.on('close', () => r()));
   return file;
 }
 

@@ -8,6 +8,7 @@ import { api, onboardedUser, startServer, tempDir, type TestServer } from './har
 import { joinAs, signIn } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { countsToString, decodeRle, encodeMask } from '../../src/contract/rle';
+import { finishedImport, startImport as startImportAs, type ImportJob } from './support/imports';
 
 let server: TestServer;
 let owner: Member;
@@ -18,30 +19,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => server?.stop());
 
-type Report = { images_created: number; images_matched: number; annotations_created: number; classes_created: string[]; skipped: { file: string; reason: string }[]; warnings: string[] };
-type ImportJob = { import_id: string; status: string; format: string; progress: { done: number; total: number }; report: Report; error?: string };
-
-/** Reserve, PUT and start; returns the import id. */
-async function startImport(user: Member, projectId: string, filename: string, bytes: Buffer, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: user.token, body: { filename, size: bytes.length, ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const put = await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(bytes) });
-  expect(put.status).toBe(200);
-  const started = await api(server.url, 'POST', `/api/v1/imports/${res.body.import_id}/start`, { token: user.token });
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  expect(started.body.status).toBe('queued');
-  return res.body.import_id as string;
-}
-
-async function finished(user: Member, id: string): Promise<ImportJob> {
-  for (let i = 0; i < 300; i++) {
-    const res = await api<ImportJob>(server.url, 'GET', `/api/v1/imports/${id}`, { token: user.token });
-    expect(res.status).toBe(200);
-    if (res.body.status === 'done' || res.body.status === 'failed') return res.body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the import did not finish in 30 s');
-}
+const startImport = (user: Member, projectId: string, filename: string, bytes: Buffer, body: Record<string, unknown> = {}) => startImportAs(server, user.token, projectId, filename, bytes, body);
+const finished = (user: Member, id: string) => finishedImport(server, user.token, id);
 
 async function imagesOf(user: Member, projectId: string) {
   const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100&sort_by=filename&sort_order=asc`, { token: user.token });
@@ -247,7 +226,7 @@ describe('an import outlives the server that ran it', () => {
   it('resumes after a stop where it left off, without adding anything twice', async () => {
     const dataDir = tempDir();
     const first = await startServer({ IMPORT_POLL_MS: '50' }, dataDir);
-    const sameDb = first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {};
+    const sameDb: Record<string, string> = first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {};
     const user = await onboardedUser(first);
     const projectId = (await createProject(first, user)).id;
     const n = 12;
