@@ -184,7 +184,8 @@ describe('COCO reader', () => {
   });
 
   it('reads a lone .json as annotation-only images', async () => {
-    const doc = { categories: [{ id: 1, name: 'car' }], images: [{ id: 'i1', file_name: 'photos/p.jpg' }], annotations: [{ id: 1, image_id: 'i1', category_id: 1, bbox: [0, 0, 2, 3] }] };
+    // Ids as numbers in one place and text in another still meet.
+    const doc = { categories: [{ id: '1', name: 'car' }], images: [{ id: 3, file_name: 'photos/p.jpg' }], annotations: [{ id: 1, image_id: '3', category_id: 1, bbox: [0, 0, 2, 3] }] };
     const archive = memoryArchive({ 'labels.json': JSON.stringify(doc) });
     expect(await cocoReader.detect(archive)).toBe(true);
     const { images } = await readAll(cocoReader, archive);

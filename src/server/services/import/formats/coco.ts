@@ -77,8 +77,9 @@ const KIND_BOX = 1;
 const KIND_POLYGON = 2;
 const KIND_KEYPOINT = 4;
 
-type Key = string | number;
-const keyOf = (v: unknown): Key | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v !== '' ? v : null);
+/** Ids as text, so that an image id 1 and an image_id "1" meet. */
+type Key = string;
+const keyOf = (v: unknown): Key | null => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v !== '' ? v : null);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface CocoImage {
