@@ -97,10 +97,31 @@ describe('YOLO reader', () => {
     expect(await yoloReader.detect(memoryArchive({ 'a.jpg': PNG, 'a.txt': '0 0.5 0.5 1 1' }))).toBe(false);
   });
 
+  it('reads Ultralytics pose labels (kpt_shape): a box and its labelled keypoints joined by an instance', async () => {
+    const archive = memoryArchive({
+      'data.yaml': 'names: [person, hand]\nkpt_shape: [3, 3]\nkpt_names:\n  0: [nose, left_eye, right_eye]\n',
+      'images/p.jpg': PNG,
+      'labels/p.txt': '0 0.5 0.5 0.2 0.4 0.5 0.4 2 0.45 0.38 1 0 0 0\n1 0.1 0.1 0.1 0.1 0.1 0.1 2 0 0 0 0 0 0\n0 0.5 0.5 0.2 0.4 0.5 0.4\n',
+    });
+    const { dataset, images, report } = await readAll(yoloReader, archive);
+    expect(dataset.classes).toEqual([
+      { name: 'person', type: 'keypoint' },
+      { name: 'hand', type: 'keypoint' },
+    ]);
+    expect(images[0]!.annotations).toEqual([
+      { class: 'person', shape: { type: 'box', x: 0.4, y: 0.3, w: 0.2, h: 0.4 }, extra: { instance: 'line 1' } },
+      { class: 'person', shape: { type: 'keypoint', x: 0.5, y: 0.4 }, extra: { part: 'nose', instance: 'line 1' } },
+      { class: 'person', shape: { type: 'keypoint', x: 0.45, y: 0.38 }, attributes: [{ name: 'visible', value: false }], extra: { part: 'left_eye', instance: 'line 1' } },
+      { class: 'hand', shape: { type: 'box', x: 0.05, y: 0.05, w: 0.1, h: 0.1 }, extra: { instance: 'line 2' } },
+      { class: 'hand', shape: { type: 'keypoint', x: 0.1, y: 0.1 }, extra: { part: '1', instance: 'line 2' } },
+    ]);
+    expect(report.skipped).toEqual([{ file: 'labels/p.txt line 3', reason: '7 values: expected 14 (class cx cy w h and 3 keypoints of 3 values, kpt_shape in data.yaml)' }]);
+  });
+
   it('parses label lines', () => {
     const names = ['a', 'b'];
     expect(parseLabelLine('   ', names)).toBeNull();
-    expect(parseLabelLine('1 0.5 0.5 0 0', names)).toEqual({ ok: true, value: { class: 'b', shape: { type: 'box', x: 0.5, y: 0.5, w: 0, h: 0 } } });
+    expect(parseLabelLine('1 0.5 0.5 0 0', names)).toEqual({ ok: true, value: [{ class: 'b', shape: { type: 'box', x: 0.5, y: 0.5, w: 0, h: 0 } }] });
     expect(parseLabelLine('0.5 0.5 0.5 0.1 0.1', names)).toEqual({ ok: false, reason: 'class index 0.5 is not one of the 2 classes (0 to 1)' });
     expect(parseLabelLine('0 0.5 0.5 -0.1 0.1', names)).toEqual({ ok: false, reason: 'a box cannot have a negative width or height' });
     expect(parseLabelLine('0 1 2 3 4 5 6 7', names)).toMatchObject({ ok: false });

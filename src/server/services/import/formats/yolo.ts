@@ -7,7 +7,10 @@
 // by the image's real size):
 //   `c cx cy w h`            a box (centre and size)
 //   `c cx cy w h conf`       a box with a confidence (a model's predictions): attribute confidence
-//   `c x1 y1 x2 y2 x3 y3 ..` a segment polygon (at least 3 points)
+//   `c x1 y1 x2 y2 x3 y3 ..` a segment polygon (at least 3 points; OBB's 4 corners are one too)
+//   `c cx cy w h x1 y1 v1 ..` in pose datasets (data.yaml kpt_shape [k, 2|3]): the box and its k
+//                            keypoints, joined by extra {instance: 'line <n>'}, each keypoint with
+//                            extra {part: kpt_names[i] or i+1}; v 0 left out, v 1 visible false
 // Anything else (another count, a non-number, a class index outside the names, a negative size)
 // is skipped with `<label file> line <n>: <reason>`; blank lines and `#` comments are ignored.
 //
@@ -22,7 +25,8 @@
 //   for train/images/x.jpg); Darknet's obj_<split>_data becomes <split> when there are several
 //   splits, nothing when there is one.
 // - Class types: every label file is read once in read() (only class indexes and value counts are
-//   kept) so each class is 'polygon' when any of its lines is a polygon, else 'box'. Images are then
+//   kept) so each class is 'keypoint' in a pose dataset, else 'polygon' when any of its lines is a
+//   polygon, else 'box'. Images are then
 //   yielded one at a time, each label file read again when its image comes.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import {
@@ -47,6 +51,8 @@ interface Layout {
   root: string;
   /** Text files that list image paths (Darknet train.txt ...). */
   lists: string[];
+  /** Ultralytics pose: every line is a box and its keypoints. */
+  pose?: PoseShape;
 }
 
 function shallowest(paths: string[]): string | undefined {
@@ -68,6 +74,21 @@ function yamlNames(doc: unknown, file: string): string[] {
   throw new ImportInputError(`${file}: no names (a list of class names, or a map from class index to name)`);
 }
 
+/** kpt_shape [points, 2 | 3] (and kpt_names) of an Ultralytics pose dataset; undefined for others. */
+function poseOf(d: Record<string, unknown>, file: string): PoseShape | undefined {
+  if (d.kpt_shape === undefined) return undefined;
+  const shape = d.kpt_shape;
+  if (!Array.isArray(shape) || shape.length !== 2 || !Number.isInteger(shape[0]) || shape[0] < 1 || (shape[1] !== 2 && shape[1] !== 3)) {
+    throw new ImportInputError(`${file}: kpt_shape must be [number of keypoints, 2 or 3]`);
+  }
+  const names = d.kpt_names;
+  const list = (v: unknown) => (Array.isArray(v) ? v.map((n) => String(n)) : undefined);
+  let kptNames: PoseShape['names'];
+  if (Array.isArray(names)) kptNames = list(names);
+  else if (names && typeof names === 'object') kptNames = Object.fromEntries(Object.entries(names).map(([k, v]) => [Number(k), list(v) ?? []]));
+  return { points: shape[0] as number, dims: shape[1] as 2 | 3, ...(kptNames ? { names: kptNames } : {}) };
+}
+
 /** Values of `key = value` lines (obj.data) or YAML keys that name list files. */
 function listRefs(values: unknown[]): string[] {
   return values.filter((v): v is string => typeof v === 'string' && extOf(v) === 'txt').map((v) => baseName(v.replace(/\\/g, '/')));
@@ -77,6 +98,7 @@ async function layoutOf(archive: ImportArchive): Promise<Layout> {
   const yamlFile = shallowest(archive.paths.filter((p) => YAML_NAME.test(baseName(p))));
   const refs: string[] = [];
   let names: string[];
+  let pose: PoseShape | undefined;
   let root: string;
   if (yamlFile) {
     let doc: unknown;
@@ -90,6 +112,7 @@ async function layoutOf(archive: ImportArchive): Promise<Layout> {
     root = dirName(yamlFile);
     const d = doc as Record<string, unknown>;
     refs.push(...listRefs([d.train, d.val, d.valid, d.test].flat()));
+    pose = poseOf(d, yamlFile);
   } else {
     const namesFile = shallowest(archive.paths.filter((p) => baseName(p).toLowerCase() === 'obj.names')) ?? shallowest(archive.paths.filter((p) => extOf(p) === 'names'));
     if (!namesFile) throw new ImportInputError('No YOLO class names: expected data.yaml (Ultralytics) or obj.names (Darknet)');
@@ -102,7 +125,7 @@ async function layoutOf(archive: ImportArchive): Promise<Layout> {
   }
   if (names.length === 0) throw new ImportInputError('The YOLO class names list is empty');
   const lists = archive.paths.filter((p) => extOf(p) === 'txt' && (LIST_NAME.test(baseName(p)) || refs.includes(baseName(p))) && !p.split('/').includes('labels'));
-  return { names, root, lists };
+  return { names, root, lists, ...(pose ? { pose } : {}) };
 }
 
 /** The label file's path for an image: Ultralytics' images -> labels, else beside it. */
@@ -136,10 +159,45 @@ function labelFiles(archive: ImportArchive, layout: Layout): string[] {
   });
 }
 
-type Parsed = { ok: true; value: ImportedAnnotation } | { ok: false; reason: string } | null;
+/** Ultralytics pose datasets: data.yaml's kpt_shape [points, 2 | 3] and optional kpt_names (a list, or per class index). */
+export interface PoseShape {
+  points: number;
+  dims: 2 | 3;
+  names?: Record<number, string[]> | string[];
+}
 
-/** One label line; null for a blank line or a comment. */
-export function parseLabelLine(line: string, names: readonly string[]): Parsed {
+type Parsed = { ok: true; value: ImportedAnnotation[] } | { ok: false; reason: string } | null;
+
+function box(nums: number[], cls: string): ImportedAnnotation | string {
+  const [cx, cy, w, h] = nums.slice(1, 5) as [number, number, number, number];
+  if (w < 0 || h < 0) return 'a box cannot have a negative width or height';
+  return { class: cls, shape: { type: 'box', x: cx - w / 2, y: cy - h / 2, w, h } };
+}
+
+/** A pose line: the box and its labelled keypoints (v 0 left out, v 1 with visible false), joined by `instance`. */
+function poseLine(nums: number[], cls: string, c: number, pose: PoseShape, instance: string): Parsed {
+  const expected = 5 + pose.points * pose.dims;
+  if (nums.length !== expected) return { ok: false, reason: `${nums.length} values: expected ${expected} (class cx cy w h and ${pose.points} keypoints of ${pose.dims} values, kpt_shape in data.yaml)` };
+  const b = box(nums, cls);
+  if (typeof b === 'string') return { ok: false, reason: b };
+  const partNames = Array.isArray(pose.names) ? pose.names : pose.names?.[c];
+  const out: ImportedAnnotation[] = [{ ...b, extra: { instance } }];
+  for (let i = 0; i < pose.points; i++) {
+    const at = 5 + i * pose.dims;
+    const v = pose.dims === 3 ? nums[at + 2]! : 2;
+    if (v <= 0) continue;
+    out.push({
+      class: cls,
+      shape: { type: 'keypoint', x: nums[at]!, y: nums[at + 1]! },
+      ...(v === 1 ? { attributes: [{ name: 'visible', value: false }] } : {}),
+      extra: { part: partNames?.[i] ?? String(i + 1), instance },
+    });
+  }
+  return { ok: true, value: out };
+}
+
+/** One label line; null for a blank line or a comment. `instance` joins a pose line's box and keypoints. */
+export function parseLabelLine(line: string, names: readonly string[], pose?: PoseShape, instance = ''): Parsed {
   const text = line.trim();
   if (text === '' || text.startsWith('#')) return null;
   const tokens = text.split(/\s+/);
@@ -149,41 +207,44 @@ export function parseLabelLine(line: string, names: readonly string[]): Parsed {
   const c = nums[0]!;
   if (!Number.isInteger(c) || c < 0 || c >= names.length) return { ok: false, reason: `class index ${tokens[0]} is not one of the ${names.length} classes (0 to ${names.length - 1})` };
   const cls = names[c]!;
+  if (pose) return poseLine(nums, cls, c, pose, instance);
   if (nums.length === 5 || nums.length === 6) {
-    const [cx, cy, w, h] = nums.slice(1, 5) as [number, number, number, number];
-    if (w < 0 || h < 0) return { ok: false, reason: 'a box cannot have a negative width or height' };
-    const value: ImportedAnnotation = { class: cls, shape: { type: 'box', x: cx - w / 2, y: cy - h / 2, w, h } };
+    const value = box(nums, cls);
+    if (typeof value === 'string') return { ok: false, reason: value };
     if (nums.length === 6) value.attributes = [{ name: 'confidence', value: nums[5]! }];
-    return { ok: true, value };
+    return { ok: true, value: [value] };
   }
   if (nums.length >= 7 && nums.length % 2 === 1) {
     const path: Point[] = [];
     for (let i = 1; i < nums.length; i += 2) path.push([nums[i]!, nums[i + 1]!]);
-    return { ok: true, value: { class: cls, shape: { type: 'polygon', path } } };
+    return { ok: true, value: [{ class: cls, shape: { type: 'polygon', path } }] };
   }
   return { ok: false, reason: `${nums.length} values: expected 5 (class cx cy w h), 6 (with a confidence) or an odd number of at least 7 (class and 3 or more x y points)` };
 }
 
-async function readLabels(archive: ImportArchive, file: string, names: readonly string[], options: ReadOptions): Promise<ImportedAnnotation[]> {
+async function readLabels(archive: ImportArchive, file: string, layout: Layout, options: ReadOptions): Promise<ImportedAnnotation[]> {
   const out: ImportedAnnotation[] = [];
   (await readText(archive, file)).split(/\r?\n/).forEach((line, i) => {
-    const parsed = parseLabelLine(line, names);
+    const parsed = parseLabelLine(line, layout.names, layout.pose, `line ${i + 1}`);
     if (!parsed) return;
-    if (parsed.ok) out.push(parsed.value);
+    if (parsed.ok) out.push(...parsed.value);
     else options.report.skip(`${file} line ${i + 1}`, parsed.reason);
   });
   return out;
 }
 
-/** Class types from a first read of every label file: polygon when any line of the class is one. */
-async function classTypes(archive: ImportArchive, labels: string[], names: readonly string[]): Promise<('box' | 'polygon' | undefined)[]> {
-  const types: ('box' | 'polygon' | undefined)[] = names.map(() => undefined);
+type ClassType = 'box' | 'polygon' | 'keypoint' | undefined;
+
+/** Class types from a first read of every label file: keypoint for pose datasets, else polygon when any line of the class is one, else box. */
+async function classTypes(archive: ImportArchive, labels: string[], layout: Layout): Promise<ClassType[]> {
+  const types: ClassType[] = layout.names.map(() => undefined);
   for (const file of labels) {
     for (const line of (await readText(archive, file)).split(/\r?\n/)) {
-      const parsed = parseLabelLine(line, names);
+      const parsed = parseLabelLine(line, layout.names, layout.pose);
       if (!parsed?.ok) continue;
-      const c = names.indexOf(parsed.value.class);
-      if (parsed.value.shape.type === 'polygon') types[c] = 'polygon';
+      const c = layout.names.indexOf(parsed.value[0]!.class);
+      if (layout.pose) types[c] = 'keypoint';
+      else if (parsed.value[0]!.shape.type === 'polygon') types[c] = 'polygon';
       else types[c] ??= 'box';
     }
   }
@@ -211,7 +272,7 @@ async function* imagesOf(archive: ImportArchive, layout: Layout, labels: string[
     options.signal?.throwIfAborted();
     const label = index.first(labelCandidates(entry));
     if (label) used.add(label);
-    const annotations = label ? await readLabels(archive, label, layout.names, options) : [];
+    const annotations = label ? await readLabels(archive, label, layout, options) : [];
     yield { fileName: baseName(entry), entry, folder: folderOf(entry, layout, splits), normalized: true, annotations };
   }
   const orphans = labels.filter((l) => !used.has(l));
@@ -222,7 +283,7 @@ async function* imagesOf(archive: ImportArchive, layout: Layout, labels: string[
       options.report.skip(label, 'no image for this label file in the archive, and no list file (train.txt ...) names it, so its file name is unknown');
       continue;
     }
-    yield { fileName, folder: folderOf(label, layout, splits), normalized: true, annotations: await readLabels(archive, label, layout.names, options) };
+    yield { fileName, folder: folderOf(label, layout, splits), normalized: true, annotations: await readLabels(archive, label, layout, options) };
   }
 }
 
@@ -234,7 +295,7 @@ export const yoloReader: FormatReader = {
   async read(archive, options): Promise<DatasetRead> {
     const layout = await layoutOf(archive);
     const labels = labelFiles(archive, layout);
-    const types = await classTypes(archive, labels, layout.names);
+    const types = await classTypes(archive, labels, layout);
     const classes = layout.names.map((name, i) => (types[i] ? { name, type: types[i] } : { name }));
     const total = archive.paths.filter(isImagePath).length;
     return { classes, total, images: imagesOf(archive, layout, labels, options) };
