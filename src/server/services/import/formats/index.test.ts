@@ -19,6 +19,7 @@ describe('format detection', () => {
     ['a CVAT for images zip', { 'annotations.xml': '<?xml version="1.0"?>\n<annotations><version>1.1</version></annotations>', 'images/a.jpg': JPEG }, 'cvat'],
     ['a lone CVAT XML', { 'task_7.xml': '<annotations>\n<version>1.1</version>\n</annotations>' }, 'cvat'],
     ['Pascal VOC', { 'VOC2012/Annotations/a.xml': '<annotation/>', 'VOC2012/JPEGImages/a.jpg': JPEG }, 'voc'],
+    ['a lone VOC XML', { 'a.xml': '<?xml version="1.0"?>\n<annotation>\n<filename>a.jpg</filename></annotation>' }, 'voc'],
     ['Ultralytics YOLO', { 'data.yaml': 'names: [a]', 'images/train/a.jpg': JPEG, 'labels/train/a.txt': '0 0.5 0.5 1 1' }, 'yolo'],
     ['Darknet YOLO', { 'obj.names': 'a\n', 'obj.data': 'classes = 1', 'obj_train_data/a.jpg': JPEG, 'obj_train_data/a.txt': '0 0.5 0.5 1 1' }, 'yolo'],
     ['images alone', { 'a.jpg': JPEG }, null],

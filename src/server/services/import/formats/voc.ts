@@ -1,6 +1,7 @@
-// Pascal VOC: `Annotations/*.xml` (one <annotation> per image) beside `JPEGImages/`. One XML file
-// is read at a time (each is small); images are yielded in the order of the XML files, then the
-// images under JPEGImages/ that have no XML, without annotations.
+// Pascal VOC: `Annotations/*.xml` (one <annotation> per image) beside `JPEGImages/`, or a lone
+// VOC .xml (or a folder of them) whose root is <annotation>. One XML file is read at a time (each
+// is small); images are yielded in the order of the XML files, then the archive's images that no
+// XML names, without annotations.
 //
 // Decisions:
 // - Pixels: VOC counts from 1 and xmax / ymax are the last pixel inside the box; Vellum's pixel
@@ -19,13 +20,21 @@
 // - An object without a readable <bndbox> (missing, not numbers, xmax < xmin) is skipped with
 //   `<file> object <n> (<name>)` and its reason. Malformed XML ends the import with its file and line.
 import type { DatasetRead, FormatReader, ImportArchive, ImportedAnnotation, ImportedImage, NamedAttribute, ReadOptions, ImportReporter } from '../types';
-import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, stemOf, toNumber } from './common';
+import { EntryIndex, baseName, dirName, extOf, headText, isImagePath, joinPath, stemOf, toNumber } from './common';
 import { child, childText, scalarOf, xmlElements, type XmlElement } from './xml';
 
 const COLLECT = new Set(['annotation']);
 
-function annotationFiles(archive: ImportArchive): string[] {
-  return archive.paths.filter((p) => extOf(p) === 'xml' && baseName(dirName(p)).toLowerCase() === 'annotations');
+const VOC_ROOT = /<annotation[\s>/]/;
+
+/** Annotations/*.xml; else, when the archive's first .xml files (up to 3) have an <annotation> root, every .xml (a lone VOC file, a flat folder of them). */
+async function annotationFiles(archive: ImportArchive): Promise<string[]> {
+  const inFolder = archive.paths.filter((p) => extOf(p) === 'xml' && baseName(dirName(p)).toLowerCase() === 'annotations');
+  if (inFolder.length > 0) return inFolder;
+  const xml = archive.paths.filter((p) => extOf(p) === 'xml');
+  if (xml.length === 0) return [];
+  for (const p of xml.slice(0, 3)) if (!VOC_ROOT.test(await headText(archive, p, 4096))) return [];
+  return xml;
 }
 
 function flagOf(text: string): boolean {
@@ -152,10 +161,10 @@ async function classNames(archive: ImportArchive, files: string[]): Promise<stri
 export const vocReader: FormatReader = {
   format: 'voc',
   async detect(archive) {
-    return annotationFiles(archive).length > 0;
+    return (await annotationFiles(archive)).length > 0;
   },
   async read(archive, options): Promise<DatasetRead> {
-    const files = annotationFiles(archive);
+    const files = await annotationFiles(archive);
     const names = await classNames(archive, files);
     const stems = new Set(files.map((f) => stemOf(f)));
     const total = files.length + archive.paths.filter((p) => isImagePath(p) && !stems.has(stemOf(p))).length;

@@ -26,8 +26,8 @@
 //   splits, nothing when there is one.
 // - Class types: every label file is read once in read() (only class indexes and value counts are
 //   kept) so each class is 'keypoint' in a pose dataset, else 'polygon' when any of its lines is a
-//   polygon, else 'box'. Images are then
-//   yielded one at a time, each label file read again when its image comes.
+//   polygon, else 'box'. Images are then yielded one at a time, each label file read again when
+//   its image comes.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import {
   ImportInputError,
