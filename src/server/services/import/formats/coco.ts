@@ -47,7 +47,6 @@ import { once } from 'node:events';
 import Assembler from 'stream-json/assembler.js';
 import type { Token } from 'stream-json/parser.js';
 import { rleArea, stringToCounts } from '../../../../contract/rle';
-import { shoelace } from '../../export/coco';
 import type { AnnotationType } from '../../../../contract/projects';
 import {
   ImportInputError,
@@ -131,6 +130,9 @@ function bboxOf(v: unknown): [number, number, number, number] | null {
   const r = ringOf(v);
   return r && r.length === 4 ? [r[0]!, r[1]!, r[2]!, r[3]!] : null;
 }
+
+/** Twice the signed area of a ring (zero for the degenerate triangle Vellum's export writes for a point). */
+const twiceArea = (path: readonly Point[]) => path.reduce((sum, [x1, y1], i) => sum + x1 * path[(i + 1) % path.length]![1] - path[(i + 1) % path.length]![0] * y1, 0);
 
 const near = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
 
@@ -433,7 +435,7 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
         report.skip(`${where} segmentation[${j}]`, `a polygon needs at least 3 points, this one has ${path.length}`);
         return;
       }
-      if (!(keypoint && shoelace(path) === 0)) geometry.push({ shape: { type: 'polygon', path } });
+      if (!(keypoint && twiceArea(path) === 0)) geometry.push({ shape: { type: 'polygon', path } });
     });
   } else if (isRecord(seg)) {
     const mask = maskOf(seg);
