@@ -1,12 +1,14 @@
-// YOLO and Pascal VOC round trips through the API: export a project (with its image files), import
+// Round trips through the API. YOLO and Pascal VOC: export a project (with its image files), import
 // the zip into a new project, and find every box again to 1e-6 of the image size, in its folder.
+// Vellum: export then import gives the same document (ids, classes with colours, stages, folders,
+// attributes, every shape kind). COCO: import a COCO file, export COCO, and get the same boxes,
+// polygons, masks (pixel for pixel), keypoint skeletons, categories and attributes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { decodeRle, encodeMask } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, jpeg, png, uploadImage, type Member } from '../fixtures/datasets';
-import { READERS } from '../../src/server/services/import/formats';
-
-/** A round trip needs the format's import reader; until it is registered, its case is skipped. */
-const canImport = (format: string) => READERS.some((r) => r.format === format);
+import { importFile } from './support/imports';
 
 let server: TestServer;
 let owner: Member;
@@ -43,17 +45,9 @@ async function exportZip(body: Record<string, unknown>): Promise<Buffer> {
 /** Imports the zip into a new project and waits for it; returns the project id. */
 async function importZip(filename: string, bytes: Buffer, format: string): Promise<string> {
   const projectId = (await createProject(server, owner)).id;
-  const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: owner.token, body: { filename, size: bytes.length, format } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  expect((await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(bytes) })).status).toBe(200);
-  expect((await api(server.url, 'POST', `/api/v1/imports/${res.body.import_id}/start`, { token: owner.token })).status).toBe(202);
-  for (let i = 0; i < 300; i++) {
-    const job = await api(server.url, 'GET', `/api/v1/imports/${res.body.import_id}`, { token: owner.token });
-    if (job.body.status === 'done') return projectId;
-    if (job.body.status === 'failed') throw new Error(`import failed: ${JSON.stringify(job.body)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the import did not finish in 30 s');
+  const job = await importFile(server, owner.token, projectId, filename, bytes, { format });
+  expect(job.status, job.error).toBe('done');
+  return projectId;
 }
 
 /** The imported project's boxes, by the image's original file name (VOC renames shared stems <stem>-<id>). */
@@ -109,13 +103,122 @@ afterAll(async () => {
 });
 
 describe('round trips', () => {
-  it.skipIf(!canImport('yolo'))('YOLO: export, import into a new project, every box back to 1e-6 of the image size, in its folder', { timeout: 60_000 }, async () => {
+  it('YOLO: export, import into a new project, every box back to 1e-6 of the image size, in its folder', { timeout: 60_000 }, async () => {
     const projectId = await importZip('Round trip_yolo.zip', await exportZip({ format: 'yolo' }), 'yolo');
     expectSameBoxes(await importedBoxes(projectId));
   });
 
-  it.skipIf(!canImport('voc'))('VOC: export, import into a new project, every box back to 1e-6 of the image size, in its folder', { timeout: 60_000 }, async () => {
+  it('VOC: export, import into a new project, every box back to 1e-6 of the image size, in its folder', { timeout: 60_000 }, async () => {
     const projectId = await importZip('Round trip_voc.zip', await exportZip({ format: 'voc' }), 'voc');
     expectSameBoxes(await importedBoxes(projectId));
+  });
+});
+
+/** Every image of a project: name -> {folder, status, annotations as load-data gives them}. */
+async function documents(projectId: string) {
+  const list = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100&sort_by=filename&sort_order=asc`, { token: owner.token });
+  const out: Record<string, { folder: string; status: string; annotations: Record<string, unknown>[] }> = {};
+  for (const image of list.body.images as { id: string; filename: string; status: string; virtual_folder_path?: string; folder_path?: string }[]) {
+    const data = await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: owner.token });
+    out[image.filename] = { folder: image.virtual_folder_path ?? image.folder_path ?? '', status: image.status, annotations: data.body.annotations };
+  }
+  return out;
+}
+
+describe('Vellum: export, then import into a new project, gives the same document', () => {
+  it('keeps ids, every shape kind, attributes, classes with colours, stages and folders (also empty ones)', { timeout: 90_000 }, async () => {
+    const project = await createProject(server, owner, 'Lossless');
+    const classes = [
+      { name: 'car', type: 'box', color: '#123456' },
+      { name: 'roof', type: 'polygon', color: '#abcdef' },
+      { name: 'lane', type: 'polyline', color: '#FFADAD' },
+      { name: 'eye', type: 'keypoint', color: '#A0C4FF' },
+    ];
+    expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes } })).status).toBe(200);
+    for (const name of ['train', 'empty']) expect((await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: project.id, name } })).status).toBe(200);
+    const mask = new Uint8Array(30 * 40);
+    for (let x = 3; x < 9; x++) for (let y = 2; y < 7; y++) mask[x * 30 + y] = 1;
+    const shapes = [
+      { id: 'b1', name: 'car', bounding_box: { x: 1.5, y: 2, w: 10, h: 5 }, attributes: [{ name: 'occluded', value: true }, 'free text'] },
+      { id: 'p1', name: 'roof', bounding_box: { x: 0, y: 0, w: 20, h: 20 }, polygon: { path: [[0, 0], [20, 0], [20, 20], [0, 20]], holes: [[[5, 5], [10, 5], [10, 10]]] } },
+      { id: 'm1', name: 'roof', bounding_box: { x: 3, y: 2, w: 6, h: 5 }, segmentation: { size: [30, 40], counts: encodeMask(mask, 30, 40) } },
+      { id: 'l1', name: 'lane', bounding_box: { x: 0, y: 25, w: 40, h: 0 }, polyline: { path: [[0, 25], [40, 25]] } },
+      { id: 'k1', name: 'eye', bounding_box: { x: 7, y: 8, w: 0, h: 0 }, keypoint: { x: 7, y: 8 }, sam2_area: 12 },
+    ];
+    const a = await uploadImage(server, owner, project.id, 'a.png', await png(40, 30), { folder: '/train' });
+    const b = await uploadImage(server, owner, project.id, 'b.png', await png(40, 30));
+    expect((await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: a.id, project_id: project.id, image_filename: 'a.png', annotations: shapes } })).status).toBe(200);
+    expect((await api(server.url, 'PATCH', `/api/v1/images/${b.id}/status`, { token: owner.token, body: { status: 'complete' } })).status).toBe(200);
+
+    const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: project.id, scope: 'selected', image_ids: [a.id, b.id], format: 'vellum', include_images: true }),
+    });
+    expect(res.status).toBe(200);
+    const copy = await importZip('Lossless_vellum.zip', Buffer.from(await res.arrayBuffer()), 'auto');
+
+    expect(await documents(copy)).toEqual(await documents(project.id));
+    const after = await api(server.url, 'GET', `/api/v1/projects/${copy}`, { token: owner.token });
+    expect(after.body.project.classes).toEqual(classes);
+    const folders = await api(server.url, 'GET', `/api/folders/list/${copy}`, { token: owner.token });
+    expect(JSON.stringify(folders.body)).toContain('"empty"');
+  });
+});
+
+describe('COCO: import, then export, gives the same objects', () => {
+  it('keeps boxes, multi-ring polygons, masks pixel for pixel, keypoint skeletons, categories and attributes', { timeout: 90_000 }, async () => {
+    const mask = new Uint8Array(30 * 40);
+    for (let x = 10; x < 30; x++) for (let y = 5; y < 25; y++) if ((x + y) % 7) mask[x * 30 + y] = 1;
+    const counts = encodeMask(mask, 30, 40);
+    const coco = {
+      images: [{ id: 7, file_name: 'street.png', width: 40, height: 30 }],
+      categories: [
+        { id: 1, name: 'car', supercategory: 'vehicle' },
+        { id: 2, name: 'building' },
+        { id: 3, name: 'person', keypoints: ['nose', 'left_eye', 'right_eye'], skeleton: [[1, 2], [1, 3]] },
+      ],
+      annotations: [
+        { id: 1, image_id: 7, category_id: 1, bbox: [2, 3, 10, 5], area: 50, iscrowd: 0, segmentation: [[2, 3, 12, 3, 12, 8, 2, 8]], attributes: { occluded: false, make: 'volvo' } },
+        { id: 2, image_id: 7, category_id: 2, bbox: [1, 1, 34, 11], area: 230.5, iscrowd: 0, segmentation: [[1, 1, 20, 1, 20, 12], [25, 2, 35, 2, 35, 9]] },
+        { id: 3, image_id: 7, category_id: 2, bbox: [10, 5, 20, 20], area: 0, iscrowd: 1, segmentation: { size: [30, 40], counts } },
+        { id: 4, image_id: 7, category_id: 3, bbox: [14, 6, 12, 20], area: 240, iscrowd: 0, segmentation: [[14, 6, 26, 6, 26, 26, 14, 26]], keypoints: [20, 8, 2, 18, 7, 1, 0, 0, 0], num_keypoints: 2 },
+        { id: 5, image_id: 7, category_id: 3, bbox: [2, 12, 8, 15], area: 120, iscrowd: 0, keypoints: [5, 14, 2, 0, 0, 0, 7, 14, 2], num_keypoints: 2 },
+      ],
+    };
+    const zip = new JSZip();
+    zip.file('annotations/instances_val.json', JSON.stringify(coco));
+    zip.file('images/val/street.png', await png(40, 30));
+    const projectId = await importZip('street.zip', await zip.generateAsync({ type: 'nodebuffer' }), 'coco');
+
+    const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: projectId, scope: 'current_filters', filters: {}, format: 'coco' }),
+    });
+    expect(res.status).toBe(200);
+    const out = JSON.parse(await (await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()))).file('annotations.json')!.async('string'));
+    const cat = (id: number) => out.categories.find((c: { id: number }) => c.id === id);
+    expect(out.categories.map((c: { name: string }) => c.name).sort()).toEqual(['building', 'car', 'person']);
+    expect(out.categories.find((c: { name: string }) => c.name === 'person').keypoints).toEqual(['nose', 'left_eye', 'right_eye']);
+    const byName = (name: string) => out.annotations.filter((a: { category_id: number }) => cat(a.category_id).name === name);
+
+    const [car] = byName('car');
+    expect(car.bbox).toEqual([2, 3, 10, 5]);
+    expect(car.attributes).toEqual({ occluded: false, make: 'volvo' });
+    const buildings = byName('building');
+    const rings = buildings.find((b: { segmentation: unknown }) => Array.isArray(b.segmentation));
+    expect(rings.segmentation).toEqual(coco.annotations[1]!.segmentation);
+    const rle = buildings.find((b: { segmentation: unknown }) => !Array.isArray(b.segmentation));
+    expect(rle.iscrowd).toBe(1);
+    expect(Buffer.from(decodeRle(rle.segmentation))).toEqual(Buffer.from(mask));
+    const [person, other] = byName('person');
+    expect(person.keypoints).toEqual([20, 8, 2, 18, 7, 1, 0, 0, 0]);
+    expect(person.num_keypoints).toBe(2);
+    expect(person.bbox).toEqual([14, 6, 12, 20]);
+    expect(person.segmentation).toEqual(coco.annotations[3]!.segmentation);
+    expect(other.keypoints).toEqual([5, 14, 2, 0, 0, 0, 7, 14, 2]);
+    expect(other.bbox).toEqual([2, 12, 8, 15]);
+    expect(out.annotations).toHaveLength(5);
   });
 });

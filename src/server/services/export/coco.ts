@@ -19,20 +19,25 @@
 //   segmentation the point as a degenerate triangle [[x,y,x,y,x,y]] (its category carries
 //   keypoints ['point'] and skeleton []).
 // - polyline: COCO has no open paths: left out and counted for README.txt.
+// - shapes sharing an `instance` (an imported COCO object) are joined into one annotation again,
+//   with keypoints per the category's part names (./coco-instances.ts); named attributes become
+//   the annotation's `attributes` object.
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Kernels } from '../../../kernels/node';
 import { countsToString, numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../images';
 import { Spool } from './sink';
-import { convert, imageSize, isNum, isPath, leftOutSection, LeftOut, NO_BOX, NO_MASK, storedBox, storedMask, type FormatWriter, type ImageSize, type Pt, type RunState } from './writer';
+import { convert, imageSize, isNum, isPath, leftOutSection, LeftOut, NO_BOX, NO_MASK, shoelace, storedBox, storedMask, type FormatWriter, type ImageSize, type Pt, type RunState } from './writer';
+import { groupInstances, joinInstance, keypointTriples, namedAttributes, type SparsePoint } from './coco-instances';
 
 export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';
 
 export interface CocoAnnotationBody {
   bbox: [number, number, number, number];
   area: number;
-  iscrowd: 0;
+  /** 1 only for a shape imported as a crowd region (its extra key iscrowd: 1). */
+  iscrowd: 0 | 1;
   segmentation: number[][] | { size: [number, number]; counts: string };
   keypoints?: [number, number, 2];
   num_keypoints?: 1;
@@ -42,15 +47,6 @@ export type Converted = { kind: CocoKind; body: CocoAnnotationBody } | { kind: '
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-export function shoelace(path: readonly Pt[]): number {
-  let s = 0;
-  for (let i = 0; i < path.length; i++) {
-    const [x1, y1] = path[i]!;
-    const [x2, y2] = path[(i + 1) % path.length]!;
-    s += x1 * y2 - x2 * y1;
-  }
-  return Math.abs(s) / 2;
-}
 
 function pathBBox(path: readonly Pt[]): [number, number, number, number] {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -114,6 +110,7 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
 
 export class CocoWriter implements FormatWriter {
   private readonly imagesSpool: Spool;
+  /** One JSON line per annotation; those with keypoints start with their sparse points, turned into triples at the end (when the categories' lists are final). */
   private readonly annotationsSpool: Spool;
   private readonly categories = new Map<string, { id: number; name: string; supercategory: string; keypoints?: string[]; skeleton?: number[][] }>();
   private readonly leftOut = new LeftOut();
@@ -122,22 +119,26 @@ export class CocoWriter implements FormatWriter {
 
   constructor(private readonly s: RunState) {
     this.imagesSpool = new Spool(path.join(s.tmp, 'images.jsonl'));
-    this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'));
+    this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'), '\n');
     for (const c of s.project.classes) {
       if (s.classFilter && !s.classFilter.has(c.name)) continue;
-      this.category(c.name, c.type === 'keypoint');
+      this.category(c.name, false);
     }
   }
 
-  private category(name: string, keypoint: boolean) {
+  /** The category of a class; `parts`: labelled points whose names join its keypoints list (first seen, first listed). */
+  private category(name: string, keypoint: boolean, parts: readonly SparsePoint[] = []) {
     let c = this.categories.get(name);
     if (!c) {
       c = { id: this.categories.size + 1, name, supercategory: '' };
       this.categories.set(name, c);
     }
-    if (keypoint && !c.keypoints) {
-      c.keypoints = ['point'];
-      c.skeleton = [];
+    if (keypoint) {
+      c.keypoints ??= [];
+      c.skeleton ??= [];
+      for (const [part] of parts) if (!c.keypoints.includes(part)) c.keypoints.push(part);
+      // A lone point of a keypoint class is the part 'point'.
+      if (parts.length === 0 && !c.keypoints.includes('point')) c.keypoints.push('point');
     }
     return c;
   }
@@ -151,7 +152,8 @@ export class CocoWriter implements FormatWriter {
     const id = this.nextImageId++;
     const size = imageSize(image);
     await this.imagesSpool.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
-    for (const a of annotations) {
+    const { singles, groups } = groupInstances(annotations);
+    for (const a of singles) {
       const className = String(a.name ?? '');
       const converted = convert(() => toCoco(a, size, this.s.kernels!));
       if (converted.kind === 'polyline') {
@@ -164,7 +166,18 @@ export class CocoWriter implements FormatWriter {
       }
       const category = this.category(className, converted.kind === 'keypoint');
       report.annotations += 1;
-      await this.annotationsSpool.push(JSON.stringify({ id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...converted.body }));
+      const attributes = namedAttributes(a);
+      const { keypoints: _kp, num_keypoints: _n, ...body } = converted.body;
+      const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body, ...(a.iscrowd === 1 ? { iscrowd: 1 } : {}), ...(attributes ? { attributes } : {}) };
+      await this.annotationsSpool.push(JSON.stringify(converted.kind === 'keypoint' ? { points: [['point', _kp![0], _kp![1], 2]], ...record } : record));
+    }
+    for (const group of groups) {
+      const joined = joinInstance(group);
+      const category = this.category(joined.className, joined.points.length > 0, joined.points);
+      report.annotations += group.length;
+      const { className: _c, points, ...body } = joined;
+      const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body };
+      await this.annotationsSpool.push(JSON.stringify(points.length ? { points, ...record } : record));
     }
     this.leftOut.flush(report, `images/${rel}`);
   }
@@ -173,13 +186,30 @@ export class CocoWriter implements FormatWriter {
     await this.imagesSpool.close();
     await this.annotationsSpool.close();
     const info = { description: this.s.name, version: '1.0', year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
-    const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify([...this.categories.values()])},\n"images":[\n`;
+    const categories = [...this.categories.values()];
+    const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify(categories)},\n"images":[\n`;
     const { imagesSpool, annotationsSpool } = this;
+    const names = new Map(categories.map((c) => [c.id, c.keypoints ?? []]));
     async function* body() {
       yield Buffer.from(head);
       yield* imagesSpool.chunks();
       yield Buffer.from('\n],\n"annotations":[\n');
-      yield* annotationsSpool.chunks();
+      let pending = '';
+      let first = true;
+      for await (const line of annotationsSpool.lines()) {
+        let text = line;
+        if (line.startsWith('{"points":')) {
+          const { points, ...record } = JSON.parse(line) as { category_id: number; points: SparsePoint[] };
+          text = JSON.stringify({ ...record, ...keypointTriples(points, names.get(record.category_id) ?? []) });
+        }
+        pending += first ? text : `,\n${text}`;
+        first = false;
+        if (pending.length >= 64 * 1024) {
+          yield Buffer.from(pending);
+          pending = '';
+        }
+      }
+      if (pending) yield Buffer.from(pending);
       yield Buffer.from('\n]}\n');
     }
     await this.s.sink.room();
@@ -194,8 +224,12 @@ export class CocoWriter implements FormatWriter {
       '',
       'Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);',
       'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
-      "keypoints as keypoints [x, y, 2] in categories with keypoints ['point'] (bbox [x, y, 0, 0], area 0,",
-      'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it).',
+      "a lone keypoint as keypoints [x, y, 2] at its category's part 'point' (bbox [x, y, 0, 0], area 0,",
+      'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it);',
+      'shapes that share an instance (an imported COCO object: a skeleton\'s labelled points with their box or',
+      'outline, or several rings) are one annotation again: its rings or mask, its box, and one [x, y, v] per name',
+      "of the category's keypoints list (v 1 for a point marked not visible, 0 0 0 for a part it lacks).",
+      'Named attributes ({name, value}) are written as the annotation\'s attributes {name: value}.',
       '',
       ...leftOutSection(this.s.report, 'polyline', 'Polylines', 'COCO has no open paths'),
     ];

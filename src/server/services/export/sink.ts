@@ -3,6 +3,7 @@
 // that must span the whole export but are written at its end). See ./index.ts for the memory bounds.
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import { once } from 'node:events';
 import { ZipWriter } from './zip';
@@ -162,5 +163,10 @@ export class Spool {
   }
   async *chunks(): AsyncGenerator<Buffer> {
     for await (const chunk of fs.createReadStream(this.filePath)) yield chunk as Buffer;
+  }
+  /** The items one by one (for a spool whose separator is a newline and whose items hold none). */
+  async *lines(): AsyncGenerator<string> {
+    const rl = readline.createInterface({ input: fs.createReadStream(this.filePath), crlfDelay: Infinity });
+    for await (const line of rl) if (line) yield line;
   }
 }

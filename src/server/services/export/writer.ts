@@ -175,6 +175,17 @@ export function pathBox(path: readonly Pt[]): PixelBox {
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
+/** Area of a closed ring (the shoelace formula). */
+export function shoelace(path: readonly Pt[]): number {
+  let s = 0;
+  for (let i = 0; i < path.length; i++) {
+    const [x1, y1] = path[i]!;
+    const [x2, y2] = path[(i + 1) % path.length]!;
+    s += x1 * y2 - x2 * y1;
+  }
+  return Math.abs(s) / 2;
+}
+
 /** A stored annotation's bounding_box, or null when it is not four numbers. */
 export function storedBox(a: Record<string, unknown>): PixelBox | null {
   const b = a.bounding_box as { x?: unknown; y?: unknown; w?: unknown; h?: unknown } | undefined;

@@ -22,8 +22,7 @@
 // only on annotations is appended.
 import type { Kernels } from '../../../kernels/node';
 import type { ImageRow } from '../images';
-import { shoelace } from './coco';
-import { convert, exportName, hasAreaShapes, imageSize, isPath, leftOutSection, LeftOut, NO_BOX, NO_MASK, pathBox, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type Pt, type RunState } from './writer';
+import { convert, exportName, hasAreaShapes, imageSize, isPath, leftOutSection, LeftOut, NO_BOX, NO_MASK, pathBox, sharedStems, shoelace, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type Pt, type RunState } from './writer';
 
 /** One annotation as YOLO label rows (normalised numbers, without the class index). */
 export type YoloConverted =
