@@ -9,6 +9,9 @@ import { joinAs, signIn } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { countsToString, decodeRle, encodeMask } from '../../src/contract/rle';
 import { finishedImport, startImport as startImportAs, type ImportJob } from './support/imports';
+import { eq } from 'drizzle-orm';
+import { imports } from '../../src/server/db/schema';
+import { ABANDONED_IMPORT_MS, sweepAbandonedImports } from '../../src/server/services/import';
 
 let server: TestServer;
 let owner: Member;
@@ -278,4 +281,23 @@ describe('an import outlives the server that ran it', () => {
       await second.stop();
     }
   }, 120_000);
+});
+
+describe('abandoned imports', () => {
+  it('an import reserved a day ago and never started goes, with its uploaded file', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: owner.token, body: { filename: 'later.json', size: 2 } });
+    await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: '{}' });
+    const started = await startImport(owner, projectId, 'now.json', Buffer.from('{"images":[],"annotations":[],"categories":[]}'));
+    await finished(owner, started);
+    const ctx = server.built.ctx;
+    const bucket = owner.org.gcs_bucket_name;
+    const [row] = await ctx.db.select().from(imports).where(eq(imports.id, res.body.import_id));
+    expect(await ctx.storage.head(bucket, row!.stagingKey)).not.toBeNull();
+    expect(await sweepAbandonedImports(ctx, new Date(Date.now() + ABANDONED_IMPORT_MS - 60_000))).toBe(0);
+    expect(await sweepAbandonedImports(ctx, new Date(Date.now() + ABANDONED_IMPORT_MS + 60_000))).toBe(1);
+    expect(await ctx.storage.head(bucket, row!.stagingKey)).toBeNull();
+    expect((await api(server.url, 'GET', `/api/v1/imports/${res.body.import_id}`, { token: owner.token })).status).toBe(404);
+    expect((await api(server.url, 'GET', `/api/v1/imports/${started}`, { token: owner.token })).body.status).toBe('done');
+  });
 });

@@ -8,7 +8,7 @@
 // import answers 404.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue } from '../../jobs/queue';
 import { imports, jobs } from '../../db/schema';
@@ -26,6 +26,8 @@ const RETENTION_DAYS = 30;
 const RETENTION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** Imports listed per project. */
 const LIST_LIMIT = 50;
+/** A reserved import never started is dropped (with whatever was uploaded) this long after it was reserved. */
+export const ABANDONED_IMPORT_MS = 24 * 60 * 60 * 1000;
 
 const CONTENT_TYPES: Record<string, string> = { '.zip': 'application/zip', '.json': 'application/json', '.xml': 'application/xml' };
 
@@ -53,6 +55,17 @@ export function importJson(row: ImportRow): ImportJob {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+/**
+ * Deletes imports reserved more than ABANDONED_IMPORT_MS ago and never started, with their
+ * uploaded files (the upload orphan sweep does not look under imports/). Returns how many.
+ */
+export async function sweepAbandonedImports(ctx: AppContext, now: Date = ctx.now?.() ?? new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - ABANDONED_IMPORT_MS);
+  const rows = await ctx.db.delete(imports).where(and(eq(imports.status, 'uploading'), lt(imports.createdAt, cutoff))).returning();
+  for (const row of rows) await dropUpload(ctx, row);
+  return rows.length;
 }
 
 export function createImportService(ctx: AppContext): ImportService {
@@ -89,9 +102,19 @@ export function createImportService(ctx: AppContext): ImportService {
     return row;
   }
 
+  let sweeper: NodeJS.Timeout | null = null;
   return {
-    start: () => queue.start(),
-    stop: () => queue.stop(),
+    start: () => {
+      queue.start();
+      sweeper = setInterval(() => {
+        sweepAbandonedImports(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'import: sweeping abandoned imports failed; it runs again later'));
+      }, RETENTION_SWEEP_INTERVAL_MS);
+      sweeper.unref();
+    },
+    stop: () => {
+      if (sweeper) clearInterval(sweeper);
+      return queue.stop();
+    },
 
     async create(userId, projectId, body) {
       const project = await projectInOrg(ctx, userId, projectId, 'images.upload');
