@@ -4,7 +4,10 @@
 // browser does), in the same run and the same server.
 //
 //   node --import tsx bench/import.bench.ts                 # sizes 1000,10000 (200,000 annotations at 10k)
-//   options: --sizes 1000,10000, --quick (sizes 200,1000), --pg <url> (PostgreSQL; else embedded PGlite)
+//   options: --sizes 1000,10000, --dense 100000, --quick (sizes 200,1000, dense 20000), --pg <url> (PostgreSQL; else embedded PGlite)
+//
+// Then one image with --dense boxes: a lone COCO JSON imported onto an image already in the
+// project, next to saving the same boxes through save-changes (the editor's path, 20,000 a call).
 //
 // The images are one 640x480 JPEG (a smooth photo-like picture) stored under N names: the import
 // runs every image through an upload's checks (type from bytes, decode, thumbnail), so the bytes'
@@ -178,10 +181,56 @@ async function uploadAll(bench: BenchServer, jpegFile: string, n: number): Promi
   await Promise.all(Array.from({ length: UPLOADS_IN_FLIGHT }, worker));
 }
 
+/** A lone COCO JSON with `count` boxes on one image already in the project (the "100,000 annotations on one image" case). */
+async function denseImage(bench: BenchServer, tmp: string, jpegFile: string, count: number): Promise<{ import: Measured; save: Measured }> {
+  const { server, user } = bench;
+  const boxes = (offset: number, n: number) => Array.from({ length: n }, (_, k) => ({ x: ((offset + k) * 7) % 600, y: ((offset + k) * 13) % 440, w: 20, h: 15 }));
+  const file = path.join(tmp, 'dense.json');
+  const annotations = boxes(0, count).map((b, k) => ({ id: k + 1, image_id: 1, category_id: 1 + (k % 3), bbox: [b.x, b.y, b.w, b.h], area: 300, iscrowd: 0 }));
+  fs.writeFileSync(file, JSON.stringify({ images: [{ id: 1, file_name: 'dense.jpg', width: 640, height: 480 }], categories: [{ id: 1, name: 'car' }, { id: 2, name: 'person' }, { id: 3, name: 'sign' }], annotations }));
+  const setup = async (label: string) => {
+    const project = await createBenchProject(bench, `${label} ${Date.now()}`, ['car', 'person', 'sign'].map((name) => ({ name, type: 'box', color: '#FFADAD' })));
+    const url = await api(server.url, 'POST', `/api/v1/projects/${project.id}/images/upload-url?org_id=${user.org.id}`, { token: user.token, body: { filename: 'dense.jpg', content_type: 'image/jpeg', folder_path: '/' } });
+    await putFile(url.body.upload_url, jpegFile, 'image/jpeg');
+    const reg = await api(server.url, 'POST', `/api/v1/projects/${project.id}/images/register?org_id=${user.org.id}`, { token: user.token, body: { filename: 'dense.jpg', folder_path: '/' } });
+    return { projectId: project.id, imageId: reg.body.image.id as string };
+  };
+  const forImport = await setup('dense import');
+  const imported = await measure(async () => {
+    const created = await api(server.url, 'POST', `/api/v1/projects/${forImport.projectId}/imports`, { token: user.token, body: { filename: 'dense.json', size: fs.statSync(file).size } });
+    await putFile(created.body.upload_url, file, created.body.content_type);
+    await api(server.url, 'POST', `/api/v1/imports/${created.body.import_id}/start`, { token: user.token });
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const job = await api(server.url, 'GET', `/api/v1/imports/${created.body.import_id}`, { token: user.token });
+      if (job.body.status === 'failed') throw new Error(`dense import failed: ${job.body.error}`);
+      if (job.body.status === 'done') {
+        if (job.body.report.annotations_created !== count) throw new Error(`dense import wrote ${job.body.report.annotations_created}`);
+        return;
+      }
+    }
+  });
+  fs.rmSync(file);
+  // Baseline: the same shapes saved through save-changes, the editor's path, in bodies under its 8 MB limit.
+  const forSave = await setup('dense save');
+  const saved = await measure(async () => {
+    let version = 0;
+    for (let offset = 0; offset < count; offset += 20_000) {
+      const upserts = boxes(offset, Math.min(20_000, count - offset)).map((b, k) => ({ id: `s${offset + k}`, name: ['car', 'person', 'sign'][(offset + k) % 3], bounding_box: b }));
+      const res = await api(server.url, 'POST', '/api/v1/annotations/save-changes', { token: user.token, body: { image_id: forSave.imageId, project_id: forSave.projectId, image_filename: 'dense.jpg', base_version: version, upserts, removed_ids: [] } });
+      if (res.status !== 200) throw new Error(`save-changes: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      version = res.body.version;
+    }
+  });
+  return { import: imported, save: saved };
+}
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.IMPORT_POLL_MS = '100';
 const bench = await benchServer();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-import-bench-'));
+const DENSE = Number(arg('dense', quick ? '20000' : '100000'));
+let denseRow: { import: Measured; save: Measured; load: number[] } | null = null;
 const rows: { images: number; annotations: number; zipMb: number; import: Measured; upload: Measured; load: number[] }[] = [];
 try {
   const jpeg = await photo();
@@ -196,6 +245,9 @@ try {
     rows.push({ images: n, annotations: n * (BOXES + POLYGONS), zipMb, import: imported, upload: uploaded, load: os.loadavg() });
     console.log(`${n} images: import ${imported.seconds.toFixed(1)} s (peak +${imported.peakOverBaselineMb.toFixed(0)} MB), upload ${uploaded.seconds.toFixed(1)} s (peak +${uploaded.peakOverBaselineMb.toFixed(0)} MB), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   }
+  const dense = await denseImage(bench, tmp, jpegFile, DENSE);
+  denseRow = { ...dense, load: os.loadavg() };
+  console.log(`one image, ${DENSE.toLocaleString()} annotations: import ${dense.import.seconds.toFixed(1)} s (peak +${dense.import.peakOverBaselineMb.toFixed(0)} MB), save-changes ${dense.save.seconds.toFixed(1)} s (peak +${dense.save.peakOverBaselineMb.toFixed(0)} MB)`);
 } finally {
   await bench.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -211,6 +263,13 @@ if (rows.length > 1) {
   const [a, b] = [rows[0]!, rows[rows.length - 1]!];
   console.log(`\nImport peak RSS at ${b.images.toLocaleString()} images / at ${a.images.toLocaleString()}: ${(Math.max(1, b.import.peakOverBaselineMb) / Math.max(1, a.import.peakOverBaselineMb)).toFixed(2)} (flat: ~1; the dataset grew ${b.images / a.images}x)`);
 }
+if (denseRow) {
+  console.log(`\nOne image with ${DENSE.toLocaleString()} boxes: import of a lone COCO JSON vs the same boxes through save-changes (20,000 per call)`);
+  console.log('| path | s | peak RSS over start | load (1/5/15 min) |');
+  console.log('|---|---:|---:|---|');
+  console.log(`| import | ${denseRow.import.seconds.toFixed(1)} | ${denseRow.import.peakOverBaselineMb.toFixed(0)} MB | ${denseRow.load.map((l) => l.toFixed(2)).join(' / ')} |`);
+  console.log(`| save-changes | ${denseRow.save.seconds.toFixed(1)} | ${denseRow.save.peakOverBaselineMb.toFixed(0)} MB | |`);
+}
 const out = process.env.IMPORT_BENCH_OUT ?? path.join(here, 'results', 'import.json');
 fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'pglite', rows }, null, 2));
+fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'pglite', rows, dense: denseRow }, null, 2));

@@ -41,6 +41,8 @@ import { READERS, detectFormat } from './formats';
 import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
 
 export type ImportRow = typeof imports.$inferSelect;
+/** Annotations saved per version when an image brings many. */
+const SAVE_CHUNK = 10_000;
 export interface ImportJobPayload {
   import_id: string;
 }
@@ -176,35 +178,54 @@ async function targetImage(r: Run, img: ImportedImage): Promise<typeof images.$i
   }
 }
 
-/** The stored annotations of one image, each converted and checked on its own (a bad one is skipped, not the image). */
-function storedOf(r: Run, img: ImportedImage, size: { width: number; height: number }): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
+/**
+ * The stored annotations of one image, SAVE_CHUNK at a time, each converted and checked on its own
+ * (a bad one is skipped with its reason, not the image).
+ */
+function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }): Generator<Record<string, unknown>[]> {
   const file = img.entry ?? img.fileName;
   if (img.width && img.height && (img.width !== size.width || img.height !== size.height)) {
     r.report.warn(`${file}: the dataset says ${img.width}x${img.height} pixels, the image has ${size.width}x${size.height}`);
   }
-  const candidates: unknown[] = [];
-  if (img.stored) candidates.push(...img.stored);
-  img.annotations.forEach((a, i) => {
-    const cls = r.classes.get(a.class.trim().toLowerCase());
-    if (!cls) return r.report.skip(`${file} #${i + 1}`, `unknown class "${a.class.slice(0, 100)}"`);
-    const c = toStored(a, a.id ?? importedId(r.row.id, file, i), cls.name, size, Boolean(img.normalized));
-    if (!c.ok) return r.report.skip(`${file} #${i + 1}`, c.reason);
-    if (c.clipped) r.report.clipped += 1;
-    candidates.push(c.stored);
-  });
   const ids = new Set<string>();
-  candidates.forEach((s, i) => {
+  let chunk: Record<string, unknown>[] = [];
+  const accept = (s: unknown, where: string) => {
     const issue = storedAnnotationIssue(s);
     const rec = s as { id?: unknown; name?: unknown };
-    if (issue) return r.report.skip(`${file} #${i + 1}`, issue.message);
+    if (issue) return r.report.skip(where, issue.message);
     const cls = r.classes.get(String(rec.name).trim().toLowerCase());
-    if (!cls) return r.report.skip(`${file} #${i + 1}`, `unknown class "${String(rec.name).slice(0, 100)}"`);
-    if (ids.has(rec.id as string)) return r.report.skip(`${file} #${i + 1}`, `id "${String(rec.id).slice(0, 100)}" appears twice`);
+    if (!cls) return r.report.skip(where, `unknown class "${String(rec.name).slice(0, 100)}"`);
+    if (ids.has(rec.id as string)) return r.report.skip(where, `id "${String(rec.id).slice(0, 100)}" appears twice`);
     ids.add(rec.id as string);
-    out.push({ ...(s as Record<string, unknown>), name: cls.name });
-  });
-  return out;
+    chunk.push({ ...(s as Record<string, unknown>), name: cls.name });
+  };
+  for (const [i, s] of (img.stored ?? []).entries()) {
+    accept(s, `${file} #${i + 1}`);
+    if (chunk.length >= SAVE_CHUNK) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  for (const [i, a] of img.annotations.entries()) {
+    const where = `${file} #${i + 1}`;
+    const cls = r.classes.get(a.class.trim().toLowerCase());
+    if (!cls) {
+      r.report.skip(where, `unknown class "${a.class.slice(0, 100)}"`);
+      continue;
+    }
+    const c = toStored(a, a.id ?? importedId(r.row.id, file, i), cls.name, size, Boolean(img.normalized));
+    if (!c.ok) {
+      r.report.skip(where, c.reason);
+      continue;
+    }
+    if (c.clipped) r.report.clipped += 1;
+    accept(c.stored, where);
+    if (chunk.length >= SAVE_CHUNK) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
 }
 
 async function importImage(r: Run, img: ImportedImage): Promise<void> {
@@ -217,10 +238,10 @@ async function importImage(r: Run, img: ImportedImage): Promise<void> {
     r.report.skip(img.fileName, 'the image size is unknown, so its annotations cannot be placed');
     return;
   }
-  const upserts = storedOf(r, img, size);
-  if (upserts.length) {
-    await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts, removed_ids: [] });
-    r.report.report.annotations_created += upserts.length;
+  // In versions of SAVE_CHUNK shapes: one save of a 100k-shape image held several times its size at once.
+  for (const chunk of storedChunks(r, img, size)) {
+    await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts: chunk, removed_ids: [] });
+    r.report.report.annotations_created += chunk.length;
   }
   if (img.status && img.status !== target.status) await setImageStatus(r.ctx, r.userId, target.id, { status: img.status });
 }
