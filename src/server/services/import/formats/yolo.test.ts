@@ -38,7 +38,8 @@ describe('YOLO reader', () => {
     expect(box!.shape.h).toBe(0.4);
     expect(polygon).toEqual({ class: 'road', shape: { type: 'polygon', path: [[0.1, 0.1], [0.9, 0.1], [0.5, 0.9]] } });
     expect(withConfidence!.attributes).toEqual([{ name: 'confidence', value: 0.87 }]);
-    expect(imageNamed(images, 'c.png').annotations[0]!.shape).toEqual({ type: 'polygon', path: [[0, 0], [1, 0], [1, 1], [0, 1]] });
+    // 4 axis-aligned corners are a box.
+    expect(imageNamed(images, 'c.png').annotations[0]!.shape).toEqual({ type: 'box', x: 0, y: 0, w: 1, h: 1 });
     expect(report.skipped).toEqual([
       { file: 'labels/train/a.txt line 5', reason: '4 values: expected 5 (class cx cy w h), 6 (with a confidence) or an odd number of at least 7 (class and 3 or more x y points)' },
       { file: 'labels/train/a.txt line 6', reason: 'class index 3 is not one of the 2 classes (0 to 1)' },
@@ -125,5 +126,20 @@ describe('YOLO reader', () => {
     expect(parseLabelLine('0.5 0.5 0.5 0.1 0.1', names)).toEqual({ ok: false, reason: 'class index 0.5 is not one of the 2 classes (0 to 1)' });
     expect(parseLabelLine('0 0.5 0.5 -0.1 0.1', names)).toEqual({ ok: false, reason: 'a box cannot have a negative width or height' });
     expect(parseLabelLine('0 1 2 3 4 5 6 7', names)).toMatchObject({ ok: false });
+  });
+});
+
+describe('rectangles written as segments', () => {
+  it('reads 4 axis-aligned corners as a box, and anything else as a polygon', () => {
+    const names = ['car'];
+    const rect = parseLabelLine('0 0.1 0.2 0.5 0.2 0.5 0.6 0.1 0.6', names);
+    const shape = rect && rect.ok ? rect.value[0]!.shape : null;
+    expect(shape?.type).toBe('box');
+    if (shape?.type !== 'box') return;
+    for (const [k, v] of Object.entries({ x: 0.1, y: 0.2, w: 0.4, h: 0.4 })) expect(shape[k as 'x']).toBeCloseTo(v, 12);
+    const tilted = parseLabelLine('0 0.1 0.2 0.5 0.3 0.5 0.6 0.1 0.6', names);
+    expect(tilted && tilted.ok && tilted.value[0]!.shape.type).toBe('polygon');
+    const triangle = parseLabelLine('0 0.1 0.2 0.5 0.2 0.5 0.6', names);
+    expect(triangle && triangle.ok && triangle.value[0]!.shape.type).toBe('polygon');
   });
 });

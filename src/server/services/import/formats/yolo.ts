@@ -7,7 +7,8 @@
 // by the image's real size):
 //   `c cx cy w h`            a box (centre and size)
 //   `c cx cy w h conf`       a box with a confidence (a model's predictions): attribute confidence
-//   `c x1 y1 x2 y2 x3 y3 ..` a segment polygon (at least 3 points; OBB's 4 corners are one too)
+//   `c x1 y1 x2 y2 x3 y3 ..` a segment polygon (at least 3 points; OBB's 4 corners are one too),
+//   except 4 corners of an axis-aligned rectangle, which are a box
 //   `c cx cy w h x1 y1 v1 ..` in pose datasets (data.yaml kpt_shape [k, 2|3]): the box and its k
 //                            keypoints, joined by extra {instance: 'line <n>'}, each keypoint with
 //                            extra {part: kpt_names[i] or i+1}; v 0 left out, v 1 visible false
@@ -197,6 +198,25 @@ function poseLine(nums: number[], cls: string, c: number, pose: PoseShape, insta
 }
 
 /** One label line; null for a blank line or a comment. `instance` joins a pose line's box and keypoints. */
+/**
+ * The box a 4-corner axis-aligned rectangle is, else null: segment datasets write every object as
+ * a polygon (Vellum's YOLO export writes boxes as their 4 corners when a project has polygons), and
+ * a rectangle brought back as a polygon would lose its box tools and class type.
+ */
+export function axisAlignedRectangle(path: readonly Point[]): { x: number; y: number; w: number; h: number } | null {
+  if (path.length !== 4) return null;
+  for (let i = 0; i < 4; i++) {
+    const [x1, y1] = path[i]!;
+    const [x2, y2] = path[(i + 1) % 4]!;
+    if ((x1 === x2) === (y1 === y2)) return null; // each side is horizontal or vertical, never both or neither
+  }
+  const xs = path.map((p) => p[0]);
+  const ys = path.map((p) => p[1]);
+  const x = Math.min(...xs), y = Math.min(...ys);
+  const w = Math.max(...xs) - x, h = Math.max(...ys) - y;
+  return w > 0 && h > 0 ? { x, y, w, h } : null;
+}
+
 export function parseLabelLine(line: string, names: readonly string[], pose?: PoseShape, instance = ''): Parsed {
   const text = line.trim();
   if (text === '' || text.startsWith('#')) return null;
@@ -217,6 +237,8 @@ export function parseLabelLine(line: string, names: readonly string[], pose?: Po
   if (nums.length >= 7 && nums.length % 2 === 1) {
     const path: Point[] = [];
     for (let i = 1; i < nums.length; i += 2) path.push([nums[i]!, nums[i + 1]!]);
+    const rect = axisAlignedRectangle(path);
+    if (rect) return { ok: true, value: [{ class: cls, shape: { type: 'box', ...rect } }] };
     return { ok: true, value: [{ class: cls, shape: { type: 'polygon', path } }] };
   }
   return { ok: false, reason: `${nums.length} values: expected 5 (class cx cy w h), 6 (with a confidence) or an odd number of at least 7 (class and 3 or more x y points)` };
