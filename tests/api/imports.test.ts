@@ -147,6 +147,24 @@ describe('annotation-only files and bad input', () => {
     expect((await imagesOf(owner, projectId)).map((i) => i.filename)).toEqual(['cat.png']);
   });
 
+  it('keeps two images of one name in two splits apart, each with its own labels', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const split = (box: number[]) => ({ images: [{ id: 1, file_name: 'a.png', width: 40, height: 30 }], categories: [{ id: 1, name: 'car' }], annotations: [{ id: 1, image_id: 1, category_id: 1, bbox: box }] });
+    const zip = await zipOf({
+      'annotations/instances_train.json': JSON.stringify(split([1, 1, 5, 5])),
+      'annotations/instances_val.json': JSON.stringify(split([9, 9, 5, 5])),
+      'images/train/a.png': await png(40, 30),
+      'images/val/a.png': await png(40, 30, '#aa2222'),
+    });
+    const job = await finished(owner, await startImport(owner, projectId, 'splits.zip', zip));
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.images_created).toBe(2);
+    const imgs = await imagesOf(owner, projectId);
+    expect(imgs.map((i) => i.filename)).toEqual(['a.png', 'a_1.png']);
+    const boxes = await Promise.all(imgs.map(async (i) => (await annotationsOf(owner, i.id)).map((a) => a.bounding_box.x)));
+    expect(boxes.sort()).toEqual([[1], [9]]);
+  });
+
   it('fails malformed JSON with its line, and changes nothing', async () => {
     const projectId = (await createProject(server, owner)).id;
     const bad = '{\n  "images": [],\n  "annotations": [\n    {"id": 1,,}\n  ]\n}';

@@ -41,6 +41,8 @@ import { READERS, detectFormat } from './formats';
 import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
 
 export type ImportRow = typeof imports.$inferSelect;
+/** Images imported at once. */
+const IMAGES_AT_ONCE = 3;
 /** Annotations saved per version when an image brings many. */
 const SAVE_CHUNK = 10_000;
 export interface ImportJobPayload {
@@ -144,21 +146,28 @@ async function folderFor(r: Run, sub: string | undefined): Promise<string> {
 }
 
 /** The project image an imported one goes to: matched by file name, or created from the archive's bytes; null when skipped. */
-async function targetImage(r: Run, img: ImportedImage): Promise<typeof images.$inferSelect | null> {
+async function targetImage(r: Run, img: ImportedImage, index: number): Promise<typeof images.$inferSelect | null> {
   const name = sanitizeFilename(img.fileName);
+  // Labels alone attach to the project's image of that name, wherever it is; an image the archive
+  // carries is matched only in the folder it goes to (a resumed import finds what it made), so
+  // train/a.jpg and val/a.jpg stay two images (the second stored as a_1.jpg).
+  const folder = img.entry ? await folderFor(r, img.folder) : null;
   const [found] = name
-    ? await r.ctx.db.select().from(images).where(and(eq(images.projectId, r.row.projectId), sql`lower(${images.filename}) = ${name.toLowerCase()}`)).limit(1)
+    ? await r.ctx.db
+        .select()
+        .from(images)
+        .where(and(eq(images.projectId, r.row.projectId), sql`lower(${images.filename}) = ${name.toLowerCase()}`, folder === null ? undefined : eq(images.virtualFolderPath, folder)))
+        .limit(1)
     : [];
   if (found) {
     r.report.report.images_matched += 1;
     return found;
   }
-  if (!img.entry) {
+  if (!img.entry || folder === null) {
     r.report.skip(img.fileName, 'no image of this name in the project, and the archive does not hold it');
     return null;
   }
-  const folder = await folderFor(r, img.folder);
-  const local = path.join(r.tmpDir, `image${path.extname(img.entry).toLowerCase().replace(/[^.a-z0-9]/g, '')}`);
+  const local = path.join(r.tmpDir, `image-${index}${path.extname(img.entry).toLowerCase().replace(/[^.a-z0-9]/g, '')}`);
   await pipeline(await r.archive.open(img.entry), fs.createWriteStream(local, { mode: 0o600 }));
   try {
     const { unique_filename } = await checkFilename(r.ctx, r.userId, r.row.projectId, name || img.fileName);
@@ -228,10 +237,8 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
   if (chunk.length) yield chunk;
 }
 
-async function importImage(r: Run, img: ImportedImage): Promise<void> {
-  const newClasses = img.annotations.map((a) => ({ name: a.class, type: typeOf(a) }));
-  await ensureClasses(r, newClasses);
-  const target = await targetImage(r, img);
+async function importImage(r: Run, img: ImportedImage, index: number): Promise<void> {
+  const target = await targetImage(r, img, index);
   if (!target) return;
   const size = { width: target.imageWidth ?? 0, height: target.imageHeight ?? 0 };
   if (!size.width || !size.height) {
@@ -263,13 +270,38 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   let index = 0;
   const skipTo = r.row.done;
   await save(r.ctx, r.row.id, { format, total: Math.max(data.total, skipTo) });
-  for await (const img of data.images) {
-    if (r.signal.aborted) throw r.signal.reason;
-    index += 1;
-    if (index <= skipTo) continue;
-    await importImage(r, img);
-    await save(r.ctx, r.row.id, { done: index, total: Math.max(data.total, index), report: r.report.report as unknown as Record<string, unknown> });
+  // IMAGES_AT_ONCE images are imported at once (an image's checks, thumbnail and save wait on the
+  // database, storage and sharp's threads); `done` only counts an image once every one before it
+  // is done, so a resumed import never skips one that was still running.
+  const running = new Set<Promise<void>>();
+  const finished = new Set<number>();
+  let done = skipTo;
+  let failure: unknown = null;
+  const settle = async (i: number) => {
+    finished.add(i);
+    while (finished.delete(done + 1)) done += 1;
+    await save(r.ctx, r.row.id, { done, total: Math.max(data.total, index), report: r.report.report as unknown as Record<string, unknown> });
+  };
+  try {
+    for await (const img of data.images) {
+      if (r.signal.aborted) throw r.signal.reason;
+      index += 1;
+      if (index <= skipTo) continue;
+      // Classes first, one image at a time: two images must not add the same class twice.
+      await ensureClasses(r, img.annotations.map((a) => ({ name: a.class, type: typeOf(a) })));
+      const i = index;
+      const task: Promise<void> = importImage(r, img, i)
+        .then(() => settle(i))
+        .catch((err: unknown) => void (failure ??= err))
+        .finally(() => running.delete(task));
+      running.add(task);
+      if (running.size >= IMAGES_AT_ONCE) await Promise.race(running);
+      if (failure) throw failure;
+    }
+  } finally {
+    await Promise.all(running);
   }
+  if (failure) throw failure;
 }
 
 /** Runs the import of `job`; bad input ends it as failed with its message, anything else is retried by the queue. */
