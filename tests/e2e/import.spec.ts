@@ -63,6 +63,17 @@ test('import: a COCO zip through the dialog, its report, then its shapes in the 
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(dialog).toBeHidden();
 
+  // Opened again (as after a reload), the dialog lists the import and shows its report again.
+  await page.reload();
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const recent = dialog.getByRole('region', { name: 'Recent imports' });
+  await expect(recent).toContainText('harbours.zip');
+  await expect(recent).toContainText('2 images, 4 annotations');
+  await page.screenshot({ path: test.info().outputPath('import-recent.png') });
+  await recent.getByRole('button', { name: /harbours\.zip/ }).click();
+  await expect(dialog.getByTestId('import-report')).toContainText('Imported harbours.zip (COCO)');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+
   // The split's images land in a folder named after it.
   await page.getByRole('button', { name: 'Open folder default' }).click();
   await expect(page.getByTestId('image-tile')).toHaveCount(2);

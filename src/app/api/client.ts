@@ -41,7 +41,7 @@ import {
   MembersResponse,
   RemoveMemberResponse,
 } from '../../contract/teams';
-import { CreateImportResponse, ImportJob, StartImportResponse, type ImportFormat } from '../../contract/imports';
+import { CreateImportResponse, ImportJob, ListImportsResponse, StartImportResponse, type ImportFormat } from '../../contract/imports';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 import { nextTask } from '../../engine';
@@ -255,6 +255,7 @@ export const api = {
     request('POST', `/projects/${enc(projectId)}/imports`, CreateImportResponse.extend({ content_type: z.string() }), input),
   startImport: (importId: string) => request('POST', `/imports/${enc(importId)}/start`, StartImportResponse),
   getImport: (importId: string, signal?: AbortSignal) => request('GET', `/imports/${enc(importId)}`, ImportJob, undefined, { signal }),
+  listImports: (projectId: string) => request('GET', `/projects/${enc(projectId)}/imports`, ListImportsResponse),
 };
 
 export interface ListImagesParams {

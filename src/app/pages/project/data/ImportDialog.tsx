@@ -17,7 +17,7 @@ import { useDenied } from '../../../stores/permissions';
 import { toast } from '../../../stores/toast';
 import { useDataView } from './dataView';
 import { IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
-import { ImportReportView } from './ImportReport';
+import { ImportReportView, RecentImports } from './ImportReport';
 import editStyles from './EditDialog.module.css';
 import styles from './ImportDialog.module.css';
 
@@ -204,6 +204,7 @@ function ImportDialog({ project }: { project: Project }) {
             ))}
           </fieldset>
           {s.running && !uploading ? <p className={editStyles.muted}>The import runs on the server: you can close this dialog and keep working.</p> : null}
+          {!s.running ? <RecentImports projectId={project.id} onOpen={(job) => useImportDialog.setState({ phase: { kind: 'finished', job }, error: null })} /> : null}
         </>
       )}
     </Dialog>

@@ -1,7 +1,10 @@
 // An import's report: the counts, the classes it added, and every skipped file and warning with
 // its reason (the server lists up to 1,000 of each and counts the rest).
-import { CircleAlert, CircleCheck } from 'lucide-react';
+import { useQuery } from '@tanstack/react-query';
+import { CircleAlert, CircleCheck, LoaderCircle } from 'lucide-react';
 import type { ImportJob } from '../../../../contract/imports';
+import { api } from '../../../api/client';
+import { formatRelativeDate } from '../../../lib/format';
 import styles from './ImportDialog.module.css';
 
 const FORMAT_NAMES: Record<string, string> = { coco: 'COCO', yolo: 'YOLO', voc: 'Pascal VOC', cvat: 'CVAT', vellum: 'Vellum', auto: 'unknown' };
@@ -62,5 +65,35 @@ export function ImportReportView({ job }: { job: ImportJob }) {
         </section>
       ) : null}
     </div>
+  );
+}
+
+const STATUS_TEXT: Record<ImportJob['status'], string> = { uploading: 'Not started', queued: 'Waiting', running: 'Running', done: 'Done', failed: 'Failed' };
+
+/** The project's latest imports (from any session or device); choosing one shows its report. */
+export function RecentImports({ projectId, onOpen }: { projectId: string; onOpen(job: ImportJob): void }) {
+  const list = useQuery({ queryKey: ['imports', projectId], queryFn: () => api.listImports(projectId), refetchInterval: (q) => (q.state.data?.imports.some((i) => i.status === 'queued' || i.status === 'running') ? 3000 : false) });
+  const shown = (list.data?.imports ?? []).filter((i) => i.status !== 'uploading').slice(0, 5);
+  if (!shown.length) return null;
+  return (
+    <section className={styles.listSection} aria-label="Recent imports">
+      <h3 className={styles.listTitle}>Recent imports</h3>
+      <ul className={styles.recent}>
+        {shown.map((job) => (
+          <li key={job.import_id}>
+            <button type="button" className={styles.recentRow} disabled={job.status !== 'done' && job.status !== 'failed'} onClick={() => onOpen(job)}>
+              <span className={styles.itemFile}>{job.filename}</span>
+              <span className={styles.recentMeta} data-status={job.status}>
+                {job.status === 'running' ? <LoaderCircle aria-hidden="true" className={styles.spin} /> : null}
+                {job.status === 'running' && job.progress.total ? `${job.progress.done.toLocaleString()} of ${job.progress.total.toLocaleString()} images` : STATUS_TEXT[job.status]}
+                {job.status === 'done' ? `, ${job.report.images_created + job.report.images_matched} images, ${job.report.annotations_created.toLocaleString()} annotations` : ''}
+                {' · '}
+                {formatRelativeDate(job.created_at)}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
