@@ -12,6 +12,8 @@ import { finishedImport, startImport as startImportAs, type ImportJob } from './
 import { eq } from 'drizzle-orm';
 import { imports } from '../../src/server/db/schema';
 import { ABANDONED_IMPORT_MS, sweepAbandonedImports } from '../../src/server/services/import';
+import { READERS } from '../../src/server/services/import/formats';
+import { ImportInputError, type FormatReader, type ImportedImage } from '../../src/server/services/import/types';
 
 let server: TestServer;
 let owner: Member;
@@ -163,6 +165,66 @@ describe('annotation-only files and bad input', () => {
     expect(imgs.map((i) => i.filename)).toEqual(['a.png', 'a_1.png']);
     const boxes = await Promise.all(imgs.map(async (i) => (await annotationsOf(owner, i.id)).map((a) => a.bounding_box.x)));
     expect(boxes.sort()).toEqual([[1], [9]]);
+  });
+
+  it('imports CVAT XML, and an XML error in its last image adds nothing at all', async () => {
+    const cvat = (broken: boolean) => `<?xml version="1.0" encoding="utf-8"?>
+<annotations>
+  <version>1.1</version>
+  <meta><task><labels><label><name>car</name><color>#ff0000</color><type>rectangle</type><attributes></attributes></label></labels></task></meta>
+  <image id="0" name="a.png" width="40" height="30">
+    <box label="car" occluded="1" xtl="1" ytl="2" xbr="11" ybr="7" z_order="0"></box>
+  </image>
+  <image id="1" name="b.png" width="40" height="30">
+    <box label="car" occluded="0" xtl="5" ytl="5" xbr="9" ybr="9" z_order="0">${broken ? '' : '</box>'}
+  </image>
+</annotations>`;
+    const files = async (broken: boolean) => zipOf({ 'annotations.xml': cvat(broken), 'images/a.png': await png(40, 30), 'images/b.png': await png(40, 30) });
+    const bad = (await createProject(server, owner)).id;
+    const failed = await finished(owner, await startImport(owner, bad, 'cvat.zip', await files(true)));
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/annotations\.xml.*line 10/);
+    expect(await imagesOf(owner, bad)).toEqual([]);
+    const project = await api(server.url, 'GET', `/api/v1/projects/${bad}`, { token: owner.token });
+    expect(project.body.project.classes).toEqual([]);
+
+    const good = (await createProject(server, owner)).id;
+    const job = await finished(owner, await startImport(owner, good, 'cvat.zip', await files(false)));
+    expect(job.status, job.error).toBe('done');
+    expect(job.format).toBe('cvat');
+    const imgs = await imagesOf(owner, good);
+    expect(imgs.map((i) => i.filename)).toEqual(['a.png', 'b.png']);
+    const [a] = await annotationsOf(owner, imgs[0]!.id);
+    expect(a!.bounding_box).toEqual({ x: 1, y: 2, w: 10, h: 5 });
+    expect(a!.attributes).toContainEqual({ name: 'occluded', value: true });
+  });
+
+  it('a reader that meets bad input after its first image ends the import before anything is added', async () => {
+    // A reader of our own, in front of the others for archives holding half.marker: it yields a
+    // good image, then fails, as a streamed format meeting a broken record late in a file would.
+    const halfway: FormatReader = {
+      format: 'coco',
+      detect: async (archive) => archive.has('half.marker'),
+      read: async () => ({
+        classes: [{ name: 'never-added', type: 'box' }],
+        total: 2,
+        images: (async function* () {
+          yield { fileName: 'a.png', entry: 'a.png', annotations: [{ class: 'never-added', shape: { type: 'box', x: 1, y: 1, w: 2, h: 2 } }] } as ImportedImage;
+          throw new ImportInputError('half.marker: broken record after the first image');
+        })(),
+      }),
+    };
+    READERS.unshift(halfway);
+    try {
+      const projectId = (await createProject(server, owner)).id;
+      const job = await finished(owner, await startImport(owner, projectId, 'half.zip', await zipOf({ 'half.marker': '', 'a.png': await png(8, 8) })));
+      expect(job.status).toBe('failed');
+      expect(job.error).toBe('half.marker: broken record after the first image');
+      expect(await imagesOf(owner, projectId)).toEqual([]);
+      expect((await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token })).body.project.classes).toEqual([]);
+    } finally {
+      READERS.splice(READERS.indexOf(halfway), 1);
+    }
   });
 
   it('fails malformed JSON with its line, and changes nothing', async () => {

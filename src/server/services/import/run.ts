@@ -2,7 +2,9 @@
 //
 // 1. The uploaded file is copied from storage to a private temporary directory (streamed) and
 //    opened as an archive (./archive.ts: unsafe names and zip bombs are refused there).
-// 2. The format is the one asked for, or the first reader whose detect() says yes.
+// 2. The format is the one asked for, or the first reader whose detect() says yes. The reader
+//    goes through the whole dataset once without writing anything (dryRun), so bad input ends
+//    the import before anything is added: never half an import.
 // 3. Classes the dataset declares are matched to the project's by name (case-insensitively);
 //    missing ones are added (the importer's role needs classes.edit for that).
 // 4. One image at a time: a project image of the same file name is matched (its bytes are not
@@ -38,7 +40,7 @@ import { checkFilename, registerImage } from '../upload';
 import { openImportFile, type OpenedArchive } from './archive';
 import { importedId, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
-import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
+import { ImportInputError, type FormatReader, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
 
 export type ImportRow = typeof imports.$inferSelect;
 /** Images imported at once. */
@@ -262,14 +264,32 @@ function finalReport(r: Run): ImportReport {
   return r.report.report;
 }
 
+/**
+ * Reads the whole dataset once without writing anything, so input that ends the import (malformed
+ * JSON or XML deep in a file, an unreadable entry) ends it before the first image or class is
+ * added: a bad archive is reported, never half imported. Returns the number of images.
+ */
+async function dryRun(r: Run, reader: FormatReader): Promise<number> {
+  const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'check-')), signal: r.signal });
+  let images = 0;
+  for await (const img of data.images) {
+    if (r.signal.aborted) throw r.signal.reason;
+    void img;
+    images += 1;
+  }
+  return images;
+}
+
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const reader = READERS.find((x) => x.format === format)!;
-  const data = await reader.read(r.archive, { report: r.report, tmpDir: r.tmpDir, signal: r.signal });
+  // A resumed import was read through before it began.
+  const total = r.row.done === 0 ? await dryRun(r, reader) : r.row.total;
+  const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal });
   await ensureClasses(r, data.classes);
   for (const f of data.folders ?? []) await folderFor(r, f);
   let index = 0;
   const skipTo = r.row.done;
-  await save(r.ctx, r.row.id, { format, total: Math.max(data.total, skipTo) });
+  await save(r.ctx, r.row.id, { format, total: Math.max(total, skipTo) });
   // IMAGES_AT_ONCE images are imported at once (an image's checks, thumbnail and save wait on the
   // database, storage and sharp's threads); `done` only counts an image once every one before it
   // is done, so a resumed import never skips one that was still running.
@@ -280,7 +300,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const settle = async (i: number) => {
     finished.add(i);
     while (finished.delete(done + 1)) done += 1;
-    await save(r.ctx, r.row.id, { done, total: Math.max(data.total, index), report: r.report.report as unknown as Record<string, unknown> });
+    await save(r.ctx, r.row.id, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> });
   };
   try {
     for await (const img of data.images) {
