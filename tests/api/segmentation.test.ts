@@ -145,6 +145,38 @@ describe('process-image', () => {
   });
 });
 
+describe('BMP images (sharp cannot read them)', () => {
+  it('process-image reads a BMP upload, and a click gives the mask its PNG twin gives', async () => {
+    // The scene as a 24-bit bottom-up BMP, as Windows tools write it.
+    const stride = Math.floor((24 * W + 31) / 32) * 4;
+    const bmp = Buffer.alloc(54 + stride * H);
+    bmp.write('BM', 0, 'latin1');
+    bmp.writeUInt32LE(bmp.length, 2);
+    bmp.writeUInt32LE(54, 10);
+    bmp.writeUInt32LE(40, 14);
+    bmp.writeInt32LE(W, 18);
+    bmp.writeInt32LE(H, 22);
+    bmp.writeUInt16LE(1, 26);
+    bmp.writeUInt16LE(24, 28);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const at = 54 + (H - 1 - y) * stride + x * 3;
+        const i = (y * W + x) * 3;
+        [bmp[at], bmp[at + 1], bmp[at + 2]] = [scene.rgb[i + 2]!, scene.rgb[i + 1]!, scene.rgb[i]!];
+      }
+    }
+    await uploadImage(server, owner, project.id, 'scene.bmp', bmp);
+    const processed = await post('process-image', { project_id: project.id, image_name: 'scene.bmp' });
+    expect(processed.status, JSON.stringify(processed.body)).toBe(200);
+    expect(processed.body.size).toEqual({ width: W, height: H });
+    const [cx, cy] = scene.centre;
+    const fromBmp = await getMask({ image_name: 'scene.bmp', positive_points: [[cx, cy]], negative_points: [] });
+    const fromPng = await getMask({ image_name: 'scene.png', positive_points: [[cx, cy]], negative_points: [] });
+    expect(fromBmp.status).toBe(200);
+    expect(fromBmp.body.mask).toEqual(fromPng.body.mask);
+  });
+});
+
 describe('get-mask', () => {
   it('one click inside the object gives a mask close to it, with the mask result fields', async () => {
     const [cx, cy] = scene.centre;
