@@ -177,6 +177,55 @@ describe('BMP images (sharp cannot read them)', () => {
   });
 });
 
+describe('every format upload accepts segments where the editor shows its pixels', () => {
+  /** IoU of two masks of the same size, from the API's answers. */
+  const maskIoU = (a: { size: [number, number]; counts: string }, b: { size: [number, number]; counts: string }) => {
+    const ma = decodeRowMajor(a), mb = decodeRowMajor(b);
+    let inter = 0, union = 0;
+    for (let i = 0; i < ma.length; i++) {
+      inter += ma[i]! & mb[i]!;
+      union += ma[i]! | mb[i]!;
+    }
+    return union ? inter / union : 1;
+  };
+  const raw = () => sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } });
+
+  it.each([
+    ['GIF', 'scene.gif', () => raw().gif().toBuffer(), 0.97],
+    ['lossless WebP', 'scene.webp', () => raw().webp({ lossless: true }).toBuffer(), 1],
+    ['16-bit PNG', 'scene16.png', () => raw().toColourspace('rgb16').png().toBuffer(), 1],
+    ['CMYK JPEG', 'cmyk.jpg', () => raw().toColourspace('cmyk').jpeg({ quality: 95 }).toBuffer(), 0.95],
+    // Stored turned a quarter to the left, with EXIF orientation 6 ("rotate 90 clockwise to show"):
+    // the browser shows the scene upright, so the mask must be the upright scene's.
+    ['EXIF-rotated JPEG', 'exif.jpg', () => raw().rotate(-90).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }).toBuffer(), 0.95],
+  ])('%s', async (_kind, name, make, minIoU) => {
+    await uploadImage(server, owner, project.id, name, await make());
+    const processed = await post('process-image', { project_id: project.id, image_name: name });
+    expect(processed.status, JSON.stringify(processed.body)).toBe(200);
+    expect(processed.body.size).toEqual({ width: W, height: H });
+    const [cx, cy] = scene.centre;
+    const mask = await getMask({ image_name: name, positive_points: [[cx, cy]], negative_points: [] });
+    const twin = await getMask({ image_name: 'scene.png', positive_points: [[cx, cy]], negative_points: [] });
+    expect(mask.status).toBe(200);
+    expect(maskIoU(mask.body.mask, twin.body.mask)).toBeGreaterThanOrEqual(minIoU);
+  });
+
+  it('SVG, rasterised at its own size', async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#204060"/><circle cx="200" cy="150" r="60" fill="#e0c040"/></svg>`;
+    await uploadImage(server, owner, project.id, 'disc.svg', Buffer.from(svg));
+    const processed = await post('process-image', { project_id: project.id, image_name: 'disc.svg' });
+    expect(processed.status, JSON.stringify(processed.body)).toBe(200);
+    expect(processed.body.size).toEqual({ width: W, height: H });
+    const res = await getMask({ image_name: 'disc.svg', positive_points: [[200, 150]], negative_points: [] });
+    expect(res.status).toBe(200);
+    const mask = decodeRowMajor(res.body.mask);
+    let inside = 0, outside = 0;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x]) ((x - 200) ** 2 + (y - 150) ** 2 <= 62 ** 2 ? inside++ : outside++);
+    expect(inside).toBeGreaterThan(0.9 * Math.PI * 60 * 60);
+    expect(outside).toBeLessThan(0.05 * Math.PI * 60 * 60);
+  });
+});
+
 describe('get-mask', () => {
   it('one click inside the object gives a mask close to it, with the mask result fields', async () => {
     const [cx, cy] = scene.centre;
