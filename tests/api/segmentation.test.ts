@@ -220,7 +220,13 @@ describe('every format upload accepts segments where the editor shows its pixels
     expect(res.status).toBe(200);
     const mask = decodeRowMajor(res.body.mask);
     let inside = 0, outside = 0;
-    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x]) ((x - 200) ** 2 + (y - 150) ** 2 <= 62 ** 2 ? inside++ : outside++);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        if (!mask[y * W + x]) continue;
+        if ((x - 200) ** 2 + (y - 150) ** 2 <= 62 ** 2) inside++;
+        else outside++;
+      }
+    }
     expect(inside).toBeGreaterThan(0.9 * Math.PI * 60 * 60);
     expect(outside).toBeLessThan(0.05 * Math.PI * 60 * 60);
   });
