@@ -15,6 +15,12 @@ async function streamToBuffer(body: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Largest BMP decoded (its RGB is held whole, 3 bytes a pixel: 192 MB here; a 1-bit BMP of the
+ * 400 Mpx upload cap would need 1.2 GB).
+ */
+export const BMP_MAX_PIXELS = 64_000_000;
+
 /** Largest image (pixels) whose original-size RGB is kept for edge refinement (3 bytes a pixel, counted in the cache's bound). */
 export const FULL_RES_MAX_PIXELS = 24_000_000;
 
@@ -22,7 +28,7 @@ export const FULL_RES_MAX_PIXELS = 24_000_000;
 export async function decodeImage(bytes: Buffer, maxSide: number, fullRes = false): Promise<LoadedImage> {
   try {
     // sharp has no BMP decoder: BMP pixels are decoded here and given to it raw.
-    const bmp = isBmp(bytes) ? decodeBmp(bytes, MAX_IMAGE_PIXELS) : null;
+    const bmp = isBmp(bytes) ? decodeBmp(bytes, BMP_MAX_PIXELS) : null;
     const open = () =>
       bmp
         ? sharp(Buffer.from(bmp.rgb.buffer, bmp.rgb.byteOffset, bmp.rgb.byteLength), { raw: { width: bmp.width, height: bmp.height, channels: 3 }, limitInputPixels: MAX_IMAGE_PIXELS })
