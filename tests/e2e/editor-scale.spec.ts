@@ -79,7 +79,12 @@ test('editor: 20,000 annotations load, the list stays virtual, a row selects its
   await page.keyboard.press('Escape');
   await expect(page.getByRole('complementary', { name: 'Annotations' })).not.toContainText('1/20,000');
   const cb = (await page.getByTestId('editor-canvas').boundingBox())!;
-  await page.mouse.move(cb.x + 20, cb.y + 20);
+  // Zoom in at a point inside the image near its top-left corner (the square image is fitted in
+  // the middle of the canvas), so the newest shape, at the bottom-right, is far out of view and
+  // its row below centres it. Anchored in the canvas margin instead, the zoom sometimes ended with
+  // that shape in view, where bringing it into view does not move the camera.
+  const side = Math.min(cb.width, cb.height);
+  await page.mouse.move(cb.x + cb.width / 2 - side / 2 + 60, cb.y + cb.height / 2 - side / 2 + 60);
   for (let i = 0; i < 30; i++) await page.mouse.wheel(0, -100);
   const zoom = page.getByRole('group', { name: 'Zoom' });
   await expect.poll(async () => parseInt(await zoom.innerText(), 10)).toBeGreaterThan(300);
@@ -226,7 +231,12 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
   await expect(count).toHaveText('100,000', { timeout: 120_000 });
   await expect(page.getByText('Loading image...')).toBeHidden();
   const cb = (await page.getByTestId('editor-canvas').boundingBox())!;
-  await page.mouse.move(cb.x + 20, cb.y + 20);
+  // Zoom in at a point inside the image near its top-left corner (the square image is fitted in
+  // the middle of the canvas), so the newest shape, at the bottom-right, is far out of view and
+  // its row below centres it. Anchored in the canvas margin instead, the zoom sometimes ended with
+  // that shape in view, where bringing it into view does not move the camera.
+  const side = Math.min(cb.width, cb.height);
+  await page.mouse.move(cb.x + cb.width / 2 - side / 2 + 60, cb.y + cb.height / 2 - side / 2 + 60);
   for (let i = 0; i < 30; i++) await page.mouse.wheel(0, -100);
   const zoom = page.getByRole('group', { name: 'Zoom' });
   await expect.poll(async () => parseInt(await zoom.innerText(), 10)).toBeGreaterThan(300);
