@@ -90,6 +90,8 @@ interface Run {
   /** Lower-case class name -> the project's class. */
   classes: Map<string, ProjectClass>;
   folders: Set<string>;
+  /** Per lower-case file name, the end of the latest image creation under it (see sameName). */
+  names: Map<string, Promise<void>>;
   signal: AbortSignal;
 }
 
@@ -169,6 +171,29 @@ async function targetImage(r: Run, img: ImportedImage, index: number): Promise<t
     r.report.skip(img.fileName, 'no image of this name in the project, and the archive does not hold it');
     return null;
   }
+  // Images of one name (train/a.png, val/a.png) are stored one after the other: check-filename
+  // gives a caller its own reservation again, so two at once would both be handed "a.png".
+  const entry = img.entry;
+  return sameName(r, (name || img.fileName).toLowerCase(), () => createImage(r, { ...img, entry }, folder, name, index));
+}
+
+/** Runs `fn` after every earlier call for the same key has ended. */
+async function sameName<T>(r: Run, key: string, fn: () => Promise<T>): Promise<T> {
+  const before = r.names.get(key) ?? Promise.resolve();
+  const run = before.then(fn, fn);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  r.names.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (r.names.get(key) === tail) r.names.delete(key);
+  }
+}
+
+async function createImage(r: Run, img: ImportedImage & { entry: string }, folder: string, name: string, index: number): Promise<typeof images.$inferSelect | null> {
   const local = path.join(r.tmpDir, `image-${index}${path.extname(img.entry).toLowerCase().replace(/[^.a-z0-9]/g, '')}`);
   await pipeline(await r.archive.open(img.entry), fs.createWriteStream(local, { mode: 0o600 }));
   try {
@@ -341,7 +366,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError('The format could not be recognised: expected a COCO, YOLO, Pascal VOC, CVAT or Vellum dataset');
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [c.name.trim().toLowerCase(), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), signal };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), signal };
     await readDataset(r, format);
     await save(ctx, id, { status: 'done', report: finalReport(r) as unknown as Record<string, unknown> });
     await dropUpload(ctx, row);
