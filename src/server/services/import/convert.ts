@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
+import { pathBox } from '../export/writer';
 import type { ImportedAnnotation, Point } from './types';
 
 export interface ImageSize {
@@ -25,17 +26,6 @@ const RESERVED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', '
 export function importedId(importId: string, file: string, index: number): string {
   const h = createHash('sha256').update(`${importId}\u0000${file}\u0000${index}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-function pathBox(path: readonly Point[]): { x: number; y: number; w: number; h: number } {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (const [x, y] of path) {
-    if (x < x0) x0 = x;
-    if (y < y0) y0 = y;
-    if (x > x1) x1 = x;
-    if (y > y1) y1 = y;
-  }
-  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
 const finite = (path: readonly Point[]) => path.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
