@@ -251,13 +251,18 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
   });
   const before = (await loadSaved(page, project, image.id)) as { annotations: { id: string; bounding_box: { x: number } }[]; version: number };
   const cx = cb.x + cb.width / 2, cy = cb.y + cb.height / 2;
+  // The save's own answer is awaited: polling load-data (100k shapes parsed in the page and sent
+  // back to the runner) took longer than the poll's window on a loaded machine.
+  const savedAnswer = page.waitForResponse((r) => r.url().includes('/annotations/save-changes'), { timeout: 60_000 });
   await page.mouse.move(cx, cy);
   await page.mouse.down();
   await page.mouse.move(cx - 20 * scale, cy, { steps: 4 });
   await page.mouse.move(cx - 40 * scale, cy, { steps: 4 });
   await page.mouse.up();
   const saveState = page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes)$/ });
-  await expect.poll(async () => (await loadSaved(page, project, image.id)).version, { timeout: 30_000 }).toBe(before.version + 1);
+  const answer = await savedAnswer;
+  expect(answer.status()).toBe(200);
+  expect(((await answer.json()) as { version: number }).version).toBe(before.version + 1);
   await expect(saveState).toHaveText('Saved', { timeout: 30_000 });
   expect(saves.length).toBe(1);
   expect(saves[0]).toBeLessThan(2048);
