@@ -44,6 +44,8 @@ export interface Points {
   /** original-image pixel coordinates */
   positive: [number, number][];
   negative: [number, number][];
+  /** A box around the object, [x, y, w, h] in original-image pixels: the object lies inside it. */
+  box?: [number, number, number, number];
 }
 
 export interface Segmenter<E extends Embedding = Embedding> {
