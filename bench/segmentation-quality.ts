@@ -136,11 +136,10 @@ function fullMask(p: Prediction, width: number, height: number): Uint8Array {
   return out;
 }
 
-function builtin(): Method {
-  const seg = new BuiltinSegmenter(async () => instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment);
+function builtin(seg: BuiltinSegmenter, box: boolean): Method {
   return {
     name: 'Vellum built-in',
-    box: false,
+    box,
     async open(s) {
       await seg.warmup();
       const image = await decodeImage(s.bytes, seg.maxSide, seg.wantsFullRes);
@@ -152,7 +151,7 @@ function builtin(): Method {
         embedMs,
         session: {
           async predict(p) {
-            const pred = await seg.predict(e, { positive: p.positive, negative: p.negative }, previous);
+            const pred = await seg.predict(e, { positive: p.positive, negative: p.negative, ...(p.box ? { box: p.box } : {}) }, previous);
             previous = pred.state;
             return fullMask(pred, s.width, s.height);
           },
@@ -302,7 +301,7 @@ async function evaluate(m: Method, samples: Sample[], verbose: boolean): Promise
 
 /**
  * Runs the chosen methods (`vellum`, `grabcut`) on seg-dev with clicks, and with a box first when
- * `box` (GrabCut only until the built-in segmenter takes boxes). Null when the set is absent.
+ * `box`. Null when the set is absent.
  */
 export async function segDevQuality(opts: { methods: string[]; box: boolean; limit?: number; verbose?: boolean }): Promise<QualityRow[] | null> {
   const samples = await loadSegDev({ limit: opts.limit });
@@ -311,7 +310,11 @@ export async function segDevQuality(opts: { methods: string[]; box: boolean; lim
     return null;
   }
   const methods: Method[] = [];
-  if (opts.methods.includes('vellum')) methods.push(builtin());
+  if (opts.methods.includes('vellum')) {
+    const seg = new BuiltinSegmenter(async () => instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment);
+    methods.push(builtin(seg, false));
+    if (opts.box) methods.push(builtin(seg, true));
+  }
   if (opts.methods.includes('grabcut')) {
     const cv = await loadOpenCv();
     methods.push(grabCut(cv, false));
