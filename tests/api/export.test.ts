@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { annotationDocuments, images, organizationMembers } from '../../src/server/db/schema';
 import { moveDocumentsToRows } from '../../src/server/db/annotation-rows';
 import { decodeRle, encodeMask } from '../../src/contract/rle';
@@ -255,7 +255,17 @@ describe('large selections', () => {
       await server.built.ctx.db.insert(annotationDocuments).values({ imageId: r.id, projectId: heavy.id, annotations: [{ id: 'p', name: 'poly', bounding_box: { x: 0, y: 0, w: 1000, h: 1000 }, polygon: { path: path() } }], version: 1 });
     }
     await moveDocumentsToRows(server.built.ctx.database);
-    const spools = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('vellum-export-'));
+    // The server runs in this process: a temporary directory of this test's own keeps other
+    // files' exports, running meanwhile in the other worker, out of the count.
+    const ownTmp = fs.mkdtempSync(`${os.tmpdir()}/export-abandon-`);
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    onTestFinished(() => {
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+      fs.rmSync(ownTmp, { recursive: true, force: true });
+    });
+    const spools = () => fs.readdirSync(ownTmp).filter((n) => n.startsWith('vellum-export-'));
     const before = new Set(spools());
     // A plain HTTP client that reads one chunk and then closes its socket.
     const http = await import('node:http');
@@ -265,9 +275,10 @@ describe('large selections', () => {
         res.once('data', () => {
           res.pause();
           setTimeout(() => {
-            expect(spools().filter((n) => !before.has(n))).toHaveLength(1); // still writing, waiting for the client
+            const writing = spools().filter((n) => !before.has(n)).length; // still writing, waiting for the client
             req.destroy();
-            resolve(res.statusCode!);
+            if (writing === 1) resolve(res.statusCode!);
+            else reject(new Error(`${writing} export spools while the client waits, expected 1`));
           }, 300);
         });
       });
