@@ -62,6 +62,11 @@ export const GetMaskRequest = z.object({
   negative_points: z.array(SegmentationPoint).max(10_000).default([]),
   /** Start from this user's previous mask of the image (keeps corrections stable). */
   use_previous_mask: z.boolean().default(false),
+  /**
+   * A box around the object, [x, y, width, height] in image pixels: the mask stays inside it.
+   * With a box, points are optional (they refine it).
+   */
+  box: z.tuple([coord, coord, coord, coord]).optional(),
 });
 export type GetMaskRequest = z.infer<typeof GetMaskRequest>;
 

@@ -192,9 +192,11 @@ export class SegmentationService {
       throw errors.badRequest('x and y go together', 'invalid_point');
     }
     const total = positive.length + negative.length;
-    if (total === 0) throw errors.badRequest('Give at least one positive point', 'no_points');
+    const box = req.box;
+    if (box && !(box[2] > 0 && box[3] > 0)) throw errors.badRequest('The box needs a positive width and height', 'invalid_box');
+    if (total === 0 && !box) throw errors.badRequest('Give at least one positive point', 'no_points');
     if (total > MAX_POINTS) throw errors.badRequest(`At most ${MAX_POINTS} points per request (got ${total})`, 'too_many_points');
-    if (positive.length === 0) throw errors.badRequest('Give at least one positive point', 'no_positive_point');
+    if (positive.length === 0 && !box) throw errors.badRequest('Give at least one positive point', 'no_positive_point');
 
     const { value } = await this.embedding(image);
     const e = value as Embedding & { width: number; height: number };
@@ -203,11 +205,19 @@ export class SegmentationService {
         throw errors.badRequest(`Point (${x}, ${y}) is outside the image (${e.width} x ${e.height})`, 'point_outside_image');
       }
     }
+    // The part of the box on the image (a box drawn past the image's edge is clipped to it).
+    let clipped: [number, number, number, number] | undefined;
+    if (box) {
+      const x0 = Math.max(0, box[0]), y0 = Math.max(0, box[1]);
+      const x1 = Math.min(e.width, box[0] + box[2]), y1 = Math.min(e.height, box[1] + box[3]);
+      if (!(x1 > x0 && y1 > y0)) throw errors.badRequest(`The box is outside the image (${e.width} x ${e.height})`, 'box_outside_image');
+      clipped = [x0, y0, x1 - x0, y1 - y0];
+    }
     if (signal?.aborted) throw apiError('cancelled', 'The request was cancelled');
     const started = performance.now();
     const key = `${userId}/${image.id}`;
     const segmenter = await this.ready();
-    const prediction = await segmenter.predict(e, { positive, negative }, req.use_previous_mask ? this.previous.get(key) : undefined);
+    const prediction = await segmenter.predict(e, { positive, negative, ...(clipped ? { box: clipped } : {}) }, req.use_previous_mask ? this.previous.get(key) : undefined);
     this.previous.delete(key); // re-insert: the map stays in least-recently-used order
     this.previous.set(key, prediction.state);
     if (this.previous.size > 1000) this.previous.delete(this.previous.keys().next().value!);

@@ -112,7 +112,12 @@ export class Sam2Segmenter implements Segmenter<Sam2Embedding> {
   async predict(e: Sam2Embedding, points: Points, previous?: unknown): Promise<Prediction> {
     if (!this.decoder || !this.ort) throw new Error(this.error ?? 'SAM2 is not loaded');
     const ort = this.ort, dec = this.decoder;
-    const all = [...points.positive.map((p) => [p, 1] as const), ...points.negative.map((p) => [p, 0] as const)];
+    const all: (readonly [[number, number], number])[] = [...points.positive.map((p) => [p, 1] as const), ...points.negative.map((p) => [p, 0] as const)];
+    // SAM's prompt encoder takes a box as its two corners labelled 2 (top-left) and 3 (bottom-right).
+    if (points.box) {
+      const [x, y, w, h] = points.box;
+      all.push([[x, y], 2], [[x + w, y + h], 3]);
+    }
     const coords = new Float32Array(all.length * 2), labels = new Float32Array(all.length);
     all.forEach(([[x, y], l], i) => {
       coords[i * 2] = (x * SAM2_INPUT) / e.width;
