@@ -37,7 +37,8 @@ import {
 import { annotationBounds, boundsContains, hitAnnotation, type Bounds } from './model/geometry';
 import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './model/types';
 import { SpatialIndex } from './spatial';
-import { createTools } from './tools';
+import { createTools, type AutoTool } from './tools';
+import type { ProposalAccepted, Segmenter } from './tools/auto/types';
 import { hitRadius, type Modifiers, type Tool, type ToolApi, type ToolPointerEvent } from './tools/types';
 import { initialView, type DrawingPreview, type ToolId, type ViewState } from './view';
 
@@ -120,6 +121,8 @@ export class Editor {
   private readonly tools: Record<ToolId, Tool>;
   private readonly listeners = new Set<(c: EditorChange) => void>();
   private readonly eventListeners = new Set<(e: EditorEvent) => void>();
+  private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
+  private segmenter: Segmenter | null = null;
   private readonly newId: () => string;
   private clipboard: EditorAnnotation[] = [];
   private pasteCount = 0;
@@ -149,6 +152,12 @@ export class Editor {
   onEvent(listener: (e: EditorEvent) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Auto-Annotate's mask was accepted (Enter or acceptProposal): make it an annotation. */
+  onProposalAccepted(listener: (e: ProposalAccepted) => void): () => void {
+    this.proposalListeners.add(listener);
+    return () => this.proposalListeners.delete(listener);
   }
 
   private notify(c: Partial<EditorChange>): void {
@@ -479,6 +488,35 @@ export class Editor {
     if (this.view.readOnly && !Editor.VIEW_TOOLS.includes(tool)) return;
     this.endGesture();
     this.setView({ tool, drawing: null, marquee: null });
+  }
+
+  /**
+   * The segmentation backend of the Auto-Annotate tool (the app's, talking to its server), or
+   * null: then the tool collects prompts but asks for no mask. Changing it drops the prompt.
+   */
+  setSegmenter(s: Segmenter | null): void {
+    if (s === this.segmenter) return;
+    this.segmenter = s;
+    this.clearProposal();
+  }
+
+  private autoTool(): AutoTool {
+    return this.tools.auto as AutoTool;
+  }
+
+  /** Auto-Annotate's Complete: accepts the mask shown, as Enter does. False when there is none to accept. */
+  acceptProposal(): boolean {
+    return this.view.tool === 'auto' && this.autoTool().accept();
+  }
+
+  /** Auto-Annotate's Clear: drops the points, the box and the mask, and the request in flight. */
+  clearProposal(): void {
+    if (this.view.tool === 'auto') this.autoTool().cancel();
+  }
+
+  /** A mask is shown and no request runs (Complete is enabled). */
+  canAcceptProposal(): boolean {
+    return this.view.tool === 'auto' && this.autoTool().canAccept();
   }
 
   setActiveClass(cls: string | null): void {
@@ -886,6 +924,10 @@ export class Editor {
         return [Math.min(img.width, Math.max(0, x)), Math.min(img.height, Math.max(0, y))];
       },
       panBy: (dx, dy) => this.panBy(dx, dy),
+      segmenter: () => this.segmenter,
+      proposalAccepted: (e) => {
+        for (const l of [...this.proposalListeners]) l(e);
+      },
     };
   }
 }

@@ -30,5 +30,6 @@ export { editorToStored, storedToEditor, parseStoredAnnotations, parseStoredAnno
 export { annotationBounds, hitAnnotation, type Bounds } from './model/geometry';
 export * as rle from './model/rle';
 export { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
-export { hitRadius, TOOL_IDS } from './tools';
+export { hitRadius, TOOL_IDS, MASK_DEBOUNCE_MS, insideProposal, type AutoPhase } from './tools';
+export type { AbortSignalLike, AutoPoint, AutoPreview, MaskPolygon, MaskProposal, ProposalAccepted, Segmenter, SegmentPrompt } from './tools/auto/types';
 export { HISTORY_LIMIT } from './history';

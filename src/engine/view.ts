@@ -1,14 +1,17 @@
 // View state: everything the UI shows that is not part of the saved document. Replaced as a
 // whole on change (never mutated), so a UI can compare snapshots by reference.
 import type { Point, Rect, VertexRef } from './model/types';
+import type { AutoPreview } from './tools/auto/types';
 
-export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan';
+export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan' | 'auto';
 
 /** What a tool is drawing right now (for the renderer's overlay). */
 export type DrawingPreview =
   | { readonly kind: 'box'; readonly rect: Rect }
   | { readonly kind: 'polygon'; readonly points: readonly Point[]; readonly cursor: Point | null; readonly closable: boolean; readonly holeOf: string | null }
-  | { readonly kind: 'polyline'; readonly points: readonly Point[]; readonly cursor: Point | null };
+  | { readonly kind: 'polyline'; readonly points: readonly Point[]; readonly cursor: Point | null }
+  /** Auto-Annotate's prompt: its points, its box and the proposed mask. */
+  | AutoPreview;
 
 export interface ViewState {
   readonly tool: ToolId;

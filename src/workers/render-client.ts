@@ -185,7 +185,7 @@ function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSo
 
 function flatDrawing(view: ViewState, colorOf: (cls: string) => number): RenderView['drawing'] {
   const d = view.drawing;
-  if (!d) return null;
+  if (!d || d.kind === 'auto') return null;
   const color = view.activeClass ? colorOf(view.activeClass) : 0x3b5bdb;
   if (d.kind === 'box') {
     const { x, y, width: w, height: h } = d.rect;

@@ -7,6 +7,7 @@ import type { Bounds } from '../model/geometry';
 import type { EditorAnnotation, Rect, VertexRef } from '../model/types';
 import type { DrawingPreview, ToolId, ViewState } from '../view';
 import type { EditorEvent } from '../events';
+import type { ProposalAccepted, Segmenter } from './auto/types';
 
 export interface Modifiers {
   readonly shiftKey?: boolean;
@@ -58,6 +59,10 @@ export interface ToolApi {
   /** Clamps an image point to the image, when its size is known. */
   clampToImage(x: number, y: number): [number, number];
   panBy(dx: number, dy: number): void;
+  /** The segmentation backend the app plugged in (Editor.setSegmenter), or null. */
+  segmenter(): Segmenter | null;
+  /** Auto-Annotate's mask was accepted: the app makes it an annotation (Editor.onProposalAccepted). */
+  proposalAccepted(e: ProposalAccepted): void;
 }
 
 export interface Tool {
