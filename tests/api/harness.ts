@@ -3,8 +3,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/server/config';
 import { buildApp, type BuiltApp } from '../../src/server/app';
+import { openDatabase } from '../../src/server/db/client';
+import { migrationFiles } from '../../src/server/db/migrate';
 
 export interface TestServer {
   url: string;
@@ -17,14 +21,86 @@ export function tempDir(prefix = 'vellum-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A fresh database schema per server when running on PostgreSQL, so test files do not see each other's rows. */
+/** What a migrated database depends on: the migrations' text and the PGlite version. */
+function schemaKey(): string {
+  const hash = createHash('sha256');
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/server/db/migrations');
+  for (const file of migrationFiles()) hash.update(file).update(fs.readFileSync(path.join(dir, file)));
+  hash.update(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A migrated PGlite data directory, made once per schema (in the system's temporary directory,
+ * shared by the test workers) and copied for each server: creating and migrating a database costs
+ * several times what copying one does, and every API test file starts at least one server.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const final = path.join(os.tmpdir(), `vellum-pglite-template-${schemaKey()}`);
+  if (fs.existsSync(path.join(final, 'ready'))) return path.join(final, 'db');
+  const building = tempDir('vellum-pglite-building-');
+  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db') });
+  await database.close();
+  fs.writeFileSync(path.join(building, 'ready'), '');
+  try {
+    fs.renameSync(building, final);
+  } catch {
+    // Another worker finished first: its copy is the same.
+    fs.rmSync(building, { recursive: true, force: true });
+  }
+  return path.join(final, 'db');
+}
+
+let pgTemplate: Promise<string> | null = null;
+
+/** A database made from one migrated template per schema, so migrations run once per suite on PostgreSQL too. */
+async function postgresTemplate(base: string): Promise<string> {
+  const pg = await import('pg');
+  const name = `vellum_template_${schemaKey()}`;
+  const admin = new pg.default.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount) return name;
+    const building = `${name}_${Math.random().toString(36).slice(2, 8)}`;
+    await admin.query(`CREATE DATABASE ${building}`);
+    const url = new URL(base);
+    url.pathname = `/${building}`;
+    const database = await openDatabase({ kind: 'postgres', url: url.toString() });
+    await database.close();
+    try {
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    } catch {
+      await admin.query(`DROP DATABASE IF EXISTS ${building}`); // another worker finished first
+    }
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A fresh database per server when running on PostgreSQL, so test files do not see each other's rows. */
 async function isolatedDatabaseUrl(base: string): Promise<string> {
   const pg = await import('pg');
+  pgTemplate ??= postgresTemplate(base);
+  const template = await pgTemplate;
   const name = `vellum_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.default.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    // Copying fails while another session is connected to the template (another worker copying): try again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+        break;
+      } catch (err) {
+        if (attempt >= 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();
@@ -45,6 +121,7 @@ export async function startServer(env: Record<string, string> = {}, dataDir = te
   });
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ ...baseEnv, PORT: String(port), PUBLIC_URL: url, ...env });
+  if (config.database.kind === 'pglite' && !fs.existsSync(config.database.dir)) fs.cpSync(await pgliteTemplate(), config.database.dir, { recursive: true });
   const built = await buildApp(config, { logger: false });
   await opts.beforeListen?.(built.app);
   await built.app.listen({ port, host: '127.0.0.1' });
