@@ -35,6 +35,21 @@ export interface RenderView {
   /** In-progress shape in image coordinates (already flattened), with its class colour. */
   drawing: { closed: boolean; points: number[]; color: number } | null;
   marquee: Rect | null;
+  /** Auto-Annotate's prompt and proposed mask (absent: none). */
+  proposal?: RenderProposal | null;
+}
+
+/** Auto-Annotate's preview, flattened: the mask's rings, the prompt's points and its box. */
+export interface RenderProposal {
+  /** x, y pairs of every ring of every polygon, in order. */
+  coords: number[];
+  /** Points per ring. */
+  ringLens: number[];
+  /** Rings per polygon (the first of each is its outer path, the others its holes). */
+  polyRings: number[];
+  /** x, y, positive (1) or negative (0) per point. */
+  points: number[];
+  box: Rect | null;
 }
 
 /** Where the image comes from. */

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
-import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import type { ImageSourceMsg, PackedScene, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
 
@@ -197,6 +197,24 @@ function flatDrawing(view: ViewState, colorOf: (cls: string) => number): RenderV
   return { closed: d.kind === 'polygon' && points.length >= 6, points, color };
 }
 
+/** Auto-Annotate's preview as the renderer takes it. */
+function flatProposal(view: ViewState): RenderProposal | null {
+  const d = view.drawing;
+  if (!d || d.kind !== 'auto') return null;
+  const coords: number[] = [], ringLens: number[] = [], polyRings: number[] = [], points: number[] = [];
+  for (const poly of d.mask?.polygons ?? []) {
+    const rings = [poly.path, ...poly.holes].filter((r) => r.length >= 3);
+    if (!rings.length || rings[0] !== poly.path) continue;
+    polyRings.push(rings.length);
+    for (const r of rings) {
+      ringLens.push(r.length);
+      for (const [x, y] of r) coords.push(x, y);
+    }
+  }
+  for (const p of d.points) points.push(p.x, p.y, p.positive ? 1 : 0);
+  return { coords, ringLens, polyRings, points, box: d.box };
+}
+
 /** Class colours as packed numbers, looked up once per class until `clear()`. */
 function classColors(classColor: (className: string) => string) {
   const cache = new Map<string, number>();
@@ -220,6 +238,7 @@ function renderView(v: ViewState, colorOf: (cls: string) => number): RenderView 
     transparency: v.transparency,
     drawing: flatDrawing(v, colorOf),
     marquee: v.marquee,
+    proposal: flatProposal(v),
   };
 }
 

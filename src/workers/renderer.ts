@@ -21,6 +21,7 @@ import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
 import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
 import { ImageLayer, openSource } from './tiles';
@@ -213,8 +214,8 @@ export class Renderer {
     this.resize(options.width, options.height, options.dpr);
     const regl = this.regl;
     this.stateTex = regl.texture({ width: STATE_W, height: this.stateRows, data: this.stateData, min: 'nearest', mag: 'nearest' });
-    // overlay: [0] fill, [1] outlines, [2] handles
-    this.overlay = [0, 1, 2].map(() => ({
+    // overlay: [0] fill, [1] outlines, [2] handles, [3] Auto-Annotate's points
+    this.overlay = [0, 1, 2, 3].map(() => ({
       buf: regl.buffer({ usage: 'dynamic', type: 'float', length: 0 }),
       idx: regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'dynamic' }),
       count: 0,
@@ -252,7 +253,8 @@ export class Renderer {
       uniforms: {
         ...cam,
         u_hw: regl.prop<any, 'hw'>('hw'),
-        u_halo: HALO_W,
+        u_halo: (_: unknown, p: { haloW?: number; round?: boolean }) => p.haloW ?? HALO_W,
+        u_round: (_: unknown, p: { haloW?: number; round?: boolean }) => (p.round ? 1 : 0),
         u_selScale: SELECTED_LINE_SCALE,
         u_marker: regl.prop<any, 'marker'>('marker'),
         u_haloColor: regl.prop<any, 'halo'>('halo'),
@@ -842,6 +844,8 @@ export class Renderer {
       if (count >= 2) pushRing(line, d.points, 0, count, d.closed, d.color, -1);
       handleGeometry(d.points, 0xffffff, handles);
     }
+    const points = lineOut();
+    if (this.view.proposal) proposalGeometry(this.view.proposal, addFill, line, points);
     const m = this.view.marquee;
     if (m) {
       const g = boxGeometry(m.x, m.y, m.width, m.height, 0x3b5bdb, -2);
@@ -850,7 +854,7 @@ export class Renderer {
       for (const x of g.line) line.v.push(x);
       for (const i of g.lineIdx) line.i.push(i + v);
     }
-    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i]];
+    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i], [points.v, points.i]];
     parts.forEach(([v, i], k) => {
       const o = this.overlay[k]!;
       o.buf(new Float32Array(v));
@@ -945,17 +949,18 @@ export class Renderer {
     }
     if (this.pendingBuilds.size) this.scheduleBuilds();
     this.s.culledChunks = culled;
-    const [oFill, oLine, oHandles] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay];
+    const [oFill, oLine, oHandles, oPoints] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
     const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
     for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
     if (fills.length) this.drawFill(fills);
     if (dots.length) this.drawDots(dots);
     if (compacts.length) this.drawCompact(compacts);
     if (oFill.count) this.drawFill([oFill]);
-    const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[] }[] = [];
+    const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[] = [];
     for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, hw: LINE_HW, marker: 3, halo: HALO });
     if (oLine.count) lines.push({ ...oLine, hw: LINE_HW, marker: 3, halo: HALO });
     if (oHandles.count) lines.push({ ...oHandles, hw: LINE_HW, marker: 3, halo: HANDLE_HALO });
+    if (oPoints.count) lines.push({ ...oPoints, hw: LINE_HW, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
     if (lines.length) this.drawLine(lines);
     this.gl.flush();
   }

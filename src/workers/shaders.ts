@@ -37,7 +37,8 @@ attribute float a_slot;
 varying vec4 v_color;
 void main() {
   vec4 st = stateOf(a_slot);
-  float a = a_slot < -1.5 ? 0.15 : stateAlpha(st);
+  // -2: drawing previews and the marquee; -3: Auto-Annotate's proposed mask (spec: blue fill)
+  float a = a_slot < -2.5 ? 0.4 : a_slot < -1.5 ? 0.15 : stateAlpha(st);
   v_color = vec4(unpack(a_color) * a, a);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
 }`;
@@ -80,12 +81,13 @@ void main() {
 export const lineFrag = `
 precision mediump float;
 uniform vec4 u_haloColor;     // premultiplied
+uniform float u_round;        // 1: round markers (Auto-Annotate's points), else square
 varying vec3 v_color;
 varying vec2 v_local;
 varying float v_inner;
 varying float v_outer;
 void main() {
-  float d = max(abs(v_local.x), abs(v_local.y));
+  float d = u_round > 0.5 ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
   float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)
   gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;

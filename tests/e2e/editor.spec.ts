@@ -3,6 +3,7 @@
 // the next image, Copy Previous, transparency, keyboard navigation, Back to the right folder,
 // and everything still there after a reload.
 import { expect, test, type Page } from '@playwright/test';
+import sharp from 'sharp';
 import { editorProject, loadSaved, type EditorProject } from './editor-helpers';
 
 const CLASSES = [
@@ -31,6 +32,16 @@ async function drag(page: Page, from: [number, number], to: [number, number]) {
   await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
   await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
   await page.mouse.up();
+}
+
+/** The mean colour of a 5 x 5 patch of the page around (x, y). */
+async function pixelAt(page: Page, x: number, y: number): Promise<[number, number, number]> {
+  const png = await page.screenshot({ clip: { x: Math.round(x) - 2, y: Math.round(y) - 2, width: 5, height: 5 } });
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const sum = [0, 0, 0];
+  for (let i = 0; i < info.width * info.height; i++) for (let c = 0; c < 3; c++) sum[c]! += data[i * 3 + c]!;
+  const n = info.width * info.height;
+  return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
 }
 
 const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
@@ -269,7 +280,11 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
   await page.mouse.click(b.x + b.width * 0.15, b.y + b.height * 0.15);
   await page.keyboard.up('Shift');
   await expect(status).toHaveText('2 points');
-  await expect(page.locator('[data-testid="mask-overlay"] circle')).toHaveCount(2);
+  // The renderer draws the points: the positive one green, the negative one red.
+  const [pr, pg] = await pixelAt(page, b.x + b.width / 2, b.y + b.height / 2);
+  expect(pg).toBeGreaterThan(pr + 40);
+  const [nr, ng] = await pixelAt(page, b.x + b.width * 0.15, b.y + b.height * 0.15);
+  expect(nr).toBeGreaterThan(ng + 40);
   await page.screenshot({ path: 'test-results/editor-auto.png' });
   await page.getByRole('button', { name: 'Clear' }).click();
   await expect(status).toHaveText('Ready for Input');
@@ -291,4 +306,71 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
   expect(doc.annotations[0].name).toBe('block');
   expect(doc.annotations[0].segmentation.size).toEqual([600, 800]);
   expect(doc.annotations[0].bounding_box.w).toBeGreaterThan(200);
+});
+
+test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a Shift-click refines it and Enter saves it', async ({ page }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
+  await openFirstImage(page, 'blocks.png');
+  await page.keyboard.press('m');
+  const status = page.getByTestId('auto-status');
+  const area = page.getByTestId('auto-area');
+  const complete = page.getByRole('button', { name: 'Complete' });
+  await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
+  const b = await canvasBox(page);
+  const cx = b.x + b.width / 2, cy = b.y + b.height / 2;
+  // The dark square is the image's middle third (800 x 600 image, fitted): a box a little larger.
+  const half = (Math.min(b.width / 800, b.height / 600) * 800) / 6 * 1.15;
+  const inside: [number, number] = [cx + half * 0.5, cy + half * 0.5];
+  const before = await pixelAt(page, ...inside);
+
+  // Press and drag: a box prompt, drawn by the renderer with the mask it gives.
+  await drag(page, [b.width / 2 - half, b.height / 2 - half], [b.width / 2 + half, b.height / 2 + half]);
+  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+  await expect(complete).toBeEnabled();
+  const boxEdge = await pixelAt(page, cx, cy - half);
+  expect(boxEdge[2]).toBeGreaterThan(boxEdge[0] + 40);
+  await page.screenshot({ path: 'test-results/editor-auto-box.png' });
+  // Escape drops the prompt.
+  await page.keyboard.press('Escape');
+  await expect(status).toHaveText('Ready for Input');
+  await expect(complete).toBeDisabled();
+
+  // Click: a positive point (green) and the mask (translucent blue over the square).
+  await page.mouse.click(cx, cy);
+  await expect(status).toHaveText('1 point');
+  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+  const [pr, pg] = await pixelAt(page, cx, cy);
+  expect(pg).toBeGreaterThan(pr + 40);
+  const tinted = await pixelAt(page, ...inside);
+  expect(tinted[2]).toBeGreaterThan(before[2] + 20);
+  const first = Number((await area.textContent())!.replace('%', ''));
+  expect(first).toBeGreaterThan(8);
+  expect(first).toBeLessThan(14);
+
+  // Shift-click outside the square: a negative point (red); the mask is asked again.
+  const neg: [number, number] = [cx - half * 1.6, cy - half * 0.2];
+  await page.keyboard.down('Shift');
+  await page.mouse.click(...neg);
+  await page.keyboard.up('Shift');
+  await expect(status).toHaveText('2 points');
+  await expect(complete).toBeEnabled({ timeout: 30_000 });
+  const [nr, ng] = await pixelAt(page, ...neg);
+  expect(nr).toBeGreaterThan(ng + 40);
+  await page.screenshot({ path: 'test-results/editor-auto-points.png' });
+
+  // Enter accepts: one segmentation annotation of the class, saved.
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText('Polygon (mask)');
+  await expect(status).toHaveText('Ready for Input');
+  await saved(page);
+  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
+  const doc = await loadSaved(page, project, project.images[0]!.id);
+  const saved0 = doc.annotations[0];
+  expect(saved0.name).toBe('block');
+  expect(saved0.segmentation.size).toEqual([600, 800]);
+  expect(saved0.bounding_box.w).toBeGreaterThan(200);
+  expect(saved0.bounding_box.w).toBeLessThan(330);
+  expect(JSON.stringify(saved0)).toContain('"point_count":2');
 });

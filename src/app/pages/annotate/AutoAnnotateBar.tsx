@@ -1,12 +1,12 @@
-// The Auto-Annotate status bar and the live mask (spec section 2: states, point count, mask area,
-// Complete and Clear, the 'Return to Complete' hint; masks drawn in blue fill).
+// The Auto-Annotate status bar (spec section 2: states, point count, mask area, Complete and Clear,
+// the 'Return to Complete' hint). The prompt and the proposed mask are the engine tool's (the
+// editor's view.drawing, kind 'auto'); the renderer draws them like any shape.
 import { Eraser, Check, WandSparkles } from 'lucide-react';
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import type { Editor } from '../../../engine';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import type { AutoPreview, ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
-import { statusText, type AutoAnnotateSession, type AutoState } from './autoAnnotate';
-import { useCamera } from './useEditor';
+import { HINT_MS, MASK_ERROR, statusText, type AutoAnnotateSession, type AutoState, type PromptInfo } from './autoAnnotate';
 import styles from './AnnotatePage.module.css';
 
 export function useAutoState(session: AutoAnnotateSession): AutoState {
@@ -16,17 +16,47 @@ export function useAutoState(session: AutoAnnotateSession): AutoState {
   );
 }
 
-export function AutoAnnotateBar({ state, imageArea, onComplete, onClear }: { state: AutoState; imageArea: number | null; onComplete(): void; onClear(): void }) {
-  const { label, area } = statusText(state, imageArea);
-  const [, tick] = useState(0);
-  const showHint = state.hintUntil > Date.now();
+/** The engine tool's prompt as the bar shows it (null: no prompt). */
+export function promptInfo(view: ViewState): PromptInfo | null {
+  const d = view.drawing;
+  if (!d || d.kind !== 'auto') return null;
+  const p: AutoPreview = d;
+  return { points: p.points.length, area: p.mask ? p.mask.area : null, waiting: p.waiting, failed: p.failed };
+}
+
+/** 'Return to Complete' shows for a while after the first mask of a prompt. */
+function useHint(hasMask: boolean): boolean {
+  const [until, setUntil] = useState(0);
+  const had = useRef(false);
   useEffect(() => {
-    if (!showHint) return;
-    const t = window.setTimeout(() => tick((n) => n + 1), state.hintUntil - Date.now() + 10);
+    if (hasMask && !had.current) setUntil(Date.now() + HINT_MS);
+    if (!hasMask) setUntil(0);
+    had.current = hasMask;
+  }, [hasMask]);
+  const [, tick] = useState(0);
+  const show = until > Date.now();
+  useEffect(() => {
+    if (!show) return;
+    const t = window.setTimeout(() => tick((n) => n + 1), until - Date.now() + 10);
     return () => window.clearTimeout(t);
-  }, [showHint, state.hintUntil]);
-  const busy = state.container === 'warming' || state.embedding === 'processing' || state.processing;
-  const canComplete = Boolean(state.mask) && !state.processing && (state.mask?.area ?? 0) > 0;
+  }, [show, until]);
+  return show;
+}
+
+export interface AutoAnnotateBarProps {
+  state: AutoState;
+  prompt: PromptInfo | null;
+  imageArea: number | null;
+  onComplete(): void;
+  onClear(): void;
+}
+
+export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear }: AutoAnnotateBarProps) {
+  const { label, area } = statusText(state, prompt, imageArea);
+  const canComplete = Boolean(prompt && prompt.area !== null && prompt.area > 0 && !prompt.waiting);
+  const showHint = useHint(prompt?.area != null);
+  const busy = state.container === 'warming' || state.embedding === 'processing' || Boolean(prompt?.waiting);
+  const error = state.error ?? (prompt?.failed ? MASK_ERROR : null);
   return (
     <div className={styles.autoBar} role="status" aria-label="Auto-Annotate status">
       <span className={styles.autoIcon} aria-hidden="true">
@@ -40,43 +70,14 @@ export function AutoAnnotateBar({ state, imageArea, onComplete, onClear }: { sta
           {area}
         </span>
       ) : null}
-      {state.error ? <span className={styles.autoError}>{state.error}</span> : null}
+      {error ? <span className={styles.autoError}>{error}</span> : null}
       {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
-      <Button size="sm" variant="ghost" icon={<Eraser />} disabled={state.points.length === 0} onClick={onClear}>
+      <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
         Clear
       </Button>
       <Button size="sm" variant="primary" icon={<Check />} disabled={!canComplete} onClick={onComplete}>
         Complete
       </Button>
     </div>
-  );
-}
-
-/** The proposed mask and its clicks over the canvas, following the camera. */
-export function MaskOverlay({ editor, state }: { editor: Editor; state: AutoState }) {
-  const camera = useCamera(editor);
-  const d = useMemo(() => {
-    if (!state.mask) return '';
-    const ring = (r: [number, number][]) => (r.length ? `M${r.map(([x, y]) => `${x} ${y}`).join('L')}Z` : '');
-    return state.mask.vellum_annotations.map((a) => ring(a.polygon.path) + a.polygon.holes.map(ring).join('')).join('');
-  }, [state.mask]);
-  return (
-    <svg className={styles.maskOverlay} aria-hidden="true" data-testid="mask-overlay">
-      {d ? (
-        <g transform={`translate(${camera.x} ${camera.y}) scale(${camera.scale})`}>
-          <path d={d} className={styles.maskPath} fillRule="evenodd" vectorEffect="non-scaling-stroke" />
-        </g>
-      ) : null}
-      {state.points.map((p, i) => (
-        <circle
-          key={i}
-          cx={p.x * camera.scale + camera.x}
-          cy={p.y * camera.scale + camera.y}
-          r={5}
-          className={p.positive ? styles.pointPositive : styles.pointNegative}
-          data-pending={p.pending || undefined}
-        />
-      ))}
-    </svg>
   );
 }

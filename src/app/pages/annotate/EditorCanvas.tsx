@@ -13,15 +13,13 @@ export interface EditorCanvasProps {
   imageSource: ImageSourceInput | undefined;
   /** Called once the image is open (or failed to open). */
   onImageReady?(error: Error | null): void;
-  /** Intercepts primary clicks (the Auto-Annotate tool); return true when taken. */
-  onCanvasClick?(x: number, y: number, e: ReactPointerEvent<HTMLCanvasElement>): boolean;
   cursor: string;
   label: string;
   /** data-testid of the canvas (a second canvas, the version preview's, has its own). */
   testId?: string;
 }
 
-export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, onCanvasClick, cursor, label, testId = 'editor-canvas' }: EditorCanvasProps) {
+export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, cursor, label, testId = 'editor-canvas' }: EditorCanvasProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const rendererRef = useRef<RendererHandle | null>(null);
   const colorRef = useRef(classColor);
@@ -93,7 +91,6 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
         data-testid={testId}
         onPointerDown={(e) => {
           e.currentTarget.focus({ preventScroll: true });
-          if (e.button === 0 && onCanvasClick?.(e.nativeEvent.offsetX, e.nativeEvent.offsetY, e)) return;
           e.currentTarget.setPointerCapture(e.pointerId);
           editor.pointerDown(point(e));
         }}

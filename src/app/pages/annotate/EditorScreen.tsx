@@ -21,7 +21,7 @@ import { AddClassDialog } from '../project/AddClassDialog';
 import { AnnotationList } from './AnnotationList';
 import { editorApi } from './api';
 import { AutoAnnotateSession } from './autoAnnotate';
-import { AutoAnnotateBar, MaskOverlay, useAutoState } from './AutoAnnotateBar';
+import { AutoAnnotateBar, promptInfo, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { EditorCanvas } from './EditorCanvas';
 import { EditorTopBar, NoClassesDialog, RecoveredNotice, StageOverlay, VersionCanvas, VersionNotice, ZoomControls } from './EditorChrome';
@@ -62,11 +62,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         warmup: () => editorApi.segWarmup(orgId),
         health: () => editorApi.segHealth(orgId),
         process: (name) => editorApi.segProcess(project.id, name),
-        mask: (name, pos, neg, prev, signal) => editorApi.segMask(project.id, name, pos, neg, prev, signal),
+        mask: (name, prompt, prev, signal) => editorApi.segMask(project.id, name, prompt, prev, signal),
       }),
     [orgId, project.id],
   );
   useEffect(() => () => auto.dispose(), [auto]);
+  // The engine's Auto-Annotate tool asks this session's server for masks.
+  useEffect(() => {
+    editor.setSegmenter(auto.segmenter());
+    return () => editor.setSegmenter(null);
+  }, [editor, auto]);
   const autoState = useAutoState(auto);
   const view = useEditorView(editor);
   const documentVersion = useDocumentVersion(editor);
@@ -96,9 +101,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
   const { tool, picker } = tools;
   const recordUsage = useEditorEvents({ editor, link, orgId, askForClass: tools.askForClass });
-  const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, auto, askForClass: tools.askForClass, recordUsage });
+  const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, recordUsage });
   const { toggleHistory, leavePreview } = historyView;
-  useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, tool: tools.toolRef, auto, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, completeMask: commands.completeMask, copy: commands.copy, paste: commands.paste });
+  useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste });
   useTransparency(editor, previewEditor, panels.transparency);
 
   const imageSize = editor.getImageSize();
@@ -121,7 +126,6 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             colorsKey={colorsKey}
             imageSource={loading.imageSource}
             onImageReady={loading.onImageReady}
-            onCanvasClick={tools.canvasClick}
             cursor={tools.cursor}
             label={`Image ${image.filename}`}
           />
@@ -135,8 +139,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? <MaskOverlay editor={editor} state={autoState} /> : null}
-          {autoShown ? <AutoAnnotateBar state={autoState} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => auto.clear()} /> : null}
+          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} /> : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>

@@ -104,12 +104,20 @@ export const editorApi = {
   segHealth: (orgId: string) => request('GET', `/auto-annotate/sam2/health?org_id=${enc(orgId)}`, SegmentationHealthResponse),
   segProcess: (projectId: string, imageName: string) =>
     request('POST', '/auto-annotate/sam2/process-image', ProcessImageResponse, { project_id: projectId, image_name: imageName }),
-  segMask: (projectId: string, imageName: string, positive: [number, number][], negative: [number, number][], usePrevious: boolean, signal: AbortSignal) =>
+  /** A mask for points and / or a box ([x, y, width, height]; points are optional with it). */
+  segMask: (projectId: string, imageName: string, prompt: { positive: [number, number][]; negative: [number, number][]; box?: [number, number, number, number] }, usePrevious: boolean, signal: AbortSignal) =>
     request(
       'POST',
       '/auto-annotate/sam2/get-mask',
       GetMaskResponse,
-      { project_id: projectId, image_name: imageName, positive_points: positive, negative_points: negative, use_previous_mask: usePrevious },
+      {
+        project_id: projectId,
+        image_name: imageName,
+        positive_points: prompt.positive,
+        negative_points: prompt.negative,
+        use_previous_mask: usePrevious,
+        ...(prompt.box ? { box: prompt.box } : {}),
+      },
       { signal },
     ),
 };

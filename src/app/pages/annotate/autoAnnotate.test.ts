@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GetMaskResponse } from '../../../contract/segmentation';
-import { AutoAnnotateSession, insideMask, statusText, type SegmentationApi } from './autoAnnotate';
+import { Editor, MASK_DEBOUNCE_MS, type AutoPreview } from '../../../engine';
+import { AutoAnnotateSession, statusText, toProposal, type SegmentationApi } from './autoAnnotate';
 
 function square(x: number, y: number, s: number, area = s * s): GetMaskResponse {
   const path: [number, number][] = [[x, y], [x + s, y], [x + s, y + s], [x, y + s]];
@@ -21,13 +22,13 @@ function square(x: number, y: number, s: number, area = s * s): GetMaskResponse 
 }
 
 function fakeApi(overrides: Partial<SegmentationApi> = {}) {
-  const calls: { pos: [number, number][]; neg: [number, number][]; usePrevious: boolean; signal: AbortSignal }[] = [];
+  const calls: { name: string; prompt: Parameters<SegmentationApi['mask']>[1]; usePrevious: boolean; signal: AbortSignal }[] = [];
   const api: SegmentationApi = {
     warmup: vi.fn(async () => ({})),
     health: vi.fn(async () => ({ status: 'healthy' as const })),
     process: vi.fn(async () => ({})),
-    mask: vi.fn(async (_n, pos, neg, usePrevious, signal) => {
-      calls.push({ pos, neg, usePrevious, signal });
+    mask: vi.fn(async (name, prompt, usePrevious, signal) => {
+      calls.push({ name, prompt, usePrevious, signal });
       return square(10, 10, 20);
     }),
     ...overrides,
@@ -35,69 +36,97 @@ function fakeApi(overrides: Partial<SegmentationApi> = {}) {
   return { api, calls };
 }
 
+/** The session as the editor screen wires it: the engine's Auto-Annotate tool asks it for masks. */
+function wired(api: SegmentationApi) {
+  const s = new AutoAnnotateSession(api, undefined, () => undefined);
+  const editor = new Editor({ viewport: { width: 100, height: 100 }, image: { width: 100, height: 100 } });
+  editor.setSegmenter(s.segmenter());
+  editor.setTool('auto');
+  editor.setActiveClass('cat');
+  const click = (x: number, y: number, shiftKey = false) => {
+    const [sx, sy] = editor.imageToScreen(x, y);
+    editor.pointerDown({ x: sx, y: sy, button: 0, shiftKey });
+    editor.pointerUp({ x: sx, y: sy, button: 0, shiftKey });
+  };
+  const prompt = () => {
+    const d = editor.getView().drawing as AutoPreview | null;
+    return d ? { points: d.points.length, area: d.mask?.area ?? null, waiting: d.waiting, failed: d.failed } : null;
+  };
+  return { s, editor, click, prompt, label: () => statusText(s.getState(), prompt(), 10_000) };
+}
+
 describe('Auto-Annotate session', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('walks Starting Up, Embedding Image, Ready for Input, then points and area', async () => {
+  it('walks Starting Up, Embedding Image, Ready for Input, then points and area; clicks before ready wait', async () => {
     let healthy = false;
-    const { api } = fakeApi({ health: vi.fn(async () => ({ status: healthy ? ('healthy' as const) : ('starting' as const) })) });
-    const s = new AutoAnnotateSession(api, undefined, () => undefined);
+    const { api, calls } = fakeApi({ health: vi.fn(async () => ({ status: healthy ? ('healthy' as const) : ('starting' as const) })) });
+    const { s, click, label } = wired(api);
     s.activate('a.png');
     await vi.advanceTimersByTimeAsync(0);
-    expect(statusText(s.getState(), 10_000).label).toBe('Starting Up...');
-    // A click before ready is queued as pending.
-    s.click(15, 15, false);
-    expect(statusText(s.getState(), 10_000).label).toBe('1 point (pending)');
+    expect(label().label).toBe('Starting Up...');
+    // A click before ready is shown as pending; its request waits for the image.
+    click(15, 15);
+    expect(label().label).toBe('1 point (pending)');
+    await vi.advanceTimersByTimeAsync(MASK_DEBOUNCE_MS + 10);
+    expect(calls).toHaveLength(0);
     healthy = true;
     await vi.advanceTimersByTimeAsync(1000);
     await vi.advanceTimersByTimeAsync(200);
     expect(s.getState().embedding).toBe('ready');
     expect(api.process).toHaveBeenCalledWith('a.png');
-    // The pending point was sent once ready.
-    expect(statusText(s.getState(), 10_000)).toEqual({ label: '1 point', area: '4.0%' });
-    expect(s.canComplete()).toBe(true);
+    // Sent once ready.
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.prompt).toEqual({ positive: [[15, 15]], negative: [] });
+    expect(label()).toEqual({ label: '1 point', area: '4.0%' });
   });
 
-  it('shift-click and a click inside the mask are negative; a newer click cancels the older request', async () => {
-    const { api, calls } = fakeApi();
-    const s = new AutoAnnotateSession(api, undefined, () => undefined);
+  it('says Ready for Input with no prompt, and Embedding Image while processing', async () => {
+    let finish!: () => void;
+    const { api } = fakeApi({ process: vi.fn(() => new Promise<unknown>((r) => (finish = () => r({})))) });
+    const { s, label } = wired(api);
     s.activate('a.png');
-    await vi.advanceTimersByTimeAsync(300);
-    s.click(15, 15, false);
-    await vi.advanceTimersByTimeAsync(150);
-    s.click(20, 20, false); // inside the 10..30 square
-    s.click(50, 50, true);
-    expect(s.getState().points.map((p) => p.positive)).toEqual([true, false, false]);
-    await vi.advanceTimersByTimeAsync(150);
-    const last = calls.at(-1)!;
-    expect(last.pos).toEqual([[15, 15]]);
-    expect(last.neg).toEqual([[20, 20], [50, 50]]);
-    expect(last.usePrevious).toBe(true);
-    expect(statusText(s.getState(), 10_000).label).toBe('3 points');
-  });
-
-  it('ignores a cancelled request and keeps the newest mask', async () => {
-    let resolveFirst!: (m: GetMaskResponse) => void;
-    let n = 0;
-    const { api } = fakeApi({
-      mask: vi.fn((_n, _p, _q, _u, signal: AbortSignal) => {
-        n++;
-        if (n === 1) return new Promise<GetMaskResponse>((res, rej) => { resolveFirst = res; signal.addEventListener('abort', () => rej(Object.assign(new Error('aborted'), { name: 'AbortError' }))); });
-        return Promise.resolve(square(0, 0, 50));
-      }),
-    });
-    const s = new AutoAnnotateSession(api, undefined, () => undefined);
-    s.activate('a.png');
-    await vi.advanceTimersByTimeAsync(300);
-    s.click(5, 5, false);
-    await vi.advanceTimersByTimeAsync(150);
-    s.click(6, 6, false);
-    await vi.advanceTimersByTimeAsync(150);
-    resolveFirst(square(0, 0, 1));
+    await vi.advanceTimersByTimeAsync(200);
+    expect(label().label).toBe('Embedding Image...');
+    finish();
     await vi.advanceTimersByTimeAsync(0);
-    expect(s.getState().mask?.area).toBe(2500);
-    expect(s.getState().error).toBeNull();
+    expect(label()).toEqual({ label: 'Ready for Input', area: null });
+  });
+
+  it('asks get-mask with the points (Shift-click negative) and reuses the previous mask', async () => {
+    const { api, calls } = fakeApi();
+    const { s, click, label } = wired(api);
+    s.activate('a.png');
+    await vi.advanceTimersByTimeAsync(300);
+    click(15, 15);
+    await vi.advanceTimersByTimeAsync(150);
+    click(50, 50, true);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(calls.at(-1)).toMatchObject({ name: 'a.png', prompt: { positive: [[15, 15]], negative: [[50, 50]] }, usePrevious: true });
+    expect(label().label).toBe('2 points');
+  });
+
+  it('an aborted request waiting for the image asks nothing', async () => {
+    const { api, calls } = fakeApi({ health: vi.fn(async () => ({ status: 'starting' as const })) });
+    const { s, editor, click } = wired(api);
+    s.activate('a.png');
+    click(15, 15);
+    await vi.advanceTimersByTimeAsync(150);
+    editor.clearProposal();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a failed start rejects the request: the bar says so', async () => {
+    const { api } = fakeApi({ health: vi.fn(async () => ({ status: 'starting' as const })) });
+    const { s, click, prompt, label } = wired(api);
+    s.activate('a.png');
+    click(15, 15);
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(s.getState().container).toBe('failed');
+    expect(prompt()).toMatchObject({ failed: true, waiting: false });
+    expect(label().label).toBe('1 point (pending)');
   });
 
   it('retries processing 3 times with doubling delays, then goes on as ready', async () => {
@@ -111,29 +140,24 @@ describe('Auto-Annotate session', () => {
     expect(s.getState().embedding).toBe('ready');
   });
 
-  it('complete hands over the mask once, clear and a new image reset', async () => {
+  it('a new image embeds again', async () => {
     const { api } = fakeApi();
     const s = new AutoAnnotateSession(api, undefined, () => undefined);
     s.activate('a.png');
     await vi.advanceTimersByTimeAsync(300);
-    expect(s.complete()).toBeNull();
-    s.click(15, 15, false);
-    await vi.advanceTimersByTimeAsync(150);
-    expect(s.getState().hintUntil).toBeGreaterThan(Date.now());
-    expect(s.complete()?.pointCount).toBe(1);
-    expect(s.getState().points).toHaveLength(0);
-    s.click(15, 15, false);
     s.setImage('b.png');
-    expect(s.getState().points).toHaveLength(0);
-    expect(s.getState().mask).toBeNull();
+    expect(s.getState().embedding).toBe('idle');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(api.process).toHaveBeenLastCalledWith('b.png');
+    expect(s.getState().embedding).toBe('ready');
   });
 
-  it('tests points against the mask with holes', () => {
+  it('turns get-mask answers into proposals with holes, the answer kept for saving', () => {
     const m = square(0, 0, 100);
     m.vellum_annotations[0]!.polygon.holes = [[[40, 40], [60, 40], [60, 60], [40, 60]]];
-    expect(insideMask(m, 10, 10)).toBe(true);
-    expect(insideMask(m, 50, 50)).toBe(false);
-    expect(insideMask(m, 150, 50)).toBe(false);
-    expect(insideMask(null, 1, 1)).toBe(false);
+    const p = toProposal(m);
+    expect(p.polygons).toEqual([{ path: m.vellum_annotations[0]!.polygon.path, holes: [[[40, 40], [60, 40], [60, 60], [40, 60]]] }]);
+    expect(p).toMatchObject({ area: 10_000, score: 0.9 });
+    expect(p.data).toBe(m);
   });
 });

@@ -1,41 +1,40 @@
-// The Auto-Annotate tool's state (spec sections 2 and 4, issue 7): warm the segmenter up, embed
-// the image 100 ms after the tool is chosen, turn clicks into positive / negative points, ask
-// for a mask (debounced 100 ms; a newer click cancels the request in flight) and hand the mask to
-// the editor on Complete. Framework-free so it is unit-tested with a fake API and clock.
+// The Auto-Annotate tool's server side (spec sections 2 and 4, issues 7 and 18): warm the
+// segmenter up, embed the image 100 ms after the tool is chosen, and be the engine's segmentation
+// backend (Editor.setSegmenter): a mask request waits until the image is ready (clicks before then
+// show as pending), then asks get-mask. Points, the box, the debounce, cancellation and the mask
+// shown live in the engine's Auto-Annotate tool (src/engine/tools/auto). Framework-free so it is
+// unit-tested with a fake API and clock.
 import type { GetMaskResponse } from '../../../contract/segmentation';
+import type { AbortSignalLike, MaskProposal, SegmentPrompt, Segmenter } from '../../../engine';
 
 export interface SegmentationApi {
   warmup(): Promise<unknown>;
   health(): Promise<{ status: 'healthy' | 'starting' | 'unhealthy' }>;
   process(imageName: string): Promise<unknown>;
-  mask(imageName: string, positive: [number, number][], negative: [number, number][], usePrevious: boolean, signal: AbortSignal): Promise<GetMaskResponse>;
-}
-
-export interface AutoPoint {
-  x: number;
-  y: number;
-  positive: boolean;
-  /** Clicked before the image was ready: sent once it is. */
-  pending: boolean;
+  mask(imageName: string, prompt: SegmentPrompt, usePrevious: boolean, signal: AbortSignal): Promise<GetMaskResponse>;
 }
 
 export interface AutoState {
   container: 'idle' | 'warming' | 'ready' | 'failed';
   embedding: 'idle' | 'processing' | 'ready';
-  points: AutoPoint[];
-  mask: GetMaskResponse | null;
-  /** A mask request is running. */
-  processing: boolean;
-  /** Set after the first mask: 'Return to Complete' shows until this time. */
-  hintUntil: number;
   error: string | null;
 }
+
+/** What the status bar needs of the engine tool's prompt (the editor's view.drawing, kind 'auto'). */
+export interface PromptInfo {
+  points: number;
+  /** The mask shown, if any. */
+  area: number | null;
+  waiting: boolean;
+  failed: boolean;
+}
+
+export const MASK_ERROR = 'The mask could not be computed. Click again to retry.';
 
 export const WARMUP_TRIES = 30;
 export const WARMUP_INTERVAL_MS = 1000;
 export const PROCESS_DELAY_MS = 100;
 export const PROCESS_RETRIES = 3;
-export const MASK_DEBOUNCE_MS = 100;
 export const HINT_MS = 6000;
 /** Processing-cache entries live 24 h and are swept every 10 min (spec section 9). */
 export const CACHE_TTL_MS = 24 * 3600 * 1000;
@@ -48,37 +47,29 @@ interface Clock {
 }
 const realClock: Clock = { now: () => Date.now(), set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
 
-const initial = (): AutoState => ({ container: 'idle', embedding: 'idle', points: [], mask: null, processing: false, hintUntil: 0, error: null });
+const initial = (): AutoState => ({ container: 'idle', embedding: 'idle', error: null });
 
-/** Even-odd test over the mask's polygons (outer paths and holes). */
-export function insideMask(mask: GetMaskResponse | null, x: number, y: number): boolean {
-  if (!mask) return false;
-  let inside = false;
-  for (const a of mask.vellum_annotations) {
-    for (const ring of [a.polygon.path, ...a.polygon.holes]) {
-      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-        const [xi, yi] = ring[i]!;
-        const [xj, yj] = ring[j]!;
-        if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
-      }
-    }
-  }
-  return inside;
+/** get-mask's answer as the engine's proposal (polygons with holes; the answer itself is saved on Complete). */
+export function toProposal(res: GetMaskResponse): MaskProposal {
+  return { polygons: res.vellum_annotations.map((a) => ({ path: a.polygon.path, holes: a.polygon.holes })), area: res.area, score: res.score, data: res };
 }
 
 /** The status bar text: 'Starting Up...', 'Embedding Image...', 'Ready for Input', or a point count and the mask's share of the image. */
-export function statusText(s: AutoState, imageArea: number | null): { label: string; area: string | null } {
-  if (s.points.length === 0) {
+export function statusText(s: AutoState, prompt: PromptInfo | null, imageArea: number | null): { label: string; area: string | null } {
+  if (!prompt || prompt.points === 0) {
     if (s.container !== 'ready') return { label: s.container === 'failed' ? 'Assisted segmentation is unavailable' : 'Starting Up...', area: null };
     if (s.embedding !== 'ready') return { label: 'Embedding Image...', area: null };
-    return { label: 'Ready for Input', area: null };
+    if (!prompt) return { label: 'Ready for Input', area: null };
   }
   // Points clicked before the image was ready show as pending.
-  const n = s.points.length;
-  const pending = s.points.some((p) => p.pending);
-  const area = s.mask && imageArea ? `${((s.mask.area / imageArea) * 100).toFixed(1)}%` : 'Unknown';
+  const n = prompt.points;
+  const pending = n > 0 && !(s.container === 'ready' && s.embedding === 'ready');
+  const area = prompt.area !== null && imageArea ? `${((prompt.area / imageArea) * 100).toFixed(1)}%` : 'Unknown';
+  if (n === 0) return { label: 'Box', area };
   return { label: `${n} point${n === 1 ? '' : 's'}${pending ? ' (pending)' : ''}`, area };
 }
+
+const abortError = () => Object.assign(new Error('The mask request was cancelled'), { name: 'AbortError' });
 
 export class AutoAnnotateSession {
   private state: AutoState = initial();
@@ -87,9 +78,6 @@ export class AutoAnnotateSession {
   private active = false;
   private warm: Promise<boolean> | null = null;
   private processTimer: unknown = null;
-  private maskTimer: unknown = null;
-  private inflight: AbortController | null = null;
-  private generation = 0;
   private readonly cache = new Map<string, { state: 'processing' | 'processed' | 'failed'; at: number }>();
   private sweepTimer: unknown = null;
 
@@ -123,14 +111,13 @@ export class AutoAnnotateSession {
     this.processTimer = this.clock.set(() => void this.processImage(), PROCESS_DELAY_MS);
   }
 
-  /** Another tool was chosen: drop points and mask, cancel what runs. */
+  /** Another tool was chosen (the engine tool drops its prompt itself). */
   deactivate(): void {
     this.active = false;
     this.clock.clear(this.processTimer);
-    this.clear();
   }
 
-  /** The editor moved to another image: points and masks belong to the old one. */
+  /** The editor moved to another image (loading it drops the engine tool's prompt). */
   setImage(imageName: string): void {
     if (imageName === this.imageName) return;
     this.resetImage(imageName);
@@ -139,8 +126,7 @@ export class AutoAnnotateSession {
 
   private resetImage(imageName: string): void {
     this.imageName = imageName;
-    this.clear();
-    this.set({ embedding: 'idle' });
+    this.set({ embedding: 'idle', error: null });
   }
 
   private ensureWarm(): Promise<boolean> {
@@ -181,7 +167,6 @@ export class AutoAnnotateSession {
     const cached = this.cache.get(name);
     if (cached?.state === 'processed' && this.clock.now() - cached.at < CACHE_TTL_MS) {
       this.set({ embedding: 'ready' });
-      this.flushPending();
       return;
     }
     this.cache.set(name, { state: 'processing', at: this.clock.now() });
@@ -206,78 +191,47 @@ export class AutoAnnotateSession {
     }
     if (name !== this.imageName) return;
     this.set({ embedding: 'ready' });
-    this.flushPending();
   }
 
   private get ready(): boolean {
     return this.state.container === 'ready' && this.state.embedding === 'ready';
   }
 
-  /** A click in image pixels. Shift, or a click inside the current mask, adds a negative point. */
-  click(x: number, y: number, shift: boolean): void {
-    const positive = !(shift || insideMask(this.state.mask, x, y));
-    const pending = !this.ready;
-    this.set({ points: [...this.state.points, { x, y, positive, pending }] });
-    if (!pending) this.requestMask();
+  /** Resolves with the image's name once it is ready for masks; rejects when `signal` aborts or the service failed. */
+  whenReady(signal: AbortSignalLike): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let unsubscribe = () => {};
+      const onAbort = () => check();
+      const check = (): void => {
+        const name = this.imageName;
+        const done = signal.aborted || this.state.container === 'failed' || (this.ready && name !== null);
+        if (!done) return;
+        unsubscribe();
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) reject(abortError());
+        else if (this.state.container === 'failed') reject(new Error(this.state.error ?? 'Assisted segmentation is unavailable'));
+        else resolve(name!);
+      };
+      unsubscribe = this.subscribe(check);
+      signal.addEventListener('abort', onAbort, { once: true });
+      check();
+    });
   }
 
-  private flushPending(): void {
-    if (!this.state.points.some((p) => p.pending)) return;
-    this.set({ points: this.state.points.map((p) => ({ ...p, pending: false })) });
-    this.requestMask();
-  }
-
-  private requestMask(): void {
-    this.clock.clear(this.maskTimer);
-    this.maskTimer = this.clock.set(() => void this.fetchMask(), MASK_DEBOUNCE_MS);
-  }
-
-  private async fetchMask(): Promise<void> {
-    const name = this.imageName;
-    if (!name) return;
-    this.inflight?.abort();
-    const ctl = new AbortController();
-    this.inflight = ctl;
-    const gen = ++this.generation;
-    const pos = this.state.points.filter((p) => p.positive).map((p) => [p.x, p.y] as [number, number]);
-    const neg = this.state.points.filter((p) => !p.positive).map((p) => [p.x, p.y] as [number, number]);
-    if (pos.length === 0) {
-      this.set({ mask: null, processing: false });
-      return;
-    }
-    this.set({ processing: true, error: null });
-    try {
-      const mask = await this.api.mask(name, pos, neg, this.state.mask !== null, ctl.signal);
-      if (gen !== this.generation || name !== this.imageName) return;
-      const first = this.state.mask === null;
-      this.set({ mask, processing: false, hintUntil: first ? this.clock.now() + HINT_MS : this.state.hintUntil });
-    } catch (err) {
-      if (gen !== this.generation) return; // superseded or cancelled: ignored
-      if ((err as Error)?.name === 'AbortError') return;
-      this.log('Error rendering SAM2 mask:', err);
-      this.set({ processing: false, error: 'The mask could not be computed. Click again to retry.' });
-    }
-  }
-
-  /** Clear: no points, no mask, nothing in flight. */
-  clear(): void {
-    this.clock.clear(this.maskTimer);
-    this.inflight?.abort();
-    this.inflight = null;
-    this.generation++;
-    this.set({ points: [], mask: null, processing: false, hintUntil: 0, error: null });
-  }
-
-  canComplete(): boolean {
-    return Boolean(this.state.mask) && !this.state.processing && this.state.mask!.area > 0;
-  }
-
-  /** The mask to save, and the points behind it; then the session starts over on the same image. */
-  complete(): { mask: GetMaskResponse; pointCount: number } | null {
-    if (!this.canComplete()) return null;
-    const result = { mask: this.state.mask!, pointCount: this.state.points.length };
-    this.clear();
-    return result;
+  /** The engine's segmentation backend: waits for the image to be ready, then asks get-mask. */
+  segmenter(): Segmenter {
+    return {
+      mask: async (prompt, usePrevious, signal) => {
+        try {
+          const name = await this.whenReady(signal);
+          // The engine hands over a real AbortSignal (its AbortController's); typed narrowly there.
+          return toProposal(await this.api.mask(name, prompt, usePrevious, signal as AbortSignal));
+        } catch (err) {
+          if ((err as Error)?.name !== 'AbortError') this.log('Error rendering SAM2 mask:', err);
+          throw err;
+        }
+      },
+    };
   }
 
   private sweepLater(): void {
@@ -294,7 +248,6 @@ export class AutoAnnotateSession {
     this.active = false;
     this.clock.clear(this.processTimer);
     this.clock.clear(this.sweepTimer);
-    this.clear();
     this.listeners.clear();
   }
 }

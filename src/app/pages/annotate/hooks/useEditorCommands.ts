@@ -1,13 +1,12 @@
 // The screen's commands on the document: copy and paste across images (../clipboard), Copy
 // Previous (the previous image's annotations pasted in place), completing an Auto-Annotate mask as
 // a segmentation annotation, and Remove All. Each is one undo step, saved like any other edit.
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { Image } from '../../../../contract/images';
-import type { AnnotationType } from '../../../../contract/projects';
-import { storedToEditor, type Editor } from '../../../../engine';
+import type { GetMaskResponse } from '../../../../contract/segmentation';
+import { storedToEditor, type Editor, type ProposalAccepted } from '../../../../engine';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
-import type { AutoAnnotateSession } from '../autoAnnotate';
 import { copyShapes, takePaste } from '../clipboard';
 import { loadAnnotations } from '../preload';
 import type { EditorSaveLink } from '../save';
@@ -23,12 +22,10 @@ export interface CommandsOptions {
   /** An earlier version is asked for or shown: the document is not edited. */
   previewing: boolean;
   link: EditorSaveLink;
-  auto: AutoAnnotateSession;
-  askForClass(type: AnnotationType): void;
   recordUsage(ids: Iterable<string>): void;
 }
 
-export function useEditorCommands({ editor, imageId, projectId, previous, readOnly, previewing, link, auto, askForClass, recordUsage }: CommandsOptions) {
+export function useEditorCommands({ editor, imageId, projectId, previous, readOnly, previewing, link, recordUsage }: CommandsOptions) {
   const [copyingPrevious, setCopyingPrevious] = useState(false);
 
   // Copying works on an earlier version too: its shapes can be pasted into the current document.
@@ -66,41 +63,39 @@ export function useEditorCommands({ editor, imageId, projectId, previous, readOn
     }
   };
 
-  // Complete: the mask becomes a segmentation annotation of the chosen class (one undo step),
-  // saved through the same pipeline as every other edit.
-  const completeMask = useCallback(() => {
-    const cls = editor.getView().activeClass;
-    if (!auto.canComplete()) return;
-    if (!cls) {
-      askForClass('polygon');
-      return;
-    }
-    const done = auto.complete();
-    if (!done) return;
-    const { mask, pointCount } = done;
-    const [x, y, width, height] = mask.bbox;
-    const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
-    try {
-      editor.execute('create', {
-        annotation: {
-          id,
-          type: 'segmentation',
-          class: cls,
-          x,
-          y,
-          width,
-          height,
-          rle: mask.mask,
-          extra: { score: mask.score, sam2_area: mask.area, point_count: pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` },
-        },
-      });
-      editor.select([id]);
-      recordUsage([id]);
-    } catch (err) {
-      console.error('Error saving the mask:', err);
-      toast('The mask could not be added. Please try again.', 'danger', 5000);
-    }
-  }, [editor, auto, askForClass, recordUsage]);
+  // An accepted Auto-Annotate mask (Enter, or Complete: the engine tool asks for a class when none
+  // is active) becomes a segmentation annotation of that class (one undo step), saved through the
+  // same pipeline as every other edit.
+  useEffect(
+    () =>
+      editor.onProposalAccepted((e: ProposalAccepted) => {
+        const mask = e.proposal.data as GetMaskResponse;
+        const [x, y, width, height] = mask.bbox;
+        const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+        try {
+          editor.execute('create', {
+            annotation: {
+              id,
+              type: 'segmentation',
+              class: e.class,
+              x,
+              y,
+              width,
+              height,
+              rle: mask.mask,
+              extra: { score: mask.score, sam2_area: mask.area, point_count: e.pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` },
+            },
+          });
+          editor.select([id]);
+          recordUsage([id]);
+        } catch (err) {
+          console.error('Error saving the mask:', err);
+          toast('The mask could not be added. Please try again.', 'danger', 5000);
+        }
+      }),
+    [editor, recordUsage],
+  );
+  const completeMask = useCallback(() => void editor.acceptProposal(), [editor]);
 
   const removeAll = () => {
     const ids = editor.getOrderedIds();

@@ -1,11 +1,10 @@
 // The editor screen's keyboard: one window listener for the hotkeys (../hotkeys), the engine's own
-// keys (drawing, W/A/S/D, Space) and Auto-Annotate's Enter / Esc. While an earlier version is shown
+// keys (drawing, W/A/S/D, Space; Auto-Annotate's Enter and Esc are its engine tool's). While an earlier version is shown
 // (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
 // are refused with a word why.
 import { useCallback, useEffect, useRef, type RefObject } from 'react';
 import type { Editor } from '../../../../engine';
 import { toast } from '../../../stores/toast';
-import type { AutoAnnotateSession } from '../autoAnnotate';
 import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
 import { PREVIEW_REASON } from '../VersionPreview';
 
@@ -20,9 +19,6 @@ export interface EditorKeysOptions {
   previewing: boolean;
   /** This image's document is in the editor: until then keys that act on it wait. */
   documentReady: RefObject<boolean>;
-  tool: RefObject<EditorToolId>;
-  auto: AutoAnnotateSession;
-  completeMask(): void;
   chooseTool(tool: EditorToolId): void;
   goPrevious(): void;
   goNext(): void;
@@ -33,7 +29,7 @@ export interface EditorKeysOptions {
   leavePreview(): void;
 }
 
-export function useEditorKeys({ editor, previewEditor, previewing, documentReady, tool, auto, completeMask, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview }: EditorKeysOptions): void {
+export function useEditorKeys({ editor, previewEditor, previewing, documentReady, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview }: EditorKeysOptions): void {
   const previewRef = useRef(previewing);
   previewRef.current = previewing;
   const refuseEdit = useCallback(() => toast(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS), []);
@@ -117,12 +113,6 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
       if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
-      if (tool.current === 'auto' && !e.ctrlKey && !e.metaKey && (e.key === 'Enter' || e.key === 'Escape')) {
-        e.preventDefault();
-        if (e.key === 'Enter') completeMask();
-        else auto.clear();
-        return;
-      }
       if (documentReady.current && editor.keyDown(e)) {
         e.preventDefault();
         return;
@@ -143,5 +133,5 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
-  }, [editor, previewEditor, run, auto, completeMask, documentReady, tool]);
+  }, [editor, previewEditor, run, documentReady]);
 }

@@ -16,8 +16,8 @@ import { VIEW_TOOLS } from '../ToolPalette';
 /** As long as the screen's other short messages. */
 export const MESSAGE_MS = 2000;
 
-/** The engine tool behind each palette tool (Auto-Annotate takes clicks itself; drags pan). */
-const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'pan', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };
+/** The engine tool behind each palette tool. */
+const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'auto', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };
 /** The class type each drawing tool needs (assisted masks are listed as polygons). */
 export const TOOL_CLASS_TYPE: Partial<Record<EditorToolId, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon' };
 
@@ -118,16 +118,7 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
     onAddClass: () => (classes.length === 0 && tool !== 'select' ? setNoClassesOpen(true) : setAddClassType(pickerType ?? 'box')),
   };
 
-  // Auto-Annotate takes clicks on the image itself (drags pan).
-  const canvasClick = (x: number, y: number, e: { shiftKey: boolean }): boolean => {
-    if (tool !== 'auto') return false;
-    const [ix, iy] = editor.screenToImage(x, y);
-    const size = editor.getImageSize();
-    if (size && (ix < 0 || iy < 0 || ix >= size.width || iy >= size.height)) return true;
-    auto.click(ix, iy, e.shiftKey);
-    return true;
-  };
-  const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : tool === 'auto' ? 'crosshair' : 'crosshair';
+  const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : 'crosshair';
 
-  return { tool, toolRef, chooseTool, canvasClick, cursor, picker, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null) };
+  return { tool, toolRef, chooseTool, cursor, picker, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null) };
 }
