@@ -152,6 +152,13 @@ describe('Auto-Annotate session', () => {
     expect(s.getState().embedding).toBe('ready');
   });
 
+  it('a box prompt alone counts 0 points, with its mask area', () => {
+    const ready = { container: 'ready' as const, embedding: 'ready' as const, error: null };
+    expect(statusText(ready, { points: 0, area: 2500, waiting: false, failed: false }, 10_000)).toEqual({ label: '0 points', area: '25.0%' });
+    expect(statusText(ready, { points: 0, area: null, waiting: true, failed: false }, 10_000)).toEqual({ label: '0 points', area: 'Unknown' });
+    expect(statusText({ ...ready, embedding: 'processing' }, { points: 0, area: null, waiting: true, failed: false }, 10_000).label).toBe('Embedding Image...');
+  });
+
   it('turns get-mask answers into proposals with holes, the answer kept for saving', () => {
     const m = square(0, 0, 100);
     m.vellum_annotations[0]!.polygon.holes = [[[40, 40], [60, 40], [60, 60], [40, 60]]];

@@ -61,11 +61,10 @@ export function statusText(s: AutoState, prompt: PromptInfo | null, imageArea: n
     if (s.embedding !== 'ready') return { label: 'Embedding Image...', area: null };
     if (!prompt) return { label: 'Ready for Input', area: null };
   }
-  // Points clicked before the image was ready show as pending.
+  // Points clicked before the image was ready show as pending (a box alone is '0 points').
   const n = prompt.points;
   const pending = n > 0 && !(s.container === 'ready' && s.embedding === 'ready');
   const area = prompt.area !== null && imageArea ? `${((prompt.area / imageArea) * 100).toFixed(1)}%` : 'Unknown';
-  if (n === 0) return { label: 'Box', area };
   return { label: `${n} point${n === 1 ? '' : 's'}${pending ? ' (pending)' : ''}`, area };
 }
 
