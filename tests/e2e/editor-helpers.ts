@@ -2,7 +2,7 @@
 // create the project, its classes and images through the product API with that session's token.
 import { expect, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { onboard, signUp, uniqueUser } from './helpers';
+import { signUpWithOrganization, uniqueUser } from './helpers';
 
 export interface EditorProject {
   projectId: string;
@@ -73,8 +73,7 @@ export async function editorProject(
   opts: { classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[]; images?: { name: string; width?: number; height?: number; folder?: string }[] } = {},
 ): Promise<EditorProject> {
   const user = uniqueUser('editor');
-  await signUp(page, user);
-  await onboard(page, `Editor Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Editor Org ${user.id}`);
   const me = await apiCall(page, 'GET', '/users/me');
   const orgId = me.body.organization_members?.[0]?.organization?.id ?? me.body.profile?.organization_members?.[0]?.organization?.id;
   expect(orgId).toBeTruthy();

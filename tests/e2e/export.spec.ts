@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 async function png(r: number, g: number, b: number): Promise<Buffer> {
   return sharp({ create: { width: 40, height: 30, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -18,8 +18,7 @@ async function token(page: Page): Promise<string> {
 test('export: the dialog validates, streams the zip and saves {name}_{format}.zip that holds the COCO json, or the YOLO labels', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('export');
-  await signUp(page, user);
-  await onboard(page, `Export Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Export Org ${user.id}`);
   await createProject(page, 'Birds');
   await page.getByRole('button', { name: 'Open project Birds' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 const W = 64;
 const H = 48;
@@ -23,8 +23,7 @@ async function token(page: Page): Promise<string> {
 test('image edit: three selected images, "flip horizontally and make it night", edited copies with their labels', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('edit');
-  await signUp(page, user);
-  await onboard(page, `Edit Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Edit Org ${user.id}`);
   await createProject(page, 'Streets');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
@@ -108,8 +107,7 @@ test('image edit: three selected images, "flip horizontally and make it night", 
 test('image edit: a prompt the built-in editor does not know shows the error, then clears it', async ({ page }) => {
   test.setTimeout(90_000);
   const user = uniqueUser('edit-err');
-  await signUp(page, user);
-  await onboard(page, `Edit Err Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Edit Err Org ${user.id}`);
   await createProject(page, 'Fields');
   await page.getByRole('button', { name: 'Open project Fields' }).click();
   await page.getByTestId('add-images-input').setInputFiles([{ name: 'field.png', mimeType: 'image/png', buffer: await marked() }]);
@@ -130,8 +128,7 @@ test('image edit: a prompt the built-in editor does not know shows the error, th
 test('image edit: the dialog follows the job through every progress text, and a failed poll is retried after 10 s', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('edit-poll');
-  await signUp(page, user);
-  await onboard(page, `Edit Poll Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Edit Poll Org ${user.id}`);
   await createProject(page, 'Roads');
   await page.getByRole('button', { name: 'Open project Roads' }).click();
   const bytes = await marked();

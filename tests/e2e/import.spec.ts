@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 import { openEditorImage } from './editor-helpers';
 
 const png = (r: number, g: number, b: number) => sharp({ create: { width: 320, height: 240, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -36,8 +36,7 @@ async function cocoZip(): Promise<Buffer> {
 test('import: a COCO zip through the dialog, its report, then its shapes in the editor', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('import');
-  await signUp(page, user);
-  await onboard(page, `Import Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Import Org ${user.id}`);
   await createProject(page, 'Harbours');
   await page.getByRole('button', { name: 'Open project Harbours' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();

@@ -2,12 +2,11 @@
 // arrive (offline, or a new deployment replaced it) shows an error with Try again, which fetches it
 // anew; nothing else on the page is lost.
 import { expect, test } from '@playwright/test';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 test("a page whose code does not arrive says so, and Try again loads it", async ({ page }) => {
   const user = uniqueUser('lazy');
-  await signUp(page, user);
-  await onboard(page, `Lazy ${user.id}`);
+  await signUpWithOrganization(page, user, `Lazy ${user.id}`);
   await createProject(page, 'Streets');
   // A fresh load of the projects page, which has not fetched the project page's code yet.
   await page.reload();

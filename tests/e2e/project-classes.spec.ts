@@ -1,10 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 async function openNewProject(page: Page, prefix: string) {
   const user = uniqueUser(prefix);
-  await signUp(page, user);
-  await onboard(page, `Classes Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Classes Org ${user.id}`);
   await createProject(page, 'Traffic');
   await page.getByRole('button', { name: 'Open project Traffic' }).click();
   await expect(page.getByRole('heading', { name: 'Traffic', level: 1 })).toBeVisible();

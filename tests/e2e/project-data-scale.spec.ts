@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { createProject, onboard, signUp, uniqueUser } from './helpers';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 /** Image i as GET /projects/{id}/images answers it, for the stubbed lists below. */
 function stubImage(i: number, filename: string, extra: Record<string, unknown> = {}) {
@@ -38,8 +38,7 @@ const noThumbnails = (page: Page) =>
 // near the viewport are in the DOM, and scrolling loads 50 more at a time after the first 200.
 test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a time; a failed move alerts and reloads', async ({ page }) => {
   const user = uniqueUser('scale');
-  await signUp(page, user);
-  await onboard(page, `Scale Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Scale Org ${user.id}`);
   await createProject(page, 'Huge');
 
   const TOTAL = 100_000;
@@ -105,8 +104,7 @@ test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a tim
 // and the empty filter. Screenshots of each under test-results/.
 test('data: loading skeleton, error with Try again, empty and filtered-empty states; tiles replace the skeleton without a layout jump', async ({ page }) => {
   const user = uniqueUser('states');
-  await signUp(page, user);
-  await onboard(page, `States Org ${user.id}`);
+  await signUpWithOrganization(page, user, `States Org ${user.id}`);
   await createProject(page, 'States');
 
   let mode: 'hold' | 'fail' | 'ok' = 'hold';

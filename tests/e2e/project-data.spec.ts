@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, onboard, routeUploadPut, signUp, uniqueUser } from './helpers';
+import { createProject, routeUploadPut, signUpWithOrganization, uniqueUser } from './helpers';
 
 async function png(r: number, g: number, b: number, width = 48, height = 36): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -8,8 +8,7 @@ async function png(r: number, g: number, b: number, width = 48, height = 36): Pr
 
 async function openNewProject(page: Page) {
   const user = uniqueUser('data');
-  await signUp(page, user);
-  await onboard(page, `Data Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Data Org ${user.id}`);
   await createProject(page, 'Birds');
   await page.getByRole('button', { name: 'Open project Birds' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();

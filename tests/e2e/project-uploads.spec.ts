@@ -1,11 +1,10 @@
 import { expect, test } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, onboard, routeUploadPut, signUp, uniqueUser } from './helpers';
+import { createProject, routeUploadPut, signUpWithOrganization, uniqueUser } from './helpers';
 
 test('uploads: a failed PUT shows its status and body, a missing upload URL fails only that file, a hanging file holds one slot only, Cancel stops the rest', async ({ page }) => {
   const user = uniqueUser('uploads');
-  await signUp(page, user);
-  await onboard(page, `Upload Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Upload Org ${user.id}`);
   await createProject(page, 'Flaky');
   await page.getByRole('button', { name: 'Open project Flaky' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
