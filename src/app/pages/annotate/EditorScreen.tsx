@@ -98,6 +98,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const { load, ready } = loading;
   const nav = useSequence({ image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
   usePageHideFlush(saver, link, followSave);
+  const nextName = nav.next?.filename ?? null;
+  useEffect(() => auto.setNext(nextName), [auto, nextName]);
   const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
   const { tool, picker } = tools;
   const recordUsage = useEditorEvents({ editor, link, orgId, askForClass: tools.askForClass });

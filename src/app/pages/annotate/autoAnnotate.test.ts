@@ -59,6 +59,44 @@ describe('Auto-Annotate session', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
+  it('prepares the next image in the background once Auto-Annotate is used, so opening it is ready at once', async () => {
+    const { api } = fakeApi();
+    const { s } = wired(api);
+    // Not used yet: nothing is embedded ahead.
+    s.setImage('a.png');
+    s.setNext('b.png');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(api.process).not.toHaveBeenCalled();
+    s.activate('a.png');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(vi.mocked(api.process).mock.calls.map((c) => c[0])).toEqual(['a.png', 'b.png']);
+    // The annotator moves on: the next image is ready without another embedding, and its own next is prepared.
+    s.setNext('c.png');
+    s.setImage('b.png');
+    await vi.advanceTimersByTimeAsync(150);
+    expect(s.getState().embedding).toBe('ready');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(vi.mocked(api.process).mock.calls.map((c) => c[0])).toEqual(['a.png', 'b.png', 'c.png']);
+  });
+
+  it('a failed preparation is only logged; the image is embedded when it is opened', async () => {
+    const process = vi.fn(async (name: string) => {
+      if (name === 'b.png' && process.mock.calls.filter((c) => c[0] === 'b.png').length === 1) throw new Error('busy');
+      return {};
+    });
+    const { api } = fakeApi({ process });
+    const { s } = wired(api);
+    s.setNext('b.png');
+    s.activate('a.png');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(s.getState().error).toBeNull();
+    s.setNext(null);
+    s.setImage('b.png');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(s.getState().embedding).toBe('ready');
+    expect(process.mock.calls.map((c) => c[0])).toEqual(['a.png', 'b.png', 'b.png']);
+  });
+
   it('walks Starting Up, Embedding Image, Ready for Input, then points and area; clicks before ready wait', async () => {
     let healthy = false;
     const { api, calls } = fakeApi({ health: vi.fn(async () => ({ status: healthy ? ('healthy' as const) : ('starting' as const) })) });

@@ -116,6 +116,31 @@ export class AutoAnnotateSession {
     this.clock.clear(this.processTimer);
   }
 
+  /**
+   * The image after this one in the sequence: once the annotator uses Auto-Annotate, it is embedded
+   * in the background while they work here, so its first click needs no wait.
+   */
+  setNext(imageName: string | null): void {
+    this.nextName = imageName;
+    if (this.ready) void this.prepareNext();
+  }
+
+  private nextName: string | null = null;
+
+  private async prepareNext(): Promise<void> {
+    const name = this.nextName;
+    if (!name || name === this.imageName || !this.warm || this.cache.has(name)) return;
+    this.cache.set(name, { state: 'processing', at: this.clock.now() });
+    try {
+      await this.api.process(name);
+      this.cache.set(name, { state: 'processed', at: this.clock.now() });
+    } catch (err) {
+      // Not an error the annotator needs to see: the image is embedded when it is opened.
+      this.cache.delete(name);
+      this.log('Preparing the next image for Auto-Annotate failed:', err);
+    }
+  }
+
   /** The editor moved to another image (loading it drops the engine tool's prompt). */
   setImage(imageName: string): void {
     if (imageName === this.imageName) return;
@@ -166,6 +191,7 @@ export class AutoAnnotateSession {
     const cached = this.cache.get(name);
     if (cached?.state === 'processed' && this.clock.now() - cached.at < CACHE_TTL_MS) {
       this.set({ embedding: 'ready' });
+      void this.prepareNext();
       return;
     }
     this.cache.set(name, { state: 'processing', at: this.clock.now() });
@@ -190,6 +216,7 @@ export class AutoAnnotateSession {
     }
     if (name !== this.imageName) return;
     this.set({ embedding: 'ready' });
+    void this.prepareNext();
   }
 
   private get ready(): boolean {
