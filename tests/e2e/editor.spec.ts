@@ -373,4 +373,25 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   expect(saved0.bounding_box.w).toBeGreaterThan(200);
   expect(saved0.bounding_box.w).toBeLessThan(330);
   expect(JSON.stringify(saved0)).toContain('"point_count":2');
+
+  // Save as a polygon snapped within 2 px: the next accepted mask is a polygon of a few corners
+  // around the square, and the choice is kept after a reload.
+  await page.getByLabel('Save as').selectOption({ label: 'Polygon, 2 px' });
+  await page.mouse.click(cx, cy);
+  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+  await expect(complete).toBeEnabled({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(2);
+  await saved(page);
+  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(2);
+  const polygon = (await loadSaved(page, project, project.images[0]!.id)).annotations.find((a: { polygon?: unknown }) => a.polygon);
+  expect(polygon.name).toBe('block');
+  expect(polygon.polygon.path.length).toBeGreaterThanOrEqual(4);
+  expect(polygon.polygon.path.length).toBeLessThanOrEqual(12);
+  expect(polygon.bounding_box.w).toBeGreaterThan(200);
+  expect(polygon.bounding_box.w).toBeLessThan(330);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'blocks.png', level: 1 })).toBeVisible();
+  await page.keyboard.press('m');
+  await expect(page.getByLabel('Save as')).toHaveValue('polygon-2');
 });

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { AutoPreview, ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
-import { HINT_MS, MASK_ERROR, statusText, type AutoAnnotateSession, type AutoState, type PromptInfo } from './autoAnnotate';
+import { HINT_MS, MASK_ERROR, POLYGON_TOLERANCES, statusText, type AutoAnnotateSession, type AutoState, type MaskOutput, type PromptInfo } from './autoAnnotate';
 import styles from './AnnotatePage.module.css';
 
 export function useAutoState(session: AutoAnnotateSession): AutoState {
@@ -49,9 +49,36 @@ export interface AutoAnnotateBarProps {
   imageArea: number | null;
   onComplete(): void;
   onClear(): void;
+  onOutput(output: MaskOutput): void;
 }
 
-export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear }: AutoAnnotateBarProps) {
+const outputValue = (o: MaskOutput) => (o.kind === 'mask' ? 'mask' : `polygon-${o.tolerance}`);
+
+/** What Complete saves: the mask, or polygons snapped to it within 1, 2 or 4 px. */
+function OutputChoice({ output, onOutput }: { output: MaskOutput; onOutput(o: MaskOutput): void }) {
+  return (
+    <label className={styles.autoOutput}>
+      <span>Save as</span>
+      <select
+        className={styles.autoSelect}
+        value={outputValue(output)}
+        onChange={(e) => {
+          const v = e.target.value;
+          onOutput(v === 'mask' ? { kind: 'mask' } : { kind: 'polygon', tolerance: Number(v.slice('polygon-'.length)) });
+        }}
+      >
+        <option value="mask">Mask</option>
+        {POLYGON_TOLERANCES.map((t) => (
+          <option key={t} value={`polygon-${t}`}>
+            Polygon, {t} px
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear, onOutput }: AutoAnnotateBarProps) {
   const { label, area } = statusText(state, prompt, imageArea);
   const canComplete = Boolean(prompt && prompt.area !== null && prompt.area > 0 && !prompt.waiting);
   const showHint = useHint(prompt?.area != null);
@@ -72,6 +99,7 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear 
       ) : null}
       {error ? <span className={styles.autoError}>{error}</span> : null}
       {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
+      <OutputChoice output={state.output} onOutput={onOutput} />
       <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
         Clear
       </Button>

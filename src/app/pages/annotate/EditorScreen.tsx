@@ -62,7 +62,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         warmup: () => editorApi.segWarmup(orgId),
         health: () => editorApi.segHealth(orgId),
         process: (name) => editorApi.segProcess(project.id, name),
-        mask: (name, prompt, prev, signal) => editorApi.segMask(project.id, name, prompt, prev, signal),
+        mask: (name, prompt, prev, signal, tolerance) => editorApi.segMask(project.id, name, prompt, prev, signal, tolerance),
       }),
     [orgId, project.id],
   );
@@ -103,7 +103,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
   const { tool, picker } = tools;
   const recordUsage = useEditorEvents({ editor, link, orgId, askForClass: tools.askForClass });
-  const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, recordUsage });
+  const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, auto, recordUsage });
   const { toggleHistory, leavePreview } = historyView;
   useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste });
   useTransparency(editor, previewEditor, panels.transparency);
@@ -141,7 +141,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} /> : null}
+          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} /> : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>

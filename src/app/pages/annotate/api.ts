@@ -105,7 +105,7 @@ export const editorApi = {
   segProcess: (projectId: string, imageName: string) =>
     request('POST', '/auto-annotate/sam2/process-image', ProcessImageResponse, { project_id: projectId, image_name: imageName }),
   /** A mask for points and / or a box ([x, y, width, height]; points are optional with it). */
-  segMask: (projectId: string, imageName: string, prompt: { positive: [number, number][]; negative: [number, number][]; box?: [number, number, number, number] }, usePrevious: boolean, signal: AbortSignal) =>
+  segMask: (projectId: string, imageName: string, prompt: { positive: [number, number][]; negative: [number, number][]; box?: [number, number, number, number] }, usePrevious: boolean, signal: AbortSignal, tolerance?: number) =>
     request(
       'POST',
       '/auto-annotate/sam2/get-mask',
@@ -117,6 +117,7 @@ export const editorApi = {
         negative_points: prompt.negative,
         use_previous_mask: usePrevious,
         ...(prompt.box ? { box: prompt.box } : {}),
+        ...(tolerance !== undefined ? { tolerance } : {}),
       },
       { signal },
     ),

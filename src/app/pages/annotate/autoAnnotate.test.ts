@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { GetMaskResponse } from '../../../contract/segmentation';
 import { Editor, MASK_DEBOUNCE_MS, type AutoPreview } from '../../../engine';
 import { AutoAnnotateSession, statusText, toProposal, type SegmentationApi } from './autoAnnotate';
@@ -188,6 +188,29 @@ describe('Auto-Annotate session', () => {
     await vi.advanceTimersByTimeAsync(300);
     expect(api.process).toHaveBeenLastCalledWith('b.png');
     expect(s.getState().embedding).toBe('ready');
+  });
+
+  it('asks for polygons snapped at the chosen tolerance once Polygon is chosen, and remembers the choice on this device', async () => {
+    const stored = new Map<string, string>();
+    const localStorage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v), removeItem: (k: string) => void stored.delete(k) };
+    vi.stubGlobal('window', { localStorage });
+    onTestFinished(() => void vi.unstubAllGlobals());
+    const { api } = fakeApi();
+    const { s, click } = wired(api);
+    expect(s.getState().output).toEqual({ kind: 'mask' });
+    s.activate('a.png');
+    await vi.advanceTimersByTimeAsync(500);
+    click(15, 15);
+    await vi.advanceTimersByTimeAsync(MASK_DEBOUNCE_MS + 10);
+    expect(vi.mocked(api.mask).mock.calls.at(-1)![4]).toBeUndefined();
+    s.setOutput({ kind: 'polygon', tolerance: 2 });
+    click(50, 50);
+    await vi.advanceTimersByTimeAsync(MASK_DEBOUNCE_MS + 10);
+    expect(vi.mocked(api.mask).mock.calls.at(-1)![4]).toBe(2);
+    // A new screen starts from the stored choice; a stored value it does not offer falls back to the mask.
+    expect(new AutoAnnotateSession(api).getState().output).toEqual({ kind: 'polygon', tolerance: 2 });
+    localStorage.setItem('vellum.autoAnnotate.output', JSON.stringify({ kind: 'polygon', tolerance: 7 }));
+    expect(new AutoAnnotateSession(api).getState().output).toEqual({ kind: 'mask' });
   });
 
   it('a box prompt alone counts 0 points, with its mask area', () => {

@@ -4,6 +4,7 @@
 // show as pending), then asks get-mask. Points, the box, the debounce, cancellation and the mask
 // shown live in the engine's Auto-Annotate tool (src/engine/tools/auto). Framework-free so it is
 // unit-tested with a fake API and clock.
+import { readStorage, writeStorage } from '../../lib/storage';
 import type { GetMaskResponse } from '../../../contract/segmentation';
 import type { AbortSignalLike, MaskProposal, SegmentPrompt, Segmenter } from '../../../engine';
 
@@ -11,13 +12,27 @@ export interface SegmentationApi {
   warmup(): Promise<unknown>;
   health(): Promise<{ status: 'healthy' | 'starting' | 'unhealthy' }>;
   process(imageName: string): Promise<unknown>;
-  mask(imageName: string, prompt: SegmentPrompt, usePrevious: boolean, signal: AbortSignal): Promise<GetMaskResponse>;
+  /** `tolerance`: how far the answer's polygons may stray from the mask's edge, in pixels (the server's default when absent). */
+  mask(imageName: string, prompt: SegmentPrompt, usePrevious: boolean, signal: AbortSignal, tolerance?: number): Promise<GetMaskResponse>;
+}
+
+/** What an accepted mask becomes: the mask itself, or polygons snapped to its edge within `tolerance` pixels. */
+export type MaskOutput = { kind: 'mask' } | { kind: 'polygon'; tolerance: number };
+export const POLYGON_TOLERANCES = [1, 2, 4] as const;
+const OUTPUT_KEY = 'vellum.autoAnnotate.output';
+
+function storedOutput(): MaskOutput {
+  const v = readStorage<unknown>(OUTPUT_KEY, null) as { kind?: unknown; tolerance?: unknown } | null;
+  if (v?.kind === 'polygon' && POLYGON_TOLERANCES.includes(v.tolerance as 1)) return { kind: 'polygon', tolerance: v.tolerance as number };
+  return { kind: 'mask' };
 }
 
 export interface AutoState {
   container: 'idle' | 'warming' | 'ready' | 'failed';
   embedding: 'idle' | 'processing' | 'ready';
   error: string | null;
+  /** Kept on this device across sessions. */
+  output: MaskOutput;
 }
 
 /** What the status bar needs of the engine tool's prompt (the editor's view.drawing, kind 'auto'). */
@@ -47,7 +62,7 @@ interface Clock {
 }
 const realClock: Clock = { now: () => Date.now(), set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
 
-const initial = (): AutoState => ({ container: 'idle', embedding: 'idle', error: null });
+const initial = (): AutoState => ({ container: 'idle', embedding: 'idle', error: null, output: storedOutput() });
 
 /** get-mask's answer as the engine's proposal (polygons with holes; the answer itself is saved on Complete). */
 export function toProposal(res: GetMaskResponse): MaskProposal {
@@ -55,7 +70,7 @@ export function toProposal(res: GetMaskResponse): MaskProposal {
 }
 
 /** The status bar text: 'Starting Up...', 'Embedding Image...', 'Ready for Input', or a point count and the mask's share of the image. */
-export function statusText(s: AutoState, prompt: PromptInfo | null, imageArea: number | null): { label: string; area: string | null } {
+export function statusText(s: Pick<AutoState, 'container' | 'embedding'>, prompt: PromptInfo | null, imageArea: number | null): { label: string; area: string | null } {
   if (!prompt || prompt.points === 0) {
     if (s.container !== 'ready') return { label: s.container === 'failed' ? 'Assisted segmentation is unavailable' : 'Starting Up...', area: null };
     if (s.embedding !== 'ready') return { label: 'Embedding Image...', area: null };
@@ -98,6 +113,12 @@ export class AutoAnnotateSession {
   private set(patch: Partial<AutoState>): void {
     this.state = { ...this.state, ...patch };
     for (const l of [...this.listeners]) l(this.state);
+  }
+
+  /** What accepted masks become from now on (the next mask is asked with its tolerance, so the preview shows what is saved). */
+  setOutput(output: MaskOutput): void {
+    writeStorage(OUTPUT_KEY, output);
+    this.set({ output });
   }
 
   /** The tool was chosen on this image: warm up, then embed after 100 ms. */
@@ -251,7 +272,8 @@ export class AutoAnnotateSession {
         try {
           const name = await this.whenReady(signal);
           // The engine hands over a real AbortSignal (its AbortController's); typed narrowly there.
-          return toProposal(await this.api.mask(name, prompt, usePrevious, signal as AbortSignal));
+          const output = this.state.output;
+          return toProposal(await this.api.mask(name, prompt, usePrevious, signal as AbortSignal, output.kind === 'polygon' ? output.tolerance : undefined));
         } catch (err) {
           if ((err as Error)?.name !== 'AbortError') this.log('Error rendering SAM2 mask:', err);
           throw err;

@@ -221,7 +221,7 @@ export class SegmentationService {
     this.previous.delete(key); // re-insert: the map stays in least-recently-used order
     this.previous.set(key, prediction.state);
     if (this.previous.size > 1000) this.previous.delete(this.previous.keys().next().value!);
-    const result = maskResult(await kernels(), prediction.mask, e.width, e.height, 0.75, prediction.fine);
+    const result = maskResult(await kernels(), prediction.mask, e.width, e.height, req.tolerance ?? 0.75, prediction.fine);
     const inference = (performance.now() - started) / 1000;
     const annotations = result.polygons.map((p) => ({ polygon: { path: p.path, holes: p.holes }, metadata: { sam2_area: Math.round(p.area * 100) / 100 } }));
     return {

@@ -4,9 +4,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Image } from '../../../../contract/images';
 import type { GetMaskResponse } from '../../../../contract/segmentation';
-import { storedToEditor, type Editor, type ProposalAccepted } from '../../../../engine';
+import { storedToEditor, type Editor, type EditorAnnotation, type ProposalAccepted } from '../../../../engine';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
+import type { AutoAnnotateSession } from '../autoAnnotate';
 import { copyShapes, takePaste } from '../clipboard';
 import { loadAnnotations } from '../preload';
 import type { EditorSaveLink } from '../save';
@@ -22,10 +23,12 @@ export interface CommandsOptions {
   /** An earlier version is asked for or shown: the document is not edited. */
   previewing: boolean;
   link: EditorSaveLink;
+  /** Auto-Annotate's session: what an accepted mask becomes (mask or polygons). */
+  auto: Pick<AutoAnnotateSession, 'getState'>;
   recordUsage(ids: Iterable<string>): void;
 }
 
-export function useEditorCommands({ editor, imageId, projectId, previous, readOnly, previewing, link, recordUsage }: CommandsOptions) {
+export function useEditorCommands({ editor, imageId, projectId, previous, readOnly, previewing, link, auto, recordUsage }: CommandsOptions) {
   const [copyingPrevious, setCopyingPrevious] = useState(false);
 
   // Copying works on an earlier version too: its shapes can be pasted into the current document.
@@ -72,7 +75,22 @@ export function useEditorCommands({ editor, imageId, projectId, previous, readOn
         const mask = e.proposal.data as GetMaskResponse;
         const [x, y, width, height] = mask.bbox;
         const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+        const extra = { score: mask.score, sam2_area: mask.area, point_count: e.pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` };
         try {
+          if (auto.getState().output.kind === 'polygon') {
+            // Snapped to polygons (the answer's, simplified at the chosen tolerance): one per part of the mask, one undo step.
+            const parts: EditorAnnotation[] = mask.vellum_annotations
+              .filter((a) => a.polygon.path.length >= 3)
+              .map((a, i) => {
+                const holes = a.polygon.holes.filter((h) => h.length >= 3);
+                return { id: `${id}-${i}`, type: 'polygon' as const, class: e.class, points: a.polygon.path, ...(holes.length ? { holes } : {}), extra };
+              });
+            if (parts.length === 0) return;
+            const ids = editor.execute('paste', { annotations: parts, offset: 0 });
+            editor.select(ids);
+            recordUsage(ids);
+            return;
+          }
           editor.execute('create', {
             annotation: {
               id,
@@ -83,7 +101,7 @@ export function useEditorCommands({ editor, imageId, projectId, previous, readOn
               width,
               height,
               rle: mask.mask,
-              extra: { score: mask.score, sam2_area: mask.area, point_count: e.pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` },
+              extra,
             },
           });
           editor.select([id]);
@@ -93,7 +111,7 @@ export function useEditorCommands({ editor, imageId, projectId, previous, readOn
           toast('The mask could not be added. Please try again.', 'danger', 5000);
         }
       }),
-    [editor, recordUsage],
+    [editor, recordUsage, auto],
   );
   const completeMask = useCallback(() => void editor.acceptProposal(), [editor]);
 
