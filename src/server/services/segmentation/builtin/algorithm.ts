@@ -10,6 +10,8 @@
 // same code runs on the wasm kernels or on the references.
 import { BINS, MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/reference/segment';
 import { foregroundBox } from '../maskBox';
+import { keepPixelsConnected, pixelCut } from './pixelcut';
+import { keepConnected, slotContrast, starParents } from './priors';
 
 export interface SegmentOps {
   rgbToLab(rgb: Uint8Array, n: number, channels: number, lab: Float32Array, bins: Uint16Array): void;
@@ -32,6 +34,13 @@ export interface Structure {
   sparse: { start: Int32Array; bin: Uint16Array; count: Float64Array };
   /** undirected edges (a < b) with their smoothness weight */
   edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
+  /** normalised contrast per neighbour slot (star-convexity paths) */
+  contrast: Float64Array;
+  /** superpixel grid step */
+  step: number;
+  /** RGB of the working copy and GrabCut's contrast scale 1 / (2 mean |dRGB|^2) over 4-neighbours, for the pixel cut */
+  rgb: Uint8Array;
+  beta: number;
   bytes: number;
 }
 
@@ -41,13 +50,31 @@ export const PARAMS = {
   compactness: 12,
   slicIters: 5,
   /** smoothness weight per boundary pixel edge (in nats per pixel of unary cost) */
-  lambda: 2.5,
+  lambda: 20,
   /** foreground cost per pixel per unit of distance from the nearest positive click (distance / image size) */
-  distance: 3,
+  distance: 1,
   /** foreground cost per pixel near a negative click (Gaussian falloff, sigma as a fraction of the image size) */
   negative: 4,
   negativeSigma: 0.05,
+  /** background cost per pixel near a positive click (Gaussian falloff) */
+  positive: 2,
+  positiveSigma: 0.05,
+  /** colour-model weight of a clicked superpixel (its neighbours half): new clicks' colours are not drowned by the rest of the mask */
+  clickWeight: 5,
+  /** first click: radius (fraction of the image size) and weight of the disc that starts the foreground colour model */
+  initDisc: 0,
+  initDiscWeight: 0.5,
+  /** cost per pixel of changing the previous mask's label far from the new clicks (Gaussian nearness, sigma a fraction of the image size) */
+  previous: 0.5,
+  previousSigma: 0.1,
+  /** geodesic star convexity around the positive clicks, hop cost 1 + gamma * contrast */
+  star: true,
+  gamma: 2,
   rounds: 3,
+  /** pixel-level cut in the band around the superpixel boundary (else the box-filter refinement) */
+  pixelCut: false,
+  pixLambda: 10,
+  pixBias: 0.5,
   refineRadius: 2,
   refineBias: 0.4,
 };
@@ -64,13 +91,37 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
   const edges = smoothnessEdges(stats);
   const sparse = sparseHistograms(stats);
+  const contrast = slotContrast(stats);
+  const { rgb: rgb3, beta } = rgbAndBeta(rgb, w, h, channels);
   ops.pin?.(labels); // refine() reads both on every click
   ops.pin?.(bins);
   // The dense histograms are only needed to build the sparse ones (4k superpixels x 512 bins = 8 MB).
   stats.hist = new Int32Array(0);
   // Label map and bins count twice: the pinned copies in wasm memory too.
-  const bytes = 2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2;
-  return { w, h, labels, bins, stats, sparse, edges, bytes };
+  const bytes = 2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2 + contrast.byteLength + rgb3.byteLength;
+  return { w, h, labels, bins, stats, sparse, edges, contrast, step, rgb: rgb3, beta, bytes };
+}
+
+function rgbAndBeta(rgb: Uint8Array, w: number, h: number, channels: number): { rgb: Uint8Array; beta: number } {
+  const n = w * h;
+  const out = channels === 3 ? rgb.slice(0, n * 3) : new Uint8Array(n * 3);
+  if (channels !== 3) for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[i * 3 + c] = rgb[i * channels + c]!;
+  let sum = 0, m = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const q = (y * w + x) * 3;
+      if (x + 1 < w) {
+        sum += (out[q]! - out[q + 3]!) ** 2 + (out[q + 1]! - out[q + 4]!) ** 2 + (out[q + 2]! - out[q + 5]!) ** 2;
+        m++;
+      }
+      if (y + 1 < h) {
+        const r = q + w * 3;
+        sum += (out[q]! - out[r]!) ** 2 + (out[q + 1]! - out[r + 1]!) ** 2 + (out[q + 2]! - out[r + 2]!) ** 2;
+        m++;
+      }
+    }
+  }
+  return { rgb: out, beta: sum > 0 ? m / (2 * sum) : 0 };
 }
 
 /** Nonzero histogram entries per superpixel: the per-click loops then cost O(distinct colours), not O(BINS). */
@@ -127,6 +178,8 @@ export interface SegmentInput {
   negative: readonly (readonly [number, number])[];
   /** superpixel foreground flags of the previous mask, to start the colour models from */
   previous?: Uint8Array;
+  /** the object lies inside [x0, y0, x1, y1) (working coordinates) */
+  box?: readonly [number, number, number, number];
 }
 
 export interface SegmentOutput {
@@ -181,42 +234,94 @@ function labelAt(st: Structure, x: number, y: number): number {
   return st.labels[yi * st.w + xi]!;
 }
 
-export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): SegmentOutput {
-  const s = st.stats, n = s.count;
-  const seed = new Uint8Array(n); // 1 fg, 2 bg; the later click wins
-  const clicks: [number, number, number][] = [
-    ...input.positive.map((p) => [p[0], p[1], 1] as [number, number, number]),
-    ...input.negative.map((p) => [p[0], p[1], 2] as [number, number, number]),
-  ];
-  for (const [x, y, v] of clicks) seed[labelAt(st, x, y)] = v;
-  const mask = new Uint8Array(st.w * st.h);
-  if (input.positive.length === 0) return { mask, spFg: new Uint8Array(n), score: 0 };
+type Click = [number, number, number];
 
-  const size = Math.sqrt(st.w * st.h);
-  const dPos = new Float64Array(n);
+/** Per-superpixel spatial priors (per pixel of the superpixel): costs of foreground and of background. */
+interface Priors {
+  /** distance to the nearest positive click / image size */
+  dPos: Float64Array;
+  costF: Float64Array;
+  costB: Float64Array;
+}
+
+function spatialPriors(st: Structure, input: SegmentInput, clicks: Click[]): Priors {
+  const s = st.stats, n = s.count, size = Math.sqrt(st.w * st.h);
+  const dPos = new Float64Array(n), costF = new Float64Array(n), costB = new Float64Array(n);
+  const negK = 1 / (2 * PARAMS.negativeSigma * PARAMS.negativeSigma * size * size);
+  const posK = 1 / (2 * PARAMS.positiveSigma * PARAMS.positiveSigma * size * size);
+  const prev = input.previous && input.previous.length === n ? input.previous : null;
+  // The clicks the previous mask disagrees with are the new ones: the mask keeps its labels away from them.
+  const fresh = prev ? clicks.filter(([x, y, v]) => (prev[labelAt(st, x, y)] === 1) !== (v === 1)) : [];
+  const prevK = 1 / (2 * PARAMS.previousSigma * PARAMS.previousSigma * size * size);
   for (let i = 0; i < n; i++) {
     const cx = s.mean[i * 5 + 3]!, cy = s.mean[i * 5 + 4]!;
     let best = Infinity;
     for (const [px, py] of input.positive) best = Math.min(best, Math.hypot(cx - px, cy - py));
-    dPos[i] = best / size;
-  }
-  // Nearness to the negative clicks: a negative click speaks for its surroundings too.
-  const nearNeg = new Float64Array(n);
-  if (input.negative.length) {
-    const k = 1 / (2 * PARAMS.negativeSigma * PARAMS.negativeSigma);
-    for (let i = 0; i < n; i++) {
-      const cx = s.mean[i * 5 + 3]!, cy = s.mean[i * 5 + 4]!;
-      let best = 0;
-      for (const [px, py] of input.negative) best = Math.max(best, Math.exp(-k * ((cx - px) ** 2 + (cy - py) ** 2) / (size * size)));
-      nearNeg[i] = best;
+    dPos[i] = input.positive.length ? best / size : 0;
+    // Nearness to the negative clicks: a negative click speaks for its surroundings too.
+    let near = 0;
+    for (const [px, py] of input.negative) near = Math.max(near, Math.exp(-negK * ((cx - px) ** 2 + (cy - py) ** 2)));
+    costF[i] = PARAMS.distance * dPos[i]! + PARAMS.negative * near;
+    // Likewise a positive click speaks for its surroundings (GrabCut's probable-foreground disc).
+    let nearP = 0;
+    for (const [px, py] of input.positive) nearP = Math.max(nearP, Math.exp(-posK * ((cx - px) ** 2 + (cy - py) ** 2)));
+    costB[i] += PARAMS.positive * nearP;
+    if (prev) {
+      let d2 = Infinity;
+      for (const [px, py] of fresh) d2 = Math.min(d2, (cx - px) ** 2 + (cy - py) ** 2);
+      const keep = PARAMS.previous * (1 - Math.exp(-prevK * d2));
+      if (prev[i]) costB[i] += keep;
+      else costF[i] += keep;
     }
   }
+  return { dPos, costF, costB };
+}
 
-  // Starting models: foreground from the positive superpixels and their neighbours (or the
-  // previous mask), background from everything weighted by distance from the positive clicks.
+/** Superpixels whose centre lies inside the box grown by half a superpixel. */
+function boxFlags(st: Structure, box: readonly [number, number, number, number], grow: number): Uint8Array {
+  const s = st.stats, out = new Uint8Array(s.count);
+  for (let i = 0; i < s.count; i++) {
+    const cx = s.mean[i * 5 + 3]!, cy = s.mean[i * 5 + 4]!;
+    out[i] = cx >= box[0] - grow && cx < box[2] + grow && cy >= box[1] - grow && cy < box[3] + grow ? 1 : 0;
+  }
+  return out;
+}
+
+/** The graph's edges, plus the star-convexity arcs child -> parent of infinite capacity. */
+function cutEdges(st: Structure, seed: Uint8Array) {
+  const e = st.edges;
+  const parent = PARAMS.star ? starParents(st.stats, st.contrast, seed, PARAMS.gamma) : null;
+  let extra = 0;
+  if (parent) for (let i = 0; i < parent.length; i++) if (parent[i]! >= 0) extra++;
+  const m = e.m + extra;
+  const a = new Int32Array(m), b = new Int32Array(m), cab = new Float64Array(m), cba = new Float64Array(m);
+  a.set(e.a);
+  b.set(e.b);
+  cab.set(e.weight);
+  cba.set(e.weight);
+  let k = e.m;
+  if (parent) {
+    for (let i = 0; i < parent.length; i++) {
+      if (parent[i]! < 0) continue;
+      a[k] = i;
+      b[k] = parent[i]!;
+      cab[k++] = HARD;
+    }
+  }
+  return { m, a, b, cab, cba };
+}
+
+/** Starting colour models: the box (inside / outside), the previous mask, the clicked superpixels and their neighbours. */
+function initialWeights(st: Structure, input: SegmentInput, seed: Uint8Array, inBox: Uint8Array | null, dPos: Float64Array) {
+  const s = st.stats, n = s.count;
   const wF = new Float64Array(n), wB = new Float64Array(n);
   if (input.previous && input.previous.length === n) {
     for (let i = 0; i < n; i++) wF[i] = input.previous[i]!;
+  } else if (inBox) {
+    for (let i = 0; i < n; i++) wF[i] = inBox[i]!;
+  } else if (PARAMS.initDisc > 0) {
+    // First click: the colours within a disc around it (GrabCut's probable foreground).
+    for (let i = 0; i < n; i++) if (dPos[i]! < PARAMS.initDisc) wF[i] = PARAMS.initDiscWeight;
   }
   for (let i = 0; i < n; i++) {
     if (seed[i] !== 1) continue;
@@ -226,12 +331,56 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
       if (seed[j] !== 2) wF[j] = Math.max(wF[j]!, 0.5);
     }
   }
-  for (let i = 0; i < n; i++) wB[i] = seed[i] === 2 ? 4 : seed[i] === 1 ? 0 : Math.min(1, dPos[i]! / 0.25) * (1 - wF[i]!);
+  emphasiseClicks(s, seed, inBox, wF, wB);
+  const far = input.positive.length > 0 && !inBox;
+  for (let i = 0; i < n; i++) {
+    if (seed[i] === 2) wB[i] = 4;
+    else if (seed[i] === 1) wB[i] = 0;
+    else if (inBox && !input.previous) wB[i] = inBox[i] ? 0 : 1;
+    else wB[i] = (far ? Math.min(1, dPos[i]! / 0.25) : 1) * (1 - wF[i]!);
+  }
+  return { wF, wB };
+}
 
+/** Clicked superpixels (and, at half, their neighbours) weigh clickWeight in their side's colour model. */
+function emphasiseClicks(s: SuperpixelStats, seed: Uint8Array, inBox: Uint8Array | null, wF: Float64Array, wB: Float64Array): void {
+  const cw = PARAMS.clickWeight;
+  for (let i = 0; i < s.count; i++) {
+    const v = seed[i]!;
+    if (!v || (v === 2 && inBox && !inBox[i])) continue;
+    const wt = v === 1 ? wF : wB;
+    wt[i] = Math.max(wt[i]!, cw);
+    for (let k = 0; k < s.degree[i]!; k++) {
+      const j = s.nbr[i * MAX_DEGREE + k]!;
+      if (!seed[j]) wt[j] = Math.max(wt[j]!, cw / 2);
+    }
+  }
+}
+
+export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): SegmentOutput {
+  const s = st.stats, n = s.count;
+  const seed = new Uint8Array(n); // 1 fg, 2 bg; the later click wins
+  const clicks: Click[] = [
+    ...input.positive.map((p) => [p[0], p[1], 1] as Click),
+    ...input.negative.map((p) => [p[0], p[1], 2] as Click),
+  ];
+  for (const [x, y, v] of clicks) seed[labelAt(st, x, y)] = v;
+  const mask = new Uint8Array(st.w * st.h);
+  const box = input.box;
+  if (input.positive.length === 0 && !box) return { mask, spFg: new Uint8Array(n), score: 0 };
+  // Outside the box is background (a positive click there still wins).
+  const inBox = box ? boxFlags(st, box, 0) : null;
+  if (box) {
+    const near = boxFlags(st, box, st.step / 2);
+    for (let i = 0; i < n; i++) if (!near[i] && seed[i] !== 1) seed[i] = 2;
+  }
+
+  const pr = spatialPriors(st, input, clicks);
+  const { wF, wB } = initialWeights(st, input, seed, inBox, pr.dPos);
+  const e = cutEdges(st, seed);
   const src = new Float64Array(n), snk = new Float64Array(n);
   const uF = new Float64Array(n), uB = new Float64Array(n);
   const spFg = new Uint8Array(n);
-  const e = st.edges;
   let nllF: Float64Array = new Float64Array(BINS), nllB: Float64Array = new Float64Array(BINS);
   for (let round = 0; round < PARAMS.rounds; round++) {
     nllF = model(st.sparse, n, wF);
@@ -239,19 +388,20 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     meanNll(st.sparse, n, nllF, uF);
     meanNll(st.sparse, n, nllB, uB);
     for (let i = 0; i < n; i++) {
-      const costF = uF[i]! + s.size[i]! * (PARAMS.distance * dPos[i]! + PARAMS.negative * nearNeg[i]!);
-      const costB = uB[i]!;
+      const costF = uF[i]! + s.size[i]! * pr.costF[i]!;
+      const costB = uB[i]! + s.size[i]! * pr.costB[i]!;
       const lo = Math.min(costF, costB);
       // source side = foreground: cutting S->i labels i background (pays costB), i->T pays costF.
       src[i] = seed[i] === 1 ? HARD : seed[i] === 2 ? 0 : costB - lo;
       snk[i] = seed[i] === 2 ? HARD : seed[i] === 1 ? 0 : costF - lo;
     }
-    ops.minCut(n, src, snk, e.m, e.a, e.b, e.weight, e.weight, spFg);
-    keepConnectedToClicks(s, spFg, seed);
+    ops.minCut(n, src, snk, e.m, e.a, e.b, e.cab, e.cba, spFg);
+    keepConnected(s, spFg, seed);
     for (let i = 0; i < n; i++) {
       wF[i] = spFg[i]!;
-      wB[i] = seed[i] === 2 ? 4 : 1 - spFg[i]!;
+      wB[i] = seed[i] === 2 ? (inBox && !inBox[i] ? 1 : 4) : 1 - spFg[i]!;
     }
+    emphasiseClicks(s, seed, inBox, wF, wB);
   }
 
   // Pixel-accurate boundary inside the superpixels that touch the other side.
@@ -264,11 +414,23 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
       }
     }
   }
+  // A clicked superpixel keeps its click's label to the pixel: the click is a hard constraint.
+  for (let i = 0; i < n; i++) if (seed[i] === 1 || (seed[i] === 2 && (!inBox || inBox[i]))) band[i] = 0;
   const llr = new Float64Array(BINS);
   for (let b = 0; b < BINS; b++) llr[b] = Math.max(-5, Math.min(5, nllB[b]! - nllF[b]!));
-  ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
+  if (PARAMS.pixelCut) {
+    const hard = new Map<number, number>();
+    for (const [x, y, v] of clicks) hard.set(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)), v);
+    pixelCut(ops, st, spFg, band, llr, { lambda: PARAMS.pixLambda, bias: PARAMS.pixBias }, mask, hard);
+  } else ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
+  if (box) clipToBox(mask, st.w, st.h, box, input.positive);
   // The clicked pixels themselves always follow their click.
   for (const [x, y, v] of clicks) mask[Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x))] = v === 1 ? 1 : 0;
+  // Islands the pixel cut left: only what is connected to the clicks (or to the superpixel mask's cores) stays.
+  const anchors: number[] = [];
+  for (const [x, y, v] of clicks) if (v === 1) anchors.push(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)));
+  if (!anchors.length) for (let q = 0; q < mask.length; q++) if (spFg[st.labels[q]!] && !band[st.labels[q]!]) anchors.push(q);
+  keepPixelsConnected(mask, st.w, st.h, anchors);
   fillHoles(mask, st.w, st.h, input.negative);
 
   // Confidence: how clearly the chosen foreground's colours prefer the foreground model.
@@ -280,6 +442,17 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     total += s.size[i]!;
   }
   return { mask, spFg, score: total > 0 ? agree / total : 0 };
+}
+
+/** Pixels outside the box are background, unless a positive click lies outside it too (then the box is only a hint). */
+function clipToBox(mask: Uint8Array, w: number, h: number, box: readonly [number, number, number, number], positive: SegmentInput['positive']): void {
+  const x0 = Math.max(0, Math.floor(box[0])), y0 = Math.max(0, Math.floor(box[1]));
+  const x1 = Math.min(w, Math.ceil(box[2])), y1 = Math.min(h, Math.ceil(box[3]));
+  if (positive.some(([x, y]) => x < x0 || x >= x1 || y < y0 || y >= y1)) return;
+  for (let y = 0; y < h; y++) {
+    const inside = y >= y0 && y < y1;
+    for (let x = 0; x < w; x++) if (!inside || x < x0 || x >= x1) mask[y * w + x] = 0;
+  }
 }
 
 /**
@@ -354,20 +527,4 @@ export function fillHoles(mask: Uint8Array, w: number, h: number, negative: read
       else if (v === 2) mask[p] = 0;
     }
   }
-}
-
-/** Drops foreground superpixels not connected (through foreground) to a positive click. */
-function keepConnectedToClicks(s: SuperpixelStats, fg: Uint8Array, seed: Uint8Array): void {
-  const n = s.count;
-  const keep = new Uint8Array(n);
-  const queue: number[] = [];
-  for (let i = 0; i < n; i++) if (seed[i] === 1 && fg[i]) { keep[i] = 1; queue.push(i); }
-  while (queue.length) {
-    const i = queue.pop()!;
-    for (let k = 0; k < s.degree[i]!; k++) {
-      const j = s.nbr[i * MAX_DEGREE + k]!;
-      if (fg[j] && !keep[j]) { keep[j] = 1; queue.push(j); }
-    }
-  }
-  fg.set(keep);
 }

@@ -70,6 +70,7 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
       positive: points.positive.map(toWork),
       negative: points.negative.map(toWork),
       previous: previous instanceof Uint8Array ? previous : undefined,
+      ...(points.box ? { box: [points.box[0] * sx, points.box[1] * sy, (points.box[0] + points.box[2]) * sx, (points.box[1] + points.box[3]) * sy] as const } : {}),
     });
     const fine = e.full && e.work ? refineBoundary(out.mask, st.w, st.h, e.work, e.full, e.width, e.height) : null;
     return { mask: { data: out.mask, gw: st.w, gh: st.h }, fine, score: out.score, state: out.spFg };

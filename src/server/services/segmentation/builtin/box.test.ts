@@ -1,0 +1,86 @@
+// Box prompts and the shape priors of the built-in segmenter on generated images: a box alone
+// finds the object inside it, nothing leaks outside the box, later clicks refine it; the mask is
+// one piece connected to the clicks (star convexity); the references and the wasm kernels agree.
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildKernels } from '../../../../../assembly/build.mjs';
+import { kernelsWasmPath } from '../../../../kernels/node';
+import { instantiateSegmentKernelsSync, type SegmentKernels } from '../../../../kernels/segment';
+import { iou, nextClick, syntheticImage } from '../../../../../tests/fixtures/segmentation';
+import { buildStructure, segment } from './algorithm';
+import { referenceOps } from './reference-ops';
+
+let seg: SegmentKernels;
+beforeAll(async () => {
+  await buildKernels({ quiet: true });
+  seg = instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment;
+});
+
+const W = 320, H = 240;
+
+function truthBox(truth: Uint8Array): [number, number, number, number] {
+  let x0 = W, y0 = H, x1 = -1, y1 = -1;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      if (!truth[y * W + x]) continue;
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  }
+  return [Math.max(0, x0 - 4), Math.max(0, y0 - 4), Math.min(W, x1 + 5), Math.min(H, y1 + 5)];
+}
+
+describe('built-in segmenter: box prompts', () => {
+  it('a box alone finds the object, nothing outside the box, and clicks refine it', () => {
+    const first: number[] = [], best: number[] = [];
+    for (const seedNo of [310, 311, 312, 313]) {
+      const img = syntheticImage(seedNo, W, H);
+      const st = buildStructure(seg, img.rgb, W, H, 3);
+      const box = truthBox(img.truth);
+      const pos: [number, number][] = [], neg: [number, number][] = [];
+      let out = segment(seg, st, { positive: pos, negative: neg, box });
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (x < box[0] || x >= box[2] || y < box[1] || y >= box[3]) expect(out.mask[y * W + x]).toBe(0);
+      first.push(iou(out.mask, img.truth));
+      let top = first.at(-1)!;
+      for (let c = 0; c < 4 && top < 0.95; c++) {
+        const click = nextClick(out.mask, img.truth, W, H);
+        if (!click) break;
+        (click.positive ? pos : neg).push([click.x + 0.5, click.y + 0.5]);
+        out = segment(seg, st, { positive: pos, negative: neg, box, previous: out.spFg });
+        top = Math.max(top, iou(out.mask, img.truth));
+      }
+      best.push(top);
+    }
+    expect(first.reduce((a, b) => a + b, 0) / first.length).toBeGreaterThan(0.65);
+    for (const v of best) expect(v).toBeGreaterThan(0.85);
+  });
+
+  it('the mask is connected to the clicks and the references agree with the kernels', () => {
+    const img = syntheticImage(320, W, H);
+    const stW = buildStructure(seg, img.rgb, W, H, 3);
+    const stR = buildStructure(referenceOps, img.rgb, W, H, 3);
+    const input = { positive: [img.centre] as [number, number][], negative: [] };
+    const a = segment(seg, stW, input), b = segment(referenceOps, stR, input);
+    expect(iou(a.mask, b.mask)).toBeGreaterThan(0.99);
+    // One 4-connected piece containing the click (holes filled, no islands).
+    const seen = new Uint8Array(W * H);
+    const stack = [Math.floor(img.centre[1]) * W + Math.floor(img.centre[0])];
+    seen[stack[0]!] = 1;
+    let reached = 0;
+    while (stack.length) {
+      const p = stack.pop()!, x = p % W;
+      reached++;
+      for (const q of [x > 0 ? p - 1 : -1, x < W - 1 ? p + 1 : -1, p - W, p + W]) {
+        if (q >= 0 && q < W * H && a.mask[q] && !seen[q]) {
+          seen[q] = 1;
+          stack.push(q);
+        }
+      }
+    }
+    let total = 0;
+    for (let i = 0; i < W * H; i++) total += a.mask[i]!;
+    expect(reached).toBe(total);
+  });
+});
