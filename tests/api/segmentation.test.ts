@@ -357,6 +357,31 @@ describe('get-mask', () => {
     expect(nan.status).toBe(400);
   });
 
+  it('snaps the polygons to the mask within the tolerance asked for, and refuses a bad one', async () => {
+    const fine = await getMask({ positive_points: [scene.centre] });
+    const coarse = await getMask({ positive_points: [scene.centre], tolerance: 4 });
+    expect(coarse.status).toBe(200);
+    const corners = (r: typeof fine) => (r.body.vellum_annotation.polygon.path as unknown[]).length;
+    expect(corners(coarse)).toBeLessThan(corners(fine));
+    // The mask itself does not change with the polygons' tolerance.
+    expect(coarse.body.mask).toEqual(fine.body.mask);
+    for (const tolerance of [-1, 101, 'x']) {
+      const bad = await getMask({ positive_points: [scene.centre], tolerance });
+      expect(bad.status).toBe(400);
+      expect(bad.body.success).toBe(false);
+    }
+  });
+
+  it('refuses a bad box with a clear 400', async () => {
+    const flat = await getMask({ box: [10, 10, 0, 20] });
+    expect(flat.status).toBe(400);
+    expect(flat.body).toMatchObject({ success: false, code: 'invalid_box', error: 'The box needs a positive width and height' });
+    const away = await getMask({ box: [W + 10, 0, 20, 20] });
+    expect(away.body).toMatchObject({ success: false, code: 'box_outside_image' });
+    expect((await getMask({ box: [1, 2, 3] })).status).toBe(400);
+    expect((await getMask({ box: [1, 2, 3, 'x'] })).status).toBe(400);
+  });
+
   it('answers 404 for an unknown image and another organization\'s image', async () => {
     const unknown = await getMask({ image_name: 'missing.png', positive_points: [[1, 1]] });
     expect(unknown.status).toBe(404);
