@@ -50,6 +50,20 @@ afterAll(async () => {
 const post = (path: string, body: unknown, token = owner.token) => api(server.url, 'POST', `${BASE}/${path}`, { token, body });
 const getMask = (body: Record<string, unknown>, token = owner.token) => post('get-mask', { project_id: project.id, image_name: 'scene.png', ...body }, token);
 
+/** The mask's bounding box grown by `grow` of its size, [x, y, w, h]. */
+function truthBox(truth: Uint8Array, w: number, h: number, grow: number): [number, number, number, number] {
+  let x0 = w, y0 = h, x1 = -1, y1 = -1;
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+    if (!truth[y * w + x]) continue;
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
+  }
+  const gx = ((x1 - x0 + 1) * grow) / 2, gy = ((y1 - y0 + 1) * grow) / 2;
+  return [Math.max(0, x0 - gx), Math.max(0, y0 - gy), x1 - x0 + 1 + 2 * gx, y1 - y0 + 1 + 2 * gy];
+}
+
 /** The response's COCO RLE decoded to a row-major 0/1 mask. */
 function decodeRowMajor(mask: { size: [number, number]; counts: string }): Uint8Array {
   const [h, w] = mask.size;
@@ -355,6 +369,24 @@ describe('get-mask', () => {
     expect(notNumbers.status).toBe(400);
     const nan = await getMask({ x: 'NaN', y: 1 });
     expect(nan.status).toBe(400);
+  });
+
+  it('a box around the object gives its mask alone and inside the box; clicks then refine it', async () => {
+    const box = truthBox(scene.truth, W, H, 0.05);
+    const alone = await getMask({ box });
+    expect(alone.status).toBe(200);
+    const mask = decodeRowMajor(alone.body.mask);
+    expect(iou(mask, scene.truth)).toBeGreaterThan(0.8);
+    let outside = 0;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x] && (x < box[0] - 1 || y < box[1] - 1 || x > box[0] + box[2] || y > box[1] + box[3])) outside++;
+    expect(outside).toBe(0);
+    expect(alone.body.point_coords).toEqual([]);
+    const c = nextClick(mask, scene.truth, W, H)!;
+    const refined = await getMask({ box, [c.positive ? 'positive_points' : 'negative_points']: [[c.x, c.y]], use_previous_mask: true });
+    expect(refined.status).toBe(200);
+    expect(iou(decodeRowMajor(refined.body.mask), scene.truth)).toBeGreaterThan(0.8);
+    // A box reaching past the image's edge is clipped to it.
+    expect((await getMask({ box: [-20, -20, W + 40, H + 40], positive_points: [scene.centre] })).status).toBe(200);
   });
 
   it('snaps the polygons to the mask within the tolerance asked for, and refuses a bad one', async () => {
