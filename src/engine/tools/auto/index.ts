@@ -9,11 +9,7 @@ import { pointInRing, rectFromCorners } from '../../model/geometry';
 import type { Rect } from '../../model/types';
 import { CLICK_DRAG_DISTANCE } from '../box';
 import type { Tool, ToolApi, ToolKeyEvent, ToolPointerEvent } from '../types';
-import type { AbortSignalLike, AutoPoint, AutoPreview, MaskProposal, SegmentPrompt } from './types';
-
-// Host globals outside src/engine/globals.d.ts (browsers, workers and Node all have them).
-declare const AbortController: new () => { readonly signal: AbortSignalLike; abort(): void };
-declare function clearTimeout(handle: unknown): void;
+import type { AutoPoint, AutoPreview, MaskProposal, SegmentPrompt } from './types';
 
 /** Requests wait this long for more clicks (spec: debounced 100 ms). */
 export const MASK_DEBOUNCE_MS = 100;
@@ -145,7 +141,7 @@ export class AutoTool implements Tool {
 
   /** Drops the debounced and the in-flight request; their answers will be ignored. */
   private stop(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) clearTimeout(this.timer as Parameters<typeof clearTimeout>[0]);
     this.timer = null;
     this.inflight?.abort();
     this.inflight = null;
