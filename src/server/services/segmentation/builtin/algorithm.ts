@@ -72,9 +72,10 @@ export const PARAMS = {
   gamma: 2,
   rounds: 3,
   /** pixel-level cut in the band around the superpixel boundary (else the box-filter refinement) */
-  pixelCut: false,
+  pixelCut: true,
   pixLambda: 10,
   pixBias: 0.5,
+  pixReach: 6,
   refineRadius: 2,
   refineBias: 0.4,
 };
@@ -421,7 +422,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   if (PARAMS.pixelCut) {
     const hard = new Map<number, number>();
     for (const [x, y, v] of clicks) hard.set(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)), v);
-    pixelCut(ops, st, spFg, band, llr, { lambda: PARAMS.pixLambda, bias: PARAMS.pixBias }, mask, hard);
+    pixelCut(ops, st, spFg, band, llr, { lambda: PARAMS.pixLambda, bias: PARAMS.pixBias, reach: PARAMS.pixReach }, mask, hard);
   } else ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
   if (box) clipToBox(mask, st.w, st.h, box, input.positive);
   // The clicked pixels themselves always follow their click.

@@ -12,6 +12,8 @@ export interface PixelCutParams {
   lambda: number;
   /** pull of a pixel towards its superpixel's label (nats) */
   bias: number;
+  /** only pixels within this many pixels (Chebyshev) of the superpixel mask's edge are cut again */
+  reach: number;
 }
 
 /**
@@ -23,12 +25,10 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const N = w * h;
   if (scratchNode.length < N) scratchNode = new Int32Array(N);
   const node = scratchNode;
+  for (let q = 0; q < N; q++) out[q] = spFg[labels[q]!]!;
+  const near = nearEdge(out, w, h, p.reach);
   let count = 0;
-  for (let q = 0; q < N; q++) {
-    const l = labels[q]!;
-    out[q] = spFg[l]!;
-    node[q] = band[l] ? count++ : -1;
-  }
+  for (let q = 0; q < N; q++) node[q] = band[labels[q]!] && near[q] ? count++ : -1;
   if (count === 0) return;
   const src = new Float64Array(count), snk = new Float64Array(count);
   // At most two edges per node (right and down).
@@ -46,11 +46,9 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
       const u = llr[bins[q]!]! + (spFg[labels[q]!] ? p.bias : -p.bias);
       if (u > 0) src[i] += u;
       else snk[i] -= u;
-      // Neighbours in all four directions: band ones get an edge (right and down only, once),
-      // fixed ones pull this pixel towards their label.
-      const nbrs = [x + 1 < w ? q + 1 : -1, y + 1 < h ? q + w : -1, x > 0 ? q - 1 : -1, y > 0 ? q - w : -1];
+      // Band neighbours get an edge (right and down only, once); fixed ones pull this pixel towards their label.
       for (let d = 0; d < 4; d++) {
-        const r = nbrs[d]!;
+        const r = d === 0 ? (x + 1 < w ? q + 1 : -1) : d === 1 ? (y + 1 < h ? q + w : -1) : d === 2 ? (x > 0 ? q - 1 : -1) : y > 0 ? q - w : -1;
         if (r < 0) continue;
         const j = node[r]!;
         if (j >= 0) {
@@ -77,6 +75,48 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
     const i = node[q]!;
     if (i >= 0) out[q] = side[i]!;
   }
+}
+
+/** 1 where a pixel of the other label lies within `r` (Chebyshev): separable max filter of the edge pixels. */
+function nearEdge(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  const edge = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const q = y * w + x, v = mask[q];
+      if ((x + 1 < w && mask[q + 1] !== v) || (y + 1 < h && mask[q + w] !== v)) {
+        edge[q] = 1;
+        if (x + 1 < w && mask[q + 1] !== v) edge[q + 1] = 1;
+        if (y + 1 < h && mask[q + w] !== v) edge[q + w] = 1;
+      }
+    }
+  }
+  const tmp = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    let last = -1e9;
+    for (let x = 0; x < w; x++) {
+      if (edge[y * w + x]) last = x;
+      if (x - last <= r) tmp[y * w + x] = 1;
+    }
+    last = 1e9;
+    for (let x = w - 1; x >= 0; x--) {
+      if (edge[y * w + x]) last = x;
+      if (last - x <= r) tmp[y * w + x] = 1;
+    }
+  }
+  const out = new Uint8Array(w * h);
+  for (let x = 0; x < w; x++) {
+    let last = -1e9;
+    for (let y = 0; y < h; y++) {
+      if (tmp[y * w + x]) last = y;
+      if (y - last <= r) out[y * w + x] = 1;
+    }
+    last = 1e9;
+    for (let y = h - 1; y >= 0; y--) {
+      if (tmp[y * w + x]) last = y;
+      if (last - y <= r) out[y * w + x] = 1;
+    }
+  }
+  return out;
 }
 
 let scratchStack = new Int32Array(0);
