@@ -181,12 +181,12 @@ interface CvMat {
   delete(): void;
 }
 
-export async function loadOpenCv(): Promise<Cv> {
+/** OpenCV, wrapped: the Emscripten module is a thenable, so a promise resolved with it (or an async function returning it) never settles. */
+export async function loadOpenCv(): Promise<{ cv: Cv }> {
   const require = createRequire(import.meta.url);
   const cv = require('@techstark/opencv-js') as Cv & { onRuntimeInitialized?: () => void };
-  // The Emscripten module is a thenable: resolving a promise with it directly never settles.
   if (!(cv as { Mat?: unknown }).Mat) await new Promise<void>((resolve) => (cv.onRuntimeInitialized = () => resolve()));
-  return cv;
+  return { cv };
 }
 
 function grabCut(cv: Cv, box: boolean): Method {
@@ -316,7 +316,7 @@ export async function segDevQuality(opts: { methods: string[]; box: boolean; lim
     if (opts.box) methods.push(builtin(seg, true));
   }
   if (opts.methods.includes('grabcut')) {
-    const cv = await loadOpenCv();
+    const { cv } = await loadOpenCv();
     methods.push(grabCut(cv, false));
     if (opts.box) methods.push(grabCut(cv, true));
   }
