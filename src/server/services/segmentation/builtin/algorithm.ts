@@ -70,6 +70,8 @@ export const PARAMS = {
   /** geodesic star convexity around the positive clicks, hop cost 1 + gamma * contrast */
   star: true,
   gamma: 2,
+  /** foreground cost per pixel per unit of that path cost (in image sizes of hops) */
+  geodesic: 0.5,
   rounds: 3,
   /** pixel-level cut in the band around the superpixel boundary (else the box-filter refinement) */
   pixelCut: true,
@@ -289,9 +291,8 @@ function boxFlags(st: Structure, box: readonly [number, number, number, number],
 }
 
 /** The graph's edges, plus the star-convexity arcs child -> parent of infinite capacity. */
-function cutEdges(st: Structure, seed: Uint8Array) {
+function cutEdges(st: Structure, parent: Int32Array | null) {
   const e = st.edges;
-  const parent = PARAMS.star ? starParents(st.stats, st.contrast, seed, PARAMS.gamma) : null;
   let extra = 0;
   if (parent) for (let i = 0; i < parent.length; i++) if (parent[i]! >= 0) extra++;
   const m = e.m + extra;
@@ -377,8 +378,14 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   }
 
   const pr = spatialPriors(st, input, clicks);
+  const star = input.positive.length ? starParents(s, st.contrast, seed, PARAMS.gamma) : null;
+  if (star && PARAMS.geodesic > 0) {
+    // Edge-aware size prior: foreground cost grows with the contrast-weighted path length from the clicks.
+    const scale = PARAMS.geodesic / Math.sqrt(n);
+    for (let i = 0; i < n; i++) pr.costF[i] += Number.isFinite(star.dist[i]!) ? scale * star.dist[i]! : 0;
+  }
   const { wF, wB } = initialWeights(st, input, seed, inBox, pr.dPos);
-  const e = cutEdges(st, seed);
+  const e = cutEdges(st, PARAMS.star && star ? star.parent : null);
   const src = new Float64Array(n), snk = new Float64Array(n);
   const uF = new Float64Array(n), uB = new Float64Array(n);
   const spFg = new Uint8Array(n);

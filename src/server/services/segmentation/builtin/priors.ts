@@ -7,9 +7,10 @@ import { MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/refere
  * from the positive seeds, each hop costing 1 + gamma * (normalised contrast across it). The cut
  * then adds an arc i -> parent(i) of infinite capacity, so a superpixel can only be foreground
  * when its whole path to a click is: the mask is connected to the clicks and grows along
- * paths of little contrast. Negative seeds block paths. Returns parent (-1: root or unreachable).
+ * paths of little contrast. Negative seeds block paths. Returns parent (-1: root or unreachable)
+ * and the path cost (Infinity: unreachable).
  */
-export function starParents(s: SuperpixelStats, contrast: Float64Array, seed: Uint8Array, gamma: number): Int32Array {
+export function starParents(s: SuperpixelStats, contrast: Float64Array, seed: Uint8Array, gamma: number): { parent: Int32Array; dist: Float64Array } {
   const n = s.count;
   const dist = new Float64Array(n).fill(Infinity);
   const parent = new Int32Array(n).fill(-1);
@@ -36,7 +37,7 @@ export function starParents(s: SuperpixelStats, contrast: Float64Array, seed: Ui
       }
     }
   }
-  return parent;
+  return { parent, dist };
 }
 
 /** Binary min-heap of (node, key) with lazy deletion (a node may be pushed more than once). */
