@@ -44,6 +44,9 @@ export interface Structure {
   bytes: number;
 }
 
+/** 640x480: the size the parameters were tuned at */
+const REF_PIXELS = 640 * 480;
+
 export const PARAMS = {
   /** superpixel grid step in working pixels */
   step: 14,
@@ -89,7 +92,8 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const bins = new Uint16Array(n);
   ops.rgbToLab(rgb, n, channels, lab, bins);
   const labels = new Int32Array(n);
-  const step = Math.max(4, Math.min(PARAMS.step, Math.floor(Math.sqrt(n / 16))));
+  // Above 640x480 superpixels grow with the image, so the per-click graphs stay the same size.
+  const step = Math.max(4, Math.min(Math.round(PARAMS.step * Math.max(1, Math.sqrt(n / REF_PIXELS))), Math.floor(Math.sqrt(n / 16))));
   const count = ops.slic(lab, w, h, step, PARAMS.compactness, PARAMS.slicIters, labels);
   const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
   const edges = smoothnessEdges(stats);
@@ -429,7 +433,8 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   if (PARAMS.pixelCut) {
     const hard = new Map<number, number>();
     for (const [x, y, v] of clicks) hard.set(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)), v);
-    pixelCut(ops, st, spFg, band, llr, { lambda: PARAMS.pixLambda, bias: PARAMS.pixBias, reach: PARAMS.pixReach }, mask, hard);
+    // Narrower band above 640x480 (in pixels): the pixel cut is most of a click's time there.
+    pixelCut(ops, st, spFg, band, llr, { lambda: PARAMS.pixLambda, bias: PARAMS.pixBias, reach: Math.max(3, Math.round(PARAMS.pixReach * Math.min(1, Math.sqrt(REF_PIXELS / (st.w * st.h))))) }, mask, hard);
   } else ops.refine(st.labels, st.bins, st.w, st.h, spFg, band, llr, PARAMS.refineRadius, PARAMS.refineBias, mask);
   if (box) clipToBox(mask, st.w, st.h, box, input.positive);
   // The clicked pixels themselves always follow their click.

@@ -25,10 +25,25 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const N = w * h;
   if (scratchNode.length < N) scratchNode = new Int32Array(N);
   const node = scratchNode;
-  for (let q = 0; q < N; q++) out[q] = spFg[labels[q]!]!;
-  const near = nearEdge(out, w, h, p.reach);
+  // Only the box of the band superpixels is visited from here on.
+  let x0 = w, y0 = h, x1 = -1, y1 = -1;
+  for (let y = 0, q = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, q++) {
+      const l = labels[q]!;
+      out[q] = spFg[l]!;
+      if (band[l]) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+    }
+  }
+  if (x1 < 0) return;
+  const bw = x1 - x0 + 1;
+  const near = nearEdge(out, w, x0, y0, x1, y1, p.reach);
   let count = 0;
-  for (let q = 0; q < N; q++) node[q] = band[labels[q]!] && near[q] ? count++ : -1;
+  for (let y = y0; y <= y1; y++) for (let x = x0, q = y * w + x0; x <= x1; x++, q++) node[q] = band[labels[q]!] && near[(y - y0) * bw + x - x0] ? count++ : -1;
   if (count === 0) return;
   const src = new Float64Array(count), snk = new Float64Array(count);
   // At most two edges per node (right and down).
@@ -39,8 +54,8 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
     const dr = rgb[a * 3]! - rgb[b * 3]!, dg = rgb[a * 3 + 1]! - rgb[b * 3 + 1]!, db = rgb[a * 3 + 2]! - rgb[b * 3 + 2]!;
     return p.lambda * Math.exp(-beta * (dr * dr + dg * dg + db * db));
   };
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
       const q = y * w + x, i = node[q]!;
       if (i < 0) continue;
       const u = llr[bins[q]!]! + (spFg[labels[q]!] ? p.bias : -p.bias);
@@ -50,7 +65,8 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
       for (let d = 0; d < 4; d++) {
         const r = d === 0 ? (x + 1 < w ? q + 1 : -1) : d === 1 ? (y + 1 < h ? q + w : -1) : d === 2 ? (x > 0 ? q - 1 : -1) : y > 0 ? q - w : -1;
         if (r < 0) continue;
-        const j = node[r]!;
+        const inBox = d === 0 ? x < x1 : d === 1 ? y < y1 : d === 2 ? x > x0 : y > y0;
+        const j = inBox ? node[r]! : -1;
         if (j >= 0) {
           if (d < 2) {
             ea[m] = i;
@@ -63,6 +79,8 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
     }
   }
   for (const [q, v] of hard) {
+    const qx = q % w, qy = (q - qx) / w;
+    if (qx < x0 || qx > x1 || qy < y0 || qy > y1) continue;
     const i = node[q]!;
     if (i < 0) continue;
     if (v === 1) src[i] = 1e12;
@@ -71,49 +89,55 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const side = new Uint8Array(count);
   const c = cap.subarray(0, m);
   ops.minCut(count, src, snk, m, ea.subarray(0, m), eb.subarray(0, m), c, c, side);
-  for (let q = 0; q < N; q++) {
-    const i = node[q]!;
-    if (i >= 0) out[q] = side[i]!;
+  for (let y = y0; y <= y1; y++) {
+    for (let q = y * w + x0, end = y * w + x1; q <= end; q++) {
+      const k = node[q]!;
+      if (k >= 0) out[q] = side[k]!;
+    }
   }
 }
 
-/** 1 where a pixel of the other label lies within `r` (Chebyshev): separable max filter of the edge pixels. */
-function nearEdge(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
-  const edge = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const q = y * w + x, v = mask[q];
-      if ((x + 1 < w && mask[q + 1] !== v) || (y + 1 < h && mask[q + w] !== v)) {
-        edge[q] = 1;
-        if (x + 1 < w && mask[q + 1] !== v) edge[q + 1] = 1;
-        if (y + 1 < h && mask[q + w] !== v) edge[q + w] = 1;
+/** Over the box: 1 where a pixel of the other label lies within `r` (Chebyshev), by a separable max filter of the edge pixels. */
+function nearEdge(mask: Uint8Array, w: number, x0: number, y0: number, x1: number, y1: number, r: number): Uint8Array {
+  const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  const edge = new Uint8Array(bw * bh);
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const q = y * w + x, v = mask[q], e = (y - y0) * bw + x - x0;
+      if (x < x1 && mask[q + 1] !== v) {
+        edge[e] = 1;
+        edge[e + 1] = 1;
+      }
+      if (y < y1 && mask[q + w] !== v) {
+        edge[e] = 1;
+        edge[e + bw] = 1;
       }
     }
   }
-  const tmp = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
+  const tmp = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
     let last = -1e9;
-    for (let x = 0; x < w; x++) {
-      if (edge[y * w + x]) last = x;
-      if (x - last <= r) tmp[y * w + x] = 1;
+    for (let x = 0; x < bw; x++) {
+      if (edge[y * bw + x]) last = x;
+      if (x - last <= r) tmp[y * bw + x] = 1;
     }
     last = 1e9;
-    for (let x = w - 1; x >= 0; x--) {
-      if (edge[y * w + x]) last = x;
-      if (last - x <= r) tmp[y * w + x] = 1;
+    for (let x = bw - 1; x >= 0; x--) {
+      if (edge[y * bw + x]) last = x;
+      if (last - x <= r) tmp[y * bw + x] = 1;
     }
   }
-  const out = new Uint8Array(w * h);
-  for (let x = 0; x < w; x++) {
+  const out = new Uint8Array(bw * bh);
+  for (let x = 0; x < bw; x++) {
     let last = -1e9;
-    for (let y = 0; y < h; y++) {
-      if (tmp[y * w + x]) last = y;
-      if (y - last <= r) out[y * w + x] = 1;
+    for (let y = 0; y < bh; y++) {
+      if (tmp[y * bw + x]) last = y;
+      if (y - last <= r) out[y * bw + x] = 1;
     }
     last = 1e9;
-    for (let y = h - 1; y >= 0; y--) {
-      if (tmp[y * w + x]) last = y;
-      if (last - y <= r) out[y * w + x] = 1;
+    for (let y = bh - 1; y >= 0; y--) {
+      if (tmp[y * bw + x]) last = y;
+      if (last - y <= r) out[y * bw + x] = 1;
     }
   }
   return out;
@@ -121,11 +145,7 @@ function nearEdge(mask: Uint8Array, w: number, h: number, r: number): Uint8Array
 
 let scratchStack = new Int32Array(0);
 
-/**
- * Keeps the foreground pixels 4-connected to a positive click (or, with none, those connected
- * to the largest-area superpixel foreground: `fallback` pixels). Islands the pixel cut leaves in
- * the band go.
- */
+/** Keeps the foreground pixels 4-connected to one of `seeds` (pixel indices); nothing changes when no seed is foreground. */
 export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seeds: number[]): void {
   const n = w * h;
   if (scratchStack.length < n) scratchStack = new Int32Array(n);
