@@ -21,6 +21,7 @@ import { kernelsWasmPath } from '../src/kernels/node';
 import { instantiateSegmentKernelsSync } from '../src/kernels/segment';
 import { BuiltinSegmenter } from '../src/server/services/segmentation/builtin';
 import { decodeImage } from '../src/server/services/segmentation/image';
+import { foregroundBox } from '../src/server/services/segmentation/maskBox';
 import type { Prediction } from '../src/server/services/segmentation/types';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -104,16 +105,7 @@ export async function loadSegDev(opts: { limit?: number } = {}): Promise<Sample[
 
 /** The object's bounding box grown by 5% of its size (2.5% each side), clipped to the image. */
 export function promptBox(truth: Uint8Array, w: number, h: number): Box {
-  let x0 = w, y0 = h, x1 = -1, y1 = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!truth[y * w + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
+  const { x0, x1, y0, y1 } = foregroundBox(truth, w, h)!;
   const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
   const gx = 0.025 * bw, gy = 0.025 * bh;
   const nx0 = Math.max(0, x0 - gx), ny0 = Math.max(0, y0 - gy);

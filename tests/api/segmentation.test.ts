@@ -11,6 +11,7 @@ import { and, eq } from 'drizzle-orm';
 import { organizationMembers } from '../../src/server/db/schema';
 import { GetMaskResponse } from '../../src/contract/segmentation';
 import { LOOKUP_TTL_MS } from '../../src/server/services/segmentation';
+import { foregroundBox } from '../../src/server/services/segmentation/maskBox';
 import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
 import { buildKernels } from '../../assembly/build.mjs';
 
@@ -52,14 +53,7 @@ const getMask = (body: Record<string, unknown>, token = owner.token) => post('ge
 
 /** The mask's bounding box grown by `grow` of its size, [x, y, w, h]. */
 function truthBox(truth: Uint8Array, w: number, h: number, grow: number): [number, number, number, number] {
-  let x0 = w, y0 = h, x1 = -1, y1 = -1;
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    if (!truth[y * w + x]) continue;
-    x0 = Math.min(x0, x);
-    x1 = Math.max(x1, x);
-    y0 = Math.min(y0, y);
-    y1 = Math.max(y1, y);
-  }
+  const { x0, x1, y0, y1 } = foregroundBox(truth, w, h)!;
   const gx = ((x1 - x0 + 1) * grow) / 2, gy = ((y1 - y0 + 1) * grow) / 2;
   return [Math.max(0, x0 - gx), Math.max(0, y0 - gy), x1 - x0 + 1 + 2 * gx, y1 - y0 + 1 + 2 * gy];
 }

@@ -2,17 +2,7 @@
 // and a dense document keeps the sidebar virtualised.
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { apiCall, editorProject, loadSaved } from './editor-helpers';
-
-/** The mean colour of a 5 x 5 patch of the page around (x, y). */
-async function pixelAt(page: Page, x: number, y: number): Promise<[number, number, number]> {
-  const png = await page.screenshot({ clip: { x: Math.round(x) - 2, y: Math.round(y) - 2, width: 5, height: 5 } });
-  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const sum = [0, 0, 0];
-  for (let i = 0; i < info.width * info.height; i++) for (let c = 0; c < 3; c++) sum[c]! += data[i * 3 + c]!;
-  const n = info.width * info.height;
-  return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
-}
+import { apiCall, editorProject, loadSaved, pixelAt } from './editor-helpers';
 
 /** Whether any pixel within `r` px of (x, y) is white (a selected shape's handle). */
 async function whiteNear(page: Page, x: number, y: number, r: number): Promise<boolean> {

@@ -3,8 +3,7 @@
 // the next image, Copy Previous, transparency, keyboard navigation, Back to the right folder,
 // and everything still there after a reload.
 import { expect, test, type Page } from '@playwright/test';
-import sharp from 'sharp';
-import { editorProject, loadSaved, type EditorProject } from './editor-helpers';
+import { editorProject, loadSaved, pixelAt, type EditorProject } from './editor-helpers';
 
 const CLASSES = [
   { name: 'car', type: 'box' as const, color: '#FFADAD' },
@@ -32,16 +31,6 @@ async function drag(page: Page, from: [number, number], to: [number, number]) {
   await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
   await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
   await page.mouse.up();
-}
-
-/** The mean colour of a 5 x 5 patch of the page around (x, y). */
-async function pixelAt(page: Page, x: number, y: number): Promise<[number, number, number]> {
-  const png = await page.screenshot({ clip: { x: Math.round(x) - 2, y: Math.round(y) - 2, width: 5, height: 5 } });
-  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const sum = [0, 0, 0];
-  for (let i = 0; i < info.width * info.height; i++) for (let c = 0; c < 3; c++) sum[c]! += data[i * 3 + c]!;
-  const n = info.width * info.height;
-  return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
 }
 
 const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
