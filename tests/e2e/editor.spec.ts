@@ -197,7 +197,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   expect((await loadSaved(page, project, img1.id)).annotations).toHaveLength(4);
 
   // Back returns to the project page; a reload of the editor finds everything saved.
-  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
   await page.goto(`/project/annotate/street_3.png`);
   await expect(page.getByRole('heading', { name: 'street_3.png', level: 1 })).toBeVisible();

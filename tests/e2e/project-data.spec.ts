@@ -126,7 +126,7 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   const crumbs = page.getByRole('navigation', { name: 'Folder path' });
   await page.getByRole('button', { name: 'green.png', exact: true }).click();
   await expect(page).toHaveURL(/\/project\/annotate\/green\.png$/);
-  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page).toHaveURL(/\/project$/);
   await expect(crumbs).toHaveText(/All images.*Parrots$/);
   await expect(tiles).toHaveCount(3);
@@ -141,7 +141,7 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(tiles).toHaveCount(1);
   await page.getByRole('button', { name: 'red.png', exact: true }).click();
   await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
-  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page).toHaveURL(/\/project$/);
   await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
   await expect(tiles).toHaveCount(1);
@@ -149,7 +149,7 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await page.getByRole('button', { name: 'red.png', exact: true }).click();
   await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
   await page.reload();
-  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page).toHaveURL(/\/project$/);
   await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
   await expect(page.getByRole('button', { name: 'red.png', exact: true })).toBeVisible();

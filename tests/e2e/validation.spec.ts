@@ -43,7 +43,7 @@ test('the authentication page validates the email and the sign-up password', asy
   await expect(page.getByText(MESSAGES.passwordShort)).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
 
-  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
 });
 
