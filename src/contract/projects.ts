@@ -6,16 +6,213 @@ export const ANNOTATION_TYPES = ['box', 'polygon', 'polyline', 'keypoint'] as co
 export const AnnotationType = z.enum(ANNOTATION_TYPES);
 export type AnnotationType = z.infer<typeof AnnotationType>;
 
-/** The 15 pastel class colours, in palette order (DESIGN.md). */
+/**
+ * The 15 pastel class colours, in palette order (DESIGN.md): 15 hues 24 degrees apart in two
+ * lightness tiers, neighbours far apart on the colour wheel. Projects keep the colours they have.
+ */
 export const CLASS_PALETTE = [
-  '#FFADAD', '#FFD6A5', '#FDFFB6', '#CAFFBF', '#9BF6FF', '#A0C4FF', '#BDB2FF', '#FFC6FF',
-  '#FFB3C6', '#B9FBC0', '#8EECF5', '#90DBF4', '#CFBAF0', '#F1C0E8', '#FBF8CC',
+  '#F07575', '#ACF6E7', '#F075A6', '#75F0A6', '#F6ACE7', '#ACF6AC', '#D775F0', '#A6F075',
+  '#CAACF6', '#E7F6AC', '#7575F0', '#F0D775', '#ACCAF6', '#F6CAAC', '#75D7F0',
 ] as const;
+
+type Lab = readonly [number, number, number];
+
+/** CIELAB (D65) of a #rrggbb colour. */
+export function hexToLab(hex: string): Lab {
+  const n = Number.parseInt(hex.replace('#', ''), 16);
+  const lin = (c: number) => {
+    const v = c / 255;
+    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const r = lin((n >> 16) & 255);
+  const g = lin((n >> 8) & 255);
+  const b = lin(n & 255);
+  const x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047;
+  const y = 0.2126729 * r + 0.7151522 * g + 0.072175 * b;
+  const z = (0.0193339 * r + 0.119192 * g + 0.9503041 * b) / 1.08883;
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const fx = f(x);
+  const fy = f(y);
+  const fz = f(z);
+  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+}
+
+/** CIEDE2000 colour difference of two CIELAB colours (about 1 = just noticeable). */
+export function deltaE2000(a: Lab, b: Lab): number {
+  const [L1, a1, b1] = a;
+  const [L2, a2, b2] = b;
+  const rad = Math.PI / 180;
+  const C1 = Math.hypot(a1, b1);
+  const C2 = Math.hypot(a2, b2);
+  const Cm = (C1 + C2) / 2;
+  const G = 0.5 * (1 - Math.sqrt(Cm ** 7 / (Cm ** 7 + 25 ** 7)));
+  const a1p = (1 + G) * a1;
+  const a2p = (1 + G) * a2;
+  const C1p = Math.hypot(a1p, b1);
+  const C2p = Math.hypot(a2p, b2);
+  const hue = (bb: number, ap: number) => (bb === 0 && ap === 0 ? 0 : (Math.atan2(bb, ap) / rad + 360) % 360);
+  const h1p = hue(b1, a1p);
+  const h2p = hue(b2, a2p);
+  const dLp = L2 - L1;
+  const dCp = C2p - C1p;
+  let dhp = 0;
+  if (C1p * C2p !== 0) {
+    dhp = h2p - h1p;
+    if (dhp > 180) dhp -= 360;
+    else if (dhp < -180) dhp += 360;
+  }
+  const dHp = 2 * Math.sqrt(C1p * C2p) * Math.sin((dhp / 2) * rad);
+  const Lpm = (L1 + L2) / 2;
+  const Cpm = (C1p + C2p) / 2;
+  let hpm = h1p + h2p;
+  if (C1p * C2p !== 0) {
+    if (Math.abs(h1p - h2p) <= 180) hpm /= 2;
+    else hpm = h1p + h2p < 360 ? (hpm + 360) / 2 : (hpm - 360) / 2;
+  }
+  const T = 1 - 0.17 * Math.cos((hpm - 30) * rad) + 0.24 * Math.cos(2 * hpm * rad) + 0.32 * Math.cos((3 * hpm + 6) * rad) - 0.2 * Math.cos((4 * hpm - 63) * rad);
+  const dTheta = 30 * Math.exp(-(((hpm - 275) / 25) ** 2));
+  const Rc = 2 * Math.sqrt(Cpm ** 7 / (Cpm ** 7 + 25 ** 7));
+  const Sl = 1 + (0.015 * (Lpm - 50) ** 2) / Math.sqrt(20 + (Lpm - 50) ** 2);
+  const Sc = 1 + 0.045 * Cpm;
+  const Sh = 1 + 0.015 * Cpm * T;
+  const Rt = -Math.sin(2 * dTheta * rad) * Rc;
+  return Math.sqrt((dLp / Sl) ** 2 + (dCp / Sc) ** 2 + (dHp / Sh) ** 2 + Rt * (dCp / Sc) * (dHp / Sh));
+}
+
+const HEX_RE = /^#[0-9a-fA-F]{6}$/;
+
+/**
+ * The colour for a new class: the palette colour furthest (CIEDE2000, in CIELAB) from the nearest
+ * colour in use, so a new class never looks like an existing one. Once every palette colour is in
+ * use, the least used one (then the furthest from the others). Ties go to palette order, so the
+ * first class of a project gets the first palette colour. `used`: the project's class colours
+ * (any #rrggbb, also colours from outside the palette); `avoid` counts as used too (a duplicate
+ * must differ from its original). Used by the Classes tab, the editor's Add Class and the importer.
+ */
+export function nextClassColor(used: readonly string[], avoid?: string): string {
+  const colours = [...used, ...(avoid ? [avoid] : [])].filter((c) => HEX_RE.test(c)).map((c) => c.toUpperCase());
+  const labs = colours.map(hexToLab);
+  let best: string = CLASS_PALETTE[0];
+  let bestUses = Infinity;
+  let bestDistance = -1;
+  for (const candidate of CLASS_PALETTE) {
+    const lab = hexToLab(candidate);
+    let uses = 0;
+    let nearest = Infinity;
+    colours.forEach((c, i) => {
+      if (c === candidate) uses += 1;
+      else nearest = Math.min(nearest, deltaE2000(lab, labs[i]!));
+    });
+    if (uses < bestUses || (uses === bestUses && nearest > bestDistance)) {
+      best = candidate;
+      bestUses = uses;
+      bestDistance = nearest;
+    }
+  }
+  return best;
+}
+
+// --- class attributes (issue 19), as CVAT has them: a class defines named attributes of a kind;
+// an annotation's `attributes` holds {name, value} entries (contract/annotations-attributes.ts).
+
+export const ATTRIBUTE_KINDS = ['checkbox', 'select', 'number', 'text'] as const;
+export const AttributeKind = z.enum(ATTRIBUTE_KINDS);
+export type AttributeKind = z.infer<typeof AttributeKind>;
+export const MAX_ATTRIBUTES_PER_CLASS = 50;
+export const MAX_ATTRIBUTE_OPTIONS = 100;
+export const MAX_ATTRIBUTE_NAME = 100;
+export const MAX_ATTRIBUTE_OPTION = 100;
+export const MAX_ATTRIBUTE_TEXT = 1000;
+
+export type AttributeValue = string | number | boolean | null;
+
+/**
+ * Why `value` does not fit `def` (a phrase such as 'must be true or false'), or null when it does.
+ * checkbox: a boolean; number: a finite number; select: one of the options; text: a string of at
+ * most MAX_ATTRIBUTE_TEXT characters. null ("no value") fits every kind but checkbox.
+ */
+export function attributeValueProblem(def: { kind: AttributeKind; options?: readonly string[] }, value: unknown): string | null {
+  if (value === null && def.kind !== 'checkbox') return null;
+  switch (def.kind) {
+    case 'checkbox':
+      return typeof value === 'boolean' ? null : 'must be true or false';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+    case 'select':
+      return typeof value === 'string' && (def.options ?? []).includes(value) ? null : `must be one of its options (${(def.options ?? []).map((o) => `"${o}"`).join(', ')})`;
+    case 'text':
+      if (typeof value !== 'string') return 'must be text';
+      return value.length <= MAX_ATTRIBUTE_TEXT ? null : `must be at most ${MAX_ATTRIBUTE_TEXT} characters`;
+  }
+}
+
+export const AttributeDefinition = z
+  .object({
+    name: storedText(z.string().trim().min(1, 'Attribute name is required').max(MAX_ATTRIBUTE_NAME, `Attribute name must be at most ${MAX_ATTRIBUTE_NAME} characters`), 'Attribute name'),
+    kind: AttributeKind,
+    options: z
+      .array(storedText(z.string().trim().min(1, 'An option must not be empty').max(MAX_ATTRIBUTE_OPTION, `An option must be at most ${MAX_ATTRIBUTE_OPTION} characters`), 'An option'))
+      .max(MAX_ATTRIBUTE_OPTIONS, `An attribute has at most ${MAX_ATTRIBUTE_OPTIONS} options`)
+      .optional(),
+    default: z.union([storedText(z.string(), 'The default'), z.number(), z.boolean(), z.null()]).optional(),
+  })
+  .strict()
+  .superRefine((def, ctx) => {
+    const label = `Attribute "${def.name}"`;
+    if (def.kind === 'select') {
+      if (!def.options?.length) ctx.addIssue({ code: 'custom', path: ['options'], message: `${label} is a select and needs at least one option` });
+      const seen = new Set<string>();
+      for (const [i, o] of (def.options ?? []).entries()) {
+        if (seen.has(o)) ctx.addIssue({ code: 'custom', path: ['options', i], message: `${label} lists the option "${o}" twice` });
+        seen.add(o);
+      }
+    } else if (def.options !== undefined && def.options.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `${label}: only select attributes have options` });
+    }
+    if (def.default !== undefined) {
+      const problem = attributeValueProblem(def, def.default);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: `${label}: the default ${problem}` });
+    }
+  });
+export type AttributeDefinition = z.infer<typeof AttributeDefinition>;
+
+/** What a new shape of the class gets: each attribute's default (false, the first option, null or '' when it has none). */
+export function defaultAttributeValue(def: AttributeDefinition): AttributeValue {
+  if (def.default !== undefined) return def.default;
+  switch (def.kind) {
+    case 'checkbox':
+      return false;
+    case 'select':
+      return def.options?.[0] ?? null;
+    case 'number':
+      return null;
+    case 'text':
+      return '';
+  }
+}
+
+/** The {name, value} entries a new shape of `cls` starts with (empty for a class without attributes). */
+export function defaultAttributes(cls: { attributes?: readonly AttributeDefinition[] } | undefined): { name: string; value: AttributeValue }[] {
+  return (cls?.attributes ?? []).map((d) => ({ name: d.name, value: defaultAttributeValue(d) }));
+}
 
 export const ProjectClass = z.object({
   name: storedText(z.string().trim().min(1, 'Class name is required').max(100, 'Class name must be at most 100 characters'), 'Class name'),
   type: AnnotationType,
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must look like #rrggbb'),
+  /** Attribute definitions (issue 19). A class with none keeps free-form annotation attributes. */
+  attributes: z
+    .array(AttributeDefinition)
+    .max(MAX_ATTRIBUTES_PER_CLASS, `A class has at most ${MAX_ATTRIBUTES_PER_CLASS} attributes`)
+    .superRefine((defs, ctx) => {
+      const seen = new Set<string>();
+      defs.forEach((d, i) => {
+        const key = d.name.trim().toLowerCase();
+        if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `Attribute names must be unique ("${d.name}" appears twice)` });
+        seen.add(key);
+      });
+    })
+    .optional(),
 });
 export type ProjectClass = z.infer<typeof ProjectClass>;
 

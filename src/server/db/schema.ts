@@ -116,6 +116,13 @@ export interface ProjectClass {
   name: string;
   type: 'box' | 'polygon' | 'polyline' | 'keypoint';
   color: string;
+  /** Attribute definitions (issue 19; contract/projects.ts AttributeDefinition). Stored in the classes JSON, no migration. */
+  attributes?: {
+    name: string;
+    kind: 'checkbox' | 'select' | 'number' | 'text';
+    options?: string[];
+    default?: string | number | boolean | null;
+  }[];
 }
 
 export const projects = pgTable('projects', {

@@ -47,7 +47,7 @@ async function bucketOf(ctx: AppContext, orgId: string): Promise<string | null> 
 async function writeConfigFile(ctx: AppContext, p: ProjectRow, previous?: ProjectRow): Promise<void> {
   const bucket = await bucketOf(ctx, p.organizationId);
   if (!bucket) return;
-  const body = JSON.stringify({ kind: 'config', project: { id: p.id, name: p.name }, classes: p.classes.map(({ name, type, color }) => ({ name, type, color })) }, null, 2);
+  const body = JSON.stringify({ kind: 'config', project: { id: p.id, name: p.name }, classes: p.classes.map(({ name, type, color, attributes }) => ({ name, type, color, ...(attributes?.length ? { attributes } : {}) })) }, null, 2);
   try {
     await ctx.storage.put(bucket, configFileKey(p), Buffer.from(body), { contentType: 'application/json' });
     if (previous && configFileKey(previous) !== configFileKey(p)) await ctx.storage.delete(bucket, configFileKey(previous));

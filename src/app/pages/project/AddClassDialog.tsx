@@ -6,7 +6,7 @@ import { ANNOTATION_TYPES, CLASS_PALETTE, type AnnotationType, type ProjectClass
 import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { TextField } from '../../components/TextField';
-import { unusedPaletteColor } from './classes';
+import { newClassColor } from './classes';
 import styles from './ClassesTab.module.css';
 
 export const TYPE_LABELS: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
@@ -73,7 +73,7 @@ export function AddClassDialog({ open, classes, onClose, onAdd, title = 'Add Cla
     if (open) {
       setName('');
       setType(initialType);
-      setColor(unusedPaletteColor(classes));
+      setColor(newClassColor(classes));
       setError(null);
       setBusy(false);
     }

@@ -15,7 +15,7 @@ import { toast } from '../../stores/toast';
 import { useDenied } from '../../stores/permissions';
 import { projectKey, useProjectCache } from '../projects/queries';
 import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
-import { duplicateName, unusedPaletteColor } from './classes';
+import { duplicateName, newClassColor } from './classes';
 import styles from './ClassesTab.module.css';
 
 function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit(name: string): void; onCancel(): void }) {
@@ -140,7 +140,7 @@ export function ClassesTab({ project }: { project: Project }) {
   };
   const duplicate = (c: ProjectClass) =>
     void save((cs) => {
-      const copy = { ...c, name: duplicateName(c.name, cs), color: unusedPaletteColor(cs, c.color) };
+      const copy = { ...c, name: duplicateName(c.name, cs), color: newClassColor(cs, c.color) };
       const i = cs.findIndex((x) => x.name === c.name);
       return [...cs.slice(0, i + 1), copy, ...cs.slice(i + 1)];
     }, `Failed to duplicate class "${c.name}". Please try again.`);

@@ -1,23 +1,18 @@
 // Pure helpers for the Classes tab (spec sections 3 and 5).
-import { CLASS_PALETTE, type ProjectClass } from '../../../contract/projects';
+import { CLASS_PALETTE, nextClassColor, type ProjectClass } from '../../../contract/projects';
 
 /** Default colour by position in the palette. */
 export function paletteColor(index: number): string {
   return CLASS_PALETTE[((index % CLASS_PALETTE.length) + CLASS_PALETTE.length) % CLASS_PALETTE.length];
 }
 
-/** A random palette colour, different from `avoid` when given. */
-export function randomPaletteColor(avoid?: string, random: () => number = Math.random): string {
-  const choices = CLASS_PALETTE.filter((c) => c.toLowerCase() !== avoid?.toLowerCase());
-  return choices[Math.floor(random() * choices.length)] ?? CLASS_PALETTE[0];
-}
-
-/** A random palette colour no class uses yet (any palette colour once all are used). */
-export function unusedPaletteColor(classes: readonly ProjectClass[], avoid?: string, random: () => number = Math.random): string {
-  const used = new Set(classes.map((c) => c.color.toLowerCase()));
-  if (avoid) used.add(avoid.toLowerCase());
-  const free = CLASS_PALETTE.filter((c) => !used.has(c.toLowerCase()));
-  return free.length ? free[Math.floor(random() * free.length)] : randomPaletteColor(avoid, random);
+/**
+ * The colour of a new class: the palette colour furthest (CIEDE2000) from the colours the classes
+ * use, and never `avoid` (a duplicate's original) while another is left. The one rule of
+ * contract/projects.ts nextClassColor, which the server's importer uses too.
+ */
+export function newClassColor(classes: readonly ProjectClass[], avoid?: string): string {
+  return nextClassColor(classes.map((c) => c.color), avoid);
 }
 
 /** 'name copy', then 'name copy 2', 'name copy 3', ... the first not taken (case-insensitive). */

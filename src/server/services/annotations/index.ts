@@ -13,6 +13,8 @@ import type { AppContext } from '../../context';
 import { images, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { describePath, findAnnotationProblem } from '../../../contract/annotation-check';
+import { findAttributeProblem } from '../../../contract/annotations-attributes';
+import type { ProjectClass } from '../../../contract/projects';
 import {
   ANNOTATION_KINDS,
   CONFLICT_CURRENT_MAX_SHAPES,
@@ -98,10 +100,18 @@ export async function loadDataChunks(ctx: AppContext, userId: string, imageId: s
 
 // --- validation
 
-/** Throws 400 naming the first bad annotation (src/contract/annotation-check.ts has the rules). */
-export function validateAnnotations(raw: unknown[], classNames: ReadonlySet<string>): void {
-  const problem = findAnnotationProblem(raw, classNames);
+/**
+ * Throws 400 naming the first bad annotation (src/contract/annotation-check.ts has the rules), or
+ * the first attribute that does not fit its class's definition (contract/annotations-attributes.ts):
+ * `{code: 'invalid_annotation', index, attribute}`.
+ */
+export function validateAnnotations(raw: unknown[], classes: readonly ProjectClass[] | ReadonlySet<string>): void {
+  const names = classes instanceof Set ? (classes as ReadonlySet<string>) : new Set((classes as readonly ProjectClass[]).map((c) => c.name));
+  const problem = findAnnotationProblem(raw, names);
   if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
+  if (classes instanceof Set) return;
+  const attr = findAttributeProblem(raw, new Map((classes as readonly ProjectClass[]).map((c) => [c.name, c])));
+  if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
 }
 
 // --- save
@@ -110,8 +120,8 @@ export function validateAnnotations(raw: unknown[], classNames: ReadonlySet<stri
 type Prepare = (tx: Conn, header: Header) => Promise<ChangeSet> | ChangeSet;
 
 export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
-  return commit(ctx, userId, body, body.base_version, (classNames) => {
-    validateAnnotations(body.annotations, classNames);
+  return commit(ctx, userId, body, body.base_version, (classes) => {
+    validateAnnotations(body.annotations, classes);
     const list = body.annotations as Annotation[];
     return async (tx) => {
       // The list is the document: what it lacks is removed; rows are written only where they differ.
@@ -142,8 +152,8 @@ function keepsOrder(stored: readonly { id: string; seq: number }[], list: readon
 
 /** Applies upserts and removals on `base_version` (a change without a base applies to whatever is current: assisted segmentation's append). */
 export async function saveChanges(ctx: AppContext, userId: string, body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number }): Promise<SaveDataResponse> {
-  return commit(ctx, userId, body, body.base_version, (classNames) => {
-    validateAnnotations(body.upserts, classNames);
+  return commit(ctx, userId, body, body.base_version, (classes) => {
+    validateAnnotations(body.upserts, classes);
     const upserts = new Set(body.upserts.map((a) => (a as { id: string }).id));
     const both = body.removed_ids.find((id) => upserts.has(id));
     if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
@@ -175,7 +185,7 @@ async function commit(
   userId: string,
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
-  prepare: (classNames: ReadonlySet<string>) => Prepare,
+  prepare: (classes: readonly ProjectClass[]) => Prepare,
   restoredFrom?: number,
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
@@ -184,7 +194,7 @@ async function commit(
   }
   const [project] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, image.projectId)).limit(1);
   if (!project) throw errors.notFound('Image');
-  const changeOf = prepare(new Set(project.classes.map((c) => c.name)));
+  const changeOf = prepare(project.classes);
 
   const saved = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');

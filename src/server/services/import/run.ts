@@ -27,7 +27,8 @@ import type { AppContext } from '../../context';
 import type { JobRow } from '../../jobs/queue';
 import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { CLASS_PALETTE, type AnnotationType, type ProjectClass } from '../../../contract/projects';
+import { nextClassColor, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
+import { fittingAttributes } from '../../../contract/annotations-attributes';
 import { emptyImportReport, MAX_IMPORT_REPORT_ITEMS, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
@@ -108,8 +109,8 @@ function typeOf(a: ImportedAnnotation): AnnotationType {
 }
 
 /** Adds the classes the project lacks (names matched case-insensitively), in one update. */
-async function ensureClasses(r: Run, wanted: { name: string; type?: AnnotationType; color?: string }[]): Promise<void> {
-  const missing = new Map<string, { name: string; type?: AnnotationType; color?: string }>();
+async function ensureClasses(r: Run, wanted: { name: string; type?: AnnotationType; color?: string; attributes?: AttributeDefinition[] }[]): Promise<void> {
+  const missing = new Map<string, { name: string; type?: AnnotationType; color?: string; attributes?: AttributeDefinition[] }>();
   for (const c of wanted) {
     const key = c.name.trim().toLowerCase();
     if (!key || r.classes.has(key) || missing.has(key)) continue;
@@ -122,8 +123,9 @@ async function ensureClasses(r: Run, wanted: { name: string; type?: AnnotationTy
   const added: ProjectClass[] = [];
   for (const [key, c] of missing) {
     if (r.classes.has(key)) continue;
-    const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : CLASS_PALETTE[(current.length + added.length) % CLASS_PALETTE.length]!;
-    added.push({ name: c.name.trim().slice(0, 100), type: c.type ?? 'box', color });
+    // A class without a colour takes the palette colour furthest from those in use (contract/projects.ts).
+    const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : nextClassColor([...current, ...added].map((x) => x.color));
+    added.push({ name: c.name.trim().slice(0, 100), type: c.type ?? 'box', color, ...(c.attributes?.length ? { attributes: c.attributes } : {}) });
   }
   if (added.length === 0) return;
   try {
@@ -233,7 +235,10 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
     if (!cls) return r.report.skip(where, `unknown class "${String(rec.name).slice(0, 100)}"`);
     if (ids.has(rec.id as string)) return r.report.skip(where, `id "${String(rec.id).slice(0, 100)}" appears twice`);
     ids.add(rec.id as string);
-    chunk.push({ ...(s as Record<string, unknown>), name: cls.name });
+    // Attributes that do not fit the class's definitions are left out (the shape is kept), saying which.
+    const attrs = fittingAttributes((s as { attributes?: unknown }).attributes, cls);
+    for (const name of attrs.dropped) r.report.warn(`${where}: attribute "${name.slice(0, 100)}" does not fit the definition of class "${cls.name}"; left out`);
+    chunk.push({ ...(s as Record<string, unknown>), name: cls.name, ...(attrs.dropped.length ? { attributes: attrs.kept } : {}) });
   };
   for (const [i, s] of (img.stored ?? []).entries()) {
     accept(s, `${file} #${i + 1}`);

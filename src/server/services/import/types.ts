@@ -8,7 +8,7 @@
 // with the stored-annotation schema and writes. Readers never touch the database or storage.
 import type { Readable } from 'node:stream';
 import type { ImportFormat } from '../../../contract/imports';
-import type { AnnotationType } from '../../../contract/projects';
+import type { AnnotationType, AttributeDefinition } from '../../../contract/projects';
 import type { ImageStatus } from '../../../contract/images';
 
 /**
@@ -85,6 +85,8 @@ export interface ImportedClass {
   type?: AnnotationType;
   /** Vellum keeps colours; others get the next palette colour. */
   color?: string;
+  /** Vellum keeps attribute definitions (issue 19). */
+  attributes?: AttributeDefinition[];
 }
 
 export interface ImportReporter {

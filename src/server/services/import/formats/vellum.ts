@@ -16,7 +16,7 @@
 // - Image files under images/ without a document are yielded last, without annotations.
 import { VELLUM_EXPORT_VERSION } from '../../../../contract/export';
 import { IMAGE_STATUSES, type ImageStatus } from '../../../../contract/images';
-import { ANNOTATION_TYPES, type AnnotationType } from '../../../../contract/projects';
+import { ANNOTATION_TYPES, ProjectClass, type AnnotationType } from '../../../../contract/projects';
 import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedClass, type ImportedImage, type ReadOptions } from '../types';
 import { baseName, dirName, extOf, isImagePath, joinPath, toNumber } from './common';
 import { parseJsonEntry } from './json-scan';
@@ -46,6 +46,12 @@ function classesOf(manifest: Record<string, unknown>, options: ReadOptions): Imp
     const cls: ImportedClass = { name: c.name };
     if (typeof c.type === 'string' && (ANNOTATION_TYPES as readonly string[]).includes(c.type)) cls.type = c.type as AnnotationType;
     if (typeof c.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(c.color)) cls.color = c.color;
+    if (c.attributes !== undefined) {
+      const defs = ProjectClass.shape.attributes.safeParse(c.attributes);
+      if (defs.success) {
+        if (defs.data?.length) cls.attributes = defs.data;
+      } else options.report.warn(`vellum.json: the attribute definitions of class "${c.name.slice(0, 100)}" were left out (${defs.error.issues[0]?.message ?? 'invalid'})`);
+    }
     out.push(cls);
   }
   return out;

@@ -1,0 +1,97 @@
+// Annotation attributes against their class's definitions (issue 19). A stored annotation's
+// `attributes` is a list of {name, value} entries; a class that defines attributes
+// (ProjectClass.attributes in ./projects.ts, CVAT's model) holds its annotations to them:
+// every entry is {name, value}, names a defined attribute once, and its value fits the kind
+// (attributeValueProblem). A defined attribute may be missing (it reads as its default).
+// A class without definitions keeps free-form attributes, as every project had before: data
+// imported from other tools (occluded, visible, confidence...) and older saves stay valid.
+// The server runs this on every path that stores annotations; the editor uses the same helpers.
+import { attributeValueProblem, type AttributeDefinition, type AttributeValue, type ProjectClass } from './projects';
+import { printableText } from './text';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface AttributeProblem {
+  /** The attribute named (or the entry's position when it has no name). */
+  attribute: string;
+  /** A sentence naming the attribute and the class: 'Attribute "colour" of class "car" must be one of its options ("red", "blue")'. */
+  message: string;
+}
+
+const quote = (s: string) => `"${printableText(s.slice(0, 100))}"`;
+
+/** True when the class defines attributes, so its annotations' attributes are checked. */
+export function hasAttributeDefinitions(cls: Pick<ProjectClass, 'attributes'> | undefined): cls is Pick<ProjectClass, 'attributes'> & { attributes: AttributeDefinition[] } {
+  return Boolean(cls?.attributes && cls.attributes.length > 0);
+}
+
+/**
+ * The first problem of an annotation's `attributes` for its class, or null when they fit (or the
+ * class defines no attributes).
+ */
+export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, 'name' | 'attributes'> | undefined): AttributeProblem | null {
+  if (!cls || !hasAttributeDefinitions(cls) || attributes === undefined) return null;
+  const of = `of class ${quote(cls.name)}`;
+  if (!Array.isArray(attributes)) return { attribute: '', message: `The attributes ${of} must be a list of {name, value} entries` };
+  const defs = new Map(cls.attributes.map((d) => [d.name, d]));
+  const seen = new Set<string>();
+  for (const [i, entry] of attributes.entries()) {
+    if (!isRecord(entry) || typeof entry.name !== 'string' || !('value' in entry)) {
+      return { attribute: isRecord(entry) && typeof entry.name === 'string' ? entry.name : `#${i + 1}`, message: `Attribute entry ${i + 1} ${of} must be {name, value}` };
+    }
+    for (const key of Object.keys(entry)) {
+      if (key !== 'name' && key !== 'value') return { attribute: entry.name, message: `Attribute ${quote(entry.name)} ${of} has an unknown key ${quote(key)} (entries are {name, value})` };
+    }
+    const def = defs.get(entry.name);
+    if (!def) return { attribute: entry.name, message: `Attribute ${quote(entry.name)} is not defined for class ${quote(cls.name)}` };
+    if (seen.has(entry.name)) return { attribute: entry.name, message: `Attribute ${quote(entry.name)} ${of} appears twice` };
+    seen.add(entry.name);
+    const problem = attributeValueProblem(def, entry.value);
+    if (problem) return { attribute: entry.name, message: `Attribute ${quote(entry.name)} ${of} ${problem}` };
+  }
+  return null;
+}
+
+/**
+ * The first problem of a list of stored annotations' attributes, with the annotation's position.
+ * `classes`: the project's classes by exact name (annotations of other classes are not checked
+ * here; the class check is findAnnotationProblem's).
+ */
+export function findAttributeProblem(list: readonly unknown[], classes: ReadonlyMap<string, Pick<ProjectClass, 'name' | 'attributes'>>): (AttributeProblem & { index: number }) | null {
+  let any = false;
+  for (const c of classes.values()) if (hasAttributeDefinitions(c)) any = true;
+  if (!any) return null;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i];
+    if (!isRecord(a) || typeof a.name !== 'string') continue;
+    const problem = attributesProblem(a.attributes, classes.get(a.name));
+    if (problem) {
+      const id = typeof a.id === 'string' ? ` (id ${quote(a.id)})` : '';
+      return { index: i, attribute: problem.attribute, message: `Annotation ${i}${id}: ${problem.message}` };
+    }
+  }
+  return null;
+}
+
+/**
+ * The entries of `attributes` that fit the class, and the names of those left out (for importers:
+ * a value from another tool that does not fit is dropped with a warning, the shape is kept).
+ */
+export function fittingAttributes(attributes: unknown, cls: Pick<ProjectClass, 'name' | 'attributes'>): { kept: unknown[] | undefined; dropped: string[] } {
+  if (!hasAttributeDefinitions(cls) || attributes === undefined) return { kept: attributes as unknown[] | undefined, dropped: [] };
+  if (!Array.isArray(attributes)) return { kept: [], dropped: ['attributes'] };
+  const kept: unknown[] = [];
+  const dropped: string[] = [];
+  for (const [i, entry] of attributes.entries()) {
+    const problem = attributesProblem([...kept, entry], cls);
+    if (problem) dropped.push(isRecord(entry) && typeof entry.name === 'string' ? entry.name : `#${i + 1}`);
+    else kept.push(entry);
+  }
+  return { kept, dropped };
+}
+
+/** The value of attribute `name` in a {name, value} list, or undefined when absent. */
+export function attributeValue(attributes: readonly unknown[] | undefined, name: string): AttributeValue | undefined {
+  for (const e of attributes ?? []) if (isRecord(e) && e.name === name && 'value' in e) return e.value as AttributeValue;
+  return undefined;
+}
