@@ -5,7 +5,8 @@
 // point, offset by the mitred normal (ox, oy; at most 2 long) that the shader scales by the
 // half width in CSS px, so outlines keep their width at every zoom and joints are not drawn
 // twice; the dark halo is the outer band of the same strip (one pass). Markers (keypoints,
-// handles) are quads of four vertices with |offset| = 3.
+// handles) are quads of four vertices with |offset| = 3. The side says what a vertex is for:
+// +-1 outline, +-2 polyline (drawn at least 2 px wide), 0 square marker, 3 round keypoint dot.
 import earcut from 'earcut';
 
 export const FILL_STRIDE = 4;
@@ -19,6 +20,9 @@ export const MAX_MITER = 2;
 
 /** Marker corners carry offsets of magnitude 3 (the shader reads >2 as "marker": radius u_marker + half width). */
 export const KEYPOINT_SCALE = 3;
+/** Side values (see above). */
+export const SIDE_POLYLINE = 2;
+export const SIDE_KEYPOINT = 3;
 
 export interface ShapeGeometry {
   fill: Float32Array;
@@ -39,8 +43,8 @@ export interface LineOut {
 
 export const lineOut = (): LineOut => ({ v: [], i: [] });
 
-/** Builds the outline strip of one ring (closed or open; open ends get square caps). */
-function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: number, closed: boolean, color: number, slot: number): void {
+/** Builds the outline strip of one ring (closed or open; open ends get square caps); `side` 2 marks a polyline. */
+function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: number, closed: boolean, color: number, slot: number, side = 1): void {
   // drop repeated points (zero-length segments have no direction)
   const px: number[] = [], py: number[] = [];
   for (let k = 0; k < count; k++) {
@@ -98,7 +102,7 @@ function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: num
         }
       }
     }
-    out.v.push(px[k]!, py[k]!, -ox, -oy, -1, color, slot, px[k]!, py[k]!, ox, oy, 1, color, slot);
+    out.v.push(px[k]!, py[k]!, -ox, -oy, -side, color, slot, px[k]!, py[k]!, ox, oy, side, color, slot);
   }
   for (let s = 0; s < segs; s++) {
     const a = base + 2 * s, b = base + 2 * ((s + 1) % n);
@@ -106,9 +110,9 @@ function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: num
   }
 }
 
-function pushMarker(out: LineOut, x: number, y: number, k: number, color: number, slot: number): void {
+function pushMarker(out: LineOut, x: number, y: number, k: number, color: number, slot: number, side = 0): void {
   const v = out.v.length / LINE_STRIDE;
-  out.v.push(x, y, -k, -k, 0, color, slot, x, y, k, -k, 0, color, slot, x, y, -k, k, 0, color, slot, x, y, k, k, 0, color, slot);
+  out.v.push(x, y, -k, -k, side, color, slot, x, y, k, -k, side, color, slot, x, y, -k, k, side, color, slot, x, y, k, k, side, color, slot);
   out.i.push(v, v + 1, v + 2, v + 2, v + 1, v + 3);
 }
 
@@ -282,13 +286,13 @@ export function compactPolygon(coords: ArrayLike<number>, ringLens: ArrayLike<nu
 
 export function polylineGeometry(coords: ArrayLike<number>, count: number, color: number, slot: number, closed = false): ShapeGeometry {
   const line = lineOut();
-  if (count >= 2) pushRing(line, coords, 0, count, closed, color, slot);
+  if (count >= 2) pushRing(line, coords, 0, count, closed, color, slot, SIDE_POLYLINE);
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: Float32Array.from({ length: count * 2 }, (_, i) => coords[i]!) };
 }
 
 export function keypointGeometry(x: number, y: number, color: number, slot: number): ShapeGeometry {
   const line = lineOut();
-  pushMarker(line, x, y, KEYPOINT_SCALE, color, slot);
+  pushMarker(line, x, y, KEYPOINT_SCALE, color, slot, SIDE_KEYPOINT);
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: new Float32Array([x, y]) };
 }
 

@@ -53,6 +53,7 @@ export function packScene(
   const ringLens = new Uint32Array(rings), coords = new Float32Array(points * 2);
   const masks: PackedScene['masks'] = [];
   const colorCache = new Map<string, number>();
+  const names: string[] = [], nameIdx = new Uint16Array(n), nameAt = new Map<string, number>();
   let ri = 0, ci = 0;
   const putRing = (ring: readonly (readonly [number, number])[]) => {
     ringLens[ri++] = ring.length;
@@ -66,6 +67,9 @@ export function packScene(
     let c = colorCache.get(a.class);
     if (c === undefined) { c = colorOf(a.class); colorCache.set(a.class, c); }
     colors[i] = c;
+    let k = nameAt.get(a.class);
+    if (k === undefined) { k = names.push(a.class) - 1; nameAt.set(a.class, k); }
+    nameIdx[i] = k;
     switch (a.type) {
       case 'box':
       case 'segmentation':
@@ -86,12 +90,12 @@ export function packScene(
         break;
     }
   }
-  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, masks };
+  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, names, nameIdx, masks };
 }
 
 /** The typed arrays of a packed scene, to pass as comlink transferables. */
 export function sceneTransferables(s: PackedScene): Transferable[] {
-  return [s.z.buffer, s.types.buffer, s.colors.buffer, s.rect.buffer, s.ringCounts.buffer, s.ringLens.buffer, s.coords.buffer] as ArrayBuffer[];
+  return [s.z.buffer, s.types.buffer, s.colors.buffer, s.rect.buffer, s.ringCounts.buffer, s.ringLens.buffer, s.coords.buffer, s.nameIdx.buffer] as ArrayBuffer[];
 }
 
 /** A diff's part as packed and posted: `reset` and `removed` travel with the first part only. */

@@ -22,6 +22,9 @@ export interface PackedScene {
   ringCounts: Uint32Array;
   ringLens: Uint32Array;
   coords: Float32Array;
+  /** Class name of upsert i: names[nameIdx[i]] (each name once per part). */
+  names: string[];
+  nameIdx: Uint16Array;
   masks: { index: number; size: [number, number]; counts: number[] | Uint32Array | string }[];
 }
 
@@ -51,6 +54,23 @@ export interface RenderProposal {
   points: number[];
   box: Rect | null;
 }
+
+/**
+ * How the canvas is drawn, whatever the document: the annotator's display settings. They never
+ * change the stored image or annotations.
+ */
+export interface RenderDisplay {
+  /** Class names at shapes (only the hovered and selected ones where shapes are dense). */
+  labels: boolean;
+  /** Width of outlines and polylines in CSS px (1 thin, 2 normal, 3 thick). */
+  outlineWidth: number;
+  /** Image adjustments: brightness and contrast as factors (1: unchanged), gamma (1: unchanged; above 1 brightens mid-tones). */
+  brightness: number;
+  contrast: number;
+  gamma: number;
+}
+
+export const DEFAULT_DISPLAY: RenderDisplay = { labels: true, outlineWidth: 2, brightness: 1, contrast: 1, gamma: 1 };
 
 /** Where the image comes from. */
 export interface TileLevel {
@@ -112,6 +132,8 @@ export interface RenderStats {
   imageLoadMs: number;
   maxTextureSize: number;
   imageMode: 'none' | 'single' | 'tiled';
+  /** Class-name labels in the last frame. */
+  labels: number;
   /** Estimated GPU memory: vertex buffers, mask textures, tiles, state texture (bytes). */
   gpuBytes: number;
   /** JS heap of the realm the renderer runs in (performance.memory, Chromium), if available. */
@@ -127,6 +149,7 @@ export interface RenderWorkerApi {
   renewTiles(levels: TileLevel[]): void;
   applyScene(scene: PackedScene): void;
   setView(view: RenderView): void;
+  setDisplay(display: RenderDisplay): void;
   setCamera(camera: CameraState): void;
   resize(width: number, height: number, dpr: number): void;
   /** Resolves once nothing is pending (tiles, masks, geometry) and a frame has been drawn. */

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
-import type { ImageSourceMsg, PackedScene, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
 
@@ -74,6 +74,8 @@ export interface RendererHandle {
   renewTiles(levels: TileLevel[]): void;
   /** Class colours changed: re-send the scene with the new colours. */
   refreshColors(): void;
+  /** The annotator's display settings (labels, outline width, image adjustments). */
+  setDisplay(display: RenderDisplay): void;
   /** Resolves after everything sent so far is drawn and no tile or mask is still loading. */
   idle(): Promise<RenderStats>;
   stats(): Promise<RenderStats>;
@@ -109,6 +111,7 @@ interface Backend {
   renewTiles(levels: TileLevel[]): void;
   applyScene(s: PackedScene): void;
   setView(v: RenderView): void;
+  setDisplay(d: RenderDisplay): void;
   setCamera(c: CameraState): void;
   resize(w: number, h: number, dpr: number): void;
   idle(): Promise<RenderStats>;
@@ -128,6 +131,7 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
     renewTiles: (levels) => void remote.renewTiles(levels),
     applyScene: (s) => void remote.applyScene(Comlink.transfer(s, sceneTransferables(s))),
     setView: (v) => void remote.setView(v),
+    setDisplay: (d) => void remote.setDisplay(d),
     setCamera: (c) => void remote.setCamera(c),
     resize: (w, h, dpr) => void remote.resize(w, h, dpr),
     idle: () => remote.idle(),
@@ -149,6 +153,7 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
     renewTiles: (levels) => r.renewTiles(levels),
     applyScene: (s) => r.applyScene(s),
     setView: (v) => r.setView(v),
+    setDisplay: (d) => r.setDisplay(d),
     setCamera: (c) => r.setCamera(c),
     resize: (w, h, dpr) => r.resize(w, h, dpr),
     idle: () => r.idle(),
@@ -411,6 +416,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       colors.clear();
       scene.restart();
     },
+    setDisplay: (d) => backend.setDisplay({ ...d }),
     async idle() {
       await ready;
       while (scene.pending) await new Promise((r) => setTimeout(r, 4));

@@ -20,6 +20,7 @@ const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: 
   renewTiles: (levels) => need().renewTiles(levels),
   applyScene: (scene) => need().applyScene(scene),
   setView: (view) => need().setView(view),
+  setDisplay: (display) => need().setDisplay(display),
   setCamera: (camera) => need().setCamera(camera),
   resize: (w, h, dpr) => need().resize(w, h, dpr),
   idle: () => need().idle(),

@@ -20,7 +20,8 @@ import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuf
 import type { CameraState } from '../engine';
 import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, compactPolygon, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
-import type { ImageSourceMsg, PackedScene, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
+import { LabelLayer, MAX_LABELS, MAX_VISIBLE, type LabelInput } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
 import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
@@ -52,18 +53,20 @@ const BUILD_SLICE_MS = 6;
 const STATE_W = 1024;
 export const SELECTED_FILL_ALPHA = 0x1a / 255;
 export const HOVER_FILL_ALPHA = 0.1;
-export const MASK_COLOR = 0x3b5bdb;
 const HALO: [number, number, number, number] = [0.06 * 0.55, 0.07 * 0.55, 0.1 * 0.55, 0.55];
 const HANDLE_HALO = [0.1, 0.12, 0.16, 1];
-const LINE_HW = 0.75;
+/** Keypoint dot radius, CSS px (a 9 px dot; 11 px with its halo). */
+export const KEYPOINT_R = 4.5;
+/** Polylines are drawn at least 2 px wide: they have no fill to show them. */
+const POLYLINE_HW = 1;
 /** Selected outlines are this much wider. */
 const SELECTED_LINE_SCALE = 1.6;
 const HALO_W = 1;
 const MAX_HANDLE_SHAPES = 2000;
 /** Dot vertex: centre x, y, half width, half height (image px), colour, slot. */
 const DOT_STRIDE = 6;
-/** Mask vertex: x, y (image px), u, v (atlas), slot. */
-const MASK_STRIDE = 5;
+/** Mask vertex: x, y (image px), corner (-1 / 1 twice), rect (4), atlas origin and steps (4), colour, slot. */
+const MASK_STRIDE = 14;
 
 interface MaskEntry {
   place: MaskPlace | null;
@@ -83,6 +86,8 @@ interface Shape {
   /** Bounds in image px: minX, minY, maxX, maxY. */
   bounds: [number, number, number, number];
   chunk: Chunk | null;
+  /** Class name (its label). */
+  label: string;
 }
 
 /** GPU buffers of one cell at one level of detail (counts are indices). */
@@ -145,6 +150,8 @@ export class Renderer {
   private dpr: number;
   private camera: CameraState = { x: 0, y: 0, scale: 1 };
   private view: RenderView = { selected: [], hidden: [], hovered: null, transparency: 50, drawing: null, marquee: null };
+  private display: RenderDisplay = { ...DEFAULT_DISPLAY };
+  private readonly labels: LabelLayer;
   private selected = new Set<string>();
   private hidden = new Set<string>();
   private readonly shapes = new Map<string, Shape>();
@@ -252,7 +259,9 @@ export class Renderer {
       attributes: fromBuf(LINE_STRIDE, { a_pos: 0, a_off: 2, a_side: 4, a_color: 5, a_slot: 6 }),
       uniforms: {
         ...cam,
-        u_hw: regl.prop<any, 'hw'>('hw'),
+        u_hw: () => this.lineHw(),
+        u_polyHw: POLYLINE_HW,
+        u_kpR: KEYPOINT_R,
         u_halo: (_: unknown, p: { haloW?: number; round?: boolean }) => p.haloW ?? HALO_W,
         u_round: (_: unknown, p: { haloW?: number; round?: boolean }) => (p.round ? 1 : 0),
         u_selScale: SELECTED_LINE_SCALE,
@@ -271,7 +280,7 @@ export class Renderer {
       uniforms: {
         ...cam,
         ...fillAlpha,
-        u_hw: LINE_HW,
+        u_hw: () => this.lineHw(),
         u_selScale: SELECTED_LINE_SCALE,
         u_halo: HALO_W,
         u_haloColor: HALO,
@@ -294,7 +303,14 @@ export class Renderer {
       depth: { enable: false },
     });
     const quadAttrs = { a_uv: this.quad };
-    const quadUniforms = { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_uv: regl.prop<any, 'uv'>('uv'), u_tex: regl.prop<any, 'tex'>('tex') };
+    const quadUniforms = {
+      u_cam: cam.u_cam,
+      u_view: cam.u_view,
+      u_rect: regl.prop<any, 'rect'>('rect'),
+      u_uv: regl.prop<any, 'uv'>('uv'),
+      u_tex: regl.prop<any, 'tex'>('tex'),
+      u_adjust: () => [this.display.brightness, this.display.contrast, this.display.gamma],
+    };
     this.drawImage = regl({ vert: quadVert, frag: imageFrag, attributes: quadAttrs, uniforms: quadUniforms, count: 6, depth: { enable: false } });
     const M = MASK_STRIDE * F;
     this.drawMask = regl({
@@ -302,13 +318,19 @@ export class Renderer {
       frag: maskFrag,
       attributes: {
         a_pos: { buffer: this.maskBuf, stride: M, offset: 0 },
-        a_uv: { buffer: this.maskBuf, stride: M, offset: 2 * F },
-        a_slot: { buffer: this.maskBuf, stride: M, offset: 4 * F },
+        a_corner: { buffer: this.maskBuf, stride: M, offset: 2 * F },
+        a_rect: { buffer: this.maskBuf, stride: M, offset: 4 * F },
+        a_uv: { buffer: this.maskBuf, stride: M, offset: 8 * F },
+        a_color: { buffer: this.maskBuf, stride: M, offset: 12 * F },
+        a_slot: { buffer: this.maskBuf, stride: M, offset: 13 * F },
       },
       uniforms: {
         ...cam,
         u_tex: regl.prop<any, 'tex'>('tex'),
-        u_color: [((MASK_COLOR >> 16) & 255) / 255, ((MASK_COLOR >> 8) & 255) / 255, (MASK_COLOR & 255) / 255],
+        u_lineW: () => this.display.outlineWidth,
+        u_halo: HALO_W,
+        u_haloColor: HALO,
+        u_selScale: SELECTED_LINE_SCALE,
         u_alpha: alpha,
         u_selAlpha: () => Math.max(SELECTED_FILL_ALPHA, alpha() * 0.5),
         u_hoverAlpha: HOVER_FILL_ALPHA,
@@ -319,6 +341,7 @@ export class Renderer {
       depth: { enable: false },
     });
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
+    this.labels = new LabelLayer(regl, () => this.requestFrame());
     this.warmUp();
     this.requestFrame();
   }
@@ -406,6 +429,16 @@ export class Renderer {
     this.requestFrame();
   }
 
+  setDisplay(d: RenderDisplay): void {
+    this.display = { ...d, outlineWidth: Math.max(0.5, Math.min(6, d.outlineWidth)), gamma: Math.max(0.05, d.gamma) };
+    this.requestFrame();
+  }
+
+  /** Half width of outlines (CSS px) from the display setting. */
+  private lineHw(): number {
+    return this.display.outlineWidth / 2;
+  }
+
   applyScene(p: PackedScene): void {
     const t0 = performance.now();
     if (p.reset) this.clearShapes();
@@ -438,6 +471,7 @@ export class Renderer {
         geom = { fill: new Float32Array(0), fillIdx: new Uint32Array(0), line: new Float32Array(0), lineIdx: new Uint32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) };
       }
       const bounds = boundsOf(type, rx, ry, rw, rh, geom.handles);
+      const label = p.names[p.nameIdx[i]!] ?? '';
       if (s) {
         if (s.mask) this.dropMask(s);
         s.z = p.z[i]!;
@@ -446,8 +480,9 @@ export class Renderer {
         s.geom = geom;
         s.rings = ringLens;
         s.bounds = bounds;
+        s.label = label;
       } else {
-        s = { id, z: p.z[i]!, type, color, slot, geom, rings: ringLens, mask: null, bounds, chunk: null };
+        s = { id, z: p.z[i]!, type, color, slot, geom, rings: ringLens, mask: null, bounds, chunk: null, label };
         this.shapes.set(id, s);
         this.bySlot[slot] = s;
       }
@@ -714,7 +749,7 @@ export class Renderer {
     if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
     if (l.dots) this.drawDots([{ buf: l.dots, offset: 0, count: 1 }]);
     if (l.compact) this.drawCompact([{ buf: l.compact, offset: 0, count: 3 }]);
-    if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, hw: LINE_HW, marker: 3, halo: HALO }]);
+    if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, marker: 3, halo: HALO }]);
   }
 
   /** FULL, or the zoom exponent when some shape of the cell is small enough for a lighter form. */
@@ -796,16 +831,13 @@ export class Renderer {
       if (!p) continue;
       const [x, y, w, h] = s.mask!.rect;
       const a = p.atlas;
-      const u0 = p.u / a.w, u1 = (p.u + p.tw) / a.w, v0 = p.v / a.h, v1 = (p.v + p.th) / a.h;
-      // image (x, y) -> texel (u: row, v: column); two triangles
-      const corners = [x, y, u0, v0, x + w, y, u0, v1, x, y + h, u1, v0, x, y + h, u1, v0, x + w, y, u0, v1, x + w, y + h, u1, v1];
+      // image (x, y) -> texel (u: row, v: column): the rect's top-left texel and the step per image px
+      const u0 = p.u / a.w, v0 = p.v / a.h, du = h ? p.tw / a.w / h : 0, dv = w ? p.th / a.h / w : 0;
+      // two triangles over the rect; corners (-1 / 1) let the shader grow it for the halo
+      const corners = [0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1];
       for (let k = 0; k < 6; k++) {
-        const o = (n + k) * MASK_STRIDE;
-        v[o] = corners[4 * k]!;
-        v[o + 1] = corners[4 * k + 1]!;
-        v[o + 2] = corners[4 * k + 2]!;
-        v[o + 3] = corners[4 * k + 3]!;
-        v[o + 4] = s.slot;
+        const o = (n + k) * MASK_STRIDE, cx = corners[2 * k]!, cy = corners[2 * k + 1]!;
+        v.set([x + cx * w, y + cy * h, cx * 2 - 1, cy * 2 - 1, x, y, x + w, y + h, u0, v0, du, dv, s.color, s.slot], o);
       }
       const last = runs[runs.length - 1];
       if (last && last.atlas === a) last.count += 6;
@@ -864,6 +896,56 @@ export class Renderer {
     this.overlayDirty = false;
   }
 
+  // ------------------------------------------------------------------ labels
+
+  /**
+   * The labels to draw: every shape in view (image px) when at most MAX_VISIBLE are, else the
+   * hovered and selected ones only. A cell inside the view counts whole without a look at its
+   * shapes and the count stops past MAX_VISIBLE, so a frame never walks 100k shapes.
+   */
+  private labelInputs(vx0: number, vy0: number, vx1: number, vy1: number): LabelInput[] {
+    const inView = (b: readonly number[]) => !(b[0]! > vx1 || b[2]! < vx0 || b[1]! > vy1 || b[3]! < vy0);
+    let shapes: Shape[] = [];
+    let dense = false;
+    for (const c of this.chunks.values()) {
+      const b = c.bounds;
+      if (!inView(b)) continue;
+      if (b[0] >= vx0 && b[2] <= vx1 && b[1] >= vy0 && b[3] <= vy1 && shapes.length + c.shapes.size > MAX_VISIBLE) dense = true;
+      else {
+        for (const s of c.shapes) {
+          if (!inView(s.bounds) || this.hidden.has(s.id)) continue;
+          if (shapes.push(s) > MAX_VISIBLE) {
+            dense = true;
+            break;
+          }
+        }
+      }
+      if (dense) break;
+    }
+    if (dense) {
+      shapes = [];
+      const h = this.view.hovered ? this.shapes.get(this.view.hovered) : undefined;
+      if (h) shapes.push(h);
+      let looked = 0;
+      for (const id of this.view.selected) {
+        if (shapes.length >= MAX_LABELS || ++looked > 5000) break;
+        const s = this.shapes.get(id);
+        if (s && s !== h && inView(s.bounds)) shapes.push(s);
+      }
+      shapes = shapes.filter((s) => !this.hidden.has(s.id));
+    }
+    shapes.sort((a, b) => b.z - a.z); // topmost first: they keep their labels where labels would overlap
+    const { x: cx, y: cy, scale } = this.camera;
+    return shapes.map((s) => ({
+      text: s.label,
+      color: s.color,
+      ax: s.bounds[0] * scale + cx,
+      ay: s.bounds[1] * scale + cy,
+      point: s.type === 3,
+      priority: this.selected.has(s.id) || this.view.hovered === s.id,
+    }));
+  }
+
   // ------------------------------------------------------------------ frames
 
   requestFrame(): void {
@@ -892,7 +974,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.pendingBuilds.size && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
+    return !this.frameRequested && !this.labels.loading && !this.pendingBuilds.size && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -956,12 +1038,14 @@ export class Renderer {
     if (dots.length) this.drawDots(dots);
     if (compacts.length) this.drawCompact(compacts);
     if (oFill.count) this.drawFill([oFill]);
-    const lines: { buf: Buffer; idx: Elements; count: number; hw: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[] = [];
-    for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, hw: LINE_HW, marker: 3, halo: HALO });
-    if (oLine.count) lines.push({ ...oLine, hw: LINE_HW, marker: 3, halo: HALO });
-    if (oHandles.count) lines.push({ ...oHandles, hw: LINE_HW, marker: 3, halo: HANDLE_HALO });
-    if (oPoints.count) lines.push({ ...oPoints, hw: LINE_HW, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
+    const lines: { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[] = [];
+    for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, marker: 3, halo: HALO });
+    if (oLine.count) lines.push({ ...oLine, marker: 3, halo: HALO });
+    if (oHandles.count) lines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
+    if (oPoints.count) lines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
     if (lines.length) this.drawLine(lines);
+    this.labels.update(this.display.labels ? this.labelInputs(vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
+    this.labels.render(this.width, this.height);
     this.gl.flush();
   }
 
@@ -997,6 +1081,7 @@ export class Renderer {
       imageLoadMs: this.s.imageLoadMs,
       maxTextureSize: this.maxTextureSize,
       imageMode: this.image?.mode ?? 'none',
+      labels: this.labels.drawn,
       gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4,
       heapBytes: mem ? mem.usedJSHeapSize : null,
       backend: this.backend,
@@ -1009,6 +1094,7 @@ export class Renderer {
     this.image?.dispose();
     this.maskAtlases.dispose();
     this.warmTarget.destroy();
+    this.labels.dispose();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }

@@ -46,33 +46,42 @@ void main() {
 export const lineVert = `${common}
 attribute vec2 a_pos;
 attribute vec2 a_off;
-attribute float a_side;
+attribute float a_side;      // +-1 outline, +-2 polyline (at least u_polyHw), 0 square marker, 3 keypoint (round)
 attribute float a_color;
 attribute float a_slot;
 uniform float u_hw;          // half width of the coloured line, CSS px
+uniform float u_polyHw;      // smallest half width of a polyline (it has no fill to show it)
 uniform float u_halo;        // width of the dark halo band around it, CSS px
 uniform float u_selScale;    // wider outline when selected
-uniform float u_marker;      // marker (keypoint, handle) radius, CSS px
+uniform float u_marker;      // marker (handle) radius, CSS px
+uniform float u_kpR;         // keypoint dot radius, CSS px
+uniform float u_round;       // 1: all markers of this draw are round (Auto-Annotate's points)
 varying vec3 v_color;
 varying vec2 v_local;        // px from the centre line / marker centre, at the quad's outer edge
 varying float v_inner;       // px where the halo starts
 varying float v_outer;       // px where the halo ends (the quad reaches half a px further, to smooth the edge)
+varying float v_round;
 void main() {
   vec4 st = stateOf(a_slot);
-  float hw = u_hw * (st.g > 0.5 ? u_selScale : 1.0);
+  float sel = st.g > 0.5 ? u_selScale : 1.0;
   float k = max(abs(a_off.x), abs(a_off.y));
   vec2 px;
   if (k > 2.0) {
-    v_inner = u_marker;
-    v_outer = u_marker + u_halo;
+    bool kp = a_side > 2.5;
+    // a keypoint grows a little when selected or hovered, like a selected outline
+    v_inner = kp ? u_kpR * (st.g > 0.5 || st.b > 0.5 ? 1.25 : 1.0) : u_marker;
+    v_round = kp || u_round > 0.5 ? 1.0 : 0.0;
+    v_outer = v_inner + u_halo;
     px = a_off / k * (v_outer + 0.5);
     v_local = px;
   } else {
+    float hw = (abs(a_side) > 1.5 ? max(u_hw, u_polyHw) : u_hw) * sel;
     v_inner = hw;
     v_outer = hw + u_halo;
+    v_round = 0.0;
     px = a_off * (v_outer + 0.5);
     // the across-line coordinate: +-(outer + 0.5) on the two long edges
-    v_local = vec2((v_outer + 0.5) * a_side, 0.0);
+    v_local = vec2((v_outer + 0.5) * sign(a_side), 0.0);
   }
   v_color = unpack(a_color);
   gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz + px);
@@ -81,13 +90,13 @@ void main() {
 export const lineFrag = `
 precision mediump float;
 uniform vec4 u_haloColor;     // premultiplied
-uniform float u_round;        // 1: round markers (Auto-Annotate's points), else square
 varying vec3 v_color;
 varying vec2 v_local;
 varying float v_inner;
 varying float v_outer;
+varying float v_round;        // 1: round marker, else square (lines use only the x of v_local)
 void main() {
-  float d = u_round > 0.5 ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
+  float d = v_round > 0.5 ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
   float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)
   gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;
@@ -201,36 +210,104 @@ void main() {
   gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
 }`;
 
+/**
+ * The image with the annotator's adjustments (display only; the stored image never changes):
+ * gamma (c^(1/g)), then contrast about mid-grey, then brightness as a factor, as CSS filters do.
+ */
 export const imageFrag = `
 precision mediump float;
 uniform sampler2D u_tex;
+uniform vec3 u_adjust;   // brightness, contrast, gamma (1, 1, 1: unchanged)
 varying vec2 v_uv;
-void main() { gl_FragColor = vec4(texture2D(u_tex, v_uv).rgb, 1.0); }`;
+void main() {
+  vec3 c = texture2D(u_tex, v_uv).rgb;
+  c = pow(c, vec3(1.0 / u_adjust.z));
+  c = (c - 0.5) * u_adjust.y + 0.5;
+  gl_FragColor = vec4(clamp(c * u_adjust.x, 0.0, 1.0), 1.0);
+}`;
 
 /**
- * Masks: quads over their rects, textured from a shared atlas whose blocks are the column-major
- * RLE decode (u: row y, v: column x, mapped per vertex). Alpha from the slot's state.
+ * Masks: quads over their rects (grown on screen by the outline's halo), textured from a shared
+ * atlas whose blocks are the column-major RLE decode (u: row y, v: column x). Filled in the class
+ * colour with the slot's state alpha; an outline of u_lineW CSS px in the class colour at full
+ * opacity along the inside of the mask's edge, and the dark halo just outside it, as polygons
+ * have. Samples outside the mask's rect count as background (the atlas holds other masks there).
  */
 export const maskVert = `${common}${stateAlpha}
-attribute vec2 a_pos;
-attribute vec2 a_uv;
+attribute vec2 a_pos;        // rect corner, image px
+attribute vec2 a_corner;     // -1 / +1 per axis: the way the quad grows for the halo
+attribute vec4 a_rect;       // x0, y0, x1, y1, image px
+attribute vec4 a_uv;         // atlas (u, v) at the rect's top-left, then du per image px along y, dv per image px along x
+attribute float a_color;
 attribute float a_slot;
-varying vec2 v_uv;
+uniform float u_lineW;       // outline width, CSS px
+uniform float u_halo;        // halo width, CSS px
+uniform float u_selScale;
+varying vec2 v_img;
+varying vec4 v_rect;
+varying vec4 v_uv;
+varying vec3 v_color;
 varying float v_a;
+varying float v_line;        // outline width, image px
+varying float v_halo;        // halo width, image px
 void main() {
   vec4 st = stateOf(a_slot);
   v_a = stateAlpha(st);
+  float lw = u_lineW * (st.g > 0.5 ? u_selScale : 1.0);
+  v_line = lw / u_cam.x;
+  v_halo = u_halo / u_cam.x;
+  v_img = a_pos + a_corner * (u_halo + 1.0) / u_cam.x;
+  v_rect = a_rect;
   v_uv = a_uv;
-  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(a_pos * u_cam.x + u_cam.yz);
+  v_color = unpack(a_color);
+  gl_Position = st.r > 0.5 ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(v_img * u_cam.x + u_cam.yz);
 }`;
 
 export const maskFrag = `
+precision highp float;
+uniform sampler2D u_tex;
+uniform vec4 u_haloColor;    // premultiplied
+varying vec2 v_img;
+varying vec4 v_rect;
+varying vec4 v_uv;
+varying vec3 v_color;
+varying float v_a;
+varying float v_line;
+varying float v_halo;
+bool fg(vec2 p) {
+  if (p.x < v_rect.x || p.y < v_rect.y || p.x >= v_rect.z || p.y >= v_rect.w) return false;
+  vec2 uv = v_uv.xy + vec2((p.y - v_rect.y) * v_uv.z, (p.x - v_rect.x) * v_uv.w);
+  return texture2D(u_tex, uv).r > 0.5 / 255.0; // decoded values are 0 / 1
+}
+bool ring(vec2 p, float r, bool want) {
+  float q = r * 0.7071;
+  return fg(p + vec2(r, 0.0)) == want || fg(p - vec2(r, 0.0)) == want || fg(p + vec2(0.0, r)) == want || fg(p - vec2(0.0, r)) == want
+    || fg(p + vec2(q, q)) == want || fg(p - vec2(q, q)) == want || fg(p + vec2(q, -q)) == want || fg(p - vec2(q, -q)) == want;
+}
+void main() {
+  if (fg(v_img)) {
+    // near the edge (background within the outline's width): the outline
+    gl_FragColor = ring(v_img, v_line, false) ? vec4(v_color, 1.0) : vec4(v_color * v_a, v_a);
+  } else {
+    if (!ring(v_img, v_halo, true)) discard;
+    gl_FragColor = u_haloColor;
+  }
+}`;
+
+/** Class-name labels: screen-space quads (CSS px) textured from the label atlas (premultiplied). */
+export const labelVert = `
+precision highp float;
+attribute vec2 a_pos;
+attribute vec2 a_uv;
+uniform vec2 u_view;
+varying vec2 v_uv;
+void main() {
+  v_uv = a_uv;
+  gl_Position = vec4(a_pos.x / u_view.x * 2.0 - 1.0, 1.0 - a_pos.y / u_view.y * 2.0, 0.0, 1.0);
+}`;
+
+export const labelFrag = `
 precision mediump float;
 uniform sampler2D u_tex;
-uniform vec3 u_color;
 varying vec2 v_uv;
-varying float v_a;
-void main() {
-  if (texture2D(u_tex, v_uv).r < 0.5 / 255.0) discard; // decoded values are 0 / 1
-  gl_FragColor = vec4(u_color * v_a, v_a);
-}`;
+void main() { gl_FragColor = texture2D(u_tex, v_uv); }`;

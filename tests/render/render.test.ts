@@ -77,6 +77,14 @@ const cases: [scene: string, mode: 'worker' | 'main'][] = [
   ['compact', 'worker'],
   ['compactZoomed', 'worker'],
   ['dotsAtEdges', 'worker'],
+  ['labels', 'worker'],
+  ['labelsDense', 'worker'],
+  ['keypoints', 'worker'],
+  ['keypointsZoomed', 'worker'],
+  ['polylineHalo', 'worker'],
+  ['outlineThick', 'worker'],
+  ['adjusted', 'worker'],
+  ['labels', 'main'],
   // the main-thread fallback draws the same pixels
   ['boxes', 'main'],
   ['selected', 'main'],
@@ -93,10 +101,91 @@ describe('renderer pixels (headless Chromium)', () => {
       if (scene === 'mask') expect(stats.masks).toBe(2);
       if (scene === 'maskState') expect(stats.masks).toBe(3);
       if (scene === 'tiny') expect(stats.culledChunks).toBeGreaterThan(0); // the shapes right of the view
+      if (scene === 'labels') expect(stats.labels).toBe(5);
+      if (scene === 'labelsDense') expect(stats.labels).toBe(2); // 400 in view: the hovered and the selected one
+      if (scene === 'boxes') expect(stats.labels).toBe(0); // labels off
       // the zoomed-in scene must end on the same picture as the one drawn at its final camera
       const ratio = (update && mode === 'main') || (update && scene === 'compactZoomed') ? 0 : compare(scene === 'compactZoomed' ? 'compact' : scene, png);
       expect(ratio, `${scene}: ${(ratio * 100).toFixed(2)}% of pixels differ (see test-results/render)`).toBeLessThanOrEqual(MAX_MISMATCH);
       expect(pageErrors).toEqual([]);
     }, 60_000);
   }
+});
+
+// Pixel facts behind the pictures above, so a wrong colour or size fails even if the expected
+// images were regenerated carelessly.
+type RGB = [number, number, number];
+const at = (png: PNG, x: number, y: number): RGB => {
+  const o = (y * png.width + x) * 4;
+  return [png.data[o]!, png.data[o + 1]!, png.data[o + 2]!];
+};
+const near = (a: RGB, b: RGB, tol: number) => a.every((v, i) => Math.abs(v - b[i]!) <= tol);
+const lum = (c: RGB) => 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
+
+/** Length of the run of pixels unlike `bg` through (x, y) along a row. */
+function runAcross(png: PNG, x: number, y: number, bg: RGB): number {
+  let x0 = x, x1 = x;
+  while (x0 > 0 && !near(at(png, x0 - 1, y), bg, 6)) x0--;
+  while (x1 < png.width - 1 && !near(at(png, x1 + 1, y), bg, 6)) x1++;
+  return x1 - x0 + 1;
+}
+
+describe('renderer pixel facts', () => {
+  it('keypoints are round dots of the same size on screen at scale 1 and 3', async () => {
+    const bg: RGB = [0xe8, 0xea, 0xee];
+    const one = (await renderScene('keypoints', 'worker')).png;
+    const three = (await renderScene('keypointsZoomed', 'worker')).png;
+    // k1: (150, 110) at scale 1; (130, 90) at scale 3; filled in the class colour (car #FFADAD)
+    expect(near(at(one, 150, 110), [0xff, 0xad, 0xad], 8)).toBe(true);
+    expect(near(at(three, 130, 90), [0xff, 0xad, 0xad], 8)).toBe(true);
+    const w1 = runAcross(one, 150, 110, bg), w3 = runAcross(three, 130, 90, bg);
+    expect(w1).toBeGreaterThanOrEqual(9);
+    expect(w1).toBeLessThanOrEqual(13); // 9 px dot and its halo
+    expect(Math.abs(w1 - w3)).toBeLessThanOrEqual(1);
+    // round: the square's corner (4 px diagonally) is background
+    expect(near(at(one, 154, 114), bg, 6)).toBe(true);
+    // selected keypoint (k3) is larger
+    expect(runAcross(one, 160, 130, bg)).toBeGreaterThan(w1);
+  }, 60_000);
+
+  it('a polyline is 2 px of its class colour with a dark halo, even at the thin outline setting', async () => {
+    const { png } = await renderScene('polylineHalo', 'worker');
+    // a column across the straight line at y = 120 (clear of the other one): pixels of the class colour (#CAFFBF), then darker ones
+    let inColour = 0, darker = 0;
+    for (let y = 112; y <= 128; y++) {
+      const c = at(png, 40, y);
+      if (near(c, [0xca, 0xff, 0xbf], 20)) inColour++;
+      else if (lum(c) < 200) darker++;
+    }
+    expect(inColour).toBeGreaterThanOrEqual(2);
+    expect(inColour).toBeLessThanOrEqual(3);
+    expect(darker).toBeGreaterThanOrEqual(2); // the halo, one side each
+    expect(near(at(png, 40, 112), [255, 255, 255], 4)).toBe(true); // white past it
+  }, 60_000);
+
+  it('a mask is filled in its class colour with an outline, not in one blue', async () => {
+    const { png } = await renderScene('mask', 'worker');
+    // m1 (person #BDB2FF, transparency 40) centred at (110, 110), radius 60
+    const inside = at(png, 110, 110);
+    expect(inside[0]).toBeGreaterThan(150); // the old blue (#3B5BDB at 60%) left red near 110
+    expect(inside[2]).toBeGreaterThan(inside[1]);
+    // its edge: the class colour at full opacity
+    expect(near(at(png, 110 + 59, 110), [0xbd, 0xb2, 0xff], 12)).toBe(true);
+    // m2 (car #FFADAD) centred at (230, 150)
+    const car = at(png, 230, 150);
+    expect(car[0]).toBeGreaterThan(car[2]);
+  }, 60_000);
+
+  it('brightness, contrast and gamma change the image as the shader says', async () => {
+    const plain = (await renderScene('unadjusted', 'worker')).png;
+    const adj = (await renderScene('adjusted', 'worker')).png;
+    const f = (v: number) => Math.round(Math.min(1, Math.max(0, ((v / 255) ** (1 / 0.7) - 0.5) * 1.5 + 0.5) * 1.3) * 255);
+    let differ = 0;
+    for (const [x, y] of [[5, 5], [100, 30], [300, 230], [64, 72], [160, 144], [256, 84]] as const) {
+      const p = at(plain, x, y), a = at(adj, x, y);
+      expect(near(a, [f(p[0]), f(p[1]), f(p[2])], 4), `(${x}, ${y}): ${p} -> ${a}`).toBe(true);
+      if (!near(a, p, 4)) differ++;
+    }
+    expect(differ).toBeGreaterThanOrEqual(4);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 // Pixel-test scenes: each builds an Editor (engine facade) and an image source, then the page
 // renders it through createRenderer exactly as the SPA does.
 import { Editor, rle, type EditorAnnotation } from '../../src/engine';
+import type { RenderDisplay } from '../../src/workers/protocol';
 
 export const WIDTH = 320;
 export const HEIGHT = 240;
@@ -12,10 +13,21 @@ export interface Scene {
   classColor?: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
   afterFirstPicture?: () => void;
+  /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
+  display?: Partial<RenderDisplay>;
 }
 
 const colors: Record<string, string> = { car: '#FFADAD', tree: '#CAFFBF', road: '#A0C4FF', sign: '#FFD6A5', person: '#BDB2FF' };
 const classColor = (c: string) => colors[c] ?? '#FDFFB6';
+
+/** A flat image of one colour (pixel checks of outlines and halos). */
+async function flatImage(w: number, h: number, color: string): Promise<ImageBitmap> {
+  const c = new OffscreenCanvas(w, h);
+  const g = c.getContext('2d')!;
+  g.fillStyle = color;
+  g.fillRect(0, 0, w, h);
+  return createImageBitmap(c);
+}
 
 /** A deterministic photo-like image: gradient, grid, discs (so tiles and levels are visible). */
 async function testImage(w: number, h: number, grid = 40): Promise<ImageBitmap> {
@@ -230,4 +242,76 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     editor.pointerMove({ x: 170, y: 200 });
     return { editor, image: { none: { width: WIDTH, height: HEIGHT } }, classColor };
   },
+  /** Class names: one per shape at its top-left corner (inside it at the view's top), a keypoint's to its right, a selected shape's on top. */
+  async labels() {
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 30, y: 64, width: 110, height: 80 },
+      { id: 'b', type: 'polygon', class: 'tree', points: [[180, 60], [290, 90], [260, 200], [170, 170]] },
+      { id: 'c', type: 'box', class: 'road', x: 10, y: 4, width: 60, height: 30 },
+      { id: 'k', type: 'keypoint', class: 'person', x: 60, y: 190 },
+      { id: 'l', type: 'polyline', class: 'a very long class name that is cut', points: [[150, 228], [310, 216]] },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.select(['b']);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { labels: true } };
+  },
+  /** 400 small boxes in view (dense): only the hovered and the selected shape keep a label. */
+  async labelsDense() {
+    const shapes: EditorAnnotation[] = [];
+    const cls = ['car', 'tree', 'road', 'sign', 'person'];
+    for (let i = 0; i < 400; i++) shapes.push({ id: `d${i}`, type: 'box', class: cls[i % 5]!, x: 4 + (i % 25) * 12.6, y: 8 + Math.floor(i / 25) * 14.5, width: 9, height: 10 });
+    const editor = editorWith(shapes, { width: WIDTH, height: HEIGHT });
+    editor.select(['d130']);
+    editor.pointerMove({ x: 4 + 7 * 12.6 + 4, y: 8 + 12 * 14.5 + 5 }); // hovers d307
+    return { editor, image: { none: { width: WIDTH, height: HEIGHT } }, classColor, display: { labels: true } };
+  },
+  /** Keypoints at scale 1: round dots of a constant screen size (see keypointsZoomed). */
+  async keypoints() {
+    const editor = editorWith(keypointShapes(), { width: WIDTH, height: HEIGHT });
+    editor.select(['k3']);
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+  },
+  /** The same keypoints at scale 3 (about the middle one): the dots keep their size on screen. */
+  async keypointsZoomed() {
+    const editor = editorWith(keypointShapes(), { width: WIDTH, height: HEIGHT }, { x: -2 * 160, y: -2 * 120, scale: 3 });
+    editor.select(['k3']);
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+  },
+  /** A polyline on a white image: 2 px in the class colour with the dark halo on both sides. */
+  async polylineHalo() {
+    const editor = editorWith([
+      { id: 'l', type: 'polyline', class: 'tree', points: [[20, 120], [300, 120]] },
+      { id: 'l2', type: 'polyline', class: 'sign', points: [[40, 40], [160, 200], [280, 60]] },
+    ], { width: WIDTH, height: HEIGHT });
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { outlineWidth: 1 } };
+  },
+  /** The outline width setting at Thick (3 px): boxes, a polygon, a mask. */
+  async outlineThick() {
+    const m = circleMask(HEIGHT, WIDTH, 240, 160, 50);
+    const editor = editorWith([
+      { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 120, height: 80 },
+      { id: 'b', type: 'polygon', class: 'tree', points: [[40, 130], [150, 140], [120, 220]] },
+      { id: 'm', type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(60);
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { outlineWidth: 3 } };
+  },
+  /** Image adjustments: brightness 1.3, contrast 1.5, gamma 0.7 over the test image (no shapes). */
+  async adjusted() {
+    const editor = editorWith([], { width: WIDTH, height: HEIGHT });
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { brightness: 1.3, contrast: 1.5, gamma: 0.7 } };
+  },
+  /** The test image as it is (the adjusted scene's reference; no expected PNG of its own). */
+  async unadjusted() {
+    const editor = editorWith([], { width: WIDTH, height: HEIGHT });
+    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  },
 };
+
+function keypointShapes(): EditorAnnotation[] {
+  return [
+    { id: 'k1', type: 'keypoint', class: 'car', x: 150, y: 110 },
+    { id: 'k2', type: 'keypoint', class: 'tree', x: 170, y: 110 },
+    { id: 'k3', type: 'keypoint', class: 'person', x: 160, y: 130 },
+    { id: 'k4', type: 'keypoint', class: 'road', x: 40, y: 40 },
+  ];
+}

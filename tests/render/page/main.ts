@@ -1,6 +1,7 @@
 // Pixel-test page: window.vellumRender(scene, mode) renders a scene through createRenderer
 // (worker or main-thread backend) and resolves when the frame is drawn and nothing is loading.
 import { createRenderer, type RendererHandle } from '../../../src/workers/render-client';
+import { DEFAULT_DISPLAY } from '../../../src/workers/protocol';
 import { scenes } from '../scenes';
 
 let current: RendererHandle | null = null;
@@ -13,6 +14,7 @@ async function render(name: string, mode: 'worker' | 'main'): Promise<unknown> {
   old.replaceWith(canvas); // a canvas transferred to a worker cannot be reused
   const scene = await scenes[name]!();
   current = createRenderer({ canvas, editor: scene.editor, imageSource: scene.image, mode, classColor: scene.classColor, maxTextureSize: scene.maxTextureSize, tileSize: 512 });
+  current.setDisplay({ ...DEFAULT_DISPLAY, labels: false, ...scene.display });
   let stats = await current.idle();
   if (scene.afterFirstPicture) {
     await current.idle();
