@@ -34,7 +34,7 @@ import {
   type ChangedIds,
   type DocState,
 } from './model/document';
-import { annotationBounds, boundsContains, hitAnnotation, type Bounds } from './model/geometry';
+import { annotationBounds, boundsContains, hitAnnotation, KEYPOINT_HIT_SCALE, type Bounds } from './model/geometry';
 import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './model/types';
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
@@ -739,7 +739,8 @@ export class Editor {
   hitTestAll(x: number, y: number, tolerance = hitRadius(this.camera.scale)): string[] {
     const hidden = this.view.hidden;
     const hits: string[] = [];
-    for (const id of this.index.search(x - tolerance, y - tolerance, x + tolerance, y + tolerance)) {
+    const r = tolerance * KEYPOINT_HIT_SCALE; // the widest hit radius (keypoints')
+    for (const id of this.index.search(x - r, y - r, x + r, y + r)) {
       if (hidden.has(id)) continue;
       const a = getAnnotation(this.doc, id);
       if (a && hitAnnotation(a, x, y, tolerance)) hits.push(id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Editor, hitRadius, type EditorAnnotation } from '../../src/engine';
 import { countsToString, encodeMask } from '../../src/engine/model/rle';
-import { box, keypoint, polygon, polyline } from './helpers';
+import { box, keypoint, polygon, polyline, TestEditor } from './helpers';
 
 function editor(list: EditorAnnotation[], scale = 1): Editor {
   const e = new Editor();
@@ -46,10 +46,22 @@ describe('hit-testing', () => {
     expect(e.hitTest(50, 2)).toBeNull();
   });
 
-  it('hits keypoints within the vertex radius', () => {
-    const e = editor([keypoint('k', 10, 10)]);
-    expect(e.hitTest(14, 14)).toBe('k'); // 5.66 px away
-    expect(e.hitTest(15, 15)).toBeNull(); // 7.07 px away
+  it('hits keypoints within 8 screen px (a larger area than their 9 px dot), at any zoom', () => {
+    const e = editor([keypoint('k', 10, 10), box('b', 40, 0, 20, 20)]);
+    expect(e.hitTest(15, 15)).toBe('k'); // 7.07 px away
+    expect(e.hitTest(17.9, 10)).toBe('k'); // 7.9 px away
+    expect(e.hitTest(16, 16)).toBeNull(); // 8.49 px away
+    expect(e.hitTest(33, 10)).toBeNull(); // a box is still hit within 6 px only (7 px off its edge)
+    e.setCamera({ x: 0, y: 0, scale: 4 }); // 8 screen px = 2 image px
+    expect(e.hitTest(11.9, 10)).toBe('k');
+    expect(e.hitTest(12.2, 10)).toBeNull();
+  });
+
+  it('a click 7 px beside a keypoint selects it with the select tool', () => {
+    const t = new TestEditor();
+    t.editor.load([keypoint('k', 100, 100)]);
+    t.click(105, 105); // 7.07 px
+    expect([...t.editor.getView().selected]).toEqual(['k']);
   });
 
   it('hits masks only on foreground pixels', () => {

@@ -68,7 +68,14 @@ export function distSqToPath(px: number, py: number, ring: Ring, closed: boolean
 }
 
 /**
- * Exact hit test in image coordinates; `tol` is the hit radius in image pixels.
+ * A keypoint is hit this much further out than the shared radius (8 screen px where outlines get
+ * 6): its dot is small, and a click beside it should still take it.
+ */
+export const KEYPOINT_HIT_SCALE = 4 / 3;
+
+/**
+ * Exact hit test in image coordinates; `tol` is the hit radius in image pixels (keypoints:
+ * KEYPOINT_HIT_SCALE times it).
  * Polygons: inside the outer ring and not inside a hole, or within tol of any edge.
  */
 export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: number): boolean {
@@ -77,7 +84,7 @@ export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: nu
     case 'box':
       return x >= a.x - tol && x <= a.x + a.width + tol && y >= a.y - tol && y <= a.y + a.height + tol;
     case 'keypoint':
-      return (a.x - x) ** 2 + (a.y - y) ** 2 <= tol2;
+      return (a.x - x) ** 2 + (a.y - y) ** 2 <= tol2 * KEYPOINT_HIT_SCALE * KEYPOINT_HIT_SCALE;
     case 'polyline':
       return distSqToPath(x, y, a.points, false) <= tol2;
     case 'polygon': {
