@@ -6,7 +6,7 @@
 // A class without definitions keeps free-form attributes, as every project had before: data
 // imported from other tools (occluded, visible, confidence...) and older saves stay valid.
 // The server runs this on every path that stores annotations; the editor uses the same helpers.
-import { attributeValueProblem, type AttributeDefinition, type AttributeValue, type ProjectClass } from './projects';
+import { attributeValueProblem, defaultAttributeValue, type AttributeDefinition, type AttributeValue, type ProjectClass } from './projects';
 import { printableText } from './text';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -94,4 +94,21 @@ export function fittingAttributes(attributes: unknown, cls: Pick<ProjectClass, '
 export function attributeValue(attributes: readonly unknown[] | undefined, name: string): AttributeValue | undefined {
   for (const e of attributes ?? []) if (isRecord(e) && e.name === name && 'value' in e) return e.value as AttributeValue;
   return undefined;
+}
+
+/**
+ * The attributes an annotation of `cls` holds, given its `current` ones (the editor's
+ * AttributesPolicy): for a class with definitions, one {name, value} entry per definition, in
+ * definition order, keeping a current value that fits and the default otherwise (entries the
+ * class does not define are dropped); for a class without, `current` as it is (the same array).
+ */
+export function conformAttributes<T>(cls: Pick<ProjectClass, 'name' | 'attributes'> | undefined, current: readonly T[]): readonly (T | { name: string; value: AttributeValue })[] {
+  if (!cls || !hasAttributeDefinitions(cls)) return current;
+  const out = cls.attributes.map((def) => {
+    const v = attributeValue(current as readonly unknown[], def.name);
+    return { name: def.name, value: v !== undefined && attributeValueProblem(def, v) === null ? v : defaultAttributeValue(def) };
+  });
+  // Unchanged: the same array, so the command records nothing.
+  if (out.length === current.length && JSON.stringify(out) === JSON.stringify(current)) return current;
+  return out;
 }

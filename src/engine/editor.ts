@@ -2,7 +2,7 @@
 // No DOM: the SPA forwards pointer/key/wheel events with canvas-relative screen coordinates.
 import { Immer, enablePatches, type Patch } from 'immer';
 import { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
-import type { Command } from './commands/types';
+import type { AttributesPolicy, Command } from './commands/types';
 import {
   bringIntoView as cameraBringIntoView,
   clampScale,
@@ -123,6 +123,7 @@ export class Editor {
   private readonly eventListeners = new Set<(e: EditorEvent) => void>();
   private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
   private segmenter: Segmenter | null = null;
+  private attributesFor: AttributesPolicy | undefined;
   private readonly newId: () => string;
   private clipboard: EditorAnnotation[] = [];
   private pasteCount = 0;
@@ -305,7 +306,7 @@ export class Editor {
     const label = cmd.label(payload, this.doc);
     let result!: CommandResult<N>;
     const base = this.doc;
-    const env = { newId: this.newId };
+    const env = { newId: this.newId, attributesFor: this.attributesFor };
     const [next, patches, inverse] = immer.produceWithPatches(base, (draft) => {
       result = cmd.run(new DocTx(draft, base), payload, env);
     });
@@ -498,6 +499,15 @@ export class Editor {
     if (s === this.segmenter) return;
     this.segmenter = s;
     this.clearProposal();
+  }
+
+  /**
+   * The attributes a shape of a class holds (issue 19): new shapes get their class's defaults and a
+   * class change conforms them (commands create and set-class). The app passes its classes'
+   * definitions; unset, attributes stay as they are.
+   */
+  setAttributesPolicy(policy: AttributesPolicy | undefined): void {
+    this.attributesFor = policy;
   }
 
   private autoTool(): AutoTool {

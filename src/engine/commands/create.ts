@@ -1,14 +1,15 @@
 import { validateEditorAnnotation } from '../model/convert';
-import type { EditorAnnotation } from '../model/types';
+import type { EditorAnnotation, JsonValue } from '../model/types';
 import { defineCommand } from './types';
 
-/** Adds a new annotation on top. Rejects invalid geometry (min points, NaN, bad RLE). */
+/** Adds a new annotation on top, with its class's default attributes (env.attributesFor). Rejects invalid geometry (min points, NaN, bad RLE). */
 export const create = defineCommand<{ annotation: EditorAnnotation }>({
   name: 'create',
   label: ({ annotation }) => `Create ${annotation.type}`,
-  run(tx, { annotation }) {
+  run(tx, { annotation }, env) {
     const problem = validateEditorAnnotation(annotation);
     if (problem) throw new Error(`Invalid annotation: ${problem}`);
-    tx.add(annotation);
+    const attributes = env.attributesFor?.(annotation.class, annotation.attributes ?? []);
+    tx.add(attributes && attributes !== annotation.attributes ? { ...annotation, attributes: structuredClone(attributes) as JsonValue[] } : annotation);
   },
 });

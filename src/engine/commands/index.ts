@@ -12,6 +12,7 @@ import { replaceAll } from './replace-all';
 import { resizeBox } from './resize-box';
 import { setAttributes } from './set-attributes';
 import { setClass } from './set-class';
+import { updateAttributes } from './update-attributes';
 import type { Command } from './types';
 
 export const commands = {
@@ -25,6 +26,7 @@ export const commands = {
   'add-hole': addHole,
   'set-class': setClass,
   'set-attributes': setAttributes,
+  'update-attributes': updateAttributes,
   paste,
   'replace-all': replaceAll,
   'remove-all': removeAll,
@@ -35,5 +37,5 @@ export type CommandName = keyof Commands;
 export type CommandPayload<N extends CommandName> = Commands[N] extends Command<infer P, unknown> ? P : never;
 export type CommandResult<N extends CommandName> = Commands[N] extends Command<unknown, infer R> ? R : never;
 
-export type { Command, CommandEnv } from './types';
+export type { AttributesPolicy, Command, CommandEnv } from './types';
 export type { MovePayload } from './move';

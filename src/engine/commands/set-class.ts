@@ -1,12 +1,18 @@
+import type { JsonValue } from '../model/types';
 import { defineCommand } from './types';
+
+// A class change also conforms the attributes to the new class (env.attributesFor): values that
+// fit are kept, the new class's defaults fill in, so the shape saves under its new class.
 
 export const setClass = defineCommand<{ ids: readonly string[]; class: string }>({
   name: 'set-class',
   label: ({ ids }) => (ids.length === 1 ? 'Set class' : `Set class of ${ids.length} annotation(s)`),
-  run(tx, { ids, class: cls }) {
+  run(tx, { ids, class: cls }, env) {
     for (const id of ids) {
       const a = tx.get(id);
-      if (a && a.class !== cls) tx.set({ ...a, class: cls });
+      if (!a || a.class === cls) continue;
+      const attributes = env.attributesFor?.(cls, a.attributes ?? []);
+      tx.set(attributes && attributes !== a.attributes ? { ...a, class: cls, attributes: structuredClone(attributes) as JsonValue[] } : { ...a, class: cls });
     }
   },
 });

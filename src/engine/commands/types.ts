@@ -1,9 +1,19 @@
 // A command is a pure function over the document draft (through DocTx) plus a history label.
 import type { DocState, DocTx } from '../model/document';
+import type { JsonValue } from '../model/types';
+
+/**
+ * The attributes an annotation of class `cls` holds, given the ones it has (issue 19): the app
+ * plugs in its classes' definitions (Editor.setAttributesPolicy). New shapes get the defaults; a
+ * class change keeps the values that fit the new class and fills in its defaults.
+ */
+export type AttributesPolicy = (cls: string, current: readonly JsonValue[]) => readonly JsonValue[];
 
 export interface CommandEnv {
   /** Fresh annotation ids (paste). */
   newId(): string;
+  /** Unset: attributes stay as they are. */
+  attributesFor?: AttributesPolicy;
 }
 
 export interface Command<P, R = void> {

@@ -3,7 +3,7 @@
 // toast when the server refuses (its message, for example a duplicate name).
 import { useRef, useState } from 'react';
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { Check, Copy, Pencil, Plus, Tag, Trash2 } from 'lucide-react';
+import { Check, Copy, ListChecks, Pencil, Plus, Tag, Trash2 } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { CLASS_PALETTE, type Project, type ProjectClass } from '../../../contract/projects';
 import { api, serverMessage } from '../../api/client';
@@ -16,6 +16,7 @@ import { useDenied } from '../../stores/permissions';
 import { projectKey, useProjectCache } from '../projects/queries';
 import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
 import { duplicateName, newClassColor } from './classes';
+import { AttributesDialog } from './ClassesTabAttributes';
 import styles from './ClassesTab.module.css';
 
 function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit(name: string): void; onCancel(): void }) {
@@ -122,6 +123,11 @@ function ColourMenu({ cls: c, onPick }: { cls: ProjectClass; onPick(color: strin
   );
 }
 
+function attributeCount(c: ProjectClass): string {
+  const n = c.attributes?.length ?? 0;
+  return n === 0 ? 'No attributes' : n === 1 ? '1 attribute' : `${n} attributes`;
+}
+
 export function ClassesTab({ project }: { project: Project }) {
   // Viewers, annotators and reviewers see the classes; owners and admins edit them. Add Class, the
   // tab's header button, stays disabled with the reason; the rows' actions are hidden (the rule:
@@ -132,6 +138,7 @@ export function ClassesTab({ project }: { project: Project }) {
   const [adding, setAdding] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<ProjectClass | null>(null);
+  const [attributesOf, setAttributesOf] = useState<ProjectClass | null>(null);
   const classes = project.classes;
 
   const rename = (from: string, to: string) => {
@@ -144,6 +151,19 @@ export function ClassesTab({ project }: { project: Project }) {
       const i = cs.findIndex((x) => x.name === c.name);
       return [...cs.slice(0, i + 1), copy, ...cs.slice(i + 1)];
     }, `Failed to duplicate class "${c.name}". Please try again.`);
+  const saveAttributes = (c: ProjectClass, attributes: NonNullable<ProjectClass['attributes']>) =>
+    save(
+      (cs) =>
+        cs.map((x) => {
+          if (x.name !== c.name) return x;
+          const next: ProjectClass = { ...x, attributes };
+          // A class without attributes keeps free-form annotation attributes (contract/annotations-attributes.ts).
+          if (!attributes.length) delete next.attributes;
+          return next;
+        }),
+      `Failed to save the attributes of "${c.name}". Please try again.`,
+      false,
+    );
   const recolor = (c: ProjectClass, color: string) =>
     void save((cs) => cs.map((x) => (x.name === c.name ? { ...x, color } : x)), `Failed to change the colour of "${c.name}". Please try again.`);
   const remove = (c: ProjectClass) => {
@@ -158,7 +178,7 @@ export function ClassesTab({ project }: { project: Project }) {
       <div className={styles.head}>
         <div>
           <h2>Classes</h2>
-          <p>Names, shapes and colours annotators choose from.</p>
+          <p>Names, shapes, colours and attributes annotators choose from.</p>
         </div>
         <Button variant="primary" size="sm" icon={<Plus />} onClick={() => setAdding(true)} disabledReason={editDenied}>
           Add Class
@@ -183,6 +203,17 @@ export function ClassesTab({ project }: { project: Project }) {
                   </span>
                 )}
               </div>
+              {canEdit ? (
+                <button type="button" className={styles.attributes} aria-label={`Attributes of ${c.name}: ${attributeCount(c)}`} onClick={() => setAttributesOf(c)}>
+                  <ListChecks aria-hidden="true" />
+                  <span className="tabular">{attributeCount(c)}</span>
+                </button>
+              ) : (
+                <span className={styles.attributes} data-static="true">
+                  <ListChecks aria-hidden="true" />
+                  <span className="tabular">{attributeCount(c)}</span>
+                </span>
+              )}
               <span className={styles.type}>{TYPE_LABELS[c.type]}</span>
               <span className={`${styles.hex} tabular`}>{c.color.toUpperCase()}</span>
               {canEdit ? (
@@ -218,6 +249,7 @@ export function ClassesTab({ project }: { project: Project }) {
         onClose={() => setAdding(false)}
         onAdd={(c) => save((cs) => [...cs, c], 'Failed to add class. Please try again.', false)}
       />
+      <AttributesDialog cls={attributesOf} onClose={() => setAttributesOf(null)} onSave={(attributes) => (attributesOf ? saveAttributes(attributesOf, attributes) : Promise.resolve(null))} />
       <Dialog
         open={deleting !== null}
         onOpenChange={(o) => (!o ? setDeleting(null) : undefined)}
