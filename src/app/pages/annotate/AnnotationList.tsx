@@ -48,6 +48,8 @@ export interface AnnotationListProps {
   notice?: ReactNode;
   /** The empty state's title and line, when they are not the current document's. */
   empty?: { title: string; text: string };
+  /** Between the rows and the footer: the Attributes panel of the selection (./AttributesPanel.tsx). */
+  attributes?: ReactNode;
 }
 
 const HISTORY_LABEL = 'Version history (V)';
@@ -69,6 +71,7 @@ export function AnnotationList({
   onToggleHistory,
   history,
   notice,
+  attributes,
   empty,
 }: AnnotationListProps) {
   void documentVersion; // a new version re-renders the list: rows are read from the engine below
@@ -161,6 +164,7 @@ export function AnnotationList({
           }}
         </Rows>
       )}
+      {!loading ? attributes : null}
       <div className={styles.sidebarFooter}>
         <Button size="sm" variant="ghost" icon={allHidden ? <Eye /> : <EyeOff />} disabled={total === 0} onClick={() => editor.toggleAll()}>
           {allHidden ? 'Show All' : 'Hide All'}

@@ -19,6 +19,7 @@ import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
 import { AddClassDialog } from '../project/AddClassDialog';
 import { AnnotationList } from './AnnotationList';
+import { AttributesPanel, useClassAttributeDefaults } from './AttributesPanel';
 import { editorApi } from './api';
 import { AutoAnnotateSession } from './autoAnnotate';
 import { AutoAnnotateBar, promptInfo, useAutoState } from './AutoAnnotateBar';
@@ -90,6 +91,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
   const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_COLOR, [classByName]);
   const colorsKey = classes.map((c) => `${c.name}:${c.color}`).join('|');
+  // New shapes get their class's default attributes; a class change conforms them (issue 19).
+  useClassAttributeDefaults(editor, classes);
 
   const panels = usePanelPrefs();
   const historyView = useHistoryView({ editor, imageId: image.id, projectId: project.id, readOnly, viewOnlyReason, link, saver, followSave, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar, documentReady: readyRef });
@@ -168,6 +171,15 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           history={<HistoryPanel query={historyView.history} shownVersion={preview.state?.version ?? null} onChoose={historyView.chooseVersion} autoFocus={historyView.historyFocus} />}
           notice={previewShown ? <VersionNotice version={preview.shown} /> : null}
           empty={previewShown ? { title: 'No annotations in this version', text: 'The image had no annotations at this version.' } : undefined}
+          attributes={
+            <AttributesPanel
+              editor={shownEditor}
+              view={previewShown ? historyView.previewView : view}
+              documentVersion={previewShown ? historyView.previewDocumentVersion : documentVersion}
+              classes={classes}
+              readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
+            />
+          }
         />
       </div>
 
