@@ -18,18 +18,20 @@ test('classes: add, rename inline, duplicate, recolour, refuse a duplicate name,
   await page.getByRole('button', { name: 'Add Class' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'Add Class' });
   await expect(dialog.getByRole('radio', { name: /^Colour #/ })).toHaveCount(15);
+  // The first class of a project is offered the palette's first colour (DESIGN.md).
+  await expect(dialog.getByRole('radio', { name: 'Colour #F07575' })).toHaveAttribute('aria-checked', 'true');
   await dialog.getByLabel('Class name').fill('   ');
   await expect(dialog.getByRole('button', { name: 'Add Class' })).toBeDisabled();
   await dialog.getByLabel('Class name').fill('Car');
   await dialog.getByLabel('Polygon').check();
-  await dialog.getByRole('radio', { name: 'Colour #A0C4FF' }).click();
+  await dialog.getByRole('radio', { name: 'Colour #ACCAF6' }).click();
   await dialog.getByLabel('Class name').press('Enter');
   await expect(dialog).toBeHidden();
   const rows = page.getByTestId('class-row');
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText('Car');
   await expect(rows.first()).toContainText('Polygon');
-  await expect(rows.first()).toContainText('#A0C4FF');
+  await expect(rows.first()).toContainText('#ACCAF6');
 
   // Escape cancels the dialog.
   await page.getByRole('button', { name: 'Add Class' }).first().click();
@@ -73,15 +75,15 @@ test('classes: add, rename inline, duplicate, recolour, refuse a duplicate name,
   // Duplicate: ' copy', then ' copy 2', each with another colour than the original.
   await page.getByRole('button', { name: 'Duplicate Vehicle' }).click();
   await expect(rows.nth(1)).toContainText('Vehicle copy');
-  await expect(rows.nth(1)).not.toContainText('#A0C4FF');
+  await expect(rows.nth(1)).not.toContainText('#ACCAF6');
   await page.getByRole('button', { name: 'Duplicate Vehicle', exact: true }).click();
   await expect(rows.nth(1)).toContainText('Vehicle copy 2');
   await expect(rows).toHaveCount(4);
 
   // Recolour from the swatch menu.
   await page.getByRole('button', { name: 'Change colour of Person' }).click();
-  await page.getByRole('menuitem', { name: 'Colour #FFD6A5' }).click();
-  await expect(rows.last()).toContainText('#FFD6A5');
+  await page.getByRole('menuitem', { name: 'Colour #F0D775' }).click();
+  await expect(rows.last()).toContainText('#F0D775');
 
   // Delete after confirmation; everything survives a reload.
   await page.getByRole('button', { name: 'Delete Vehicle copy 2' }).click();
@@ -100,6 +102,6 @@ test('classes: add, rename inline, duplicate, recolour, refuse a duplicate name,
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(0)).toContainText('Vehicle');
   await expect(rows.nth(1)).toContainText('Vehicle copy');
-  await expect(rows.nth(2)).toContainText('#FFD6A5');
+  await expect(rows.nth(2)).toContainText('#F0D775');
   await expect(rows.nth(2)).toContainText('Pedestrian');
 });
