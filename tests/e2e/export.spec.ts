@@ -61,7 +61,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await expect(page.getByRole('tab', { name: /Classes/ })).toContainText('2');
 
   // Default scope is 'All complete', and nothing is complete yet.
-  await page.getByRole('button', { name: 'Export', exact: true }).last().click();
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByLabel('Export name')).toHaveValue('Birds');
@@ -93,7 +93,8 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await toolbar.getByRole('button', { name: 'Stage' }).click();
   await page.getByRole('menuitem', { name: 'Complete' }).click();
   await expect(tiles.filter({ hasText: 'a.png' })).toContainText('Complete');
-  await toolbar.getByRole('button', { name: 'Export' }).click();
+  // The one Export entry point, the page header's, counts the selection and offers it as a scope.
+  await page.getByRole('button', { name: 'Export (2)' }).click();
   await expect(dialog.getByRole('radio', { name: /Selected \(2\)/ })).toBeVisible();
   await dialog.getByLabel('Export name').fill('Birds export');
   await dialog.getByText('COCO', { exact: true }).click();
@@ -150,7 +151,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   expect(await zip.file('README.txt')!.async('string')).toMatch(/COCO/);
 
   // Only the 'wing' class, in the vellum format, for the current filters (the root folder).
-  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   await dialog.getByText('Current filters').click();
   await dialog.getByLabel('bird').uncheck();
   const [second] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
@@ -167,7 +168,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
 
   // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
   // form because the project has a polygon class (boxes as their 4 corners, normalised).
-  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   for (const f of [/Vellum/, /COCO/, /YOLO/, /Pascal VOC/]) await expect(dialog.getByRole('radio', { name: f })).toBeVisible();
   await dialog.getByText('Current filters').click();
   await dialog.getByText('YOLO', { exact: true }).click();
@@ -188,7 +189,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
 
   // A failed export says so in the dialog.
   await page.route('**/api/v1/annotations/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"Storage is unreachable","code":"internal_error"}' }));
-  await page.getByRole('button', { name: 'Export', exact: true }).first().click();
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   await exportButton.click();
   await expect(dialog.getByTestId('export-error')).toHaveText('Export failed: Storage is unreachable');
   await page.screenshot({ path: 'test-results/export-error.png' });

@@ -470,7 +470,7 @@ async function expectRoleView(page: Page, key: keyof typeof SEES, screenshot?: s
   await expect(bar.getByRole('button', { name: 'Stage' })).toHaveCount(count(seen.stage));
   await expect(bar.getByRole('button', { name: 'Archive' })).toHaveCount(count(seen.archive));
   await expect(bar.getByRole('button', { name: 'Edit' })).toHaveCount(count(seen.edit));
-  await expect(bar.getByRole('button', { name: 'Export' })).toBeEnabled();
+  await expect(page.getByRole('button', { name: 'Export (1)' })).toBeEnabled();
   await expect(bar.getByRole('button', { name: 'Clear' })).toBeEnabled();
   if (screenshot) {
     await page.getByRole('checkbox', { name: 'Select b.png' }).click();

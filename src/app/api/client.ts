@@ -266,6 +266,8 @@ export interface ListImagesParams {
   sort_by: ListSortField;
   sort_order: 'asc' | 'desc';
   status?: ImageStatus;
+  /** File-name search (every folder when folder_path is absent). */
+  search?: string;
   is_archived?: 'true' | 'false';
 }
 

@@ -52,14 +52,16 @@ export function ProjectPage() {
   const uploading = useUploads((s) => s.active);
 
   // A new project starts at the root; returning from the editor re-opens the image's folder
-  // (returnFromImage holds the name including its folder path), else the root.
+  // (returnFromImage holds the name including its folder path), else the root; during a name search
+  // the search results.
   const returnFromImage = (location.state as { returnFromImage?: string } | null)?.returnFromImage ?? null;
   const projectId = selected?.id ?? null;
   useEffect(() => {
     if (!projectId) return;
     useDataView.getState().reset(projectId);
     if (returnFromImage !== null) {
-      useDataView.getState().openFolder(returnFromImage.startsWith('/') ? parentFolderPath(returnFromImage) : ROOT_PATH);
+      // Back from an image opened from search results: the results again (the search is kept).
+      if (!useDataView.getState().search) useDataView.getState().openFolder(returnFromImage.startsWith('/') ? parentFolderPath(returnFromImage) : ROOT_PATH);
       navigate('.', { replace: true, state: null });
     }
   }, [projectId, returnFromImage, navigate]);
@@ -149,7 +151,8 @@ export function ProjectPage() {
               variant="secondary"
               icon={<Download />}
               onClick={() => {
-                // The Export dialog lives with the Data tab's selection and filters.
+                // The one Export entry point (spec: the header's Export, with the selected count). The
+                // dialog lives with the Data tab's selection and filters and offers every scope.
                 chooseTab('data');
                 useExportDialog.getState().show();
               }}

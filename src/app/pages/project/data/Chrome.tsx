@@ -4,13 +4,14 @@ import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { CircleAlert, X } from 'lucide-react';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
+import type { StageOption } from '../../../lib/stages';
 import { useAlerts } from './alerts';
 import styles from './DataTab.module.css';
 
 export function SelectionBar({ count, onClear, children }: { count: number; onClear(): void; children: ReactNode }) {
   if (!count) return null;
   return (
-    <div className={styles.selectionBar} role="toolbar" aria-label="Selected images">
+    <div className={styles.selectionBar} role="toolbar" aria-label="Selected images" data-toast-avoid>
       <span className={`${styles.selectionCount} tabular`}>{count.toLocaleString()} selected</span>
       <span className={styles.barSep} aria-hidden="true" />
       {children}
@@ -55,6 +56,17 @@ export function MenuItem({ children, onSelect, checked, icon, indent = 0 }: { ch
     <DropdownMenu.Item className={styles.menuItem} onSelect={onSelect} style={indent ? { paddingLeft: `calc(var(--space-2) + ${indent} * var(--space-4))` } : undefined}>
       {content}
     </DropdownMenu.Item>
+  );
+}
+
+/** A stage picker or filter entry: its colour dot, its label and, quieter, its detail ('Review  In Progress'). */
+export function StageEntry({ option }: { option: StageOption }) {
+  return (
+    <span className={styles.stageEntry} data-status={option.status}>
+      <span className={styles.statusDot} aria-hidden="true" />
+      <span className={styles.stageLabel}>{option.label}</span>
+      {option.detail ? <span className={styles.stageDetail}>{option.detail}</span> : null}
+    </span>
   );
 }
 

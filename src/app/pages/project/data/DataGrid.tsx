@@ -1,13 +1,14 @@
 // The Data tab's body: skeleton tiles while the folder loads, an error with Try again when it
 // failed, else the virtualised grid of tiles with 'Loading more…' under it, and the empty states
-// (nothing with this status; no images yet, or an empty folder).
+// (no name matches the search; nothing with this status; no images yet, or an empty folder).
 import type { ReactNode } from 'react';
 import { RefreshCw, SearchX, UploadCloud } from 'lucide-react';
 import type { ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH } from '../../../../contract/folders';
 import { Button } from '../../../components/Button';
 import { EmptyState } from '../../../components/EmptyState';
-import { STATUS_LABELS, useDataView } from './dataView';
+import { statusLabel } from '../../../lib/stages';
+import { useDataView } from './dataView';
 import { folderName } from './folders';
 import { TileSkeletons } from './TileSkeletons';
 import type { Item } from './useGridItems';
@@ -20,6 +21,7 @@ export function DataGrid({
   items,
   folderPath,
   status,
+  search,
   hasFolders,
   uploadDenied,
   onRange,
@@ -29,6 +31,7 @@ export function DataGrid({
   items: Item[];
   folderPath: string;
   status: ImageStatus | null;
+  search: string;
   hasFolders: boolean;
   uploadDenied: string | null;
   onRange(start: number, end: number): void;
@@ -56,7 +59,7 @@ export function DataGrid({
     <>
       <VirtualGrid
         items={items}
-        label={`Contents of ${folderName(folderPath)}`}
+        label={search ? `Images matching ${search}` : `Contents of ${folderName(folderPath)}`}
         itemKey={(it) => (it.kind === 'parent' ? 'parent' : it.kind === 'folder' ? `f:${it.folder.id}` : it.image.id)}
         onNearEnd={list.hasNext ? list.loadMore : undefined}
         onRange={onRange}
@@ -67,12 +70,24 @@ export function DataGrid({
           Loading more…
         </p>
       ) : null}
-      {!list.loading && !list.images.length && !hasFolders ? (
-        status !== null ? (
+      {!list.loading && !list.images.length && (search || !hasFolders) ? (
+        search ? (
           <EmptyState
             icon={<SearchX />}
             tone="neutral"
-            title={`No ${STATUS_LABELS[status].toLowerCase()} images here`}
+            title={`No images match “${search}”`}
+            description={`No file name in any folder contains it${status !== null ? ` among the ${statusLabel(status)} images` : ''}. Check the spelling, or try part of the name.`}
+            action={
+              <Button variant="secondary" onClick={() => view().setSearch('')}>
+                Clear search
+              </Button>
+            }
+          />
+        ) : status !== null ? (
+          <EmptyState
+            icon={<SearchX />}
+            tone="neutral"
+            title={`No ${statusLabel(status).toLowerCase()} images here`}
             description="Try another status, or show all statuses."
             action={
               <Button variant="secondary" onClick={() => view().setStatus(null)}>

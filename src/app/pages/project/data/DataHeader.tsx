@@ -1,11 +1,12 @@
-// The Data tab's head: 'Manage Dataset' with the loaded counter, the status filter, the sort,
-// New Folder and Export.
-import { ArrowDown, ArrowUp, ArrowUpDown, Check, ChevronDown, Download, Filter, FolderPlus } from 'lucide-react';
-import { IMAGE_STATUSES, LIST_SORT_FIELDS, type ImageStatus } from '../../../../contract/images';
+// The Data tab's head: 'Manage Dataset' with the loaded counter, the search by file name, the
+// status filter, the sort and New Folder. (Export is the page header's: one entry point.)
+import { ArrowDown, ArrowUp, ArrowUpDown, Check, ChevronDown, Filter, FolderPlus } from 'lucide-react';
+import { LIST_SORT_FIELDS, type ImageStatus } from '../../../../contract/images';
 import { Button } from '../../../components/Button';
-import { Menu, MenuItem, MenuLabel } from './Chrome';
-import { SORT_LABELS, STATUS_LABELS, useDataView, type SortState } from './dataView';
-import { useExportDialog } from './ExportDialog';
+import { STAGE_OPTIONS, statusLabel } from '../../../lib/stages';
+import { Menu, MenuItem, MenuLabel, StageEntry } from './Chrome';
+import { SORT_LABELS, useDataView, type SortState } from './dataView';
+import { SearchField } from './SearchField';
 import type { ImageList } from './useImageList';
 import styles from './DataTab.module.css';
 
@@ -35,12 +36,13 @@ export function DataHeader({
         </span>
       </div>
       <div className={styles.controls}>
+        <SearchField busy={list.searching} />
         <Menu
           label="Status filter"
           align="end"
           trigger={
             <Button variant="secondary" size="sm" icon={<Filter />} data-active={status !== null || undefined}>
-              {status ? STATUS_LABELS[status] : 'All statuses'}
+              {status ? statusLabel(status) : 'All statuses'}
               <ChevronDown className={styles.chevron} aria-hidden="true" />
             </Button>
           }
@@ -49,12 +51,9 @@ export function DataHeader({
           <MenuItem checked={status === null} icon={status === null ? <Check /> : null} onSelect={() => view().setStatus(null)}>
             All statuses
           </MenuItem>
-          {IMAGE_STATUSES.map((s) => (
-            <MenuItem key={s} checked={status === s} icon={status === s ? <Check /> : null} onSelect={() => view().setStatus(s)}>
-              <span className={styles.status} data-status={s}>
-                <span className={styles.statusDot} aria-hidden="true" />
-                {STATUS_LABELS[s]}
-              </span>
+          {STAGE_OPTIONS.map((o) => (
+            <MenuItem key={o.status} checked={status === o.status} icon={status === o.status ? <Check /> : null} onSelect={() => view().setStatus(o.status)}>
+              <StageEntry option={o} />
             </MenuItem>
           ))}
         </Menu>
@@ -82,9 +81,6 @@ export function DataHeader({
         </Menu>
         <Button variant="secondary" size="sm" icon={<FolderPlus />} onClick={onCreateFolder} busy={creating} disabledReason={folderDenied}>
           New Folder
-        </Button>
-        <Button variant="secondary" size="sm" icon={<Download />} onClick={() => useExportDialog.getState().show()}>
-          Export
         </Button>
       </div>
     </div>

@@ -1,13 +1,14 @@
-// The floating toolbar over a selection (spec section 4): Folder (move), Stage, Archive, Edit
-// (Magic Image Edit) and Export, each shown to the roles that may use it.
-import { Archive, Download, Folder, FolderInput, Home, Layers, RefreshCw, Wand2 } from 'lucide-react';
-import { IMAGE_STATUSES, type ImageStatus } from '../../../../contract/images';
+// The floating toolbar over a selection (spec section 4): Folder (move), Stage, Archive and Edit
+// (Magic Image Edit), each shown to the roles that may use it. Export is the page header's
+// 'Export (n)', which offers the selection among its scopes.
+import { Archive, Folder, FolderInput, Home, Layers, RefreshCw, Wand2 } from 'lucide-react';
+import type { ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { Button } from '../../../components/Button';
 import { useCan } from '../../../stores/permissions';
-import { Menu, MenuItem, MenuLabel, MenuSeparator, SelectionBar } from './Chrome';
-import { STAGE_LABELS, useDataView } from './dataView';
-import { useExportDialog } from './ExportDialog';
+import { STAGE_OPTIONS } from '../../../lib/stages';
+import { Menu, MenuItem, MenuLabel, MenuSeparator, SelectionBar, StageEntry } from './Chrome';
+import { useDataView } from './dataView';
 import { flatten } from './folders';
 import styles from './DataTab.module.css';
 
@@ -76,12 +77,9 @@ export function DataSelectionBar({
           }
         >
           <MenuLabel>Set stage</MenuLabel>
-          {IMAGE_STATUSES.map((s) => (
-            <MenuItem key={s} onSelect={() => onStage(s)}>
-              <span className={styles.status} data-status={s}>
-                <span className={styles.statusDot} aria-hidden="true" />
-                {STAGE_LABELS[s]}
-              </span>
+          {STAGE_OPTIONS.map((o) => (
+            <MenuItem key={o.status} onSelect={() => onStage(o.status)}>
+              <StageEntry option={o} />
             </MenuItem>
           ))}
           <MenuSeparator />
@@ -100,9 +98,6 @@ export function DataSelectionBar({
           Edit
         </Button>
       ) : null}
-      <Button variant="ghost" size="sm" icon={<Download />} className={styles.barButton} onClick={() => useExportDialog.getState().show()}>
-        Export
-      </Button>
     </SelectionBar>
   );
 }

@@ -1,4 +1,4 @@
-// Data tab 'Manage Dataset' (spec sections 2, 4, 5, 8, 9): counter, status filter, sort, folder
+// Data tab 'Manage Dataset' (spec sections 2, 4, 5, 8, 9): counter, search by file name, status filter, sort, folder
 // breadcrumb with Back and a 'Back to parent' drop tile, folder and image tiles in a virtualised
 // grid with infinite loading, selection, the floating toolbar, drag and drop, desktop file drop.
 // This file lays the tab out and wires its parts: the head (DataHeader), the path (FolderPath),
@@ -30,9 +30,9 @@ import styles from './DataTab.module.css';
 export { foldersKey, useFolders } from './folders';
 
 export function DataTab({ project, orgId, onUpload }: { project: Project; orgId: string; onUpload(files: File[]): void }) {
-  const { folderPath, status, sort, selected, reloadToken } = useDataView();
+  const { folderPath, status, search, sort, selected, reloadToken } = useDataView();
   const view = useDataView.getState;
-  const list = useImageList({ projectId: project.id, orgId, folderPath, status, sort, archived: false, reloadToken });
+  const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, archived: false, reloadToken });
   const folders = useFolders(project.id, orgId);
   const tree = folders.data?.folders ?? [];
   const [editOpen, setEditOpen] = useState(false);
@@ -53,9 +53,9 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
 
   const folderActions = useFolderActions({ projectId: project.id, folderPath });
   const { renamingId, setRenamingId } = folderActions;
-  const imageActions = useImageActions({ projectId: project.id, orgId, folderPath, status, list });
+  const imageActions = useImageActions({ projectId: project.id, orgId, folderPath, status, search, list });
   const { selectedIds } = imageActions;
-  const { items, childFolders, onRange } = useGridItems({ orgId, folderPath, tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
+  const { items, childFolders, onRange } = useGridItems({ orgId, folderPath, searching: search !== '', tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
   const { toggle, activate } = useTileSelection(list.images);
   const { fileOver, dropHandlers } = useFileDrop({ uploadDenied, onUpload });
   const selecting = selected.size > 0;
@@ -86,18 +86,20 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         onActivate={(e) => activate(it.image, it.index, e)}
         onToggle={(e) => toggle(it.image, it.index, e)}
         onCycleStatus={canStage ? () => imageActions.cycleStatus(it.image) : undefined}
+        showFolder={search !== ''}
       />
     );
 
   return (
     <div className={styles.data} {...dropHandlers} data-file-over={fileOver || undefined}>
       <DataHeader list={list} status={status} sort={sort} creating={folderActions.creating} folderDenied={folderDenied} onCreateFolder={() => void folderActions.createFolder()} />
-      <FolderPath folderPath={folderPath} />
+      <FolderPath folderPath={folderPath} search={search} />
       <DataGrid
         list={list}
         items={items}
         folderPath={folderPath}
         status={status}
+        search={search}
         hasFolders={childFolders.length > 0}
         uploadDenied={uploadDenied}
         onRange={onRange}
@@ -129,7 +131,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         folderPath={folderPath}
         onLanded={imageActions.onEditLanded}
       />
-      <ExportDialog project={project} selectedIds={[...selected]} folderPath={folderPath} status={status} />
+      <ExportDialog project={project} selectedIds={[...selected]} folderPath={folderPath} status={status} search={search} />
     </div>
   );
 }

@@ -14,12 +14,12 @@ import { Dialog } from '../../../components/Dialog';
 import { TextField } from '../../../components/TextField';
 import { formatBytes } from '../../../lib/format';
 import { toast } from '../../../stores/toast';
-import { STATUS_LABELS } from './dataView';
+import { statusLabel } from '../../../lib/stages';
 import { downloadExport, ExportError, EXPORT_MESSAGES } from './exportDownload';
 import styles from './EditDialog.module.css';
 
 
-/** Who opens the dialog: the Data tab's buttons, and anything else on the project page. */
+/** Who opens the dialog: the project page header's Export button (the one entry point; the dialog lives with the Data tab's selection and filters). */
 export const useExportDialog = create<{ open: boolean; show(): void; hide(): void }>()((set) => ({
   open: false,
   show: () => set({ open: true }),
@@ -38,9 +38,11 @@ export interface ExportDialogProps {
   selectedIds: string[];
   folderPath: string;
   status: ImageStatus | null;
+  /** The Data tab's name search ('' none): with it, current filters cover every folder. */
+  search?: string;
 }
 
-export function ExportDialog({ project, selectedIds, folderPath, status }: ExportDialogProps) {
+export function ExportDialog({ project, selectedIds, folderPath, status, search = '' }: ExportDialogProps) {
   const open = useExportDialog((s) => s.open);
   const [name, setName] = useState(project.name);
   const [format, setFormat] = useState<ExportFormat>(DEFAULT_EXPORT_FORMAT);
@@ -94,7 +96,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
       name: name.trim(),
       class_filter: hasClasses && classes.size < project.classes.length ? [...classes] : null,
       ...(scope === 'selected' ? { image_ids: selectedIds } : {}),
-      ...(scope === 'current_filters' ? { filters: { folder_path: folderPath, ...(status ? { status } : {}) } } : {}),
+      ...(scope === 'current_filters' ? { filters: { ...(search ? { search } : { folder_path: folderPath }), ...(status ? { status } : {}) } } : {}),
     };
     try {
       const { filename, total } = await downloadExport(body, `${name.trim()}_${format}.zip`, controller.signal, setReceived);
@@ -116,7 +118,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status }: Expor
     {
       id: 'current_filters',
       title: 'Current filters',
-      hint: `${folderPath === '/' ? 'All images' : folderPath}${status ? `, ${STATUS_LABELS[status]}` : ''}`,
+      hint: `${search ? `Names containing “${search}” in all folders` : folderPath === '/' ? 'All images' : folderPath}${status ? `, ${statusLabel(status)}` : ''}`,
     },
   ];
 

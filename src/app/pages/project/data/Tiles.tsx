@@ -1,12 +1,13 @@
 // Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
-import { useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
-import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Sparkles } from 'lucide-react';
+import { useId, useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
+import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Shapes, Sparkles } from 'lucide-react';
 import { nextStatus, type Image } from '../../../../contract/images';
 import type { FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
 import { Tooltip } from '../../../components/Tooltip';
 import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/format';
-import { STATUS_LABELS } from './dataView';
+import { statusLabel } from '../../../lib/stages';
+import { ROOT_PATH } from '../../../../contract/folders';
 import { thumbKey, useThumbnails } from './thumbnails';
 import styles from './DataTab.module.css';
 
@@ -73,7 +74,7 @@ export function StatusBadge({ status }: { status: Image['status'] }) {
   return (
     <span className={styles.status} data-status={status}>
       <span className={styles.statusDot} aria-hidden="true" />
-      {STATUS_LABELS[status]}
+      {statusLabel(status)}
     </span>
   );
 }
@@ -90,13 +91,13 @@ function StatusPill({ image, onCycle }: { image: Image; onCycle?: () => void }) 
       </span>
     );
   }
-  const next = STATUS_LABELS[nextStatus(image.status)];
+  const next = statusLabel(nextStatus(image.status));
   return (
     <Tooltip content={`Change to ${next}`}>
       <button
         type="button"
         className={`${styles.statusPill} ${styles.statusButton}`}
-        aria-label={`Status of ${image.filename}: ${STATUS_LABELS[image.status]}. Change to ${next}`}
+        aria-label={`Status of ${image.filename}: ${statusLabel(image.status)}. Change to ${next}`}
         data-testid="status-cycle"
         onClick={onCycle}
       >
@@ -150,10 +151,32 @@ export interface ImageTileProps {
   onToggle?(e: MouseEvent): void;
   /** Given: the status pill is a button that cycles the image's status. */
   onCycleStatus?(): void;
+  /** Show the image's folder instead of its date (search results come from every folder). */
+  showFolder?: boolean;
 }
 
-export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus }: ImageTileProps) {
+/** '4000 × 3000', or null when the size is not known. */
+export function pixelSize(image: Pick<Image, 'image_width' | 'image_height'>): string | null {
+  return image.image_width && image.image_height ? `${image.image_width.toLocaleString()} × ${image.image_height.toLocaleString()}` : null;
+}
+
+/** The annotation count over the thumbnail's bottom-right corner: a shapes icon and the number. */
+function AnnotationCount({ count, id }: { count: number; id: string }) {
+  const label = formatCount(count, 'annotation');
+  return (
+    <span className={styles.countPill} id={id} data-empty={count === 0 || undefined} title={label} data-testid="annotation-count">
+      <Shapes aria-hidden="true" />
+      <span className="tabular">{count.toLocaleString()}</span>
+      <span className="visually-hidden">{` ${count === 1 ? 'annotation' : 'annotations'}`}</span>
+    </span>
+  );
+}
+
+export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
+  const detailsId = useId();
+  const pixels = pixelSize(image);
+  const folder = image.virtual_folder_path === ROOT_PATH ? 'All images' : image.virtual_folder_path.slice(image.virtual_folder_path.lastIndexOf('/') + 1);
   // The thumbnail and the name: inside a button when the tile does something, else plain.
   const content = (
     <>
@@ -169,9 +192,24 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
         <span className={styles.filename} title={image.filename}>
           {image.filename}
         </span>
-        <span className={`${styles.details} ${styles.dim} tabular`}>
-          <span>{formatBytes(image.file_size)}</span>
-          <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
+        <span className={`${styles.details} ${styles.dim} tabular`} id={detailsId}>
+          <span className={styles.detailsStart}>
+            {pixels ? (
+              <span data-testid="pixel-size" title={`${pixels} pixels`}>
+                {pixels}
+              </span>
+            ) : null}
+            {pixels ? <span className={styles.dot} aria-hidden="true" /> : null}
+            <span>{formatBytes(image.file_size)}</span>
+          </span>
+          {showFolder ? (
+            <span className={styles.detailsFolder} title={image.virtual_folder_path}>
+              <Folder aria-hidden="true" />
+              {folder}
+            </span>
+          ) : (
+            <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
+          )}
         </span>
       </span>
     </>
@@ -199,6 +237,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
           type="button"
           className={styles.tileMain}
           aria-label={image.filename}
+          aria-describedby={`${detailsId} ${detailsId}-count`}
           aria-pressed={selecting ? selected : undefined}
           onClick={(e) => onActivate(e)}
         >
@@ -223,6 +262,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       ) : null}
       {/* Beside the main button, not inside it: a button cannot hold another. */}
       <StatusPill image={image} onCycle={onCycleStatus} />
+      <AnnotationCount count={image.annotation_count} id={`${detailsId}-count`} />
     </div>
   );
 }

@@ -48,7 +48,7 @@ export function UploadPanel() {
   const settled = items.filter((i) => i.status !== 'queued' && i.status !== 'uploading').length;
 
   return (
-    <section className={styles.panel} aria-label="Uploads" aria-live="polite">
+    <section className={styles.panel} aria-label="Uploads" aria-live="polite" data-toast-avoid>
       <header className={styles.head}>
         <span className={styles.headIcon} data-tone={finished ? (failed ? 'bad' : 'ok') : undefined} aria-hidden="true">
           {finished ? failed ? <CircleAlert /> : <CircleCheck /> : <UploadCloud />}

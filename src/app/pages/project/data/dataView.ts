@@ -1,5 +1,7 @@
-// Shared state of the project page's Data tab: the open folder, filter, sort, selection and a
-// reload counter that the header's Add button and the upload queue bump after new images land.
+// Shared state of the project page's Data tab: the open folder, filter, name search, sort,
+// selection and a reload counter that the header's Add button and the upload queue bump after new
+// images land. A search looks through every folder of the project; the open folder is kept, so
+// leaving the search returns to it, and opening a folder ends the search.
 import { create } from 'zustand';
 import type { ImageStatus, ListSortField } from '../../../../contract/images';
 
@@ -12,6 +14,8 @@ interface DataViewState {
   projectId: string | null;
   folderPath: string;
   status: ImageStatus | null;
+  /** File-name search, trimmed; '' when none. */
+  search: string;
   sort: SortState;
   /** Selected image ids (Data or Archive tab, whichever is open). */
   selected: ReadonlySet<string>;
@@ -20,6 +24,7 @@ interface DataViewState {
   reset(projectId: string): void;
   openFolder(path: string): void;
   setStatus(status: ImageStatus | null): void;
+  setSearch(search: string): void;
   /** A new field starts descending; the same field toggles (spec section 9). */
   chooseSort(field: ListSortField): void;
   setSelection(ids: Iterable<string>, anchor?: string | null): void;
@@ -33,19 +38,24 @@ export const useDataView = create<DataViewState>()((set, get) => ({
   projectId: null,
   folderPath: '/',
   status: null,
+  search: '',
   sort: DEFAULT_SORT,
   selected: new Set(),
   anchor: null,
   reloadToken: 0,
   reset(projectId) {
     if (get().projectId === projectId) return;
-    set({ projectId, folderPath: '/', status: null, sort: DEFAULT_SORT, selected: new Set(), anchor: null });
+    set({ projectId, folderPath: '/', status: null, search: '', sort: DEFAULT_SORT, selected: new Set(), anchor: null });
   },
   openFolder(path) {
-    set({ folderPath: path, selected: new Set(), anchor: null });
+    set({ folderPath: path, search: '', selected: new Set(), anchor: null });
   },
   setStatus(status) {
     set({ status, selected: new Set(), anchor: null });
+  },
+  setSearch(search) {
+    const next = search.trim();
+    if (next !== get().search) set({ search: next, selected: new Set(), anchor: null });
   },
   chooseSort(field) {
     const { sort } = get();
@@ -71,7 +81,3 @@ export const SORT_LABELS: Record<ListSortField, string> = {
   status: 'Status',
   mime_type: 'File Type',
 };
-
-export const STATUS_LABELS: Record<ImageStatus, string> = { new: 'Not Started', annotating: 'In Progress', complete: 'Complete' };
-/** The stage picker calls 'annotating' Review (spec section 4). */
-export const STAGE_LABELS: Record<ImageStatus, string> = { new: 'Not Started', annotating: 'Review', complete: 'Complete' };

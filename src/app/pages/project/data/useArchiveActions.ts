@@ -1,11 +1,12 @@
-// The Archive tab's two actions: Restore (in chunks of 50, with progress, then the names restored)
-// and permanent Delete (after a warning listing the names). Both refresh the project's counts.
+// The Archive tab's two actions: Restore and permanent Delete (after a warning listing the names).
+// Restoring several goes in chunks of 50 with progress, then the names restored (spec section 4);
+// restoring one image just restores it, with a toast that can undo it. Both refresh the counts.
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Image } from '../../../../contract/images';
 import type { Project } from '../../../../contract/projects';
 import { api } from '../../../api/client';
-import { toast } from '../../../stores/toast';
+import { toast, toastAction } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
 import { foldersKey } from './folders';
@@ -29,12 +30,42 @@ export function useArchiveActions(project: Project, list: ReturnType<typeof useI
     void qc.invalidateQueries({ queryKey: foldersKey(project.id) });
   };
 
+  const after = () => {
+    view().clearSelection();
+    list.reload();
+    view().reload();
+    refresh();
+  };
+
+  // One image: no progress, no report; the toast's Undo archives it again.
+  const restoreOne = async (image: Image) => {
+    list.remove([image.id]);
+    try {
+      await api.batchUpdate(project.id, [image.id], { is_archived: false });
+      toastAction(`Restored ${image.filename}`, {
+        label: 'Undo',
+        run: () => {
+          void api
+            .batchUpdate(project.id, [image.id], { is_archived: true })
+            .then(() => toast(`Archived ${image.filename}`, 'success'))
+            .catch(() => showAlert('Failed to archive images. Please try again.'))
+            .finally(after);
+        },
+      });
+    } catch {
+      showAlert('Failed to restore images. Please try again.');
+    } finally {
+      after();
+    }
+  };
+
   const restore = async () => {
     const images = chosen();
     if (!images.length) {
       showAlert('Could not find images to restore. Please refresh and try again.');
       return;
     }
+    if (images.length === 1) return restoreOne(images[0]);
     setRestoring({ current: 0, total: images.length });
     const names: string[] = [];
     try {
@@ -49,10 +80,7 @@ export function useArchiveActions(project: Project, list: ReturnType<typeof useI
       showAlert('Failed to restore images. Please try again.');
     } finally {
       setRestoring(null);
-      view().clearSelection();
-      list.reload();
-      view().reload();
-      refresh();
+      after();
     }
   };
 

@@ -1,5 +1,5 @@
 // What the Data tab's grid shows: 'Back to parent' (in a folder), the folder's subfolders by name,
-// then its images as loaded; thumbnails for what is on screen; and, once images are shown, the
+// then its images as loaded (a search shows only the images it found, from every folder); thumbnails for what is on screen; and, once images are shown, the
 // editor's code fetched in an idle moment (opening one is likely next).
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { Image } from '../../../../contract/images';
@@ -10,7 +10,21 @@ import { requestThumbnails } from './thumbnails';
 
 export type Item = { kind: 'parent' } | { kind: 'folder'; folder: FolderNode } | { kind: 'image'; image: Image; index: number };
 
-export function useGridItems({ orgId, folderPath, tree, hiddenFolders, images }: { orgId: string; folderPath: string; tree: readonly FolderNode[]; hiddenFolders: ReadonlySet<string>; images: Image[] }) {
+export function useGridItems({
+  orgId,
+  folderPath,
+  searching,
+  tree,
+  hiddenFolders,
+  images,
+}: {
+  orgId: string;
+  folderPath: string;
+  searching: boolean;
+  tree: readonly FolderNode[];
+  hiddenFolders: ReadonlySet<string>;
+  images: Image[];
+}) {
   const current = folderPath === ROOT_PATH ? null : findFolder(tree, folderPath);
   // Folders stay visible under a status filter so the tree can still be browsed.
   const childFolders = (folderPath === ROOT_PATH ? tree : (current?.children ?? []))
@@ -20,11 +34,13 @@ export function useGridItems({ orgId, folderPath, tree, hiddenFolders, images }:
 
   const items = useMemo<Item[]>(() => {
     const out: Item[] = [];
-    if (folderPath !== ROOT_PATH) out.push({ kind: 'parent' });
-    for (const folder of childFolders) out.push({ kind: 'folder', folder });
+    if (!searching) {
+      if (folderPath !== ROOT_PATH) out.push({ kind: 'parent' });
+      for (const folder of childFolders) out.push({ kind: 'folder', folder });
+    }
     images.forEach((image, index) => out.push({ kind: 'image', image, index }));
     return out;
-  }, [folderPath, childFolders, images]);
+  }, [folderPath, searching, childFolders, images]);
 
   // Thumbnails for what is on screen (batched and paced in requestThumbnails).
   const itemsRef = useRef(items);

@@ -1,16 +1,17 @@
 // What the Data tab does to images: moves (by drag or the toolbar's Folder menu), stages (the
-// toolbar's Stage menu, one at a time from a tile's status), archive, and what follows a Magic
-// Image Edit. Changes show at once and are undone by a reload when the server refuses them
+// toolbar's Stage menu, one at a time from a tile's status), archive (its toast offers Undo), and
+// what follows a Magic Image Edit. Changes show at once and are undone by a reload when the server refuses them
 // (spec section 4); the folder and project counts are refreshed after.
 import { useCallback, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { nextStatus, type Image, type ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH, parentFolderPath } from '../../../../contract/folders';
 import { api } from '../../../api/client';
-import { toast } from '../../../stores/toast';
+import { stageLabel } from '../../../lib/stages';
+import { toast, toastAction } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { showAlert } from './alerts';
-import { STAGE_LABELS, useDataView } from './dataView';
+import { useDataView } from './dataView';
 import { folderName, foldersKey } from './folders';
 import type { ImageList } from './useImageList';
 
@@ -23,7 +24,22 @@ interface StatusRun {
   tail: Promise<void>;
 }
 
-export function useImageActions({ projectId, orgId, folderPath, status, list }: { projectId: string; orgId: string; folderPath: string; status: ImageStatus | null; list: ImageList }) {
+export function useImageActions({
+  projectId,
+  orgId,
+  folderPath,
+  status,
+  search,
+  list,
+}: {
+  projectId: string;
+  orgId: string;
+  folderPath: string;
+  status: ImageStatus | null;
+  /** The name search ('' none): its results come from every folder, so a move keeps them listed. */
+  search: string;
+  list: ImageList;
+}) {
   const qc = useQueryClient();
   const view = useDataView.getState;
 
@@ -46,9 +62,11 @@ export function useImageActions({ projectId, orgId, folderPath, status, list }: 
   // Spec section 4 "Drag and drop": optimistic removal, reload on failure. `via`: a drag gets the
   // spec's message for where it was dropped; the toolbar's Folder menu the generic one.
   const moveImages = async (ids: string[], target: string, via: 'drag' | 'menu') => {
-    if (!ids.length || target === folderPath) return;
+    if (!ids.length || (target === folderPath && !search)) return;
     const toParent = target === parentFolderPath(folderPath) && folderPath !== ROOT_PATH;
-    list.remove(ids);
+    // Search results stay (they still match), showing their new folder; a folder view lets them go.
+    if (search) list.patch(ids, { virtual_folder_path: target });
+    else list.remove(ids);
     view().setSelection([...view().selected].filter((id) => !ids.includes(id)));
     try {
       const res = await api.batchMove(projectId, ids, target);
@@ -77,7 +95,7 @@ export function useImageActions({ projectId, orgId, folderPath, status, list }: 
       if (applied) {
         if (status && applied !== status) list.remove(ids);
         else list.patch(ids, { status: applied });
-        toast(`${plural(res.updated)} set to ${STAGE_LABELS[applied]}`, 'success');
+        toast(`${plural(res.updated)} set to ${stageLabel(applied)}`, 'success');
       }
     } catch {
       showAlert('Failed to update image status. Please try again.');
@@ -121,14 +139,32 @@ export function useImageActions({ projectId, orgId, folderPath, status, list }: 
     });
   };
 
+  // Undo brings archived images back (and selected again, when their view is still on screen).
+  const unarchive = async (ids: string[], where: string) => {
+    try {
+      const res = await api.batchUpdate(projectId, ids, { is_archived: false });
+      const v = view();
+      v.reload();
+      if (v.projectId === projectId && `${v.folderPath}|${v.search}|${v.status}` === where) v.setSelection(ids, ids[0] ?? null);
+      toast(`Restored ${plural(res.updated)}`, 'success');
+    } catch {
+      showAlert('Failed to restore images. Please try again.');
+    } finally {
+      refreshMeta();
+    }
+  };
+
   const archive = async () => {
     const ids = selectedIds();
     if (!ids.length) return;
+    const names = selectedImages().map((i) => i.filename);
+    const where = `${folderPath}|${search}|${status}`;
     list.remove(ids);
     view().clearSelection();
     try {
       const res = await api.batchUpdate(projectId, ids, { is_archived: true });
-      toast(`Archived ${plural(res.updated)}`, 'success');
+      const what = res.updated === 1 && names.length === 1 ? names[0] : plural(res.updated);
+      toastAction(`Archived ${what}`, { label: 'Undo', run: () => void unarchive(ids, where) });
     } catch {
       showAlert('Failed to archive images. Please try again.');
       list.reload();

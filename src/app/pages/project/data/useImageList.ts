@@ -1,6 +1,7 @@
 // One folder's images, loaded in pages: 200 on the first or folder load, 50 for each 'more'
 // (spec section 9). Pages are numbered in 50s, so after removals the next page overlaps what is
-// loaded; duplicates are dropped by id.
+// loaded; duplicates are dropped by id. A name search looks through the whole project; while its
+// answer comes, the previous results stay on screen (`searching`), so typing does not flash.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { api } from '../../../api/client';
@@ -15,6 +16,8 @@ export interface ImageListQuery {
   /** undefined: the whole project (the Archive view). */
   folderPath?: string;
   status: ImageStatus | null;
+  /** File-name search ('' or absent: none); a search covers every folder. */
+  search?: string;
   sort: SortState;
   archived: boolean;
   reloadToken: number;
@@ -25,6 +28,8 @@ export interface ImageList {
   total: number;
   hasNext: boolean;
   loading: boolean;
+  /** A new search is on its way; the images shown are the previous answer's. */
+  searching: boolean;
   loadingMore: boolean;
   error: unknown;
   loadMore(): void;
@@ -38,6 +43,7 @@ export function useImageList(q: ImageListQuery): ImageList {
   const [total, setTotal] = useState(0);
   const [hasNext, setHasNext] = useState(false);
   const [loading, setLoading] = useState(true);
+  const [answered, setAnswered] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [localToken, setLocalToken] = useState(0);
@@ -46,10 +52,12 @@ export function useImageList(q: ImageListQuery): ImageList {
   imagesRef.current = images;
   const busyMore = useRef(false);
 
+  const search = q.search ?? '';
   const params = useCallback(
     (page: number, limit: number) => ({
       org_id: q.orgId,
-      folder_path: q.folderPath,
+      folder_path: search ? undefined : q.folderPath,
+      search: search || undefined,
       page,
       limit,
       sort_by: q.sort.field,
@@ -57,11 +65,12 @@ export function useImageList(q: ImageListQuery): ImageList {
       status: q.status ?? undefined,
       is_archived: q.archived ? ('true' as const) : ('false' as const),
     }),
-    [q.orgId, q.folderPath, q.sort.field, q.sort.order, q.status, q.archived],
+    [q.orgId, q.folderPath, search, q.sort.field, q.sort.order, q.status, q.archived],
   );
 
-  // Another folder, filter or sort starts empty (skeletons); a reload keeps what is shown meanwhile.
-  const viewKey = JSON.stringify([q.projectId, q.folderPath ?? null, q.status, q.sort.field, q.sort.order, q.archived]);
+  // Another folder, filter or sort starts empty (skeletons); a reload or a new search keeps what
+  // is shown meanwhile. Starting or leaving a search is another view.
+  const viewKey = JSON.stringify([q.projectId, search ? null : (q.folderPath ?? null), search !== '', q.status, q.sort.field, q.sort.order, q.archived]);
   const shownKey = useRef(viewKey);
 
   useEffect(() => {
@@ -82,13 +91,15 @@ export function useImageList(q: ImageListQuery): ImageList {
         setTotal(res.pagination.totalItems);
         setHasNext(res.pagination.hasNext);
         setLoading(false);
+        setAnswered(search);
       })
       .catch((err: unknown) => {
         if (gen !== generation.current) return;
         setError(err);
         setLoading(false);
+        setAnswered(search);
       });
-  }, [q.projectId, params, q.reloadToken, localToken, viewKey]);
+  }, [q.projectId, params, search, q.reloadToken, localToken, viewKey]);
 
   const loadMore = useCallback(() => {
     if (busyMore.current || loading || !hasNext) return;
@@ -131,5 +142,6 @@ export function useImageList(q: ImageListQuery): ImageList {
 
   const reload = useCallback(() => setLocalToken((t) => t + 1), []);
 
-  return { images, total, hasNext, loading, loadingMore, error, loadMore, remove, patch, reload };
+  const searching = loading && answered !== search;
+  return { images, total, hasNext, loading, searching, loadingMore, error, loadMore, remove, patch, reload };
 }
