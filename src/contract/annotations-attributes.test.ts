@@ -89,6 +89,16 @@ describe('annotation attributes against their class', () => {
     expect(findAttributeProblem(list, classes)).toEqual({ index: 2, attribute: 'colour', message: 'Annotation 2 (id "b"): Attribute "colour" of class "car" must be one of its options ("red", "blue")' });
     expect(findAttributeProblem(list.slice(0, 2), classes)).toBeNull();
   });
+  it('keeps entries that are unchanged from what the annotation held (a definition changed since)', () => {
+    const stale = [{ name: 'colour', value: 'green' }, { name: 'speed', value: 3 }];
+    expect(attributesProblem(stale, car, stale)).toBeNull();
+    expect(attributesProblem(stale, car, [{ name: 'colour', value: 'green' }])?.attribute).toBe('speed');
+    expect(attributesProblem([{ name: 'colour', value: 'pink' }], car, stale)?.attribute).toBe('colour');
+    expect(attributesProblem([...stale, { name: 'colour', value: 'red' }], car, stale)?.message).toBe('Attribute "colour" of class "car" appears twice');
+    const classes = new Map([['car', car]]);
+    expect(findAttributeProblem([{ id: 'a', name: 'car', attributes: stale }], classes, new Map([['a', stale]]))).toBeNull();
+    expect(findAttributeProblem([{ id: 'b', name: 'car', attributes: stale }], classes, new Map([['a', stale]]))?.index).toBe(0);
+  });
   it('drops what does not fit for importers', () => {
     expect(fittingAttributes([{ name: 'doors', value: 2 }, { name: 'occluded', value: 1 }, { name: 'visible', value: false }], car)).toEqual({ kept: [{ name: 'doors', value: 2 }], dropped: ['occluded', 'visible'] });
     expect(fittingAttributes(['x'], { name: 'tree' })).toEqual({ kept: ['x'], dropped: [] });

@@ -29,8 +29,10 @@ export function hasAttributeDefinitions(cls: Pick<ProjectClass, 'attributes'> | 
  * The first problem of an annotation's `attributes` for its class, or null when they fit (or the
  * class defines no attributes).
  */
-export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, 'name' | 'attributes'> | undefined): AttributeProblem | null {
+export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, 'name' | 'attributes'> | undefined, previous?: unknown): AttributeProblem | null {
   if (!cls || !hasAttributeDefinitions(cls) || attributes === undefined) return null;
+  // Entries the annotation already held, unchanged (saved before a definition changed), are kept as they are.
+  const kept = new Set(Array.isArray(previous) ? previous.map((e) => JSON.stringify(e)) : []);
   const of = `of class ${quote(cls.name)}`;
   if (!Array.isArray(attributes)) return { attribute: '', message: `The attributes ${of} must be a list of {name, value} entries` };
   const defs = new Map(cls.attributes.map((d) => [d.name, d]));
@@ -41,6 +43,10 @@ export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, '
     }
     for (const key of Object.keys(entry)) {
       if (key !== 'name' && key !== 'value') return { attribute: entry.name, message: `Attribute ${quote(entry.name)} ${of} has an unknown key ${quote(key)} (entries are {name, value})` };
+    }
+    if (kept.size > 0 && kept.has(JSON.stringify(entry))) {
+      seen.add(entry.name);
+      continue;
     }
     const def = defs.get(entry.name);
     if (!def) return { attribute: entry.name, message: `Attribute ${quote(entry.name)} is not defined for class ${quote(cls.name)}` };
@@ -54,17 +60,24 @@ export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, '
 
 /**
  * The first problem of a list of stored annotations' attributes, with the annotation's position.
+ * With `previous`, a value saved before its definition changed stays valid while it is unchanged:
+ * editing a shape's outline never fails on an option removed since (only new values are checked).
  * `classes`: the project's classes by exact name (annotations of other classes are not checked
  * here; the class check is findAnnotationProblem's).
  */
-export function findAttributeProblem(list: readonly unknown[], classes: ReadonlyMap<string, Pick<ProjectClass, 'name' | 'attributes'>>): (AttributeProblem & { index: number }) | null {
+export function findAttributeProblem(
+  list: readonly unknown[],
+  classes: ReadonlyMap<string, Pick<ProjectClass, 'name' | 'attributes'>>,
+  /** By annotation id, the attributes it holds now (stored): its unchanged entries are not checked again. */
+  previous?: ReadonlyMap<string, unknown>,
+): (AttributeProblem & { index: number }) | null {
   let any = false;
   for (const c of classes.values()) if (hasAttributeDefinitions(c)) any = true;
   if (!any) return null;
   for (let i = 0; i < list.length; i++) {
     const a = list[i];
     if (!isRecord(a) || typeof a.name !== 'string') continue;
-    const problem = attributesProblem(a.attributes, classes.get(a.name));
+    const problem = attributesProblem(a.attributes, classes.get(a.name), typeof a.id === 'string' ? previous?.get(a.id) : undefined);
     if (problem) {
       const id = typeof a.id === 'string' ? ` (id ${quote(a.id)})` : '';
       return { index: i, attribute: problem.attribute, message: `Annotation ${i}${id}: ${problem.message}` };

@@ -114,6 +114,34 @@ describe('saving annotations with attributes', () => {
   });
 });
 
+describe('definitions changed after values were saved', () => {
+  it('a value saved before its option was removed stays while unchanged (the shape still saves), a new value is checked', async () => {
+    const car = { id: 'old', name: 'car', bounding_box: box, attributes: [{ name: 'colour', value: 'blue' }, { name: 'speed', value: 3 }] };
+    // Saved while the class had no definitions (free-form), then the class gains them.
+    expect((await patchClasses([{ ...CAR, attributes: undefined }, TREE])).status).toBe(200);
+    expect((await saveData([car])).status).toBe(200);
+    expect((await patchClasses([{ ...CAR, attributes: [{ name: 'colour', kind: 'select', options: ['red'] }] }, TREE])).status).toBe(200);
+    try {
+      // The outline moves, the attributes are as saved: accepted.
+      const moved = { ...car, bounding_box: { ...box, x: 5 } };
+      expect((await saveChanges([moved])).status).toBe(200);
+      expect((await load())[0]).toEqual(moved);
+      // A changed value is checked against today's definition.
+      const changed = { ...moved, attributes: [{ name: 'colour', value: 'green' }, { name: 'speed', value: 3 }] };
+      const res = await saveChanges([changed]);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_annotation', attribute: 'colour' });
+      // So is a new shape carrying the old value.
+      const copy = await saveChanges([{ ...car, id: 'copy' }]);
+      expect(copy.status).toBe(400);
+      expect(copy.body.error).toContain('Attribute "colour" of class "car" must be one of its options ("red")');
+    } finally {
+      expect((await patchClasses([CAR, TREE])).status).toBe(200);
+      expect((await saveData([])).status).toBe(200);
+    }
+  });
+});
+
 async function exportZip(format: string): Promise<JSZip> {
   const res = await fetch(`${server.url}/api/v1/annotations/export`, {
     method: 'POST',

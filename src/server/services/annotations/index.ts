@@ -33,7 +33,7 @@ import type { ImageStatus } from '../../../contract/images';
 import { adjustCounters, imageFor, setImageStatus, type ImageRow } from '../images';
 import { projectFor } from '../projects';
 import type { Permission } from '../access';
-import { allTexts, applyChange, lockHeader, readAnnotations, rowsOf, type ChangeSet, type Conn, type Header } from './store';
+import { allTexts, applyChange, lockHeader, readAnnotations, rowsOf, storedTexts, type ChangeSet, type Conn, type Header } from './store';
 import { annotationsAt, changesSince, historyOf } from './history';
 import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
 
@@ -114,14 +114,32 @@ export function validateAnnotations(raw: unknown[], classes: readonly ProjectCla
   if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
 }
 
+/**
+ * validateAnnotations for a save of one image: an attribute value saved before its class's
+ * definition changed (an option removed, a kind changed) stays valid while the save leaves it
+ * unchanged, so a shape whose outline is edited still saves; new or changed values are checked.
+ */
+async function validateForImage(db: Conn, imageId: string, raw: unknown[], classes: readonly ProjectClass[]): Promise<void> {
+  const byName = new Map(classes.map((c) => [c.name, c]));
+  const names = new Set(byName.keys());
+  const problem = findAnnotationProblem(raw, names);
+  if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
+  if (!findAttributeProblem(raw, byName)) return;
+  const ids = raw.map((a) => (a as { id: string }).id);
+  const previous = new Map<string, unknown>();
+  for (const [id, row] of await storedTexts(db, imageId, ids)) previous.set(id, (JSON.parse(row.text) as { attributes?: unknown }).attributes);
+  const attr = findAttributeProblem(raw, byName, previous);
+  if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
+}
+
 // --- save
 
 /** What a save changes, worked out inside its transaction on the locked header. */
 type Prepare = (tx: Conn, header: Header) => Promise<ChangeSet> | ChangeSet;
 
 export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
-  return commit(ctx, userId, body, body.base_version, (classes) => {
-    validateAnnotations(body.annotations, classes);
+  return commit(ctx, userId, body, body.base_version, async (classes) => {
+    await validateForImage(ctx.db, body.image_id, body.annotations, classes);
     const list = body.annotations as Annotation[];
     return async (tx) => {
       // The list is the document: what it lacks is removed; rows are written only where they differ.
@@ -152,8 +170,8 @@ function keepsOrder(stored: readonly { id: string; seq: number }[], list: readon
 
 /** Applies upserts and removals on `base_version` (a change without a base applies to whatever is current: assisted segmentation's append). */
 export async function saveChanges(ctx: AppContext, userId: string, body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number }): Promise<SaveDataResponse> {
-  return commit(ctx, userId, body, body.base_version, (classes) => {
-    validateAnnotations(body.upserts, classes);
+  return commit(ctx, userId, body, body.base_version, async (classes) => {
+    await validateForImage(ctx.db, body.image_id, body.upserts, classes);
     const upserts = new Set(body.upserts.map((a) => (a as { id: string }).id));
     const both = body.removed_ids.find((id) => upserts.has(id));
     if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
@@ -185,7 +203,7 @@ async function commit(
   userId: string,
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
-  prepare: (classes: readonly ProjectClass[]) => Prepare,
+  prepare: (classes: readonly ProjectClass[]) => Prepare | Promise<Prepare>,
   restoredFrom?: number,
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
@@ -194,7 +212,7 @@ async function commit(
   }
   const [project] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, image.projectId)).limit(1);
   if (!project) throw errors.notFound('Image');
-  const changeOf = prepare(project.classes);
+  const changeOf = await prepare(project.classes);
 
   const saved = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
