@@ -11,6 +11,8 @@ import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderProposal, Render
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
 
+export type { RenderDisplay } from './protocol';
+
 export type ImageSourceInput =
   | ImageBitmap
   | Blob

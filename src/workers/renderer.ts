@@ -936,11 +936,13 @@ export class Renderer {
     }
     shapes.sort((a, b) => b.z - a.z); // topmost first: they keep their labels where labels would overlap
     const { x: cx, y: cy, scale } = this.camera;
+    // a polyline's label goes at its first point (its bounds' corner may be far from the line)
+    const anchor = (s: Shape, k: 0 | 1) => (s.type === 2 ? s.geom.handles[k]! : s.bounds[k]);
     return shapes.map((s) => ({
       text: s.label,
       color: s.color,
-      ax: s.bounds[0] * scale + cx,
-      ay: s.bounds[1] * scale + cy,
+      ax: anchor(s, 0) * scale + cx,
+      ay: anchor(s, 1) * scale + cy,
       point: s.type === 3,
       priority: this.selected.has(s.id) || this.view.hovered === s.id,
     }));

@@ -3,6 +3,7 @@
 import { useEffect, useRef, type PointerEvent as ReactPointerEvent } from 'react';
 import type { Editor } from '../../../engine';
 import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
+import { renderDisplay, useViewSettings } from './viewSettings';
 import styles from './AnnotatePage.module.css';
 
 export interface EditorCanvasProps {
@@ -26,6 +27,10 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
   colorRef.current = classColor;
   const readyRef = useRef(onImageReady);
   readyRef.current = onImageReady;
+  // The annotator's display settings (labels, outline width, image adjustments).
+  const labels = useViewSettings((s) => s.labels);
+  const outlineWidth = useViewSettings((s) => s.outlineWidth);
+  const adjustments = useViewSettings((s) => s.adjustments);
 
   // One renderer for the life of the screen; images and documents change under it.
   useEffect(() => {
@@ -51,6 +56,10 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
       rendererRef.current = null;
     };
   }, [editor]);
+
+  useEffect(() => {
+    rendererRef.current?.setDisplay(renderDisplay({ labels, outlineWidth, adjustments }));
+  }, [editor, labels, outlineWidth, adjustments]);
 
   useEffect(() => {
     rendererRef.current?.refreshColors();

@@ -1,15 +1,19 @@
-// The round settings button and its 320 px panel (spec section 2): tabs Image, Annotation
-// (transparency) and Hotkeys (the real list, from hotkeys.ts).
+// The round settings button and its 320 px panel (spec section 2): tabs Image (facts, zoom, and
+// the session's brightness / contrast / gamma), Annotation (transparency, class-name labels,
+// outline width) and Hotkeys (the real list, from hotkeys.ts). Display settings live in
+// viewSettings.ts; the canvas reads them from there.
 import * as Popover from '@radix-ui/react-popover';
 import * as Tabs from '@radix-ui/react-tabs';
-import { Maximize, Settings2, ZoomIn, ZoomOut } from 'lucide-react';
+import { Maximize, RotateCcw, Settings2, ZoomIn, ZoomOut } from 'lucide-react';
 import type { Image } from '../../../contract/images';
 import type { Editor } from '../../../engine';
 import { Button } from '../../components/Button';
 import { formatBytes } from '../../lib/format';
 import { HOTKEY_HELP } from './hotkeys';
 import { useCamera } from './useEditor';
+import { OUTLINE_WIDTHS, unadjusted, useViewSettings, type ImageAdjustments } from './viewSettings';
 import styles from './AnnotatePage.module.css';
+import own from './SettingsPanel.module.css';
 
 export interface SettingsPanelProps {
   editor: Editor;
@@ -53,6 +57,7 @@ export function SettingsPanel({ editor, image, transparency, onTransparency }: S
                 onChange={(e) => onTransparency(Number(e.target.value))}
               />
               <p className={styles.note}>Fills use this transparency. Hovering an annotation shows it at 90% transparency.</p>
+              <DisplayControls />
             </Tabs.Content>
             <Tabs.Content value="hotkeys" className={`${styles.tabPanel} ${styles.hotkeys}`}>
               {HOTKEY_HELP.map((g) => (
@@ -114,6 +119,79 @@ function ImageTab({ editor, image }: { editor: Editor; image: Image }) {
           In
         </Button>
       </div>
+      <Adjustments />
     </>
+  );
+}
+
+const ADJUSTMENTS: { key: keyof ImageAdjustments; label: string; min: number; max: number; step: number; show(v: number): string }[] = [
+  { key: 'brightness', label: 'Brightness', min: 0.2, max: 2, step: 0.01, show: (v) => `${Math.round(v * 100)}%` },
+  { key: 'contrast', label: 'Contrast', min: 0.2, max: 2, step: 0.01, show: (v) => `${Math.round(v * 100)}%` },
+  { key: 'gamma', label: 'Gamma', min: 0.2, max: 3, step: 0.05, show: (v) => v.toFixed(2) },
+];
+
+/** Brightness, contrast and gamma of the image as drawn here, for this session. */
+function Adjustments() {
+  const adjustments = useViewSettings((s) => s.adjustments);
+  const adjust = useViewSettings((s) => s.adjust);
+  const reset = useViewSettings((s) => s.resetAdjustments);
+  return (
+    <section className={own.section} aria-labelledby="editor-adjust-title">
+      <div className={own.sectionHead}>
+        <h3 id="editor-adjust-title" className={own.sectionTitle}>Adjustments</h3>
+        <Button size="sm" variant="ghost" icon={<RotateCcw />} onClick={reset} disabledReason={unadjusted(adjustments) ? 'The image is shown as it is' : null}>
+          Reset
+        </Button>
+      </div>
+      {ADJUSTMENTS.map((a) => (
+        <div key={a.key} className={own.field}>
+          <label className={styles.sliderLabel} htmlFor={`editor-${a.key}`}>
+            <span>{a.label}</span>
+            <span className={styles.num}>{a.show(adjustments[a.key])}</span>
+          </label>
+          <input
+            id={`editor-${a.key}`}
+            className={styles.slider}
+            type="range"
+            min={a.min}
+            max={a.max}
+            step={a.step}
+            value={adjustments[a.key]}
+            onChange={(e) => adjust({ [a.key]: Number(e.target.value) })}
+          />
+        </div>
+      ))}
+      <p className={styles.note}>Only how the image looks here, for this session. The stored image does not change.</p>
+    </section>
+  );
+}
+
+/** Class-name labels on the canvas and the outline width (kept on this device). */
+function DisplayControls() {
+  const labels = useViewSettings((s) => s.labels);
+  const setLabels = useViewSettings((s) => s.setLabels);
+  const width = useViewSettings((s) => s.outlineWidth);
+  const setWidth = useViewSettings((s) => s.setOutlineWidth);
+  return (
+    <section className={own.section} aria-label="Display">
+      <label className={own.switchRow}>
+        <span>Show class names</span>
+        <input type="checkbox" role="switch" className={own.switch} checked={labels} onChange={(e) => setLabels(e.target.checked)} />
+      </label>
+      <p className={styles.note}>Where many annotations are in view, only the hovered and selected ones are named.</p>
+      <div className={own.field}>
+        <span id="editor-outline-width" className={styles.sliderLabel}>Outline width</span>
+        <div role="radiogroup" aria-labelledby="editor-outline-width" className={own.segmented}>
+          {OUTLINE_WIDTHS.map((w) => (
+            <label key={w.value} className={own.segment}>
+              <input type="radio" name="editor-outline-width" value={w.value} checked={width === w.value} onChange={() => setWidth(w.value)} />
+              <span className={own.lineSample} style={{ height: w.value }} aria-hidden="true" />
+              {w.label}
+              <small>{w.value} px</small>
+            </label>
+          ))}
+        </div>
+      </div>
+    </section>
   );
 }
