@@ -94,4 +94,18 @@ describe('class defaults', () => {
     e.execute('set-class', { ids: ['a'], class: 'tree' });
     expect(e.getAnnotations()[0]!.attributes).toEqual([{ name: 'colour', value: 'red' }, { name: 'doors', value: 2 }]);
   });
+
+  it('pasted and copied-previous shapes are conformed to their class as it is now', () => {
+    const e = new Editor({ idGenerator: () => 'p1' });
+    e.setAttributesPolicy(policy);
+    // 'green' is no car colour (an option removed since the copy was made); the free-form tree keeps its note.
+    const stale = { ...box('a', 0, 0, 20, 20), attributes: [{ name: 'colour', value: 'green' }, { name: 'doors', value: 2 }] };
+    const tree = { ...box('t', 0, 0, 20, 20, 'tree'), attributes: ['note'] };
+    e.execute('paste', { annotations: [stale], offset: 10 });
+    expect(e.getAnnotations()[0]!.attributes).toEqual([{ name: 'colour', value: 'blue' }, { name: 'occluded', value: false }, { name: 'doors', value: 2 }]);
+    e.execute('replace-all', { annotations: [stale, tree] });
+    const [a, t] = e.getAnnotations();
+    expect(a!.attributes).toEqual([{ name: 'colour', value: 'blue' }, { name: 'occluded', value: false }, { name: 'doors', value: 2 }]);
+    expect(t!.attributes).toEqual(['note']);
+  });
 });

@@ -1,7 +1,7 @@
 import { validateEditorAnnotation } from '../model/convert';
 import { translateAnnotation } from '../model/geometry';
-import type { EditorAnnotation } from '../model/types';
-import { countLabel, defineCommand } from './types';
+import type { EditorAnnotation, JsonValue } from '../model/types';
+import { NO_ATTRIBUTES, countLabel, defineCommand } from './types';
 
 /** Adds copies with fresh ids, shifted by `offset` image pixels; returns the new ids in order. */
 export const paste = defineCommand<{ annotations: readonly EditorAnnotation[]; offset: number }, string[]>({
@@ -10,7 +10,11 @@ export const paste = defineCommand<{ annotations: readonly EditorAnnotation[]; o
   run(tx, { annotations, offset }, env) {
     const ids: string[] = [];
     for (const src of annotations) {
-      const copy = { ...translateAnnotation(structuredClone(src) as EditorAnnotation, offset, offset), id: env.newId() };
+      const moved = { ...translateAnnotation(structuredClone(src) as EditorAnnotation, offset, offset), id: env.newId() };
+      // Copied from another image or before a class's attributes changed: conformed to the class now.
+      const current = moved.attributes ?? NO_ATTRIBUTES;
+      const attributes = env.attributesFor?.(moved.class, current) ?? current;
+      const copy: EditorAnnotation = attributes !== current ? { ...moved, attributes: structuredClone(attributes) as JsonValue[] } : moved;
       const problem = validateEditorAnnotation(copy);
       if (problem) throw new Error(`Invalid pasted annotation: ${problem}`);
       tx.add(copy);

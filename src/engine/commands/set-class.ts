@@ -1,5 +1,5 @@
 import type { JsonValue } from '../model/types';
-import { defineCommand } from './types';
+import { NO_ATTRIBUTES, defineCommand } from './types';
 
 // A class change also conforms the attributes to the new class (env.attributesFor): values that
 // fit are kept, the new class's defaults fill in, so the shape saves under its new class.
@@ -11,8 +11,9 @@ export const setClass = defineCommand<{ ids: readonly string[]; class: string }>
     for (const id of ids) {
       const a = tx.get(id);
       if (!a || a.class === cls) continue;
-      const attributes = env.attributesFor?.(cls, a.attributes ?? []);
-      tx.set(attributes && attributes !== a.attributes ? { ...a, class: cls, attributes: structuredClone(attributes) as JsonValue[] } : { ...a, class: cls });
+      const current = a.attributes ?? NO_ATTRIBUTES;
+      const attributes = env.attributesFor?.(cls, current) ?? current;
+      tx.set(attributes !== current ? { ...a, class: cls, attributes: structuredClone(attributes) as JsonValue[] } : { ...a, class: cls });
     }
   },
 });

@@ -9,6 +9,9 @@ import type { JsonValue } from '../model/types';
  */
 export type AttributesPolicy = (cls: string, current: readonly JsonValue[]) => readonly JsonValue[];
 
+/** The attributes of an annotation that has none (one shared empty list, so a policy that keeps them is seen to). */
+export const NO_ATTRIBUTES: readonly JsonValue[] = Object.freeze([]);
+
 export interface CommandEnv {
   /** Fresh annotation ids (paste). */
   newId(): string;
