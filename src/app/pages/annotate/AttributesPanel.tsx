@@ -90,7 +90,8 @@ export function AttributesPanel({ editor, view, documentVersion, classes, readOn
       let shown: Shown | undefined;
       for (const a of shapes) {
         const raw = attributeValue(a.attributes as readonly unknown[] | undefined, def.name);
-        const v = raw !== undefined && attributeValueProblem(def, raw) === null ? raw : defaultAttributeValue(def);
+        // A value saved before the definition changed is shown as it is (the save keeps it while unchanged).
+        const v = raw !== undefined ? raw : defaultAttributeValue(def);
         if (shown === undefined) shown = v;
         else if (shown !== v) {
           shown = MIXED;
@@ -187,6 +188,10 @@ function Field({ row: { def, value }, disabledReason, onChange }: { row: Row; di
             </option>
           ) : value === null ? (
             <option value="">No value</option>
+          ) : attributeValueProblem(def, value) ? (
+            <option value={String(value)} disabled>
+              {String(value)} (not an option)
+            </option>
           ) : null}
           {(def.options ?? []).map((o) => (
             <option key={o} value={o}>
