@@ -117,6 +117,8 @@ export class LabelLayer {
   private readonly buf: Buffer;
   private readonly draw: DrawCommand;
   private readonly entries = new Map<string, Entry>();
+  /** Widths (CSS px) by key, measured once: labels left out for overlapping are measured every frame otherwise. */
+  private readonly widths = new Map<string, number>();
   private readonly measure: Canvas2D;
   private shelfX = 0;
   private shelfY = 0;
@@ -141,6 +143,7 @@ export class LabelLayer {
     });
     void loadFont().then(() => {
       this.loading = false;
+      this.widths.clear(); // measured with the fallback font
       onReady();
     });
   }
@@ -151,11 +154,15 @@ export class LabelLayer {
 
   /** The label's width in CSS px (its text truncated to MAX_TEXT_W). */
   widthOf = (l: LabelInput): number => {
-    const e = this.entries.get(this.key(l));
-    if (e) return e.w;
-    this.measure.font = FONT;
-    const tw = Math.min(MAX_TEXT_W, Math.ceil(this.measure.measureText(l.text).width));
-    return PAD_X + DOT_D + DOT_GAP + tw + PAD_X;
+    const k = this.key(l);
+    let w = this.widths.get(k);
+    if (w === undefined) {
+      if (this.widths.size > 4096) this.widths.clear();
+      this.measure.font = FONT;
+      w = PAD_X + DOT_D + DOT_GAP + Math.min(MAX_TEXT_W, Math.ceil(this.measure.measureText(l.text).width)) + PAD_X;
+      this.widths.set(k, w);
+    }
+    return w;
   };
 
   private entry(l: LabelInput): Entry {

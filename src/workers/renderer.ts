@@ -934,6 +934,7 @@ export class Renderer {
       }
       shapes = shapes.filter((s) => !this.hidden.has(s.id));
     }
+    shapes = shapes.filter((s) => s.label);
     shapes.sort((a, b) => b.z - a.z); // topmost first: they keep their labels where labels would overlap
     const { x: cx, y: cy, scale } = this.camera;
     // a polyline's label goes at its first point (its bounds' corner may be far from the line)
