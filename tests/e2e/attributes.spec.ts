@@ -120,4 +120,22 @@ test('attributes: defined on the Classes tab, edited in the editor panel, saved 
   const coco = await exportJson(page, 'COCO');
   const annotations = JSON.parse(await coco.file('annotations.json')!.async('string')).annotations;
   expect(annotations[0].attributes).toEqual({ colour: 'red', occluded: true });
+
+  // A second box: with both selected, values that differ show as mixed; one change sets both.
+  await openEditorImage(page, 'lot.png');
+  await drawBox(page, [420, 180], [540, 280]);
+  await expect(rows(page)).toHaveCount(2);
+  await page.keyboard.press('q');
+  await rows(page).nth(0).click();
+  await rows(page).nth(1).click({ modifiers: ['Control'] });
+  await expect(panel).toContainText('car · 2');
+  await expect(panel.getByLabel('colour')).toHaveValue('');
+  await expect(panel.getByRole('option', { name: 'Mixed' })).toHaveCount(1);
+  expect(await panel.getByLabel('occluded').evaluate((el: HTMLInputElement) => el.indeterminate)).toBe(true);
+  await panel.getByLabel('colour').selectOption('blue');
+  await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations.map((a: { attributes: unknown[] }) => a.attributes[0]), { timeout: 20_000 }).toEqual([
+    { name: 'colour', value: 'blue' },
+    { name: 'colour', value: 'blue' },
+  ]);
+  await expect(panel.getByLabel('occluded')).toHaveAttribute('aria-checked', 'mixed');
 });

@@ -1,6 +1,6 @@
 // The Attributes panel (issue 19), in the editor's right sidebar under the annotation list: edits
 // the attributes of the selected shape or shapes as their class defines them (checkbox, select,
-// number, text). A value missing on a shape shows its default; values that differ across a
+// number, text); shown while shapes are selected in a project whose classes define attributes. A value missing on a shape shows its default; values that differ across a
 // multi-selection show as mixed. Every change is one undoable engine command
 // ('update-attributes'), saved like any other edit.
 //
@@ -69,6 +69,7 @@ export function AttributesPanel({ editor, view, documentVersion, classes, readOn
   const bodyRef = useRef<HTMLDivElement>(null);
   const headingId = useId();
   const byName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
+  const usesAttributes = classes.some((c) => c.attributes?.length);
 
   const selectedIds = useMemo(() => [...view.selected], [view.selected]);
   const { rows, classLabel, note } = useMemo(() => {
@@ -130,7 +131,8 @@ export function AttributesPanel({ editor, view, documentVersion, classes, readOn
     lastToken.current = focusToken;
   }, [focusToken]);
 
-  if (selectedIds.length === 0) return null;
+  // Nothing selected, or a project that uses no attributes: no panel (no clutter for those who do not need it).
+  if (selectedIds.length === 0 || !usesAttributes) return null;
 
   return (
     <section className={styles.panel} aria-labelledby={headingId} data-testid="attributes-panel">
