@@ -66,6 +66,7 @@ test('data tab: search by name across folders, tiles with annotation count and p
   const bar = page.getByRole('toolbar', { name: 'Selected images' });
   await bar.getByRole('button', { name: 'Stage' }).click();
   await expect(page.getByRole('menuitem', { name: 'Review In Progress' })).toBeVisible();
+  await page.screenshot({ path: 'test-results/data-tab-stage-menu.png' });
   await expect(page.getByRole('menuitem')).toHaveText([/^Not Started$/, /^ReviewIn Progress$/, /^Complete$/, /Next stage/]);
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'All statuses' }).click();

@@ -205,7 +205,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
           {showFolder ? (
             <span className={styles.detailsFolder} title={image.virtual_folder_path}>
               <Folder aria-hidden="true" />
-              {folder}
+              <span className={styles.detailsFolderName}>{folder}</span>
             </span>
           ) : (
             <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
