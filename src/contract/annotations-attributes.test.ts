@@ -100,8 +100,13 @@ describe('annotation attributes against their class', () => {
     expect(findAttributeProblem([{ id: 'b', name: 'car', attributes: stale }], classes, new Map([['a', stale]]))?.index).toBe(0);
   });
   it('drops what does not fit for importers', () => {
-    expect(fittingAttributes([{ name: 'doors', value: 2 }, { name: 'occluded', value: 1 }, { name: 'visible', value: false }], car)).toEqual({ kept: [{ name: 'doors', value: 2 }], dropped: ['occluded', 'visible'] });
+    expect(fittingAttributes([{ name: 'doors', value: 2 }, { name: 'occluded', value: 'yes' }, { name: 'visible', value: false }], car)).toEqual({ kept: [{ name: 'doors', value: 2 }], dropped: ['occluded', 'visible'] });
     expect(fittingAttributes(['x'], { name: 'tree' })).toEqual({ kept: ['x'], dropped: [] });
+    // Values other tools write as text or numbers are read as the kind says.
+    expect(
+      fittingAttributes([{ name: 'doors', value: '3' }, { name: 'occluded', value: 'true' }, { name: 'plate', value: 42 }, { name: 'colour', value: 'blue' }], car),
+    ).toEqual({ kept: [{ name: 'doors', value: 3 }, { name: 'occluded', value: true }, { name: 'plate', value: '42' }, { name: 'colour', value: 'blue' }], dropped: [] });
+    expect(fittingAttributes([{ name: 'doors', value: 'four' }, { name: 'occluded', value: 'maybe' }], car)).toEqual({ kept: [], dropped: ['doors', 'occluded'] });
   });
 });
 

@@ -95,12 +95,32 @@ export function fittingAttributes(attributes: unknown, cls: Pick<ProjectClass, '
   if (!Array.isArray(attributes)) return { kept: [], dropped: ['attributes'] };
   const kept: unknown[] = [];
   const dropped: string[] = [];
+  const defs = new Map(cls.attributes.map((d) => [d.name, d]));
   for (const [i, entry] of attributes.entries()) {
-    const problem = attributesProblem([...kept, entry], cls);
+    // Other tools write '4' for a number, 1 for a checkbox, 2 for the option "2": such values are read as the kind says.
+    const def = isRecord(entry) && typeof entry.name === 'string' ? defs.get(entry.name) : undefined;
+    const candidate = def && isRecord(entry) && attributeValueProblem(def, entry.value) ? { name: entry.name, value: coerceAttributeValue(def, entry.value) } : entry;
+    const problem = attributesProblem([...kept, candidate], cls);
     if (problem) dropped.push(isRecord(entry) && typeof entry.name === 'string' ? entry.name : `#${i + 1}`);
-    else kept.push(entry);
+    else kept.push(candidate);
   }
   return { kept, dropped };
+}
+
+/** `value` read as `def`'s kind when it plainly means one ('true', 1 for a checkbox; '4' for a number; 2 for the option "2"), else unchanged. */
+export function coerceAttributeValue(def: Pick<AttributeDefinition, 'kind' | 'options'>, value: unknown): unknown {
+  switch (def.kind) {
+    case 'checkbox':
+      if (value === 'true' || value === 1 || value === '1') return true;
+      if (value === 'false' || value === 0 || value === '0') return false;
+      return value;
+    case 'number':
+      if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+      return value;
+    case 'select':
+    case 'text':
+      return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+  }
 }
 
 /** The value of attribute `name` in a {name, value} list, or undefined when absent. */
