@@ -20,8 +20,12 @@ async function canvasShot(page: Page) {
 }
 
 async function openSettings(page: Page, tab: 'Image' | 'Annotation') {
-  if (!(await page.getByRole('tablist', { name: 'Editor settings' }).isVisible())) await page.getByRole('button', { name: 'Editor settings' }).click();
-  await page.getByRole('tab', { name: tab }).click();
+  const tabs = page.getByRole('tablist', { name: 'Editor settings' });
+  if (!(await tabs.isVisible())) {
+    await page.getByRole('button', { name: 'Editor settings' }).click({ timeout: 30_000 });
+    await expect(tabs).toBeVisible();
+  }
+  await page.getByRole('tab', { name: tab }).click({ timeout: 15_000 });
 }
 
 async function closeSettings(page: Page) {
@@ -31,7 +35,7 @@ async function closeSettings(page: Page) {
 }
 
 test('editor: class names are drawn at the shapes and switch off; adjustments change the canvas, not the stored image', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   const project = await editorProject(page, {
     classes: [
       { name: 'car', type: 'box', color: '#F07575' },
@@ -89,6 +93,24 @@ test('editor: class names are drawn at the shapes and switch off; adjustments ch
   await labelSwitch.click();
   await closeSettings(page);
   await expect.poll(async () => diffBox(on, await canvasShot(page), corner, 60)).toBeNull();
+
+  // Outline width: Thick draws the car's outline wider than Normal, and is kept after a reload.
+  const edgeAt = { x: corner.x, y: corner.y + (CAR.h * cam.scale) / 2 };
+  const normal = outlinePixels(await canvasShot(page), edgeAt);
+  expect(normal).toBeGreaterThan(40);
+  await openSettings(page, 'Annotation');
+  await expect(page.getByRole('radio', { name: /Normal/ })).toBeChecked();
+  await page.getByRole('radio', { name: /Thick/ }).check();
+  await closeSettings(page);
+  await expect.poll(async () => outlinePixels(await canvasShot(page), edgeAt)).toBeGreaterThan(normal + 10);
+  await page.reload();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await openSettings(page, 'Annotation');
+  await expect(page.getByRole('radio', { name: /Thick/ })).toBeChecked();
+  await expect(page.getByRole('switch', { name: 'Show class names' })).toBeChecked();
+  await page.getByRole('radio', { name: /Normal/ }).check();
+  await closeSettings(page);
+  await expect.poll(async () => Math.abs(outlinePixels(await canvasShot(page), edgeAt) - normal)).toBeLessThanOrEqual(4);
 
   // Screenshots with labels, at 1440 and 1024 px wide, and the settings panel.
   await page.screenshot({ path: 'test-results/editor-view-1440.png' });
@@ -188,6 +210,23 @@ function darkAbove(shot: Awaited<ReturnType<typeof canvasShot>>, corner: { x: nu
     for (let x = Math.max(0, Math.floor((corner.x - 2) * sx)); x < (corner.x + 80) * sx; x++) {
       const o = (y * shot.width + x) * 3;
       if (shot.data[o]! + shot.data[o + 1]! + shot.data[o + 2]! < 250) n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Pixels of the car's outline (#F07575, and its blends with the dark halo at the line's edges: their
+ * green is under 140, where the image's is 210, the box's fill's 164 and the halo's alone 151) in 20
+ * rows across its left edge at `at`: about 4 a row at 2 px, 5 at 3 px.
+ */
+function outlinePixels(shot: Awaited<ReturnType<typeof canvasShot>>, at: { x: number; y: number }): number {
+  const sx = shot.width / shot.box.width;
+  let n = 0;
+  for (let y = Math.round((at.y - 10) * sx); y < (at.y + 10) * sx; y++) {
+    for (let x = Math.round((at.x - 8) * sx); x < (at.x + 8) * sx; x++) {
+      const o = (y * shot.width + x) * 3;
+      if (shot.data[o + 1]! < 140) n++;
     }
   }
   return n;
