@@ -41,6 +41,8 @@ async function main() {
       { name: 'list: root, sort status desc', path: `${base}&folder_path=/&sort_by=status&sort_order=desc` },
       { name: 'list: small folder, default', path: `${base}&folder_path=/f0001/s0101` },
       { name: 'list: root, search "img_01"', path: `${base}&folder_path=/&search=img_01` },
+      // The Data tab's search looks through every folder (no folder_path).
+      { name: 'list: whole project, search "img_01"', path: `${base}&search=img_01` },
       { name: 'list: whole project, default', path: `${base}` },
       { name: 'list: root, page 50', path: `${base}&folder_path=/&page=50` },
       { name: `folders: tree of ${FOLDERS}`, path: `/api/folders/list/${project.id}` },

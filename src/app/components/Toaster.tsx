@@ -101,7 +101,16 @@ export function Toaster() {
               {t.action.label}
             </button>
           ) : null}
-          <button type="button" className={styles.close} aria-label="Dismiss message" onClick={() => dismiss(t.id)}>
+          <button
+            type="button"
+            className={styles.close}
+            aria-label="Dismiss message"
+            onClick={() => {
+              // The toast leaves from under the pointer (no pointer-leave follows): the others run on.
+              dismiss(t.id);
+              resume();
+            }}
+          >
             <X aria-hidden="true" />
           </button>
         </div>

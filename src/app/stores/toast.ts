@@ -65,6 +65,8 @@ export const useToasts = create<ToastState>()((set, get) => ({
     if (c?.timer != null) window.clearTimeout(c.timer);
     clocks.delete(id);
     if (get().toasts.some((t) => t.id === id)) set({ toasts: get().toasts.filter((t) => t.id !== id) });
+    // The last one gone under the pointer: no pointer-leave may follow, so the next toast runs.
+    if (!get().toasts.length) paused = false;
   },
   pause() {
     paused = true;
