@@ -186,6 +186,7 @@ test('data tab: archive then Undo restores; one image restores from the Archive 
   await expect(staged).toBeVisible();
   await expect(bar).toBeVisible();
   await expectApart(staged, bar, 'stage toast and selection bar');
+  await page.screenshot({ path: 'test-results/data-tab-toast-over-bar.png' });
 
   // Archive one (its toast names it), then restore it alone from the Archive tab: no dialog, a toast.
   await page.getByRole('checkbox', { name: 'Select pond.png' }).click();
