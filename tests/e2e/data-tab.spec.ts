@@ -117,6 +117,21 @@ test('data tab: search by name across folders, tiles with annotation count and p
   await exports.click();
   await expect(dialog.getByRole('radio', { name: /Current filters/ })).toBeVisible();
   await expect(dialog).toContainText('Names containing “heron-0” in all folders');
+  // Exporting them sends the search (and no folder): the same images the grid shows.
+  let sent: any = null;
+  await page.route(
+    '**/api/v1/annotations/export',
+    async (route) => {
+      sent = route.request().postDataJSON();
+      await route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"held in the test","code":"internal_error"}' });
+    },
+    { times: 1 },
+  );
+  await dialog.getByText('Current filters').click();
+  await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+  await expect(dialog.getByTestId('export-error')).toBeVisible();
+  expect(sent).toMatchObject({ scope: 'current_filters', filters: { search: 'heron-0' } });
+  expect(sent.filters.folder_path).toBeUndefined();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   // Nothing matches: the empty state says so and clears the search.
   await search.fill('pelican');
