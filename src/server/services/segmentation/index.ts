@@ -48,6 +48,18 @@ async function createSegmenter(cfg: SegmentationConfig): Promise<Segmenter> {
   return new BuiltinSegmenter(wasmOps);
 }
 
+/** Memory for the per-user previous masks (a built-in state is a working-size mask, up to 1 MB). */
+const PREVIOUS_STATE_BYTES = 128 * 1024 * 1024;
+
+/** Bytes held by a backend state: its typed arrays, one level into plain objects. */
+function stateBytes(v: unknown, depth = 0): number {
+  if (ArrayBuffer.isView(v)) return v.byteLength;
+  if (!v || typeof v !== 'object' || depth > 2) return 0;
+  let sum = 0;
+  for (const x of Object.values(v)) sum += stateBytes(x, depth + 1);
+  return sum;
+}
+
 export class SegmentationService {
   readonly config: SegmentationConfig;
   readonly cache: EmbeddingCache;
@@ -57,7 +69,8 @@ export class SegmentationService {
   /** get-mask's recent image look-ups (see resolveForMask). */
   private readonly lookups = new Map<string, { image: ImageRow; at: number }>();
   /** Last mask state per user and image, for use_previous_mask. */
-  private readonly previous = new Map<string, unknown>();
+  private readonly previous = new Map<string, { state: unknown; bytes: number }>();
+  private previousBytes = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -65,6 +78,21 @@ export class SegmentationService {
   ) {
     this.config = config ?? ctx.config.segmentation ?? segmentationConfig(process.env);
     this.cache = new EmbeddingCache(this.config.cacheBytes);
+  }
+
+  /** Keeps a prediction's state for the next click; least recently used first out, within PREVIOUS_STATE_BYTES and 1000 entries. */
+  private rememberState(key: string, state: unknown): void {
+    const old = this.previous.get(key);
+    if (old) this.previousBytes -= old.bytes;
+    this.previous.delete(key); // re-insert: the map stays in least-recently-used order
+    const bytes = stateBytes(state);
+    this.previous.set(key, { state, bytes });
+    this.previousBytes += bytes;
+    while (this.previous.size > 1 && (this.previous.size > 1000 || this.previousBytes > PREVIOUS_STATE_BYTES)) {
+      const [first, entry] = this.previous.entries().next().value!;
+      this.previous.delete(first);
+      this.previousBytes -= entry.bytes;
+    }
   }
 
   get backend() {
@@ -217,10 +245,8 @@ export class SegmentationService {
     const started = performance.now();
     const key = `${userId}/${image.id}`;
     const segmenter = await this.ready();
-    const prediction = await segmenter.predict(e, { positive, negative, ...(clipped ? { box: clipped } : {}) }, req.use_previous_mask ? this.previous.get(key) : undefined);
-    this.previous.delete(key); // re-insert: the map stays in least-recently-used order
-    this.previous.set(key, prediction.state);
-    if (this.previous.size > 1000) this.previous.delete(this.previous.keys().next().value!);
+    const prediction = await segmenter.predict(e, { positive, negative, ...(clipped ? { box: clipped } : {}) }, req.use_previous_mask ? this.previous.get(key)?.state : undefined);
+    this.rememberState(key, prediction.state);
     const result = maskResult(await kernels(), prediction.mask, e.width, e.height, req.tolerance ?? 0.75, prediction.fine);
     const inference = (performance.now() - started) / 1000;
     const annotations = result.polygons.map((p) => ({ polygon: { path: p.path, holes: p.holes }, metadata: { sam2_area: Math.round(p.area * 100) / 100 } }));
@@ -296,6 +322,7 @@ export class SegmentationService {
     this.cache.close();
     this.lookups.clear();
     this.previous.clear();
+    this.previousBytes = 0;
     void this.segmenter?.close?.();
   }
 }

@@ -81,6 +81,10 @@ export const PARAMS = {
   pixLambda: 10,
   pixBias: 0.5,
   pixReach: 6,
+  /** only the changed regions that hold a new click keep their change (see keepLocalChanges) */
+  localCorrection: true,
+  /** a negative click removes at most this many times its depth in the previous mask */
+  removalReach: 3,
   refineRadius: 2,
   refineBias: 0.4,
 };
@@ -185,6 +189,8 @@ export interface SegmentInput {
   negative: readonly (readonly [number, number])[];
   /** superpixel foreground flags of the previous mask, to start the colour models from */
   previous?: Uint8Array;
+  /** the previous mask itself (working resolution, 0/1): a correction changes only the region it touches */
+  previousMask?: Uint8Array;
   /** the object lies inside [x0, y0, x1, y1) (working coordinates) */
   box?: readonly [number, number, number, number];
 }
@@ -234,6 +240,10 @@ function meanNll(sp: Structure['sparse'], n: number, nll: Float64Array, out: Flo
     for (let k = sp.start[i]!, end = sp.start[i + 1]!; k < end; k++) v += sp.count[k]! * nll[sp.bin[k]!]!;
     out[i] = v; // total over the superpixel's pixels
   }
+}
+
+function pixelAt(st: Structure, x: number, y: number): number {
+  return Math.min(st.h - 1, Math.max(0, Math.floor(y))) * st.w + Math.min(st.w - 1, Math.max(0, Math.floor(x)));
 }
 
 function labelAt(st: Structure, x: number, y: number): number {
@@ -370,7 +380,21 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     ...input.positive.map((p) => [p[0], p[1], 1] as Click),
     ...input.negative.map((p) => [p[0], p[1], 2] as Click),
   ];
-  for (const [x, y, v] of clicks) seed[labelAt(st, x, y)] = v;
+  // The lists carry no click order, but the previous mask tells the newest clicks apart: it disagrees
+  // with them. A superpixel holding clicks of both kinds takes its new clicks' kind; with no new
+  // click to decide it is no seed, and the pixel cut settles it with each click pixel fixed.
+  const mixed = new Uint8Array(n), fresh = new Uint8Array(n);
+  const prevMask = input.previousMask && input.previousMask.length === st.w * st.h ? input.previousMask : null;
+  for (const [x, y, v] of clicks) {
+    const i = labelAt(st, x, y);
+    if (seed[i] && seed[i] !== v) mixed[i] = 1;
+    seed[i] = v;
+    if (prevMask && (prevMask[pixelAt(st, x, y)] === 1) !== (v === 1)) fresh[i] |= v;
+  }
+  for (let i = 0; i < n; i++) {
+    if (!mixed[i]) continue;
+    seed[i] = fresh[i] === 1 || fresh[i] === 2 ? fresh[i]! : 0;
+  }
   const mask = new Uint8Array(st.w * st.h);
   const box = input.box;
   if (input.positive.length === 0 && !box) return { mask, spFg: new Uint8Array(n), score: 0 };
@@ -427,7 +451,9 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     }
   }
   // A clicked superpixel keeps its click's label to the pixel: the click is a hard constraint.
-  for (let i = 0; i < n; i++) if (seed[i] === 1 || (seed[i] === 2 && (!inBox || inBox[i]))) band[i] = 0;
+  // Except where clicks of both kinds share a superpixel: it straddles the boundary, and the pixel cut splits it.
+  for (let i = 0; i < n; i++) if (!mixed[i] && (seed[i] === 1 || (seed[i] === 2 && (!inBox || inBox[i])))) band[i] = 0;
+  for (let i = 0; i < n; i++) if (mixed[i]) band[i] = 1;
   const llr = new Float64Array(BINS);
   for (let b = 0; b < BINS; b++) llr[b] = Math.max(-5, Math.min(5, nllB[b]! - nllF[b]!));
   if (PARAMS.pixelCut) {
@@ -439,10 +465,16 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   if (box) clipToBox(mask, st.w, st.h, box, input.positive);
   // The clicked pixels themselves always follow their click.
   for (const [x, y, v] of clicks) mask[Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x))] = v === 1 ? 1 : 0;
+  const local = PARAMS.localCorrection && prevMask ? prevMask : null;
+  if (local) keepLocalChanges(mask, local, st.w, st.h, clicks);
   // Islands the pixel cut left: only what is connected to the clicks (or to the superpixel mask's cores) stays.
+  // The superpixel mask is already connected to the positive clicks, so its cores are anchors too: a
+  // positive click whose own pixels end up cut off from the mask must not take the mask with it.
   const anchors: number[] = [];
   for (const [x, y, v] of clicks) if (v === 1) anchors.push(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)));
-  if (!anchors.length) for (let q = 0; q < mask.length; q++) if (spFg[st.labels[q]!] && !band[st.labels[q]!]) anchors.push(q);
+  for (let q = 0; q < mask.length; q++) if (spFg[st.labels[q]!] && !band[st.labels[q]!]) anchors.push(q);
+  // What the previous mask kept was connected already: a correction does not cut it loose.
+  if (local) for (let q = 0; q < mask.length; q++) if (mask[q] && local[q]) anchors.push(q);
   keepPixelsConnected(mask, st.w, st.h, anchors);
   fillHoles(mask, st.w, st.h, input.negative);
 
@@ -455,6 +487,50 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     total += s.size[i]!;
   }
   return { mask, spFg, score: total > 0 ? agree / total : 0 };
+}
+
+/**
+ * A correction click changes the region it touches, and only in its own direction: a new positive
+ * click (one the previous mask disagreed with) adds the new foreground connected to it, a new
+ * negative click removes the lost foreground connected to it, and every other pixel keeps the
+ * previous mask. Without this the re-estimated colour models flip regions the annotator had
+ * already accepted, so a click could make the mask worse away from where it was put.
+ */
+export function keepLocalChanges(mask: Uint8Array, previous: Uint8Array, w: number, h: number, clicks: readonly (readonly [number, number, number])[]): void {
+  const added: number[] = [], removed: number[] = [];
+  for (const [x, y, v] of clicks) {
+    const p = Math.min(h - 1, Math.max(0, Math.floor(y))) * w + Math.min(w - 1, Math.max(0, Math.floor(x)));
+    if ((previous[p] === 1) !== (v === 1)) (v === 1 ? added : removed).push(p);
+  }
+  if (!added.length && !removed.length) return;
+  const gain = new Uint8Array(mask.length), loss = new Uint8Array(mask.length);
+  const pos = clicks.filter((c) => c[2] === 1), neg = clicks.filter((c) => c[2] !== 1);
+  const nearest = (x: number, y: number, list: typeof clicks) => {
+    let best = Infinity;
+    for (const c of list) best = Math.min(best, (c[0] - x) ** 2 + (c[1] - y) ** 2);
+    return best;
+  };
+  // A removal stays within removalReach times the click's depth in the previous mask: on a thin part, a
+  // negative click trims around itself instead of taking the rest of the part along.
+  const reach2 = removed.map((p) => {
+    const cx = p % w, cy = Math.floor(p / w);
+    let best = Infinity;
+    for (let q = 0; q < previous.length; q++) if (!previous[q]) best = Math.min(best, (q % w - cx) ** 2 + (Math.floor(q / w) - cy) ** 2);
+    return [cx, cy, PARAMS.removalReach * PARAMS.removalReach * Math.max(best, 4)] as const;
+  });
+  // A change also stays on its click's side: nearer to a click of its kind than to one of the other.
+  for (let p = 0; p < mask.length; p++) {
+    if (mask[p] === previous[p]) continue;
+    const x = (p % w) + 0.5, y = Math.floor(p / w) + 0.5;
+    if (mask[p]) gain[p] = nearest(x, y, pos) <= nearest(x, y, neg) ? 1 : 0;
+    else loss[p] = nearest(x, y, neg) <= nearest(x, y, pos) && reach2.some(([cx, cy, r2]) => (x - cx) ** 2 + (y - cy) ** 2 <= r2) ? 1 : 0;
+  }
+  // (keepPixelsConnected leaves a mask with no seed in it untouched)
+  if (added.length) keepPixelsConnected(gain, w, h, added);
+  else gain.fill(0);
+  if (removed.length) keepPixelsConnected(loss, w, h, removed);
+  else loss.fill(0);
+  for (let p = 0; p < mask.length; p++) mask[p] = gain[p] ? 1 : loss[p] ? 0 : previous[p]!;
 }
 
 /** Pixels outside the box are background, unless a positive click lies outside it too (then the box is only a hint). */

@@ -3,13 +3,17 @@
 import type { Embedding, LoadedImage, Points, Prediction, Segmenter } from '../types';
 import { buildStructure, segment, type SegmentOps, type Structure } from './algorithm';
 import { referenceOps } from './reference-ops';
-import { refineBoundary } from './refine';
+import { focusFor, focusRegion, sampleMask, superpixelFlags, type Focus, type Rect } from './focus';
+import { refineBoundary, type CropMask } from './refine';
+import { foregroundBox } from '../maskBox';
 
 export interface BuiltinEmbedding extends Embedding {
   structure: Structure;
   /** the working copy's RGB and the original-size RGB (when larger), for edge refinement */
   work?: Uint8Array;
   full?: Uint8Array;
+  /** the focus crop of the last small-object prediction, reused while clicks stay inside it */
+  focus?: Focus;
   /** original size */
   width: number;
   height: number;
@@ -64,15 +68,90 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
   async predict(e: BuiltinEmbedding, points: Points, previous?: unknown): Promise<Prediction> {
     const ops = await this.opsReady();
     const st = e.structure;
+    const prev = isState(previous) && previous.mask.length === st.w * st.h ? previous : null;
+    const focused = this.predictFocused(ops, e, points, prev);
+    if (focused) return focused;
     const sx = st.w / e.width, sy = st.h / e.height;
     const toWork = (p: [number, number]) => [p[0] * sx, p[1] * sy] as [number, number];
     const out = segment(ops, st, {
       positive: points.positive.map(toWork),
       negative: points.negative.map(toWork),
-      previous: previous instanceof Uint8Array ? previous : undefined,
+      ...(prev ? { previous: prev.spFg ?? superpixelFlags(st, prev.mask), previousMask: prev.mask } : {}),
       ...(points.box ? { box: [points.box[0] * sx, points.box[1] * sy, (points.box[0] + points.box[2]) * sx, (points.box[1] + points.box[3]) * sy] as const } : {}),
     });
     const fine = e.full && e.work ? refineBoundary(out.mask, st.w, st.h, e.work, e.full, e.width, e.height) : null;
-    return { mask: { data: out.mask, gw: st.w, gh: st.h }, fine, score: out.score, state: out.spFg };
+    const state: BuiltinState = { spFg: out.spFg, mask: out.mask };
+    return { mask: { data: out.mask, gw: st.w, gh: st.h }, fine, score: out.score, state };
   }
+
+  /**
+   * The cut on a crop around a small object (see focus.ts), or null when there is nothing to zoom
+   * on yet (a first click) or the object is not small. The source is the original-size copy when
+   * there is one, else the working copy.
+   */
+  private predictFocused(ops: SegmentOps, e: BuiltinEmbedding, points: Points, prev: BuiltinState | null): Prediction | null {
+    const st = e.structure;
+    const [src, sw, sh] = e.full ? [e.full, e.width, e.height] : [st.rgb, st.w, st.h];
+    const ss = sw / e.width; // source pixels per original pixel
+    const whole: Rect = [0, 0, sw, sh];
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    const add = (x: number, y: number) => {
+      x0 = Math.min(x0, x);
+      y0 = Math.min(y0, y);
+      x1 = Math.max(x1, x + 1);
+      y1 = Math.max(y1, y + 1);
+    };
+    const box = prev ? foregroundBox(prev.mask, st.w, st.h) : null;
+    if (box) {
+      add((box.x0 * sw) / st.w, (box.y0 * sh) / st.h);
+      add(((box.x1 + 1) * sw) / st.w - 1, ((box.y1 + 1) * sh) / st.h - 1);
+    }
+    if (points.box) {
+      add(points.box[0] * ss, points.box[1] * ss);
+      add((points.box[0] + points.box[2]) * ss - 1, (points.box[1] + points.box[3]) * ss - 1);
+    }
+    if (!Number.isFinite(x0)) return null;
+    // Positive clicks widen the focus; a negative click outside it says nothing about the object there.
+    for (const [x, y] of points.positive) add(x * ss, y * ss);
+    const region = focusRegion([x0, y0, x1, y1], sw, sh);
+    if (!region) return null;
+    const f = focusFor(ops, e.focus, region, src, sw);
+    e.focus = f;
+    const toCrop = (p: [number, number]) => [(p[0] * ss - f.rect[0]) * f.scale, (p[1] * ss - f.rect[1]) * f.scale] as [number, number];
+    const cw = f.st.w, ch = f.st.h;
+    let previousMask: Uint8Array | undefined;
+    if (prev?.focus?.at === f) previousMask = prev.focus.mask; // the crop's own mask, not its blocky working copy
+    else if (prev) {
+      previousMask = new Uint8Array(cw * ch);
+      sampleMask(prev.mask, st.w, st.h, whole, previousMask, cw, ch, f.rect);
+    }
+    const out = segment(ops, f.st, {
+      positive: points.positive.map(toCrop),
+      negative: points.negative.map(toCrop).filter(([x, y]) => x >= 0 && y >= 0 && x < cw && y < ch),
+      ...(previousMask ? { previous: superpixelFlags(f.st, previousMask), previousMask } : {}),
+      ...(points.box ? { box: [...toCrop([points.box[0], points.box[1]]), ...toCrop([points.box[0] + points.box[2], points.box[1] + points.box[3]])] as const } : {}),
+    });
+    const mask = new Uint8Array(st.w * st.h);
+    sampleMask(out.mask, cw, ch, f.rect, mask, st.w, st.h, whole);
+    let fine: CropMask | null = null;
+    if (e.full) {
+      const [rx0, ry0, rx1, ry1] = f.rect;
+      fine = { data: new Uint8Array((rx1 - rx0) * (ry1 - ry0)), x0: rx0, y0: ry0, w: rx1 - rx0, h: ry1 - ry0 };
+      sampleMask(out.mask, cw, ch, f.rect, fine.data, fine.w, fine.h, f.rect);
+    }
+    return { mask: { data: mask, gw: st.w, gh: st.h }, fine, score: out.score, state: { mask, focus: { at: f, mask: out.mask } } satisfies BuiltinState };
+  }
+}
+
+/** What a prediction hands to the next one: the superpixel labels and the working-resolution mask. */
+interface BuiltinState {
+  /** the working structure's superpixel labels, when the cut ran on it (not on a focus crop) */
+  spFg?: Uint8Array;
+  mask: Uint8Array;
+  /** the mask on the focus crop it was cut on */
+  focus?: { at: Focus; mask: Uint8Array };
+}
+
+function isState(v: unknown): v is BuiltinState {
+  return typeof v === 'object' && v !== null && (v as BuiltinState).mask instanceof Uint8Array;
 }
