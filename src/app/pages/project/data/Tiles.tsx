@@ -2,12 +2,11 @@
 import { useId, useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
 import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Shapes, Sparkles } from 'lucide-react';
 import { nextStatus, type Image } from '../../../../contract/images';
-import type { FolderNode } from '../../../../contract/folders';
+import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
 import { Tooltip } from '../../../components/Tooltip';
 import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/format';
 import { statusLabel } from '../../../lib/stages';
-import { ROOT_PATH } from '../../../../contract/folders';
 import { thumbKey, useThumbnails } from './thumbnails';
 import styles from './DataTab.module.css';
 
