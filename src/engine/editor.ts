@@ -18,7 +18,7 @@ import {
   type Size,
 } from './camera';
 import type { EditorEvent } from './events';
-import { History } from './history';
+import { adaptStacks, History, HistoryShelf, patchId, splittable } from './history';
 import { nextTask } from './tasks';
 import { duplicateIdError, parseStoredAnnotationAt, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
 import {
@@ -92,6 +92,11 @@ export interface LoadOptions {
   budgetMs?: number;
   /** After each slice and at the end: annotations done of the total (for a progress bar). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The document's key (an image id): the undo history of the document it replaces is shelved
+   * under that one's key, and this key's shelved history, if any, comes back (see HistoryShelf).
+   */
+  historyKey?: string;
 }
 
 /** A mutating call on a read-only editor (see setReadOnly): a bug in the caller, never user input. */
@@ -112,6 +117,9 @@ export interface EditorOptions {
 export class Editor {
   private doc: DocState = emptyDoc();
   private readonly history = new History();
+  /** Histories of documents shown earlier in the session, by key; `historyKey` is the live document's. */
+  private readonly shelf = new HistoryShelf();
+  private historyKey: string | null = null;
   private readonly order = new OrderIndex();
   private readonly index: SpatialIndex;
   private view: ViewState = initialView();
@@ -225,7 +233,7 @@ export class Editor {
   }
 
   private async loadInSlices(total: number, item: (i: number, building: DocBuilder) => EditorAnnotation, checkEvery: number, options: number | LoadOptions): Promise<boolean> {
-    const { budgetMs = 8, onProgress } = typeof options === 'number' ? { budgetMs: options } : options;
+    const { budgetMs = 8, onProgress, historyKey } = typeof options === 'number' ? { budgetMs: options } : options;
     const token = ++this.loadToken;
     const builder = new DocBuilder();
     let t0 = performance.now();
@@ -240,17 +248,68 @@ export class Editor {
     }
     const r = builder.finish();
     this.order.adopt(r.ids, r.zOf);
-    this.install(r.doc, true);
+    this.install(r.doc, true, historyKey);
     onProgress?.(total, total);
     return true;
   }
 
-  private install(doc: DocState, orderReady = false): void {
+  private install(doc: DocState, orderReady = false, historyKey?: string): void {
     this.activeTool().cancel();
+    this.shelveHistory();
     this.doc = doc;
     this.history.clear();
+    this.historyKey = historyKey ?? null;
+    if (historyKey !== undefined) this.unshelveHistory(historyKey);
     this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
     this.afterDocChange({ all: true }, true, orderReady);
+  }
+
+  /** Puts the live document's history on the shelf under its key, with the shapes it touches as they are now. */
+  private shelveHistory(): void {
+    if (this.history.inGesture) this.applyPatches(this.history.cancel());
+    const key = this.historyKey;
+    if (key === null) return;
+    const stacks = this.history.snapshot();
+    if (!splittable(stacks)) {
+      // An entry that replaced whole tables cannot be checked shape by shape: not kept.
+      this.shelf.take(key);
+      return;
+    }
+    const touched = new Map<string, unknown>();
+    for (const e of [...stacks.undo, ...stacks.redo]) {
+      for (const p of e.patches) {
+        const id = patchId(p);
+        if (id !== null && !touched.has(id)) touched.set(id, getAnnotation(this.doc, id));
+      }
+    }
+    this.shelf.put(key, { ...stacks, touched });
+  }
+
+  /**
+   * Brings back the history shelved under `key` for the document just installed: shapes that are
+   * no longer as the history left them (changed elsewhere meanwhile) are forgotten by it, and its
+   * z values follow this copy's paint order (a shape it would put back goes on top).
+   */
+  private unshelveHistory(key: string): void {
+    const shelved = this.shelf.take(key);
+    if (!shelved) return;
+    const drop = new Set<string>();
+    for (const [id, then] of shelved.touched) if (!sameValue(then, getAnnotation(this.doc, id))) drop.add(id);
+    const fresh = new Map<string, number>();
+    let nextZ = this.doc.nextZ;
+    this.history.restore(
+      adaptStacks(shelved, drop, (id) => {
+        const z = getZ(this.doc, id) ?? fresh.get(id);
+        if (z !== undefined) return z;
+        fresh.set(id, nextZ);
+        return nextZ++;
+      }),
+    );
+  }
+
+  /** Keys of the histories kept for documents not shown now (least recently left first). */
+  shelvedHistoryKeys(): string[] {
+    return this.shelf.keys();
   }
 
   /** Validates stored annotations (load-data's `annotations`) and loads them. Throws on invalid input. */
@@ -941,4 +1000,21 @@ export class Editor {
       },
     };
   }
+}
+
+/** Structural equality of JSON-like values (key order and keys holding undefined do not count). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>, bo = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
+  for (const k of keys) if (!sameValue(ao[k], bo[k])) return false;
+  return true;
 }

@@ -4,6 +4,8 @@
 import type { Patch } from 'immer';
 
 export const HISTORY_LIMIT = 50;
+/** Images whose undo history the editor keeps for the session (least recently left dropped first). */
+export const SHELVED_HISTORIES = 20;
 
 export interface HistoryEntry {
   readonly label: string;
@@ -175,6 +177,18 @@ export class History {
     this.open = null;
   }
 
+  /** The stacks as they are (an open gesture is left out): to shelve while another document is shown. */
+  snapshot(): HistoryStacks {
+    return { undo: this.undoStack.slice(), redo: this.redoStack.slice() };
+  }
+
+  /** Puts shelved stacks back (replacing the current ones). */
+  restore(stacks: HistoryStacks): void {
+    this.undoStack = stacks.undo.slice(-this.limit);
+    this.redoStack = stacks.redo.slice();
+    this.open = null;
+  }
+
   /** Labels, oldest first (for a history panel and tests). */
   undoLabels(): string[] {
     return this.undoStack.map((e) => e.label);
@@ -182,5 +196,75 @@ export class History {
 
   redoLabels(): string[] {
     return this.redoStack.map((e) => e.label).reverse();
+  }
+}
+
+export interface HistoryStacks {
+  readonly undo: readonly HistoryEntry[];
+  readonly redo: readonly HistoryEntry[];
+}
+
+/**
+ * A document's history put aside while another document is shown (another image of the
+ * session), with the shapes its entries touch as they were when it was put aside: the document
+ * loaded when it comes back is checked against them, and entries on shapes that changed since
+ * (someone else's save) lose those shapes, as History.forget does for a merge.
+ */
+export interface ShelvedHistory extends HistoryStacks {
+  /** Each annotation id the entries touch, and its object then (undefined: not in the document). */
+  readonly touched: ReadonlyMap<string, unknown>;
+}
+
+/** The annotation id an items/<shard>/<id> or z/<shard>/<id> patch is about, else null. */
+export function patchId(p: Patch): string | null {
+  return (p.path[0] === 'items' || p.path[0] === 'z') && p.path.length === 3 ? String(p.path[2]) : null;
+}
+
+/** True when every patch of the stacks is per annotation or a scalar (so entries can be split by id). */
+export function splittable(stacks: HistoryStacks): boolean {
+  return [...stacks.undo, ...stacks.redo].every((e) => compactable(e.patches) && compactable(e.inverse));
+}
+
+/**
+ * Stacks for another copy of their document: patches on `drop` ids and the count / nextZ scalars
+ * left out (the editor derives those), z values passed through `zFor` (a loaded copy numbers its
+ * paint order afresh), entries left with nothing dropped.
+ */
+export function adaptStacks(stacks: HistoryStacks, drop: ReadonlySet<string>, zFor: (id: string, z: unknown) => unknown): HistoryStacks {
+  const fix = (list: readonly Patch[]) => {
+    const out: Patch[] = [];
+    for (const p of list) {
+      const id = patchId(p);
+      if (id === null || drop.has(id)) continue;
+      out.push(p.path[0] === 'z' && p.op !== 'remove' ? { ...p, value: zFor(id, p.value) } : p);
+    }
+    return out;
+  };
+  const map = (entries: readonly HistoryEntry[]) =>
+    entries.map((e) => ({ label: e.label, patches: fix(e.patches), inverse: fix(e.inverse) })).filter((e) => e.patches.length > 0);
+  return { undo: map(stacks.undo), redo: map(stacks.redo) };
+}
+
+/** Shelved histories by key, the least recently shelved or taken dropped past `limit`. */
+export class HistoryShelf {
+  private readonly items = new Map<string, ShelvedHistory>();
+  constructor(readonly limit = SHELVED_HISTORIES) {}
+
+  put(key: string, h: ShelvedHistory): void {
+    this.items.delete(key);
+    if (h.undo.length === 0 && h.redo.length === 0) return;
+    this.items.set(key, h);
+    while (this.items.size > this.limit) this.items.delete(this.items.keys().next().value!);
+  }
+
+  /** Takes the history out (it is the live one again). */
+  take(key: string): ShelvedHistory | undefined {
+    const h = this.items.get(key);
+    this.items.delete(key);
+    return h;
+  }
+
+  keys(): string[] {
+    return [...this.items.keys()];
   }
 }

@@ -1,9 +1,12 @@
 // /project/annotate/:imageName (spec section 2). Finds the project, its organization and the image
 // (from the Data tab's navigation state, or by name after a reload), and the folder's images in
 // the Data tab's order for previous / next; the editor itself is EditorScreen.
+// Previous / next change the route but not the screen: the Image travels in the navigation state
+// and is the query's data at once, so no fetch gates the switch and the same EditorScreen (its
+// Editor, its renderer and its worker) opens the next image (issue 19).
 import { useQuery } from '@tanstack/react-query';
 import { ImageOff, Building2 } from 'lucide-react';
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { Navigate, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { joinFolderPath } from '../../../contract/folders';
 import type { Image } from '../../../contract/images';
@@ -23,7 +26,23 @@ import styles from './AnnotatePage.module.css';
 interface NavState {
   imageId?: string;
   folderPath?: string;
+  /** The image itself (previous / next: the sequence's copy). */
+  image?: Image;
 }
+
+/**
+ * The benchmark's baseline (bench/editor-switch.bench.ts): set in localStorage, the editor is
+ * rebuilt for every image as it was before issue 19 (a fetch behind 'Loading image...', then a
+ * new screen, renderer and worker).
+ */
+export const REMOUNT_FLAG = 'vellum.bench.editorRemount';
+const remountEachImage = () => {
+  try {
+    return localStorage.getItem(REMOUNT_FLAG) === '1';
+  } catch {
+    return false;
+  }
+};
 
 export function AnnotatePage() {
   const selected = useSelection((s) => s.project);
@@ -46,9 +65,14 @@ export function AnnotatePage() {
   });
   const project = projectQuery.data ?? selected;
 
+  const [remount] = useState(remountEachImage);
+  const carried = !remount && state.image && state.image.filename === imageName && state.image.project_id === selected?.id ? state.image : undefined;
   const imageQuery = useQuery({
     queryKey: ['editor-image', selected?.id, imageName, state.imageId ?? null],
     enabled: Boolean(selected && organization),
+    // The sequence's copy is shown at once (and checked again in the background after a minute).
+    initialData: carried,
+    staleTime: carried ? 60_000 : 0,
     retry: (n, err) => !(isApiError(err) && err.status < 500) && n < 2,
     queryFn: async (): Promise<Image | null> => {
       if (state.imageId) {
@@ -79,7 +103,7 @@ export function AnnotatePage() {
   const sequence = sequenceQuery.data && image && !sequenceQuery.data.some((i) => i.id === image.id) ? undefined : sequenceQuery.data;
 
   const goTo = useCallback(
-    (img: Image) => navigate(`/project/annotate/${encodeURIComponent(img.filename)}`, { replace: true, state: { imageId: img.id, folderPath: img.virtual_folder_path } }),
+    (img: Image) => navigate(`/project/annotate/${encodeURIComponent(img.filename)}`, { replace: true, state: { imageId: img.id, folderPath: img.virtual_folder_path, image: img } satisfies NavState }),
     [navigate],
   );
   const back = useCallback(() => {
@@ -99,7 +123,7 @@ export function AnnotatePage() {
   if (!image) {
     return <Missing icon={<ImageOff />} title="Image not found" text={`There is no image called '${imageName}' in ${project.name}.`} onBack={back} back="Back to project" />;
   }
-  return <EditorScreen project={project} orgId={orgId} image={image} sequence={sequence} onNavigate={goTo} onBack={back} onManageClasses={manageClasses} />;
+  return <EditorScreen key={remount ? image.id : undefined} project={project} orgId={orgId} image={image} sequence={sequence} onNavigate={goTo} onBack={back} onManageClasses={manageClasses} />;
 }
 
 function Missing({ icon, title, text, onBack, back, retry }: { icon: React.ReactNode; title: string; text: string; onBack(): void; back: string; retry?(): void }) {

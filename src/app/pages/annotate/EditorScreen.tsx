@@ -13,7 +13,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
-import type { Project } from '../../../contract/projects';
+import { CLASS_PALETTE, type Project } from '../../../contract/projects';
 import { Editor } from '../../../engine';
 import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
@@ -33,6 +33,7 @@ import { useEditorKeys } from './hooks/useEditorKeys';
 import { useEditorSaving, usePageHideFlush } from './hooks/useEditorSaving';
 import { useHistoryView } from './hooks/useHistoryView';
 import { useImageLoading } from './hooks/useImageLoading';
+import { useImageStage } from './hooks/useImageStage';
 import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
@@ -42,7 +43,8 @@ import { useDocumentVersion, useEditorView } from './useEditor';
 import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
 
-const FALLBACK_COLOR = '#A0C4FF';
+/** A class the project no longer has: the palette's light blue. */
+const FALLBACK_COLOR = CLASS_PALETTE[12];
 
 export interface EditorScreenProps {
   project: Project;
@@ -108,19 +110,20 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const recordUsage = useEditorEvents({ editor, link, orgId, askForClass: tools.askForClass });
   const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, auto, recordUsage });
   const { toggleHistory, leavePreview } = historyView;
-  useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste });
+  const stage = useImageStage({ image, orgId, projectId: project.id, saver, deniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'set the stage') });
+  useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
   useTransparency(editor, previewEditor, panels.transparency);
 
   const imageSize = editor.getImageSize();
   const imageArea = imageSize ? imageSize.width * imageSize.height : null;
   // While an earlier version is on the canvas, the zoom, the settings and the list work on it.
   const shownEditor = previewShown ? previewEditor : editor;
-  const stageReady = ready || previewShown;
+  const stageReady = ready || loading.keepPrevious || previewShown;
   const autoShown = tool === 'auto' && ready && !previewing;
 
   return (
     <div className={styles.page}>
-      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} />
+      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} />
 
       <div className={styles.body}>
         <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : tools.chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />
@@ -140,11 +143,11 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
           {picker.show && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
-              <ClassPicker classes={classes} type={picker.type} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} />
+              <ClassPicker classes={classes} type={picker.type} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} />
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} /> : null}
+          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} /> : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>
@@ -164,6 +167,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           copyingPrevious={commands.copyingPrevious}
           onCopyPrevious={() => void commands.copyPrevious()}
           onRemoveAll={commands.removeAll}
+          classes={classes}
+          onSetClass={tools.setClassOf}
           readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
           loading={previewShown ? false : loading.documentLoading}
           historyOpen={historyView.historyOpen}

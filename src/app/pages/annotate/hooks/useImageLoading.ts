@@ -1,6 +1,10 @@
 // Opening an image in the screen's editor: its pixels and its document, parsed, validated and built
 // in slices with a progress bar, while the save manager looks for work this device kept for it
 // (loaded instead when there is some, with a notice and a Discard). A viewer's editor never saves.
+// Going to another image keeps the screen: its document replaces the previous one in the same
+// Editor (the previous one's undo history is kept for the session, see Editor's historyKey), the
+// renderer swaps its image, and the previous image stays on the canvas until the next one's first
+// frame (no 'Loading image...' unless that takes longer than SLOW_SWITCH_MS).
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { Image } from '../../../../contract/images';
 import type { Editor } from '../../../../engine';
@@ -16,6 +20,8 @@ import type { HistoryOpening } from './useHistoryView';
 
 /** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */
 const PARSE_SHARE = 0.2;
+/** A switch to another image taking longer than this shows the stage's loading overlay. */
+const SLOW_SWITCH_MS = 1200;
 
 export type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
 
@@ -78,7 +84,7 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
       opening.loadedVersion(image.id, data.version);
       // The document is validated and built in slices while the save manager looks for work this
       // device kept for the image; if there is some, that document is loaded instead.
-      const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1) });
+      const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1), historyKey: image.id });
       building.catch(() => undefined); // awaited below, unless the recovered document replaces it
       let recovery: Awaited<ReturnType<typeof saver.open>> = null;
       if (saving) {
@@ -86,7 +92,7 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
         opened = true;
       }
       if (!live) return abandon();
-      const loaded = recovery ? await link.load(recovery.annotations, { onProgress: report(PARSE_SHARE, 1) }) : await building;
+      const loaded = recovery ? await link.load(recovery.annotations, { onProgress: report(PARSE_SHARE, 1), historyKey: image.id }) : await building;
       if (!loaded || !live) return abandon();
       if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
       if (saving) link.attach(ref);
@@ -136,7 +142,7 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
     setRecovered(null);
     try {
       const data = await loadAnnotations(image, projectId);
-      if (!(await link.load(data.annotations))) return;
+      if (!(await link.load(data.annotations, { historyKey: image.id }))) return;
       await saver.open({ imageId: image.id, projectId, imageFilename: image.filename }, data);
     } catch (err) {
       toast(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);
@@ -145,13 +151,24 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
 
   // Keys wait for this image's document, not for its pixels to be drawn.
   documentReady.current = load.status === 'ready' && load.imageId === image.id;
+  const ready = load.status === 'ready' && load.imageId === image.id && drawnImage === image.id;
+  // A switch that takes long shows the overlay after all.
+  const [slow, setSlow] = useState<string | null>(null);
+  useEffect(() => {
+    if (ready) return;
+    const t = window.setTimeout(() => setSlow(image.id), SLOW_SWITCH_MS);
+    return () => window.clearTimeout(t);
+  }, [image.id, ready]);
+  const failed = load.status === 'error' && load.imageId === image.id;
   return {
     load,
     progress,
     imageSource,
     onImageReady,
     /** The document and its pixels are up. */
-    ready: load.status === 'ready' && load.imageId === image.id && drawnImage === image.id,
+    ready,
+    /** Another image is still on the canvas while this one opens: no loading overlay over it (yet). */
+    keepPrevious: !ready && !failed && drawnImage !== null && drawnImage !== image.id && slow !== image.id,
     /** This image's document is still on its way. */
     documentLoading: load.imageId !== image.id || load.status === 'loading',
     /** Work kept on this device was restored for this image (hidden while a version is looked at). */
