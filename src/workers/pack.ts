@@ -1,13 +1,11 @@
 // Packing SceneTracker diffs into flat typed arrays (main thread) so the render worker receives
 // them as transferables; the worker builds geometry from these.
+import { CLASS_PALETTE } from '../contract/projects';
 import type { EditorAnnotation, SceneDiff, SceneItem } from '../engine';
 import { TYPE_CODES, type PackedScene } from './protocol';
 
-/** The 15 class colours (DESIGN.md), in palette order. */
-export const CLASS_PALETTE = [
-  '#FFADAD', '#FFD6A5', '#FDFFB6', '#CAFFBF', '#9BF6FF', '#A0C4FF', '#BDB2FF', '#FFC6FF',
-  '#FFB3C6', '#B9FBC0', '#8EECF5', '#90DBF4', '#CFBAF0', '#F1C0E8', '#FBF8CC',
-] as const;
+/** The 15 class colours (DESIGN.md), in palette order: the contract's, one list for the app and the renderer. */
+export { CLASS_PALETTE };
 
 export function parseColor(css: string): number {
   const m = /^#?([0-9a-f]{6}|[0-9a-f]{3})$/i.exec(css.trim());

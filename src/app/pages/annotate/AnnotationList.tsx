@@ -3,17 +3,23 @@
 // smoothly. Clicking a row selects the shape and brings it into view (Shift/Ctrl/Cmd adds).
 // For a role that may not edit (`readOnlyReason`), rows have no Delete button and Copy Previous
 // and Remove All stay in place, disabled, with the reason as their tooltip. The sidebar also holds
-// the History view (issue 14): a toggle in the header (V) shows it in place of the list.
+// the History view (issue 14): a toggle in the header (V) shows it in place of the list. A row's
+// colour dot is a menu of the classes of its shape's type (issue 19): choosing one relabels the
+// shape, one undo step, as the class picker and the number keys do.
 //
 // Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
 // costs the rows in view whatever the document's size (a general virtualizer kept a measurement
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
 // rows are read from the engine's paint order by index, without copying or reversing it.
-import { ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
+import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
+import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import type { ProjectClass } from '../../../contract/projects';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
+import { Tooltip } from '../../components/Tooltip';
+import { classTypeOfShape } from './classKeys';
 import styles from './AnnotatePage.module.css';
 
 const ROW_HEIGHT = 40;
@@ -50,6 +56,10 @@ export interface AnnotationListProps {
   empty?: { title: string; text: string };
   /** Between the rows and the footer: the Attributes panel of the selection (./AttributesPanel.tsx). */
   attributes?: ReactNode;
+  /** The project's classes: with `onSetClass`, each editable row offers the classes of its type. */
+  classes?: readonly ProjectClass[];
+  /** Relabels one shape (one undo step). */
+  onSetClass?(id: string, className: string): void;
 }
 
 const HISTORY_LABEL = 'Version history (V)';
@@ -73,6 +83,8 @@ export function AnnotationList({
   notice,
   attributes,
   empty,
+  classes,
+  onSetClass,
 }: AnnotationListProps) {
   void documentVersion; // a new version re-renders the list: rows are read from the engine below
   const total = loading ? 0 : editor.annotationCount;
@@ -157,6 +169,8 @@ export function AnnotationList({
                   color={classColor(a.class)}
                   editor={editor}
                   editable={editable}
+                  classes={classes}
+                  onSetClass={onSetClass}
                 />,
               );
             }
@@ -220,9 +234,47 @@ interface RowProps {
   color: string;
   editor: Editor;
   editable: boolean;
+  classes?: readonly ProjectClass[];
+  onSetClass?(id: string, className: string): void;
 }
 
-const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor, editable }: RowProps) {
+/** The row's colour dot as a menu of the classes of the shape's type. */
+function RowClassMenu({ annotation: a, color, classes, onSetClass }: { annotation: EditorAnnotation; color: string; classes: readonly ProjectClass[]; onSetClass(id: string, className: string): void }) {
+  const type = classTypeOfShape(a.type);
+  const listed = classes.filter((c) => c.type === type);
+  return (
+    <DropdownMenu.Root modal={false}>
+      <Tooltip content="Change class" side="left">
+        <DropdownMenu.Trigger asChild>
+          <button type="button" className={styles.rowClassButton} aria-label={`Change class (${a.class})`} onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()}>
+            <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />
+          </button>
+        </DropdownMenu.Trigger>
+      </Tooltip>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content className={styles.menu} side="left" align="start" sideOffset={6} collisionPadding={8} aria-label={`Class of this ${SHAPE_TYPE_LABEL[a.type].toLowerCase()}`} onClick={(e) => e.stopPropagation()}>
+          <DropdownMenu.Label className={styles.menuLabel}>{SHAPE_TYPE_LABEL[type]} classes</DropdownMenu.Label>
+          {listed.length === 0 ? <div className={styles.menuEmpty}>No {type} classes yet</div> : null}
+          <DropdownMenu.RadioGroup value={a.class} onValueChange={(name) => onSetClass(a.id, name)}>
+            <div className={styles.menuScroll}>
+              {listed.map((c) => (
+                <DropdownMenu.RadioItem key={c.name} value={c.name} className={styles.menuItem}>
+                  <span className={styles.classDot} style={{ background: c.color }} />
+                  <span className={styles.menuItemText}>{c.name}</span>
+                  <DropdownMenu.ItemIndicator className={styles.menuCheck}>
+                    <Check aria-hidden="true" />
+                  </DropdownMenu.ItemIndicator>
+                </DropdownMenu.RadioItem>
+              ))}
+            </div>
+          </DropdownMenu.RadioGroup>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
+const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor, editable, classes, onSetClass }: RowProps) {
   const Icon = SHAPE_ICON[a.type];
   const choose = (add: boolean) => {
     if (hidden) return;
@@ -250,7 +302,7 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
         <span className={styles.rowName}>{a.class}</span>
         <span className={styles.rowType}>{SHAPE_TYPE_LABEL[a.type]}</span>
       </span>
-      <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />
+      {editable && classes && onSetClass ? <RowClassMenu annotation={a} color={color} classes={classes} onSetClass={onSetClass} /> : <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />}
       <IconButton
         label={hidden ? 'Show annotation' : 'Hide annotation'}
         icon={hidden ? <EyeOff /> : <Eye />}

@@ -1,8 +1,9 @@
 // The Auto-Annotate status bar (spec section 2: states, point count, mask area, Complete and Clear,
 // the 'Return to Complete' hint). The prompt and the proposed mask are the engine tool's (the
-// editor's view.drawing, kind 'auto'); the renderer draws them like any shape.
+// editor's view.drawing, kind 'auto'); the renderer draws them like any shape. The bar also holds
+// the class accepted masks get (asked for once per project, kept on this device) and 'Save as'.
 import { Eraser, Check, WandSparkles } from 'lucide-react';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { AutoPreview, ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
@@ -50,6 +51,8 @@ export interface AutoAnnotateBarProps {
   onComplete(): void;
   onClear(): void;
   onOutput(output: MaskOutput): void;
+  /** The class of accepted masks (a ClassPicker of the polygon classes). */
+  classPicker?: ReactNode;
 }
 
 const outputValue = (o: MaskOutput) => (o.kind === 'mask' ? 'mask' : `polygon-${o.tolerance}`);
@@ -78,7 +81,7 @@ function OutputChoice({ output, onOutput }: { output: MaskOutput; onOutput(o: Ma
   );
 }
 
-export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear, onOutput }: AutoAnnotateBarProps) {
+export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear, onOutput, classPicker }: AutoAnnotateBarProps) {
   const { label, area } = statusText(state, prompt, imageArea);
   const canComplete = Boolean(prompt && prompt.area !== null && prompt.area > 0 && !prompt.waiting);
   const showHint = useHint(prompt?.area != null);
@@ -99,6 +102,7 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear,
       ) : null}
       {error ? <span className={styles.autoError}>{error}</span> : null}
       {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
+      {classPicker ? <span className={styles.autoClass}>{classPicker}</span> : null}
       <OutputChoice output={state.output} onOutput={onOutput} />
       <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
         Clear

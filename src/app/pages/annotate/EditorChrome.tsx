@@ -1,14 +1,20 @@
-// Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar, the notice of work
-// restored from this device, the stage's loading and error overlay, a version's canvas and its
-// notice, the zoom controls and the dialog shown when a drawing tool has no class to use.
-import { ArrowLeft, ChevronLeft, ChevronRight, History, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
-import type { Image } from '../../../contract/images';
+// Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar with the image's stage
+// picker, the notice of work restored from this device, the stage's loading and error overlay, a
+// version's canvas and its notice, the zoom controls and the dialog shown when a drawing tool has
+// no class to use and the role may not add one.
+import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
+import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, History, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
+import type { Image, ImageStatus } from '../../../contract/images';
 import type { Editor } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
+import { StageEntry } from '../../components/StageEntry';
+import { Tooltip } from '../../components/Tooltip';
+import { STAGE_OPTIONS, stageLabel, stageOption } from '../../lib/stages';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { EditorCanvas } from './EditorCanvas';
+import type { ImageStage } from './hooks/useImageStage';
 import type { LoadState } from './hooks/useImageLoading';
 import { LoadingProgress, type progressStore } from './LoadingProgress';
 import type { SaveStatus } from './save';
@@ -30,9 +36,11 @@ export interface TopBarProps {
   /** Why this role may not edit; the save status is shown when null. */
   viewOnlyReason: string | null;
   saveStatus: SaveStatus;
+  /** The image's stage and its picker (Shift+S opens it). */
+  stage?: ImageStage;
 }
 
-export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus }: TopBarProps) {
+export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage }: TopBarProps) {
   return (
     <header className={styles.bar}>
       <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
@@ -51,11 +59,63 @@ export function EditorTopBar({ image, projectName, index, count, hasPrevious, ha
           </span>
         ) : null}
       </div>
+      {stage ? <StagePicker stage={stage} /> : null}
       <div className={styles.barEnd}>
         {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}
         <span className={styles.projectName}>{projectName}</span>
       </div>
     </header>
+  );
+}
+
+/**
+ * The image's stage in the top bar: a menu of the stages (Shift+S opens it) that sets the image's
+ * status at once. A role that may not set stages sees the stage, with the reason as its tooltip.
+ */
+export function StagePicker({ stage }: { stage: ImageStage }) {
+  const { deniedReason } = stage;
+  const current = stageOption(stage.status);
+  const name = `Stage: ${stageLabel(stage.status)}`;
+  const trigger = (
+    <button
+      type="button"
+      className={styles.stageTrigger}
+      aria-label={deniedReason ? name : `${name}. Change stage`}
+      aria-keyshortcuts="Shift+S"
+      aria-disabled={deniedReason ? true : undefined}
+      data-busy={stage.busy || undefined}
+      data-testid="stage-picker"
+    >
+      <StageEntry option={current} />
+      {deniedReason ? null : <ChevronDown aria-hidden="true" className={styles.stageChevron} />}
+    </button>
+  );
+  if (deniedReason) return <Tooltip content={deniedReason} side="bottom">{trigger}</Tooltip>;
+  return (
+    <DropdownMenu.Root open={stage.open} onOpenChange={stage.setOpen}>
+      <DropdownMenu.Trigger asChild>{trigger}</DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content className={`${styles.menu} ${styles.stageMenu}`} sideOffset={6} align="start" aria-label="Set stage" collisionPadding={8}>
+          <DropdownMenu.Label className={styles.menuLabel}>Set stage</DropdownMenu.Label>
+          <DropdownMenu.RadioGroup value={stage.status} onValueChange={(v) => stage.setStage(v as ImageStatus)}>
+            {STAGE_OPTIONS.map((o) => (
+              <DropdownMenu.RadioItem key={o.status} value={o.status} className={`${styles.menuItem} ${styles.stageItem}`}>
+                <StageEntry option={o} />
+                <DropdownMenu.ItemIndicator className={styles.stageCheck}>
+                  <Check aria-hidden="true" />
+                </DropdownMenu.ItemIndicator>
+              </DropdownMenu.RadioItem>
+            ))}
+          </DropdownMenu.RadioGroup>
+          <DropdownMenu.Separator className={styles.menuSeparator} />
+          <p className={styles.stageHint} aria-hidden="true">
+            <kbd>Shift</kbd>
+            <kbd>S</kbd>
+            <span>opens this menu</span>
+          </p>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
   );
 }
 

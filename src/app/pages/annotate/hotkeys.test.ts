@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey } from './hotkeys';
+import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey } from './hotkeys';
 
 describe('editor hotkeys', () => {
   it('maps the tool letters, in either case, but not with Shift', () => {
@@ -40,6 +40,37 @@ describe('editor hotkeys', () => {
     expect(resolveModifiedHotkey({ key: 'h', ctrlKey: true })).toEqual({ type: 'hide-selection' });
     expect(resolveModifiedHotkey({ key: 'z' })).toBeNull();
     expect(resolveModifiedHotkey({ key: 'c', ctrlKey: true, altKey: true })).toBeNull();
+  });
+
+  it('takes the class digits, C, Tab and Shift+S before the engine', () => {
+    expect(resolveAppFirstHotkey({ key: '1' })).toEqual({ type: 'class-number', n: 1 });
+    expect(resolveAppFirstHotkey({ key: '9' })).toEqual({ type: 'class-number', n: 9 });
+    expect(resolveAppFirstHotkey({ key: '0' })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: '2', ctrlKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'c' })).toEqual({ type: 'cycle-class', step: 1 });
+    expect(resolveAppFirstHotkey({ key: 'C', shiftKey: true })).toEqual({ type: 'cycle-class', step: -1 });
+    expect(resolveAppFirstHotkey({ key: 'c', ctrlKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'Tab' })).toEqual({ type: 'select-next', step: 1 });
+    expect(resolveAppFirstHotkey({ key: 'Tab', shiftKey: true })).toEqual({ type: 'select-next', step: -1 });
+    expect(resolveAppFirstHotkey({ key: 'S', shiftKey: true })).toEqual({ type: 'stage' });
+    // Plain S is the engine's pan, and the tool letters stay the plain table's.
+    expect(resolveAppFirstHotkey({ key: 's' })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'b' })).toBeNull();
+  });
+
+  it('gives Enter to the attributes once the tool has not taken it', () => {
+    expect(resolvePlainHotkey({ key: 'Enter' })).toEqual({ type: 'attributes' });
+    expect(resolvePlainHotkey({ key: 'Enter', ctrlKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'Enter' })).toBeNull();
+  });
+
+  it('lists every new key in the Hotkeys tab, and no key twice in a group', () => {
+    const listed = HOTKEY_HELP.flatMap((g) => g.items.map((i) => i.keys.join('+')));
+    for (const k of ['1 … 9', 'C', 'Shift+C', 'Tab', 'Shift+Tab', 'Enter', 'Shift+S']) expect(listed).toContain(k);
+    for (const g of HOTKEY_HELP) {
+      const keys = g.items.map((i) => i.keys.join('+'));
+      expect(new Set(keys).size).toBe(keys.length);
+    }
   });
 
   it('treats text fields as typing places, but not sliders or checkboxes', () => {

@@ -1,7 +1,9 @@
 // The editor's app-level hotkeys (spec section 9). Pure: a key event in, an action out, so the
 // whole table is unit-tested and the Hotkeys tab lists exactly what runs. Keys the engine handles
-// itself (Escape, Enter, Delete/Backspace, arrow nudges, W/A/S/D, Space) go to Editor.keyDown first;
-// see resolveHotkey's `engineFirst`.
+// itself (Escape, Enter, Delete/Backspace, arrow nudges, W/A/S/D, Space) go to Editor.keyDown first,
+// except the few resolveAppFirstHotkey returns (Shift+S would otherwise pan, 1-9, C and Tab mean
+// nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
+// being drawn, Auto-Annotate's mask keep it).
 
 export type EditorToolId = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint';
 
@@ -19,7 +21,17 @@ export type HotkeyAction =
   /** Ctrl/Cmd+H: hide the selection. */
   | { type: 'hide-selection' }
   /** V: show or hide the version history in the sidebar. */
-  | { type: 'history' };
+  | { type: 'history' }
+  /** 1-9: the n-th class for new shapes, or relabel the selection to it. */
+  | { type: 'class-number'; n: number }
+  /** C / Shift+C: the selected shapes' next / previous class of their type. */
+  | { type: 'cycle-class'; step: 1 | -1 }
+  /** Tab / Shift+Tab: select the next / previous shape in the annotation list. */
+  | { type: 'select-next'; step: 1 | -1 }
+  /** Enter: open the selected shape's attributes. */
+  | { type: 'attributes' }
+  /** Shift+S: open the image's stage picker. */
+  | { type: 'stage' };
 
 export interface KeyLike {
   key: string;
@@ -76,8 +88,24 @@ export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
   const lower = key.toLowerCase();
   if (lower === 'h') return { type: 'hide' };
   if (lower === 'v' && !e.shiftKey) return { type: 'history' };
+  if (key === 'Enter' && !e.shiftKey) return { type: 'attributes' };
   const tool = TOOL_KEYS[lower];
   if (tool && !e.shiftKey) return { type: 'tool', tool };
+  return null;
+}
+
+/**
+ * Plain keys the app takes before the engine: Shift+S (the engine's S pans), the class digits, C
+ * and Tab (the engine has no use for them). Enter is not here: a tool may need it first.
+ */
+export function resolveAppFirstHotkey(e: KeyLike): HotkeyAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  const key = e.key;
+  if (key === 'Tab') return { type: 'select-next', step: e.shiftKey ? -1 : 1 };
+  if (/^[1-9]$/.test(key)) return { type: 'class-number', n: Number(key) };
+  const lower = key.toLowerCase();
+  if (lower === 's' && e.shiftKey) return { type: 'stage' };
+  if (lower === 'c') return { type: 'cycle-class', step: e.shiftKey ? -1 : 1 };
   return null;
 }
 
@@ -128,6 +156,18 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Alt', 'Click'], what: 'Add a vertex on an edge / remove a vertex' },
       { keys: ['H'], what: 'Hide the selection, or hide / show all' },
       { keys: ['Ctrl/⌘', 'H'], what: 'Hide the selection' },
+    ],
+  },
+  {
+    group: 'Classes and shapes',
+    items: [
+      { keys: ['1 … 9'], what: 'Class for new shapes (the n-th of the tool\'s type), or relabel the selection' },
+      { keys: ['C'], what: 'Next class of the selection\'s type (without one: for new shapes)' },
+      { keys: ['Shift', 'C'], what: 'Previous class, as C' },
+      { keys: ['Tab'], what: 'Select the next annotation in the list' },
+      { keys: ['Shift', 'Tab'], what: 'Select the previous annotation in the list' },
+      { keys: ['Enter'], what: 'Open the selected annotation\'s attributes' },
+      { keys: ['Shift', 'S'], what: 'Set the image\'s stage' },
     ],
   },
   {

@@ -1,11 +1,16 @@
 // The editor screen's keyboard: one window listener for the hotkeys (../hotkeys), the engine's own
-// keys (drawing, W/A/S/D, Space; Auto-Annotate's Enter and Esc are its engine tool's). While an earlier version is shown
+// keys (drawing, W/A/S/D, Space; Auto-Annotate's Enter and Esc are its engine tool's). The class
+// keys (1-9, C), Tab and Shift+S come before the engine; Enter opens the Attributes panel only when
+// the tool did not take it. Tab walks the shapes only from the canvas (or nowhere in particular),
+// and past the list's last shape it moves focus on as usual. While an earlier version is shown
 // (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
 // are refused with a word why.
 import { useCallback, useEffect, useRef, type RefObject } from 'react';
 import type { Editor } from '../../../../engine';
 import { toast } from '../../../stores/toast';
-import { isTypingTarget, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { openAttributesPanel } from '../AttributesPanel';
+import { nextInList } from '../classKeys';
+import { isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
 import { PREVIEW_REASON } from '../VersionPreview';
 
 /** As long as the screen's other short messages. */
@@ -27,9 +32,33 @@ export interface EditorKeysOptions {
   paste(): void;
   toggleHistory(fromKeyboard: boolean): void;
   leavePreview(): void;
+  /** 1-9: the n-th class for new shapes, or the selection relabelled to it. */
+  classByNumber?(n: number): void;
+  /** C / Shift+C. */
+  cycleClass?(step: 1 | -1): void;
+  /** Shift+S: open the stage picker. */
+  openStage?(): void;
 }
 
-export function useEditorKeys({ editor, previewEditor, previewing, documentReady, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview }: EditorKeysOptions): void {
+/** Tab walks the shapes when focus is on the canvas or on nothing in particular; elsewhere it moves focus. */
+function tabWalksShapes(t: HTMLElement | null): boolean {
+  if (!t || t === document.body || t === document.documentElement) return true;
+  return t.tagName === 'CANVAS';
+}
+
+/** Selects the shape after (before) the selection in the annotation list's order; false past the end. */
+function selectNext(editor: Editor, step: 1 | -1): boolean {
+  const view = editor.getView();
+  if (view.drawing) return false;
+  const listOrder = [...editor.paintOrder()].reverse();
+  const id = nextInList(listOrder, view.selected, view.hidden, step);
+  if (!id) return false;
+  editor.select([id]);
+  editor.bringIntoView(id);
+  return true;
+}
+
+export function useEditorKeys({ editor, previewEditor, previewing, documentReady, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview, classByNumber, cycleClass, openStage }: EditorKeysOptions): void {
   const previewRef = useRef(previewing);
   previewRef.current = previewing;
   const refuseEdit = useCallback(() => toast(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS), []);
@@ -63,15 +92,38 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
           return target.hideSelected();
         case 'history':
           return toggleHistory(true);
+        case 'class-number':
+          return viewing ? refuseEdit() : classByNumber?.(a.n);
+        case 'cycle-class':
+          return viewing ? refuseEdit() : cycleClass?.(a.step);
+        case 'select-next':
+          return void selectNext(target, a.step);
+        case 'attributes':
+          return void openAttributesPanel();
+        case 'stage':
+          return openStage?.();
       }
     },
-    [chooseTool, goPrevious, goNext, editor, previewEditor, copy, paste, toggleHistory, refuseEdit],
+    [chooseTool, goPrevious, goNext, editor, previewEditor, copy, paste, toggleHistory, refuseEdit, classByNumber, cycleClass, openStage],
   );
 
   const leaveRef = useRef(leavePreview);
   leaveRef.current = leavePreview;
   useEffect(() => {
-    const waiting = (a: HotkeyAction) => !documentReady.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history';
+    const waiting = (a: HotkeyAction) => !documentReady.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history' && a.type !== 'stage';
+    /** The keys taken before the engine; Tab only where it walks the shapes and there is one to go to. */
+    const appFirst = (e: KeyboardEvent, t: HTMLElement | null, on: Editor): boolean => {
+      const a = resolveAppFirstHotkey(e);
+      if (!a) return false;
+      if (a.type === 'select-next') {
+        if (!tabWalksShapes(t) || !documentReady.current || !selectNext(on, a.step)) return false;
+        e.preventDefault();
+        return true;
+      }
+      e.preventDefault();
+      if (!waiting(a)) run(a);
+      return true;
+    };
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || isTypingTarget(e.target)) return;
       const t = e.target as HTMLElement | null;
@@ -94,6 +146,7 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
           return;
         }
         if ((e.key === 'Enter' || e.key === ' ') && t?.closest?.('button, a, [role="option"]')) return;
+        if (appFirst(e, t, previewEditor)) return;
         if (previewEditor.keyDown(e)) {
           e.preventDefault();
           return;
@@ -113,6 +166,7 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
       if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
+      if (appFirst(e, t, editor)) return;
       if (documentReady.current && editor.keyDown(e)) {
         e.preventDefault();
         return;

@@ -1,15 +1,21 @@
 // The palette's tool and the class picker: which engine tool each palette tool drives, the class a
-// drawing tool starts with (the one last used for its type), relabelling a selection, adding a
-// class from the editor, and the dialogs that ask for a class when there is none to use.
+// drawing tool starts with (the one last used for its type; Auto-Annotate's is asked for once and
+// kept per project on this device), relabelling a selection (the picker, the number keys, C),
+// adding a class from the editor (in place, also in a project with none yet), and the dialogs that
+// ask for a class when there is none to use.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AnnotationType, Project, ProjectClass } from '../../../../contract/projects';
 import type { EditorAnnotation, Editor, ToolId, ViewState } from '../../../../engine';
 import { api, serverMessage } from '../../../api/client';
+import { readStorage, writeStorage } from '../../../lib/storage';
+import { useCan } from '../../../stores/permissions';
 import { useSelection } from '../../../stores/selection';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import type { AutoAnnotateSession } from '../autoAnnotate';
+import { TYPE_NAMES } from '../ClassPicker';
+import { classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';
 import type { EditorToolId } from '../hotkeys';
 import { VIEW_TOOLS } from '../ToolPalette';
 
@@ -22,7 +28,16 @@ const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'aut
 export const TOOL_CLASS_TYPE: Partial<Record<EditorToolId, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon' };
 
 function classTypeOf(a: EditorAnnotation): AnnotationType {
-  return a.type === 'segmentation' ? 'polygon' : a.type;
+  return classTypeOfShape(a.type);
+}
+
+/** Where Auto-Annotate's class is kept, per project, on this device. */
+export const autoClassKey = (projectId: string) => `vellum.autoAnnotate.class.${projectId}`;
+
+/** The polygon class chosen for Auto-Annotate in this project, while it still exists. */
+export function storedAutoClass(projectId: string, classes: readonly ProjectClass[]): string | null {
+  const name = readStorage<unknown>(autoClassKey(projectId), null);
+  return typeof name === 'string' && classes.some((c) => c.name === name && c.type === 'polygon') ? name : null;
 }
 
 export interface ToolsOptions {
@@ -48,24 +63,36 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
   const lastClassByType = useRef(new Map<AnnotationType, string>());
   const classes = project.classes;
 
+  const canEditClasses = useCan('classes.edit');
+  /** Bumped when Auto-Annotate needs its class chosen: the bar's picker opens. */
+  const [autoAsk, setAutoAsk] = useState(0);
+  /** A mask waits for its class: choosing one accepts it. */
+  const acceptOnChoice = useRef(false);
+
   const pickClassFor = useCallback(
-    (type: AnnotationType | undefined) => {
+    (type: AnnotationType | undefined, t?: EditorToolId) => {
       if (!type) return;
+      // Auto-Annotate asks which class to use (once per project), rather than taking the first.
+      if (t === 'auto') {
+        editor.setActiveClass(storedAutoClass(project.id, classes));
+        return;
+      }
       const active = editor.getView().activeClass;
       if (active && classByName.get(active)?.type === type) return;
       const remembered = lastClassByType.current.get(type);
       const choice = (remembered && classByName.get(remembered)?.type === type ? remembered : null) ?? classes.find((c) => c.type === type)?.name ?? null;
       editor.setActiveClass(choice);
     },
-    [editor, classByName, classes],
+    [editor, classByName, classes, project.id],
   );
 
   const chooseTool = useCallback(
     (t: EditorToolId) => {
       if (readOnly && !VIEW_TOOLS.includes(t)) return;
       setTool(t);
+      acceptOnChoice.current = false;
       editor.setTool(ENGINE_TOOL[t]);
-      pickClassFor(TOOL_CLASS_TYPE[t]);
+      pickClassFor(TOOL_CLASS_TYPE[t], t);
       if (t === 'auto') auto.activate(imageFilename);
       else auto.deactivate();
     },
@@ -76,18 +103,47 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
     if (readOnly && !VIEW_TOOLS.includes(toolRef.current)) chooseTool('select');
   }, [readOnly, chooseTool]);
 
+  /** The class for new shapes of the current tool (Auto-Annotate's is kept per project). */
+  const setToolClass = useCallback(
+    (cls: ProjectClass) => {
+      lastClassByType.current.set(cls.type, cls.name);
+      editor.setActiveClass(cls.name);
+      if (toolRef.current === 'auto' && cls.type === 'polygon') {
+        writeStorage(autoClassKey(project.id), cls.name);
+        if (acceptOnChoice.current) editor.acceptProposal();
+      }
+      acceptOnChoice.current = false;
+    },
+    [editor, project.id],
+  );
+
+  const { selectedAnnotations, relabel, setClassOf, classByNumber, cycleClass } = useClassCommands({ editor, classes, classByName, readOnly, toolRef, setToolClass });
+
   const chooseClass = (name: string) => {
     const cls = classByName.get(name);
-    if (tool === 'select') {
-      editor.setSelectedClass(name);
-      return;
-    }
-    if (cls) lastClassByType.current.set(cls.type, name);
-    editor.setActiveClass(name);
+    if (!cls) return;
+    if (tool === 'select') relabel(selectedAnnotations(), cls);
+    else setToolClass(cls);
   };
 
-  /** A shape of `type` needs a class: without any class, offer to manage them; else to add one. */
-  const askForClass = useCallback((type: AnnotationType) => (classes.length === 0 ? setNoClassesOpen(true) : setAddClassType(type)), [classes.length]);
+  /**
+   * A shape of `type` needs a class. Auto-Annotate with polygon classes to choose from opens its
+   * class picker; otherwise the Add Class dialog opens in place for the type (a role that may not
+   * edit classes is told so, with the way to the Classes tab).
+   */
+  const askForClass = useCallback(
+    (type: AnnotationType) => {
+      if (toolRef.current === 'auto' && classes.some((c) => c.type === 'polygon')) {
+        toast('Choose a class for the mask', 'neutral', MESSAGE_MS);
+        acceptOnChoice.current = true;
+        setAutoAsk((n) => n + 1);
+        return;
+      }
+      if (!canEditClasses) return setNoClassesOpen(true);
+      setAddClassType(type);
+    },
+    [classes, canEditClasses],
+  );
 
   const addClass = async (c: ProjectClass): Promise<string | null> => {
     try {
@@ -95,8 +151,8 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
       qc.setQueryData(projectKey(project.id), res.project);
       updateSelection(res.project);
       lastClassByType.current.set(c.type, c.name);
-      if (tool === 'select') editor.setSelectedClass(c.name);
-      else if (TOOL_CLASS_TYPE[tool] === c.type) editor.setActiveClass(c.name);
+      if (tool === 'select') relabel(selectedAnnotations(), c);
+      else if (TOOL_CLASS_TYPE[tool] === c.type) setToolClass(c);
       toast(`Class '${c.name}' added`, 'success', MESSAGE_MS);
       return null;
     } catch (err) {
@@ -110,15 +166,99 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
     tool === 'select' ? (selectedShapes.length && selectedShapes.every((a) => classTypeOf(a) === classTypeOf(selectedShapes[0]!)) ? classTypeOf(selectedShapes[0]!) : null) : (TOOL_CLASS_TYPE[tool] ?? null);
   const selectionClass = selectedShapes.length && selectedShapes.every((a) => a.class === selectedShapes[0]!.class) ? selectedShapes[0]!.class : null;
   const picker = {
-    show: tool !== 'select' || selectedShapes.length > 0,
+    // Auto-Annotate's class is chosen in its bar.
+    show: (tool !== 'select' && tool !== 'auto') || (tool === 'select' && selectedShapes.length > 0),
     type: pickerType,
     value: tool === 'select' ? selectionClass : view.activeClass,
     placeholder: tool === 'select' ? (selectedShapes.length > 1 ? 'Mixed classes' : 'Choose a class') : 'Choose a class',
     onChoose: chooseClass,
-    onAddClass: () => (classes.length === 0 && tool !== 'select' ? setNoClassesOpen(true) : setAddClassType(pickerType ?? 'box')),
+    onAddClass: () => (canEditClasses ? setAddClassType(pickerType ?? 'box') : setNoClassesOpen(true)),
+    /** Changes when the picker should open by itself (Auto-Annotate needs its class). */
+    attention: autoAsk,
   };
 
   const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : 'crosshair';
 
-  return { tool, toolRef, chooseTool, cursor, picker, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null) };
+  return { tool, toolRef, chooseTool, cursor, picker, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null), classByNumber, cycleClass, canEditClasses, setClassOf };
+}
+
+/** The class keys' and menus' commands: relabel shapes (one undo step), 1-9 and C. */
+function useClassCommands({
+  editor,
+  classes,
+  classByName,
+  readOnly,
+  toolRef,
+  setToolClass,
+}: {
+  editor: Editor;
+  classes: readonly ProjectClass[];
+  classByName: ReadonlyMap<string, ProjectClass>;
+  readOnly: boolean;
+  toolRef: { readonly current: EditorToolId };
+  setToolClass(cls: ProjectClass): void;
+}) {
+  const selectedAnnotations = useCallback(() => editor.getSelectedIds().map((id) => editor.getAnnotation(id)).filter((a): a is EditorAnnotation => Boolean(a)), [editor]);
+
+  /** Gives the shapes `cls` (one undo step); shapes of another type are left alone, with a word. */
+  const relabel = useCallback(
+    (shapes: readonly EditorAnnotation[], cls: ProjectClass) => {
+      if (readOnly || shapes.length === 0) return;
+      const { ids, misfits } = relabelPlan(shapes, cls);
+      if (ids.length > 0) editor.execute('set-class', { ids, class: cls.name });
+      if (misfits > 0) toast(`${misfits} annotation(s) left as they are: '${cls.name}' is a ${TYPE_NAMES[cls.type].toLowerCase()} class`, 'neutral', MESSAGE_MS);
+    },
+    [editor, readOnly],
+  );
+
+  /** A row's class menu: one shape relabelled (one undo step). */
+  const setClassOf = useCallback(
+    (id: string, name: string) => {
+      const a = editor.getAnnotation(id);
+      const cls = classByName.get(name);
+      if (a && cls) relabel([a], cls);
+    },
+    [editor, classByName, relabel],
+  );
+
+  /** 1-9: with a selection, relabel it to the n-th class the picker lists for it; else the n-th class of the tool's type for new shapes. */
+  const classByNumber = useCallback(
+    (n: number) => {
+      const shapes = selectedAnnotations();
+      if (shapes.length > 0) {
+        if (readOnly) return;
+        const type = sharedClassType(shapes);
+        const cls = numberKeyClass(classes, type, n);
+        if (!cls) return void toast(`There is no class ${n}${type ? ` for ${TYPE_NAMES[type].toLowerCase()} shapes` : ''}`, 'neutral', MESSAGE_MS);
+        return relabel(shapes, cls);
+      }
+      const type = TOOL_CLASS_TYPE[toolRef.current];
+      if (!type) return;
+      const cls = numberKeyClass(classes, type, n);
+      if (!cls) return void toast(`There is no ${TYPE_NAMES[type].toLowerCase()} class ${n}`, 'neutral', MESSAGE_MS);
+      setToolClass(cls);
+    },
+    [selectedAnnotations, readOnly, classes, relabel, setToolClass, toolRef],
+  );
+
+  /** C / Shift+C: the selection's next (previous) class of its type; without a selection, the tool's. */
+  const cycleClass = useCallback(
+    (step: 1 | -1) => {
+      const shapes = selectedAnnotations();
+      if (shapes.length > 0) {
+        if (readOnly) return;
+        const type = sharedClassType(shapes);
+        if (!type) return void toast('The selection mixes shape types: choose a class from the picker', 'neutral', MESSAGE_MS);
+        const current = shapes.every((a) => a.class === shapes[0]!.class) ? shapes[0]!.class : null;
+        const cls = cycledClass(classes, type, current, step);
+        return cls ? relabel(shapes, cls) : undefined;
+      }
+      const type = TOOL_CLASS_TYPE[toolRef.current];
+      const cls = type ? cycledClass(classes, type, editor.getView().activeClass, step) : null;
+      if (cls) setToolClass(cls);
+    },
+    [selectedAnnotations, readOnly, classes, relabel, setToolClass, editor, toolRef],
+  );
+
+  return { selectedAnnotations, relabel, setClassOf, classByNumber, cycleClass };
 }

@@ -4,7 +4,6 @@ import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { CircleAlert, X } from 'lucide-react';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
-import type { StageOption } from '../../../lib/stages';
 import { useAlerts } from './alerts';
 import styles from './DataTab.module.css';
 
@@ -59,16 +58,8 @@ export function MenuItem({ children, onSelect, checked, icon, indent = 0 }: { ch
   );
 }
 
-/** A stage picker or filter entry: its colour dot, its label and, quieter, its detail ('Review  In Progress'). */
-export function StageEntry({ option }: { option: StageOption }) {
-  return (
-    <span className={styles.stageEntry} data-status={option.status}>
-      <span className={styles.statusDot} aria-hidden="true" />
-      <span className={styles.stageLabel}>{option.label}</span>
-      {option.detail ? <span className={styles.stageDetail}>{option.detail}</span> : null}
-    </span>
-  );
-}
+/** A stage picker or filter entry (moved to ../../../components/StageEntry, shared with the editor). */
+export { StageEntry } from '../../../components/StageEntry';
 
 export const MenuLabel = ({ children }: { children: ReactNode }) => <DropdownMenu.Label className={styles.menuLabel}>{children}</DropdownMenu.Label>;
 export const MenuSeparator = () => <DropdownMenu.Separator className={styles.menuSeparator} />;
