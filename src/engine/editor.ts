@@ -307,6 +307,11 @@ export class Editor {
     );
   }
 
+  /** The key the live document was loaded with (LoadOptions.historyKey: an image id), or null. */
+  get documentKey(): string | null {
+    return this.historyKey;
+  }
+
   /** Keys of the histories kept for documents not shown now (least recently left first). */
   shelvedHistoryKeys(): string[] {
     return this.shelf.keys();

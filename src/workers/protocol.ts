@@ -144,7 +144,13 @@ export interface RenderStats {
 /** What the worker exposes through comlink. */
 export interface RenderWorkerApi {
   init(canvas: OffscreenCanvas, options: RendererOptions): Promise<{ maxTextureSize: number }>;
+  /**
+   * Swaps the image: the canvas keeps its last frame (the previous image) until the new one can
+   * be drawn, then resolves after the first frame with it.
+   */
   setImage(source: ImageSourceMsg): Promise<void>;
+  /** Keeps the last frame on the canvas (another image's document is coming) until setImage swaps the image, or HOLD_MAX_MS. */
+  hold(): void;
   /** New signed URLs for the open tile pyramid's tiles. */
   renewTiles(levels: TileLevel[]): void;
   applyScene(scene: PackedScene): void;

@@ -110,6 +110,7 @@ export function canRenderInWorker(canvas?: HTMLCanvasElement): boolean {
 
 interface Backend {
   setImage(s: ImageSourceMsg): Promise<void>;
+  hold(): void;
   renewTiles(levels: TileLevel[]): void;
   applyScene(s: PackedScene): void;
   setView(v: RenderView): void;
@@ -130,6 +131,7 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
   const ready = remote.init(Comlink.transfer(offscreen, [offscreen]), options).then(() => undefined);
   const backend: Backend = {
     setImage: (s) => (s.kind === 'bitmap' ? remote.setImage(Comlink.transfer(s, [s.bitmap])) : remote.setImage(s)),
+    hold: () => void remote.hold(),
     renewTiles: (levels) => void remote.renewTiles(levels),
     applyScene: (s) => void remote.applyScene(Comlink.transfer(s, sceneTransferables(s))),
     setView: (v) => void remote.setView(v),
@@ -152,6 +154,7 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
   const r = new Renderer(canvas, options, 'main');
   const backend: Backend = {
     setImage: (s) => r.setImage(s),
+    hold: () => r.hold(),
     renewTiles: (levels) => r.renewTiles(levels),
     applyScene: (s) => r.applyScene(s),
     setView: (v) => r.setView(v),
@@ -377,13 +380,29 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const scene = sceneSync(editor, backend, colors.colorOf, opts.batchSize ?? 500);
   let disposed = false;
 
+  // The document the image shown belongs to (Editor.documentKey when setImage was last called):
+  // another image's document coming in holds the canvas's last frame until its image is set and
+  // in, so the two change in one frame (never the new shapes over the old image, or no image).
+  let shownKey: string | null = editor.documentKey;
+  // Frames with a new image drawn: counted on the canvas (data-image-frames) and announced with a
+  // 'vellum:image-frame' event (tests, the editor-switch benchmark).
+  let imageFrames = 0;
+  const imageFrame = (source: ImageSourceInput | undefined) => {
+    if (disposed || source == null) return;
+    canvas.dataset.imageFrames = String(++imageFrames);
+    canvas.dispatchEvent(new CustomEvent('vellum:image-frame', { bubbles: true, detail: { frames: imageFrames, at: performance.now() } }));
+  };
+
   let cameraScheduled = false;
   const sendCamera = () => {
     cameraScheduled = false;
     if (!disposed) backend.setCamera(editor.getCamera());
   };
   const unsubscribe = editor.subscribe((c) => {
-    if (c.document?.all) scene.dropQueued();
+    if (c.document?.all) {
+      scene.dropQueued();
+      if (editor.documentKey !== null && editor.documentKey !== shownKey) backend.hold();
+    }
     if (c.document) scene.schedule();
     if (c.view) backend.setView(renderView(editor.getView(), colors.colorOf));
     if (c.camera && !cameraScheduled) {
@@ -393,6 +412,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   });
 
   let ready = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
+  ready.then(() => imageFrame(opts.imageSource), () => undefined);
   const renewTiles = (levels: TileLevel[]) => void ready.then(() => backend.renewTiles(levels));
   const scheduleRenewal = tileRenewal(renewTiles);
   scheduleRenewal(tilesOf(opts.imageSource));
@@ -410,7 +430,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     resize: (w, h, dpr = devicePixelRatio || 1) => backend.resize(w, h, dpr),
     setImage(source) {
       scheduleRenewal(tilesOf(source));
+      shownKey = editor.documentKey;
       ready = ready.then(() => backend.setImage(toSourceMsg(source, editor)));
+      ready.then(() => imageFrame(source), () => undefined);
       return ready;
     },
     renewTiles,

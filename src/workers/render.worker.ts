@@ -17,6 +17,7 @@ const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: 
     return { maxTextureSize: renderer.maxTextureSize };
   },
   setImage: (source) => need().setImage(source),
+  hold: () => need().hold(),
   renewTiles: (levels) => need().renewTiles(levels),
   applyScene: (scene) => need().applyScene(scene),
   setView: (view) => need().setView(view),

@@ -138,6 +138,8 @@ interface Chunk {
 }
 
 const FULL = 1000;
+/** Longest an image swap keeps the previous frame on the canvas before drawing without it. */
+export const HOLD_MAX_MS = 1500;
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
 
@@ -175,6 +177,12 @@ export class Renderer {
   private kernelsLoading: Promise<Kernels> | null = null;
   private image: ImageLayer | null = null;
   private imageLoading: Promise<void> | null = null;
+  /** The last setImage() (an earlier one still loading is dropped when it is done). */
+  private imageToken = 0;
+  /** No frame is drawn while held (an image swap in progress), see hold(). */
+  private held = false;
+  private holdTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly frameWaiters: (() => void)[] = [];
   private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
   private frameRequested = false;
@@ -379,18 +387,38 @@ export class Renderer {
     this.requestFrame();
   }
 
+  /**
+   * Swaps the image. The canvas keeps its last frame (no frame is drawn: the previous image with
+   * its shapes) while the new source opens, its texture is made and the textures the view needs
+   * first (a reduced level, the tiles in view) are in, at most HOLD_MAX_MS; then the old image's
+   * textures go and the next frame draws the new one. Resolves after that frame.
+   */
   async setImage(msg: ImageSourceMsg): Promise<void> {
-    this.image?.dispose();
-    this.image = null;
+    this.hold();
+    const token = ++this.imageToken;
     const ti = performance.now();
     const p = (async () => {
       const source = await openSource(msg);
-      if (!source || this.disposed) return;
-      this.image = new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
-        // one texel over the whole 1 x 1 target
-        this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
-      });
-      await this.image.whenSingleReady();
+      const current = () => !this.disposed && token === this.imageToken;
+      if (!current()) return source?.close();
+      const next = source
+        ? new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
+            // one texel over the whole 1 x 1 target
+            this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
+          })
+        : null;
+      try {
+        if (next) {
+          await next.whenSingleReady();
+          await this.prime(next, ti + HOLD_MAX_MS);
+        }
+      } catch (err) {
+        next?.dispose();
+        throw err;
+      }
+      if (!current()) return next?.dispose();
+      this.image?.dispose();
+      this.image = next;
       this.s.imageLoadMs = performance.now() - ti;
     })();
     this.imageLoading = p;
@@ -398,8 +426,50 @@ export class Renderer {
       await p;
     } finally {
       if (this.imageLoading === p) this.imageLoading = null;
+      if (token === this.imageToken) this.release();
       this.requestFrame();
     }
+    await this.nextFrame();
+  }
+
+  /** Asks for the textures `layer` needs for the current view and waits for them (until `until`). */
+  private async prime(layer: ImageLayer, until: number): Promise<void> {
+    for (;;) {
+      layer.visible(this.camera, this.width, this.height, this.dpr);
+      if (layer.pending === 0 || this.disposed || performance.now() > until) return;
+      await new Promise((r) => setTimeout(r, 4));
+    }
+  }
+
+  /** Draws no frame (the canvas keeps the last one) until release(), at most HOLD_MAX_MS. */
+  hold(): void {
+    this.held = true;
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => {
+      // Too long: draw without the old image (and with the new one when it is in).
+      if (this.imageLoading) {
+        this.image?.dispose();
+        this.image = null;
+      }
+      this.release();
+    }, HOLD_MAX_MS);
+  }
+
+  private release(): void {
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+    if (!this.held) return;
+    this.held = false;
+    this.requestFrame();
+  }
+
+  /** Resolves after the next frame drawn. */
+  private nextFrame(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.frameWaiters.push(resolve);
+      this.requestFrame();
+    });
   }
 
   /** The image's tile URLs signed anew (a pyramid's URLs expire within the hour). */
@@ -961,7 +1031,7 @@ export class Renderer {
 
   private frame(): void {
     this.frameRequested = false;
-    if (this.disposed) return;
+    if (this.disposed || this.held) return;
     const t0 = performance.now();
     this.draw();
     if (this.measure) this.gl.readPixels(0, 0, 1, 1, this.gl.RGBA, this.gl.UNSIGNED_BYTE, this.probe); // waits for the GPU
@@ -970,6 +1040,7 @@ export class Renderer {
     this.s.frames++;
     this.frameTimes.push(dt);
     if (this.frameTimes.length > 2000) this.frameTimes.splice(0, 1000);
+    for (const f of this.frameWaiters.splice(0)) f();
     if (this.isIdle()) {
       const w = this.idleWaiters.splice(0);
       for (const f of w) f();
@@ -977,7 +1048,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.labels.loading && !this.pendingBuilds.size && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
+    return !this.frameRequested && !this.held && !this.labels.loading && !this.pendingBuilds.size && !this.imageLoading && (this.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -1094,6 +1165,8 @@ export class Renderer {
   dispose(): void {
     this.disposed = true;
     if (this.buildTimer !== null) clearTimeout(this.buildTimer);
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    for (const f of this.frameWaiters.splice(0)) f();
     this.image?.dispose();
     this.maskAtlases.dispose();
     this.warmTarget.destroy();
