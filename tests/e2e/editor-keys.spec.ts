@@ -1,0 +1,219 @@
+// The editor's keys, stage picker and class handling (issue 19, "A full day in the editor"):
+// number keys choose and relabel classes, C cycles, Tab walks the list, the row class menu, the
+// stage set from the top bar (Shift+S and the mouse) as the Data tab then shows it, a class added in
+// place in a project without classes, and Auto-Annotate's class remembered per project.
+import { expect, test, type Page } from '@playwright/test';
+import { editorProject, loadSaved } from './editor-helpers';
+
+const CLASSES = [
+  { name: 'car', type: 'box' as const, color: '#F07575' },
+  { name: 'road', type: 'polygon' as const, color: '#ACF6E7' },
+  { name: 'truck', type: 'box' as const, color: '#F075A6' },
+  { name: 'bus', type: 'box' as const, color: '#75F0A6' },
+  { name: 'sidewalk', type: 'polygon' as const, color: '#F6ACE7' },
+];
+
+async function canvasBox(page: Page) {
+  const box = await page.getByTestId('editor-canvas').boundingBox();
+  if (!box) throw new Error('no canvas');
+  return box;
+}
+async function drag(page: Page, from: [number, number], to: [number, number]) {
+  const b = await canvasBox(page);
+  await page.mouse.move(b.x + from[0], b.y + from[1]);
+  await page.mouse.down();
+  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
+  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
+  await page.mouse.up();
+}
+const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
+const rowName = (page: Page, i: number) => rows(page).nth(i).locator('span > span').first();
+async function saved(page: Page) {
+  await page.waitForTimeout(300);
+  await expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
+}
+async function openImage(page: Page, name: string) {
+  await page.getByRole('button', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+}
+const stageButton = (page: Page) => page.getByTestId('stage-picker');
+
+test('editor keys: number keys and C relabel, Tab walks the list, the row menu changes a class, all saved', async ({ page }) => {
+  test.setTimeout(180_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }] });
+  await openImage(page, 'street_1.png');
+
+  // Two car boxes; then 2 picks the second box class (truck) for the next one.
+  await page.keyboard.press('b');
+  await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
+  await drag(page, [100, 100], [200, 180]);
+  await drag(page, [260, 100], [360, 180]);
+  await page.keyboard.press('2');
+  await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
+  await drag(page, [420, 100], [520, 180]);
+  await expect(rows(page)).toHaveCount(3);
+  await expect(rowName(page, 0)).toHaveText('truck');
+  // A number past the type's classes changes nothing.
+  await page.keyboard.press('7');
+  await expect(page.getByText('There is no box class 7')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
+
+  // Select tool; from the canvas, Tab selects the list's first row, then the next one.
+  await page.keyboard.press('q');
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Tab');
+  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Tab');
+  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
+  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'false');
+  await page.keyboard.press('Shift+Tab');
+  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Tab');
+  await expect(page.getByText('1/3')).toBeVisible();
+
+  // 3 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
+  // undo takes back one step.
+  await page.keyboard.press('3');
+  await expect(rowName(page, 1)).toHaveText('bus');
+  await page.keyboard.press('c');
+  await expect(rowName(page, 1)).toHaveText('car');
+  await page.keyboard.press('Shift+C');
+  await expect(rowName(page, 1)).toHaveText('bus');
+  await page.keyboard.press('Control+z');
+  await expect(rowName(page, 1)).toHaveText('car');
+  await page.keyboard.press('Control+y');
+  await expect(rowName(page, 1)).toHaveText('bus');
+
+  // The row class menu (keyboard): the oldest box becomes a truck; it lists box classes only.
+  const menuButton = rows(page).nth(2).getByRole('button', { name: 'Change class (car)' });
+  await menuButton.focus();
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu');
+  await expect(menu.getByRole('menuitemradio')).toHaveCount(3);
+  await expect(menu.getByRole('menuitemradio', { name: 'road' })).toHaveCount(0);
+  await expect(menu.getByRole('menuitemradio', { name: 'car' })).toHaveAttribute('aria-checked', 'true');
+  await menu.getByRole('menuitemradio', { name: 'truck' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(rowName(page, 2)).toHaveText('truck');
+  // ... and with the mouse: the newest becomes a car.
+  await rows(page).nth(0).getByRole('button', { name: 'Change class (truck)' }).click();
+  await page.getByRole('menuitemradio', { name: 'car' }).click();
+  await expect(rowName(page, 0)).toHaveText('car');
+
+  await saved(page);
+  const names = (await loadSaved(page, project, project.images[0]!.id)).annotations.map((a) => a.name).sort();
+  expect(names).toEqual(['bus', 'car', 'truck']);
+  await page.reload();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(rows(page)).toHaveCount(3);
+  await expect(rowName(page, 0)).toHaveText('car');
+  await expect(rowName(page, 1)).toHaveText('bus');
+  await expect(rowName(page, 2)).toHaveText('truck');
+});
+
+test('editor stage picker: follows a save, set with Shift+S and with the mouse, shown on the Data tab', async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await editorProject(page, { classes: CLASSES, images: [{ name: 'stage_1.png' }] });
+  await openImage(page, 'stage_1.png');
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Not Started. Change stage');
+
+  // The first annotation's save moves the image to In Progress (the server's rule); the picker follows.
+  await page.keyboard.press('b');
+  await drag(page, [100, 100], [220, 200]);
+  await saved(page);
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+
+  // Shift+S from the canvas opens the menu; the keyboard sets Complete.
+  await page.keyboard.press('q');
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Shift+S');
+  // The menu is named by its trigger ('Stage: ...'); its label says what it does.
+  const menu = page.getByRole('menu').filter({ hasText: 'Set stage' });
+  await expect(menu).toBeVisible();
+  await expect(menu.getByRole('menuitemradio', { name: /^Review/ })).toHaveAttribute('aria-checked', 'true');
+  await menu.getByRole('menuitemradio', { name: 'Complete' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(menu).toBeHidden();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Complete. Change stage');
+  await expect(page.getByText('stage_1.png set to Complete')).toBeVisible();
+
+  // Screenshots of the open picker at 1440 and 1024 px (once the toast has gone).
+  await expect(page.getByText('stage_1.png set to Complete')).toBeHidden({ timeout: 10_000 });
+  await stageButton(page).click();
+  await expect(menu).toBeVisible();
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: 'test-results/editor-stage-picker-1440.png', clip: { x: 0, y: 0, width: 1440, height: 240 } });
+  await page.keyboard.press('Escape');
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await stageButton(page).click();
+  await expect(menu).toBeVisible();
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: 'test-results/editor-stage-picker-1024.png', clip: { x: 0, y: 0, width: 1024, height: 240 } });
+
+  // The mouse sets Review; it survives a reload.
+  await menu.getByRole('menuitemradio', { name: /^Review/ }).click();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+  await page.reload();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+  await stageButton(page).click();
+  await page.getByRole('menuitemradio', { name: 'Complete' }).click();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Complete. Change stage');
+
+  // Back on the Data tab the tile shows the stage set in the editor.
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(page.getByTestId('image-tile').filter({ hasText: 'stage_1.png' })).toContainText('Complete');
+});
+
+test('editor without classes: a class is added in place; Auto-Annotate asks for its class and remembers it', async ({ page }) => {
+  test.setTimeout(180_000);
+  const project = await editorProject(page, { classes: [], images: [{ name: 'empty_1.png' }] });
+  await openImage(page, 'empty_1.png');
+
+  // Drawing a box with no class opens Add New Box Class at once (no detour to the Classes tab).
+  await page.keyboard.press('b');
+  await drag(page, [100, 100], [220, 200]);
+  const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });
+  await expect(dialog).toBeVisible();
+  await expect(page.getByRole('dialog', { name: 'No classes available' })).toHaveCount(0);
+  await dialog.getByLabel('Class name').fill('pole');
+  await dialog.getByRole('button', { name: 'Add Class' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Class: pole' })).toBeVisible();
+  await drag(page, [100, 100], [220, 200]);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rowName(page, 0)).toHaveText('pole');
+  // The picker keeps the way to the Classes tab.
+  await page.getByRole('button', { name: 'Class: pole' }).click();
+  await expect(page.getByRole('menuitem', { name: 'Manage Classes' })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // Auto-Annotate has no class until one is chosen in its bar (polygon classes only).
+  await page.getByRole('button', { name: 'Class: pole' }).click();
+  await page.getByRole('menuitem', { name: 'Add New Box Class' }).click();
+  await page.getByRole('dialog').getByLabel('Class name').fill('tree');
+  await page.getByRole('dialog').getByRole('radio', { name: 'Polygon' }).check();
+  await page.getByRole('dialog').getByRole('button', { name: 'Add Class' }).click();
+  await expect(page.getByRole('dialog')).toBeHidden();
+  await page.keyboard.press('m');
+  const maskClass = page.getByRole('button', { name: /^Mask class:/ });
+  await expect(maskClass).toHaveAccessibleName('Mask class: Choose a class');
+  await maskClass.click();
+  await expect(page.getByRole('menuitem', { name: /pole/ })).toHaveCount(0);
+  await page.getByRole('menuitem', { name: /tree/ }).click();
+  await expect(maskClass).toHaveAccessibleName('Mask class: tree');
+  expect(await page.evaluate((k) => localStorage.getItem(k), `vellum.autoAnnotate.class.${project.projectId}`)).toBe('"tree"');
+  // Another tool and back, and a reload: still tree.
+  await page.keyboard.press('b');
+  await page.keyboard.press('m');
+  await expect(maskClass).toHaveAccessibleName('Mask class: tree');
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'empty_1.png', level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  await expect(page.getByRole('listbox', { name: 'Annotation list' })).toBeVisible();
+  await page.keyboard.press('m');
+  await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: /^Mask class:/ })).toHaveAccessibleName('Mask class: tree');
+});
