@@ -784,6 +784,11 @@ export class Editor {
     if (this.image) this.setCamera(cameraFit(this.viewport, this.image));
   }
 
+  /** The camera fitToScreen() would set for an image of `size` in this viewport (a renderer preparing the next image's view). */
+  fitCamera(size: Size): CameraState {
+    return cameraFit(this.viewport, size);
+  }
+
   /** Pans (and zooms out if needed) so the annotation is fully visible. */
   bringIntoView(id: string): void {
     const a = getAnnotation(this.doc, id);

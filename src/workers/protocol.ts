@@ -148,7 +148,13 @@ export interface RenderWorkerApi {
    * Swaps the image: the canvas keeps its last frame (the previous image) until the new one can
    * be drawn, then resolves after the first frame with it.
    */
-  setImage(source: ImageSourceMsg): Promise<void>;
+  setImage(source: ImageSourceMsg, key?: string): Promise<void>;
+  /**
+   * Opens an image that will probably be shown next (a neighbour in the sequence) under `key`:
+   * its texture and the reduced level or tiles of `camera`'s view are made ahead, so setImage with
+   * that key swaps at once. The image replaced by a keyed setImage is kept the same way.
+   */
+  preload(key: string, source: ImageSourceMsg, camera: CameraState): void;
   /** Keeps the last frame on the canvas (another image's document is coming) until setImage swaps the image, or HOLD_MAX_MS. */
   hold(): void;
   /** New signed URLs for the open tile pyramid's tiles. */

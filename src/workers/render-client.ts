@@ -72,6 +72,12 @@ export interface RendererHandle {
   /** CSS size of the canvas (and device pixel ratio, default window.devicePixelRatio). */
   resize(width: number, height: number, dpr?: number): void;
   setImage(source: ImageSourceInput): Promise<void>;
+  /**
+   * Opens the image of the document that will probably be loaded next with `key` (Editor's
+   * historyKey: an image id) ahead, fitted to the view, so the swap to it is instant. Not for
+   * ImageBitmap sources (they would be transferred).
+   */
+  preload(key: string, source: ImageSourceInput, size: { width: number; height: number }): void;
   /** New signed URLs for the tile pyramid being shown (they expire within the hour). */
   renewTiles(levels: TileLevel[]): void;
   /** Class colours changed: re-send the scene with the new colours. */
@@ -109,7 +115,8 @@ export function canRenderInWorker(canvas?: HTMLCanvasElement): boolean {
 }
 
 interface Backend {
-  setImage(s: ImageSourceMsg): Promise<void>;
+  setImage(s: ImageSourceMsg, key?: string): Promise<void>;
+  preload(key: string, s: ImageSourceMsg, camera: CameraState): void;
   hold(): void;
   renewTiles(levels: TileLevel[]): void;
   applyScene(s: PackedScene): void;
@@ -130,7 +137,8 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
   const offscreen = canvas.transferControlToOffscreen();
   const ready = remote.init(Comlink.transfer(offscreen, [offscreen]), options).then(() => undefined);
   const backend: Backend = {
-    setImage: (s) => (s.kind === 'bitmap' ? remote.setImage(Comlink.transfer(s, [s.bitmap])) : remote.setImage(s)),
+    setImage: (s, key) => (s.kind === 'bitmap' ? remote.setImage(Comlink.transfer(s, [s.bitmap]), key) : remote.setImage(s, key)),
+    preload: (key, s, camera) => void remote.preload(key, s, camera),
     hold: () => void remote.hold(),
     renewTiles: (levels) => void remote.renewTiles(levels),
     applyScene: (s) => void remote.applyScene(Comlink.transfer(s, sceneTransferables(s))),
@@ -153,7 +161,8 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
 function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { backend: Backend; ready: Promise<void> } {
   const r = new Renderer(canvas, options, 'main');
   const backend: Backend = {
-    setImage: (s) => r.setImage(s),
+    setImage: (s, key) => r.setImage(s, key),
+    preload: (key, s, camera) => r.preload(key, s, camera),
     hold: () => r.hold(),
     renewTiles: (levels) => r.renewTiles(levels),
     applyScene: (s) => r.applyScene(s),
@@ -362,6 +371,17 @@ function observeResize(canvas: HTMLCanvasElement, backend: Backend): ResizeObser
   return observer;
 }
 
+/** The renderer drawing each editor (the last one created for it), for preloadFor(). */
+const rendererOf = new WeakMap<Editor, RendererHandle>();
+
+/**
+ * Opens an image ahead in the renderer that draws `editor` (RendererHandle.preload), if there is
+ * one: the screen that knows the next images is not the one that owns the canvas.
+ */
+export function preloadFor(editor: Editor, key: string, source: ImageSourceInput, size: { width: number; height: number }): void {
+  rendererOf.get(editor)?.preload(key, source, size);
+}
+
 export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const { canvas, editor } = opts;
   const dpr0 = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
@@ -422,7 +442,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
 
   const observer = opts.autoResize !== false ? observeResize(canvas, backend) : null;
 
-  return {
+  const handle: RendererHandle = {
     backend: useWorker ? 'worker' : 'main',
     get ready() {
       return ready;
@@ -431,9 +451,16 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     setImage(source) {
       scheduleRenewal(tilesOf(source));
       shownKey = editor.documentKey;
-      ready = ready.then(() => backend.setImage(toSourceMsg(source, editor)));
+      const key = shownKey ?? undefined;
+      ready = ready.then(() => backend.setImage(toSourceMsg(source, editor), key));
       ready.then(() => imageFrame(source), () => undefined);
       return ready;
+    },
+    preload(key, source, size) {
+      if (disposed || source == null || (typeof ImageBitmap !== 'undefined' && source instanceof ImageBitmap)) return;
+      const msg = toSourceMsg(source, editor);
+      const camera = editor.fitCamera(size);
+      void ready.then(() => !disposed && backend.preload(key, msg, camera), () => undefined);
     },
     renewTiles,
     refreshColors() {
@@ -457,6 +484,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       unsubscribe();
       scene.dispose();
       backend.dispose();
+      if (rendererOf.get(editor) === handle) rendererOf.delete(editor);
     },
   };
+  rendererOf.set(editor, handle);
+  return handle;
 }

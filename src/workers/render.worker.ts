@@ -16,7 +16,8 @@ const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: 
     renderer = new Renderer(canvas, options, 'worker');
     return { maxTextureSize: renderer.maxTextureSize };
   },
-  setImage: (source) => need().setImage(source),
+  setImage: (source, key) => need().setImage(source, key),
+  preload: (key, source, camera) => need().preload(key, source, camera),
   hold: () => need().hold(),
   renewTiles: (levels) => need().renewTiles(levels),
   applyScene: (scene) => need().applyScene(scene),

@@ -25,7 +25,7 @@ import { LabelLayer, MAX_LABELS, MAX_VISIBLE, type LabelInput } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
 import { MaskAtlases, type Atlas, type MaskPlace } from './masks';
 import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
-import { ImageLayer, openSource } from './tiles';
+import { ImageLayer, openSource, type TileSource } from './tiles';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
@@ -140,6 +140,12 @@ interface Chunk {
 const FULL = 1000;
 /** Longest an image swap keeps the previous frame on the canvas before drawing without it. */
 export const HOLD_MAX_MS = 1500;
+/** Images kept opened for a swap (the neighbours preloaded, the ones shown before), least recently used dropped first. */
+const MAX_PRELOADED = 3;
+/** A kept image older than this is opened again (a pyramid's signed tile URLs expire within the hour). */
+const PRELOAD_TTL_MS = 30 * 60_000;
+/** How long preloading may wait for the textures of its view. */
+const PRELOAD_PRIME_MS = 20_000;
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
 
@@ -183,6 +189,9 @@ export class Renderer {
   private held = false;
   private holdTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly frameWaiters: (() => void)[] = [];
+  /** The key of the image shown (setImage's), and images opened ahead by key (see preload). */
+  private imageKey: string | undefined;
+  private readonly preloaded = new Map<string, { at: number; layer: Promise<ImageLayer | null> }>();
   private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
   private frameRequested = false;
@@ -393,32 +402,35 @@ export class Renderer {
    * first (a reduced level, the tiles in view) are in, at most HOLD_MAX_MS; then the old image's
    * textures go and the next frame draws the new one. Resolves after that frame.
    */
-  async setImage(msg: ImageSourceMsg): Promise<void> {
+  async setImage(msg: ImageSourceMsg, key?: string): Promise<void> {
     this.hold();
     const token = ++this.imageToken;
     const ti = performance.now();
+    const kept = key !== undefined ? this.takePreloaded(key) : undefined;
     const p = (async () => {
-      const source = await openSource(msg);
       const current = () => !this.disposed && token === this.imageToken;
-      if (!current()) return source?.close();
-      const next = source
-        ? new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
-            // one texel over the whole 1 x 1 target
-            this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
-          })
-        : null;
+      let next = kept ? await kept.catch(() => null) : null;
+      if (!next) {
+        const source = await openSource(msg);
+        if (!current()) return source?.close();
+        next = source ? this.newLayer(source) : null;
+      }
       try {
         if (next) {
           await next.whenSingleReady();
-          await this.prime(next, ti + HOLD_MAX_MS);
+          await this.prime(next, this.camera, ti + HOLD_MAX_MS);
         }
       } catch (err) {
         next?.dispose();
         throw err;
       }
       if (!current()) return next?.dispose();
-      this.image?.dispose();
+      // The image left is kept for a while (going back swaps at once), unless it had no key.
+      const old = this.image;
+      if (old && this.imageKey !== undefined && this.imageKey !== key) this.keep(this.imageKey, Promise.resolve(old));
+      else old?.dispose();
       this.image = next;
+      this.imageKey = key;
       this.s.imageLoadMs = performance.now() - ti;
     })();
     this.imageLoading = p;
@@ -432,10 +444,68 @@ export class Renderer {
     await this.nextFrame();
   }
 
-  /** Asks for the textures `layer` needs for the current view and waits for them (until `until`). */
-  private async prime(layer: ImageLayer, until: number): Promise<void> {
+  /** Opens an image ahead under `key` (protocol.ts), with the textures of `camera`'s view. */
+  preload(key: string, msg: ImageSourceMsg, camera: CameraState): void {
+    if (key === this.imageKey && this.image) return;
+    const had = this.preloaded.get(key);
+    if (had && performance.now() - had.at < PRELOAD_TTL_MS) {
+      this.preloaded.delete(key);
+      this.preloaded.set(key, had); // most recent
+      return;
+    }
+    const layer = (async () => {
+      const source = await openSource(msg);
+      if (!source || this.disposed) {
+        source?.close();
+        return null;
+      }
+      const l = this.newLayer(source);
+      await l.whenSingleReady();
+      await this.prime(l, camera, performance.now() + PRELOAD_PRIME_MS);
+      return l;
+    })();
+    layer.catch(() => {
+      if (this.preloaded.get(key)?.layer === layer) this.preloaded.delete(key);
+    });
+    this.keep(key, layer);
+  }
+
+  private keep(key: string, layer: Promise<ImageLayer | null>): void {
+    const had = this.preloaded.get(key);
+    this.preloaded.delete(key);
+    if (had && had.layer !== layer) this.dropLayer(had.layer);
+    this.preloaded.set(key, { at: performance.now(), layer });
+    while (this.preloaded.size > MAX_PRELOADED) {
+      const [k, e] = this.preloaded.entries().next().value!;
+      this.preloaded.delete(k);
+      this.dropLayer(e.layer);
+    }
+  }
+
+  private takePreloaded(key: string): Promise<ImageLayer | null> | undefined {
+    const e = this.preloaded.get(key);
+    if (!e) return undefined;
+    this.preloaded.delete(key);
+    if (performance.now() - e.at < PRELOAD_TTL_MS) return e.layer;
+    this.dropLayer(e.layer);
+    return undefined;
+  }
+
+  private dropLayer(layer: Promise<ImageLayer | null>): void {
+    void layer.then((l) => l?.dispose(), () => undefined);
+  }
+
+  private newLayer(source: TileSource): ImageLayer {
+    return new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
+      // one texel over the whole 1 x 1 target
+      this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
+    });
+  }
+
+  /** Asks for the textures `layer` needs for `camera`'s view and waits for them (until `until`). */
+  private async prime(layer: ImageLayer, camera: CameraState, until: number): Promise<void> {
     for (;;) {
-      layer.visible(this.camera, this.width, this.height, this.dpr);
+      layer.visible(camera, this.width, this.height, this.dpr);
       if (layer.pending === 0 || this.disposed || performance.now() > until) return;
       await new Promise((r) => setTimeout(r, 4));
     }
@@ -448,8 +518,11 @@ export class Renderer {
     this.holdTimer = setTimeout(() => {
       // Too long: draw without the old image (and with the new one when it is in).
       if (this.imageLoading) {
-        this.image?.dispose();
+        const old = this.image;
         this.image = null;
+        if (old && this.imageKey !== undefined) this.keep(this.imageKey, Promise.resolve(old));
+        else old?.dispose();
+        this.imageKey = undefined;
       }
       this.release();
     }, HOLD_MAX_MS);
@@ -1168,6 +1241,8 @@ export class Renderer {
     if (this.holdTimer !== null) clearTimeout(this.holdTimer);
     for (const f of this.frameWaiters.splice(0)) f();
     this.image?.dispose();
+    for (const e of this.preloaded.values()) this.dropLayer(e.layer);
+    this.preloaded.clear();
     this.maskAtlases.dispose();
     this.warmTarget.destroy();
     this.labels.dispose();

@@ -101,7 +101,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const { preview, previewEditor, previewing, previewShown, opening, reopenToken } = historyView;
   const loading = useImageLoading({ editor, image, orgId, projectId: project.id, readOnly, auto, link, saver, opening, reopenToken, documentReady: readyRef });
   const { load, ready } = loading;
-  const nav = useSequence({ image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
+  const nav = useSequence({ editor, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
   usePageHideFlush(saver, link, followSave);
   const nextName = nav.next?.filename ?? null;
   useEffect(() => auto.setNext(nextName), [auto, nextName]);

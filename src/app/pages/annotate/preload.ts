@@ -103,11 +103,14 @@ export async function openImage(image: Image, orgId: string, projectId: string):
   return { pixels, body };
 }
 
-/** Starts loading a neighbour in the background; failures are ignored (opening it retries). */
-export function prefetchImage(image: Image, orgId: string, projectId: string): void {
+/**
+ * Starts loading a neighbour in the background; failures are ignored (opening it retries).
+ * Resolves to its pixels (the screen hands them to the renderer to open ahead), null on failure.
+ */
+export function prefetchImage(image: Image, orgId: string, projectId: string): Promise<LoadedPixels | null> {
   const e = entryFor(image, orgId);
   dataFor(e, image, projectId, false).catch(() => undefined);
-  e.pixels.catch(() => undefined);
+  return e.pixels.catch(() => null);
 }
 
 /** Annotations of another image (Copy Previous), without disturbing the cache. */
