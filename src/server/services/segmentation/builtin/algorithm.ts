@@ -470,12 +470,12 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   // Islands the pixel cut left: only what is connected to the clicks (or to the superpixel mask's cores) stays.
   // The superpixel mask is already connected to the positive clicks, so its cores are anchors too: a
   // positive click whose own pixels end up cut off from the mask must not take the mask with it.
+  // What the previous mask kept was connected already: a correction does not cut it loose.
   const anchors: number[] = [];
   for (const [x, y, v] of clicks) if (v === 1) anchors.push(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)));
-  for (let q = 0; q < mask.length; q++) if (spFg[st.labels[q]!] && !band[st.labels[q]!]) anchors.push(q);
-  // What the previous mask kept was connected already: a correction does not cut it loose.
-  if (local) for (let q = 0; q < mask.length; q++) if (mask[q] && local[q]) anchors.push(q);
-  keepPixelsConnected(mask, st.w, st.h, anchors);
+  const core = new Uint8Array(n);
+  for (let i = 0; i < n; i++) core[i] = spFg[i] && !band[i] ? 1 : 0;
+  keepPixelsConnected(mask, st.w, st.h, anchors, (q) => core[st.labels[q]!] === 1 || (local !== null && local[q] === 1));
   fillHoles(mask, st.w, st.h, input.negative);
 
   // Confidence: how clearly the chosen foreground's colours prefer the foreground model.
@@ -503,34 +503,77 @@ export function keepLocalChanges(mask: Uint8Array, previous: Uint8Array, w: numb
     if ((previous[p] === 1) !== (v === 1)) (v === 1 ? added : removed).push(p);
   }
   if (!added.length && !removed.length) return;
-  const gain = new Uint8Array(mask.length), loss = new Uint8Array(mask.length);
-  const pos = clicks.filter((c) => c[2] === 1), neg = clicks.filter((c) => c[2] !== 1);
-  const nearest = (x: number, y: number, list: typeof clicks) => {
-    let best = Infinity;
-    for (const c of list) best = Math.min(best, (c[0] - x) ** 2 + (c[1] - y) ** 2);
-    return best;
-  };
   // A removal stays within removalReach times the click's depth in the previous mask: on a thin part, a
   // negative click trims around itself instead of taking the rest of the part along.
-  const reach2 = removed.map((p) => {
-    const cx = p % w, cy = Math.floor(p / w);
-    let best = Infinity;
-    for (let q = 0; q < previous.length; q++) if (!previous[q]) best = Math.min(best, (q % w - cx) ** 2 + (Math.floor(q / w) - cy) ** 2);
-    return [cx, cy, PARAMS.removalReach * PARAMS.removalReach * Math.max(best, 4)] as const;
+  const reach = new Float64Array(removed.length * 3);
+  removed.forEach((p, k) => {
+    const cx = p % w, cy = (p - cx) / w;
+    reach.set([cx + 0.5, cy + 0.5, PARAMS.removalReach * PARAMS.removalReach * Math.max(depth2(previous, w, h, cx, cy), 4)], k * 3);
   });
-  // A change also stays on its click's side: nearer to a click of its kind than to one of the other.
+  const coords = (v: boolean) => Float64Array.from(clicks.filter((c) => (c[2] === 1) === v).flatMap((c) => [c[0], c[1]]));
+  const pos = coords(true), neg = coords(false);
+  // change: 1 a gain, 2 a loss that may stay (on its click's side: nearer a click of its kind than
+  // one of the other); 3 marks what the flood from the new clicks reached.
+  const change = new Uint8Array(mask.length);
   for (let p = 0; p < mask.length; p++) {
     if (mask[p] === previous[p]) continue;
     const x = (p % w) + 0.5, y = Math.floor(p / w) + 0.5;
-    if (mask[p]) gain[p] = nearest(x, y, pos) <= nearest(x, y, neg) ? 1 : 0;
-    else loss[p] = nearest(x, y, neg) <= nearest(x, y, pos) && reach2.some(([cx, cy, r2]) => (x - cx) ** 2 + (y - cy) ** 2 <= r2) ? 1 : 0;
+    const dPos = nearest2(pos, x, y), dNeg = nearest2(neg, x, y);
+    if (mask[p]) {
+      if (dPos <= dNeg) change[p] = 1;
+    } else if (dNeg <= dPos) {
+      for (let k = 0; k < reach.length; k += 3) {
+        if ((x - reach[k]!) ** 2 + (y - reach[k + 1]!) ** 2 <= reach[k + 2]!) {
+          change[p] = 2;
+          break;
+        }
+      }
+    }
   }
-  // (keepPixelsConnected leaves a mask with no seed in it untouched)
-  if (added.length) keepPixelsConnected(gain, w, h, added);
-  else gain.fill(0);
-  if (removed.length) keepPixelsConnected(loss, w, h, removed);
-  else loss.fill(0);
-  for (let p = 0; p < mask.length; p++) mask[p] = gain[p] ? 1 : loss[p] ? 0 : previous[p]!;
+  const stack: number[] = [];
+  for (const [seeds, kind] of [[added, 1], [removed, 2]] as const) {
+    for (const p of seeds) {
+      if (change[p] === kind) {
+        change[p] = 3;
+        stack.push(p);
+      }
+    }
+    while (stack.length) {
+      const p = stack.pop()!, x = p % w;
+      if (x > 0 && change[p - 1] === kind) { change[p - 1] = 3; stack.push(p - 1); }
+      if (x < w - 1 && change[p + 1] === kind) { change[p + 1] = 3; stack.push(p + 1); }
+      if (p >= w && change[p - w] === kind) { change[p - w] = 3; stack.push(p - w); }
+      if (p + w < mask.length && change[p + w] === kind) { change[p + w] = 3; stack.push(p + w); }
+    }
+  }
+  for (let p = 0; p < mask.length; p++) if (mask[p] !== previous[p] && change[p] !== 3) mask[p] = previous[p]!;
+}
+
+/** Squared distance from (x, y) to the nearest of the points (x, y pairs); Infinity when there are none. */
+function nearest2(pts: Float64Array, x: number, y: number): number {
+  let best = Infinity;
+  for (let k = 0; k < pts.length; k += 2) {
+    const d = (pts[k]! - x) ** 2 + (pts[k + 1]! - y) ** 2;
+    if (d < best) best = d;
+  }
+  return best;
+}
+
+/** Squared distance from (cx, cy) to the nearest background pixel of `m` (the image's outside counts as background), searched in growing windows. */
+function depth2(m: Uint8Array, w: number, h: number, cx: number, cy: number): number {
+  let best = Infinity;
+  for (let r = 2; ; r *= 2) {
+    const x0 = cx - r, x1 = cx + r, y0 = cy - r, y1 = cy + r;
+    if (x0 < 0) best = Math.min(best, (cx + 1) ** 2);
+    if (y0 < 0) best = Math.min(best, (cy + 1) ** 2);
+    if (x1 >= w) best = Math.min(best, (w - cx) ** 2);
+    if (y1 >= h) best = Math.min(best, (h - cy) ** 2);
+    for (let y = Math.max(0, y0); y <= Math.min(h - 1, y1); y++) {
+      for (let x = Math.max(0, x0), row = y * w; x <= Math.min(w - 1, x1); x++) if (!m[row + x]) best = Math.min(best, (x - cx) ** 2 + (y - cy) ** 2);
+    }
+    // Anything outside this window is further than r.
+    if (best <= r * r) return best;
+  }
 }
 
 /** Pixels outside the box are background, unless a positive click lies outside it too (then the box is only a hint). */

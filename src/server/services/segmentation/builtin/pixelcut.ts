@@ -145,8 +145,11 @@ function nearEdge(mask: Uint8Array, w: number, x0: number, y0: number, x1: numbe
 
 let scratchStack = new Int32Array(0);
 
-/** Keeps the foreground pixels 4-connected to one of `seeds` (pixel indices); nothing changes when no seed is foreground. */
-export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seeds: number[]): void {
+/**
+ * Keeps the foreground pixels 4-connected to one of `seeds` (pixel indices), or to a foreground
+ * pixel `isSeed` accepts; nothing changes when no seed is foreground.
+ */
+export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seeds: number[], isSeed?: (p: number) => boolean): void {
   const n = w * h;
   if (scratchStack.length < n) scratchStack = new Int32Array(n);
   const stack = scratchStack;
@@ -155,6 +158,14 @@ export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seed
     if (mask[p] === 1) {
       mask[p] = 2;
       stack[top++] = p;
+    }
+  }
+  if (isSeed) {
+    for (let p = 0; p < n; p++) {
+      if (mask[p] === 1 && isSeed(p)) {
+        mask[p] = 2;
+        stack[top++] = p;
+      }
     }
   }
   if (top === 0) return;
