@@ -190,7 +190,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await expect(page.getByRole('menuitem', { name: 'Manage Classes' })).toBeVisible();
   await page.keyboard.press('Escape');
 
-  // Auto-Annotate has no class until one is chosen in its bar (polygon classes only).
+  // Auto-Annotate's class is in its bar: the only polygon class is taken without asking.
   await page.getByRole('button', { name: 'Class: pole' }).click();
   await page.getByRole('menuitem', { name: 'Add New Box Class' }).click();
   await page.getByRole('dialog').getByLabel('Class name').fill('tree');
@@ -199,12 +199,26 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await expect(page.getByRole('dialog')).toBeHidden();
   await page.keyboard.press('m');
   const maskClass = page.getByRole('button', { name: /^Mask class:/ });
+  await expect(maskClass).toHaveAccessibleName('Mask class: tree');
+  // A second polygon class, added from the bar's picker, becomes the choice (kept for the project).
+  await maskClass.click();
+  await page.getByRole('menuitem', { name: 'Add New Polygon Class' }).click();
+  await page.getByRole('dialog').getByLabel('Class name').fill('hedge');
+  await page.getByRole('dialog').getByRole('button', { name: 'Add Class' }).click();
+  await expect(page.getByRole('dialog')).toBeHidden();
+  await expect(maskClass).toHaveAccessibleName('Mask class: hedge');
+  const key = `vellum.autoAnnotate.class.${project.projectId}`;
+  expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"hedge"');
+  // With two polygon classes and no choice kept, the bar asks; its menu lists polygon classes only.
+  await page.evaluate((k) => localStorage.removeItem(k), key);
+  await page.keyboard.press('b');
+  await page.keyboard.press('m');
   await expect(maskClass).toHaveAccessibleName('Mask class: Choose a class');
   await maskClass.click();
   await expect(page.getByRole('menuitem', { name: /pole/ })).toHaveCount(0);
   await page.getByRole('menuitem', { name: /tree/ }).click();
   await expect(maskClass).toHaveAccessibleName('Mask class: tree');
-  expect(await page.evaluate((k) => localStorage.getItem(k), `vellum.autoAnnotate.class.${project.projectId}`)).toBe('"tree"');
+  expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"tree"');
   // Another tool and back, and a reload: still tree.
   await page.keyboard.press('b');
   await page.keyboard.press('m');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectClass } from '../../../contract/projects';
-import { classesOfType, cycledClass, nextInList, numberKeyClass, relabelPlan, sharedClassType } from './classKeys';
+import { autoAnnotateClass, classesOfType, cycledClass, nextInList, numberKeyClass, relabelPlan, sharedClassType } from './classKeys';
 
 const CLASSES: ProjectClass[] = [
   { name: 'car', type: 'box', color: '#F07575' },
@@ -84,5 +84,20 @@ describe('Tab through the list', () => {
     expect(nextInList(order, new Set(['n1']), none, 1)).toBeNull();
     expect(nextInList(order, new Set(['n5']), none, -1)).toBeNull();
     expect(nextInList([], none, none, 1)).toBeNull();
+  });
+});
+
+describe("Auto-Annotate's class", () => {
+  it('is the one chosen in the project while it is still a polygon class', () => {
+    expect(autoAnnotateClass('sidewalk', CLASSES)).toBe('sidewalk');
+    expect(autoAnnotateClass('car', CLASSES)).toBeNull();
+    expect(autoAnnotateClass('gone', CLASSES)).toBeNull();
+  });
+
+  it('is asked for when there are several polygon classes, taken when there is one', () => {
+    expect(autoAnnotateClass(null, CLASSES)).toBeNull();
+    expect(autoAnnotateClass(null, CLASSES.filter((c) => c.name !== 'sidewalk'))).toBe('road');
+    expect(autoAnnotateClass(null, CLASSES.filter((c) => c.type === 'box'))).toBeNull();
+    expect(autoAnnotateClass(42, CLASSES)).toBeNull();
   });
 });

@@ -80,3 +80,14 @@ export function nextInList(listOrder: readonly string[], selected: ReadonlySet<s
   }
   return null;
 }
+
+/**
+ * Auto-Annotate's class (masks are listed as polygons): the one chosen in this project (`stored`,
+ * kept on the device) while it is still a polygon class; else the project's only polygon class
+ * (nothing to ask); else none, and the bar asks.
+ */
+export function autoAnnotateClass(stored: unknown, classes: readonly ProjectClass[]): string | null {
+  const polygons = classes.filter((c) => c.type === 'polygon');
+  if (typeof stored === 'string' && polygons.some((c) => c.name === stored)) return stored;
+  return polygons.length === 1 ? polygons[0]!.name : null;
+}

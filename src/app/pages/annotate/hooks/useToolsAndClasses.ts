@@ -15,7 +15,7 @@ import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { TYPE_NAMES } from '../ClassPicker';
-import { classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';
+import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';
 import type { EditorToolId } from '../hotkeys';
 import { VIEW_TOOLS } from '../ToolPalette';
 
@@ -34,10 +34,9 @@ function classTypeOf(a: EditorAnnotation): AnnotationType {
 /** Where Auto-Annotate's class is kept, per project, on this device. */
 export const autoClassKey = (projectId: string) => `vellum.autoAnnotate.class.${projectId}`;
 
-/** The polygon class chosen for Auto-Annotate in this project, while it still exists. */
+/** Auto-Annotate's class in this project: the one chosen (kept on this device), or the only polygon class. */
 export function storedAutoClass(projectId: string, classes: readonly ProjectClass[]): string | null {
-  const name = readStorage<unknown>(autoClassKey(projectId), null);
-  return typeof name === 'string' && classes.some((c) => c.name === name && c.type === 'polygon') ? name : null;
+  return autoAnnotateClass(readStorage<unknown>(autoClassKey(projectId), null), classes);
 }
 
 export interface ToolsOptions {
@@ -72,7 +71,7 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
   const pickClassFor = useCallback(
     (type: AnnotationType | undefined, t?: EditorToolId) => {
       if (!type) return;
-      // Auto-Annotate asks which class to use (once per project), rather than taking the first.
+      // Auto-Annotate asks which class to use (once per project) when there is a choice, rather than taking the first.
       if (t === 'auto') {
         editor.setActiveClass(storedAutoClass(project.id, classes));
         return;
