@@ -231,3 +231,34 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('button', { name: /^Mask class:/ })).toHaveAccessibleName('Mask class: tree');
 });
+
+test('editor keys: Enter opens the selected shape\'s attributes, and still closes a polygon being drawn', async ({ page }) => {
+  test.setTimeout(180_000);
+  const classes = [
+    { name: 'car', type: 'box' as const, color: '#F07575', attributes: [{ name: 'occluded', kind: 'checkbox', default: false }] },
+    { name: 'road', type: 'polygon' as const, color: '#ACF6E7' },
+  ];
+  await editorProject(page, { classes: classes as unknown as typeof CLASSES, images: [{ name: 'attrs_1.png' }] });
+  await openImage(page, 'attrs_1.png');
+  await page.keyboard.press('b');
+  await drag(page, [100, 100], [220, 200]);
+  await expect(rows(page)).toHaveCount(1);
+
+  // A polygon closed with Enter: the tool keeps Enter while it draws.
+  await page.keyboard.press('p');
+  const b = await canvasBox(page);
+  for (const [x, y] of [[400, 120], [520, 140], [470, 260]] as const) await page.mouse.click(b.x + x, b.y + y);
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(2);
+  await expect(page.getByTestId('attributes-panel')).toHaveCount(0);
+
+  // Select the box with Tab from the canvas (the list's second row), Enter focuses its first attribute.
+  await page.keyboard.press('q');
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('attributes-panel').getByLabel('occluded')).toBeFocused();
+});
