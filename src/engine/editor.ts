@@ -120,6 +120,7 @@ export class Editor {
   /** Histories of documents shown earlier in the session, by key; `historyKey` is the live document's. */
   private readonly shelf = new HistoryShelf();
   private historyKey: string | null = null;
+  private inputPaused = false;
   private readonly order = new OrderIndex();
   private readonly index: SpatialIndex;
   private view: ViewState = initialView();
@@ -875,7 +876,18 @@ export class Editor {
       this.panning = { sx: e.x, sy: e.y };
       return;
     }
+    if (this.inputPaused) return;
     this.activeTool().onPointerDown(this.toToolEvent(e));
+  }
+
+  /**
+   * While paused, pointer and key input reach no tool (panning still works): the document shown
+   * is on its way out (another image's is loading) and an edit made on it now would be lost.
+   */
+  setInputPaused(on: boolean): void {
+    if (on === this.inputPaused) return;
+    this.inputPaused = on;
+    if (on) this.activeTool().cancel();
   }
 
   pointerMove(e: ScreenPointerInput): void {
@@ -884,6 +896,7 @@ export class Editor {
       this.panning = { sx: e.x, sy: e.y };
       return;
     }
+    if (this.inputPaused) return;
     this.activeTool().onPointerMove(this.toToolEvent(e));
   }
 
@@ -892,10 +905,12 @@ export class Editor {
       this.panning = null;
       return;
     }
+    if (this.inputPaused) return;
     this.activeTool().onPointerUp(this.toToolEvent(e));
   }
 
   doubleClick(e: ScreenPointerInput): void {
+    if (this.inputPaused) return;
     this.activeTool().onDoubleClick(this.toToolEvent(e));
   }
 
@@ -917,6 +932,7 @@ export class Editor {
    * W/A/S/D pan by 50 px, Space held turns drags into pans. App hotkeys stay in the SPA.
    */
   keyDown(e: KeyInput): boolean {
+    if (this.inputPaused) return false;
     const tool = this.activeTool();
     if (tool.onKeyDown({ key: e.key, shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey })) return true;
     const mod = e.ctrlKey || e.metaKey || e.altKey;

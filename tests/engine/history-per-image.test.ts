@@ -112,3 +112,34 @@ describe('undo history per image', () => {
     expect(e.getUndoLabels()).toEqual(['Move 1 annotation(s)', 'Outer']);
   });
 });
+
+describe('input paused while another document loads', () => {
+  it('pointer and key input reach no tool until resumed; a drag in progress is rolled back', async () => {
+    const e = editor();
+    await e.loadStoredAsync([editorToStored(box('a1', 100, 100, 100, 100))], { historyKey: 'A' });
+    e.fitToScreen();
+    const at = (x: number, y: number) => {
+      const [sx, sy] = e.imageToScreen(x, y);
+      return { x: sx, y: sy, button: 0 };
+    };
+    e.setTool('select');
+    e.pointerDown(at(150, 150));
+    e.pointerMove(at(170, 150));
+    expect(e.getAnnotation('a1')).toMatchObject({ x: 120 });
+    e.setInputPaused(true);
+    expect(e.getAnnotation('a1')).toMatchObject({ x: 100 });
+    e.pointerMove(at(200, 150));
+    e.pointerUp(at(200, 150));
+    e.pointerDown(at(150, 150));
+    e.pointerMove(at(190, 190));
+    e.pointerUp(at(190, 190));
+    expect(e.keyDown({ key: 'Delete' })).toBe(false);
+    expect(e.getAnnotation('a1')).toMatchObject({ x: 100, y: 100 });
+    expect(e.canUndo()).toBe(false);
+    e.setInputPaused(false);
+    e.pointerDown(at(150, 150));
+    e.pointerMove(at(160, 150));
+    e.pointerUp(at(160, 150));
+    expect(e.getAnnotation('a1')).toMatchObject({ x: 110 });
+  });
+});

@@ -59,6 +59,8 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
     const generation = ++openGeneration.current;
     const ref = { imageId: image.id, projectId, imageFilename: image.filename };
     opening.starting(image.id);
+    // The previous image stays on the canvas meanwhile: no edit may land on its document now.
+    editor.setInputPaused(true);
     setLoad({ imageId: image.id, status: 'loading' });
     progress.clear();
     setRecovered(null);
@@ -96,6 +98,7 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
       if (!loaded || !live) return abandon();
       if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
       if (saving) link.attach(ref);
+      editor.setInputPaused(false);
       // Opened again after a restore: the view stays where the user was looking.
       const restoredCamera = opening.restoredCamera(image.id);
       if (restoredCamera) editor.setCamera(restoredCamera);
@@ -117,6 +120,9 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
     });
     return () => {
       live = false;
+      // A drag or drawing in progress ends here (rolled back, still saved for this image), and
+      // nothing else reaches this document.
+      editor.setInputPaused(true);
       // A load in progress stops at its next slice; the document stays as it is until the next one.
       editor.cancelLoad();
       // Captures the document now; the save still happens after the editor moves on.
