@@ -135,9 +135,17 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
     sampleMask(out.mask, cw, ch, f.rect, mask, st.w, st.h, whole);
     let fine: CropMask | null = null;
     if (e.full) {
-      const [rx0, ry0, rx1, ry1] = f.rect;
-      fine = { data: new Uint8Array((rx1 - rx0) * (ry1 - ry0)), x0: rx0, y0: ry0, w: rx1 - rx0, h: ry1 - ry0 };
-      sampleMask(out.mask, cw, ch, f.rect, fine.data, fine.w, fine.h, f.rect);
+      const [rx0, ry0, rx1, ry1] = f.rect, rw = rx1 - rx0, rh = ry1 - ry0;
+      if (f.scale < 1) {
+        // The crop is coarser than the original: its edge is refined at full resolution as the whole-image path does.
+        const region = new Uint8Array(rw * rh * 3);
+        for (let y = 0; y < rh; y++) region.set(e.full.subarray(((ry0 + y) * e.width + rx0) * 3, ((ry0 + y) * e.width + rx1) * 3), y * rw * 3);
+        const r = refineBoundary(out.mask, cw, ch, f.st.rgb, region, rw, rh);
+        fine = r ? { ...r, x0: r.x0 + rx0, y0: r.y0 + ry0 } : null;
+      } else {
+        fine = { data: new Uint8Array(rw * rh), x0: rx0, y0: ry0, w: rw, h: rh };
+        sampleMask(out.mask, cw, ch, f.rect, fine.data, rw, rh, f.rect);
+      }
     }
     return { mask: { data: mask, gw: st.w, gh: st.h }, fine, score: out.score, state: { mask, focus: { at: f, mask: out.mask } } satisfies BuiltinState };
   }
