@@ -204,16 +204,19 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await expect(rows(page)).toHaveCount(4);
 });
 
-test('editor: no classes asks to manage them; a missing image says so', async ({ page }) => {
+test('editor: no classes offers Add Class in place, with the way to Manage Classes; a missing image says so', async ({ page }) => {
   test.setTimeout(120_000);
   await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
   await openFirstImage(page, 'empty.png');
   await page.keyboard.press('b');
   await drag(page, [200, 200], [400, 350]);
-  const dialog = page.getByRole('dialog', { name: 'No classes available' });
+  // Issue 19: the Add Class dialog opens in place (tests/e2e/editor-keys.spec.ts adds one there).
+  const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });
   await expect(dialog).toBeVisible();
-  await expect(dialog).toContainText('You need to create annotation classes before you can start annotating.');
-  await dialog.getByRole('button', { name: 'Manage Classes' }).click();
+  await expect(dialog).toContainText('This is the first one.');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('button', { name: 'Class: Choose a class' }).click();
+  await page.getByRole('menuitem', { name: 'Manage Classes' }).click();
   await expect(page.getByRole('tab', { name: /Classes/ })).toHaveAttribute('aria-selected', 'true');
 
   await page.goto('/project/annotate/nowhere.png');
