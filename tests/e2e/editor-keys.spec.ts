@@ -219,6 +219,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await page.getByRole('menuitem', { name: /tree/ }).click();
   await expect(maskClass).toHaveAccessibleName('Mask class: tree');
   expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"tree"');
+  await page.getByRole('status', { name: 'Auto-Annotate status' }).screenshot({ path: 'test-results/editor-auto-class.png' });
   // Another tool and back, and a reload: still tree.
   await page.keyboard.press('b');
   await page.keyboard.press('m');

@@ -102,7 +102,12 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear,
       ) : null}
       {error ? <span className={styles.autoError}>{error}</span> : null}
       {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
-      {classPicker ? <span className={styles.autoClass}>{classPicker}</span> : null}
+      {classPicker ? (
+        <span className={styles.autoClass}>
+          <span aria-hidden="true">Class</span>
+          {classPicker}
+        </span>
+      ) : null}
       <OutputChoice output={state.output} onOutput={onOutput} />
       <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
         Clear
