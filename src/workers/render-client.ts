@@ -371,6 +371,9 @@ function observeResize(canvas: HTMLCanvasElement, backend: Backend): ResizeObser
   return observer;
 }
 
+/** Keyed sources the client remembers (the worker keeps fewer opened: it opens the others again). */
+const KEPT_SOURCES = 6;
+
 /** The renderer drawing each editor (the last one created for it), for preloadFor(). */
 const rendererOf = new WeakMap<Editor, RendererHandle>();
 
@@ -421,7 +424,16 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const unsubscribe = editor.subscribe((c) => {
     if (c.document?.all) {
       scene.dropQueued();
-      if (editor.documentKey !== null && editor.documentKey !== shownKey) backend.hold();
+      const key = editor.documentKey;
+      if (key !== null && key !== shownKey) {
+        // An image opened ahead for this document is shown as soon as the camera fitted to it is
+        // posted (the next task), not when the screen gets round to setImage; else the frame holds.
+        const source = opened.get(key);
+        if (source !== undefined) {
+          shownKey = key;
+          setTimeout(() => editor.documentKey === key && show(source, key), 0);
+        } else backend.hold();
+      }
     }
     if (c.document) scene.schedule();
     if (c.view) backend.setView(renderView(editor.getView(), colors.colorOf));
@@ -433,6 +445,23 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
 
   let ready = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
   ready.then(() => imageFrame(opts.imageSource), () => undefined);
+  // Sources opened ahead by key (preload) and the ones shown with a key, most recent last.
+  const opened = new Map<string, ImageSourceInput>();
+  let shownSource: ImageSourceInput | undefined = opts.imageSource;
+  let shown = ready;
+  const show = (source: ImageSourceInput, key: string | undefined): Promise<void> => {
+    scheduleRenewal(tilesOf(source));
+    shownSource = source;
+    if (key !== undefined && source != null && !(typeof ImageBitmap !== 'undefined' && source instanceof ImageBitmap)) {
+      opened.delete(key);
+      opened.set(key, source);
+      while (opened.size > KEPT_SOURCES) opened.delete(opened.keys().next().value!);
+    }
+    ready = ready.then(() => backend.setImage(toSourceMsg(source, editor), key));
+    ready.then(() => imageFrame(source), () => undefined);
+    shown = ready;
+    return ready;
+  };
   const renewTiles = (levels: TileLevel[]) => void ready.then(() => backend.renewTiles(levels));
   const scheduleRenewal = tileRenewal(renewTiles);
   scheduleRenewal(tilesOf(opts.imageSource));
@@ -449,15 +478,17 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
     resize: (w, h, dpr = devicePixelRatio || 1) => backend.resize(w, h, dpr),
     setImage(source) {
-      scheduleRenewal(tilesOf(source));
-      shownKey = editor.documentKey;
-      const key = shownKey ?? undefined;
-      ready = ready.then(() => backend.setImage(toSourceMsg(source, editor), key));
-      ready.then(() => imageFrame(source), () => undefined);
-      return ready;
+      const key = editor.documentKey;
+      // Shown already (opened ahead and swapped when its document came in).
+      if (key !== null && key === shownKey && source === shownSource) return shown;
+      shownKey = key;
+      return show(source, key ?? undefined);
     },
     preload(key, source, size) {
       if (disposed || source == null || (typeof ImageBitmap !== 'undefined' && source instanceof ImageBitmap)) return;
+      opened.delete(key);
+      opened.set(key, source);
+      while (opened.size > KEPT_SOURCES) opened.delete(opened.keys().next().value!);
       const msg = toSourceMsg(source, editor);
       const camera = editor.fitCamera(size);
       void ready.then(() => !disposed && backend.preload(key, msg, camera), () => undefined);

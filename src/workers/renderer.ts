@@ -403,6 +403,8 @@ export class Renderer {
    * textures go and the next frame draws the new one. Resolves after that frame.
    */
   async setImage(msg: ImageSourceMsg, key?: string): Promise<void> {
+    // The same image again (its key: an image's pixels never change): nothing to open.
+    if (key !== undefined && key === this.imageKey && this.image && !this.imageLoading) return this.nextFrame();
     this.hold();
     const token = ++this.imageToken;
     const ti = performance.now();
