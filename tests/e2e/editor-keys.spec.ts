@@ -51,6 +51,11 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await drag(page, [260, 100], [360, 180]);
   await page.keyboard.press('2');
   await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
+  // The picker's menu numbers the box classes as the keys pick them.
+  await page.getByRole('button', { name: 'Class: truck' }).click();
+  await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '3');
+  await page.getByRole('menu').screenshot({ path: 'test-results/editor-class-picker-keys.png' });
+  await page.keyboard.press('Escape');
   await drag(page, [420, 100], [520, 180]);
   await expect(rows(page)).toHaveCount(3);
   await expect(rowName(page, 0)).toHaveText('truck');
