@@ -146,9 +146,10 @@ export interface RenderWorkerApi {
   init(canvas: OffscreenCanvas, options: RendererOptions): Promise<{ maxTextureSize: number }>;
   /**
    * Swaps the image: the canvas keeps its last frame (the previous image) until the new one can
-   * be drawn, then resolves after the first frame with it.
+   * be drawn, then resolves after the first frame with it, to when that frame was drawn (epoch
+   * ms: performance.timeOrigin + performance.now() in the renderer's realm).
    */
-  setImage(source: ImageSourceMsg, key?: string): Promise<void>;
+  setImage(source: ImageSourceMsg, key?: string): Promise<number>;
   /**
    * Opens an image that will probably be shown next (a neighbour in the sequence) under `key`:
    * its texture and the reduced level or tiles of `camera`'s view are made ahead, so setImage with

@@ -115,7 +115,7 @@ export function canRenderInWorker(canvas?: HTMLCanvasElement): boolean {
 }
 
 interface Backend {
-  setImage(s: ImageSourceMsg, key?: string): Promise<void>;
+  setImage(s: ImageSourceMsg, key?: string): Promise<number | void>;
   preload(key: string, s: ImageSourceMsg, camera: CameraState): void;
   hold(): void;
   renewTiles(levels: TileLevel[]): void;
@@ -410,10 +410,12 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   // Frames with a new image drawn: counted on the canvas (data-image-frames) and announced with a
   // 'vellum:image-frame' event (tests, the editor-switch benchmark).
   let imageFrames = 0;
-  const imageFrame = (source: ImageSourceInput | undefined) => {
+  // detail.at: when the renderer drew the frame, in this page's performance.now() time.
+  const imageFrame = (source: ImageSourceInput | undefined, drawnAt: number | void) => {
     if (disposed || source == null) return;
     canvas.dataset.imageFrames = String(++imageFrames);
-    canvas.dispatchEvent(new CustomEvent('vellum:image-frame', { bubbles: true, detail: { frames: imageFrames, at: performance.now() } }));
+    const at = drawnAt ? drawnAt - performance.timeOrigin : performance.now();
+    canvas.dispatchEvent(new CustomEvent('vellum:image-frame', { bubbles: true, detail: { frames: imageFrames, at } }));
   };
 
   let cameraScheduled = false;
@@ -428,11 +430,12 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       if (key !== null && key !== shownKey) {
         // An image opened ahead for this document is shown as soon as the camera fitted to it is
         // posted (the next task), not when the screen gets round to setImage; else the frame holds.
+        backend.hold();
         const source = opened.get(key);
         if (source !== undefined) {
           shownKey = key;
           setTimeout(() => editor.documentKey === key && show(source, key), 0);
-        } else backend.hold();
+        }
       }
     }
     if (c.document) scene.schedule();
@@ -443,8 +446,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     }
   });
 
-  let ready = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
-  ready.then(() => imageFrame(opts.imageSource), () => undefined);
+  const first = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
+  first.then((at) => imageFrame(opts.imageSource, at), () => undefined);
+  let ready: Promise<void> = first.then(() => undefined);
   // Sources opened ahead by key (preload) and the ones shown with a key, most recent last.
   const opened = new Map<string, ImageSourceInput>();
   let shownSource: ImageSourceInput | undefined = opts.imageSource;
@@ -457,8 +461,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       opened.set(key, source);
       while (opened.size > KEPT_SOURCES) opened.delete(opened.keys().next().value!);
     }
-    ready = ready.then(() => backend.setImage(toSourceMsg(source, editor), key));
-    ready.then(() => imageFrame(source), () => undefined);
+    const set = ready.then(() => backend.setImage(toSourceMsg(source, editor), key));
+    set.then((at) => imageFrame(source, at), () => undefined);
+    ready = set.then(() => undefined);
     shown = ready;
     return ready;
   };

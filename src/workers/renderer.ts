@@ -189,12 +189,16 @@ export class Renderer {
   private held = false;
   private holdTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly frameWaiters: (() => void)[] = [];
+  /** When the last frame was drawn: epoch ms (performance.timeOrigin based, comparable across realms). */
+  private lastFrameAt = 0;
   /** The key of the image shown (setImage's), and images opened ahead by key (see preload). */
   private imageKey: string | undefined;
   private readonly preloaded = new Map<string, { at: number; layer: Promise<ImageLayer | null> }>();
   private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
   private frameRequested = false;
+  /** An animation frame callback is on its way (requestFrame). */
+  private framePending = false;
   /** Cells drawn at a stand-in level, with the level they want (built between frames). */
   private readonly pendingBuilds = new Map<Chunk, number>();
   private buildTimer: ReturnType<typeof setTimeout> | null = null;
@@ -402,9 +406,12 @@ export class Renderer {
    * first (a reduced level, the tiles in view) are in, at most HOLD_MAX_MS; then the old image's
    * textures go and the next frame draws the new one. Resolves after that frame.
    */
-  async setImage(msg: ImageSourceMsg, key?: string): Promise<void> {
+  async setImage(msg: ImageSourceMsg, key?: string): Promise<number> {
     // The same image again (its key: an image's pixels never change): nothing to open.
-    if (key !== undefined && key === this.imageKey && this.image && !this.imageLoading) return this.nextFrame();
+    if (key !== undefined && key === this.imageKey && this.image && !this.imageLoading) {
+      await this.nextFrame();
+      return this.lastFrameAt;
+    }
     this.hold();
     const token = ++this.imageToken;
     const ti = performance.now();
@@ -443,7 +450,12 @@ export class Renderer {
       if (token === this.imageToken) this.release();
       this.requestFrame();
     }
-    await this.nextFrame();
+    // The swap's frame is drawn now, not at the next animation frame (up to 16 ms later): the
+    // canvas shows it when this task ends.
+    const drawn = this.nextFrame();
+    if (this.frameRequested && !this.held) this.frame();
+    await drawn;
+    return this.lastFrameAt;
   }
 
   /** Opens an image ahead under `key` (protocol.ts), with the textures of `camera`'s view. */
@@ -1099,9 +1111,15 @@ export class Renderer {
   requestFrame(): void {
     if (this.frameRequested || this.disposed) return;
     this.frameRequested = true;
+    if (this.framePending) return; // drawn by the callback already asked for
+    this.framePending = true;
+    const run = () => {
+      this.framePending = false;
+      if (this.frameRequested) this.frame();
+    };
     const raf = (globalThis as { requestAnimationFrame?: (cb: () => void) => number }).requestAnimationFrame;
-    if (raf) raf(() => this.frame());
-    else setTimeout(() => this.frame(), 0);
+    if (raf) raf(run);
+    else setTimeout(run, 0);
   }
 
   private frame(): void {
@@ -1115,6 +1133,7 @@ export class Renderer {
     this.s.frames++;
     this.frameTimes.push(dt);
     if (this.frameTimes.length > 2000) this.frameTimes.splice(0, 1000);
+    this.lastFrameAt = performance.timeOrigin + performance.now();
     for (const f of this.frameWaiters.splice(0)) f();
     if (this.isIdle()) {
       const w = this.idleWaiters.splice(0);
