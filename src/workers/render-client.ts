@@ -407,6 +407,8 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   // another image's document coming in holds the canvas's last frame until its image is set and
   // in, so the two change in one frame (never the new shapes over the old image, or no image).
   let shownKey: string | null = editor.documentKey;
+  /** The early swap to an image opened ahead, waiting for its camera to be posted. */
+  let early: ReturnType<typeof setTimeout> | null = null;
   // Frames with a new image drawn: counted on the canvas (data-image-frames) and announced with a
   // 'vellum:image-frame' event (tests, the editor-switch benchmark).
   let imageFrames = 0;
@@ -432,9 +434,14 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
         // posted (the next task), not when the screen gets round to setImage; else the frame holds.
         backend.hold();
         const source = opened.get(key);
+        if (early !== null) clearTimeout(early);
+        early = null;
         if (source !== undefined) {
           shownKey = key;
-          setTimeout(() => editor.documentKey === key && show(source, key), 0);
+          early = setTimeout(() => {
+            early = null;
+            if (editor.documentKey === key) void show(source, key);
+          }, 0);
         }
       }
     }
@@ -483,6 +490,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
     resize: (w, h, dpr = devicePixelRatio || 1) => backend.resize(w, h, dpr),
     setImage(source) {
+      // The screen got here first: this call shows the image (once), not the early swap too.
+      if (early !== null) clearTimeout(early);
+      early = null;
       const key = editor.documentKey;
       // Shown already (opened ahead and swapped when its document came in).
       if (key !== null && key === shownKey && source === shownSource) return shown;
@@ -515,6 +525,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     dispose() {
       if (disposed) return;
       disposed = true;
+      if (early !== null) clearTimeout(early);
       scheduleRenewal(null);
       observer?.disconnect();
       unsubscribe();
