@@ -1,5 +1,6 @@
 // The facade the SPA uses: document + history + view state + camera + tools + hit-testing.
 // No DOM: the SPA forwards pointer/key/wheel events with canvas-relative screen coordinates.
+import { sameJson } from '../contract/json';
 import { Immer, enablePatches, type Patch } from 'immer';
 import { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
 import type { AttributesPolicy, Command } from './commands/types';
@@ -295,7 +296,7 @@ export class Editor {
     const shelved = this.shelf.take(key);
     if (!shelved) return;
     const drop = new Set<string>();
-    for (const [id, then] of shelved.touched) if (!sameValue(then, getAnnotation(this.doc, id))) drop.add(id);
+    for (const [id, then] of shelved.touched) if (!sameJson(then, getAnnotation(this.doc, id))) drop.add(id);
     const fresh = new Map<string, number>();
     let nextZ = this.doc.nextZ;
     this.history.restore(
@@ -1026,21 +1027,4 @@ export class Editor {
       },
     };
   }
-}
-
-/** Structural equality of JSON-like values (key order and keys holding undefined do not count). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], bb[i])) return false;
-    return true;
-  }
-  const ao = a as Record<string, unknown>, bo = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!sameValue(ao[k], bo[k])) return false;
-  return true;
 }
