@@ -1,7 +1,6 @@
 // The facade the SPA uses: document + history + view state + camera + tools + hit-testing.
 // No DOM: the SPA forwards pointer/key/wheel events with canvas-relative screen coordinates.
-import { sameJson } from '../contract/json';
-import { Immer, enablePatches, type Patch } from 'immer';
+import type { Patch } from 'immer';
 import { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
 import type { AttributesPolicy, Command } from './commands/types';
 import {
@@ -9,7 +8,6 @@ import {
   clampScale,
   fitToScreen as cameraFit,
   imageToScreen,
-  PAN_STEP,
   panBy as cameraPanBy,
   screenToImage,
   zoomAt as cameraZoomAt,
@@ -18,87 +16,38 @@ import {
   type CameraState,
   type Size,
 } from './camera';
-import type { EditorEvent } from './events';
-import { adaptStacks, History, HistoryShelf, patchId, splittable } from './history';
-import { nextTask } from './tasks';
-import { duplicateIdError, parseStoredAnnotationAt, parseStoredAnnotations, validateEditorAnnotation } from './model/convert';
+import type { EditorChange, EditorEvent } from './events';
+import { mergeRemote, replayPatches, runCommand } from './doc-changes';
+import { DocumentHistories } from './document-histories';
+import { History } from './history';
+import { uuid } from './ids';
+import { HitTester } from './hit-test';
+import { InputRouter, type KeyInput, type ScreenPointerInput, type WheelInput } from './input';
+import { annotationList, buildInSlices, storedItems, type LoadOptions } from './load-slices';
+import { parseStoredAnnotations } from './model/convert';
 import {
-  applyDocPatches,
   changedIds,
   DocBuilder,
   docFromAnnotations,
-  DocTx,
   emptyDoc,
   getAnnotation,
-  getZ,
   OrderIndex,
   type ChangedIds,
   type DocState,
 } from './model/document';
-import { annotationBounds, boundsContains, hitAnnotation, KEYPOINT_HIT_SCALE, type Bounds } from './model/geometry';
+import { annotationBounds, type Bounds } from './model/geometry';
 import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './model/types';
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
 import type { ProposalAccepted, Segmenter } from './tools/auto/types';
-import { hitRadius, type Modifiers, type Tool, type ToolApi, type ToolPointerEvent } from './tools/types';
-import { initialView, type DrawingPreview, type ToolId, type ViewState } from './view';
+import { hitRadius, type Tool, type ToolApi } from './tools/types';
+import { initialView, pruneView, type DrawingPreview, type ToolId, type ViewState } from './view';
 
-enablePatches();
-// A private instance: no auto-freeze (freezing walks every new object, too slow at 100k
-// shapes; the types are readonly instead), and global immer settings stay untouched.
-const immer = new Immer({ autoFreeze: false });
-
-/** UUID v4. crypto.randomUUID only exists in secure contexts (an http LAN address is not one). */
-function uuid(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export type { EditorChange } from './events';
+export type { LoadOptions } from './load-slices';
+export { NUDGE, NUDGE_SHIFT, type KeyInput, type ScreenPointerInput, type WheelInput } from './input';
 
 export const PASTE_OFFSET = 20;
-export const NUDGE = 1;
-export const NUDGE_SHIFT = 10;
-
-/** A change notification: which annotation ids changed, and whether view or camera did. */
-export interface EditorChange {
-  readonly document: ChangedIds | null;
-  readonly view: boolean;
-  readonly camera: boolean;
-}
-
-/** Pointer input in canvas CSS pixels (e.g. event.offsetX/offsetY). */
-export interface ScreenPointerInput extends Modifiers {
-  readonly x: number;
-  readonly y: number;
-  /** 0 primary, 1 middle, 2 secondary (PointerEvent.button). */
-  readonly button?: number;
-}
-
-export interface KeyInput extends Modifiers {
-  readonly key: string;
-}
-
-export interface WheelInput {
-  readonly x: number;
-  readonly y: number;
-  readonly deltaY: number;
-}
-
-/** How loadAsync / loadStoredAsync spread their work. */
-export interface LoadOptions {
-  /** Main-thread time per task before yielding to the event loop (default 8 ms). */
-  budgetMs?: number;
-  /** After each slice and at the end: annotations done of the total (for a progress bar). */
-  onProgress?: (done: number, total: number) => void;
-  /**
-   * The document's key (an image id): the undo history of the document it replaces is shelved
-   * under that one's key, and this key's shelved history, if any, comes back (see HistoryShelf).
-   */
-  historyKey?: string;
-}
 
 /** A mutating call on a read-only editor (see setReadOnly): a bug in the caller, never user input. */
 export class ReadOnlyError extends Error {
@@ -118,17 +67,17 @@ export interface EditorOptions {
 export class Editor {
   private doc: DocState = emptyDoc();
   private readonly history = new History();
-  /** Histories of documents shown earlier in the session, by key; `historyKey` is the live document's. */
-  private readonly shelf = new HistoryShelf();
-  private historyKey: string | null = null;
-  private inputPaused = false;
+  /** The live document's key and the histories of documents shown earlier in the session. */
+  private readonly histories = new DocumentHistories();
   private readonly order = new OrderIndex();
   private readonly index: SpatialIndex;
+  private readonly hits: HitTester;
   private view: ViewState = initialView();
   private camera: CameraState = { x: 0, y: 0, scale: 1 };
   private viewport: Size = { width: 0, height: 0 };
   private image: Size | null = null;
   private readonly tools: Record<ToolId, Tool>;
+  private readonly input: InputRouter;
   private readonly listeners = new Set<(c: EditorChange) => void>();
   private readonly eventListeners = new Set<(e: EditorEvent) => void>();
   private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
@@ -137,18 +86,30 @@ export class Editor {
   private readonly newId: () => string;
   private clipboard: EditorAnnotation[] = [];
   private pasteCount = 0;
-  private spaceDown = false;
-  private panning: { sx: number; sy: number } | null = null;
   private docVersion = 0;
   private loadToken = 0;
 
   constructor(options: EditorOptions = {}) {
     this.newId = options.idGenerator ?? uuid;
     this.index = new SpatialIndex(() => this.doc);
+    this.hits = new HitTester(this.index, this.order, () => this.doc);
     this.order.reset(this.doc);
     if (options.viewport) this.viewport = options.viewport;
     if (options.image) this.image = options.image;
     this.tools = createTools(this.toolApi());
+    this.input = new InputRouter({
+      tool: () => this.activeTool(),
+      camera: () => this.camera,
+      view: () => this.view,
+      panBy: (dx, dy) => this.panBy(dx, dy),
+      deleteVertex: (ref) => {
+        this.execute('delete-vertex', { ref });
+        this.setView({ selectedVertex: null });
+      },
+      deleteSelected: () => this.deleteSelected(),
+      nudgeSelected: (dx, dy) => this.nudgeSelected(dx, dy),
+      clearSelection: () => this.clearSelection(),
+    });
   }
 
   // ---------------------------------------------------------------- subscriptions
@@ -188,7 +149,7 @@ export class Editor {
    * callers must not mutate them afterwards.
    */
   load(doc: EditorDocumentJSON | readonly EditorAnnotation[]): void {
-    const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    const list = annotationList(doc);
     this.loadToken++;
     this.install(docFromAnnotations(list));
   }
@@ -201,7 +162,7 @@ export class Editor {
    * (duplicate ids) like load() throws.
    */
   async loadAsync(doc: EditorDocumentJSON | readonly EditorAnnotation[], options: number | LoadOptions = {}): Promise<boolean> {
-    const list = Array.isArray(doc) ? (doc as readonly EditorAnnotation[]) : (doc as EditorDocumentJSON).annotations;
+    const list = annotationList(doc);
     return this.loadInSlices(list.length, (i) => list[i]!, 64, options);
   }
 
@@ -216,17 +177,7 @@ export class Editor {
       this.loadStored(json); // not a list: throws loadStored's ZodError
       return true;
     }
-    const list = json as readonly unknown[];
-    return this.loadInSlices(
-      list.length,
-      (i, building) => {
-        const a = parseStoredAnnotationAt(list[i], i);
-        if (building.has(a.id)) throw duplicateIdError(a.id, i);
-        return a;
-      },
-      16,
-      options,
-    );
+    return this.loadInSlices(json.length, storedItems(json), 16, options);
   }
 
   /** Abandons a loadAsync() / loadStoredAsync() in progress (the document stays as it is). */
@@ -235,88 +186,35 @@ export class Editor {
   }
 
   private async loadInSlices(total: number, item: (i: number, building: DocBuilder) => EditorAnnotation, checkEvery: number, options: number | LoadOptions): Promise<boolean> {
-    const { budgetMs = 8, onProgress, historyKey } = typeof options === 'number' ? { budgetMs: options } : options;
+    const opts = typeof options === 'number' ? { budgetMs: options } : options;
     const token = ++this.loadToken;
-    const builder = new DocBuilder();
-    let t0 = performance.now();
-    for (let i = 0; i < total; i++) {
-      if (i % checkEvery === 0 && performance.now() - t0 > budgetMs) {
-        onProgress?.(i, total);
-        await nextTask();
-        if (token !== this.loadToken) return false;
-        t0 = performance.now();
-      }
-      builder.add(item(i, builder));
-    }
-    const r = builder.finish();
-    this.order.adopt(r.ids, r.zOf);
-    this.install(r.doc, true, historyKey);
-    onProgress?.(total, total);
+    const built = await buildInSlices(total, item, checkEvery, opts, () => token === this.loadToken);
+    if (!built) return false;
+    this.order.adopt(built.ids, built.zOf);
+    this.install(built.doc, true, opts.historyKey);
+    opts.onProgress?.(total, total);
     return true;
   }
 
   private install(doc: DocState, orderReady = false, historyKey?: string): void {
     this.activeTool().cancel();
-    this.shelveHistory();
+    if (this.history.inGesture) this.applyPatches(this.history.cancel());
+    this.histories.shelve(this.history, this.doc);
     this.doc = doc;
     this.history.clear();
-    this.historyKey = historyKey ?? null;
-    if (historyKey !== undefined) this.unshelveHistory(historyKey);
+    this.histories.open(historyKey ?? null, this.history, doc);
     this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
     this.afterDocChange({ all: true }, true, orderReady);
   }
 
-  /** Puts the live document's history on the shelf under its key, with the shapes it touches as they are now. */
-  private shelveHistory(): void {
-    if (this.history.inGesture) this.applyPatches(this.history.cancel());
-    const key = this.historyKey;
-    if (key === null) return;
-    const stacks = this.history.snapshot();
-    if (!splittable(stacks)) {
-      // An entry that replaced whole tables cannot be checked shape by shape: not kept.
-      this.shelf.take(key);
-      return;
-    }
-    const touched = new Map<string, unknown>();
-    for (const e of [...stacks.undo, ...stacks.redo]) {
-      for (const p of e.patches) {
-        const id = patchId(p);
-        if (id !== null && !touched.has(id)) touched.set(id, getAnnotation(this.doc, id));
-      }
-    }
-    this.shelf.put(key, { ...stacks, touched });
-  }
-
-  /**
-   * Brings back the history shelved under `key` for the document just installed: shapes that are
-   * no longer as the history left them (changed elsewhere meanwhile) are forgotten by it, and its
-   * z values follow this copy's paint order (a shape it would put back goes on top).
-   */
-  private unshelveHistory(key: string): void {
-    const shelved = this.shelf.take(key);
-    if (!shelved) return;
-    const drop = new Set<string>();
-    for (const [id, then] of shelved.touched) if (!sameJson(then, getAnnotation(this.doc, id))) drop.add(id);
-    const fresh = new Map<string, number>();
-    let nextZ = this.doc.nextZ;
-    this.history.restore(
-      adaptStacks(shelved, drop, (id) => {
-        const z = getZ(this.doc, id) ?? fresh.get(id);
-        if (z !== undefined) return z;
-        fresh.set(id, nextZ);
-        return nextZ++;
-      }),
-    );
-  }
-
   /** The key the live document was loaded with (LoadOptions.historyKey: an image id), or null. */
   get documentKey(): string | null {
-    return this.historyKey;
+    return this.histories.key;
   }
 
   /** Keys of the histories kept for documents not shown now (least recently left first). */
   shelvedHistoryKeys(): string[] {
-    return this.shelf.keys();
+    return this.histories.shelvedKeys();
   }
 
   /** Validates stored annotations (load-data's `annotations`) and loads them. Throws on invalid input. */
@@ -370,14 +268,9 @@ export class Editor {
     if (this.view.readOnly) throw new ReadOnlyError(`command '${name}'`);
     const cmd = commands[name] as unknown as Command<CommandPayload<N>, CommandResult<N>>;
     const label = cmd.label(payload, this.doc);
-    let result!: CommandResult<N>;
-    const base = this.doc;
-    const env = { newId: this.newId, attributesFor: this.attributesFor };
-    const [next, patches, inverse] = immer.produceWithPatches(base, (draft) => {
-      result = cmd.run(new DocTx(draft, base), payload, env);
-    });
+    const { doc, patches, inverse, result } = runCommand(this.doc, cmd, payload, { newId: this.newId, attributesFor: this.attributesFor });
     if (patches.length === 0) return result;
-    this.doc = next;
+    this.doc = doc;
     this.history.record(label, patches, inverse);
     this.afterDocChange(changedIds(patches));
     return result;
@@ -390,19 +283,9 @@ export class Editor {
    * other side changed. New shapes go on top. Throws on an invalid shape, changing nothing.
    */
   applyRemote(upserts: readonly EditorAnnotation[], removed: Iterable<string> = []): void {
-    const base = this.doc;
-    const [next, patches] = immer.produceWithPatches(base, (draft) => {
-      const tx = new DocTx(draft, base);
-      for (const id of removed) tx.remove(id);
-      for (const a of upserts) {
-        const problem = validateEditorAnnotation(a);
-        if (problem) throw new Error(`Invalid annotation ${a.id}: ${problem}`);
-        if (tx.has(a.id)) tx.set(a);
-        else tx.add(a);
-      }
-    });
+    const { doc, patches } = mergeRemote(this.doc, upserts, removed);
     if (patches.length === 0) return;
-    this.doc = next;
+    this.doc = doc;
     const change = changedIds(patches);
     if (change.all) this.history.clear();
     else this.history.forget(change.ids);
@@ -411,21 +294,7 @@ export class Editor {
 
   private applyPatches(patches: readonly Patch[]): void {
     if (patches.length === 0) return;
-    const before = this.doc;
-    const change = changedIds(patches);
-    let doc = applyDocPatches(before, patches) ?? immer.applyPatches(before, patches as Patch[]);
-    // count and nextZ follow the shapes rather than the values a history entry recorded: those
-    // are stale once applyRemote changed the document in between.
-    if (!change.all) {
-      let count = before.count;
-      let nextZ = before.nextZ;
-      for (const id of change.ids) {
-        count += (getAnnotation(doc, id) ? 1 : 0) - (getAnnotation(before, id) ? 1 : 0);
-        const z = getZ(doc, id);
-        if (z !== undefined && z >= nextZ) nextZ = z + 1;
-      }
-      if (count !== doc.count || nextZ !== doc.nextZ) doc = { ...doc, count, nextZ };
-    }
+    const { doc, change } = replayPatches(this.doc, patches);
     this.doc = doc;
     this.afterDocChange(change);
   }
@@ -435,24 +304,12 @@ export class Editor {
     if (!orderReady) this.order.update(this.doc, change);
     this.index.update(change);
     // Selection and hover never point at a shape that no longer exists.
-    const view = this.view;
-    let selected = view.selected;
-    const gone = (id: string) => !getAnnotation(this.doc, id);
-    if ([...selected].some(gone)) selected = new Set([...selected].filter((id) => !gone(id)));
-    const hovered = view.hovered && gone(view.hovered) ? null : view.hovered;
-    const selectedVertex = view.selectedVertex && !this.vertexExists(view.selectedVertex) ? null : view.selectedVertex;
-    if (selected !== view.selected || hovered !== view.hovered || selectedVertex !== view.selectedVertex) {
-      this.view = { ...view, selected, hovered, selectedVertex };
+    const view = pruneView(this.view, this.doc);
+    if (view !== this.view) {
+      this.view = view;
       viewChanged = true;
     }
     this.notify({ document: change, view: viewChanged });
-  }
-
-  private vertexExists(ref: VertexRef): boolean {
-    const a = getAnnotation(this.doc, ref.id);
-    if (!a || (a.type !== 'polygon' && a.type !== 'polyline')) return false;
-    const ring = ref.ring === 0 ? a.points : a.type === 'polygon' ? a.holes?.[ref.ring - 1] : undefined;
-    return !!ring && ref.index < ring.length;
   }
 
   // ---------------------------------------------------------------- history
@@ -818,16 +675,7 @@ export class Editor {
 
   /** Visible annotations hit at an image point, topmost (newest) first. */
   hitTestAll(x: number, y: number, tolerance = hitRadius(this.camera.scale)): string[] {
-    const hidden = this.view.hidden;
-    const hits: string[] = [];
-    const r = tolerance * KEYPOINT_HIT_SCALE; // the widest hit radius (keypoints')
-    for (const id of this.index.search(x - r, y - r, x + r, y + r)) {
-      if (hidden.has(id)) continue;
-      const a = getAnnotation(this.doc, id);
-      if (a && hitAnnotation(a, x, y, tolerance)) hits.push(id);
-    }
-    if (hits.length > 1) hits.sort((a, b) => this.order.zIndex(b)! - this.order.zIndex(a)!);
-    return hits;
+    return this.hits.all(x, y, tolerance, this.view.hidden);
   }
 
   /** The topmost visible annotation at an image point, or null. */
@@ -838,21 +686,12 @@ export class Editor {
 
   /** Visible annotations whose bounds lie inside the image-space rectangle (marquee rule). */
   queryInside(b: Bounds): string[] {
-    const hidden = this.view.hidden;
-    const out: string[] = [];
-    for (const id of this.index.search(b.minX, b.minY, b.maxX, b.maxY)) {
-      if (hidden.has(id)) continue;
-      const a = getAnnotation(this.doc, id);
-      if (a && boundsContains(b, annotationBounds(a))) out.push(id);
-    }
-    return out;
+    return this.hits.inside(b, this.view.hidden);
   }
 
   /** Visible annotations whose bounds intersect the rectangle, in paint order (viewport culling). */
   queryIntersecting(b: Bounds): string[] {
-    const hidden = this.view.hidden;
-    const out = this.index.search(b.minX, b.minY, b.maxX, b.maxY).filter((id) => !hidden.has(id));
-    return out.sort((a, c) => this.order.zIndex(a)! - this.order.zIndex(c)!);
+    return this.hits.intersecting(b, this.view.hidden);
   }
 
   // ---------------------------------------------------------------- input
@@ -861,24 +700,8 @@ export class Editor {
     return this.tools[this.view.tool];
   }
 
-  private toToolEvent(e: ScreenPointerInput): ToolPointerEvent {
-    const [x, y] = screenToImage(this.camera, e.x, e.y);
-    return {
-      x, y, sx: e.x, sy: e.y,
-      button: e.button ?? 0,
-      scale: this.camera.scale,
-      shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey,
-    };
-  }
-
   pointerDown(e: ScreenPointerInput): void {
-    // Middle button or space+drag pans in every tool.
-    if ((e.button ?? 0) === 1 || this.spaceDown) {
-      this.panning = { sx: e.x, sy: e.y };
-      return;
-    }
-    if (this.inputPaused) return;
-    this.activeTool().onPointerDown(this.toToolEvent(e));
+    this.input.pointerDown(e);
   }
 
   /**
@@ -886,33 +709,19 @@ export class Editor {
    * is on its way out (another image's is loading) and an edit made on it now would be lost.
    */
   setInputPaused(on: boolean): void {
-    if (on === this.inputPaused) return;
-    this.inputPaused = on;
-    if (on) this.activeTool().cancel();
+    this.input.setPaused(on);
   }
 
   pointerMove(e: ScreenPointerInput): void {
-    if (this.panning) {
-      this.panBy(e.x - this.panning.sx, e.y - this.panning.sy);
-      this.panning = { sx: e.x, sy: e.y };
-      return;
-    }
-    if (this.inputPaused) return;
-    this.activeTool().onPointerMove(this.toToolEvent(e));
+    this.input.pointerMove(e);
   }
 
   pointerUp(e: ScreenPointerInput): void {
-    if (this.panning) {
-      this.panning = null;
-      return;
-    }
-    if (this.inputPaused) return;
-    this.activeTool().onPointerUp(this.toToolEvent(e));
+    this.input.pointerUp(e);
   }
 
   doubleClick(e: ScreenPointerInput): void {
-    if (this.inputPaused) return;
-    this.activeTool().onDoubleClick(this.toToolEvent(e));
+    this.input.doubleClick(e);
   }
 
   /** The pointer left the canvas: drop hover. */
@@ -933,56 +742,11 @@ export class Editor {
    * W/A/S/D pan by 50 px, Space held turns drags into pans. App hotkeys stay in the SPA.
    */
   keyDown(e: KeyInput): boolean {
-    if (this.inputPaused) return false;
-    const tool = this.activeTool();
-    if (tool.onKeyDown({ key: e.key, shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey })) return true;
-    const mod = e.ctrlKey || e.metaKey || e.altKey;
-    if (e.key === ' ') {
-      this.spaceDown = true;
-      return true;
-    }
-    if (mod) return false;
-    if (tool.isBusy()) return false;
-    switch (e.key) {
-      case 'Delete':
-      case 'Backspace': {
-        if (this.view.readOnly) return false;
-        const v = this.view.selectedVertex;
-        if (v) {
-          this.execute('delete-vertex', { ref: v });
-          this.setView({ selectedVertex: null });
-          return true;
-        }
-        return this.deleteSelected() > 0;
-      }
-      case 'ArrowLeft':
-      case 'ArrowRight':
-      case 'ArrowUp':
-      case 'ArrowDown': {
-        if (this.view.selected.size === 0 || this.view.readOnly) return false;
-        const step = e.shiftKey ? NUDGE_SHIFT : NUDGE;
-        const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
-        const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
-        this.nudgeSelected(dx, dy);
-        return true;
-      }
-      case 'Escape':
-        if (this.view.selected.size === 0) return false;
-        this.clearSelection();
-        return true;
-    }
-    // W/A/S/D move the view over the image: W shows what is above (content moves down).
-    const pan: Record<string, [number, number]> = { w: [0, PAN_STEP], s: [0, -PAN_STEP], a: [PAN_STEP, 0], d: [-PAN_STEP, 0] };
-    const p = pan[e.key.toLowerCase()];
-    if (p) {
-      this.panBy(p[0], p[1]);
-      return true;
-    }
-    return false;
+    return this.input.keyDown(e);
   }
 
   keyUp(e: KeyInput): void {
-    if (e.key === ' ') this.spaceDown = false;
+    this.input.keyUp(e);
   }
 
   // ---------------------------------------------------------------- tools' view of the editor

@@ -1,5 +1,14 @@
-// Discrete events for the UI (toasts, dialogs); state changes go through subscribe().
+// What the editor tells its listeners: state changes (subscribe) and discrete events for the UI
+// (onEvent: toasts, dialogs).
+import type { ChangedIds } from './model/document';
 import type { ToolId } from './view';
+
+/** A change notification: which annotation ids changed, and whether view or camera did. */
+export interface EditorChange {
+  readonly document: ChangedIds | null;
+  readonly view: boolean;
+  readonly camera: boolean;
+}
 
 export type EditorEvent =
   /** A drawing tool was used with no active class: the SPA opens the class picker / dialog. */

@@ -1,5 +1,6 @@
 // View state: everything the UI shows that is not part of the saved document. Replaced as a
 // whole on change (never mutated), so a UI can compare snapshots by reference.
+import { getAnnotation, type DocState } from './model/document';
 import type { Point, Rect, VertexRef } from './model/types';
 import type { AutoPreview } from './tools/auto/types';
 
@@ -46,3 +47,21 @@ export const initialView = (): ViewState => ({
   marquee: null,
   readOnly: false,
 });
+
+/** The view less what no longer exists in `doc` (selected, hovered, the picked vertex); the same object when nothing went. */
+export function pruneView(view: ViewState, doc: DocState): ViewState {
+  let selected = view.selected;
+  const gone = (id: string) => !getAnnotation(doc, id);
+  if ([...selected].some(gone)) selected = new Set([...selected].filter((id) => !gone(id)));
+  const hovered = view.hovered && gone(view.hovered) ? null : view.hovered;
+  const selectedVertex = view.selectedVertex && !vertexExists(doc, view.selectedVertex) ? null : view.selectedVertex;
+  if (selected === view.selected && hovered === view.hovered && selectedVertex === view.selectedVertex) return view;
+  return { ...view, selected, hovered, selectedVertex };
+}
+
+function vertexExists(doc: DocState, ref: VertexRef): boolean {
+  const a = getAnnotation(doc, ref.id);
+  if (!a || (a.type !== 'polygon' && a.type !== 'polyline')) return false;
+  const ring = ref.ring === 0 ? a.points : a.type === 'polygon' ? a.holes?.[ref.ring - 1] : undefined;
+  return !!ring && ref.index < ring.length;
+}
