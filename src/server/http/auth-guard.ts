@@ -71,18 +71,27 @@ export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?:
     if (!isGuarded(request)) return;
     const token = bearerToken(request);
     if (!token) throw errors.unauthorized('Missing bearer token', 'no_token');
-    if (token.startsWith(API_KEY_PREFIX)) {
-      if (!ctx) throw errors.unauthorized('API keys are not accepted here', 'invalid_api_key');
-      const key = await authenticateApiKey(ctx, token);
-      if (request.routeOptions.config?.sessionOnly) throw errors.forbidden('API keys cannot call this route; sign in instead', 'api_key_not_allowed');
-      request.apiKey = key;
-      request.user = { id: key.id, email: key.creatorEmail, sessionId: null, role: 'api_key', userMetadata: {} };
-      return;
-    }
-    const user = await auth.verifyAccessToken(token);
-    if (ctx) await checkDeactivation(ctx, user, token);
-    request.user = user;
+    const caller = await authenticate(auth, ctx, token);
+    if (caller.apiKey && request.routeOptions.config?.sessionOnly) throw errors.forbidden('API keys cannot call this route; sign in instead', 'api_key_not_allowed');
+    request.apiKey = caller.apiKey;
+    request.user = caller.user;
   });
+}
+
+/**
+ * The checks of a credential, wherever it comes from (a bearer header here, the live socket's
+ * `auth` message): an API key (valid, not revoked, its creator active) acts as its own principal;
+ * an access token must verify and its account must not be deactivated. Throws ApiError 401.
+ */
+export async function authenticate(auth: AuthProvider, ctx: AppContext | undefined, token: string): Promise<{ user: AuthUser; apiKey: ApiKeyCaller | null }> {
+  if (token.startsWith(API_KEY_PREFIX)) {
+    if (!ctx) throw errors.unauthorized('API keys are not accepted here', 'invalid_api_key');
+    const key = await authenticateApiKey(ctx, token);
+    return { user: { id: key.id, email: key.creatorEmail, sessionId: null, role: 'api_key', userMetadata: {} }, apiKey: key };
+  }
+  const user = await auth.verifyAccessToken(token);
+  if (ctx) await checkDeactivation(ctx, user, token);
+  return { user, apiKey: null };
 }
 
 /**
