@@ -88,6 +88,7 @@ export const API_ERRORS = {
   unknown_class: { status: 400, message: 'Unknown class' },
   unsafe_svg: { status: 415, message: 'The SVG was refused' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type' },
+  upgrade_required: { status: 426, message: 'This is a WebSocket: connect with an Upgrade request' },
   user_banned: { status: 401, message: 'The user is banned' },
   user_not_found: { status: 401, message: 'User not found' },
   validation_failed: { status: 400, message: 'Invalid request' },

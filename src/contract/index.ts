@@ -4,3 +4,4 @@ export * from './account';
 export * from './projects';
 export * from './image-edit';
 export * from './segmentation';
+export * from './live';

@@ -8,6 +8,7 @@ import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import fastifyWebsocket from '@fastify/websocket';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
@@ -21,6 +22,7 @@ import { registerRoutes } from './http/routes';
 import { compressionOptions } from './http/compression';
 import { staticCacheControl } from './http/static-assets';
 import { installSecurityHeaders } from './http/security-headers';
+import { LIVE_MAX_MESSAGE_BYTES } from '../contract/live';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -123,6 +125,10 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     transform: jsonSchemaTransform,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' }, staticCSP: true });
+
+  // WebSocket upgrades go through the router and its hooks; the one socket route is /api/v1/live
+  // (http/routes/live). A frame larger than the live protocol's message limit closes with 1009.
+  await app.register(fastifyWebsocket, { options: { maxPayload: LIVE_MAX_MESSAGE_BYTES } });
 
   installAuthGuard(app, auth, ctx);
   await auth.registerRoutes(app);

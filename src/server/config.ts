@@ -31,8 +31,19 @@ export interface Config {
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
   annotationHistoryDays: number;
+  /** Live co-editing (README "Live co-editing"): LIVE_RECHECK_MS, LIVE_PING_MS, LIVE_MAX_SOCKETS_PER_USER. */
+  live: LiveConfig;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (addresses or CIDRs); false: none, the socket's address is the client's. */
   trustProxy: false | string[];
+}
+
+export interface LiveConfig {
+  /** How often each open socket's credential and the read access to its images are checked again (at most 30 s). */
+  recheckMs: number;
+  /** How often each socket is pinged; one without a pong by the next ping is dropped (so within two of these). */
+  pingMs: number;
+  /** Open sockets per user (or API key) on one server process. */
+  maxSocketsPerUser: number;
 }
 
 export interface JobWorkersConfig {
@@ -151,7 +162,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     tiles: workers(env, 'TILES', 1),
     accountPurge: { ...workers(env, 'ACCOUNT_PURGE', 1), intervalMs: integer(env, 'ACCOUNT_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400) * 1000 },
   };
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, trustProxy: trustProxyOf(env) };
+  const live: LiveConfig = {
+    recheckMs: integer(env, 'LIVE_RECHECK_MS', 30_000, 100, 30_000),
+    pingMs: integer(env, 'LIVE_PING_MS', 5_000, 100, 5_000),
+    maxSocketsPerUser: integer(env, 'LIVE_MAX_SOCKETS_PER_USER', 20, 1, 1000),
+  };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, live, trustProxy: trustProxyOf(env) };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {

@@ -89,6 +89,8 @@ export const ROUTES: RouteRule[] = [
   { route: 'POST /api/v1/auth/signup', access: 'public', request: (f) => ({ body: { email: `${f.unique('signup')}@example.com`, password: 'correct horse', full_name: 'New Person' } }) },
   { route: 'POST /api/v1/auth/signin', access: 'public', request: (f) => ({ body: { email: f.ownerEmail, password: f.ownerPassword } }) },
   { route: 'POST /api/v1/auth/verify', access: 'public', request: (f) => ({ body: { access_token: f.ownerToken } }) },
+  // The live socket authenticates in its first message (tests/api/live.test.ts); a plain GET answers 426.
+  { route: 'GET /api/v1/live', access: 'public', ok: [426] },
 
   // The account's own calls: any signed-in person.
   { route: 'GET /api/v1/users/me', access: 'self' },

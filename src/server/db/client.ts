@@ -16,6 +16,13 @@ export interface Database {
   db: Db;
   /** Runs raw SQL text (several statements allowed); used by migrations. */
   exec(sql: string): Promise<void>;
+  /**
+   * LISTEN on a channel: `onPayload` gets each NOTIFY's payload once its transaction commits (from
+   * any process on PostgreSQL; PGlite is one process). PostgreSQL listens on a connection of its
+   * own, opened again after a failure, and calls `onReconnect` then (notifications sent while it
+   * was down are lost: the listener catches up). Returns the function that stops listening.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -38,6 +45,12 @@ export async function connectDatabase(config: Config['database']): Promise<Datab
       kind: 'pglite',
       db: drizzle(client, { schema }) as unknown as Db,
       exec: async (sql) => void (await client.exec(sql)),
+      listen: async (channel, onPayload) => {
+        const stop = await client.listen(channel, onPayload);
+        return async () => {
+          if (!client.closed) await stop();
+        };
+      },
       close: () => client.close(),
     };
   } else {
@@ -51,8 +64,65 @@ export async function connectDatabase(config: Config['database']): Promise<Datab
       kind: 'postgres',
       db: drizzle(pool, { schema }) as unknown as Db,
       exec: async (sql) => void (await pool.query(sql)),
+      listen: (channel, onPayload, onReconnect) => listenPostgres(pg.default, config.url, channel, onPayload, onReconnect),
       close: () => pool.end(),
     };
   }
   return database;
+}
+
+/** LISTEN on a dedicated connection, opened again (every second until it works) when it fails. */
+async function listenPostgres(
+  pg: typeof import('pg').default,
+  url: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: import('pg').Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onPayload(n.payload ?? '');
+    });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    if (stopped) await c.end().catch(() => undefined);
+    else client = c;
+  };
+  const lost = (c: import('pg').Client) => {
+    if (stopped || client !== c || retry) return;
+    client = null;
+    void c.end().catch(() => undefined);
+    const again = () => {
+      retry = null;
+      if (stopped) return;
+      connect().then(
+        () => onReconnect?.(),
+        () => {
+          retry = setTimeout(again, 1000);
+          retry.unref();
+        },
+      );
+    };
+    retry = setTimeout(again, 1000);
+    retry.unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => undefined);
+  };
 }

@@ -18,6 +18,7 @@ import { importRoutes } from './imports';
 import { memberRoutes } from './members';
 import { inviteRoutes } from './invites';
 import { apiKeyRoutes } from './api-keys';
+import { liveRoutes } from './live';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes, imageEditRoutes, importRoutes]) {
@@ -27,4 +28,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(batchRoutes(ctx), { prefix: '/api/images/batch' });
   for (const routes of [memberRoutes, inviteRoutes, apiKeyRoutes]) await app.register(routes(ctx), { prefix: '/api/v1' });
   await app.register(autoAnnotateRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(liveRoutes(ctx), { prefix: '/api/v1' });
 }

@@ -45,6 +45,24 @@ export async function changesSince(db: Conn, imageId: string, since: number, hea
   return { since, version: head.version, saved_at: head.savedAt, upserts: [...upserts.values()], removed_ids: [...removed] };
 }
 
+/** One logged version as the live hub relays it (src/server/live): the json texts as stored. */
+export interface LoggedVersion {
+  version: number;
+  userId: string | null;
+  upserts: string;
+  removedIds: string;
+}
+
+/** The logged versions after `since` up to `upTo`, oldest first (those the log still holds). */
+export async function versionsAfter(db: Conn, imageId: string, since: number, upTo: number): Promise<LoggedVersion[]> {
+  if (upTo <= since) return [];
+  const rows = await rowsOf<{ version: number; user_id: string | null; upserts: string; removed_ids: string }>(
+    db,
+    sql`SELECT version, user_id, upserts::text AS upserts, removed_ids::text AS removed_ids FROM annotation_changes WHERE image_id = ${imageId} AND version > ${since} AND version <= ${upTo} ORDER BY version`,
+  );
+  return rows.map((r) => ({ version: r.version, userId: r.user_id, upserts: r.upserts, removedIds: r.removed_ids }));
+}
+
 /**
  * The annotations as they were at `version`, in paint order (shapes put back by the undo go on
  * top), or null when the log no longer reaches back to it.

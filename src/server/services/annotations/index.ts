@@ -38,19 +38,20 @@ import { annotationsAt, changesSince, historyOf } from './history';
 import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
 
 export { readAnnotations, readAnnotationsOf } from './store';
-export { startHistorySweep, sweepHistory } from './history';
+export { startHistorySweep, sweepHistory, versionsAfter, type LoggedVersion } from './history';
+export { CHANGES_CHANNEL } from './store';
 
 type Annotation = Record<string, unknown>;
 
 /** The image, if the caller may `permission` in its organization and it belongs to `projectId` (when given); 404 otherwise. */
-async function annotatedImage(ctx: AppContext, userId: string, imageId: string, projectId: string | undefined, permission: Permission): Promise<ImageRow> {
+export async function annotatedImage(ctx: AppContext, userId: string, imageId: string, projectId: string | undefined, permission: Permission): Promise<ImageRow> {
   const row = await imageFor(ctx, userId, imageId, permission);
   if (projectId && row.projectId !== projectId) throw errors.notFound('Image');
   return row;
 }
 
 /** The version header as clients see it (version 0 and no saved_at while nothing was ever saved). */
-async function headOf(db: Conn, imageId: string): Promise<{ version: number; savedAt: string | null }> {
+export async function headOf(db: Conn, imageId: string): Promise<{ version: number; savedAt: string | null }> {
   const [h] = await rowsOf<{ version: number; updated_at: string | Date }>(db, sql`SELECT version, updated_at FROM annotation_documents WHERE image_id = ${imageId}`);
   const version = h?.version ?? 0;
   // The upload writes an empty version 0; only a save gives the annotations a saved_at.

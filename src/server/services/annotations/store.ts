@@ -16,6 +16,13 @@ export async function rowsOf<T>(db: Conn, query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
+/**
+ * The channel every committed version is announced on, `<image id>:<version>`, by NOTIFY inside
+ * the version's transaction (so only committed versions are announced, in commit order): the
+ * live hub of each server process listens (src/server/live).
+ */
+export const CHANGES_CHANNEL = 'vellum_annotation_changes';
+
 export type AnnotationKind = (typeof ANNOTATION_KINDS)[number];
 
 /** The stored-annotation rule: one shape key beside the bounding box, none for a box. */
@@ -164,5 +171,6 @@ export async function applyChange(
     VALUES (${imageId}, ${version}, ${who.userId}, ${who.now.toISOString()}, ${`[${upsertTexts.join(',')}]`}::json, ${JSON.stringify(removedIds)}::json,
             ${`[${beforeTexts.join(',')}]`}::json, ${added}, ${changed}, ${removedIds.length}, ${who.restoredFrom ?? null})`);
   await tx.execute(sql`UPDATE annotation_documents SET version = ${version}, next_seq = ${nextSeq}, updated_by = ${who.userId}, updated_at = ${who.now.toISOString()} WHERE image_id = ${imageId}`);
+  await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${imageId}:${version}`})`);
   return { version, savedAt: who.now, added, changed, removed: removedIds.length };
 }

@@ -1,0 +1,127 @@
+// The live co-editing protocol (issue 20): the messages of the WebSocket at /api/v1/live, their
+// limits, and the one validator of what a client sends (the server runs it on every message; the
+// SPA can type its side with the same schemas). Saving stays on HTTP (save-changes): the socket
+// carries only notifications of committed changes and presence. README "Live co-editing".
+import { z } from 'zod';
+
+/** The path of the socket, on the same port as the API. */
+export const LIVE_PATH = '/api/v1/live';
+/** The first message must be `auth` and arrive within this long, else the socket is closed with LIVE_CLOSE.unauthorized. */
+export const LIVE_AUTH_TIMEOUT_MS = 5_000;
+/** Largest message a client may send (bytes of UTF-8); a larger one closes the socket with LIVE_CLOSE.tooLarge. */
+export const LIVE_MAX_MESSAGE_BYTES = 64 * 1024;
+/** cursor and selection messages relayed per socket in any one second; the rest are dropped without an answer. */
+export const LIVE_MAX_PEER_MESSAGES_PER_SECOND = 20;
+/** auth, join and leave messages per socket in any one second; the rest are answered `error` `rate_limited` and ignored. */
+export const LIVE_MAX_CONTROL_MESSAGES_PER_SECOND = 10;
+/** Images one socket may be joined to at once (the Data tab joins the tiles it shows). */
+export const LIVE_MAX_JOINS_PER_SOCKET = 200;
+/** Ids in one selection message (a larger selection is sent as its first ids). */
+export const LIVE_MAX_SELECTION_IDS = 1_000;
+/** A `changed` whose upserts would be larger than this is sent with `omitted: true` and empty lists: load it with GET changes. */
+export const LIVE_MAX_CHANGED_BYTES = 1024 * 1024;
+
+/** Close codes the server uses (besides the standard 1000, 1001 and 1009). */
+export const LIVE_CLOSE = {
+  /** No `auth` within LIVE_AUTH_TIMEOUT_MS, a first message that is not `auth`, a bad, expired or revoked credential, a new `auth` for another user. */
+  unauthorized: 4401,
+  /** The caller lost read access to an image it is joined to (removed from the organization, role changed). */
+  forbidden: 4403,
+  /** The user already has LIVE_MAX_SOCKETS_PER_USER sockets open on this server process. */
+  tooManySockets: 4429,
+  /** A message larger than LIVE_MAX_MESSAGE_BYTES (the standard "message too big"). */
+  tooLarge: 1009,
+} as const;
+
+/** The colours given to people on an image (by their user id), distinct from one another. */
+export const PEER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324', '#469990', '#808000'] as const;
+
+/** A person's colour: the same for a user id everywhere (FNV-1a of the id). */
+export function peerColor(userId: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i++) h = Math.imul(h ^ userId.charCodeAt(i), 0x01000193) >>> 0;
+  return PEER_COLORS[h % PEER_COLORS.length]!;
+}
+
+const uuid = z.string().uuid();
+const coordinate = z.number().finite().min(-1e9).max(1e9);
+
+// --- client to server
+
+export const LiveAuth = z.object({ type: z.literal('auth'), token: z.string().min(1).max(8192) }).strict();
+export const LiveJoin = z.object({ type: z.literal('join'), image_id: uuid, project_id: uuid }).strict();
+export const LiveLeave = z.object({ type: z.literal('leave'), image_id: uuid }).strict();
+/** The pointer in image pixels. */
+export const LiveCursor = z.object({ type: z.literal('cursor'), image_id: uuid, x: coordinate, y: coordinate }).strict();
+/** The ids of the shapes selected (empty: nothing). A presence signal only: it never edits anything. */
+export const LiveSelection = z.object({ type: z.literal('selection'), image_id: uuid, ids: z.array(z.string().min(1).max(200)).max(LIVE_MAX_SELECTION_IDS) }).strict();
+
+export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection]);
+export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
+
+// --- server to client
+
+export const LivePeer = z.object({
+  user_id: z.string(),
+  name: z.string(),
+  color: z.string(),
+  /** Whether the person may edit this image's annotations; a viewer's selection is only where they look. */
+  can_edit: z.boolean(),
+});
+export type LivePeer = z.infer<typeof LivePeer>;
+
+export const LiveReady = z.object({ type: z.literal('ready'), user_id: z.string() });
+/** Everyone joined to the image on the server's process, the caller included, one entry per person. */
+export const LiveJoined = z.object({ type: z.literal('joined'), image_id: z.string(), version: z.number().int(), peers: z.array(LivePeer) });
+export const LiveErrorCode = z.enum(['not_found', 'invalid_message', 'not_authenticated', 'not_joined', 'too_many_joins', 'rate_limited']);
+/** `not_found`: the image does not exist, is in another organization or cannot be read (nothing more is said about it). */
+export const LiveError = z.object({ type: z.literal('error'), code: LiveErrorCode, image_id: z.string().optional(), message: z.string().optional() });
+/**
+ * A committed change (any write path, any server process): what version `version` changed on top
+ * of `base_version` (= version - 1). `by` is the user id (or API key id) that saved it. The
+ * author's own sockets get it too. `omitted: true`: the lists are left out (the change was larger
+ * than LIVE_MAX_CHANGED_BYTES); load it with GET /api/v1/annotations/changes/{image_id}?since=base_version.
+ */
+export const LiveChanged = z.object({
+  type: z.literal('changed'),
+  image_id: z.string(),
+  version: z.number().int(),
+  base_version: z.number().int(),
+  upserts: z.array(z.record(z.string(), z.unknown())),
+  removed_ids: z.array(z.string()),
+  by: z.string().nullable(),
+  omitted: z.literal(true).optional(),
+});
+export const LivePresence = z.object({ type: z.literal('presence'), image_id: z.string(), peers: z.array(LivePeer) });
+/** Another socket's cursor or selection, relayed. */
+export const LivePeerMessage = z.union([
+  z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), cursor: z.object({ x: z.number(), y: z.number() }) }),
+  z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), selection: z.array(z.string()) }),
+]);
+
+export const LiveServerMessage = z.union([LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage]);
+export type LiveServerMessage = z.infer<typeof LiveServerMessage>;
+export type LiveChangedMessage = z.infer<typeof LiveChanged>;
+export type LiveErrorMessage = z.infer<typeof LiveError>;
+
+/**
+ * Parses one client message: its size, JSON, a known `type` and the fields' types (unknown fields
+ * are refused). `tooLarge` is reported apart because the server closes the socket for it.
+ */
+export function parseClientMessage(text: string): { ok: true; message: LiveClientMessage } | { ok: false; tooLarge: boolean; error: string } {
+  // Cheap bound first: a string of n UTF-16 units holds at most 3n UTF-8 bytes.
+  if (text.length * 3 > LIVE_MAX_MESSAGE_BYTES && new TextEncoder().encode(text).length > LIVE_MAX_MESSAGE_BYTES) {
+    return { ok: false, tooLarge: true, error: `A message may be at most ${LIVE_MAX_MESSAGE_BYTES} bytes` };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, tooLarge: false, error: 'The message is not JSON' };
+  }
+  const parsed = LiveClientMessage.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+  return { ok: false, tooLarge: false, error: `Invalid message: ${where}${issue?.message ?? 'bad value'}`.slice(0, 300) };
+}

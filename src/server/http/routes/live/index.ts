@@ -1,0 +1,47 @@
+// /api/v1/live: the live co-editing WebSocket (issue 20, README "Live co-editing"). The socket
+// authenticates in its first message (a browser cannot set headers on a WebSocket), so the route
+// is public to the HTTP guard and the hub (src/server/live) checks the credential with the guard's
+// own `authenticate`. A plain GET answers 426 upgrade_required.
+import type { FastifyPluginAsync } from 'fastify';
+import type {} from '@fastify/websocket';
+import type { AppContext } from '../../../context';
+import { apiError } from '../../errors';
+import { LiveHub } from '../../../live';
+import {
+  LIVE_AUTH_TIMEOUT_MS,
+  LIVE_CLOSE,
+  LIVE_MAX_CHANGED_BYTES,
+  LIVE_MAX_CONTROL_MESSAGES_PER_SECOND,
+  LIVE_MAX_JOINS_PER_SOCKET,
+  LIVE_MAX_MESSAGE_BYTES,
+  LIVE_MAX_PEER_MESSAGES_PER_SECOND,
+  LIVE_MAX_SELECTION_IDS,
+} from '../../../../contract/live';
+
+/** The protocol, as the OpenAPI document shows it (the README says the same at more length). */
+export function liveDescription(ctx: AppContext): string {
+  return [
+    'WebSocket (GET with `Upgrade: websocket`; a plain GET answers 426 `upgrade_required`). Messages are JSON text; schemas in src/contract/live.ts. Saving stays on HTTP (save-changes): the socket carries notifications and presence only.',
+    `Client to server: \`{"type":"auth","token"}\` (an access token or an API key; the first message, within ${LIVE_AUTH_TIMEOUT_MS / 1000} s; send it again on the open socket when the token is refreshed) -> \`{"type":"ready","user_id"}\`. \`{"type":"join","image_id","project_id"}\` -> \`{"type":"joined","image_id","version","peers":[{"user_id","name","color","can_edit"}]}\`, or \`{"type":"error","code":"not_found","image_id"}\` for an image of another organization or one the caller cannot read. \`{"type":"leave","image_id"}\`. \`{"type":"cursor","image_id","x","y"}\` (image pixels) and \`{"type":"selection","image_id","ids"}\` (at most ${LIVE_MAX_SELECTION_IDS} ids) are relayed to the image's other sockets as \`{"type":"peer","image_id","user_id","cursor":{"x","y"}}\` / \`{"type":"peer","image_id","user_id","selection":[...]}\`; a selection is presence only, whatever the role (a viewer's has can_edit false).`,
+    `Server to client: after every committed change of a joined image (any write path, any server process; the author's own sockets too): \`{"type":"changed","image_id","version","base_version","upserts","removed_ids","by"}\`; when the change is larger than ${LIVE_MAX_CHANGED_BYTES / 1024 / 1024} MB the lists are empty and \`omitted\` is true. A client whose version is not \`base_version\` (a gap, a reconnect) loads GET /api/v1/annotations/changes/{image_id}?since=<its version> (410 history_expired: load-data). \`{"type":"presence","image_id","peers"}\` on every join and leave, and when a socket drops (pings every ${ctx.config.live.pingMs / 1000} s). \`{"type":"error","code","image_id"?,"message"?}\` with code invalid_message, not_authenticated, not_joined, too_many_joins or rate_limited.`,
+    `Limits: messages of at most ${LIVE_MAX_MESSAGE_BYTES / 1024} KB (larger: close ${LIVE_CLOSE.tooLarge}); cursor and selection at most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} a second per socket (the rest dropped); auth, join and leave at most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} a second (the rest answered rate_limited); ${LIVE_MAX_JOINS_PER_SOCKET} images per socket; ${ctx.config.live.maxSocketsPerUser} sockets per user per server process (close ${LIVE_CLOSE.tooManySockets}).`,
+    `Close codes: ${LIVE_CLOSE.unauthorized}: no auth in time, a first message that is not auth, a bad, expired or revoked credential, or a new auth for another user; ${LIVE_CLOSE.forbidden}: read access to a joined image was lost. The credential and the access are checked again every ${ctx.config.live.recheckMs / 1000} s.`,
+  ].join('\n\n');
+}
+
+export const liveRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const hub = new LiveHub(ctx);
+  fastify.addHook('onReady', () => hub.start());
+  fastify.addHook('preClose', () => hub.stop());
+
+  fastify.route({
+    method: 'GET',
+    url: '/live',
+    config: { public: true },
+    schema: { tags: ['live'], summary: 'Live co-editing WebSocket: changed notifications and presence', description: liveDescription(ctx), security: [] },
+    handler: async () => {
+      throw apiError('upgrade_required');
+    },
+    wsHandler: (socket) => hub.accept(socket),
+  });
+};

@@ -1,0 +1,406 @@
+// The live co-editing socket (issue 20, /api/v1/live) as clients see it: auth and its close code,
+// join and the 404 rule, `changed` after every kind of write (the author's own sockets too),
+// presence, the cursor relay and its limits, sockets per user, revoked keys and removed members,
+// and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { joinAs } from './team-harness';
+import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { importFile } from './support/imports';
+import { LiveClient, sleep } from './support/live';
+import { CHANGES_CHANNEL } from '../../src/server/services/annotations';
+import { LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, peerColor } from '../../src/contract/live';
+
+let server: TestServer;
+let owner: Awaited<ReturnType<typeof onboardedUser>>;
+let stranger: Member;
+let project: { id: string };
+let foreign: { id: string; projectId: string };
+const sockets: LiveClient[] = [];
+
+const CLASSES = [{ name: 'car', type: 'box', color: '#FFADAD' }];
+const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 30, h: 40 }, attributes: [] });
+
+/** A socket that is closed after the file. */
+async function live(token: string, on: TestServer = server): Promise<LiveClient> {
+  const client = await LiveClient.ready(on, token);
+  sockets.push(client);
+  return client;
+}
+function raw(on: TestServer = server): LiveClient {
+  const client = new LiveClient(on);
+  sockets.push(client);
+  return client;
+}
+
+let counter = 0;
+async function newImage(user: Member = owner, projectId = project.id) {
+  counter += 1;
+  return uploadImage(server, user, projectId, `live${counter}.png`, await png(40, 30));
+}
+const saveChanges = (img: { id: string; filename: string }, base: number, upserts: unknown[], removed: string[] = [], token = owner.token) =>
+  api(server.url, 'POST', '/api/v1/annotations/save-changes', {
+    token,
+    body: { image_id: img.id, project_id: project.id, image_filename: img.filename, base_version: base, upserts, removed_ids: removed },
+  });
+
+beforeAll(async () => {
+  server = await startServer({ LIVE_RECHECK_MS: '300', LIVE_PING_MS: '200', LIVE_MAX_SOCKETS_PER_USER: '3', IMPORT_POLL_MS: '100', IMAGE_EDIT_POLL_MS: '100' });
+  owner = await onboardedUser(server);
+  stranger = await onboardedUser(server);
+  project = await createProject(server, owner);
+  expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } })).status).toBe(200);
+  const theirs = await createProject(server, stranger);
+  const img = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
+  foreign = { id: img.id, projectId: theirs.id };
+}, 120_000);
+// Each test's sockets are closed after it (the owner would otherwise pass LIVE_MAX_SOCKETS_PER_USER).
+afterEach(async () => {
+  const open = sockets.splice(0);
+  for (const s of open) s.socket.terminate();
+  await Promise.all(open.map((s) => s.closed));
+  await sleep(20);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('the contract validator', () => {
+  it('takes the known messages and refuses unknown types, wrong field types, extra fields and oversize text', () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    expect(parseClientMessage(JSON.stringify({ type: 'cursor', image_id: id, x: 1.5, y: -2 }))).toMatchObject({ ok: true });
+    expect(parseClientMessage(JSON.stringify({ type: 'selection', image_id: id, ids: ['a', 'b'] }))).toMatchObject({ ok: true });
+    expect(parseClientMessage(JSON.stringify({ type: 'shout', image_id: id }))).toMatchObject({ ok: false, tooLarge: false });
+    expect(parseClientMessage(JSON.stringify({ type: 'cursor', image_id: id, x: '1', y: 2 }))).toMatchObject({ ok: false });
+    expect(parseClientMessage(JSON.stringify({ type: 'join', image_id: 'nope', project_id: id }))).toMatchObject({ ok: false });
+    expect(parseClientMessage(JSON.stringify({ type: 'leave', image_id: id, extra: 1 }))).toMatchObject({ ok: false });
+    expect(parseClientMessage('{not json')).toMatchObject({ ok: false, error: 'The message is not JSON' });
+    expect(parseClientMessage(JSON.stringify({ type: 'auth', token: 'x'.repeat(LIVE_MAX_MESSAGE_BYTES) }))).toMatchObject({ ok: false, tooLarge: true });
+    expect(peerColor('a')).toBe(peerColor('a'));
+  });
+});
+
+describe('auth', () => {
+  it('answers ready with the user id for an access token and for an API key', async () => {
+    const a = await live(owner.token);
+    expect(a.messages[0]).toEqual({ type: 'ready', user_id: owner.userId });
+    const key = await api(server.url, 'POST', '/api/v1/api-keys', { token: owner.token, body: { organization_id: owner.org.id, name: 'live' } });
+    expect(key.status).toBe(200);
+    const k = await live(key.body.key);
+    expect(k.messages[0]).toEqual({ type: 'ready', user_id: key.body.api_key.id });
+  });
+
+  it('closes 4401 on a bad token, a bad key, a first message that is not auth, and no auth within 5 s', async () => {
+    const bad = raw();
+    await bad.send({ type: 'auth', token: 'not-a-token' });
+    expect((await bad.closed).code).toBe(4401);
+    const badKey = raw();
+    await badKey.send({ type: 'auth', token: `vlm_${'A'.repeat(43)}` });
+    expect((await badKey.closed).code).toBe(4401);
+    const joinFirst = raw();
+    await joinFirst.send({ type: 'join', image_id: foreign.id, project_id: foreign.projectId });
+    expect((await joinFirst.closed).code).toBe(4401);
+    const garbage = raw();
+    await garbage.send('hello');
+    expect((await garbage.closed).code).toBe(4401);
+    const silent = raw();
+    const started = Date.now();
+    const closed = await silent.closed;
+    expect(closed.code).toBe(4401);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4500);
+    expect(silent.messages).toEqual([]);
+  }, 15_000);
+
+  it('takes a new token on the open socket for the same user, and closes 4401 for another user', async () => {
+    const a = await live(owner.token);
+    const signIn = await api(server.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email: owner.email, password: owner.password }, headers: { apikey: server.built.ctx.auth.anonKey } });
+    await a.send({ type: 'auth', token: signIn.body.access_token });
+    expect(await a.next((m) => m.type === 'ready')).toEqual({ type: 'ready', user_id: owner.userId });
+    await a.send({ type: 'auth', token: stranger.token });
+    expect((await a.closed).code).toBe(4401);
+  });
+
+  it('a plain GET answers 426 upgrade_required in the API error shape', async () => {
+    const res = await api(server.url, 'GET', '/api/v1/live');
+    expect(res.status).toBe(426);
+    expect(res.body).toMatchObject({ success: false, code: 'upgrade_required' });
+  });
+});
+
+describe('join', () => {
+  it('answers joined with the version and the peers', async () => {
+    const img = await newImage();
+    expect((await saveChanges(img, 0, [box('a')])).status).toBe(200);
+    const a = await live(owner.token);
+    const joined = await a.join(img.id, project.id);
+    expect(joined).toEqual({ type: 'joined', image_id: img.id, version: 1, peers: [{ user_id: owner.userId, name: 'Test User', color: peerColor(owner.userId), can_edit: true }] });
+  });
+
+  it("answers only not_found for another organization's image, a wrong project, an unknown id, and to a non-member", async () => {
+    const a = await live(owner.token);
+    expect(await a.join(foreign.id, foreign.projectId)).toEqual({ type: 'error', code: 'not_found', image_id: foreign.id });
+    const mine = await newImage();
+    expect(await a.join(mine.id, foreign.projectId)).toEqual({ type: 'error', code: 'not_found', image_id: mine.id });
+    const unknown = '00000000-0000-4000-8000-000000000001';
+    expect(await a.join(unknown, project.id)).toEqual({ type: 'error', code: 'not_found', image_id: unknown });
+    const s = await live(stranger.token);
+    expect(await s.join(mine.id, project.id)).toEqual({ type: 'error', code: 'not_found', image_id: mine.id });
+    // Nothing else was said about those images.
+    expect(s.messages.filter((m) => m.image_id === mine.id)).toHaveLength(1);
+  });
+
+  it('answers invalid_message to a malformed message on an authenticated socket, and not_joined to leave an image not joined', async () => {
+    const a = await live(owner.token);
+    await a.send({ type: 'cursor', image_id: 'x', x: 1, y: 2 });
+    expect(await a.next((m) => m.type === 'error')).toMatchObject({ code: 'invalid_message' });
+    const img = await newImage();
+    await a.send({ type: 'leave', image_id: img.id });
+    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'not_joined', image_id: img.id });
+  });
+});
+
+describe('changed after every kind of write', () => {
+  it('save-changes: the author and another person both get it, with upserts, removals, the base and who', async () => {
+    const img = await newImage();
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const mine = await live(owner.token);
+    const theirs = await live(annotator.token);
+    await mine.join(img.id, project.id);
+    await theirs.join(img.id, project.id);
+    expect((await saveChanges(img, 0, [box('a'), box('b')])).status).toBe(200);
+    const expected = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('a'), box('b')], removed_ids: [], by: owner.userId };
+    expect(await mine.changed(img.id, 1)).toEqual(expected);
+    expect(await theirs.changed(img.id, 1)).toEqual(expected);
+    expect((await saveChanges(img, 1, [box('a', 9)], ['b'], annotator.token)).status).toBe(200);
+    expect(await mine.changed(img.id, 2)).toEqual({ type: 'changed', image_id: img.id, version: 2, base_version: 1, upserts: [box('a', 9)], removed_ids: ['b'], by: annotator.userId });
+  });
+
+  it('save-data, batch-save-data, Copy Previous (a save-changes of the copied shapes) and restore', async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    await a.join(img.id, project.id);
+    const saveData = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations: [box('a'), box('b')] } });
+    expect(saveData.status).toBe(200);
+    expect(await a.changed(img.id, 1)).toMatchObject({ upserts: [box('a'), box('b')], removed_ids: [] });
+    const batch = await api(server.url, 'POST', '/api/v1/annotations/batch-save-data', {
+      token: owner.token,
+      body: { saves: [{ image_id: img.id, project_id: project.id, image_filename: img.filename, base_version: 1, upserts: [box('c')], removed_ids: ['a'] }] },
+    });
+    expect(batch.body.results[0].status).toBe('saved');
+    expect(await a.changed(img.id, 2)).toMatchObject({ base_version: 1, upserts: [box('c')], removed_ids: ['a'] });
+    // Copy Previous: the editor copies the previous image's shapes under new ids and saves them as changes.
+    const previous = [box('p1', 5), box('p2', 6)];
+    expect((await saveChanges(img, 2, previous.map((b) => ({ ...b, id: `copy-${b.id}` })))).status).toBe(200);
+    expect(await a.changed(img.id, 3)).toMatchObject({ upserts: [{ ...box('p1', 5), id: 'copy-p1' }, { ...box('p2', 6), id: 'copy-p2' }] });
+    const restore = await api(server.url, 'POST', '/api/v1/annotations/restore', { token: owner.token, body: { image_id: img.id, project_id: project.id, version: 1, base_version: 3 } });
+    expect(restore.status, JSON.stringify(restore.body)).toBe(200);
+    const restored = await a.changed(img.id, 4);
+    expect(restored.upserts).toEqual([box('a')]);
+    expect([...restored.removed_ids].sort()).toEqual(['c', 'copy-p1', 'copy-p2']);
+  });
+
+  it('an API key caller: `by` is the key', async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    await a.join(img.id, project.id);
+    const key = await api(server.url, 'POST', '/api/v1/api-keys', { token: owner.token, body: { organization_id: owner.org.id, name: 'writer', role: 'annotator' } });
+    expect((await saveChanges(img, 0, [box('k')], [], key.body.key)).status).toBe(200);
+    expect(await a.changed(img.id, 1)).toMatchObject({ by: key.body.api_key.id, upserts: [box('k')] });
+  });
+
+  it('an import that matches the image by name', async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    await a.join(img.id, project.id);
+    const coco = {
+      images: [{ id: 1, file_name: img.filename, width: 40, height: 30 }],
+      categories: [{ id: 7, name: 'car' }],
+      annotations: [{ id: 1, image_id: 1, category_id: 7, bbox: [10, 10, 5, 5], area: 25, iscrowd: 0 }],
+    };
+    const zip = new JSZip();
+    zip.file('annotations.json', JSON.stringify(coco));
+    const job = await importFile(server, owner.token, project.id, 'labels.zip', await zip.generateAsync({ type: 'nodebuffer' }));
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.images_matched).toBe(1);
+    const changed = await a.changed(img.id, 1);
+    expect(changed.upserts).toHaveLength(1);
+    expect(changed.upserts[0]).toMatchObject({ name: 'car', bounding_box: { x: 10, y: 10, w: 5, h: 5 } });
+    expect(changed.by).toBe(owner.userId);
+  });
+
+  it('an image edit that carries labels announces the edited image on the channel the hub relays', async () => {
+    const src = await newImage();
+    expect((await saveChanges(src, 0, [box('e')])).status).toBe(200);
+    const announced: string[] = [];
+    const stop = await server.built.ctx.database.listen(CHANGES_CHANNEL, (p) => announced.push(p));
+    try {
+      const start = await api(server.url, 'POST', '/api/v1/image-edit/edit', { token: owner.token, body: { project_id: project.id, image_names: [src.filename], prompt: 'flip horizontally' } });
+      expect(start.status, JSON.stringify(start.body)).toBe(200);
+      let status: any;
+      for (let i = 0; i < 300 && status?.status !== 'completed' && status?.status !== 'failed'; i++) {
+        await sleep(100);
+        status = (await api(server.url, 'GET', `/api/v1/image-edit/status/${start.body.edit_id}`, { token: owner.token })).body;
+      }
+      expect(status.status).toBe('completed');
+      const edited = status.result.registration_data[0];
+      expect(edited.annotation_count).toBe(1);
+      await sleep(100);
+      expect(announced).toContain(`${edited.image_id}:1`);
+      // A socket that joins it now starts at that version.
+      const a = await live(owner.token);
+      expect(await a.join(edited.image_id, project.id)).toMatchObject({ type: 'joined', version: 1 });
+    } finally {
+      await stop();
+    }
+  }, 60_000);
+});
+
+describe('presence', () => {
+  it('goes out on join, leave and when a socket drops; one entry per person; a viewer may watch but cannot edit', async () => {
+    const img = await newImage();
+    const viewer = await joinAs(server, owner.token, owner.org.id, 'viewer');
+    const a = await live(owner.token);
+    await a.join(img.id, project.id);
+    const v = await live(viewer.token);
+    const joined = await v.join(img.id, project.id);
+    expect(joined.peers.map((p: any) => [p.user_id, p.can_edit])).toEqual([
+      [owner.userId, true],
+      [viewer.userId, false],
+    ]);
+    expect((await a.next((m) => m.type === 'presence' && m.peers.length === 2)).image_id).toBe(img.id);
+    // A second tab of the same person is not a second peer.
+    const a2 = await live(owner.token);
+    await a2.join(img.id, project.id);
+    expect((await v.next((m) => m.type === 'presence')).peers).toHaveLength(2);
+    a2.close();
+    await v.next((m) => m.type === 'presence');
+    await v.send({ type: 'leave', image_id: img.id });
+    expect((await a.next((m) => m.type === 'presence')).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
+    await v.join(img.id, project.id);
+    await a.next((m) => m.type === 'presence' && m.peers.length === 2);
+    v.socket.terminate(); // dropped without a close frame
+    expect((await a.next((m) => m.type === 'presence', 10_000)).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
+    // A socket that stops answering pings (a lost network) is dropped within two LIVE_PING_MS (200 ms here).
+    const silent = await live(viewer.token);
+    await silent.join(img.id, project.id);
+    await a.next((m) => m.type === 'presence' && m.peers.length === 2);
+    (silent.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    const started = Date.now();
+    expect((await a.next((m) => m.type === 'presence', 5000)).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
+    expect(Date.now() - started).toBeLessThan(1500);
+    // The viewer's changes never reached anyone: they only watched.
+    expect(a.messages.filter((m) => m.type === 'changed' && m.image_id === img.id)).toEqual([]);
+  });
+});
+
+describe('cursor and selection', () => {
+  it('are relayed to the other sockets on the image as peer messages, not back to the sender; a viewer may send both', async () => {
+    const img = await newImage();
+    const viewer = await joinAs(server, owner.token, owner.org.id, 'viewer');
+    const a = await live(owner.token);
+    const v = await live(viewer.token);
+    await a.join(img.id, project.id);
+    await v.join(img.id, project.id);
+    await a.send({ type: 'cursor', image_id: img.id, x: 10.5, y: 20 });
+    expect(await v.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: owner.userId, cursor: { x: 10.5, y: 20 } });
+    await v.send({ type: 'selection', image_id: img.id, ids: ['a', 'b'] });
+    expect(await a.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: viewer.userId, selection: ['a', 'b'] });
+    await sleep(100);
+    expect(a.messages.filter((m) => m.type === 'peer' && m.user_id === owner.userId)).toEqual([]);
+    // Not joined: dropped.
+    const other = await newImage();
+    await a.send({ type: 'cursor', image_id: other.id, x: 1, y: 1 });
+    await sleep(100);
+    expect(v.messages.filter((m) => m.image_id === other.id)).toEqual([]);
+  });
+
+  it(`relays at most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} a second per socket and drops the rest`, async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const b = await live(annotator.token);
+    await a.join(img.id, project.id);
+    await b.join(img.id, project.id);
+    for (let i = 0; i < 60; i++) await a.send({ type: 'cursor', image_id: img.id, x: i, y: i });
+    await sleep(500);
+    const got = b.messages.filter((m) => m.type === 'peer');
+    expect(got).toHaveLength(LIVE_MAX_PEER_MESSAGES_PER_SECOND);
+    expect(got.map((m) => m.cursor.x)).toEqual([...Array(LIVE_MAX_PEER_MESSAGES_PER_SECOND).keys()]);
+    expect(a.socket.readyState).toBe(a.socket.OPEN);
+    await sleep(700);
+    await a.send({ type: 'cursor', image_id: img.id, x: 1000, y: 0 });
+    expect((await b.next((m) => m.type === 'peer')).cursor.x).toBe(1000);
+  });
+});
+
+describe('limits', () => {
+  it('closes 1009 on a message over the size limit', async () => {
+    const a = await live(owner.token);
+    await a.send({ type: 'selection', image_id: '00000000-0000-4000-8000-000000000000', ids: ['x'.repeat(LIVE_MAX_MESSAGE_BYTES)] });
+    expect((await a.closed).code).toBe(1009);
+  });
+
+  it('closes 4429 past the sockets per user (LIVE_MAX_SOCKETS_PER_USER, 3 here); a closed one frees its place', async () => {
+    const user = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const open = [await live(user.token), await live(user.token), await live(user.token)];
+    const fourth = raw();
+    await fourth.send({ type: 'auth', token: user.token });
+    expect((await fourth.closed).code).toBe(4429);
+    open[0]!.close();
+    await open[0]!.closed;
+    await sleep(50);
+    await live(user.token);
+  });
+});
+
+describe('checks while open', () => {
+  it('a revoked API key is disconnected (4401) within LIVE_RECHECK_MS', async () => {
+    const key = await api(server.url, 'POST', '/api/v1/api-keys', { token: owner.token, body: { organization_id: owner.org.id, name: 'to revoke' } });
+    const k = await live(key.body.key);
+    expect((await api(server.url, 'DELETE', `/api/v1/api-keys/${key.body.api_key.id}`, { token: owner.token })).status).toBe(200);
+    const started = Date.now();
+    expect((await k.closed).code).toBe(4401);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('a member removed from the organization is disconnected (4403) from the image they were on', async () => {
+    const img = await newImage();
+    const member = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const m = await live(member.token);
+    expect(await m.join(img.id, project.id)).toMatchObject({ type: 'joined' });
+    expect((await api(server.url, 'DELETE', `/api/v1/organizations/${owner.org.id}/members/${member.userId}`, { token: owner.token })).status).toBe(200);
+    expect((await m.closed).code).toBe(4403);
+    // And they cannot join again.
+    const again = await live(member.token);
+    expect(await again.join(img.id, project.id)).toEqual({ type: 'error', code: 'not_found', image_id: img.id });
+  });
+});
+
+describe('gap recovery', () => {
+  it('a client that missed versions loads the changes since its version; a log swept past it answers 410', async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    const joined = await a.join(img.id, project.id);
+    expect(joined.version).toBe(0);
+    a.socket.terminate(); // offline
+    expect((await saveChanges(img, 0, [box('a'), box('b')])).status).toBe(200);
+    expect((await saveChanges(img, 1, [box('a', 7)], ['b'])).status).toBe(200);
+    // Back: join again, see the version moved past the one held, catch up through changes.
+    const back = await live(owner.token);
+    expect(await back.join(img.id, project.id)).toMatchObject({ version: 2 });
+    const changes = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=0&project_id=${project.id}`, { token: owner.token });
+    expect(changes.status).toBe(200);
+    expect(changes.body).toMatchObject({ since: 0, version: 2, upserts: [box('a', 7)], removed_ids: ['b'] });
+    // A changed whose base is not the version held says the same: ask for changes since the held version.
+    expect((await saveChanges(img, 2, [box('c')])).status).toBe(200);
+    expect(await back.changed(img.id, 3)).toMatchObject({ base_version: 2 });
+    const stranger404 = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=0`, { token: stranger.token });
+    expect(stranger404.status).toBe(404);
+    // The log no longer reaching back: 410 history_expired, and the client loads the whole document.
+    await server.built.ctx.db.execute((await import('drizzle-orm')).sql`DELETE FROM annotation_changes WHERE image_id = ${img.id} AND version = 1`);
+    const gone = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=0`, { token: owner.token });
+    expect(gone.status).toBe(410);
+    expect(gone.body.code).toBe('history_expired');
+  });
+});
