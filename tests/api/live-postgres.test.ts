@@ -1,0 +1,69 @@
+// Live co-editing across two server processes on one PostgreSQL (issue 20): the socket is on one
+// app instance, the save on the other, and `changed` crosses through LISTEN/NOTIFY. Runs when
+// DATABASE_URL names a PostgreSQL server (.ci/run's "API suite on PostgreSQL" stage); skipped
+// otherwise, since PGlite is one process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, uploadImage } from '../fixtures/datasets';
+import { LiveClient } from './support/live';
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
+  let a: TestServer;
+  let b: TestServer;
+  const sockets: LiveClient[] = [];
+  // Both processes sign and verify tokens with one secret and one issuer (PUBLIC_URL), as several
+  // processes behind one address do (README "Configuration").
+  const secret = 'live-two-process-test-secret-0123456789abcdef';
+
+  beforeAll(async () => {
+    a = await startServer({ SUPABASE_JWT_SECRET: secret });
+    if (a.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url });
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of sockets) s.socket.terminate();
+    await b?.stop();
+    await a?.stop();
+  });
+
+  it('a save on one process reaches the sockets on both, the author included, in order', async () => {
+    const owner = await onboardedUser(a);
+    const project = await createProject(a, owner);
+    expect((await api(a.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status).toBe(200);
+    const img = await uploadImage(a, owner, project.id, 'two.png', await png(20, 20));
+    const onA = await LiveClient.ready(a, owner.token);
+    const onB = await LiveClient.ready(b, owner.token);
+    sockets.push(onA, onB);
+    expect(await onA.join(img.id, project.id)).toMatchObject({ type: 'joined', version: 0 });
+    expect(await onB.join(img.id, project.id)).toMatchObject({ type: 'joined', version: 0 });
+
+    const box = (id: string, x: number) => ({ id, name: 'car', bounding_box: { x, y: 1, w: 5, h: 5 }, attributes: [] });
+    const save = (on: TestServer, base: number, upserts: unknown[], removed: string[] = []) =>
+      api(on.url, 'POST', '/api/v1/annotations/save-changes', {
+        token: owner.token,
+        body: { image_id: img.id, project_id: project.id, image_filename: img.filename, base_version: base, upserts, removed_ids: removed },
+      });
+    // Saved on B: A's socket hears it through NOTIFY and reads the change from the database.
+    expect((await save(b, 0, [box('x', 1)])).status).toBe(200);
+    const expected1 = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('x', 1)], removed_ids: [], by: owner.userId };
+    expect(await onA.changed(img.id, 1)).toEqual(expected1);
+    expect(await onB.changed(img.id, 1)).toEqual(expected1);
+    // Saved on A, several in a row: both see every version once, in order.
+    expect((await save(a, 1, [box('x', 2)])).status).toBe(200);
+    expect((await save(a, 2, [box('y', 3)], ['x'])).status).toBe(200);
+    expect((await save(b, 3, [box('y', 4)])).status).toBe(200);
+    await onA.changed(img.id, 4);
+    await onB.changed(img.id, 4);
+    for (const s of [onA, onB]) {
+      expect(s.messages.filter((m) => m.type === 'changed').map((m) => [m.version, m.base_version])).toEqual([
+        [1, 0],
+        [2, 1],
+        [3, 2],
+        [4, 3],
+      ]);
+    }
+    expect((await onB.changed(img.id, 3)).removed_ids).toEqual(['x']);
+  });
+});
