@@ -7,6 +7,8 @@
 // shapes in view, and only the hovered and selected ones when more than MAX_VISIBLE are in view.
 import type { Buffer, DrawCommand, Regl, Texture2D } from 'regl';
 import fontUrl from '@fontsource-variable/inter/files/inter-latin-wght-normal.woff2?url';
+import type { CameraState } from '../engine';
+import type { Chunk, Shape } from './cells';
 import { labelFrag, labelVert } from './shaders';
 
 /** Above this many shapes in view, only the hovered and selected shapes are labelled. */
@@ -46,6 +48,69 @@ export interface PlacedLabel {
   w: number;
   h: number;
   input: LabelInput;
+}
+
+/** What labelInputs looks at: the renderer's cells and shapes, and the view. */
+export interface LabelScene {
+  cells: Iterable<Chunk>;
+  shapes: ReadonlyMap<string, Shape>;
+  hovered: string | null;
+  /** The selection, in the view's order. */
+  selected: ReadonlySet<string>;
+  hidden: ReadonlySet<string>;
+  camera: CameraState;
+}
+
+/**
+ * The labels to draw: every shape in view (image px) when at most MAX_VISIBLE are, else the
+ * hovered and selected ones only. A cell inside the view counts whole without a look at its
+ * shapes and the count stops past MAX_VISIBLE, so a frame never walks 100k shapes.
+ */
+export function labelInputs(scene: LabelScene, vx0: number, vy0: number, vx1: number, vy1: number): LabelInput[] {
+  const { shapes: byId, hovered, selected, hidden } = scene;
+  const inView = (b: readonly number[]) => !(b[0]! > vx1 || b[2]! < vx0 || b[1]! > vy1 || b[3]! < vy0);
+  let shapes: Shape[] = [];
+  let dense = false;
+  for (const c of scene.cells) {
+    const b = c.bounds;
+    if (!inView(b)) continue;
+    if (b[0] >= vx0 && b[2] <= vx1 && b[1] >= vy0 && b[3] <= vy1 && shapes.length + c.shapes.size > MAX_VISIBLE) dense = true;
+    else {
+      for (const s of c.shapes) {
+        if (!inView(s.bounds) || hidden.has(s.id)) continue;
+        if (shapes.push(s) > MAX_VISIBLE) {
+          dense = true;
+          break;
+        }
+      }
+    }
+    if (dense) break;
+  }
+  if (dense) {
+    shapes = [];
+    const h = hovered ? byId.get(hovered) : undefined;
+    if (h) shapes.push(h);
+    let looked = 0;
+    for (const id of selected) {
+      if (shapes.length >= MAX_LABELS || ++looked > 5000) break;
+      const s = byId.get(id);
+      if (s && s !== h && inView(s.bounds)) shapes.push(s);
+    }
+    shapes = shapes.filter((s) => !hidden.has(s.id));
+  }
+  shapes = shapes.filter((s) => s.label);
+  shapes.sort((a, b) => b.z - a.z); // topmost first: they keep their labels where labels would overlap
+  const { x: cx, y: cy, scale } = scene.camera;
+  // a polyline's label goes at its first point (its bounds' corner may be far from the line)
+  const anchor = (s: Shape, k: 0 | 1) => (s.type === 2 ? s.geom.handles[k]! : s.bounds[k]);
+  return shapes.map((s) => ({
+    text: s.label,
+    color: s.color,
+    ax: anchor(s, 0) * scale + cx,
+    ay: anchor(s, 1) * scale + cy,
+    point: s.type === 3,
+    priority: selected.has(s.id) || hovered === s.id,
+  }));
 }
 
 /**
