@@ -71,7 +71,7 @@ export const LivePeer = z.object({
 export type LivePeer = z.infer<typeof LivePeer>;
 
 export const LiveReady = z.object({ type: z.literal('ready'), user_id: z.string() });
-/** Everyone joined to the image on the server's process, the caller included, one entry per person. */
+/** Everyone joined to the image (on any server process), the caller included, one entry per person. */
 export const LiveJoined = z.object({ type: z.literal('joined'), image_id: z.string(), version: z.number().int(), peers: z.array(LivePeer) });
 export const LiveErrorCode = z.enum(['not_found', 'invalid_message', 'not_authenticated', 'not_joined', 'too_many_joins', 'rate_limited']);
 /** `not_found`: the image does not exist, is in another organization or cannot be read (nothing more is said about it). */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { LiveClient } from './support/live';
+import { joinAs } from './team-harness';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -65,5 +66,32 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
       ]);
     }
     expect((await onB.changed(img.id, 3)).removed_ids).toEqual(['x']);
+  });
+
+  it('presence, cursors and selections cross too: people on different processes see each other', async () => {
+    const owner = await onboardedUser(a);
+    const project = await createProject(a, owner);
+    const img = await uploadImage(a, owner, project.id, 'presence.png', await png(20, 20));
+    const other = await joinAs(a, owner.token, owner.org.id, 'viewer');
+    const onA = await LiveClient.ready(a, owner.token);
+    const onB = await LiveClient.ready(b, other.token);
+    sockets.push(onA, onB);
+    await onA.join(img.id, project.id);
+    await onB.join(img.id, project.id);
+    // A hears B's process announce its room; B's process answers the new room's question with A's people.
+    const seenOnA = await onA.next((m) => m.type === 'presence' && m.peers.length === 2);
+    expect(seenOnA.peers.map((p: any) => [p.user_id, p.can_edit])).toEqual([
+      [owner.userId, true],
+      [other.userId, false],
+    ]);
+    // B sees A's person in `joined` when A's announcement came first, else in a presence after it.
+    await onB.next((m) => (m.type === 'presence' || m.type === 'joined') && m.peers.length === 2, 5000, true);
+    await onA.send({ type: 'cursor', image_id: img.id, x: 3, y: 4 });
+    expect(await onB.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: owner.userId, cursor: { x: 3, y: 4 } });
+    await onB.send({ type: 'selection', image_id: img.id, ids: ['s1'] });
+    expect(await onA.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: other.userId, selection: ['s1'] });
+    // B's socket drops: A's presence loses B's person.
+    onB.socket.terminate();
+    expect((await onA.next((m) => m.type === 'presence' && m.peers.length === 1)).peers[0].user_id).toBe(owner.userId);
   });
 });

@@ -7,6 +7,7 @@
 // each announced version from the change log, so every write path and every process is covered
 // by one mechanism. A room remembers the last version it relayed and reads everything after it,
 // so a lost or late notification is caught up by the next one (and after the listener reconnects).
+// Presence and peer messages of other processes come through ./cluster.ts (PostgreSQL only).
 import type { WebSocket, RawData } from 'ws';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
@@ -30,6 +31,7 @@ import {
   type LiveServerMessage,
 } from '../../contract/live';
 import { RateWindow } from './rate';
+import { LiveCluster } from './cluster';
 
 /** Peers are not sent cursors and selections while this much is waiting to go out to them. */
 const PEER_BACKLOG_BYTES = 1024 * 1024;
@@ -76,10 +78,34 @@ export class LiveHub {
   private readonly rooms = new Map<string, Room>();
   private stopListening: (() => Promise<void>) | null = null;
   private pinger: NodeJS.Timeout | null = null;
+  /** Presence and peer messages shared with the other processes (PostgreSQL only). */
+  private readonly cluster: LiveCluster | null;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.cluster =
+      ctx.database.kind === 'postgres'
+        ? new LiveCluster(
+            ctx,
+            {
+              peersChanged: (imageId) => {
+                const room = this.rooms.get(imageId);
+                if (room) this.presence(room, null);
+              },
+              peerMessage: (imageId, text) => {
+                for (const c of this.rooms.get(imageId)?.clients ?? []) if (c.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(c, text);
+              },
+              localPeers: (imageId) => {
+                const room = this.rooms.get(imageId);
+                return room ? this.localPeersOf(room) : null;
+              },
+            },
+            () => this.rooms.keys(),
+          )
+        : null;
+  }
 
   async start(): Promise<void> {
+    await this.cluster?.start();
     this.stopListening = await this.ctx.database.listen(CHANGES_CHANNEL, (payload) => this.announced(payload), () => this.catchUpAll());
     this.pinger = setInterval(() => this.ping(), this.ctx.config.live.pingMs);
     this.pinger.unref();
@@ -88,6 +114,7 @@ export class LiveHub {
   async stop(): Promise<void> {
     if (this.pinger) clearInterval(this.pinger);
     for (const client of [...this.clients]) this.close(client, 1001, 'Server shutting down');
+    await this.cluster?.stop();
     await this.stopListening?.();
     this.stopListening = null;
   }
@@ -219,6 +246,7 @@ export class LiveHub {
     // until the read answers, the membership takes no `changed`; after it, what the room relayed
     // past that version is sent to this socket alone.
     let room = this.rooms.get(imageId);
+    const fresh = !room;
     if (!room) {
       room = { imageId, clients: new Set(), version: null, pending: 0, chain: Promise.resolve() };
       this.rooms.set(imageId, room);
@@ -231,7 +259,10 @@ export class LiveHub {
     if (client.closed || client.joins.get(imageId) !== membership) return;
     membership.version = version;
     this.send(client, { type: 'joined', image_id: imageId, version, peers: this.peersOf(room) });
-    if (!again) this.presence(room, client);
+    if (!again) {
+      this.presence(room, client);
+      this.cluster?.announce(imageId, this.localPeersOf(room), fresh);
+    }
     if (room.version === null) {
       room.version = version;
       if (room.pending > version) this.catchUp(room, room.pending);
@@ -247,30 +278,30 @@ export class LiveHub {
     room.clients.delete(client);
     if (room.clients.size === 0) this.rooms.delete(imageId);
     else this.presence(room, null);
+    this.cluster?.announce(imageId, room.clients.size === 0 ? [] : this.localPeersOf(room));
   }
 
   /** A cursor or a selection to the room's other sockets (not to those that are behind). */
   private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] }): void {
     const room = client.joins.has(imageId) ? this.rooms.get(imageId) : undefined;
     if (!room) return;
-    const text = JSON.stringify({ type: 'peer', image_id: imageId, user_id: client.user!.id, ...what });
+    const message = { type: 'peer', image_id: imageId, user_id: client.user!.id, ...what };
+    const text = JSON.stringify(message);
     for (const other of room.clients) {
       if (other !== client && other.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(other, text);
     }
+    this.cluster?.relay(imageId, message);
   }
 
   // --- presence
 
-  /** One entry per person in the room; `can_edit` when any of their sockets may edit. */
+  /** One entry per person on the image, on this process and the others; `can_edit` when any of their sockets may edit. */
   private peersOf(room: Room): LivePeer[] {
-    const peers = new Map<string, LivePeer>();
-    for (const c of room.clients) {
-      const canEdit = c.joins.get(room.imageId)?.canEdit ?? false;
-      const known = peers.get(c.user!.id);
-      if (known) known.can_edit ||= canEdit;
-      else peers.set(c.user!.id, { user_id: c.user!.id, name: c.user!.name, color: peerColor(c.user!.id), can_edit: canEdit });
-    }
-    return [...peers.values()];
+    return mergePeers([...this.localPeersOf(room), ...(this.cluster?.peersOn(room.imageId) ?? [])]);
+  }
+
+  private localPeersOf(room: Room): LivePeer[] {
+    return mergePeers([...room.clients].map((c) => ({ user_id: c.user!.id, name: c.user!.name, color: peerColor(c.user!.id), can_edit: c.joins.get(room.imageId)?.canEdit ?? false })));
   }
 
   private presence(room: Room, except: Client | null): void {
@@ -405,4 +436,15 @@ export class LiveHub {
   stats(): { sockets: number; rooms: number } {
     return { sockets: this.clients.size, rooms: this.rooms.size };
   }
+}
+
+/** One entry per user id, in first-seen order; can_edit when any entry of the user's has it. */
+function mergePeers(list: LivePeer[]): LivePeer[] {
+  const peers = new Map<string, LivePeer>();
+  for (const p of list) {
+    const known = peers.get(p.user_id);
+    if (known) known.can_edit ||= p.can_edit;
+    else peers.set(p.user_id, { ...p });
+  }
+  return [...peers.values()];
 }
