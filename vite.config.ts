@@ -30,7 +30,8 @@ export default defineConfig({
   worker: { format: 'es' },
   server: {
     port: 5173,
-    proxy: { '/api': api, '/auth/v1': api, '/storage/v1': api },
+    // The live co-editing socket needs its upgrade proxied (ws); it is listed before /api so it matches first.
+    proxy: { '/api/v1/live': { target: api, ws: true }, '/api': api, '/auth/v1': api, '/storage/v1': api },
   },
   test: {
     include: ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts'],
