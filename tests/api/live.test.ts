@@ -121,6 +121,15 @@ describe('auth', () => {
     expect((await a.closed).code).toBe(4401);
   });
 
+  it('the OpenAPI document describes the socket and the changes call with its 410', async () => {
+    const doc = (await api(server.url, 'GET', '/api/docs/json')).body;
+    const live = doc.paths['/api/v1/live'].get;
+    expect(live.description).toContain('{"type":"auth","token"}');
+    expect(live.description).toContain('"type":"changed"');
+    expect(live.description).toContain('4401');
+    expect(doc.paths['/api/v1/annotations/changes/{imageId}'].get.description).toContain('410 `history_expired`');
+  });
+
   it('a plain GET answers 426 upgrade_required in the API error shape', async () => {
     const res = await api(server.url, 'GET', '/api/v1/live');
     expect(res.status).toBe(426);

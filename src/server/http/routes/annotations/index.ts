@@ -68,7 +68,14 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
     reply.type('application/json; charset=utf-8').send(streamed(await loadDataChunks(ctx, callerOf(request).id, request.params.id, request.query))),
   );
 
-  app.get('/annotations/changes/:imageId', { schema: { tags, params: ImageIdParams, querystring: ChangesQuery, response: { 200: ChangesResponse } } }, async (request) =>
+  // How a client catches up: after a reconnect or a version gap in the live socket's `changed` messages (README "Live co-editing").
+  const changes = {
+    summary: 'The net change since a version (catching up)',
+    description:
+      'The net change from `since` to the current version: apply `removed_ids`, then `upserts`. A live client (WebSocket /api/v1/live) calls it when it missed messages: after a reconnect, or when a `changed` message\'s `base_version` is not the version it holds. ' +
+      'Errors: 410 `history_expired` "The change log no longer reaches back to version <since>: load the annotations again" when the log (ANNOTATION_HISTORY_DAYS) no longer holds every version after `since`: load the whole document with load-data instead; 400 `invalid_version` when `since` is after the current version; 404 for an image of another organization or one the caller cannot read.',
+  };
+  app.get('/annotations/changes/:imageId', { schema: { tags, ...changes, params: ImageIdParams, querystring: ChangesQuery, response: { 200: ChangesResponse } } }, async (request) =>
     changesOf(ctx, callerOf(request).id, request.params.imageId, request.query.since, request.query.project_id),
   );
   app.get('/annotations/history/:imageId', { schema: { tags, params: ImageIdParams, querystring: HistoryQuery, response: { 200: HistoryResponse } } }, async (request) =>
