@@ -2,16 +2,19 @@
 // auth_* tables. routes.ts maps HTTP onto it; the product API's wrappers call it directly.
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
-import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { verify as argonVerify } from '@node-rs/argon2';
 import type { Db } from '../../db/client';
 import { authFlowStates, authIdentities, authRefreshTokens, authSessions, authUsers } from '../../db/schema';
-import { errors } from '../../http/errors';
 import type { AuthSession, AuthUser } from '../types';
 import { GoTrueError, gotrue } from '../gotrue-errors';
-import { ACCESS_TOKEN_TTL_SECONDS, JwtError, constantTimeEqual, hashToken, randomToken, s256, type AmrEntry, type TokenSigner } from './tokens';
-import { userJson, type IdentityRow, type UserRow } from './serialize';
+import { checkPasswordStrength, hashPassword, isBanned, isPlainObject, isUniqueViolation, isUuid, validateEmail, type PkceParams } from './checks';
+import { constantTimeEqual, hashToken, randomToken, s256, type TokenSigner } from './tokens';
+import type { UserRow } from './serialize';
 import { confirmEmailChangeMail, confirmSignupMail, type Mailer } from './mailer';
 import type { ProviderClaims } from './google';
+import { OAuthFlows, type FlowState } from './oauth';
+import { Sessions, type Authenticated, type RequestMeta } from './sessions';
+import { createFlowState, ensureEmailIdentity, findLiveUserByEmail, setIdentityEmail, userJsonById } from './user-rows';
 import {
   ACCOUNT_FAILURE_WINDOW_MS,
   ACCOUNT_FREE_FAILURES,
@@ -28,39 +31,14 @@ import {
   waitInWords,
 } from './throttle';
 
-export const PASSWORD_MIN_LENGTH = 6;
 const CONFIRMATION_TTL_MS = 24 * 3600_000;
 /** How long the auth code from a callback or e-mail link can be exchanged (GoTrue: 5 minutes). */
 const AUTH_CODE_TTL_MS = 5 * 60_000;
-/** How long a started Google sign-in may take before its callback is refused. */
-const OAUTH_FLOW_TTL_MS = 10 * 60_000;
-const SESSION_CACHE_TTL_MS = 10_000;
-const SESSION_CACHE_MAX = 20_000;
-// The HTML5 e-mail pattern, as GoTrue validates addresses.
-const EMAIL_RE = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-type Exec = Db | Tx;
-type SessionRow = typeof authSessions.$inferSelect;
-
-export interface RequestMeta {
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** The caller of a GoTrue endpoint, after requireAuthentication. */
-export interface Authenticated {
-  user: UserRow;
-  session: SessionRow | null;
-  claims: Record<string, unknown>;
-}
+export { PASSWORD_MIN_LENGTH, checkPasswordStrength, hashPassword, isPlainObject, isUuid, parsePkce, validateEmail, type PkceParams } from './checks';
+export type { Authenticated, RequestMeta } from './sessions';
 
 export type SignUpResult = { kind: 'session'; session: AuthSession } | { kind: 'user'; user: Record<string, unknown> };
-
-export interface PkceParams {
-  codeChallenge: string | null;
-  codeChallengeMethod: 's256' | 'plain' | null;
-}
 
 export interface ServiceOptions {
   publicUrl: string;
@@ -69,56 +47,9 @@ export interface ServiceOptions {
   mailer: Mailer | null;
 }
 
-export function validateEmail(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.trim() === '') throw gotrue.validation('An email address is required');
-  const email = raw.trim().toLowerCase();
-  if (email.length > 255) throw gotrue.validation('An email address is too long');
-  if (!EMAIL_RE.test(email)) throw gotrue.badRequest('email_address_invalid', 'Unable to validate email address: invalid format');
-  return email;
-}
-
-export function checkPasswordStrength(password: string): void {
-  // Length in characters (code points), as GoTrue counts it.
-  if ([...password].length < PASSWORD_MIN_LENGTH) throw gotrue.weakPassword(PASSWORD_MIN_LENGTH);
-}
-
-export function parsePkce(challenge: unknown, method: unknown): PkceParams {
-  const c = typeof challenge === 'string' ? challenge : '';
-  const m = typeof method === 'string' ? method.toLowerCase() : '';
-  if (!c && !m) return { codeChallenge: null, codeChallengeMethod: null };
-  if (!c || !m) throw gotrue.validation('PKCE flow requires code_challenge_method and code_challenge');
-  if (m !== 's256' && m !== 'plain') throw gotrue.validation(`Unsupported code_challenge_method, supported methods are 'S256' or 'plain'`);
-  if (c.length < 43 || c.length > 128 || !/^[A-Za-z0-9._~-]+$/.test(c)) throw gotrue.validation('code challenge has to be between 43 and 128 characters long');
-  return { codeChallenge: c, codeChallengeMethod: m };
-}
-
-/** A small, short-lived memory of which sessions are live, so the product API does not hit the
- * database on every request. Revocations in this process drop entries at once. */
-class SessionCache {
-  private readonly entries = new Map<string, { userId: string; live: boolean; bannedUntil: number; until: number }>();
-
-  get(sessionId: string) {
-    const e = this.entries.get(sessionId);
-    if (!e || e.until < Date.now()) return null;
-    return e;
-  }
-
-  set(sessionId: string, userId: string, live: boolean, bannedUntil: number) {
-    if (this.entries.size >= SESSION_CACHE_MAX) this.entries.clear();
-    this.entries.set(sessionId, { userId, live, bannedUntil, until: Date.now() + SESSION_CACHE_TTL_MS });
-  }
-
-  dropSessions(ids: string[]) {
-    for (const id of ids) this.entries.delete(id);
-  }
-
-  dropUser(userId: string) {
-    for (const [id, e] of this.entries) if (e.userId === userId) this.entries.delete(id);
-  }
-}
-
 export class EmbeddedAuthService {
-  private readonly cache = new SessionCache();
+  private readonly sessions: Sessions;
+  private readonly oauth: OAuthFlows;
   private dummyHash: Promise<string> | null = null;
   private readonly failedSignIns = new WindowLimit(SIGN_IN_FAILURES_PER_PAIR);
   private readonly accountBackoff = new AccountBackoff(ACCOUNT_FREE_FAILURES, ACCOUNT_MAX_WAIT_S, ACCOUNT_FAILURE_WINDOW_MS);
@@ -133,7 +64,10 @@ export class EmbeddedAuthService {
   constructor(
     private readonly db: Db,
     private readonly opts: ServiceOptions,
-  ) {}
+  ) {
+    this.sessions = new Sessions(db, opts.signer);
+    this.oauth = new OAuthFlows(db, this.sessions, this.autoconfirm);
+  }
 
   get autoconfirm(): boolean {
     return this.opts.mailer === null;
@@ -155,7 +89,7 @@ export class EmbeddedAuthService {
     // addresses from others.
     if (this.opts.mailer) this.takeAddressMail(meta.ip);
 
-    const existing = await this.findLiveUserByEmail(this.db, email);
+    const existing = await findLiveUserByEmail(this.db, email);
     if (existing) return this.repeatedSignUp(existing, data, input.pkce, input.redirectTo);
 
     // Hash outside any transaction: it is deliberately slow.
@@ -192,13 +126,13 @@ export class EmbeddedAuthService {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Lost a race with a concurrent sign-up of the same address.
-      const winner = await this.findLiveUserByEmail(this.db, email);
+      const winner = await findLiveUserByEmail(this.db, email);
       if (!winner) throw err;
       return this.repeatedSignUp(winner, data, input.pkce, input.redirectTo);
     }
 
     if (this.autoconfirm) {
-      const session = await this.db.transaction((tx) => this.issueSession(tx, user, 'password', meta));
+      const session = await this.db.transaction((tx) => this.sessions.issueSession(tx, user, 'password', meta));
       return { kind: 'session', session };
     }
     try {
@@ -208,7 +142,7 @@ export class EmbeddedAuthService {
       await this.db.delete(authUsers).where(eq(authUsers.id, user.id));
       throw err;
     }
-    return { kind: 'user', user: await this.userJsonById(this.db, user.id) };
+    return { kind: 'user', user: await userJsonById(this.db, user.id) };
   }
 
   /** GoTrue's answer when the address is taken: an error with auto-confirm on; otherwise an
@@ -221,7 +155,7 @@ export class EmbeddedAuthService {
       const wait = sentAt + MAIL_MIN_INTERVAL_MS - Date.now();
       if (wait > 0) throw gotrue.tooManyEmails(Math.ceil(wait / 1000));
       await this.sendSignupConfirmation(existing, pkce, redirectTo);
-      return { kind: 'user', user: await this.userJsonById(this.db, existing.id) };
+      return { kind: 'user', user: await userJsonById(this.db, existing.id) };
     }
     const now = new Date().toISOString();
     return {
@@ -252,7 +186,7 @@ export class EmbeddedAuthService {
     await this.db.transaction(async (tx) => {
       await tx.update(authUsers).set({ confirmationToken: hashToken(token), confirmationSentAt: new Date() }).where(eq(authUsers.id, user.id));
       await tx.delete(authFlowStates).where(and(eq(authFlowStates.userId, user.id), eq(authFlowStates.provider, 'email')));
-      if (pkce.codeChallenge) await this.createFlowState(tx, { provider: 'email', pkce, redirectTo, userId: user.id });
+      if (pkce.codeChallenge) await createFlowState(tx, { provider: 'email', pkce, redirectTo, userId: user.id });
     });
     try {
       await mailer.send(confirmSignupMail(user.email, this.verifyLink(token, 'signup', redirectTo)));
@@ -295,7 +229,7 @@ export class EmbeddedAuthService {
     const wait = Math.max(this.failedSignIns.retryAfter(limitKey), this.accountBackoff.retryAfter(email));
     if (wait > 0) throw gotrue.tooManyRequests(wait, `Too many failed sign-in attempts. Try again in ${wait} seconds.`);
     this.maybeCleanUp();
-    const user = await this.findLiveUserByEmail(this.db, email);
+    const user = await findLiveUserByEmail(this.db, email);
     if (!user || !user.encryptedPassword) {
       // Spend the same time as a real check, so timing does not tell which addresses exist.
       await argonVerify(await this.getDummyHash(), password).catch(() => false);
@@ -313,7 +247,7 @@ export class EmbeddedAuthService {
     this.accountBackoff.clear(email);
     if (isBanned(user)) throw gotrue.badRequest('user_banned', 'User is banned');
     if (!user.emailConfirmedAt) throw gotrue.badRequest('email_not_confirmed', 'Email not confirmed');
-    return this.db.transaction((tx) => this.issueSession(tx, user, 'password', meta));
+    return this.db.transaction((tx) => this.sessions.issueSession(tx, user, 'password', meta));
   }
 
   async refreshGrant(refreshToken: unknown, meta: RequestMeta): Promise<AuthSession> {
@@ -330,7 +264,7 @@ export class EmbeddedAuthService {
       if (row.revoked) {
         // A refresh token is good for one use. Seeing one again means it leaked (or a client lost
         // an answer): end the whole session, so whatever was derived from it stops working too.
-        if (!session.revokedAt) await this.revokeSessionsWhere(tx, eq(authSessions.id, session.id), { keepRefreshTokens: true });
+        if (!session.revokedAt) await this.sessions.revokeSessionsWhere(tx, eq(authSessions.id, session.id), { keepRefreshTokens: true });
         return { error: gotrue.badRequest('refresh_token_already_used', 'Invalid Refresh Token: Already Used') };
       }
       if (session.revokedAt) return { error: gotrue.badRequest('refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found') };
@@ -342,7 +276,7 @@ export class EmbeddedAuthService {
       const next = randomToken();
       await tx.insert(authRefreshTokens).values({ tokenHash: hashToken(next), sessionId: session.id, userId: user.id, parentId: row.id });
       await tx.update(authSessions).set({ updatedAt: new Date(), ip: meta.ip ?? session.ip, userAgent: meta.userAgent ?? session.userAgent }).where(eq(authSessions.id, session.id));
-      return { session: await this.sessionResponse(tx, user, session, next) };
+      return { session: await this.sessions.sessionResponse(tx, user, session, next) };
     });
     if ('error' in outcome) throw outcome.error;
     return outcome.session;
@@ -370,7 +304,7 @@ export class EmbeddedAuthService {
       if (!user || user.deletedAt) return { error: gotrue.notFound('user_not_found', 'User not found') };
       if (isBanned(user)) return { error: gotrue.badRequest('user_banned', 'User is banned') };
       const method = flow.provider === 'email' ? 'email/signup' : flow.provider === 'email_change' ? 'email_change' : 'oauth';
-      return { session: await this.issueSession(tx, user, method, meta) };
+      return { session: await this.sessions.issueSession(tx, user, method, meta) };
     });
     if ('error' in outcome) throw outcome.error;
     return outcome.session;
@@ -378,152 +312,28 @@ export class EmbeddedAuthService {
 
   // ---------------------------------------------------------------- sessions and tokens
 
-  private async issueSession(tx: Exec, user: UserRow, method: string, meta: RequestMeta): Promise<AuthSession> {
-    const now = new Date();
-    const amr: AmrEntry[] = [{ method, timestamp: Math.floor(now.getTime() / 1000) }];
-    const [session] = await tx
-      .insert(authSessions)
-      .values({ id: randomUUID(), userId: user.id, aal: 'aal1', amr, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null, createdAt: now, updatedAt: now })
-      .returning();
-    const refresh = randomToken();
-    await tx.insert(authRefreshTokens).values({ tokenHash: hashToken(refresh), sessionId: session.id, userId: user.id });
-    const [updated] = await tx.update(authUsers).set({ lastSignInAt: now }).where(eq(authUsers.id, user.id)).returning();
-    return this.sessionResponse(tx, updated, session, refresh);
-  }
-
-  private async sessionResponse(tx: Exec, user: UserRow, session: SessionRow, refreshToken: string): Promise<AuthSession> {
-    const { token, expiresAt } = await this.opts.signer.accessToken({
-      sub: user.id,
-      email: user.email,
-      phone: '',
-      app_metadata: user.appMetaData ?? {},
-      user_metadata: user.userMetaData ?? {},
-      role: 'authenticated',
-      aal: session.aal,
-      amr: session.amr,
-      session_id: session.id,
-      is_anonymous: false,
-    });
-    return {
-      access_token: token,
-      token_type: 'bearer',
-      expires_in: ACCESS_TOKEN_TTL_SECONDS,
-      expires_at: expiresAt,
-      refresh_token: refreshToken,
-      user: userJson(user, await this.identitiesOf(tx, user.id)),
-    };
-  }
-
   /** GoTrue's requireAuthentication: a valid JWT whose user and session still exist. */
-  async authenticate(bearer: string | null): Promise<Authenticated> {
-    if (!bearer) throw gotrue.noAuthorization();
-    let claims: Record<string, unknown>;
-    try {
-      claims = await this.opts.signer.verify(bearer);
-    } catch (err) {
-      throw gotrue.badJwt(err instanceof JwtError ? err.message : 'token is malformed');
-    }
-    if (typeof claims.sub !== 'string' || claims.sub === '') throw gotrue.badJwt('invalid claim: missing sub claim');
-    if (!isUuid(claims.sub)) throw gotrue.badRequest('bad_jwt', 'invalid claim: sub claim must be a UUID');
-    const [user] = await this.db.select().from(authUsers).where(eq(authUsers.id, claims.sub));
-    if (!user || user.deletedAt) throw gotrue.userNotFoundFromJwt();
-    let session: SessionRow | null = null;
-    if (typeof claims.session_id === 'string' && claims.session_id) {
-      if (!isUuid(claims.session_id)) throw gotrue.sessionNotFound();
-      const [row] = await this.db.select().from(authSessions).where(eq(authSessions.id, claims.session_id));
-      if (!row || row.revokedAt || row.userId !== user.id) throw gotrue.sessionNotFound();
-      session = row;
-    }
-    return { user, session, claims };
+  authenticate(bearer: string | null): Promise<Authenticated> {
+    return this.sessions.authenticate(bearer);
   }
 
   /** The product API's check: signature, expiry, audience, then a live session of a live user. */
-  async sessionIsLive(sessionId: string, userId: string): Promise<boolean> {
-    const [row] = await this.db
-      .select({ userId: authSessions.userId, revokedAt: authSessions.revokedAt, deletedAt: authUsers.deletedAt })
-      .from(authSessions)
-      .innerJoin(authUsers, eq(authUsers.id, authSessions.userId))
-      .where(eq(authSessions.id, sessionId));
-    const live = Boolean(row && row.userId === userId && !row.revokedAt && !row.deletedAt);
-    if (!live) this.cache.dropSessions([sessionId]);
-    return live;
+  sessionIsLive(sessionId: string, userId: string): Promise<boolean> {
+    return this.sessions.sessionIsLive(sessionId, userId);
   }
 
-  async verifyAccessToken(token: string): Promise<AuthUser> {
-    let claims: Record<string, unknown>;
-    try {
-      claims = await this.opts.signer.verify(token);
-    } catch {
-      throw errors.unauthorized('Invalid or expired token', 'bad_jwt');
-    }
-    const aud = claims.aud;
-    const audOk = aud === 'authenticated' || (Array.isArray(aud) && aud.includes('authenticated'));
-    if (!audOk || claims.iss !== this.opts.signer.issuer || claims.role !== 'authenticated' || typeof claims.sub !== 'string' || !isUuid(claims.sub)) {
-      throw errors.unauthorized('Invalid or expired token', 'bad_jwt');
-    }
-    const userId = claims.sub;
-    const sessionId = typeof claims.session_id === 'string' && claims.session_id ? claims.session_id : null;
-    if (sessionId) {
-      if (!isUuid(sessionId)) throw errors.unauthorized('Invalid or expired token', 'session_not_found');
-      let entry = this.cache.get(sessionId);
-      if (!entry) {
-        const rows = await this.db
-          .select({ userId: authSessions.userId, revokedAt: authSessions.revokedAt, deletedAt: authUsers.deletedAt, bannedUntil: authUsers.bannedUntil })
-          .from(authSessions)
-          .innerJoin(authUsers, eq(authUsers.id, authSessions.userId))
-          .where(eq(authSessions.id, sessionId));
-        const row = rows[0];
-        const live = Boolean(row && !row.revokedAt && !row.deletedAt);
-        this.cache.set(sessionId, row?.userId ?? '', live, row?.bannedUntil?.getTime() ?? 0);
-        entry = this.cache.get(sessionId)!;
-      }
-      if (!entry.live || entry.userId !== userId) throw errors.unauthorized('Invalid or expired token', 'session_not_found');
-      if (entry.bannedUntil > Date.now()) throw errors.unauthorized('This account is suspended', 'user_banned');
-    } else {
-      // Tokens minted without a session (only possible with the signing secret) still need a live user.
-      const [user] = await this.db.select().from(authUsers).where(eq(authUsers.id, userId));
-      if (!user || user.deletedAt) throw errors.unauthorized('Invalid or expired token', 'user_not_found');
-      if (isBanned(user)) throw errors.unauthorized('This account is suspended', 'user_banned');
-    }
-    return {
-      id: userId,
-      email: typeof claims.email === 'string' ? claims.email : '',
-      sessionId,
-      role: 'authenticated',
-      userMetadata: isPlainObject(claims.user_metadata) ? claims.user_metadata : {},
-    };
+  verifyAccessToken(token: string): Promise<AuthUser> {
+    return this.sessions.verifyAccessToken(token);
   }
 
-  async logout(auth: Authenticated, scopeRaw: string | undefined): Promise<void> {
-    const scope = scopeRaw ?? 'global';
-    if (!['global', 'local', 'others', ''].includes(scope)) throw gotrue.validation(`Unsupported logout scope "${scope}"`);
-    const userId = auth.user.id;
-    const sessionId = auth.session?.id ?? null;
-    await this.db.transaction(async (tx) => {
-      if (sessionId && scope === 'local') await this.revokeSessionsWhere(tx, eq(authSessions.id, sessionId));
-      else if (sessionId && scope === 'others') await this.revokeSessionsWhere(tx, and(eq(authSessions.userId, userId), ne(authSessions.id, sessionId))!);
-      else await this.revokeSessionsWhere(tx, eq(authSessions.userId, userId));
-    });
-  }
-
-  /** Ends sessions: their access tokens are refused from now on and their refresh tokens are gone
-   * (kept, already marked used, when ending a session for refresh-token reuse). */
-  private async revokeSessionsWhere(tx: Exec, where: ReturnType<typeof eq>, opts: { keepRefreshTokens?: boolean } = {}): Promise<string[]> {
-    const rows = await tx
-      .update(authSessions)
-      .set({ revokedAt: new Date() })
-      .where(and(where, isNull(authSessions.revokedAt)))
-      .returning({ id: authSessions.id });
-    const ids = rows.map((r) => r.id);
-    if (ids.length && !opts.keepRefreshTokens) await tx.delete(authRefreshTokens).where(inArray(authRefreshTokens.sessionId, ids));
-    this.cache.dropSessions(ids);
-    return ids;
+  logout(auth: Authenticated, scopeRaw: string | undefined): Promise<void> {
+    return this.sessions.logout(auth, scopeRaw);
   }
 
   // ---------------------------------------------------------------- the user
 
   async getUser(auth: Authenticated): Promise<Record<string, unknown>> {
-    return this.userJsonById(this.db, auth.user.id);
+    return userJsonById(this.db, auth.user.id);
   }
 
   async updateUser(auth: Authenticated, body: Record<string, unknown>, pkce: PkceParams, redirectTo: string, meta: RequestMeta): Promise<Record<string, unknown>> {
@@ -555,7 +365,7 @@ export class EmbeddedAuthService {
       newEmail = validateEmail(body.email);
       if (newEmail === user.email) newEmail = null;
       else {
-        const taken = await this.findLiveUserByEmail(this.db, newEmail);
+        const taken = await findLiveUserByEmail(this.db, newEmail);
         if (taken) throw gotrue.unprocessable('email_exists', 'A user with this email address has already been registered');
         if (this.autoconfirm) {
           patch.email = newEmail;
@@ -579,15 +389,15 @@ export class EmbeddedAuthService {
         if (Object.keys(patch).length) {
           await tx.update(authUsers).set({ ...patch, updatedAt: new Date() }).where(eq(authUsers.id, user.id));
         }
-        if (patch.email) await this.setIdentityEmail(tx, user.id, patch.email);
+        if (patch.email) await setIdentityEmail(tx, user.id, patch.email);
         if (passwordChanged) {
           // Like GoTrue: a new password signs out every other session.
-          if (auth.session) await this.revokeSessionsWhere(tx, and(eq(authSessions.userId, user.id), ne(authSessions.id, auth.session.id))!);
-          await this.ensureEmailIdentity(tx, user);
+          if (auth.session) await this.sessions.revokeSessionsWhere(tx, and(eq(authSessions.userId, user.id), ne(authSessions.id, auth.session.id))!);
+          await ensureEmailIdentity(tx, user);
         }
         if (emailChangeToken && pkce.codeChallenge) {
           await tx.delete(authFlowStates).where(and(eq(authFlowStates.userId, user.id), eq(authFlowStates.provider, 'email_change')));
-          await this.createFlowState(tx, { provider: 'email_change', pkce, redirectTo, userId: user.id });
+          await createFlowState(tx, { provider: 'email_change', pkce, redirectTo, userId: user.id });
         }
       });
     } catch (err) {
@@ -601,36 +411,7 @@ export class EmbeddedAuthService {
         throw new GoTrueError(500, 'unexpected_failure', 'Error sending email change email').withCause(err);
       }
     }
-    return this.userJsonById(this.db, user.id);
-  }
-
-  private async setIdentityEmail(tx: Exec, userId: string, email: string): Promise<void> {
-    await tx
-      .update(authIdentities)
-      .set({ identityData: sql`${authIdentities.identityData} || ${JSON.stringify({ email })}::jsonb`, updatedAt: new Date() })
-      .where(and(eq(authIdentities.userId, userId), eq(authIdentities.provider, 'email')));
-  }
-
-  /** A Google-only account that sets a password can then also sign in with e-mail and password. */
-  private async ensureEmailIdentity(tx: Exec, user: UserRow): Promise<void> {
-    const [has] = await tx.select({ id: authIdentities.id }).from(authIdentities).where(and(eq(authIdentities.userId, user.id), eq(authIdentities.provider, 'email')));
-    if (has) return;
-    const now = new Date();
-    await tx.insert(authIdentities).values({
-      id: randomUUID(),
-      userId: user.id,
-      provider: 'email',
-      providerId: user.id,
-      identityData: { sub: user.id, email: user.email, email_verified: Boolean(user.emailConfirmedAt), phone_verified: false },
-      createdAt: now,
-      updatedAt: now,
-    });
-    const providers = new Set(Array.isArray(user.appMetaData?.providers) ? (user.appMetaData.providers as string[]) : []);
-    providers.add('email');
-    await tx
-      .update(authUsers)
-      .set({ appMetaData: { ...(user.appMetaData ?? {}), providers: [...providers] } })
-      .where(eq(authUsers.id, user.id));
+    return userJsonById(this.db, user.id);
   }
 
   // ---------------------------------------------------------------- e-mail links
@@ -652,14 +433,14 @@ export class EmbeddedAuthService {
       let updated: UserRow;
       if (isChange) {
         const newEmail = user.emailChange!;
-        const taken = await this.findLiveUserByEmail(tx, newEmail);
+        const taken = await findLiveUserByEmail(tx, newEmail);
         if (taken && taken.id !== user.id) return { error: gotrue.unprocessable('email_exists', 'A user with this email address has already been registered') };
         [updated] = await tx
           .update(authUsers)
           .set({ email: newEmail, emailChange: null, emailChangeToken: null, emailChangeSentAt: null, emailConfirmedAt: user.emailConfirmedAt ?? now, updatedAt: now })
           .where(eq(authUsers.id, user.id))
           .returning();
-        await this.setIdentityEmail(tx, user.id, newEmail);
+        await setIdentityEmail(tx, user.id, newEmail);
       } else {
         [updated] = await tx
           .update(authUsers)
@@ -683,7 +464,7 @@ export class EmbeddedAuthService {
         await tx.update(authFlowStates).set({ authCode: hashToken(code), authCodeIssuedAt: now }).where(eq(authFlowStates.id, flow.id));
         return { user: updated, authCode: code, session: null, redirectTo: flow.redirectTo };
       }
-      const session = await this.issueSession(tx, updated, isChange ? 'email_change' : 'email/signup', meta);
+      const session = await this.sessions.issueSession(tx, updated, isChange ? 'email_change' : 'email/signup', meta);
       return { user: updated, authCode: null, session, redirectTo: null };
     });
     if ('error' in outcome) throw outcome.error;
@@ -692,102 +473,24 @@ export class EmbeddedAuthService {
 
   // ---------------------------------------------------------------- OAuth (Google)
 
-  async startOAuthFlow(p: { provider: string; pkce: PkceParams; redirectTo: string; nonce: string; codeVerifier: string }): Promise<string> {
+  startOAuthFlow(p: { provider: string; pkce: PkceParams; redirectTo: string; nonce: string; codeVerifier: string }): Promise<string> {
     this.maybeCleanUp();
-    const id = randomUUID();
-    await this.db.insert(authFlowStates).values({
-      id,
-      provider: p.provider,
-      codeChallenge: p.pkce.codeChallenge ?? '',
-      codeChallengeMethod: p.pkce.codeChallengeMethod ?? '',
-      redirectTo: p.redirectTo,
-      oidcNonce: p.nonce,
-      oidcCodeVerifier: p.codeVerifier,
-    });
-    return id;
+    return this.oauth.start(p);
   }
 
   /** The flow a callback's `state` names, if it is still young enough. */
-  async findOAuthFlow(state: string): Promise<typeof authFlowStates.$inferSelect | null> {
-    if (!isUuid(state)) return null;
-    const [flow] = await this.db.select().from(authFlowStates).where(and(eq(authFlowStates.id, state), isNull(authFlowStates.authCode)));
-    if (!flow || flow.provider === 'email' || flow.provider === 'email_change') return null;
-    if (flow.createdAt.getTime() + OAUTH_FLOW_TTL_MS < Date.now()) {
-      await this.db.delete(authFlowStates).where(eq(authFlowStates.id, flow.id));
-      return null;
-    }
-    return flow;
+  findOAuthFlow(state: string): Promise<FlowState | null> {
+    return this.oauth.find(state);
   }
 
   /** After the provider vouched for `claims`: find or create the user, then either an auth code
    * (PKCE) or a session (implicit flow). Consumes the flow state's OIDC secrets. */
-  async completeOAuthFlow(flow: typeof authFlowStates.$inferSelect, claims: ProviderClaims, meta: RequestMeta): Promise<{ authCode: string | null; session: AuthSession | null }> {
-    const provider = flow.provider;
-    const outcome = await this.db.transaction(async (tx) => {
-      const now = new Date();
-      let user: UserRow | undefined;
-      const [identity] = await tx.select().from(authIdentities).where(and(eq(authIdentities.provider, provider), eq(authIdentities.providerId, claims.sub)));
-      if (identity) {
-        [user] = await tx.select().from(authUsers).where(eq(authUsers.id, identity.userId));
-        await tx.update(authIdentities).set({ identityData: claims.data, lastSignInAt: now, updatedAt: now }).where(eq(authIdentities.id, identity.id));
-      }
-      if (!user) {
-        if (!claims.email) return { error: gotrue.unprocessable('provider_email_needs_verification', `Error getting user email from external provider`) };
-        const existing = await this.findLiveUserByEmail(tx, claims.email);
-        if (existing) {
-          if (!claims.emailVerified) {
-            return { error: gotrue.unprocessable('provider_email_needs_verification', `Unverified email with ${provider}. Verify the email with ${provider} or sign in with your password.`) };
-          }
-          const providers = new Set(Array.isArray(existing.appMetaData?.providers) ? (existing.appMetaData.providers as string[]) : []);
-          providers.add(provider);
-          const patch: Partial<typeof authUsers.$inferInsert> = { appMetaData: { ...(existing.appMetaData ?? {}), providers: [...providers] }, updatedAt: now };
-          if (!existing.emailConfirmedAt) {
-            // Someone signed up with this address but never proved it; the provider just did.
-            // Drop the unproven password so that whoever set it cannot get into this account.
-            patch.emailConfirmedAt = now;
-            patch.encryptedPassword = null;
-            patch.confirmationToken = null;
-            await tx.delete(authIdentities).where(and(eq(authIdentities.userId, existing.id), eq(authIdentities.provider, 'email')));
-          }
-          [user] = await tx.update(authUsers).set(patch).where(eq(authUsers.id, existing.id)).returning();
-        } else {
-          const id = randomUUID();
-          [user] = await tx
-            .insert(authUsers)
-            .values({
-              id,
-              email: claims.email,
-              emailConfirmedAt: claims.emailVerified || this.autoconfirm ? now : null,
-              userMetaData: claims.data,
-              appMetaData: { provider, providers: [provider] },
-              createdAt: now,
-              updatedAt: now,
-            })
-            .returning();
-        }
-        await tx.insert(authIdentities).values({ id: randomUUID(), userId: user.id, provider, providerId: claims.sub, identityData: claims.data, lastSignInAt: now, createdAt: now, updatedAt: now });
-      }
-      if (user.deletedAt) return { error: gotrue.notFound('user_not_found', 'User not found') };
-      if (isBanned(user)) return { error: gotrue.badRequest('user_banned', 'User is banned') };
-      if (!user.emailConfirmedAt) return { error: gotrue.unprocessable('provider_email_needs_verification', `Unverified email with ${provider}. Verify the email with ${provider} and try again.`) };
-      if (flow.codeChallenge) {
-        const code = randomUUID();
-        // The OIDC secrets are spent; keep only what the code exchange needs.
-        await tx
-          .update(authFlowStates)
-          .set({ authCode: hashToken(code), authCodeIssuedAt: now, userId: user.id, oidcNonce: '', oidcCodeVerifier: '' })
-          .where(eq(authFlowStates.id, flow.id));
-        return { authCode: code, session: null };
-      }
-      await tx.delete(authFlowStates).where(eq(authFlowStates.id, flow.id));
-      return { authCode: null, session: await this.issueSession(tx, user, 'oauth', meta) };
-    });
-    if ('error' in outcome) throw outcome.error;
-    return outcome;
+  completeOAuthFlow(flow: FlowState, claims: ProviderClaims, meta: RequestMeta): Promise<{ authCode: string | null; session: AuthSession | null }> {
+    return this.oauth.complete(flow, claims, meta);
   }
 
-  async dropFlow(id: string): Promise<void> {
-    await this.db.delete(authFlowStates).where(eq(authFlowStates.id, id));
+  dropFlow(id: string): Promise<void> {
+    return this.oauth.drop(id);
   }
 
   // ---------------------------------------------------------------- admin
@@ -803,13 +506,13 @@ export class EmbeddedAuthService {
         .where(and(eq(authUsers.id, userId), isNull(authUsers.deletedAt)))
         .returning({ id: authUsers.id });
       if (!row) return false;
-      await this.revokeSessionsWhere(tx, eq(authSessions.userId, userId));
+      await this.sessions.revokeSessionsWhere(tx, eq(authSessions.userId, userId));
       await tx.delete(authRefreshTokens).where(eq(authRefreshTokens.userId, userId));
       await tx.delete(authIdentities).where(eq(authIdentities.userId, userId));
       await tx.delete(authFlowStates).where(eq(authFlowStates.userId, userId));
       return true;
     });
-    this.cache.dropUser(userId);
+    this.sessions.dropUser(userId);
     return found;
   }
 
@@ -830,63 +533,8 @@ export class EmbeddedAuthService {
     });
   }
 
-  private async createFlowState(tx: Exec, p: { provider: string; pkce: PkceParams; redirectTo: string; userId: string }): Promise<void> {
-    await tx.insert(authFlowStates).values({
-      id: randomUUID(),
-      provider: p.provider,
-      codeChallenge: p.pkce.codeChallenge ?? '',
-      codeChallengeMethod: p.pkce.codeChallengeMethod ?? '',
-      redirectTo: p.redirectTo,
-      oidcNonce: '',
-      oidcCodeVerifier: '',
-      userId: p.userId,
-    });
-  }
-
-  private async findLiveUserByEmail(tx: Exec, email: string): Promise<UserRow | null> {
-    const [row] = await tx
-      .select()
-      .from(authUsers)
-      .where(and(sql`lower(${authUsers.email}) = ${email.toLowerCase()}`, isNull(authUsers.deletedAt)));
-    return row ?? null;
-  }
-
-  private identitiesOf(tx: Exec, userId: string): Promise<IdentityRow[]> {
-    return tx.select().from(authIdentities).where(eq(authIdentities.userId, userId)).orderBy(authIdentities.createdAt);
-  }
-
-  private async userJsonById(tx: Exec, userId: string): Promise<Record<string, unknown>> {
-    const [user] = await tx.select().from(authUsers).where(eq(authUsers.id, userId));
-    if (!user) throw gotrue.notFound('user_not_found', 'User not found');
-    return userJson(user, await this.identitiesOf(tx, userId));
-  }
-
   private getDummyHash(): Promise<string> {
     this.dummyHash ??= hashPassword(randomToken());
     return this.dummyHash;
   }
-}
-
-/** argon2id (the library's default algorithm) with its default cost: 19 MiB, 2 passes. */
-export function hashPassword(password: string): Promise<string> {
-  return argonHash(password);
-}
-
-function isBanned(user: UserRow): boolean {
-  return Boolean(user.bannedUntil && user.bannedUntil.getTime() > Date.now());
-}
-
-export function isUuid(s: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }
