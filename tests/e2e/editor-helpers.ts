@@ -106,15 +106,43 @@ export async function openEditorImage(page: Page, name: string) {
   await expect(page.getByTestId('editor-canvas')).toBeVisible();
 }
 
-/** Draws a box with the Bounding Box tool between two canvas points. */
-export async function drawBox(page: Page, from: [number, number], to: [number, number]) {
-  await page.keyboard.press('b');
-  const b = (await page.getByTestId('editor-canvas').boundingBox())!;
+/** Opens an image from the project's Data tab (the page must show it) and waits until it is drawn. */
+export async function openFromDataTab(page: Page, name: string) {
+  await page.getByRole('button', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+}
+
+/** The editor canvas's box on the page: canvas points below are relative to its top-left corner. */
+export async function canvasBox(page: Page) {
+  const box = await page.getByTestId('editor-canvas').boundingBox();
+  if (!box) throw new Error('no canvas');
+  return box;
+}
+
+/** Presses at `from`, moves in two stretches of 4 steps and releases at `to` (canvas points). */
+export async function dragOnCanvas(page: Page, from: [number, number], to: [number, number]) {
+  const b = await canvasBox(page);
   await page.mouse.move(b.x + from[0], b.y + from[1]);
   await page.mouse.down();
   await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
   await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
   await page.mouse.up();
+}
+
+/** Draws a box with the Bounding Box tool between two canvas points. */
+export async function drawBox(page: Page, from: [number, number], to: [number, number]) {
+  await page.keyboard.press('b');
+  await dragOnCanvas(page, from, to);
+}
+
+/** The rows of the editor's annotation list, top first. */
+export const annotationRows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
+
+/** Waits until the top bar says Saved (changes wait at most 150 ms before they count as unsaved). */
+export async function waitUntilSaved(page: Page) {
+  await page.waitForTimeout(300);
+  await expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
 }
 
 /** The mean colour of a 5 x 5 patch of the page around (x, y). */

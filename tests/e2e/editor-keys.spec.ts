@@ -3,7 +3,7 @@
 // stage set from the top bar (Shift+S and the mouse) as the Data tab then shows it, a class added in
 // place in a project without classes, and Auto-Annotate's class remembered per project.
 import { expect, test, type Page } from '@playwright/test';
-import { editorProject, loadSaved } from './editor-helpers';
+import { annotationRows as rows, canvasBox, dragOnCanvas, editorProject, loadSaved, openFromDataTab, waitUntilSaved } from './editor-helpers';
 
 const CLASSES = [
   { name: 'car', type: 'box' as const, color: '#F07575' },
@@ -13,42 +13,19 @@ const CLASSES = [
   { name: 'sidewalk', type: 'polygon' as const, color: '#F6ACE7' },
 ];
 
-async function canvasBox(page: Page) {
-  const box = await page.getByTestId('editor-canvas').boundingBox();
-  if (!box) throw new Error('no canvas');
-  return box;
-}
-async function drag(page: Page, from: [number, number], to: [number, number]) {
-  const b = await canvasBox(page);
-  await page.mouse.move(b.x + from[0], b.y + from[1]);
-  await page.mouse.down();
-  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
-  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
-  await page.mouse.up();
-}
-const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
 const rowName = (page: Page, i: number) => rows(page).nth(i).locator('span > span').first();
-async function saved(page: Page) {
-  await page.waitForTimeout(300);
-  await expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
-}
-async function openImage(page: Page, name: string) {
-  await page.getByRole('button', { name, exact: true }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-}
 const stageButton = (page: Page) => page.getByTestId('stage-picker');
 
 test('editor keys: number keys and C relabel, Tab walks the list, the row menu changes a class, all saved', async ({ page }) => {
   test.setTimeout(180_000);
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }] });
-  await openImage(page, 'street_1.png');
+  await openFromDataTab(page, 'street_1.png');
 
   // Two car boxes; then 2 picks the second box class (truck) for the next one.
   await page.keyboard.press('b');
   await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
-  await drag(page, [100, 100], [200, 180]);
-  await drag(page, [260, 100], [360, 180]);
+  await dragOnCanvas(page, [100, 100], [200, 180]);
+  await dragOnCanvas(page, [260, 100], [360, 180]);
   await page.keyboard.press('2');
   await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
   // The picker's menu numbers the box classes as the keys pick them.
@@ -56,7 +33,7 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '3');
   await page.getByRole('menu').screenshot({ path: 'test-results/editor-class-picker-keys.png' });
   await page.keyboard.press('Escape');
-  await drag(page, [420, 100], [520, 180]);
+  await dragOnCanvas(page, [420, 100], [520, 180]);
   await expect(rows(page)).toHaveCount(3);
   await expect(rowName(page, 0)).toHaveText('truck');
   // A number past the type's classes changes nothing.
@@ -106,7 +83,7 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await page.getByRole('menuitemradio', { name: 'car' }).click();
   await expect(rowName(page, 0)).toHaveText('car');
 
-  await saved(page);
+  await waitUntilSaved(page);
   const names = (await loadSaved(page, project, project.images[0]!.id)).annotations.map((a) => a.name).sort();
   expect(names).toEqual(['bus', 'car', 'truck']);
   await page.reload();
@@ -121,13 +98,13 @@ test('editor stage picker: follows a save, set with Shift+S and with the mouse, 
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await editorProject(page, { classes: CLASSES, images: [{ name: 'stage_1.png' }] });
-  await openImage(page, 'stage_1.png');
+  await openFromDataTab(page, 'stage_1.png');
   await expect(stageButton(page)).toHaveAccessibleName('Stage: Not Started. Change stage');
 
   // The first annotation's save moves the image to In Progress (the server's rule); the picker follows.
   await page.keyboard.press('b');
-  await drag(page, [100, 100], [220, 200]);
-  await saved(page);
+  await dragOnCanvas(page, [100, 100], [220, 200]);
+  await waitUntilSaved(page);
   await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
 
   // Shift+S from the canvas opens the menu; the keyboard sets Complete.
@@ -175,11 +152,11 @@ test('editor stage picker: follows a save, set with Shift+S and with the mouse, 
 test('editor without classes: a class is added in place; Auto-Annotate asks for its class and remembers it', async ({ page }) => {
   test.setTimeout(180_000);
   const project = await editorProject(page, { classes: [], images: [{ name: 'empty_1.png' }] });
-  await openImage(page, 'empty_1.png');
+  await openFromDataTab(page, 'empty_1.png');
 
   // Drawing a box with no class opens Add New Box Class at once (no detour to the Classes tab).
   await page.keyboard.press('b');
-  await drag(page, [100, 100], [220, 200]);
+  await dragOnCanvas(page, [100, 100], [220, 200]);
   const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });
   await expect(dialog).toBeVisible();
   await expect(page.getByRole('dialog', { name: 'No classes available' })).toHaveCount(0);
@@ -187,7 +164,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await dialog.getByRole('button', { name: 'Add Class' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole('button', { name: 'Class: pole' })).toBeVisible();
-  await drag(page, [100, 100], [220, 200]);
+  await dragOnCanvas(page, [100, 100], [220, 200]);
   await expect(rows(page)).toHaveCount(1);
   await expect(rowName(page, 0)).toHaveText('pole');
   // The picker keeps the way to the Classes tab.
@@ -245,9 +222,9 @@ test('editor keys: Enter opens the selected shape\'s attributes, and still close
     { name: 'road', type: 'polygon' as const, color: '#ACF6E7' },
   ];
   await editorProject(page, { classes: classes as unknown as typeof CLASSES, images: [{ name: 'attrs_1.png' }] });
-  await openImage(page, 'attrs_1.png');
+  await openFromDataTab(page, 'attrs_1.png');
   await page.keyboard.press('b');
-  await drag(page, [100, 100], [220, 200]);
+  await dragOnCanvas(page, [100, 100], [220, 200]);
   await expect(rows(page)).toHaveCount(1);
 
   // A polygon closed with Enter: the tool keeps Enter while it draws.

@@ -3,7 +3,7 @@
 // the next image, Copy Previous, transparency, keyboard navigation, Back to the right folder,
 // and everything still there after a reload.
 import { expect, test, type Page } from '@playwright/test';
-import { editorProject, loadSaved, pixelAt, type EditorProject } from './editor-helpers';
+import { annotationRows as rows, canvasBox, dragOnCanvas, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved, type EditorProject } from './editor-helpers';
 
 const CLASSES = [
   { name: 'car', type: 'box' as const, color: '#FFADAD' },
@@ -12,45 +12,19 @@ const CLASSES = [
   { name: 'light', type: 'keypoint' as const, color: '#FFD6A5' },
 ];
 
-/** Canvas-relative click / drag helpers (the canvas fills the stage). */
-async function canvasBox(page: Page) {
-  const box = await page.getByTestId('editor-canvas').boundingBox();
-  if (!box) throw new Error('no canvas');
-  return box;
-}
+/** A click at a canvas point, with modifier keys held. */
 async function click(page: Page, x: number, y: number, opts: { modifiers?: ('Shift' | 'Alt')[] } = {}) {
   const b = await canvasBox(page);
   for (const m of opts.modifiers ?? []) await page.keyboard.down(m);
   await page.mouse.click(b.x + x, b.y + y);
   for (const m of opts.modifiers ?? []) await page.keyboard.up(m);
 }
-async function drag(page: Page, from: [number, number], to: [number, number]) {
-  const b = await canvasBox(page);
-  await page.mouse.move(b.x + from[0], b.y + from[1]);
-  await page.mouse.down();
-  await page.mouse.move(b.x + (from[0] + to[0]) / 2, b.y + (from[1] + to[1]) / 2, { steps: 4 });
-  await page.mouse.move(b.x + to[0], b.y + to[1], { steps: 4 });
-  await page.mouse.up();
-}
-
-const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
-/** The top bar says Saved (changes wait at most 150 ms before they count as unsaved). */
-async function saved(page: Page) {
-  await page.waitForTimeout(300);
-  await expect(page.getByRole('status').filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 15_000 });
-}
-
-async function openFirstImage(page: Page, name: string) {
-  await page.getByRole('button', { name, exact: true }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-}
 
 test('editor: draw every shape, edit, hide, delete, undo, copy to the next image, reload', async ({ page }) => {
   test.setTimeout(240_000);
   const project: EditorProject = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }, { name: 'street_2.png' }, { name: 'street_3.png' }] });
   const [img1, img2, img3] = project.images;
-  await openFirstImage(page, 'street_3.png');
+  await openFromDataTab(page, 'street_3.png');
   await expect(page.getByText('1 of 3')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Previous image (,)' })).toBeDisabled();
   await expect(page.getByText('No annotations yet')).toBeVisible();
@@ -62,7 +36,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await page.keyboard.press('b');
   await expect(page.getByRole('button', { name: 'Bounding Box (B)' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
-  await drag(page, [200, 200], [400, 350]);
+  await dragOnCanvas(page, [200, 200], [400, 350]);
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toContainText('car');
   await expect(rows(page).first()).toContainText('Box');
@@ -97,10 +71,10 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await page.keyboard.press('q');
   await click(page, 300, 275);
   await expect(page.getByText('1/4')).toBeVisible();
-  await drag(page, [300, 275], [350, 315]);
+  await dragOnCanvas(page, [300, 275], [350, 315]);
   // Drag the polygon's second vertex.
   await click(page, 580, 260);
-  await drag(page, [650, 220], [720, 190]);
+  await dragOnCanvas(page, [650, 220], [720, 190]);
 
   // Hide the selection with H, show it again from its row.
   await page.keyboard.press('h');
@@ -150,7 +124,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await page.screenshot({ path: 'test-results/editor-settings.png' });
   await page.keyboard.press('Escape');
 
-  await saved(page);
+  await waitUntilSaved(page);
   const first = await loadSaved(page, project, img3.id);
   expect(first.annotations).toHaveLength(4);
   const box = first.annotations.find((a) => !a.polygon && !a.polyline && !a.keypoint);
@@ -175,7 +149,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await page.keyboard.press('Control+v');
   await expect(page.getByText('Pasted 4 annotation(s)')).toBeVisible();
   await expect(rows(page)).toHaveCount(4);
-  await saved(page);
+  await waitUntilSaved(page);
 
   // Next image (the last) with Shift+period: Copy Previous brings street_2's annotations.
   await page.keyboard.press('Shift+Period');
@@ -184,7 +158,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await expect(page.getByRole('button', { name: 'Copy Previous' })).toBeEnabled();
   await page.getByRole('button', { name: 'Copy Previous' }).click();
   await expect(rows(page)).toHaveCount(4);
-  await saved(page);
+  await waitUntilSaved(page);
 
   // Back with ',' to street_2: its pasted shapes are there, 20 px from the originals.
   await page.keyboard.press(',');
@@ -207,9 +181,9 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
 test('editor: no classes offers Add Class in place, with the way to Manage Classes; a missing image says so', async ({ page }) => {
   test.setTimeout(120_000);
   await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
-  await openFirstImage(page, 'empty.png');
+  await openFromDataTab(page, 'empty.png');
   await page.keyboard.press('b');
-  await drag(page, [200, 200], [400, 350]);
+  await dragOnCanvas(page, [200, 200], [400, 350]);
   // Issue 19: the Add Class dialog opens in place (tests/e2e/editor-keys.spec.ts adds one there).
   const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });
   await expect(dialog).toBeVisible();
@@ -226,7 +200,7 @@ test('editor: no classes offers Add Class in place, with the way to Manage Class
 test('editor: a drawing tool without a class of its type offers Add New Class', async ({ page }) => {
   test.setTimeout(120_000);
   const project = await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }], images: [{ name: 'one.png' }] });
-  await openFirstImage(page, 'one.png');
+  await openFromDataTab(page, 'one.png');
   await page.keyboard.press('k');
   await click(page, 300, 300);
   const dialog = page.getByRole('dialog', { name: 'Add New Keypoint Class' });
@@ -238,7 +212,7 @@ test('editor: a drawing tool without a class of its type offers Add New Class', 
   await expect(page.getByRole('button', { name: 'Class: pole' })).toBeVisible();
   await click(page, 300, 300);
   await expect(rows(page)).toHaveCount(1);
-  await saved(page);
+  await waitUntilSaved(page);
   const doc = await loadSaved(page, project, project.images[0]!.id);
   expect(doc.annotations[0].name).toBe('pole');
   expect(doc.annotations[0].keypoint).toBeTruthy();
@@ -247,7 +221,7 @@ test('editor: a drawing tool without a class of its type offers Add New Class', 
 test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotation', async ({ page }) => {
   test.setTimeout(150_000);
   const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
-  await openFirstImage(page, 'blocks.png');
+  await openFromDataTab(page, 'blocks.png');
   await page.keyboard.press('m');
   await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
   const status = page.getByTestId('auto-status');
@@ -292,7 +266,7 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
   await expect(rows(page)).toHaveCount(0);
   await page.keyboard.press('Control+Shift+z');
   await expect(rows(page)).toHaveCount(1);
-  await saved(page);
+  await waitUntilSaved(page);
   await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
   const doc = await loadSaved(page, project, project.images[0]!.id);
   expect(doc.annotations[0].name).toBe('block');
@@ -303,7 +277,7 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
 test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a Shift-click refines it and Enter saves it', async ({ page }) => {
   test.setTimeout(150_000);
   const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
-  await openFirstImage(page, 'blocks.png');
+  await openFromDataTab(page, 'blocks.png');
   await page.keyboard.press('m');
   const status = page.getByTestId('auto-status');
   const area = page.getByTestId('auto-area');
@@ -317,7 +291,7 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   const before = await pixelAt(page, ...inside);
 
   // Press and drag: a box prompt, drawn by the renderer with the mask it gives.
-  await drag(page, [b.width / 2 - half, b.height / 2 - half], [b.width / 2 + half, b.height / 2 + half]);
+  await dragOnCanvas(page, [b.width / 2 - half, b.height / 2 - half], [b.width / 2 + half, b.height / 2 + half]);
   await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
   await expect(complete).toBeEnabled();
   const boxEdge = await pixelAt(page, cx, cy - half);
@@ -356,7 +330,7 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toContainText('Polygon (mask)');
   await expect(status).toHaveText('Ready for Input');
-  await saved(page);
+  await waitUntilSaved(page);
   await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
   const doc = await loadSaved(page, project, project.images[0]!.id);
   const saved0 = doc.annotations[0];
@@ -374,7 +348,7 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   await expect(complete).toBeEnabled({ timeout: 30_000 });
   await page.keyboard.press('Enter');
   await expect(rows(page)).toHaveCount(2);
-  await saved(page);
+  await waitUntilSaved(page);
   await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(2);
   const polygon = (await loadSaved(page, project, project.images[0]!.id)).annotations.find((a: { polygon?: unknown }) => a.polygon);
   expect(polygon.name).toBe('block');
