@@ -87,4 +87,29 @@ describe('cropToRle', () => {
     expect(decodeRle({ size: [height, width], counts: out.counts })).toEqual(full);
     expect(out.area).toBe(full.reduce((a, b) => a + b, 0));
   });
+
+  it('encodes a wide random crop (several column blocks) inside a larger image, with its area and bbox', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const width = 300, height = 90;
+    const crop = { x0: 17, y0: 9, w: 150, h: 70, data: new Uint8Array(150 * 70) };
+    // Blobs of runs: long enough to merge across rows and columns, with a few single pixels.
+    for (let p = 0; p < crop.data.length; p++) crop.data[p] = (Math.floor(p / 150) * 7 + (p % 150)) % 23 < 9 || rand() < 0.02 ? 1 : 0;
+    const full = new Uint8Array(width * height);
+    for (let i = 0; i < crop.w; i++) for (let j = 0; j < crop.h; j++) full[(crop.x0 + i) * height + crop.y0 + j] = crop.data[j * crop.w + i]!;
+    const out = cropToRle(crop, width, height);
+    expect(out.counts).toEqual(encodeMask(full, height, width));
+    expect(out.area).toBe(full.reduce((a, b) => a + b, 0));
+    let minX = width, minY = height, maxX = -1, maxY = -1;
+    for (let x = 0; x < width; x++) {
+      for (let y = 0; y < height; y++) {
+        if (!full[x * height + y]) continue;
+        minX = Math.min(minX, x);
+        maxX = Math.max(maxX, x);
+        minY = Math.min(minY, y);
+        maxY = Math.max(maxY, y);
+      }
+    }
+    expect(out.bbox).toEqual([minX, minY, maxX - minX + 1, maxY - minY + 1]);
+  });
 });

@@ -85,35 +85,64 @@ function ringArea(r: [number, number][]): number {
   return Math.abs(a) / 2;
 }
 
-/** Column-major RLE, area and bbox of a full-resolution crop (background outside it). */
+/**
+ * Column-major RLE, area and bbox of a full-resolution crop (background outside it). The crop is
+ * row-major: each row's foreground intervals are found with native scans (indexOf), and where they
+ * differ from the row above, the columns in between note that their value changes at that row.
+ * Runs are then appended column by column, so the work follows the mask's edge, not its area.
+ */
 export function cropToRle(crop: CropMask, width: number, height: number): { counts: number[]; area: number; bbox: [number, number, number, number] } {
   const { data, x0, y0, w, h } = crop;
   const runs = new RunBuilder();
   runs.append(0, x0 * height);
-  let minX = width, maxX = -1, minY = height, maxY = -1;
-  for (let i = 0; i < w; i++) {
-    runs.append(0, y0);
-    let any = false;
-    for (let j = 0, p = i; j < h; j++, p += w) {
-      const v = data[p]!;
-      if (v) {
-        if (!any) {
-          any = true;
-          if (j + y0 < minY) minY = j + y0;
-        }
-        if (j + y0 > maxY) maxY = j + y0;
+  // changes[c]: the rows where column c turns foreground, then background, and so on.
+  const changes: number[][] = Array.from({ length: w }, () => []);
+  let above: number[] = [], here: number[] = [];
+  const edges: number[] = [];
+  for (let j = 0; j <= h; j++) {
+    here.length = 0;
+    if (j < h) {
+      const row = data.subarray(j * w, (j + 1) * w);
+      for (let x = row.indexOf(1); x >= 0 && x < w; ) {
+        const end = nextZero(row, x);
+        here.push(x, end);
+        x = end < w ? row.indexOf(1, end) : -1;
       }
-      runs.append(v, 1);
     }
-    if (any) {
-      if (x0 + i < minX) minX = x0 + i;
-      maxX = x0 + i;
+    // The columns covered by exactly one of the two rows' intervals change here (both lists are sorted).
+    edges.length = 0;
+    let a = 0, b = 0;
+    while (a < above.length || b < here.length) edges.push(b >= here.length || (a < above.length && above[a]! <= here[b]!) ? above[a++]! : here[b++]!);
+    for (let k = 0; k + 1 < edges.length; k += 2) for (let c = edges[k]!; c < edges[k + 1]!; c++) changes[c]!.push(j);
+    [above, here] = [here, above];
+  }
+  let minX = width, maxX = -1, minY = height, maxY = -1;
+  for (let c = 0; c < w; c++) {
+    const ch = changes[c]!;
+    runs.append(0, y0);
+    let at = 0;
+    for (let k = 0; k < ch.length; k++) {
+      runs.append(k & 1, ch[k]! - at);
+      at = ch[k]!;
     }
+    runs.append(0, h - at);
     runs.append(0, height - y0 - h);
+    if (ch.length) {
+      minY = Math.min(minY, y0 + ch[0]!);
+      maxY = Math.max(maxY, y0 + ch[ch.length - 1]! - 1);
+      minX = Math.min(minX, x0 + c);
+      maxX = x0 + c;
+    }
   }
   runs.append(0, (width - x0 - w) * height);
   const counts = runs.finish();
   return { counts, area: runs.area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
+}
+
+/** The first index from `from` on holding 0, or the row's length (crops hold 0/1). */
+function nextZero(row: Uint8Array, from: number): number {
+  const i = row.indexOf(0, from);
+  return i < 0 ? row.length : i;
 }
 
 /** The mask result of a grid mask, or of a full-resolution crop (`fine`) when the backend refined it. */

@@ -82,34 +82,40 @@ export function refineBoundary(
   const Y0 = Math.max(0, firstOf(gh, height, by0)), Y1 = Math.min(height, firstOf(gh, height, by1 + 1));
   const w = X1 - X0, h = Y1 - Y0;
   const out = new Uint8Array(w * h);
-  // Per band cell: its models (computed on first use), NaN marks "not yet", -1 in fgR "none".
-  const models = new Float32Array(bw * bh * 6).fill(Number.NaN);
-  const model = (cx: number, cy: number): number => {
-    const o = ((cy - by0) * bw + (cx - bx0)) * 6;
-    if (!Number.isNaN(models[o]!)) return o;
-    const s = [0, 0, 0, 0, 0, 0], n = [0, 0];
-    for (let y = Math.max(0, cy - MODEL_RADIUS); y <= Math.min(gh - 1, cy + MODEL_RADIUS); y++) {
-      for (let x = Math.max(0, cx - MODEL_RADIUS); x <= Math.min(gw - 1, cx + MODEL_RADIUS); x++) {
-        const inBox = x >= bx0 && x <= bx1 && y >= by0 && y <= by1;
-        if (inBox && band[(y - by0) * bw + (x - bx0)]) continue;
-        const l = mask[y * gw + x] ? 0 : 1, p = (y * gw + x) * 3;
-        s[l * 3] += work[p]!;
-        s[l * 3 + 1] += work[p + 1]!;
-        s[l * 3 + 2] += work[p + 2]!;
-        n[l]!++;
-      }
-    }
-    for (let l = 0; l < 2; l++) for (let c = 0; c < 3; c++) models[o + l * 3 + c] = n[l] ? s[l * 3 + c]! / n[l]! : -1e9;
-    return o;
-  };
-  // Each cell's first column in the crop, and each cell row's band cells.
+  // Each cell's first column in the crop, and each cell row's band cells with their models: the mean
+  // colours inside (0-2) and outside (3-5), -1e9 when that side has no sure cell nearby.
   const cellX = new Int32Array(bw + 1);
   for (let c = 0; c <= bw; c++) cellX[c] = Math.min(width, firstOf(gw, width, bx0 + c)) - X0;
-  const bandCells: number[][] = [];
+  const rowStart = new Int32Array(bh + 1);
+  let count = 0;
   for (let y = 0; y < bh; y++) {
-    const list: number[] = [];
-    for (let x = 0; x < bw; x++) if (band[y * bw + x]) list.push(x + bx0);
-    bandCells.push(list);
+    rowStart[y] = count;
+    for (let x = 0; x < bw; x++) count += band[y * bw + x]!;
+  }
+  rowStart[bh] = count;
+  const bandX = new Int32Array(count), models = new Float32Array(count * 6);
+  const sum = new Float64Array(6), num = new Float64Array(2);
+  for (let y = 0, k = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      if (!band[y * bw + x]) continue;
+      const cx = x + bx0, cy = y + by0;
+      bandX[k] = cx;
+      sum.fill(0);
+      num.fill(0);
+      for (let my = Math.max(0, cy - MODEL_RADIUS); my <= Math.min(gh - 1, cy + MODEL_RADIUS); my++) {
+        const inRows = my >= by0 && my <= by1;
+        for (let mx = Math.max(0, cx - MODEL_RADIUS); mx <= Math.min(gw - 1, cx + MODEL_RADIUS); mx++) {
+          if (inRows && mx >= bx0 && mx <= bx1 && band[(my - by0) * bw + (mx - bx0)]) continue;
+          const l = mask[my * gw + mx] ? 0 : 3, p = (my * gw + mx) * 3;
+          sum[l] += work[p]!;
+          sum[l + 1] += work[p + 1]!;
+          sum[l + 2] += work[p + 2]!;
+          num[l === 0 ? 0 : 1]++;
+        }
+      }
+      for (let l = 0; l < 2; l++) for (let c = 0; c < 3; c++) models[k * 6 + l * 3 + c] = num[l] ? sum[l * 3 + c]! / num[l]! : -1e9;
+      k++;
+    }
   }
   let prevCy = -1;
   for (let Y = Y0; Y < Y1; Y++) {
@@ -117,10 +123,21 @@ export function refineBoundary(
     const mrow = cy * gw, orow = (Y - Y0) * w;
     // Outside the band the row repeats the previous one of the same cell row, or the cells' labels.
     if (cy === prevCy) out.copyWithin(orow, orow - w, orow);
-    else for (let c = 0; c < bw; c++) if (mask[mrow + bx0 + c]) out.fill(1, orow + cellX[c]!, orow + cellX[c + 1]!);
+    else {
+      for (let c = 0; c < bw; ) {
+        if (!mask[mrow + bx0 + c]) {
+          c++;
+          continue;
+        }
+        let e = c + 1;
+        while (e < bw && mask[mrow + bx0 + e]) e++;
+        out.fill(1, orow + cellX[c]!, orow + cellX[e]!); // a run of foreground cells at once
+        c = e;
+      }
+    }
     prevCy = cy;
-    for (const cx of bandCells[cy - by0]!) {
-      const o = model(cx, cy);
+    for (let k = rowStart[cy - by0]!, end = rowStart[cy - by0 + 1]!; k < end; k++) {
+      const cx = bandX[k]!, o = k * 6;
       const from = cellX[cx - bx0]!, to = cellX[cx - bx0 + 1]!;
       if (models[o]! < -1e8 || models[o + 3]! < -1e8) {
         out.fill(mask[mrow + cx]!, orow + from, orow + to); // one side has no sure colour nearby: keep the scaled mask
