@@ -3,9 +3,10 @@
 //   node --import tsx bench/segmentation.bench.ts [--quick] [--quality | --latency]
 //        [--methods=vellum,grabcut] [--images=N] [--no-box] [--verbose]
 //
-// Latency: a real server (embedded PGlite, local storage), generated JPEG photos of 1, 12 and 48 MP
-// uploaded through the normal flow; process-image timed on fresh images (cache miss: storage read,
-// decode, embedding), get-mask timed with 1-3 clicks on a processed image (p50, p95).
+// Latency: a real server (embedded PGlite, local storage), seg-dev photographs enlarged to 1, 12 and
+// 48 MP uploaded through the normal flow; process-image timed on fresh images (cache miss: storage
+// read, decode, embedding), get-mask timed over annotator sessions (the protocol's clicks, the
+// previous mask from the second click on; p50, p95).
 // Quality: real photographs with object masks (../shared/datasets/seg-dev), the standard click
 // protocol, the built-in segmenter and OpenCV's GrabCut with the same clicks, and GrabCut with a
 // box first (./segmentation-quality.ts). --images=N takes N of the 160 spread over the set (for
@@ -20,8 +21,9 @@ import sharp from 'sharp';
 import { buildKernels } from '../assembly/build.mjs';
 import { api, onboardedUser, startServer } from '../tests/api/harness';
 import { createProject, uploadImage } from '../tests/fixtures/datasets';
-import { syntheticImage } from '../tests/fixtures/segmentation';
-import { segDevQuality, type QualityRow } from './segmentation-quality';
+import { firstClick, nextClick, syntheticImage } from '../tests/fixtures/segmentation';
+import { decodeRle } from '../src/contract/rle';
+import { loadSegDev, segDevQuality, type QualityRow } from './segmentation-quality';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -52,17 +54,53 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (d.user + d.system) / 1000;
 };
 
-async function photo(seed: number, width: number, height: number): Promise<{ bytes: Buffer; centre: [number, number] }> {
-  // Generated at <= 2 MP and enlarged: the same kind of content at any size, without holding
-  // 48 MP of noise fields in memory.
+interface LatencyImage {
+  bytes: Buffer;
+  /** the object's mask at the photograph's own size, row-major 0/1, for the protocol's clicks */
+  truth: Uint8Array;
+  /** the photograph's own size (clicks are chosen there and scaled up) */
+  w: number;
+  h: number;
+}
+
+/**
+ * Real photographs from seg-dev enlarged to the row's size (the object's mask kept at the
+ * photograph's size), so get-mask is timed on photo content with the protocol's clicks. Without
+ * seg-dev, generated images stand in (with their disc as the object).
+ */
+async function latencyImages(count: number, width: number, height: number): Promise<LatencyImage[]> {
+  const samples = await loadSegDev({ limit: count });
+  if (samples) {
+    return Promise.all(
+      samples.map(async (s) => ({
+        bytes: await sharp(Buffer.from(s.rgb), { raw: { width: s.width, height: s.height, channels: 3 } }).resize(width, height, { fit: 'fill', kernel: 'cubic' }).jpeg({ quality: 90 }).toBuffer(),
+        truth: s.truth,
+        w: s.width,
+        h: s.height,
+      })),
+    );
+  }
+  // Generated at <= 2 MP and enlarged: the same kind of content at any size.
   const f = Math.max(1, Math.sqrt((width * height) / 2e6));
   const gw = Math.round(width / f), gh = Math.round(height / f);
-  const img = syntheticImage(seed, gw, gh);
-  const bytes = await sharp(Buffer.from(img.rgb), { raw: { width: gw, height: gh, channels: 3 } })
-    .resize(width, height, { kernel: 'cubic' })
-    .jpeg({ quality: 88 })
-    .toBuffer();
-  return { bytes, centre: [Math.floor(img.centre[0] * (width / gw)), Math.floor(img.centre[1] * (height / gh))] };
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const img = syntheticImage(i + 1, gw, gh);
+      return { bytes: await sharp(Buffer.from(img.rgb), { raw: { width: gw, height: gh, channels: 3 } }).resize(width, height, { kernel: 'cubic' }).jpeg({ quality: 88 }).toBuffer(), truth: img.truth, w: gw, h: gh };
+    }),
+  );
+}
+
+/** get-mask's RLE (column-major, full size) sampled down to the photograph's own size, row-major. */
+function maskAtPhotoSize(rle: { size: [number, number]; counts: string }, w: number, h: number): Uint8Array {
+  const full = decodeRle(rle);
+  const [H, W] = rle.size;
+  const out = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const Y = Math.min(H - 1, Math.floor(((y + 0.5) * H) / h));
+    for (let x = 0; x < w; x++) out[y * w + x] = full[Math.min(W - 1, Math.floor(((x + 0.5) * W) / w)) * H + Y]!;
+  }
+  return out;
 }
 
 async function latency(): Promise<LatencyRow[]> {
@@ -83,12 +121,12 @@ async function latency(): Promise<LatencyRow[]> {
       await new Promise((r) => setTimeout(r, 100));
     }
     for (const [mp, w, h, copies] of sizes) {
-      const { bytes, centre } = await photo(mp, w, h);
+      const images = await latencyImages(copies, w, h);
       const names: string[] = [];
       const ids: string[] = [];
-      for (let c = 0; c < copies; c++) {
+      for (const [c, img] of images.entries()) {
         const name = `photo-${mp}mp-${c}.jpg`;
-        ids.push((await uploadImage(server, user, project.id, name, bytes)).id);
+        ids.push((await uploadImage(server, user, project.id, name, img.bytes)).id);
         names.push(name);
       }
       const processRuns: number[] = [], processCpu: number[] = [];
@@ -109,19 +147,28 @@ async function latency(): Promise<LatencyRow[]> {
         processCpu.push(cpuMs(c));
         if (res.status !== 200 || res.body.status !== 'success') throw new Error(`process-image: ${res.status} ${JSON.stringify(res.body)}`);
       }
+      // Annotator sessions as the editor runs them: the protocol's clicks (chosen at the
+      // photograph's size, scaled up) with the previous mask from the second click on, up to 8
+      // clicks a session, over the processed photographs in turn until enough calls are timed.
       const maskRuns: number[] = [], maskCpu: number[] = [];
       const n = quick ? 20 : 60;
-      for (let i = 0; i < n + 5; i++) {
-        const pos: [number, number][] = [centre];
-        if (i % 3 >= 1) pos.push([Math.min(w - 1, centre[0] + ((i * 37) % 41) - 20), Math.min(h - 1, centre[1] + ((i * 53) % 31) - 15)]);
-        const neg: [number, number][] = i % 3 === 2 ? [[5 + (i % 7), 5]] : [];
-        const t = performance.now(), c = process.cpuUsage();
-        const res = await post('get-mask', { project_id: project.id, image_name: names[0], positive_points: pos, negative_points: neg });
-        if (res.status !== 200) throw new Error(`get-mask: ${res.status} ${JSON.stringify(res.body)}`);
-        if (i >= 5) {
-          // the first few warm the JIT
-          maskRuns.push(performance.now() - t);
-          maskCpu.push(cpuMs(c));
+      let calls = 0;
+      for (let k = 0; calls < n + 5; k++) {
+        const img = images[k % images.length]!, name = names[k % names.length]!;
+        const sx = w / img.w, sy = h / img.h;
+        const pos: [number, number][] = [], neg: [number, number][] = [];
+        let click: { x: number; y: number; positive: boolean } | null = firstClick(img.truth, img.w, img.h);
+        for (let c = 0; c < 8 && click && calls < n + 5; c++, calls++) {
+          (click.positive ? pos : neg).push([Math.min(w - 1, (click.x + 0.5) * sx), Math.min(h - 1, (click.y + 0.5) * sy)]);
+          const t = performance.now(), cpu = process.cpuUsage();
+          const res = await post('get-mask', { project_id: project.id, image_name: name, positive_points: pos, negative_points: neg, use_previous_mask: c > 0 });
+          if (res.status !== 200) throw new Error(`get-mask: ${res.status} ${JSON.stringify(res.body)}`);
+          if (calls >= 5) {
+            // the first few warm the JIT
+            maskRuns.push(performance.now() - t);
+            maskCpu.push(cpuMs(cpu));
+          }
+          click = nextClick(maskAtPhotoSize(res.body.mask, img.w, img.h), img.truth, img.w, img.h);
         }
       }
       rows.push({
