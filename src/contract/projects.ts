@@ -15,6 +15,9 @@ export const CLASS_PALETTE = [
   '#CAACF6', '#E7F6AC', '#7575F0', '#F0D775', '#ACCAF6', '#F6CAAC', '#75D7F0',
 ] as const;
 
+/** The colour of a class the project no longer has (a shape still naming it): the palette's light blue. */
+export const FALLBACK_CLASS_COLOR = CLASS_PALETTE[12];
+
 type Lab = readonly [number, number, number];
 
 /** CIELAB (D65) of a #rrggbb colour. */

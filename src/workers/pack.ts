@@ -1,15 +1,18 @@
 // Packing SceneTracker diffs into flat typed arrays (main thread) so the render worker receives
 // them as transferables; the worker builds geometry from these.
-import { CLASS_PALETTE } from '../contract/projects';
+import { CLASS_PALETTE, FALLBACK_CLASS_COLOR } from '../contract/projects';
 import type { EditorAnnotation, SceneDiff, SceneItem } from '../engine';
 import { TYPE_CODES, type PackedScene } from './protocol';
 
 /** The 15 class colours (DESIGN.md), in palette order: the contract's, one list for the app and the renderer. */
 export { CLASS_PALETTE };
 
+const FALLBACK_RGB = Number.parseInt(FALLBACK_CLASS_COLOR.slice(1), 16);
+
+/** 0xRRGGBB of a #rgb or #rrggbb colour; anything else is the fallback class colour. */
 export function parseColor(css: string): number {
   const m = /^#?([0-9a-f]{6}|[0-9a-f]{3})$/i.exec(css.trim());
-  if (!m) return 0xa0c4ff;
+  if (!m) return FALLBACK_RGB;
   let hex = m[1]!;
   if (hex.length === 3) hex = hex.replace(/./g, (c) => c + c);
   return parseInt(hex, 16);

@@ -13,7 +13,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
-import { CLASS_PALETTE, type Project } from '../../../contract/projects';
+import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
 import { Editor } from '../../../engine';
 import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
@@ -42,9 +42,6 @@ import { ToolPalette } from './ToolPalette';
 import { useDocumentVersion, useEditorView } from './useEditor';
 import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
-
-/** A class the project no longer has: the palette's light blue. */
-const FALLBACK_COLOR = CLASS_PALETTE[12];
 
 export interface EditorScreenProps {
   project: Project;
@@ -91,7 +88,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   const classes = project.classes;
   const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
-  const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_COLOR, [classByName]);
+  const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_CLASS_COLOR, [classByName]);
   const colorsKey = classes.map((c) => `${c.name}:${c.color}`).join('|');
   // New shapes get their class's default attributes; a class change conforms them (issue 19).
   useClassAttributeDefaults(editor, classes);
