@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import sharp from 'sharp';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from '../tests/api/harness';
+import { chromiumPath, signInThroughPage } from './browser';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -41,11 +42,6 @@ const SCENARIOS: Scenario[] = [
 ];
 const MODES = ['in place', 'remount (before)'] as const;
 type Mode = (typeof MODES)[number];
-
-function chromiumPath(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
-}
 
 async function imagesFor(s: Scenario): Promise<{ name: string; jpeg: Buffer; width: number; height: number }[]> {
   const files = fs.readdirSync(PHOTOS).filter((f) => f.endsWith('.jpg')).slice(0, STEPS + 1);
@@ -85,13 +81,7 @@ async function seed(server: TestServer, user: Awaited<ReturnType<typeof onboarde
 
 /** Signs in through the page; the browser state to start runs from. */
 async function signIn(browser: Browser, server: TestServer, user: Awaited<ReturnType<typeof onboardedUser>>) {
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto('/');
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByRole('button', { name: 'Continue', exact: true }).click();
-  await page.getByLabel('Password', { exact: true }).fill(user.password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
+  const { context, page } = await signInThroughPage(browser, server.url, user);
   await page.getByRole('heading', { name: 'Your Projects' }).or(page.getByRole('button', { name: /^Open project / }).first()).first().waitFor();
   const state = await context.storageState();
   await context.close();

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from '../tests/api/harness';
+import { chromiumPath, signInThroughPage } from './browser';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -52,11 +53,6 @@ interface Visit {
   requests: number;
   encodings: string[];
   renderMs: number;
-}
-
-function chromiumPath(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
 }
 
 /** The single-chunk baseline: `vite build` with VELLUM_SINGLE_CHUNK=1 into `dir`, then its .br/.gz copies. */
@@ -106,13 +102,7 @@ async function prepare(browser: Browser, build: Build) {
   });
   if (reg.status !== 200) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`);
 
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto('/');
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByRole('button', { name: 'Continue', exact: true }).click();
-  await page.getByLabel('Password', { exact: true }).fill(user.password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
+  const { context, page } = await signInThroughPage(browser, server.url, user);
   // Opening the project makes it the selected one (kept in localStorage), which the editor's route needs.
   await page.getByRole('button', { name: `Open project ${PROJECT}` }).click();
   await page.getByRole('heading', { name: 'Manage Dataset' }).waitFor();
