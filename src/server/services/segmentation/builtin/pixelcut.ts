@@ -49,10 +49,10 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   // At most two edges per node (right and down).
   const ea = new Int32Array(2 * count), eb = new Int32Array(2 * count), cap = new Float64Array(2 * count);
   let m = 0;
-  const beta = st.beta;
+  const contrast = contrastTable(st.beta);
   const weight = (a: number, b: number) => {
     const dr = rgb[a * 3]! - rgb[b * 3]!, dg = rgb[a * 3 + 1]! - rgb[b * 3 + 1]!, db = rgb[a * 3 + 2]! - rgb[b * 3 + 2]!;
-    return p.lambda * Math.exp(-beta * (dr * dr + dg * dg + db * db));
+    return p.lambda * contrast[dr * dr + dg * dg + db * db]!;
   };
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
@@ -95,6 +95,20 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
       if (k >= 0) out[q] = side[k]!;
     }
   }
+}
+
+/** exp(-beta d) for every squared RGB distance d (0..3 x 255^2), for the last few betas (one per image or focus crop). */
+const contrastTables = new Map<number, Float64Array>();
+
+function contrastTable(beta: number): Float64Array {
+  let t = contrastTables.get(beta);
+  if (!t) {
+    t = new Float64Array(3 * 255 * 255 + 1);
+    for (let d = 0; d < t.length; d++) t[d] = Math.exp(-beta * d);
+    if (contrastTables.size >= 4) contrastTables.delete(contrastTables.keys().next().value!);
+    contrastTables.set(beta, t);
+  }
+  return t;
 }
 
 /** Over the box: 1 where a pixel of the other label lies within `r` (Chebyshev), by a separable max filter of the edge pixels. */
