@@ -65,9 +65,4 @@ export default tseslint.config(
       'max-lines': ['error', { max: 600, skipBlankLines: true, skipComments: true }],
     },
   },
-  {
-    // Over 600 lines until they are split; each folder's README says why (its "Size" section).
-    files: ['src/workers/renderer.ts'],
-    rules: { 'max-lines': 'off' },
-  },
 );

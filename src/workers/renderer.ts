@@ -18,16 +18,15 @@
 // smooth their own outer edge in the shader and cover the fill edges.
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import { loadKernels, type Kernels } from '../kernels';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
 import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
-import { MaskAtlases, type Atlas } from './masks';
+import { MaskLayer } from './mask-layer';
 import { ImageSwap } from './image-swap';
-import { createPrograms, HALO, HANDLE_HALO, MASK_STRIDE, STATE_W } from './programs';
+import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
-import { boundsOf, buildLevel, CELL, destroyLevel, nearestLevel, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type MaskEntry, type Shape } from './cells';
+import { boundsOf, buildLevel, CELL, destroyLevel, nearestLevel, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
 
 /**
  * A cell that has buffers for another zoom level draws those (the nearest) until its buffers for
@@ -63,17 +62,8 @@ export class Renderer {
   private stateRows = 4;
   private readonly stateTex: Texture2D;
   private stateDirty = true;
-  private masks: Shape[] = [];
-  private masksSorted = true;
-  /** The masks' quads (z order), rebuilt when a mask is added, removed or decoded. */
-  private masksDirty = false;
-  private readonly maskAtlases: MaskAtlases;
-  private readonly maskBuf: Buffer;
-  /** Runs of consecutive masks (z order) in one atlas: one draw each. */
-  private maskRuns: { atlas: Atlas; offset: number; count: number }[] = [];
-  private readonly maskQueue: Shape[] = [];
-  private kernels: Kernels | null = null;
-  private kernelsLoading: Promise<Kernels> | null = null;
+  /** Masks: decoded in slices into shared atlases, drawn in z order. */
+  private readonly maskLayer: MaskLayer;
   /** The image drawn, its swaps, the images kept for them, the hold of the last frame. */
   private readonly images: ImageSwap;
   private readonly frameWaiters: (() => void)[] = [];
@@ -107,7 +97,7 @@ export class Renderer {
   readonly frameTimes: number[] = [];
   measure = false;
   private readonly probe = new Uint8Array(4);
-  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, maskDecodeMs: 0, kernelsLoadMs: 0, culledChunks: 0, buildMs: 0 };
+  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0 };
 
   constructor(
     private readonly canvas: Canvas,
@@ -141,9 +131,8 @@ export class Renderer {
       count: 0,
     }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
-    this.maskAtlases = new MaskAtlases(regl, Math.min(2048, this.maxTextureSize), glMaxTexture);
-    this.maskBuf = regl.buffer({ usage: 'dynamic', type: 'float', length: 0 });
-    const programs = createPrograms(regl, this.quad, this.maskBuf, {
+    this.maskLayer = new MaskLayer(regl, this.maxTextureSize, glMaxTexture, options.kernelsUrl ?? undefined, this.shapes, () => this.requestFrame());
+    const programs = createPrograms(regl, this.quad, this.maskLayer.buf, {
       camera: () => this.camera,
       size: () => ({ width: this.width, height: this.height, dpr: this.dpr }),
       stateTex: () => this.stateTex,
@@ -309,7 +298,7 @@ export class Renderer {
       const bounds = boundsOf(type, rx, ry, rw, rh, geom.handles);
       const label = p.names[p.nameIdx[i]!] ?? '';
       if (s) {
-        if (s.mask) this.dropMask(s);
+        if (s.mask) this.maskLayer.drop(s);
         s.z = p.z[i]!;
         s.type = type;
         s.color = color;
@@ -324,16 +313,10 @@ export class Renderer {
       }
       this.place(s);
       const m = maskOf.get(i);
-      if (m) {
-        s.mask = { place: null, rect: [0, 0, 0, 0] };
-        (s.mask as MaskEntry & { rle?: PackedScene['masks'][number] }).rle = m;
-        this.masks.push(s);
-        this.masksSorted = false;
-        this.maskQueue.push(s);
-      }
+      if (m) this.maskLayer.add(s, m);
       this.writeState(s);
     }
-    if (this.maskQueue.length) this.decodeMasks();
+    if (this.maskLayer.pendingDecodes) this.maskLayer.decode();
     this.overlayDirty = true;
     this.s.lastSceneMs = performance.now() - t0;
     this.requestFrame();
@@ -406,23 +389,14 @@ export class Renderer {
       c.dirty = true;
       if (!c.shapes.size) this.dropChunk(c);
     }
-    if (s.mask) this.dropMask(s);
+    if (s.mask) this.maskLayer.drop(s);
     this.stateData[s.slot * 4] = 255; // a freed slot draws nothing
     this.stateDirty = true;
   }
 
-  private dropMask(s: Shape): void {
-    if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
-    s.mask = null;
-    this.masksDirty = true; // the list drops maskless shapes when it is rebuilt
-  }
-
   private clearShapes(): void {
     for (const c of [...this.chunks.values()]) this.dropChunk(c);
-    for (const s of new Set(this.masks)) if (s.mask?.place) this.maskAtlases.remove(s.mask.place);
-    this.masks = [];
-    this.masksDirty = true;
-    this.maskQueue.length = 0;
+    this.maskLayer.clear();
     this.shapes.clear();
     this.bySlot.length = 0;
     this.nextSlot = 0;
@@ -484,78 +458,6 @@ export class Renderer {
       if (this.pendingBuilds.size) this.scheduleBuilds();
       else this.requestFrameWhenLoaded();
     }, 0);
-  }
-
-  // ------------------------------------------------------------------ masks
-
-  private decodeMasks(): void {
-    if (!this.kernels) {
-      const tk = performance.now();
-      this.kernelsLoading ??= loadKernels(this.options.kernelsUrl ?? undefined).then((k) => {
-        this.kernels = k;
-        this.s.kernelsLoadMs = performance.now() - tk;
-        this.decodeMasks();
-        return k;
-      }, (err: unknown) => {
-        console.error('Error rendering masks (kernels):', err);
-        this.kernelsLoading = null;
-        throw err;
-      });
-      return;
-    }
-    // Decode in slices so a scene of many masks does not block camera updates.
-    const t0 = performance.now();
-    while (this.maskQueue.length && performance.now() - t0 < 12) {
-      const s = this.maskQueue.shift()!;
-      const entry = s.mask as (MaskEntry & { rle?: PackedScene['masks'][number] }) | null;
-      if (!entry?.rle || !this.shapes.has(s.id)) continue;
-      try {
-        const { rect, data } = cropMask(this.kernels, entry.rle);
-        entry.place = this.maskAtlases.add(rect[3], rect[2], data);
-        entry.rect = rect;
-        delete entry.rle;
-        this.masksDirty = true;
-      } catch (err) {
-        console.error('Error rendering mask:', err);
-      }
-    }
-    this.s.maskDecodeMs += performance.now() - t0;
-    this.requestFrame();
-    if (this.maskQueue.length) setTimeout(() => this.decodeMasks(), 0);
-  }
-
-  /** One vertex buffer of every decoded mask's quad, in z order; runs split where the atlas changes. */
-  private rebuildMasks(): void {
-    if (this.masksDirty) {
-      const seen = new Set<Shape>();
-      this.masks = this.masks.filter((s) => s.mask && this.shapes.get(s.id) === s && !seen.has(s) && Boolean(seen.add(s)));
-    }
-    if (!this.masksSorted) this.masks.sort((a, b) => a.z - b.z);
-    this.masksSorted = true;
-    this.masksDirty = false;
-    const v = new Float32Array(this.masks.length * 6 * MASK_STRIDE);
-    const runs: { atlas: Atlas; offset: number; count: number }[] = [];
-    let n = 0;
-    for (const s of this.masks) {
-      const p = s.mask?.place;
-      if (!p) continue;
-      const [x, y, w, h] = s.mask!.rect;
-      const a = p.atlas;
-      // image (x, y) -> texel (u: row, v: column): the rect's top-left texel and the step per image px
-      const u0 = p.u / a.w, v0 = p.v / a.h, du = h ? p.tw / a.w / h : 0, dv = w ? p.th / a.h / w : 0;
-      // two triangles over the rect; corners (-1 / 1) let the shader grow it for the halo
-      const corners = [0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1];
-      for (let k = 0; k < 6; k++) {
-        const o = (n + k) * MASK_STRIDE, cx = corners[2 * k]!, cy = corners[2 * k + 1]!;
-        v.set([x + cx * w, y + cy * h, cx * 2 - 1, cy * 2 - 1, x, y, x + w, y + h, u0, v0, du, dv, s.color, s.slot], o);
-      }
-      const last = runs[runs.length - 1];
-      if (last && last.atlas === a) last.count += 6;
-      else runs.push({ atlas: a, offset: n, count: 6 });
-      n += 6;
-    }
-    this.maskBuf(v.subarray(0, n * MASK_STRIDE));
-    this.maskRuns = runs;
   }
 
   // ------------------------------------------------------------------ overlay
@@ -642,7 +544,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && this.maskQueue.length === 0 && !(this.kernelsLoading && !this.kernels && this.masks.length);
+    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && !this.maskLayer.pending;
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -669,8 +571,8 @@ export class Renderer {
       const quads = image.visible(this.camera, this.width, this.height, this.dpr);
       if (quads.length) this.drawImage(quads);
     }
-    if (this.masksDirty || !this.masksSorted) this.rebuildMasks();
-    if (this.maskRuns.length) this.drawMask(this.maskRuns.map((r) => ({ tex: r.atlas.tex, offset: r.offset, count: r.count })));
+    const masks = this.maskLayer.draws();
+    if (masks.length) this.drawMask(masks);
     // Visible cells (the viewport in image px, grown by the widest outline or marker).
     const { x: cx, y: cy, scale } = this.camera;
     const pad = 12 / scale;
@@ -727,14 +629,14 @@ export class Renderer {
         geomBytes += l.bytes;
       }
     }
-    const maskBytes = this.maskAtlases.bytes();
+    const maskBytes = this.maskLayer.bytes();
     const tile = this.options.tileSize ?? 512;
     const image = this.images.image;
     const tileBytes = image ? (image.mode === 'single' ? image.source.width * image.source.height * 4 : image.cached * tile * tile * 4) : 0;
     const mem = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
     return {
       shapes: this.shapes.size,
-      masks: this.masks.length,
+      masks: this.maskLayer.count,
       chunks: this.chunks.size,
       culledChunks: this.s.culledChunks,
       fillVertices: fv,
@@ -746,8 +648,8 @@ export class Renderer {
       lastFrameMs: this.s.lastFrameMs,
       lastSceneMs: this.s.lastSceneMs,
       buildMs: this.s.buildMs,
-      maskDecodeMs: this.s.maskDecodeMs,
-      kernelsLoadMs: this.s.kernelsLoadMs,
+      maskDecodeMs: this.maskLayer.decodeMs,
+      kernelsLoadMs: this.maskLayer.kernelsLoadMs,
       imageLoadMs: this.images.loadMs,
       maxTextureSize: this.maxTextureSize,
       imageMode: image?.mode ?? 'none',
@@ -763,20 +665,10 @@ export class Renderer {
     if (this.buildTimer !== null) clearTimeout(this.buildTimer);
     for (const f of this.frameWaiters.splice(0)) f();
     this.images.dispose();
-    this.maskAtlases.dispose();
+    this.maskLayer.dispose();
     this.warmTarget.destroy();
     this.labels.dispose();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }
-}
-
-type MaskRle = { size: [number, number]; counts: number[] | Uint32Array | string };
-type Crop = { rect: [number, number, number, number]; data: Uint8Array };
-
-/** The mask's bounding box decoded by the kernel (no full-image bitmap). */
-export function cropMask(k: Kernels, rle: MaskRle): Crop {
-  const c = k.decodeCrop(rle);
-  if (!c.width || !c.height) return { rect: [0, 0, 0, 0], data: new Uint8Array(1) };
-  return { rect: [c.x, c.y, c.width, c.height], data: c.data };
 }
