@@ -360,6 +360,13 @@ describe('limits', () => {
     await open[0]!.closed;
     await sleep(50);
     await live(user.token);
+    // Sockets that authenticate at the same moment cannot pass the limit together.
+    const other = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const racing = [raw(), raw(), raw(), raw(), raw()];
+    await Promise.all(racing.map((r) => r.send({ type: 'auth', token: other.token })));
+    await sleep(1000);
+    expect(racing.filter((r) => r.messages.some((m) => m.type === 'ready'))).toHaveLength(3);
+    expect((await Promise.all(racing.filter((r) => !r.messages.length).map((r) => r.closed))).map((c) => c.code)).toEqual([4429, 4429]);
   });
 });
 

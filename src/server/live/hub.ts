@@ -211,12 +211,14 @@ export class LiveHub {
     }
     const mine = this.byUser.get(userId) ?? new Set<Client>();
     if (mine.size >= this.ctx.config.live.maxSocketsPerUser) return this.close(client, LIVE_CLOSE.tooManySockets, 'Too many open sockets for this user');
-    const [profile] = await this.ctx.db.select({ fullName: profiles.fullName, email: profiles.email }).from(profiles).where(eq(profiles.id, userId)).limit(1);
-    if (client.closed) return;
-    client.user = { id: userId, name: profile?.fullName?.trim() || profile?.email || '' };
+    // Counted before the name is read, so sockets authenticating at once cannot pass the limit together.
+    client.user = { id: userId, name: '' };
     client.token = token;
     mine.add(client);
     this.byUser.set(userId, mine);
+    const [profile] = await this.ctx.db.select({ fullName: profiles.fullName, email: profiles.email }).from(profiles).where(eq(profiles.id, userId)).limit(1);
+    if (client.closed) return;
+    client.user.name = profile?.fullName?.trim() || profile?.email || '';
     const recheck = setInterval(() => void this.recheck(client), this.ctx.config.live.recheckMs);
     recheck.unref();
     client.timers.push(recheck);
