@@ -7,6 +7,7 @@ import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { LiveClient } from './support/live';
 import { joinAs } from './team-harness';
+import { sql } from 'drizzle-orm';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -66,6 +67,28 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
       ]);
     }
     expect((await onB.changed(img.id, 3)).removed_ids).toEqual(['x']);
+  });
+
+  it('a listener that lost its connection reconnects and catches up on the versions it did not hear', async () => {
+    const owner = await onboardedUser(a);
+    const project = await createProject(a, owner);
+    expect((await api(a.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status).toBe(200);
+    const img = await uploadImage(a, owner, project.id, 'reconnect.png', await png(20, 20));
+    const onA = await LiveClient.ready(a, owner.token);
+    sockets.push(onA);
+    await onA.join(img.id, project.id);
+    // End every LISTEN connection of this database (both processes'), then save at once: nobody hears that NOTIFY.
+    const killed = await a.built.ctx.db.execute(
+      sql`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+    );
+    expect((killed as unknown as { rows: unknown[] }).rows.length).toBeGreaterThanOrEqual(2);
+    const box = { id: 'r', name: 'car', bounding_box: { x: 1, y: 1, w: 5, h: 5 }, attributes: [] };
+    const saved = await api(b.url, 'POST', '/api/v1/annotations/save-changes', {
+      token: owner.token,
+      body: { image_id: img.id, project_id: project.id, image_filename: img.filename, base_version: 0, upserts: [box], removed_ids: [] },
+    });
+    expect(saved.status).toBe(200);
+    expect(await onA.changed(img.id, 1, 8000)).toMatchObject({ base_version: 0, upserts: [box] });
   });
 
   it('presence, cursors and selections cross too: people on different processes see each other', async () => {
