@@ -209,6 +209,18 @@ describe('changed after every kind of write', () => {
     expect([...restored.removed_ids].sort()).toEqual(['c', 'copy-p1', 'copy-p2']);
   });
 
+  it('a change larger than 1 MB comes with omitted: true and empty lists; GET changes gives it', async () => {
+    const img = await newImage();
+    const a = await live(owner.token);
+    await a.join(img.id, project.id);
+    const many = Array.from({ length: 1100 }, (_, i) => ({ ...box(`big-${i}`), attributes: [{ note: 'n'.repeat(1000) }] }));
+    const saved = await saveChanges(img, 0, many);
+    expect(saved.status, JSON.stringify(saved.body).slice(0, 300)).toBe(200);
+    expect(await a.changed(img.id, 1)).toEqual({ type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [], removed_ids: [], by: owner.userId, omitted: true });
+    const changes = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=0`, { token: owner.token });
+    expect(changes.body.upserts).toHaveLength(1100);
+  });
+
   it('an API key caller: `by` is the key', async () => {
     const img = await newImage();
     const a = await live(owner.token);
