@@ -6,6 +6,7 @@
 import type { SegmentOps, Structure } from './algorithm';
 
 let scratchNode = new Int32Array(0);
+let scratchPixel = new Int32Array(0);
 
 export interface PixelCutParams {
   /** smoothness per pixel edge at zero contrast (nats) */
@@ -43,7 +44,16 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const bw = x1 - x0 + 1;
   const near = nearEdge(out, w, x0, y0, x1, y1, p.reach);
   let count = 0;
-  for (let y = y0; y <= y1; y++) for (let x = x0, q = y * w + x0; x <= x1; x++, q++) node[q] = band[labels[q]!] && near[(y - y0) * bw + x - x0] ? count++ : -1;
+  if (scratchPixel.length < N) scratchPixel = new Int32Array(N);
+  const pixel = scratchPixel; // each node's pixel, in node order (row by row)
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0, q = y * w + x0; x <= x1; x++, q++) {
+      if (band[labels[q]!] && near[(y - y0) * bw + x - x0]) {
+        pixel[count] = q;
+        node[q] = count++;
+      } else node[q] = -1;
+    }
+  }
   if (count === 0) return;
   const src = new Float64Array(count), snk = new Float64Array(count);
   // At most two edges per node (right and down).
@@ -54,28 +64,25 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
     const dr = rgb[a * 3]! - rgb[b * 3]!, dg = rgb[a * 3 + 1]! - rgb[b * 3 + 1]!, db = rgb[a * 3 + 2]! - rgb[b * 3 + 2]!;
     return p.lambda * contrast[dr * dr + dg * dg + db * db]!;
   };
-  for (let y = y0; y <= y1; y++) {
-    for (let x = x0; x <= x1; x++) {
-      const q = y * w + x, i = node[q]!;
-      if (i < 0) continue;
-      const u = llr[bins[q]!]! + (spFg[labels[q]!] ? p.bias : -p.bias);
-      if (u > 0) src[i] += u;
-      else snk[i] -= u;
-      // Band neighbours get an edge (right and down only, once); fixed ones pull this pixel towards their label.
-      for (let d = 0; d < 4; d++) {
-        const r = d === 0 ? (x + 1 < w ? q + 1 : -1) : d === 1 ? (y + 1 < h ? q + w : -1) : d === 2 ? (x > 0 ? q - 1 : -1) : y > 0 ? q - w : -1;
-        if (r < 0) continue;
-        const inBox = d === 0 ? x < x1 : d === 1 ? y < y1 : d === 2 ? x > x0 : y > y0;
-        const j = inBox ? node[r]! : -1;
-        if (j >= 0) {
-          if (d < 2) {
-            ea[m] = i;
-            eb[m] = j;
-            cap[m++] = weight(q, r);
-          }
-        } else if (out[r]) src[i] += weight(q, r);
-        else snk[i] += weight(q, r);
-      }
+  for (let i = 0; i < count; i++) {
+    const q = pixel[i]!, x = q % w, y = (q - x) / w;
+    const u = llr[bins[q]!]! + (spFg[labels[q]!] ? p.bias : -p.bias);
+    if (u > 0) src[i] += u;
+    else snk[i] -= u;
+    // Band neighbours get an edge (right and down only, once); fixed ones pull this pixel towards their label.
+    for (let d = 0; d < 4; d++) {
+      const r = d === 0 ? (x + 1 < w ? q + 1 : -1) : d === 1 ? (y + 1 < h ? q + w : -1) : d === 2 ? (x > 0 ? q - 1 : -1) : y > 0 ? q - w : -1;
+      if (r < 0) continue;
+      const inBox = d === 0 ? x < x1 : d === 1 ? y < y1 : d === 2 ? x > x0 : y > y0;
+      const j = inBox ? node[r]! : -1;
+      if (j >= 0) {
+        if (d < 2) {
+          ea[m] = i;
+          eb[m] = j;
+          cap[m++] = weight(q, r);
+        }
+      } else if (out[r]) src[i] += weight(q, r);
+      else snk[i] += weight(q, r);
     }
   }
   for (const [q, v] of hard) {
@@ -89,12 +96,7 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const side = new Uint8Array(count);
   const c = cap.subarray(0, m);
   ops.minCut(count, src, snk, m, ea.subarray(0, m), eb.subarray(0, m), c, c, side);
-  for (let y = y0; y <= y1; y++) {
-    for (let q = y * w + x0, end = y * w + x1; q <= end; q++) {
-      const k = node[q]!;
-      if (k >= 0) out[q] = side[k]!;
-    }
-  }
+  for (let i = 0; i < count; i++) out[pixel[i]!] = side[i]!;
 }
 
 /** exp(-beta d) for every squared RGB distance d (0..3 x 255^2), for the last few betas (one per image or focus crop). */
