@@ -1,0 +1,276 @@
+// The live client against a fake socket and a fake clock: auth and re-auth, join and leave,
+// reconnect with backoff, gap recovery through GET changes (and 410 -> reload), own saves in
+// flight, and validation of what the server sends.
+import { describe, expect, it } from 'vitest';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { LiveClient, LIVE_BUSY_RETRY_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LiveSocket } from './client';
+
+const IMG = '11111111-1111-4111-8111-111111111111';
+const PROJ = '22222222-2222-4222-8222-222222222222';
+
+class FakeSocket implements LiveSocket {
+  readyState = 0;
+  sent: Record<string, unknown>[] = [];
+  closed = false;
+  onopen: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onclose: ((ev: { code: number; reason?: string }) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  send(data: string) {
+    this.sent.push(JSON.parse(data) as Record<string, unknown>);
+  }
+  close() {
+    this.closed = true;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  server(msg: unknown) {
+    this.onmessage?.({ data: typeof msg === 'string' ? msg : JSON.stringify(msg) });
+  }
+  drop(code = 1006) {
+    this.readyState = 3;
+    this.onclose?.({ code });
+  }
+  types() {
+    return this.sent.map((m) => m.type);
+  }
+}
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+function setup(opts: { changes?: (since: number) => LiveChange | 'expired' } = {}) {
+  const sockets: FakeSocket[] = [];
+  const timers = new Map<number, { fn: () => void; ms: number }>();
+  let nextTimer = 0;
+  let token = 'token-1';
+  let tokenCb: (() => void) | null = null;
+  const fetched: number[] = [];
+  const deps: LiveDeps = {
+    url: 'ws://test/api/v1/live',
+    createSocket: () => {
+      const s = new FakeSocket();
+      sockets.push(s);
+      return s;
+    },
+    getToken: async () => token,
+    onTokenChange: (cb) => {
+      tokenCb = cb;
+      return () => (tokenCb = null);
+    },
+    fetchChanges: async (_img, _proj, since) => {
+      fetched.push(since);
+      if (!opts.changes) throw new Error('no changes endpoint in this test');
+      return opts.changes(since);
+    },
+    setTimer: (fn, ms) => {
+      timers.set(++nextTimer, { fn, ms });
+      return nextTimer;
+    },
+    clearTimer: (h) => void timers.delete(h as number),
+    random: () => 1,
+    log: () => undefined,
+  };
+  const client = new LiveClient(deps);
+  /** Runs the timers waiting now; returns their delays. */
+  const runTimers = () => {
+    const due = [...timers.entries()];
+    timers.clear();
+    for (const [, t] of due) t.fn();
+    return due.map(([, t]) => t.ms);
+  };
+  return {
+    client,
+    sockets,
+    fetched,
+    runTimers,
+    setToken: (t: string) => (token = t),
+    refreshToken: () => tokenCb?.(),
+    last: () => sockets[sockets.length - 1]!,
+  };
+}
+
+/** A screen holding a version; apply() takes changes that build on it. */
+function screen(start = 0) {
+  const applied: LiveChange[] = [];
+  const state = { version: start as number | null, busy: false, reloads: 0, peers: [] as string[] };
+  const handler: LiveImageHandler = {
+    version: () => state.version,
+    apply: (c): ApplyResult => {
+      if (state.version === null) return 'closed';
+      if (c.version <= state.version) return 'known';
+      if (state.busy) return 'busy';
+      if (c.base_version !== state.version) return 'gap';
+      state.version = c.version;
+      applied.push(c);
+      return 'applied';
+    },
+    reload: () => {
+      state.reloads += 1;
+    },
+    onPeers: (peers) => (state.peers = peers.map((p) => p.name)),
+  };
+  return { handler, applied, state };
+}
+
+const box = (id: string, x = 0): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 10, h: 10 } });
+const changed = (version: number, extra: Record<string, unknown> = {}) => ({ type: 'changed', image_id: IMG, version, base_version: version - 1, upserts: [box(`s${version}`)], removed_ids: [], by: 'u2', ...extra });
+
+async function connected(t: ReturnType<typeof setup>, s: ReturnType<typeof screen>, version = 0) {
+  t.client.watch(IMG, PROJ, s.handler);
+  const sock = t.last();
+  sock.open();
+  await flush();
+  sock.server({ type: 'ready', user_id: 'u1' });
+  sock.server({ type: 'joined', image_id: IMG, version, peers: [{ user_id: 'u1', name: 'Ann', color: '#e6194b', can_edit: true }] });
+  await flush();
+  return sock;
+}
+
+describe('LiveClient', () => {
+  it('authenticates with the access token, joins the watched image, and leaves it', async () => {
+    const t = setup();
+    const s = screen();
+    const off = t.client.watch(IMG, PROJ, s.handler);
+    expect(t.sockets).toHaveLength(1);
+    const sock = t.last();
+    sock.open();
+    await flush();
+    expect(sock.sent[0]).toEqual({ type: 'auth', token: 'token-1' });
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(sock.sent[1]).toEqual({ type: 'join', image_id: IMG, project_id: PROJ });
+    sock.server({ type: 'joined', image_id: IMG, version: 0, peers: [{ user_id: 'u1', name: 'Ann', color: '#e6194b', can_edit: true }] });
+    expect(s.state.peers).toEqual(['Ann']);
+    expect(t.client.userId).toBe('u1');
+    off();
+    expect(sock.sent[2]).toEqual({ type: 'leave', image_id: IMG });
+  });
+
+  it('sends the refreshed token on the open socket', async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    t.setToken('token-2');
+    t.refreshToken();
+    await flush();
+    expect(sock.sent.filter((m) => m.type === 'auth').map((m) => m.token)).toEqual(['token-1', 'token-2']);
+    // The second ready (of the re-auth) does not join again.
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(sock.types().filter((x) => x === 'join')).toHaveLength(1);
+    expect(t.sockets).toHaveLength(1);
+  });
+
+  it('reconnects with growing delays, authenticates and joins again, and catches up on the versions missed', async () => {
+    const t = setup({ changes: (since) => ({ version: 3, base_version: since, upserts: [box('x', 5)], removed_ids: ['s1'], by: null }) });
+    const s = screen();
+    const first = await connected(t, s);
+    first.server(changed(1));
+    expect(s.state.version).toBe(1);
+    first.drop();
+    expect(t.runTimers()).toEqual([500]);
+    t.last().drop(); // the server is still away
+    expect(t.runTimers()).toEqual([1000]);
+    const sock = t.last();
+    expect(t.sockets).toHaveLength(3);
+    sock.open();
+    await flush();
+    expect(sock.sent[0]).toEqual({ type: 'auth', token: 'token-1' });
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(sock.sent[1]).toMatchObject({ type: 'join', image_id: IMG });
+    sock.server({ type: 'joined', image_id: IMG, version: 3, peers: [] });
+    await flush();
+    expect(t.fetched).toEqual([1]);
+    expect(s.state.version).toBe(3);
+    expect(s.applied[1]).toMatchObject({ base_version: 1, version: 3, removed_ids: ['s1'] });
+    // Connected again: the backoff starts over.
+    sock.drop();
+    expect(t.runTimers()).toEqual([500]);
+  });
+
+  it('applies a changed that builds on the version held, loads the changes for one that does not', async () => {
+    const t = setup({ changes: (since) => ({ version: 4, base_version: since, upserts: [box('s3'), box('s4')], removed_ids: [], by: null }) });
+    const s = screen();
+    const sock = await connected(t, s);
+    sock.server(changed(1));
+    expect(s.applied.map((c) => c.version)).toEqual([1]);
+    expect(t.fetched).toEqual([]);
+    sock.server(changed(4)); // 2 and 3 were missed
+    await flush();
+    expect(t.fetched).toEqual([1]);
+    expect(s.state.version).toBe(4);
+    // The same version again (this tab's own save, already held): nothing.
+    sock.server(changed(4));
+    await flush();
+    expect(s.applied).toHaveLength(2);
+  });
+
+  it('410 history_expired: the screen reloads the whole document', async () => {
+    const t = setup({ changes: () => 'expired' });
+    const s = screen(2);
+    const sock = await connected(t, s, 2);
+    sock.server(changed(9));
+    await flush();
+    expect(t.fetched).toEqual([2]);
+    expect(s.state.reloads).toBe(1);
+  });
+
+  it('an omitted change is loaded through GET changes', async () => {
+    const t = setup({ changes: (since) => ({ version: since + 1, base_version: since, upserts: [box('big')], removed_ids: [], by: null }) });
+    const s = screen();
+    const sock = await connected(t, s);
+    sock.server(changed(1, { upserts: [], omitted: true }));
+    await flush();
+    expect(t.fetched).toEqual([0]);
+    expect(s.applied[0]!.upserts.map((a) => a.id)).toEqual(['big']);
+  });
+
+  it('a change that meets a save of this tab in flight is tried again after it', async () => {
+    const t = setup({ changes: (since) => ({ version: 1, base_version: since, upserts: [box('s1')], removed_ids: [], by: null }) });
+    const s = screen();
+    const sock = await connected(t, s);
+    s.state.busy = true;
+    sock.server(changed(1));
+    expect(s.applied).toHaveLength(0);
+    s.state.busy = false;
+    expect(t.runTimers()).toEqual([LIVE_BUSY_RETRY_MS]);
+    await flush();
+    expect(s.state.version).toBe(1);
+  });
+
+  it('ignores messages that are not JSON or not of the contract, and carries on', async () => {
+    const t = setup();
+    const s = screen();
+    const sock = await connected(t, s);
+    sock.server('not json');
+    sock.server({ type: 'changed', image_id: IMG, version: 'one' });
+    sock.server({ type: 'teleport' });
+    sock.server(changed(1));
+    expect(s.state.version).toBe(1);
+  });
+
+  it('waits for the screen to hold a version, and catches up when it says so', async () => {
+    const t = setup({ changes: (since) => ({ version: 2, base_version: since, upserts: [], removed_ids: ['a'], by: null }) });
+    const s = screen();
+    s.state.version = null; // still loading
+    const sock = await connected(t, s, 2);
+    expect(t.fetched).toEqual([]);
+    s.state.version = 0;
+    t.client.resync(IMG);
+    await flush();
+    expect(t.fetched).toEqual([0]);
+    expect(s.state.version).toBe(2);
+    expect(sock.closed).toBe(false);
+  });
+
+  it('opens no socket while nothing is watched, and closes it on dispose', async () => {
+    const t = setup();
+    expect(t.sockets).toHaveLength(0);
+    const sock = await connected(t, screen());
+    t.client.dispose();
+    expect(sock.closed).toBe(true);
+    sock.drop(1000);
+    expect(t.runTimers()).toEqual([]);
+  });
+});

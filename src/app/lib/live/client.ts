@@ -1,0 +1,365 @@
+// The live co-editing client (issue 20, README "Live co-editing"): one WebSocket per tab to
+// /api/v1/live, authenticated with the session's access token (sent again when it is refreshed),
+// joined to the images the screen watches, reconnected with backoff, and kept in step: a `changed`
+// that does not build on the version the screen holds, an `omitted` one, or a (re)join that finds
+// the image further on, loads GET changes since that version (410 history_expired: the screen
+// reloads the whole document). Every message the server sends is validated with the contract's
+// schemas. Saving stays on HTTP; this only hears about committed changes and presence.
+import { z } from 'zod';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
+
+/** The part of a WebSocket the client uses (the browser's, or a test's fake). */
+export interface LiveSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number; reason?: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+const OPEN = 1;
+
+/** A change to move the screen's document on: from `base_version` to `version`. */
+export interface LiveChange {
+  version: number;
+  base_version: number;
+  upserts: StoredAnnotation[];
+  removed_ids: string[];
+  /** Who saved it (null: unknown, as for the net change of GET changes). */
+  by: string | null;
+}
+
+/** What the screen did with a change ('busy': a save of its own is in flight, try again soon). */
+export type ApplyResult = 'applied' | 'known' | 'gap' | 'busy' | 'closed';
+
+/** The screen's side of one watched image. */
+export interface LiveImageHandler {
+  /** The version the screen's document is at; null while it has none (loading). */
+  version(): number | null;
+  apply(change: LiveChange): ApplyResult;
+  /** The change log no longer reaches back to the version held: load the whole document again (then call resync). */
+  reload(): void;
+  onPeers?(peers: LivePeer[]): void;
+  onCursor?(userId: string, cursor: { x: number; y: number }): void;
+  onSelection?(userId: string, ids: string[]): void;
+}
+
+export type FetchChanges = (imageId: string, projectId: string, since: number) => Promise<LiveChange | 'expired'>;
+
+export interface LiveDeps {
+  url: string;
+  createSocket: (url: string) => LiveSocket;
+  /** The current access token (null: signed out). */
+  getToken: () => Promise<string | null>;
+  /** The token was refreshed (or the user signed in again). */
+  onTokenChange: (cb: () => void) => () => void;
+  fetchChanges: FetchChanges;
+  setTimer: (fn: () => void, ms: number) => unknown;
+  clearTimer: (handle: unknown) => void;
+  random: () => number;
+  log: (message: string, err?: unknown) => void;
+}
+
+/** Reconnect delays: 0.5 s doubling to 30 s, with jitter (half to the whole of it). */
+export const LIVE_RECONNECT_BASE_MS = 500;
+export const LIVE_RECONNECT_MAX_MS = 30_000;
+/** A change met a save of this tab in flight: tried again after this long. */
+export const LIVE_BUSY_RETRY_MS = 250;
+/** Catch-up rounds in a row before giving up until the next message (a change saved during each load). */
+const MAX_CATCHUP_ROUNDS = 5;
+
+/** Each shape is checked in full where it enters the editor (one invalid shape is left out there, not the change). */
+const ChangedUpserts = z.array(z.object({ id: z.string().min(1) }).passthrough());
+
+interface Watch {
+  imageId: string;
+  projectId: string;
+  handler: LiveImageHandler;
+  /** The newest version the server told of. */
+  latest: number;
+  catching: boolean;
+  again: boolean;
+  retry: unknown;
+}
+
+export class LiveClient {
+  private socket: LiveSocket | null = null;
+  private ready = false;
+  private attempts = 0;
+  private reconnectTimer: unknown = null;
+  private disposed = false;
+  private readonly watches = new Map<string, Watch>();
+  private readonly offToken: () => void;
+  private me: string | null = null;
+  private readonly readyListeners = new Set<(connected: boolean) => void>();
+
+  constructor(private readonly deps: LiveDeps) {
+    this.offToken = deps.onTokenChange(() => void this.reauth());
+  }
+
+  /** The user id the server said this socket is (null until `ready`). */
+  get userId(): string | null {
+    return this.me;
+  }
+
+  get connected(): boolean {
+    return this.ready;
+  }
+
+  /** Told on every connect (`ready`) and disconnect. */
+  onConnection(listener: (connected: boolean) => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
+  /** Watch an image: join it (now, or once connected), and again after every reconnect. */
+  watch(imageId: string, projectId: string, handler: LiveImageHandler): () => void {
+    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null };
+    const previous = this.watches.get(imageId);
+    if (previous) this.stopRetry(previous);
+    this.watches.set(imageId, w);
+    if (this.ready && !previous) this.send({ type: 'join', image_id: imageId, project_id: projectId });
+    else if (this.ready) this.resync(imageId);
+    this.ensureSocket();
+    return () => {
+      if (this.watches.get(imageId) !== w) return;
+      this.stopRetry(w);
+      this.watches.delete(imageId);
+      if (this.ready) this.send({ type: 'leave', image_id: imageId });
+    };
+  }
+
+  /** The screen's document moved (loaded, reloaded): catch up if the server is further on. */
+  resync(imageId: string): void {
+    const w = this.watches.get(imageId);
+    if (w) void this.catchUp(w);
+  }
+
+  sendCursor(imageId: string, x: number, y: number): void {
+    if (this.ready && this.watches.has(imageId)) this.send({ type: 'cursor', image_id: imageId, x, y });
+  }
+
+  sendSelection(imageId: string, ids: string[]): void {
+    if (this.ready && this.watches.has(imageId)) this.send({ type: 'selection', image_id: imageId, ids: ids.slice(0, 1000) });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.offToken();
+    for (const w of this.watches.values()) this.stopRetry(w);
+    this.watches.clear();
+    if (this.reconnectTimer !== null) this.deps.clearTimer(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const s = this.socket;
+    this.socket = null;
+    this.setReady(false);
+    s?.close(1000);
+  }
+
+  // ------------------------------------------------------------------ the socket
+
+  private ensureSocket(): void {
+    if (this.disposed || this.socket || this.reconnectTimer !== null || this.watches.size === 0) return;
+    let socket: LiveSocket;
+    try {
+      socket = this.deps.createSocket(this.deps.url);
+    } catch (err) {
+      this.deps.log('The live socket could not be opened', err);
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => void this.authenticate(socket);
+    socket.onmessage = (ev) => {
+      if (this.socket === socket) this.receive(ev.data);
+    };
+    socket.onerror = () => undefined; // a close follows
+    socket.onclose = (ev) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.setReady(false);
+      if (ev.code === 4401) this.deps.log('The live socket was refused its credential; trying again with the session of then');
+      this.scheduleReconnect();
+    };
+  }
+
+  private scheduleReconnect(): void {
+    if (this.disposed || this.watches.size === 0 || this.reconnectTimer !== null) return;
+    const exp = Math.min(LIVE_RECONNECT_BASE_MS * 2 ** this.attempts, LIVE_RECONNECT_MAX_MS);
+    this.attempts += 1;
+    const delay = Math.round(exp * (0.5 + this.deps.random() / 2));
+    this.reconnectTimer = this.deps.setTimer(() => {
+      this.reconnectTimer = null;
+      this.ensureSocket();
+    }, delay);
+  }
+
+  private async authenticate(socket: LiveSocket): Promise<void> {
+    const token = await this.deps.getToken().catch(() => null);
+    if (this.socket !== socket) return;
+    // Signed out: nothing to say; the server closes after its auth timeout and backoff follows.
+    if (token) this.sendOn(socket, { type: 'auth', token });
+  }
+
+  /** The session's token was refreshed: the open socket gets it (the server keeps the socket past the old one's expiry). */
+  private async reauth(): Promise<void> {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN) return;
+    const token = await this.deps.getToken().catch(() => null);
+    if (token && this.socket === socket) this.sendOn(socket, { type: 'auth', token });
+  }
+
+  private send(message: LiveClientMessage): void {
+    if (this.socket) this.sendOn(this.socket, message);
+  }
+
+  private sendOn(socket: LiveSocket, message: LiveClientMessage): void {
+    if (socket.readyState !== OPEN) return;
+    try {
+      socket.send(JSON.stringify(message));
+    } catch (err) {
+      this.deps.log('A live message could not be sent', err);
+    }
+  }
+
+  private setReady(on: boolean): void {
+    if (this.ready === on) return;
+    this.ready = on;
+    for (const l of this.readyListeners) l(on);
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  private receive(data: unknown): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(String(data));
+    } catch {
+      this.deps.log('A live message that is not JSON was ignored');
+      return;
+    }
+    const parsed = LiveServerMessage.safeParse(raw);
+    if (!parsed.success) {
+      this.deps.log('A live message of an unknown shape was ignored', parsed.error.issues);
+      return;
+    }
+    const m = parsed.data;
+    switch (m.type) {
+      case 'ready':
+        this.onReady(m.user_id);
+        return;
+      case 'joined': {
+        const w = this.watches.get(m.image_id);
+        if (!w) return;
+        w.latest = Math.max(w.latest, m.version);
+        w.handler.onPeers?.(m.peers);
+        void this.catchUp(w);
+        return;
+      }
+      case 'presence':
+        this.watches.get(m.image_id)?.handler.onPeers?.(m.peers);
+        return;
+      case 'peer': {
+        const w = this.watches.get(m.image_id);
+        if (!w || m.user_id === this.me) return;
+        if ('cursor' in m) w.handler.onCursor?.(m.user_id, m.cursor);
+        else w.handler.onSelection?.(m.user_id, m.selection);
+        return;
+      }
+      case 'changed':
+        this.onChanged(m);
+        return;
+      case 'error':
+        if (m.code === 'not_found' && m.image_id) this.deps.log(`The live socket cannot watch image ${m.image_id}`);
+        else this.deps.log(`The live socket answered ${m.code}${m.message ? `: ${m.message}` : ''}`);
+        return;
+    }
+  }
+
+  private onReady(userId: string): void {
+    const first = !this.ready;
+    this.me = userId;
+    this.attempts = 0;
+    this.setReady(true);
+    // A re-auth on the open socket answers ready too: the joins stand.
+    if (!first) return;
+    for (const w of this.watches.values()) this.send({ type: 'join', image_id: w.imageId, project_id: w.projectId });
+  }
+
+  private onChanged(m: z.infer<typeof LiveServerMessage> & { type: 'changed' }): void {
+    const w = this.watches.get(m.image_id);
+    if (!w) return;
+    w.latest = Math.max(w.latest, m.version);
+    if (m.omitted || w.catching) {
+      // Too large to come with the message, or a catch-up is loading: it brings this one too.
+      void this.catchUp(w);
+      return;
+    }
+    const upserts = ChangedUpserts.safeParse(m.upserts);
+    if (!upserts.success) {
+      this.deps.log(`A changed message for image ${m.image_id} carried invalid annotations; loading the change instead`, upserts.error.issues);
+      void this.catchUp(w);
+      return;
+    }
+    const change: LiveChange = { version: m.version, base_version: m.base_version, upserts: upserts.data as StoredAnnotation[], removed_ids: m.removed_ids, by: m.by };
+    this.afterApply(w, w.handler.apply(change));
+  }
+
+  private afterApply(w: Watch, result: ApplyResult): void {
+    if (result === 'gap') void this.catchUp(w);
+    else if (result === 'busy') this.retryLater(w);
+  }
+
+  private retryLater(w: Watch): void {
+    if (w.retry !== null) return;
+    w.retry = this.deps.setTimer(() => {
+      w.retry = null;
+      if (this.watches.get(w.imageId) === w) void this.catchUp(w);
+    }, LIVE_BUSY_RETRY_MS);
+  }
+
+  private stopRetry(w: Watch): void {
+    if (w.retry !== null) this.deps.clearTimer(w.retry);
+    w.retry = null;
+  }
+
+  /** Loads what happened since the version the screen holds, when the server told of a newer one. One at a time per image. */
+  private async catchUp(w: Watch): Promise<void> {
+    if (w.catching) {
+      w.again = true;
+      return;
+    }
+    w.catching = true;
+    try {
+      for (let round = 0; round < MAX_CATCHUP_ROUNDS; round++) {
+        w.again = false;
+        const held = w.handler.version();
+        if (held === null || held >= w.latest || this.watches.get(w.imageId) !== w) return;
+        let res: LiveChange | 'expired';
+        try {
+          res = await this.deps.fetchChanges(w.imageId, w.projectId, held);
+        } catch (err) {
+          this.deps.log(`The changes of image ${w.imageId} could not be loaded`, err);
+          this.retryLater(w);
+          return;
+        }
+        if (this.watches.get(w.imageId) !== w) return;
+        if (res === 'expired') {
+          w.handler.reload();
+          return;
+        }
+        w.latest = Math.max(w.latest, res.version);
+        const result = res.version > res.base_version ? w.handler.apply(res) : 'known';
+        if (result === 'busy') {
+          this.retryLater(w);
+          return;
+        }
+        if (result !== 'gap' && !w.again) return;
+      }
+    } finally {
+      w.catching = false;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// The app's one live co-editing client (./client.ts): the browser's WebSocket to /api/v1/live on
+// this origin, the supabase session's access token, and GET changes through the API client.
+import { ChangesResponse } from '../../../contract/annotation-api';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { LIVE_PATH } from '../../../contract/live';
+import { isApiError, request } from '../../api/client';
+import { getSupabase } from '../../api/supabase';
+import { LiveClient, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
+
+export { LiveClient } from './client';
+export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LiveSocket } from './client';
+
+/** ws: or wss: as the page's own scheme, on the page's host. */
+export function liveUrl(loc: { protocol: string; host: string } = window.location): string {
+  return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}${LIVE_PATH}`;
+}
+
+export const fetchChanges: FetchChanges = async (imageId, projectId, since) => {
+  try {
+    const res = await request('GET', `/annotations/changes/${encodeURIComponent(imageId)}?since=${since}&project_id=${encodeURIComponent(projectId)}`, ChangesResponse);
+    return { version: res.version, base_version: res.since, upserts: res.upserts as StoredAnnotation[], removed_ids: res.removed_ids, by: null };
+  } catch (err) {
+    if (isApiError(err) && err.status === 410) return 'expired';
+    throw err;
+  }
+};
+
+function defaultDeps(): LiveDeps {
+  return {
+    url: liveUrl(),
+    createSocket: (url) => new WebSocket(url) as unknown as LiveSocket,
+    getToken: async () => (await (await getSupabase()).auth.getSession()).data.session?.access_token ?? null,
+    onTokenChange: (cb) => {
+      let off: (() => void) | null = null;
+      let cancelled = false;
+      void getSupabase()
+        .then((sb) => {
+          const { data } = sb.auth.onAuthStateChange((event) => {
+            // Deferred: supabase-js runs this callback while holding its session lock.
+            if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') setTimeout(cb, 0);
+          });
+          off = () => data.subscription.unsubscribe();
+          if (cancelled) off();
+        })
+        .catch(() => undefined);
+      return () => {
+        cancelled = true;
+        off?.();
+      };
+    },
+    fetchChanges,
+    setTimer: (fn, ms) => setTimeout(fn, ms),
+    clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    random: Math.random,
+    log: (message, err) => console.warn(message, err ?? ''),
+  };
+}
+
+let shared: LiveClient | null = null;
+/** One socket per tab: every screen that watches an image goes through this client. */
+export function getLiveClient(): LiveClient {
+  return (shared ??= new LiveClient(defaultDeps()));
+}
