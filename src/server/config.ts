@@ -40,7 +40,7 @@ export interface Config {
 export interface LiveConfig {
   /** How often each open socket's credential and the read access to its images are checked again (at most 30 s). */
   recheckMs: number;
-  /** How often each socket is pinged; one without a pong by the next ping is dropped (so within two of these). */
+  /** How often each socket is pinged; one without a pong by the next ping is dropped (so within two of these: 8 s by default, under the 10). */
   pingMs: number;
   /** Open sockets per user (or API key) on one server process. */
   maxSocketsPerUser: number;
@@ -164,7 +164,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   const live: LiveConfig = {
     recheckMs: integer(env, 'LIVE_RECHECK_MS', 30_000, 100, 30_000),
-    pingMs: integer(env, 'LIVE_PING_MS', 5_000, 100, 5_000),
+    pingMs: integer(env, 'LIVE_PING_MS', 4_000, 100, 4_000),
     maxSocketsPerUser: integer(env, 'LIVE_MAX_SOCKETS_PER_USER', 20, 1, 1000),
   };
   return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, live, trustProxy: trustProxyOf(env) };
