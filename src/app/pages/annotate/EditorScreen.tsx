@@ -10,7 +10,7 @@
 // an image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
 // the engine's events (useEditorEvents), commands (useEditorCommands), the keyboard
 // (useEditorKeys), the History view (useHistoryView) and the layout preferences (usePanelPrefs).
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
@@ -34,6 +34,7 @@ import { useEditorSaving, usePageHideFlush } from './hooks/useEditorSaving';
 import { useHistoryView } from './hooks/useHistoryView';
 import { useImageLoading } from './hooks/useImageLoading';
 import { useImageStage } from './hooks/useImageStage';
+import { useLiveImage } from './hooks/useLiveImage';
 import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
@@ -96,8 +97,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const panels = usePanelPrefs();
   const historyView = useHistoryView({ editor, imageId: image.id, projectId: project.id, readOnly, viewOnlyReason, link, saver, followSave, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar, documentReady: readyRef });
   const { preview, previewEditor, previewing, previewShown, opening, reopenToken } = historyView;
-  const loading = useImageLoading({ editor, image, orgId, projectId: project.id, readOnly, auto, link, saver, opening, reopenToken, documentReady: readyRef });
+  // Live co-editing: changes saved elsewhere come into the document; the people on the image.
+  const [liveReopen, setLiveReopen] = useState(0);
+  const liveImage = useLiveImage({ imageId: image.id, projectId: project.id, readOnly, link, saver, opening, documentReady: readyRef, reopen: () => setLiveReopen((n) => n + 1) });
+  const loading = useImageLoading({ editor, image, orgId, projectId: project.id, readOnly, auto, link, saver, opening: liveImage.liveOpening, reopenToken: reopenToken + liveReopen, documentReady: readyRef });
   const { load, ready } = loading;
+  const documentIn = load.status === 'ready' && load.imageId === image.id;
+  const { resync } = liveImage;
+  useEffect(() => {
+    if (documentIn) resync();
+  }, [documentIn, resync]);
   const nav = useSequence({ editor, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
   usePageHideFlush(saver, link, followSave);
   const nextName = nav.next?.filename ?? null;

@@ -6,7 +6,7 @@ import { memoryStore, openIndexedDbStore } from './store';
 import { createHttpTransport } from './transport';
 import type { SaveDeps, SaveManager } from './types';
 
-export type { Delta, ImageRef, MergeResult, Recovery, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
+export type { Delta, ImageRef, MergeResult, Recovery, RemoteChange, RemoteOutcome, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
 export type { SaveBody, SaveOutcome, SaveTransport } from './transport';
 export type { PendingEntry, PendingStore } from './store';
 export { merge3, applyDelta, sameJson } from './merge';

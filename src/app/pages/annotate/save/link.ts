@@ -5,7 +5,7 @@
 // so do the selection, undo history and a drag in progress.
 import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation, type LoadOptions } from '../../../../engine';
 import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { ImageRef, MergeResult, SaveManager } from './types';
+import type { ImageRef, MergeResult, RemoteChange, RemoteOutcome, SaveManager } from './types';
 
 export const GATHER_MS = 150;
 
@@ -146,6 +146,36 @@ export class EditorSaveLink {
     this.saver.change(ref.imageId, { upserts, removed }, replace ? { immediate: true, replace } : { immediate: immediate || removed.length > 0 });
   }
 
+  /**
+   * Another client's saved change (live co-editing): the save manager's copy of the server
+   * document moves on, then the live document takes it through Editor.applyRemote, as a merge,
+   * never a reload. Shapes this device changed and has not saved (pending, or still gathering)
+   * keep their local shape: they are newer and their save follows on the new version.
+   */
+  applyRemoteChange(imageId: string, change: RemoteChange): RemoteOutcome {
+    if (this.ref?.imageId !== imageId) return { kind: 'closed' };
+    const outcome = this.saver.remote(imageId, change);
+    if (outcome.kind !== 'applied') return outcome;
+    const keep = new Set([...outcome.local, ...this.changed]);
+    this.applyToEditor(change.upserts, change.removed_ids, keep);
+    return outcome;
+  }
+
+  /** Shapes saved elsewhere into the live document (a view-only editor, which has no save slot): Editor.applyRemote, each shape validated. */
+  applyToEditor(stored: readonly StoredAnnotation[], removedIds: readonly string[], mine: ReadonlySet<string>): void {
+    const upserts: EditorAnnotation[] = [];
+    for (const a of stored) {
+      if (mine.has(a.id)) continue;
+      try {
+        upserts.push(...parseStoredAnnotations([a]));
+      } catch (err) {
+        this.log(`The annotation ${a.id} saved elsewhere is not valid and was left out of the editor`, err);
+      }
+    }
+    const removed = removedIds.filter((id) => !mine.has(id));
+    this.quietly(() => this.editor.applyRemote(upserts, removed));
+  }
+
   private applyMerge(imageId: string, merge: MergeResult): void {
     if (this.ref?.imageId !== imageId) {
       if (!this.ref && this.expected === imageId) this.early.push(merge);
@@ -153,18 +183,7 @@ export class EditorSaveLink {
     }
     // Gathered shapes were changed after everything the merge knows: they stay as they are here
     // and reach the manager with the next delta (a reload would save a new shape as removed).
-    const mine = this.changed;
-    const upserts: EditorAnnotation[] = [];
-    for (const a of merge.changes.upserts) {
-      if (mine.has(a.id)) continue;
-      try {
-        upserts.push(...parseStoredAnnotations([a]));
-      } catch (err) {
-        this.log(`The merged annotation ${a.id} is not valid and was left out of the editor`, err);
-      }
-    }
-    const removed = merge.changes.removed.filter((id) => !mine.has(id));
-    this.quietly(() => this.editor.applyRemote(upserts, removed));
+    this.applyToEditor(merge.changes.upserts, merge.changes.removed, this.changed);
     this.opts.onMerged?.(merge);
   }
 

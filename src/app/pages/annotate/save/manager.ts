@@ -15,7 +15,7 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, newEntry, replaceDelta, sameStatus, type Slot } from './slot';
+import { computeStatus, hasWork, newEntry, rebase, replaceDelta, sameStatus, type Slot } from './slot';
 import type { Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 export function createManager(deps: SaveDeps): SaveManager {
@@ -145,6 +145,31 @@ export function createManager(deps: SaveDeps): SaveManager {
       core.mergedListeners.add(listener);
       return () => core.mergedListeners.delete(listener);
     },
+    version: (imageId) => slots.get(imageId)?.base.version ?? null,
+
+    remote(imageId, change) {
+      const s = slots.get(imageId);
+      if (!s || !s.isOpen) return { kind: 'closed' };
+      if (change.version <= s.base.version) return { kind: 'known' };
+      // A save in flight builds on the base: its answer (saved, or a 409 merged) moves the base on first.
+      if (s.running || s.inFlight.length > 0) return { kind: 'busy' };
+      if (change.base_version !== s.base.version) return { kind: 'gap' };
+      // The server applied exactly this change to the version held: so does the device's copy.
+      const shapes = s.base.shapes;
+      for (const id of change.removed_ids) shapes.delete(id);
+      for (const a of change.upserts) shapes.set(a.id, a);
+      s.base = { shapes, version: change.version, savedAt: s.base.savedAt };
+      const local = new Set<string>();
+      for (const e of s.pending) {
+        for (const a of e.upserts) local.add(a.id);
+        for (const id of e.removed) local.add(id);
+      }
+      // Pending changes now build on the new version (the next save sends them on it, no 409).
+      s.pending = rebase(s.base, s.pending);
+      device.persist([], s.pending);
+      return { kind: 'applied', local };
+    },
+
     onSaved(listener) {
       core.savedListeners.add(listener);
       return () => core.savedListeners.delete(listener);

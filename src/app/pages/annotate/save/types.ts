@@ -49,6 +49,23 @@ export interface MergeResult {
   changes: Delta;
 }
 
+/** A change another client saved (the live socket's `changed`, or GET changes), to move the device's copy of the server document on. */
+export interface RemoteChange {
+  version: number;
+  base_version: number;
+  upserts: StoredAnnotation[];
+  removed_ids: string[];
+}
+
+/**
+ * What remote() did: 'applied' (the base moved on; `local` are the ids this device changed and has
+ * not saved yet: the screen keeps its own shape of those), 'known' (the version is already held:
+ * this tab's own save, or one a merge took in), 'gap' (the change does not build on the version
+ * held: load the changes since it), 'busy' (a save is in flight: try again once it is answered),
+ * 'closed' (no document of the image is open here).
+ */
+export type RemoteOutcome = { kind: 'applied'; local: Set<string> } | { kind: 'known' | 'gap' | 'busy' | 'closed' };
+
 export interface SaveDeps {
   transport: SaveTransport;
   /** The pending-work store of one signed-in user (IndexedDB by default). */
@@ -91,6 +108,10 @@ export interface SaveManager {
   status(): SaveStatus;
   subscribe(listener: (s: SaveStatus) => void): () => void;
   onMerged(listener: (imageId: string, merge: MergeResult) => void): () => void;
+  /** The server version the device's copy of the image's document is at (null: not open here). */
+  version(imageId: string): number | null;
+  /** Another client's saved change (live co-editing): the device's copy of the server document moves on, and pending changes are rebased on it. */
+  remote(imageId: string, change: RemoteChange): RemoteOutcome;
   onSaved(listener: (imageId: string, res: SaveDataResponse) => void): () => void;
   dispose(): void;
 }

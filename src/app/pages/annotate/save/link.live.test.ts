@@ -1,0 +1,74 @@
+// Live co-editing (issue 20): another person's saved change reaches the live document through the
+// save link (the manager's copy of the server document moves on, then Editor.applyRemote), not a
+// reload; this tab's own saves are recognised by version; local work pending or gathering stays,
+// and its save goes on the new version without a 409.
+import { describe, expect, it } from 'vitest';
+import { Editor, type EditorAnnotation } from '../../../../engine';
+import { EditorSaveLink } from './link';
+import { box, fakeClock, fakeServer, harness, newIdb } from './testkit';
+
+const IMG = '00000000-0000-4000-8000-000000000001';
+const ref = { imageId: IMG, projectId: '00000000-0000-4000-8000-0000000000aa', imageFilename: 'lot.png' };
+const rect = (id: string, x: number, y = 0): EditorAnnotation => ({ id, type: 'box', class: 'car', x, y, width: 10, height: 10, attributes: [] });
+
+async function setup() {
+  const clock = fakeClock();
+  const server = fakeServer(clock);
+  server.saveAs(IMG, [box('a', 0), box('b', 100)]);
+  const { manager } = harness(clock, server, newIdb());
+  const editor = new Editor({ viewport: { width: 1000, height: 800 }, image: { width: 1000, height: 800 } });
+  const link = new EditorSaveLink(editor, manager, { setTimer: clock.setTimer, clearTimer: clock.clearTimer });
+  link.start();
+  const loaded = server.loaded(IMG);
+  await link.load(loaded.annotations);
+  await manager.open(ref, loaded);
+  link.attach(ref);
+  return { clock, server, manager, editor, link, v0: loaded.version };
+}
+
+describe('a change saved elsewhere, told by the live socket', () => {
+  it('goes into the document (selection and undo of local edits stay) and moves the base on', async () => {
+    const { clock, server, manager, editor, link, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    editor.select(['a']);
+    await clock.advance(150); // handed to the manager, not yet saved
+    // Someone else adds c and removes b (version v0 + 1 on the server).
+    server.saveAs(IMG, [box('a', 0), box('c', 300)]);
+    const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('c', 300)], removed_ids: ['b'] });
+    expect(out.kind).toBe('applied');
+    expect(editor.getOrderedIds()).toEqual(['a', 'c']);
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 5 }); // pending local edit kept
+    expect([...editor.getView().selected]).toEqual(['a']);
+    expect(manager.version(IMG)).toBe(v0 + 1);
+    // Undo undoes only the local move.
+    expect(editor.getUndoLabels()).toEqual(['Move 1 annotation(s)']);
+    // The pending move is saved on the new version: no 409.
+    await clock.advance(2000);
+    expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 1 });
+    expect(manager.version(IMG)).toBe(v0 + 2);
+    expect((server.doc(IMG).annotations as { id: string }[]).map((a) => a.id).sort()).toEqual(['a', 'c']);
+    // The socket's changed for that save of this tab: already held, nothing happens.
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 5)], removed_ids: [] }).kind).toBe('known');
+    editor.undo();
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 0 });
+    expect(editor.getAnnotation('c')).toBeDefined();
+  });
+
+  it('keeps a shape still gathering; a change that skips versions is a gap; one during a save waits for it', async () => {
+    const { clock, server, editor, link, v0 } = await setup();
+    editor.execute('create', { annotation: rect('n', 500) });
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [], removed_ids: ['a'] }).kind).toBe('gap');
+    // Another person edits b while n is still in the 150 ms window.
+    expect(link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('b', 120)], removed_ids: [] }).kind).toBe('applied');
+    server.saveAs(IMG, [box('a', 0), box('b', 120)]);
+    expect(editor.getAnnotation('n')).toBeDefined();
+    expect(editor.getAnnotation('b')).toMatchObject({ x: 120 });
+    await clock.advance(150);
+    const release = server.holdSaves();
+    await clock.advance(2000);
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [], removed_ids: [] }).kind).toBe('busy'); // the socket heard this tab's save first
+    release();
+    await clock.advance(0);
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [], removed_ids: [] }).kind).toBe('known');
+  });
+});
