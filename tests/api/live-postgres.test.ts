@@ -30,11 +30,17 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
     await a?.stop();
   });
 
-  it('a save on one process reaches the sockets on both, the author included, in order', async () => {
+  /** An owner on A with a project (class `car`) and an image in it. */
+  async function imageOnA(filename: string) {
     const owner = await onboardedUser(a);
     const project = await createProject(a, owner);
     expect((await api(a.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status).toBe(200);
-    const img = await uploadImage(a, owner, project.id, 'two.png', await png(20, 20));
+    const img = await uploadImage(a, owner, project.id, filename, await png(20, 20));
+    return { owner, project, img };
+  }
+
+  it('a save on one process reaches the sockets on both, the author included, in order', async () => {
+    const { owner, project, img } = await imageOnA('two.png');
     const onA = await LiveClient.ready(a, owner.token);
     const onB = await LiveClient.ready(b, owner.token);
     sockets.push(onA, onB);
@@ -70,10 +76,7 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
   });
 
   it('a listener that lost its connection reconnects and catches up on the versions it did not hear', async () => {
-    const owner = await onboardedUser(a);
-    const project = await createProject(a, owner);
-    expect((await api(a.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status).toBe(200);
-    const img = await uploadImage(a, owner, project.id, 'reconnect.png', await png(20, 20));
+    const { owner, project, img } = await imageOnA('reconnect.png');
     const onA = await LiveClient.ready(a, owner.token);
     sockets.push(onA);
     await onA.join(img.id, project.id);
