@@ -116,7 +116,11 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
     const region = focusRegion([x0, y0, x1, y1], sw, sh);
     if (!region) return null;
     const f = focusFor(ops, e.focus, region, src, sw);
-    e.focus = f;
+    if (f !== e.focus) {
+      // The crop's structure lives with the embedding: the cache's bound counts it.
+      e.bytes += f.st.bytes - (e.focus?.st.bytes ?? 0);
+      e.focus = f;
+    }
     const toCrop = (p: [number, number]) => [(p[0] * ss - f.rect[0]) * f.scale, (p[1] * ss - f.rect[1]) * f.scale] as [number, number];
     const cw = f.st.w, ch = f.st.h;
     let previousMask: Uint8Array | undefined;

@@ -99,9 +99,11 @@ describe('focus', () => {
     }
     const seg = new BuiltinSegmenter(async () => instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment);
     const e = await seg.embed({ width: w, height: h, w, h, rgb });
+    const embedded = e.bytes;
     const first = await seg.predict(e, { positive: [[412, 308]], negative: [] });
     const second = await seg.predict(e, { positive: [[412, 308]], negative: [[380, 290]] }, first.state);
     expect(e.focus, 'the second prediction ran on a crop').toBeDefined();
+    expect(e.bytes, "the crop's structure counts in the embedding's size (the cache's bound)").toBe(embedded + e.focus!.st.bytes);
     const data = second.mask.data;
     let inter = 0, union = 0;
     for (let q = 0; q < data.length; q++) {
