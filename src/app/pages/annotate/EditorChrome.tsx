@@ -4,6 +4,7 @@
 // no class to use and the role may not add one.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, History, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
+import type { ReactNode } from 'react';
 import type { Image, ImageStatus } from '../../../contract/images';
 import type { Editor } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
@@ -38,9 +39,11 @@ export interface TopBarProps {
   saveStatus: SaveStatus;
   /** The image's stage and its picker (Shift+S opens it). */
   stage?: ImageStage;
+  /** The people on the image (live co-editing), shown unless turned off in the settings. */
+  peers?: ReactNode;
 }
 
-export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage }: TopBarProps) {
+export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage, peers }: TopBarProps) {
   return (
     <header className={styles.bar}>
       <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
@@ -61,6 +64,7 @@ export function EditorTopBar({ image, projectName, index, count, hasPrevious, ha
       </div>
       {stage ? <StagePicker stage={stage} /> : null}
       <div className={styles.barEnd}>
+        {peers}
         {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}
         <span className={styles.projectName}>{projectName}</span>
       </div>

@@ -38,9 +38,11 @@ import { useLiveImage } from './hooks/useLiveImage';
 import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
+import { PeerAvatars } from './PeerAvatars';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useDocumentVersion, useEditorView } from './useEditor';
+import { useViewSettings } from './viewSettings';
 import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
 
@@ -104,6 +106,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const { load, ready } = loading;
   const documentIn = load.status === 'ready' && load.imageId === image.id;
   const { resync } = liveImage;
+  const showPeers = useViewSettings((s) => s.collaborators);
   useEffect(() => {
     if (documentIn) resync();
   }, [documentIn, resync]);
@@ -129,7 +132,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   return (
     <div className={styles.page}>
-      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} />
+      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null} />
 
       <div className={styles.body}>
         <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : tools.chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />

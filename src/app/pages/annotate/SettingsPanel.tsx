@@ -172,6 +172,8 @@ function DisplayControls() {
   const setLabels = useViewSettings((s) => s.setLabels);
   const width = useViewSettings((s) => s.outlineWidth);
   const setWidth = useViewSettings((s) => s.setOutlineWidth);
+  const collaborators = useViewSettings((s) => s.collaborators);
+  const setCollaborators = useViewSettings((s) => s.setCollaborators);
   return (
     <section className={own.section} aria-label="Display">
       <label className={own.switchRow}>
@@ -179,6 +181,11 @@ function DisplayControls() {
         <input type="checkbox" role="switch" className={own.switch} checked={labels} onChange={(e) => setLabels(e.target.checked)} />
       </label>
       <p className={styles.note}>Where many annotations are in view, only the hovered and selected ones are named.</p>
+      <label className={own.switchRow}>
+        <span>Show collaborators</span>
+        <input type="checkbox" role="switch" className={own.switch} checked={collaborators} onChange={(e) => setCollaborators(e.target.checked)} />
+      </label>
+      <p className={styles.note}>The people on this image, in the top bar.</p>
       <div className={own.field}>
         <span id="editor-outline-width" className={styles.sliderLabel}>Outline width</span>
         <div role="radiogroup" aria-labelledby="editor-outline-width" className={own.segmented}>

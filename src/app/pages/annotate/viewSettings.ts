@@ -8,6 +8,7 @@ import { readStorage, writeStorage } from '../../lib/storage';
 
 const LABELS_KEY = 'vellum.editorLabels';
 const OUTLINE_KEY = 'vellum.editorOutlineWidth';
+const COLLABORATORS_KEY = 'vellum.editorCollaborators';
 
 export const OUTLINE_WIDTHS = [
   { value: 1, label: 'Thin' },
@@ -29,7 +30,10 @@ interface ViewSettings {
   labels: boolean;
   outlineWidth: number;
   adjustments: ImageAdjustments;
+  /** The people on the image (live co-editing) in the top bar. */
+  collaborators: boolean;
   setLabels(on: boolean): void;
+  setCollaborators(on: boolean): void;
   setOutlineWidth(px: number): void;
   adjust(change: Partial<ImageAdjustments>): void;
   resetAdjustments(): void;
@@ -41,6 +45,11 @@ export const useViewSettings = create<ViewSettings>()((set) => ({
   labels: readStorage<boolean>(LABELS_KEY, true) !== false,
   outlineWidth: OUTLINE_WIDTHS.some((w) => w.value === storedWidth) ? storedWidth : 2,
   adjustments: NO_ADJUSTMENTS,
+  collaborators: readStorage<boolean>(COLLABORATORS_KEY, true) !== false,
+  setCollaborators(on) {
+    writeStorage(COLLABORATORS_KEY, on);
+    set({ collaborators: on });
+  },
   setLabels(on) {
     writeStorage(LABELS_KEY, on);
     set({ labels: on });

@@ -1,0 +1,77 @@
+// The people on the open image (live co-editing, issue 20), in the editor's top bar: one avatar
+// per person, their initials on their colour, their name in the tooltip and the accessible name (a
+// viewer is marked as watching). Shown once someone else is there: the others first, then the
+// user ("(you)"), whose colour is the one the others see. Names are text (React escapes them).
+import { PEER_COLORS, peerColor, type LivePeer } from '../../../contract/live';
+import { Tooltip } from '../../components/Tooltip';
+import { initials } from '../../lib/format';
+import styles from './PeerAvatars.module.css';
+
+/** Avatars of others shown before the rest are counted as "+n". */
+const MAX_SHOWN = 5;
+const HEX = /^#[0-9a-f]{6}$/i;
+
+/**
+ * One colour per person on the image: the server's colour is a hash of the user id, so two people
+ * can get the same one. The people are taken in user-id order and one whose colour is taken gets
+ * the first free one: every client of the image works it out the same from the same list.
+ */
+export function distinctColors(peers: readonly LivePeer[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const used = new Set<string>();
+  const losers: string[] = [];
+  // Everyone keeps their colour unless someone earlier in user-id order has it; those take the free ones after.
+  for (const p of [...peers].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))) {
+    const color = HEX.test(p.color) ? p.color.toLowerCase() : peerColor(p.user_id);
+    if (used.has(color)) losers.push(p.user_id);
+    else {
+      used.add(color);
+      out.set(p.user_id, color);
+    }
+  }
+  for (const id of losers) {
+    const color = PEER_COLORS.find((c) => !used.has(c)) ?? peerColor(id);
+    used.add(color);
+    out.set(id, color);
+  }
+  return out;
+}
+
+function PeerAvatar({ peer, label, color }: { peer: LivePeer; label: string; color: string }) {
+  return (
+    <li className={styles.item}>
+      <Tooltip content={label} side="bottom">
+        <span className={styles.avatar} style={{ background: color }} role="img" aria-label={label} tabIndex={0} data-watching={peer.can_edit ? undefined : true}>
+          {initials(peer.name)}
+        </span>
+      </Tooltip>
+    </li>
+  );
+}
+
+export function PeerAvatars({ peers, selfId }: { peers: readonly LivePeer[]; selfId: string | null }) {
+  const others = peers.filter((p) => p.user_id !== selfId);
+  if (others.length === 0) return null;
+  const self = peers.find((p) => p.user_id === selfId);
+  const shown = others.slice(0, MAX_SHOWN);
+  const hidden = others.slice(MAX_SHOWN);
+  const colors = distinctColors(peers);
+  const colorOf = (p: LivePeer) => colors.get(p.user_id) ?? peerColor(p.user_id);
+  return (
+    <ul className={styles.peers} aria-label="People on this image" data-testid="peer-avatars">
+      {shown.map((p) => (
+        <PeerAvatar key={p.user_id} peer={p} color={colorOf(p)} label={p.can_edit ? p.name : `${p.name} (viewing)`} />
+      ))}
+      {hidden.length > 0 ? (
+        <li className={styles.item}>
+          <Tooltip content={hidden.map((p) => p.name).join(', ')} side="bottom">
+            <span className={`${styles.avatar} ${styles.more}`} role="img" aria-label={`${hidden.length} more`} tabIndex={0}>
+              +{hidden.length}
+            </span>
+          </Tooltip>
+        </li>
+      ) : null}
+      {self ? <PeerAvatar peer={self} color={colorOf(self)} label={`${self.name} (you)`} /> : null}
+    </ul>
+  );
+}
