@@ -1,0 +1,110 @@
+// Live co-editing (issue 20) in two browsers: two people of one organization on the same image see
+// each other's avatar in the top bar, and each other's saved edits without a reload (A draws a
+// box, B sees it; B moves it, A sees the move). The settings toggle hides the avatars.
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
+import { uniqueUser } from './helpers';
+
+const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
+const IMAGE = 'lot.png';
+
+/** A second person, invited into the project's organization as an annotator, signed in in a browser of their own on the image. */
+async function secondPerson(browser: Browser, owner: Page, project: EditorProject) {
+  const user = { ...uniqueUser('peer'), fullName: 'Ada Lovelace' };
+  const context = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const config = await (await page.request.get('/api/v1/config')).json();
+  const signUp = await page.request.post('/auth/v1/signup', { headers: { apikey: config.supabaseAnonKey }, data: { email: user.email, password: user.password, data: { full_name: user.fullName } } });
+  expect(signUp.status()).toBe(200);
+  const session = await signUp.json();
+  const invite = await apiCall(owner, 'POST', `/organizations/${project.orgId}/invites`, { email: user.email, role: 'annotator' });
+  expect(invite.status).toBe(200);
+  const token = new URL(invite.body.invite_url as string).pathname.split('/').pop()!;
+  const accepted = await page.request.post(`/api/v1/invites/${token}/accept`, { headers: { authorization: `Bearer ${session.access_token}` } });
+  expect(accepted.status()).toBe(200);
+  await page.goto('/');
+  await page.evaluate((s) => {
+    const key = `sb-${location.hostname.split('.')[0]}-auth-token`;
+    localStorage.setItem(key, JSON.stringify({ ...s, expires_at: s.expires_at ?? Math.floor(Date.now() / 1000) + s.expires_in }));
+  }, session);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Open project Streets' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await openEditorImage(page, IMAGE);
+  return { context, page };
+}
+
+/** Clicks a canvas point with the select tool; true when that selected the one annotation. */
+async function selectsAt(page: Page, at: [number, number]): Promise<boolean> {
+  await page.keyboard.press('Escape');
+  const b = await canvasBox(page);
+  await page.mouse.click(b.x + at[0], b.y + at[1]);
+  return (await annotationRows(page).first().getAttribute('aria-selected')) === 'true';
+}
+
+test('two people on one image: avatars, and each sees the other\'s box and move without a reload', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  const img = project.images[0]!;
+  await openEditorImage(page, IMAGE);
+  const b = await secondPerson(browser, page, project);
+  try {
+    const second = b.page;
+    // Each sees the other in the top bar, then themselves.
+    const peersA = page.getByRole('list', { name: 'People on this image' });
+    const peersB = second.getByRole('list', { name: 'People on this image' });
+    await expect(peersA.getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
+    await expect(peersB.getByRole('img', { name: project.user.fullName, exact: true })).toBeVisible({ timeout: 15_000 });
+    await expect(peersA.getByRole('img')).toHaveCount(2);
+    await expect(peersA.getByRole('img').nth(1)).toHaveAccessibleName(`${project.user.fullName} (you)`);
+    await expect(peersB.getByRole('img').nth(1)).toHaveAccessibleName('Ada Lovelace (you)');
+    await expect(peersA.getByRole('img', { name: 'Ada Lovelace', exact: true })).toHaveText('AL');
+    await page.locator('header').first().screenshot({ path: 'test-results/live-top-bar.png' });
+
+    // A draws; B's list gets the box without a reload.
+    await drawBox(page, [150, 150], [260, 240]);
+    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    await second.keyboard.press('q');
+    expect(await selectsAt(second, [205, 195])).toBe(true);
+
+    // B moves it; A's editor moves it too.
+    const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box;
+    await second.keyboard.press('Escape');
+    await dragOnCanvas(second, [205, 195], [405, 295]);
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations[0].bounding_box.x, { timeout: 20_000 }).toBeGreaterThan(before.x + 50);
+    await page.keyboard.press('q');
+    await expect.poll(() => selectsAt(page, [405, 295]), { timeout: 10_000 }).toBe(true);
+    expect(await selectsAt(page, [170, 165])).toBe(false);
+    await expect(annotationRows(page)).toHaveCount(1);
+    await page.screenshot({ path: 'test-results/live-moved.png' });
+
+    // B leaves: A's top bar no longer shows them.
+    await b.context.close();
+    await expect(peersA).toHaveCount(0, { timeout: 20_000 });
+  } finally {
+    await b.context.close().catch(() => undefined);
+  }
+});
+
+test('Show collaborators off hides the avatars, and stays off after a reload', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  await openEditorImage(page, IMAGE);
+  const b = await secondPerson(browser, page, project);
+  try {
+    const avatar = page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true });
+    await expect(avatar).toBeVisible({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Editor settings' }).click();
+    await page.getByRole('switch', { name: 'Show collaborators' }).click();
+    await expect(avatar).toBeHidden();
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await expect(page.getByTestId('editor-canvas')).toBeVisible();
+    await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Editor settings' }).click();
+    await expect(page.getByRole('switch', { name: 'Show collaborators' })).not.toBeChecked();
+    await expect(avatar).toBeHidden();
+  } finally {
+    await b.context.close();
+  }
+});
