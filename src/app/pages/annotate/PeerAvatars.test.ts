@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PEER_COLORS } from '../../../contract/live';
-import { distinctColors } from './PeerAvatars';
+import { distinctColors, inkOn } from './PeerAvatars';
 
 const peer = (user_id: string, color: string) => ({ user_id, name: user_id, color, can_edit: true });
 
@@ -19,5 +19,14 @@ describe('distinctColors', () => {
   it('never puts a colour that is not a plain hex colour into a style', () => {
     const colors = distinctColors([peer('x', 'red; background: url(https://evil)')]);
     expect(colors.get('x')).toMatch(/^#[0-9a-f]{6}$/);
+  });
+});
+
+describe('inkOn', () => {
+  it('writes initials in dark ink on the light colours and in white on the dark ones', () => {
+    expect(inkOn('#42d4f4')).toBe('dark');
+    expect(inkOn('#3cb44b')).toBe('dark');
+    expect(inkOn('#4363d8')).toBe('light');
+    expect(inkOn('#911eb4')).toBe('light');
   });
 });

@@ -37,11 +37,22 @@ export function distinctColors(peers: readonly LivePeer[]): Map<string, string> 
   return out;
 }
 
+/** Initials in dark text on the light colours of the palette (white on them would be unreadable). */
+export function inkOn(hex: string): 'light' | 'dark' {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  // Contrast with white (1.05 / (L + 0.05)) under 4.5 while black does better: dark ink.
+  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? 'light' : 'dark';
+}
+
 function PeerAvatar({ peer, label, color }: { peer: LivePeer; label: string; color: string }) {
   return (
     <li className={styles.item}>
       <Tooltip content={label} side="bottom">
-        <span className={styles.avatar} style={{ background: color }} role="img" aria-label={label} tabIndex={0} data-watching={peer.can_edit ? undefined : true}>
+        <span className={styles.avatar} style={{ background: color }} data-ink={inkOn(color)} role="img" aria-label={label} tabIndex={0} data-watching={peer.can_edit ? undefined : true}>
           {initials(peer.name)}
         </span>
       </Tooltip>
