@@ -1,6 +1,7 @@
 // Live co-editing (issue 20) in two browsers: two people of one organization on the same image see
 // each other's avatar in the top bar, and each other's saved edits without a reload (A draws a
-// box, B sees it; B moves it, A sees the move). The settings toggle hides the avatars.
+// box, B sees it; B moves it, A sees the move; B's undo takes back only B's move). The settings
+// toggle hides the avatars.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
 import { uniqueUser } from './helpers';
@@ -77,6 +78,16 @@ test('two people on one image: avatars, and each sees the other\'s box and move 
     expect(await selectsAt(page, [170, 165])).toBe(false);
     await expect(annotationRows(page)).toHaveCount(1);
     await page.screenshot({ path: 'test-results/live-moved.png' });
+
+    // B's undo takes back B's move only: A's box stays (in B's editor, on the server and in A's).
+    await second.keyboard.press('Control+z');
+    await second.keyboard.press('Control+z');
+    await expect(annotationRows(second)).toHaveCount(1);
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations[0].bounding_box.x, { timeout: 20_000 }).toBe(before.x);
+    const afterUndo = await loadSaved(page, project, img.id);
+    expect(afterUndo.annotations).toHaveLength(1);
+    await expect.poll(() => selectsAt(page, [205, 195]), { timeout: 10_000 }).toBe(true);
+    await expect(annotationRows(page)).toHaveCount(1);
 
     // B leaves: A's top bar no longer shows them.
     await b.context.close();
