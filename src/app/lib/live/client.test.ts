@@ -237,6 +237,24 @@ describe('LiveClient', () => {
     expect(t.runTimers()).toEqual([LIVE_BUSY_RETRY_MS]);
     await flush();
     expect(s.state.version).toBe(1);
+    // Applied as it came: no load of the changes.
+    expect(t.fetched).toEqual([]);
+  });
+
+  it("this tab's own save heard before its answer: held once the answer lands, nothing loaded or applied twice", async () => {
+    const t = setup({ changes: () => ({ version: 1, base_version: 0, upserts: [], removed_ids: [], by: null }) });
+    const s = screen();
+    const sock = await connected(t, s);
+    s.state.busy = true;
+    sock.server(changed(1, { by: 'u1' }));
+    expect(t.runTimers()).toEqual([LIVE_BUSY_RETRY_MS]); // still in flight: waits again
+    await flush();
+    s.state.busy = false;
+    s.state.version = 1; // the save's answer moved the version held on
+    t.runTimers();
+    await flush();
+    expect(s.applied).toHaveLength(0);
+    expect(t.fetched).toEqual([]);
   });
 
   it('ignores messages that are not JSON or not of the contract, and carries on', async () => {

@@ -82,6 +82,8 @@ interface Watch {
   catching: boolean;
   again: boolean;
   retry: unknown;
+  /** Changes that met a save of this tab in flight, tried again as they are (no load) when the retry fires. */
+  waiting: LiveChange[];
 }
 
 export class LiveClient {
@@ -116,7 +118,7 @@ export class LiveClient {
 
   /** Watch an image: join it (now, or once connected), and again after every reconnect. */
   watch(imageId: string, projectId: string, handler: LiveImageHandler): () => void {
-    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null };
+    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null, waiting: [] };
     const previous = this.watches.get(imageId);
     if (previous) this.stopRetry(previous);
     this.watches.set(imageId, w);
@@ -304,25 +306,44 @@ export class LiveClient {
       return;
     }
     const change: LiveChange = { version: m.version, base_version: m.base_version, upserts: upserts.data as StoredAnnotation[], removed_ids: m.removed_ids, by: m.by };
-    this.afterApply(w, w.handler.apply(change));
+    this.afterApply(w, w.handler.apply(change), change);
   }
 
-  private afterApply(w: Watch, result: ApplyResult): void {
+  private afterApply(w: Watch, result: ApplyResult, change: LiveChange): void {
     if (result === 'gap') void this.catchUp(w);
-    else if (result === 'busy') this.retryLater(w);
+    else if (result === 'busy') this.retryLater(w, change);
   }
 
-  private retryLater(w: Watch): void {
+  /**
+   * Tries again after LIVE_BUSY_RETRY_MS: the changes that met a save in flight are applied as they
+   * are (most often this tab's own save, then already held), and a catch-up follows if the
+   * version held is still behind.
+   */
+  private retryLater(w: Watch, change?: LiveChange): void {
+    if (change) w.waiting.push(change);
     if (w.retry !== null) return;
     w.retry = this.deps.setTimer(() => {
       w.retry = null;
-      if (this.watches.get(w.imageId) === w) void this.catchUp(w);
+      if (this.watches.get(w.imageId) !== w) return;
+      const waiting = w.waiting;
+      w.waiting = [];
+      for (let i = 0; i < waiting.length; i++) {
+        const result = w.handler.apply(waiting[i]!);
+        if (result === 'busy') {
+          w.waiting = [...waiting.slice(i), ...w.waiting];
+          this.retryLater(w);
+          return;
+        }
+        if (result === 'gap') break;
+      }
+      void this.catchUp(w);
     }, LIVE_BUSY_RETRY_MS);
   }
 
   private stopRetry(w: Watch): void {
     if (w.retry !== null) this.deps.clearTimer(w.retry);
     w.retry = null;
+    w.waiting = [];
   }
 
   /** Loads what happened since the version the screen holds, when the server told of a newer one. One at a time per image. */
