@@ -1,7 +1,7 @@
 // Live co-editing (issue 20) in two browsers: two people of one organization on the same image see
 // each other's avatar in the top bar, and each other's saved edits without a reload (A draws a
 // box, B sees it; B moves it, A sees the move; B's undo takes back only B's move). The settings
-// toggle hides the avatars.
+// toggle hides the avatars. B's selection and pointer show in A's editor in B's colour.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
 import { uniqueUser } from './helpers';
@@ -117,5 +117,76 @@ test('Show collaborators off hides the avatars, and stays off after a reload', a
     await expect(avatar).toBeHidden();
   } finally {
     await b.context.close();
+  }
+});
+
+test('peers\' cursors and selections: B selects A\'s box and A sees it outlined in B\'s colour; B\'s pointer shows in A\'s editor with B\'s name', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  await openEditorImage(page, IMAGE);
+  const b = await secondPerson(browser, page, project);
+  try {
+    const second = b.page;
+    const avatarB = page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true });
+    await expect(avatarB).toBeVisible({ timeout: 15_000 });
+    const colorB = await avatarB.evaluate((el) => getComputedStyle(el).backgroundColor);
+
+    await drawBox(page, [150, 150], [260, 240]);
+    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    await page.keyboard.press('Escape');
+
+    // B selects A's box: A sees it outlined in B's colour, around the box.
+    await second.keyboard.press('q');
+    expect(await selectsAt(second, [205, 195])).toBe(true);
+    const outline = page.getByTestId('peer-selection');
+    await expect(outline).toHaveCount(1, { timeout: 10_000 });
+    await expect(outline).toHaveAttribute('title', 'Ada Lovelace');
+    expect(await outline.evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(colorB);
+    const a = await canvasBox(page);
+    const ob = (await outline.boundingBox())!;
+    expect(Math.abs(ob.x - a.x - 150)).toBeLessThan(8);
+    expect(Math.abs(ob.y - a.y - 150)).toBeLessThan(8);
+    expect(Math.abs(ob.width - 110)).toBeLessThan(12);
+
+    // B moves the pointer over the canvas: A sees B's cursor with B's name, where B's pointer is.
+    const bc = await canvasBox(second);
+    await second.mouse.move(bc.x + 320, bc.y + 260, { steps: 4 });
+    await second.mouse.move(bc.x + 400, bc.y + 300, { steps: 4 });
+    const cursor = page.getByTestId('peer-cursor');
+    await expect(cursor).toHaveCount(1, { timeout: 10_000 });
+    await expect(cursor).toContainText('Ada Lovelace');
+    await expect
+      .poll(async () => {
+        const cb = (await cursor.boundingBox())!;
+        return Math.round(Math.hypot(cb.x - a.x - 400, cb.y - a.y - 300));
+      }, { timeout: 5_000 })
+      .toBeLessThan(4);
+    expect(await cursor.locator('path').getAttribute('fill')).toBe(await outline.getAttribute('data-color'));
+    await page.screenshot({ path: 'test-results/live-peer-cursor.png' });
+
+    // Show collaborators off hides the cursor and the outline; on shows them again.
+    await page.getByRole('button', { name: 'Editor settings' }).click();
+    const toggle = page.getByRole('switch', { name: 'Show collaborators' });
+    await toggle.click();
+    await expect(cursor).toHaveCount(0);
+    await expect(outline).toHaveCount(0);
+    await toggle.click();
+    await expect(outline).toHaveCount(1);
+    await page.keyboard.press('Escape');
+
+    // A opens the image again: B's selection is sent anew when A arrives, so A sees it at once.
+    await page.reload();
+    await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await expect(outline).toHaveCount(1, { timeout: 10_000 });
+
+    // B clears the selection: the outline goes. B leaves: the cursor goes.
+    await second.keyboard.press('Escape');
+    await expect(outline).toHaveCount(0, { timeout: 10_000 });
+    await second.mouse.move(bc.x + 420, bc.y + 310);
+    await expect(cursor).toHaveCount(1, { timeout: 10_000 });
+    await b.context.close();
+    await expect(cursor).toHaveCount(0, { timeout: 20_000 });
+  } finally {
+    await b.context.close().catch(() => undefined);
   }
 });

@@ -1,7 +1,7 @@
 // The drawing surface: a <canvas> the renderer draws on (in a worker when it can), with pointer,
 // wheel and size events forwarded to the engine in canvas CSS pixels.
 import { useEffect, useRef, type PointerEvent as ReactPointerEvent } from 'react';
-import type { Editor } from '../../../engine';
+import { screenToImage, type Editor } from '../../../engine';
 import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
 import { renderDisplay, useViewSettings } from './viewSettings';
 import styles from './AnnotatePage.module.css';
@@ -16,11 +16,13 @@ export interface EditorCanvasProps {
   onImageReady?(error: Error | null): void;
   cursor: string;
   label: string;
+  /** The pointer moved over the canvas, in image pixels (live co-editing sends it to the others). */
+  onPointerImage?(x: number, y: number): void;
   /** data-testid of the canvas (a second canvas, the version preview's, has its own). */
   testId?: string;
 }
 
-export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, cursor, label, testId = 'editor-canvas' }: EditorCanvasProps) {
+export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, cursor, label, onPointerImage, testId = 'editor-canvas' }: EditorCanvasProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const rendererRef = useRef<RendererHandle | null>(null);
   const colorRef = useRef(classColor);
@@ -103,7 +105,13 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
           e.currentTarget.setPointerCapture(e.pointerId);
           editor.pointerDown(point(e));
         }}
-        onPointerMove={(e) => editor.pointerMove(point(e))}
+        onPointerMove={(e) => {
+          editor.pointerMove(point(e));
+          if (onPointerImage) {
+            const [x, y] = screenToImage(editor.getCamera(), e.nativeEvent.offsetX, e.nativeEvent.offsetY);
+            onPointerImage(x, y);
+          }
+        }}
         onPointerUp={(e) => {
           if (e.currentTarget.hasPointerCapture(e.pointerId)) e.currentTarget.releasePointerCapture(e.pointerId);
           editor.pointerUp(point(e));

@@ -34,11 +34,12 @@ import { useEditorSaving, usePageHideFlush } from './hooks/useEditorSaving';
 import { useHistoryView } from './hooks/useHistoryView';
 import { useImageLoading } from './hooks/useImageLoading';
 import { useImageStage } from './hooks/useImageStage';
-import { useLiveImage } from './hooks/useLiveImage';
+import { useLiveImage, useSendSelection } from './hooks/useLiveImage';
 import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
 import { PeerAvatars } from './PeerAvatars';
+import { PeerOverlay } from './PeerOverlay';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useDocumentVersion, useEditorView } from './useEditor';
@@ -110,6 +111,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   useEffect(() => {
     if (documentIn) resync();
   }, [documentIn, resync]);
+  useSendSelection(editor, documentIn, liveImage.peers, liveImage.sendSelection);
   const nav = useSequence({ editor, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
   usePageHideFlush(saver, link, followSave);
   const nextName = nav.next?.filename ?? null;
@@ -145,7 +147,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             onImageReady={loading.onImageReady}
             cursor={tools.cursor}
             label={`Image ${image.filename}`}
+            onPointerImage={documentIn ? liveImage.sendCursor : undefined}
           />
+          {showPeers && documentIn && !previewShown ? <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} /> : null}
           {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={historyView.onPreviewImageReady} /> : null}
           {preview.state ? (
             <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={historyView.openRestore} onBack={historyView.leavePreview} onRetry={() => preview.show(preview.state!.entry)} />
