@@ -584,6 +584,20 @@ describe('version conflicts', () => {
     expect(server.doc(IMG).annotations).toEqual([box('a', 1), box('b', 2), box('d')]);
   });
 
+  it('tries again at once after one conflict, and after a short wait from the second in a row on', async () => {
+    const { clock, server, ed } = await conflictSetup([box('a')]);
+    // Two people keep saving first: two 409s in a row, then the save lands.
+    server.script.push({ kind: 'conflict', current: server.loaded(IMG) }, { kind: 'conflict', current: server.loaded(IMG) });
+    ed.upsert(box('a', 1));
+    await clock.advance(5000);
+    const at = server.calls.map((c) => c.at);
+    expect(at).toHaveLength(3);
+    expect(at[1], 'the first conflict is tried again at once').toBe(at[0]);
+    expect(at[2]! - at[1]!, 'the second waits 25-50 ms').toBeGreaterThanOrEqual(25);
+    expect(at[2]! - at[1]!).toBeLessThanOrEqual(50);
+    expect(server.doc(IMG).annotations).toEqual([box('a', 1)]);
+  });
+
   it('treats the same change on both sides as no conflict, without saving again', async () => {
     const { clock, server, ed, merges } = await conflictSetup([box('a')]);
     ed.upsert(box('a', 3));

@@ -8,6 +8,12 @@ import { giveBack, hasWork, parseTime, rebase, takeForSave, type Phase, type Pre
 import type { SaveOutcome } from './transport';
 
 const MAX_CONFLICT_ROUNDS = 5;
+/**
+ * From the second 409 in a row on, the next try waits 50 ms, doubling each round, up to 1 s,
+ * half of it random. With many people saving one image, tries made at once collide again; spread out, they land.
+ */
+const CONFLICT_BACKOFF_MS = 50;
+const CONFLICT_BACKOFF_MAX_MS = 1000;
 
 type Next = 'done' | 'again' | 'stop';
 
@@ -152,6 +158,10 @@ export function createScheduler(core: ManagerCore): Scheduler {
         }
         const next = await finish(s, p, outcome, refreshed);
         if (next !== 'again' && !(next === 'done' && s.again && s.needsSave)) break;
+        if (outcome.kind === 'conflict' && conflicts >= 2) {
+          const wait = Math.min(CONFLICT_BACKOFF_MS * 2 ** (conflicts - 2), CONFLICT_BACKOFF_MAX_MS) * (0.5 + 0.5 * Math.random());
+          await new Promise<void>((resolve) => deps.setTimer(resolve, wait));
+        }
       }
     })().finally(() => {
       s.running = null;
