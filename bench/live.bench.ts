@@ -32,6 +32,7 @@ import type { StoredAnnotation } from '../src/contract/annotations';
 import { LIVE_PATH } from '../src/contract/live';
 import { LiveClient, type ApplyResult, type LiveChange, type LiveImageHandler, type LiveSocket } from '../src/app/lib/live/client';
 import { createManager } from '../src/app/pages/annotate/save/manager';
+import { conflictBackoffMs } from '../src/app/pages/annotate/save/scheduler';
 import { openIndexedDbStore } from '../src/app/pages/annotate/save/store';
 import { EditorSaveLink } from '../src/app/pages/annotate/save/link';
 import type { SaveTransport } from '../src/app/pages/annotate/save/transport';
@@ -505,6 +506,9 @@ async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: 
           if (res.status === 409 && res.conflictVersion !== null) {
             conflicts++;
             base = Math.max(res.conflictVersion, c.held());
+            // As the app's save manager does: at once after one conflict, then a growing random wait.
+            const wait = conflictBackoffMs(attempt + 1);
+            if (wait > 0) await sleep(wait);
             continue;
           }
           failed++;

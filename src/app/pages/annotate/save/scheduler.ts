@@ -15,6 +15,11 @@ const MAX_CONFLICT_ROUNDS = 5;
 const CONFLICT_BACKOFF_MS = 50;
 const CONFLICT_BACKOFF_MAX_MS = 1000;
 
+/** The wait (ms) before trying again after `conflicts` 409s in a row: none after the first. */
+export function conflictBackoffMs(conflicts: number, random = Math.random()): number {
+  return conflicts < 2 ? 0 : Math.min(CONFLICT_BACKOFF_MS * 2 ** (conflicts - 2), CONFLICT_BACKOFF_MAX_MS) * (0.5 + 0.5 * random);
+}
+
 type Next = 'done' | 'again' | 'stop';
 
 export interface Scheduler {
@@ -158,10 +163,8 @@ export function createScheduler(core: ManagerCore): Scheduler {
         }
         const next = await finish(s, p, outcome, refreshed);
         if (next !== 'again' && !(next === 'done' && s.again && s.needsSave)) break;
-        if (outcome.kind === 'conflict' && conflicts >= 2) {
-          const wait = Math.min(CONFLICT_BACKOFF_MS * 2 ** (conflicts - 2), CONFLICT_BACKOFF_MAX_MS) * (0.5 + 0.5 * Math.random());
-          await new Promise<void>((resolve) => deps.setTimer(resolve, wait));
-        }
+        const wait = outcome.kind === 'conflict' ? conflictBackoffMs(conflicts) : 0;
+        if (wait > 0) await new Promise<void>((resolve) => deps.setTimer(resolve, wait));
       }
     })().finally(() => {
       s.running = null;
