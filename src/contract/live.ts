@@ -12,9 +12,9 @@ export const LIVE_AUTH_TIMEOUT_MS = 5_000;
 export const LIVE_MAX_MESSAGE_BYTES = 64 * 1024;
 /** cursor and selection messages relayed per socket in any one second; the rest are dropped without an answer. */
 export const LIVE_MAX_PEER_MESSAGES_PER_SECOND = 20;
-/** auth, join and leave messages per socket in any one second; the rest are answered `error` `rate_limited` and ignored. */
+/** auth, join, leave and watch messages per socket in any one second; the rest are answered `error` `rate_limited` and ignored. */
 export const LIVE_MAX_CONTROL_MESSAGES_PER_SECOND = 10;
-/** Images one socket may be joined to at once (the Data tab joins the tiles it shows). */
+/** Images one socket may be joined to at once, and images it may watch at once (`watch`: the Data tab's tiles). */
 export const LIVE_MAX_JOINS_PER_SOCKET = 200;
 /** Ids in one selection message (a larger selection is sent as its first ids). */
 export const LIVE_MAX_SELECTION_IDS = 1_000;
@@ -56,7 +56,14 @@ export const LiveCursor = z.object({ type: z.literal('cursor'), image_id: uuid, 
 /** The ids of the shapes selected (empty: nothing). A presence signal only: it never edits anything. */
 export const LiveSelection = z.object({ type: z.literal('selection'), image_id: uuid, ids: z.array(z.string().min(1).max(200)).max(LIVE_MAX_SELECTION_IDS) }).strict();
 
-export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection]);
+/**
+ * Watch-only: the presence of these images (the Data tab's tiles), without joining them: the
+ * watcher is no peer, gets no `changed`, cursors or selections. Replaces the socket's watched set
+ * (an empty list ends it); at most LIVE_MAX_JOINS_PER_SOCKET ids.
+ */
+export const LiveWatch = z.object({ type: z.literal('watch'), project_id: uuid, image_ids: z.array(uuid) }).strict();
+
+export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveWatch]);
 export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
 
 // --- server to client
@@ -99,10 +106,17 @@ export const LivePeerMessage = z.union([
   z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), selection: z.array(z.string()) }),
 ]);
 
-export const LiveServerMessage = z.union([LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage]);
+/**
+ * The answer to `watch`: each watched image the caller may read, with the people on it (empty:
+ * nobody); the others were answered `not_found`. `presence` follows for these images on every change.
+ */
+export const LiveWatching = z.object({ type: z.literal('watching'), project_id: z.string(), images: z.array(z.object({ image_id: z.string(), peers: z.array(LivePeer) })) });
+
+export const LiveServerMessage = z.union([LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching]);
 export type LiveServerMessage = z.infer<typeof LiveServerMessage>;
 export type LiveChangedMessage = z.infer<typeof LiveChanged>;
 export type LiveErrorMessage = z.infer<typeof LiveError>;
+export type LiveWatchingMessage = z.infer<typeof LiveWatching>;
 
 /**
  * Parses one client message: its size, JSON, a known `type` and the fields' types (unknown fields

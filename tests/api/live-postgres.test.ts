@@ -94,6 +94,51 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
     expect(await onA.changed(img.id, 1, 8000)).toMatchObject({ base_version: 0, upserts: [box] });
   });
 
+  it("watch crosses too: a watcher on one process sees the editor's join and leave on the other, and is nobody's peer", async () => {
+    const owner = await onboardedUser(a);
+    const project = await createProject(a, owner);
+    const [x, y] = [await uploadImage(a, owner, project.id, 'watch-x.png', await png(20, 20)), await uploadImage(a, owner, project.id, 'watch-y.png', await png(20, 20))];
+    const annotator = await joinAs(a, owner.token, owner.org.id, 'annotator');
+    const editorOnA = await LiveClient.ready(a, annotator.token);
+    const watcherOnB = await LiveClient.ready(b, owner.token);
+    sockets.push(editorOnA, watcherOnB);
+    // The editor is on y before the watch: B's process already knows from A's announcement.
+    await editorOnA.join(y.id, project.id);
+    const people = (m: { [key: string]: any }): string[] => m.peers.map((p: { user_id: string }) => p.user_id);
+    /** The first presence of the image with n people received from message `from` on (or the next one). */
+    const presenceOf = (imageId: string, n: number, from: number) => {
+      const match = (m: { type: string; [k: string]: any }) => m.type === 'presence' && m.image_id === imageId && m.peers.length === n;
+      const seen = watcherOnB.messages.slice(from).find(match);
+      return seen ? Promise.resolve(seen) : watcherOnB.next(match, 8000);
+    };
+    await watcherOnB.send({ type: 'watch', project_id: project.id, image_ids: [x.id, y.id] });
+    const watching = await watcherOnB.next((m) => m.type === 'watching');
+    expect(watching.images.map((i: any) => i.image_id)).toEqual([x.id, y.id]);
+    // y's people came with the answer, or in a presence just after it (A's announcement on its way).
+    if (watching.images[1].peers.length === 0) await presenceOf(y.id, 1, 0);
+    else expect(people(watching.images[1])).toEqual([annotator.userId]);
+    // The editor on A opens x: the watcher on B hears it; the editor's peers are the editor alone.
+    let from = watcherOnB.messages.length;
+    expect(people(await editorOnA.join(x.id, project.id))).toEqual([annotator.userId]);
+    expect(people(await presenceOf(x.id, 1, from))).toEqual([annotator.userId]);
+    // An editor on B's process on x too: both are there, the watcher still is not.
+    const ownerEditorOnB = await LiveClient.ready(b, owner.token);
+    sockets.push(ownerEditorOnB);
+    from = watcherOnB.messages.length;
+    await ownerEditorOnB.join(x.id, project.id);
+    expect(people(await presenceOf(x.id, 2, from)).sort()).toEqual([annotator.userId, owner.userId].sort());
+    from = watcherOnB.messages.length;
+    ownerEditorOnB.socket.terminate();
+    await presenceOf(x.id, 1, from);
+    // The editor on A leaves x, then drops from y: the watcher on B hears both images empty.
+    from = watcherOnB.messages.length;
+    await editorOnA.send({ type: 'leave', image_id: x.id });
+    await presenceOf(x.id, 0, from);
+    editorOnA.socket.terminate();
+    await presenceOf(y.id, 0, from);
+    expect(watcherOnB.messages.filter((m) => m.type === 'changed' || m.type === 'peer')).toEqual([]);
+  });
+
   it('presence, cursors and selections cross too: people on different processes see each other', async () => {
     const owner = await onboardedUser(a);
     const project = await createProject(a, owner);

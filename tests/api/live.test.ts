@@ -1,7 +1,7 @@
 // The live co-editing socket (issue 20, /api/v1/live) as clients see it: auth and its close code,
 // join and the 404 rule, `changed` after every kind of write (the author's own sockets too),
-// presence, the cursor relay and its limits, sockets per user, revoked keys and removed members,
-// and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts.
+// presence, watch (presence only, for the Data tab), the cursor relay and its limits, sockets per
+// user, revoked keys and removed members, and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
@@ -10,7 +10,7 @@ import { createProject, png, uploadImage, type Member } from '../fixtures/datase
 import { importFile } from './support/imports';
 import { LiveClient, sleep } from './support/live';
 import { CHANGES_CHANNEL } from '../../src/server/services/annotations';
-import { LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, peerColor } from '../../src/contract/live';
+import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, peerColor } from '../../src/contract/live';
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof onboardedUser>>;
@@ -312,6 +312,142 @@ describe('presence', () => {
     expect(Date.now() - started).toBeLessThan(1500);
     // The viewer's changes never reached anyone: they only watched.
     expect(a.messages.filter((m) => m.type === 'changed' && m.image_id === img.id)).toEqual([]);
+  });
+});
+
+describe('watch (presence only: the Data tab)', () => {
+  /** Sends `watch` and resolves with the `watching` answer. */
+  async function watch(c: LiveClient, ids: string[], projectId = project.id) {
+    await c.send({ type: 'watch', project_id: projectId, image_ids: ids });
+    return c.next((m) => m.type === 'watching');
+  }
+  const people = (m: { [key: string]: any }): string[] => m.peers.map((p: { user_id: string }) => p.user_id);
+  /** The presence of the image with n people, already received or the next one (each test's lists go 0 -> n -> 0 once per image). */
+  const presenceOf = (c: LiveClient, imageId: string, n: number) => c.next((m) => m.type === 'presence' && m.image_id === imageId && m.peers.length === n, 5000, true);
+
+  it("gets the people on each image, then presence on the editor's join and leave; the watcher is nobody's peer and gets no changed", async () => {
+    const [x, y] = [await newImage(), await newImage()];
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const editor = await live(annotator.token);
+    await editor.join(y.id, project.id);
+    const w = await live(owner.token);
+    expect(await watch(w, [x.id, y.id])).toEqual({
+      type: 'watching',
+      project_id: project.id,
+      images: [
+        { image_id: x.id, peers: [] },
+        { image_id: y.id, peers: [{ user_id: annotator.userId, name: 'Test User', color: peerColor(annotator.userId), can_edit: true }] },
+      ],
+    });
+    // The editor opens x: the watcher hears it; the editor's peers are the editor alone.
+    const joined = await editor.join(x.id, project.id);
+    expect(people(joined)).toEqual([annotator.userId]);
+    expect(people(await presenceOf(w, x.id, 1))).toEqual([annotator.userId]);
+    // A change saved on x is not sent to the watcher.
+    expect((await saveChanges(x, 0, [box('w1')], [], annotator.token)).status).toBe(200);
+    await editor.changed(x.id, 1);
+    // The editor leaves x: the watcher hears the image is empty.
+    await editor.send({ type: 'leave', image_id: x.id });
+    expect(await presenceOf(w, x.id, 0)).toEqual({ type: 'presence', image_id: x.id, peers: [] });
+    // The editor's socket drops: y is empty too.
+    editor.socket.terminate();
+    expect(await presenceOf(w, y.id, 0)).toMatchObject({ image_id: y.id });
+    expect(w.messages.filter((m) => m.type === 'changed' || m.type === 'peer')).toEqual([]);
+    // Nobody else on x heard of the watcher: a second editor is alone there.
+    const other = await live(annotator.token);
+    expect(people(await other.join(x.id, project.id))).toEqual([annotator.userId]);
+    expect(other.messages.filter((m) => m.type === 'presence')).toEqual([]);
+  });
+
+  it('a new watch replaces the set; an empty one ends it; a second tab of the same person changes nothing', async () => {
+    const [x, y] = [await newImage(), await newImage()];
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const w = await live(owner.token);
+    await watch(w, [x.id]);
+    expect((await watch(w, [y.id])).images.map((i: any) => i.image_id)).toEqual([y.id]);
+    const editor = await live(annotator.token);
+    // The editor opens x (no longer watched), then y: the first presence the watcher gets is y's.
+    await editor.join(x.id, project.id);
+    await editor.join(y.id, project.id);
+    expect((await w.next((m) => m.type === 'presence', 5000, true)).image_id).toBe(y.id);
+    // A second tab of the same person on y: the people did not change, nothing is sent; then the first leaves y (still there in the second tab) and x.
+    const tab2 = await live(annotator.token);
+    await tab2.join(y.id, project.id);
+    await editor.send({ type: 'leave', image_id: y.id });
+    await tab2.send({ type: 'leave', image_id: y.id });
+    expect(people(await presenceOf(w, y.id, 0))).toEqual([]);
+    expect(w.messages.filter((m) => m.type === 'presence')).toHaveLength(2);
+    expect(await watch(w, [])).toEqual({ type: 'watching', project_id: project.id, images: [] });
+    await tab2.join(y.id, project.id);
+    // A sentinel through the same socket: a fresh watch answers, and no presence came before it.
+    await watch(w, []);
+    expect(w.messages.filter((m) => m.type === 'presence')).toHaveLength(2);
+  });
+
+  it("answers not_found for another organization's image, an unknown id, an image of another project, and to a non-member; nothing more about them", async () => {
+    const mine = await newImage();
+    const w = await live(owner.token);
+    const unknown = '00000000-0000-4000-8000-000000000002';
+    const answer = await watch(w, [foreign.id, mine.id, unknown]);
+    expect(answer.images.map((i: any) => i.image_id)).toEqual([mine.id]);
+    expect(w.messages.filter((m) => m.type === 'error')).toEqual([
+      { type: 'error', code: 'not_found', image_id: foreign.id },
+      { type: 'error', code: 'not_found', image_id: unknown },
+    ]);
+    // The right image under another project's id is not found either.
+    expect((await watch(w, [mine.id], foreign.projectId)).images).toEqual([]);
+    expect(w.messages.filter((m) => m.type === 'error' && m.image_id === mine.id)).toHaveLength(1);
+    // The other organization's owner opens their image: the watcher hears nothing of it.
+    const theirs = await live(stranger.token);
+    await theirs.join(foreign.id, foreign.projectId);
+    await watch(w, [foreign.id, mine.id]);
+    expect(w.messages.filter((m) => m.image_id === foreign.id).map((m) => m.type)).toEqual(['error', 'error']);
+    // A non-member watching my image: not_found.
+    const s = await live(stranger.token);
+    expect((await watch(s, [mine.id])).images).toEqual([]);
+    expect(s.messages.filter((m) => m.type === 'error')).toEqual([{ type: 'error', code: 'not_found', image_id: mine.id }]);
+  });
+
+  it('limits: at most LIVE_MAX_JOINS_PER_SOCKET ids (the set before stays), every message validated, and the control rate', async () => {
+    const x = await newImage();
+    const w = await live(owner.token);
+    await watch(w, [x.id]);
+    const tooMany = Array.from({ length: LIVE_MAX_JOINS_PER_SOCKET + 1 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    await w.send({ type: 'watch', project_id: project.id, image_ids: tooMany });
+    expect(await w.next((m) => m.type === 'error')).toMatchObject({ code: 'too_many_joins' });
+    // x is still watched.
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const editor = await live(annotator.token);
+    await editor.join(x.id, project.id);
+    expect(people(await presenceOf(w, x.id, 1))).toEqual([annotator.userId]);
+    // Malformed: an id that is not a uuid, a missing project, an unknown field.
+    for (const bad of [
+      { type: 'watch', project_id: project.id, image_ids: ['nope'] },
+      { type: 'watch', image_ids: [x.id] },
+      { type: 'watch', project_id: project.id, image_ids: [x.id], peers: true },
+    ]) {
+      await w.send(bad);
+      expect(await w.next((m) => m.type === 'error')).toMatchObject({ code: 'invalid_message' });
+    }
+    // watch counts with auth, join and leave: at most LIVE_MAX_CONTROL_MESSAGES_PER_SECOND a second.
+    const r = await live(owner.token);
+    for (let i = 0; i < LIVE_MAX_CONTROL_MESSAGES_PER_SECOND + 5; i++) await r.send({ type: 'watch', project_id: project.id, image_ids: [x.id] });
+    await r.next((m) => m.type === 'error' && m.code === 'rate_limited', 5000, true);
+    expect((await r.next((m) => m.type === 'watching', 5000, true)).images).toHaveLength(1);
+  });
+
+  it('a watcher who loses read access (removed from the organization) is answered not_found for those images at the next check, and hears nothing more', async () => {
+    const x = await newImage();
+    const member = await joinAs(server, owner.token, owner.org.id, 'viewer');
+    const w = await live(member.token);
+    expect((await watch(w, [x.id])).images).toHaveLength(1);
+    expect((await api(server.url, 'DELETE', `/api/v1/organizations/${owner.org.id}/members/${member.userId}`, { token: owner.token })).status).toBe(200);
+    expect(await w.next((m) => m.type === 'error', 5000)).toEqual({ type: 'error', code: 'not_found', image_id: x.id });
+    const editor = await live(owner.token);
+    await editor.join(x.id, project.id);
+    // The same socket answers a new watch (it was not closed), and no presence of x reached it.
+    expect((await watch(w, [x.id])).images).toEqual([]);
+    expect(w.messages.filter((m) => m.type === 'presence')).toEqual([]);
   });
 });
 

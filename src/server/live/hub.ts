@@ -8,6 +8,7 @@
 // by one mechanism. A room remembers the last version it relayed and reads everything after it,
 // so a lost or late notification is caught up by the next one (and after the listener reconnects).
 // Presence and peer messages of other processes come through ./cluster.ts (PostgreSQL only).
+// Sockets that only watch images' presence (the Data tab's tiles) are kept in ./watch.ts.
 import type { WebSocket, RawData } from 'ws';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
@@ -32,6 +33,7 @@ import {
 } from '../../contract/live';
 import { RateWindow } from './rate';
 import { LiveCluster } from './cluster';
+import { LiveWatchers } from './watch';
 
 /** Peers are not sent cursors and selections while this much is waiting to go out to them. */
 const PEER_BACKLOG_BYTES = 1024 * 1024;
@@ -80,8 +82,15 @@ export class LiveHub {
   private pinger: NodeJS.Timeout | null = null;
   /** Presence and peer messages shared with the other processes (PostgreSQL only). */
   private readonly cluster: LiveCluster | null;
+  /** Sockets watching images' presence without joining them (`watch`). */
+  private readonly watchers: LiveWatchers<Client>;
 
   constructor(private readonly ctx: AppContext) {
+    this.watchers = new LiveWatchers<Client>(ctx, {
+      peersOf: (imageId) => this.peersOn(imageId),
+      send: (client, message) => this.send(client, message),
+      sendText: (client, text) => this.sendText(client, text),
+    });
     this.cluster =
       ctx.database.kind === 'postgres'
         ? new LiveCluster(
@@ -90,6 +99,7 @@ export class LiveHub {
               peersChanged: (imageId) => {
                 const room = this.rooms.get(imageId);
                 if (room) this.presence(room, null);
+                this.watchers.changed(imageId);
               },
               peerMessage: (imageId, text) => {
                 for (const c of this.rooms.get(imageId)?.clients ?? []) if (c.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(c, text);
@@ -168,7 +178,7 @@ export class LiveHub {
       // Over the limit: dropped without an answer (a client sends these as the pointer moves).
       if (!client.peerRate.allow(now)) return;
     } else if (!client.controlRate.allow(now)) {
-      return this.send(client, { type: 'error', code: 'rate_limited', message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join and leave messages a second` });
+      return this.send(client, { type: 'error', code: 'rate_limited', message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join, leave and watch messages a second` });
     }
     client.queue = client.queue
       .then(() => (client.closed ? undefined : this.handle(client, message)))
@@ -191,6 +201,8 @@ export class LiveHub {
         return this.relay(client, message.image_id, { cursor: { x: message.x, y: message.y } });
       case 'selection':
         return this.relay(client, message.image_id, { selection: message.ids });
+      case 'watch':
+        return this.watchers.watch(client, client.user.id, message.project_id, message.image_ids, () => client.closed);
     }
   }
 
@@ -263,6 +275,7 @@ export class LiveHub {
     this.send(client, { type: 'joined', image_id: imageId, version, peers: this.peersOf(room) });
     if (!again) {
       this.presence(room, client);
+      this.watchers.changed(imageId);
       this.cluster?.announce(imageId, this.localPeersOf(room), fresh);
     }
     if (room.version === null) {
@@ -280,6 +293,7 @@ export class LiveHub {
     room.clients.delete(client);
     if (room.clients.size === 0) this.rooms.delete(imageId);
     else this.presence(room, null);
+    this.watchers.changed(imageId);
     this.cluster?.announce(imageId, room.clients.size === 0 ? [] : this.localPeersOf(room));
   }
 
@@ -300,6 +314,12 @@ export class LiveHub {
   /** One entry per person on the image, on this process and the others; `can_edit` when any of their sockets may edit. */
   private peersOf(room: Room): LivePeer[] {
     return mergePeers([...this.localPeersOf(room), ...(this.cluster?.peersOn(room.imageId) ?? [])]);
+  }
+
+  /** Everyone on the image, with or without a room on this process. */
+  private peersOn(imageId: string): LivePeer[] {
+    const room = this.rooms.get(imageId);
+    return room ? this.peersOf(room) : mergePeers(this.cluster?.peersOn(imageId) ?? []);
   }
 
   private localPeersOf(room: Room): LivePeer[] {
@@ -330,6 +350,7 @@ export class LiveHub {
       if (!access) return this.close(client, LIVE_CLOSE.forbidden, 'Access to a joined image was lost');
       membership.canEdit = access.canEdit;
     }
+    if (!client.closed) await this.watchers.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live watch check failed; it runs again later'));
   }
 
   private ping(): void {
@@ -432,11 +453,12 @@ export class LiveHub {
       if (mine?.size === 0) this.byUser.delete(client.user.id);
     }
     for (const imageId of [...client.joins.keys()]) this.leave(client, imageId);
+    this.watchers.drop(client);
   }
 
   /** Open sockets and rooms (health and tests). */
-  stats(): { sockets: number; rooms: number } {
-    return { sockets: this.clients.size, rooms: this.rooms.size };
+  stats(): { sockets: number; rooms: number; watched: number } {
+    return { sockets: this.clients.size, rooms: this.rooms.size, watched: this.watchers.size };
   }
 }
 
