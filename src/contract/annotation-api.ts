@@ -53,7 +53,10 @@ export type SaveDataRequest = z.infer<typeof SaveDataRequest>;
 
 /** Changes only, on a known version: what a large document needs (a 100k-shape list is ~30 MB,
  * over MAX_SAVE_BYTES; its changes are a few shapes). Upserts replace the shape of the same id in
- * place or are appended; removed ids that are not there are ignored, so a retried save is harmless. */
+ * place or are appended; removed ids that are not there are ignored, so a retried save is harmless.
+ * A stale base_version is a conflict (409 version_conflict) only when one of the ids it upserts or
+ * removes was added, changed or removed after it; otherwise the change is applied on the current
+ * version and the answer carries `rebased_from` and the skipped `changes` (SaveDataResponse). */
 export const SaveChangesRequest = z.object({
   image_id: uuid('image_id'),
   project_id: uuid('project_id'),
@@ -65,19 +68,6 @@ export const SaveChangesRequest = z.object({
   removed_ids: z.array(storedText(z.string().min(1, 'removed_ids holds ids'), 'An id')).default([]),
 });
 export type SaveChangesRequest = z.infer<typeof SaveChangesRequest>;
-
-export const SaveDataResponse = z.object({
-  success: z.literal(true),
-  /** True when this save changed the image's status (new -> annotating). */
-  status_updated: z.boolean(),
-  status: ImageStatus,
-  /** The image's annotation count after the save. */
-  new_count: z.number().int(),
-  version: z.number().int(),
-  /** When this version was saved (server clock, ISO 8601). */
-  saved_at: z.string(),
-});
-export type SaveDataResponse = z.infer<typeof SaveDataResponse>;
 
 /** GET /annotations/changes/{imageId}?since=v: the net change from `since` to `version` (410 when the log no longer reaches back to `since`). */
 export const ChangesResponse = z.object({
@@ -91,6 +81,34 @@ export const ChangesResponse = z.object({
   removed_ids: z.array(z.string()),
 });
 export type ChangesResponse = z.infer<typeof ChangesResponse>;
+
+export const SaveDataResponse = z.object({
+  success: z.literal(true),
+  /** True when this save changed the image's status (new -> annotating). */
+  status_updated: z.boolean(),
+  status: ImageStatus,
+  /** The image's annotation count after the save. */
+  new_count: z.number().int(),
+  version: z.number().int(),
+  /** When this version was saved (server clock, ISO 8601). */
+  saved_at: z.string(),
+  /**
+   * save-changes (and its batch entries) only, when `base_version` was stale but none of the ids
+   * it upserts or removes changed after it (a new id counts as unchanged while nobody else added
+   * it): the save was applied on top of this version, the head at the time, and `version` is
+   * `rebased_from + 1`. Absent when the save was applied on `base_version` itself.
+   */
+  rebased_from: z.number().int().optional(),
+  /**
+   * With `rebased_from`: the net change from `base_version` to `rebased_from` that the client
+   * skipped (`since` = base_version, `version` = rebased_from; same shape as GET changes). The
+   * document at `version` is the client's base with these applied (removed_ids, then upserts),
+   * then the save's own changes. Absent only when the change log could not be read back, then
+   * load the document (or GET changes since base_version) to catch up.
+   */
+  changes: ChangesResponse.optional(),
+});
+export type SaveDataResponse = z.infer<typeof SaveDataResponse>;
 
 /** Documents up to this many shapes come whole in a 409 (`current`); larger ones only as `changes`. */
 export const CONFLICT_CURRENT_MAX_SHAPES = 1_000;
@@ -124,9 +142,12 @@ export const BatchSaveResult = z.object({
   /** The image's status after a saved entry (`status` above is the entry's outcome). */
   image_status: ImageStatus.optional(),
   new_count: z.number().int().optional(),
+  /** A saved change-only entry applied on a newer version than its stale base (as SaveDataResponse.rebased_from); `changes` then holds what it skipped. */
+  rebased_from: z.number().int().optional(),
   error: z.string().optional(),
   code: z.string().optional(),
   current: LoadDataResponse.optional(),
+  /** A conflict: what changed since the entry's base (as the 409's). A rebased save: the net change from its base to `rebased_from`. */
   changes: ChangesResponse.optional(),
 });
 export type BatchSaveResult = z.infer<typeof BatchSaveResult>;

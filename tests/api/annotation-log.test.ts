@@ -275,7 +275,7 @@ describe('conflicts', () => {
     const img = await newImage();
     await saveData(img, [box('a'), box('b')]);
     await saveChanges(img, 1, [box('a', 4)], ['b']);
-    const res = await saveChanges(img, 1, [box('c')]);
+    const res = await saveChanges(img, 1, [box('a', 5), box('c')]);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('version_conflict');
     expect(res.body.changes).toMatchObject({ since: 1, version: 2, upserts: [box('a', 4)], removed_ids: ['b'] });
@@ -284,7 +284,7 @@ describe('conflicts', () => {
     expect((await load(img)).body.annotations).toEqual([box('a', 4)]);
   });
 
-  it('concurrent editors of one image: one winner per version, the others rebase on the changes and lose nothing', async () => {
+  it('concurrent editors of one shape: one winner per version, the others rebase on the changes and lose nothing', async () => {
     const img = await newImage();
     await saveData(img, [box('base')]);
     const EDITORS = 12;
@@ -294,7 +294,8 @@ describe('conflicts', () => {
       Array.from({ length: EDITORS }, async (_, e) => {
         let base = 1;
         for (let attempt = 0; attempt < 100; attempt++) {
-          const res = await saveChanges(img, base, [box(`e${e}`, e)]);
+          // Each also moves the shared shape: a stale base is a conflict (other shapes alone would be rebased by the server).
+          const res = await saveChanges(img, base, [box('base', e), box(`e${e}`, e)]);
           if (res.status === 200) {
             expect(winners.has(res.body.version)).toBe(false);
             winners.set(res.body.version, e);
@@ -312,9 +313,11 @@ describe('conflicts', () => {
     const loaded = await load(img);
     expect(loaded.body.version).toBe(EDITORS + 1);
     expect(ids(loaded.body.annotations).sort()).toEqual(['base', ...Array.from({ length: EDITORS }, (_, e) => `e${e}`)].sort());
-    // The shapes went on top in the order their saves won.
-    expect(ids(loaded.body.annotations).slice(1)).toEqual([...winners.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => `e${e}`));
-    expect((await changes(img, 1)).body.upserts).toHaveLength(EDITORS);
+    // The shapes went on top in the order their saves won; the shared one is the last winner's.
+    const order = [...winners.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e);
+    expect(ids(loaded.body.annotations).slice(1)).toEqual(order.map((e) => `e${e}`));
+    expect(loaded.body.annotations[0]).toEqual(box('base', order[order.length - 1]));
+    expect((await changes(img, 1)).body.upserts).toHaveLength(EDITORS + 1);
   });
 });
 

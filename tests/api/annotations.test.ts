@@ -308,11 +308,11 @@ describe('save-changes', () => {
     expect((await imageOf(img.id)).annotation_count).toBe(3);
   });
 
-  it('answers a stale base_version with 409 and the current document, writing nothing', async () => {
+  it('answers a stale base_version whose shape changed since with 409 and the current document, writing nothing', async () => {
     const img = await newImage();
     await saveData(img, [box('a', 1)]);
     await saveData(img, [box('a', 1), box('b', 2)]);
-    const res = await saveChanges(img, { base_version: 1, upserts: [box('c', 3)] });
+    const res = await saveChanges(img, { base_version: 1, upserts: [box('b', 3)] });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'version_conflict', current: { version: 2, annotations: [box('a', 1), box('b', 2)] } });
     expect((await loadData(img.id)).body.version).toBe(2);

@@ -169,15 +169,26 @@ function keepsOrder(stored: readonly { id: string; seq: number }[], list: readon
   return true;
 }
 
-/** Applies upserts and removals on `base_version` (a change without a base applies to whatever is current: assisted segmentation's append). */
-export async function saveChanges(ctx: AppContext, userId: string, body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number }): Promise<SaveDataResponse> {
+/**
+ * Applies upserts and removals on `base_version` (a change without a base applies to whatever is
+ * current: assisted segmentation's append). `rebase` (the save-changes call and batch entries): a
+ * stale base whose shapes nobody changed since is applied on the head, the answer carrying
+ * `rebased_from` and the skipped `changes`; without it (save-segmentation) a stale base is a 409.
+ */
+export async function saveChanges(
+  ctx: AppContext,
+  userId: string,
+  body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number },
+  opts: { rebase?: boolean } = {},
+): Promise<SaveDataResponse> {
+  const touched = opts.rebase ? [...body.upserts.map((a) => String((a as { id?: unknown } | null)?.id)), ...body.removed_ids] : undefined;
   return commit(ctx, userId, body, body.base_version, async (classes) => {
     await validateForImage(ctx.db, body.image_id, body.upserts, classes);
     const upserts = new Set(body.upserts.map((a) => (a as { id: string }).id));
     const both = body.removed_ids.find((id) => upserts.has(id));
     if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
     return () => ({ upserts: body.upserts as Annotation[], removedIds: body.removed_ids });
-  });
+  }, { rebase: touched });
 }
 
 /** Makes the annotations of an earlier version current again, as a new version that says which it restored. */
@@ -190,7 +201,7 @@ export async function restoreVersion(ctx: AppContext, userId: string, body: Rest
     const kept = new Set(target.map((a) => a.id as string));
     const removedIds = (await allTexts(tx, body.image_id)).filter((r) => !kept.has(r.id)).map((r) => r.id);
     return { upserts: target, removedIds };
-  }, body.version);
+  }, { restoredFrom: body.version });
 }
 
 /**
@@ -198,6 +209,12 @@ export async function restoreVersion(ctx: AppContext, userId: string, body: Rest
  * classes, then in one transaction locks the image and the version header, checks base_version
  * (409 with what changed since, and the whole document while it is small), applies the change
  * as version + 1 and moves the counters and status with it.
+ *
+ * `opts.rebase` (save-changes: the ids it upserts and removes): a stale base is no conflict when
+ * none of these ids changed in the versions after it (untouchedSince, on the change log); the
+ * change is then applied on the head, and the answer says so (`rebased_from`) with the net change
+ * it skipped (`changes`, read after the commit). The versions up to the head seen before the lock
+ * are checked before it, so the lock waits only for those saved meanwhile (most often none).
  */
 async function commit(
   ctx: AppContext,
@@ -205,7 +222,7 @@ async function commit(
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
   prepare: (classes: readonly ProjectClass[]) => Prepare | Promise<Prepare>,
-  restoredFrom?: number,
+  opts: { restoredFrom?: number; rebase?: readonly string[] } = {},
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
   if (body.image_filename !== image.filename) {
@@ -215,23 +232,44 @@ async function commit(
   if (!project) throw errors.notFound('Image');
   const changeOf = await prepare(project.classes);
 
+  // Rebase: the versions after the base up to the head of now, checked outside the lock.
+  const touched = opts.rebase;
+  let checkedUpTo = baseVersion;
+  if (touched && baseVersion !== undefined) {
+    const seen = (await headOf(ctx.db, image.id)).version;
+    if (seen > baseVersion) {
+      if (!(await untouchedSince(ctx.db, image.id, touched, baseVersion, seen))) throw await staleBase(ctx, image.id, baseVersion);
+      checkedUpTo = seen;
+    }
+  }
+
   const saved = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before) throw errors.notFound('Image');
     const header = await lockHeader(tx, image.id, before.projectId);
-    // A stale base leaves the lock at once; what changed is read after it, so other saves need not wait for that.
-    if (baseVersion !== undefined && baseVersion !== header.version) return null;
+    let rebasedFrom: { version: number; savedAt: Date } | undefined;
+    if (baseVersion !== undefined && baseVersion !== header.version) {
+      // A stale base leaves the lock at once; what changed is read after it, so other saves need not wait for that.
+      if (!touched || baseVersion > header.version) return null;
+      if (header.version > checkedUpTo! && !(await untouchedSince(tx, image.id, touched, checkedUpTo!, header.version))) return null;
+      rebasedFrom = { version: header.version, savedAt: header.updatedAt };
+    }
     const now = ctx.now?.() ?? new Date();
-    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom });
+    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom: opts.restoredFrom });
     const newCount = Math.max(0, before.annotationCount + applied.added - applied.removed);
     // Spec section 4 "Image status": the server moves a new image with annotations to annotating.
     const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;
     const [after] = await tx.update(images).set({ annotationCount: newCount, status, updatedAt: now }).where(eq(images.id, image.id)).returning();
     await adjustCounters(tx, before.projectId, [before], [after!]);
-    return { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version: applied.version, saved_at: now.toISOString() };
+    const res: SaveDataResponse = { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version: applied.version, saved_at: now.toISOString() };
+    return { res, rebasedFrom };
   });
   if (!saved) throw await staleBase(ctx, image.id, baseVersion!);
-  return saved;
+  if (!saved.rebasedFrom) return saved.res;
+  // What the client skipped, for it to catch up: the net change from its base to the version this save was applied on.
+  const skipped = saved.rebasedFrom;
+  const changes = await changesSince(ctx.db, image.id, baseVersion!, { version: skipped.version, savedAt: skipped.savedAt.toISOString() });
+  return { ...saved.res, rebased_from: skipped.version, ...(changes && { changes }) };
 }
 
 /** Runs `read` on one snapshot of the database (its statements see the same committed state), without locking anything. */
@@ -259,6 +297,23 @@ async function staleBase(ctx: AppContext, imageId: string, baseVersion: number):
   });
 }
 
+/**
+ * True when the change log holds every version after `from` up to `to` and none of them added,
+ * changed or removed any of `ids`. Only the ids of each logged change are looked at.
+ */
+async function untouchedSince(db: Conn, imageId: string, ids: readonly string[], from: number, to: number): Promise<boolean> {
+  const list = JSON.stringify(ids);
+  const [row] = await rowsOf<{ n: number | string; hits: number | string }>(
+    db,
+    sql`WITH ids AS (SELECT json_array_elements_text(${list}::json) AS id)
+        SELECT count(*) AS n, count(*) FILTER (WHERE
+          EXISTS (SELECT 1 FROM json_array_elements(c.upserts) u WHERE u->>'id' IN (SELECT id FROM ids))
+          OR EXISTS (SELECT 1 FROM json_array_elements_text(c.removed_ids) r WHERE r IN (SELECT id FROM ids))) AS hits
+        FROM annotation_changes c WHERE c.image_id = ${imageId} AND c.version > ${from} AND c.version <= ${to}`,
+  );
+  return Number(row?.n ?? 0) === to - from && Number(row?.hits ?? 0) === 0;
+}
+
 /** Every save on its own: a bad, conflicting or forbidden one fails alone. */
 export async function batchSave(ctx: AppContext, userId: string, saves: unknown[]): Promise<{ success: true; saved: number; failed: number; results: BatchSaveResult[] }> {
   const results: BatchSaveResult[] = [];
@@ -275,8 +330,18 @@ export async function batchSave(ctx: AppContext, userId: string, saves: unknown[
       if (Buffer.byteLength(JSON.stringify(parsed.data)) > MAX_SAVE_BYTES) {
         throw errors.tooLarge(`Save ${i}: the annotations are larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB`);
       }
-      const saved = full ? await saveData(ctx, userId, parsed.data as SaveDataRequest) : await saveChanges(ctx, userId, parsed.data as SaveChangesRequest);
-      results.push({ image_id: imageId, status: 'saved', version: saved.version, saved_at: saved.saved_at, status_updated: saved.status_updated, image_status: saved.status, new_count: saved.new_count });
+      const saved = full ? await saveData(ctx, userId, parsed.data as SaveDataRequest) : await saveChanges(ctx, userId, parsed.data as SaveChangesRequest, { rebase: true });
+      results.push({
+        image_id: imageId,
+        status: 'saved',
+        version: saved.version,
+        saved_at: saved.saved_at,
+        status_updated: saved.status_updated,
+        image_status: saved.status,
+        new_count: saved.new_count,
+        ...(saved.rebased_from !== undefined && { rebased_from: saved.rebased_from }),
+        ...(saved.changes && { changes: saved.changes }),
+      });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'version_conflict') {

@@ -4,7 +4,7 @@ import type { SaveDataResponse } from '../../../../contract/annotation-api';
 import type { DeviceStore } from './device';
 import type { Slot } from './slot';
 import type { PendingEntry } from './store';
-import type { Delta, MergeResult, SaveDeps } from './types';
+import type { AbsorbedChange, Delta, MergeResult, SaveDeps } from './types';
 
 export interface ManagerCore {
   readonly deps: SaveDeps;
@@ -13,6 +13,7 @@ export interface ManagerCore {
   readonly device: DeviceStore;
   readonly mergedListeners: Set<(imageId: string, m: MergeResult) => void>;
   readonly savedListeners: Set<(imageId: string, r: SaveDataResponse) => void>;
+  readonly absorbedListeners: Set<(imageId: string, a: AbsorbedChange) => void>;
   /** Server clock minus local clock (ms), learnt from each save's saved_at. */
   offset: number;
   /** A 409 was merged and nothing changed since: the top bar says so. */

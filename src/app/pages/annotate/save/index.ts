@@ -6,11 +6,11 @@ import { memoryStore, openIndexedDbStore } from './store';
 import { createHttpTransport } from './transport';
 import type { SaveDeps, SaveManager } from './types';
 
-export type { Delta, ImageRef, MergeResult, Recovery, RemoteChange, RemoteOutcome, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
+export type { AbsorbedChange, Delta, ImageRef, MergeResult, Recovery, RemoteChange, RemoteOutcome, SaveDeps, SaveManager, SaveState, SaveStatus } from './types';
 export type { SaveBody, SaveOutcome, SaveTransport } from './transport';
 export type { PendingEntry, PendingStore } from './store';
 export { merge3, applyDelta, sameJson } from './merge';
-export { EditorSaveLink, GATHER_MS } from './link';
+export { EditorSaveLink, GATHER_MS, type Overlap } from './link';
 
 /** Spec section 9: save debounce 2000 ms, max retries 5, base retry 1000 ms, max retry delay 30000 ms. */
 export const SAVE_DEBOUNCE_MS = 2000;

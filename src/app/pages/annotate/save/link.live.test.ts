@@ -4,7 +4,7 @@
 // and its save goes on the new version without a 409.
 import { describe, expect, it } from 'vitest';
 import { Editor, type EditorAnnotation } from '../../../../engine';
-import { EditorSaveLink } from './link';
+import { EditorSaveLink, type Overlap } from './link';
 import { box, fakeClock, fakeServer, harness, newIdb } from './testkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
@@ -17,13 +17,14 @@ async function setup() {
   server.saveAs(IMG, [box('a', 0), box('b', 100)]);
   const { manager } = harness(clock, server, newIdb());
   const editor = new Editor({ viewport: { width: 1000, height: 800 }, image: { width: 1000, height: 800 } });
-  const link = new EditorSaveLink(editor, manager, { setTimer: clock.setTimer, clearTimer: clock.clearTimer });
+  const overlaps: Overlap[] = [];
+  const link = new EditorSaveLink(editor, manager, { setTimer: clock.setTimer, clearTimer: clock.clearTimer, onOverlap: (o) => overlaps.push(o) });
   link.start();
   const loaded = server.loaded(IMG);
   await link.load(loaded.annotations);
   await manager.open(ref, loaded);
   link.attach(ref);
-  return { clock, server, manager, editor, link, v0: loaded.version };
+  return { clock, server, manager, editor, link, overlaps, v0: loaded.version };
 }
 
 describe('a change saved elsewhere, told by the live socket', () => {
@@ -70,5 +71,71 @@ describe('a change saved elsewhere, told by the live socket', () => {
     release();
     await clock.advance(0);
     expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [], removed_ids: [] }).kind).toBe('known');
+  });
+});
+
+describe('a save the server applied on a newer version than its base', () => {
+  it('brings the skipped changes into the document; the socket\'s messages for them are held already', async () => {
+    const { clock, server, manager, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    editor.select(['a']);
+    await clock.advance(150);
+    const release = server.holdSaves();
+    await clock.advance(2000); // the save of a's move is on its way
+    // Someone else saves first: b moved, c added. Their message meets this tab's save in flight.
+    server.saveAs(IMG, [box('a', 0), box('b', 150), box('c', 300)]);
+    const theirs = { version: v0 + 1, base_version: v0, upserts: [box('b', 150), box('c', 300)], removed_ids: [], by: 'user-2' };
+    expect(link.applyRemoteChange(IMG, theirs).kind).toBe('busy');
+    // Meanwhile here: b moved again (still gathering).
+    editor.execute('move', { ids: ['b'], dx: 0, dy: 9 });
+    release();
+    await clock.advance(0);
+    // One request: the server applied it on top of theirs.
+    expect(server.calls).toHaveLength(1);
+    expect(manager.version(IMG)).toBe(v0 + 2);
+    expect(editor.getOrderedIds()).toEqual(['a', 'b', 'c']);
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 5 });
+    expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 9 }); // the later local edit stays
+    expect([...editor.getView().selected]).toEqual(['a']);
+    expect(editor.getUndoLabels()).toEqual(['Move 1 annotation(s)', 'Move 1 annotation(s)']);
+    // Their message tried again, and the one for this tab's own save: held, nothing applied twice.
+    expect(link.applyRemoteChange(IMG, theirs).kind).toBe('known');
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 5)], removed_ids: [], by: 'user-1' }).kind).toBe('known');
+    expect(editor.getOrderedIds()).toEqual(['a', 'b', 'c']);
+    // b: both edited it; this side's unsaved edit is the later one and is kept (who did the other is not known from the answer).
+    expect(overlaps).toEqual([{ by: null, overwritten: [], kept: ['b'] }]);
+    await clock.advance(150 + 2000);
+    expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 2 });
+    expect(server.doc(IMG).annotations).toEqual([box('a', 5), { ...box('b', 100), bounding_box: { x: 100, y: 9, w: 10, h: 10 } }, box('c', 300)]);
+  });
+});
+
+describe('both people edit one shape: the later edit wins and both are told', () => {
+  it('the one whose saved edit another person\'s later change replaced', async () => {
+    const { clock, server, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150 + 2000);
+    expect(server.doc(IMG).version).toBe(v0 + 1);
+    // This tab's own save comes back on the socket: not an overlap.
+    link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 5)], removed_ids: [], by: 'user-1' });
+    expect(overlaps).toEqual([]);
+    // Then user-2 moves a and removes b (never edited here).
+    server.saveAs(IMG, [box('a', 40)]);
+    expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 40)], removed_ids: ['b'], by: 'user-2' }).kind).toBe('applied');
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 40 });
+    expect(overlaps).toEqual([{ by: 'user-2', overwritten: ['a'], kept: [] }]);
+  });
+
+  it('the one whose unsaved edit is the later: kept, and told whose change it met', async () => {
+    const { clock, server, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['b'], dx: 0, dy: 3 });
+    await clock.advance(150); // pending, saved after the debounce
+    server.saveAs(IMG, [box('a', 0), box('b', 170)]);
+    expect(link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('b', 170)], removed_ids: [], by: 'user-2' }).kind).toBe('applied');
+    expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 3 });
+    expect(overlaps).toEqual([{ by: 'user-2', overwritten: [], kept: ['b'] }]);
+    await clock.advance(2000);
+    expect(server.doc(IMG)).toMatchObject({ version: v0 + 2 });
+    expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[1]!.bounding_box).toMatchObject({ x: 100, y: 3 });
   });
 });

@@ -17,6 +17,7 @@ function setup() {
       merged = l;
       return () => undefined;
     },
+    onAbsorbed: () => () => undefined,
     change: vi.fn(),
     close: vi.fn(),
   } as unknown as SaveManager;

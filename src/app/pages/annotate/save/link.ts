@@ -5,7 +5,7 @@
 // so do the selection, undo history and a drag in progress.
 import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation, type LoadOptions } from '../../../../engine';
 import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { ImageRef, MergeResult, RemoteChange, RemoteOutcome, SaveManager } from './types';
+import type { AbsorbedChange, ImageRef, MergeResult, RemoteChange, RemoteOutcome, SaveManager } from './types';
 
 export const GATHER_MS = 150;
 
@@ -17,7 +17,23 @@ export interface EditorSaveLinkOptions {
   onGathering?: (gathering: boolean) => void;
   /** A merge reached the open image and was applied. */
   onMerged?: (merge: MergeResult) => void;
+  /** A change saved elsewhere met the user's own edits of this image (see Overlap). */
+  onOverlap?: (overlap: Overlap) => void;
   log?: (message: string, err?: unknown) => void;
+}
+
+/**
+ * Another person's saved change touched shapes the user edited here: both edited them, the later
+ * edit wins. `overwritten`: shapes the user saved in the last minutes (RECENT_EDIT_MS) that the
+ * change replaced or removed (theirs is later). `kept`: shapes the user changed and has not saved
+ * yet (pending or gathering): the user's shape stays and its save follows on the new version
+ * (the user's is later). `by`: who saved the change (null: not known, as for a rebased save's
+ * skipped versions).
+ */
+export interface Overlap {
+  by: string | null;
+  overwritten: string[];
+  kept: string[];
 }
 
 export class EditorSaveLink {
@@ -70,9 +86,11 @@ export class EditorSaveLink {
       }
     });
     const offMerged = this.saver.onMerged((imageId, merge) => this.applyMerge(imageId, merge));
+    const offAbsorbed = this.saver.onAbsorbed((imageId, absorbed) => this.applyAbsorbed(imageId, absorbed));
     return () => {
       offEditor();
       offMerged();
+      offAbsorbed();
       this.cancelTimer();
     };
   }
@@ -111,7 +129,7 @@ export class EditorSaveLink {
     const early = this.expected === ref.imageId ? this.early : [];
     this.expected = null;
     this.early = [];
-    for (const merge of early) this.applyMerge(ref.imageId, merge);
+    for (const apply of early) apply();
   }
 
   /** The screen leaves the image: what is gathered goes to the manager now, which saves it after. */
@@ -155,10 +173,18 @@ export class EditorSaveLink {
   applyRemoteChange(imageId: string, change: RemoteChange): RemoteOutcome {
     if (this.ref?.imageId !== imageId) return { kind: 'closed' };
     const outcome = this.saver.remote(imageId, change);
+    if (outcome.kind === 'known') this.tellOverlap(change, outcome.overwritten, new Set());
     if (outcome.kind !== 'applied') return outcome;
     const keep = new Set([...outcome.local, ...this.changed]);
     this.applyToEditor(change.upserts, change.removed_ids, keep);
+    this.tellOverlap(change, outcome.overwritten, keep);
     return outcome;
+  }
+
+  /** Tells onOverlap when the change replaced recent edits of the user, or met ones not saved yet (`mine`). */
+  private tellOverlap(change: RemoteChange, overwritten: string[], mine: ReadonlySet<string>): void {
+    const kept = mine.size ? [...change.upserts.map((a) => a.id), ...change.removed_ids].filter((id) => mine.has(id)) : [];
+    if (overwritten.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, overwritten, kept: [...new Set(kept)] });
   }
 
   /** Shapes saved elsewhere into the live document (a view-only editor, which has no save slot): Editor.applyRemote, each shape validated. */
@@ -176,9 +202,20 @@ export class EditorSaveLink {
     this.quietly(() => this.editor.applyRemote(upserts, removed));
   }
 
+  /** A rebased save's skipped versions (already in the manager's copy): into the live document like a remote change. */
+  private applyAbsorbed(imageId: string, absorbed: AbsorbedChange): void {
+    if (this.ref?.imageId !== imageId) {
+      if (!this.ref && this.expected === imageId) this.early.push(() => this.applyAbsorbed(imageId, absorbed));
+      return;
+    }
+    const keep = new Set([...absorbed.local, ...this.changed]);
+    this.applyToEditor(absorbed.change.upserts, absorbed.change.removed_ids, keep);
+    this.tellOverlap(absorbed.change, [], keep);
+  }
+
   private applyMerge(imageId: string, merge: MergeResult): void {
     if (this.ref?.imageId !== imageId) {
-      if (!this.ref && this.expected === imageId) this.early.push(merge);
+      if (!this.ref && this.expected === imageId) this.early.push(() => this.applyMerge(imageId, merge));
       return;
     }
     // Gathered shapes were changed after everything the merge knows: they stay as they are here
@@ -190,7 +227,8 @@ export class EditorSaveLink {
   /** Loads in progress: their document changes are not the user's. */
   private loading = 0;
   private expected: string | null = null;
-  private early: MergeResult[] = [];
+  /** Merges and absorbed changes for the image being opened, applied once it is attached. */
+  private early: (() => void)[] = [];
 
   private quietly(fn: () => void): void {
     this.quiet = true;

@@ -131,7 +131,8 @@ describe('saving by changes', () => {
     await m.open(ref(), server.loaded(IMG));
     const ed = fakeEditor(m, IMG, doc);
     ed.upsert(box(`s-${N - 1}`, 1));
-    server.saveAs(IMG, [box('s-0', 5), ...doc.slice(1)]);
+    // The other side changes the first and the last shape (both edits at the same time: a tie goes to this side).
+    server.saveAs(IMG, [box('s-0', 5), ...doc.slice(1, N - 1), box(`s-${N - 1}`, 7)]);
     await clock.advance(2000);
     expect(server.calls.map((c) => c.body)).toMatchObject([{ upserts: [box(`s-${N - 1}`, 1)] }, { upserts: [box(`s-${N - 1}`, 1)] }]);
     const saved = server.doc(IMG).annotations;
@@ -181,6 +182,7 @@ describe('saving by changes', () => {
 
   it('a 409 on save-changes is merged as before, and the save after it carries only this side\'s changes', async () => {
     const { clock, server, m } = setup({ doc: [box('a'), box('b')] });
+    server.rebaseStaleSaves(false); // as when the change log no longer reaches back to the base
     await m.open(ref(), server.loaded(IMG));
     const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
     const merges: MergeResult[] = [];
@@ -495,8 +497,9 @@ describe('version conflicts', () => {
     return { ...s, ed, merges };
   }
 
-  it('keeps changes to different shapes from both sides', async () => {
+  it('keeps changes to different shapes from both sides (a 409 merged, when the server cannot rebase)', async () => {
     const { clock, server, m, ed, merges } = await conflictSetup([box('a'), box('b')]);
+    server.rebaseStaleSaves(false);
     ed.upsert(box('a', 1));
     await clock.advance(1000);
     server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
@@ -511,6 +514,7 @@ describe('version conflicts', () => {
   it('merges the same way when the 409 carries only the changes since the base (a large document)', async () => {
     const { clock, server, m, ed, merges } = await conflictSetup([box('a'), box('b'), box('x')]);
     server.answerConflictsWith('changes');
+    server.rebaseStaleSaves(false);
     ed.upsert(box('a', 1));
     await clock.advance(1000);
     server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
@@ -568,6 +572,7 @@ describe('version conflicts', () => {
 
   it('hands the screen the merge as a change to its document, newer local changes included', async () => {
     const { clock, server, ed, merges } = await conflictSetup([box('a'), box('b'), box('c')]);
+    server.rebaseStaleSaves(false);
     ed.upsert(box('a', 1));
     const release = server.holdSaves();
     await clock.advance(2000);
@@ -606,6 +611,130 @@ describe('version conflicts', () => {
     expect(merges[0]!.merge.conflicts).toEqual([]);
     expect(server.doc(IMG).version).toBe(2);
     expect(server.calls).toHaveLength(1);
+  });
+});
+
+describe('a stale save the server applied on top (its shapes untouched since its base)', () => {
+  async function rebaseSetup(doc: ReturnType<typeof box>[]) {
+    const s = setup({ doc });
+    await s.m.open(ref(), s.server.loaded(IMG));
+    const ed = fakeEditor(s.m, IMG, s.server.loaded(IMG).annotations);
+    const absorbed: { imageId: string; upserts: unknown[]; removed: string[]; version: number; local: string[] }[] = [];
+    s.m.onAbsorbed((imageId, a) => absorbed.push({ imageId, upserts: a.change.upserts, removed: a.change.removed_ids, version: a.change.version, local: [...a.local] }));
+    const merges: MergeResult[] = [];
+    s.m.onMerged((_id, merge) => merges.push(merge));
+    return { ...s, ed, absorbed, merges };
+  }
+
+  it('takes in the versions it skipped, moves to the new version and hands the screen only the others\' changes', async () => {
+    const { clock, server, m, ed, absorbed, merges } = await rebaseSetup([box('a'), box('b'), box('x')]);
+    ed.upsert(box('a', 1));
+    await clock.advance(1000);
+    // Two saves of someone else: b moved and c added, then x removed.
+    server.saveAs(IMG, [box('a'), box('b', 2), box('x'), box('c')]);
+    server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
+    await clock.advance(1000);
+    // One request, no 409: applied as version 4 on version 3.
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ base_version: 1, upserts: [box('a', 1)], removed_ids: [] }]);
+    expect(server.doc(IMG)).toMatchObject({ version: 4, annotations: [box('a', 1), box('b', 2), box('c')] });
+    expect(m.version(IMG)).toBe(4);
+    expect(absorbed).toEqual([{ imageId: IMG, upserts: [box('b', 2), box('c')], removed: ['x'], version: 3, local: [] }]);
+    expect(merges).toEqual([]);
+    expect(m.status()).toMatchObject({ state: 'saved', label: 'Saved' });
+    // The live socket's changed for the skipped versions and for the save itself: held already.
+    expect(m.remote(IMG, { version: 2, base_version: 1, upserts: [box('b', 2), box('c')], removed_ids: [] }).kind).toBe('known');
+    expect(m.remote(IMG, { version: 3, base_version: 2, upserts: [], removed_ids: ['x'] }).kind).toBe('known');
+    expect(m.remote(IMG, { version: 4, base_version: 3, upserts: [box('a', 1)], removed_ids: [] }).kind).toBe('known');
+    // The next change builds on version 4: its save carries only it, on 4.
+    ed.upsert(box('c', 9));
+    await clock.advance(2000);
+    expect(server.calls[1]!.body).toMatchObject({ base_version: 4, upserts: [box('c', 9)], removed_ids: [] });
+    expect(server.doc(IMG)).toMatchObject({ version: 5, annotations: [box('a', 1), box('b', 2), box('c', 9)] });
+  });
+
+  it('a change made while the save was in flight stays pending, is rebased on the new version and keeps its shape over the skipped one', async () => {
+    const { clock, server, m, ed, absorbed, idb } = await rebaseSetup([box('a'), box('b')]);
+    ed.upsert(box('a', 1));
+    const release = server.holdSaves();
+    await clock.advance(2000);
+    // In flight: someone else moves b; here b is moved too, after the save left.
+    server.saveAs(IMG, [box('a'), box('b', 5)]);
+    ed.upsert(box('b', 6));
+    release();
+    await clock.advance(0);
+    expect(absorbed).toEqual([{ imageId: IMG, upserts: [box('b', 5)], removed: [], version: 2, local: ['b'] }]);
+    expect(m.version(IMG)).toBe(3);
+    expect((await storedEntries(idb, IMG)).map((e) => e.baseVersion)).toEqual([3]);
+    await clock.advance(2000);
+    // b's save goes on version 3, which already holds their b: no 409, the later edit (this one) wins.
+    expect(server.calls.at(-1)!.body).toMatchObject({ base_version: 3, upserts: [box('b', 6)] });
+    expect(server.doc(IMG)).toMatchObject({ version: 4, annotations: [box('a', 1), box('b', 6)] });
+  });
+
+  it('a save whose shape changed since its base still meets a 409 and is merged', async () => {
+    const { clock, server, ed, absorbed, merges } = await rebaseSetup([box('a'), box('b')]);
+    ed.upsert(box('b', 1));
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a', 3), box('b', 2)]);
+    await clock.advance(1000);
+    // Their b was saved after this edit: theirs is the later edit and stays; nothing is left to save.
+    expect(server.calls).toHaveLength(1);
+    expect(merges).toHaveLength(1);
+    expect(merges[0]!.conflicts).toEqual(['b']);
+    expect(absorbed).toEqual([]);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a', 3), box('b', 2)] });
+  });
+
+  it('loads the document when the answer lacks what it skipped, and keeps both sides', async () => {
+    const { clock, server, m, ed, merges } = await rebaseSetup([box('a'), box('b')]);
+    ed.upsert(box('a', 1));
+    server.saveAs(IMG, [box('a'), box('b', 2)]);
+    const answer = server.transport.save.bind(server.transport);
+    server.transport.save = async (body, opts) => {
+      const out = await answer(body, opts);
+      if (out.kind === 'saved') delete out.res.changes;
+      return out;
+    };
+    await clock.advance(2000);
+    expect(server.loads).toEqual([IMG]);
+    expect(merges.map((x) => x.changes)).toEqual([{ upserts: [box('b', 2)], removed: [] }]);
+    expect(m.version(IMG)).toBe(3);
+    expect(server.calls).toHaveLength(1);
+  });
+});
+
+describe('another person\'s change over this tab\'s recent edits', () => {
+  it('reports the shapes this tab saved that a later change elsewhere replaced or removed, once each', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b'), box('c')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('a', 1), box('b', 1));
+    await clock.advance(2000);
+    expect(m.version(IMG)).toBe(2);
+    // This tab's own save told by the socket: nothing overwritten.
+    expect(m.remote(IMG, { version: 2, base_version: 1, upserts: [box('a', 1), box('b', 1)], removed_ids: [] })).toEqual({ kind: 'known', overwritten: [] });
+    // Someone else moves a and removes b, and moves c (which this tab never edited).
+    server.saveAs(IMG, [box('a', 7), box('c', 7)]);
+    const out = m.remote(IMG, { version: 3, base_version: 2, upserts: [box('a', 7), box('c', 7)], removed_ids: ['b'] });
+    expect(out).toMatchObject({ kind: 'applied', overwritten: ['a', 'b'] });
+    // Once: a later change of a is no longer over this tab's edit.
+    expect(m.remote(IMG, { version: 4, base_version: 3, upserts: [box('a', 8)], removed_ids: [] })).toMatchObject({ kind: 'applied', overwritten: [] });
+  });
+
+  it('leaves out edits older than the recent window, and shapes with unsaved local changes (those are the later edit)', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('a', 1));
+    await clock.advance(2000);
+    ed.upsert(box('b', 1));
+    await clock.advance(2000);
+    expect(m.version(IMG)).toBe(3);
+    await clock.advance(5 * 60_000 - 2000 + 1); // a was saved just over 5 minutes ago, b just under
+    ed.upsert(box('b', 2)); // pending here
+    const out = m.remote(IMG, { version: 4, base_version: 3, upserts: [box('a', 9), box('b', 9)], removed_ids: [] });
+    expect(out).toMatchObject({ kind: 'applied', overwritten: [] });
+    expect(out.kind === 'applied' && [...out.local]).toEqual(['b']);
   });
 });
 

@@ -15,8 +15,8 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, newEntry, rebase, replaceDelta, sameStatus, type Slot } from './slot';
-import type { Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
+import { computeStatus, hasWork, newEntry, overwrittenBy, rebase, replaceDelta, sameStatus, touchedIds, type Slot } from './slot';
+import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 export function createManager(deps: SaveDeps): SaveManager {
   const statusListeners = new Set<(s: SaveStatus) => void>();
@@ -31,6 +31,7 @@ export function createManager(deps: SaveDeps): SaveManager {
     device: deviceStore(deps),
     mergedListeners: new Set<(imageId: string, m: MergeResult) => void>(),
     savedListeners: new Set<(imageId: string, r: SaveDataResponse) => void>(),
+    absorbedListeners: new Set<(imageId: string, a: AbsorbedChange) => void>(),
     offset: 0,
     mergedNotice: false,
     disposed: false,
@@ -150,7 +151,8 @@ export function createManager(deps: SaveDeps): SaveManager {
     remote(imageId, change) {
       const s = slots.get(imageId);
       if (!s || !s.isOpen) return { kind: 'closed' };
-      if (change.version <= s.base.version) return { kind: 'known' };
+      // Held already (this tab's save, a merge, a rebased save's skipped versions): it may still have replaced a recent edit of this tab.
+      if (change.version <= s.base.version) return { kind: 'known', overwritten: overwrittenBy(s, change, deps.now()) };
       // A save in flight builds on the base: its answer (saved, or a 409 merged) moves the base on first.
       if (s.running || s.inFlight.length > 0) return { kind: 'busy' };
       if (change.base_version !== s.base.version) return { kind: 'gap' };
@@ -159,20 +161,20 @@ export function createManager(deps: SaveDeps): SaveManager {
       for (const id of change.removed_ids) shapes.delete(id);
       for (const a of change.upserts) shapes.set(a.id, a);
       s.base = { shapes, version: change.version, savedAt: s.base.savedAt };
-      const local = new Set<string>();
-      for (const e of s.pending) {
-        for (const a of e.upserts) local.add(a.id);
-        for (const id of e.removed) local.add(id);
-      }
+      const local = touchedIds(s.pending);
       // Pending changes now build on the new version (the next save sends them on it, no 409).
       s.pending = rebase(s.base, s.pending);
       device.persist([], s.pending);
-      return { kind: 'applied', local };
+      return { kind: 'applied', local, overwritten: overwrittenBy(s, change, deps.now()).filter((id) => !local.has(id)) };
     },
 
     onSaved(listener) {
       core.savedListeners.add(listener);
       return () => core.savedListeners.delete(listener);
+    },
+    onAbsorbed(listener) {
+      core.absorbedListeners.add(listener);
+      return () => core.absorbedListeners.delete(listener);
     },
 
     dispose() {

@@ -3,9 +3,11 @@
 // failures, one session refresh on 401, the 409 merge (./conflict.ts), and the keepalive batch
 // when the page is hidden.
 import type { ManagerCore } from './core';
-import { mergeConflict, theirsOf } from './conflict';
-import { giveBack, hasWork, parseTime, rebase, takeForSave, type Phase, type Prepared, type Slot } from './slot';
+import type { StoredAnnotation } from '../../../../contract/annotations';
+import { mergeConflict, theirsOf, type TheirDoc } from './conflict';
+import { giveBack, hasWork, noteSaved, parseTime, rebase, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
+import type { RemoteChange } from './types';
 
 const MAX_CONFLICT_ROUNDS = 5;
 /**
@@ -43,24 +45,44 @@ function stop(s: Slot, phase: Phase, message: string): Next {
   return 'stop';
 }
 
-/** The save landed: the device's copy of the server document moves on with exactly what it carried. */
-function saved(core: ManagerCore, s: Slot, p: Prepared, res: Extract<SaveOutcome, { kind: 'saved' }>['res']): Next {
+type SavedRes = Extract<SaveOutcome, { kind: 'saved' }>['res'];
+
+/** The versions a rebased save skipped, as one change on the base it was made on; null when the answer lacks them (then the document is loaded). */
+function skippedOf(s: Slot, res: SavedRes): RemoteChange | null {
+  const c = res.changes;
+  if (!c || c.since !== s.base.version || c.version !== res.rebased_from) return null;
+  return { version: c.version, base_version: c.since, upserts: c.upserts as StoredAnnotation[], removed_ids: c.removed_ids };
+}
+
+/**
+ * The save landed: the device's copy of the server document moves on with exactly what it carried.
+ * A save the server applied on a newer version (`rebased_from`) first takes in the versions it
+ * skipped, as the server did (removals, then upserts), and hands them to the screen.
+ */
+function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: RemoteChange | null): Next {
   const savedAt = parseTime(res.saved_at);
   if (savedAt !== null) core.offset = savedAt - (p.sentAt + core.deps.now()) / 2;
-  // The server applied exactly these changes to the base: so does the device's copy.
   const shapes = s.base.shapes;
+  if (skipped) {
+    for (const id of skipped.removed_ids) shapes.delete(id);
+    for (const a of skipped.upserts) shapes.set(a.id, a);
+  }
+  // The server applied exactly these changes to the base: so does the device's copy.
   for (const id of p.removed) shapes.delete(id);
   for (const a of p.upserts) shapes.set(a.id, a);
   s.base = { shapes, version: res.version, savedAt };
+  noteSaved(s, [...p.upserts.map((a) => a.id), ...p.removed], res.version, core.deps.now());
   const savedKeys = s.inFlight.map((e) => e.key);
   s.inFlight = [];
   // Only what this save carried leaves the device; newer changes now build on the saved version.
+  const local = skipped ? touchedIds(s.pending) : null;
   s.pending = rebase(s.base, s.pending);
   core.device.persist(savedKeys, s.pending);
   if (s.recovery) s.recovery.saved = true;
   s.attempts = 0;
   s.phase = hasWork(s) ? 'pending' : 'idle';
   s.message = undefined;
+  if (skipped) for (const l of core.absorbedListeners) l(s.ref.imageId, { change: skipped, local: local! });
   for (const l of core.savedListeners) l(s.ref.imageId, res);
   return s.needsSave && s.again ? 'again' : 'done';
 }
@@ -105,8 +127,16 @@ export function createScheduler(core: ManagerCore): Scheduler {
 
   async function finish(s: Slot, p: Prepared, outcome: SaveOutcome, refreshed: { tried: boolean }): Promise<Next> {
     switch (outcome.kind) {
-      case 'saved':
-        return saved(core, s, p, outcome.res);
+      case 'saved': {
+        if (outcome.res.rebased_from === undefined) return saved(core, s, p, outcome.res, null);
+        const skipped = skippedOf(s, outcome.res);
+        if (skipped) return saved(core, s, p, outcome.res, skipped);
+        // Applied on a newer version, but what it skipped did not come: the document is loaded and
+        // merged like a 409's (this save is in it already, so only the others' changes are new).
+        const current = await core.deps.transport.load(s.ref.imageId, s.ref.projectId);
+        if (!current || current.version < outcome.res.version) return finish(s, p, { kind: 'retry', status: null, message: 'Could not load the changes saved meanwhile' }, refreshed);
+        return mergeConflict(core, s, p, current as TheirDoc) ? 'again' : 'done';
+      }
       case 'conflict': {
         const current = await theirsOf(core, s, outcome);
         // Neither did the changes fit this base nor could the document be loaded: like a failed request, try again later.

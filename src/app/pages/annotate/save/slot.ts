@@ -71,10 +71,48 @@ export interface Slot {
   isOpen: boolean;
   /** Set by open() when it recovered work: the document before it, for discard. */
   recovery: { before: StoredAnnotation[]; saved: boolean } | null;
+  /** Shapes this tab saved within RECENT_EDIT_MS: the version that saved each, and when (local clock). */
+  recent: Map<string, { version: number; at: number }>;
 }
 
 export function newSlot(ref: ImageRef, base: ServerDoc): Slot {
-  return { ref, base, pending: [], inFlight: [], needsSave: false, running: null, again: false, timer: null, retryTimer: null, attempts: 0, phase: 'idle', isOpen: true, recovery: null };
+  return { ref, base, pending: [], inFlight: [], needsSave: false, running: null, again: false, timer: null, retryTimer: null, attempts: 0, phase: 'idle', isOpen: true, recovery: null, recent: new Map() };
+}
+
+/** How long a saved edit counts as the user's recent work: another person's later change of it is reported. */
+export const RECENT_EDIT_MS = 5 * 60_000;
+
+/** The shapes a save carried are this tab's recent edits, as of the version it made. */
+export function noteSaved(s: Slot, ids: Iterable<string>, version: number, now: number): void {
+  for (const [id, r] of s.recent) if (now - r.at > RECENT_EDIT_MS) s.recent.delete(id);
+  for (const id of ids) s.recent.set(id, { version, at: now });
+}
+
+/**
+ * Ids of this tab's recent edits that a change saved elsewhere at a later version replaced or
+ * removed. Each is reported once: the edit is no longer the user's.
+ */
+export function overwrittenBy(s: Slot, change: { version: number; upserts: readonly { id: string }[]; removed_ids: readonly string[] }, now: number): string[] {
+  const out: string[] = [];
+  const check = (id: string) => {
+    const r = s.recent.get(id);
+    if (!r || r.version >= change.version || now - r.at > RECENT_EDIT_MS) return;
+    s.recent.delete(id);
+    out.push(id);
+  };
+  for (const a of change.upserts) check(a.id);
+  for (const id of change.removed_ids) check(id);
+  return out;
+}
+
+/** Every id the entries touch. */
+export function touchedIds(entries: readonly PendingEntry[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of entries) {
+    for (const a of e.upserts) out.add(a.id);
+    for (const id of e.removed) out.add(id);
+  }
+  return out;
 }
 
 export const hasWork = (s: Slot): boolean => s.needsSave || s.pending.length > 0 || s.inFlight.length > 0;

@@ -1,8 +1,9 @@
 // Test doubles for the save manager: a clock whose timers run when the test advances it, and an
-// in-memory server that keeps versions like the real one (409 with the current document on a
-// stale base_version; save-changes applies upserts and removals to the stored list as
-// src/server/services/annotations.ts saveChanges does) and can be told to fail. Used by the
-// *.test.ts files beside it.
+// in-memory server that keeps versions like the real one (save-changes applies upserts and
+// removals to the stored list as src/server/services/annotations saveChanges does; a stale
+// base_version is applied on the current version with `rebased_from` and the skipped `changes`
+// when none of the save's ids changed since, else 409 with the current document) and can be
+// told to fail. Used by the *.test.ts files beside it.
 import { IDBFactory } from 'fake-indexeddb';
 import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { LoadDataResponse } from '../../../../contract/annotation-api';
@@ -73,6 +74,24 @@ export function fakeServer(clock: FakeClock) {
   const versions = new Map<string, Map<number, LoadDataResponse>>();
   /** 'changes': a 409 carries only what changed since the base, as the server does for large documents. */
   let conflictWith: 'current' | 'changes' = 'current';
+  /** The server's rebase of a stale save-changes on untouched shapes (off: every stale base is a 409, as when the change log no longer reaches back). */
+  let rebaseStale = true;
+  /** Ids added, changed or removed by the versions after `since` (null when a version is missing). */
+  const touchedSince = (imageId: string, since: number): Set<string> | null => {
+    const all = versions.get(imageId);
+    const head = doc(imageId).version;
+    const out = new Set<string>();
+    for (let v = since; v < head; v++) {
+      const a = v === 0 && !all?.has(0) ? { annotations: [] } : all?.get(v);
+      const b = all?.get(v + 1);
+      if (!a || !b) return null;
+      const before = new Map(a.annotations.map((x) => [x.id as string, JSON.stringify(x)]));
+      const after = new Map(b.annotations.map((x) => [x.id as string, JSON.stringify(x)]));
+      for (const [id, text] of after) if (before.get(id) !== text) out.add(id);
+      for (const id of before.keys()) if (!after.has(id)) out.add(id);
+    }
+    return out;
+  };
   const store = (imageId: string, d: LoadDataResponse) => {
     docs.set(imageId, d);
     if (!versions.has(imageId)) versions.set(imageId, new Map());
@@ -114,14 +133,19 @@ export function fakeServer(clock: FakeClock) {
       const both = body.removed_ids.find((id) => body.upserts.some((a) => (a as { id: string }).id === id));
       if (both !== undefined) return { kind: 'refused', status: 400, message: `Annotation "${both}" is both changed and removed` };
     }
+    let skipped: ReturnType<typeof changesSince> | null = null;
     if (body.base_version !== undefined && body.base_version !== current.version) {
-      return conflictWith === 'changes' ? { kind: 'conflict', changes: changesSince(body.image_id, body.base_version) } : { kind: 'conflict', current: structuredClone(current) };
+      const touched = !isWholeSave(body) && rebaseStale && body.base_version < current.version ? touchedSince(body.image_id, body.base_version) : null;
+      const ids = isWholeSave(body) ? [] : [...body.upserts.map((a) => (a as { id: string }).id), ...body.removed_ids];
+      if (touched && !ids.some((id) => touched.has(id))) skipped = changesSince(body.image_id, body.base_version);
+      else return conflictWith === 'changes' ? { kind: 'conflict', changes: changesSince(body.image_id, body.base_version) } : { kind: 'conflict', current: structuredClone(current) };
     }
     const annotations = isWholeSave(body) ? (structuredClone(body.annotations) as Record<string, unknown>[]) : applyChanges(current.annotations, structuredClone(body.upserts), body.removed_ids);
     const version = current.version + 1;
     const saved_at = new Date(clock.now()).toISOString();
     store(body.image_id, { annotations, version, saved_at });
-    return { kind: 'saved', res: { success: true, status_updated: current.version === 0, status: 'annotating', new_count: annotations.length, version, saved_at } };
+    const res = { success: true as const, status_updated: current.version === 0, status: 'annotating' as const, new_count: annotations.length, version, saved_at };
+    return { kind: 'saved', res: skipped ? { ...res, rebased_from: current.version, changes: skipped } : res };
   };
   const record = (body: SaveBody, keepalive: boolean, batch: boolean) => {
     const json = JSON.stringify(body);
@@ -157,6 +181,10 @@ export function fakeServer(clock: FakeClock) {
     /** How a 409 answers: the whole document, or only the changes since the base. */
     answerConflictsWith(how: 'current' | 'changes') {
       conflictWith = how;
+    },
+    /** Off: every stale base is a 409 (the server's rebase does not apply, as when its change log no longer reaches back). */
+    rebaseStaleSaves(on: boolean) {
+      rebaseStale = on;
     },
     /** Another client's save, straight to the server. */
     saveAs(imageId: string, annotations: StoredAnnotation[]) {

@@ -7,6 +7,7 @@ import { ApiRequestError, apiFetch, authHeaders } from '../../../api/client';
 import { getSupabase } from '../../../api/supabase';
 
 export type SaveOutcome =
+  /** Saved; `res.rebased_from` / `res.changes`: applied on a newer version than the base, with what it skipped. */
   | { kind: 'saved'; res: SaveDataResponse }
   /** A stale base: what changed since it, and the whole document while it is small (the server sends at least one). */
   | { kind: 'conflict'; current?: LoadDataResponse; changes?: ChangesResponse }
@@ -101,7 +102,16 @@ export function createHttpTransport(): SaveTransport {
         if (x.status === 'saved') {
           return {
             kind: 'saved',
-            res: { success: true, version: x.version ?? 0, saved_at: x.saved_at ?? new Date().toISOString(), status_updated: !!x.status_updated, new_count: x.new_count ?? 0, status: x.image_status ?? 'annotating' },
+            res: {
+              success: true,
+              version: x.version ?? 0,
+              saved_at: x.saved_at ?? new Date().toISOString(),
+              status_updated: !!x.status_updated,
+              new_count: x.new_count ?? 0,
+              status: x.image_status ?? 'annotating',
+              // A change-only entry the server applied on a newer version: what it skipped comes along.
+              ...(x.rebased_from !== undefined && { rebased_from: x.rebased_from, ...(x.changes && { changes: x.changes }) }),
+            },
           };
         }
         const conflict = x.status === 'conflict' ? conflictOf(x.current, x.changes) : null;

@@ -55,16 +55,26 @@ export interface RemoteChange {
   base_version: number;
   upserts: StoredAnnotation[];
   removed_ids: string[];
+  /** Who saved it (the live socket's `by`; null or absent: unknown, as for a net change of several versions). */
+  by?: string | null;
 }
 
 /**
  * What remote() did: 'applied' (the base moved on; `local` are the ids this device changed and has
  * not saved yet: the screen keeps its own shape of those), 'known' (the version is already held:
- * this tab's own save, or one a merge took in), 'gap' (the change does not build on the version
- * held: load the changes since it), 'busy' (a save is in flight: try again once it is answered),
- * 'closed' (no document of the image is open here).
+ * this tab's own save, one a merge took in, or one a rebased save skipped), 'gap' (the change does
+ * not build on the version held: load the changes since it), 'busy' (a save is in flight: try
+ * again once it is answered), 'closed' (no document of the image is open here).
+ * `overwritten` (applied and known): ids this tab saved within RECENT_EDIT_MS at an earlier
+ * version that the change replaced or removed: the other person's later edit won over the user's.
  */
-export type RemoteOutcome = { kind: 'applied'; local: Set<string> } | { kind: 'known' | 'gap' | 'busy' | 'closed' };
+export type RemoteOutcome = { kind: 'applied'; local: Set<string>; overwritten: string[] } | { kind: 'known'; overwritten: string[] } | { kind: 'gap' | 'busy' | 'closed' };
+
+/** Changes saved elsewhere that the manager took in itself (a rebased save's skipped versions), for the screen's document; `local` as in RemoteOutcome. */
+export interface AbsorbedChange {
+  change: RemoteChange;
+  local: Set<string>;
+}
 
 export interface SaveDeps {
   transport: SaveTransport;
@@ -113,5 +123,11 @@ export interface SaveManager {
   /** Another client's saved change (live co-editing): the device's copy of the server document moves on, and pending changes are rebased on it. */
   remote(imageId: string, change: RemoteChange): RemoteOutcome;
   onSaved(listener: (imageId: string, res: SaveDataResponse) => void): () => void;
+  /**
+   * A save of this tab was applied by the server on a newer version than its base (`rebased_from`):
+   * the versions it skipped, already in the manager's copy, for the screen's document (the same
+   * path as remote()). Their live `changed` messages then answer 'known'.
+   */
+  onAbsorbed(listener: (imageId: string, absorbed: AbsorbedChange) => void): () => void;
   dispose(): void;
 }

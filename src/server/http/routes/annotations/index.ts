@@ -91,7 +91,14 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
   const save = { bodyLimit: MAX_SAVE_BYTES, config, schema: { tags, body: SaveDataRequest, response: { 200: SaveDataResponse } } };
   app.post('/annotations/save-data', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
   app.post('/annotations/save', save, async (request) => saveData(ctx, callerOf(request).id, request.body));
-  app.post('/annotations/save-changes', { ...save, schema: { ...save.schema, body: SaveChangesRequest } }, async (request) => saveChanges(ctx, callerOf(request).id, request.body));
+  const saveChangesDoc = {
+    summary: 'Save changes (upserts and removed ids) on a version',
+    description:
+      'Applies `upserts` (replaced in place, or added on top) and `removed_ids` on `base_version` as a new version. ' +
+      'A stale `base_version` whose ids (upserted or removed) nobody added, changed or removed since is applied on the current version instead: the answer then has `rebased_from` (the version it was applied on; `version` is one more) and `changes`, the net change from `base_version` to `rebased_from` (as GET changes), so the client catches up without a reload. ' +
+      'Errors: 409 `version_conflict` when one of its ids changed after `base_version` (with `changes` since the base, and `current` while the document is small); 400 for a bad shape, an unknown class, an id both changed and removed; 413 over 8 MB.',
+  };
+  app.post('/annotations/save-changes', { ...save, schema: { ...save.schema, ...saveChangesDoc, body: SaveChangesRequest } }, async (request) => saveChanges(ctx, callerOf(request).id, request.body, { rebase: true }));
 
   app.post('/annotations/batch-save-data', { bodyLimit: MAX_BATCH_SAVE_BYTES, config, schema: { tags, body: BatchSaveRequest, response: { 200: BatchSaveResponse } } }, async (request) =>
     batchSave(ctx, callerOf(request).id, request.body.saves),
