@@ -3,7 +3,8 @@
 // flight, and validation of what the server sends.
 import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LiveClient, LIVE_BUSY_RETRY_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LiveSocket } from './client';
+import type { LivePeer } from '../../../contract/live';
+import { LiveClient, LIVE_BUSY_RETRY_MS, LIVE_WATCH_DEBOUNCE_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LivePresenceHandler, type LiveSocket } from './client';
 
 const IMG = '11111111-1111-4111-8111-111111111111';
 const PROJ = '22222222-2222-4222-8222-222222222222';
@@ -290,5 +291,115 @@ describe('LiveClient', () => {
     expect(sock.closed).toBe(true);
     sock.drop(1000);
     expect(t.runTimers()).toEqual([]);
+  });
+});
+
+describe('LiveClient.watchPresence (the Data tab)', () => {
+  const A = '33333333-3333-4333-8333-333333333333';
+  const B = '44444444-4444-4444-8444-444444444444';
+  const C = '55555555-5555-4555-8555-555555555555';
+  const ann: LivePeer = { user_id: 'u2', name: 'Ann', color: '#e6194b', can_edit: true };
+
+  function tiles() {
+    const log: string[] = [];
+    const handler: LivePresenceHandler = {
+      onWatching: (images) => log.push(`watching ${images.map((i) => `${i.image_id.slice(0, 1)}:${i.peers.length}`).join(' ')}`),
+      onPresence: (id, peers) => log.push(`presence ${id.slice(0, 1)}:${peers.map((p) => p.name).join('+')}`),
+      onDisconnected: () => log.push('disconnected'),
+    };
+    return { log, handler };
+  }
+  const watchesSent = (sock: FakeSocket) => sock.sent.filter((m) => m.type === 'watch');
+
+  it('opens the socket for a watch, sends the last set once after the debounce, and sends nothing for a set it already has', async () => {
+    const t = setup();
+    const { handler } = tiles();
+    const w = t.client.watchPresence(handler);
+    expect(t.sockets).toHaveLength(0); // nothing named yet
+    w.set(PROJ, [A]);
+    w.set(PROJ, [A, B, A]);
+    const sock = t.last();
+    sock.open();
+    await flush();
+    sock.server({ type: 'ready', user_id: 'u1' });
+    // On ready the set goes at once; the debounce timer then finds it sent.
+    expect(watchesSent(sock)).toEqual([{ type: 'watch', project_id: PROJ, image_ids: [A, B] }]);
+    expect(t.runTimers()).toEqual([LIVE_WATCH_DEBOUNCE_MS]);
+    expect(watchesSent(sock)).toHaveLength(1);
+    // Scrolling: three sets in a row go as one, the last.
+    w.set(PROJ, [B]);
+    w.set(PROJ, [B, C]);
+    w.set(PROJ, [C]);
+    expect(t.runTimers()).toEqual([LIVE_WATCH_DEBOUNCE_MS]);
+    expect(watchesSent(sock).slice(1)).toEqual([{ type: 'watch', project_id: PROJ, image_ids: [C] }]);
+    w.set(PROJ, [C]);
+    t.runTimers();
+    expect(watchesSent(sock)).toHaveLength(2);
+    // Stopping ends the watch on the server.
+    w.stop();
+    expect(watchesSent(sock).slice(2)).toEqual([{ type: 'watch', project_id: PROJ, image_ids: [] }]);
+  });
+
+  it('passes on the answer and the presence of the images watched now, not of others, and not the joined image\'s presence', async () => {
+    const t = setup();
+    const s = screen();
+    const sock = await connected(t, s);
+    const { log, handler } = tiles();
+    const w = t.client.watchPresence(handler);
+    w.set(PROJ, [A, B]);
+    t.runTimers();
+    sock.server({ type: 'watching', project_id: PROJ, images: [{ image_id: A, peers: [ann] }, { image_id: B, peers: [] }] });
+    sock.server({ type: 'presence', image_id: B, peers: [ann] });
+    sock.server({ type: 'presence', image_id: C, peers: [ann] }); // not watched
+    sock.server({ type: 'presence', image_id: IMG, peers: [ann] }); // the editor's image: its handler only
+    w.set(PROJ, [B]);
+    t.runTimers();
+    // An answer to the set before comes late: only what is still watched is passed on.
+    sock.server({ type: 'watching', project_id: PROJ, images: [{ image_id: A, peers: [ann] }, { image_id: B, peers: [ann] }] });
+    sock.server({ type: 'presence', image_id: A, peers: [] });
+    expect(log).toEqual(['watching 3:1 4:0', 'presence 4:Ann', 'watching 4:1']);
+    expect(s.state.peers).toEqual(['Ann']);
+  });
+
+  it('after a reconnect the watch is sent again at once, and the screen is told nothing is known meanwhile', async () => {
+    const t = setup();
+    const { log, handler } = tiles();
+    const w = t.client.watchPresence(handler);
+    w.set(PROJ, [A]);
+    const first = t.last();
+    first.open();
+    await flush();
+    first.server({ type: 'ready', user_id: 'u1' });
+    t.runTimers();
+    first.drop();
+    expect(log).toEqual(['disconnected']);
+    expect(t.runTimers()).toEqual([500]);
+    const sock = t.last();
+    sock.open();
+    await flush();
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(watchesSent(sock)).toEqual([{ type: 'watch', project_id: PROJ, image_ids: [A] }]);
+  });
+
+  it('a second watch replaces the first, which hears nothing more; an empty set is not sent to a server that has none', async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    const one = tiles();
+    const two = tiles();
+    const w1 = t.client.watchPresence(one.handler);
+    w1.set(PROJ, []);
+    t.runTimers();
+    expect(watchesSent(sock)).toEqual([]);
+    w1.set(PROJ, [A]);
+    t.runTimers();
+    const w2 = t.client.watchPresence(two.handler);
+    expect(watchesSent(sock).map((m) => m.image_ids)).toEqual([[A], []]);
+    w2.set(PROJ, [B]);
+    w1.set(PROJ, [C]); // ended: ignored
+    t.runTimers();
+    expect(watchesSent(sock).map((m) => m.image_ids)).toEqual([[A], [], [B]]);
+    sock.server({ type: 'presence', image_id: B, peers: [ann] });
+    expect(one.log).toEqual([]);
+    expect(two.log).toEqual(['presence 4:Ann']);
   });
 });

@@ -5,9 +5,11 @@
 // the image further on, loads GET changes since that version (410 history_expired: the screen
 // reloads the whole document). Every message the server sends is validated with the contract's
 // schemas. Saving stays on HTTP; this only hears about committed changes and presence.
+// Besides the joined images, the socket can watch the presence of a list of images without joining
+// them (`watchPresence`: the Data tab's tiles), sent debounced and again after every reconnect.
 import { z } from 'zod';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
+import { LIVE_MAX_JOINS_PER_SOCKET, LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
 
 /** The part of a WebSocket the client uses (the browser's, or a test's fake). */
 export interface LiveSocket {
@@ -44,6 +46,35 @@ export interface LiveImageHandler {
   onPeers?(peers: LivePeer[]): void;
   onCursor?(userId: string, cursor: { x: number; y: number }): void;
   onSelection?(userId: string, ids: string[]): void;
+}
+
+/** The side of a presence-only watch of many images (`watchPresence`). */
+export interface LivePresenceHandler {
+  /** The server took a watched set: the images it may show, each with the people on it (the rest were not found). Replaces all that was known. */
+  onWatching(images: { image_id: string; peers: LivePeer[] }[]): void;
+  /** The people on one watched image changed. */
+  onPresence(imageId: string, peers: LivePeer[]): void;
+  /** The socket closed: nothing is known until the next onWatching. */
+  onDisconnected(): void;
+}
+
+/** A presence-only watch: `set` names the images (of one project) to watch, `stop` ends it. */
+export interface LivePresenceWatch {
+  set(projectId: string, imageIds: readonly string[]): void;
+  stop(): void;
+}
+
+/** A watched set goes out this long after the last change to it (the grid scrolls, the list reloads): at most 5 watch messages a second. */
+export const LIVE_WATCH_DEBOUNCE_MS = 200;
+
+interface PresenceWatch {
+  handler: LivePresenceHandler;
+  projectId: string | null;
+  ids: string[];
+  idSet: Set<string>;
+  /** What the server has been sent on this socket (`project:ids`); null: nothing watched there. */
+  sent: string | null;
+  timer: unknown;
 }
 
 export type FetchChanges = (imageId: string, projectId: string, since: number) => Promise<LiveChange | 'expired'>;
@@ -95,6 +126,7 @@ export class LiveClient {
   private readonly watches = new Map<string, Watch>();
   private readonly offToken: () => void;
   private me: string | null = null;
+  private presenceWatch: PresenceWatch | null = null;
   private readonly readyListeners = new Set<(connected: boolean) => void>();
 
   constructor(private readonly deps: LiveDeps) {
@@ -139,6 +171,56 @@ export class LiveClient {
     if (w) void this.catchUp(w);
   }
 
+  /**
+   * Watch the presence of many images without joining them (the Data tab's tiles): the user is in
+   * nobody's presence there and gets no changes. One per client (a new one replaces the last, which
+   * hears nothing more); `set` replaces the images, sent LIVE_WATCH_DEBOUNCE_MS after the last call.
+   */
+  watchPresence(handler: LivePresenceHandler): LivePresenceWatch {
+    if (this.presenceWatch) this.endPresenceWatch(this.presenceWatch);
+    const pw: PresenceWatch = { handler, projectId: null, ids: [], idSet: new Set(), sent: null, timer: null };
+    this.presenceWatch = pw;
+    return {
+      set: (projectId, imageIds) => {
+        if (this.presenceWatch !== pw) return;
+        pw.projectId = projectId;
+        pw.ids = [...new Set(imageIds)].slice(0, LIVE_MAX_JOINS_PER_SOCKET);
+        pw.idSet = new Set(pw.ids);
+        if (pw.timer !== null) this.deps.clearTimer(pw.timer);
+        pw.timer = this.deps.setTimer(() => {
+          pw.timer = null;
+          this.sendWatch(pw);
+        }, LIVE_WATCH_DEBOUNCE_MS);
+        this.ensureSocket();
+      },
+      stop: () => {
+        if (this.presenceWatch === pw) this.endPresenceWatch(pw);
+      },
+    };
+  }
+
+  private endPresenceWatch(pw: PresenceWatch): void {
+    if (pw.timer !== null) this.deps.clearTimer(pw.timer);
+    pw.timer = null;
+    pw.ids = [];
+    this.sendWatch(pw);
+    this.presenceWatch = null;
+  }
+
+  /** The watched set to the server, unless it has it already (an empty set only to end one it has). */
+  private sendWatch(pw: PresenceWatch): void {
+    if (!this.ready || this.presenceWatch !== pw || pw.projectId === null) return;
+    const key = `${pw.projectId}:${pw.ids.join(',')}`;
+    if (pw.ids.length === 0 ? pw.sent === null : pw.sent === key) return;
+    this.send({ type: 'watch', project_id: pw.projectId, image_ids: pw.ids });
+    pw.sent = pw.ids.length === 0 ? null : key;
+  }
+
+  /** Anything to keep a socket open for. */
+  private get wanted(): boolean {
+    return this.watches.size > 0 || (this.presenceWatch?.ids.length ?? 0) > 0;
+  }
+
   sendCursor(imageId: string, x: number, y: number): void {
     if (this.ready && this.watches.has(imageId)) this.send({ type: 'cursor', image_id: imageId, x, y });
   }
@@ -152,6 +234,8 @@ export class LiveClient {
     this.offToken();
     for (const w of this.watches.values()) this.stopRetry(w);
     this.watches.clear();
+    if (this.presenceWatch?.timer) this.deps.clearTimer(this.presenceWatch.timer);
+    this.presenceWatch = null;
     if (this.reconnectTimer !== null) this.deps.clearTimer(this.reconnectTimer);
     this.reconnectTimer = null;
     const s = this.socket;
@@ -163,7 +247,7 @@ export class LiveClient {
   // ------------------------------------------------------------------ the socket
 
   private ensureSocket(): void {
-    if (this.disposed || this.socket || this.reconnectTimer !== null || this.watches.size === 0) return;
+    if (this.disposed || this.socket || this.reconnectTimer !== null || !this.wanted) return;
     let socket: LiveSocket;
     try {
       socket = this.deps.createSocket(this.deps.url);
@@ -182,13 +266,17 @@ export class LiveClient {
       if (this.socket !== socket) return;
       this.socket = null;
       this.setReady(false);
+      if (this.presenceWatch) {
+        this.presenceWatch.sent = null;
+        this.presenceWatch.handler.onDisconnected();
+      }
       if (ev.code === 4401) this.deps.log('The live socket was refused its credential; trying again with the session of then');
       this.scheduleReconnect();
     };
   }
 
   private scheduleReconnect(): void {
-    if (this.disposed || this.watches.size === 0 || this.reconnectTimer !== null) return;
+    if (this.disposed || !this.wanted || this.reconnectTimer !== null) return;
     const exp = Math.min(LIVE_RECONNECT_BASE_MS * 2 ** this.attempts, LIVE_RECONNECT_MAX_MS);
     this.attempts += 1;
     const delay = Math.round(exp * (0.5 + this.deps.random() / 2));
@@ -262,7 +350,14 @@ export class LiveClient {
       }
       case 'presence':
         this.watches.get(m.image_id)?.handler.onPeers?.(m.peers);
+        if (this.presenceWatch?.idSet.has(m.image_id)) this.presenceWatch.handler.onPresence(m.image_id, m.peers);
         return;
+      case 'watching': {
+        const pw = this.presenceWatch;
+        // An answer to a set since replaced keeps what is still watched; the next answer brings the rest.
+        if (pw && pw.projectId === m.project_id) pw.handler.onWatching(m.images.filter((i) => pw.idSet.has(i.image_id)));
+        return;
+      }
       case 'peer': {
         const w = this.watches.get(m.image_id);
         if (!w || m.user_id === this.me) return;
@@ -288,6 +383,7 @@ export class LiveClient {
     // A re-auth on the open socket answers ready too: the joins stand.
     if (!first) return;
     for (const w of this.watches.values()) this.send({ type: 'join', image_id: w.imageId, project_id: w.projectId });
+    if (this.presenceWatch) this.sendWatch(this.presenceWatch);
   }
 
   private onChanged(m: z.infer<typeof LiveServerMessage> & { type: 'changed' }): void {

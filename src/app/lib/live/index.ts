@@ -8,7 +8,8 @@ import { getSupabase } from '../../api/supabase';
 import { LiveClient, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
 
 export { LiveClient } from './client';
-export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LiveSocket } from './client';
+export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LivePresenceHandler, LivePresenceWatch, LiveSocket } from './client';
+export { EMPTY_WATCHED, watchedFrom, withPresence, type WatchedPeople } from './watchedPeople';
 
 /** ws: or wss: as the page's own scheme, on the page's host. */
 export function liveUrl(loc: { protocol: string; host: string } = window.location): string {

@@ -38,7 +38,7 @@ import { useLiveImage, useSendSelection } from './hooks/useLiveImage';
 import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
-import { PeerAvatars } from './PeerAvatars';
+import { PeerAvatars } from '../../components/PeerAvatars';
 import { PeerOverlay } from './PeerOverlay';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';

@@ -6,7 +6,7 @@
 import type { CSSProperties } from 'react';
 import { peerColor, type LivePeer } from '../../../contract/live';
 import { annotationBounds, imageToScreen, type Editor } from '../../../engine';
-import { distinctColors, inkOn } from './PeerAvatars';
+import { distinctColors, inkOn } from '../../components/PeerAvatars';
 import { cursorOpacity, type PeerPresence } from './peerPresence';
 import { useCamera } from './useEditor';
 import styles from './PeerOverlay.module.css';

@@ -25,6 +25,7 @@ import { useGridItems, type Item } from './useGridItems';
 import { useImageActions } from './useImageActions';
 import { useImageList } from './useImageList';
 import { useTileSelection } from './useTileSelection';
+import { TilePeople, useWatchTiles } from './tilePeople';
 import styles from './DataTab.module.css';
 
 export { foldersKey, useFolders } from './folders';
@@ -55,8 +56,10 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const { renamingId, setRenamingId } = folderActions;
   const imageActions = useImageActions({ projectId: project.id, orgId, folderPath, status, search, list });
   const { selectedIds } = imageActions;
-  const { items, childFolders, onRange } = useGridItems({ orgId, folderPath, searching: search !== '', tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
+  const { items, childFolders, onRange, visibleImageIds } = useGridItems({ orgId, folderPath, searching: search !== '', tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
   const { toggle, activate } = useTileSelection(list.images);
+  // Who has the images on screen open in the editor (small avatars on their tiles).
+  useWatchTiles(project.id, visibleImageIds);
   const { fileOver, dropHandlers } = useFileDrop({ uploadDenied, onUpload });
   const selecting = selected.size > 0;
 
@@ -87,6 +90,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         onToggle={(e) => toggle(it.image, it.index, e)}
         onCycleStatus={canStage ? () => imageActions.cycleStatus(it.image) : undefined}
         showFolder={search !== ''}
+        people={<TilePeople imageId={it.image.id} filename={it.image.filename} />}
       />
     );
 

@@ -152,6 +152,8 @@ export interface ImageTileProps {
   onCycleStatus?(): void;
   /** Show the image's folder instead of its date (search results come from every folder). */
   showFolder?: boolean;
+  /** Who has the image open in the editor (live co-editing), over the thumbnail's top-right corner. */
+  people?: ReactNode;
 }
 
 /** '4000 × 3000', or null when the size is not known. */
@@ -171,7 +173,7 @@ function AnnotationCount({ count, id }: { count: number; id: string }) {
   );
 }
 
-export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false }: ImageTileProps) {
+export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false, people }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
   const detailsId = useId();
   const pixels = pixelSize(image);
@@ -262,6 +264,12 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       {/* Beside the main button, not inside it: a button cannot hold another. */}
       <StatusPill image={image} onCycle={onCycleStatus} />
       <AnnotationCount count={image.annotation_count} id={`${detailsId}-count`} />
+      {/* Over the thumbnail, left of the edited badge: it takes no room, so nothing moves when someone arrives. */}
+      {people ? (
+        <div className={styles.people} data-edited={image.is_edited || undefined}>
+          {people}
+        </div>
+      ) : null}
     </div>
   );
 }

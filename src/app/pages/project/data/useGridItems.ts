@@ -1,7 +1,8 @@
 // What the Data tab's grid shows: 'Back to parent' (in a folder), the folder's subfolders by name,
 // then its images as loaded (a search shows only the images it found, from every folder); thumbnails for what is on screen; and, once images are shown, the
-// editor's code fetched in an idle moment (opening one is likely next).
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+// editor's code fetched in an idle moment (opening one is likely next). The ids of the image tiles
+// on screen (the rows the grid renders) are what the tab watches the presence of (tilePeople.tsx).
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Image } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { AnnotatePage } from '../../../lazyRoutes';
@@ -47,13 +48,16 @@ export function useGridItems({
   useEffect(() => {
     itemsRef.current = items;
   }, [items]);
+  const [range, setRange] = useState<[number, number]>([0, 0]);
   const onRange = useCallback(
     (start: number, end: number) => {
       const visible = itemsRef.current.slice(start, end).flatMap((it) => (it.kind === 'image' ? [it.image] : []));
       void requestThumbnails(orgId, visible);
+      setRange((r) => (r[0] === start && r[1] === end ? r : [start, end]));
     },
     [orgId],
   );
+  const visibleImageIds = useMemo(() => items.slice(range[0], range[1]).flatMap((it) => (it.kind === 'image' ? [it.image.id] : [])), [items, range]);
   useEffect(() => {
     void requestThumbnails(orgId, images.slice(0, 60));
   }, [orgId, images]);
@@ -67,5 +71,5 @@ export function useGridItems({
     };
   }, [hasImages]);
 
-  return { items, childFolders, onRange };
+  return { items, childFolders, onRange, visibleImageIds };
 }

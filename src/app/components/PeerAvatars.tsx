@@ -1,14 +1,13 @@
-// The people on the open image (live co-editing, issue 20), in the editor's top bar: one avatar
-// per person, their initials on their colour, their name in the tooltip and the accessible name (a
-// viewer is marked as watching). Shown once someone else is there: the others first, then the
-// user ("(you)"), whose colour is the one the others see. Names are text (React escapes them).
-import { PEER_COLORS, peerColor, type LivePeer } from '../../../contract/live';
-import { Tooltip } from '../../components/Tooltip';
-import { initials } from '../../lib/format';
+// The people on an image (live co-editing, issue 20): in the editor's top bar, and small on the
+// Data tab's tiles. One avatar per person, their initials on their colour, their name in the
+// tooltip and the accessible name (a viewer is marked as viewing). Shown once someone else is
+// there: the others first, then (in the editor) the user ("(you)"), whose colour is the one the
+// others see. Names are text (React escapes them).
+import { PEER_COLORS, peerColor, type LivePeer } from '../../contract/live';
+import { Tooltip } from './Tooltip';
+import { initials } from '../lib/format';
 import styles from './PeerAvatars.module.css';
 
-/** Avatars of others shown before the rest are counted as "+n". */
-const MAX_SHOWN = 5;
 const HEX = /^#[0-9a-f]{6}$/i;
 
 /**
@@ -48,10 +47,15 @@ export function inkOn(hex: string): 'light' | 'dark' {
   return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? 'light' : 'dark';
 }
 
-function PeerAvatar({ peer, label, color }: { peer: LivePeer; label: string; color: string }) {
+type Side = 'top' | 'bottom';
+
+/** The name, and whether the person only views. */
+const nameOf = (p: LivePeer) => (p.can_edit ? p.name : `${p.name} (viewing)`);
+
+function PeerAvatar({ peer, label, color, side }: { peer: LivePeer; label: string; color: string; side: Side }) {
   return (
     <li className={styles.item}>
-      <Tooltip content={label} side="bottom">
+      <Tooltip content={label} side={side}>
         <span className={styles.avatar} style={{ background: color }} data-ink={inkOn(color)} role="img" aria-label={label} tabIndex={0} data-watching={peer.can_edit ? undefined : true}>
           {initials(peer.name)}
         </span>
@@ -60,29 +64,44 @@ function PeerAvatar({ peer, label, color }: { peer: LivePeer; label: string; col
   );
 }
 
-export function PeerAvatars({ peers, selfId }: { peers: readonly LivePeer[]; selfId: string | null }) {
+export interface PeerAvatarsProps {
+  /** Everyone on the image, as the server says (the user included): colours are worked out from the whole list. */
+  peers: readonly LivePeer[];
+  selfId: string | null;
+  /** Others shown before the rest are counted as "+n". */
+  max?: number;
+  /** 'sm': on a Data tab tile. */
+  size?: 'md' | 'sm';
+  /** The user's own avatar after the others (the editor); off on a tile, where only the others count. */
+  showSelf?: boolean;
+  /** The list's accessible name. */
+  label?: string;
+  tooltipSide?: Side;
+}
+
+export function PeerAvatars({ peers, selfId, max = 5, size = 'md', showSelf = true, label = 'People on this image', tooltipSide = 'bottom' }: PeerAvatarsProps) {
   const others = peers.filter((p) => p.user_id !== selfId);
   if (others.length === 0) return null;
-  const self = peers.find((p) => p.user_id === selfId);
-  const shown = others.slice(0, MAX_SHOWN);
-  const hidden = others.slice(MAX_SHOWN);
+  const self = showSelf ? peers.find((p) => p.user_id === selfId) : undefined;
+  const shown = others.slice(0, max);
+  const hidden = others.slice(max);
   const colors = distinctColors(peers);
   const colorOf = (p: LivePeer) => colors.get(p.user_id) ?? peerColor(p.user_id);
   return (
-    <ul className={styles.peers} aria-label="People on this image" data-testid="peer-avatars">
+    <ul className={styles.peers} aria-label={label} data-size={size} data-testid="peer-avatars">
       {shown.map((p) => (
-        <PeerAvatar key={p.user_id} peer={p} color={colorOf(p)} label={p.can_edit ? p.name : `${p.name} (viewing)`} />
+        <PeerAvatar key={p.user_id} peer={p} color={colorOf(p)} side={tooltipSide} label={nameOf(p)} />
       ))}
       {hidden.length > 0 ? (
         <li className={styles.item}>
-          <Tooltip content={hidden.map((p) => p.name).join(', ')} side="bottom">
+          <Tooltip content={hidden.map(nameOf).join(', ')} side={tooltipSide}>
             <span className={`${styles.avatar} ${styles.more}`} role="img" aria-label={`${hidden.length} more`} tabIndex={0}>
               +{hidden.length}
             </span>
           </Tooltip>
         </li>
       ) : null}
-      {self ? <PeerAvatar peer={self} color={colorOf(self)} label={`${self.name} (you)`} /> : null}
+      {self ? <PeerAvatar peer={self} color={colorOf(self)} side={tooltipSide} label={`${self.name} (you)`} /> : null}
     </ul>
   );
 }

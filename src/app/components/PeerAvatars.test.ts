@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PEER_COLORS } from '../../../contract/live';
+import { PEER_COLORS } from '../../contract/live';
 import { distinctColors, inkOn } from './PeerAvatars';
 
 const peer = (user_id: string, color: string) => ({ user_id, name: user_id, color, can_edit: true });
