@@ -1,0 +1,108 @@
+// Live co-editing through a lost connection (issue 20): two people on one image; B goes offline,
+// draws a box and moves A's, while A draws another; B comes back. Both editors and the server end
+// with the same document (the same ids and geometry, nothing lost or doubled), and B's undo then
+// takes back B's own edits only: A's shapes stay, in B's editor and on the server.
+// An editor's document is read the way a user takes it: select all, copy (the copied shapes are
+// in browser storage, with their ids and geometry).
+import { expect, test, type Page } from '@playwright/test';
+import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
+import { member, memberBrowser } from './live-helpers';
+
+const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
+const IMAGE = 'lot.png';
+
+type Shape = { id: string; x: number; y: number; w: number; h: number };
+const byId = (a: Shape, b: Shape) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const round = (s: Shape): Shape => ({ id: s.id, x: Math.round(s.x * 100) / 100, y: Math.round(s.y * 100) / 100, w: Math.round(s.w * 100) / 100, h: Math.round(s.h * 100) / 100 });
+
+const saveState = (page: Page) => page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes|Offline - changes kept on this device|Save failed.*|Sign in to save.*|Conflict merged)$/ });
+
+/** The server's document: its boxes, by id. */
+async function serverShapes(page: Page, project: EditorProject, imageId: string): Promise<Shape[]> {
+  const doc = await loadSaved(page, project, imageId);
+  return doc.annotations.map((a) => round({ id: a.id, ...a.bounding_box })).sort(byId);
+}
+
+/** The editor's document, as select all + copy puts it in browser storage: its boxes, by id. */
+async function editorShapes(page: Page): Promise<Shape[]> {
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Control+c');
+  const shapes = await page.evaluate(() => (JSON.parse(localStorage.getItem('vellum.editorClipboard') ?? '{"shapes":[]}') as { shapes: any[] }).shapes);
+  await page.keyboard.press('Escape');
+  return shapes.map((s) => round({ id: s.id, x: s.x, y: s.y, w: s.width, h: s.height })).sort(byId);
+}
+
+/** Clicks a canvas point with the select tool; true when that selected one annotation. */
+async function selectsAt(page: Page, at: [number, number]): Promise<boolean> {
+  await page.keyboard.press('Escape');
+  const b = await canvasBox(page);
+  await page.mouse.click(b.x + at[0], b.y + at[1]);
+  return (await annotationRows(page).and(page.locator('[aria-selected="true"]')).count()) === 1;
+}
+
+test('B offline draws and moves while A draws; back online, both editors and the server hold one document, and B\'s undo keeps A\'s work', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  const img = project.images[0]!;
+  await openEditorImage(page, IMAGE);
+  const ada = await member(page, project, 'Ada Lovelace');
+  const b = await memberBrowser(browser, ada);
+  try {
+    const second = b.page;
+    await openEditorImage(second, IMAGE);
+    await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
+
+    // A draws a box; B has it.
+    await drawBox(page, [150, 150], [260, 240]);
+    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 20_000 }).toBe(1);
+    const [a1] = await serverShapes(page, project, img.id);
+
+    // B goes offline: draws a box, and moves A's.
+    await b.context.setOffline(true);
+    await drawBox(second, [330, 330], [430, 420]);
+    await second.keyboard.press('q');
+    expect(await selectsAt(second, [205, 195])).toBe(true);
+    await second.keyboard.press('Escape');
+    await dragOnCanvas(second, [205, 195], [255, 255]);
+    await expect(saveState(second)).toHaveText('Offline - changes kept on this device', { timeout: 15_000 });
+    await expect(annotationRows(second)).toHaveCount(2);
+
+    // Meanwhile A draws another box, saved.
+    await drawBox(page, [480, 120], [580, 200]);
+    await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 20_000 }).toBe(2);
+
+    // B is back: B's edits reach the server, A's box reaches B, and all three hold one document.
+    await b.context.setOffline(false);
+    await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 30_000 }).toBe(3);
+    await expect(saveState(second)).toHaveText('Saved', { timeout: 30_000 });
+    await expect(saveState(page)).toHaveText('Saved', { timeout: 30_000 });
+    const server = await serverShapes(page, project, img.id);
+    await expect.poll(() => editorShapes(second), { timeout: 20_000 }).toEqual(server);
+    await expect.poll(() => editorShapes(page), { timeout: 20_000 }).toEqual(server);
+    expect(new Set(server.map((s) => s.id)).size).toBe(3);
+    // A's first box where B moved it (50 and 60 screen pixels further: fewer image pixels at this zoom), B's box, A's second box.
+    const moved = server.find((s) => s.id === a1!.id)!;
+    expect(moved.x - a1!.x).toBeGreaterThan(20);
+    expect(moved.y - a1!.y).toBeGreaterThan(moved.x - a1!.x);
+    expect([moved.w, moved.h]).toEqual([a1!.w, a1!.h]);
+    await page.screenshot({ path: 'test-results/live-offline-converged.png' });
+
+    // B undoes: first B's move (A's box back where A drew it), then B's box; A's second box stays,
+    // in B's editor and on the server; a third undo has nothing of B's left to take back.
+    const a2 = server.find((s) => s.id !== a1!.id && s.x > 300 && s.y < 200)!;
+    expect(a2).toBeTruthy();
+    await second.keyboard.press('Escape');
+    await second.keyboard.press('Control+z');
+    await second.keyboard.press('Control+z');
+    await second.keyboard.press('Control+z');
+    const expected = [a1!, a2].sort(byId);
+    await expect.poll(() => serverShapes(page, project, img.id), { timeout: 30_000 }).toEqual(expected);
+    await expect(saveState(second)).toHaveText('Saved', { timeout: 30_000 });
+    await expect.poll(() => editorShapes(second), { timeout: 20_000 }).toEqual(expected);
+    await expect.poll(() => editorShapes(page), { timeout: 20_000 }).toEqual(expected);
+  } finally {
+    await b.context.close();
+  }
+});
