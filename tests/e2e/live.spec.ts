@@ -190,3 +190,70 @@ test('peers\' cursors and selections: B selects A\'s box and A sees it outlined 
     await b.context.close().catch(() => undefined);
   }
 });
+
+test('both edit one shape: the later edit wins in both editors and on the server, and both are told', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  const img = project.images[0]!;
+  await openEditorImage(page, IMAGE);
+  const b = await secondPerson(browser, page, project);
+  try {
+    const second = b.page;
+    await drawBox(page, [150, 150], [260, 240]);
+    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box;
+
+    // B's live socket goes through a relay that can hold what the server sends, so that B edits
+    // the box without having seen A's edit of it (as when B's network is slow).
+    let hold = false;
+    const held: (() => void)[] = [];
+    await second.routeWebSocket(/\/api\/v1\/live$/, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((m) => (hold ? held.push(() => ws.send(m)) : ws.send(m)));
+      ws.onMessage((m) => server.send(m));
+    });
+    await second.reload();
+    await expect(second.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await expect(annotationRows(second)).toHaveCount(1);
+    await expect(second.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: project.user.fullName, exact: true })).toBeVisible({ timeout: 15_000 });
+    hold = true;
+
+    // A moves the box right and it is saved; B does not hear of it yet.
+    await page.keyboard.press('q');
+    await page.keyboard.press('Escape');
+    await dragOnCanvas(page, [205, 195], [265, 195]);
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations[0].bounding_box.x, { timeout: 20_000 }).toBeGreaterThan(before.x + 30);
+
+    // Then B moves the same box down: the later edit. B's save meets A's and keeps B's.
+    await second.keyboard.press('q');
+    await second.keyboard.press('Escape');
+    await dragOnCanvas(second, [205, 195], [205, 305]);
+    // (Canvas points are not image pixels: B's box is lower, at A's box's old x.)
+    const savedBox = async () => (await loadSaved(page, project, img.id)).annotations[0].bounding_box as { x: number; y: number };
+    await expect.poll(async () => (await savedBox()).y, { timeout: 20_000 }).toBeGreaterThan(before.y + 50);
+    expect((await savedBox()).x).toBe(before.x);
+
+    // Both are told: B that both changed it and the later edit was kept, A who changed theirs.
+    await expect(second.getByText('Conflict merged: someone else saved this image too. 1 annotation(s) changed on both sides kept the later edit.')).toBeVisible({ timeout: 10_000 });
+    const told = page.getByText('Ada Lovelace changed 1 annotation(s) you edited: the later edit, theirs, was kept.');
+    await expect(told).toBeVisible({ timeout: 20_000 });
+    await page.screenshot({ path: 'test-results/live-both-told.png' });
+
+    // What B's socket held now arrives: already known, nothing changes there.
+    hold = false;
+    for (const send of held.splice(0)) send();
+
+    // Both editors show B's box where B put it, once, and nothing at A's spot.
+    for (const p of [page, second]) {
+      await expect(annotationRows(p)).toHaveCount(1);
+      await expect.poll(() => selectsAt(p, [205, 305]), { timeout: 10_000 }).toBe(true);
+      expect(await selectsAt(p, [265, 195])).toBe(false);
+    }
+    const saved = await loadSaved(page, project, img.id);
+    expect(saved.annotations).toHaveLength(1);
+    expect(saved.annotations[0].bounding_box.x).toBe(before.x);
+    expect(saved.annotations[0].bounding_box.y).toBeGreaterThan(before.y + 50);
+  } finally {
+    await b.context.close().catch(() => undefined);
+  }
+});

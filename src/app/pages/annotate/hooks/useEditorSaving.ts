@@ -1,14 +1,37 @@
 // The editor screen's saving (./save): the app's save manager and its status, the link between the
-// editor and it, what follows a save's answer, and the flush when the page is hidden.
+// editor and it, what follows a save's answer, and the flush when the page is hidden. When another
+// person's saved change meets the user's own edits of the image (the link's onOverlap: their later
+// change replaced a shape the user saved in the last minutes, or met one the user is still
+// editing), the user is told who (from the image's history) and how many shapes, as the person
+// whose save met a 409 is told by the merge.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { SaveDataResponse } from '../../../../contract/annotation-api';
 import type { Image } from '../../../../contract/images';
 import type { Editor } from '../../../../engine';
+import { getLiveClient } from '../../../lib/live';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
+import { editorApi } from '../api';
 import { historyKey } from '../HistoryPanel';
-import { EditorSaveLink, getSaveManager, type SaveManager, type SaveStatus } from '../save';
+import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../save';
+import { overlapAuthor, overlapMessages } from '../save/overlap';
+
+/** How long the toasts about another person's change stay (as the 409 merge's). */
+const OVERLAP_TOAST_MS = 6000;
+
+/** Tells the user about an overlap, naming the other person from the image's latest history entries. */
+async function tellOverlap(imageId: string, projectId: string, o: Overlap): Promise<void> {
+  const me = getLiveClient().userId;
+  if (o.by !== null && o.by === me) return; // this user's other tab
+  let who: string | null = null;
+  try {
+    who = overlapAuthor(o, (await editorApi.history(imageId, projectId, { limit: 20 })).entries, me);
+  } catch {
+    // Not named: 'Someone else'.
+  }
+  for (const message of overlapMessages(o, who)) toast(message, 'neutral', OVERLAP_TOAST_MS);
+}
 
 export function useEditorSaving(editor: Editor, projectId: string) {
   const qc = useQueryClient();
@@ -32,8 +55,12 @@ export function useEditorSaving(editor: Editor, projectId: string) {
               ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
               : 'Conflict merged: changes saved from elsewhere were kept with yours.',
             'neutral',
-            6000,
+            OVERLAP_TOAST_MS,
           ),
+        onOverlap: (o) => {
+          const image = link.image;
+          if (image) void tellOverlap(image.imageId, image.projectId, o);
+        },
       }),
     [editor, saver],
   );

@@ -103,7 +103,7 @@ describe('a save the server applied on a newer version than its base', () => {
     expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 5)], removed_ids: [], by: 'user-1' }).kind).toBe('known');
     expect(editor.getOrderedIds()).toEqual(['a', 'b', 'c']);
     // b: both edited it; this side's unsaved edit is the later one and is kept (who did the other is not known from the answer).
-    expect(overlaps).toEqual([{ by: null, overwritten: [], kept: ['b'] }]);
+    expect(overlaps).toEqual([{ by: null, since: v0, version: v0 + 1, overwritten: [], kept: ['b'] }]);
     await clock.advance(150 + 2000);
     expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 2 });
     expect(server.doc(IMG).annotations).toEqual([box('a', 5), { ...box('b', 100), bounding_box: { x: 100, y: 9, w: 10, h: 10 } }, box('c', 300)]);
@@ -123,7 +123,7 @@ describe('both people edit one shape: the later edit wins and both are told', ()
     server.saveAs(IMG, [box('a', 40)]);
     expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 40)], removed_ids: ['b'], by: 'user-2' }).kind).toBe('applied');
     expect(editor.getAnnotation('a')).toMatchObject({ x: 40 });
-    expect(overlaps).toEqual([{ by: 'user-2', overwritten: ['a'], kept: [] }]);
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0 + 1, version: v0 + 2, overwritten: ['a'], kept: [] }]);
   });
 
   it('the one whose unsaved edit is the later: kept, and told whose change it met', async () => {
@@ -133,7 +133,7 @@ describe('both people edit one shape: the later edit wins and both are told', ()
     server.saveAs(IMG, [box('a', 0), box('b', 170)]);
     expect(link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('b', 170)], removed_ids: [], by: 'user-2' }).kind).toBe('applied');
     expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 3 });
-    expect(overlaps).toEqual([{ by: 'user-2', overwritten: [], kept: ['b'] }]);
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: [], kept: ['b'] }]);
     await clock.advance(2000);
     expect(server.doc(IMG)).toMatchObject({ version: v0 + 2 });
     expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[1]!.bounding_box).toMatchObject({ x: 100, y: 3 });

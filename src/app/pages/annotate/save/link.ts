@@ -28,10 +28,12 @@ export interface EditorSaveLinkOptions {
  * change replaced or removed (theirs is later). `kept`: shapes the user changed and has not saved
  * yet (pending or gathering): the user's shape stays and its save follows on the new version
  * (the user's is later). `by`: who saved the change (null: not known, as for a rebased save's
- * skipped versions).
+ * skipped versions); the change spans the versions after `since` up to `version`.
  */
 export interface Overlap {
   by: string | null;
+  since: number;
+  version: number;
   overwritten: string[];
   kept: string[];
 }
@@ -184,7 +186,7 @@ export class EditorSaveLink {
   /** Tells onOverlap when the change replaced recent edits of the user, or met ones not saved yet (`mine`). */
   private tellOverlap(change: RemoteChange, overwritten: string[], mine: ReadonlySet<string>): void {
     const kept = mine.size ? [...change.upserts.map((a) => a.id), ...change.removed_ids].filter((id) => mine.has(id)) : [];
-    if (overwritten.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, overwritten, kept: [...new Set(kept)] });
+    if (overwritten.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, since: change.base_version, version: change.version, overwritten, kept: [...new Set(kept)] });
   }
 
   /** Shapes saved elsewhere into the live document (a view-only editor, which has no save slot): Editor.applyRemote, each shape validated. */
