@@ -210,19 +210,22 @@ interface SaveResult {
   ackAt: number;
   rttMs: number;
   conflictVersion: number | null;
+  /** A 200 the server applied on a newer version than its stale base: the version it was applied on (`rebased_from`). */
+  rebasedFrom: number | null;
 }
 async function saveChanges(base: string, token: string, body: Record<string, unknown>): Promise<SaveResult> {
   const t0 = performance.now();
   const res = await fetch(`${base}/api/v1/annotations/save-changes`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   const ackAt = performance.now();
-  const parsed = JSON.parse(text) as { version?: number; current?: { version: number }; changes?: { version: number } };
+  const parsed = JSON.parse(text) as { version?: number; rebased_from?: number; current?: { version: number }; changes?: { version: number } };
   return {
     status: res.status,
     version: res.status === 200 ? parsed.version! : null,
     ackAt,
     rttMs: ackAt - t0,
     conflictVersion: res.status === 409 ? (parsed.changes?.version ?? parsed.current?.version ?? null) : null,
+    rebasedFrom: res.status === 200 ? (parsed.rebased_from ?? null) : null,
   };
 }
 
@@ -401,6 +404,8 @@ interface LoadRow {
   /** Saves the sockets meant to make (one every 2 s each). */
   intended: number;
   saves: number;
+  /** Saves made on a stale base that the server applied on the head (no 409: their shapes were untouched). */
+  rebased: number;
   conflicts: number;
   /** Saves dropped after 5 conflicts in a row (the app's save manager stops there too: MAX_CONFLICT_ROUNDS). */
   gaveUp: number;
@@ -456,7 +461,20 @@ async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: 
       reload: () => logs.push('reload'),
     };
     const live = appLiveClient(base, u.token, (m) => logs.push(m));
-    return { i, base, user: u, live, handler, setHeld: (v: number) => (held = v), held: () => held };
+    /**
+     * The socket's own save answered: as the app's save manager, the client holds its version from
+     * now, and a rebased answer brings the versions it skipped (received now, if not already).
+     */
+    const ownSaved = (version: number, rebasedFrom: number | null, at: number) => {
+      if (version <= held) return;
+      for (let v = held + 1; v <= (rebasedFrom ?? held); v++) {
+        let m = receipts.get(v);
+        if (!m) receipts.set(v, (m = new Map()));
+        if (!m.has(i)) m.set(i, at);
+      }
+      held = version;
+    };
+    return { i, base, user: u, live, handler, setHeld: (v: number) => (held = v), held: () => held, ownSaved };
   });
   // Everyone holds the current version, then joins.
   const start = await api(servers[0]!.ready.url, 'GET', `/api/v1/annotations/load-data/${img.id}?project_id=${seed.projectId}`, { token: seed.owner.token });
@@ -477,6 +495,7 @@ async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: 
   const t0 = performance.now();
   const rtts: number[] = [];
   let saves = 0;
+  let rebased = 0;
   let conflicts = 0;
   let failed = 0;
   let intended = 0;
@@ -500,6 +519,8 @@ async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: 
           rtts.push(res.rttMs);
           if (res.status === 200) {
             saves++;
+            if (res.rebasedFrom !== null) rebased++;
+            c.ownSaved(res.version!, res.rebasedFrom, res.ackAt);
             acks.set(res.version!, { at: res.ackAt, author: c.i });
             break;
           }
@@ -551,6 +572,7 @@ async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: 
     seconds: SECONDS,
     intended,
     saves,
+    rebased,
     conflicts,
     gaveUp,
     failedSaves: failed,
@@ -638,6 +660,7 @@ async function main(): Promise<void> {
       scenario: r.scenario,
       sockets: r.sockets,
       'saves ok/meant': `${r.saves}/${r.intended}`,
+      rebased: r.rebased,
       conflicts: r.conflicts,
       gave_up: r.gaveUp,
       receipts: r.receipts,
