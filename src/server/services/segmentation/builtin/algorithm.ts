@@ -9,7 +9,8 @@
 // assembly/reference/segment.ts); this file only orchestrates them through `SegmentOps`, so the
 // same code runs on the wasm kernels or on the references.
 import { BINS, MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/reference/segment';
-import { foregroundBox } from '../maskBox';
+import { foregroundBox, type PixelBox } from '../maskBox';
+import { floodSpans } from './flood';
 import { keepPixelsConnected, pixelCut } from './pixelcut';
 import { keepConnected, slotContrast, starParents } from './priors';
 
@@ -34,6 +35,10 @@ export interface Structure {
   sparse: { start: Int32Array; bin: Uint16Array; count: Float64Array };
   /** undirected edges (a < b) with their smoothness weight */
   edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
+  /** each superpixel's pixels as row runs, CSR: superpixel i owns runs start[i]..start[i+1], run k covers pixels at[k]..at[k] + len[k] - 1 */
+  runs: { start: Int32Array; at: Int32Array; len: Int32Array };
+  /** each superpixel's inclusive pixel box: x0, y0, x1, y1 at 4i */
+  spBox: Int32Array;
   /** normalised contrast per neighbour slot (star-convexity paths) */
   contrast: Float64Array;
   /** superpixel grid step */
@@ -104,13 +109,48 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const sparse = sparseHistograms(stats);
   const contrast = slotContrast(stats);
   const { rgb: rgb3, beta } = rgbAndBeta(rgb, w, h, channels);
+  const { runs, spBox } = superpixelRuns(labels, w, h, count);
   ops.pin?.(labels); // refine() reads both on every click
   ops.pin?.(bins);
   // The dense histograms are only needed to build the sparse ones (4k superpixels x 512 bins = 8 MB).
   stats.hist = new Int32Array(0);
   // Label map and bins count twice: the pinned copies in wasm memory too.
-  const bytes = 2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2 + contrast.byteLength + rgb3.byteLength;
-  return { w, h, labels, bins, stats, sparse, edges, contrast, step, rgb: rgb3, beta, bytes };
+  const bytes =
+    2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2 + contrast.byteLength + rgb3.byteLength +
+    runs.at.byteLength * 2 + runs.start.byteLength + spBox.byteLength;
+  return { w, h, labels, bins, stats, sparse, edges, runs, spBox, contrast, step, rgb: rgb3, beta, bytes };
+}
+
+/** The label map as runs per superpixel, and each superpixel's box: a mask from superpixel flags is then a few fills, not a pass over every pixel. */
+function superpixelRuns(labels: Int32Array, w: number, h: number, count: number): Pick<Structure, 'runs' | 'spBox'> {
+  const per = new Int32Array(count + 1);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, q = y * w; x < w; x++, q++) if (x === 0 || labels[q] !== labels[q - 1]) per[labels[q]!]++;
+  }
+  const start = new Int32Array(count + 1);
+  for (let i = 0; i < count; i++) start[i + 1] = start[i]! + per[i]!;
+  const at = new Int32Array(start[count]!), len = new Int32Array(start[count]!);
+  const spBox = new Int32Array(count * 4);
+  for (let i = 0; i < count; i++) spBox.set([w, h, -1, -1], i * 4);
+  const next = start.slice(0, count);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, q = y * w; x < w; ) {
+      const l = labels[q]!;
+      let e = x + 1;
+      while (e < w && labels[q + e - x] === l) e++;
+      const k = next[l]!++;
+      at[k] = q;
+      len[k] = e - x;
+      const b = l * 4;
+      if (x < spBox[b]!) spBox[b] = x;
+      if (y < spBox[b + 1]!) spBox[b + 1] = y;
+      if (e - 1 > spBox[b + 2]!) spBox[b + 2] = e - 1;
+      spBox[b + 3] = y;
+      q += e - x;
+      x = e;
+    }
+  }
+  return { runs: { start, at, len }, spBox };
 }
 
 function rgbAndBeta(rgb: Uint8Array, w: number, h: number, channels: number): { rgb: Uint8Array; beta: number } {
@@ -191,6 +231,8 @@ export interface SegmentInput {
   previous?: Uint8Array;
   /** the previous mask itself (working resolution, 0/1): a correction changes only the region it touches */
   previousMask?: Uint8Array;
+  /** the previous mask's foreground box, when known (else it is read from the mask) */
+  previousBox?: PixelBox | null;
   /** the object lies inside [x0, y0, x1, y1) (working coordinates) */
   box?: readonly [number, number, number, number];
 }
@@ -198,6 +240,8 @@ export interface SegmentInput {
 export interface SegmentOutput {
   /** row-major 0/1 at working resolution */
   mask: Uint8Array;
+  /** the mask's foreground box (null: empty) */
+  box: PixelBox | null;
   spFg: Uint8Array;
   score: number;
 }
@@ -397,7 +441,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   }
   const mask = new Uint8Array(st.w * st.h);
   const box = input.box;
-  if (input.positive.length === 0 && !box) return { mask, spFg: new Uint8Array(n), score: 0 };
+  if (input.positive.length === 0 && !box) return { mask, box: null, spFg: new Uint8Array(n), score: 0 };
   // Outside the box is background (a positive click there still wins).
   const inBox = box ? boxFlags(st, box, 0) : null;
   if (box) {
@@ -466,7 +510,9 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   // The clicked pixels themselves always follow their click.
   for (const [x, y, v] of clicks) mask[Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x))] = v === 1 ? 1 : 0;
   const local = PARAMS.localCorrection && prevMask ? prevMask : null;
-  if (local) keepLocalChanges(mask, local, st.w, st.h, clicks);
+  // Everything from here on only looks inside the box of the mask and the previous mask: the rest stays background.
+  const frame = unionBox(foregroundBox(mask, st.w, st.h), local && (input.previousBox !== undefined ? input.previousBox : foregroundBox(local, st.w, st.h)));
+  if (local && frame) keepLocalChanges(mask, local, st.w, st.h, clicks, frame);
   // Islands the pixel cut left: only what is connected to the clicks (or to the superpixel mask's cores) stays.
   // The superpixel mask is already connected to the positive clicks, so its cores are anchors too: a
   // positive click whose own pixels end up cut off from the mask must not take the mask with it.
@@ -475,8 +521,13 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   for (const [x, y, v] of clicks) if (v === 1) anchors.push(Math.min(st.h - 1, Math.floor(y)) * st.w + Math.min(st.w - 1, Math.floor(x)));
   const core = new Uint8Array(n);
   for (let i = 0; i < n; i++) core[i] = spFg[i] && !band[i] ? 1 : 0;
-  keepPixelsConnected(mask, st.w, st.h, anchors, (q) => core[st.labels[q]!] === 1 || (local !== null && local[q] === 1));
-  fillHoles(mask, st.w, st.h, input.negative);
+  let maskBox: PixelBox | null = null;
+  if (frame) {
+    keepPixelsConnected(mask, st.w, st.h, anchors, (q) => core[st.labels[q]!] === 1 || (local !== null && local[q] === 1), frame);
+    // Filling holes keeps the box.
+    maskBox = foregroundBox(mask, st.w, st.h, frame);
+    fillHoles(mask, st.w, st.h, input.negative, maskBox);
+  }
 
   // Confidence: how clearly the chosen foreground's colours prefer the foreground model.
   let agree = 0, total = 0;
@@ -486,7 +537,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     agree += s.size[i]! / (1 + Math.exp(-margin));
     total += s.size[i]!;
   }
-  return { mask, spFg, score: total > 0 ? agree / total : 0 };
+  return { mask, box: maskBox, spFg, score: total > 0 ? agree / total : 0 };
 }
 
 /**
@@ -496,7 +547,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
  * previous mask. Without this the re-estimated colour models flip regions the annotator had
  * already accepted, so a click could make the mask worse away from where it was put.
  */
-export function keepLocalChanges(mask: Uint8Array, previous: Uint8Array, w: number, h: number, clicks: readonly (readonly [number, number, number])[]): void {
+export function keepLocalChanges(mask: Uint8Array, previous: Uint8Array, w: number, h: number, clicks: readonly (readonly [number, number, number])[], frame?: PixelBox): void {
   const added: number[] = [], removed: number[] = [];
   for (const [x, y, v] of clicks) {
     const p = Math.min(h - 1, Math.max(0, Math.floor(y))) * w + Math.min(w - 1, Math.max(0, Math.floor(x)));
@@ -512,41 +563,49 @@ export function keepLocalChanges(mask: Uint8Array, previous: Uint8Array, w: numb
   });
   const coords = (v: boolean) => Float64Array.from(clicks.filter((c) => (c[2] === 1) === v).flatMap((c) => [c[0], c[1]]));
   const pos = coords(true), neg = coords(false);
-  // change: 1 a gain, 2 a loss that may stay (on its click's side: nearer a click of its kind than
-  // one of the other); 3 marks what the flood from the new clicks reached.
-  const change = new Uint8Array(mask.length);
-  for (let p = 0; p < mask.length; p++) {
-    if (mask[p] === previous[p]) continue;
+  // Whether a changed pixel may keep its change: a gain nearer a positive click than a negative one,
+  // a loss nearer a negative click and within a removal's reach. Decided only for the pixels the
+  // floods from the new clicks reach, so the cost follows the change kept, not the change made.
+  const mayChange = (p: number): boolean => {
     const x = (p % w) + 0.5, y = Math.floor(p / w) + 0.5;
     const dPos = nearest2(pos, x, y), dNeg = nearest2(neg, x, y);
-    if (mask[p]) {
-      if (dPos <= dNeg) change[p] = 1;
-    } else if (dNeg <= dPos) {
-      for (let k = 0; k < reach.length; k += 3) {
-        if ((x - reach[k]!) ** 2 + (y - reach[k + 1]!) ** 2 <= reach[k + 2]!) {
-          change[p] = 2;
-          break;
-        }
-      }
-    }
-  }
+    if (mask[p]) return dPos <= dNeg;
+    if (dNeg > dPos) return false;
+    for (let k = 0; k < reach.length; k += 3) if ((x - reach[k]!) ** 2 + (y - reach[k + 1]!) ** 2 <= reach[k + 2]!) return true;
+    return false;
+  };
+  const f = frame ?? { x0: 0, y0: 0, x1: w - 1, y1: h - 1 };
+  // 1: reached by a flood (keeps its change), 2: looked at and refused.
+  const state = new Uint8Array(mask.length);
   const stack: number[] = [];
-  for (const [seeds, kind] of [[added, 1], [removed, 2]] as const) {
-    for (const p of seeds) {
-      if (change[p] === kind) {
-        change[p] = 3;
-        stack.push(p);
-      }
+  const visit = (p: number, v: number) => {
+    if (state[p] || mask[p] !== v || previous[p] === v) return;
+    if (!mayChange(p)) {
+      state[p] = 2;
+      return;
     }
+    state[p] = 1;
+    stack.push(p);
+  };
+  for (const [seeds, v] of [[added, 1], [removed, 0]] as const) {
+    for (const p of seeds) visit(p, v);
     while (stack.length) {
       const p = stack.pop()!, x = p % w;
-      if (x > 0 && change[p - 1] === kind) { change[p - 1] = 3; stack.push(p - 1); }
-      if (x < w - 1 && change[p + 1] === kind) { change[p + 1] = 3; stack.push(p + 1); }
-      if (p >= w && change[p - w] === kind) { change[p - w] = 3; stack.push(p - w); }
-      if (p + w < mask.length && change[p + w] === kind) { change[p + w] = 3; stack.push(p + w); }
+      if (x > 0) visit(p - 1, v);
+      if (x < w - 1) visit(p + 1, v);
+      if (p >= w) visit(p - w, v);
+      if (p + w < mask.length) visit(p + w, v);
     }
   }
-  for (let p = 0; p < mask.length; p++) if (mask[p] !== previous[p] && change[p] !== 3) mask[p] = previous[p]!;
+  for (let y = f.y0; y <= f.y1; y++) {
+    for (let p = y * w + f.x0, end = y * w + f.x1; p <= end; p++) if (mask[p] !== previous[p] && state[p] !== 1) mask[p] = previous[p]!;
+  }
+}
+
+/** The smallest box holding both (either may be null). */
+function unionBox(a: PixelBox | null, b: PixelBox | null): PixelBox | null {
+  if (!a || !b) return a ?? b;
+  return { x0: Math.min(a.x0, b.x0), x1: Math.max(a.x1, b.x1), y0: Math.min(a.y0, b.y0), y1: Math.max(a.y1, b.y1) };
 }
 
 /** Squared distance from (x, y) to the nearest of the points (x, y pairs); Infinity when there are none. */
@@ -595,62 +654,19 @@ function clipToBox(mask: Uint8Array, w: number, h: number, box: readonly [number
  * background connected to the image border anyway. The flood marks reached background as 2 in
  * the mask itself, so no second buffer is cleared per click.
  */
-let scratchStack = new Int32Array(0);
-
-export function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[]): void {
-  const box = foregroundBox(mask, w, h);
+export function fillHoles(mask: Uint8Array, w: number, h: number, negative: readonly (readonly [number, number])[], box = foregroundBox(mask, w, h)): void {
   if (!box) return;
   const { x0, x1, y0, y1 } = box;
   const wx0 = Math.max(0, x0 - 1), wx1 = Math.min(w - 1, x1 + 1), wy0 = Math.max(0, y0 - 1), wy1 = Math.min(h - 1, y1 + 1);
-  const area = (wx1 - wx0 + 1) * (wy1 - wy0 + 1);
-  if (scratchStack.length < area) scratchStack = new Int32Array(Math.max(area, 1 << 16));
-  const stack = scratchStack;
-  let top = 0;
   // Seeds: background on the window's frame (outside the mask's box, or on the image border) and under negative clicks.
-  for (let x = wx0; x <= wx1; x++) {
-    for (const p of [wy0 * w + x, wy1 * w + x]) {
-      if (mask[p] === 0) {
-        mask[p] = 2;
-        stack[top++] = p;
-      }
-    }
-  }
-  for (let y = wy0; y <= wy1; y++) {
-    for (const p of [y * w + wx0, y * w + wx1]) {
-      if (mask[p] === 0) {
-        mask[p] = 2;
-        stack[top++] = p;
-      }
-    }
-  }
+  const seeds: number[] = [];
+  for (let x = wx0; x <= wx1; x++) seeds.push(wy0 * w + x, wy1 * w + x);
+  for (let y = wy0; y <= wy1; y++) seeds.push(y * w + wx0, y * w + wx1);
   for (const [nx, ny] of negative) {
     const x = Math.min(w - 1, Math.max(0, Math.floor(nx))), y = Math.min(h - 1, Math.max(0, Math.floor(ny)));
-    const p = y * w + x;
-    if (x >= wx0 && x <= wx1 && y >= wy0 && y <= wy1 && mask[p] === 0) {
-      mask[p] = 2;
-      stack[top++] = p;
-    }
+    if (x >= wx0 && x <= wx1 && y >= wy0 && y <= wy1) seeds.push(y * w + x);
   }
-  while (top > 0) {
-    const p = stack[--top]!;
-    const y = (p / w) | 0, x = p - y * w;
-    if (x > wx0 && mask[p - 1] === 0) {
-      mask[p - 1] = 2;
-      stack[top++] = p - 1;
-    }
-    if (x < wx1 && mask[p + 1] === 0) {
-      mask[p + 1] = 2;
-      stack[top++] = p + 1;
-    }
-    if (y > wy0 && mask[p - w] === 0) {
-      mask[p - w] = 2;
-      stack[top++] = p - w;
-    }
-    if (y < wy1 && mask[p + w] === 0) {
-      mask[p + w] = 2;
-      stack[top++] = p + w;
-    }
-  }
+  floodSpans(mask, w, wx0, wx1, wy0, wy1, 0, 2, seeds);
   // Unreached background is a hole: foreground. Reached background goes back to 0.
   for (let y = wy0; y <= wy1; y++) {
     for (let p = y * w + wx0, end = y * w + wx1; p <= end; p++) {

@@ -83,14 +83,26 @@ export function resampleRgb(src: Uint8Array, sw: number, rect: Rect, cw: number,
 export function sampleMask(from: Uint8Array, fw: number, fh: number, fromRect: Rect, to: Uint8Array, tw: number, th: number, toRect: Rect): void {
   const fsx = fw / (fromRect[2] - fromRect[0]), fsy = fh / (fromRect[3] - fromRect[1]);
   const tsx = (toRect[2] - toRect[0]) / tw, tsy = (toRect[3] - toRect[1]) / th;
-  for (let y = 0; y < th; y++) {
-    const py = toRect[1] + (y + 0.5) * tsy;
-    const fy = Math.floor((py - fromRect[1]) * fsy);
-    for (let x = 0; x < tw; x++) {
-      const px = toRect[0] + (x + 0.5) * tsx;
-      const fx = Math.floor((px - fromRect[0]) * fsx);
-      to[y * tw + x] = fx >= 0 && fy >= 0 && fx < fw && fy < fh ? from[fy * fw + fx]! : 0;
+  // Each column's source column once; the columns that fall on `from` are one range, as the rows are.
+  const fxs = new Int32Array(tw);
+  let xa = tw, xb = 0;
+  for (let x = 0; x < tw; x++) {
+    const fx = Math.floor((toRect[0] + (x + 0.5) * tsx - fromRect[0]) * fsx);
+    fxs[x] = fx;
+    if (fx >= 0 && fx < fw) {
+      xa = Math.min(xa, x);
+      xb = x + 1;
     }
+  }
+  for (let y = 0; y < th; y++) {
+    const fy = Math.floor((toRect[1] + (y + 0.5) * tsy - fromRect[1]) * fsy), row = y * tw;
+    if (fy < 0 || fy >= fh || xa >= xb) {
+      to.fill(0, row, row + tw);
+      continue;
+    }
+    to.fill(0, row, row + xa);
+    for (let x = xa, frow = fy * fw; x < xb; x++) to[row + x] = from[frow + fxs[x]!]!;
+    to.fill(0, row + xb, row + tw);
   }
 }
 

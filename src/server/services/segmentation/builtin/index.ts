@@ -5,7 +5,7 @@ import { buildStructure, segment, type SegmentOps, type Structure } from './algo
 import { referenceOps } from './reference-ops';
 import { focusFor, focusRegion, sampleMask, superpixelFlags, type Focus, type Rect } from './focus';
 import { refineBoundary, type CropMask } from './refine';
-import { foregroundBox } from '../maskBox';
+import { foregroundBox, type PixelBox } from '../maskBox';
 
 export interface BuiltinEmbedding extends Embedding {
   structure: Structure;
@@ -76,11 +76,11 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
     const out = segment(ops, st, {
       positive: points.positive.map(toWork),
       negative: points.negative.map(toWork),
-      ...(prev ? { previous: prev.spFg ?? superpixelFlags(st, prev.mask), previousMask: prev.mask } : {}),
+      ...(prev ? { previous: prev.spFg ?? superpixelFlags(st, prev.mask), previousMask: prev.mask, previousBox: prev.box } : {}),
       ...(points.box ? { box: [points.box[0] * sx, points.box[1] * sy, (points.box[0] + points.box[2]) * sx, (points.box[1] + points.box[3]) * sy] as const } : {}),
     });
-    const fine = e.full && e.work ? refineBoundary(out.mask, st.w, st.h, e.work, e.full, e.width, e.height) : null;
-    const state: BuiltinState = { spFg: out.spFg, mask: out.mask };
+    const fine = e.full && e.work ? refineBoundary(out.mask, st.w, st.h, e.work, e.full, e.width, e.height, out.box) : null;
+    const state: BuiltinState = { spFg: out.spFg, mask: out.mask, box: out.box };
     return { mask: { data: out.mask, gw: st.w, gh: st.h }, fine, score: out.score, state };
   }
 
@@ -101,7 +101,7 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
       x1 = Math.max(x1, x + 1);
       y1 = Math.max(y1, y + 1);
     };
-    const box = prev ? foregroundBox(prev.mask, st.w, st.h) : null;
+    const box = prev ? prev.box : null;
     if (box) {
       add((box.x0 * sw) / st.w, (box.y0 * sh) / st.h);
       add(((box.x1 + 1) * sw) / st.w - 1, ((box.y1 + 1) * sh) / st.h - 1);
@@ -137,6 +137,7 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
     });
     const mask = new Uint8Array(st.w * st.h);
     sampleMask(out.mask, cw, ch, f.rect, mask, st.w, st.h, whole);
+    const maskBox = foregroundBox(mask, st.w, st.h);
     let fine: CropMask | null = null;
     if (e.full) {
       const [rx0, ry0, rx1, ry1] = f.rect, rw = rx1 - rx0, rh = ry1 - ry0;
@@ -151,7 +152,7 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
         sampleMask(out.mask, cw, ch, f.rect, fine.data, rw, rh, f.rect);
       }
     }
-    return { mask: { data: mask, gw: st.w, gh: st.h }, fine, score: out.score, state: { mask, focus: { at: f, mask: out.mask } } satisfies BuiltinState };
+    return { mask: { data: mask, gw: st.w, gh: st.h }, fine, score: out.score, state: { mask, box: maskBox, focus: { at: f, mask: out.mask } } satisfies BuiltinState };
   }
 }
 
@@ -160,10 +161,12 @@ interface BuiltinState {
   /** the working structure's superpixel labels, when the cut ran on it (not on a focus crop) */
   spFg?: Uint8Array;
   mask: Uint8Array;
+  /** the mask's foreground box (null: empty) */
+  box: PixelBox | null;
   /** the mask on the focus crop it was cut on */
   focus?: { at: Focus; mask: Uint8Array };
 }
 
 function isState(v: unknown): v is BuiltinState {
-  return typeof v === 'object' && v !== null && (v as BuiltinState).mask instanceof Uint8Array;
+  return typeof v === 'object' && v !== null && (v as BuiltinState).mask instanceof Uint8Array && 'box' in v;
 }

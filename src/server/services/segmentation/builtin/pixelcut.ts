@@ -4,6 +4,8 @@
 // differences, and the pixels just outside the band tied to their superpixel's label. Superpixel
 // borders miss thin parts and soft edges; the pixel cut follows the actual edge.
 import type { SegmentOps, Structure } from './algorithm';
+import type { PixelBox } from '../maskBox';
+import { floodSpans } from './flood';
 
 let scratchNode = new Int32Array(0);
 let scratchPixel = new Int32Array(0);
@@ -18,27 +20,25 @@ export interface PixelCutParams {
 }
 
 /**
- * Writes the mask: superpixel labels outside the band, the pixel cut inside it. `llr` is per
- * colour bin log P_fg - log P_bg; `hard` marks pixels fixed by clicks (1 fg, 2 bg), may be null.
+ * Writes the mask into `out` (all zero on entry): superpixel labels outside the band, the pixel
+ * cut inside it. `llr` is per colour bin log P_fg - log P_bg; `hard` marks pixels fixed by clicks (1 fg, 2 bg), may be null.
  */
 export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band: Uint8Array, llr: Float64Array, p: PixelCutParams, out: Uint8Array, hard: Map<number, number>): void {
   const { w, h, labels, bins, rgb } = st;
   const N = w * h;
   if (scratchNode.length < N) scratchNode = new Int32Array(N);
   const node = scratchNode;
-  // Only the box of the band superpixels is visited from here on.
+  // The superpixel mask, a run at a time; only the box of the band superpixels is visited from here on.
+  const { runs, spBox } = st;
   let x0 = w, y0 = h, x1 = -1, y1 = -1;
-  for (let y = 0, q = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, q++) {
-      const l = labels[q]!;
-      out[q] = spFg[l]!;
-      if (band[l]) {
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        if (y > y1) y1 = y;
-      }
-    }
+  for (let l = 0; l < spFg.length; l++) {
+    if (spFg[l]) for (let k = runs.start[l]!, end = runs.start[l + 1]!; k < end; k++) out.fill(1, runs.at[k]!, runs.at[k]! + runs.len[k]!);
+    if (!band[l]) continue;
+    const b = l * 4;
+    if (spBox[b]! < x0) x0 = spBox[b]!;
+    if (spBox[b + 1]! < y0) y0 = spBox[b + 1]!;
+    if (spBox[b + 2]! > x1) x1 = spBox[b + 2]!;
+    if (spBox[b + 3]! > y1) y1 = spBox[b + 3]!;
   }
   if (x1 < 0) return;
   const bw = x1 - x0 + 1;
@@ -59,31 +59,28 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   // At most two edges per node (right and down).
   const ea = new Int32Array(2 * count), eb = new Int32Array(2 * count), cap = new Float64Array(2 * count);
   let m = 0;
-  const contrast = contrastTable(st.beta);
-  const weight = (a: number, b: number) => {
-    const dr = rgb[a * 3]! - rgb[b * 3]!, dg = rgb[a * 3 + 1]! - rgb[b * 3 + 1]!, db = rgb[a * 3 + 2]! - rgb[b * 3 + 2]!;
-    return p.lambda * contrast[dr * dr + dg * dg + db * db]!;
+  const contrast = contrastTable(st.beta), lambda = p.lambda;
+  // Pixel i's tie to neighbour r: an edge to r's node j (made once, from the left or upper pixel),
+  // or, when r is not cut again, a pull towards r's label.
+  const tie = (i: number, q: number, r: number, j: number, makesEdge: boolean) => {
+    if (j >= 0 && !makesEdge) return;
+    const c = lambda * contrast[rgbDistance2(rgb, q, r)]!;
+    if (j >= 0) {
+      ea[m] = i;
+      eb[m] = j;
+      cap[m++] = c;
+    } else if (out[r]) src[i] += c;
+    else snk[i] += c;
   };
   for (let i = 0; i < count; i++) {
     const q = pixel[i]!, x = q % w, y = (q - x) / w;
     const u = llr[bins[q]!]! + (spFg[labels[q]!] ? p.bias : -p.bias);
     if (u > 0) src[i] += u;
     else snk[i] -= u;
-    // Band neighbours get an edge (right and down only, once); fixed ones pull this pixel towards their label.
-    for (let d = 0; d < 4; d++) {
-      const r = d === 0 ? (x + 1 < w ? q + 1 : -1) : d === 1 ? (y + 1 < h ? q + w : -1) : d === 2 ? (x > 0 ? q - 1 : -1) : y > 0 ? q - w : -1;
-      if (r < 0) continue;
-      const inBox = d === 0 ? x < x1 : d === 1 ? y < y1 : d === 2 ? x > x0 : y > y0;
-      const j = inBox ? node[r]! : -1;
-      if (j >= 0) {
-        if (d < 2) {
-          ea[m] = i;
-          eb[m] = j;
-          cap[m++] = weight(q, r);
-        }
-      } else if (out[r]) src[i] += weight(q, r);
-      else snk[i] += weight(q, r);
-    }
+    if (x + 1 < w) tie(i, q, q + 1, x < x1 ? node[q + 1]! : -1, true);
+    if (y + 1 < h) tie(i, q, q + w, y < y1 ? node[q + w]! : -1, true);
+    if (x > 0) tie(i, q, q - 1, x > x0 ? node[q - 1]! : -1, false);
+    if (y > 0) tie(i, q, q - w, y > y0 ? node[q - w]! : -1, false);
   }
   for (const [q, v] of hard) {
     const qx = q % w, qy = (q - qx) / w;
@@ -97,6 +94,12 @@ export function pixelCut(ops: SegmentOps, st: Structure, spFg: Uint8Array, band:
   const c = cap.subarray(0, m);
   ops.minCut(count, src, snk, m, ea.subarray(0, m), eb.subarray(0, m), c, c, side);
   for (let i = 0; i < count; i++) out[pixel[i]!] = side[i]!;
+}
+
+/** Squared RGB distance between pixels a and b of an interleaved RGB image. */
+function rgbDistance2(rgb: Uint8Array, a: number, b: number): number {
+  const dr = rgb[a * 3]! - rgb[b * 3]!, dg = rgb[a * 3 + 1]! - rgb[b * 3 + 1]!, db = rgb[a * 3 + 2]! - rgb[b * 3 + 2]!;
+  return dr * dr + dg * dg + db * db;
 }
 
 /** exp(-beta d) for every squared RGB distance d (0..3 x 255^2), for the last few betas (one per image or focus crop). */
@@ -159,39 +162,28 @@ function nearEdge(mask: Uint8Array, w: number, x0: number, y0: number, x1: numbe
   return out;
 }
 
-let scratchStack = new Int32Array(0);
-
 /**
  * Keeps the foreground pixels 4-connected to one of `seeds` (pixel indices), or to a foreground
- * pixel `isSeed` accepts; nothing changes when no seed is foreground.
+ * pixel `isSeed` accepts; nothing changes when no seed is foreground. With a `frame`, all the
+ * foreground must lie inside it: only the frame is read.
  */
-export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seeds: number[], isSeed?: (p: number) => boolean): void {
-  const n = w * h;
-  if (scratchStack.length < n) scratchStack = new Int32Array(n);
-  const stack = scratchStack;
-  let top = 0;
-  for (const p of seeds) {
-    if (mask[p] === 1) {
-      mask[p] = 2;
-      stack[top++] = p;
-    }
-  }
+export function keepPixelsConnected(mask: Uint8Array, w: number, h: number, seeds: number[], isSeed?: (p: number) => boolean, frame?: PixelBox): void {
+  const { x0, x1, y0, y1 } = frame ?? { x0: 0, x1: w - 1, y0: 0, y1: h - 1 };
+  const from: number[] = seeds.filter((p) => mask[p] === 1);
   if (isSeed) {
-    for (let p = 0; p < n; p++) {
-      if (mask[p] === 1 && isSeed(p)) {
-        mask[p] = 2;
-        stack[top++] = p;
+    // One seed per run of foreground is enough: the flood takes the whole run.
+    for (let y = y0; y <= y1; y++) {
+      let seeded = false;
+      for (let p = y * w + x0, end = y * w + x1; p <= end; p++) {
+        if (mask[p] !== 1) seeded = false;
+        else if (!seeded && isSeed(p)) {
+          from.push(p);
+          seeded = true;
+        }
       }
     }
   }
-  if (top === 0) return;
-  while (top > 0) {
-    const p = stack[--top]!;
-    const x = p % w;
-    if (x > 0 && mask[p - 1] === 1) { mask[p - 1] = 2; stack[top++] = p - 1; }
-    if (x < w - 1 && mask[p + 1] === 1) { mask[p + 1] = 2; stack[top++] = p + 1; }
-    if (p >= w && mask[p - w] === 1) { mask[p - w] = 2; stack[top++] = p - w; }
-    if (p + w < n && mask[p + w] === 1) { mask[p + w] = 2; stack[top++] = p + w; }
-  }
-  for (let p = 0; p < n; p++) mask[p] = mask[p] === 2 ? 1 : 0;
+  if (from.length === 0) return;
+  floodSpans(mask, w, x0, x1, y0, y1, 1, 2, from);
+  for (let y = y0; y <= y1; y++) for (let p = y * w + x0, end = y * w + x1; p <= end; p++) mask[p] = mask[p] === 2 ? 1 : 0;
 }

@@ -6,6 +6,8 @@
 // of the cells within MODEL_RADIUS that are outside the band (so surely inside or outside), of
 // each label. Everything else keeps the scaled mask. The work is proportional to the edge length.
 
+import { foregroundBox, type PixelBox } from '../maskBox';
+
 /** A full-resolution mask of the box [x0, x0 + w) x [y0, y0 + h) (row-major 0/1); background elsewhere. */
 export interface CropMask {
   data: Uint8Array;
@@ -23,7 +25,8 @@ const MODEL_RADIUS = 4;
 /**
  * The working mask `mask` (gw x gh) scaled to width x height by nearest neighbour (as
  * result.ts's gridToRle maps it), with the band around its edge re-labelled from `full` (RGB,
- * width x height). `work` is the working copy's RGB (gw x gh). Null when the mask is empty.
+ * width x height). `work` is the working copy's RGB (gw x gh). `box` is the mask's foreground box
+ * when known. Null when the mask is empty.
  */
 export function refineBoundary(
   mask: Uint8Array,
@@ -33,19 +36,10 @@ export function refineBoundary(
   full: Uint8Array,
   width: number,
   height: number,
+  box: PixelBox | null = foregroundBox(mask, gw, gh),
 ): CropMask | null {
-  // Distance (in cells, Chebyshev, capped at BAND + 1) to a cell of the other label: band = <= BAND.
-  let gx0 = gw, gx1 = -1, gy0 = gh, gy1 = -1;
-  for (let y = 0; y < gh; y++) {
-    for (let x = 0; x < gw; x++) {
-      if (!mask[y * gw + x]) continue;
-      if (x < gx0) gx0 = x;
-      if (x > gx1) gx1 = x;
-      if (y < gy0) gy0 = y;
-      if (y > gy1) gy1 = y;
-    }
-  }
-  if (gx1 < 0) return null;
+  if (!box) return null;
+  const { x0: gx0, x1: gx1, y0: gy0, y1: gy1 } = box;
   // The box the result can cover: the foreground box grown by the band.
   const bx0 = Math.max(0, gx0 - BAND), bx1 = Math.min(gw - 1, gx1 + BAND);
   const by0 = Math.max(0, gy0 - BAND), by1 = Math.min(gh - 1, gy1 + BAND);
@@ -94,25 +88,37 @@ export function refineBoundary(
   }
   rowStart[bh] = count;
   const bandX = new Int32Array(count), models = new Float32Array(count * 6);
+  // The window sums slide along each row: a band cell next to the previous one drops the column
+  // that left the window and adds the one that entered (18 cells instead of 81).
   const sum = new Float64Array(6), num = new Float64Array(2);
+  const addColumn = (mx: number, cy: number, sign: number) => {
+    if (mx < 0 || mx >= gw) return;
+    const inCols = mx >= bx0 && mx <= bx1;
+    for (let my = Math.max(0, cy - MODEL_RADIUS); my <= Math.min(gh - 1, cy + MODEL_RADIUS); my++) {
+      if (inCols && my >= by0 && my <= by1 && band[(my - by0) * bw + (mx - bx0)]) continue;
+      const fg = mask[my * gw + mx], l = fg ? 0 : 3, p = (my * gw + mx) * 3;
+      sum[l] += sign * work[p]!;
+      sum[l + 1] += sign * work[p + 1]!;
+      sum[l + 2] += sign * work[p + 2]!;
+      num[fg ? 0 : 1] += sign;
+    }
+  };
   for (let y = 0, k = 0; y < bh; y++) {
+    const cy = y + by0;
+    let last = -2;
     for (let x = 0; x < bw; x++) {
       if (!band[y * bw + x]) continue;
-      const cx = x + bx0, cy = y + by0;
+      const cx = x + bx0;
       bandX[k] = cx;
-      sum.fill(0);
-      num.fill(0);
-      for (let my = Math.max(0, cy - MODEL_RADIUS); my <= Math.min(gh - 1, cy + MODEL_RADIUS); my++) {
-        const inRows = my >= by0 && my <= by1;
-        for (let mx = Math.max(0, cx - MODEL_RADIUS); mx <= Math.min(gw - 1, cx + MODEL_RADIUS); mx++) {
-          if (inRows && mx >= bx0 && mx <= bx1 && band[(my - by0) * bw + (mx - bx0)]) continue;
-          const l = mask[my * gw + mx] ? 0 : 3, p = (my * gw + mx) * 3;
-          sum[l] += work[p]!;
-          sum[l + 1] += work[p + 1]!;
-          sum[l + 2] += work[p + 2]!;
-          num[l === 0 ? 0 : 1]++;
-        }
+      if (x === last + 1) {
+        addColumn(cx - MODEL_RADIUS - 1, cy, -1);
+        addColumn(cx + MODEL_RADIUS, cy, 1);
+      } else {
+        sum.fill(0);
+        num.fill(0);
+        for (let mx = cx - MODEL_RADIUS; mx <= cx + MODEL_RADIUS; mx++) addColumn(mx, cy, 1);
       }
+      last = x;
       for (let l = 0; l < 2; l++) for (let c = 0; c < 3; c++) models[k * 6 + l * 3 + c] = num[l] ? sum[l * 3 + c]! / num[l]! : -1e9;
       k++;
     }
