@@ -146,18 +146,13 @@ function nearEdge(mask: Uint8Array, w: number, x0: number, y0: number, x1: numbe
       if (last - x <= r) tmp[y * bw + x] = 1;
     }
   }
-  const out = new Uint8Array(bw * bh);
-  for (let x = 0; x < bw; x++) {
-    let last = -1e9;
-    for (let y = 0; y < bh; y++) {
-      if (tmp[y * bw + x]) last = y;
-      if (y - last <= r) out[y * bw + x] = 1;
-    }
-    last = 1e9;
-    for (let y = bh - 1; y >= 0; y--) {
-      if (tmp[y * bw + x]) last = y;
-      if (last - y <= r) out[y * bw + x] = 1;
-    }
+  // The vertical pass row by row (memory order): per column, how many of rows y - r..y + r are set.
+  const out = new Uint8Array(bw * bh), inWindow = new Int32Array(bw);
+  for (let y = 0; y < Math.min(r, bh); y++) for (let x = 0, row = y * bw; x < bw; x++) inWindow[x] += tmp[row + x]!;
+  for (let y = 0; y < bh; y++) {
+    if (y + r < bh) for (let x = 0, row = (y + r) * bw; x < bw; x++) inWindow[x] += tmp[row + x]!;
+    if (y - r - 1 >= 0) for (let x = 0, row = (y - r - 1) * bw; x < bw; x++) inWindow[x] -= tmp[row + x]!;
+    for (let x = 0, row = y * bw; x < bw; x++) out[row + x] = inWindow[x]! > 0 ? 1 : 0;
   }
   return out;
 }
