@@ -149,7 +149,7 @@ test('two browser contexts editing the same image: both edits end up in the save
   }
 });
 
-test('a conflict merged during a drag: the drag goes on, and the saved document has both sides and the whole move', async ({ page }) => {
+test('a save the server rebased on another one, answered during a drag: the drag goes on, and the saved document has both sides and the whole move', async ({ page }) => {
   test.setTimeout(120_000);
   const project = await setUp(page);
   const img = project.images[0]!;
@@ -173,28 +173,30 @@ test('a conflict merged during a drag: the drag goes on, and the saved document 
   expect(sent.upserts.map((a) => firstIds.has(a.id))).toEqual([false]);
   const drawn = sent.upserts[0]!;
 
-  // Someone else saves the image meanwhile, so the held save is stale: the server answers 409.
+  // Someone else saves the image meanwhile, so the held save is stale; it touches only its new
+  // box, so the server applies it on top of theirs and its answer carries their change.
   const current = await loadSaved(page, project, img.id);
   const theirs = { id: randomUUID(), name: 'car', bounding_box: { x: 560, y: 380, w: 90, h: 70 } };
   const other = await apiCall(page, 'POST', '/annotations/save-data', { image_id: img.id, project_id: project.projectId, image_filename: IMAGE, annotations: [...current.annotations, theirs], base_version: current.version });
   expect(other.status).toBe(200);
-  const conflict = await held.fetch();
-  expect(conflict.status()).toBe(409);
+  const answer = await held.fetch();
+  expect(answer.status()).toBe(200);
+  expect(await answer.json()).toMatchObject({ rebased_from: other.body.version, changes: { since: current.version, upserts: [theirs] } });
 
-  // The user drags the new box by 120 screen px; the merge lands halfway.
+  // The user drags the new box by 120 screen px; the answer (with their box) lands halfway.
   await page.keyboard.press('q');
   const b = (await page.getByTestId('editor-canvas').boundingBox())!;
   await page.mouse.move(b.x + 370, b.y + 200);
   await page.mouse.down();
   await page.mouse.move(b.x + 430, b.y + 200, { steps: 6 });
-  await held.fulfill({ response: conflict });
-  await expect(page.getByText('Conflict merged: changes saved from elsewhere were kept with yours.')).toBeVisible();
+  await held.fulfill({ response: answer });
+  await expect(rows(page)).toHaveCount(3);
   await page.mouse.move(b.x + 490, b.y + 200, { steps: 6 });
   await page.mouse.up();
 
   await expect(rows(page)).toHaveCount(3);
   await savedCount(page, project, img.id, 3);
-  await expect(saveState(page)).toHaveText(/^(Saved|Conflict merged)$/, { timeout: 20_000 });
+  await expect(saveState(page)).toHaveText('Saved', { timeout: 20_000 });
   // The whole drag, not where it stood when the merge landed.
   const expectedX = drawn.bounding_box.x + 120 * (drawn.bounding_box.w / 100);
   const savedX = async () => (await loadSaved(page, project, img.id)).annotations.find((a) => a.id === drawn.id)?.bounding_box.x ?? NaN;
