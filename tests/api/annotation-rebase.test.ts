@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { organizationMembers } from '../../src/server/db/schema';
+import { LiveClient } from './support/live';
 
 let server: TestServer;
 let owner: Member;
@@ -90,6 +91,25 @@ describe('a stale save-changes on shapes nobody else touched', () => {
     expect(res.body.version).toBe(4);
     expect(res.body).not.toHaveProperty('rebased_from');
     expect(res.body).not.toHaveProperty('changes');
+  });
+});
+
+describe('the live socket', () => {
+  it('tells of a rebased save as one version on top of the head, with only its own change', async () => {
+    const img = await newImage();
+    await saveData(img, [box('a'), box('b')]);
+    const watcher = await LiveClient.ready(server, other.token);
+    try {
+      await watcher.join(img.id, project.id);
+      await saveChanges(img, 1, [box('a', 5)], [], other.token);
+      expect(await watcher.changed(img.id, 2)).toMatchObject({ base_version: 1, upserts: [box('a', 5)], by: other.userId });
+      const res = await saveChanges(img, 1, [box('b', 6)]);
+      expect(res.body).toMatchObject({ version: 3, rebased_from: 2 });
+      expect(await watcher.changed(img.id, 3)).toEqual({ type: 'changed', image_id: img.id, version: 3, base_version: 2, upserts: [box('b', 6)], removed_ids: [], by: owner.userId });
+    } finally {
+      watcher.socket.terminate();
+      await watcher.closed;
+    }
   });
 });
 
