@@ -33,14 +33,63 @@ export const LIVE_CLOSE = {
   tooLarge: 1009,
 } as const;
 
-/** The colours given to people on an image (by their user id), distinct from one another. */
+/** The colours given to people on an image, distinct from one another (peerColors). */
 export const PEER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324', '#469990', '#808000'] as const;
 
-/** A person's colour: the same for a user id everywhere (FNV-1a of the id). */
-export function peerColor(userId: string): string {
+/** A person's own colour, in PEER_COLORS: the same for a user id everywhere (FNV-1a of the id). */
+function ownColorIndex(userId: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < userId.length; i++) h = Math.imul(h ^ userId.charCodeAt(i), 0x01000193) >>> 0;
-  return PEER_COLORS[h % PEER_COLORS.length]!;
+  return h % PEER_COLORS.length;
+}
+
+/** A person's own colour: the same for a user id everywhere, but shared with 1 in 10 others. The people on an image get peerColors. */
+export function peerColor(userId: string): string {
+  return PEER_COLORS[ownColorIndex(userId)]!;
+}
+
+/**
+ * The colour of each person on one image, distinct while there are no more people than
+ * PEER_COLORS: everyone keeps their own colour (peerColor) unless someone before them in user-id
+ * order has it; those take the next free colour after their own in PEER_COLORS (around the end).
+ * Past ten people the rest keep their own colours. A function of the set of user ids alone (their
+ * order and repeats do not matter), so every server process and client works out the same colours,
+ * and a person's colour stays while the set does not change. When someone leaves, everyone who had
+ * their own colour keeps it; someone who had to move on may move back to a freed one.
+ */
+export function peerColors(userIds: Iterable<string>): Map<string, string> {
+  const ids = [...new Set(userIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const taken = new Array<boolean>(PEER_COLORS.length).fill(false);
+  const out = new Map<string, string>();
+  const moved: string[] = [];
+  for (const id of ids) {
+    const own = ownColorIndex(id);
+    if (taken[own]) moved.push(id);
+    else {
+      taken[own] = true;
+      out.set(id, PEER_COLORS[own]!);
+    }
+  }
+  for (const id of moved) {
+    const own = ownColorIndex(id);
+    let pick = own;
+    for (let step = 1; step < PEER_COLORS.length; step++) {
+      const i = (own + step) % PEER_COLORS.length;
+      if (!taken[i]) {
+        pick = i;
+        break;
+      }
+    }
+    taken[pick] = true;
+    out.set(id, PEER_COLORS[pick]!);
+  }
+  return out;
+}
+
+/** The peers of one image with their colours from peerColors (copies; the list's order kept). What the server sends in `joined`, `presence` and `watching`. */
+export function withPeerColors<P extends { user_id: string; color: string }>(peers: readonly P[]): P[] {
+  const colors = peerColors(peers.map((p) => p.user_id));
+  return peers.map((p) => ({ ...p, color: colors.get(p.user_id)! }));
 }
 
 const uuid = z.string().uuid();
@@ -71,6 +120,7 @@ export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
 export const LivePeer = z.object({
   user_id: z.string(),
   name: z.string(),
+  /** One of PEER_COLORS, distinct among the people on the image (peerColors): clients draw the person in it as it is. */
   color: z.string(),
   /** Whether the person may edit this image's annotations; a viewer's selection is only where they look. */
   can_edit: z.boolean(),

@@ -8,6 +8,7 @@ import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { LiveClient } from './support/live';
 import { joinAs } from './team-harness';
 import { sql } from 'drizzle-orm';
+import { peerColors } from '../../src/contract/live';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -156,7 +157,12 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
       [other.userId, false],
     ]);
     // B sees A's person in `joined` when A's announcement came first, else in a presence after it.
-    await onB.next((m) => (m.type === 'presence' || m.type === 'joined') && m.peers.length === 2, 5000, true);
+    const seenOnB = await onB.next((m) => (m.type === 'presence' || m.type === 'joined') && m.peers.length === 2, 5000, true);
+    // Both processes give the two people the same colours, and different ones (peerColors over everyone).
+    const colors = (m: { [key: string]: any }) => Object.fromEntries(m.peers.map((p: any) => [p.user_id, p.color]));
+    expect(colors(seenOnB)).toEqual(colors(seenOnA));
+    expect(colors(seenOnA)).toEqual(Object.fromEntries([...peerColors([owner.userId, other.userId])]));
+    expect(new Set(Object.values(colors(seenOnA))).size).toBe(2);
     await onA.send({ type: 'cursor', image_id: img.id, x: 3, y: 4 });
     expect(await onB.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: owner.userId, cursor: { x: 3, y: 4 } });
     await onB.send({ type: 'selection', image_id: img.id, ids: ['s1'] });

@@ -1,7 +1,9 @@
 // The live co-editing socket (issue 20, /api/v1/live) as clients see it: auth and its close code,
 // join and the 404 rule, `changed` after every kind of write (the author's own sockets too),
-// presence, watch (presence only, for the Data tab), the cursor relay and its limits, sockets per
-// user, revoked keys and removed members, and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts.
+// presence and the people's distinct colours, watch (presence only, for the Data tab), the cursor
+// relay and its limits, sockets per user, revoked keys and removed members, and gap recovery
+// through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts; a server
+// restart with the app's live client: tests/api/live-restart.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
@@ -10,7 +12,7 @@ import { createProject, png, uploadImage, type Member } from '../fixtures/datase
 import { importFile } from './support/imports';
 import { LiveClient, sleep } from './support/live';
 import { CHANGES_CHANNEL } from '../../src/server/services/annotations';
-import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, peerColor } from '../../src/contract/live';
+import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, PEER_COLORS, peerColor } from '../../src/contract/live';
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof onboardedUser>>;
@@ -313,6 +315,42 @@ describe('presence', () => {
     // The viewer's changes never reached anyone: they only watched.
     expect(a.messages.filter((m) => m.type === 'changed' && m.image_id === img.id)).toEqual([]);
   });
+});
+
+describe('colours', () => {
+  it("two people whose own colours collide get different ones, the same in joined, presence and a watcher's answer; the one who gave way gets theirs back when the other leaves", async () => {
+    const img = await newImage();
+    // Members until two of them (the owner included) have the same own colour (peerColor, a hash of
+    // the user id): eleven people at most, with ten colours.
+    const byColor = new Map<string, { token: string; userId: string }>([[peerColor(owner.userId), owner]]);
+    let pair: { token: string; userId: string }[] = [];
+    while (pair.length === 0) {
+      const member = await joinAs(server, owner.token, owner.org.id, 'annotator');
+      const same = byColor.get(peerColor(member.userId));
+      if (same) pair = [same, member];
+      else byColor.set(peerColor(member.userId), member);
+    }
+    // The first by user id keeps the colour; the other takes the next free one.
+    const [first, second] = pair.sort((p, q) => (p.userId < q.userId ? -1 : 1)) as [Member, Member];
+    const own = peerColor(first.userId);
+    expect(peerColor(second.userId)).toBe(own);
+    const next = PEER_COLORS[(PEER_COLORS.indexOf(own as (typeof PEER_COLORS)[number]) + 1) % PEER_COLORS.length];
+    const colors = (m: { [key: string]: any }) => Object.fromEntries(m.peers.map((p: { user_id: string; color: string }) => [p.user_id, p.color]));
+    const expected = { [first.userId]: own, [second.userId]: next };
+
+    const a = await live(second.token);
+    expect(colors(await a.join(img.id, project.id))).toEqual({ [second.userId]: own }); // alone, in their own colour
+    const b = await live(first.token);
+    expect(colors(await b.join(img.id, project.id))).toEqual(expected);
+    expect(colors(await a.next((m) => m.type === 'presence' && m.peers.length === 2, 5000, true))).toEqual(expected);
+    const watcher = await live(owner.token);
+    await watcher.send({ type: 'watch', project_id: project.id, image_ids: [img.id] });
+    expect(colors((await watcher.next((m) => m.type === 'watching')).images[0])).toEqual(expected);
+
+    await b.send({ type: 'leave', image_id: img.id });
+    expect(colors(await a.next((m) => m.type === 'presence' && m.peers.length === 1))).toEqual({ [second.userId]: own });
+    expect(colors(await watcher.next((m) => m.type === 'presence' && m.peers.length === 1))).toEqual({ [second.userId]: own });
+  }, 60_000);
 });
 
 describe('watch (presence only: the Data tab)', () => {

@@ -1,24 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { PEER_COLORS } from '../../contract/live';
-import { distinctColors, inkOn } from './PeerAvatars';
+import { PEER_COLORS, peerColor } from '../../contract/live';
+import { inkOn, peerColorOf } from './PeerAvatars';
 
-const peer = (user_id: string, color: string) => ({ user_id, name: user_id, color, can_edit: true });
-
-describe('distinctColors', () => {
-  it('keeps the server colours when they differ, and gives a later person of a taken colour the first free one, the same whatever the order', () => {
-    const a = peer('a', PEER_COLORS[2]);
-    const b = peer('b', PEER_COLORS[2]);
-    const c = peer('c', PEER_COLORS[0]);
-    const one = distinctColors([b, c, a]);
-    expect(one.get('a')).toBe(PEER_COLORS[2]);
-    expect(one.get('c')).toBe(PEER_COLORS[0]);
-    expect(one.get('b')).toBe(PEER_COLORS[1]);
-    expect(distinctColors([a, b, c])).toEqual(one);
+describe('peerColorOf', () => {
+  it('draws a person in the colour the server gave them, also one that is not their own (they gave way to someone of the same colour)', () => {
+    const given = PEER_COLORS.find((c) => c !== peerColor('ada'))!;
+    expect(peerColorOf({ user_id: 'ada', name: 'Ada', color: given, can_edit: true })).toBe(given);
+    expect(peerColorOf({ user_id: 'ada', name: 'Ada', color: '#4363D8', can_edit: true })).toBe('#4363d8');
   });
 
   it('never puts a colour that is not a plain hex colour into a style', () => {
-    const colors = distinctColors([peer('x', 'red; background: url(https://evil)')]);
-    expect(colors.get('x')).toMatch(/^#[0-9a-f]{6}$/);
+    expect(peerColorOf({ user_id: 'x', name: 'X', color: 'red; background: url(https://evil)', can_edit: true })).toMatch(/^#[0-9a-f]{6}$/);
   });
 });
 

@@ -2,38 +2,21 @@
 // Data tab's tiles. One avatar per person, their initials on their colour, their name in the
 // tooltip and the accessible name (a viewer is marked as viewing). Shown once someone else is
 // there: the others first, then (in the editor) the user ("(you)"), whose colour is the one the
-// others see. Names are text (React escapes them).
-import { PEER_COLORS, peerColor, type LivePeer } from '../../contract/live';
+// others see. Names are text (React escapes them). Each person is drawn in the colour the server
+// gave them (`color`: distinct among the people on the image, the same on every client); it is
+// never worked out here.
+import type { LivePeer } from '../../contract/live';
 import { Tooltip } from './Tooltip';
 import { initials } from '../lib/format';
 import styles from './PeerAvatars.module.css';
 
 const HEX = /^#[0-9a-f]{6}$/i;
+/** For a colour that is not a plain hex colour (never sent by the server): slate, --color-status-new. */
+const UNKNOWN_COLOR = '#667085';
 
-/**
- * One colour per person on the image: the server's colour is a hash of the user id, so two people
- * can get the same one. The people are taken in user-id order and one whose colour is taken gets
- * the first free one: every client of the image works it out the same from the same list.
- */
-export function distinctColors(peers: readonly LivePeer[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const used = new Set<string>();
-  const losers: string[] = [];
-  // Everyone keeps their colour unless someone earlier in user-id order has it; those take the free ones after.
-  for (const p of [...peers].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))) {
-    const color = HEX.test(p.color) ? p.color.toLowerCase() : peerColor(p.user_id);
-    if (used.has(color)) losers.push(p.user_id);
-    else {
-      used.add(color);
-      out.set(p.user_id, color);
-    }
-  }
-  for (const id of losers) {
-    const color = PEER_COLORS.find((c) => !used.has(c)) ?? peerColor(id);
-    used.add(color);
-    out.set(id, color);
-  }
-  return out;
+/** The person's colour as the server gave it, when it is a plain hex colour (anything else never reaches a style). */
+export function peerColorOf(peer: LivePeer): string {
+  return HEX.test(peer.color) ? peer.color.toLowerCase() : UNKNOWN_COLOR;
 }
 
 /** Initials in dark text on the light colours of the palette (white on them would be unreadable). */
@@ -65,7 +48,7 @@ function PeerAvatar({ peer, label, color, side }: { peer: LivePeer; label: strin
 }
 
 export interface PeerAvatarsProps {
-  /** Everyone on the image, as the server says (the user included): colours are worked out from the whole list. */
+  /** Everyone on the image, as the server says (the user included), each with their colour. */
   peers: readonly LivePeer[];
   selfId: string | null;
   /** Others shown before the rest are counted as "+n". */
@@ -85,12 +68,10 @@ export function PeerAvatars({ peers, selfId, max = 5, size = 'md', showSelf = tr
   const self = showSelf ? peers.find((p) => p.user_id === selfId) : undefined;
   const shown = others.slice(0, max);
   const hidden = others.slice(max);
-  const colors = distinctColors(peers);
-  const colorOf = (p: LivePeer) => colors.get(p.user_id) ?? peerColor(p.user_id);
   return (
     <ul className={styles.peers} aria-label={label} data-size={size} data-testid="peer-avatars">
       {shown.map((p) => (
-        <PeerAvatar key={p.user_id} peer={p} color={colorOf(p)} side={tooltipSide} label={nameOf(p)} />
+        <PeerAvatar key={p.user_id} peer={p} color={peerColorOf(p)} side={tooltipSide} label={nameOf(p)} />
       ))}
       {hidden.length > 0 ? (
         <li className={styles.item}>
@@ -101,7 +82,7 @@ export function PeerAvatars({ peers, selfId, max = 5, size = 'md', showSelf = tr
           </Tooltip>
         </li>
       ) : null}
-      {self ? <PeerAvatar peer={self} color={colorOf(self)} side={tooltipSide} label={`${self.name} (you)`} /> : null}
+      {self ? <PeerAvatar peer={self} color={peerColorOf(self)} side={tooltipSide} label={`${self.name} (you)`} /> : null}
     </ul>
   );
 }

@@ -7,7 +7,9 @@
 // An announcement is `{o, i, p, ask?}` (origin process, image, that origin's peers on the image;
 // `ask` when the origin's room is new, so the others answer with theirs) or `{o, i, m}` (a peer
 // message to relay as it is). Each process re-announces its rooms every heartbeat; an origin not
-// heard for three heartbeats (a process that died) leaves the image's peers.
+// heard for three heartbeats (a process that died) leaves the image's peers. The peers announced
+// carry their own colours (peerColor); the hub gives the people of an image distinct colours over
+// every process's peers at once (withPeerColors in hub.ts), so all processes send the same ones.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context';

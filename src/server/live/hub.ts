@@ -26,6 +26,7 @@ import {
   LIVE_MAX_PEER_MESSAGES_PER_SECOND,
   parseClientMessage,
   peerColor,
+  withPeerColors,
   type LiveClientMessage,
   type LiveErrorMessage,
   type LivePeer,
@@ -311,17 +312,22 @@ export class LiveHub {
 
   // --- presence
 
-  /** One entry per person on the image, on this process and the others; `can_edit` when any of their sockets may edit. */
+  /**
+   * One entry per person on the image, on this process and the others; `can_edit` when any of their
+   * sockets may edit; colours distinct among them (withPeerColors, worked out over everyone, so each
+   * process gives the same ones). What `joined`, `presence` and `watching` carry.
+   */
   private peersOf(room: Room): LivePeer[] {
-    return mergePeers([...this.localPeersOf(room), ...(this.cluster?.peersOn(room.imageId) ?? [])]);
+    return withPeerColors(mergePeers([...this.localPeersOf(room), ...(this.cluster?.peersOn(room.imageId) ?? [])]));
   }
 
-  /** Everyone on the image, with or without a room on this process. */
+  /** Everyone on the image, with or without a room on this process (as peersOf). */
   private peersOn(imageId: string): LivePeer[] {
     const room = this.rooms.get(imageId);
-    return room ? this.peersOf(room) : mergePeers(this.cluster?.peersOn(imageId) ?? []);
+    return room ? this.peersOf(room) : withPeerColors(mergePeers(this.cluster?.peersOn(imageId) ?? []));
   }
 
+  /** The people on this process's sockets, each in their own colour (what the cluster announces; peersOf gives the colours sent to clients). */
   private localPeersOf(room: Room): LivePeer[] {
     return mergePeers([...room.clients].map((c) => ({ user_id: c.user!.id, name: c.user!.name, color: peerColor(c.user!.id), can_edit: c.joins.get(room.imageId)?.canEdit ?? false })));
   }

@@ -1,12 +1,13 @@
 // The others' cursors and selections over the canvas (live co-editing, issue 20): a light layer of
 // absolutely placed elements above the editor's canvas, mapped from image pixels with the editor's
 // camera (imageToScreen). Each cursor is an arrow in the person's colour with their name (text:
-// React escapes it); each shape they selected is outlined (its bounds) in their colour. A cursor
-// not moved for 10 s fades out (peerPresence.ts). The layer takes no pointer events.
+// React escapes it); each shape they selected is outlined (its bounds) in their colour: the one
+// the server gave them in the peers list, as on their avatar. A cursor not moved for 10 s fades
+// out (peerPresence.ts). The layer takes no pointer events.
 import type { CSSProperties } from 'react';
-import { peerColor, type LivePeer } from '../../../contract/live';
+import type { LivePeer } from '../../../contract/live';
 import { annotationBounds, imageToScreen, type Editor } from '../../../engine';
-import { distinctColors, inkOn } from '../../components/PeerAvatars';
+import { inkOn, peerColorOf } from '../../components/PeerAvatars';
 import { cursorOpacity, type PeerPresence } from './peerPresence';
 import { useCamera } from './useEditor';
 import styles from './PeerOverlay.module.css';
@@ -23,8 +24,6 @@ export interface PeerOverlayProps {
 export function PeerOverlay({ editor, peers, presence, now }: PeerOverlayProps) {
   const camera = useCamera(editor);
   const byId = new Map(peers.map((p) => [p.user_id, p]));
-  const colors = distinctColors(peers);
-  const colorOf = (id: string) => colors.get(id) ?? peerColor(id);
   const outlines: { key: string; userId: string; name: string; color: string; left: number; top: number; width: number; height: number }[] = [];
   for (const [userId, ids] of presence.selections) {
     const peer = byId.get(userId);
@@ -35,7 +34,7 @@ export function PeerOverlay({ editor, peers, presence, now }: PeerOverlayProps) 
       const b = annotationBounds(a);
       const [x0, y0] = imageToScreen(camera, b.minX, b.minY);
       const [x1, y1] = imageToScreen(camera, b.maxX, b.maxY);
-      outlines.push({ key: `${userId}:${id}`, userId, name: peer.name, color: colorOf(userId), left: x0, top: y0, width: x1 - x0, height: y1 - y0 });
+      outlines.push({ key: `${userId}:${id}`, userId, name: peer.name, color: peerColorOf(peer), left: x0, top: y0, width: x1 - x0, height: y1 - y0 });
     }
   }
   const cursors = [...presence.cursors].flatMap(([userId, c]) => {
@@ -43,7 +42,7 @@ export function PeerOverlay({ editor, peers, presence, now }: PeerOverlayProps) 
     const opacity = cursorOpacity(c.at, now);
     if (!peer || opacity <= 0) return [];
     const [x, y] = imageToScreen(camera, c.x, c.y);
-    return [{ userId, name: peer.name, color: colorOf(userId), x, y, opacity }];
+    return [{ userId, name: peer.name, color: peerColorOf(peer), x, y, opacity }];
   });
   if (outlines.length === 0 && cursors.length === 0) return null;
   return (
