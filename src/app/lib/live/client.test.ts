@@ -163,13 +163,16 @@ describe('LiveClient', () => {
     expect(t.sockets).toHaveLength(1);
   });
 
-  it('reconnects with growing delays, authenticates and joins again, and catches up on the versions missed', async () => {
+  it('reconnects with growing delays, shows nobody on the image meanwhile, authenticates and joins again, and catches up on the versions missed', async () => {
     const t = setup({ changes: (since) => ({ version: 3, base_version: since, upserts: [box('x', 5)], removed_ids: ['s1'], by: null }) });
     const s = screen();
     const first = await connected(t, s);
     first.server(changed(1));
     expect(s.state.version).toBe(1);
+    expect(s.state.peers).toEqual(['Ann']);
     first.drop();
+    // Nobody is known to be on the image while the socket is away.
+    expect(s.state.peers).toEqual([]);
     expect(t.runTimers()).toEqual([500]);
     t.last().drop(); // the server is still away
     expect(t.runTimers()).toEqual([1000]);
@@ -180,8 +183,9 @@ describe('LiveClient', () => {
     expect(sock.sent[0]).toEqual({ type: 'auth', token: 'token-1' });
     sock.server({ type: 'ready', user_id: 'u1' });
     expect(sock.sent[1]).toMatchObject({ type: 'join', image_id: IMG });
-    sock.server({ type: 'joined', image_id: IMG, version: 3, peers: [] });
+    sock.server({ type: 'joined', image_id: IMG, version: 3, peers: [{ user_id: 'u1', name: 'Ann', color: '#e6194b', can_edit: true }] });
     await flush();
+    expect(s.state.peers).toEqual(['Ann']);
     expect(t.fetched).toEqual([1]);
     expect(s.state.version).toBe(3);
     expect(s.applied[1]).toMatchObject({ base_version: 1, version: 3, removed_ids: ['s1'] });

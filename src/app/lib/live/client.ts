@@ -8,6 +8,7 @@
 // Besides the joined images, the socket can watch the presence of a list of images without joining
 // them (`watchPresence`: the Data tab's tiles), sent debounced and again after every reconnect.
 import { z } from 'zod';
+import type { ChangesResponse } from '../../../contract/annotation-api';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { LIVE_MAX_JOINS_PER_SOCKET, LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
 
@@ -43,6 +44,7 @@ export interface LiveImageHandler {
   apply(change: LiveChange): ApplyResult;
   /** The change log no longer reaches back to the version held: load the whole document again (then call resync). */
   reload(): void;
+  /** The people on the image (the user included, each in the colour the server gave them), from `joined` and `presence`; [] when the socket closed: nobody is known to be there until it has joined again. */
   onPeers?(peers: LivePeer[]): void;
   onCursor?(userId: string, cursor: { x: number; y: number }): void;
   onSelection?(userId: string, ids: string[]): void;
@@ -75,6 +77,11 @@ interface PresenceWatch {
   /** What the server has been sent on this socket (`project:ids`); null: nothing watched there. */
   sent: string | null;
   timer: unknown;
+}
+
+/** A GET changes answer as a change to apply (`by` unknown: it may span several people's versions). */
+export function changeOfResponse(res: ChangesResponse): LiveChange {
+  return { version: res.version, base_version: res.since, upserts: res.upserts as StoredAnnotation[], removed_ids: res.removed_ids, by: null };
 }
 
 export type FetchChanges = (imageId: string, projectId: string, since: number) => Promise<LiveChange | 'expired'>;
@@ -266,6 +273,9 @@ export class LiveClient {
       if (this.socket !== socket) return;
       this.socket = null;
       this.setReady(false);
+      // The server has dropped this socket from every image (the others see it leave): the screens
+      // show nobody until the join after the reconnect says who is there.
+      for (const w of this.watches.values()) w.handler.onPeers?.([]);
       if (this.presenceWatch) {
         this.presenceWatch.sent = null;
         this.presenceWatch.handler.onDisconnected();

@@ -1,13 +1,12 @@
 // The app's one live co-editing client (./client.ts): the browser's WebSocket to /api/v1/live on
 // this origin, the supabase session's access token, and GET changes through the API client.
 import { ChangesResponse } from '../../../contract/annotation-api';
-import type { StoredAnnotation } from '../../../contract/annotations';
 import { LIVE_PATH } from '../../../contract/live';
 import { isApiError, request } from '../../api/client';
 import { getSupabase } from '../../api/supabase';
-import { LiveClient, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
+import { LiveClient, changeOfResponse, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
 
-export { LiveClient } from './client';
+export { LiveClient, changeOfResponse } from './client';
 export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LivePresenceHandler, LivePresenceWatch, LiveSocket } from './client';
 export { EMPTY_WATCHED, watchedFrom, withPresence, type WatchedPeople } from './watchedPeople';
 
@@ -19,7 +18,7 @@ export function liveUrl(loc: { protocol: string; host: string } = window.locatio
 export const fetchChanges: FetchChanges = async (imageId, projectId, since) => {
   try {
     const res = await request('GET', `/annotations/changes/${encodeURIComponent(imageId)}?since=${since}&project_id=${encodeURIComponent(projectId)}`, ChangesResponse);
-    return { version: res.version, base_version: res.since, upserts: res.upserts as StoredAnnotation[], removed_ids: res.removed_ids, by: null };
+    return changeOfResponse(res);
   } catch (err) {
     if (isApiError(err) && err.status === 410) return 'expired';
     throw err;
