@@ -44,8 +44,10 @@ const timers = { setTimer: (fn: () => void, ms: number): unknown => setTimeout(f
 function openEditor(base: () => string, session: Session, image: { id: string; filename: string }, projectId: string, name: string) {
   const logs: string[] = [];
   const log = (m: string) => logs.push(`${name}: ${m}`);
-  /** Each save request: whether the server answered (null: it could not be reached). */
+  /** Each save request: what the server answered (null: it could not be reached, or the answer was lost). */
   const attempts: { status: number | null }[] = [];
+  /** Set: the next save reaches the server, which stops (this runs) before its answer gets back. */
+  let loseNextAnswer: (() => Promise<void>) | null = null;
   const transport: SaveTransport = {
     async save(body) {
       let res: Response;
@@ -56,6 +58,13 @@ function openEditor(base: () => string, session: Session, image: { id: string; f
         return { kind: 'retry', status: null, message: (err as Error).message };
       }
       const text = await res.text();
+      const lose = loseNextAnswer;
+      loseNextAnswer = null;
+      if (lose) {
+        attempts.push({ status: null });
+        await lose();
+        return { kind: 'retry', status: null, message: 'the connection was lost before the answer' };
+      }
       attempts.push({ status: res.status });
       if (res.status !== 200) return outcomeOf(res.status, text);
       return { kind: 'saved', res: SaveDataResponse.parse(JSON.parse(text)) };
@@ -121,6 +130,9 @@ function openEditor(base: () => string, session: Session, image: { id: string; f
     get connected() {
       return connected;
     },
+    loseNextAnswer(stop: () => Promise<void>) {
+      loseNextAnswer = stop;
+    },
     async open() {
       const loaded = await api(base(), 'GET', `/api/v1/annotations/load-data/${image.id}?project_id=${projectId}`, { token: session.token });
       expect(loaded.status).toBe(200);
@@ -171,28 +183,48 @@ describe('a server restart with live clients on an image', () => {
     await server?.stop();
   });
 
-  it('both reconnect and see each other again, B loads the versions it missed, A\'s save made while it was down lands once, and both editors hold what the server holds', async () => {
-    const s = server!;
-    const url = () => s.url;
+  /**
+   * The owner (A) and an annotator (B) with the image open in headless editors, seeing each other,
+   * and B's box saved (version 1) and in A's editor; C: another annotator.
+   */
+  async function onOneImage(s: TestServer) {
     const owner = await onboardedUser(s);
     const project = await createProject(s, owner);
     expect((await api(s.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status).toBe(200);
     const image = await uploadImage(s, owner, project.id, 'restart.png', await png(40, 30));
     const b = await joinAs(s, owner.token, owner.org.id, 'annotator');
     const c = await joinAs(s, owner.token, owner.org.id, 'annotator');
-    const A = openEditor(url, owner, image, project.id, 'A');
-    const B = openEditor(url, b, image, project.id, 'B');
+    const A = openEditor(() => s.url, owner, image, project.id, 'A');
+    const B = openEditor(() => s.url, b, image, project.id, 'B');
     editors.push(A, B);
     const logs = () => [...A.logs, ...B.logs];
     const both = (list: LivePeer[] | undefined) => (list ?? []).map((p) => p.user_id).sort().join() === [owner.userId, b.userId].sort().join();
     await A.open();
     await B.open();
     await until('A and B to see each other', () => both(A.peers.at(-1)) && both(B.peers.at(-1)), logs);
-
-    // Before the restart: B draws a box, A's editor has it live (version 1).
     B.editor.execute('create', { annotation: rect('b1', 1) });
     await until('A to hold version 1', () => A.manager.version(image.id) === 1, logs);
     expect(A.shapes()).toEqual([['b1', 1]]);
+    return { owner, b, c, project, image, A, B, logs, both };
+  }
+
+  /** The image's versions on the server, newest first: [version, who, added, changed, removed]. */
+  async function versions(s: TestServer, token: string, imageId: string, projectId: string) {
+    const history = await api(s.url, 'GET', `/api/v1/annotations/history/${imageId}?project_id=${projectId}`, { token });
+    expect(history.status).toBe(200);
+    return history.body.entries.map((e: any) => [e.version, e.user_id, e.added, e.changed, e.removed]);
+  }
+
+  /** The image's shapes on the server, [id, x] sorted (each box's position is enough here). */
+  async function onServer(s: TestServer, token: string, imageId: string, projectId: string) {
+    const loaded = await api(s.url, 'GET', `/api/v1/annotations/load-data/${imageId}?project_id=${projectId}`, { token });
+    expect(loaded.status).toBe(200);
+    return { version: loaded.body.version as number, shapes: loaded.body.annotations.map((a: any) => [a.id, a.bounding_box.x]).sort() };
+  }
+
+  it('both reconnect and see each other again, B loads the versions it missed, A\'s save made while it was down lands once, and both editors hold what the server holds', async () => {
+    const s = server!;
+    const { owner, b, c, project, image, A, B, logs, both } = await onOneImage(s);
 
     // The server stops: both sockets close.
     await s.stop();
@@ -235,9 +267,7 @@ describe('a server restart with live clients on an image', () => {
     // B loaded what it missed (versions 2 and 3) with GET changes since the version it held.
     expect(B.fetched).toContain(1);
     // The server's version chain: B's box, the third person's two saves, A's box once.
-    const history = await api(back.url, 'GET', `/api/v1/annotations/history/${image.id}?project_id=${project.id}`, { token: owner.token });
-    expect(history.status).toBe(200);
-    expect(history.body.entries.map((e: any) => [e.version, e.user_id, e.added, e.changed, e.removed])).toEqual([
+    expect(await versions(back, owner.token, image.id, project.id)).toEqual([
       [4, owner.userId, 1, 0, 0],
       [3, c.userId, 0, 1, 0],
       [2, c.userId, 1, 0, 0],
@@ -245,16 +275,71 @@ describe('a server restart with live clients on an image', () => {
     ]);
     // A's save reached the server once (among its tries, one answered 200), and nothing came after it.
     expect(A.attempts.filter((t) => t.status === 200)).toHaveLength(1);
-    const loaded = await api(back.url, 'GET', `/api/v1/annotations/load-data/${image.id}?project_id=${project.id}`, { token: owner.token });
-    expect(loaded.body.version).toBe(4);
-    const onServer = loaded.body.annotations.map((a: any) => [a.id, a.bounding_box.x]).sort();
-    expect(onServer).toEqual([
-      ['a1', 20],
-      ['b1', 30],
-      ['c1', 10],
-    ]);
+    const held = await onServer(back, owner.token, image.id, project.id);
+    expect(held).toEqual({
+      version: 4,
+      shapes: [
+        ['a1', 20],
+        ['b1', 30],
+        ['c1', 10],
+      ],
+    });
     // Both editors hold the server's document: every shape once, B's box where the third person moved it.
-    expect([...A.shapes()].sort()).toEqual(onServer);
-    expect([...B.shapes()].sort()).toEqual(onServer);
+    expect([...A.shapes()].sort()).toEqual(held.shapes);
+    expect([...B.shapes()].sort()).toEqual(held.shapes);
+  }, 180_000);
+
+  /**
+   * A draws a box; its save reaches the server (version 2) and is told on the sockets, then the
+   * server stops before the answer gets back, and comes back. Resolves once both see each other
+   * again and A has nothing left to save.
+   */
+  async function answerLostInRestart() {
+    const s = server!;
+    const on = await onOneImage(s);
+    const { image, A, B, logs, both } = on;
+    A.loseNextAnswer(async () => {
+      await until('B to hold version 2', () => B.manager.version(image.id) === 2, logs);
+      await s.stop();
+    });
+    A.editor.execute('create', { annotation: rect('a1', 20) });
+    await until('A to try its save', () => A.attempts.length > 0, logs);
+    await until('both live clients to see the socket close', () => !A.connected && !B.connected, logs);
+    expect(A.status).toMatchObject({ unsavedImages: 1 });
+    const peersBefore = { A: A.peers.length, B: B.peers.length };
+    const back = await restarted(s, async () => undefined);
+    server = back;
+    await until('A and B to see each other again', () => both(A.peers.slice(peersBefore.A).at(-1)) && both(B.peers.slice(peersBefore.B).at(-1)), logs);
+    await until('A to have nothing left to save', () => A.status.state !== 'pending' && A.status.state !== 'saving' && A.status.unsavedImages === 0, logs);
+    return { ...on, back };
+  }
+
+  it('a save that reached the server as it went down, its answer lost: when the server is back nothing is lost or doubled, and both editors hold what it holds', async () => {
+    const { owner, project, image, A, B, logs, back } = await answerLostInRestart();
+    const held = await onServer(back, owner.token, image.id, project.id);
+    expect(held.shapes).toEqual([
+      ['a1', 20],
+      ['b1', 1],
+    ]);
+    await until('B to hold the version on the server', () => B.manager.version(image.id) === held.version, logs);
+    expect(A.manager.version(image.id)).toBe(held.version);
+    expect([...A.shapes()].sort()).toEqual(held.shapes);
+    expect([...B.shapes()].sort()).toEqual(held.shapes);
+  }, 180_000);
+
+  // Known to fail (it.fails), the save manager's to fix: A's box is saved again as an empty
+  // version 3. The live `changed` of A's own version 2 arrives while the save is in flight
+  // ('busy'); once the save has failed, the live client applies it as another person's change
+  // (SaveManager.remote, 'applied'), and remote() rebases the pending entry onto version 2 without
+  // dropping what the server already holds as wanted (the 409 merge and recovery drop it:
+  // settledIds), and leaves needsSave set, so the retry sends the box again. Dropping the settled
+  // ids in remote() (and, with nothing left, clearing needsSave and telling the status) makes this
+  // pass; so would save-changes making no version for a change that changes nothing. Then make it `it`.
+  it.fails('a save that reached the server as it went down, its answer lost, makes no second version when the server is back', async () => {
+    const { owner, b, project, image, back } = await answerLostInRestart();
+    expect(await versions(back, owner.token, image.id, project.id)).toEqual([
+      [2, owner.userId, 1, 0, 0],
+      [1, b.userId, 1, 0, 0],
+    ]);
   }, 180_000);
 });
