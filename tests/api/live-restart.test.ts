@@ -327,15 +327,10 @@ describe('a server restart with live clients on an image', () => {
     expect([...B.shapes()].sort()).toEqual(held.shapes);
   }, 180_000);
 
-  // Known to fail (it.fails), the save manager's to fix: A's box is saved again as an empty
-  // version 3. The live `changed` of A's own version 2 arrives while the save is in flight
-  // ('busy'); once the save has failed, the live client applies it as another person's change
-  // (SaveManager.remote, 'applied'), and remote() rebases the pending entry onto version 2 without
-  // dropping what the server already holds as wanted (the 409 merge and recovery drop it:
-  // settledIds), and leaves needsSave set, so the retry sends the box again. Dropping the settled
-  // ids in remote() (and, with nothing left, clearing needsSave and telling the status) makes this
-  // pass; so would save-changes making no version for a change that changes nothing. Then make it `it`.
-  it.fails('a save that reached the server as it went down, its answer lost, makes no second version when the server is back', async () => {
+  // The live `changed` of A's own version 2 arrives while the save is in flight ('busy'); once the
+  // save has failed it is applied as a change from the server (SaveManager.remote), which drops
+  // the pending box the server already holds, so the retry does not send it again.
+  it('a save that reached the server as it went down, its answer lost, makes no second version when the server is back', async () => {
     const { owner, b, project, image, back } = await answerLostInRestart();
     expect(await versions(back, owner.token, image.id, project.id)).toEqual([
       [2, owner.userId, 1, 0, 0],

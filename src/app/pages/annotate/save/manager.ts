@@ -15,7 +15,7 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, newEntry, overwrittenBy, rebase, replaceDelta, sameStatus, touchedIds, type Slot } from './slot';
+import { computeStatus, hasWork, netDelta, newEntry, overwrittenBy, rebase, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
 import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 export function createManager(deps: SaveDeps): SaveManager {
@@ -163,8 +163,19 @@ export function createManager(deps: SaveDeps): SaveManager {
       s.base = { shapes, version: change.version, savedAt: s.base.savedAt };
       const local = touchedIds(s.pending);
       // Pending changes now build on the new version (the next save sends them on it, no 409).
-      s.pending = rebase(s.base, s.pending);
-      device.persist([], s.pending);
+      // Those the server holds already leave (a save whose answer was lost is this change): sent
+      // again they would make an empty version.
+      const want = new Map(netDelta(s.pending).upserts.map((a) => [a.id, a]));
+      const rebased = rebase(s.base, s.pending, settledIds(s.pending, want, s.base.shapes));
+      const kept = new Set(rebased.map((e) => e.key));
+      const dropped = s.pending.filter((e) => !kept.has(e.key)).map((e) => e.key);
+      s.pending = rebased;
+      device.persist(dropped, rebased);
+      if (!rebased.length && s.needsSave) {
+        s.needsSave = false;
+        s.phase = 'idle';
+        core.emit();
+      }
       return { kind: 'applied', local, overwritten: overwrittenBy(s, change, deps.now()).filter((id) => !local.has(id)) };
     },
 
