@@ -10,7 +10,7 @@ export const LIVE_PATH = '/api/v1/live';
 export const LIVE_AUTH_TIMEOUT_MS = 5_000;
 /** Largest message a client may send (bytes of UTF-8); a larger one closes the socket with LIVE_CLOSE.tooLarge. */
 export const LIVE_MAX_MESSAGE_BYTES = 64 * 1024;
-/** cursor and selection messages relayed per socket in any one second; the rest are dropped without an answer. */
+/** cursor, selection and overlap messages relayed per socket in any one second (one budget); the rest are dropped (an overlap answered `rate_limited`). */
 export const LIVE_MAX_PEER_MESSAGES_PER_SECOND = 20;
 /** auth, join, leave and watch messages per socket in any one second; the rest are answered `error` `rate_limited` and ignored. */
 export const LIVE_MAX_CONTROL_MESSAGES_PER_SECOND = 10;
@@ -104,6 +104,14 @@ export const LiveLeave = z.object({ type: z.literal('leave'), image_id: uuid }).
 export const LiveCursor = z.object({ type: z.literal('cursor'), image_id: uuid, x: coordinate, y: coordinate }).strict();
 /** The ids of the shapes selected (empty: nothing). A presence signal only: it never edits anything. */
 export const LiveSelection = z.object({ type: z.literal('selection'), image_id: uuid, ids: z.array(z.string().min(1).max(200)).max(LIVE_MAX_SELECTION_IDS) }).strict();
+/**
+ * Both people edited these shapes and the others' edit won: the sender's save met a 409 and its
+ * merge kept the server's shape of each (the later edit), so the sender's change of them is
+ * dropped and never saved. Relayed to the image's other sockets as `peer` with `overlap`, so the
+ * person whose edit was kept is told too (nothing else says so: no version is made). Only from
+ * someone who may edit the image (a viewer's is ignored); at most LIVE_MAX_SELECTION_IDS ids.
+ */
+export const LiveOverlap = z.object({ type: z.literal('overlap'), image_id: uuid, ids: z.array(z.string().min(1).max(200)).min(1).max(LIVE_MAX_SELECTION_IDS) }).strict();
 
 /**
  * Watch-only: the presence of these images (the Data tab's tiles), without joining them: the
@@ -112,7 +120,7 @@ export const LiveSelection = z.object({ type: z.literal('selection'), image_id: 
  */
 export const LiveWatch = z.object({ type: z.literal('watch'), project_id: uuid, image_ids: z.array(uuid) }).strict();
 
-export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveWatch]);
+export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveOverlap, LiveWatch]);
 export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
 
 // --- server to client
@@ -150,10 +158,14 @@ export const LiveChanged = z.object({
   omitted: z.literal(true).optional(),
 });
 export const LivePresence = z.object({ type: z.literal('presence'), image_id: z.string(), peers: z.array(LivePeer) });
-/** Another socket's cursor or selection, relayed. */
+/**
+ * Another socket's cursor, selection or overlap (LiveOverlap: `user_id` edited these shapes too,
+ * and the edit saved before theirs arrived, possibly the receiver's, was kept), relayed.
+ */
 export const LivePeerMessage = z.union([
   z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), cursor: z.object({ x: z.number(), y: z.number() }) }),
   z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), selection: z.array(z.string()) }),
+  z.object({ type: z.literal('peer'), image_id: z.string(), user_id: z.string(), overlap: z.array(z.string()) }),
 ]);
 
 /**

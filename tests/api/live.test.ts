@@ -1,8 +1,8 @@
 // The live co-editing socket (issue 20, /api/v1/live) as clients see it: auth and its close code,
 // join and the 404 rule, `changed` after every kind of write (the author's own sockets too),
-// presence and the people's distinct colours, watch (presence only, for the Data tab), the cursor
-// relay and its limits, sockets per user, revoked keys and removed members, and gap recovery
-// through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts; a server
+// presence and the people's distinct colours, watch (presence only, for the Data tab), the cursor,
+// selection and overlap relay and its limits, sockets per user, revoked keys and removed members,
+// and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts; a server
 // restart with the app's live client: tests/api/live-restart.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
@@ -12,7 +12,7 @@ import { createProject, png, uploadImage, type Member } from '../fixtures/datase
 import { importFile } from './support/imports';
 import { LiveClient, sleep } from './support/live';
 import { CHANGES_CHANNEL } from '../../src/server/services/annotations';
-import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, parseClientMessage, PEER_COLORS, peerColor } from '../../src/contract/live';
+import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, LIVE_MAX_SELECTION_IDS, parseClientMessage, PEER_COLORS, peerColor } from '../../src/contract/live';
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof onboardedUser>>;
@@ -526,6 +526,68 @@ describe('cursor and selection', () => {
     await sleep(700);
     await a.send({ type: 'cursor', image_id: img.id, x: 1000, y: 0 });
     expect((await b.next((m) => m.type === 'peer')).cursor.x).toBe(1000);
+  });
+});
+
+describe('overlap', () => {
+  const id0 = '00000000-0000-4000-8000-000000000000';
+  /** The owner (a) and a new member of `role` (b) on a new image. */
+  async function twoOnImage(role: 'annotator' | 'viewer') {
+    const img = await newImage();
+    const member = await joinAs(server, owner.token, owner.org.id, role);
+    const a = await live(owner.token);
+    const b = await live(member.token);
+    await a.join(img.id, project.id);
+    expect(await b.join(img.id, project.id)).toMatchObject({ type: 'joined' });
+    return { img, member, a, b };
+  }
+
+  it('is relayed to the image\'s other sockets as a peer message, not back to the sender; validated; only from a joined image', async () => {
+    const { img, member: annotator, a, b } = await twoOnImage('annotator');
+    await b.send({ type: 'overlap', image_id: img.id, ids: ['s1', 's2'] });
+    expect(await a.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: annotator.userId, overlap: ['s1', 's2'] });
+    // Refused: no ids, too many, an id too long, an unknown field.
+    for (const bad of [
+      { type: 'overlap', image_id: img.id, ids: [] },
+      { type: 'overlap', image_id: img.id, ids: Array.from({ length: LIVE_MAX_SELECTION_IDS + 1 }, (_, i) => `s${i}`) },
+      { type: 'overlap', image_id: img.id, ids: ['x'.repeat(201)] },
+      { type: 'overlap', image_id: img.id, ids: ['s1'], version: 3 },
+    ]) {
+      await b.send(bad);
+      expect(await b.next((m) => m.type === 'error')).toMatchObject({ code: 'invalid_message' });
+    }
+    expect(parseClientMessage(JSON.stringify({ type: 'overlap', image_id: id0, ids: ['a'] }))).toMatchObject({ ok: true });
+    // Not joined to that image: dropped. The selection sent after it is the next thing a hears of b.
+    const other = await newImage();
+    await b.send({ type: 'overlap', image_id: other.id, ids: ['s3'] });
+    await b.send({ type: 'selection', image_id: img.id, ids: ['s9'] });
+    expect(await a.next((m) => m.type === 'peer')).toMatchObject({ user_id: annotator.userId, selection: ['s9'] });
+    expect(a.messages.filter((m) => m.type === 'peer').map((m) => m.overlap ?? m.selection)).toEqual([['s1', 's2'], ['s9']]);
+    // The sender never hears its own.
+    expect(b.messages.filter((m) => m.type === 'peer')).toEqual([]);
+  });
+
+  it('a viewer\'s overlap is not relayed (they edit nothing), their selection is', async () => {
+    const { img, member: viewer, a, b: v } = await twoOnImage('viewer');
+    await v.send({ type: 'overlap', image_id: img.id, ids: ['s1'] });
+    await v.send({ type: 'selection', image_id: img.id, ids: ['s1'] });
+    expect(await a.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: viewer.userId, selection: ['s1'] });
+    expect(a.messages.filter((m) => m.type === 'peer' && 'overlap' in m)).toEqual([]);
+    expect(v.messages.filter((m) => m.type === 'error')).toEqual([]);
+  });
+
+  it(`shares the ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} a second of cursors and selections; one over it is answered rate_limited and not relayed`, async () => {
+    const { img, a, b } = await twoOnImage('annotator');
+    for (let i = 0; i < LIVE_MAX_PEER_MESSAGES_PER_SECOND; i++) await a.send({ type: 'cursor', image_id: img.id, x: i, y: i });
+    await a.send({ type: 'overlap', image_id: img.id, ids: ['late'] });
+    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'rate_limited', image_id: img.id, message: expect.stringContaining('overlap') });
+    // Once the second is over, the next goes through, and it is the only overlap b ever got.
+    await sleep(1100);
+    await a.send({ type: 'overlap', image_id: img.id, ids: ['again'] });
+    expect(await b.next((m) => m.type === 'peer' && 'overlap' in m)).toMatchObject({ user_id: owner.userId, overlap: ['again'] });
+    const got = b.messages.filter((m) => m.type === 'peer');
+    expect(got.filter((m) => 'cursor' in m)).toHaveLength(LIVE_MAX_PEER_MESSAGES_PER_SECOND);
+    expect(got.filter((m) => 'overlap' in m)).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-// Presence, cursors and selections across server processes on one PostgreSQL: each hub announces
+// Presence, cursors, selections and overlaps across server processes on one PostgreSQL: each hub announces
 // the people on its sockets per image, and the cursors and selections they send, with NOTIFY on
 // vellum_live_peers; every hub LISTENs and merges what the others announce into its own rooms.
 // `changed` needs none of this (it comes from the change log, hub.ts). On PGlite there is one
@@ -24,7 +24,7 @@ type Announcement = { o: string; i: string; p: LivePeer[]; ask?: true } | { o: s
 export interface ClusterEvents {
   /** The peers other processes have on `imageId` changed. */
   peersChanged(imageId: string): void;
-  /** A cursor or selection from another process, for the local sockets on `imageId`. */
+  /** A cursor, selection or overlap from another process, for the local sockets on `imageId`. */
   peerMessage(imageId: string, text: string): void;
   /** Another process's room on `imageId` is new: this one's peers there, if it has a room (else null). */
   localPeers(imageId: string): LivePeer[] | null;
@@ -71,20 +71,24 @@ export class LiveCluster {
     this.notify(fresh ? { o: this.origin, i: imageId, p: peers, ask: true } : { o: this.origin, i: imageId, p: peers });
   }
 
-  /** A cursor or selection to the other processes with people on the image; a selection too large for one NOTIFY goes with its first ids. */
-  relay(imageId: string, message: Record<string, unknown> & { selection?: string[] }): void {
+  /**
+   * A cursor, selection or overlap to the other processes with people on the image; a selection or
+   * overlap too large for one NOTIFY goes with its first ids.
+   */
+  relay(imageId: string, message: Record<string, unknown> & { selection?: string[]; overlap?: string[] }): void {
     if (!this.remote.get(imageId)?.size) return;
     const announcement = { o: this.origin, i: imageId, m: message };
     let payload = JSON.stringify(announcement);
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && message.selection) {
+    const key = message.selection ? 'selection' : message.overlap ? 'overlap' : null;
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && key) {
       const ids: string[] = [];
-      let room = MAX_PAYLOAD_BYTES - Buffer.byteLength(JSON.stringify({ ...announcement, m: { ...message, selection: [] } }));
-      for (const id of message.selection) {
+      let room = MAX_PAYLOAD_BYTES - Buffer.byteLength(JSON.stringify({ ...announcement, m: { ...message, [key]: [] } }));
+      for (const id of message[key]!) {
         room -= Buffer.byteLength(JSON.stringify(id)) + 1;
         if (room < 0) break;
         ids.push(id);
       }
-      payload = JSON.stringify({ ...announcement, m: { ...message, selection: ids } });
+      payload = JSON.stringify({ ...announcement, m: { ...message, [key]: ids } });
     }
     if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) this.send(payload);
   }

@@ -1,6 +1,6 @@
 // The live hub of one server process (issue 20, README "Live co-editing"): the open sockets, who
 // is authenticated as whom, which images each socket is joined to (rooms), presence, the relay of
-// cursors and selections, the limits, and the `changed` notifications of committed versions.
+// cursors, selections and overlaps, the limits, and the `changed` notifications of committed versions.
 //
 // Versions are announced by NOTIFY in their own transaction (services/annotations/store.ts); the
 // hub LISTENs (ctx.database.listen: every process on PostgreSQL, in process on PGlite) and reads
@@ -175,9 +175,13 @@ export class LiveHub {
     const message = parsed.message;
     if (first && message.type !== 'auth') return this.close(client, LIVE_CLOSE.unauthorized, 'The first message must be auth');
     const now = Date.now();
-    if (message.type === 'cursor' || message.type === 'selection') {
-      // Over the limit: dropped without an answer (a client sends these as the pointer moves).
-      if (!client.peerRate.allow(now)) return;
+    if (message.type === 'cursor' || message.type === 'selection' || message.type === 'overlap') {
+      // Over the limit: dropped, cursors and selections without an answer (a client sends these as
+      // the pointer moves); an overlap is rare and worth knowing about, so its sender is told.
+      if (!client.peerRate.allow(now)) {
+        if (message.type === 'overlap') this.send(client, { type: 'error', code: 'rate_limited', image_id: message.image_id, message: `At most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} cursor, selection and overlap messages a second` });
+        return;
+      }
     } else if (!client.controlRate.allow(now)) {
       return this.send(client, { type: 'error', code: 'rate_limited', message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join, leave and watch messages a second` });
     }
@@ -202,6 +206,10 @@ export class LiveHub {
         return this.relay(client, message.image_id, { cursor: { x: message.x, y: message.y } });
       case 'selection':
         return this.relay(client, message.image_id, { selection: message.ids });
+      case 'overlap':
+        // Only an edit can be overlapped: a viewer's (or one whose role lost write) is ignored.
+        if (!client.joins.get(message.image_id)?.canEdit) return;
+        return this.relay(client, message.image_id, { overlap: message.ids });
       case 'watch':
         return this.watchers.watch(client, client.user.id, message.project_id, message.image_ids, () => client.closed);
     }
@@ -298,8 +306,8 @@ export class LiveHub {
     this.cluster?.announce(imageId, room.clients.size === 0 ? [] : this.localPeersOf(room));
   }
 
-  /** A cursor or a selection to the room's other sockets (not to those that are behind). */
-  private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] }): void {
+  /** A cursor, a selection or an overlap to the room's other sockets (not to those that are behind). */
+  private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] } | { overlap: string[] }): void {
     const room = client.joins.has(imageId) ? this.rooms.get(imageId) : undefined;
     if (!room) return;
     const message = { type: 'peer', image_id: imageId, user_id: client.user!.id, ...what };
