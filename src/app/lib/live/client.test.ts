@@ -262,6 +262,36 @@ describe('LiveClient', () => {
     expect(t.fetched).toEqual([]);
   });
 
+  it('overlap: sends this tab\'s once joined (held while disconnected), and passes on another person\'s, named from the people on the image, not this user\'s own', async () => {
+    const t = setup();
+    const s = screen();
+    const heard: unknown[] = [];
+    t.client.onPeerOverlap((imageId, o) => heard.push({ imageId, ...o }));
+    let sock = await connected(t, s);
+    t.client.sendOverlap(IMG, ['a', 'b']);
+    t.client.sendOverlap('33333333-3333-4333-8333-333333333333', ['a']); // not watched: nothing
+    expect(sock.sent.filter((m) => m.type === 'overlap')).toEqual([{ type: 'overlap', image_id: IMG, ids: ['a', 'b'] }]);
+    sock.server({ type: 'presence', image_id: IMG, peers: [{ user_id: 'u1', name: 'Ann', color: '#e6194b', can_edit: true }, { user_id: 'u2', name: 'Bea Smith', color: '#3cb44b', can_edit: true }] });
+    sock.server({ type: 'peer', image_id: IMG, user_id: 'u2', overlap: ['a'] });
+    sock.server({ type: 'peer', image_id: IMG, user_id: 'u1', overlap: ['b'] }); // this user's other tab
+    sock.server({ type: 'peer', image_id: IMG, user_id: 'u9', overlap: ['c'] }); // not among the people: no name
+    expect(heard).toEqual([
+      { imageId: IMG, user_id: 'u2', name: 'Bea Smith', ids: ['a'] },
+      { imageId: IMG, user_id: 'u9', name: null, ids: ['c'] },
+    ]);
+    // Disconnected: the overlap waits for the join after the reconnect.
+    sock.drop();
+    t.client.sendOverlap(IMG, ['d']);
+    t.runTimers();
+    sock = t.last();
+    sock.open();
+    await flush();
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(sock.types()).toEqual(['auth', 'join']);
+    sock.server({ type: 'joined', image_id: IMG, version: 0, peers: [] });
+    expect(sock.sent.filter((m) => m.type === 'overlap')).toEqual([{ type: 'overlap', image_id: IMG, ids: ['d'] }]);
+  });
+
   it('ignores messages that are not JSON or not of the contract, and carries on', async () => {
     const t = setup();
     const s = screen();

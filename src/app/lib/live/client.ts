@@ -5,12 +5,14 @@
 // the image further on, loads GET changes since that version (410 history_expired: the screen
 // reloads the whole document). Every message the server sends is validated with the contract's
 // schemas. Saving stays on HTTP; this only hears about committed changes and presence.
+// Another person's `overlap` (their merge dropped their edit of shapes for the later one) goes to
+// onPeerOverlap listeners, named from the image's people; sendOverlap says ours.
 // Besides the joined images, the socket can watch the presence of a list of images without joining
 // them (`watchPresence`: the Data tab's tiles), sent debounced and again after every reconnect.
 import { z } from 'zod';
 import type { ChangesResponse } from '../../../contract/annotation-api';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_MAX_JOINS_PER_SOCKET, LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
+import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
 
 /** The part of a WebSocket the client uses (the browser's, or a test's fake). */
 export interface LiveSocket {
@@ -122,6 +124,21 @@ interface Watch {
   retry: unknown;
   /** Changes that met a save of this tab in flight, tried again as they are (no load) when the retry fires. */
   waiting: LiveChange[];
+  /** The people on the image, as the server last said (names for overlaps). */
+  peers: LivePeer[];
+  /** Overlap ids to send once joined (sendOverlap while the socket was down). */
+  overlaps: string[];
+}
+
+/**
+ * Another person edited shapes of a watched image too, and their save's merge kept the shapes the
+ * server held (the later edit) over theirs: `ids`, by `user_id`, named from the image's people
+ * (null when they are not among them).
+ */
+export interface PeerOverlap {
+  user_id: string;
+  name: string | null;
+  ids: string[];
 }
 
 export class LiveClient {
@@ -135,6 +152,7 @@ export class LiveClient {
   private me: string | null = null;
   private presenceWatch: PresenceWatch | null = null;
   private readonly readyListeners = new Set<(connected: boolean) => void>();
+  private readonly overlapListeners = new Set<(imageId: string, overlap: PeerOverlap) => void>();
 
   constructor(private readonly deps: LiveDeps) {
     this.offToken = deps.onTokenChange(() => void this.reauth());
@@ -157,7 +175,7 @@ export class LiveClient {
 
   /** Watch an image: join it (now, or once connected), and again after every reconnect. */
   watch(imageId: string, projectId: string, handler: LiveImageHandler): () => void {
-    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null, waiting: [] };
+    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null, waiting: [], peers: [], overlaps: [] };
     const previous = this.watches.get(imageId);
     if (previous) this.stopRetry(previous);
     this.watches.set(imageId, w);
@@ -236,6 +254,24 @@ export class LiveClient {
     if (this.ready && this.watches.has(imageId)) this.send({ type: 'selection', image_id: imageId, ids: ids.slice(0, 1000) });
   }
 
+  /**
+   * This tab's save met a 409 and its merge kept the server's shape of `ids` (the other edit was
+   * later): the others on the image are told (`overlap`), so the person whose edit won hears of it.
+   */
+  sendOverlap(imageId: string, ids: readonly string[]): void {
+    const w = this.watches.get(imageId);
+    if (!w || !ids.length) return;
+    // Not connected (a save that lands as the network comes back): sent once the image is joined again.
+    if (!this.ready) w.overlaps = [...new Set([...w.overlaps, ...ids])].slice(0, LIVE_MAX_SELECTION_IDS);
+    else this.send({ type: 'overlap', image_id: imageId, ids: ids.slice(0, LIVE_MAX_SELECTION_IDS) });
+  }
+
+  /** Another person's `overlap` on a watched image (never this user's own, from another tab). */
+  onPeerOverlap(listener: (imageId: string, overlap: PeerOverlap) => void): () => void {
+    this.overlapListeners.add(listener);
+    return () => this.overlapListeners.delete(listener);
+  }
+
   dispose(): void {
     this.disposed = true;
     this.offToken();
@@ -275,7 +311,10 @@ export class LiveClient {
       this.setReady(false);
       // The server has dropped this socket from every image (the others see it leave): the screens
       // show nobody until the join after the reconnect says who is there.
-      for (const w of this.watches.values()) w.handler.onPeers?.([]);
+      for (const w of this.watches.values()) {
+        w.peers = [];
+        w.handler.onPeers?.([]);
+      }
       if (this.presenceWatch) {
         this.presenceWatch.sent = null;
         this.presenceWatch.handler.onDisconnected();
@@ -354,14 +393,21 @@ export class LiveClient {
         const w = this.watches.get(m.image_id);
         if (!w) return;
         w.latest = Math.max(w.latest, m.version);
+        w.peers = m.peers;
         w.handler.onPeers?.(m.peers);
+        if (w.overlaps.length) this.send({ type: 'overlap', image_id: w.imageId, ids: w.overlaps.splice(0) });
         void this.catchUp(w);
         return;
       }
-      case 'presence':
-        this.watches.get(m.image_id)?.handler.onPeers?.(m.peers);
+      case 'presence': {
+        const w = this.watches.get(m.image_id);
+        if (w) {
+          w.peers = m.peers;
+          w.handler.onPeers?.(m.peers);
+        }
         if (this.presenceWatch?.idSet.has(m.image_id)) this.presenceWatch.handler.onPresence(m.image_id, m.peers);
         return;
+      }
       case 'watching': {
         const pw = this.presenceWatch;
         // An answer to a set since replaced keeps what is still watched; the next answer brings the rest.
@@ -372,7 +418,11 @@ export class LiveClient {
         const w = this.watches.get(m.image_id);
         if (!w || m.user_id === this.me) return;
         if ('cursor' in m) w.handler.onCursor?.(m.user_id, m.cursor);
-        else w.handler.onSelection?.(m.user_id, m.selection);
+        else if ('selection' in m) w.handler.onSelection?.(m.user_id, m.selection);
+        else {
+          const name = w.peers.find((p) => p.user_id === m.user_id)?.name || null;
+          for (const l of this.overlapListeners) l(m.image_id, { user_id: m.user_id, name, ids: m.overlap });
+        }
         return;
       }
       case 'changed':
