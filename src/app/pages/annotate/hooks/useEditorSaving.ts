@@ -3,7 +3,10 @@
 // person's saved change meets the user's own edits of the image (the link's onOverlap: their later
 // change replaced a shape the user saved in the last minutes, or met one the user is still
 // editing), the user is told who (from the image's history) and how many shapes, as the person
-// whose save met a 409 is told by the merge.
+// whose save met a 409 is told by the merge. The other way round, when this user's merge after a
+// 409 drops their edit of shapes for another person's later one, that person is told through the
+// live socket (`overlap`): this tab sends it, and tells its user when another's names shapes this
+// tab saved in the last minutes (their edit lost to the user's).
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { SaveDataResponse } from '../../../../contract/annotation-api';
@@ -15,7 +18,7 @@ import { projectKey } from '../../projects/queries';
 import { editorApi } from '../api';
 import { historyKey } from '../HistoryPanel';
 import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../save';
-import { overlapAuthor, overlapMessages } from '../save/overlap';
+import { outlastedMessage, overlapAuthor, overlapMessages } from '../save/overlap';
 
 /** How long the toasts about another person's change stay (as the 409 merge's). */
 const OVERLAP_TOAST_MS = 6000;
@@ -49,14 +52,18 @@ export function useEditorSaving(editor: Editor, projectId: string) {
     () =>
       new EditorSaveLink(editor, saver, {
         onGathering: setGathering,
-        onMerged: (merge) =>
+        onMerged: (merge) => {
           toast(
             merge.conflicts.length
               ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
               : 'Conflict merged: changes saved from elsewhere were kept with yours.',
             'neutral',
             OVERLAP_TOAST_MS,
-          ),
+          );
+          // The other side's later edit won: this change of them is never saved, so only this says so.
+          const image = link.image;
+          if (image && merge.theirsWon.length) getLiveClient().sendOverlap(image.imageId, merge.theirsWon);
+        },
         onOverlap: (o) => {
           const image = link.image;
           if (image) void tellOverlap(image.imageId, image.projectId, o);
@@ -65,6 +72,15 @@ export function useEditorSaving(editor: Editor, projectId: string) {
     [editor, saver],
   );
   useEffect(() => link.start(), [link]);
+  // Another person's merge dropped their edit of shapes this tab saved recently: the user's won.
+  useEffect(
+    () =>
+      getLiveClient().onPeerOverlap((imageId, o) => {
+        const mine = link.outlasted(imageId, o.ids);
+        if (mine.length) toast(outlastedMessage(mine.length, o.name), 'neutral', OVERLAP_TOAST_MS);
+      }),
+    [link],
+  );
 
   // The project page's counters, the sequence's statuses and the history follow a save's answer.
   const followSave = useCallback(

@@ -58,6 +58,6 @@ export function mergeConflict(core: ManagerCore, s: Slot, p: Prepared, current: 
   s.phase = s.needsSave ? 'pending' : 'idle';
   // The screen's document is the list sent plus the newer changes: it gets the difference, not a reload.
   const changes = deltaBetween(applyDelta(ours, newer.upserts, newer.removed), result);
-  for (const l of core.mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts, changes });
+  for (const l of core.mergedListeners) l(s.ref.imageId, { annotations: result, version: theirs.version, conflicts: merged.conflicts, theirsWon: merged.theirsWon, changes });
   return s.needsSave;
 }

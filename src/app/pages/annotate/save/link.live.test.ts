@@ -139,3 +139,41 @@ describe('both people edit one shape: the later edit wins and both are told', ()
     expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[1]!.bounding_box).toMatchObject({ x: 100, y: 3 });
   });
 });
+
+describe('both edit one shape and the other\'s save arrives later: the earlier edit is dropped, both are told', () => {
+  it('B edited first but saved after A: B\'s merge keeps A\'s shape and names it, and A finds it among its recent edits', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    server.saveAs(IMG, [box('a', 0), box('b', 100)]);
+    const person = async (userId: string, debounceMs: number) => {
+      const { manager } = harness(clock, server, newIdb(), userId, { debounceMs });
+      const editor = new Editor({ viewport: { width: 1000, height: 800 }, image: { width: 1000, height: 800 } });
+      const merged: string[][] = [];
+      const link = new EditorSaveLink(editor, manager, { setTimer: clock.setTimer, clearTimer: clock.clearTimer, onMerged: (m) => merged.push(m.theirsWon) });
+      link.start();
+      const loaded = server.loaded(IMG);
+      await link.load(loaded.annotations);
+      await manager.open(ref, loaded);
+      link.attach(ref);
+      return { manager, editor, link, merged };
+    };
+    const a = await person('user-1', 2000);
+    const b = await person('user-2', 10_000); // B's save leaves late (a slow network, offline)
+    const v0 = server.doc(IMG).version;
+    b.editor.execute('move', { ids: ['a'], dx: 0, dy: 30 }); // B first
+    await clock.advance(1000);
+    a.editor.execute('move', { ids: ['a'], dx: 40, dy: 0 }); // then A, saved first
+    await clock.advance(150 + 2000);
+    expect(server.doc(IMG).version).toBe(v0 + 1);
+    expect(a.link.outlasted(IMG, ['a', 'b'])).toEqual(['a']); // A saved a recently
+    // B's save arrives: 409, the merge keeps A's later shape of a and names it.
+    await clock.advance(10_000);
+    expect(b.merged).toEqual([['a']]);
+    expect(server.doc(IMG).version).toBe(v0 + 1); // nothing left to save
+    // B tells the others (live `overlap`): A's edit of a is the one kept.
+    expect(a.link.outlasted(IMG, b.merged[0]!)).toEqual(['a']);
+    expect(a.link.outlasted('00000000-0000-4000-8000-000000000002', ['a'])).toEqual([]);
+    for (const p of [a, b]) expect(p.editor.getAnnotation('a')).toMatchObject({ x: 40, y: 0 });
+    expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[0]!.bounding_box).toMatchObject({ x: 40, y: 0 });
+  });
+});

@@ -189,6 +189,15 @@ export class EditorSaveLink {
     if (overwritten.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, since: change.base_version, version: change.version, overwritten, kept: [...new Set(kept)] });
   }
 
+  /**
+   * Another person's merge dropped their edit of `ids` because the shape the server held was
+   * later (their save met a 409; live `overlap`): those of them this tab saved in the last minutes
+   * (RECENT_EDIT_MS) are the user's edits that won. Empty when none are, or another image is open.
+   */
+  outlasted(imageId: string, ids: readonly string[]): string[] {
+    return this.ref?.imageId === imageId ? this.saver.recentEdits(imageId, ids) : [];
+  }
+
   /** Shapes saved elsewhere into the live document (a view-only editor, which has no save slot): Editor.applyRemote, each shape validated. */
   applyToEditor(stored: readonly StoredAnnotation[], removedIds: readonly string[], mine: ReadonlySet<string>): void {
     const upserts: EditorAnnotation[] = [];

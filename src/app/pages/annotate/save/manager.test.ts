@@ -505,7 +505,7 @@ describe('version conflicts', () => {
     server.saveAs(IMG, [box('a'), box('b', 2), box('c')]);
     await clock.advance(1000);
     expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
-    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], changes: { upserts: [box('b', 2), box('c')], removed: [] } } }]);
+    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], theirsWon: [], changes: { upserts: [box('b', 2), box('c')], removed: [] } } }]);
     expect(m.status()).toMatchObject({ state: 'conflict-merged', label: 'Conflict merged' });
     ed.upsert(box('d'));
     expect(m.status().state).toBe('pending');
@@ -521,7 +521,7 @@ describe('version conflicts', () => {
     await clock.advance(1000);
     expect(server.calls.length).toBe(2);
     expect(server.doc(IMG)).toMatchObject({ version: 3, annotations: [box('a', 1), box('b', 2), box('c')] });
-    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], changes: { upserts: [box('b', 2), box('c')], removed: ['x'] } } }]);
+    expect(merges).toEqual([{ imageId: IMG, merge: { annotations: [box('a', 1), box('b', 2), box('c')], version: 2, conflicts: [], theirsWon: [], changes: { upserts: [box('b', 2), box('c')], removed: ['x'] } } }]);
     expect(m.status()).toMatchObject({ state: 'conflict-merged' });
     // Nothing had to be loaded whole.
     expect(server.loads).toEqual([]);
@@ -537,6 +537,7 @@ describe('version conflicts', () => {
     await later.clock.advance(2000);
     expect(later.server.doc(IMG).annotations).toEqual([box('a'), box('b', 10)]);
     expect(later.merges[0]!.merge.conflicts).toEqual(['b']);
+    expect(later.merges[0]!.merge.theirsWon).toEqual([]);
 
     // Theirs is later: we edited at 0 ms, the other side saved at 1500 ms.
     const earlier = await conflictSetup([box('a'), box('b')]);
@@ -546,6 +547,8 @@ describe('version conflicts', () => {
     await earlier.clock.advance(500);
     expect(earlier.server.doc(IMG).annotations).toEqual([box('a', 1), box('b', 50)]);
     expect(earlier.merges[0]!.merge.conflicts).toEqual(['b']);
+    // This side's edit of b was dropped for theirs: the screen tells the others (live `overlap`).
+    expect(earlier.merges[0]!.merge.theirsWon).toEqual(['b']);
     expect(earlier.ed.list).toEqual([box('a', 1), box('b', 50)]);
     expect(await storedEntries(earlier.idb, IMG)).toEqual([]);
   });
@@ -735,6 +738,34 @@ describe('another person\'s change over this tab\'s recent edits', () => {
     const out = m.remote(IMG, { version: 4, base_version: 3, upserts: [box('a', 9), box('b', 9)], removed_ids: [] });
     expect(out).toMatchObject({ kind: 'applied', overwritten: [] });
     expect(out.kind === 'applied' && [...out.local]).toEqual(['b']);
+  });
+});
+
+describe('another person\'s edit dropped by their merge for this tab\'s later one', () => {
+  it('recentEdits names the shapes this tab saved in the last 5 minutes, not older ones, not ones replaced since, not other images', async () => {
+    const { clock, server, m } = setup({ doc: [box('a'), box('b'), box('c')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('a', 1));
+    await clock.advance(2000);
+    await clock.advance(60_000);
+    ed.upsert(box('b', 1), box('c', 1));
+    await clock.advance(2000);
+    expect(m.version(IMG)).toBe(3);
+    // Pending only (not saved) is not counted: nobody's save could have met it.
+    ed.upsert(box('d', 1));
+    expect(m.recentEdits(IMG, ['a', 'b', 'c', 'd', 'x', 'a'])).toEqual(['a', 'b', 'c']);
+    // Asking does not use them up: another overlap of the same shapes is told again.
+    expect(m.recentEdits(IMG, ['a'])).toEqual(['a']);
+    expect(m.recentEdits(IMG2, ['a'])).toEqual([]);
+    // c replaced by someone's later change: no longer this tab's edit.
+    await clock.advance(2000);
+    server.saveAs(IMG, [box('a', 1), box('b', 1), box('c', 7), box('d', 1)]);
+    expect(m.remote(IMG, { version: 5, base_version: 4, upserts: [box('c', 7)], removed_ids: [] })).toMatchObject({ kind: 'applied', overwritten: ['c'] });
+    expect(m.recentEdits(IMG, ['a', 'b', 'c'])).toEqual(['a', 'b']);
+    // a was saved just over 5 minutes ago, b just under.
+    await clock.advance(5 * 60_000 - 62_000 - 2000 + 1);
+    expect(m.recentEdits(IMG, ['a', 'b'])).toEqual(['b']);
   });
 });
 

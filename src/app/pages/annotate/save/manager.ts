@@ -15,7 +15,7 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, netDelta, newEntry, overwrittenBy, rebase, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
+import { computeStatus, hasWork, netDelta, newEntry, overwrittenBy, rebase, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
 import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 export function createManager(deps: SaveDeps): SaveManager {
@@ -178,6 +178,8 @@ export function createManager(deps: SaveDeps): SaveManager {
       }
       return { kind: 'applied', local, overwritten: overwrittenBy(s, change, deps.now()).filter((id) => !local.has(id)) };
     },
+
+    recentEdits: (imageId, ids) => recentAmong(slots.get(imageId), ids, deps.now()),
 
     onSaved(listener) {
       core.savedListeners.add(listener);

@@ -1,7 +1,7 @@
 // Naming the other person of an overlap from the image's history, and the messages both people get.
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../../../contract/annotation-api';
-import { overlapAuthor, overlapMessages } from './overlap';
+import { outlastedMessage, overlapAuthor, overlapMessages } from './overlap';
 
 const entry = (version: number, user_id: string | null, user_name: string | null): HistoryEntry => ({ version, user_id, user_name, saved_at: '2026-11-27T08:00:00.000Z', added: 0, changed: 1, removed: 0, restored_from: null });
 const history = [entry(7, 'me', 'Me Myself'), entry(6, 'u2', 'Ada Lovelace'), entry(5, 'u3', 'Grace Hopper'), entry(4, 'me', 'Me Myself')];
@@ -27,5 +27,12 @@ describe('overlapMessages', () => {
     expect(overlapMessages({ by: null, since: 5, version: 6, overwritten: [], kept: ['a'] }, null)).toEqual([
       'Someone else also changed 1 annotation(s) you are editing: the later edit, yours, is kept.',
     ]);
+  });
+});
+
+describe('outlastedMessage', () => {
+  it('tells the one whose saved edit was later than another person\'s, which that person\'s merge dropped', () => {
+    expect(outlastedMessage(1, 'Bea Smith')).toBe('Bea Smith also edited 1 annotation(s) you edited: the later edit, yours, was kept.');
+    expect(outlastedMessage(2, null)).toBe('Someone else also edited 2 annotation(s) you edited: the later edit, yours, was kept.');
   });
 });

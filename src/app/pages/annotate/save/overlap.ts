@@ -25,3 +25,11 @@ export function overlapMessages(o: Overlap, who: string | null): string[] {
   if (o.kept.length) out.push(`${name} also changed ${o.kept.length} annotation(s) you are editing: the later edit, yours, is kept.`);
   return out;
 }
+
+/**
+ * The toast when another person's save met this user's edit of `count` shapes and their merge kept
+ * this user's, the later edit (live `overlap`): the counterpart of their 'Conflict merged' toast.
+ */
+export function outlastedMessage(count: number, who: string | null): string {
+  return `${who || 'Someone else'} also edited ${count} annotation(s) you edited: the later edit, yours, was kept.`;
+}

@@ -105,6 +105,14 @@ export function overwrittenBy(s: Slot, change: { version: number; upserts: reado
   return out;
 }
 
+/** Of `ids`, this tab's recent edits (saved within RECENT_EDIT_MS, not replaced by a later change saved elsewhere since); none without a slot. */
+export function recentAmong(s: Slot | undefined, ids: readonly string[], now: number): string[] {
+  return [...new Set(ids)].filter((id) => {
+    const r = s?.recent.get(id);
+    return !!r && now - r.at <= RECENT_EDIT_MS;
+  });
+}
+
 /** Every id the entries touch. */
 export function touchedIds(entries: readonly PendingEntry[]): Set<string> {
   const out = new Set<string>();

@@ -41,6 +41,8 @@ export interface MergeResult {
   version: number;
   /** Ids changed on both sides, where the later edit won over the other side. */
   conflicts: string[];
+  /** The conflicts where the server's side was later and won: this device's change of them was dropped (the others are told, live `overlap`). */
+  theirsWon: string[];
   /**
    * What the screen applies to its live document: the merge against the document as the screen
    * last handed it over (the list sent plus later change() deltas). Shapes changed since then
@@ -122,6 +124,11 @@ export interface SaveManager {
   version(imageId: string): number | null;
   /** Another client's saved change (live co-editing): the device's copy of the server document moves on, and pending changes are rebased on it. */
   remote(imageId: string, change: RemoteChange): RemoteOutcome;
+  /**
+   * Of `ids`, those this tab saved within RECENT_EDIT_MS (and no later change saved elsewhere
+   * replaced since): another person's edit of them was dropped by their merge, this user's won.
+   */
+  recentEdits(imageId: string, ids: readonly string[]): string[];
   onSaved(listener: (imageId: string, res: SaveDataResponse) => void): () => void;
   /**
    * A save of this tab was applied by the server on a newer version than its base (`rebased_from`):
