@@ -90,6 +90,8 @@ export const PARAMS = {
   localCorrection: true,
   /** a negative click removes at most this many times its depth in the previous mask */
   removalReach: 3,
+  /** a box alone whose cut comes back empty answers the box (GrabCut's starting labels): a box always holds an object */
+  boxFallback: true,
   refineRadius: 2,
   refineBias: 0.4,
 };
@@ -462,6 +464,9 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   const uF = new Float64Array(n), uB = new Float64Array(n);
   const spFg = new Uint8Array(n);
   let nllF: Float64Array = new Float64Array(BINS), nllB: Float64Array = new Float64Array(BINS);
+  // A box with no click yet: the colour models can leave nothing inside it (the object's colours are
+  // common outside too); the box itself is then the better answer, and clicks refine it.
+  const boxAlone = PARAMS.boxFallback && inBox !== null && input.positive.length === 0 && !input.previous;
   for (let round = 0; round < PARAMS.rounds; round++) {
     nllF = model(st.sparse, n, wF);
     nllB = model(st.sparse, n, wB);
@@ -477,6 +482,9 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
     }
     ops.minCut(n, src, snk, e.m, e.a, e.b, e.cab, e.cba, spFg);
     keepConnected(s, spFg, seed);
+    if (boxAlone && !spFg.some((v, i) => v === 1 && inBox![i] === 1)) {
+      for (let i = 0; i < n; i++) if (inBox![i] && seed[i] !== 2) spFg[i] = 1;
+    }
     for (let i = 0; i < n; i++) {
       wF[i] = spFg[i]!;
       wB[i] = seed[i] === 2 ? (inBox && !inBox[i] ? 1 : 4) : 1 - spFg[i]!;

@@ -57,6 +57,27 @@ describe('built-in segmenter: box prompts', () => {
     for (const v of best) expect(v).toBeGreaterThan(0.85);
   });
 
+  it('a box alone never answers nothing: when the colours inside it are common outside, it answers the box', () => {
+    // Red on the left two thirds, grey on the right, and a red disc on the grey: every colour in the
+    // box is more common outside it, so the colour models alone keep nothing inside.
+    const rgb = new Uint8Array(W * H * 3), truth = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const disc = (x - 275) ** 2 + (y - 120) ** 2 < 30 ** 2;
+        const red = x < 215 || disc;
+        rgb.set(red ? [200, 40, 40] : [128, 128, 128], (y * W + x) * 3);
+        truth[y * W + x] = disc ? 1 : 0;
+      }
+    }
+    const st = buildStructure(seg, rgb, W, H, 3);
+    const box = truthBox(truth);
+    const out = segment(seg, st, { positive: [], negative: [], box });
+    let outside = 0;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (x < box[0] || x >= box[2] || y < box[1] || y >= box[3]) outside += out.mask[y * W + x]!;
+    expect(outside).toBe(0);
+    expect(iou(out.mask, truth)).toBeGreaterThan(0.5);
+  });
+
   it('the mask is connected to the clicks and the references agree with the kernels', () => {
     const img = syntheticImage(320, W, H);
     const stW = buildStructure(seg, img.rgb, W, H, 3);
