@@ -1,7 +1,8 @@
 // Live co-editing (issue 20) in two browsers: two people of one organization on the same image see
 // each other's avatar in the top bar, and each other's saved edits without a reload (A draws a
 // box, B sees it; B moves it, A sees the move; B's undo takes back only B's move). The settings
-// toggle hides the avatars. B's selection and pointer show in A's editor in B's colour.
+// toggle hides the avatars. B's selection and pointer show in A's editor in B's colour. When both
+// edit one box, the later edit wins and both are told, whichever of the two saves arrives first.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
 import { uniqueUser } from './helpers';
@@ -191,17 +192,27 @@ test('peers\' cursors and selections: B selects A\'s box and A sees it outlined 
   }
 });
 
-test('both edit one shape: the later edit wins in both editors and on the server, and both are told', async ({ page, browser }) => {
-  test.setTimeout(150_000);
+/** A draws a box on the image and a second person (B) has it in their editor: the box as saved. */
+async function bothOnABox(page: Page, browser: Browser) {
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
   const img = project.images[0]!;
   await openEditorImage(page, IMAGE);
   const b = await secondPerson(browser, page, project);
   try {
-    const second = b.page;
     await drawBox(page, [150, 150], [260, 240]);
-    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
-    const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box;
+    await expect(annotationRows(b.page)).toHaveCount(1, { timeout: 20_000 });
+    const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box as { x: number; y: number };
+    return { project, img, b, second: b.page, before };
+  } catch (err) {
+    await b.context.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+test('both edit one shape: the later edit wins in both editors and on the server, and both are told', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const { project, img, b, second, before } = await bothOnABox(page, browser);
+  try {
 
     // B's live socket goes through a relay that can hold what the server sends, so that B edits
     // the box without having seen A's edit of it (as when B's network is slow).
@@ -253,6 +264,65 @@ test('both edit one shape: the later edit wins in both editors and on the server
     expect(saved.annotations).toHaveLength(1);
     expect(saved.annotations[0].bounding_box.x).toBe(before.x);
     expect(saved.annotations[0].bounding_box.y).toBeGreaterThan(before.y + 50);
+  } finally {
+    await b.context.close().catch(() => undefined);
+  }
+});
+
+test('both edit one shape and the earlier edit is saved last: the merge keeps the later one, and both are told', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const { project, img, b, second, before } = await bothOnABox(page, browser);
+  try {
+    await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
+
+    // B's saves wait on the way (a slow network), so that B's edit, made first, reaches the server last.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let sent!: () => void;
+    const saveSent = new Promise<void>((r) => (sent = r));
+    await second.route('**/api/v1/annotations/save-changes', async (route) => {
+      sent();
+      await gate;
+      await route.continue();
+    });
+
+    // B moves the box down first; its save leaves and is held.
+    await second.keyboard.press('q');
+    await second.keyboard.press('Escape');
+    await dragOnCanvas(second, [205, 195], [205, 305]);
+    await saveSent;
+
+    // Then A moves the same box right: the later edit, saved at once.
+    await page.keyboard.press('q');
+    await page.keyboard.press('Escape');
+    await dragOnCanvas(page, [205, 195], [265, 195]);
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations[0].bounding_box.x, { timeout: 20_000 }).toBeGreaterThan(before.x + 30);
+    const afterA = await loadSaved(page, project, img.id);
+
+    // B's save arrives: 409, and B's merge keeps A's later shape. B is told by the merge, A by B's editor over the live socket.
+    release();
+    await expect(second.getByText('Conflict merged: someone else saved this image too. 1 annotation(s) changed on both sides kept the later edit.')).toBeVisible({ timeout: 20_000 });
+    const told = page.getByText('Ada Lovelace also edited 1 annotation(s) you edited: the later edit, yours, was kept.');
+    await expect(told).toBeVisible({ timeout: 20_000 });
+    await page.screenshot({ path: 'test-results/live-both-told-yours-kept.png' });
+    await told.screenshot({ path: 'test-results/live-yours-kept-toast.png' });
+
+    // The server holds A's shape, and B's merge had nothing left to save (no new version).
+    await expect(second.getByRole('status').filter({ hasText: /^(Saved|Conflict merged)$/ })).toBeVisible({ timeout: 15_000 });
+    const saved = await loadSaved(page, project, img.id);
+    expect(saved.version).toBe(afterA.version);
+    expect(saved.annotations).toEqual(afterA.annotations);
+    expect(saved.annotations[0].bounding_box.y).toBe(before.y);
+
+    // Both editors show A's box where A put it, once, and nothing where B had moved it.
+    for (const p of [page, second]) {
+      await expect(annotationRows(p)).toHaveCount(1);
+      await expect.poll(() => selectsAt(p, [265, 195]), { timeout: 10_000 }).toBe(true);
+      expect(await selectsAt(p, [205, 305])).toBe(false);
+    }
+    // Nobody was told the other way round.
+    await expect(page.getByText(/the later edit, theirs, was kept/)).toHaveCount(0);
+    await expect(second.getByText(/the later edit, yours, was kept/)).toHaveCount(0);
   } finally {
     await b.context.close().catch(() => undefined);
   }
