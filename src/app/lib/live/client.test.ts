@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import type { LivePeer } from '../../../contract/live';
-import { LiveClient, LIVE_BUSY_RETRY_MS, LIVE_WATCH_DEBOUNCE_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LivePresenceHandler, type LiveSocket } from './client';
+import { LiveClient, LIVE_BUSY_RETRY_MS, LIVE_OVERLAP_RETRIES, LIVE_OVERLAP_RETRY_MS, LIVE_WATCH_DEBOUNCE_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LivePresenceHandler, type LiveSocket } from './client';
 
 const IMG = '11111111-1111-4111-8111-111111111111';
 const PROJ = '22222222-2222-4222-8222-222222222222';
@@ -290,6 +290,24 @@ describe('LiveClient', () => {
     expect(sock.types()).toEqual(['auth', 'join']);
     sock.server({ type: 'joined', image_id: IMG, version: 0, peers: [] });
     expect(sock.sent.filter((m) => m.type === 'overlap')).toEqual([{ type: 'overlap', image_id: IMG, ids: ['d'] }]);
+  });
+
+  it(`an overlap the server refused (rate_limited for the image) goes again a second later, at most ${LIVE_OVERLAP_RETRIES} times`, async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    const overlaps = () => sock.sent.filter((m) => m.type === 'overlap');
+    t.client.sendOverlap(IMG, ['a']);
+    // A control message's rate_limited names no image: nothing goes again.
+    sock.server({ type: 'error', code: 'rate_limited', message: 'At most 10 auth, join, leave and watch messages a second' });
+    expect(t.runTimers()).toEqual([]);
+    for (let i = 0; i < LIVE_OVERLAP_RETRIES; i++) {
+      sock.server({ type: 'error', code: 'rate_limited', image_id: IMG });
+      expect(t.runTimers()).toEqual([LIVE_OVERLAP_RETRY_MS]);
+    }
+    expect(overlaps()).toEqual(Array.from({ length: LIVE_OVERLAP_RETRIES + 1 }, () => ({ type: 'overlap', image_id: IMG, ids: ['a'] })));
+    sock.server({ type: 'error', code: 'rate_limited', image_id: IMG });
+    expect(t.runTimers()).toEqual([]);
+    expect(overlaps()).toHaveLength(LIVE_OVERLAP_RETRIES + 1);
   });
 
   it('ignores messages that are not JSON or not of the contract, and carries on', async () => {

@@ -105,6 +105,9 @@ export interface LiveDeps {
 /** Reconnect delays: 0.5 s doubling to 30 s, with jitter (half to the whole of it). */
 export const LIVE_RECONNECT_BASE_MS = 500;
 export const LIVE_RECONNECT_MAX_MS = 30_000;
+/** An overlap the server refused (`rate_limited`: the second's peer-message budget spent) goes again after this long, at most this many times. */
+export const LIVE_OVERLAP_RETRY_MS = 1_000;
+export const LIVE_OVERLAP_RETRIES = 3;
 /** A change met a save of this tab in flight: tried again after this long. */
 export const LIVE_BUSY_RETRY_MS = 250;
 /** Catch-up rounds in a row before giving up until the next message (a change saved during each load). */
@@ -128,6 +131,9 @@ interface Watch {
   peers: LivePeer[];
   /** Overlap ids to send once joined (sendOverlap while the socket was down). */
   overlaps: string[];
+  /** The last overlap sent, and how many more times it may go again if the server answers `rate_limited` for this image. */
+  lastOverlap: { ids: string[]; tries: number } | null;
+  overlapTimer: unknown;
 }
 
 /**
@@ -175,7 +181,7 @@ export class LiveClient {
 
   /** Watch an image: join it (now, or once connected), and again after every reconnect. */
   watch(imageId: string, projectId: string, handler: LiveImageHandler): () => void {
-    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null, waiting: [], peers: [], overlaps: [] };
+    const w: Watch = { imageId, projectId, handler, latest: -1, catching: false, again: false, retry: null, waiting: [], peers: [], overlaps: [], lastOverlap: null, overlapTimer: null };
     const previous = this.watches.get(imageId);
     if (previous) this.stopRetry(previous);
     this.watches.set(imageId, w);
@@ -263,7 +269,30 @@ export class LiveClient {
     if (!w || !ids.length) return;
     // Not connected (a save that lands as the network comes back): sent once the image is joined again.
     if (!this.ready) w.overlaps = [...new Set([...w.overlaps, ...ids])].slice(0, LIVE_MAX_SELECTION_IDS);
-    else this.send({ type: 'overlap', image_id: imageId, ids: ids.slice(0, LIVE_MAX_SELECTION_IDS) });
+    else this.overlapOut(w, ids.slice(0, LIVE_MAX_SELECTION_IDS));
+  }
+
+  private overlapOut(w: Watch, ids: string[]): void {
+    w.lastOverlap = { ids, tries: LIVE_OVERLAP_RETRIES };
+    this.send({ type: 'overlap', image_id: w.imageId, ids });
+  }
+
+  /**
+   * The server refused an overlap of this image (`rate_limited` with its image id: the cursor and
+   * selection budget of the second was spent): the last one goes again a second later, a few times.
+   * If two were sent within that second, it is the later that goes again.
+   */
+  private overlapRefused(imageId: string): void {
+    const w = this.watches.get(imageId);
+    const last = w?.lastOverlap;
+    if (!w || !last || last.tries <= 0 || w.overlapTimer !== null) return;
+    last.tries -= 1;
+    w.overlapTimer = this.deps.setTimer(() => {
+      w.overlapTimer = null;
+      if (this.watches.get(imageId) !== w || w.lastOverlap !== last) return;
+      if (this.ready) this.send({ type: 'overlap', image_id: imageId, ids: last.ids });
+      else w.overlaps = [...new Set([...w.overlaps, ...last.ids])];
+    }, LIVE_OVERLAP_RETRY_MS);
   }
 
   /** Another person's `overlap` on a watched image (never this user's own, from another tab). */
@@ -395,7 +424,7 @@ export class LiveClient {
         w.latest = Math.max(w.latest, m.version);
         w.peers = m.peers;
         w.handler.onPeers?.(m.peers);
-        if (w.overlaps.length) this.send({ type: 'overlap', image_id: w.imageId, ids: w.overlaps.splice(0) });
+        if (w.overlaps.length) this.overlapOut(w, w.overlaps.splice(0));
         void this.catchUp(w);
         return;
       }
@@ -429,6 +458,8 @@ export class LiveClient {
         this.onChanged(m);
         return;
       case 'error':
+        // Only an overlap is answered rate_limited with an image id.
+        if (m.code === 'rate_limited' && m.image_id) this.overlapRefused(m.image_id);
         if (m.code === 'not_found' && m.image_id) this.deps.log(`The live socket cannot watch image ${m.image_id}`);
         else this.deps.log(`The live socket answered ${m.code}${m.message ? `: ${m.message}` : ''}`);
         return;
@@ -498,7 +529,9 @@ export class LiveClient {
 
   private stopRetry(w: Watch): void {
     if (w.retry !== null) this.deps.clearTimer(w.retry);
+    if (w.overlapTimer !== null) this.deps.clearTimer(w.overlapTimer);
     w.retry = null;
+    w.overlapTimer = null;
     w.waiting = [];
   }
 
