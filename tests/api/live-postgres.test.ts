@@ -140,7 +140,7 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
     expect(watcherOnB.messages.filter((m) => m.type === 'changed' || m.type === 'peer')).toEqual([]);
   });
 
-  it('presence, cursors and selections cross too: people on different processes see each other', async () => {
+  it('presence, cursors, selections and overlaps cross too: people on different processes see each other', async () => {
     const owner = await onboardedUser(a);
     const project = await createProject(a, owner);
     const img = await uploadImage(a, owner, project.id, 'presence.png', await png(20, 20));
@@ -167,6 +167,12 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
     expect(await onB.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: owner.userId, cursor: { x: 3, y: 4 } });
     await onB.send({ type: 'selection', image_id: img.id, ids: ['s1'] });
     expect(await onA.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: other.userId, selection: ['s1'] });
+    // An editor's overlap (its merge kept the other's later shapes) crosses too; a viewer's is not relayed.
+    await onA.send({ type: 'overlap', image_id: img.id, ids: ['s1', 's2'] });
+    expect(await onB.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: owner.userId, overlap: ['s1', 's2'] });
+    await onB.send({ type: 'overlap', image_id: img.id, ids: ['s1'] });
+    await onB.send({ type: 'selection', image_id: img.id, ids: ['s2'] });
+    expect(await onA.next((m) => m.type === 'peer')).toEqual({ type: 'peer', image_id: img.id, user_id: other.userId, selection: ['s2'] });
     // B's socket drops: A's presence loses B's person.
     onB.socket.terminate();
     expect((await onA.next((m) => m.type === 'presence' && m.peers.length === 1)).peers[0].user_id).toBe(owner.userId);
