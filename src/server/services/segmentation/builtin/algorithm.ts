@@ -11,6 +11,7 @@
 import { BINS, MAX_DEGREE, type SuperpixelStats } from '../../../../../assembly/reference/segment';
 import { foregroundBox, type PixelBox } from '../maskBox';
 import { floodSpans } from './flood';
+import { fitGmm, type Gmm, groupNll, LAB_BINS } from './gmm';
 import { keepPixelsConnected, pixelCut } from './pixelcut';
 import { keepConnected, slotContrast, starParents } from './priors';
 
@@ -92,6 +93,15 @@ export const PARAMS = {
   removalReach: 3,
   /** a box alone whose cut comes back empty answers the box (GrabCut's starting labels): a box always holds an object */
   boxFallback: true,
+  /** colour models: Gaussian mixture components per side (GrabCut's 5); 0 models each side by its smoothed histogram */
+  gmm: 5,
+  /** EM steps for the first round's mixtures, and for the later rounds' (which start from the previous round's) */
+  gmmIters: 8,
+  gmmWarmIters: 3,
+  /** a box alone keeps every foreground component at least this share of the largest one (an object in parts) */
+  boxKeepShare: 0.3,
+  /** smoothness multiplier on the edges between the box's outside and its inside */
+  boxBorder: 4,
   refineRadius: 2,
   refineBias: 0.4,
 };
@@ -250,13 +260,29 @@ export interface SegmentOutput {
 
 const HARD = 1e12;
 
-/** Smoothed, normalised colour model from weighted superpixel histograms: -log P per bin. */
-function model(sp: Structure['sparse'], n: number, weight: Float64Array): Float64Array {
+/**
+ * Colour model of one side from weighted superpixel histograms: -log P per bin. A Gaussian mixture
+ * fitted to the histogram (GrabCut's model; `start` is the previous round's, refined by a few EM
+ * steps), or with `PARAMS.gmm` 0 the histogram itself, smoothed.
+ */
+function model(sp: Structure['sparse'], n: number, weight: Float64Array, start: Gmm | null): { nll: Float64Array; gmm: Gmm | null } {
   const h = new Float64Array(BINS);
   for (let i = 0; i < n; i++) {
     const wi = weight[i]!;
     if (wi <= 0) continue;
     for (let k = sp.start[i]!, end = sp.start[i + 1]!; k < end; k++) h[sp.bin[k]!] += wi * sp.count[k]!;
+  }
+  const nll = new Float64Array(BINS);
+  if (PARAMS.gmm > 0) {
+    const gmm = fitGmm(LAB_BINS, h, PARAMS.gmm, start ? PARAMS.gmmWarmIters : PARAMS.gmmIters, start);
+    if (!gmm) return { nll: nll.fill(Math.log(BINS)), gmm };
+    groupNll(gmm, LAB_BINS, nll);
+    // As a distribution over the bins, with a floor: no colour is impossible for either side.
+    let sum = 0;
+    for (let b = 0; b < BINS; b++) sum += nll[b] = Math.exp(-nll[b]!);
+    const eps = sum * 1e-4, norm = sum + eps * BINS;
+    for (let b = 0; b < BINS; b++) nll[b] = -Math.log((nll[b]! + eps) / norm);
+    return { nll, gmm };
   }
   // [1 2 1] blur along each of L, a, b: texture colours a few clicks never sampled still count.
   let cur = h;
@@ -274,10 +300,9 @@ function model(sp: Structure['sparse'], n: number, weight: Float64Array): Float6
   let total = 0;
   for (let b = 0; b < BINS; b++) total += cur[b]!;
   const eps = Math.max(total, 1) * 1e-4;
-  const nll = new Float64Array(BINS);
   const norm = total + eps * BINS;
   for (let b = 0; b < BINS; b++) nll[b] = -Math.log((cur[b]! + eps) / norm);
-  return nll;
+  return { nll, gmm: null };
 }
 
 function meanNll(sp: Structure['sparse'], n: number, nll: Float64Array, out: Float64Array): void {
@@ -460,6 +485,16 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   }
   const { wF, wB } = initialWeights(st, input, seed, inBox, pr.dPos);
   const e = cutEdges(st, PARAMS.star && star ? star.parent : null);
+  if (inBox && PARAMS.boxBorder !== 1) {
+    // Cutting along the box through flat colour is what a mask that fills the box does: it costs more.
+    for (let k = 0; k < st.edges.m; k++) {
+      const a = st.edges.a[k]!, b = st.edges.b[k]!;
+      if ((seed[a] === 2) !== (seed[b] === 2) && (inBox[a] === 0 || inBox[b] === 0)) {
+        e.cab[k] = e.cab[k]! * PARAMS.boxBorder;
+        e.cba[k] = e.cba[k]! * PARAMS.boxBorder;
+      }
+    }
+  }
   const src = new Float64Array(n), snk = new Float64Array(n);
   const uF = new Float64Array(n), uB = new Float64Array(n);
   const spFg = new Uint8Array(n);
@@ -467,9 +502,10 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   // A box with no click yet: the colour models can leave nothing inside it (the object's colours are
   // common outside too); the box itself is then the better answer, and clicks refine it.
   const boxAlone = PARAMS.boxFallback && inBox !== null && input.positive.length === 0 && !input.previous;
+  let gF: Gmm | null = null, gB: Gmm | null = null;
   for (let round = 0; round < PARAMS.rounds; round++) {
-    nllF = model(st.sparse, n, wF);
-    nllB = model(st.sparse, n, wB);
+    ({ nll: nllF, gmm: gF } = model(st.sparse, n, wF, gF));
+    ({ nll: nllB, gmm: gB } = model(st.sparse, n, wB, gB));
     meanNll(st.sparse, n, nllF, uF);
     meanNll(st.sparse, n, nllB, uB);
     for (let i = 0; i < n; i++) {
@@ -481,7 +517,7 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
       snk[i] = seed[i] === 2 ? HARD : seed[i] === 1 ? 0 : costF - lo;
     }
     ops.minCut(n, src, snk, e.m, e.a, e.b, e.cab, e.cba, spFg);
-    keepConnected(s, spFg, seed);
+    keepConnected(s, spFg, seed, PARAMS.boxKeepShare);
     if (boxAlone && !spFg.some((v, i) => v === 1 && inBox![i] === 1)) {
       for (let i = 0; i < n; i++) if (inBox![i] && seed[i] !== 2) spFg[i] = 1;
     }

@@ -78,6 +78,42 @@ describe('built-in segmenter: box prompts', () => {
     expect(iou(out.mask, truth)).toBeGreaterThan(0.5);
   });
 
+  it('a box alone keeps an object in its own shadow out of the shadow', () => {
+    // A yellow disc in a dark shadow that fades smoothly into lighter ground across the box's edge:
+    // the shadow's colours are mostly inside the box, so colour alone calls them object; cutting
+    // along the box through the smooth fade is what must cost.
+    const rgb = new Uint8Array(W * H * 3), truth = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const r = Math.hypot(x - 160, y - 120);
+        const disc = r < 40;
+        const g = Math.round(40 + Math.min(1, Math.max(0, r - 40) / 60) * 140);
+        const n = ((x * 7919 + y * 104729) % 13) - 6;
+        rgb.set(disc ? [220 + n, 190 + n, 40] : [g + n, g + n - 10, g + n - 20], (y * W + x) * 3);
+        truth[y * W + x] = disc ? 1 : 0;
+      }
+    }
+    const st = buildStructure(seg, rgb, W, H, 3);
+    const out = segment(seg, st, { positive: [], negative: [], box: [112, 72, 208, 168] });
+    expect(iou(out.mask, truth)).toBeGreaterThan(0.9);
+  });
+
+  it('a box alone keeps every sizeable part of an object the background splits', () => {
+    // Two red blocks (a pair of shoes) with grey ground between them and around them.
+    const rgb = new Uint8Array(W * H * 3), truth = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const n = ((x * 7919 + y * 104729) % 13) - 6;
+        const left = x >= 100 && x < 150 && y >= 80 && y < 170, right = x >= 175 && x < 220 && y >= 90 && y < 165;
+        rgb.set(left || right ? [190 + n, 40 + n, 50 + n] : [120 + n, 125 + n, 120 + n], (y * W + x) * 3);
+        truth[y * W + x] = left || right ? 1 : 0;
+      }
+    }
+    const st = buildStructure(seg, rgb, W, H, 3);
+    const out = segment(seg, st, { positive: [], negative: [], box: truthBox(truth) });
+    expect(iou(out.mask, truth)).toBeGreaterThan(0.9);
+  });
+
   it('the mask is connected to the clicks and the references agree with the kernels', () => {
     const img = syntheticImage(320, W, H);
     const stW = buildStructure(seg, img.rgb, W, H, 3);

@@ -89,13 +89,15 @@ class MinHeap {
 
 /**
  * Keeps the foreground superpixels connected (through foreground) to a positive seed; with no
- * positive seed (a box alone), the largest foreground component.
+ * positive seed (a box alone), the largest foreground component and every one at least `minShare`
+ * of its size (an object the background splits, like a pair of shoes).
  */
-export function keepConnected(s: SuperpixelStats, fg: Uint8Array, seed: Uint8Array): void {
+export function keepConnected(s: SuperpixelStats, fg: Uint8Array, seed: Uint8Array, minShare = 1): void {
   const n = s.count;
   const comp = new Int32Array(n).fill(-1);
   const keep: boolean[] = [];
   const queue: number[] = [];
+  const sizes: number[] = [];
   let hasSeed = false, best = -1, bestSize = -1;
   for (let i = 0; i < n; i++) if (seed[i] === 1) hasSeed = true;
   for (let r = 0; r < n; r++) {
@@ -117,12 +119,13 @@ export function keepConnected(s: SuperpixelStats, fg: Uint8Array, seed: Uint8Arr
       }
     }
     keep.push(seeded);
+    sizes.push(size);
     if (size > bestSize) {
       best = c;
       bestSize = size;
     }
   }
-  for (let i = 0; i < n; i++) fg[i] = comp[i]! >= 0 && (hasSeed ? keep[comp[i]!] : comp[i] === best) ? 1 : 0;
+  for (let i = 0; i < n; i++) fg[i] = comp[i]! >= 0 && (hasSeed ? keep[comp[i]!] : comp[i] === best || sizes[comp[i]!]! >= minShare * bestSize) ? 1 : 0;
 }
 
 /** Normalised contrast per neighbour slot (mean 1): colour difference of the means and across the shared boundary. */
