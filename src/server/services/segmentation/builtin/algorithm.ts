@@ -34,6 +34,8 @@ export interface Structure {
   stats: SuperpixelStats;
   /** the histograms' nonzero bins, CSR: superpixel i owns entries start[i]..start[i+1] */
   sparse: { start: Int32Array; bin: Uint16Array; count: Float64Array };
+  /** the bins any pixel falls in (the colour models are only read there) */
+  colours: Uint16Array;
   /** undirected edges (a < b) with their smoothness weight */
   edges: { m: number; a: Int32Array; b: Int32Array; weight: Float64Array };
   /** each superpixel's pixels as row runs, CSR: superpixel i owns runs start[i]..start[i+1], run k covers pixels at[k]..at[k] + len[k] - 1 */
@@ -119,6 +121,9 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const stats = ops.superpixelStats(lab, bins, labels, w, h, count);
   const edges = smoothnessEdges(stats);
   const sparse = sparseHistograms(stats);
+  const seen = new Uint8Array(BINS);
+  for (let k = 0; k < sparse.bin.length; k++) seen[sparse.bin[k]!] = 1;
+  const colours = Uint16Array.from({ length: BINS }, (_, b) => b).filter((b) => seen[b] === 1);
   const contrast = slotContrast(stats);
   const { rgb: rgb3, beta } = rgbAndBeta(rgb, w, h, channels);
   const { runs, spBox } = superpixelRuns(labels, w, h, count);
@@ -130,7 +135,7 @@ export function buildStructure(ops: SegmentOps, rgb: Uint8Array, w: number, h: n
   const bytes =
     2 * (labels.byteLength + bins.byteLength) + stats.nbr.byteLength * 5 + stats.mean.byteLength + edges.m * 24 + sparse.count.byteLength * 2 + contrast.byteLength + rgb3.byteLength +
     runs.at.byteLength * 2 + runs.start.byteLength + spBox.byteLength;
-  return { w, h, labels, bins, stats, sparse, edges, runs, spBox, contrast, step, rgb: rgb3, beta, bytes };
+  return { w, h, labels, bins, stats, sparse, colours, edges, runs, spBox, contrast, step, rgb: rgb3, beta, bytes };
 }
 
 /** The label map as runs per superpixel, and each superpixel's box: a mask from superpixel flags is then a few fills, not a pass over every pixel. */
@@ -265,7 +270,8 @@ const HARD = 1e12;
  * fitted to the histogram (GrabCut's model; `start` is the previous round's, refined by a few EM
  * steps), or with `PARAMS.gmm` 0 the histogram itself, smoothed.
  */
-function model(sp: Structure['sparse'], n: number, weight: Float64Array, start: Gmm | null): { nll: Float64Array; gmm: Gmm | null } {
+function model(st: Structure, weight: Float64Array, start: Gmm | null): { nll: Float64Array; gmm: Gmm | null } {
+  const sp = st.sparse, n = st.stats.count;
   const h = new Float64Array(BINS);
   for (let i = 0; i < n; i++) {
     const wi = weight[i]!;
@@ -276,12 +282,14 @@ function model(sp: Structure['sparse'], n: number, weight: Float64Array, start: 
   if (PARAMS.gmm > 0) {
     const gmm = fitGmm(LAB_BINS, h, PARAMS.gmm, start ? PARAMS.gmmWarmIters : PARAMS.gmmIters, start);
     if (!gmm) return { nll: nll.fill(Math.log(BINS)), gmm };
-    groupNll(gmm, LAB_BINS, nll);
-    // As a distribution over the bins, with a floor: no colour is impossible for either side.
+    // Only the image's own colours are ever read (up to 512 bins, often a third of them).
+    const used = st.colours;
+    groupNll(gmm, LAB_BINS, nll, used);
+    // As a distribution over those bins, with a floor: no colour is impossible for either side.
     let sum = 0;
-    for (let b = 0; b < BINS; b++) sum += nll[b] = Math.exp(-nll[b]!);
-    const eps = sum * 1e-4, norm = sum + eps * BINS;
-    for (let b = 0; b < BINS; b++) nll[b] = -Math.log((nll[b]! + eps) / norm);
+    for (const b of used) sum += nll[b] = Math.exp(-nll[b]!);
+    const eps = sum * 1e-4, norm = sum + eps * used.length;
+    for (const b of used) nll[b] = -Math.log((nll[b]! + eps) / norm);
     return { nll, gmm };
   }
   // [1 2 1] blur along each of L, a, b: texture colours a few clicks never sampled still count.
@@ -504,8 +512,8 @@ export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): Se
   const boxAlone = PARAMS.boxFallback && inBox !== null && input.positive.length === 0 && !input.previous;
   let gF: Gmm | null = null, gB: Gmm | null = null;
   for (let round = 0; round < PARAMS.rounds; round++) {
-    ({ nll: nllF, gmm: gF } = model(st.sparse, n, wF, gF));
-    ({ nll: nllB, gmm: gB } = model(st.sparse, n, wB, gB));
+    ({ nll: nllF, gmm: gF } = model(st, wF, gF));
+    ({ nll: nllB, gmm: gB } = model(st, wB, gB));
     meanNll(st.sparse, n, nllF, uF);
     meanNll(st.sparse, n, nllB, uB);
     for (let i = 0; i < n; i++) {

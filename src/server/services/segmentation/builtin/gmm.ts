@@ -99,15 +99,14 @@ export function fitGmm(g: ColourGroups, weight: Float64Array, k: number, iterati
 }
 
 /**
- * Expected -log density of each group's pixels under the mixture (into `out`): each component's
- * Gaussian log density at the group's mean less half the trace of its inverse covariance times the
- * group's covariance, combined by log-sum-exp.
+ * Expected -log density of each group's pixels under the mixture (into `out`; only the groups in
+ * `only` when given): each component's Gaussian log density at the group's mean less half the trace
+ * of its inverse covariance times the group's covariance, combined by log-sum-exp.
  */
-export function groupNll(model: Gmm, g: ColourGroups, out: Float64Array): Float64Array {
+export function groupNll(model: Gmm, g: ColourGroups, out: Float64Array, only?: ArrayLike<number>): Float64Array {
   const lp = new Float64Array(model.k);
-  for (let i = 0; i < g.n; i++) {
-    responsibilities(model, g, i, lp, out);
-  }
+  if (only) for (let k = 0; k < only.length; k++) responsibilities(model, g, only[k]!, lp, out);
+  else for (let i = 0; i < g.n; i++) responsibilities(model, g, i, lp, out);
   return out;
 }
 
