@@ -59,7 +59,7 @@ interface Method {
 
 export interface QualityRow {
   method: string;
-  prompt: 'clicks' | 'box + clicks';
+  prompt: 'clicks' | 'box + clicks' | 'box alone';
   images: number;
   /** mean IoU after the first prompt (a click, or the box) */
   iou_1: number;
@@ -156,9 +156,9 @@ function builtin(seg: BuiltinSegmenter, box: boolean): Method {
 
 interface Cv {
   Mat: new () => CvMat;
-  Rect: new (x: number, y: number, w: number, h: number) => unknown;
+  Rect: new (x: number, y: number, w: number, h: number) => CvRect;
   matFromArray(rows: number, cols: number, type: number, data: ArrayLike<number>): CvMat;
-  grabCut(img: CvMat, mask: CvMat, rect: unknown, bgd: CvMat, fgd: CvMat, iters: number, mode: number): void;
+  grabCut(img: CvMat, mask: CvMat, rect: CvRect, bgd: CvMat, fgd: CvMat, iters: number, mode: number): void;
   CV_8UC1: number;
   CV_8UC3: number;
   GC_BGD: number;
@@ -167,6 +167,12 @@ interface Cv {
   GC_PR_FGD: number;
   GC_INIT_WITH_MASK: number;
   GC_INIT_WITH_RECT: number;
+}
+interface CvRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 interface CvMat {
   data: Uint8Array;
@@ -199,8 +205,16 @@ function grabCut(cv: Cv, box: boolean): Method {
         const bgd = new cv.Mat(), fgd = new cv.Mat();
         try {
           const r = rect ? new cv.Rect(Math.round(rect[0]), Math.round(rect[1]), Math.max(1, Math.round(rect[2])), Math.max(1, Math.round(rect[3]))) : new cv.Rect(0, 0, w, h);
-          cv.grabCut(img, mask, r, bgd, fgd, 3, rect ? cv.GC_INIT_WITH_RECT : cv.GC_INIT_WITH_MASK);
-          last = new Uint8Array(mask.data);
+          try {
+            cv.grabCut(img, mask, r, bgd, fgd, 3, rect ? cv.GC_INIT_WITH_RECT : cv.GC_INIT_WITH_MASK);
+            last = new Uint8Array(mask.data);
+          } catch (err) {
+            // OpenCV refuses a rectangle that leaves no background sample (a box over the whole
+            // image): GrabCut's own starting labels, the box as probable foreground, are its answer.
+            if (!rect) throw err;
+            last = new Uint8Array(w * h).fill(cv.GC_BGD);
+            for (let y = r.y; y < Math.min(h, r.y + r.height); y++) last.fill(cv.GC_PR_FGD, y * w + r.x, y * w + Math.min(w, r.x + r.width));
+          }
         } finally {
           mask.delete();
           bgd.delete();
@@ -232,7 +246,7 @@ function grabCut(cv: Cv, box: boolean): Method {
   };
 }
 
-async function evaluate(m: Method, samples: Sample[], verbose: boolean): Promise<QualityRow> {
+async function evaluate(m: Method, samples: Sample[], verbose: boolean, maxClicks = MAX_CLICKS): Promise<QualityRow> {
   const load0 = os.loadavg()[0]!;
   const clickMs: number[] = [];
   let embedMs = 0, iou1 = 0, noc85 = 0, noc90 = 0, failures = 0, harmful = 0, later = 0;
@@ -245,7 +259,7 @@ async function evaluate(m: Method, samples: Sample[], verbose: boolean): Promise
     let n85 = MAX_CLICKS, n90 = MAX_CLICKS;
     // With a box the box is prompt 0; NoC counts the clicks after it.
     let click: { x: number; y: number; positive: boolean } | null = m.box ? null : firstClick(s.truth, s.width, s.height);
-    for (let c = m.box ? 0 : 1; c <= MAX_CLICKS; c++) {
+    for (let c = m.box ? 0 : 1; c <= maxClicks; c++) {
       if (c > 0) {
         if (!click) break;
         (click.positive ? prompt.positive : prompt.negative).push([click.x + 0.5, click.y + 0.5]);
@@ -277,11 +291,12 @@ async function evaluate(m: Method, samples: Sample[], verbose: boolean): Promise
   const n = samples.length;
   return {
     method: m.name,
-    prompt: m.box ? 'box + clicks' : 'clicks',
+    prompt: maxClicks === 0 ? 'box alone' : m.box ? 'box + clicks' : 'clicks',
     images: n,
     iou_1: round(iou1 / n),
-    noc85: round(noc85 / n, 2),
-    noc90: round(noc90 / n, 2),
+    // With no clicks there is no number of clicks (NaN: null in the JSON).
+    noc85: maxClicks === 0 ? NaN : round(noc85 / n, 2),
+    noc90: maxClicks === 0 ? NaN : round(noc90 / n, 2),
     failures90: failures,
     harmful_click_share: round(later ? harmful / later : 0),
     ms_per_click: { p50: round(percentile(clickMs, 50), 1), mean: round(clickMs.reduce((a, b) => a + b, 0) / Math.max(1, clickMs.length), 1) },
@@ -293,9 +308,10 @@ async function evaluate(m: Method, samples: Sample[], verbose: boolean): Promise
 
 /**
  * Runs the chosen methods (`vellum`, `grabcut`) on seg-dev with clicks, and with a box first when
- * `box`. Null when the set is absent.
+ * `box`; with `boxAlone`, only the box and no clicks (IoU after the box, cheap enough for GrabCut
+ * on all 160). Null when the set is absent.
  */
-export async function segDevQuality(opts: { methods: string[]; box: boolean; limit?: number; verbose?: boolean }): Promise<QualityRow[] | null> {
+export async function segDevQuality(opts: { methods: string[]; box: boolean; boxAlone?: boolean; limit?: number; verbose?: boolean }): Promise<QualityRow[] | null> {
   const samples = await loadSegDev({ limit: opts.limit });
   if (!samples) {
     console.log(`seg-dev not found at ${SEG_DEV_DIR} (set SEG_DEV_DIR): quality skipped`);
@@ -304,17 +320,17 @@ export async function segDevQuality(opts: { methods: string[]; box: boolean; lim
   const methods: Method[] = [];
   if (opts.methods.includes('vellum')) {
     const seg = new BuiltinSegmenter(async () => instantiateSegmentKernelsSync(fs.readFileSync(kernelsWasmPath)).segment);
-    methods.push(builtin(seg, false));
-    if (opts.box) methods.push(builtin(seg, true));
+    if (!opts.boxAlone) methods.push(builtin(seg, false));
+    if (opts.box || opts.boxAlone) methods.push(builtin(seg, true));
   }
   if (opts.methods.includes('grabcut')) {
     const { cv } = await loadOpenCv();
-    methods.push(grabCut(cv, false));
-    if (opts.box) methods.push(grabCut(cv, true));
+    if (!opts.boxAlone) methods.push(grabCut(cv, false));
+    if (opts.box || opts.boxAlone) methods.push(grabCut(cv, true));
   }
   const rows: QualityRow[] = [];
   for (const m of methods) {
-    const row = await evaluate(m, samples, !!opts.verbose);
+    const row = await evaluate(m, samples, !!opts.verbose, opts.boxAlone ? 0 : MAX_CLICKS);
     const { per_image: _, ...summary } = row;
     console.log(summary);
     rows.push(row);
