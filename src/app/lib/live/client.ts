@@ -268,8 +268,13 @@ export class LiveClient {
     const w = this.watches.get(imageId);
     if (!w || !ids.length) return;
     // Not connected (a save that lands as the network comes back): sent once the image is joined again.
-    if (!this.ready) w.overlaps = [...new Set([...w.overlaps, ...ids])].slice(0, LIVE_MAX_SELECTION_IDS);
+    if (!this.ready) this.holdOverlap(w, ids);
     else this.overlapOut(w, ids.slice(0, LIVE_MAX_SELECTION_IDS));
+  }
+
+  /** Adds ids to the overlap sent once the image is joined again (one message: at most the protocol's ids). */
+  private holdOverlap(w: Watch, ids: readonly string[]): void {
+    w.overlaps = [...new Set([...w.overlaps, ...ids])].slice(0, LIVE_MAX_SELECTION_IDS);
   }
 
   private overlapOut(w: Watch, ids: string[]): void {
@@ -291,7 +296,7 @@ export class LiveClient {
       w.overlapTimer = null;
       if (this.watches.get(imageId) !== w || w.lastOverlap !== last) return;
       if (this.ready) this.send({ type: 'overlap', image_id: imageId, ids: last.ids });
-      else w.overlaps = [...new Set([...w.overlaps, ...last.ids])];
+      else this.holdOverlap(w, last.ids);
     }, LIVE_OVERLAP_RETRY_MS);
   }
 

@@ -1,14 +1,8 @@
 // The mixture colour model on the segmenter's Lab bins: it finds the clusters a histogram holds,
 // and, unlike the histogram, gives colours next to a cluster more weight than colours far from all.
 import { describe, expect, it } from 'vitest';
-import { BINS } from '../../../../../assembly/reference/segment';
+import { BINS, labBin as bin } from '../../../../../assembly/reference/segment';
 import { fitGmm, groupNll, LAB_BINS } from './gmm';
-
-/** The bin holding a Lab colour (segRgbToLab's binning). */
-function bin(L: number, a: number, b: number): number {
-  const q = (v: number) => Math.min(7, Math.max(0, Math.floor(v)));
-  return (q(L * 0.08) << 6) | (q((a + 80) * 0.05) << 3) | q((b + 80) * 0.05);
-}
 
 describe('colour mixture model', () => {
   it('recovers two colour clusters and their shares', () => {

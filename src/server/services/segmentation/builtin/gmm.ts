@@ -46,7 +46,7 @@ const LLOYD = 5;
 
 /**
  * Fits a K-component full-covariance mixture to the groups weighted by `weight` (pixels), by EM
- * from a farthest-point start (or from `start`, the previous round's model). Null when there is no weight.
+ * from a k-means start (or from `start`, the previous round's model). Null when there is no weight.
  */
 export function fitGmm(g: ColourGroups, weight: Float64Array, k: number, iterations: number, start: Gmm | null = null): Gmm | null {
   const used: number[] = [];
@@ -59,7 +59,7 @@ export function fitGmm(g: ColourGroups, weight: Float64Array, k: number, iterati
   for (let it = 0; it < iterations; it++) {
     const acc = new Float64Array(kk * 10); // weight, sum x (3), sum xx^T (6)
     for (const i of used) {
-      responsibilities(model, g, i, resp);
+      shares(model, g, i, resp);
       const wi = weight[i]!;
       const m0 = g.mean[i * 3]!, m1 = g.mean[i * 3 + 1]!, m2 = g.mean[i * 3 + 2]!;
       const c = i * 6;
@@ -105,13 +105,13 @@ export function fitGmm(g: ColourGroups, weight: Float64Array, k: number, iterati
  */
 export function groupNll(model: Gmm, g: ColourGroups, out: Float64Array, only?: ArrayLike<number>): Float64Array {
   const lp = new Float64Array(model.k);
-  if (only) for (let k = 0; k < only.length; k++) responsibilities(model, g, only[k]!, lp, out);
-  else for (let i = 0; i < g.n; i++) responsibilities(model, g, i, lp, out);
+  if (only) for (let k = 0; k < only.length; k++) out[only[k]!] = -shares(model, g, only[k]!, lp);
+  else for (let i = 0; i < g.n; i++) out[i] = -shares(model, g, i, lp);
   return out;
 }
 
-/** Group i's share in each component (into `out`); with `nll`, its -log density goes to nll[i]. */
-function responsibilities(model: Gmm, g: ColourGroups, i: number, out: Float64Array, nll?: Float64Array): void {
+/** Group i's share in each component (into `out`); returns its expected log density under the mixture. */
+function shares(model: Gmm, g: ColourGroups, i: number, out: Float64Array): number {
   let mx = -Infinity;
   for (let j = 0; j < model.k; j++) {
     out[j] = model.pi[j]! > 0 ? Math.log(model.pi[j]!) + logDensity(model, j, g, i) : -Infinity;
@@ -119,8 +119,8 @@ function responsibilities(model: Gmm, g: ColourGroups, i: number, out: Float64Ar
   }
   let s = 0;
   for (let j = 0; j < model.k; j++) s += (out[j] = Math.exp(out[j]! - mx));
-  if (nll) nll[i] = -(mx + Math.log(s));
-  else for (let j = 0; j < model.k; j++) out[j] = out[j]! / s;
+  for (let j = 0; j < model.k; j++) out[j] = out[j]! / s;
+  return mx + Math.log(s);
 }
 
 function logDensity(model: Gmm, j: number, g: ColourGroups, i: number): number {
