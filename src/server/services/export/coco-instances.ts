@@ -25,10 +25,14 @@ export interface JoinedAnnotation {
   attributes?: Record<string, unknown>;
 }
 
-/** `{name: value}` of an annotation's named attributes ({name, value} entries), or undefined when it has none. */
+/**
+ * `{name: value}` of an annotation's named attributes ({name, value} entries), or undefined when it
+ * has none. A prototype-less object: a name like `__proto__` is an own key, written like any other
+ * (on `{}` it would set the prototype and vanish from the JSON).
+ */
 export function namedAttributes(a: Record<string, unknown>): Record<string, unknown> | undefined {
   if (!Array.isArray(a.attributes)) return undefined;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   let any = false;
   for (const e of a.attributes as unknown[]) {
     if (!e || typeof e !== 'object' || Array.isArray(e)) continue;
