@@ -3,13 +3,15 @@
 import { z } from 'zod';
 import { storedText, withoutUnstorable } from './text';
 
-export const IMAGE_STATUSES = ['new', 'annotating', 'complete'] as const;
+/** The stages of the pipeline, in order (issue 29): Not started, In progress, In review, Done. */
+export const IMAGE_STATUSES = ['new', 'annotating', 'review', 'complete'] as const;
 export const ImageStatus = z.enum(IMAGE_STATUSES);
 export type ImageStatus = z.infer<typeof ImageStatus>;
 
-/** Single-image cycle of spec section 4: new -> annotating -> complete -> new. */
+/** Single-image cycle (spec section 4, issue 29): new -> annotating -> review -> complete -> new. */
 export function nextStatus(status: ImageStatus): ImageStatus {
-  return status === 'new' ? 'annotating' : status === 'annotating' ? 'complete' : 'new';
+  const i = IMAGE_STATUSES.indexOf(status);
+  return IMAGE_STATUSES[(i + 1) % IMAGE_STATUSES.length]!;
 }
 
 /** The stored mime types, one per real format, detected from the file's bytes. */
@@ -132,6 +134,12 @@ export const Image = z.object({
   is_edited: z.boolean(),
   /** Object key of the WebP thumbnail (null when none could be made); sign it with variant=thumbnail. */
   thumbnail_path: z.string().nullable(),
+  /** Who annotates it (issue 29), null when nobody. */
+  assignee_id: z.string().nullable(),
+  /** Who reviews it (issue 29), null when nobody. */
+  reviewer_id: z.string().nullable(),
+  /** Issues of the image still open (issue 29). */
+  open_issues: z.number(),
 });
 export type Image = z.infer<typeof Image>;
 
@@ -192,6 +200,8 @@ export const RegisterImageRequest = z.object({
 export const RegisterImageResponse = z.object({ success: z.literal(true), image: Image });
 
 const ARCHIVE_FILTER = ['true', 'false', 'all'] as const;
+/** The list's assignee / reviewer filter: a user id, 'me' or 'none'. */
+const PersonFilter = (what: string) => z.union([z.literal('me'), z.literal('none'), uuid(what)], { error: `${what} must be a user id, 'me' or 'none'` });
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'filename', 'file_size', 'annotation_count', 'status', 'mime_type'] as const;
 export type ListSortField = (typeof LIST_SORT_FIELDS)[number];
 
@@ -210,6 +220,10 @@ export const ListImagesQuery = z.object({
   mime_type: z.preprocess(blankToUndefined, z.string().max(100).optional()),
   min_file_size: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).optional()),
   max_file_size: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).optional()),
+  /** A member's id, 'me' (the caller) or 'none' (unassigned). */
+  assignee: z.preprocess(blankToUndefined, PersonFilter('assignee').optional()),
+  reviewer: z.preprocess(blankToUndefined, PersonFilter('reviewer').optional()),
+  has_open_issues: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),
 });
 export type ListImagesQuery = z.infer<typeof ListImagesQuery>;
 

@@ -18,6 +18,9 @@ export type Permission =
   | 'images.delete'
   | 'images.export'
   | 'images.edit'
+  | 'images.assign'
+  | 'images.review'
+  | 'issues.write'
   | 'usage.record'
   | 'annotations.read'
   | 'annotations.write'
@@ -47,6 +50,14 @@ export const PERMISSION_TABLE: Record<Permission, readonly Role[]> = {
   'usage.record': ['owner', 'admin', 'reviewer', 'annotator'],
   // Magic Image Edit (issue 8): makes new images, so the same roles as upload.
   'images.edit': ['owner', 'admin', 'reviewer', 'annotator'],
+  // Workflow (issue 29): owners, admins and reviewers assign images and accept or reject what was
+  // submitted; the image's assignee submits it (anyone with annotations.write submits an unassigned
+  // image, and images.stage holders any image). Whoever may write annotations opens, comments on
+  // and resolves issues; every member reads them (images.read). The assignee must hold
+  // annotations.write and the reviewer images.review (invalid_assignee otherwise).
+  'images.assign': ['owner', 'admin', 'reviewer'],
+  'images.review': ['owner', 'admin', 'reviewer'],
+  'issues.write': ['owner', 'admin', 'reviewer', 'annotator'],
   // Annotations (issue 5): every member loads them, annotators and above save them.
   'annotations.read': ['owner', 'admin', 'annotator', 'reviewer', 'viewer'],
   'annotations.write': ['owner', 'admin', 'reviewer', 'annotator'],

@@ -1,26 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_STATUSES, STAGE_OPTIONS, STATUS_LABELS, stageLabel, stageOption, statusLabel } from './stages';
+import { IMAGE_STATUSES, nextStatus, STAGE_OPTIONS, stageLabel, stageOption, statusLabel } from './stages';
 
 describe('stage labels', () => {
-  it('name each status as the spec does: Not Started, In Progress, Complete', () => {
-    expect(IMAGE_STATUSES.map(statusLabel)).toEqual(['Not Started', 'In Progress', 'Complete']);
-    expect(STATUS_LABELS.annotating).toBe('In Progress');
+  it('name the pipeline as issue 29 does: Not started, In progress, In review, Done', () => {
+    expect(IMAGE_STATUSES.map(statusLabel)).toEqual(['Not started', 'In progress', 'In review', 'Done']);
   });
 
-  it('offer the picker entries in stage order, annotating as Review with In Progress beside it', () => {
-    expect(STAGE_OPTIONS).toEqual([
-      { status: 'new', label: 'Not Started', detail: null },
-      { status: 'annotating', label: 'Review', detail: 'In Progress' },
-      { status: 'complete', label: 'Complete', detail: null },
+  it('offer the picker entries in stage order, each with the one name the tiles show', () => {
+    expect(STAGE_OPTIONS.map((o) => [o.status, o.label, o.detail])).toEqual([
+      ['new', 'Not started', null],
+      ['annotating', 'In progress', null],
+      ['review', 'In review', null],
+      ['complete', 'Done', null],
     ]);
-    // Every entry names the state the tiles show: its label or its detail is the tile's word.
-    for (const o of STAGE_OPTIONS) expect([o.label, o.detail]).toContain(statusLabel(o.status));
-    expect(stageOption('annotating').label).toBe('Review');
+    expect(stageOption('review').label).toBe('In review');
   });
 
-  it('write an entry on one line for toasts', () => {
-    expect(stageLabel('annotating')).toBe('Review (In Progress)');
-    expect(stageLabel('complete')).toBe('Complete');
-    expect(stageLabel('new')).toBe('Not Started');
+  it('write an entry on one line for toasts, without a second name', () => {
+    expect(stageLabel('annotating')).toBe('In progress');
+    expect(stageLabel('complete')).toBe('Done');
+  });
+
+  it('cycle a single image through the pipeline and back to the start', () => {
+    expect(['new', 'annotating', 'review', 'complete'].map((s) => nextStatus(s as never))).toEqual(['annotating', 'review', 'complete', 'new']);
   });
 });

@@ -161,7 +161,7 @@ export const images = pgTable('images', {
   gcsUri: text('gcs_uri').notNull(),
   gcsPath: text('gcs_path').notNull(),
   thumbnailPath: text('thumbnail_path'),
-  status: text('status').$type<'new' | 'annotating' | 'complete'>().notNull().default('new'),
+  status: text('status').$type<'new' | 'annotating' | 'review' | 'complete'>().notNull().default('new'),
   virtualFolderPath: text('virtual_folder_path').notNull().default('/'),
   fileSize: bigint('file_size', { mode: 'number' }).notNull().default(0),
   mimeType: text('mime_type').notNull(),
@@ -171,8 +171,47 @@ export const images = pgTable('images', {
   isArchived: boolean('is_archived').notNull().default(false),
   isEdited: boolean('is_edited').notNull().default(false),
   thumbnailSize: bigint('thumbnail_size', { mode: 'number' }).notNull().default(0),
+  /** Workflow (0009_workflow.sql): who annotates, who reviews, how many issues are open. */
+  assigneeId: uuid('assignee_id'),
+  reviewerId: uuid('reviewer_id'),
+  openIssues: integer('open_issues').notNull().default(0),
   createdAt: created(),
   updatedAt: updated(),
+});
+
+// Workflow (0009_workflow.sql): issues pinned to regions, their comments, each image's events.
+
+export type IssueRegion = { x: number; y: number; w: number; h: number } | { x: number; y: number };
+
+export const issues = pgTable('issues', {
+  id: uuid('id').primaryKey(),
+  imageId: uuid('image_id').notNull(),
+  organizationId: uuid('organization_id').notNull(),
+  status: text('status').$type<'open' | 'resolved'>().notNull().default('open'),
+  region: jsonb('region').$type<IssueRegion | null>(),
+  createdBy: uuid('created_by'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const issueComments = pgTable('issue_comments', {
+  id: uuid('id').primaryKey(),
+  issueId: uuid('issue_id').notNull(),
+  body: text('body').notNull(),
+  createdBy: uuid('created_by'),
+  createdAt: created(),
+});
+
+export const imageEvents = pgTable('image_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  imageId: uuid('image_id').notNull(),
+  type: text('type').$type<'status' | 'assign' | 'issue' | 'comment'>().notNull(),
+  userId: uuid('user_id'),
+  field: text('field').$type<'assignee' | 'reviewer' | null>(),
+  fromValue: text('from_value'),
+  toValue: text('to_value'),
+  issueId: uuid('issue_id'),
+  createdAt: created(),
 });
 
 /** Image counts per folder / archive state / status / mime type, kept by triggers on images (0002_datasets.sql). Read only. */

@@ -65,6 +65,9 @@ export function imageJson(row: ImageRow, folderId: string | null): Image {
     is_archived: row.isArchived,
     is_edited: row.isEdited,
     thumbnail_path: row.thumbnailPath,
+    assignee_id: row.assigneeId,
+    reviewer_id: row.reviewerId,
+    open_issues: row.openIssues,
   };
 }
 
@@ -158,7 +161,7 @@ export async function adjustCounters(db: Conn, projectId: string, before: Counte
 // --- list
 
 /** Stage order for sorting by status; the same expression as the images_folder_stage_idx index. */
-const STAGE_RANK = sql`(CASE ${images.status} WHEN 'new' THEN 0 WHEN 'annotating' THEN 1 ELSE 2 END)`;
+const STAGE_RANK = sql`(CASE ${images.status} WHEN 'new' THEN 0 WHEN 'annotating' THEN 1 WHEN 'review' THEN 2 ELSE 3 END)`;
 
 function sortColumns(field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): SQL[] {
   const dir = order === 'asc' ? asc : desc;
