@@ -17,6 +17,10 @@ export const MAX_IMPORT_UNCOMPRESSED_BYTES = 50 * 1024 * 1024 * 1024;
 export const MAX_IMPORT_ENTRY_RATIO = 1000;
 /** One annotation file (JSON, XML, TXT) inside the archive is read whole up to this size (COCO JSON is streamed). */
 export const MAX_IMPORT_TEXT_BYTES = 512 * 1024 * 1024;
+/** Runs of one imported mask, read (CVAT's counts) or written (COCO's column-major counts): more is refused, never walked. */
+export const MAX_IMPORT_MASK_RUNS = 1_000_000;
+/** Shapes imported per image; an image bringing more keeps the first ones and the report says how many were left out. */
+export const MAX_SHAPES_PER_IMAGE = 10_000;
 /** Skipped files and warnings listed in a report; the rest are counted. */
 export const MAX_IMPORT_REPORT_ITEMS = 1000;
 

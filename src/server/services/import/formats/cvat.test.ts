@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRle } from '../../../../contract/rle';
 import { ImportInputError } from '../types';
-import { cvatMaskToCoco, cvatReader, parsePoints } from './cvat';
+import { cvatReader, parsePoints } from './cvat';
+import { cvatMaskToCoco } from './cvat-mask';
+
 import { imageNamed, memoryArchive, readAll } from './test-archive';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
@@ -134,6 +136,24 @@ describe('CVAT for images reader', () => {
     expect(clipped).toBe(false);
     expect([...decodeRle({ size: [2, 2], counts })]).toEqual(drawn(['#.', '##']));
     expect(() => cvatMaskToCoco([1, 1], 0, 0, 2, 2, 2, 2)).toThrow('rle counts sum to 2, expected width*height = 4');
+  });
+
+  it('skips a mask whose box or image is over the pixel limit, naming the limit, without walking it (the 1 KB file that froze the server)', async () => {
+    const xml = `<annotations><version>1.1</version><meta><task><labels><label><name>blob</name><type>mask</type></label></labels></task></meta>
+      <image id="0" name="a.png" width="20000" height="20000">
+        <mask label="blob" rle="0, 10000000000" left="0" top="0" width="100000" height="100000"/>
+        <mask label="blob" rle="0, 400000000" left="0" top="0" width="20000" height="20000"/>
+      </image>
+      <image id="1" name="b.png" width="1000000" height="1000000"><mask label="blob" rle="0, 4" left="0" top="0" width="2" height="2"/></image>
+      </annotations>`;
+    expect(xml.length).toBeLessThan(1024);
+    const { images, report } = await readAll(cvatReader, memoryArchive({ 'annotations.xml': xml }));
+    expect(report.skipped).toEqual([
+      { file: 'annotations.xml line 3 <mask>', reason: "the mask's box is 100000x100000 pixels, more than the 400,000,000 pixels an image may have" },
+      { file: 'annotations.xml line 6 <mask>', reason: 'the image is declared as 1000000x1000000 pixels, more than the 400,000,000 pixels an image may have' },
+    ]);
+    // The whole-image mask is kept, as two runs.
+    expect(imageNamed(images, 'a.png').annotations.map((a) => a.shape)).toEqual([{ type: 'mask', size: [20000, 20000], counts: [0, 400_000_000] }]);
   });
 
   it("takes label types from the geometry for labels of type 'any', and yields annotation-only images", async () => {

@@ -14,7 +14,9 @@
 // - mask: CVAT's rle counts alternate background / foreground over the mask's own box (left, top,
 //   width, height), row by row, starting with background; it becomes a COCO-order RLE over the
 //   whole image (column-major, size [height, width] of the <image>), pixels outside the image cut
-//   off with a warning.
+//   off with a warning. The conversion works on runs, never on a bitmap (./cvat-mask.ts): a box
+//   or image over MAX_IMAGE_PIXELS, or a mask of more than MAX_IMPORT_MASK_RUNS runs, is skipped
+//   with the limit it exceeds.
 // - Attributes: occluded as a boolean on every shape; <attribute name="...">value</attribute>
 //   children as named attributes ('true' / 'false' and canonical numbers as such, else text).
 //   A non-zero group_id becomes extra {instance: 'group <id>'}, so grouped shapes stay joined.
@@ -26,11 +28,11 @@
 // - ImportedImage.fileName is the base name of <image name>; folder is the folder part of that
 //   name (CVAT keeps the uploaded relative path); entry is found under images/ beside the XML.
 import type { AnnotationType } from '../../../../contract/projects';
-import { RunBuilder } from '../../../../contract/rle';
 import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedAnnotation, type ImportedClass } from '../types';
 import type { ImportedImage, ImportedShape, ImportReporter, NamedAttribute, Point, ReadOptions } from '../types';
 import { EntryIndex, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from './common';
 import { childText, scalarOf, xmlElements, type XmlElement } from './xml';
+import { cvatMaskToCoco, MaskRefused } from './cvat-mask';
 
 const CVAT_ROOT = /<annotations[\s>]/;
 const LABEL_TYPES: Record<string, AnnotationType> = { rectangle: 'box', polygon: 'polygon', mask: 'polygon', polyline: 'polyline', points: 'keypoint', skeleton: 'keypoint' };
@@ -65,37 +67,6 @@ export function parsePoints(text: string): Point[] | null {
     out.push([x, y]);
   }
   return out;
-}
-
-/**
- * CVAT's mask RLE (counts over the mask's box, row-major, background first) -> COCO's counts over
- * the whole image (column-major, background first). Pixels outside the image are cut off.
- */
-export function cvatMaskToCoco(counts: readonly number[], left: number, top: number, width: number, height: number, imageWidth: number, imageHeight: number): { counts: number[]; clipped: boolean } {
-  const box = new Uint8Array(width * height);
-  let pos = 0;
-  counts.forEach((c, i) => {
-    if (i % 2 === 1) box.fill(1, pos, pos + c);
-    pos += c;
-  });
-  if (pos !== width * height) throw new Error(`rle counts sum to ${pos}, expected width*height = ${width * height}`);
-  const y0 = Math.max(0, top);
-  const y1 = Math.min(imageHeight, top + height);
-  const runs = new RunBuilder();
-  for (let x = 0; x < imageWidth; x++) {
-    const bx = x - left;
-    if (bx < 0 || bx >= width || y1 <= y0) {
-      runs.append(0, imageHeight);
-      continue;
-    }
-    runs.append(0, y0);
-    for (let y = y0; y < y1; y++) runs.append(box[(y - top) * width + bx]!, 1);
-    runs.append(0, imageHeight - y1);
-  }
-  const inside = runs.area;
-  let total = 0;
-  for (const v of box) total += v;
-  return { counts: runs.finish(), clipped: inside !== total };
 }
 
 /** The four corners of a box rotated by `degrees` clockwise (y down) about its centre. */
@@ -156,7 +127,8 @@ function shapesOf(el: XmlElement, ctx: ImageContext): ImportedShape[] | string {
       try {
         coco = cvatMaskToCoco(counts as number[], left!, top!, width!, height!, ctx.width, ctx.height);
       } catch (err) {
-        return (err as Error).message;
+        if (err instanceof MaskRefused) return err.message;
+        throw err;
       }
       if (coco.clipped) ctx.report.warn(`${ctx.where}: mask cut off at the image border`);
       return [{ type: 'mask', size: [ctx.height, ctx.width], counts: coco.counts }];
