@@ -7,13 +7,21 @@ import { storedText } from './text';
 /** vellum (lossless), coco (annotations.json), yolo (Ultralytics data.yaml, images/, labels/), voc (Pascal VOC XML). */
 export const EXPORT_FORMATS = ['vellum', 'coco', 'yolo', 'voc'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export const EXPORT_SCOPES = ['selected', 'all_complete', 'current_filters'] as const;
+/**
+ * selected: image_ids (archived or not); all_complete: complete and not archived; all: every image
+ * not archived, in every folder; current_filters: the images list's filters (`filters`).
+ */
+export const EXPORT_SCOPES = ['selected', 'all_complete', 'current_filters', 'all'] as const;
 export type ExportScope = (typeof EXPORT_SCOPES)[number];
 export const DEFAULT_EXPORT_FORMAT: ExportFormat = 'vellum';
 export const DEFAULT_EXPORT_SCOPE: ExportScope = 'all_complete';
 export const MAX_EXPORT_NAME_LENGTH = 200;
 
-/** The images-list filters of the Data view, as `current_filters` applies them (same meaning as GET /projects/{id}/images). */
+/**
+ * The images-list filters of the Data view, as `current_filters` applies them (same meaning as GET
+ * /projects/{id}/images: folder_path is that one folder, absent every folder), and
+ * include_subfolders: folder_path and every folder inside it (default false, the list's meaning).
+ */
 export const ExportFilters = ListImagesQuery.pick({
   folder_path: true,
   status: true,
@@ -22,7 +30,7 @@ export const ExportFilters = ListImagesQuery.pick({
   mime_type: true,
   min_file_size: true,
   max_file_size: true,
-});
+}).extend({ include_subfolders: z.boolean().optional() });
 export type ExportFilters = z.infer<typeof ExportFilters>;
 
 export const ExportRequest = z.object({
@@ -39,6 +47,10 @@ export const ExportRequest = z.object({
   name: storedText(z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`), 'Export name').optional(),
 });
 export type ExportRequest = z.infer<typeof ExportRequest>;
+
+/** POST /api/v1/annotations/export/count: how many images the same request would export (before it starts). */
+export const ExportCountResponse = z.object({ success: z.literal(true), scope: z.enum(EXPORT_SCOPES), image_count: z.number().int() });
+export type ExportCountResponse = z.infer<typeof ExportCountResponse>;
 
 /** Stored in vellum.json; bump when the layout changes incompatibly. */
 export const VELLUM_EXPORT_VERSION = 1;

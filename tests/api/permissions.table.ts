@@ -242,6 +242,7 @@ export const ROUTES: RouteRule[] = [
   },
   { route: 'GET /api/v1/annotations/stats/:projectId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/stats/${f.project.id}` }) },
   { route: 'POST /api/v1/annotations/export', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, image_ids: [f.image.id], format: 'vellum' } }) },
+  { route: 'POST /api/v1/annotations/export/count', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, scope: 'all' } }) },
 
   // Assisted segmentation (/api/v1/auto-annotate/sam2)
   {

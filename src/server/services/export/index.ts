@@ -24,9 +24,13 @@
 // left out and why.
 //
 // Selection: scope 'selected' (image_ids of the project, archived or not), 'all_complete' (complete
-// and not archived; the default), 'current_filters' (the images list's filters, same meaning as
-// GET /projects/{id}/images: one folder when folder_path is given, not archived unless is_archived
-// says otherwise). A request with image_ids and no scope is 'selected' (the SPA's call).
+// and not archived; the default), 'all' (every image not archived, in every folder: the dialog's
+// "All images" at the root), 'current_filters' (the images list's filters, same meaning as GET
+// /projects/{id}/images: one folder when folder_path is given, with its sub-folders when
+// include_subfolders is true, not archived unless is_archived says otherwise). A request with
+// image_ids and no scope is 'selected' (the SPA's call). POST /annotations/export/count answers how
+// many images the same request would export (the dialog shows it before the export starts);
+// README.txt states the scope in words and the count.
 // Permission 'images.export': every role, viewers included (they can read all of it anyway).
 // Selected ids of another organization's images answer 404 'Image not found'; ids of the
 // organization's other projects are not part of the selection.
@@ -34,13 +38,14 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { and, asc, eq, gt, gte, ilike, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { annotationDocuments, images } from '../../db/schema';
 import { readAnnotationsOf } from '../annotations';
 import { errors } from '../../http/errors';
 import { canonicalMime } from '../../../contract/images';
-import { DEFAULT_EXPORT_SCOPE, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';
+import { ROOT_PATH } from '../../../contract/folders';
+import { DEFAULT_EXPORT_SCOPE, type ExportCountResponse, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';
 import { ObjectNotFoundError } from '../../storage/types';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import { bucketFor, containsPattern, folderPathOrThrow, projectInOrg, refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
@@ -87,30 +92,68 @@ export function relativeImagePath(row: Pick<ImageRow, 'virtualFolderPath' | 'fil
   return `${folder}${row.filename}`;
 }
 
-function selection(project: ProjectRow, req: ExportRequest): { scope: ExportScope; where: SQL } {
+/** A folder and every folder inside it ('/': the whole project), as folders.ts moves them. */
+function inFolderTree(folderPath: string): SQL | undefined {
+  if (folderPath === ROOT_PATH) return undefined;
+  return or(eq(images.virtualFolderPath, folderPath), sql`starts_with(${images.virtualFolderPath}, ${`${folderPath}/`})`);
+}
+
+function selection(project: ProjectRow, req: ExportRequest): { scope: ExportScope; where: SQL; describe: string } {
   const ids = req.image_ids ?? [];
   const scope: ExportScope = req.scope ?? (ids.length > 0 ? 'selected' : DEFAULT_EXPORT_SCOPE);
   const base = eq(images.projectId, project.id);
   if (scope === 'selected') {
     if (ids.length === 0) throw errors.badRequest(NO_SELECTION_MESSAGE, 'no_selection');
-    return { scope, where: and(base, inArray(images.id, [...new Set(ids)]))! };
+    return { scope, where: and(base, inArray(images.id, [...new Set(ids)]))!, describe: 'the images selected' };
   }
-  if (scope === 'all_complete') return { scope, where: and(base, eq(images.status, 'complete'), eq(images.isArchived, false))! };
+  if (scope === 'all_complete') return { scope, where: and(base, eq(images.status, 'complete'), eq(images.isArchived, false))!, describe: 'every complete image not archived, in every folder' };
+  if (scope === 'all') return { scope, where: and(base, eq(images.isArchived, false))!, describe: 'every image not archived, in every folder' };
   const f = req.filters ?? { is_archived: 'false' as const };
   const where: SQL[] = [base];
+  const described: string[] = [];
   const archived = f.is_archived ?? 'false';
   if (archived !== 'all') where.push(eq(images.isArchived, archived === 'true'));
-  if (f.folder_path !== undefined) where.push(eq(images.virtualFolderPath, folderPathOrThrow(f.folder_path, 'filters.folder_path')));
-  if (f.status) where.push(eq(images.status, f.status));
-  if (f.search) where.push(ilike(images.filename, containsPattern(f.search)));
+  described.push(archived === 'all' ? 'archived or not' : archived === 'true' ? 'archived' : 'not archived');
+  if (f.folder_path !== undefined) {
+    const folder = folderPathOrThrow(f.folder_path, 'filters.folder_path');
+    const tree = f.include_subfolders ? inFolderTree(folder) : eq(images.virtualFolderPath, folder);
+    if (tree) where.push(tree);
+    described.push(f.include_subfolders ? (folder === ROOT_PATH ? 'in every folder' : `in folder ${folder} and its sub-folders`) : `in folder ${folder} only`);
+  } else described.push('in every folder');
+  if (f.status) {
+    where.push(eq(images.status, f.status));
+    described.push(`stage ${f.status}`);
+  }
+  if (f.search) {
+    where.push(ilike(images.filename, containsPattern(f.search)));
+    described.push(`names containing "${f.search}"`);
+  }
   if (f.mime_type) {
     const mime = canonicalMime(f.mime_type.includes('/') ? f.mime_type : `image/${f.mime_type === 'svg' ? 'svg+xml' : f.mime_type}`);
     if (!mime) throw errors.badRequest(`Unknown mime_type "${f.mime_type.slice(0, 100)}"`, 'invalid_mime_type');
     where.push(eq(images.mimeType, mime));
+    described.push(mime);
   }
   if (f.min_file_size !== undefined) where.push(gte(images.fileSize, f.min_file_size));
   if (f.max_file_size !== undefined) where.push(lte(images.fileSize, f.max_file_size));
-  return { scope, where: and(...where)! };
+  if (f.min_file_size !== undefined || f.max_file_size !== undefined) described.push(`file size ${f.min_file_size ?? 0} to ${f.max_file_size ?? 'any'} bytes`);
+  return { scope, where: and(...where)!, describe: `the images filtered: ${described.join(', ')}` };
+}
+
+/** The request's project (access checked) and images; the ids of a selection are checked to be the organization's (404). */
+async function selectImages(ctx: AppContext, userId: string, req: ExportRequest) {
+  const project = await projectInOrg(ctx, userId, req.project_id, 'images.export');
+  const selected = selection(project, req);
+  // Another organization's image among the selected ids: 404, as for the image itself.
+  if (selected.scope === 'selected') await refuseForeignImages(ctx.db, project.organizationId, req.image_ids ?? []);
+  return { project, ...selected };
+}
+
+/** POST /annotations/export/count: how many images the same request would export, without starting it. */
+export async function countExport(ctx: AppContext, userId: string, req: ExportRequest): Promise<ExportCountResponse> {
+  const { scope, where } = await selectImages(ctx, userId, req);
+  const [row] = await ctx.db.select({ n: count() }).from(images).where(where);
+  return { success: true, scope, image_count: Number(row?.n ?? 0) };
 }
 
 async function readBatch(ctx: AppContext, where: SQL, after: string | null): Promise<Row[]> {
@@ -174,10 +217,7 @@ async function writerFor(s: RunState): Promise<FormatWriter> {
 export async function prepareExport(ctx: AppContext, userId: string, req: ExportRequest): Promise<PreparedExport> {
   if (req.class_filter && req.class_filter.length === 0) throw errors.badRequest('Please select at least one class to export', 'no_classes_selected');
   if (req.name !== undefined && req.name.trim() === '') throw errors.badRequest('Export name must not be empty', 'invalid_export_name');
-  const project = await projectInOrg(ctx, userId, req.project_id, 'images.export');
-  const { scope, where } = selection(project, req);
-  // Another organization's image among the selected ids: 404, as for the image itself.
-  if (scope === 'selected') await refuseForeignImages(ctx.db, project.organizationId, req.image_ids ?? []);
+  const { project, scope, where, describe } = await selectImages(ctx, userId, req);
   const first = await readBatch(ctx, where, null);
   if (first.length === 0) throw errors.badRequest(NO_IMAGES_MESSAGE, 'nothing_to_export');
   const bucket = req.include_images ? await bucketFor(ctx, project.organizationId) : null;
@@ -195,7 +235,7 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   // The zip's central directory and the writers' spools; run() removes it when the zip has ended or was abandoned.
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-export-'));
   const sink = new ZipSink(tmp);
-  const s: RunState = { ctx, tmp, project, format: req.format, scope, includeImages: req.include_images, classFilter: req.class_filter ? new Set(req.class_filter) : null, name, where, kernels: k, sink, report: newReport() };
+  const s: RunState = { ctx, tmp, project, format: req.format, scope, scopeText: describe, includeImages: req.include_images, classFilter: req.class_filter ? new Set(req.class_filter) : null, name, where, kernels: k, sink, report: newReport() };
   let writer: FormatWriter;
   try {
     writer = await writerFor(s);
@@ -259,7 +299,7 @@ function readme(s: RunState, writer: FormatWriter): string {
   const report: Report = s.report;
   const lines: string[] = [];
   lines.push(`${s.name} - exported from Vellum project "${s.project.name}" on ${new Date().toISOString()}`);
-  lines.push(`Format: ${s.format}. Scope: ${s.scope}. Images: ${report.images}. Annotations: ${report.annotations}.`);
+  lines.push(`Format: ${s.format}. Scope: ${s.scope} (${s.scopeText}). Images: ${report.images}. Annotations: ${report.annotations}.`);
   lines.push(`Classes: ${s.classFilter ? [...s.classFilter].join(', ') : 'all'}. Image files included: ${s.includeImages ? 'yes' : 'no'}.`);
   lines.push('');
   lines.push(...writer.readme());

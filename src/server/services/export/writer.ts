@@ -16,6 +16,8 @@ export interface RunState {
   project: ProjectRow;
   format: ExportFormat;
   scope: ExportScope;
+  /** The scope in words for README.txt ('every image not archived, in every folder'). */
+  scopeText: string;
   includeImages: boolean;
   classFilter: Set<string> | null;
   name: string;

@@ -1,12 +1,14 @@
 // POST /api/v1/annotations/export (spec section 7 "Annotations"): a zip named {name}_{format}.zip,
 // streamed while it is written. Everything that can fail on input fails before the first byte with
 // the usual JSON error; see src/server/services/export/ for the layout and the memory bounds.
+// POST /api/v1/annotations/export/count: the same body, answered with the number of images that
+// export would hold (the dialog shows it before the export starts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
-import { ExportRequest } from '../../../../contract/export';
-import { contentDisposition, prepareExport } from '../../../services/export';
+import { ExportCountResponse, ExportRequest } from '../../../../contract/export';
+import { contentDisposition, countExport, prepareExport } from '../../../services/export';
 
 export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -27,5 +29,19 @@ export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
       });
       return reply.header('content-type', 'application/zip').header('content-disposition', contentDisposition(filename)).header('cache-control', 'no-store').send(stream);
     },
+  );
+  app.post(
+    '/annotations/export/count',
+    {
+      schema: {
+        tags: ['annotations'],
+        summary: 'How many images an export with this body would hold (nothing is exported)',
+        description:
+          'Takes the body of POST /annotations/export and applies the same checks and selection (404 for another organization\'s project or selected image, 400 for an empty selection). Scopes: `selected` (image_ids), `all_complete` (complete, not archived), `all` (every image not archived, in every folder), `current_filters` (the images list filters; `filters.include_subfolders` adds the folders inside `filters.folder_path`).',
+        body: ExportRequest,
+        response: { 200: ExportCountResponse },
+      },
+    },
+    async (request) => countExport(ctx, callerOf(request).id, request.body),
   );
 };
