@@ -17,18 +17,18 @@ export async function startImport(server: TestServer, token: string, projectId: 
   return res.body.import_id as string;
 }
 
-/** Polls the import until it is done or failed (30 s at most). */
-export async function finishedImport(server: TestServer, token: string, id: string): Promise<ImportJob> {
-  for (let i = 0; i < 300; i++) {
+/** Polls the import until it has ended (`seconds`, 30 by default, at most: a guard against a hang, not a timing goal). */
+export async function finishedImport(server: TestServer, token: string, id: string, seconds = 30): Promise<ImportJob> {
+  for (let i = 0; i < seconds * 10; i++) {
     const res = await api<ImportJob>(server.url, 'GET', `/api/v1/imports/${id}`, { token });
     expect(res.status).toBe(200);
-    if (res.body.status === 'done' || res.body.status === 'failed') return res.body;
+    if (res.body.status === 'done' || res.body.status === 'failed' || res.body.status === 'cancelled') return res.body;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('the import did not finish in 30 s');
+  throw new Error(`the import did not finish in ${seconds} s`);
 }
 
 /** The whole import of one file; resolves with the finished job. */
-export async function importFile(server: TestServer, token: string, projectId: string, filename: string, bytes: Buffer, body: Record<string, unknown> = {}): Promise<ImportJob> {
-  return finishedImport(server, token, await startImport(server, token, projectId, filename, bytes, body));
+export async function importFile(server: TestServer, token: string, projectId: string, filename: string, bytes: Buffer, body: Record<string, unknown> = {}, seconds = 30): Promise<ImportJob> {
+  return finishedImport(server, token, await startImport(server, token, projectId, filename, bytes, body), seconds);
 }

@@ -29,7 +29,7 @@ import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { nextClassColor, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
-import { emptyImportReport, MAX_IMPORT_REPORT_ITEMS, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { emptyImportReport, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
@@ -220,8 +220,21 @@ async function createImage(r: Run, img: ImportedImage & { entry: string }, folde
  * The stored annotations of one image, SAVE_CHUNK at a time, each converted and checked on its own
  * (a bad one is skipped with its reason, not the image).
  */
-function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }): Generator<Record<string, unknown>[]> {
+function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }, budget: number): Generator<Record<string, unknown>[]> {
   const file = img.entry ?? img.fileName;
+  const stored = img.stored ?? [];
+  // At most `budget` shapes: the rest are counted, never converted (a 5 KB zip of one YOLO line
+  // repeated must not become 100,000 saved boxes).
+  let taken = 0;
+  let capped = false;
+  const overBudget = (seen: number): boolean => {
+    if (capped) return true;
+    if (taken < budget) return false;
+    capped = true;
+    const rest = stored.length + img.annotations.length - seen;
+    if (rest > 0) r.report.skip(file, `${rest} shape${rest === 1 ? '' : 's'} left out: at most ${MAX_SHAPES_PER_IMAGE.toLocaleString('en-US')} are kept per image`);
+    return true;
+  };
   if (img.width && img.height && (img.width !== size.width || img.height !== size.height)) {
     r.report.warn(`${file}: the dataset says ${img.width}x${img.height} pixels, the image has ${size.width}x${size.height}`);
   }
@@ -239,8 +252,10 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
     const attrs = fittingAttributes((s as { attributes?: unknown }).attributes, cls);
     for (const name of attrs.dropped) r.report.warn(`${where}: attribute "${name.slice(0, 100)}" does not fit the definition of class "${cls.name}"; left out`);
     chunk.push({ ...(s as Record<string, unknown>), name: cls.name, ...(attrs.dropped.length ? { attributes: attrs.kept } : {}) });
+    taken += 1;
   };
-  for (const [i, s] of (img.stored ?? []).entries()) {
+  for (const [i, s] of stored.entries()) {
+    if (overBudget(i)) break;
     accept(s, `${file} #${i + 1}`);
     if (chunk.length >= SAVE_CHUNK) {
       yield chunk;
@@ -248,6 +263,7 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
     }
   }
   for (const [i, a] of img.annotations.entries()) {
+    if (overBudget(stored.length + i)) break;
     const where = `${file} #${i + 1}`;
     const cls = r.classes.get(a.class.trim().toLowerCase());
     if (!cls) {
@@ -278,7 +294,9 @@ async function importImage(r: Run, img: ImportedImage, index: number): Promise<v
     return;
   }
   // In versions of SAVE_CHUNK shapes: one save of a 100k-shape image held several times its size at once.
-  for (const chunk of storedChunks(r, img, size)) {
+  // The image's own shapes count towards the cap (they stay; the import adds beside them).
+  const budget = Math.max(0, MAX_SHAPES_PER_IMAGE - (target.annotationCount ?? 0));
+  for (const chunk of storedChunks(r, img, size, budget)) {
     await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts: chunk, removed_ids: [] });
     r.report.report.annotations_created += chunk.length;
   }

@@ -30,6 +30,7 @@
 //   polygon, else 'box'. Images are then yielded one at a time, each label file read again when
 //   its image comes.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { MAX_SHAPES_PER_IMAGE } from '../../../../contract/imports';
 import {
   ImportInputError,
   type DatasetRead,
@@ -246,12 +247,20 @@ export function parseLabelLine(line: string, names: readonly string[], pose?: Po
 
 async function readLabels(archive: ImportArchive, file: string, layout: Layout, options: ReadOptions): Promise<ImportedAnnotation[]> {
   const out: ImportedAnnotation[] = [];
+  let leftOut = 0;
   (await readText(archive, file)).split(/\r?\n/).forEach((line, i) => {
+    // Lines past the per-image cap are counted, not parsed (the importer would leave them out anyway).
+    if (out.length >= MAX_SHAPES_PER_IMAGE) {
+      const text = line.trim();
+      if (text !== '' && !text.startsWith('#')) leftOut += 1;
+      return;
+    }
     const parsed = parseLabelLine(line, layout.names, layout.pose, `line ${i + 1}`);
     if (!parsed) return;
     if (parsed.ok) out.push(...parsed.value);
     else options.report.skip(`${file} line ${i + 1}`, parsed.reason);
   });
+  if (leftOut > 0) options.report.skip(file, `${leftOut} more line${leftOut === 1 ? '' : 's'} left out: at most ${MAX_SHAPES_PER_IMAGE.toLocaleString('en-US')} shapes are kept per image`);
   return out;
 }
 

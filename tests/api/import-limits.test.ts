@@ -1,0 +1,64 @@
+// Imports that fail cleanly (issue 30): amplified inputs are capped with a report line, malformed
+// input fails once naming the file and the limit, and what an import writes keeps the project's
+// own rules. Each test here failed before its fix.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, type Member } from '../fixtures/datasets';
+import { importFile } from './support/imports';
+import { MAX_SHAPES_PER_IMAGE } from '../../src/contract/imports';
+
+let server: TestServer;
+let owner: Member;
+
+beforeAll(async () => {
+  server = await startServer({ IMPORT_POLL_MS: '50' });
+  owner = await onboardedUser(server);
+}, 60_000);
+afterAll(async () => server?.stop());
+
+async function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new JSZip();
+  for (const [name, data] of Object.entries(files)) zip.file(name, data);
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
+}
+
+async function imagesOf(projectId: string) {
+  const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100&sort_by=filename&sort_order=asc`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return res.body.images as { id: string; filename: string; annotation_count: number }[];
+}
+
+describe('shapes per image', () => {
+  it(`keeps the first ${MAX_SHAPES_PER_IMAGE} shapes of an image and says how many were left out (a small zip of one YOLO line repeated)`, async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const bytes = await zipOf({
+      'data.yaml': 'names:\n  - car\n',
+      'images/a.png': await png(20, 20),
+      'labels/a.txt': '0 0.5 0.5 0.2 0.2\n'.repeat(MAX_SHAPES_PER_IMAGE + 2500),
+    });
+    expect(bytes.length).toBeLessThan(10 * 1024);
+    const job = await importFile(server, owner.token, projectId, 'boxes.zip', bytes, {}, 150);
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.annotations_created).toBe(MAX_SHAPES_PER_IMAGE);
+    expect(job.report.skipped).toEqual([{ file: 'labels/a.txt', reason: '2500 more lines left out: at most 10,000 shapes are kept per image' }]);
+    const [image] = await imagesOf(projectId);
+    expect(image!.annotation_count).toBe(MAX_SHAPES_PER_IMAGE);
+  }, 400_000);
+
+  it('counts the shapes an image already has (a label-only COCO file onto a project image)', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const first = await importFile(server, owner.token, projectId, 'a.zip', await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/a.png': await png(20, 20), 'labels/a.txt': '0 0.5 0.5 0.2 0.2\n'.repeat(MAX_SHAPES_PER_IMAGE - 3) }), {}, 150);
+    expect(first.report.annotations_created).toBe(MAX_SHAPES_PER_IMAGE - 3);
+    const coco = {
+      images: [{ id: 1, file_name: 'a.png', width: 20, height: 20 }],
+      categories: [{ id: 1, name: 'car' }],
+      annotations: Array.from({ length: 5 }, (_, i) => ({ id: i + 1, image_id: 1, category_id: 1, bbox: [1, 1, 2, 2], area: 4, iscrowd: 0 })),
+    };
+    const job = await importFile(server, owner.token, projectId, 'more.json', Buffer.from(JSON.stringify(coco)));
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.annotations_created).toBe(3);
+    expect(job.report.skipped).toEqual([{ file: 'a.png', reason: '2 shapes left out: at most 10,000 are kept per image' }]);
+    expect((await imagesOf(projectId))[0]!.annotation_count).toBe(MAX_SHAPES_PER_IMAGE);
+  }, 400_000);
+});
