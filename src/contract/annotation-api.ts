@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ImageStatus } from './images';
 import { storedText } from './text';
+import { MAX_ANNOTATION_ID_LENGTH } from './annotations';
 
 /** Largest save-data / save body the server reads. Bigger answers 413. */
 export const MAX_SAVE_BYTES = 8 * 1024 * 1024;
@@ -15,6 +16,21 @@ export const MAX_BATCH_SAVE_BYTES = 16 * 1024 * 1024;
 export const MAX_BATCH_SAVES = 100;
 
 const uuid = (what: string) => z.string().uuid(`${what} must be a UUID`);
+
+/** The largest version number: PostgreSQL's integer, what the version columns hold (a larger one answered 500). */
+export const MAX_VERSION = 2_147_483_647;
+/** A version in a body. */
+const version = (what: string) => z.number().int(`${what} must be a whole number`).nonnegative(`${what} must not be negative`).max(MAX_VERSION, `${what} must be at most ${MAX_VERSION}`);
+/**
+ * A whole number in a query string, from `min` to `max`: decimal digits only. Number() also reads
+ * '0x1', '+1', '1e0', '1.0' and ' 1' (and '' as 0), which a client never means as a version.
+ */
+const queryInt = (what: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,10}$/, `${what} must be a whole number written in decimal digits`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`));
 
 export const ImageIdParams = z.object({ imageId: uuid('Image id') });
 export const IdParams = z.object({ id: uuid('Image id') });
@@ -47,7 +63,7 @@ export const SaveDataRequest = z.object({
   /** Must be the image's filename. */
   image_filename: storedText(z.string().min(1, 'image_filename is required'), 'image_filename'),
   /** The version the client's list is based on. Absent: the save applies whatever the current version (last write wins). */
-  base_version: z.number().int().nonnegative().optional(),
+  base_version: version('base_version').optional(),
 });
 export type SaveDataRequest = z.infer<typeof SaveDataRequest>;
 
@@ -62,10 +78,12 @@ export const SaveChangesRequest = z.object({
   project_id: uuid('project_id'),
   image_filename: storedText(z.string().min(1, 'image_filename is required'), 'image_filename'),
   /** Required: changes only mean something on the version they were made on. */
-  base_version: z.number().int().nonnegative(),
+  base_version: version('base_version'),
   /** Checked one by one like save-data's annotations. */
   upserts: z.array(z.unknown()).default([]),
-  removed_ids: z.array(storedText(z.string().min(1, 'removed_ids holds ids'), 'An id')).default([]),
+  removed_ids: z
+    .array(storedText(z.string().min(1, 'removed_ids holds ids').max(MAX_ANNOTATION_ID_LENGTH, `An id must be at most ${MAX_ANNOTATION_ID_LENGTH} characters`), 'An id'))
+    .default([]),
 });
 export type SaveChangesRequest = z.infer<typeof SaveChangesRequest>;
 
@@ -181,7 +199,7 @@ export type AnnotationStatsResponse = z.infer<typeof AnnotationStatsResponse>;
 
 export const ChangesQuery = z.object({
   /** The version the client holds; the answer carries what changed after it. */
-  since: z.coerce.number().int('since must be a whole number').nonnegative('since must not be negative'),
+  since: queryInt('since', 0, MAX_VERSION),
   project_id: uuid('project_id').optional(),
 });
 
@@ -189,8 +207,8 @@ export const ChangesQuery = z.object({
 export const HistoryQuery = z.object({
   project_id: uuid('project_id').optional(),
   /** Entries older than this version (for paging back); default: from the newest. */
-  before: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: queryInt('before', 1, MAX_VERSION).optional(),
+  limit: queryInt('limit', 1, 200).default(50),
 });
 
 export const HistoryEntry = z.object({
@@ -217,7 +235,7 @@ export const HistoryResponse = z.object({
 export type HistoryResponse = z.infer<typeof HistoryResponse>;
 
 export const VersionQuery = z.object({
-  version: z.coerce.number().int().nonnegative(),
+  version: queryInt('version', 0, MAX_VERSION),
   project_id: uuid('project_id').optional(),
 });
 
@@ -225,8 +243,8 @@ export const VersionQuery = z.object({
 export const RestoreRequest = z.object({
   image_id: uuid('image_id'),
   project_id: uuid('project_id'),
-  version: z.number().int().nonnegative(),
+  version: version('version'),
   /** When given, 409 if the image moved past it (the same rule as a save). */
-  base_version: z.number().int().nonnegative().optional(),
+  base_version: version('base_version').optional(),
 });
 export type RestoreRequest = z.infer<typeof RestoreRequest>;

@@ -11,6 +11,18 @@ let seed = 3;
 const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 
 describe('load-data column blocks', () => {
+  it('keep __proto__ as a key and an attribute name (issue 30, finding 12: it was dropped)', () => {
+    // As stored and read back: JSON.parse gives __proto__ as an own key.
+    const text =
+      '[{"id":"p","name":"__proto__","bounding_box":{"x":1,"y":2,"w":3,"h":4},"__proto__":{"polluted":true},"attributes":[{"name":"__proto__","value":{"__proto__":1}}]},' +
+      '{"id":"q","name":"car","bounding_box":{"x":1,"y":2,"w":3,"h":4},"polygon":{"path":[[0,0],[1,0],[1,1]]},"__proto__":[1]},' +
+      '{"id":"w","name":"car","bounding_box":{"x":1,"y":2,"w":3,"h":4,"__proto__":2}}]';
+    const back = roundTrip(JSON.parse(text) as Record<string, unknown>[]);
+    expect(JSON.stringify(back)).toBe(text);
+    for (const a of back) expect(Object.getPrototypeOf(a)).toBe(Object.prototype);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('give back every kind of shape exactly, at the scale the coordinates need', () => {
     for (const decimals of [0, 1, 2, 3]) {
       const r = (v: number) => Math.round(v * 10 ** decimals) / 10 ** decimals;

@@ -10,7 +10,7 @@
 // rounded, as JSON.parse of the shortest decimal is). A shape that does not fit (another scale, an
 // unknown key inside a shape, a mask) travels whole in `rest`. Decoded shapes are equal to the
 // stored ones as JSON values (their keys come in the editor's order: id, name, bounding_box, shape,
-// then the rest).
+// then the rest), `__proto__` included: it is an ordinary key on both sides.
 
 export const COLUMNS_FORMAT = 'columns-1';
 
@@ -151,7 +151,8 @@ export function encodeBlock(annotations: readonly Annotation[]): ColumnBlock {
     let rest: Annotation | 0 = 0;
     for (const key of Object.keys(a)) {
       if (HANDLED.has(key)) continue;
-      if (rest === 0) rest = {};
+      // Without a prototype, `__proto__` is a key like any other (issue 30), not the setter that drops it.
+      if (rest === 0) rest = Object.create(null) as Annotation;
       rest[key] = a[key];
     }
     block.rest.push(rest);
@@ -196,7 +197,8 @@ export function decodeBlock(block: ColumnBlock): Annotation[] {
     } else if (kind === KEYPOINT) {
       a.keypoint = { x: (ox + block.d[di++]!) / s, y: (oy + block.d[di++]!) / s };
     }
-    if (rest !== 0) Object.assign(a, rest);
+    // Defined, not assigned: an own `__proto__` key stays a key (Object.assign would set the prototype).
+    if (rest !== 0) for (const key of Object.keys(rest)) Object.defineProperty(a, key, { value: rest[key], enumerable: true, writable: true, configurable: true });
     out.push(a);
   }
   return out;

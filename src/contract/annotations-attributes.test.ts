@@ -96,8 +96,16 @@ describe('annotation attributes against their class', () => {
     expect(attributesProblem([{ name: 'colour', value: 'pink' }], car, stale)?.attribute).toBe('colour');
     expect(attributesProblem([...stale, { name: 'colour', value: 'red' }], car, stale)?.message).toBe('Attribute "colour" of class "car" appears twice');
     const classes = new Map([['car', car]]);
-    expect(findAttributeProblem([{ id: 'a', name: 'car', attributes: stale }], classes, new Map([['a', stale]]))).toBeNull();
-    expect(findAttributeProblem([{ id: 'b', name: 'car', attributes: stale }], classes, new Map([['a', stale]]))?.index).toBe(0);
+    const held = new Map([['a', { name: 'car', attributes: stale }]]);
+    expect(findAttributeProblem([{ id: 'a', name: 'car', attributes: stale }], classes, held)).toBeNull();
+    expect(findAttributeProblem([{ id: 'b', name: 'car', attributes: stale }], classes, held)?.index).toBe(0);
+  });
+  it('keeps no entry of a shape given another class (issue 30, finding 4: a relabel slipped in values the new class refuses)', () => {
+    const classes = new Map<string, Pick<ProjectClass, 'name' | 'attributes'>>([['car', car], ['tree', { name: 'tree' }]]);
+    const free = [{ name: 'colour', value: { toString: 1 } }];
+    const held = new Map([['a', { name: 'tree', attributes: free }]]);
+    expect(findAttributeProblem([{ id: 'a', name: 'tree', attributes: free }], classes, held)).toBeNull();
+    expect(findAttributeProblem([{ id: 'a', name: 'car', attributes: free }], classes, held)).toMatchObject({ index: 0, attribute: 'colour' });
   });
   it('drops what does not fit for importers', () => {
     expect(fittingAttributes([{ name: 'doors', value: 2 }, { name: 'occluded', value: 'yes' }, { name: 'visible', value: false }], car)).toEqual({ kept: [{ name: 'doors', value: 2 }], dropped: ['occluded', 'visible'] });

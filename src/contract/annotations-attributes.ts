@@ -58,18 +58,25 @@ export function attributesProblem(attributes: unknown, cls: Pick<ProjectClass, '
   return null;
 }
 
+/** What a shape held before a save: its class and its attributes (findAttributeProblem's `previous`). */
+export interface HeldAttributes {
+  name: unknown;
+  attributes: unknown;
+}
+
 /**
  * The first problem of a list of stored annotations' attributes, with the annotation's position.
- * With `previous`, a value saved before its definition changed stays valid while it is unchanged:
- * editing a shape's outline never fails on an option removed since (only new values are checked).
+ * With `previous`, a value saved before its definition changed stays valid while it is unchanged
+ * and the shape keeps its class: editing a shape's outline never fails on an option removed since
+ * (only new values are checked), but a relabel is checked against the new class in full.
  * `classes`: the project's classes by exact name (annotations of other classes are not checked
  * here; the class check is findAnnotationProblem's).
  */
 export function findAttributeProblem(
   list: readonly unknown[],
   classes: ReadonlyMap<string, Pick<ProjectClass, 'name' | 'attributes'>>,
-  /** By annotation id, the attributes it holds now (stored): its unchanged entries are not checked again. */
-  previous?: ReadonlyMap<string, unknown>,
+  /** By annotation id, the class and attributes it holds now (stored): its unchanged entries are not checked again while the class is the same. */
+  previous?: ReadonlyMap<string, HeldAttributes>,
 ): (AttributeProblem & { index: number }) | null {
   let any = false;
   for (const c of classes.values()) if (hasAttributeDefinitions(c)) any = true;
@@ -77,7 +84,10 @@ export function findAttributeProblem(
   for (let i = 0; i < list.length; i++) {
     const a = list[i];
     if (!isRecord(a) || typeof a.name !== 'string') continue;
-    const problem = attributesProblem(a.attributes, classes.get(a.name), typeof a.id === 'string' ? previous?.get(a.id) : undefined);
+    const held = typeof a.id === 'string' ? previous?.get(a.id) : undefined;
+    // Values held under another class were never checked against this one (a relabel): none is kept.
+    const kept = held && held.name === a.name ? held.attributes : undefined;
+    const problem = attributesProblem(a.attributes, classes.get(a.name), kept);
     if (problem) {
       const id = typeof a.id === 'string' ? ` (id ${quote(a.id)})` : '';
       return { index: i, attribute: problem.attribute, message: `Annotation ${i}${id}: ${problem.message}` };

@@ -90,6 +90,25 @@ export const StoredAttributes = z.array(StoredJson);
 export type StoredAttributes = z.infer<typeof StoredAttributes>;
 
 export const SHAPE_KEYS = ['polygon', 'polyline', 'keypoint', 'segmentation'] as const;
+
+// Limits on what a client chooses in an annotation (issue 30). A save over one is refused with
+// 400 naming the key (src/contract/annotation-check.ts checks them, without recursion, before the
+// schema): a 1 MB id cannot be indexed (it answered 500), and a value nested thousands deep
+// overflowed the validator's stack. Data already stored is loaded as it is.
+/** Characters of an annotation id (the live socket's selection ids have the same limit). */
+export const MAX_ANNOTATION_ID_LENGTH = 200;
+/** Characters of the class name (a project's class names have the same limit). */
+export const MAX_CLASS_NAME_LENGTH = 100;
+/** Characters of any object key in an annotation, and of an attribute entry's name. */
+export const MAX_ANNOTATION_KEY_LENGTH = 200;
+/** Keys of an annotation besides id, name, bounding_box, its shape and attributes (e.g. `sam2_area`). */
+export const MAX_EXTRA_KEYS = 50;
+/** Entries of `attributes`. */
+export const MAX_ATTRIBUTE_ENTRIES = 200;
+/** Bytes of JSON taken by `attributes` and the extra keys together. */
+export const MAX_EXTRA_BYTES = 64 * 1024;
+/** Levels of arrays and objects in an annotation (the annotation itself is level 1). */
+export const MAX_ANNOTATION_DEPTH = 20;
 export type ShapeKey = (typeof SHAPE_KEYS)[number];
 
 /**

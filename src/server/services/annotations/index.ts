@@ -13,7 +13,7 @@ import type { AppContext } from '../../context';
 import { images, projects } from '../../db/schema';
 import { ApiError, errors } from '../../http/errors';
 import { describePath, findAnnotationProblem } from '../../../contract/annotation-check';
-import { findAttributeProblem } from '../../../contract/annotations-attributes';
+import { findAttributeProblem, type HeldAttributes } from '../../../contract/annotations-attributes';
 import type { ProjectClass } from '../../../contract/projects';
 import {
   ANNOTATION_KINDS,
@@ -118,7 +118,8 @@ export function validateAnnotations(raw: unknown[], classes: readonly ProjectCla
 /**
  * validateAnnotations for a save of one image: an attribute value saved before its class's
  * definition changed (an option removed, a kind changed) stays valid while the save leaves it
- * unchanged, so a shape whose outline is edited still saves; new or changed values are checked.
+ * and the shape's class unchanged, so a shape whose outline is edited still saves; new or changed
+ * values, and every value of a shape given another class, are checked.
  */
 async function validateForImage(db: Conn, imageId: string, raw: unknown[], classes: readonly ProjectClass[]): Promise<void> {
   const byName = new Map(classes.map((c) => [c.name, c]));
@@ -127,8 +128,11 @@ async function validateForImage(db: Conn, imageId: string, raw: unknown[], class
   if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
   if (!findAttributeProblem(raw, byName)) return;
   const ids = raw.map((a) => (a as { id: string }).id);
-  const previous = new Map<string, unknown>();
-  for (const [id, row] of await storedTexts(db, imageId, ids)) previous.set(id, (JSON.parse(row.text) as { attributes?: unknown }).attributes);
+  const previous = new Map<string, HeldAttributes>();
+  for (const [id, row] of await storedTexts(db, imageId, ids)) {
+    const held = JSON.parse(row.text) as { name?: unknown; attributes?: unknown };
+    previous.set(id, { name: held.name, attributes: held.attributes });
+  }
   const attr = findAttributeProblem(raw, byName, previous);
   if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
 }
