@@ -21,6 +21,10 @@ export const MAX_IMPORT_TEXT_BYTES = 512 * 1024 * 1024;
 export const MAX_IMPORT_MASK_RUNS = 1_000_000;
 /** Shapes imported per image; an image bringing more keeps the first ones and the report says how many were left out. */
 export const MAX_SHAPES_PER_IMAGE = 10_000;
+/** Nesting of JSON arrays / objects, XML elements and YAML collections in an imported file; deeper is refused, naming the file. */
+export const MAX_IMPORT_NESTING = 100;
+/** YAML aliases followed in one file (yaml's own guard against alias bombs). */
+export const MAX_IMPORT_YAML_ALIASES = 100;
 /** Skipped files and warnings listed in a report; the rest are counted. */
 export const MAX_IMPORT_REPORT_ITEMS = 1000;
 

@@ -62,3 +62,43 @@ describe('shapes per image', () => {
     expect((await imagesOf(projectId))[0]!.annotation_count).toBe(MAX_SHAPES_PER_IMAGE);
   }, 400_000);
 });
+
+/** Rewrites the uncompressed size of the zip's only entry in its local and central headers (a header that lies). */
+function withDeclaredSize(zip: Buffer, size: number): Buffer {
+  const out = Buffer.from(zip);
+  const local = out.indexOf(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+  const central = out.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  out.writeUInt32LE(size, local + 22);
+  out.writeUInt32LE(size, central + 24);
+  return out;
+}
+
+describe('malformed input fails once, naming the file and the limit', () => {
+  it('fails a COCO file nested past the limit with its name, not as a crash retried three times', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const deep = '['.repeat(50_000) + ']'.repeat(50_000);
+    const coco = `{"images":[{"id":1,"file_name":"a.png","width":10,"height":10}],"categories":[{"id":1,"name":"x"}],"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[1,1,2,2],"attributes":{"deep":${deep}}}]}`;
+    const job = await importFile(server, owner.token, projectId, 'deep.json', Buffer.from(coco), {}, 90);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe('deep.json: JSON nested more than 100 levels deep; at most 100 are read');
+  }, 120_000);
+
+  it('fails an entry that inflates past the size its header declares, naming the entry', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const coco = JSON.stringify({ images: [{ id: 1, file_name: 'a.png', width: 10, height: 10 }], categories: [{ id: 1, name: 'x' }], annotations: [] });
+    const bytes = withDeclaredSize(await zipOf({ 'instances.json': coco + ' '.repeat(5000) }), 20);
+    const job = await importFile(server, owner.token, projectId, 'lying.zip', bytes, { format: 'coco' }, 90);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe('instances.json: the entry inflates to a different size than the 20 bytes its header declares');
+  }, 120_000);
+
+  it('says which entry was left unread for its compression ratio when the format cannot be recognised', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const coco = JSON.stringify({ images: [], categories: [], annotations: [] });
+    const bytes = withDeclaredSize(await zipOf({ 'instances.json': coco }), 2_000_000_000);
+    const job = await importFile(server, owner.token, projectId, 'ratio.zip', bytes, {}, 90);
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^The format could not be recognised: expected a COCO, YOLO, Pascal VOC, CVAT or Vellum dataset\. 1 entry was not read because it would expand more than 1000 times its compressed size: "instances\.json"$/);
+    expect(job.report.skipped).toEqual([{ file: 'instances.json', reason: expect.stringMatching(/^it would expand \d+ times its compressed size \(at most 1000 is accepted\)$/) }]);
+  }, 120_000);
+});

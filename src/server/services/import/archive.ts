@@ -13,7 +13,7 @@
 // A .json or .xml file is an archive of one entry.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import {
   MAX_IMPORT_ENTRIES,
@@ -27,6 +27,8 @@ import { ImportInputError, type ImportArchive, type ImportReporter } from './typ
 const RATIO_MIN_BYTES = 1024 * 1024;
 
 export interface OpenedArchive extends ImportArchive {
+  /** Entries left unread for their compression ratio (named when the format cannot be recognised without them). */
+  readonly refused: readonly string[];
   close(): void;
 }
 
@@ -67,6 +69,7 @@ function singleFile(file: string, name: string): OpenedArchive {
   const entryName = path.posix.basename(name.replace(/\\/g, '/'));
   return {
     paths: [entryName],
+    refused: [],
     has: (p) => p === entryName,
     size: () => size,
     open: async () => fs.createReadStream(file),
@@ -85,7 +88,7 @@ function openZipFile(file: string): Promise<yauzl.ZipFile> {
 }
 
 /** Lists the zip's file entries, checking names and sizes; unsafe ones are reported and left out. */
-function listEntries(zip: yauzl.ZipFile, report: ImportReporter): Promise<Map<string, yauzl.Entry>> {
+function listEntries(zip: yauzl.ZipFile, report: ImportReporter, refused: string[]): Promise<Map<string, yauzl.Entry>> {
   const entries = new Map<string, yauzl.Entry>();
   if (zip.entryCount > MAX_IMPORT_ENTRIES) {
     return Promise.reject(new ImportInputError(`The archive has ${zip.entryCount} entries; at most ${MAX_IMPORT_ENTRIES} are accepted`));
@@ -108,6 +111,7 @@ function listEntries(zip: yauzl.ZipFile, report: ImportReporter): Promise<Map<st
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
         if (entry.uncompressedSize > RATIO_MIN_BYTES && ratio > MAX_IMPORT_ENTRY_RATIO) {
           report.skip(name, `it would expand ${Math.round(ratio)} times its compressed size (at most ${MAX_IMPORT_ENTRY_RATIO} is accepted)`);
+          refused.push(name);
         } else if (entries.has(name)) report.skip(name, 'the archive holds two entries with this name; the first was read');
         else entries.set(name, entry);
       }
@@ -117,11 +121,26 @@ function listEntries(zip: yauzl.ZipFile, report: ImportReporter): Promise<Map<st
   });
 }
 
+/**
+ * The entry's stream, whose errors (a lying header, damaged deflate data) are ImportInputErrors
+ * naming the entry: bad input that fails the import once, not a crash that is retried.
+ */
+function namingErrors(stream: Readable, name: string, declared: number): Readable {
+  const out = new PassThrough();
+  stream.on('error', (err: Error) => {
+    const lying = /too many bytes|not enough bytes/i.test(err.message);
+    out.destroy(new ImportInputError(lying ? `${name}: the entry inflates to a different size than the ${declared} bytes its header declares` : `${name} cannot be read from the archive (${err.message})`));
+  });
+  out.on('close', () => stream.destroy());
+  return stream.pipe(out);
+}
+
 async function openZip(file: string, report: ImportReporter): Promise<OpenedArchive> {
   const zip = await openZipFile(file);
   let entries: Map<string, yauzl.Entry>;
+  const refused: string[] = [];
   try {
-    entries = await listEntries(zip, report);
+    entries = await listEntries(zip, report, refused);
   } catch (err) {
     zip.close();
     throw err;
@@ -134,13 +153,15 @@ async function openZip(file: string, report: ImportReporter): Promise<OpenedArch
   };
   const open = (p: string): Promise<Readable> =>
     new Promise((resolve, reject) => {
-      zip.openReadStream(entryOf(p), (err, stream) => {
+      const entry = entryOf(p);
+      zip.openReadStream(entry, (err, stream) => {
         if (err) reject(new ImportInputError(`${p} cannot be read from the archive (${err.message})`));
-        else resolve(stream);
+        else resolve(namingErrors(stream, p, entry.uncompressedSize));
       });
     });
   return {
     paths,
+    refused,
     has: (p) => entries.has(p),
     size: (p) => entryOf(p).uncompressedSize,
     open,

@@ -29,7 +29,7 @@ import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { nextClassColor, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
-import { emptyImportReport, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { emptyImportReport, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
@@ -318,14 +318,23 @@ function finalReport(r: Run): ImportReport {
  * added: a bad archive is reported, never half imported. Returns the number of images.
  */
 async function dryRun(r: Run, reader: FormatReader): Promise<number> {
-  const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'check-')), signal: r.signal });
-  let images = 0;
-  for await (const img of data.images) {
-    if (r.signal.aborted) throw r.signal.reason;
-    void img;
-    images += 1;
+  try {
+    const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'check-')), signal: r.signal });
+    let images = 0;
+    for await (const img of data.images) {
+      if (r.signal.aborted) throw r.signal.reason;
+      void img;
+      images += 1;
+    }
+    return images;
+  } catch (err) {
+    if (r.signal.aborted || err instanceof ImportInputError) throw err;
+    // The dry run only reads the local copy of the upload: whatever else it throws (a stack
+    // overflow on input nested past a reader's guard, a parser's own limit) would throw again on
+    // every retry, so it fails the import once, saying so, instead of being retried as a crash.
+    r.ctx.log.warn({ err, importId: r.row.id }, 'import: reading the dataset failed');
+    throw new ImportInputError(`The dataset could not be read (${String((err as Error)?.message ?? err).slice(0, 300)})`);
   }
-  return images;
 }
 
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
@@ -386,7 +395,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     await downloadStaged(ctx, row, file);
     archive = await openImportFile(file, row.filename, report);
     const format = row.format !== 'auto' ? (row.format as ImportFormat) : await detectFormat(archive);
-    if (!format) throw new ImportInputError('The format could not be recognised: expected a COCO, YOLO, Pascal VOC, CVAT or Vellum dataset');
+    if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [c.name.trim().toLowerCase(), c]));
     const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), signal };
@@ -403,6 +412,15 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     archive?.close();
     await fsp.rm(tmpDir, { recursive: true, force: true });
   }
+}
+
+/** Why no reader knows the archive, naming the entries left unread for their compression ratio (often the very annotation file). */
+function unrecognised(archive: OpenedArchive): string {
+  const base = 'The format could not be recognised: expected a COCO, YOLO, Pascal VOC, CVAT or Vellum dataset';
+  if (archive.refused.length === 0) return base;
+  const n = archive.refused.length;
+  const names = archive.refused.slice(0, 3).map((p) => `"${p.slice(0, 200)}"`).join(', ');
+  return `${base}. ${n} entr${n === 1 ? 'y was' : 'ies were'} not read because ${n === 1 ? 'it' : 'they'} would expand more than ${MAX_IMPORT_ENTRY_RATIO} times ${n === 1 ? 'its' : 'their'} compressed size: ${names}${n > 3 ? ' ...' : ''}`;
 }
 
 /** The uploaded file is not kept once the import has ended. */

@@ -4,7 +4,10 @@
 import { Readable } from 'node:stream';
 import { parser, type Token } from 'stream-json/parser.js';
 import { verifier } from 'stream-json/utils/verifier.js';
+import { MAX_IMPORT_NESTING } from '../../../../contract/imports';
 import { ImportInputError, type ImportArchive } from '../types';
+
+const tooDeep = (file: string) => new ImportInputError(`${file}: JSON nested more than ${MAX_IMPORT_NESTING} levels deep; at most ${MAX_IMPORT_NESTING} are read`);
 
 export interface TokenSink {
   /** Called for each token; may throw an ImportInputError to end the scan. */
@@ -58,9 +61,14 @@ export async function scanJson(archive: ImportArchive, file: string, makeSink: (
       });
       tokens.on('close', () => finish(failure));
       tokens.on('end', () => finish(failure));
+      let depth = 0;
       tokens.on('data', (tok: Token) => {
         if (failure) return;
         try {
+          if (tok.name === 'startObject' || tok.name === 'startArray') {
+            depth += 1;
+            if (depth > MAX_IMPORT_NESTING) throw tooDeep(file);
+          } else if (tok.name === 'endObject' || tok.name === 'endArray') depth -= 1;
           sink.token(tok);
         } catch (err) {
           fail(err as Error);
@@ -79,9 +87,27 @@ export async function scanJson(archive: ImportArchive, file: string, makeSink: (
 
 class JsonSyntaxError extends Error {}
 
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings not counted). */
+export function nestingOf(bytes: Uint8Array): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i += 1; // a backslash escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return deepest;
+}
+
 /** A small JSON entry parsed whole (vellum.json, one image's document); malformed JSON names the file, line and column. */
 export async function parseJsonEntry(archive: ImportArchive, file: string): Promise<unknown> {
   const bytes = await archive.read(file);
+  if (nestingOf(bytes) > MAX_IMPORT_NESTING) throw tooDeep(file);
   try {
     return JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   } catch (err) {

@@ -3,6 +3,7 @@
 // file with 100k shapes is never a DOM, only its current <image>.
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
+import { MAX_IMPORT_NESTING } from '../../../../contract/imports';
 import { ImportInputError, type ImportArchive } from '../types';
 
 export interface XmlElement {
@@ -33,7 +34,11 @@ export async function* xmlElements(archive: ImportArchive, file: string, options
     const at = /^(\d+):(\d+): /.exec(err.message);
     failure ??= new ImportInputError(`${file}: XML error at line ${at ? at[1] : parser.line}: ${err.message.slice(at ? at[0].length : 0)}`);
   });
+  let depth = 0;
   parser.on('opentag', (tag) => {
+    depth += 1;
+    if (depth > MAX_IMPORT_NESTING) failure ??= new ImportInputError(`${file}: XML nested more than ${MAX_IMPORT_NESTING} levels deep at line ${parser.line}; at most ${MAX_IMPORT_NESTING} are read`);
+    if (failure) return;
     if (!sawRoot) {
       sawRoot = true;
       try {
@@ -54,6 +59,8 @@ export async function* xmlElements(archive: ImportArchive, file: string, options
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', () => {
+    depth -= 1;
+    if (failure) return;
     const el = stack.pop();
     if (el && stack.length === 0) ready.push(el);
   });

@@ -30,7 +30,7 @@
 //   polygon, else 'box'. Images are then yielded one at a time, each label file read again when
 //   its image comes.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { MAX_SHAPES_PER_IMAGE } from '../../../../contract/imports';
+import { MAX_IMPORT_YAML_ALIASES, MAX_SHAPES_PER_IMAGE } from '../../../../contract/imports';
 import {
   ImportInputError,
   type DatasetRead,
@@ -104,11 +104,15 @@ async function layoutOf(archive: ImportArchive): Promise<Layout> {
   let root: string;
   if (yamlFile) {
     let doc: unknown;
+    const text = await readText(archive, yamlFile);
     try {
-      doc = parseYaml(await readText(archive, yamlFile));
+      doc = parseYaml(text, { maxAliasCount: MAX_IMPORT_YAML_ALIASES });
     } catch (err) {
       if (err instanceof YAMLParseError) throw new ImportInputError(`${yamlFile}: YAML error at line ${err.linePos?.[0].line ?? '?'}: ${err.message.split('\n')[0]}`);
-      throw err;
+      // yaml throws a ReferenceError for an alias bomb, and deep nesting overflows the stack: the file's fault either way.
+      if (err instanceof ReferenceError) throw new ImportInputError(`${yamlFile}: YAML aliases expand too far; at most ${MAX_IMPORT_YAML_ALIASES} are followed`);
+      if (err instanceof RangeError) throw new ImportInputError(`${yamlFile}: YAML nested too deeply to be read`);
+      throw new ImportInputError(`${yamlFile}: YAML cannot be read (${(err as Error).message.slice(0, 200)})`);
     }
     names = yamlNames(doc, yamlFile);
     root = dirName(yamlFile);
