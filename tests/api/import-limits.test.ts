@@ -102,3 +102,17 @@ describe('malformed input fails once, naming the file and the limit', () => {
     expect(job.report.skipped).toEqual([{ file: 'instances.json', reason: expect.stringMatching(/^it would expand \d+ times its compressed size \(at most 1000 is accepted\)$/) }]);
   }, 120_000);
 });
+
+describe('report text', () => {
+  it('stores a report naming a skipped entry with a NUL byte in its name (shown as U+FFFD) and ends the import once', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const bytes = await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/a.png': await png(10, 10), 'labels/a.txt': '0 0.5 0.5 0.2 0.2\n', '../evil\u0000.png': 'x', 'labels/or\u0000phan.txt': '0 0.5 0.5 0.1 0.1\n' });
+    const job = await importFile(server, owner.token, projectId, 'nul.zip', bytes, {}, 90);
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.images_created).toBe(1);
+    const files = job.report.skipped.map((s) => s.file);
+    expect(files).toContain('../evil\ufffd.png');
+    expect(files).toContain('labels/or\ufffdphan.txt');
+    expect(JSON.stringify(job.report)).not.toContain('\\u0000');
+  }, 120_000);
+});

@@ -32,6 +32,7 @@ import { fittingAttributes } from '../../../contract/annotations-attributes';
 import { emptyImportReport, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
+import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
 import { saveChanges } from '../annotations';
 import { bucketFor, setImageStatus } from '../images';
@@ -64,7 +65,11 @@ export class ReportBuilder implements ImportReporter {
     for (const w of this.report.warnings) this.seen.add(`w\u0000${w}`);
   }
 
-  skip(file: string, reason: string): void {
+  // Entry names and reasons come from the archive: NULs and unpaired surrogates would make the
+  // report unstorable (and the job crash on every retry), so they are shown as U+FFFD.
+  skip(rawFile: string, rawReason: string): void {
+    const file = printableText(rawFile);
+    const reason = printableText(rawReason);
     const key = `s\u0000${file}\u0000${reason}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -72,7 +77,8 @@ export class ReportBuilder implements ImportReporter {
     else this.report.skipped_more += 1;
   }
 
-  warn(message: string): void {
+  warn(rawMessage: string): void {
+    const message = printableText(rawMessage);
     const key = `w\u0000${message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -406,7 +412,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (signal.aborted) throw err;
     const known = err instanceof ImportInputError || err instanceof ApiError;
     if (!known) throw err;
-    await save(ctx, id, { status: 'failed', error: err.message, report: report.report as unknown as Record<string, unknown> });
+    await save(ctx, id, { status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown> });
     await dropUpload(ctx, row);
   } finally {
     archive?.close();
