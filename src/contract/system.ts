@@ -8,6 +8,22 @@ export const HealthResponse = z.object({
 });
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
+/** GET /api/v1/health/live: 200 while the process runs (docs/deploy.md "Health checks"). */
+export const LiveResponse = z.object({ status: z.literal('live'), role: z.enum(['all', 'api', 'worker']) });
+export type LiveResponse = z.infer<typeof LiveResponse>;
+
+/**
+ * GET /api/v1/health/ready: 200 `ready` once migrations are done and the database and storage
+ * answer; 503 `not_ready` (naming the checks that failed) otherwise, and while the process stops.
+ */
+export const ReadyResponse = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  role: z.enum(['all', 'api', 'worker']),
+  stopping: z.boolean(),
+  checks: z.object({ database: z.enum(['ok', 'failed', 'skipped']), storage: z.enum(['ok', 'failed', 'skipped']) }),
+});
+export type ReadyResponse = z.infer<typeof ReadyResponse>;
+
 export const ConfigResponse = z.object({
   supabaseUrl: z.string(),
   supabaseAnonKey: z.string(),

@@ -10,7 +10,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyWebsocket from '@fastify/websocket';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { Config } from './config';
+import { servesRequests, type Config } from './config';
 import { openDatabase } from './db/client';
 import { createStorage } from './storage';
 import { BucketNotFoundError, InvalidObjectNameError, ObjectNotFoundError } from './storage/types';
@@ -23,10 +23,14 @@ import { compressionOptions } from './http/compression';
 import { staticCacheControl } from './http/static-assets';
 import { installSecurityHeaders } from './http/security-headers';
 import { LIVE_MAX_MESSAGE_BYTES } from '../contract/live';
+import { createMetrics, registerMetricsRoute, startMetricsServer } from './metrics';
+import { startBackgroundWork, type BackgroundWork } from './jobs/workers';
 
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The port of the METRICS_PORT listener (null without one); tests give METRICS_PORT=0 and read it here. */
+  metricsPort: number | null;
   /** Stops taking requests, lets in-flight ones finish, then closes the database and storage. */
   close(): Promise<void>;
 }
@@ -53,7 +57,11 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
     trustProxy: config.trustProxy,
     return503OnClosing: true,
   });
-  const ctx: AppContext = { config, database, db: database.db, storage, auth, log: app.log };
+  const ctx: AppContext = { config, database, db: database.db, storage, auth, log: app.log, lifecycle: { stopping: false } };
+  // ROLE (docs/deploy.md): `worker` serves health and metrics only; `api` and `all` serve the product.
+  const serving = servesRequests(config.role);
+  const metrics = createMetrics(ctx, app);
+  ctx.metrics = metrics;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Once shutdown begins, every response closes its connection: Node closes only the connections
@@ -102,7 +110,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   // The SPA's files, before compression so that its hook never sees their routes: they were
   // compressed at build time and are served as they are asked for (http/static-assets.ts).
   const indexHtml = path.join(config.appDir, 'index.html');
-  const hasApp = fs.existsSync(indexHtml);
+  const hasApp = serving && fs.existsSync(indexHtml);
   if (hasApp) {
     await app.register(fastifyStatic, {
       root: config.appDir,
@@ -116,6 +124,55 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   // Every route from here on: JSON and text of 1 KB or more, br or gzip (http/compression.ts).
   await app.register(fastifyCompress, compressionOptions);
 
+  if (serving) await registerProductPlugins(app);
+  installAuthGuard(app, auth, ctx);
+  if (serving) {
+    await auth.registerRoutes(app);
+    await storage.registerRoutes(app);
+  }
+  await registerRoutes(app, ctx);
+  if (config.metrics.token && config.metrics.port === null) registerMetricsRoute(app, metrics, config.metrics.token);
+
+  app.setNotFoundHandler((request, reply) => {
+    const url = request.url.split('?')[0];
+    if (!serving || request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
+      return reply.status(404).send({ success: false, error: `Route ${request.method} ${url} not found`, code: 'not_found' });
+    }
+    if (!hasApp) return reply.status(503).type('text/plain').send('The app is not built yet: run `npm run build` (npm start does it for you).');
+    return reply.type('text/html').sendFile('index.html'); // cache-control: no-cache, from setHeaders
+  });
+
+  // The job workers and sweeps this role runs (jobs/workers.ts), from ready to close; stopping
+  // hands running jobs back before the database closes.
+  let work: BackgroundWork | null = null;
+  app.addHook('onReady', async () => {
+    work = startBackgroundWork(ctx);
+  });
+  app.addHook('onClose', async () => {
+    await work?.stop();
+  });
+  const metricsServer = config.metrics.port === null ? null : await startMetricsServer(metrics, config.host, config.metrics.port, config.metrics.token, app.log);
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    metricsPort: metricsServer?.port ?? null,
+    async close() {
+      if (closed) return;
+      closed = true;
+      ctx.lifecycle!.stopping = true;
+      await app.close();
+      await metricsServer?.close();
+      await auth.close();
+      await storage.close();
+      await database.close();
+    },
+  };
+}
+
+/** The OpenAPI document and viewer, and the live socket's WebSocket support: processes that serve the product only. */
+async function registerProductPlugins(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Vellum API', description: 'The product API of Vellum. Authenticate with a bearer access token from /auth/v1.', version: '1.0.0' },
@@ -129,32 +186,4 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   // WebSocket upgrades go through the router and its hooks; the one socket route is /api/v1/live
   // (http/routes/live). A frame larger than the live protocol's message limit closes with 1009.
   await app.register(fastifyWebsocket, { options: { maxPayload: LIVE_MAX_MESSAGE_BYTES } });
-
-  installAuthGuard(app, auth, ctx);
-  await auth.registerRoutes(app);
-  await storage.registerRoutes(app);
-  await registerRoutes(app, ctx);
-
-  app.setNotFoundHandler((request, reply) => {
-    const url = request.url.split('?')[0];
-    if (request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
-      return reply.status(404).send({ success: false, error: `Route ${request.method} ${url} not found`, code: 'not_found' });
-    }
-    if (!hasApp) return reply.status(503).type('text/plain').send('The app is not built yet: run `npm run build` (npm start does it for you).');
-    return reply.type('text/html').sendFile('index.html'); // cache-control: no-cache, from setHeaders
-  });
-
-  let closed = false;
-  return {
-    app,
-    ctx,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await app.close();
-      await auth.close();
-      await storage.close();
-      await database.close();
-    },
-  };
 }

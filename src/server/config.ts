@@ -35,6 +35,25 @@ export interface Config {
   live: LiveConfig;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (addresses or CIDRs); false: none, the socket's address is the client's. */
   trustProxy: false | string[];
+  /** ROLE (docs/deploy.md): `all` serves requests and runs the background work, `api` only serves, `worker` only works (and answers health and metrics). */
+  role: Role;
+  /** GET /metrics (docs/deploy.md "Metrics"): METRICS_TOKEN, a bearer token on the main port, and/or METRICS_PORT, a port of its own; neither: not served. */
+  metrics: { token: string | null; port: number | null };
+  /** SHUTDOWN_DRAIN_SECONDS: after SIGTERM, how long the process keeps serving with /health/ready at 503 before it stops (a second signal ends the wait). */
+  shutdownDrainMs: number;
+}
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Whether this process answers the product's requests (the API, identity, signed storage URLs, the SPA). */
+export function servesRequests(role: Role): boolean {
+  return role !== 'worker';
+}
+
+/** Whether this process runs the background work: the job workers and the timed sweeps (src/server/jobs/README.md). */
+export function runsJobs(role: Role): boolean {
+  return role !== 'api';
 }
 
 export interface LiveConfig {
@@ -167,7 +186,18 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     pingMs: integer(env, 'LIVE_PING_MS', 4_000, 100, 4_000),
     maxSocketsPerUser: integer(env, 'LIVE_MAX_SOCKETS_PER_USER', 20, 1, 1000),
   };
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, live, trustProxy: trustProxyOf(env) };
+  const role = (env.ROLE?.trim().toLowerCase() || 'all') as Role;
+  if (!ROLES.includes(role)) fail('ROLE', `must be one of ${ROLES.join(', ')} (got "${env.ROLE?.trim()}")`);
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, live, trustProxy: trustProxyOf(env), role, metrics: metricsConfig(env, port), shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 300) * 1000 };
+}
+
+function metricsConfig(env: Env, port: number): Config['metrics'] {
+  const token = env.METRICS_TOKEN?.trim() || null;
+  // A short token is guessable; the scraper sends it on every request, so length costs nothing.
+  if (token !== null && token.length < 16) fail('METRICS_TOKEN', 'must be at least 16 characters');
+  const metricsPort = env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) fail('METRICS_PORT', `must differ from PORT (both are ${port})`);
+  return { token, port: metricsPort };
 }
 
 export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationConfig {

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Database, Db } from './db/client';
 import type { StorageDriver } from './storage/types';
 import type { AuthProvider } from './auth/types';
+import type { Metrics } from './metrics';
 
 /** Everything a route or service needs, built once at start-up (see app.ts). */
 export interface AppContext {
@@ -14,4 +15,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** The clock of time-based rules (invite expiry, account grace period); tests replace it. Default: real time. */
   now?: () => Date;
+  /** This process's Prometheus metrics (metrics.ts); absent in contexts built outside buildApp. */
+  metrics?: Metrics;
+  /** Set once the process begins to stop (SIGTERM, close()): /api/v1/health/ready answers 503 from then on. */
+  lifecycle?: { stopping: boolean };
 }

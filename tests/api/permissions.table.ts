@@ -37,6 +37,10 @@ export interface Fixture {
   newEditJob(): Promise<{ id: string }>;
   /** A dataset import reserved by the owner; `uploaded`: its file was PUT (default true). */
   newImport(uploaded?: boolean): Promise<{ id: string }>;
+  /** A new image the owner moved to the review stage (issue 29). */
+  newImageInReview(): Promise<{ id: string; filename: string }>;
+  /** An open issue the owner pinned on a new image (issue 29). */
+  newIssue(): Promise<{ id: string }>;
   /** A signed-up person with no organization. */
   newUser(): Promise<{ userId: string; token: string; email: string }>;
   unique(prefix: string): string;
@@ -85,6 +89,8 @@ const q = (params: Record<string, string>) => `?${new URLSearchParams(params)}`;
 export const ROUTES: RouteRule[] = [
   // System and the identity wrappers: no token.
   { route: 'GET /api/v1/health', access: 'public' },
+  { route: 'GET /api/v1/health/live', access: 'public' },
+  { route: 'GET /api/v1/health/ready', access: 'public' },
   { route: 'GET /api/v1/config', access: 'public' },
   { route: 'POST /api/v1/auth/signup', access: 'public', request: (f) => ({ body: { email: `${f.unique('signup')}@example.com`, password: 'correct horse', full_name: 'New Person' } }) },
   { route: 'POST /api/v1/auth/signin', access: 'public', request: (f) => ({ body: { email: f.ownerEmail, password: f.ownerPassword } }) },
@@ -272,4 +278,15 @@ export const ROUTES: RouteRule[] = [
   { route: 'GET /api/v1/projects/:project_id/imports', access: 'images.read', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/imports` }) },
   { route: 'POST /api/v1/imports/:import_id/start', access: 'annotations.write', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport()).id}/start` }) },
   { route: 'GET /api/v1/imports/:import_id', access: 'images.read', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport(false)).id}` }) },
+
+  // Team workflow (issue 29): assign, the queue, submit and review, activity, issues
+  { route: 'POST /api/v1/images/assign', access: 'images.assign', request: async (f) => ({ body: { image_ids: [(await f.newImage()).id], reviewer_id: null } }) },
+  { route: 'POST /api/v1/projects/:id/queue/next', access: 'annotations.write', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/queue/next`, body: { role: 'annotate' } }) },
+  { route: 'POST /api/v1/images/:id/submit', access: 'annotations.write', request: async (f) => ({ path: `/api/v1/images/${(await f.newImage()).id}/submit` }) },
+  { route: 'POST /api/v1/images/:id/review', access: 'images.review', request: async (f) => ({ path: `/api/v1/images/${(await f.newImageInReview()).id}/review`, body: { decision: 'reject', comment: 'Redo it' } }) },
+  { route: 'GET /api/v1/images/:id/activity', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/activity` }) },
+  { route: 'POST /api/v1/images/:id/issues', access: 'issues.write', request: (f) => ({ path: `/api/v1/images/${f.image.id}/issues`, body: { body: 'Look here', region: { x: 1, y: 1, w: 2, h: 2 } } }) },
+  { route: 'GET /api/v1/images/:id/issues', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/issues` }) },
+  { route: 'POST /api/v1/issues/:id/comments', access: 'issues.write', request: async (f) => ({ path: `/api/v1/issues/${(await f.newIssue()).id}/comments`, body: { body: 'Agreed' } }) },
+  { route: 'PATCH /api/v1/issues/:id', access: 'issues.write', request: async (f) => ({ path: `/api/v1/issues/${(await f.newIssue()).id}`, body: { status: 'resolved' } }) },
 ];

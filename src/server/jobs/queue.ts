@@ -11,6 +11,7 @@ import os from 'node:os';
 import { createHash, randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import type { JobOutcome } from '../metrics';
 import { jobs } from '../db/schema';
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -90,6 +91,42 @@ export interface JobQueue {
   counts(organizationId: string): Promise<{ queued: number; running: number }>;
 }
 
+/** Deletes finished jobs of `opts.kind` past their retention (by ctx.now), after opts.beforeDelete. */
+async function sweepFinished(ctx: AppContext, opts: JobQueueOptions): Promise<{ jobs: number; objects: number }> {
+  const now = ctx.now?.() ?? new Date();
+  const cutoff = new Date(now.getTime() - (opts.retentionDays ?? 7) * 24 * 60 * 60 * 1000);
+  let swept = 0, objects = 0;
+  for (;;) {
+    const old = await ctx.db
+      .select({ id: jobs.id, payload: jobs.payload })
+      .from(jobs)
+      .where(and(eq(jobs.kind, opts.kind), inArray(jobs.status, ['completed', 'failed', 'cancelled']), lt(jobs.updatedAt, cutoff)))
+      .orderBy(asc(jobs.updatedAt))
+      .limit(200);
+    if (old.length === 0) break;
+    for (const job of old) {
+      if (opts.beforeDelete) objects += await opts.beforeDelete(job, now);
+      // Rows of other tables that belong to the job go with it (ON DELETE CASCADE).
+      swept += (await ctx.db.delete(jobs).where(eq(jobs.id, job.id)).returning({ id: jobs.id })).length;
+    }
+    if (old.length < 200) break;
+  }
+  if (swept) ctx.log.info({ jobs: swept, objects }, `${opts.kind.replace(/_/g, ' ')}: finished jobs past their retention deleted`);
+  return { jobs: swept, objects };
+}
+
+async function countsOf(ctx: AppContext, kind: string, organizationId: string): Promise<{ queued: number; running: number }> {
+  const res = (await ctx.db.execute(sql`
+    SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
+    FROM jobs WHERE kind = ${kind} AND organization_id = ${organizationId} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] };
+  return { queued: Number(res.rows[0]?.queued ?? 0), running: Number(res.rows[0]?.running ?? 0) };
+}
+
+/** A job whose `run` returned: what it recorded, completed when it recorded nothing. */
+function outcomeOf(status: string | undefined): JobOutcome {
+  return status === 'failed' || status === 'cancelled' ? status : 'completed';
+}
+
 /** Claims the oldest runnable job of `kind` (queued and due, or running with its lease run out) for `workerId`. */
 async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number): Promise<JobRow | null> {
   const res = (await ctx.db.execute(sql`
@@ -116,6 +153,9 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   /** The claiming loop while it runs (stop waits for it: a job it claims after the stop is handed back). */
   let ticking: Promise<void> | null = null;
   let again = false;
+  /** The status a running job's own `run` gave it last (completed, failed, cancelled), for the metrics. */
+  const ended = new Map<string, string>();
+  ctx.metrics?.jobKind(opts.kind);
 
   function tick(): Promise<void> {
     if (ticking) {
@@ -162,6 +202,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   }
 
   async function own(jobId: string, set: JobUpdate): Promise<boolean> {
+    if (set.status && running.has(jobId)) ended.set(jobId, set.status);
     const rows = await ctx.db
       .update(jobs)
       .set({ ...set, updatedAt: new Date() })
@@ -179,50 +220,38 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
         .catch((err: unknown) => ctx.log.warn({ err, job: job.id }, `${label}: heartbeat failed`));
     }, Math.max(250, Math.floor(opts.leaseMs / 3)));
     heartbeat.unref();
+    const startedAt = performance.now();
+    let outcome: JobOutcome;
     try {
       if (job.attempts > opts.maxAttempts) {
         await opts.giveUp(job);
+        outcome = 'gave_up';
         return;
       }
       await opts.run(job, abort.signal);
+      outcome = outcomeOf(ended.get(job.id));
     } catch (err) {
       const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
       if (reason instanceof StopRequested) {
         // Handed back: the next process to look resumes it at once.
+        outcome = 'handed_back';
         await handBack(job.id);
       } else if (reason instanceof LeaseLost) {
+        outcome = 'lease_lost';
         ctx.log.warn({ job: job.id }, `${label}: lease lost to another worker`);
       } else {
+        outcome = 'error';
         ctx.log.error({ err, job: job.id }, `${label}: job failed unexpectedly; it will be retried`);
         await own(job.id, { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: new Date(Date.now() + 5000) }).catch(() => undefined);
       }
     } finally {
       clearInterval(heartbeat);
+      ended.delete(job.id);
+      ctx.metrics?.jobEnded(opts.kind, outcome!, (performance.now() - startedAt) / 1000);
     }
   }
 
-  async function sweep(): Promise<{ jobs: number; objects: number }> {
-    const now = ctx.now?.() ?? new Date();
-    const cutoff = new Date(now.getTime() - (opts.retentionDays ?? 7) * 24 * 60 * 60 * 1000);
-    let swept = 0, objects = 0;
-    for (;;) {
-      const old = await ctx.db
-        .select({ id: jobs.id, payload: jobs.payload })
-        .from(jobs)
-        .where(and(eq(jobs.kind, opts.kind), inArray(jobs.status, ['completed', 'failed', 'cancelled']), lt(jobs.updatedAt, cutoff)))
-        .orderBy(asc(jobs.updatedAt))
-        .limit(200);
-      if (old.length === 0) break;
-      for (const job of old) {
-        if (opts.beforeDelete) objects += await opts.beforeDelete(job, now);
-        // Rows of other tables that belong to the job go with it (ON DELETE CASCADE).
-        swept += (await ctx.db.delete(jobs).where(eq(jobs.id, job.id)).returning({ id: jobs.id })).length;
-      }
-      if (old.length < 200) break;
-    }
-    if (swept) ctx.log.info({ jobs: swept, objects }, `${label}: finished jobs past their retention deleted`);
-    return { jobs: swept, objects };
-  }
+  const sweep = () => sweepFinished(ctx, opts);
 
   function runSweep(): void {
     sweep().catch((err: unknown) => ctx.log.warn({ err }, `${label}: retention sweep failed; it runs again later`));
@@ -257,11 +286,6 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
     },
     own,
     sweep,
-    async counts(organizationId) {
-      const res = (await ctx.db.execute(sql`
-        SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
-        FROM jobs WHERE kind = ${opts.kind} AND organization_id = ${organizationId} AND status IN ('queued', 'running')`)) as unknown as { rows: { queued: number | string; running: number | string }[] };
-      return { queued: Number(res.rows[0]?.queued ?? 0), running: Number(res.rows[0]?.running ?? 0) };
-    },
+    counts: (organizationId) => countsOf(ctx, opts.kind, organizationId),
   };
 }

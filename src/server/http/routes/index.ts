@@ -1,6 +1,8 @@
-// Every product route, registered in one place. One folder per resource.
+// Every product route, registered in one place. One folder per resource. A `worker` process
+// (ROLE) registers the health routes only; its job workers are started by jobs/workers.ts.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context';
+import { servesRequests } from '../../config';
 import { systemRoutes } from './system';
 import { authRoutes } from './auth';
 import { userRoutes } from './users';
@@ -19,8 +21,13 @@ import { memberRoutes } from './members';
 import { inviteRoutes } from './invites';
 import { apiKeyRoutes } from './api-keys';
 import { liveRoutes } from './live';
+import { workflowRoutes } from './workflow';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  if (!servesRequests(ctx.config.role)) {
+    await app.register(systemRoutes(ctx), { prefix: '/api/v1' });
+    return;
+  }
   for (const routes of [systemRoutes, authRoutes, userRoutes, organizationRoutes, projectRoutes, imageRoutes, usageRoutes, annotationRoutes, exportRoutes, imageEditRoutes, importRoutes]) {
     await app.register(routes(ctx), { prefix: '/api/v1' });
   }
@@ -29,4 +36,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   for (const routes of [memberRoutes, inviteRoutes, apiKeyRoutes]) await app.register(routes(ctx), { prefix: '/api/v1' });
   await app.register(autoAnnotateRoutes(ctx), { prefix: '/api/v1' });
   await app.register(liveRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
 }

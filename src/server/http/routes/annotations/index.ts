@@ -41,21 +41,11 @@ import {
   saveChanges,
   saveData,
   setAnnotationStatus,
-  startHistorySweep,
 } from '../../../services/annotations';
 
 export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['annotations'];
-
-  // The change log's retention sweep (ANNOTATION_HISTORY_DAYS) runs while the app does.
-  let stopSweep: (() => void) | null = null;
-  fastify.addHook('onReady', async () => {
-    stopSweep = startHistorySweep(ctx);
-  });
-  fastify.addHook('onClose', async () => {
-    stopSweep?.();
-  });
 
   // The body streams out in chunks of rows as the database gave them (compressed when accepted);
   // Fastify sends a stream as it is, so the response schema only documents it.

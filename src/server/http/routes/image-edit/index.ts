@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
 import { ImageEditHealthResponse, ImageEditRequest, ImageEditStartResponse, ImageEditStatusResponse } from '../../../../contract/image-edit';
-import { createImageEditService } from '../../../services/image-edit';
+import { jobServices } from '../../../jobs/workers';
 import { requireMember, roleIn } from '../../../services/access';
 import { profiles } from '../../../db/schema';
 
@@ -26,9 +26,7 @@ async function defaultOrganization(ctx: AppContext, userId: string, keyOrganizat
 export const imageEditRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['image-edit'];
-  const service = createImageEditService(ctx);
-  service.start();
-  app.addHook('onClose', async () => service.stop());
+  const service = jobServices(ctx).imageEdit; // its workers: jobs/workers.ts (ROLE)
 
   app.post(
     '/image-edit/edit',

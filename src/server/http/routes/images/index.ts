@@ -30,8 +30,8 @@ import {
   UploadUrlResult,
 } from '../../../../contract/images';
 import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, projectInOrg, setImageStatus, signedImageUrl } from '../../../services/images';
-import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage, startOrphanSweeper } from '../../../services/upload';
-import { imageTiles, startTilesWorkers } from '../../../services/tiles';
+import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage } from '../../../services/upload';
+import { imageTiles } from '../../../services/tiles';
 import { ImageTiles } from '../../../../contract/tiles';
 import { imageFor } from '../../../services/images';
 
@@ -41,13 +41,6 @@ const ImageParams = z.object({ id: z.string().uuid('Image id must be a UUID') })
 export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['images'];
-
-  const stopSweeper = startOrphanSweeper(ctx);
-  const tiles = startTilesWorkers(ctx);
-  app.addHook('onClose', async () => {
-    stopSweeper();
-    await tiles.stop();
-  });
 
   app.post('/projects/:id/images/check-filename', { schema: { tags, params: ProjectParams, querystring: OrgQuery, body: CheckFilenameRequest, response: { 200: CheckFilenameResponse } } }, async (request) =>
     checkFilename(ctx, callerOf(request).id, request.params.id, request.body.filename, request.query.org_id),

@@ -1,13 +1,12 @@
 // Dataset imports (issue 17): reserve an upload for an archive, start it, follow it.
-// The import workers live with this plugin: they start with the app and stop (handing their jobs
-// back) when it closes, before the database does.
+// The import workers are started (or not: ROLE) by jobs/workers.ts, not here.
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
 import { CreateImportRequest, CreateImportResponse, ImportJob, ListImportsResponse, StartImportResponse } from '../../../../contract/imports';
-import { createImportService } from '../../../services/import';
+import { jobServices } from '../../../jobs/workers';
 
 const ProjectParams = z.object({ project_id: z.string().uuid('project_id must be a UUID') });
 const ImportParams = z.object({ import_id: z.string().uuid('import_id must be a UUID') });
@@ -15,9 +14,7 @@ const ImportParams = z.object({ import_id: z.string().uuid('import_id must be a 
 export const importRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['imports'];
-  const service = createImportService(ctx);
-  service.start();
-  app.addHook('onClose', async () => service.stop());
+  const service = jobServices(ctx).imports;
 
   app.post(
     '/projects/:project_id/imports',

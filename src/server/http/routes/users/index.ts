@@ -14,21 +14,10 @@ import { createOrganization } from '../../../services/organizations';
 import { roleIn } from '../../../services/access';
 import { ClearReactivationResponse, DeleteAccountResponse } from '../../../../contract/teams';
 import { clearReactivationMessage, deleteAccount } from '../../../services/account';
-import { startAccountPurge, type AccountPurge } from '../../../services/account-purge';
 
 export const userRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const config = { sessionOnly: true };
-
-  // The purge of accounts whose grace period ended: this process's look for due accounts and its
-  // purge job workers, while the app runs (stopped, running purges handed back, when it closes).
-  let purge: AccountPurge | null = null;
-  fastify.addHook('onReady', async () => {
-    purge = startAccountPurge(ctx);
-  });
-  fastify.addHook('onClose', async () => {
-    await purge?.stop();
-  });
 
   app.get('/users/me', { config, schema: { tags: ['account'], response: { 200: CurrentUserResponse } } }, async (request) => currentUser(ctx.db, callerOf(request)));
 
