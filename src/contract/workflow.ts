@@ -101,6 +101,9 @@ export const CreateCommentRequest = z.object({ body: CommentBody }).strict();
 export const CommentResponse = z.object({ comment: Comment });
 export const UpdateIssueRequest = z.object({ status: z.enum(ISSUE_STATUSES) }).strict();
 
+/** The image after the decision; on a reject with a comment, the issue the comment became (else null). */
+export const ReviewResponse = z.object({ success: z.literal(true), image: Image, issue: Issue.nullable() });
+
 // --- activity
 
 export const ACTIVITY_TYPES = ['status', 'assign', 'issue', 'comment'] as const;

@@ -101,6 +101,17 @@ async function fixture(): Promise<Fixture> {
     },
     newUser: () => signUp(server),
     unique,
+    async newImageInReview() {
+      const img = await newImage();
+      const res = await api(server.url, 'PATCH', `/api/v1/images/${img.id}/status`, { token: owner.token, body: { status: 'review' } });
+      if (res.status !== 200) throw new Error(`review: ${res.status} ${JSON.stringify(res.body)}`);
+      return img;
+    },
+    async newIssue() {
+      const res = await api(server.url, 'POST', `/api/v1/images/${(await newImage()).id}/issues`, { token: owner.token, body: { body: 'An issue' } });
+      if (res.status !== 201) throw new Error(`issue: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.issue.id as string };
+    },
   };
   return f;
 }

@@ -7,7 +7,7 @@
 //   completed_image_count  images not archived whose status is complete (progress = completed / image_count)
 //   total_size             bytes of all original files, archived included (they are still stored)
 //   annotation_count       sum of the images' annotation counts, archived included
-import { and, asc, count, desc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec, Tx } from '../db/client';
 import { folders, imageFolderStats, images, organizationMembers, projects } from '../db/schema';
@@ -18,6 +18,7 @@ import { can, requireMember, type Permission } from './access';
 import { projectFor } from './projects';
 import { bucketFor, deleteKeys, getUrlSeconds, previewKey, sidecarKey, thumbnailKey } from './stored-objects';
 import { deleteTiles, needsTiles } from './tiles';
+import { recordEvents, statusEvents } from './workflow/events';
 
 export { bucketFor, deleteKeys, gcsUri, getUrlSeconds, imageKey, MAX_GET_URL_SECONDS, previewKey, sidecarKey, thumbnailKey } from './stored-objects';
 
@@ -206,8 +207,14 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   if (mime) where.push(eq(images.mimeType, mime));
   if (q.min_file_size !== undefined) where.push(gte(images.fileSize, q.min_file_size));
   if (q.max_file_size !== undefined) where.push(lte(images.fileSize, q.max_file_size));
+  // Workflow filters (issue 29): a person's id, 'me' or 'none'; open issues or not.
+  for (const [column, who] of [[images.assigneeId, q.assignee], [images.reviewerId, q.reviewer]] as const) {
+    if (who) where.push(who === 'none' ? isNull(column) : eq(column, who === 'me' ? userId : who));
+  }
+  if (q.has_open_issues) where.push(q.has_open_issues === 'true' ? gt(images.openIssues, 0) : eq(images.openIssues, 0));
   const condition = and(...where);
-  const scansRows = q.search !== undefined || q.min_file_size !== undefined || q.max_file_size !== undefined;
+  // The folder stats do not know people or issues: those filters count their rows.
+  const scansRows = q.search !== undefined || q.min_file_size !== undefined || q.max_file_size !== undefined || !!q.assignee || !!q.reviewer || !!q.has_open_issues;
   const onlyArchiveFilter = folderPath === undefined && !q.status && !mime && !scansRows && q.is_archived !== 'all';
 
   // The access check, the page, the folder id and the total run at once (one round trip instead of
@@ -294,6 +301,7 @@ export async function setImageStatus(ctx: AppContext, userId: string, imageId: s
     const status = 'status' in change ? change.status : nextStatus(before.status);
     const [after] = await tx.update(images).set({ status, updatedAt: new Date() }).where(eq(images.id, imageId)).returning();
     await adjustCounters(tx, before.projectId, [before], [after]);
+    await recordEvents(tx, statusEvents(userId, [before], [after]));
     return { success: true as const, image: await imageJsonWithFolder(tx, after), previous_status: before.status };
   });
 }
@@ -457,6 +465,7 @@ export async function batchUpdate(
       );
     }
     await adjustCounters(tx, project.id, rows, after);
+    await recordEvents(tx, statusEvents(userId, rows, after));
     return { success: true as const, updated: after.length, status: status ?? null, skipped_ids: skipped(body.image_ids, after.map((r) => r.id)) };
   });
 }

@@ -1,0 +1,124 @@
+// Assignments and the work queue (issue 29): who annotates and who reviews an image, and "take the
+// next image" for either role.
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { images, organizationMembers } from '../../db/schema';
+import { errors } from '../../http/errors';
+import type { AssignRequest, QueueRole } from '../../../contract/workflow';
+import type { Image } from '../../../contract/images';
+import { can, requireMember } from '../access';
+import { imageJsonWithFolder, projectInOrg, type ImageRow } from '../images';
+import { recordEvents, type NewEvent } from './events';
+
+const CHUNK = 5000;
+
+/** 400 invalid_assignee unless `userId` is a member of the organization whose role holds `permission`. */
+async function requireEligible(ctx: AppContext, organizationId: string, userId: string, permission: 'annotations.write' | 'images.review', what: string): Promise<void> {
+  const [member] = await ctx.db
+    .select({ role: organizationMembers.role })
+    .from(organizationMembers)
+    .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId)))
+    .limit(1);
+  if (!member || !can(member.role, permission)) {
+    const who = permission === 'images.review' ? 'a reviewer, admin or owner' : 'a member who may annotate';
+    throw errors.badRequest(`The ${what} must be ${who} of this organization`, 'invalid_assignee');
+  }
+}
+
+/**
+ * POST /images/assign. Every image must be of one organization the caller may assign in (another
+ * organization's image: 404, touching nothing); a field left out is unchanged, null clears it.
+ * Answers how many images were found and set.
+ */
+export async function assignImages(ctx: AppContext, userId: string, body: AssignRequest, orgId?: string) {
+  const ids = [...new Set(body.image_ids)];
+  const orgs = new Set<string>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await ctx.db.selectDistinct({ org: images.organizationId }).from(images).where(inArray(images.id, ids.slice(i, i + CHUNK)));
+    for (const r of rows) orgs.add(r.org);
+  }
+  if (orgs.size === 0) throw errors.notFound('Image');
+  for (const org of orgs) {
+    if (orgId && org !== orgId) throw errors.notFound('Image');
+    await requireMember(ctx.db, userId, org, 'images.assign', 'Image');
+  }
+  if (orgs.size > 1) throw errors.badRequest('The images belong to more than one organization');
+  const [organizationId] = [...orgs];
+  if (body.assignee_id) await requireEligible(ctx, organizationId!, body.assignee_id, 'annotations.write', 'assignee');
+  if (body.reviewer_id) await requireEligible(ctx, organizationId!, body.reviewer_id, 'images.review', 'reviewer');
+
+  return ctx.db.transaction(async (tx) => {
+    let updated = 0;
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const before = await tx
+        .select({ id: images.id, assigneeId: images.assigneeId, reviewerId: images.reviewerId })
+        .from(images)
+        .where(inArray(images.id, ids.slice(i, i + CHUNK)))
+        .for('update');
+      if (before.length === 0) continue;
+      await tx
+        .update(images)
+        .set({ ...(body.assignee_id !== undefined && { assigneeId: body.assignee_id }), ...(body.reviewer_id !== undefined && { reviewerId: body.reviewer_id }), updatedAt: new Date() })
+        .where(inArray(images.id, before.map((r) => r.id)));
+      updated += before.length;
+      const events: NewEvent[] = [];
+      for (const r of before) {
+        if (body.assignee_id !== undefined && r.assigneeId !== body.assignee_id) events.push(assignEvent(r.id, userId, 'assignee', r.assigneeId, body.assignee_id));
+        if (body.reviewer_id !== undefined && r.reviewerId !== body.reviewer_id) events.push(assignEvent(r.id, userId, 'reviewer', r.reviewerId, body.reviewer_id));
+      }
+      await recordEvents(tx, events);
+    }
+    return { success: true as const, updated };
+  });
+}
+
+const assignEvent = (imageId: string, userId: string | null, field: 'assignee' | 'reviewer', from: string | null, to: string | null): NewEvent => ({
+  imageId,
+  type: 'assign',
+  userId,
+  field,
+  fromValue: from,
+  toValue: to,
+});
+
+/** What each queue takes: the person column, and the stages an image waits in. */
+const QUEUES = {
+  annotate: { person: images.assigneeId, field: 'assignee', waiting: ['new', 'annotating'], unclaimed: 'new' },
+  review: { person: images.reviewerId, field: 'reviewer', waiting: ['review'], unclaimed: 'review' },
+} as const;
+
+/**
+ * POST /projects/{id}/queue/next: the caller's oldest image waiting in the queue; else the oldest
+ * image nobody holds, claimed in one UPDATE whose row is picked FOR UPDATE SKIP LOCKED (two callers
+ * never claim the same one); null when nothing is left (the route answers 204).
+ */
+export async function nextInQueue(ctx: AppContext, userId: string, projectId: string, role: QueueRole, orgId?: string): Promise<{ image: Image } | null> {
+  const project = await projectInOrg(ctx, userId, projectId, role === 'annotate' ? 'annotations.write' : 'images.review', orgId);
+  const queue = QUEUES[role];
+  const live = and(eq(images.projectId, project.id), eq(images.isArchived, false));
+  const [mine] = await ctx.db
+    .select()
+    .from(images)
+    .where(and(live, eq(queue.person, userId), inArray(images.status, [...queue.waiting])))
+    .orderBy(asc(images.createdAt), asc(images.id))
+    .limit(1);
+  if (mine) return { image: await imageJsonWithFolder(ctx.db, mine) };
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const pick = tx
+      .select({ id: images.id })
+      .from(images)
+      .where(and(live, isNull(queue.person), eq(images.status, queue.unclaimed)))
+      .orderBy(asc(images.createdAt), asc(images.id))
+      .limit(1)
+      .for('update', { skipLocked: true });
+    const set = role === 'annotate' ? { assigneeId: userId } : { reviewerId: userId };
+    const [row]: ImageRow[] = await tx
+      .update(images)
+      .set({ ...set, updatedAt: new Date() })
+      .where(and(eq(images.id, sql`(${pick})`), isNull(queue.person)))
+      .returning();
+    if (row) await recordEvents(tx, [assignEvent(row.id, userId, queue.field, null, userId)]);
+    return row;
+  });
+  return claimed ? { image: await imageJsonWithFolder(ctx.db, claimed) } : null;
+}
