@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
+import { apiCall, editorProject, uploadImages } from './editor-helpers';
 
 async function png(r: number, g: number, b: number): Promise<Buffer> {
   return sharp({ create: { width: 40, height: 30, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -91,8 +92,8 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   for (const n of ['a.png', 'b.png']) await page.getByRole('checkbox', { name: `Select ${n}` }).click();
   const toolbar = page.getByRole('toolbar', { name: 'Selected images' });
   await toolbar.getByRole('button', { name: 'Stage' }).click();
-  await page.getByRole('menuitem', { name: 'Complete' }).click();
-  await expect(tiles.filter({ hasText: 'a.png' })).toContainText('Complete');
+  await page.getByRole('menuitem', { name: 'Done' }).click();
+  await expect(tiles.filter({ hasText: 'a.png' })).toContainText('Done');
   // The one Export entry point, the page header's, counts the selection and offers it as a scope.
   await page.getByRole('button', { name: 'Export (2)' }).click();
   await expect(dialog.getByRole('radio', { name: /Selected \(2\)/ })).toBeVisible();
@@ -150,7 +151,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   for (const x of coco.annotations) expect([typeof x.area, x.iscrowd]).toEqual(['number', 0]);
   expect(await zip.file('README.txt')!.async('string')).toMatch(/COCO/);
 
-  // Only the 'wing' class, in the vellum format, for the current filters (the root folder).
+  // Only the 'wing' class, in the vellum format, for the current filters (at the root: all images).
   await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   await dialog.getByText('Current filters').click();
   await dialog.getByLabel('bird').uncheck();
@@ -163,7 +164,8 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   expect(a.annotations).toMatchObject([docs['a.png']![2]!]); // as saved
   expect(a.image).toMatchObject({ filename: 'a.png' });
   const manifest = JSON.parse(await vellum.file('vellum.json')!.async('string'));
-  expect(manifest).toMatchObject({ format: 'vellum', name: 'Birds', scope: 'current_filters', class_filter: ['wing'], include_images: false, image_count: 3, annotation_count: 1 });
+  // At the project root, current filters are every image in every folder: scope 'all'.
+  expect(manifest).toMatchObject({ format: 'vellum', name: 'Birds', scope: 'all', class_filter: ['wing'], include_images: false, image_count: 3, annotation_count: 1 });
   expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF' }]);
 
   // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
@@ -193,4 +195,81 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await exportButton.click();
   await expect(dialog.getByTestId('export-error')).toHaveText('Export failed: Storage is unreachable');
   await page.screenshot({ path: 'test-results/export-error.png' });
+});
+
+/** The annotation files of a downloaded Vellum zip (one per image). */
+async function vellumImages(download: import('@playwright/test').Download): Promise<string[]> {
+  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+  return Object.keys(zip.files).filter((n) => n.startsWith('annotations/') && !zip.files[n]!.dir).sort();
+}
+
+test('export scope: "All images" at the root holds every folder; "This folder" takes its sub-folders unless toggled off; the count is shown first', async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const project = await editorProject(page);
+  for (const [name, parent] of [['north', '/'], ['deep', '/north'], ['south', '/']] as const) {
+    expect((await apiCall(page, 'POST', '/api/folders/create', { project_id: project.projectId, name, parent_folder_path: parent })).status).toBe(200);
+  }
+  // 16 images at the root, 4 in folders (one two levels down): 20 in all.
+  const tiny = await png(90, 120, 160);
+  const files = [
+    ...Array.from({ length: 16 }, (_, i) => ({ name: `root-${String(i).padStart(2, '0')}.png`, buffer: tiny, folder: '/' })),
+    { name: 'n1.png', buffer: tiny, folder: '/north' },
+    { name: 'n2.png', buffer: tiny, folder: '/north' },
+    { name: 'deep.png', buffer: tiny, folder: '/north/deep' },
+    { name: 's1.png', buffer: tiny, folder: '/south' },
+  ];
+  await uploadImages(page, project.projectId, project.orgId, files);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+
+  const sent: Record<string, unknown>[] = [];
+  await page.route('**/api/v1/annotations/export', async (route) => {
+    sent.push(route.request().postDataJSON());
+    await route.fallback();
+  });
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  const count = dialog.getByTestId('export-count');
+  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
+
+  // The root: "Current filters" are all images, in every folder, and the dialog says how many.
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await expect(count).toHaveText('0 images will be exported'); // the default, All complete: none yet
+  await dialog.getByText('Current filters').click();
+  await expect(dialog.getByRole('radio', { name: /Current filters.*All images, in every folder/ })).toBeChecked();
+  await expect(count).toHaveText('20 images will be exported');
+  await expect(dialog.getByLabel(/Include sub-folders/)).toHaveCount(0);
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-root-all.png' });
+  const [atRoot] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(sent.at(-1)).toMatchObject({ scope: 'all' });
+  const rootFiles = await vellumImages(atRoot);
+  expect(rootFiles).toHaveLength(20);
+  expect(rootFiles).toEqual(expect.arrayContaining(['annotations/north/n1.png.json', 'annotations/north/deep/deep.png.json', 'annotations/south/s1.png.json', 'annotations/root-15.png.json']));
+
+  // Inside /north: "This folder" with its sub-folder by default (3), 2 with the toggle off (by keyboard).
+  await page.getByRole('button', { name: 'Open folder north' }).click();
+  await expect(page.getByTestId('image-tile')).toHaveCount(2);
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await dialog.getByText('This folder').click();
+  await expect(dialog.getByRole('radio', { name: /This folder.*\/north/ })).toBeChecked();
+  const toggle = dialog.getByLabel('Include sub-folders of /north');
+  await expect(toggle).toBeChecked();
+  await expect(count).toHaveText('3 images will be exported');
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-folder-subfolders.png' });
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).not.toBeChecked();
+  await expect(count).toHaveText('2 images will be exported');
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-folder-only.png' });
+  const [only] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: false } });
+  expect(await vellumImages(only)).toEqual(['annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
+
+  // Opened again: the toggle is back on, and the export holds the sub-folder's image too.
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await dialog.getByText('This folder').click();
+  await expect(count).toHaveText('3 images will be exported');
+  const [tree] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: true } });
+  expect(await vellumImages(tree)).toEqual(['annotations/north/deep/deep.png.json', 'annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
 });

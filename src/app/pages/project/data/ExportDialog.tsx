@@ -2,7 +2,11 @@
 // COCO, YOLO or Pascal VOC), scope (selected, all complete, current filters; default all
 // complete), include images, class filter. POST /annotations/export streams the zip; the dialog
 // reads the stream itself so it can show the bytes received, then saves it as {name}_{format}.zip.
-import { useEffect, useId, useRef, useState } from 'react';
+// Current filters at the project root are "All images": scope `all`, every image not archived in
+// every folder (not the root's own images only). Inside a folder they are "This folder", with its
+// sub-folders unless "Include sub-folders" is unticked. The number of images the export will hold
+// is asked of the server (POST /annotations/export/count) and shown before it starts.
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { Download } from 'lucide-react';
 import type { z } from 'zod';
@@ -15,7 +19,7 @@ import { TextField } from '../../../components/TextField';
 import { formatBytes } from '../../../lib/format';
 import { toast } from '../../../stores/toast';
 import { statusLabel } from '../../../lib/stages';
-import { downloadExport, ExportError, EXPORT_MESSAGES } from './exportDownload';
+import { countExport, downloadExport, ExportError, EXPORT_MESSAGES } from './exportDownload';
 import styles from './EditDialog.module.css';
 
 
@@ -48,6 +52,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   const [format, setFormat] = useState<ExportFormat>(DEFAULT_EXPORT_FORMAT);
   const [scope, setScope] = useState<ExportScope>(DEFAULT_EXPORT_SCOPE);
   const [includeImages, setIncludeImages] = useState(false);
+  const [subfolders, setSubfolders] = useState(true);
   const [classes, setClasses] = useState<ReadonlySet<string>>(new Set());
   const [busy, setBusy] = useState(false);
   const [received, setReceived] = useState<number | null>(null);
@@ -61,6 +66,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
     setFormat(DEFAULT_EXPORT_FORMAT);
     setScope(DEFAULT_EXPORT_SCOPE);
     setIncludeImages(false);
+    setSubfolders(true);
     setClasses(new Set(project.classes.map((c) => c.name)));
     setError(null);
     setReceived(null);
@@ -68,7 +74,16 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   }, [open]);
 
   // A refusal is about the options it was given: any change clears it.
-  useEffect(() => setError(null), [name, format, scope, includeImages, classes]);
+  useEffect(() => setError(null), [name, format, scope, includeImages, classes, subfolders]);
+
+  // Which images: the part of the request the count depends on.
+  const selectionKey = JSON.stringify(scope === 'selected' ? selectedIds : scope === 'current_filters' ? [folderPath, status, search, subfolders] : []);
+  const selectionBody = useMemo(
+    () => selectionOf(scope, { selectedIds, folderPath, status, search, subfolders }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [scope, selectionKey],
+  );
+  const imageCount = useExportCount(open, project.id, selectionBody);
 
   const hasClasses = project.classes.length > 0;
   const selectionMissing = scope === 'selected' && selectedIds.length === 0;
@@ -90,13 +105,11 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
     abort.current = controller;
     const body: z.input<typeof ExportRequest> = {
       project_id: project.id,
-      scope,
       format,
       include_images: includeImages,
       name: name.trim(),
       class_filter: hasClasses && classes.size < project.classes.length ? [...classes] : null,
-      ...(scope === 'selected' ? { image_ids: selectedIds } : {}),
-      ...(scope === 'current_filters' ? { filters: { ...(search ? { search } : { folder_path: folderPath }), ...(status ? { status } : {}) } } : {}),
+      ...selectionBody,
     };
     try {
       const { filename, total } = await downloadExport(body, `${name.trim()}_${format}.zip`, controller.signal, setReceived);
@@ -111,16 +124,6 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
       setReceived(null);
     }
   };
-
-  const scopes: { id: ExportScope; title: string; hint: string }[] = [
-    { id: 'selected', title: `Selected (${selectedIds.length.toLocaleString()})`, hint: 'The images selected in the grid' },
-    { id: 'all_complete', title: 'All complete', hint: 'Every image in the Complete stage' },
-    {
-      id: 'current_filters',
-      title: 'Current filters',
-      hint: `${search ? `Names containing “${search}” in all folders` : folderPath === '/' ? 'All images' : folderPath}${status ? `, ${statusLabel(status)}` : ''}`,
-    },
-  ];
 
   return (
     <Dialog
@@ -181,16 +184,18 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
         ))}
       </fieldset>
 
-      <fieldset className={styles.options} disabled={busy}>
-        <legend className={styles.legend}>Images</legend>
-        {scopes.map((s) => (
-          <label key={s.id} className={styles.option}>
-            <input type="radio" name="export-scope" value={s.id} checked={scope === s.id} onChange={() => setScope(s.id)} />
-            <span className={styles.optionTitle}>{s.title}</span>
-            <span className={styles.optionHint}>{s.hint}</span>
-          </label>
-        ))}
-      </fieldset>
+      <ExportScopePicker
+        scope={scope}
+        onScope={setScope}
+        subfolders={subfolders}
+        onSubfolders={setSubfolders}
+        selectedCount={selectedIds.length}
+        folderPath={folderPath}
+        status={status}
+        search={search}
+        disabled={busy}
+        imageCount={imageCount}
+      />
 
       <label className={styles.check}>
         <input type="checkbox" checked={includeImages} disabled={busy} onChange={(e) => setIncludeImages(e.target.checked)} />
@@ -199,6 +204,98 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
 
       <ExportClassPicker project={project} classes={classes} onChange={setClasses} disabled={busy} />
     </Dialog>
+  );
+}
+
+interface SelectionInputs {
+  selectedIds: string[];
+  folderPath: string;
+  status: ImageStatus | null;
+  search: string;
+  subfolders: boolean;
+}
+
+/**
+ * The part of the export request that says which images: the scope, and its ids or filters.
+ * Current filters at the root without a name search are every image (`all`), or every folder's
+ * images of one stage; inside a folder, that folder (and its sub-folders with `subfolders`).
+ */
+export function selectionOf(scope: ExportScope, v: SelectionInputs): Pick<z.input<typeof ExportRequest>, 'scope' | 'image_ids' | 'filters'> {
+  if (scope === 'selected') return { scope, image_ids: v.selectedIds };
+  if (scope !== 'current_filters') return { scope };
+  const stage = v.status ? { status: v.status } : {};
+  if (v.search) return { scope, filters: { search: v.search, ...stage } };
+  if (v.folderPath === '/') return v.status ? { scope, filters: stage } : { scope: 'all' };
+  return { scope, filters: { folder_path: v.folderPath, include_subfolders: v.subfolders, ...stage } };
+}
+
+/** The server's count of the images the selection holds: 'counting' while asked, null when it could not answer. */
+function useExportCount(open: boolean, projectId: string, selection: ReturnType<typeof selectionOf>): number | 'counting' | null {
+  const [count, setCount] = useState<number | 'counting' | null>('counting');
+  useEffect(() => {
+    if (!open) return;
+    if (selection.scope === 'selected' && (selection.image_ids?.length ?? 0) === 0) {
+      setCount(0);
+      return;
+    }
+    const controller = new AbortController();
+    setCount('counting');
+    countExport({ project_id: projectId, ...selection }, controller.signal).then(
+      (n) => !controller.signal.aborted && setCount(n),
+      () => !controller.signal.aborted && setCount(null),
+    );
+    return () => controller.abort();
+  }, [open, projectId, selection]);
+  return count;
+}
+
+interface ScopePickerProps {
+  scope: ExportScope;
+  onScope(scope: ExportScope): void;
+  subfolders: boolean;
+  onSubfolders(on: boolean): void;
+  selectedCount: number;
+  folderPath: string;
+  status: ImageStatus | null;
+  search: string;
+  disabled: boolean;
+  imageCount: number | 'counting' | null;
+}
+
+/** Which images: the scope cards, inside a folder the sub-folders toggle, and the server's count. */
+function ExportScopePicker({ scope, onScope, subfolders, onSubfolders, selectedCount, folderPath, status, search, disabled, imageCount }: ScopePickerProps) {
+  const inFolder = folderPath !== '/' && !search;
+  const scopes: { id: ExportScope; title: string; hint: string }[] = [
+    { id: 'selected', title: `Selected (${selectedCount.toLocaleString()})`, hint: 'The images selected in the grid' },
+    { id: 'all_complete', title: 'All complete', hint: `Every image in the ${statusLabel('complete')} stage, in every folder` },
+    {
+      id: 'current_filters',
+      title: inFolder ? 'This folder' : 'Current filters',
+      hint: `${search ? `Names containing “${search}” in all folders` : folderPath === '/' ? 'All images, in every folder' : folderPath}${status ? `, ${statusLabel(status)}` : ''}`,
+    },
+  ];
+  return (
+    <div className={styles.section}>
+      <fieldset className={styles.options} disabled={disabled}>
+        <legend className={styles.legend}>Images</legend>
+        {scopes.map((s) => (
+          <label key={s.id} className={styles.option}>
+            <input type="radio" name="export-scope" value={s.id} checked={scope === s.id} onChange={() => onScope(s.id)} />
+            <span className={styles.optionTitle}>{s.title}</span>
+            <span className={styles.optionHint}>{s.hint}</span>
+          </label>
+        ))}
+      </fieldset>
+      {inFolder ? (
+        <label className={styles.check}>
+          <input type="checkbox" checked={subfolders} disabled={disabled || scope !== 'current_filters'} onChange={(e) => onSubfolders(e.target.checked)} />
+          Include sub-folders of {folderPath}
+        </label>
+      ) : null}
+      <p className={`${styles.optionHint} tabular`} role="status" aria-live="polite" data-testid="export-count">
+        {imageCount === 'counting' ? 'Counting images...' : imageCount === null ? 'The number of images could not be counted' : `${imageCount.toLocaleString()} ${imageCount === 1 ? 'image' : 'images'} will be exported`}
+      </p>
+    </div>
   );
 }
 

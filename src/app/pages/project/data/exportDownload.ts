@@ -1,8 +1,9 @@
 // Running an export: POST /annotations/export streams the zip, read here chunk by chunk so the
-// dialog can show the bytes received, then saved as the file the server names.
+// dialog can show the bytes received, then saved as the file the server names. Before it starts,
+// POST /annotations/export/count says how many images the same body would export.
 import type { z } from 'zod';
-import type { ExportRequest } from '../../../../contract/export';
-import { apiFetch, authHeaders } from '../../../api/client';
+import { ExportCountResponse, type ExportRequest } from '../../../../contract/export';
+import { apiFetch, authHeaders, request } from '../../../api/client';
 
 export const EXPORT_MESSAGES = {
   noSelection: 'Please select images to export',
@@ -83,4 +84,9 @@ export async function downloadExport(body: z.input<typeof ExportRequest>, fallba
   const filename = dispositionName(res.headers.get('content-disposition')) ?? fallbackName;
   save(new Blob(chunks, { type: 'application/zip' }), filename);
   return { filename, total };
+}
+
+/** How many images the export of `body` would hold (the server applies the same selection). */
+export async function countExport(body: z.input<typeof ExportRequest>, signal: AbortSignal): Promise<number> {
+  return (await request('POST', '/annotations/export/count', ExportCountResponse, body, { signal })).image_count;
 }
