@@ -70,6 +70,19 @@ export interface RenderDisplay {
   gamma: number;
 }
 
+/**
+ * An issue pinned on the image (issue 29), in image pixels: a point (x, y), or a region with w and
+ * h (its pin at the top-left corner). `focused`: the one chosen in the issues panel, or being written.
+ */
+export interface RenderIssue {
+  x: number;
+  y: number;
+  w?: number;
+  h?: number;
+  status: 'open' | 'resolved';
+  focused: boolean;
+}
+
 export const DEFAULT_DISPLAY: RenderDisplay = { labels: true, outlineWidth: 2, brightness: 1, contrast: 1, gamma: 1 };
 
 /** Where the image comes from. */
@@ -163,6 +176,8 @@ export interface RenderWorkerApi {
   applyScene(scene: PackedScene): void;
   setView(view: RenderView): void;
   setDisplay(display: RenderDisplay): void;
+  /** The image's issue pins and regions (an overlay layer over the shapes). */
+  setIssues(issues: RenderIssue[]): void;
   setCamera(camera: CameraState): void;
   resize(width: number, height: number, dpr: number): void;
   /** Resolves once nothing is pending (tiles, masks, geometry) and a frame has been drawn. */

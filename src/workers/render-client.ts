@@ -7,11 +7,11 @@
 import * as Comlink from 'comlink';
 import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
-import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderIssue, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
 
-export type { RenderDisplay } from './protocol';
+export type { RenderDisplay, RenderIssue } from './protocol';
 
 export type ImageSourceInput =
   | ImageBitmap
@@ -84,6 +84,8 @@ export interface RendererHandle {
   refreshColors(): void;
   /** The annotator's display settings (labels, outline width, image adjustments). */
   setDisplay(display: RenderDisplay): void;
+  /** The image's issue pins and regions (issue 29), drawn over the shapes. */
+  setIssues(issues: RenderIssue[]): void;
   /** Resolves after everything sent so far is drawn and no tile or mask is still loading. */
   idle(): Promise<RenderStats>;
   stats(): Promise<RenderStats>;
@@ -122,6 +124,7 @@ interface Backend {
   applyScene(s: PackedScene): void;
   setView(v: RenderView): void;
   setDisplay(d: RenderDisplay): void;
+  setIssues(i: RenderIssue[]): void;
   setCamera(c: CameraState): void;
   resize(w: number, h: number, dpr: number): void;
   idle(): Promise<RenderStats>;
@@ -144,6 +147,7 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
     applyScene: (s) => void remote.applyScene(Comlink.transfer(s, sceneTransferables(s))),
     setView: (v) => void remote.setView(v),
     setDisplay: (d) => void remote.setDisplay(d),
+    setIssues: (i) => void remote.setIssues(i),
     setCamera: (c) => void remote.setCamera(c),
     resize: (w, h, dpr) => void remote.resize(w, h, dpr),
     idle: () => remote.idle(),
@@ -168,6 +172,7 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
     applyScene: (s) => r.applyScene(s),
     setView: (v) => r.setView(v),
     setDisplay: (d) => r.setDisplay(d),
+    setIssues: (i) => r.setIssues(i),
     setCamera: (c) => r.setCamera(c),
     resize: (w, h, dpr) => r.resize(w, h, dpr),
     idle: () => r.idle(),
@@ -385,6 +390,18 @@ export function preloadFor(editor: Editor, key: string, source: ImageSourceInput
   rendererOf.get(editor)?.preload(key, source, size);
 }
 
+/** The issues last given for each editor, so a renderer created later draws them too. */
+const issuesOf = new WeakMap<Editor, RenderIssue[]>();
+
+/**
+ * Draws `issues` as pins and regions on the canvas of the renderer drawing `editor` (the screen
+ * that knows the image's issues is not the one that owns the canvas), now or once it is created.
+ */
+export function issuesFor(editor: Editor, issues: RenderIssue[]): void {
+  issuesOf.set(editor, issues);
+  rendererOf.get(editor)?.setIssues(issues);
+}
+
 export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const { canvas, editor } = opts;
   const dpr0 = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
@@ -514,6 +531,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       scene.restart();
     },
     setDisplay: (d) => backend.setDisplay({ ...d }),
+    setIssues: (i) => backend.setIssues(i.map((x) => ({ ...x }))),
     async idle() {
       await ready;
       while (scene.pending) await new Promise((r) => setTimeout(r, 4));
@@ -535,5 +553,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     },
   };
   rendererOf.set(editor, handle);
+  const issues = issuesOf.get(editor);
+  if (issues?.length) handle.setIssues(issues);
   return handle;
 }

@@ -23,6 +23,7 @@ const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: 
   applyScene: (scene) => need().applyScene(scene),
   setView: (view) => need().setView(view),
   setDisplay: (display) => need().setDisplay(display),
+  setIssues: (issues) => need().setIssues(issues),
   setCamera: (camera) => need().setCamera(camera),
   resize: (w, h, dpr) => need().resize(w, h, dpr),
   idle: () => need().idle(),

@@ -19,9 +19,10 @@
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
-import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
+import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
+import { ISSUE_PIN_HALO, ISSUE_PIN_R, issueGeometry } from './issues';
 import { MaskLayer } from './mask-layer';
 import { ImageSwap } from './image-swap';
 import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
@@ -71,6 +72,7 @@ export class Renderer {
   private lastFrameAt = 0;
   private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
   private overlayDirty = true;
+  private issues: RenderIssue[] = [];
   private frameRequested = false;
   /** An animation frame callback is on its way (requestFrame). */
   private framePending = false;
@@ -124,8 +126,8 @@ export class Renderer {
     this.resize(options.width, options.height, options.dpr);
     const regl = this.regl;
     this.stateTex = regl.texture({ width: STATE_W, height: this.stateRows, data: this.stateData, min: 'nearest', mag: 'nearest' });
-    // overlay: [0] fill, [1] outlines, [2] handles, [3] Auto-Annotate's points
-    this.overlay = [0, 1, 2, 3].map(() => ({
+    // overlay: [0] fill, [1] outlines, [2] handles, [3] Auto-Annotate's points, [4] issue pins
+    this.overlay = [0, 1, 2, 3, 4].map(() => ({
       buf: regl.buffer({ usage: 'dynamic', type: 'float', length: 0 }),
       idx: regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'dynamic' }),
       count: 0,
@@ -255,6 +257,13 @@ export class Renderer {
       const s = this.shapes.get(id);
       if (s) this.writeState(s);
     }
+    this.overlayDirty = true;
+    this.requestFrame();
+  }
+
+  /** The image's issue pins and regions, drawn over the shapes (./issues). */
+  setIssues(issues: RenderIssue[]): void {
+    this.issues = issues;
     this.overlayDirty = true;
     this.requestFrame();
   }
@@ -488,8 +497,9 @@ export class Renderer {
       if (count >= 2) pushRing(line, d.points, 0, count, d.closed, d.color, -1);
       handleGeometry(d.points, 0xffffff, handles);
     }
-    const points = lineOut();
+    const points = lineOut(), pins = lineOut();
     if (this.view.proposal) proposalGeometry(this.view.proposal, addFill, line, points);
+    if (this.issues.length) issueGeometry(this.issues, line, pins);
     const m = this.view.marquee;
     if (m) {
       const g = boxGeometry(m.x, m.y, m.width, m.height, 0x3b5bdb, -2);
@@ -498,7 +508,7 @@ export class Renderer {
       for (const x of g.line) line.v.push(x);
       for (const i of g.lineIdx) line.i.push(i + v);
     }
-    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i], [points.v, points.i]];
+    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i], [points.v, points.i], [pins.v, pins.i]];
     parts.forEach(([v, i], k) => {
       const o = this.overlay[k]!;
       o.buf(new Float32Array(v));
@@ -602,7 +612,7 @@ export class Renderer {
     }
     if (this.pendingBuilds.size) this.scheduleBuilds();
     this.s.culledChunks = culled;
-    const [oFill, oLine, oHandles, oPoints] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
+    const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
     const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
     for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
     if (fills.length) this.drawFill(fills);
@@ -614,6 +624,7 @@ export class Renderer {
     if (oLine.count) lines.push({ ...oLine, marker: 3, halo: HALO });
     if (oHandles.count) lines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
     if (oPoints.count) lines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
+    if (oPins.count) lines.push({ ...oPins, marker: ISSUE_PIN_R, halo: ISSUE_PIN_HALO, haloW: 2, round: true });
     if (lines.length) this.drawLine(lines);
     this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
     this.labels.render(this.width, this.height);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey } from './hotkeys';
+import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey } from './hotkeys';
 
 describe('editor hotkeys', () => {
   it('maps the tool letters, in either case, but not with Shift', () => {
@@ -64,9 +64,27 @@ describe('editor hotkeys', () => {
     expect(resolveAppFirstHotkey({ key: 'Enter' })).toBeNull();
   });
 
+  it('maps the workflow keys (issue 29), which no other table takes', () => {
+    expect(resolveWorkflowHotkey({ key: 'Enter', ctrlKey: true })).toEqual({ type: 'hand-on' });
+    expect(resolveWorkflowHotkey({ key: 'Enter', metaKey: true })).toEqual({ type: 'hand-on' });
+    expect(resolveWorkflowHotkey({ key: 'Enter' })).toBeNull();
+    expect(resolveWorkflowHotkey({ key: 'Enter', ctrlKey: true, shiftKey: true })).toBeNull();
+    expect(resolveWorkflowHotkey({ key: 'R', shiftKey: true })).toEqual({ type: 'reject' });
+    expect(resolveWorkflowHotkey({ key: 'r' })).toBeNull();
+    expect(resolveWorkflowHotkey({ key: 'i' })).toEqual({ type: 'issue-at-pointer' });
+    expect(resolveWorkflowHotkey({ key: 'I', shiftKey: true })).toEqual({ type: 'issue-region' });
+    expect(resolveWorkflowHotkey({ key: 'i', ctrlKey: true })).toBeNull();
+    // The other tables leave these keys alone, so the two never both act on one press.
+    for (const e of [{ key: 'Enter', ctrlKey: true }, { key: 'R', shiftKey: true }, { key: 'i' }, { key: 'I', shiftKey: true }]) {
+      expect(resolveModifiedHotkey(e)).toBeNull();
+      expect(resolveAppFirstHotkey(e)).toBeNull();
+      expect(resolvePlainHotkey(e)).toBeNull();
+    }
+  });
+
   it('lists every new key in the Hotkeys tab, and no key twice in a group', () => {
     const listed = HOTKEY_HELP.flatMap((g) => g.items.map((i) => i.keys.join('+')));
-    for (const k of ['1 … 9', 'C', 'Shift+C', 'Tab', 'Shift+Tab', 'Enter', 'Shift+S']) expect(listed).toContain(k);
+    for (const k of ['1 … 9', 'C', 'Shift+C', 'Tab', 'Shift+Tab', 'Enter', 'Shift+S', 'Ctrl/⌘+Enter', 'Shift+R', 'I', 'Shift+I']) expect(listed).toContain(k);
     for (const g of HOTKEY_HELP) {
       const keys = g.items.map((i) => i.keys.join('+'));
       expect(new Set(keys).size).toBe(keys.length);

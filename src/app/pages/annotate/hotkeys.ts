@@ -109,6 +109,32 @@ export function resolveAppFirstHotkey(e: KeyLike): HotkeyAction | null {
   return null;
 }
 
+/** The team workflow's keys (issue 29), handled by the workflow bar (./workflow), not the engine. */
+export type WorkflowHotkey =
+  /** Ctrl/Cmd+Enter: Submit for review (an image in work), or Accept (an image in review). */
+  | { type: 'hand-on' }
+  /** Shift+R: Reject... (an image in review). */
+  | { type: 'reject' }
+  /** I: a new issue at the pointer. */
+  | { type: 'issue-at-pointer' }
+  /** Shift+I: a new issue on a region dragged out on the image. */
+  | { type: 'issue-region' };
+
+/**
+ * The workflow's keys. None of them means anything to the engine or the other tables: Ctrl+Enter
+ * is not a plain Enter (the table above leaves modified Enter alone), R and I are free letters.
+ */
+export function resolveWorkflowHotkey(e: KeyLike): WorkflowHotkey | null {
+  if (e.altKey) return null;
+  const mod = e.ctrlKey || e.metaKey;
+  if (e.key === 'Enter') return mod && !e.shiftKey ? { type: 'hand-on' } : null;
+  if (mod) return null;
+  const lower = e.key.toLowerCase();
+  if (lower === 'r' && e.shiftKey) return { type: 'reject' };
+  if (lower === 'i') return e.shiftKey ? { type: 'issue-region' } : { type: 'issue-at-pointer' };
+  return null;
+}
+
 /** True when the event comes from a place where keys mean text: hotkeys never fire there. */
 export function isTypingTarget(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -178,6 +204,15 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Wheel'], what: 'Zoom at the pointer' },
       { keys: [',', '←'], what: 'Previous image (← when nothing is selected)' },
       { keys: ['.', '→'], what: 'Next image (→ when nothing is selected)' },
+    ],
+  },
+  {
+    group: 'Review and issues',
+    items: [
+      { keys: ['Ctrl/⌘', 'Enter'], what: 'Submit for review (in review: Accept)' },
+      { keys: ['Shift', 'R'], what: 'Reject… (an image in review)' },
+      { keys: ['I'], what: 'New issue at the pointer' },
+      { keys: ['Shift', 'I'], what: 'New issue on a region: drag it out on the image' },
     ],
   },
   {
