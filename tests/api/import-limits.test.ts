@@ -116,3 +116,45 @@ describe('report text', () => {
     expect(JSON.stringify(job.report)).not.toContain('\\u0000');
   }, 120_000);
 });
+
+describe('imported classes follow the project class rules', () => {
+  async function projectClasses(projectId: string) {
+    const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    return res.body.project.classes as { name: string; type: string; color: string }[];
+  }
+
+  it('fails a YOLO dataset of 1,500 class names before adding anything (a project has at most 1,000 classes)', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const names = Array.from({ length: 1500 }, (_, i) => `  - c${i}`).join('\n');
+    const bytes = await zipOf({ 'data.yaml': `names:\n${names}\n`, 'images/a.png': await png(10, 10), 'labels/a.txt': '0 0.5 0.5 0.2 0.2\n' });
+    const job = await importFile(server, owner.token, projectId, 'many.zip', bytes, {}, 90);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe('The dataset has 1500 classes the project lacks; with its 0 a project would have more than the 1000 classes it may have');
+    expect(await projectClasses(projectId)).toEqual([]);
+    expect(await imagesOf(projectId)).toEqual([]);
+  }, 120_000);
+
+  it('stores a 120-character COCO category as one 100-character class, imports its boxes, and class edits still save', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const long = `${'x'.repeat(99)}y${'z'.repeat(20)}`;
+    const coco = {
+      images: [{ id: 1, file_name: 'a.png', width: 10, height: 10 }],
+      categories: [{ id: 1, name: long }],
+      annotations: [
+        { id: 1, image_id: 1, category_id: 1, bbox: [1, 1, 2, 2], area: 4, iscrowd: 0 },
+        { id: 2, image_id: 1, category_id: 1, bbox: [3, 3, 2, 2], area: 4, iscrowd: 0 },
+      ],
+    };
+    const job = await importFile(server, owner.token, projectId, 'long.zip', await zipOf({ 'annotations/instances.json': JSON.stringify(coco), 'images/a.png': await png(10, 10) }), {}, 90);
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.annotations_created).toBe(2);
+    expect(job.report.skipped).toEqual([]);
+    expect(job.report.classes_created).toEqual([long.slice(0, 100)]);
+    expect(job.report.warnings).toContain(`class "${long}" is stored as "${long.slice(0, 100)}" (class names have at most 100 characters)`);
+    const classes = await projectClasses(projectId);
+    expect(classes.map((c) => c.name)).toEqual([long.slice(0, 100)]);
+    const edit = await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes: [...classes, { name: 'another', type: 'box', color: '#123456' }] } });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+  }, 120_000);
+});

@@ -27,7 +27,7 @@ import type { AppContext } from '../../context';
 import type { JobRow } from '../../jobs/queue';
 import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { nextClassColor, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
+import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
 import { emptyImportReport, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
@@ -36,10 +36,10 @@ import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
 import { saveChanges } from '../annotations';
 import { bucketFor, setImageStatus } from '../images';
-import { updateProject } from '../projects';
 import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
 import { openImportFile, type OpenedArchive } from './archive';
+import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
 import { importedId, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
 import { ImportInputError, type FormatReader, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
@@ -94,7 +94,7 @@ interface Run {
   report: ReportBuilder;
   tmpDir: string;
   archive: OpenedArchive;
-  /** Lower-case class name -> the project's class. */
+  /** classKey (the stored name, lower case) -> the project's class. */
   classes: Map<string, ProjectClass>;
   folders: Set<string>;
   /** Per lower-case file name, the end of the latest image creation under it (see sameName). */
@@ -114,37 +114,9 @@ function typeOf(a: ImportedAnnotation): AnnotationType {
   return t === 'mask' ? 'polygon' : t;
 }
 
-/** Adds the classes the project lacks (names matched case-insensitively), in one update. */
-async function ensureClasses(r: Run, wanted: { name: string; type?: AnnotationType; color?: string; attributes?: AttributeDefinition[] }[]): Promise<void> {
-  const missing = new Map<string, { name: string; type?: AnnotationType; color?: string; attributes?: AttributeDefinition[] }>();
-  for (const c of wanted) {
-    const key = c.name.trim().toLowerCase();
-    if (!key || r.classes.has(key) || missing.has(key)) continue;
-    missing.set(key, c);
-  }
-  if (missing.size === 0) return;
-  const [project] = await r.ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, r.row.projectId)).limit(1);
-  const current = project?.classes ?? [];
-  for (const c of current) r.classes.set(c.name.trim().toLowerCase(), c);
-  const added: ProjectClass[] = [];
-  for (const [key, c] of missing) {
-    if (r.classes.has(key)) continue;
-    // A class without a colour takes the palette colour furthest from those in use (contract/projects.ts).
-    const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : nextClassColor([...current, ...added].map((x) => x.color));
-    added.push({ name: c.name.trim().slice(0, 100), type: c.type ?? 'box', color, ...(c.attributes?.length ? { attributes: c.attributes } : {}) });
-  }
-  if (added.length === 0) return;
-  try {
-    await updateProject(r.ctx, r.userId, r.row.projectId, { classes: [...current, ...added] });
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 403) {
-      throw new ImportInputError(`The dataset has classes the project lacks (${added.map((c) => `"${c.name}"`).slice(0, 10).join(', ')}) and your role cannot add classes`);
-    }
-    if (err instanceof ApiError && err.status === 400) throw new ImportInputError(`The dataset's classes cannot be added to the project: ${err.message}`);
-    throw err;
-  }
-  for (const c of added) r.classes.set(c.name.toLowerCase(), c);
-  r.report.report.classes_created.push(...added.map((c) => c.name));
+/** The project's classes the import may add to (./classes.ts). */
+function classTarget(r: Run): ClassTarget {
+  return { ctx: r.ctx, userId: r.userId, projectId: r.row.projectId, classes: r.classes, report: r.report, created: r.report.report.classes_created };
 }
 
 async function folderFor(r: Run, sub: string | undefined): Promise<string> {
@@ -250,7 +222,7 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
     const issue = storedAnnotationIssue(s);
     const rec = s as { id?: unknown; name?: unknown };
     if (issue) return r.report.skip(where, issue.message);
-    const cls = r.classes.get(String(rec.name).trim().toLowerCase());
+    const cls = r.classes.get(classKey(String(rec.name)));
     if (!cls) return r.report.skip(where, `unknown class "${String(rec.name).slice(0, 100)}"`);
     if (ids.has(rec.id as string)) return r.report.skip(where, `id "${String(rec.id).slice(0, 100)}" appears twice`);
     ids.add(rec.id as string);
@@ -271,7 +243,7 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
   for (const [i, a] of img.annotations.entries()) {
     if (overBudget(stored.length + i)) break;
     const where = `${file} #${i + 1}`;
-    const cls = r.classes.get(a.class.trim().toLowerCase());
+    const cls = r.classes.get(classKey(a.class));
     if (!cls) {
       r.report.skip(where, `unknown class "${a.class.slice(0, 100)}"`);
       continue;
@@ -327,11 +299,14 @@ async function dryRun(r: Run, reader: FormatReader): Promise<number> {
   try {
     const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'check-')), signal: r.signal });
     let images = 0;
+    // Every class the import would add, so a project it would take past its class limit fails now.
+    const classes = new Set(data.classes.map((c) => classKey(c.name)));
     for await (const img of data.images) {
       if (r.signal.aborted) throw r.signal.reason;
-      void img;
+      for (const a of img.annotations) classes.add(classKey(a.class));
       images += 1;
     }
+    checkClassCount([...r.classes.values()], classes);
     return images;
   } catch (err) {
     if (r.signal.aborted || err instanceof ImportInputError) throw err;
@@ -348,7 +323,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   // A resumed import was read through before it began.
   const total = r.row.done === 0 ? await dryRun(r, reader) : r.row.total;
   const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal });
-  await ensureClasses(r, data.classes);
+  await ensureClasses(classTarget(r), data.classes);
   for (const f of data.folders ?? []) await folderFor(r, f);
   let index = 0;
   const skipTo = r.row.done;
@@ -371,7 +346,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       index += 1;
       if (index <= skipTo) continue;
       // Classes first, one image at a time: two images must not add the same class twice.
-      await ensureClasses(r, img.annotations.map((a) => ({ name: a.class, type: typeOf(a) })));
+      await ensureClasses(classTarget(r), img.annotations.map((a) => ({ name: a.class, type: typeOf(a) })));
       const i = index;
       const task: Promise<void> = importImage(r, img, i)
         .then(() => settle(i))
@@ -403,7 +378,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     const format = row.format !== 'auto' ? (row.format as ImportFormat) : await detectFormat(archive);
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
-    const classes = new Map((project[0]?.classes ?? []).map((c) => [c.name.trim().toLowerCase(), c]));
+    const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
     const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), signal };
     await readDataset(r, format);
     await save(ctx, id, { status: 'done', report: finalReport(r) as unknown as Record<string, unknown> });
