@@ -44,6 +44,7 @@ import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useDocumentVersion, useEditorView } from './useEditor';
 import { useViewSettings } from './viewSettings';
+import { useEditorWorkflow } from './workflow/useEditorWorkflow';
 import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
 import styles from './AnnotatePage.module.css';
 
@@ -124,6 +125,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const stage = useImageStage({ image, orgId, projectId: project.id, saver, deniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'set the stage') });
   useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
   useTransparency(editor, previewEditor, panels.transparency);
+  // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
+  const workflow = useEditorWorkflow({ editor, image, status: stage.status, orgId, projectId: project.id, saver, link, previewing, documentIn, onNavigate, onBack });
 
   const imageSize = editor.getImageSize();
   const imageArea = imageSize ? imageSize.width * imageSize.height : null;
@@ -134,7 +137,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   return (
     <div className={styles.page}>
-      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null} />
+      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={<>{workflow.actions}{showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null}</>} />
 
       <div className={styles.body}>
         <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : tools.chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />
@@ -150,6 +153,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             onPointerImage={documentIn ? liveImage.sendCursor : undefined}
           />
           {showPeers && documentIn && !previewShown ? <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} /> : null}
+          {previewShown ? null : workflow.layer}
           {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={historyView.onPreviewImageReady} /> : null}
           {preview.state ? (
             <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={historyView.openRestore} onBack={historyView.leavePreview} onRetry={() => preview.show(preview.state!.entry)} />

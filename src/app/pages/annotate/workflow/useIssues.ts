@@ -1,0 +1,204 @@
+// The image's issues in the editor (issue 29): the threads (GET /images/{id}/issues), opening one
+// on a point or a region, comments, resolve and reopen; the one chosen in the panel, centred on the
+// canvas; the pins and regions handed to the renderer (issuesFor: the render worker draws them).
+// The panel opens by itself when the image has open issues (a rejected image comes back with the
+// reviewer's comment and issues shown).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Image } from '../../../../contract/images';
+import { regionInside, type Issue, type IssueStatus, type Region } from '../../../../contract/workflow';
+import type { Editor } from '../../../../engine';
+import { issuesFor, type RenderIssue } from '../../../../workers/render-client';
+import { serverMessage } from '../../../api/client';
+import { workflowApi } from '../../../api/workflow';
+import { toast } from '../../../stores/toast';
+import { useDataView } from '../../project/data/dataView';
+
+export const issuesKey = (imageId: string) => ['issues', imageId] as const;
+
+const MESSAGE_MS = 4000;
+/** Margin around a centred region, in screen px. */
+const CENTRE_MARGIN = 80;
+
+/** The camera that centres `region` in the viewport, zoomed out (never in) so a region fits. */
+export function centredCamera(camera: { x: number; y: number; scale: number }, viewport: { width: number; height: number }, region: Region) {
+  const w = 'w' in region ? region.w : 0, h = 'h' in region ? region.h : 0;
+  let scale = camera.scale;
+  const availW = Math.max(1, viewport.width - 2 * CENTRE_MARGIN), availH = Math.max(1, viewport.height - 2 * CENTRE_MARGIN);
+  if (w * scale > availW || h * scale > availH) scale = Math.min(availW / w, availH / h);
+  const cx = region.x + w / 2, cy = region.y + h / 2;
+  return { scale, x: viewport.width / 2 - cx * scale, y: viewport.height / 2 - cy * scale };
+}
+
+/** A region kept within the image (a drag may start or end outside it); null when nothing of it is on the image. */
+export function clampRegion(region: Region, width: number, height: number): Region | null {
+  const w = 'w' in region ? region.w : 0, h = 'h' in region ? region.h : 0;
+  const x0 = Math.max(0, region.x), y0 = Math.max(0, region.y);
+  const x1 = Math.min(width, region.x + w), y1 = Math.min(height, region.y + h);
+  if (x1 < x0 || y1 < y0) return null;
+  const r = (v: number) => Math.round(v * 100) / 100;
+  const out: Region = 'w' in region && x1 - x0 > 0 && y1 - y0 > 0 ? { x: r(x0), y: r(y0), w: r(x1 - x0), h: r(y1 - y0) } : { x: r(x0), y: r(y0) };
+  return regionInside(out, width, height) ? out : null;
+}
+
+export function renderIssues(issues: readonly Issue[], focusedId: string | null, draft: Region | null): RenderIssue[] {
+  const out: RenderIssue[] = [];
+  for (const i of issues) {
+    if (!i.region) continue;
+    out.push({ ...i.region, status: i.status, focused: i.id === focusedId });
+  }
+  if (draft) out.push({ ...draft, status: 'open', focused: true });
+  return out;
+}
+
+export interface IssuesState {
+  issues: Issue[];
+  loading: boolean;
+  error: boolean;
+  retry(): void;
+  open: boolean;
+  setOpen(open: boolean): void;
+  focusedId: string | null;
+  /** Chooses a thread: it is drawn red and its region centred. */
+  focus(issue: Issue): void;
+  /** An issue is being written (in the panel's form). */
+  composing: boolean;
+  /** The point or region of the issue being written (drawn as a red pin); null for one on the whole image. */
+  draft: Region | null;
+  /** Starts writing an issue on `region` (in image px; kept within the image). */
+  startDraft(region: Region | null): void;
+  cancelDraft(): void;
+  create(body: string): Promise<boolean>;
+  comment(issue: Issue, body: string): Promise<boolean>;
+  setStatus(issue: Issue, status: IssueStatus): Promise<void>;
+  busy: boolean;
+}
+
+export function useIssues({ editor, image, orgId, documentIn }: { editor: Editor; image: Image; orgId: string; documentIn: boolean }): IssuesState {
+  const qc = useQueryClient();
+  const imageId = image.id;
+  const query = useQuery({ queryKey: issuesKey(imageId), queryFn: () => workflowApi.listIssues(imageId, orgId), enabled: Boolean(orgId), staleTime: 10_000 });
+  const issues = useMemo(() => query.data ?? [], [query.data]);
+  const [open, setOpen] = useState(false);
+  const [focusedId, setFocusedId] = useState<string | null>(null);
+  const [draft, setDraft] = useState<{ imageId: string; region: Region | null } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const shownDraft = draft && draft.imageId === imageId ? draft : null;
+
+  // Another image: nothing chosen; the panel opens by itself once this one's issues say it has open ones.
+  const autoOpened = useRef<string | null>(null);
+  useEffect(() => {
+    setFocusedId(null);
+    setDraft(null);
+  }, [imageId]);
+  useEffect(() => {
+    if (!query.isSuccess || autoOpened.current === imageId) return;
+    autoOpened.current = imageId;
+    setOpen(issues.some((i) => i.status === 'open'));
+  }, [query.isSuccess, issues, imageId]);
+
+  // The renderer draws the pins once this image's document (and its image) is in.
+  useEffect(() => {
+    issuesFor(editor, documentIn ? renderIssues(issues, focusedId, shownDraft?.region ?? null) : []);
+  }, [editor, documentIn, issues, focusedId, shownDraft]);
+  useEffect(() => () => issuesFor(editor, []), [editor]);
+
+  /** The thread list and every view of the image's open-issue count follow a change. */
+  const remember = useCallback(
+    (next: Issue) => {
+      qc.setQueryData<Issue[]>(issuesKey(next.image_id), (list = []) => (list.some((i) => i.id === next.id) ? list.map((i) => (i.id === next.id ? next : i)) : [...list, next]));
+      const openCount = (qc.getQueryData<Issue[]>(issuesKey(next.image_id)) ?? []).filter((i) => i.status === 'open').length;
+      const update = (i: Image) => (i.id === next.image_id ? { ...i, open_issues: openCount } : i);
+      qc.setQueriesData<Image | null>({ queryKey: ['editor-image', image.project_id] }, (img) => (img ? update(img) : img));
+      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', image.project_id] }, (list) => list?.map(update));
+      useDataView.getState().reload();
+    },
+    [qc, image.project_id],
+  );
+
+  const focus = useCallback(
+    (issue: Issue) => {
+      setFocusedId(issue.id);
+      if (issue.region) editor.setCamera(centredCamera(editor.getCamera(), editor.getViewport(), issue.region));
+    },
+    [editor],
+  );
+
+  const startDraft = useCallback(
+    (region: Region | null) => {
+      const size = editor.getImageSize();
+      const kept = region && size ? clampRegion(region, size.width, size.height) : null;
+      if (region && !kept) {
+        toast('Point at the image to pin an issue there', 'neutral', MESSAGE_MS);
+        return;
+      }
+      setDraft({ imageId, region: kept });
+      setFocusedId(null);
+      setOpen(true);
+    },
+    [editor, imageId],
+  );
+  const cancelDraft = useCallback(() => setDraft(null), []);
+
+  const run = useCallback(async <T>(work: () => Promise<T>, failure: string): Promise<T | null> => {
+    setBusy(true);
+    try {
+      return await work();
+    } catch (err) {
+      toast(serverMessage(err, failure), 'danger', MESSAGE_MS);
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+
+  const create = useCallback(
+    async (body: string) => {
+      const region = shownDraft?.region ?? undefined;
+      const issue = await run(() => workflowApi.createIssue(imageId, body.trim(), region, orgId), "Couldn't open the issue. Please try again.");
+      if (!issue) return false;
+      remember(issue);
+      setDraft(null);
+      setFocusedId(issue.id);
+      return true;
+    },
+    [run, imageId, orgId, shownDraft, remember],
+  );
+
+  const comment = useCallback(
+    async (issue: Issue, body: string) => {
+      const added = await run(() => workflowApi.addComment(issue.id, body.trim(), orgId), "Couldn't add the comment. Please try again.");
+      if (!added) return false;
+      remember({ ...issue, comments: [...issue.comments, added] });
+      return true;
+    },
+    [run, orgId, remember],
+  );
+
+  const setStatus = useCallback(
+    async (issue: Issue, status: IssueStatus) => {
+      const next = await run(() => workflowApi.setIssueStatus(issue.id, status, orgId), status === 'resolved' ? "Couldn't resolve the issue. Please try again." : "Couldn't reopen the issue. Please try again.");
+      if (next) remember(next);
+    },
+    [run, orgId, remember],
+  );
+
+  return {
+    issues,
+    loading: query.isPending,
+    error: query.isError,
+    retry: () => void query.refetch(),
+    open,
+    setOpen,
+    focusedId,
+    focus,
+    composing: shownDraft !== null,
+    draft: shownDraft?.region ?? null,
+    startDraft,
+    cancelDraft,
+    create,
+    comment,
+    setStatus,
+    busy,
+  };
+}
