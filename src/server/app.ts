@@ -135,7 +135,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
 
   app.setNotFoundHandler((request, reply) => {
     const url = request.url.split('?')[0];
-    if (!serving || request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
+    if (!serving || request.method !== 'GET' || url === '/metrics' || url.startsWith('/api/') || url.startsWith('/auth/') || url.startsWith('/storage/')) {
       return reply.status(404).send({ success: false, error: `Route ${request.method} ${url} not found`, code: 'not_found' });
     }
     if (!hasApp) return reply.status(503).type('text/plain').send('The app is not built yet: run `npm run build` (npm start does it for you).');

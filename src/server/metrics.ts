@@ -54,9 +54,9 @@ export function createMetrics(ctx: Pick<AppContext, 'db' | 'database' | 'log'>, 
 
   const kinds = new Set<string>();
   let queueRead: Promise<QueueRow[]> | null = null;
-  /** One query per scrape for both queue gauges (prom-client collects them at once). */
+  /** One query per scrape for both queue gauges (prom-client collects every metric at once, so the second joins the first's). */
   const queueRows = () => {
-    queueRead ??= readQueue(ctx).finally(() => setTimeout(() => (queueRead = null), 250).unref());
+    queueRead ??= readQueue(ctx).finally(() => (queueRead = null));
     return queueRead;
   };
   new Gauge({

@@ -153,7 +153,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   /** The claiming loop while it runs (stop waits for it: a job it claims after the stop is handed back). */
   let ticking: Promise<void> | null = null;
   let again = false;
-  /** The status a running job's own `run` gave it last (completed, failed, cancelled), for the metrics. */
+  /** Jobs this worker runs, with the status their own `run` gave them last (completed, failed, cancelled), for the metrics. */
   const ended = new Map<string, string>();
   ctx.metrics?.jobKind(opts.kind);
 
@@ -202,7 +202,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   }
 
   async function own(jobId: string, set: JobUpdate): Promise<boolean> {
-    if (set.status && running.has(jobId)) ended.set(jobId, set.status);
+    if (set.status && ended.has(jobId)) ended.set(jobId, set.status);
     const rows = await ctx.db
       .update(jobs)
       .set({ ...set, updatedAt: new Date() })
@@ -221,6 +221,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
     }, Math.max(250, Math.floor(opts.leaseMs / 3)));
     heartbeat.unref();
     const startedAt = performance.now();
+    ended.set(job.id, 'running');
     let outcome: JobOutcome;
     try {
       if (job.attempts > opts.maxAttempts) {
