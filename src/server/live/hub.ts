@@ -17,6 +17,7 @@ import { ApiError } from '../http/errors';
 import { authenticate } from '../http/auth-guard';
 import { can, roleIn } from '../services/access';
 import { annotatedImage, CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
+import { WORKFLOW_CHANNEL } from '../services/workflow/events';
 import {
   LIVE_AUTH_TIMEOUT_MS,
   LIVE_CLOSE,
@@ -34,12 +35,14 @@ import {
 } from '../../contract/live';
 import { RateWindow } from './rate';
 import { LiveCluster } from './cluster';
-import { LiveWatchers } from './watch';
+import { LiveWatchers, ProjectWatchers } from './watch';
 
 /** Peers are not sent cursors and selections while this much is waiting to go out to them. */
 const PEER_BACKLOG_BYTES = 1024 * 1024;
 /** A socket that lets this much pile up (it does not read) is closed (1013, try again later). */
 const MAX_BACKLOG_BYTES = 32 * 1024 * 1024;
+/** The standard "policy violation": a socket that keeps sending malformed messages is closed with it. */
+const CLOSE_MALFORMED = 1008;
 
 interface Membership {
   /** The last version this socket was told of (joined or changed). */
@@ -51,6 +54,8 @@ interface Membership {
 interface Client {
   socket: WebSocket;
   user: { id: string; name: string } | null;
+  /** Whose sockets this one counts among for LIVE_MAX_SOCKETS_PER_USER: the user, or the person who created the API key. */
+  capOwner: string | null;
   /** The credential of the last `auth`, checked again every recheckMs. */
   token: string | null;
   joins: Map<string, Membership>;
@@ -77,14 +82,19 @@ interface Room {
 
 export class LiveHub {
   private readonly clients = new Set<Client>();
+  /** Open sockets by whom they count against for LIVE_MAX_SOCKETS_PER_USER (Client.capOwner). */
   private readonly byUser = new Map<string, Set<Client>>();
   private readonly rooms = new Map<string, Room>();
   private stopListening: (() => Promise<void>) | null = null;
+  /** The issue notices of services/workflow (an image id each): `issues` to the image's sockets. */
+  private stopIssues: (() => Promise<void>) | null = null;
   private pinger: NodeJS.Timeout | null = null;
   /** Presence and peer messages shared with the other processes (PostgreSQL only). */
   private readonly cluster: LiveCluster | null;
   /** Sockets watching images' presence without joining them (`watch`). */
   private readonly watchers: LiveWatchers<Client>;
+  /** Sockets watching a project for `project_changed` (`watch_project`). */
+  private readonly projects: ProjectWatchers<Client>;
 
   constructor(private readonly ctx: AppContext) {
     this.watchers = new LiveWatchers<Client>(ctx, {
@@ -92,6 +102,7 @@ export class LiveHub {
       send: (client, message) => this.send(client, message),
       sendText: (client, text) => this.sendText(client, text),
     });
+    this.projects = new ProjectWatchers<Client>(ctx, { send: (client, message) => this.send(client, message) });
     this.cluster =
       ctx.database.kind === 'postgres'
         ? new LiveCluster(
@@ -117,7 +128,11 @@ export class LiveHub {
 
   async start(): Promise<void> {
     await this.cluster?.start();
+    await this.projects.start();
     this.stopListening = await this.ctx.database.listen(CHANGES_CHANNEL, (payload) => this.announced(payload), () => this.catchUpAll());
+    this.stopIssues = await this.ctx.database.listen(WORKFLOW_CHANNEL, (imageId) => {
+      for (const c of this.rooms.get(imageId)?.clients ?? []) this.send(c, { type: 'issues', image_id: imageId });
+    });
     this.pinger = setInterval(() => this.ping(), this.ctx.config.live.pingMs);
     this.pinger.unref();
   }
@@ -126,8 +141,11 @@ export class LiveHub {
     if (this.pinger) clearInterval(this.pinger);
     for (const client of [...this.clients]) this.close(client, 1001, 'Server shutting down');
     await this.cluster?.stop();
+    await this.projects.stop();
     await this.stopListening?.();
     this.stopListening = null;
+    await this.stopIssues?.();
+    this.stopIssues = null;
   }
 
   /** A socket that just opened: it has LIVE_AUTH_TIMEOUT_MS to authenticate. */
@@ -135,6 +153,7 @@ export class LiveHub {
     const client: Client = {
       socket,
       user: null,
+      capOwner: null,
       token: null,
       joins: new Map(),
       peerRate: new RateWindow(LIVE_MAX_PEER_MESSAGES_PER_SECOND),
@@ -167,14 +186,17 @@ export class LiveHub {
     const parsed = text === null ? ({ ok: false, tooLarge: false, error: 'Messages are JSON text' } as const) : parseClientMessage(text);
     const first = !client.gotFirst;
     client.gotFirst = true;
+    const now = Date.now();
     if (!parsed.ok) {
       if (parsed.tooLarge) return this.close(client, LIVE_CLOSE.tooLarge, 'Message too large');
       if (first) return this.close(client, LIVE_CLOSE.unauthorized, 'The first message must be auth');
+      // Counted like auth, join, leave and watch (each costs a parse): past the rate the socket is
+      // closed, so junk stops costing the event loop once the limit is reached (issue 30, finding 11).
+      if (!client.controlRate.allow(now)) return this.close(client, CLOSE_MALFORMED, 'Too many malformed messages');
       return this.send(client, { type: 'error', code: 'invalid_message', message: parsed.error });
     }
     const message = parsed.message;
     if (first && message.type !== 'auth') return this.close(client, LIVE_CLOSE.unauthorized, 'The first message must be auth');
-    const now = Date.now();
     if (message.type === 'cursor' || message.type === 'selection' || message.type === 'overlap') {
       // Over the limit: dropped, cursors and selections without an answer (a client sends these as
       // the pointer moves); an overlap is rare and worth knowing about, so its sender is told.
@@ -212,14 +234,20 @@ export class LiveHub {
         return this.relay(client, message.image_id, { overlap: message.ids });
       case 'watch':
         return this.watchers.watch(client, client.user.id, message.project_id, message.image_ids, () => client.closed);
+      case 'watch_project':
+        return this.projects.watch(client, client.user.id, message.project_id, () => client.closed);
     }
   }
 
   /** `auth`, first or again (a refreshed token): the same checks as the HTTP guard; the user may not change. */
   private async authenticate(client: Client, token: string): Promise<void> {
     let userId: string;
+    let capOwner: string;
     try {
-      userId = (await authenticate(this.ctx.auth, this.ctx, token)).user.id;
+      const caller = await authenticate(this.ctx.auth, this.ctx, token);
+      userId = caller.user.id;
+      // An API key's sockets count against the person who created it (issue 30): keys do not multiply the cap.
+      capOwner = caller.apiKey?.createdBy ?? userId;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return this.close(client, LIVE_CLOSE.unauthorized, 'Invalid or expired credential');
@@ -230,13 +258,14 @@ export class LiveHub {
       client.token = token;
       return this.send(client, { type: 'ready', user_id: userId });
     }
-    const mine = this.byUser.get(userId) ?? new Set<Client>();
+    const mine = this.byUser.get(capOwner) ?? new Set<Client>();
     if (mine.size >= this.ctx.config.live.maxSocketsPerUser) return this.close(client, LIVE_CLOSE.tooManySockets, 'Too many open sockets for this user');
     // Counted before the name is read, so sockets authenticating at once cannot pass the limit together.
     client.user = { id: userId, name: '' };
+    client.capOwner = capOwner;
     client.token = token;
     mine.add(client);
-    this.byUser.set(userId, mine);
+    this.byUser.set(capOwner, mine);
     const [profile] = await this.ctx.db.select({ fullName: profiles.fullName, email: profiles.email }).from(profiles).where(eq(profiles.id, userId)).limit(1);
     if (client.closed) return;
     client.user.name = profile?.fullName?.trim() || profile?.email || '';
@@ -365,6 +394,7 @@ export class LiveHub {
       membership.canEdit = access.canEdit;
     }
     if (!client.closed) await this.watchers.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live watch check failed; it runs again later'));
+    if (!client.closed) await this.projects.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live project watch check failed; it runs again later'));
   }
 
   private ping(): void {
@@ -461,18 +491,19 @@ export class LiveHub {
     client.closed = true;
     for (const t of client.timers) clearTimeout(t);
     this.clients.delete(client);
-    if (client.user) {
-      const mine = this.byUser.get(client.user.id);
+    if (client.capOwner) {
+      const mine = this.byUser.get(client.capOwner);
       mine?.delete(client);
-      if (mine?.size === 0) this.byUser.delete(client.user.id);
+      if (mine?.size === 0) this.byUser.delete(client.capOwner);
     }
     for (const imageId of [...client.joins.keys()]) this.leave(client, imageId);
     this.watchers.drop(client);
+    this.projects.drop(client);
   }
 
   /** Open sockets and rooms (health and tests). */
-  stats(): { sockets: number; rooms: number; watched: number } {
-    return { sockets: this.clients.size, rooms: this.rooms.size, watched: this.watchers.size };
+  stats(): { sockets: number; rooms: number; watched: number; watchedProjects: number } {
+    return { sockets: this.clients.size, rooms: this.rooms.size, watched: this.watchers.size, watchedProjects: this.projects.size };
   }
 }
 
