@@ -1,4 +1,5 @@
-// When an image's changes are saved and what follows each answer: the debounce, one save at a time
+// When an image's changes are saved and what follows each answer: the debounce with its ceiling
+// (SAVE_MAX_WAIT_MS), one save at a time
 // per image (a change made meanwhile follows it), retries with backoff on 429, 5xx and network
 // failures, one session refresh on 401, the 409 merge (./conflict.ts), and the keepalive batch
 // when the page is hidden.
@@ -11,6 +12,14 @@ import type { RemoteChange } from './types';
 
 const MAX_CONFLICT_ROUNDS = 5;
 /**
+ * The ceiling of the debounce: a change is sent at most this long after it was made, however
+ * often more changes follow (issue 30: the timer restarted on every change, so someone drawing a
+ * box every 1.5 s saved nothing until they paused). The debounce (SaveDeps.debounceMs) still
+ * sends the changes of a burst together once the changes pause. A debounce set longer than this
+ * (a test's slow client) is its own ceiling.
+ */
+export const SAVE_MAX_WAIT_MS = 3000;
+/**
  * From the second 409 in a row on, the next try waits 50 ms, doubling each round, up to 1 s,
  * half of it random. With many people saving one image, tries made at once collide again; spread out, they land.
  */
@@ -20,6 +29,12 @@ const CONFLICT_BACKOFF_MAX_MS = 1000;
 /** The wait (ms) before trying again after `conflicts` 409s in a row: none after the first. */
 export function conflictBackoffMs(conflicts: number, random = Math.random()): number {
   return conflicts < 2 ? 0 : Math.min(CONFLICT_BACKOFF_MS * 2 ** (conflicts - 2), CONFLICT_BACKOFF_MAX_MS) * (0.5 + 0.5 * random);
+}
+
+/** How long a change made at `now` waits: the quiet period, cut to what is left of the ceiling of the oldest change waiting (made at `oldest`). */
+export function saveDelay(oldest: number, now: number, debounceMs: number): number {
+  const ceiling = Math.max(SAVE_MAX_WAIT_MS, debounceMs);
+  return Math.max(0, Math.min(debounceMs, oldest + ceiling - now));
 }
 
 type Next = 'done' | 'again' | 'stop';
@@ -90,6 +105,8 @@ function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: 
 export function createScheduler(core: ManagerCore): Scheduler {
   const { deps } = core;
 
+  /** While a slot's debounce timer waits: when the oldest change it waits for was made. */
+  const oldestUnsent = new WeakMap<Slot, number>();
   const clearTimer = (s: Slot) => {
     if (s.timer !== null) deps.clearTimer(s.timer);
     s.timer = null;
@@ -207,16 +224,20 @@ export function createScheduler(core: ManagerCore): Scheduler {
   }
 
   function schedule(s: Slot, immediate: boolean) {
+    const now = deps.now();
+    // A debounce already waiting holds older changes (none is in a save yet): the ceiling counts from the first.
+    const oldest = s.timer !== null ? (oldestUnsent.get(s) ?? now) : now;
     clearTimer(s);
     if (immediate) {
       if (s.retryTimer === null) void kick(s, { reset: s.phase !== 'retrying' && s.phase !== 'offline' });
       return;
     }
+    oldestUnsent.set(s, oldest);
     s.timer = deps.setTimer(() => {
       s.timer = null;
       // During a backoff the retry carries this change; otherwise a change restarts saving.
       if (s.retryTimer === null) void kick(s, { reset: true });
-    }, deps.debounceMs);
+    }, saveDelay(oldest, now, deps.debounceMs));
   }
 
   function flushBatch(ready: Slot[]) {
