@@ -8,6 +8,7 @@ import { Menu, MenuItem, MenuLabel, StageEntry } from './Chrome';
 import { SORT_LABELS, useDataView, type SortState } from './dataView';
 import { SearchField } from './SearchField';
 import type { ImageList } from './useImageList';
+import { WorkControls } from './WorkControls';
 import styles from './DataTab.module.css';
 
 export function DataHeader({
@@ -82,6 +83,7 @@ export function DataHeader({
         <Button variant="secondary" size="sm" icon={<FolderPlus />} onClick={onCreateFolder} busy={creating} disabledReason={folderDenied}>
           New Folder
         </Button>
+        <WorkControls />
       </div>
     </div>
   );

@@ -1,12 +1,14 @@
 // The floating toolbar over a selection (spec section 4): Folder (move), Stage, Archive and Edit
-// (Magic Image Edit), each shown to the roles that may use it. Export is the page header's
+// (Magic Image Edit), each shown to the roles that may use it; Assign... (issue 29) for the roles
+// that assign (images.assign), with the tab's one Assign dialog. Export is the page header's
 // 'Export (n)', which offers the selection among its scopes.
-import { Archive, Folder, FolderInput, Home, Layers, RefreshCw, Wand2 } from 'lucide-react';
+import { Archive, Folder, FolderInput, Home, Layers, RefreshCw, UserCheck, Wand2 } from 'lucide-react';
 import type { ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { Button } from '../../../components/Button';
 import { useCan } from '../../../stores/permissions';
 import { STAGE_OPTIONS } from '../../../lib/stages';
+import { AssignHost, openAssign } from './AssignDialog';
 import { Menu, MenuItem, MenuLabel, MenuSeparator, SelectionBar, StageEntry } from './Chrome';
 import { useDataView } from './dataView';
 import { flatten } from './folders';
@@ -37,9 +39,18 @@ export function DataSelectionBar({
   const canArchive = useCan('images.archive');
   // Magic Image Edit makes new images: the roles that upload (images.edit).
   const canEdit = useCan('images.edit');
+  // Who annotates and reviews (images.assign): owners, admins and reviewers.
+  const canAssign = useCan('images.assign');
   const allFolders = flatten(tree);
   return (
+    <>
+    {canAssign ? <AssignHost /> : null}
     <SelectionBar count={count} onClear={() => view().clearSelection()}>
+      {canAssign ? (
+        <Button variant="ghost" size="sm" icon={<UserCheck />} className={styles.barButton} onClick={() => openAssign({ kind: 'selection', ids: [...view().selected] })}>
+          Assign…
+        </Button>
+      ) : null}
       {canOrganize ? (
         <Menu
           label="Move to folder"
@@ -99,5 +110,6 @@ export function DataSelectionBar({
         </Button>
       ) : null}
     </SelectionBar>
+    </>
   );
 }

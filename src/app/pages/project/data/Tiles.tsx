@@ -1,6 +1,6 @@
 // Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
 import { useId, useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
-import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Shapes, Sparkles } from 'lucide-react';
+import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Shapes, Sparkles, UserCheck } from 'lucide-react';
 import { nextStatus, type Image } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
@@ -8,6 +8,9 @@ import { Tooltip } from '../../../components/Tooltip';
 import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/format';
 import { statusLabel } from '../../../lib/stages';
 import { thumbKey, useThumbnails } from './thumbnails';
+import { TileWork } from './tilePeople';
+import { openAssign } from './AssignDialog';
+import { useCan } from '../../../stores/permissions';
 import styles from './DataTab.module.css';
 
 export const DRAG_IMAGES = 'application/x-vellum-images';
@@ -190,8 +193,11 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
         ) : null}
       </span>
       <span className={styles.info}>
-        <span className={styles.filename} title={image.filename}>
-          {image.filename}
+        <span className={styles.filenameRow}>
+          <span className={styles.filename} title={image.filename}>
+            {image.filename}
+          </span>
+          <TileWork image={image} />
         </span>
         <span className={`${styles.details} ${styles.dim} tabular`} id={detailsId}>
           <span className={styles.detailsStart}>
@@ -293,6 +299,8 @@ export function FolderTile({
 }) {
   const { over, handlers } = useDropTarget(onDrop, folder.id);
   const [dragging, setDragging] = useState(false);
+  // Assign... for the folder's images (issue 29): the roles that assign.
+  const canAssign = useCan('images.assign') && folder.image_count > 0;
   return (
     <div
       className={`${styles.tile} ${styles.folderTile}`}
@@ -320,9 +328,10 @@ export function FolderTile({
         </span>
       </button>
       {renaming ? <FolderNameInput initial={folder.name} onDone={onRename} /> : null}
-      {!renaming && onRenameStart ? (
+      {!renaming && (onRenameStart || canAssign) ? (
         <span className={styles.tileAction}>
-          <IconButton label={`Rename folder ${folder.name}`} icon={<Pencil />} onClick={onRenameStart} />
+          {canAssign ? <IconButton label={`Assign folder ${folder.name}…`} icon={<UserCheck />} onClick={() => openAssign({ kind: 'folder', path: folder.full_path, name: folder.name, count: folder.image_count })} /> : null}
+          {onRenameStart ? <IconButton label={`Rename folder ${folder.name}`} icon={<Pencil />} onClick={onRenameStart} /> : null}
         </span>
       ) : null}
     </div>

@@ -3,11 +3,21 @@
 // (LiveClient.watchPresence: the viewer is nobody's peer and hears no changes), and each tile shows
 // the others on its image, at most three and "+N". Settings > Show collaborators off (the
 // editor's setting, kept in the browser) shows nobody and watches nothing.
+// Who the image is assigned to and its open issues (issue 29) are on the tile too (TileWork).
+import { useQuery } from '@tanstack/react-query';
+import { MessageSquareWarning } from 'lucide-react';
 import { useEffect, useRef } from 'react';
 import { create } from 'zustand';
+import type { Image } from '../../../../contract/images';
+import type { Member } from '../../../../contract/teams';
+import { teamApi } from '../../../api/client';
+import { Avatar } from '../../../components/Avatar';
 import { PeerAvatars } from '../../../components/PeerAvatars';
+import { Tooltip } from '../../../components/Tooltip';
+import { useSession } from '../../../stores/session';
 import { EMPTY_WATCHED, getLiveClient, watchedFrom, withPresence, type LiveClient, type LivePresenceWatch, type WatchedPeople } from '../../../lib/live';
 import { useViewSettings } from '../../annotate/viewSettings';
+import styles from './DataTab.module.css';
 
 /** Avatars on a tile before the rest are counted as "+N". */
 const MAX_ON_TILE = 3;
@@ -46,4 +56,40 @@ export function TilePeople({ imageId, filename }: { imageId: string; filename: s
   const selfId = useTilePeople((s) => s.selfId);
   if (!peers) return null;
   return <PeerAvatars peers={peers} selfId={selfId} max={MAX_ON_TILE} size="sm" showSelf={false} label={`People on ${filename}`} tooltipSide="top" />;
+}
+
+/** The organization's members (the Members settings' query: one request for every tile and dialog). */
+export function useOrgMembers(orgId: string | undefined) {
+  return useQuery({ queryKey: ['members', orgId], queryFn: async () => (await teamApi.listMembers(orgId!)).members, enabled: Boolean(orgId), staleTime: 60_000 });
+}
+
+/** A member as people read them: the full name, else the e-mail; 'Former member' once gone. */
+export function memberName(members: readonly Member[] | undefined, userId: string): string {
+  const m = members?.find((x) => x.user_id === userId);
+  return m ? m.full_name || m.email : members ? 'Former member' : 'A member';
+}
+
+/** The assignee's avatar and the open-issue count, beside the tile's file name (nothing when neither). */
+export function TileWork({ image }: { image: Pick<Image, 'assignee_id' | 'open_issues' | 'filename'> }) {
+  const orgId = useSession((s) => s.currentOrganization?.id);
+  const members = useOrgMembers(image.assignee_id ? orgId : undefined);
+  if (!image.assignee_id && !image.open_issues) return null;
+  const name = image.assignee_id ? memberName(members.data, image.assignee_id) : null;
+  return (
+    <span className={styles.work}>
+      {image.open_issues ? (
+        <span className={styles.issueCount} aria-label={`${image.open_issues} open issue${image.open_issues === 1 ? '' : 's'}`} title={`${image.open_issues} open issue${image.open_issues === 1 ? '' : 's'}`} data-testid="tile-issues">
+          <MessageSquareWarning aria-hidden="true" />
+          {image.open_issues.toLocaleString()}
+        </span>
+      ) : null}
+      {name ? (
+        <Tooltip content={`Assigned to ${name}`}>
+          <span className={styles.assignee} aria-label={`Assigned to ${name}`} data-testid="tile-assignee">
+            <Avatar name={name} className={styles.assigneeAvatar} />
+          </span>
+        </Tooltip>
+      ) : null}
+    </span>
+  );
 }
