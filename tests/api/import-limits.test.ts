@@ -158,3 +158,32 @@ describe('imported classes follow the project class rules', () => {
     expect(edit.status, JSON.stringify(edit.body)).toBe(200);
   }, 120_000);
 });
+
+describe('__proto__ in a Vellum import', () => {
+  it('keeps an attribute named __proto__ and refuses a __proto__ key, as the HTTP API does', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const box = { name: 'car', bounding_box: { x: 1, y: 1, w: 2, h: 2 } };
+    const manifest = { format: 'vellum', version: 1, project: { classes: [{ name: 'car', type: 'box', color: '#112233' }] }, folders: [] };
+    // As text: a `__proto__` key in an object literal would set the prototype instead.
+    const annotations = [
+      JSON.stringify({ id: 'named', ...box, attributes: [{ name: '__proto__', value: 'x' }, { name: 'colour', value: 'red' }] }),
+      `${JSON.stringify({ id: 'keyed', ...box }).slice(0, -1)},"__proto__":{"polluted":true}}`,
+      JSON.stringify({ id: 'nested', ...box, attributes: [{ name: 'a', value: 'v' }] }).replace('"value":"v"', '"value":{"__proto__":1}'),
+    ];
+    const doc = `{"image":{"filename":"a.png","width":10,"height":10},"annotations":[${annotations.join(',')}]}`;
+    const job = await importFile(server, owner.token, projectId, 'v.zip', await zipOf({ 'vellum.json': JSON.stringify(manifest), 'annotations/a.png.json': doc, 'images/a.png': await png(10, 10) }), {}, 90);
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.annotations_created).toBe(1);
+    expect(job.report.skipped).toEqual([
+      { file: 'images/a.png #2', reason: 'the key "__proto__" is refused, as the API refuses it' },
+      { file: 'images/a.png #3', reason: 'the key "attributes[0].value.__proto__" is refused, as the API refuses it' },
+    ]);
+    const [image] = await imagesOf(projectId);
+    const load = await api(server.url, 'GET', `/api/v1/annotations/load-data/${image!.id}`, { token: owner.token });
+    expect(load.body.annotations.map((a: { id: string; attributes?: unknown }) => [a.id, a.attributes])).toEqual([['named', [{ name: '__proto__', value: 'x' }, { name: 'colour', value: 'red' }]]]);
+    // The HTTP API refuses the same annotation.
+    const body = `{"image_id":"${image!.id}","project_id":"${projectId}","image_filename":"a.png","annotations":[${annotations[1]}]}`;
+    const res = await fetch(`${server.url}/api/v1/annotations/save-data`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+  }, 120_000);
+});

@@ -106,3 +106,23 @@ export function toStored(a: ImportedAnnotation, id: string, className: string, s
   if (a.extra) for (const [k, v] of Object.entries(a.extra)) if (!RESERVED.has(k)) out[k] = v;
   return { ok: true, stored: out, clipped };
 }
+
+/**
+ * The path of a key the HTTP API refuses in any JSON body (Fastify answers 400 invalid_json for
+ * `__proto__`, and for `constructor` holding `prototype`), or null. An imported stored annotation
+ * (Vellum) is held to the same rule; `__proto__` as an attribute's *name* is a value, kept as the
+ * API keeps it. Walks without recursion.
+ */
+export function refusedKeyPath(value: unknown): string | null {
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    for (const [k, child] of Object.entries(v)) {
+      const at = Array.isArray(v) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
+      if (!Array.isArray(v) && (k === '__proto__' || (k === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')))) return at;
+      stack.push({ v: child, path: at });
+    }
+  }
+  return null;
+}

@@ -40,9 +40,10 @@ import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
 import { openImportFile, type OpenedArchive } from './archive';
 import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
-import { importedId, toStored } from './convert';
+import { importedId, refusedKeyPath, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
 import { ImportInputError, type FormatReader, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
+import { notifyProjectChanged } from '../../live/notify';
 
 export type ImportRow = typeof imports.$inferSelect;
 /** Images imported at once. */
@@ -219,6 +220,8 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
   const ids = new Set<string>();
   let chunk: Record<string, unknown>[] = [];
   const accept = (s: unknown, where: string) => {
+    const refused = refusedKeyPath(s);
+    if (refused) return r.report.skip(where, `the key "${refused.slice(0, 200)}" is refused, as the API refuses it`);
     const issue = storedAnnotationIssue(s);
     const rec = s as { id?: unknown; name?: unknown };
     if (issue) return r.report.skip(where, issue.message);
@@ -392,6 +395,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
   } finally {
     archive?.close();
     await fsp.rm(tmpDir, { recursive: true, force: true });
+    await notifyProjectChanged(ctx, row.projectId); // the Data tabs watching the project reload (src/server/live/notify.ts)
   }
 }
 
