@@ -174,7 +174,13 @@ export const LivePeerMessage = z.union([
  */
 export const LiveWatching = z.object({ type: z.literal('watching'), project_id: z.string(), images: z.array(z.object({ image_id: z.string(), peers: z.array(LivePeer) })) });
 
-export const LiveServerMessage = z.union([LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching]);
+/**
+ * The issues or comments of a joined image changed (issue 29: opened, commented, resolved or
+ * reopened, through any server process): load GET /api/v1/images/{image_id}/issues again.
+ */
+export const LiveIssuesChanged = z.object({ type: z.literal('issues'), image_id: z.string() });
+
+export const LiveServerMessage = z.union([LiveIssuesChanged, LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching]);
 export type LiveServerMessage = z.infer<typeof LiveServerMessage>;
 export type LiveChangedMessage = z.infer<typeof LiveChanged>;
 export type LiveErrorMessage = z.infer<typeof LiveError>;
