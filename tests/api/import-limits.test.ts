@@ -187,3 +187,18 @@ describe('__proto__ in a Vellum import', () => {
     expect(res.status).toBe(400);
   }, 120_000);
 });
+
+describe('folder names in the dry run', () => {
+  it('fails a dataset with a folder name the folder rules refuse before any image is added', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const long = 'f'.repeat(150);
+    const bytes = await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/good/a.png': await png(10, 10), [`images/${long}/b.png`]: await png(10, 10) });
+    const job = await importFile(server, owner.token, projectId, 'folders.zip', bytes, {}, 90);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe(`images/${long}/b.png: its folder "${long}" cannot be created (Invalid folder path "/${long}": Folder name must be at most 100 characters)`);
+    expect(job.report.images_created).toBe(0);
+    expect(await imagesOf(projectId)).toEqual([]);
+    const folders = await api(server.url, 'GET', `/api/v1/projects/${projectId}/folders`, { token: owner.token });
+    expect(JSON.stringify(folders.body)).not.toContain('good');
+  }, 120_000);
+});

@@ -30,7 +30,7 @@ import { ApiError } from '../../http/errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
 import { emptyImportReport, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
-import { joinFolderPath, ROOT_PATH } from '../../../contract/folders';
+import { joinFolderPath, normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
@@ -120,9 +120,20 @@ function classTarget(r: Run): ClassTarget {
   return { ctx: r.ctx, userId: r.userId, projectId: r.row.projectId, classes: r.classes, report: r.report, created: r.report.report.classes_created };
 }
 
-async function folderFor(r: Run, sub: string | undefined): Promise<string> {
+/**
+ * The project folder of a dataset's sub-folder, checked with the folder rules (the dry run calls
+ * this for every folder, so a name the rules refuse fails the import before anything is added).
+ */
+function folderPathFor(r: Run, sub: string | undefined, where: string): string {
   let folder = r.row.folderPath || ROOT_PATH;
   for (const part of (sub ?? '').split('/').filter(Boolean)) folder = joinFolderPath(folder, part);
+  const checked = normalizeFolderPath(folder);
+  if ('error' in checked) throw new ImportInputError(`${where}: its folder "${(sub ?? '').slice(0, 200)}" cannot be created (${checked.error})`);
+  return checked.path;
+}
+
+async function folderFor(r: Run, sub: string | undefined, where = 'the dataset'): Promise<string> {
+  const folder = folderPathFor(r, sub, where);
   if (folder !== ROOT_PATH && !r.folders.has(folder)) {
     await ensureFolderPath(r.ctx, r.row.projectId, folder);
     r.folders.add(folder);
@@ -136,7 +147,7 @@ async function targetImage(r: Run, img: ImportedImage, index: number): Promise<t
   // Labels alone attach to the project's image of that name, wherever it is; an image the archive
   // carries is matched only in the folder it goes to (a resumed import finds what it made), so
   // train/a.jpg and val/a.jpg stay two images (the second stored as a_1.jpg).
-  const folder = img.entry ? await folderFor(r, img.folder) : null;
+  const folder = img.entry ? await folderFor(r, img.folder, img.entry) : null;
   const [found] = name
     ? await r.ctx.db
         .select()
@@ -304,8 +315,10 @@ async function dryRun(r: Run, reader: FormatReader): Promise<number> {
     let images = 0;
     // Every class the import would add, so a project it would take past its class limit fails now.
     const classes = new Set(data.classes.map((c) => classKey(c.name)));
+    for (const f of data.folders ?? []) folderPathFor(r, f, 'the dataset');
     for await (const img of data.images) {
       if (r.signal.aborted) throw r.signal.reason;
+      if (img.entry) folderPathFor(r, img.folder, img.entry);
       for (const a of img.annotations) classes.add(classKey(a.class));
       images += 1;
     }
