@@ -1,7 +1,8 @@
-// The colours of the people on one image (live co-editing, issue 20): peerColors / withPeerColors.
+// The colours of the people on one image (live co-editing, issue 20): peerColors / withPeerColors;
+// and the project watch (issue 30): watch_project and project_changed as the schemas read them.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PEER_COLORS, peerColor, peerColors, withPeerColors } from './live';
+import { LiveServerMessage, parseClientMessage, PEER_COLORS, peerColor, peerColors, withPeerColors } from './live';
 
 /** Uuids whose own colours (peerColor) are PEER_COLORS[0..n-1] in turn, and more uuids of the same colours as asked. */
 function idsOfColors(colors: readonly number[]): string[] {
@@ -98,5 +99,24 @@ describe('withPeerColors', () => {
       { user_id: x!, name: 'X', color: PEER_COLORS[4], can_edit: false },
     ]);
     expect(peers[0]!.color).toBe(PEER_COLORS[4]); // the input is not changed
+  });
+});
+
+describe('project watch messages', () => {
+  it('takes watch_project with a project id or null, and refuses anything else', () => {
+    const id = randomUUID();
+    expect(parseClientMessage(JSON.stringify({ type: 'watch_project', project_id: id }))).toEqual({ ok: true, message: { type: 'watch_project', project_id: id } });
+    expect(parseClientMessage(JSON.stringify({ type: 'watch_project', project_id: null }))).toMatchObject({ ok: true });
+    for (const bad of [{ type: 'watch_project' }, { type: 'watch_project', project_id: 'nope' }, { type: 'watch_project', project_id: id, extra: 1 }]) {
+      expect(parseClientMessage(JSON.stringify(bad))).toMatchObject({ ok: false, tooLarge: false });
+    }
+  });
+
+  it('reads project_changed, watching_project and a not_found naming the project', () => {
+    const id = randomUUID();
+    expect(LiveServerMessage.parse({ type: 'project_changed', project_id: id, reason: 'import_finished' })).toEqual({ type: 'project_changed', project_id: id, reason: 'import_finished' });
+    expect(LiveServerMessage.safeParse({ type: 'project_changed', project_id: id, reason: 'something' }).success).toBe(false);
+    expect(LiveServerMessage.parse({ type: 'watching_project', project_id: null })).toEqual({ type: 'watching_project', project_id: null });
+    expect(LiveServerMessage.parse({ type: 'error', code: 'not_found', project_id: id })).toEqual({ type: 'error', code: 'not_found', project_id: id });
   });
 });

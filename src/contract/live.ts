@@ -18,6 +18,8 @@ export const LIVE_MAX_CONTROL_MESSAGES_PER_SECOND = 10;
 export const LIVE_MAX_JOINS_PER_SOCKET = 200;
 /** Ids in one selection message (a larger selection is sent as its first ids). */
 export const LIVE_MAX_SELECTION_IDS = 1_000;
+/** `project_changed` goes to a socket at most once in this long per project; what happens meanwhile comes in one message at its end. */
+export const LIVE_PROJECT_CHANGED_MIN_MS = 1_000;
 /** A `changed` whose upserts would be larger than this is sent with `omitted: true` and empty lists: load it with GET changes. */
 export const LIVE_MAX_CHANGED_BYTES = 1024 * 1024;
 
@@ -120,7 +122,15 @@ export const LiveOverlap = z.object({ type: z.literal('overlap'), image_id: uuid
  */
 export const LiveWatch = z.object({ type: z.literal('watch'), project_id: uuid, image_ids: z.array(uuid) }).strict();
 
-export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveOverlap, LiveWatch]);
+/**
+ * Watch a project (the Data tab): `project_changed` whenever its images change in bulk (an import
+ * ended, whoever ran it, on any server process). Only for a caller who may read the project's
+ * images (else `not_found` with the project_id); answered `watching_project`. Replaces the
+ * socket's watched project; null ends it. One project per socket.
+ */
+export const LiveWatchProject = z.object({ type: z.literal('watch_project'), project_id: uuid.nullable() }).strict();
+
+export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveOverlap, LiveWatch, LiveWatchProject]);
 export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
 
 // --- server to client
@@ -139,8 +149,8 @@ export const LiveReady = z.object({ type: z.literal('ready'), user_id: z.string(
 /** Everyone joined to the image (on any server process), the caller included, one entry per person. */
 export const LiveJoined = z.object({ type: z.literal('joined'), image_id: z.string(), version: z.number().int(), peers: z.array(LivePeer) });
 export const LiveErrorCode = z.enum(['not_found', 'invalid_message', 'not_authenticated', 'not_joined', 'too_many_joins', 'rate_limited']);
-/** `not_found`: the image does not exist, is in another organization or cannot be read (nothing more is said about it). */
-export const LiveError = z.object({ type: z.literal('error'), code: LiveErrorCode, image_id: z.string().optional(), message: z.string().optional() });
+/** `not_found`: the image (or the project, for watch_project) does not exist, is in another organization or cannot be read (nothing more is said about it). */
+export const LiveError = z.object({ type: z.literal('error'), code: LiveErrorCode, image_id: z.string().optional(), project_id: z.string().optional(), message: z.string().optional() });
 /**
  * A committed change (any write path, any server process): what version `version` changed on top
  * of `base_version` (= version - 1). `by` is the user id (or API key id) that saved it. The
@@ -174,13 +184,24 @@ export const LivePeerMessage = z.union([
  */
 export const LiveWatching = z.object({ type: z.literal('watching'), project_id: z.string(), images: z.array(z.object({ image_id: z.string(), peers: z.array(LivePeer) })) });
 
+/** The answer to `watch_project`: the socket now hears `project_changed` for this project (null: for none). */
+export const LiveWatchingProject = z.object({ type: z.literal('watching_project'), project_id: z.string().nullable() });
+/** Why a project's images changed: `import_finished`, an import ended (done, failed or cancelled: what it added stays). */
+export const LIVE_PROJECT_CHANGES = ['import_finished'] as const;
+export type LiveProjectChange = (typeof LIVE_PROJECT_CHANGES)[number];
+/**
+ * The watched project's images changed in bulk: reload its images list and counts. At most one per
+ * LIVE_PROJECT_CHANGED_MIN_MS per project (changes within it come together, as the last one).
+ */
+export const LiveProjectChanged = z.object({ type: z.literal('project_changed'), project_id: z.string(), reason: z.enum(LIVE_PROJECT_CHANGES) });
+
 /**
  * The issues or comments of a joined image changed (issue 29: opened, commented, resolved or
  * reopened, through any server process): load GET /api/v1/images/{image_id}/issues again.
  */
 export const LiveIssuesChanged = z.object({ type: z.literal('issues'), image_id: z.string() });
 
-export const LiveServerMessage = z.union([LiveIssuesChanged, LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching]);
+export const LiveServerMessage = z.union([LiveIssuesChanged, LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching, LiveWatchingProject, LiveProjectChanged]);
 export type LiveServerMessage = z.infer<typeof LiveServerMessage>;
 export type LiveChangedMessage = z.infer<typeof LiveChanged>;
 export type LiveErrorMessage = z.infer<typeof LiveError>;

@@ -4,11 +4,17 @@
 // presence and gets no `changed`, cursor or selection. Each id goes through the read rule of
 // `join` (annotations.read on the image's organization, the image in the named project), in one
 // query for the set; anything else is answered `not_found` and nothing more.
+// Project watchers (`watch_project`, issue 30, the Data tab's grid and counts): a socket names one
+// project it may read the images of, and is sent `project_changed` when an import into it ends
+// (./notify.ts announces it to every process), at most once a LIVE_PROJECT_CHANGED_MIN_MS per project.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images } from '../db/schema';
+import { ApiError } from '../http/errors';
 import { can, roleIn } from '../services/access';
-import { LIVE_MAX_JOINS_PER_SOCKET, type LivePeer, type LiveServerMessage } from '../../contract/live';
+import { projectInOrg } from '../services/images';
+import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_PROJECT_CHANGED_MIN_MS, LIVE_PROJECT_CHANGES, type LiveErrorMessage, type LivePeer, type LiveProjectChange, type LiveServerMessage } from '../../contract/live';
+import { PROJECT_CHANNEL } from './notify';
 
 interface Watched {
   projectId: string;
@@ -122,5 +128,109 @@ export class LiveWatchers<C extends object> {
     const clients = this.byImage.get(imageId);
     clients?.delete(client);
     if (clients?.size === 0) this.byImage.delete(imageId);
+  }
+}
+
+export interface ProjectWatchersDeps<C> {
+  send(client: C, message: LiveServerMessage | LiveErrorMessage): void;
+}
+
+/** The project each socket of one process watches (`watch_project`), and the `project_changed` they are sent. */
+export class ProjectWatchers<C extends object> {
+  private readonly byClient = new Map<C, string>();
+  private readonly byProject = new Map<string, Set<C>>();
+  /** Projects told of within the last LIVE_PROJECT_CHANGED_MIN_MS: the change that came meanwhile goes at its end. */
+  private readonly quiet = new Map<string, { timer: NodeJS.Timeout; pending: LiveProjectChange | null }>();
+  private stopListening: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly deps: ProjectWatchersDeps<C>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopListening = await this.ctx.database.listen(PROJECT_CHANNEL, (payload) => this.announced(payload));
+  }
+
+  async stop(): Promise<void> {
+    for (const q of this.quiet.values()) clearTimeout(q.timer);
+    this.quiet.clear();
+    await this.stopListening?.();
+    this.stopListening = null;
+  }
+
+  /** `watch_project`: the caller may read the project's images (images.read in its organization), else `not_found`. Replaces the socket's project; null ends it. */
+  async watch(client: C, userId: string, projectId: string | null, isClosed: () => boolean): Promise<void> {
+    if (projectId !== null && !(await this.readable(userId, projectId))) {
+      if (!isClosed()) this.deps.send(client, { type: 'error', code: 'not_found', project_id: projectId });
+      return;
+    }
+    if (isClosed()) return;
+    this.drop(client);
+    if (projectId !== null) {
+      this.byClient.set(client, projectId);
+      let clients = this.byProject.get(projectId);
+      if (!clients) this.byProject.set(projectId, (clients = new Set()));
+      clients.add(client);
+    }
+    this.deps.send(client, { type: 'watching_project', project_id: projectId });
+  }
+
+  /** The periodic re-check: a project no longer readable is no longer watched, answered `not_found` (the socket stays open). */
+  async recheck(client: C, userId: string): Promise<void> {
+    const projectId = this.byClient.get(client);
+    if (!projectId || (await this.readable(userId, projectId))) return;
+    if (this.byClient.get(client) !== projectId) return; // a new watch came meanwhile
+    this.drop(client);
+    this.deps.send(client, { type: 'error', code: 'not_found', project_id: projectId });
+  }
+
+  drop(client: C): void {
+    const projectId = this.byClient.get(client);
+    if (!projectId) return;
+    this.byClient.delete(client);
+    const clients = this.byProject.get(projectId);
+    clients?.delete(client);
+    if (clients?.size === 0) this.byProject.delete(projectId);
+  }
+
+  /** Projects watched on this process (tests, health). */
+  get size(): number {
+    return this.byProject.size;
+  }
+
+  private async readable(userId: string, projectId: string): Promise<boolean> {
+    try {
+      await projectInOrg(this.ctx, userId, projectId, 'images.read');
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError) return false;
+      throw err;
+    }
+  }
+
+  /** A NOTIFY `<project id>:<reason>`: the project's watchers here are told, now or at the end of its quiet time. */
+  private announced(payload: string): void {
+    const [projectId, reason] = payload.split(':') as [string, LiveProjectChange];
+    if (!projectId || !LIVE_PROJECT_CHANGES.includes(reason) || !this.byProject.has(projectId)) return;
+    const q = this.quiet.get(projectId);
+    if (q) {
+      q.pending = reason;
+      return;
+    }
+    this.tell(projectId, reason);
+  }
+
+  private tell(projectId: string, reason: LiveProjectChange): void {
+    for (const client of this.byProject.get(projectId) ?? []) this.deps.send(client, { type: 'project_changed', project_id: projectId, reason });
+    const q = {
+      pending: null as LiveProjectChange | null,
+      timer: setTimeout(() => {
+        this.quiet.delete(projectId);
+        if (q.pending) this.tell(projectId, q.pending);
+      }, LIVE_PROJECT_CHANGED_MIN_MS),
+    };
+    q.timer.unref();
+    this.quiet.set(projectId, q);
   }
 }
