@@ -9,6 +9,8 @@ import { EmptyState } from './components/EmptyState';
 import { Button } from './components/Button';
 import { useSession } from './stores/session';
 import { AppShell } from './layout/AppShell';
+import { NotFoundPage } from './layout/NotFoundPage';
+import { LegacyImageRedirect, LegacyProjectRedirect, ProjectIndexRedirect } from './pages/projects/LegacyRedirects';
 import { AuthPage } from './pages/auth/AuthPage';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
@@ -111,17 +113,22 @@ function Gate() {
   if (profileStatus !== 'ready') return <FullPageLoading />;
   // An invited person joins through the link, without creating an organization first.
   if (needsOnboarding && !pathname.startsWith('/invite/')) return <OnboardingPage />;
+  // Every view has its URL (issue 29, src/app/lib/links.ts). A link opened signed out shows the
+  // authentication page at that same URL, so signing in (or up, then onboarding) lands on it.
   return (
     <Routes>
       <Route path="invite/:token" element={<InvitePage />} />
-      <Route path="project/annotate/:imageName" element={<AnnotatePage />} />
+      <Route path="projects/:projectId/images/:imageId" element={<AnnotatePage />} />
+      <Route path="project/annotate/:imageName" element={<LegacyImageRedirect />} />
       <Route element={<AppShell />}>
         <Route index element={<Navigate to="/select" replace />} />
         <Route path="select" element={<ProjectsPage />} />
-        <Route path="project" element={<ProjectPage />} />
+        <Route path="projects/:projectId" element={<ProjectIndexRedirect />} />
+        <Route path="projects/:projectId/:tab" element={<ProjectPage />} />
+        <Route path="project" element={<LegacyProjectRedirect />} />
         <Route path="models" element={<ModelsPage />} />
         <Route path="settings" element={<SettingsPage />} />
-        <Route path="*" element={<Navigate to="/select" replace />} />
+        <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>
   );

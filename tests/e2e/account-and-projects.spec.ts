@@ -48,9 +48,9 @@ test('a new user signs up, onboards, creates a project that survives a reload an
   await expect(page.getByText('Successfully signed in!')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Open project Street scenes' })).toBeVisible();
 
-  // Opening a card selects the project and shows its page; the choice survives a reload.
+  // Opening a card shows the project's page at its own URL, which survives a reload.
   await page.getByRole('button', { name: 'Open project Street scenes' }).click();
-  await expect(page).toHaveURL(/\/project$/);
+  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/data$/);
   await expect(page.getByRole('heading', { name: 'Street scenes', level: 1 })).toBeVisible();
   await expect(page.getByText('0 images').first()).toBeVisible();
   await page.reload();
@@ -88,12 +88,15 @@ test('project settings rename a project and delete it after confirmation', async
   await expect(page.getByText('No projects yet')).toBeVisible();
 });
 
-test('routes: unknown paths and /project without a selection go to /select; the sidebar remembers collapsing', async ({ page }) => {
+test('routes: unknown paths show the not-found page, /project without a project goes to /select; the sidebar remembers collapsing', async ({ page }) => {
   const user = uniqueUser('routes');
   await signUp(page, user);
   await onboard(page, `Routes Inc ${user.id}`);
 
   await page.goto('/somewhere/else');
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expect(page).toHaveURL(/\/somewhere\/else$/);
+  await page.getByRole('button', { name: 'Go to projects' }).click();
   await expect(page).toHaveURL(/\/select$/);
   await page.goto('/project');
   await expect(page).toHaveURL(/\/select$/);

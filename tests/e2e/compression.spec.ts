@@ -46,7 +46,7 @@ test('the built bundle comes gzip- or br-encoded as asked, immutable for a year;
   expect(plain.headers['content-encoding']).toBeUndefined();
   expect(plain.raw.equals(onDisk)).toBe(true);
 
-  const fallback = await get(`${baseURL}/project/annotate/cat.png`);
+  const fallback = await get(`${baseURL}/projects/6f1c0d1e-52a4-4c53-9a5e-1b2f3c4d5e6f/images/0b7c1a6e-3f1d-4a8e-9c2b-7d6e5f4a3b2c?folder=%2Fcats`);
   expect(fallback.status).toBe(200);
   expect(fallback.headers['cache-control']).toBe('no-cache');
 });

@@ -59,25 +59,25 @@ test('data tab: search by name across folders, tiles with annotation count and p
   await expect(tile(page, 'pond.png').getByTestId('pixel-size')).toHaveText('320 × 200');
   await expect(page.getByRole('button', { name: 'heron-01.png', exact: true })).toHaveAccessibleDescription(/400 × 300.*3 annotations/);
 
-  // Stage names: a saved image is 'In Progress' on its tile; the Stage menu and the filter call it
-  // Review with 'In Progress' beside it.
-  await expect(tile(page, 'heron-01.png').getByTestId('status-cycle')).toHaveText('In Progress');
+  // Stage names (issue 29): a saved image is 'In progress' on its tile, and the Stage menu and the
+  // filter call every stage by the same one name.
+  await expect(tile(page, 'heron-01.png').getByTestId('status-cycle')).toHaveText('In progress');
   await page.getByRole('checkbox', { name: 'Select heron-01.png' }).click();
   const bar = page.getByRole('toolbar', { name: 'Selected images' });
   await bar.getByRole('button', { name: 'Stage' }).click();
-  await expect(page.getByRole('menuitem', { name: 'Review In Progress' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'In progress' })).toBeVisible();
   await page.screenshot({ path: 'test-results/data-tab-stage-menu.png' });
-  await expect(page.getByRole('menuitem')).toHaveText([/^Not Started$/, /^ReviewIn Progress$/, /^Complete$/, /Next stage/]);
+  await expect(page.getByRole('menuitem')).toHaveText([/^Not started$/, /^In progress$/, /^In review$/, /^Done$/, /Next stage/]);
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'All statuses' }).click();
-  await page.getByRole('menuitemcheckbox', { name: 'Not Started' }).click();
+  await page.getByRole('menuitemcheckbox', { name: 'Not started' }).click();
   await expect(tiles).toHaveCount(0);
-  await page.getByRole('button', { name: 'Not Started' }).first().click();
-  await page.getByRole('menuitemcheckbox', { name: 'Review In Progress' }).click();
+  await page.getByRole('button', { name: 'Not started' }).first().click();
+  await page.getByRole('menuitemcheckbox', { name: 'In progress' }).click();
   // Both saved images are in progress; the filter's button names the state as the tiles do.
-  await expect(page.getByRole('button', { name: 'In Progress', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'In progress', exact: true })).toBeVisible();
   await expect(tiles).toHaveCount(2);
-  await page.getByRole('button', { name: 'In Progress', exact: true }).click();
+  await page.getByRole('button', { name: 'In progress', exact: true }).click();
   await page.getByRole('menuitemcheckbox', { name: 'All statuses' }).click();
   await expect(tiles).toHaveCount(2);
 
@@ -158,9 +158,9 @@ test('data tab: search by name across folders, tiles with annotation count and p
   await search.fill('owl');
   await expect(tiles).toHaveCount(1);
   await page.getByRole('button', { name: 'owl.png', exact: true }).click();
-  await expect(page).toHaveURL(/\/project\/annotate\/owl\.png$/);
+  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/images\/[0-9a-f-]{36}\?q=owl$/);
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page).toHaveURL(/\/project$/);
+  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/data\?q=owl$/);
   await expect(search).toHaveValue('owl');
   await expect(tiles).toHaveCount(1);
   // The path's Back leaves the search for the folder that was open.
@@ -196,8 +196,8 @@ test('data tab: archive then Undo restores; one image restores from the Archive 
   // A toast over a selection sits above the floating selection bar, never on it.
   await page.getByRole('checkbox', { name: 'Select pond.png' }).click();
   await bar.getByRole('button', { name: 'Stage' }).click();
-  await page.getByRole('menuitem', { name: 'Complete' }).click();
-  const staged = toasts.filter({ hasText: '1 image set to Complete' });
+  await page.getByRole('menuitem', { name: 'Done' }).click();
+  const staged = toasts.filter({ hasText: '1 image set to Done' });
   await expect(staged).toBeVisible();
   await expect(bar).toBeVisible();
   await expectApart(staged, bar, 'stage toast and selection bar');

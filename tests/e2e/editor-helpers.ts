@@ -98,9 +98,26 @@ export async function loadSaved(page: Page, project: EditorProject, imageId: str
   return res.body as { annotations: any[]; version: number };
 }
 
-/** Opens an image of the project in the editor by its name and waits until it is drawn. */
+/** The editor URL of the image called `name` in the project (issue 29: /projects/:projectId/images/:imageId). */
+export async function editorUrl(page: Page, projectId: string, name: string): Promise<string> {
+  const res = await apiCall(page, 'GET', `/projects/${projectId}/images?search=${encodeURIComponent(name)}&is_archived=all&limit=100`);
+  expect(res.status).toBe(200);
+  const image = (res.body.images as { id: string; filename: string }[]).find((i) => i.filename === name);
+  if (!image) throw new Error(`no image called ${name}`);
+  return `/projects/${projectId}/images/${image.id}`;
+}
+
+/** The id of the project whose page (or editor) is open, else of the last project opened. */
+export async function projectIdOf(page: Page): Promise<string> {
+  const fromUrl = /\/projects\/([0-9a-f-]{36})/.exec(new URL(page.url()).pathname)?.[1];
+  const id = fromUrl ?? (await page.evaluate(() => (JSON.parse(localStorage.getItem('vellum.selectedProject') ?? 'null') as { id?: string } | null)?.id));
+  if (!id) throw new Error(`no project open: ${page.url()}`);
+  return id;
+}
+
+/** Opens an image of the open project in the editor by its name and waits until it is drawn. */
 export async function openEditorImage(page: Page, name: string) {
-  await page.goto(`/project/annotate/${name}`);
+  await page.goto(await editorUrl(page, await projectIdOf(page), name));
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
   await expect(page.getByTestId('editor-canvas')).toBeVisible();

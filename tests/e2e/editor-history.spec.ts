@@ -5,7 +5,7 @@
 // after a reload and shown in the history as restored.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { apiCall, editorProject, loadSaved, drawBox, openEditorImage } from './editor-helpers';
+import { apiCall, editorProject, editorUrl, loadSaved, drawBox, openEditorImage } from './editor-helpers';
 
 const IMAGE = 'crossing.png';
 const CLASSES = [
@@ -213,7 +213,7 @@ test('history: paging back, versions past the retention, a version no longer kep
   await expect(version(page, 60)).toBeFocused();
 
   // An image never saved: the empty state.
-  await page.goto('/project/annotate/empty.png');
+  await page.goto(await editorUrl(page, project.projectId, 'empty.png'));
   await expect(page.getByRole('heading', { name: 'empty.png', level: 1 })).toBeVisible();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
   await expect(page.getByRole('complementary', { name: 'History' })).toContainText('No changes saved yet');

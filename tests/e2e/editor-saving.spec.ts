@@ -270,7 +270,7 @@ test('a document over the 8 MB a whole save may carry keeps saving: a box drawn 
   page.on('request', (r) => {
     if (/\/annotations\/(save-data|save-changes|batch-save-data)/.test(r.url())) saves.push({ url: r.url(), bytes: r.postDataBuffer()?.length ?? 0 });
   });
-  await page.goto(`/project/annotate/${IMAGE}`);
+  await page.goto(`/projects/${project.projectId}/images/${img.id}`);
   await expect(page.getByRole('complementary', { name: 'Annotations' })).toContainText('16,000', { timeout: 120_000 });
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 120_000 });
   const saved = page.waitForResponse((r) => r.url().endsWith('/api/v1/annotations/save-changes'), { timeout: 60_000 });

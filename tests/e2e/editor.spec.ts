@@ -2,6 +2,7 @@
 // and hotkeys, selecting, moving, vertex editing, hiding, deleting, undo/redo, copy and paste to
 // the next image, Copy Previous, transparency, keyboard navigation, Back to the right folder,
 // and everything still there after a reload.
+import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { annotationRows as rows, canvasBox, dragOnCanvas, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved, type EditorProject } from './editor-helpers';
 
@@ -173,14 +174,14 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   // Back returns to the project page; a reload of the editor finds everything saved.
   await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  await page.goto(`/project/annotate/street_3.png`);
+  await page.goto(`/projects/${project.projectId}/images/${project.images[2]!.id}`);
   await expect(page.getByRole('heading', { name: 'street_3.png', level: 1 })).toBeVisible();
   await expect(rows(page)).toHaveCount(4);
 });
 
 test('editor: no classes offers Add Class in place, with the way to Manage Classes; a missing image says so', async ({ page }) => {
   test.setTimeout(120_000);
-  await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
+  const project = await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
   await openFromDataTab(page, 'empty.png');
   await page.keyboard.press('b');
   await dragOnCanvas(page, [200, 200], [400, 350]);
@@ -193,8 +194,9 @@ test('editor: no classes offers Add Class in place, with the way to Manage Class
   await page.getByRole('menuitem', { name: 'Manage Classes' }).click();
   await expect(page.getByRole('tab', { name: /Classes/ })).toHaveAttribute('aria-selected', 'true');
 
-  await page.goto('/project/annotate/nowhere.png');
-  await expect(page.getByRole('heading', { name: 'Image not found' })).toBeVisible();
+  // An image that is not there: the ordinary not-found page (tests/e2e/links.spec.ts has the rest).
+  await page.goto(`/projects/${project.projectId}/images/${randomUUID()}`);
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
 });
 
 test('editor: a drawing tool without a class of its type offers Add New Class', async ({ page }) => {

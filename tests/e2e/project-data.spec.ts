@@ -125,14 +125,15 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(tiles).toHaveCount(3);
   const crumbs = page.getByRole('navigation', { name: 'Folder path' });
   await page.getByRole('button', { name: 'green.png', exact: true }).click();
-  await expect(page).toHaveURL(/\/project\/annotate\/green\.png$/);
+  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/images\/[0-9a-f-]{36}\?folder=%2FParrots$/);
+  await expect(page.getByRole('heading', { name: 'green.png', level: 1 })).toBeVisible();
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page).toHaveURL(/\/project$/);
+  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/data\?folder=%2FParrots$/);
   await expect(crumbs).toHaveText(/All images.*Parrots$/);
   await expect(tiles).toHaveCount(3);
 
   // A folder two levels down: red.png dragged into it, opened there, and the editor's Back returns
-  // to that nested folder, also after the editor page was reloaded (returnFromImage alone says where).
+  // to that nested folder, also after the editor page was reloaded (the editor's URL says where).
   await page.getByRole('button', { name: 'red.png', exact: true }).dragTo(second);
   await expect(tiles).toHaveCount(2);
   await expect(page.getByTestId('folder-tile')).toContainText('1 image');
@@ -140,17 +141,18 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
   await expect(tiles).toHaveCount(1);
   await page.getByRole('button', { name: 'red.png', exact: true }).click();
-  await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
+  await expect(page).toHaveURL(/\/images\/[0-9a-f-]{36}\?folder=%2FParrots%2FUntitled\+Folder\+1$/);
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page).toHaveURL(/\/project$/);
+  await expect(page).toHaveURL(/\/data\?folder=%2FParrots%2FUntitled\+Folder\+1$/);
   await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
   await expect(tiles).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'red.png', exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'red.png', exact: true }).click();
-  await expect(page).toHaveURL(/\/project\/annotate\/red\.png$/);
+  await expect(page).toHaveURL(/\/images\/[0-9a-f-]{36}\?folder=%2FParrots%2FUntitled\+Folder\+1$/);
   await page.reload();
+  await expect(page.getByRole('heading', { name: 'red.png', level: 1 })).toBeVisible();
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page).toHaveURL(/\/project$/);
+  await expect(page).toHaveURL(/\/data\?folder=%2FParrots%2FUntitled\+Folder\+1$/);
   await expect(crumbs).toHaveText(/All images.*Parrots.*Untitled Folder 1$/);
   await expect(page.getByRole('button', { name: 'red.png', exact: true })).toBeVisible();
   // Back climbs one level, to Parrots.
@@ -158,16 +160,16 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await expect(crumbs).toHaveText(/All images.*Parrots$/);
   await expect(tiles).toHaveCount(2);
 
-  // Stage: set one image to Complete, then filter by status.
+  // Stage: set one image to Done, then filter by status.
   await page.getByRole('checkbox', { name: 'Select green.png' }).click();
   await bar.getByRole('button', { name: 'Stage' }).click();
-  await page.getByRole('menuitem', { name: 'Complete' }).click();
-  await expect(page.getByTestId('image-tile').filter({ hasText: 'green.png' })).toContainText('Complete');
+  await page.getByRole('menuitem', { name: 'Done' }).click();
+  await expect(page.getByTestId('image-tile').filter({ hasText: 'green.png' })).toContainText('Done');
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'All statuses' }).click();
-  await page.getByRole('menuitemcheckbox', { name: 'Complete' }).click();
+  await page.getByRole('menuitemcheckbox', { name: 'Done' }).click();
   await expect(tiles).toHaveCount(1);
-  await page.getByRole('button', { name: 'Complete' }).first().click();
+  await page.getByRole('button', { name: 'Done' }).first().click();
   await page.getByRole('menuitemcheckbox', { name: 'All statuses' }).click();
   await expect(tiles).toHaveCount(2);
 
@@ -227,23 +229,25 @@ test('data: the status badge cycles an image through the stages, rolls back on f
   const tile = (name: string) => tiles.filter({ has: page.getByRole('button', { name, exact: true }) });
   const badge = (name: string) => tile(name).getByTestId('status-cycle');
 
-  // A click moves one image a stage on: Not Started -> In Progress, saved on the server.
-  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: Not Started. Change to In Progress');
+  // A click moves one image a stage on: Not started -> In progress, saved on the server.
+  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: Not started. Change to In progress');
   await badge('one.png').click();
-  await expect(badge('one.png')).toHaveText('In Progress');
-  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: In Progress. Change to Complete');
-  await expect(badge('two.png')).toHaveText('Not Started');
+  await expect(badge('one.png')).toHaveText('In progress');
+  await expect(badge('one.png')).toHaveAccessibleName('Status of one.png: In progress. Change to In review');
+  await expect(badge('two.png')).toHaveText('Not started');
   await page.reload();
-  await expect(badge('one.png')).toHaveText('In Progress');
+  await expect(badge('one.png')).toHaveText('In progress');
 
-  // By keyboard: Enter -> Complete, Space -> back to Not Started.
+  // By keyboard: Enter -> In review, Space -> Done, Enter -> back to Not started.
   await badge('one.png').focus();
   await page.keyboard.press('Enter');
-  await expect(badge('one.png')).toHaveText('Complete');
+  await expect(badge('one.png')).toHaveText('In review');
   await page.keyboard.press('Space');
-  await expect(badge('one.png')).toHaveText('Not Started');
+  await expect(badge('one.png')).toHaveText('Done');
+  await page.keyboard.press('Enter');
+  await expect(badge('one.png')).toHaveText('Not started');
   await page.reload();
-  await expect(badge('one.png')).toHaveText('Not Started');
+  await expect(badge('one.png')).toHaveText('Not started');
 
   // The server refuses: the badge shows the next stage at once, then rolls back with the alert.
   let release!: () => void;
@@ -257,32 +261,34 @@ test('data: the status badge cycles an image through the stages, rolls back on f
     { times: 1 },
   );
   await badge('two.png').click();
-  await expect(badge('two.png')).toHaveText('In Progress');
+  await expect(badge('two.png')).toHaveText('In progress');
   release();
   const alert = page.getByRole('dialog', { name: 'Something went wrong' });
   await expect(alert).toContainText('Failed to update image status. Please try again.');
   await alert.getByRole('button', { name: 'OK' }).click();
-  await expect(badge('two.png')).toHaveText('Not Started');
+  await expect(badge('two.png')).toHaveText('Not started');
   await page.reload();
-  await expect(badge('two.png')).toHaveText('Not Started');
+  await expect(badge('two.png')).toHaveText('Not started');
 
   // Next stage with no explicit target cycles the FIRST SELECTED image's status, whatever the grid
-  // order: select a Complete image before a Not Started one that sits above it.
+  // order: select a Done image before a Not started one that sits above it.
   const order = await tiles.getByRole('button', { name: /\.png$/ }).allTextContents();
   const [top, below] = [order[0]!.match(/\w+\.png/)![0], order[1]!.match(/\w+\.png/)![0]];
   await badge(below).click();
-  await expect(badge(below)).toHaveText('In Progress');
+  await expect(badge(below)).toHaveText('In progress');
   await badge(below).click();
-  await expect(badge(below)).toHaveText('Complete');
+  await expect(badge(below)).toHaveText('In review');
+  await badge(below).click();
+  await expect(badge(below)).toHaveText('Done');
   await page.getByRole('checkbox', { name: `Select ${below}` }).click();
   await page.getByRole('checkbox', { name: `Select ${top}` }).click();
   const bar = page.getByRole('toolbar', { name: 'Selected images' });
   await expect(bar).toContainText('2 selected');
   await bar.getByRole('button', { name: 'Stage' }).click();
   await page.getByRole('menuitem', { name: 'Next stage' }).click();
-  await expect(page.getByText('2 images set to Not Started')).toBeVisible();
-  await expect(badge(below)).toHaveText('Not Started');
-  await expect(badge(top)).toHaveText('Not Started');
+  await expect(page.getByText('2 images set to Not started')).toBeVisible();
+  await expect(badge(below)).toHaveText('Not started');
+  await expect(badge(top)).toHaveText('Not started');
 
   // A move from the toolbar's Folder menu that fails: the spec's generic alert, and the images return.
   await page.keyboard.press('Escape');

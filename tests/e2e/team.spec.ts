@@ -66,7 +66,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   const memberAuth = { authorization: `Bearer ${await token(other)}` };
   await other.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  await other.goto('/project/annotate/corner.png');
+  await other.goto(`/projects/${project.id}/images/${image.id}`);
   await expect(other.getByRole('heading', { name: 'corner.png', level: 1 })).toBeVisible();
   await expect(other.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
   const canvas = other.getByTestId('editor-canvas');
@@ -135,7 +135,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   other.on('request', (r) => {
     if (/\/annotations\/(save-data|save-changes|batch-save-data)/.test(r.url())) saves.push(r.url());
   });
-  await other.goto('/project/annotate/corner.png');
+  await other.goto(`/projects/${project.id}/images/${image.id}`);
   await expect(other.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
   await expect(other.getByRole('note').filter({ hasText: 'View only' })).toContainText('Viewer');
   await expect(other.getByRole('button', { name: 'Box (B)' })).toHaveAttribute('aria-disabled', 'true');

@@ -268,7 +268,9 @@ export interface ListImagesParams {
   status?: ImageStatus;
   /** File-name search (every folder when folder_path is absent). */
   search?: string;
-  is_archived?: 'true' | 'false';
+  is_archived?: 'true' | 'false' | 'all';
+  /** A member's id, 'me' or 'none' (issue 29). */
+  assignee?: string;
 }
 
 function query(params: object): string {

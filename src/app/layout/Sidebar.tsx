@@ -1,5 +1,5 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { NavLink, useLocation } from 'react-router-dom';
+import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { BrainCircuit, Check, ChevronsUpDown, FolderKanban, LogOut, PanelLeftClose, PanelLeftOpen, Settings } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Avatar } from '../components/Avatar';
@@ -109,6 +109,8 @@ function OrganizationSwitcher({ collapsed }: { collapsed: boolean }) {
   const current = useSession((s) => s.currentOrganization);
   const setCurrent = useSession((s) => s.setCurrentOrganization);
   const applyProfile = useSession((s) => s.applyProfile);
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   if (!current) return null;
 
   const summary = (
@@ -135,6 +137,8 @@ function OrganizationSwitcher({ collapsed }: { collapsed: boolean }) {
 
   const choose = (id: string) => {
     if (id === current.id) return;
+    // A project's page belongs to its organization (opening it switches back): leave it first.
+    if (pathname.startsWith('/projects/')) navigate('/select');
     setCurrent(id);
     // Remember the choice as the default organization; the switch itself already happened.
     api.updateMe({ default_organization_id: id }).then(

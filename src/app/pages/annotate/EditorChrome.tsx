@@ -1,9 +1,9 @@
-// Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar with the image's stage
-// picker, the notice of work restored from this device, the stage's loading and error overlay, a
-// version's canvas and its notice, the zoom controls and the dialog shown when a drawing tool has
-// no class to use and the role may not add one.
+// Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar with Copy link and the
+// image's stage picker, the notice of work restored from this device, the stage's loading and
+// error overlay, a version's canvas and its notice, the zoom controls and the dialog shown when a
+// drawing tool has no class to use and the role may not add one.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, History, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
+import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, History, Link2, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { Image, ImageStatus } from '../../../contract/images';
 import type { Editor } from '../../../engine';
@@ -13,6 +13,7 @@ import { Spinner } from '../../components/Spinner';
 import { StageEntry } from '../../components/StageEntry';
 import { Tooltip } from '../../components/Tooltip';
 import { STAGE_OPTIONS, stageLabel, stageOption } from '../../lib/stages';
+import { toast } from '../../stores/toast';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { EditorCanvas } from './EditorCanvas';
 import type { ImageStage } from './hooks/useImageStage';
@@ -64,12 +65,28 @@ export function EditorTopBar({ image, projectName, index, count, hasPrevious, ha
       </div>
       {stage ? <StagePicker stage={stage} /> : null}
       <div className={styles.barEnd}>
+        <CopyLinkButton />
         {peers}
         {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}
         <span className={styles.projectName}>{projectName}</span>
       </div>
     </header>
   );
+}
+
+/**
+ * Copies this editor's URL (issue 29: the project, the image and the Data view it was opened from,
+ * so a teammate's previous / next follow the same view) and says so in a toast.
+ */
+export function CopyLinkButton() {
+  const copy = () => {
+    const url = window.location.href;
+    navigator.clipboard.writeText(url).then(
+      () => toast('Link copied to the clipboard', 'success'),
+      () => toast("Couldn't copy the link. Copy it from the address bar.", 'danger'),
+    );
+  };
+  return <IconButton label="Copy link" icon={<Link2 />} tooltipSide="bottom" onClick={copy} data-testid="copy-link" />;
 }
 
 /**

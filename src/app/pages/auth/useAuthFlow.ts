@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { validateEmail } from '../../../contract/validation';
 import { useSession } from '../../stores/session';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
+import { withoutAuthParams } from './return-url';
 import { AUTH_TEXT, signInWithGoogle, signInWithPassword, signUpWithPassword, type AuthControls, type FieldErrors, type Mode, type Notice, type Step } from './authActions';
 
 export function useAuthFlow() {
@@ -31,7 +32,8 @@ export function useAuthFlow() {
     const params = new URLSearchParams(window.location.search || window.location.hash.replace(/^#/, ''));
     if (params.get('error') || params.get('error_description')) {
       setNotice({ tone: 'danger', text: AUTH_TEXT.googleFailed });
-      window.history.replaceState(null, '', window.location.pathname);
+      // The error goes; the link the person came for (its path and query) stays.
+      window.history.replaceState(null, '', `${window.location.pathname}${withoutAuthParams(window.location.search)}`);
     }
   }, []);
   useEffect(() => {

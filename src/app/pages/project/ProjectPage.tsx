@@ -1,99 +1,116 @@
-// Project page (/project), spec section 2. The header is real; the Data, Archive and Classes tabs
-// get their tools in the next issue, so their panels say so plainly.
-import { useEffect, useRef, useState } from 'react';
-import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronRight, Download, HardDrive, Images, Plus, Settings2 } from 'lucide-react';
-import { ROOT_PATH, parentFolderPath } from '../../../contract/folders';
-import { api, isApiError } from '../../api/client';
+// Project page (/projects/:projectId/data, /archive, /classes; spec section 2, issue 29). The
+// project comes from the URL's id (useRoutedProject); the tab is the path's last part; the Data
+// view's folder, filter, search, sort and assignee live in its query string (useDataViewUrl).
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useQueryClient } from '@tanstack/react-query';
+import { ChevronRight, Download, HardDrive, Images, Plus, RefreshCw, Settings2 } from 'lucide-react';
+import type { Project } from '../../../contract/projects';
 import { Button, IconButton } from '../../components/Button';
+import { EmptyState } from '../../components/EmptyState';
 import { Page, PageHeader } from '../../components/Page';
+import { Spinner } from '../../components/Spinner';
 import { formatBytes, formatCount } from '../../lib/format';
-import { useSelection } from '../../stores/selection';
+import { DEFAULT_DATA_QUERY, PROJECT_TABS, dataQueryString, parseDataQuery, projectPath, type ProjectTab } from '../../lib/links';
 import { useSession } from '../../stores/session';
-import { toast } from '../../stores/toast';
 import { deniedReason, useCan, useDenied, useRoleLabel } from '../../stores/permissions';
 import { projectKey } from '../projects/queries';
+import { useRoutedProject } from '../projects/useRoutedProject';
 import { ProjectSettingsDialog } from '../projects/ProjectSettingsDialog';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
+import { NotFoundPage } from '../../layout/NotFoundPage';
 import { ClassesTab } from './ClassesTab';
 import { ArchiveTab } from './data/ArchiveTab';
 import { AlertHost } from './data/Chrome';
 import { DataTab, foldersKey } from './data/DataTab';
-import { useDataView } from './data/dataView';
+import { bindQueryWriter, useDataView } from './data/dataView';
 import { useExportDialog } from './data/ExportDialog';
 import { ImportButton } from './data/ImportDialog';
 import { UploadPanel } from './data/UploadPanel';
 import { ACCEPT_ATTR, useUploads } from './data/uploads';
-import { ProjectTabs, type Tab } from './ProjectTabs';
+import { ProjectTabs } from './ProjectTabs';
 import styles from './ProjectPage.module.css';
 
-
 export function ProjectPage() {
+  const { projectId, tab } = useParams();
+  const routed = useRoutedProject(projectId);
+  const known = PROJECT_TABS.includes(tab as ProjectTab);
+  if (!known || routed.status === 'notFound') return <NotFoundPage />;
+  if (routed.status === 'error') {
+    return (
+      <Page>
+        <EmptyState
+          tone="danger"
+          icon={<RefreshCw />}
+          title="The project could not be loaded"
+          description="Check your connection and try again."
+          role="alert"
+          action={
+            <Button variant="primary" onClick={routed.retry}>
+              Try again
+            </Button>
+          }
+        />
+      </Page>
+    );
+  }
+  if (routed.status === 'loading') return <ProjectLoading />;
+  return <ProjectView project={routed.project} tab={tab as ProjectTab} />;
+}
+
+/** As the page's chunk loading (lazyRoutes.ts), so nothing moves when the project arrives. */
+function ProjectLoading() {
+  useDocumentTitle('Project');
+  return (
+    <div className={styles.loadingPane} aria-busy="true">
+      <span className={styles.loading} role="status">
+        <Spinner size="sm" />
+        Loading project...
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The URL's query is the Data view's truth: it is applied to the shared view (before the grid
+ * loads), and the view's choices are written back to it. Other tabs keep the view as it was, so
+ * the Data tab's link returns to it.
+ */
+function useDataViewUrl(projectId: string, tab: ProjectTab) {
+  const { search } = useLocation();
+  const navigate = useNavigate();
+  useLayoutEffect(() => {
+    const view = useDataView.getState();
+    if (tab === 'data') view.applyQuery(projectId, parseDataQuery(new URLSearchParams(search)));
+    else if (view.projectId !== projectId) view.applyQuery(projectId, DEFAULT_DATA_QUERY);
+  }, [projectId, tab, search]);
+  useEffect(() => {
+    if (tab !== 'data') return;
+    return bindQueryWriter((query, mode) => navigate(projectPath(projectId, 'data', dataQueryString(query)), { replace: mode === 'replace' }));
+  }, [projectId, tab, navigate]);
+}
+
+function ProjectView({ project, tab }: { project: Project; tab: ProjectTab }) {
   // Header buttons stay in place, disabled with the reason (the rule: src/app/stores/permissions.ts).
   const uploadDenied = useDenied('images.upload', 'upload images');
   const roleLabel = useRoleLabel();
   const canUpdate = useCan('project.update');
   const canDelete = useCan('project.delete');
   const settingsDenied = canUpdate || canDelete ? null : deniedReason(roleLabel, 'change project settings');
-  const selected = useSelection((s) => s.project);
-  const updateSelection = useSelection((s) => s.update);
-  const clearSelection = useSelection((s) => s.clear);
   const org = useSession((s) => s.currentOrganization);
   const navigate = useNavigate();
-  const location = useLocation();
-  // The editor's 'Manage Classes' opens the Classes tab.
-  const [tab, setTab] = useState<Tab>(() => ((location.state as { tab?: Tab } | null)?.tab === 'classes' ? 'classes' : 'data'));
   const qc = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const selectedCount = useDataView((s) => s.selected.size);
   // The Data and Archive tabs wait until the shared view belongs to this project (no stale folder).
   const viewProjectId = useDataView((s) => s.projectId);
   const uploading = useUploads((s) => s.active);
-
-  // A new project starts at the root; returning from the editor re-opens the image's folder
-  // (returnFromImage holds the name including its folder path), else the root; during a name search
-  // the search results.
-  const returnFromImage = (location.state as { returnFromImage?: string } | null)?.returnFromImage ?? null;
-  const projectId = selected?.id ?? null;
-  useEffect(() => {
-    if (!projectId) return;
-    useDataView.getState().reset(projectId);
-    if (returnFromImage !== null) {
-      // Back from an image opened from search results: the results again (the search is kept).
-      if (!useDataView.getState().search) useDataView.getState().openFolder(returnFromImage.startsWith('/') ? parentFolderPath(returnFromImage) : ROOT_PATH);
-      navigate('.', { replace: true, state: null });
-    }
-  }, [projectId, returnFromImage, navigate]);
-  useDocumentTitle(selected?.name ?? 'Project');
+  useDataViewUrl(project.id, tab);
+  useDocumentTitle(project.name);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  // Another tab starts with nothing selected.
+  useEffect(() => () => useDataView.getState().clearSelection(), [tab]);
 
-  const query = useQuery({
-    queryKey: projectKey(selected?.id),
-    queryFn: async () => (await api.getProject(selected!.id)).project,
-    enabled: Boolean(selected),
-    placeholderData: selected ?? undefined,
-  });
-
-  useEffect(() => {
-    if (query.data && !query.isPlaceholderData) updateSelection(query.data);
-  }, [query.data, query.isPlaceholderData, updateSelection]);
-
-  const gone = query.isError && isApiError(query.error) && (query.error.status === 404 || query.error.status === 403);
-  useEffect(() => {
-    if (gone) {
-      clearSelection();
-      toast('That project is no longer available', 'danger');
-    }
-  }, [gone, clearSelection]);
-
-  if (!selected || gone) return <Navigate to="/select" replace />;
-  if (org && selected.organization_id !== org.id) {
-    // The selected project belongs to another organization than the current one.
-    return <Navigate to="/select" replace />;
-  }
-
-  const project = query.data ?? selected;
   const startUpload = (files: File[]) => {
     if (!files.length) return;
     useUploads.getState().start({
@@ -108,11 +125,12 @@ export function ProjectPage() {
       },
     });
   };
-  const chooseTab = (next: Tab) => {
-    if (next !== tab) useDataView.getState().clearSelection();
-    setTab(next);
+  const chooseTab = (next: ProjectTab) => {
+    if (next === tab) return;
+    // The Data tab comes back to the view it showed (the shared view keeps it meanwhile).
+    navigate(projectPath(project.id, next, next === 'data' ? dataQueryString(useDataView.getState()) : ''));
   };
-  const counts: Record<Tab, number> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
+  const counts: Record<ProjectTab, number> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
 
   return (
     <Page>

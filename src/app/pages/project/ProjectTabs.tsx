@@ -1,9 +1,11 @@
 // The project page's tabs (Data, Archive, Classes) with their counts: a tablist that the arrow keys
-// move along, as the WAI-ARIA tabs pattern has it.
+// move along, as the WAI-ARIA tabs pattern has it. Each tab has its own path (issue 29:
+// /projects/:projectId/data, /archive, /classes); choosing one navigates there.
 import { useRef, type KeyboardEvent } from 'react';
+import type { ProjectTab } from '../../lib/links';
 import styles from './ProjectPage.module.css';
 
-export type Tab = 'data' | 'archive' | 'classes';
+export type Tab = ProjectTab;
 const TABS: { id: Tab; label: string }[] = [
   { id: 'data', label: 'Data' },
   { id: 'archive', label: 'Archive' },

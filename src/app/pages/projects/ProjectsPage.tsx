@@ -10,6 +10,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { Page, PageHeader } from '../../components/Page';
 import { Skeleton } from '../../components/Skeleton';
 import { formatCount, formatTier } from '../../lib/format';
+import { projectPath } from '../../lib/links';
 import { useSelection } from '../../stores/selection';
 import { useSession } from '../../stores/session';
 import { useCan, useDenied } from '../../stores/permissions';
@@ -48,7 +49,7 @@ export function ProjectsPage() {
 
   const open = (project: Project) => {
     select(project);
-    navigate('/project');
+    navigate(projectPath(project.id, 'data'));
   };
 
   const list = projects.data ?? [];

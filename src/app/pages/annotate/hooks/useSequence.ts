@@ -1,8 +1,13 @@
-// The image's place in the folder's sequence (the Data tab's order): previous and next, going to
-// them, and loading them in the background once this image is up: their pixels and annotations
-// (./preload), and their textures in the renderer (preloadFor), so going to one is instant.
+// The image's place in its sequence: the images of the Data view it was opened from (issue 29: the
+// editor URL's query), in that view's order: its folder (or the whole project during a name search),
+// its stage and assignee filters, its sort. Previous and next, going to them, and loading them in
+// the background once this image is up: their pixels and annotations (./preload), and their
+// textures in the renderer (preloadFor), so going to one is instant.
 import { useCallback, useEffect } from 'react';
-import type { Image } from '../../../../contract/images';
+import { useQuery } from '@tanstack/react-query';
+import { MAX_PAGE_SIZE, type Image } from '../../../../contract/images';
+import { api } from '../../../api/client';
+import type { DataQuery } from '../../../lib/links';
 import type { Editor } from '../../../../engine';
 import { preloadFor } from '../../../../workers/render-client';
 import { prefetchImage } from '../preload';
@@ -33,4 +38,38 @@ export function useSequence({ editor, image, sequence, orgId, projectId, ready, 
   const goPrevious = useCallback(() => previous && onNavigate(previous), [previous, onNavigate]);
   const goNext = useCallback(() => next && onNavigate(next), [next, onNavigate]);
   return { index, previous, next, goPrevious, goNext };
+}
+
+/** The editor's copy of an image (the stage picker and saves update it under ['editor-image', projectId]). */
+export const editorImageKey = (projectId: string | undefined, imageId: string) => ['editor-image', projectId, imageId] as const;
+
+/**
+ * The sequence for `image` in the view `query` (its folderPath is the image's own folder unless
+ * searching). Undefined while it loads, and when the image is not in it (filtered out since it was
+ * opened, or a link with another view's query): the image is then shown alone.
+ */
+export function useSequenceImages({ projectId, orgId, image, query }: { projectId: string | undefined; orgId: string; image: Image | null; query: DataQuery }): Image[] | undefined {
+  const searching = query.search !== '';
+  const sequenceQuery = useQuery({
+    queryKey: ['editor-sequence', projectId, searching ? null : query.folderPath, query.search, query.status, query.assignee, query.sort.field, query.sort.order],
+    enabled: Boolean(projectId && orgId && image),
+    staleTime: 60_000,
+    queryFn: async () =>
+      (
+        await api.listImages(projectId!, {
+          org_id: orgId,
+          folder_path: searching ? undefined : query.folderPath,
+          search: searching ? query.search : undefined,
+          status: query.status ?? undefined,
+          assignee: query.assignee ?? undefined,
+          page: 1,
+          limit: MAX_PAGE_SIZE,
+          sort_by: query.sort.field,
+          sort_order: query.sort.order,
+          is_archived: 'false',
+        })
+      ).images,
+  });
+  const list = sequenceQuery.data;
+  return list && image && list.some((i) => i.id === image.id) ? list : undefined;
 }

@@ -31,9 +31,9 @@ import styles from './DataTab.module.css';
 export { foldersKey, useFolders } from './folders';
 
 export function DataTab({ project, orgId, onUpload }: { project: Project; orgId: string; onUpload(files: File[]): void }) {
-  const { folderPath, status, search, sort, selected, reloadToken } = useDataView();
+  const { folderPath, status, search, sort, assignee, selected, reloadToken } = useDataView();
   const view = useDataView.getState;
-  const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, archived: false, reloadToken });
+  const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, assignee, archived: false, reloadToken });
   const folders = useFolders(project.id, orgId);
   const tree = folders.data?.folders ?? [];
   const [editOpen, setEditOpen] = useState(false);

@@ -1,30 +1,39 @@
 // Shared state of the project page's Data tab: the open folder, filter, name search, sort,
-// selection and a reload counter that the header's Add button and the upload queue bump after new
-// images land. A search looks through every folder of the project; the open folder is kept, so
-// leaving the search returns to it, and opening a folder ends the search.
+// assignee filter, selection and a reload counter that the header's Add button and the upload
+// queue bump after new images land. A search looks through every folder of the project; the open
+// folder is kept, so leaving the search returns to it, and opening a folder ends the search.
+// The URL's query string is the truth for the view (issue 29, src/app/lib/links.ts): the page
+// applies it here (applyQuery) and binds a writer, so a choice made here lands in the URL as a new
+// history entry (opening a folder, a filter, a sort) or in place of the current one (typing a search).
 import { create } from 'zustand';
 import type { ImageStatus, ListSortField } from '../../../../contract/images';
+import { DEFAULT_DATA_QUERY, DEFAULT_SORT, sameDataQuery, type DataQuery, type SortState } from '../../../lib/links';
 
-export interface SortState {
-  field: ListSortField;
-  order: 'asc' | 'desc';
+export { DEFAULT_SORT, type SortState };
+
+type QueryWriter = (query: DataQuery, mode: 'push' | 'replace') => void;
+let writeQuery: QueryWriter | null = null;
+
+/** The page's URL writer for the view's choices; returns the unbind. */
+export function bindQueryWriter(writer: QueryWriter): () => void {
+  writeQuery = writer;
+  return () => {
+    if (writeQuery === writer) writeQuery = null;
+  };
 }
 
-interface DataViewState {
+interface DataViewState extends DataQuery {
   projectId: string | null;
-  folderPath: string;
-  status: ImageStatus | null;
-  /** File-name search, trimmed; '' when none. */
-  search: string;
-  sort: SortState;
   /** Selected image ids (Data or Archive tab, whichever is open). */
   selected: ReadonlySet<string>;
   anchor: string | null;
   reloadToken: number;
-  reset(projectId: string): void;
+  /** The view the URL says for this project (a new project or another view starts unselected). */
+  applyQuery(projectId: string, query: DataQuery): void;
   openFolder(path: string): void;
   setStatus(status: ImageStatus | null): void;
   setSearch(search: string): void;
+  setAssignee(assignee: string | null): void;
   /** A new field starts descending; the same field toggles (spec section 9). */
   chooseSort(field: ListSortField): void;
   setSelection(ids: Iterable<string>, anchor?: string | null): void;
@@ -32,45 +41,55 @@ interface DataViewState {
   reload(): void;
 }
 
-export const DEFAULT_SORT: SortState = { field: 'created_at', order: 'desc' };
+const queryOf = (s: DataQuery): DataQuery => ({ folderPath: s.folderPath, status: s.status, search: s.search, sort: s.sort, assignee: s.assignee });
 
-export const useDataView = create<DataViewState>()((set, get) => ({
-  projectId: null,
-  folderPath: '/',
-  status: null,
-  search: '',
-  sort: DEFAULT_SORT,
-  selected: new Set(),
-  anchor: null,
-  reloadToken: 0,
-  reset(projectId) {
-    if (get().projectId === projectId) return;
-    set({ projectId, folderPath: '/', status: null, search: '', sort: DEFAULT_SORT, selected: new Set(), anchor: null });
-  },
-  openFolder(path) {
-    set({ folderPath: path, search: '', selected: new Set(), anchor: null });
-  },
-  setStatus(status) {
-    set({ status, selected: new Set(), anchor: null });
-  },
-  setSearch(search) {
-    const next = search.trim();
-    if (next !== get().search) set({ search: next, selected: new Set(), anchor: null });
-  },
-  chooseSort(field) {
-    const { sort } = get();
-    set({ sort: sort.field === field ? { field, order: sort.order === 'desc' ? 'asc' : 'desc' } : { field, order: 'desc' } });
-  },
-  setSelection(ids, anchor) {
-    set({ selected: new Set(ids), anchor: anchor === undefined ? get().anchor : anchor });
-  },
-  clearSelection() {
-    set({ selected: new Set(), anchor: null });
-  },
-  reload() {
-    set({ reloadToken: get().reloadToken + 1 });
-  },
-}));
+export const useDataView = create<DataViewState>()((set, get) => {
+  /** A choice: the view changes at once and the URL follows. */
+  const choose = (change: Partial<DataQuery>, mode: 'push' | 'replace' = 'push') => {
+    const next = { ...queryOf(get()), ...change };
+    if (sameDataQuery(next, queryOf(get()))) return;
+    set({ ...change, selected: new Set(), anchor: null });
+    writeQuery?.(next, mode);
+  };
+  return {
+    projectId: null,
+    ...DEFAULT_DATA_QUERY,
+    selected: new Set(),
+    anchor: null,
+    reloadToken: 0,
+    applyQuery(projectId, query) {
+      if (get().projectId === projectId && sameDataQuery(query, queryOf(get()))) return;
+      set({ projectId, ...query, selected: new Set(), anchor: null });
+    },
+    openFolder(path) {
+      choose({ folderPath: path, search: '' });
+    },
+    setStatus(status) {
+      choose({ status });
+    },
+    setSearch(search) {
+      const next = search.trim();
+      // Starting or ending a search is a step back can undo; the typing in between is not.
+      choose({ search: next }, next && get().search ? 'replace' : 'push');
+    },
+    setAssignee(assignee) {
+      choose({ assignee });
+    },
+    chooseSort(field) {
+      const { sort } = get();
+      choose({ sort: sort.field === field ? { field, order: sort.order === 'desc' ? 'asc' : 'desc' } : { field, order: 'desc' } });
+    },
+    setSelection(ids, anchor) {
+      set({ selected: new Set(ids), anchor: anchor === undefined ? get().anchor : anchor });
+    },
+    clearSelection() {
+      set({ selected: new Set(), anchor: null });
+    },
+    reload() {
+      set({ reloadToken: get().reloadToken + 1 });
+    },
+  };
+});
 
 export const SORT_LABELS: Record<ListSortField, string> = {
   created_at: 'Date Added',

@@ -19,6 +19,8 @@ export interface ImageListQuery {
   /** File-name search ('' or absent: none); a search covers every folder. */
   search?: string;
   sort: SortState;
+  /** A member's id, 'me' or 'none'; null or absent: everyone's images. */
+  assignee?: string | null;
   archived: boolean;
   reloadToken: number;
 }
@@ -63,14 +65,15 @@ export function useImageList(q: ImageListQuery): ImageList {
       sort_by: q.sort.field,
       sort_order: q.sort.order,
       status: q.status ?? undefined,
+      assignee: q.assignee ?? undefined,
       is_archived: q.archived ? ('true' as const) : ('false' as const),
     }),
-    [q.orgId, q.folderPath, search, q.sort.field, q.sort.order, q.status, q.archived],
+    [q.orgId, q.folderPath, search, q.sort.field, q.sort.order, q.status, q.assignee, q.archived],
   );
 
   // Another folder, filter or sort starts empty (skeletons); a reload or a new search keeps what
   // is shown meanwhile. Starting or leaving a search is another view.
-  const viewKey = JSON.stringify([q.projectId, search ? null : (q.folderPath ?? null), search !== '', q.status, q.sort.field, q.sort.order, q.archived]);
+  const viewKey = JSON.stringify([q.projectId, search ? null : (q.folderPath ?? null), search !== '', q.status, q.assignee ?? null, q.sort.field, q.sort.order, q.archived]);
   const shownKey = useRef(viewKey);
 
   useEffect(() => {

@@ -1,9 +1,10 @@
 // Selecting images in the Data tab's grid (spec section 4): a click toggles (Shift extends from the
-// anchor, Ctrl/Cmd adds), a click with nothing selected opens the image in the editor, Ctrl/Cmd+A
-// selects every loaded image and Escape clears. The selection itself lives in useDataView.
+// anchor, Ctrl/Cmd adds), a click with nothing selected opens the image in the editor (its URL
+// carries the view's query), Ctrl/Cmd+A selects every loaded image and Escape clears. The selection itself lives in useDataView.
 import { useCallback, useEffect, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { Image } from '../../../../contract/images';
+import { dataQueryString, imagePath } from '../../../lib/links';
 import { useDataView } from './dataView';
 
 export function useTileSelection(images: Image[]) {
@@ -37,7 +38,8 @@ export function useTileSelection(images: Image[]) {
         toggle(image, index, e);
         return;
       }
-      navigate(`/project/annotate/${encodeURIComponent(image.filename)}`, { state: { imageId: image.id, folderPath: image.virtual_folder_path } });
+      // The editor's link carries the view's query: previous / next and Back follow this view.
+      navigate(imagePath(image.project_id, image.id, dataQueryString(view())));
     },
     [navigate, toggle, view],
   );

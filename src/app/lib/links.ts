@@ -1,0 +1,85 @@
+// The app's URLs (issue 29: a URL for every view). A project is /projects/:projectId/<tab>, an
+// image in the editor /projects/:projectId/images/:imageId; the Data view's folder, stage filter,
+// search, sort and assignee filter live in the query string, and the editor's link carries the
+// same query so previous / next follow the view it was opened from.
+import { z } from 'zod';
+import { normalizeFolderPath, ROOT_PATH } from '../../contract/folders';
+import { ImageStatus, LIST_SORT_FIELDS, ListImagesQuery, type ListSortField } from '../../contract/images';
+
+export type ProjectTab = 'data' | 'archive' | 'classes';
+export const PROJECT_TABS: readonly ProjectTab[] = ['data', 'archive', 'classes'];
+
+export interface SortState {
+  field: ListSortField;
+  order: 'asc' | 'desc';
+}
+
+export const DEFAULT_SORT: SortState = { field: 'created_at', order: 'desc' };
+
+/** What the Data view shows, as its query string says. */
+export interface DataQuery {
+  folderPath: string;
+  status: ImageStatus | null;
+  /** File-name search, trimmed; '' when none (a search looks through every folder). */
+  search: string;
+  sort: SortState;
+  /** A member's id, 'me' or 'none'; null: everyone's images. */
+  assignee: string | null;
+}
+
+export const DEFAULT_DATA_QUERY: DataQuery = { folderPath: ROOT_PATH, status: null, search: '', sort: DEFAULT_SORT, assignee: null };
+
+const Uuid = z.string().uuid();
+/** Ids in a URL are checked before any call: a malformed one is simply not found. */
+export const isUuid = (value: string | undefined): value is string => value !== undefined && Uuid.safeParse(value).success;
+
+const SEARCH_MAX = 200;
+const SortField = z.enum(LIST_SORT_FIELDS);
+
+/** The Data view's query read from the URL; anything malformed falls back to its default. */
+export function parseDataQuery(params: URLSearchParams): DataQuery {
+  const folder = params.get('folder');
+  const normalized = folder === null ? null : normalizeFolderPath(folder);
+  const status = ImageStatus.safeParse(params.get('stage'));
+  const field = SortField.safeParse(params.get('sort'));
+  const order = params.get('order');
+  const assignee = ListImagesQuery.shape.assignee.safeParse(params.get('assignee') ?? undefined);
+  return {
+    folderPath: normalized && 'path' in normalized ? normalized.path : ROOT_PATH,
+    status: status.success ? status.data : null,
+    search: (params.get('q') ?? '').trim().slice(0, SEARCH_MAX),
+    sort: field.success ? { field: field.data, order: order === 'asc' || order === 'desc' ? order : 'desc' } : DEFAULT_SORT,
+    assignee: assignee.success ? (assignee.data ?? null) : null,
+  };
+}
+
+/** The query string of a Data view ('' for the default view), defaults left out, in a fixed order. */
+export function dataQueryString(q: DataQuery): string {
+  const params = new URLSearchParams();
+  if (q.folderPath !== ROOT_PATH) params.set('folder', q.folderPath);
+  if (q.search) params.set('q', q.search);
+  if (q.status) params.set('stage', q.status);
+  if (q.assignee) params.set('assignee', q.assignee);
+  if (q.sort.field !== DEFAULT_SORT.field || q.sort.order !== DEFAULT_SORT.order) {
+    params.set('sort', q.sort.field);
+    params.set('order', q.sort.order);
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export function sameDataQuery(a: DataQuery, b: DataQuery): boolean {
+  return dataQueryString(a) === dataQueryString(b);
+}
+
+const enc = encodeURIComponent;
+
+export function projectPath(projectId: string, tab: ProjectTab = 'data', query = ''): string {
+  return `/projects/${enc(projectId)}/${tab}${query}`;
+}
+
+/** The editor's URL; `query` is the Data view's query string (with its '?'), kept for previous / next and Back. */
+export function imagePath(projectId: string, imageId: string, query = ''): string {
+  return `/projects/${enc(projectId)}/images/${enc(imageId)}${query}`;
+}
+
