@@ -6,51 +6,18 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Image } from '../../../../contract/images';
-import { regionInside, type Issue, type IssueStatus, type Region } from '../../../../contract/workflow';
+import type { Issue, IssueStatus, Region } from '../../../../contract/workflow';
 import type { Editor } from '../../../../engine';
-import { issuesFor, type RenderIssue } from '../../../../workers/render-client';
+import { issuesFor } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
 import { workflowApi } from '../../../api/workflow';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../project/data/dataView';
+import { centredCamera, clampRegion, PANEL_COVER_PX, renderIssues } from './rules';
 
 export const issuesKey = (imageId: string) => ['issues', imageId] as const;
 
 const MESSAGE_MS = 4000;
-/** Margin around a centred region, in screen px. */
-const CENTRE_MARGIN = 80;
-
-/** The camera that centres `region` in the viewport, zoomed out (never in) so a region fits. */
-export function centredCamera(camera: { x: number; y: number; scale: number }, viewport: { width: number; height: number }, region: Region) {
-  const w = 'w' in region ? region.w : 0, h = 'h' in region ? region.h : 0;
-  let scale = camera.scale;
-  const availW = Math.max(1, viewport.width - 2 * CENTRE_MARGIN), availH = Math.max(1, viewport.height - 2 * CENTRE_MARGIN);
-  if (w * scale > availW || h * scale > availH) scale = Math.min(availW / w, availH / h);
-  const cx = region.x + w / 2, cy = region.y + h / 2;
-  return { scale, x: viewport.width / 2 - cx * scale, y: viewport.height / 2 - cy * scale };
-}
-
-/** A region kept within the image (a drag may start or end outside it); null when nothing of it is on the image. */
-export function clampRegion(region: Region, width: number, height: number): Region | null {
-  const w = 'w' in region ? region.w : 0, h = 'h' in region ? region.h : 0;
-  const x0 = Math.max(0, region.x), y0 = Math.max(0, region.y);
-  const x1 = Math.min(width, region.x + w), y1 = Math.min(height, region.y + h);
-  if (x1 < x0 || y1 < y0) return null;
-  const r = (v: number) => Math.round(v * 100) / 100;
-  const out: Region = 'w' in region && x1 - x0 > 0 && y1 - y0 > 0 ? { x: r(x0), y: r(y0), w: r(x1 - x0), h: r(y1 - y0) } : { x: r(x0), y: r(y0) };
-  return regionInside(out, width, height) ? out : null;
-}
-
-export function renderIssues(issues: readonly Issue[], focusedId: string | null, draft: Region | null): RenderIssue[] {
-  const out: RenderIssue[] = [];
-  for (const i of issues) {
-    if (!i.region) continue;
-    out.push({ ...i.region, status: i.status, focused: i.id === focusedId });
-  }
-  if (draft) out.push({ ...draft, status: 'open', focused: true });
-  return out;
-}
-
 export interface IssuesState {
   issues: Issue[];
   loading: boolean;
@@ -119,7 +86,8 @@ export function useIssues({ editor, image, orgId, documentIn }: { editor: Editor
   const focus = useCallback(
     (issue: Issue) => {
       setFocusedId(issue.id);
-      if (issue.region) editor.setCamera(centredCamera(editor.getCamera(), editor.getViewport(), issue.region));
+      // Chosen in the panel, so the panel covers the canvas's right side: centre in what is left.
+      if (issue.region) editor.setCamera(centredCamera(editor.getCamera(), editor.getViewport(), issue.region, PANEL_COVER_PX));
     },
     [editor],
   );

@@ -7,7 +7,6 @@
 // the Data tab.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { roleCan } from '../../../../contract/permissions';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import type { QueueRole } from '../../../../contract/workflow';
 import { serverMessage } from '../../../api/client';
@@ -18,6 +17,7 @@ import { useDataView } from '../../project/data/dataView';
 import { projectKey } from '../../projects/queries';
 import type { EditorSaveLink, SaveManager } from '../save';
 import { issuesKey } from './useIssues';
+import { reviewActions } from './rules';
 
 /** How long the flow's toasts stay. */
 const MESSAGE_MS = 4000;
@@ -46,16 +46,6 @@ export interface ReviewFlow {
   reject(comment: string): Promise<boolean>;
   rejectOpen: boolean;
   setRejectOpen(open: boolean): void;
-}
-
-/** What the current member may do with `image` in `status` (the server decides again). */
-export function reviewActions(role: Parameters<typeof roleCan>[0] | null, userId: string | null, image: Pick<Image, 'assignee_id'>, status: ImageStatus) {
-  const inWork = status === 'new' || status === 'annotating';
-  const mine = !image.assignee_id || image.assignee_id === userId;
-  return {
-    canSubmit: Boolean(role && roleCan(role, 'annotations.write') && inWork && mine),
-    canReview: Boolean(role && roleCan(role, 'images.review') && status === 'review'),
-  };
 }
 
 export function useReviewFlow({ image, status, orgId, projectId, saver, link, onNavigate, onBack }: ReviewFlowOptions): ReviewFlow {
