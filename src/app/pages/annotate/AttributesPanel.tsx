@@ -9,11 +9,15 @@
 // or render it with a changing `focusToken`.
 // `useClassAttributeDefaults(editor, classes)` plugs the classes' definitions into the engine, so
 // new shapes get their class's defaults and a class change conforms the attributes.
+// A stored value can be any JSON (saved before a definition changed, or under another class):
+// it is shown as text (`shownValue`), never converted with String(), which throws on an object
+// without a usable toString and blanked the editor (issue 30); one that does not fit its kind says so.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { ChevronDown, ListChecks } from 'lucide-react';
 import type { Editor, JsonValue, ViewState } from '../../../engine';
 import { attributeValue, conformAttributes } from '../../../contract/annotations-attributes';
 import { attributeValueProblem, defaultAttributeValue, type AttributeDefinition, type AttributeValue, type ProjectClass } from '../../../contract/projects';
+import { ErrorBoundary } from '../../components/ErrorBoundary';
 import styles from './AttributesPanel.module.css';
 
 /** The engine's attributes policy from the project's classes (call once in the editor screen). */
@@ -38,6 +42,25 @@ export function openAttributesPanel(): boolean {
 
 const MIXED = Symbol('mixed');
 type Shown = AttributeValue | typeof MIXED;
+
+/** Characters of a stored value shown in a field (a value can be a whole JSON document). */
+const SHOWN_VALUE_MAX = 200;
+
+/** Any stored value as text: a string as it is, JSON for the rest, cut to SHOWN_VALUE_MAX characters. Never throws. */
+export function shownValue(value: unknown): string {
+  let text: string;
+  if (value === null || value === undefined) text = '';
+  else if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? '';
+    } catch {
+      text = '(a value that cannot be shown)';
+    }
+  }
+  return text.length > SHOWN_VALUE_MAX ? `${text.slice(0, SHOWN_VALUE_MAX - 1)}…` : text;
+}
 
 interface Row {
   def: AttributeDefinition;
@@ -64,7 +87,16 @@ export interface AttributesPanelProps {
   focusToken?: number;
 }
 
-export function AttributesPanel({ editor, view, documentVersion, classes, readOnlyReason = null, focusToken }: AttributesPanelProps) {
+/** The panel behind its own error boundary (issue 30): choosing another shape renders it anew. */
+export function AttributesPanel(props: AttributesPanelProps) {
+  return (
+    <ErrorBoundary what="The attributes panel" detail="Your annotations are still saved." resetKey={props.view.selected}>
+      <AttributesPanelBody {...props} />
+    </ErrorBoundary>
+  );
+}
+
+function AttributesPanelBody({ editor, view, documentVersion, classes, readOnlyReason = null, focusToken }: AttributesPanelProps) {
   const [open, setOpen] = useState(true);
   const bodyRef = useRef<HTMLDivElement>(null);
   const headingId = useId();
@@ -163,6 +195,9 @@ function Field({ row: { def, value }, disabledReason, onChange }: { row: Row; di
   const id = useId();
   const mixed = value === MIXED;
   const disabled = disabledReason !== null;
+  // A stored value its kind refuses (a select's is shown among the options instead).
+  const misfit = !mixed && (value !== null || def.kind === 'checkbox') ? attributeValueProblem(def, value) : null;
+  const misfitNote = misfit && def.kind !== 'select' ? <span className={styles.misfit}>{`Saved value: ${shownValue(value) || 'none'} (${misfit})`}</span> : null;
   const checkRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (checkRef.current) checkRef.current.indeterminate = mixed;
@@ -174,6 +209,7 @@ function Field({ row: { def, value }, disabledReason, onChange }: { row: Row; di
         <input ref={checkRef} type="checkbox" checked={!mixed && value === true} aria-checked={mixed ? 'mixed' : value === true} disabled={disabled} onChange={(e) => onChange(e.target.checked)} />
         <span className={styles.checkLabel}>{def.name}</span>
         {mixed ? <span className={styles.mixed}>Mixed</span> : null}
+        {misfitNote}
       </label>
     );
   }
@@ -183,16 +219,16 @@ function Field({ row: { def, value }, disabledReason, onChange }: { row: Row; di
         {def.name}
       </label>
       {def.kind === 'select' ? (
-        <select id={id} className={styles.control} value={mixed ? '' : String(value ?? '')} disabled={disabled} title={disabledReason ?? undefined} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}>
+        <select id={id} className={styles.control} value={mixed ? '' : shownValue(value)} disabled={disabled} title={disabledReason ?? undefined} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}>
           {mixed ? (
             <option value="" disabled>
               Mixed
             </option>
           ) : value === null ? (
             <option value="">No value</option>
-          ) : attributeValueProblem(def, value) ? (
-            <option value={String(value)} disabled>
-              {String(value)} (not an option)
+          ) : misfit ? (
+            <option value={shownValue(value)} disabled>
+              {`${shownValue(value)} (not an option)`}
             </option>
           ) : null}
           {(def.options ?? []).map((o) => (
@@ -202,8 +238,9 @@ function Field({ row: { def, value }, disabledReason, onChange }: { row: Row; di
           ))}
         </select>
       ) : (
-        <TextInput id={id} kind={def.kind} value={mixed ? null : (value as string | number | null)} mixed={mixed} disabledReason={disabledReason} onCommit={onChange} />
+        <TextInput id={id} kind={def.kind} value={mixed ? null : def.kind === 'number' ? (typeof value === 'number' ? value : null) : shownValue(value)} mixed={mixed} disabledReason={disabledReason} onCommit={onChange} />
       )}
+      {misfitNote}
     </div>
   );
 }

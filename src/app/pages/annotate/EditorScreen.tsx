@@ -10,7 +10,9 @@
 // an image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
 // the engine's events (useEditorEvents), commands (useEditorCommands), the keyboard
 // (useEditorKeys), the History view (useHistoryView) and the layout preferences (usePanelPrefs).
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+// Each panel sits behind its own ErrorBoundary (`guarded`, issue 30): a render error in one shows
+// a message with Try again in its place, and the canvas, the other panels and saving go on.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
@@ -39,6 +41,7 @@ import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
 import { PeerAvatars } from '../../components/PeerAvatars';
+import { ErrorBoundary } from '../../components/ErrorBoundary';
 import { PeerOverlay } from './PeerOverlay';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
@@ -57,6 +60,15 @@ export interface EditorScreenProps {
   onNavigate(image: Image): void;
   onBack(): void;
   onManageClasses(): void;
+}
+
+/** A panel behind its own error boundary; `inline` for the small ones over the canvas. */
+function guarded(what: string, panel: ReactNode, resetKey?: unknown, layout?: 'inline'): ReactNode {
+  return (
+    <ErrorBoundary what={what} detail={layout ? undefined : 'Your annotations are still saved.'} layout={layout} resetKey={resetKey}>
+      {panel}
+    </ErrorBoundary>
+  );
 }
 
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
@@ -152,7 +164,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             label={`Image ${image.filename}`}
             onPointerImage={documentIn ? liveImage.sendCursor : undefined}
           />
-          {showPeers && documentIn && !previewShown ? <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} /> : null}
+          {showPeers && documentIn && !previewShown ? guarded("The other people's cursors", <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} />, image.id, 'inline') : null}
           {previewShown ? null : workflow.layer}
           {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={historyView.onPreviewImageReady} /> : null}
           {preview.state ? (
@@ -160,20 +172,20 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
           {picker.show && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
-              <ClassPicker classes={classes} type={picker.type} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} />
+              {guarded('The class picker', <ClassPicker classes={classes} type={picker.type} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} />, undefined, 'inline')}
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} /> : null}
+          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>
-              <SettingsPanel editor={shownEditor} image={image} transparency={panels.transparency} onTransparency={panels.changeTransparency} />
+              {guarded('The view settings', <SettingsPanel editor={shownEditor} image={image} transparency={panels.transparency} onTransparency={panels.changeTransparency} />, undefined, 'inline')}
             </div>
           ) : null}
           {!stageReady ? <StageOverlay load={load} imageId={image.id} progress={loading.progress} /> : null}
         </main>
-        <AnnotationList
+        {guarded('The annotation list', <AnnotationList
           editor={shownEditor}
           view={previewShown ? historyView.previewView : view}
           documentVersion={previewShown ? historyView.previewDocumentVersion : documentVersion}
@@ -190,7 +202,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           loading={previewShown ? false : loading.documentLoading}
           historyOpen={historyView.historyOpen}
           onToggleHistory={() => historyView.toggleHistory(false)}
-          history={<HistoryPanel query={historyView.history} shownVersion={preview.state?.version ?? null} onChoose={historyView.chooseVersion} autoFocus={historyView.historyFocus} />}
+          history={guarded('The history', <HistoryPanel query={historyView.history} shownVersion={preview.state?.version ?? null} onChoose={historyView.chooseVersion} autoFocus={historyView.historyFocus} />, image.id)}
           notice={previewShown ? <VersionNotice version={preview.shown} /> : null}
           empty={previewShown ? { title: 'No annotations in this version', text: 'The image had no annotations at this version.' } : undefined}
           attributes={
@@ -202,7 +214,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
               readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
             />
           }
-        />
+        />, image.id)}
       </div>
 
       <NoClassesDialog open={tools.noClassesOpen} onOpenChange={tools.setNoClassesOpen} onManageClasses={onManageClasses} />
