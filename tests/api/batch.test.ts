@@ -104,7 +104,7 @@ describe('update', () => {
     expect(await projectOf(p.id)).toMatchObject({ image_count: 4, completed_image_count: 4, archived_images: 0 });
 
     // No explicit status: cycle the first selected image's status and give it to all.
-    await update({ image_ids: [ids[1]], updates: { status: 'annotating' } });
+    await update({ image_ids: [ids[1]], updates: { status: 'review' } });
     res = await update({ image_ids: [ids[1], ids[0]], updates: { cycle: true } });
     expect(res.body).toMatchObject({ updated: 2, status: 'complete' });
     res = await update({ image_ids: [ids[0], ids[1]], updates: { cycle: true } });

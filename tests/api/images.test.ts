@@ -54,9 +54,10 @@ describe('list', () => {
       [
         'annotation_count', 'created_at', 'file_size', 'filename', 'folder_id', 'gcs_path', 'gcs_uri', 'id', 'image_height', 'image_width', 'is_archived',
         'is_edited', 'mime_type', 'organization_id', 'project_id', 'status', 'thumbnail_path', 'updated_at', 'virtual_folder_path',
+        'assignee_id', 'reviewer_id', 'open_issues',
       ].sort(),
     );
-    expect(img).toMatchObject({ mime_type: 'image/jpeg', image_width: 120, image_height: 90, virtual_folder_path: '/', folder_id: null });
+    expect(img).toMatchObject({ mime_type: 'image/jpeg', image_width: 120, image_height: 90, virtual_folder_path: '/', folder_id: null, assignee_id: null, reviewer_id: null, open_issues: 0 });
     const street = await list('folder_path=/street');
     expect(names(street.body)).toEqual(['epsilon.jpg', 'delta.png']);
     expect(street.body.images[0].folder_id).toBeTruthy();
@@ -94,7 +95,7 @@ describe('list', () => {
         })
         .map((u) => u.filename);
     const annotations = new Map(uploaded.map((u, i) => [u.id, (i * 3) % 5]));
-    const stage = (s: string) => ['new', 'annotating', 'complete'].indexOf(s);
+    const stage = (s: string) => ['new', 'annotating', 'review', 'complete'].indexOf(s);
     const cases: [string, (u: Record<string, any>) => number | string][] = [
       ['file_size', (u) => u.file_size],
       ['filename', (u) => u.filename],
@@ -175,13 +176,13 @@ describe('one image', () => {
     const before = (await projectOf()).completed_image_count;
     const url = `/api/v1/images/${img.id}/status`;
     const seen: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       const res = await api(server.url, 'PATCH', url, { token: owner.token, body: { cycle: true } });
       expect(res.status).toBe(200);
       seen.push(res.body.image.status);
       expect((await projectOf()).completed_image_count).toBe(before + (res.body.image.status === 'complete' ? 1 : 0));
     }
-    expect(seen).toEqual(['annotating', 'complete', 'new']);
+    expect(seen).toEqual(['annotating', 'review', 'complete', 'new']);
     const set = await api(server.url, 'PATCH', url, { token: owner.token, body: { status: 'complete' } });
     expect(set.body).toMatchObject({ previous_status: 'new', image: { status: 'complete' } });
     expect((await projectOf()).completed_image_count).toBe(before + 1);

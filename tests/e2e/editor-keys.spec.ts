@@ -99,30 +99,30 @@ test('editor stage picker: follows a save, set with Shift+S and with the mouse, 
   await page.setViewportSize({ width: 1440, height: 900 });
   await editorProject(page, { classes: CLASSES, images: [{ name: 'stage_1.png' }] });
   await openFromDataTab(page, 'stage_1.png');
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Not Started. Change stage');
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Not started. Change stage');
 
-  // The first annotation's save moves the image to In Progress (the server's rule); the picker follows.
+  // The first annotation's save moves the image to In progress (the server's rule); the picker follows.
   await page.keyboard.press('b');
   await dragOnCanvas(page, [100, 100], [220, 200]);
   await waitUntilSaved(page);
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: In progress. Change stage');
 
-  // Shift+S from the canvas opens the menu; the keyboard sets Complete.
+  // Shift+S from the canvas opens the menu; the keyboard sets Done.
   await page.keyboard.press('q');
   await page.getByTestId('editor-canvas').focus();
   await page.keyboard.press('Shift+S');
   // The menu is named by its trigger ('Stage: ...'); its label says what it does.
   const menu = page.getByRole('menu').filter({ hasText: 'Set stage' });
   await expect(menu).toBeVisible();
-  await expect(menu.getByRole('menuitemradio', { name: /^Review/ })).toHaveAttribute('aria-checked', 'true');
-  await menu.getByRole('menuitemradio', { name: 'Complete' }).focus();
+  await expect(menu.getByRole('menuitemradio', { name: 'In progress' })).toHaveAttribute('aria-checked', 'true');
+  await menu.getByRole('menuitemradio', { name: 'Done' }).focus();
   await page.keyboard.press('Enter');
   await expect(menu).toBeHidden();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Complete. Change stage');
-  await expect(page.getByText('stage_1.png set to Complete')).toBeVisible();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
+  await expect(page.getByText('stage_1.png set to Done')).toBeVisible();
 
   // Screenshots of the open picker at 1440 and 1024 px (once the toast has gone).
-  await expect(page.getByText('stage_1.png set to Complete')).toBeHidden({ timeout: 10_000 });
+  await expect(page.getByText('stage_1.png set to Done')).toBeHidden({ timeout: 10_000 });
   await stageButton(page).click();
   await expect(menu).toBeVisible();
   await page.waitForTimeout(250);
@@ -134,19 +134,19 @@ test('editor stage picker: follows a save, set with Shift+S and with the mouse, 
   await page.waitForTimeout(250);
   await page.screenshot({ path: 'test-results/editor-stage-picker-1024.png', clip: { x: 0, y: 0, width: 1024, height: 240 } });
 
-  // The mouse sets Review; it survives a reload.
-  await menu.getByRole('menuitemradio', { name: /^Review/ }).click();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+  // The mouse sets In review; it survives a reload.
+  await menu.getByRole('menuitemradio', { name: 'In review' }).click();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
   await page.reload();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Review (In Progress). Change stage');
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
   await stageButton(page).click();
-  await page.getByRole('menuitemradio', { name: 'Complete' }).click();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Complete. Change stage');
+  await page.getByRole('menuitemradio', { name: 'Done' }).click();
+  await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
 
   // Back on the Data tab the tile shows the stage set in the editor.
   await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page.getByTestId('image-tile').filter({ hasText: 'stage_1.png' })).toContainText('Complete');
+  await expect(page.getByTestId('image-tile').filter({ hasText: 'stage_1.png' })).toContainText('Done');
 });
 
 test('editor without classes: a class is added in place; Auto-Annotate asks for its class and remembers it', async ({ page }) => {

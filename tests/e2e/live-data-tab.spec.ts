@@ -50,7 +50,7 @@ test("the Data tab shows who has each image open in the editor, live; the viewer
     // At a corner of its own: apart from the checkbox (shown on hover), the status and the annotation count.
     await expectApart(people(second, X), tileX.getByRole('checkbox', { name: `Select ${X}` }), 'avatars and checkbox');
     await expectApart(people(second, X), tileX.getByTestId('annotation-count'), 'avatars and annotation count');
-    await expectApart(people(second, X), tileX.getByText('Not Started'), 'avatars and status');
+    await expectApart(people(second, X), tileX.getByText('Not started'), 'avatars and status');
     await second.mouse.move(1200, 800, { steps: 5 });
     await expect(second.getByRole('tooltip')).toHaveCount(0);
     await tileX.screenshot({ path: 'test-results/live-data-tab-tile.png' });

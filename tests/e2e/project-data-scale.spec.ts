@@ -24,6 +24,9 @@ function stubImage(i: number, filename: string, extra: Record<string, unknown> =
     is_archived: false,
     is_edited: false,
     thumbnail_path: null,
+    assignee_id: null,
+    reviewer_id: null,
+    open_issues: 0,
     ...extra,
   };
 }
@@ -148,8 +151,8 @@ test('data: loading skeleton, error with Try again, empty and filtered-empty sta
 
   // Filtered to nothing: says so and offers all statuses back.
   await page.getByRole('button', { name: 'All statuses' }).click();
-  await page.getByRole('menuitemcheckbox', { name: 'Complete' }).click();
-  await expect(page.getByText('No complete images here')).toBeVisible();
+  await page.getByRole('menuitemcheckbox', { name: 'Done' }).click();
+  await expect(page.getByText('No images in the Done stage here')).toBeVisible();
   await page.screenshot({ path: 'test-results/data-state-filtered-empty.png' });
   await page.getByRole('button', { name: 'Show all statuses' }).click();
   await expect(tiles).toHaveCount(12);

@@ -1,5 +1,5 @@
 // An image stage as a picker or a filter shows it (src/app/lib/stages.ts): its colour dot, its label
-// and, quieter, its detail ('Review  In Progress'). The Data tab's Stage menus and filter, and the
+// and, quieter, its detail when it has one (none since issue 29: one name per stage). The Data tab's Stage menus and filter, and the
 // editor's stage picker.
 import type { StageOption } from '../lib/stages';
 import styles from './StageEntry.module.css';

@@ -1,6 +1,6 @@
 // The image's stage in the editor's top bar (issue 19): shown at once when set (PATCH
 // /images/{id}/status), rolled back with a word when the server refuses, and followed when a save
-// moves a new image to In Progress. The editor's cached image and sequence, the project's counts and
+// moves a new image to In progress. The editor's cached image and sequence, the project's counts and
 // the Data tab's list learn the new stage, so a reload or going back shows it.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
@@ -43,7 +43,7 @@ export function useImageStage({ image, orgId, projectId, saver, deniedReason }: 
     [qc, projectId],
   );
 
-  // A save that moved a new image to In Progress.
+  // A save that moved a new image to In progress.
   useEffect(
     () =>
       saver.onSaved((imageId, res) => {

@@ -87,7 +87,7 @@ export function DataGrid({
           <EmptyState
             icon={<SearchX />}
             tone="neutral"
-            title={`No ${statusLabel(status).toLowerCase()} images here`}
+            title={`No images in the ${statusLabel(status)} stage here`}
             description="Try another status, or show all statuses."
             action={
               <Button variant="secondary" onClick={() => view().setStatus(null)}>
