@@ -62,6 +62,9 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   const serving = servesRequests(config.role);
   const metrics = createMetrics(ctx, app);
   ctx.metrics = metrics;
+  if (config.role !== 'all' && database.kind === 'pglite') {
+    app.log.warn({ role: config.role }, 'ROLE is not "all" but the database is PGlite, which one process holds: no other process can share the work (set DATABASE_URL)');
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Once shutdown begins, every response closes its connection: Node closes only the connections
