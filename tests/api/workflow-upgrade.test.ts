@@ -1,7 +1,8 @@
 // Upgrading a database with images to the workflow schema (0009_workflow.sql, issue 29): a
 // database built at migration 0008 holds images in every old stage; after the upgrade each keeps
 // its status, nobody is assigned, no issue is open, the per-folder counts still answer, and the new
-// review stage is accepted and sorts between annotating and complete.
+// review stage is accepted and sorts between annotating and complete. On PGlite, and on a fresh
+// database of the PostgreSQL server when DATABASE_URL is set.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -14,10 +15,27 @@ import { migrationFiles } from '../../src/server/db/migrate';
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/server/db/migrations');
 
-describe('upgrading to the workflow schema', () => {
+/** An empty database on the PostgreSQL server (not the harness's migrated template). */
+async function freshPostgresDatabase(base: string): Promise<string> {
+  const pg = await import('pg');
+  const name = `vellum_wf_upgrade_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.default.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+describe(`upgrading to the workflow schema (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('keeps every image and its status, with no assignments and no open issues', { timeout: 180_000 }, async () => {
     const dataDir = tempDir('vellum-wf-upgrade-');
-    const old = await connectDatabase({ kind: 'pglite', dir: path.join(dataDir, 'db') });
+    const pgUrl = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : null;
+    const old = await connectDatabase(pgUrl ? { kind: 'postgres', url: pgUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db') });
     await old.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const before = migrationFiles().filter((f) => f < '0009');
     expect(before.at(-1)).toMatch(/^0008_/);
@@ -38,7 +56,7 @@ describe('upgrading to the workflow schema', () => {
     await old.db.execute(sql`UPDATE projects SET image_count = ${stages.length}, completed_image_count = 3 WHERE id = ${projectId}`);
     await old.close();
 
-    const server = await startServer({}, dataDir);
+    const server = await startServer(pgUrl ? { DATABASE_URL: pgUrl } : {}, dataDir);
     try {
       const applied = (await server.built.ctx.db.execute(sql`SELECT name FROM schema_migrations ORDER BY name`)) as unknown as { rows: { name: string }[] };
       expect(applied.rows.map((r) => r.name)).toContain('0009_workflow.sql');
