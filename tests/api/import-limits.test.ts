@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, type Member } from '../fixtures/datasets';
-import { importFile } from './support/imports';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { imports, jobs } from '../../src/server/db/schema';
+import { sweepImportTmp, importTmpRoot } from '../../src/server/services/import/resume';
+import { finishedImport, importFile } from './support/imports';
 import { MAX_SHAPES_PER_IMAGE } from '../../src/contract/imports';
 
 let server: TestServer;
@@ -200,5 +206,56 @@ describe('folder names in the dry run', () => {
     expect(await imagesOf(projectId)).toEqual([]);
     const folders = await api(server.url, 'GET', `/api/v1/projects/${projectId}/folders`, { token: owner.token });
     expect(JSON.stringify(folders.body)).not.toContain('good');
+  }, 120_000);
+});
+
+describe('an import stopped hard (kill -9) and picked up again', () => {
+  /** Reserves and uploads an import, then leaves it as a run that died mid-way leaves it: 'running', with its job queued again. */
+  async function diedMidway(projectId: string, filename: string, bytes: Buffer, before: (id: string) => Promise<void>): Promise<string> {
+    const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: owner.token, body: { filename, size: bytes.length } });
+    expect(res.status).toBe(201);
+    await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(bytes) });
+    const id = res.body.import_id as string;
+    await before(id);
+    const ctx = server.built.ctx;
+    await ctx.db.update(imports).set({ status: 'running' }).where(eq(imports.id, id));
+    await ctx.db.insert(jobs).values({ id: randomUUID(), kind: 'import', organizationId: owner.org.id, payload: { import_id: id }, status: 'queued', createdBy: owner.id });
+    return id;
+  }
+
+  it('stores an image under the name the dead run reserved, not a suffixed one', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const bytes = await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/k6.png': await png(10, 10), 'labels/k6.txt': '0 0.5 0.5 0.2 0.2\n' });
+    const id = await diedMidway(projectId, 'k6.zip', bytes, async () => {
+      // What the dead run did for k6.png before it stopped: check-filename held the name for the import's user.
+      const held = await api(server.url, 'POST', `/api/v1/projects/${projectId}/images/check-filename`, { token: owner.token, body: { filename: 'k6.png' } });
+      expect(held.body.unique_filename).toBe('k6.png');
+    });
+    const job = await finishedImport(server, owner.token, id, 90);
+    expect(job.status, job.error).toBe('done');
+    expect((await imagesOf(projectId)).map((i) => [i.filename, i.annotation_count])).toEqual([['k6.png', 1]]);
+    expect(job.report.warnings.filter((w) => w.includes('was stored as'))).toEqual([]);
+  }, 120_000);
+
+  it('keeps its temporary files under DATA_DIR, clears what a dead run left, and sweeps the directories of ended imports', async () => {
+    const ctx = server.built.ctx;
+    const root = importTmpRoot(ctx);
+    expect(root.startsWith(path.resolve(server.config.dataDir))).toBe(true);
+    const projectId = (await createProject(server, owner)).id;
+    const bytes = await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/t.png': await png(10, 10) });
+    const id = await diedMidway(projectId, 't.zip', bytes, async (importId) => {
+      fs.mkdirSync(path.join(root, importId), { recursive: true });
+      fs.writeFileSync(path.join(root, importId, 'upload'), Buffer.alloc(1024));
+    });
+    const job = await finishedImport(server, owner.token, id, 90);
+    expect(job.status, job.error).toBe('done');
+    expect(fs.existsSync(path.join(root, id))).toBe(false);
+    // A directory a crashed process left for an import that has since ended, and one for an import still queued.
+    const ended = path.join(root, id);
+    fs.mkdirSync(ended, { recursive: true });
+    const other = randomUUID();
+    fs.mkdirSync(path.join(root, other), { recursive: true });
+    expect(await sweepImportTmp(ctx)).toBe(2);
+    expect(fs.readdirSync(root)).toEqual([]);
   }, 120_000);
 });

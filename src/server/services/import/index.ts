@@ -18,6 +18,7 @@ import { requireMember } from '../access';
 import { bucketFor, folderPathOrThrow, projectInOrg, requireFolder } from '../images';
 import { MAX_UPLOAD_URL_MINUTES } from '../upload';
 import { dropUpload, processImport, type ImportJobPayload, type ImportRow } from './run';
+import { sweepImportTmp } from './resume';
 
 export const IMPORT_JOB_KIND = 'import';
 /** An import claimed this many times without finishing (crashes, lost leases) is failed. */
@@ -106,8 +107,11 @@ export function createImportService(ctx: AppContext): ImportService {
   return {
     start: () => {
       queue.start();
+      const sweepTmp = () => sweepImportTmp(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'import: sweeping temporary directories failed; it runs again later'));
+      void sweepTmp();
       sweeper = setInterval(() => {
         sweepAbandonedImports(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'import: sweeping abandoned imports failed; it runs again later'));
+        void sweepTmp();
       }, RETENTION_SWEEP_INTERVAL_MS);
       sweeper.unref();
     },

@@ -19,7 +19,6 @@
 //    what was done until then stays.
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { and, eq, sql } from 'drizzle-orm';
@@ -39,6 +38,7 @@ import { bucketFor, setImageStatus } from '../images';
 import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
 import { openImportFile, type OpenedArchive } from './archive';
+import { freshTmpDir, ownReservation } from './resume';
 import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
 import { importedId, refusedKeyPath, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
@@ -100,6 +100,8 @@ interface Run {
   folders: Set<string>;
   /** Per lower-case file name, the end of the latest image creation under it (see sameName). */
   names: Map<string, Promise<void>>;
+  /** A run of this import stopped before (kill -9, a lost lease): this one picks it up. */
+  resumed: boolean;
   signal: AbortSignal;
 }
 
@@ -189,7 +191,9 @@ async function createImage(r: Run, img: ImportedImage & { entry: string }, folde
   const local = path.join(r.tmpDir, `image-${index}${path.extname(img.entry).toLowerCase().replace(/[^.a-z0-9]/g, '')}`);
   await pipeline(await r.archive.open(img.entry), fs.createWriteStream(local, { mode: 0o600 }));
   try {
-    const { unique_filename } = await checkFilename(r.ctx, r.userId, r.row.projectId, name || img.fileName);
+    // A resumed run takes back the name it was handed before it stopped (./resume.ts).
+    const own = r.resumed ? await ownReservation(r.ctx, r.row, r.userId, name || img.fileName) : null;
+    const unique_filename = own ?? (await checkFilename(r.ctx, r.userId, r.row.projectId, name || img.fileName)).unique_filename;
     const { image } = await registerImage(r.ctx, r.userId, r.row.projectId, { filename: unique_filename, folder_path: folder }, undefined, { localFile: local });
     if (unique_filename !== img.fileName) r.report.warn(`${img.fileName} was stored as ${unique_filename}`);
     r.report.report.images_created += 1;
@@ -383,10 +387,17 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
   const { import_id: id } = job.payload as unknown as ImportJobPayload;
   const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
   if (!row || row.status === 'done' || row.status === 'failed') return;
+  const resumed = row.status === 'running';
   await save(ctx, id, { status: 'running' });
-  const tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-import-'));
+  const tmpDir = await freshTmpDir(ctx, id);
   const report = new ReportBuilder(row.report as Partial<ImportReport>);
   let archive: OpenedArchive | null = null;
+  // The temporary files go before the import is said to have ended.
+  const cleanUp = async () => {
+    archive?.close();
+    archive = null;
+    await fsp.rm(tmpDir, { recursive: true, force: true });
+  };
   try {
     const file = path.join(tmpDir, 'upload');
     await downloadStaged(ctx, row, file);
@@ -395,19 +406,20 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), signal };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), resumed, signal };
     await readDataset(r, format);
+    await cleanUp();
     await save(ctx, id, { status: 'done', report: finalReport(r) as unknown as Record<string, unknown> });
     await dropUpload(ctx, row);
   } catch (err) {
     if (signal.aborted) throw err;
     const known = err instanceof ImportInputError || err instanceof ApiError;
     if (!known) throw err;
+    await cleanUp();
     await save(ctx, id, { status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown> });
     await dropUpload(ctx, row);
   } finally {
-    archive?.close();
-    await fsp.rm(tmpDir, { recursive: true, force: true });
+    await cleanUp();
     await notifyProjectChanged(ctx, row.projectId); // the Data tabs watching the project reload (src/server/live/notify.ts)
   }
 }
