@@ -3,7 +3,7 @@
 // changes in the same transaction; every change is an image event and is announced to the image's
 // live sockets (WORKFLOW_CHANNEL).
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Exec, Tx } from '../../db/client';
 import { images, issueComments, issues } from '../../db/schema';
@@ -48,7 +48,7 @@ function checkRegion(image: ImageRow, region: CreateIssueRequest['region']): voi
   }
 }
 
-/** Opens an issue on the image in the caller's transaction (also the review's reject comment). */
+/** Opens an issue on the image in the caller's transaction (also the review's reject comment); the region is checked before anything is written. */
 export async function openIssue(tx: Tx, image: ImageRow, userId: string, input: CreateIssueRequest): Promise<Issue> {
   checkRegion(image, input.region);
   const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(issues).where(eq(issues.imageId, image.id));
@@ -69,7 +69,6 @@ export async function openIssue(tx: Tx, image: ImageRow, userId: string, input: 
 /** POST /images/{id}/issues. */
 export async function createIssue(ctx: AppContext, userId: string, imageId: string, input: CreateIssueRequest, orgId?: string) {
   const image = await imageFor(ctx, userId, imageId, 'issues.write', orgId);
-  checkRegion(image, input.region);
   return { issue: await ctx.db.transaction((tx) => openIssue(tx, image, userId, input)) };
 }
 
@@ -115,7 +114,7 @@ export async function setIssueStatus(ctx: AppContext, userId: string, issueId: s
     await tx
       .update(images)
       .set({ openIssues: status === 'open' ? sql`${images.openIssues} + 1` : sql`greatest(${images.openIssues} - 1, 0)` })
-      .where(and(eq(images.id, before.imageId)));
+      .where(eq(images.id, before.imageId));
     await recordEvents(tx, [{ imageId: before.imageId, type: 'issue', userId, fromValue: before.status, toValue: status, issueId }]);
     await announceIssues(tx, before.imageId);
     return after!;
