@@ -98,7 +98,7 @@ describe('ROLE', () => {
       await apiServer.stop();
     }
 
-    const dbUrl = apiServer.config.database.kind === 'postgres' ? { DATABASE_URL: apiServer.config.database.url } : {};
+    const dbUrl: Record<string, string> = apiServer.config.database.kind === 'postgres' ? { DATABASE_URL: apiServer.config.database.url } : {};
     const worker = await startServer({ ...fast, ...dbUrl, ROLE: 'worker' }, dataDir);
     try {
       const row = await until(
