@@ -82,7 +82,7 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
         SUPABASE_JWT_SECRET: SECRET,
         IMPORT_POLL_MS: '100',
         // A killed worker's import is taken up once its lease has run out.
-        IMPORT_LEASE_SECONDS: '2',
+        IMPORT_LEASE_SECONDS: '3',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
