@@ -209,7 +209,11 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   await confirm.getByRole('button', { name: 'Delete Permanently' }).click();
   await expect(confirm).toBeHidden();
   await expect(page.getByText('No archived images')).toBeVisible();
+  // The tab is in the URL (issue 29): a reload stays on Archive.
   await page.reload();
+  await expect(page.getByRole('tab', { name: /Archive/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByText('No archived images')).toBeVisible();
+  await page.getByRole('tab', { name: /Data/ }).click();
   await expect(counter).toHaveText('3 / 3 loaded');
 });
 

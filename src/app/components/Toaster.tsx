@@ -3,7 +3,7 @@
 // Pages: bottom centre, the newest lowest. Anything marked `data-toast-avoid` that shares the
 // stack's column (the Data and Archive tabs' floating selection bar, the upload panel) lifts the
 // stack above it, so a toast never hides the toolbar it reports on.
-// Editor (/project/annotate/...): its corners hold controls (zoom bottom left, the settings button
+// Editor (/projects/:id/images/:id): its corners hold controls (zoom bottom left, the settings button
 // bottom right, the sidebar's Hide All / Copy Previous / Remove All at the bottom of the right
 // edge) and the middle of the stage's top and bottom holds its banners and the Auto-Annotate
 // bar; the stack sits at the stage's top right, under the banners' row and left of the sidebar.
@@ -14,7 +14,7 @@ import { CircleCheck, CircleExclamationPoint, X } from 'lucide-react';
 import { useToasts } from '../stores/toast';
 import styles from './Toaster.module.css';
 
-const EDITOR_PATH = /^\/project\/annotate\//;
+const EDITOR_PATH = /^\/projects\/[^/]+\/images\/[^/]+$/;
 /** Gap between the stack and what it avoids (px). */
 const GAP = 12;
 

@@ -2,7 +2,7 @@
 // save manager (./save); the only write here is a restore of an earlier version (issue 14), which
 // the screen makes after the manager has flushed this image's pending changes.
 import { HistoryResponse, LoadDataResponse, SaveDataResponse } from '../../../contract/annotation-api';
-import { ImageResponse, ListImagesResponse, SignedUrlResponse, MAX_PAGE_SIZE, type Image, type ImageStatus, type ListSortField } from '../../../contract/images';
+import { ImageResponse, SignedUrlResponse, type Image } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { z } from 'zod';
 import { request, requestText } from '../../api/client';
@@ -53,20 +53,6 @@ export async function parseLoadData(text: string, options: SliceOptions = {}): P
 export const editorApi = {
   getImage: async (imageId: string, orgId: string): Promise<Image> =>
     (await request('GET', `/images/${enc(imageId)}?org_id=${enc(orgId)}`, ImageResponse)).image,
-
-  /** The project's images called `filename` (any folder, archived included), for a reload without navigation state. */
-  findByFilename: async (projectId: string, orgId: string, filename: string): Promise<Image[]> => {
-    const q = new URLSearchParams({ org_id: orgId, search: filename, limit: '100', page: '1', is_archived: 'all' });
-    const res = await request('GET', `/projects/${enc(projectId)}/images?${q}`, ListImagesResponse);
-    return res.images.filter((i) => i.filename === filename);
-  },
-
-  /** One folder's images in the Data tab's order: the editor's previous / next sequence. */
-  listFolder: async (projectId: string, orgId: string, folderPath: string, sort: { field: ListSortField; order: 'asc' | 'desc' }, status: ImageStatus | null): Promise<Image[]> => {
-    const q = new URLSearchParams({ org_id: orgId, folder_path: folderPath, page: '1', limit: String(MAX_PAGE_SIZE), sort_by: sort.field, sort_order: sort.order, is_archived: 'false' });
-    if (status) q.set('status', status);
-    return (await request('GET', `/projects/${enc(projectId)}/images?${q}`, ListImagesResponse)).images;
-  },
 
   /** load-data's body as text, for parseLoadData: in the column encoding, which travels in about 60% of the plain JSON's bytes. */
   loadDataText: (imageId: string, projectId: string): Promise<string> => requestText(`/annotations/load-data/${enc(imageId)}?project_id=${enc(projectId)}&encoding=columns`),

@@ -3,7 +3,7 @@
 // way, 'notFound', so a link reveals nothing. A project of another of the member's organizations
 // makes that organization the current one (roles and menus follow it), and the project is
 // remembered as the last one opened (the old /project path goes back to it).
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { Project } from '../../../contract/projects';
 import { api, isApiError } from '../../api/client';
@@ -33,6 +33,16 @@ export function useRoutedProject(projectId: string | undefined): RoutedProject {
   });
   const project = query.data;
   const member = project ? organizations.some((o) => o.id === project.organization_id) : false;
+  // The server answered, so the member is in its organization: a list that says otherwise is stale
+  // (an invite accepted in another tab). It is read again once before the page gives up.
+  const [recheckedFor, setRecheckedFor] = useState<string | null>(null);
+  useEffect(() => {
+    if (!project || member || recheckedFor === project.id) return;
+    void useSession
+      .getState()
+      .refreshProfile({ quiet: true })
+      .finally(() => setRecheckedFor(project.id));
+  }, [project, member, recheckedFor]);
 
   useEffect(() => {
     if (project && member && currentOrgId !== project.organization_id) useSession.getState().setCurrentOrganization(project.organization_id);
@@ -47,7 +57,7 @@ export function useRoutedProject(projectId: string | undefined): RoutedProject {
   if (!valid) return { status: 'notFound' };
   if (query.isError) return isNotFound(query.error) ? { status: 'notFound' } : { status: 'error', retry: () => void query.refetch() };
   if (!project) return { status: 'loading' };
-  if (!member) return { status: 'notFound' };
+  if (!member) return recheckedFor === project.id ? { status: 'notFound' } : { status: 'loading' };
   if (!ready) return { status: 'loading' };
   return { status: 'ready', project, orgId: project.organization_id };
 }
