@@ -19,6 +19,7 @@ import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3Server, type S3TestServer } from '
 const base = process.env.DATABASE_URL;
 const BUCKET = 'vellum-multi-process';
 const SECRET = 'multi-process-test-secret-0123456789abcdef';
+const METRICS_TOKEN = 'multi-process-metrics-token-0123';
 /** Every wait in this file ends by itself. */
 const WAIT_MS = 60_000;
 
@@ -56,7 +57,7 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
   let dbUrl: string;
   let dbName: string;
   let publicUrl: string;
-  let api1: Proc, api2: Proc, worker1: Proc;
+  let api1: Proc, api2: Proc, worker1: Proc, worker2: Proc;
   let token: string;
   let projectId: string;
   const sockets: LiveClient[] = [];
@@ -80,6 +81,7 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
         AWS_ACCESS_KEY_ID: S3_ACCESS_KEY,
         AWS_SECRET_ACCESS_KEY: S3_SECRET_KEY,
         SUPABASE_JWT_SECRET: SECRET,
+        METRICS_TOKEN: METRICS_TOKEN,
         IMPORT_POLL_MS: '100',
         // A killed worker's import is taken up once its lease has run out.
         IMPORT_LEASE_SECONDS: '3',
@@ -229,7 +231,7 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
     expect(await worker1.exited).toBe(null);
     expect({ status: mid.status, partDone: mid.progress.done < count }).toEqual({ status: 'running', partDone: true });
 
-    const worker2 = await spawnServer('worker 2', 'worker');
+    worker2 = await spawnServer('worker 2', 'worker');
     await ready(worker2);
     const job = await waitFor(
       'the second worker to finish the import',
@@ -241,4 +243,23 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
     const names = (await imagesOf(api1)).map((i) => i.filename).filter((n) => n.startsWith('big-'));
     expect(names.sort()).toEqual(Array.from({ length: count }, (_, i) => `big-${i}.png`).sort());
   }, 180_000);
+
+  it("each process's metrics tell its part: the api processes answered the requests and ran no job, the worker ran the import", async () => {
+    const scrape = async (p: Proc) => {
+      const res = await fetch(`${p.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const count = (text: string, name: string, labels: string) => text.split('\n').filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.split(',').every((kv) => l.includes(kv))).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    const [a1, a2, w2] = await Promise.all([scrape(api1), scrape(api2), scrape(worker2)]);
+    for (const text of [a1, a2]) {
+      expect(count(text, 'http_request_duration_seconds_count', 'route="/api/v1/imports/:import_id"')).toBeGreaterThan(0);
+      expect(count(text, 'vellum_job_duration_seconds_count', 'kind="import"')).toBe(0);
+      expect(count(text, 'vellum_jobs', 'kind="import",status="queued"')).toBe(0);
+    }
+    expect(count(w2, 'vellum_job_duration_seconds_count', 'kind="import",outcome="completed"')).toBe(1);
+    expect(count(w2, 'http_request_duration_seconds_count', 'route="/api/v1/imports/:import_id"')).toBe(0);
+    expect(w2).toMatch(/^vellum_live_sockets 0$/m);
+    expect(count(a1, 'vellum_db_pool_connections', 'state="max"')).toBe(10);
+  });
 });
