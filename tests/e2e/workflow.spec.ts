@@ -5,7 +5,7 @@
 // 1440 x 900 of the queue (My work), the review bar and the issues panel go to /tmp/vellum-team/shots.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, scenePng, uploadImages, waitUntilSaved } from './editor-helpers';
+import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, pixelAt, scenePng, uploadImages, waitUntilSaved } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const SHOTS = '/tmp/vellum-team/shots';
@@ -45,6 +45,7 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   const dialog = page.getByRole('dialog', { name: 'Assign folder batch' });
   await dialog.getByRole('checkbox', { name: /Ann Annotator/ }).check();
   await dialog.getByTestId('assign-reviewer').selectOption({ label: 'Rita Reviewer (Reviewer)' });
+  await shot(page, 'workflow-assign-dialog');
   await dialog.getByRole('button', { name: 'Assign' }).click();
   await expect(page.getByText('1 image assigned to Ann Annotator')).toBeVisible();
   await expect(dialog).toBeHidden();
@@ -95,6 +96,7 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   await r.page.keyboard.press('Shift+R');
   const reject = r.page.getByRole('dialog', { name: 'Reject this image?' });
   await reject.getByTestId('reject-comment').fill('Please tighten the box around the car.');
+  await shot(r.page, 'workflow-reject-dialog');
   await reject.getByRole('button', { name: 'Reject' }).click();
   await expect(r.page.getByText(`${IMAGE} sent back to the annotator`)).toBeVisible();
   await expect(r.page.getByText(/Nothing left in your queue/)).toBeVisible();
@@ -114,6 +116,17 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   // Choosing the pinned issue draws it red and centres it.
   await annPanel.getByRole('button', { name: /Issue 1: Region/ }).click();
   await expect(annPanel.getByTestId('issue-thread').first()).toHaveAttribute('data-focused', 'true');
+  // She sees the pin: the render worker draws it red (chosen) at the region's top-left corner, the
+  // region centred in the canvas left of the panel (320 px and its 12 px gaps) at the zoom shown.
+  const scale = Number((await a.page.getByRole('group', { name: 'Zoom' }).innerText()).match(/(\d+)%/)![1]) / 100;
+  const [w, h] = (await annPanel.getByTestId('issue-thread').first().innerText()).match(/Region (\d+) × (\d+) px/)!.slice(1).map(Number) as [number, number];
+  const c = await canvasBox(a.page);
+  await expect
+    .poll(async () => {
+      const [red, green, blue] = await pixelAt(a.page, c.x + (c.width - 344) / 2 - (w / 2) * scale, c.y + c.height / 2 - (h / 2) * scale);
+      return red > 170 && green < 90 && blue < 90;
+    })
+    .toBe(true);
   await shot(a.page, 'workflow-issues-panel');
   // She fixes the box (select it, nudge it 10 px left), answers and resolves both issues.
   const drawn = (await loadSaved(page, project, image!.id)).annotations[0];
