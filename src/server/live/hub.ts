@@ -18,7 +18,6 @@ import { authenticate } from '../http/auth-guard';
 import { can, roleIn } from '../services/access';
 import { annotatedImage, CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
 import { WORKFLOW_CHANNEL } from '../services/workflow/events';
-import { WORKFLOW_CHANNEL } from '../services/workflow/events';
 import {
   LIVE_AUTH_TIMEOUT_MS,
   LIVE_CLOSE,
@@ -89,8 +88,6 @@ export class LiveHub {
   private stopListening: (() => Promise<void>) | null = null;
   /** The issue notices of services/workflow (an image id each): `issues` to the image's sockets. */
   private stopIssues: (() => Promise<void>) | null = null;
-  /** The issue notices of services/workflow (an image id each): `issues` to the image's sockets. */
-  private stopIssues: (() => Promise<void>) | null = null;
   private pinger: NodeJS.Timeout | null = null;
   /** Presence and peer messages shared with the other processes (PostgreSQL only). */
   private readonly cluster: LiveCluster | null;
@@ -136,9 +133,6 @@ export class LiveHub {
     this.stopIssues = await this.ctx.database.listen(WORKFLOW_CHANNEL, (imageId) => {
       for (const c of this.rooms.get(imageId)?.clients ?? []) this.send(c, { type: 'issues', image_id: imageId });
     });
-    this.stopIssues = await this.ctx.database.listen(WORKFLOW_CHANNEL, (imageId) => {
-      for (const c of this.rooms.get(imageId)?.clients ?? []) this.send(c, { type: 'issues', image_id: imageId });
-    });
     this.pinger = setInterval(() => this.ping(), this.ctx.config.live.pingMs);
     this.pinger.unref();
   }
@@ -150,8 +144,6 @@ export class LiveHub {
     await this.projects.stop();
     await this.stopListening?.();
     this.stopListening = null;
-    await this.stopIssues?.();
-    this.stopIssues = null;
     await this.stopIssues?.();
     this.stopIssues = null;
   }
