@@ -292,6 +292,20 @@ describe('LiveClient', () => {
     expect(sock.sent.filter((m) => m.type === 'overlap')).toEqual([{ type: 'overlap', image_id: IMG, ids: ['d'] }]);
   });
 
+  it("issues: tells the listeners when a joined image's issues change (issue 29), not for an image it does not watch", async () => {
+    const t = setup();
+    const s = screen();
+    const heard: string[] = [];
+    const off = t.client.onIssues((imageId) => heard.push(imageId));
+    const sock = await connected(t, s);
+    sock.server({ type: 'issues', image_id: IMG });
+    sock.server({ type: 'issues', image_id: '33333333-3333-4333-8333-333333333333' });
+    expect(heard).toEqual([IMG]);
+    off();
+    sock.server({ type: 'issues', image_id: IMG });
+    expect(heard).toEqual([IMG]);
+  });
+
   it(`an overlap the server refused (rate_limited for the image) goes again a second later, at most ${LIVE_OVERLAP_RETRIES} times`, async () => {
     const t = setup();
     const sock = await connected(t, screen());
@@ -453,5 +467,72 @@ describe('LiveClient.watchPresence (the Data tab)', () => {
     sock.server({ type: 'presence', image_id: B, peers: [ann] });
     expect(one.log).toEqual([]);
     expect(two.log).toEqual(['presence 4:Ann']);
+  });
+});
+
+describe('LiveClient.watchProject (the Data tab reloads when an import ends)', () => {
+  const OTHER = '33333333-3333-4333-8333-333333333333';
+  const projectWatches = (sock: FakeSocket) => sock.sent.filter((m) => m.type === 'watch_project');
+
+  it('opens the socket, watches the project once ready, passes on its project_changed (not another project\'s), and ends with null', async () => {
+    const t = setup();
+    const heard: string[] = [];
+    const off = t.client.watchProject(PROJ, (reason) => heard.push(reason));
+    expect(t.sockets).toHaveLength(1);
+    const sock = t.last();
+    sock.open();
+    await flush();
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(projectWatches(sock)).toEqual([{ type: 'watch_project', project_id: PROJ }]);
+    sock.server({ type: 'watching_project', project_id: PROJ });
+    sock.server({ type: 'project_changed', project_id: OTHER, reason: 'import_finished' });
+    sock.server({ type: 'project_changed', project_id: PROJ, reason: 'import_finished' });
+    expect(heard).toEqual(['import_finished']);
+    off();
+    expect(projectWatches(sock).at(-1)).toEqual({ type: 'watch_project', project_id: null });
+    sock.server({ type: 'project_changed', project_id: PROJ, reason: 'import_finished' });
+    expect(heard).toEqual(['import_finished']);
+  });
+
+  it('after a reconnect it watches again and says "reconnected" (what happened meanwhile is unknown), not on the first connect', async () => {
+    const t = setup();
+    const heard: string[] = [];
+    t.client.watchProject(PROJ, (reason) => heard.push(reason));
+    const first = t.last();
+    first.open();
+    await flush();
+    first.server({ type: 'ready', user_id: 'u1' });
+    expect(heard).toEqual([]);
+    first.drop();
+    t.runTimers();
+    const sock = t.last();
+    expect(sock).not.toBe(first);
+    sock.open();
+    await flush();
+    sock.server({ type: 'ready', user_id: 'u1' });
+    expect(projectWatches(sock)).toEqual([{ type: 'watch_project', project_id: PROJ }]);
+    expect(heard).toEqual(['reconnected']);
+  });
+
+  it('two screens of one project share the watch: it ends when both stop; another project replaces it', async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    const a: string[] = [];
+    const b: string[] = [];
+    const offA = t.client.watchProject(PROJ, (r) => a.push(r));
+    const offB = t.client.watchProject(PROJ, (r) => b.push(r));
+    expect(projectWatches(sock)).toEqual([{ type: 'watch_project', project_id: PROJ }]);
+    sock.server({ type: 'project_changed', project_id: PROJ, reason: 'import_finished' });
+    expect([a, b]).toEqual([['import_finished'], ['import_finished']]);
+    offA();
+    expect(projectWatches(sock)).toHaveLength(1);
+    offB();
+    expect(projectWatches(sock).at(-1)).toEqual({ type: 'watch_project', project_id: null });
+    const c: string[] = [];
+    t.client.watchProject(OTHER, (r) => c.push(r));
+    expect(projectWatches(sock).at(-1)).toEqual({ type: 'watch_project', project_id: OTHER });
+    sock.server({ type: 'project_changed', project_id: PROJ, reason: 'import_finished' });
+    sock.server({ type: 'project_changed', project_id: OTHER, reason: 'import_finished' });
+    expect(c).toEqual(['import_finished']);
   });
 });

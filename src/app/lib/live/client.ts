@@ -8,11 +8,12 @@
 // Another person's `overlap` (their merge dropped their edit of shapes for the later one) goes to
 // onPeerOverlap listeners, named from the image's people; sendOverlap says ours.
 // Besides the joined images, the socket can watch the presence of a list of images without joining
-// them (`watchPresence`: the Data tab's tiles), sent debounced and again after every reconnect.
+// them (`watchPresence`: the Data tab's tiles), sent debounced and again after every reconnect, and
+// watch a project (`watchProject`: the Data tab reloads its grid and counts when an import ends).
 import { z } from 'zod';
 import type { ChangesResponse } from '../../../contract/annotation-api';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer } from '../../../contract/live';
+import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer, type LiveProjectChange } from '../../../contract/live';
 
 /** The part of a WebSocket the client uses (the browser's, or a test's fake). */
 export interface LiveSocket {
@@ -79,6 +80,16 @@ interface PresenceWatch {
   /** What the server has been sent on this socket (`project:ids`); null: nothing watched there. */
   sent: string | null;
   timer: unknown;
+}
+
+/** Why a watched project should be reloaded: the server said so, or the socket came back (what happened while it was down is unknown). */
+export type ProjectChangeReason = LiveProjectChange | 'reconnected';
+
+interface ProjectWatch {
+  projectId: string;
+  listeners: Set<(reason: ProjectChangeReason) => void>;
+  /** watch_project went out on an earlier socket: the next ready is a reconnect. */
+  sent: boolean;
 }
 
 /** A GET changes answer as a change to apply (`by` unknown: it may span several people's versions). */
@@ -157,8 +168,10 @@ export class LiveClient {
   private readonly offToken: () => void;
   private me: string | null = null;
   private presenceWatch: PresenceWatch | null = null;
+  private projectWatch: ProjectWatch | null = null;
   private readonly readyListeners = new Set<(connected: boolean) => void>();
   private readonly overlapListeners = new Set<(imageId: string, overlap: PeerOverlap) => void>();
+  private readonly issuesListeners = new Set<(imageId: string) => void>();
 
   constructor(private readonly deps: LiveDeps) {
     this.offToken = deps.onTokenChange(() => void this.reauth());
@@ -247,9 +260,39 @@ export class LiveClient {
     pw.sent = pw.ids.length === 0 ? null : key;
   }
 
+  /**
+   * Hear when a project's images change in bulk (an import ended, started here or anywhere else):
+   * `onChanged('import_finished')`, and `onChanged('reconnected')` when the socket is back after
+   * a drop. One project per tab: watching another replaces it. Returns the function that stops.
+   */
+  watchProject(projectId: string, onChanged: (reason: ProjectChangeReason) => void): () => void {
+    let pw = this.projectWatch;
+    if (!pw || pw.projectId !== projectId) {
+      pw = { projectId, listeners: new Set(), sent: false };
+      this.projectWatch = pw;
+      this.sendProjectWatch();
+    }
+    const mine = pw;
+    mine.listeners.add(onChanged);
+    this.ensureSocket();
+    return () => {
+      mine.listeners.delete(onChanged);
+      if (this.projectWatch !== mine || mine.listeners.size > 0) return;
+      this.projectWatch = null;
+      if (this.ready) this.send({ type: 'watch_project', project_id: null });
+    };
+  }
+
+  private sendProjectWatch(): void {
+    const pw = this.projectWatch;
+    if (!pw || !this.ready) return;
+    this.send({ type: 'watch_project', project_id: pw.projectId });
+    pw.sent = true;
+  }
+
   /** Anything to keep a socket open for. */
   private get wanted(): boolean {
-    return this.watches.size > 0 || (this.presenceWatch?.ids.length ?? 0) > 0;
+    return this.watches.size > 0 || (this.presenceWatch?.ids.length ?? 0) > 0 || this.projectWatch !== null;
   }
 
   sendCursor(imageId: string, x: number, y: number): void {
@@ -306,6 +349,15 @@ export class LiveClient {
     return () => this.overlapListeners.delete(listener);
   }
 
+  /**
+   * Hear when the issues or comments of a joined image change (issue 29: someone opened, answered,
+   * resolved or reopened one, here or elsewhere): the editor loads the image's issues again.
+   */
+  onIssues(listener: (imageId: string) => void): () => void {
+    this.issuesListeners.add(listener);
+    return () => this.issuesListeners.delete(listener);
+  }
+
   dispose(): void {
     this.disposed = true;
     this.offToken();
@@ -313,6 +365,7 @@ export class LiveClient {
     this.watches.clear();
     if (this.presenceWatch?.timer) this.deps.clearTimer(this.presenceWatch.timer);
     this.presenceWatch = null;
+    this.projectWatch = null;
     if (this.reconnectTimer !== null) this.deps.clearTimer(this.reconnectTimer);
     this.reconnectTimer = null;
     const s = this.socket;
@@ -462,6 +515,14 @@ export class LiveClient {
       case 'changed':
         this.onChanged(m);
         return;
+      case 'issues':
+        if (this.watches.has(m.image_id)) for (const l of [...this.issuesListeners]) l(m.image_id);
+        return;
+      case 'project_changed':
+        if (this.projectWatch?.projectId === m.project_id) for (const l of [...this.projectWatch.listeners]) l(m.reason);
+        return;
+      case 'watching_project':
+        return;
       case 'error':
         // Only an overlap is answered rate_limited with an image id.
         if (m.code === 'rate_limited' && m.image_id) this.overlapRefused(m.image_id);
@@ -480,6 +541,12 @@ export class LiveClient {
     if (!first) return;
     for (const w of this.watches.values()) this.send({ type: 'join', image_id: w.imageId, project_id: w.projectId });
     if (this.presenceWatch) this.sendWatch(this.presenceWatch);
+    const pw = this.projectWatch;
+    if (pw) {
+      const again = pw.sent;
+      this.sendProjectWatch();
+      if (again) for (const l of [...pw.listeners]) l('reconnected');
+    }
   }
 
   private onChanged(m: z.infer<typeof LiveServerMessage> & { type: 'changed' }): void {

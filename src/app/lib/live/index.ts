@@ -7,7 +7,7 @@ import { getSupabase } from '../../api/supabase';
 import { LiveClient, changeOfResponse, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
 
 export { LiveClient, changeOfResponse } from './client';
-export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LivePresenceHandler, PeerOverlap, LivePresenceWatch, LiveSocket } from './client';
+export type { ApplyResult, LiveChange, LiveDeps, LiveImageHandler, LivePresenceHandler, PeerOverlap, LivePresenceWatch, LiveSocket, ProjectChangeReason } from './client';
 export { EMPTY_WATCHED, watchedFrom, withPresence, type WatchedPeople } from './watchedPeople';
 
 /** ws: or wss: as the page's own scheme, on the page's host. */

@@ -25,6 +25,7 @@ import { useGridItems, type Item } from './useGridItems';
 import { useImageActions } from './useImageActions';
 import { useImageList } from './useImageList';
 import { useTileSelection } from './useTileSelection';
+import { useProjectRefresh } from './useProjectRefresh';
 import { TilePeople, useWatchTiles } from './tilePeople';
 import styles from './DataTab.module.css';
 
@@ -60,6 +61,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const { toggle, activate } = useTileSelection(list.images);
   // Who has the images on screen open in the editor (small avatars on their tiles).
   useWatchTiles(project.id, visibleImageIds);
+  useProjectRefresh(project.id); // an import that ends anywhere reloads the grid and counts (live project_changed)
   const { fileOver, dropHandlers } = useFileDrop({ uploadDenied, onUpload });
   const selecting = selected.size > 0;
 
