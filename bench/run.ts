@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run. Prints
 // tables and writes JSON under bench/results/. Options: --quick (smaller scenes), --only=<name>
 // (engine, kernels, dataset, export, annotations, render, segmentation, image-edit, load, first-load,
-// editor-switch, import, live). The dataset, export, render, segmentation, load, first-load, editor-switch and live
+// editor-switch, import, live, heavy-work). The dataset, export, render, segmentation, load, first-load, editor-switch, live and heavy-work
 // benchmarks start servers and Chromium; they run when their scripts exist (first-load and
 // editor-switch measure the build in dist/app: `npm run build` first).
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ if (want('kernels')) await runKernelsBench({ quick });
 if (want('image-edit')) await (await import('./image-edit.bench')).runImageEditBench({ quick });
 
 // Benchmarks that run as their own scripts (they own servers or browsers).
-for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['export', 'export.bench.ts'], ['annotations', 'annotations.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts'], ['load', 'load.bench.ts'], ['first-load', 'first-load.bench.ts'], ['editor-switch', 'editor-switch.bench.ts'], ['import', 'import.bench.ts'], ['live', 'live.bench.ts']] as const) {
+for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['export', 'export.bench.ts'], ['annotations', 'annotations.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts'], ['load', 'load.bench.ts'], ['first-load', 'first-load.bench.ts'], ['editor-switch', 'editor-switch.bench.ts'], ['import', 'import.bench.ts'], ['live', 'live.bench.ts'], ['heavy-work', 'heavy-work.bench.ts']] as const) {
   if (!want(name)) continue;
   const full = path.join(here, file);
   if (!fs.existsSync(full)) continue;

@@ -26,6 +26,7 @@ import { logitGrid, maskResult } from './result';
 import type { Embedding, Segmenter } from './types';
 import { BuiltinSegmenter } from './builtin';
 import { wasmOps } from './builtin/wasm-ops';
+import { offload } from '../../offload/pool';
 
 /** How long get-mask trusts an image look-up (project, membership, image row) before asking the database again. */
 export const LOOKUP_TTL_MS = 5000;
@@ -45,7 +46,8 @@ async function createSegmenter(cfg: SegmentationConfig): Promise<Segmenter> {
     const { Sam2Segmenter } = await import('./sam2');
     return new Sam2Segmenter(cfg.sam2ModelDir!);
   }
-  return new BuiltinSegmenter(wasmOps);
+  // The structure (Lab, superpixels, graphs: hundreds of ms at 12 MP) is built on an offload thread.
+  return new BuiltinSegmenter(wasmOps, (rgb, w, h) => offload('segmentationStructure', [rgb, w, h]));
 }
 
 /** Memory for the per-user previous masks (a built-in state is a working-size mask, up to 1 MB). */

@@ -29,7 +29,14 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
   private ops: SegmentOps | null = null;
   private loading: Promise<void> | null = null;
 
-  constructor(private readonly loadOps: () => Promise<SegmentOps> = async () => referenceOps) {}
+  /**
+   * `structureOf` builds the per-image structure elsewhere (the server passes the offload pool's
+   * thread, so a 12 MP process-image never holds the request thread); without it, it is built here.
+   */
+  constructor(
+    private readonly loadOps: () => Promise<SegmentOps> = async () => referenceOps,
+    private readonly structureOf?: (rgb: Uint8Array, w: number, h: number) => Promise<Structure>,
+  ) {}
 
   warmup(): Promise<void> {
     this.loading ??= this.loadOps().then(
@@ -54,7 +61,13 @@ export class BuiltinSegmenter implements Segmenter<BuiltinEmbedding> {
 
   async embed(image: LoadedImage): Promise<BuiltinEmbedding> {
     const ops = await this.opsReady();
-    const structure = buildStructure(ops, image.rgb, image.w, image.h, 3);
+    let structure: Structure;
+    if (this.structureOf) {
+      structure = await this.structureOf(image.rgb, image.w, image.h);
+      // refine() reads both on every click: kept in this thread's wasm memory, as buildStructure does.
+      ops.pin?.(structure.labels);
+      ops.pin?.(structure.bins);
+    } else structure = buildStructure(ops, image.rgb, image.w, image.h, 3);
     const full = image.full;
     return {
       structure,

@@ -1,0 +1,140 @@
+// A small pool of worker threads for CPU-heavy work, so no request waits behind it (issue 30):
+// `offload('task', ...args)` runs a task of ./tasks.ts on the first idle thread and resolves with
+// its result. Threads start on first use, stay (unref'd, so they never keep a process alive) and
+// are replaced when one dies; the task it ran fails with OffloadCrashed. See README.md.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { TaskName, Tasks } from './tasks';
+import { transferablesOf } from './transfer';
+
+/** Threads in the pool: one less than the cores, at least 2 (so one long task never holds the queue alone), at most 4. */
+export const OFFLOAD_THREADS = Math.max(2, Math.min(4, (os.availableParallelism?.() ?? os.cpus().length) - 1));
+
+/** The task's thread stopped (crash, out of memory, pool closed) before it answered. */
+export class OffloadCrashed extends Error {
+  override name = 'OffloadCrashed';
+}
+
+interface Job {
+  id: number;
+  task: TaskName;
+  args: unknown[];
+  transfer: ArrayBuffer[];
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+}
+
+const bootUrl = new URL('./boot.mjs', import.meta.url);
+const entry = new URL('./worker.ts', import.meta.url).href;
+
+export class OffloadPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size = OFFLOAD_THREADS) {}
+
+  /**
+   * Runs `task` on a thread. `move` lists arguments whose typed arrays are moved to the thread
+   * rather than copied (the caller must not use them afterwards).
+   */
+  run<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = []): Promise<Awaited<ReturnType<Tasks[K]>>> {
+    if (this.closed) return Promise.reject(new OffloadCrashed('The offload pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, args, transfer: transferablesOf(move), resolve: resolve as (v: unknown) => void, reject });
+      this.pump();
+    });
+  }
+
+  /** The tasks running on a thread now (tests wait for one to start; metrics could count them). */
+  running(): TaskName[] {
+    return this.slots.flatMap((s) => (s.job ? [s.job.task] : []));
+  }
+
+  /** Stops every thread; queued and running tasks fail with OffloadCrashed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new OffloadCrashed('The offload pool closed'));
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      const slot = this.slots.find((s) => s.ready && !s.job);
+      if (!slot) {
+        if (this.slots.length < this.size) this.spawn();
+        return; // a thread that becomes ready (or idle) pumps again
+      }
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.worker.ref(); // a running task keeps the process alive until it answers
+      try {
+        slot.worker.postMessage({ id: job.id, task: job.task, args: job.args }, job.transfer);
+      } catch (err) {
+        slot.job = null;
+        slot.worker.unref();
+        job.reject(err as Error);
+      }
+    }
+  }
+
+  private spawn(): void {
+    const worker = new Worker(bootUrl, { workerData: { entry } });
+    worker.unref();
+    const slot: Slot = { worker, ready: false, job: null };
+    this.slots.push(slot);
+    worker.on('message', (m: { ready?: true; id?: number; ok?: boolean; result?: unknown; error?: { name: string; message: string; code?: string } }) => {
+      if (m.ready) slot.ready = true;
+      else if (slot.job && m.id === slot.job.id) {
+        const job = slot.job;
+        slot.job = null;
+        worker.unref();
+        if (m.ok) job.resolve(m.result);
+        else job.reject(Object.assign(new Error(m.error!.message), { name: m.error!.name, code: m.error!.code }));
+      }
+      this.pump();
+    });
+    const gone = (why: string) => {
+      const i = this.slots.indexOf(slot);
+      if (i < 0) return;
+      this.slots.splice(i, 1);
+      slot.job?.reject(new OffloadCrashed(`The offload thread stopped: ${why}`));
+      slot.job = null;
+      if (!slot.ready && !this.closed) {
+        // It died while starting: fail what waits rather than spawning forever.
+        for (const job of this.queue.splice(0)) job.reject(new OffloadCrashed(`The offload thread could not start: ${why}`));
+        return;
+      }
+      if (!this.closed) this.pump();
+    };
+    worker.on('error', (err) => gone(err.message));
+    worker.on('exit', (code) => gone(`exit ${code}`));
+  }
+}
+
+let shared: OffloadPool | null = null;
+
+/** The process's pool (made on first use). */
+export function offloadPool(): OffloadPool {
+  shared ??= new OffloadPool();
+  return shared;
+}
+
+/** Runs `task` on the process's pool. */
+export function offload<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = []): Promise<Awaited<ReturnType<Tasks[K]>>> {
+  return offloadPool().run(task, args, move);
+}
+
+/** Stops the process's pool (graceful shutdown; a later offload starts a new one). */
+export async function closeOffloadPool(): Promise<void> {
+  const pool = shared;
+  shared = null;
+  await pool?.close();
+}

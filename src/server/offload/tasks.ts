@@ -1,0 +1,26 @@
+// Every task an offload thread can run, by name. A task takes and returns structured-cloneable
+// values (numbers, strings, plain objects, typed arrays) and must not touch the database, storage
+// or the server's context: those live on the main thread. See README.md.
+import { buildStructure, type SegmentOps, type Structure } from '../services/segmentation/builtin/algorithm';
+import { wasmOps } from '../services/segmentation/builtin/wasm-ops';
+import { referenceOps } from '../services/segmentation/builtin/reference-ops';
+
+let ops: Promise<SegmentOps> | null = null;
+
+/** The thread's own wasm kernels (the TypeScript references when the wasm module is not built), without pinning: the arrays leave the thread. */
+function segmentOps(): Promise<SegmentOps> {
+  ops ??= wasmOps()
+    .catch(() => referenceOps)
+    .then((o) => Object.create(o, { pin: { value: undefined } }) as SegmentOps);
+  return ops;
+}
+
+export const tasks = {
+  /** The built-in segmenter's per-image structure (process-image's embedding: Lab, superpixels, graphs). */
+  async segmentationStructure(rgb: Uint8Array, w: number, h: number): Promise<Structure> {
+    return buildStructure(await segmentOps(), rgb, w, h, 3);
+  },
+};
+
+export type Tasks = typeof tasks;
+export type TaskName = keyof Tasks;

@@ -1,0 +1,30 @@
+// The loop of one offload worker thread: runs the task each message names and posts the result
+// back, moving (not copying) the typed arrays it holds. See README.md for what may run here.
+import { parentPort } from 'node:worker_threads';
+import { tasks, type TaskName } from './tasks';
+import { transferablesOf } from './transfer';
+
+interface Request {
+  id: number;
+  task: TaskName;
+  args: unknown[];
+}
+
+const port = parentPort!;
+
+port.on('message', async ({ id, task, args }: Request) => {
+  try {
+    const run = tasks[task] as (...a: unknown[]) => unknown;
+    if (!run) throw new Error(`Unknown offload task ${task}`);
+    const result = await run(...args);
+    try {
+      port.postMessage({ id, ok: true, result }, transferablesOf(result));
+    } catch {
+      port.postMessage({ id, ok: true, result }); // a buffer that cannot move (wasm memory) is copied
+    }
+  } catch (err) {
+    const e = err as Error;
+    port.postMessage({ id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: (e as { code?: string })?.code } });
+  }
+});
+port.postMessage({ ready: true });

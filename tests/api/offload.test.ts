@@ -1,0 +1,104 @@
+// CPU-heavy work on the offload pool's threads (src/server/offload, issue 30): the built-in
+// segmenter's embedding built on a thread gives the same structure and the same masks as built
+// in-line, and /api/v1/health answers while a 12 MP process-image is being prepared (ordering of
+// completions, no timing).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, uploadImage, type Member } from '../fixtures/datasets';
+import { syntheticImage } from '../fixtures/segmentation';
+import { buildKernels } from '../../assembly/build.mjs';
+import { offload, offloadPool, OffloadPool, OffloadCrashed } from '../../src/server/offload/pool';
+import { BuiltinSegmenter } from '../../src/server/services/segmentation/builtin';
+import { buildStructure } from '../../src/server/services/segmentation/builtin/algorithm';
+import { wasmOps } from '../../src/server/services/segmentation/builtin/wasm-ops';
+
+const W = 400, H = 300;
+const scene = syntheticImage(5, W, H);
+
+beforeAll(async () => {
+  await buildKernels({ quiet: true });
+}, 120_000);
+
+describe('segmentation on an offload thread', () => {
+  it('builds the same structure as in-line', async () => {
+    const inline = buildStructure(await wasmOps(), scene.rgb, W, H, 3);
+    const moved = await offload('segmentationStructure', [scene.rgb, W, H]);
+    expect(Object.keys(moved).sort()).toEqual(Object.keys(inline).sort());
+    for (const key of Object.keys(inline) as (keyof typeof inline)[]) expect(moved[key], key).toEqual(inline[key]);
+  }, 60_000);
+
+  it('answers the same masks for the same clicks, the previous mask included', async () => {
+    const image = { width: W, height: H, rgb: scene.rgb, w: W, h: H };
+    const here = new BuiltinSegmenter(wasmOps);
+    const there = new BuiltinSegmenter(wasmOps, (rgb, w, h) => offload('segmentationStructure', [rgb, w, h]));
+    const [a, b] = [await here.embed(image), await there.embed(image)];
+    const clicks = [
+      { positive: [[200, 150]] as [number, number][], negative: [] as [number, number][] },
+      { positive: [[200, 150]] as [number, number][], negative: [[20, 20]] as [number, number][] },
+    ];
+    let prevA: unknown, prevB: unknown;
+    for (const points of clicks) {
+      const [pa, pb] = [await here.predict(a, points, prevA), await there.predict(b, points, prevB)];
+      expect(pa.mask.data.some((v) => v === 1)).toBe(true);
+      expect(Buffer.from(pb.mask.data)).toEqual(Buffer.from(pa.mask.data));
+      expect(pb.score).toBe(pa.score);
+      [prevA, prevB] = [pa.state, pb.state];
+    }
+  }, 60_000);
+
+  it("fails a task whose thread dies with OffloadCrashed, and the pool's next task still runs", async () => {
+    const pool = new OffloadPool(1);
+    try {
+      // The thread is stopped mid-task, as a crash or an out-of-memory end would stop it.
+      const task = pool.run('segmentationStructure', [scene.rgb, W, H]);
+      await new Promise((r) => setTimeout(r, 0));
+      while (!pool.running().length) await new Promise((r) => setTimeout(r, 5));
+      await (pool as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0]!.worker.terminate();
+      await expect(task).rejects.toBeInstanceOf(OffloadCrashed);
+      const again = await pool.run('segmentationStructure', [scene.rgb, W, H]);
+      expect(again.w).toBe(W);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe('requests during heavy work', () => {
+  let server: TestServer;
+  let owner: Member;
+  let project: { id: string };
+
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await onboardedUser(server);
+    project = await createProject(server, owner);
+    // A 12 MP photo-like picture (the synthetic scene enlarged).
+    const big = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).resize(4000, 3000).jpeg({ quality: 85 }).toBuffer();
+    await uploadImage(server, owner, project.id, 'big.jpg', big);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answers /api/v1/health while a 12 MP process-image is being prepared, before it finishes', async () => {
+    const done: string[] = [];
+    const heavy = api(server.url, 'POST', '/api/v1/auto-annotate/sam2/process-image', { token: owner.token, body: { project_id: project.id, image_name: 'big.jpg' } }).then((res) => {
+      done.push('process-image');
+      return res;
+    });
+    // The embedding's structure is being built on a thread (in-line, this loop would never see it run).
+    while (!offloadPool().running().includes('segmentationStructure')) {
+      expect(done).toEqual([]);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const health = await api(server.url, 'GET', '/api/v1/health');
+    done.push('health');
+    expect(health.status).toBe(200);
+    const res = await heavy;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('success');
+    expect(res.body.size).toEqual({ width: 4000, height: 3000 });
+    expect(done).toEqual(['health', 'process-image']);
+  }, 120_000);
+});
