@@ -8,8 +8,12 @@ export const HealthResponse = z.object({
 });
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
+/** ROLE of a server process (docs/deploy.md): `all` serves and works, `api` only serves, `worker` only works. */
+export const SERVER_ROLES = ['all', 'api', 'worker'] as const;
+const ServerRole = z.enum(SERVER_ROLES);
+
 /** GET /api/v1/health/live: 200 while the process runs (docs/deploy.md "Health checks"). */
-export const LiveResponse = z.object({ status: z.literal('live'), role: z.enum(['all', 'api', 'worker']) });
+export const LiveResponse = z.object({ status: z.literal('live'), role: ServerRole });
 export type LiveResponse = z.infer<typeof LiveResponse>;
 
 /**
@@ -18,7 +22,7 @@ export type LiveResponse = z.infer<typeof LiveResponse>;
  */
 export const ReadyResponse = z.object({
   status: z.enum(['ready', 'not_ready']),
-  role: z.enum(['all', 'api', 'worker']),
+  role: ServerRole,
   stopping: z.boolean(),
   checks: z.object({ database: z.enum(['ok', 'failed', 'skipped']), storage: z.enum(['ok', 'failed', 'skipped']) }),
 });

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseS3StorageUrl } from './storage/s3-url';
+import { SERVER_ROLES } from '../contract/system';
 
 export class ConfigError extends Error {}
 
@@ -43,7 +44,7 @@ export interface Config {
   shutdownDrainMs: number;
 }
 
-export const ROLES = ['all', 'api', 'worker'] as const;
+export const ROLES = SERVER_ROLES;
 export type Role = (typeof ROLES)[number];
 
 /** Whether this process answers the product's requests (the API, identity, signed storage URLs, the SPA). */

@@ -33,11 +33,21 @@ interface QueueRow {
   oldest: number | string | null;
 }
 
+/**
+ * Process CPU, memory, handles, GC, and the event loop's lag (nodejs_eventloop_lag_seconds and its
+ * percentiles): one set per process, however many apps it builds (each set runs its own
+ * event-loop monitor).
+ */
+let processMetrics: Registry | null = null;
+
 /** The metrics of this app; `app` gives the request hooks and the live sockets. */
 export function createMetrics(ctx: Pick<AppContext, 'db' | 'database' | 'log'>, app: FastifyInstance): Metrics {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  const defaults = processMetrics;
   const registry = new Registry();
-  // Process CPU, memory, handles, GC, and the event loop's lag (nodejs_eventloop_lag_seconds and its percentiles).
-  collectDefaultMetrics({ register: registry });
 
   const requests = new Histogram({
     name: 'http_request_duration_seconds',
@@ -127,7 +137,7 @@ export function createMetrics(ctx: Pick<AppContext, 'db' | 'database' | 'log'>, 
       if (FAILED.has(outcome)) jobFailures.inc({ kind, reason: outcome });
     },
     jobKind: (kind) => void kinds.add(kind),
-    render: () => registry.metrics(),
+    render: async () => (await defaults.metrics()) + (await registry.metrics()),
   };
 }
 
