@@ -29,15 +29,13 @@ export function jobServices(ctx: AppContext): JobServices {
 }
 
 export interface BackgroundWork {
-  /** What runs in this process, for the start-up log and /metrics. */
-  readonly running: string[];
   /** Stops the sweeps, then the workers, which hand their running jobs back (they resume in another process). */
   stop(): Promise<void>;
 }
 
 /** Starts this process's background work, or none when its role is `api`. */
 export function startBackgroundWork(ctx: AppContext): BackgroundWork {
-  if (!runsJobs(ctx.config.role)) return { running: [], stop: async () => undefined };
+  if (!runsJobs(ctx.config.role)) return { stop: async () => undefined };
   const { imports, imageEdit } = jobServices(ctx);
   imports.start();
   imageEdit.start();
@@ -47,7 +45,6 @@ export function startBackgroundWork(ctx: AppContext): BackgroundWork {
   const stopOrphanSweep = startOrphanSweeper(ctx);
   const stopHistorySweep = startHistorySweep(ctx);
   return {
-    running: ['import', 'image_edit', 'tiles', 'account_purge', 'upload orphan sweep', 'annotation history sweep'],
     async stop() {
       stopOrphanSweep();
       stopHistorySweep();
