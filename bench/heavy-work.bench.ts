@@ -29,6 +29,7 @@ import sharp from 'sharp';
 import yazl from 'yazl';
 import { api } from '../tests/api/harness';
 import { uploadImage, png } from '../tests/fixtures/datasets';
+import { moveDocumentsToRows } from '../src/server/db/annotation-rows';
 import { benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './seed';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -40,6 +41,7 @@ const PHOTOS_12MP = quick ? 1 : 3;
 /** --phases=cvat,yolo,export,segment: only these loads (the quiet phases always run). */
 const phases = process.argv.find((a) => a.startsWith('--phases='))?.slice('--phases='.length).split(',');
 const wanted = (name: string) => !phases || phases.includes(name);
+const EXPORT_CLASSES = ['car', 'building', 'person', 'road', 'sign'].map((name, i) => ({ name, type: i % 2 ? 'polygon' : 'box', color: '#ff6b6b' }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (v: number, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -216,8 +218,9 @@ async function main() {
     await uploadImage(server, user, cvatProject.id, 'big.png', await png(64, 64));
     const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#557799' } }).jpeg().toBuffer();
     const yolo = await yoloZip(jpeg);
-    const exportProject = await createBenchProject(bench, 'export');
+    const exportProject = await createBenchProject(bench, 'export', EXPORT_CLASSES);
     const seeded = await seedProject(bench, exportProject, { images: EXPORT_IMAGES, folders: Math.ceil(EXPORT_IMAGES / 100), statuses: 'complete', shapes: 5 });
+    await moveDocumentsToRows(server.built.ctx.database); // seeded in the old one-list layout; exports read rows
     console.log(`seeded ${EXPORT_IMAGES} images in ${round(seeded)} s`);
     const segProject = await createBenchProject(bench, 'segmentation');
     const photos: string[] = [];

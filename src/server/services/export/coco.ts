@@ -154,6 +154,7 @@ export class CocoWriter implements FormatWriter {
     await this.imagesSpool.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
     const { singles, groups } = groupInstances(annotations);
     for (const a of singles) {
+      if (this.s.slice.due()) await this.s.slice.pause();
       const className = String(a.name ?? '');
       const converted = convert(() => toCoco(a, size, this.s.kernels!));
       if (converted.kind === 'polyline') {

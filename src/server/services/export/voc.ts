@@ -144,6 +144,7 @@ export class VocWriter implements FormatWriter {
     const size = imageSize(image);
     const objects: string[] = [];
     for (const a of annotations) {
+      if (s.slice.due()) await s.slice.pause();
       const className = String(a.name ?? '');
       const c = convert(() => toVoc(a, size));
       if (c.kind === 'keypoint') {

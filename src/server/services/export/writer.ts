@@ -8,6 +8,7 @@ import type { ExportFormat, ExportScope } from '../../../contract/export';
 import type { Kernels } from '../../../kernels/node';
 import type { ImageRow, ProjectRow } from '../images';
 import type { ZipSink } from './sink';
+import type { TimeSlice } from '../../offload/slice';
 
 export interface RunState {
   ctx: AppContext;
@@ -26,6 +27,8 @@ export interface RunState {
   kernels: Kernels | null;
   sink: ZipSink;
   report: Report;
+  /** The export's time slice: loops over images and annotations pause on it, so requests never wait behind a large export (issue 30). */
+  slice: TimeSlice;
 }
 
 /** One format's output: an entry (or more) per image, then what spans the whole export. */

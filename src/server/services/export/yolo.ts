@@ -144,6 +144,7 @@ export class YoloWriter implements FormatWriter {
     const size = imageSize(image);
     const lines: string[] = [];
     for (const a of annotations) {
+      if (s.slice.due()) await s.slice.pause();
       const className = String(a.name ?? '');
       const c = size ? convert(() => toYolo(a, size, this.segments, s.kernels!)) : ({ kind: 'invalid', reason: 'the image size is unknown' } as const);
       if (c.kind === 'keypoint' || c.kind === 'polyline') {
