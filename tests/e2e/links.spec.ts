@@ -127,7 +127,7 @@ test('a copied editor link, opened in a fresh signed-out browser, lands on that 
   await copy.focus();
   await expect(page.getByRole('tooltip')).toHaveText('Copy link');
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.locator('header').first().screenshot({ path: '/tmp/vellum-team/shots/editor-copy-link-bar.png' });
+  await page.screenshot({ path: 'test-results/editor-copy-link-bar.png', clip: { x: 0, y: 0, width: 1440, height: 120 } });
   await page.keyboard.press('Enter');
   await expect(page.getByText('Link copied to the clipboard')).toBeVisible();
   const link = await page.evaluate(() => navigator.clipboard.readText());
@@ -135,7 +135,7 @@ test('a copied editor link, opened in a fresh signed-out browser, lands on that 
   const b = project.images.find((i) => i.filename === 'b.png')!;
   expect(new URL(link).pathname).toBe(`/projects/${project.projectId}/images/${b.id}`);
   expect(new URL(link).search).toBe('?folder=%2Fbirds&sort=filename&order=asc');
-  await page.screenshot({ path: '/tmp/vellum-team/shots/editor-copy-link.png' });
+  await page.screenshot({ path: 'test-results/editor-copy-link.png' });
 
   // A teammate's browser, signed out: the link shows sign-in, then the image, at the same URL.
   const fresh = await browser.newContext();
@@ -167,7 +167,7 @@ test("another organization's links show the ordinary not-found page, as links to
   // The project and its image exist, in another organization: the same page as for nothing.
   const theirs = await notFound(`${base}/data`);
   await other.setViewportSize({ width: 1440, height: 900 });
-  await other.screenshot({ path: '/tmp/vellum-team/shots/not-found.png' });
+  await other.screenshot({ path: 'test-results/not-found.png' });
   expect(await notFound(`${base}/images/${image.id}?folder=%2F`)).toBe(theirs);
   expect(await notFound(`/projects/${randomUUID()}/data`)).toBe(theirs);
   expect(await notFound(`/projects/${randomUUID()}/images/${randomUUID()}`)).toBe(theirs);

@@ -98,7 +98,10 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
   // Loaded afresh now, so that the app's own re-read of the profile (every 30 s) is not due during
   // what follows: the change below must reach it through the server's refusal.
+  // The reload stays on the Classes tab (the tab is in the URL, issue 29).
   await other.reload();
+  await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
+  await other.getByRole('tab', { name: /Data/ }).click();
   await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
 

@@ -208,7 +208,7 @@ function ProjectView({ project, tab }: { project: Project; tab: ProjectTab }) {
 
       <UploadPanel />
       <AlertHost />
-      <ProjectSettingsDialog project={settingsOpen ? project : null} onClose={() => setSettingsOpen(false)} onDeleted={() => navigate('/select')} />
+      <ProjectSettingsDialog project={settingsOpen ? project : null} onClose={() => setSettingsOpen(false)} onDeleted={() => navigate('/select', { replace: true })} />
     </Page>
   );
 }
