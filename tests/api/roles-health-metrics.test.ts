@@ -10,7 +10,9 @@ import { startImport } from './support/imports';
 import { LiveClient } from './support/live';
 import { ConfigError, loadConfig } from '../../src/server/config';
 import { createJobQueue, enqueueOnce } from '../../src/server/jobs/queue';
-import { imports } from '../../src/server/db/schema';
+import { imports, jobs } from '../../src/server/db/schema';
+import { TILES_JOB_KIND } from '../../src/server/services/tiles';
+import { PURGE_JOB_KIND } from '../../src/server/services/account-purge';
 
 const TOKEN = 'metrics-token-for-the-tests-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,11 +78,21 @@ describe('ROLE', () => {
 
   it('an api process queues an import and never runs it; a worker on the same data runs it and serves only health and metrics', async () => {
     const dataDir = tempDir();
-    const fast = { IMPORT_POLL_MS: '50', TILES_POLL_MS: '50', IMAGE_EDIT_POLL_MS: '50', METRICS_TOKEN: TOKEN };
+    const fast = { IMPORT_POLL_MS: '50', TILES_POLL_MS: '50', IMAGE_EDIT_POLL_MS: '50', ACCOUNT_PURGE_POLL_MS: '50', METRICS_TOKEN: TOKEN };
     const apiServer = await startServer({ ...fast, ROLE: 'api' }, dataDir);
     let importId: string;
     let organizationId: string;
+    // Jobs of the other kinds, for things that do not exist: a worker claims and ends them quickly.
+    const others: string[] = [];
+    const attemptsOf = async (server: TestServer) =>
+      (await server.built.ctx.db.select({ id: jobs.id, attempts: jobs.attempts }).from(jobs).where(sql`${jobs.id} IN (${sql.join(others.map((id) => sql`${id}`), sql`, `)})`)).map((j) => j.attempts);
     try {
+      for (const [kind, payload] of [
+        [TILES_JOB_KIND, { image_id: crypto.randomUUID() }],
+        [PURGE_JOB_KIND, { user_id: crypto.randomUUID() }],
+      ] as const) {
+        others.push((await enqueueOnce(apiServer.built.ctx, { kind, key: crypto.randomUUID(), payload })).id);
+      }
       const owner = await onboardedUser(apiServer);
       organizationId = owner.org.id;
       const project = await createProject(apiServer, owner);
@@ -88,6 +100,7 @@ describe('ROLE', () => {
       // Twenty poll intervals: a process that ran import workers would have claimed it by now.
       await sleep(1000);
       expect((await api(apiServer.url, 'GET', `/api/v1/imports/${importId}`, { token: owner.token })).body.status).toBe('queued');
+      expect(await attemptsOf(apiServer)).toEqual([0, 0]);
       const metrics = await scrape(apiServer.url);
       expect(valueOf(metrics.text, 'vellum_jobs', { kind: 'import', status: 'queued' })).toBe(1);
       expect(valueOf(metrics.text, 'vellum_jobs', { kind: 'import', status: 'running' })).toBe(0);
@@ -107,6 +120,7 @@ describe('ROLE', () => {
         300,
       );
       expect({ status: row?.status, error: row?.error }).toEqual({ status: 'done', error: null });
+      expect(await until(() => attemptsOf(worker), (a) => a.every((n) => n >= 1))).toEqual([1, 1]);
       expect(row?.organizationId).toBe(organizationId);
 
       // Health and metrics only: every other route answers 404, the SPA included.
