@@ -1,6 +1,7 @@
 // A team for the workflow tests (issue 29): an owner with a project, and members of each role
 // joined through invites.
 import { api, onboardedUser, signUp, type TestServer } from './harness';
+import { invite } from './team-harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import type { Role } from '../../src/contract/account';
 
@@ -10,11 +11,10 @@ export interface Person {
   email: string;
 }
 
+/** joinAs (./team-harness.ts) with a name of one's own: the workflow answers name people. */
 export async function join(server: TestServer, owner: { token: string; org: { id: string } }, role: Role, fullName?: string): Promise<Person> {
   const user = await signUp(server, { fullName });
-  const inv = await api(server.url, 'POST', `/api/v1/organizations/${owner.org.id}/invites`, { token: owner.token, body: { email: user.email, role } });
-  if (inv.status !== 200) throw new Error(`invite: ${inv.status} ${JSON.stringify(inv.body)}`);
-  const acc = await api(server.url, 'POST', `/api/v1/invites/${inv.body.invite_url.split('/invite/')[1]}/accept`, { token: user.token });
+  const acc = await api(server.url, 'POST', `/api/v1/invites/${await invite(server, owner.token, owner.org.id, user.email, role)}/accept`, { token: user.token });
   if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
   return user;
 }
