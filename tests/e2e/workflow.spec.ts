@@ -113,6 +113,10 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   await expect(annPanel.getByTestId('issue-thread')).toHaveCount(2);
   await expect(annPanel).toContainText('Please tighten the box around the car.');
   await expect(a.page.getByTestId('issues-toggle')).toContainText('2');
+  // A comment Rita adds meanwhile reaches Ann's open panel over the live socket, without a reload.
+  const pinned = (await apiCall(r.page, 'GET', `/images/${image!.id}/issues`)).body.issues.find((i: { region: unknown }) => i.region);
+  expect((await apiCall(r.page, 'POST', `/issues/${pinned.id}/comments`, { body: 'Left side, by the bumper.' })).status).toBe(201);
+  await expect(annPanel).toContainText('Left side, by the bumper.');
   // Choosing the pinned issue draws it red and centres it.
   await annPanel.getByRole('button', { name: /Issue 1: Region/ }).click();
   await expect(annPanel.getByTestId('issue-thread').first()).toHaveAttribute('data-focused', 'true');

@@ -42,9 +42,11 @@ export interface TopBarProps {
   stage?: ImageStage;
   /** The people on the image (live co-editing), shown unless turned off in the settings. */
   peers?: ReactNode;
+  /** The review loop's actions (issue 29: Issues, Submit for review, Accept, Reject...). */
+  workflow?: ReactNode;
 }
 
-export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage, peers }: TopBarProps) {
+export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage, peers, workflow }: TopBarProps) {
   return (
     <header className={styles.bar}>
       <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
@@ -65,6 +67,7 @@ export function EditorTopBar({ image, projectName, index, count, hasPrevious, ha
       </div>
       {stage ? <StagePicker stage={stage} /> : null}
       <div className={styles.barEnd}>
+        {workflow}
         <CopyLinkButton />
         {peers}
         {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}

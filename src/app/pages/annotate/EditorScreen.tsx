@@ -149,7 +149,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   return (
     <div className={styles.page}>
-      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={<>{workflow.actions}{showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null}</>} />
+      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null} workflow={guarded('The review actions', workflow.actions, image.id, 'inline')} />
 
       <div className={styles.body}>
         <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : tools.chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />
@@ -165,7 +165,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             onPointerImage={documentIn ? liveImage.sendCursor : undefined}
           />
           {showPeers && documentIn && !previewShown ? guarded("The other people's cursors", <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} />, image.id, 'inline') : null}
-          {previewShown ? null : workflow.layer}
+          {previewShown ? null : guarded('The issues', workflow.layer, image.id, 'inline')}
           {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={historyView.onPreviewImageReady} /> : null}
           {preview.state ? (
             <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={historyView.openRestore} onBack={historyView.leavePreview} onRetry={() => preview.show(preview.state!.entry)} />

@@ -1,4 +1,5 @@
-// The image's issues in the editor (issue 29): the threads (GET /images/{id}/issues), opening one
+// The image's issues in the editor (issue 29): the threads (GET /images/{id}/issues, loaded again
+// when the live socket says someone changed them), opening one
 // on a point or a region, comments, resolve and reopen; the one chosen in the panel, centred on the
 // canvas; the pins and regions handed to the renderer (issuesFor: the render worker draws them).
 // The panel opens by itself when the image has open issues (a rejected image comes back with the
@@ -10,6 +11,7 @@ import type { Issue, IssueStatus, Region } from '../../../../contract/workflow';
 import type { Editor } from '../../../../engine';
 import { issuesFor } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
+import { getLiveClient } from '../../../lib/live';
 import { workflowApi } from '../../../api/workflow';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../project/data/dataView';
@@ -63,6 +65,9 @@ export function useIssues({ editor, image, orgId, documentIn }: { editor: Editor
     autoOpened.current = imageId;
     setOpen(issues.some((i) => i.status === 'open'));
   }, [query.isSuccess, issues, imageId]);
+
+  // Someone on the image opened, answered, resolved or reopened an issue: the live socket says so.
+  useEffect(() => getLiveClient().onIssues((id) => id === imageId && void qc.invalidateQueries({ queryKey: issuesKey(id) })), [qc, imageId]);
 
   // The renderer draws the pins once this image's document (and its image) is in.
   useEffect(() => {
