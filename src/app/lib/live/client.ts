@@ -172,7 +172,6 @@ export class LiveClient {
   private readonly readyListeners = new Set<(connected: boolean) => void>();
   private readonly overlapListeners = new Set<(imageId: string, overlap: PeerOverlap) => void>();
   private readonly issuesListeners = new Set<(imageId: string) => void>();
-  private readonly issuesListeners = new Set<(imageId: string) => void>();
 
   constructor(private readonly deps: LiveDeps) {
     this.offToken = deps.onTokenChange(() => void this.reauth());
@@ -359,15 +358,6 @@ export class LiveClient {
     return () => this.issuesListeners.delete(listener);
   }
 
-  /**
-   * Hear when the issues or comments of a joined image change (issue 29: someone opened, answered,
-   * resolved or reopened one, here or elsewhere): the editor loads the image's issues again.
-   */
-  onIssues(listener: (imageId: string) => void): () => void {
-    this.issuesListeners.add(listener);
-    return () => this.issuesListeners.delete(listener);
-  }
-
   dispose(): void {
     this.disposed = true;
     this.offToken();
@@ -524,9 +514,6 @@ export class LiveClient {
       }
       case 'changed':
         this.onChanged(m);
-        return;
-      case 'issues':
-        if (this.watches.has(m.image_id)) for (const l of [...this.issuesListeners]) l(m.image_id);
         return;
       case 'issues':
         if (this.watches.has(m.image_id)) for (const l of [...this.issuesListeners]) l(m.image_id);
