@@ -12,6 +12,11 @@ import { offload, offloadPool, OffloadPool, OffloadCrashed } from '../../src/ser
 import { BuiltinSegmenter } from '../../src/server/services/segmentation/builtin';
 import { buildStructure } from '../../src/server/services/segmentation/builtin/algorithm';
 import { wasmOps } from '../../src/server/services/segmentation/builtin/wasm-ops';
+import { runSteps } from '../../src/server/services/image-edit/builtin';
+import { applyPixelStep, isPixelStep } from '../../src/server/services/image-edit/pixels';
+import type { PhotoStep } from '../../src/server/services/image-edit/vocabulary';
+
+const PHOTO_STEPS: PhotoStep[] = ['brighter', 'darker', 'more_contrast', 'less_contrast', 'grayscale', 'sepia', 'blur', 'sharpen', 'noise', 'night', 'fog', 'rain', 'snow', 'sunset'];
 
 const W = 400, H = 300;
 const scene = syntheticImage(5, W, H);
@@ -61,6 +66,24 @@ describe('segmentation on an offload thread', () => {
     } finally {
       await pool.close();
     }
+  }, 60_000);
+});
+
+describe('Magic Image Edit pixel steps on an offload thread', () => {
+  it('give the same bytes as in-line, step by step and chained', async () => {
+    const png = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+    const inline = async (img: Parameters<typeof applyPixelStep>[0], step: Parameters<typeof applyPixelStep>[1], seed: number) => applyPixelStep(img, step, seed);
+    const pixelSteps = PHOTO_STEPS.filter(isPixelStep);
+    expect(pixelSteps).toContain('noise');
+    for (const step of pixelSteps) {
+      const [a, b] = [await runSteps(png, 'image/png', [step], 11, inline), await runSteps(png, 'image/png', [step], 11)];
+      expect(b.bytes.equals(a.bytes), step).toBe(true);
+      expect(b.bytes.equals(png), step).toBe(false);
+    }
+    const chain = ['noise', 'rain', 'fog', 'rotate_90', 'snow'] as const;
+    const [a, b] = [await runSteps(png, 'image/jpeg', chain, 3, inline), await runSteps(png, 'image/jpeg', chain, 3)];
+    expect(b.bytes.equals(a.bytes)).toBe(true);
+    expect([b.width, b.height]).toEqual([H, W]);
   }, 60_000);
 });
 

@@ -4,6 +4,7 @@
 import { buildStructure, type SegmentOps, type Structure } from '../services/segmentation/builtin/algorithm';
 import { wasmOps } from '../services/segmentation/builtin/wasm-ops';
 import { referenceOps } from '../services/segmentation/builtin/reference-ops';
+import { applyPixelStep, type PixelStep, type Raw } from '../services/image-edit/pixels';
 
 let ops: Promise<SegmentOps> | null = null;
 
@@ -19,6 +20,10 @@ export const tasks = {
   /** The built-in segmenter's per-image structure (process-image's embedding: Lab, superpixels, graphs). */
   async segmentationStructure(rgb: Uint8Array, w: number, h: number): Promise<Structure> {
     return buildStructure(await segmentOps(), rgb, w, h, 3);
+  },
+  /** A Magic Image Edit pixel step of the built-in provider (colour and weather loops over every pixel). */
+  imageEditPixels(img: Raw, step: PixelStep, seed: number): Raw {
+    return applyPixelStep(img, step, seed);
   },
 };
 
