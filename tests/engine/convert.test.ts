@@ -25,6 +25,14 @@ describe('stored <-> editor conversion', () => {
     }
   });
 
+  it('keeps an extra key named __proto__ as data through the editor and back', () => {
+    const s = JSON.parse('{"id":"x1","name":"car","bounding_box":{"x":0,"y":0,"w":1,"h":1},"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const back = editorToStored(storedToEditor(s as StoredAnnotation)) as Record<string, unknown>;
+    expect(Object.keys(back)).toContain('__proto__');
+    expect(JSON.parse(JSON.stringify(back))).toEqual(s);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('maps each kind to the editor form of spec section 3', () => {
     const editor = parseStoredAnnotations(stored);
     expect(editor.map((a) => a.type)).toEqual(['box', 'polygon', 'polygon', 'polyline', 'keypoint', 'segmentation', 'segmentation']);

@@ -17,7 +17,8 @@ export function storedToEditor(s: StoredAnnotation): EditorAnnotation {
   if (s.attributes !== undefined) base.attributes = structuredClone(s.attributes) as JsonValue[];
   const extraKeys = Object.keys(s).filter((k) => !KNOWN_KEYS.has(k));
   if (extraKeys.length > 0) {
-    const extra: Record<string, unknown> = {};
+    // Prototype-less, so an extra key named __proto__ is kept as data, not taken as the prototype.
+    const extra: Record<string, unknown> = Object.create(null);
     for (const k of extraKeys) extra[k] = structuredClone((s as Record<string, unknown>)[k]);
     base.extra = extra;
   }
@@ -72,7 +73,12 @@ export function editorToStored(a: EditorAnnotation): StoredAnnotation {
       break;
   }
   if (a.attributes !== undefined) out.attributes = structuredClone(a.attributes);
-  if (a.extra) for (const [k, v] of Object.entries(a.extra)) if (!KNOWN_KEYS.has(k)) out[k] = structuredClone(v);
+  if (a.extra) {
+    for (const [k, v] of Object.entries(a.extra)) {
+      // defineProperty: a plain assignment of '__proto__' would set the prototype and drop the key.
+      if (!KNOWN_KEYS.has(k)) Object.defineProperty(out, k, { value: structuredClone(v), enumerable: true, writable: true, configurable: true });
+    }
+  }
   return out as StoredAnnotation;
 }
 
