@@ -5,6 +5,7 @@ import { buildStructure, type SegmentOps, type Structure } from '../services/seg
 import { wasmOps } from '../services/segmentation/builtin/wasm-ops';
 import { referenceOps } from '../services/segmentation/builtin/reference-ops';
 import { applyPixelStep, type PixelStep, type Raw } from '../services/image-edit/pixels';
+import { decodeBmp, type DecodedBmp } from '../services/bmp';
 
 let ops: Promise<SegmentOps> | null = null;
 
@@ -20,6 +21,11 @@ export const tasks = {
   /** The built-in segmenter's per-image structure (process-image's embedding: Lab, superpixels, graphs). */
   async segmentationStructure(rgb: Uint8Array, w: number, h: number): Promise<Structure> {
     return buildStructure(await segmentOps(), rgb, w, h, 3);
+  },
+  /** A BMP decoded to RGB (sharp has no BMP decoder; up to BMP_MAX_PIXELS, a JS loop per pixel). */
+  decodeBmp(bytes: Uint8Array, maxPixels: number): DecodedBmp {
+    // A Buffer arrives as a plain Uint8Array: the decoder reads with Buffer's methods.
+    return decodeBmp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPixels);
   },
   /** A Magic Image Edit pixel step of the built-in provider (colour and weather loops over every pixel). */
   imageEditPixels(img: Raw, step: PixelStep, seed: number): Raw {

@@ -1,11 +1,12 @@
 // Reads an image from object storage and decodes it with sharp, oriented as the browser shows it
 // (EXIF orientation applied), scaled to fit the segmenter's working size. JPEGs shrink while they
 // decode, so a 48 MP photo never sits in memory at full size. BMP (which sharp cannot read) is
-// decoded by ../bmp.ts first.
+// decoded by ../bmp.ts first, on an offload thread (src/server/offload).
 import sharp from 'sharp';
 import { MAX_IMAGE_PIXELS } from '../../../contract/images';
 import type { LoadedImage } from './types';
-import { decodeBmp, isBmp } from '../bmp';
+import { isBmp } from '../bmp';
+import { offload } from '../../offload/pool';
 
 export class ImageDecodeError extends Error {}
 
@@ -27,8 +28,8 @@ export const FULL_RES_MAX_PIXELS = 24_000_000;
 /** Decodes image bytes to RGB fitting `maxSide` (never enlarged), and at the original size too with `fullRes`. */
 export async function decodeImage(bytes: Buffer, maxSide: number, fullRes = false): Promise<LoadedImage> {
   try {
-    // sharp has no BMP decoder: BMP pixels are decoded here and given to it raw.
-    const bmp = isBmp(bytes) ? decodeBmp(bytes, BMP_MAX_PIXELS) : null;
+    // sharp has no BMP decoder: BMP pixels are decoded on an offload thread and given to it raw.
+    const bmp = isBmp(bytes) ? await offload('decodeBmp', [bytes, BMP_MAX_PIXELS]) : null;
     const open = () =>
       bmp
         ? sharp(Buffer.from(bmp.rgb.buffer, bmp.rgb.byteOffset, bmp.rgb.byteLength), { raw: { width: bmp.width, height: bmp.height, channels: 3 }, limitInputPixels: MAX_IMAGE_PIXELS })
