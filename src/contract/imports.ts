@@ -6,7 +6,9 @@ import { storedText } from './text';
 
 export const IMPORT_FORMATS = ['coco', 'yolo', 'voc', 'cvat', 'vellum'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-export const IMPORT_STATUSES = ['uploading', 'queued', 'running', 'done', 'failed'] as const;
+export const IMPORT_STATUSES = ['uploading', 'queued', 'running', 'done', 'failed', 'cancelled'] as const;
+/** Statuses of an import that has ended: nothing more happens to it. */
+export const ENDED_IMPORT_STATUSES = ['done', 'failed', 'cancelled'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 /** Largest archive accepted (streamed to disk, never held in memory). */

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { imports, jobs } from '../../src/server/db/schema';
 import { sweepImportTmp, importTmpRoot } from '../../src/server/services/import/resume';
-import { finishedImport, importFile } from './support/imports';
+import { sweepEndedUploads } from '../../src/server/services/import';
+import { finishedImport, importFile, startImport } from './support/imports';
 import { MAX_SHAPES_PER_IMAGE } from '../../src/contract/imports';
 
 let server: TestServer;
@@ -257,5 +258,107 @@ describe('an import stopped hard (kill -9) and picked up again', () => {
     fs.mkdirSync(path.join(root, other), { recursive: true });
     expect(await sweepImportTmp(ctx)).toBe(2);
     expect(fs.readdirSync(root)).toEqual([]);
+  }, 120_000);
+});
+
+describe('upload URLs of imports', () => {
+  async function reserve(projectId: string, filename: string, size: number) {
+    const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: owner.token, body: { filename, size } });
+    expect(res.status).toBe(201);
+    return res.body as { import_id: string; upload_url: string; content_type: string };
+  }
+  const put = (r: { upload_url: string; content_type: string }, bytes: Buffer) => fetch(r.upload_url, { method: 'PUT', headers: { 'content-type': r.content_type }, body: new Uint8Array(bytes) });
+
+  it('refuses a PUT once the import has started', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const file = Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] }));
+    const r = await reserve(projectId, 'a.json', file.length);
+    expect((await put(r, file)).status).toBe(200);
+    expect((await api(server.url, 'POST', `/api/v1/imports/${r.import_id}/start`, { token: owner.token })).status).toBe(202);
+    const late = await put(r, file);
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { code: string }).code).toBe('upload_closed');
+    const job = await finishedImport(server, owner.token, r.import_id, 90);
+    expect(job.status, job.error).toBe('done');
+    expect((await put(r, file)).status).toBe(409);
+  }, 120_000);
+
+  it('takes no more bytes than the size declared when the import was reserved', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const r = await reserve(projectId, 'b.json', 10);
+    const res = await put(r, Buffer.alloc(11, 0x20));
+    expect(res.status).toBe(413);
+    expect((await put(r, Buffer.from('{"a":1}   '))).status).toBe(200);
+  });
+
+  it('sweeps what reaches the upload key of an ended import (an S3 presigned PUT cannot be refused)', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const job = await importFile(server, owner.token, projectId, 'c.json', Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] })));
+    expect(job.status).toBe('done');
+    const ctx = server.built.ctx;
+    const [row] = await ctx.db.select().from(imports).where(eq(imports.id, job.import_id));
+    await ctx.storage.put(owner.org.gcs_bucket_name, row!.stagingKey, Buffer.alloc(1000), { contentType: 'application/json' });
+    expect(await sweepEndedUploads(ctx)).toBeGreaterThanOrEqual(1);
+    expect(await ctx.storage.head(owner.org.gcs_bucket_name, row!.stagingKey)).toBeNull();
+  });
+});
+
+describe('cancelling an import', () => {
+  it('cancels a queued import: 200, status cancelled, its upload gone; an ended one answers 409', async () => {
+    const idle = await startServer({ IMPORT_CONCURRENCY: '0' });
+    try {
+      const user = await onboardedUser(idle);
+      const projectId = (await createProject(idle, user)).id;
+      const file = Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] }));
+      const res = await api(idle.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: user.token, body: { filename: 'q.json', size: file.length } });
+      await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(file) });
+      const id = res.body.import_id as string;
+      expect((await api(idle.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: user.token })).body.code).toBe('import_not_active');
+      expect((await api(idle.url, 'POST', `/api/v1/imports/${id}/start`, { token: user.token })).status).toBe(202);
+      const cancelled = await api(idle.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: user.token });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect(cancelled.body).toMatchObject({ import_id: id, status: 'cancelled' });
+      expect((await api(idle.url, 'GET', `/api/v1/imports/${id}`, { token: user.token })).body.status).toBe('cancelled');
+      const [row] = await idle.built.ctx.db.select().from(imports).where(eq(imports.id, id));
+      expect(await idle.built.ctx.storage.head(user.org.gcs_bucket_name, row!.stagingKey)).toBeNull();
+      const again = await api(idle.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: user.token });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('import_not_active');
+    } finally {
+      await idle.stop();
+    }
+  }, 120_000);
+
+  it('cancels a running import: it stops, keeps the images it added and reports them', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const files: Record<string, string | Buffer> = { 'data.yaml': 'names:\n  - car\n' };
+    const image = await png(64, 48);
+    for (let i = 0; i < 60; i++) {
+      files[`images/f${String(i).padStart(2, '0')}.png`] = image;
+      files[`labels/f${String(i).padStart(2, '0')}.txt`] = '0 0.5 0.5 0.2 0.2\n';
+    }
+    const id = await startImport(server, owner.token, projectId, 'many.zip', await zipOf(files));
+    let done = 0;
+    for (let i = 0; i < 600 && done < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      done = (await api(server.url, 'GET', `/api/v1/imports/${id}`, { token: owner.token })).body.progress.done;
+    }
+    const res = await api(server.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: owner.token });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('cancelled');
+    // The worker stops at its next image, writes its final report, and its job completes; the status stays cancelled.
+    const ctx = server.built.ctx;
+    for (let i = 0; i < 600; i++) {
+      const rows = await ctx.db.select({ status: jobs.status, payload: jobs.payload }).from(jobs).where(eq(jobs.kind, 'import'));
+      if (rows.some((j) => (j.payload as { import_id?: string }).import_id === id && j.status === 'completed')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const job = (await api(server.url, 'GET', `/api/v1/imports/${id}`, { token: owner.token })).body as { status: string; report: { images_created: number; annotations_created: number } };
+    expect(job.status).toBe('cancelled');
+    const kept = await imagesOf(projectId);
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThan(60);
+    expect(job.report.images_created).toBe(kept.length);
+    expect(job.report.annotations_created).toBe(kept.reduce((n, i) => n + i.annotation_count, 0));
   }, 120_000);
 });

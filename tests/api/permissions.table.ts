@@ -278,6 +278,8 @@ export const ROUTES: RouteRule[] = [
   { route: 'GET /api/v1/projects/:project_id/imports', access: 'images.read', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/imports` }) },
   { route: 'POST /api/v1/imports/:import_id/start', access: 'annotations.write', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport()).id}/start` }) },
   { route: 'GET /api/v1/imports/:import_id', access: 'images.read', request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport(false)).id}` }) },
+  // Cancel (issue 30): the fixture's import is uploaded, not started, so a role that may cancel gets 409 import_not_active (past the role check; 200 for queued or running ones is in import-limits.test.ts).
+  { route: 'POST /api/v1/imports/:import_id/cancel', access: 'annotations.write', ok: [409], request: async (f) => ({ path: `/api/v1/imports/${(await f.newImport()).id}/cancel` }) },
 
   // Team workflow (issue 29): assign, the queue, submit and review, activity, issues
   { route: 'POST /api/v1/images/assign', access: 'images.assign', request: async (f) => ({ body: { image_ids: [(await f.newImage()).id], reviewer_id: null } }) },

@@ -82,3 +82,43 @@ test('import: a COCO zip through the dialog, its report, then its shapes in the 
   await expect(list).toContainText('boat');
   await expect(list).toContainText('pier');
 });
+
+test('import: Cancel import, from the keyboard, stops a running import and keeps what it added', async ({ page }) => {
+  test.setTimeout(180_000);
+  const user = uniqueUser('import-cancel');
+  await signUpWithOrganization(page, user, `Import Cancel Org ${user.id}`);
+  await createProject(page, 'Frames');
+  await page.getByRole('button', { name: 'Open project Frames' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+
+  // Enough images that the import is still running when Cancel is pressed.
+  const zip = new JSZip();
+  zip.file('data.yaml', 'names:\n  - car\n');
+  for (let i = 0; i < 150; i++) {
+    const name = `frame_${String(i).padStart(3, '0')}`;
+    zip.file(`images/${name}.png`, await png(i % 255, 90, 160));
+    zip.file(`labels/${name}.txt`, '0 0.5 0.5 0.2 0.2\n');
+  }
+  const bytes = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import Dataset' });
+  await dialog.getByTestId('import-file-input').setInputFiles({ name: 'frames.zip', mimeType: 'application/zip', buffer: bytes });
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+  const cancel = dialog.getByRole('button', { name: 'Cancel import' });
+  await expect(cancel).toBeVisible({ timeout: 60_000 });
+  await page.screenshot({ path: test.info().outputPath('import-running.png') });
+  await cancel.focus();
+  await page.keyboard.press('Enter');
+
+  const report = dialog.getByTestId('import-report');
+  await expect(report).toBeVisible({ timeout: 60_000 });
+  await expect(report).toContainText('The import of frames.zip was cancelled');
+  await page.screenshot({ path: test.info().outputPath('import-cancelled.png') });
+  const added = Number((await report.getByText('Images added').locator('..').locator('dd').textContent())?.replace(/\D/g, ''));
+  expect(added).toBeLessThan(150);
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(dialog).toBeHidden();
+  // What the import added before it stopped is kept (the Data tab reloads once the import ends).
+  await expect(page.getByTestId('image-tile')).toHaveCount(added, { timeout: 30_000 });
+});

@@ -329,7 +329,7 @@ export const imports = pgTable('imports', {
   format: text('format').notNull().default('auto'),
   folderPath: text('folder_path').notNull().default(''),
   stagingKey: text('staging_key').notNull(),
-  status: text('status').$type<'uploading' | 'queued' | 'running' | 'done' | 'failed'>().notNull().default('uploading'),
+  status: text('status').$type<'uploading' | 'queued' | 'running' | 'done' | 'failed' | 'cancelled'>().notNull().default('uploading'),
   done: integer('done').notNull().default(0),
   total: integer('total').notNull().default(0),
   report: jsonb('report').$type<Record<string, unknown>>().notNull().default({}),

@@ -10,6 +10,18 @@ import { BucketNotFoundError, InvalidObjectNameError, type ObjectInfo } from './
 
 export const OBJECT_ROUTE_PREFIX = '/storage/v1/object/';
 
+/**
+ * A service's say over uploads to the keys it signs, beyond the token (issue 30: an import's URL
+ * is refused once the import has started). Answers a reason to refuse (409), or null. S3 presigned
+ * URLs cannot be gated: there the service deletes what arrives late instead.
+ */
+export type UploadGate = (bucket: string, key: string) => Promise<string | null>;
+const uploadGates = new WeakMap<object, UploadGate[]>();
+
+export function addUploadGate(driver: object, gate: UploadGate): void {
+  uploadGates.set(driver, [...(uploadGates.get(driver) ?? []), gate]);
+}
+
 /** The body did not match what was announced (too long, too short) or exceeded the cap (thrown by LocalStorage.write). */
 export class BodySizeError extends Error {
   constructor(
@@ -131,6 +143,10 @@ async function upload(driver: LocalStorage, request: FastifyRequest, reply: Fast
   }
   const max = grant.maxBytes ?? driver.maxUploadBytes;
   if (length > max) throw fail(413, 'payload_too_large', `The upload is ${length} bytes; this signed URL accepts at most ${max}`);
+  for (const gate of uploadGates.get(driver) ?? []) {
+    const refused = await gate(bucket, key);
+    if (refused) throw fail(409, 'upload_closed', refused);
+  }
   try {
     await driver.write(bucket, key, request.raw, { contentType: expected, expectedLength: length, maxBytes: max });
   } catch (err) {

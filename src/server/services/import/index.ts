@@ -8,12 +8,13 @@
 // import answers 404.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue } from '../../jobs/queue';
 import { imports, jobs } from '../../db/schema';
 import { apiError, errors } from '../../http/errors';
 import { emptyImportReport, MAX_IMPORT_BYTES, type CreateImportRequest, type ImportJob, type ImportReport } from '../../../contract/imports';
+import { addUploadGate } from '../../storage/local-routes';
 import { requireMember } from '../access';
 import { bucketFor, folderPathOrThrow, projectInOrg, requireFolder } from '../images';
 import { MAX_UPLOAD_URL_MINUTES } from '../upload';
@@ -38,6 +39,8 @@ export interface ImportService {
   create(userId: string, projectId: string, body: CreateImportRequest): Promise<{ import_id: string; upload_url: string; expires_at: string; content_type: string }>;
   begin(userId: string, importId: string): Promise<{ import_id: string; status: ImportJob['status'] }>;
   get(userId: string, importId: string): Promise<ImportJob>;
+  /** Stops a queued or running import: what it added stays (in its report), its status becomes 'cancelled'. */
+  cancel(userId: string, importId: string): Promise<ImportJob>;
   list(userId: string, projectId: string): Promise<{ imports: ImportJob[] }>;
 }
 
@@ -69,8 +72,38 @@ export async function sweepAbandonedImports(ctx: AppContext, now: Date = ctx.now
   return rows.length;
 }
 
+/** Upload keys of imports: `<project path>/imports/<import id>.<zip|json|xml>`. */
+const IMPORT_UPLOAD_KEY = /\/imports\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(zip|json|xml)$/;
+const gated = new WeakSet<object>();
+
+/** An import's upload URL takes bytes only while the import waits for them (the local driver asks; see sweepEndedUploads for S3). */
+function gateImportUploads(ctx: AppContext): void {
+  if (gated.has(ctx.storage)) return;
+  gated.add(ctx.storage);
+  addUploadGate(ctx.storage, async (_bucket, key) => {
+    const id = IMPORT_UPLOAD_KEY.exec(key)?.[1];
+    if (!id) return null;
+    const [row] = await ctx.db.select({ status: imports.status, stagingKey: imports.stagingKey }).from(imports).where(eq(imports.id, id)).limit(1);
+    if (!row || row.stagingKey !== key) return 'No import waits for this upload';
+    return row.status === 'uploading' ? null : `The import is ${row.status}: its upload URL no longer accepts uploads`;
+  });
+}
+
+/**
+ * Deletes the uploaded file of every import that has ended and whose upload URL may still have
+ * been used after it ended (created within URL lifetime + the sweep interval, twice over): an S3
+ * presigned PUT cannot be refused, so what arrives late is removed here. Returns how many.
+ */
+export async function sweepEndedUploads(ctx: AppContext, now: Date = new Date()): Promise<number> {
+  const since = new Date(now.getTime() - 2 * (MAX_UPLOAD_URL_MINUTES * 60_000 + RETENTION_SWEEP_INTERVAL_MS));
+  const rows = await ctx.db.select().from(imports).where(and(inArray(imports.status, ['done', 'failed', 'cancelled']), gt(imports.createdAt, since)));
+  for (const row of rows) await dropUpload(ctx, row);
+  return rows.length;
+}
+
 export function createImportService(ctx: AppContext): ImportService {
   const cfg = ctx.config.imports;
+  gateImportUploads(ctx);
   const queue = createJobQueue(ctx, {
     kind: IMPORT_JOB_KIND,
     concurrency: cfg.concurrency,
@@ -89,7 +122,7 @@ export function createImportService(ctx: AppContext): ImportService {
       const [row] = await ctx.db
         .update(imports)
         .set({ status: 'failed', error: 'The import was interrupted too many times (the server stopped while it ran); what it did is in the report', updatedAt: new Date() })
-        .where(eq(imports.id, id))
+        .where(and(eq(imports.id, id), inArray(imports.status, ['queued', 'running'])))
         .returning();
       if (row) await dropUpload(ctx, row);
     },
@@ -111,6 +144,7 @@ export function createImportService(ctx: AppContext): ImportService {
       void sweepTmp();
       sweeper = setInterval(() => {
         sweepAbandonedImports(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'import: sweeping abandoned imports failed; it runs again later'));
+        sweepEndedUploads(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'import: sweeping the uploads of ended imports failed; it runs again later'));
         void sweepTmp();
       }, RETENTION_SWEEP_INTERVAL_MS);
       sweeper.unref();
@@ -131,7 +165,8 @@ export function createImportService(ctx: AppContext): ImportService {
       const bucket = await bucketFor(ctx, project.organizationId);
       const id = randomUUID();
       const stagingKey = `${project.gcsPath}/imports/${id}${ext}`;
-      const signed = await ctx.storage.signedUploadUrl(bucket, stagingKey, { expiresInSeconds: MAX_UPLOAD_URL_MINUTES * 60, contentType, maxBytes: MAX_IMPORT_BYTES });
+      // The size declared here is the most the URL takes (the local driver checks it at PUT; start checks it for S3).
+      const signed = await ctx.storage.signedUploadUrl(bucket, stagingKey, { expiresInSeconds: MAX_UPLOAD_URL_MINUTES * 60, contentType, maxBytes: body.size });
       await ctx.db.insert(imports).values({
         id,
         organizationId: project.organizationId,
@@ -156,6 +191,10 @@ export function createImportService(ctx: AppContext): ImportService {
       const info = await ctx.storage.head(bucket, row.stagingKey);
       if (!info) throw errors.badRequest(`No uploaded file found for "${row.filename}": PUT it to the upload URL before starting`, 'object_not_found');
       if (info.size > MAX_IMPORT_BYTES) throw errors.tooLarge(`The file is ${info.size} bytes; at most ${MAX_IMPORT_BYTES} are accepted`);
+      if (info.size > row.size) {
+        await dropUpload(ctx, row);
+        throw apiError('import_size_mismatch', `The uploaded file is ${info.size} bytes; the import was reserved for ${row.size}. Reserve a new import with the file's size`);
+      }
       const started = await ctx.db.transaction(async (tx) => {
         const [claimed] = await tx
           .update(imports)
@@ -174,6 +213,21 @@ export function createImportService(ctx: AppContext): ImportService {
 
     async get(userId, importId) {
       return importJson(await importFor(userId, importId));
+    },
+
+    async cancel(userId, importId) {
+      const row = await importFor(userId, importId);
+      await requireMember(ctx.db, userId, row.organizationId, 'images.upload', 'Import');
+      await requireMember(ctx.db, userId, row.organizationId, 'annotations.write', 'Import');
+      const [stopped] = await ctx.db
+        .update(imports)
+        .set({ status: 'cancelled', updatedAt: new Date() })
+        .where(and(eq(imports.id, row.id), inArray(imports.status, ['queued', 'running'])))
+        .returning();
+      if (!stopped) throw apiError('import_not_active', `The import is ${row.status}; only a queued or running import can be cancelled`);
+      // A running import stops at its next image (./run.ts) and removes the upload itself.
+      if (row.status === 'queued') await dropUpload(ctx, stopped);
+      return importJson(stopped);
     },
 
     async list(userId, projectId) {

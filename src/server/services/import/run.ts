@@ -21,14 +21,14 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { JobRow } from '../../jobs/queue';
 import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
-import { emptyImportReport, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { emptyImportReport, ENDED_IMPORT_STATUSES, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
 import { joinFolderPath, normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
@@ -102,6 +102,8 @@ interface Run {
   names: Map<string, Promise<void>>;
   /** A run of this import stopped before (kill -9, a lost lease): this one picks it up. */
   resumed: boolean;
+  /** Whether the import was cancelled, and when that was last asked. */
+  cancel: { seen: boolean; checkedAt: number };
   signal: AbortSignal;
 }
 
@@ -322,6 +324,7 @@ async function dryRun(r: Run, reader: FormatReader): Promise<number> {
     for (const f of data.folders ?? []) folderPathFor(r, f, 'the dataset');
     for await (const img of data.images) {
       if (r.signal.aborted) throw r.signal.reason;
+      if (await cancelled(r)) return images;
       if (img.entry) folderPathFor(r, img.folder, img.entry);
       for (const a of img.annotations) classes.add(classKey(a.class));
       images += 1;
@@ -338,10 +341,24 @@ async function dryRun(r: Run, reader: FormatReader): Promise<number> {
   }
 }
 
+/** How often a running import looks whether it was cancelled (POST /imports/{id}/cancel). */
+const CANCEL_CHECK_MS = 250;
+
+/** True once the import has been cancelled; asks the database at most every CANCEL_CHECK_MS. */
+async function cancelled(r: Run): Promise<boolean> {
+  if (r.cancel.seen) return true;
+  if (Date.now() - r.cancel.checkedAt < CANCEL_CHECK_MS) return false;
+  r.cancel.checkedAt = Date.now();
+  const [row] = await r.ctx.db.select({ status: imports.status }).from(imports).where(eq(imports.id, r.row.id)).limit(1);
+  r.cancel.seen = !row || row.status === 'cancelled';
+  return r.cancel.seen;
+}
+
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const reader = READERS.find((x) => x.format === format)!;
   // A resumed import was read through before it began.
   const total = r.row.done === 0 ? await dryRun(r, reader) : r.row.total;
+  if (await cancelled(r)) return;
   const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal });
   await ensureClasses(classTarget(r), data.classes);
   for (const f of data.folders ?? []) await folderFor(r, f);
@@ -363,6 +380,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   try {
     for await (const img of data.images) {
       if (r.signal.aborted) throw r.signal.reason;
+      if (await cancelled(r)) break;
       index += 1;
       if (index <= skipTo) continue;
       // Classes first, one image at a time: two images must not add the same class twice.
@@ -386,7 +404,10 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
 export async function processImport(ctx: AppContext, job: JobRow, signal: AbortSignal): Promise<void> {
   const { import_id: id } = job.payload as unknown as ImportJobPayload;
   const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
-  if (!row || row.status === 'done' || row.status === 'failed') return;
+  if (!row || (ENDED_IMPORT_STATUSES as readonly string[]).includes(row.status)) {
+    if (row?.status === 'cancelled') await dropUpload(ctx, row);
+    return;
+  }
   const resumed = row.status === 'running';
   await save(ctx, id, { status: 'running' });
   const tmpDir = await freshTmpDir(ctx, id);
@@ -406,17 +427,24 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), resumed, signal };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal };
     await readDataset(r, format);
     await cleanUp();
-    await save(ctx, id, { status: 'done', report: finalReport(r) as unknown as Record<string, unknown> });
+    // A cancelled import keeps its status; what it added until then is in its report.
+    await ctx.db
+      .update(imports)
+      .set({ status: r.cancel.seen ? 'cancelled' : 'done', report: finalReport(r) as unknown as Record<string, unknown>, updatedAt: new Date() })
+      .where(and(eq(imports.id, id), inArray(imports.status, ['running', 'cancelled'])));
     await dropUpload(ctx, row);
   } catch (err) {
     if (signal.aborted) throw err;
     const known = err instanceof ImportInputError || err instanceof ApiError;
     if (!known) throw err;
     await cleanUp();
-    await save(ctx, id, { status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown> });
+    await ctx.db
+      .update(imports)
+      .set({ status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown>, updatedAt: new Date() })
+      .where(and(eq(imports.id, id), eq(imports.status, 'running')));
     await dropUpload(ctx, row);
   } finally {
     await cleanUp();

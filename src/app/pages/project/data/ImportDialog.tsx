@@ -14,9 +14,10 @@ import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { formatBytes } from '../../../lib/format';
 import { useDenied } from '../../../stores/permissions';
+import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
 import { useDataView } from './dataView';
-import { IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
+import { cancelImport, IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
 import { ImportReportView, RecentImports } from './ImportReport';
 import editStyles from './EditDialog.module.css';
 import styles from './ImportDialog.module.css';
@@ -38,6 +39,8 @@ interface ImportState {
   phase: ImportPhase | null;
   error: string | null;
   running: boolean;
+  /** A cancel request is on its way. */
+  cancelling: boolean;
   abort: AbortController | null;
   show(): void;
   hide(): void;
@@ -51,6 +54,7 @@ export const useImportDialog = create<ImportState>()((set, get) => ({
   phase: null,
   error: null,
   running: false,
+  cancelling: false,
   abort: null,
   show: () => set({ open: true }),
   hide: () => set({ open: false }),
@@ -102,7 +106,7 @@ function ImportDialog({ project }: { project: Project }) {
       const job = await runImport({ projectId: project.id, file, format, folderPath }, abort.signal, (phase) => useImportDialog.setState({ phase }));
       // New images, classes and counts: the Data tab and the header read them again.
       void qc.invalidateQueries();
-      if (!useImportDialog.getState().open) toast(job.status === 'done' ? `Import of ${file.name} finished` : `Import of ${file.name} failed`, job.status === 'done' ? 'success' : 'danger');
+      if (!useImportDialog.getState().open) toast(`Import of ${file.name} ${job.status === 'done' ? 'finished' : job.status === 'cancelled' ? 'cancelled' : 'failed'}`, job.status === 'done' ? 'success' : job.status === 'cancelled' ? 'neutral' : 'danger');
     } catch (err) {
       if (abort.signal.aborted) useImportDialog.setState({ phase: null });
       else useImportDialog.setState({ error: err instanceof ImportFailure ? err.message : `The import failed: ${err instanceof Error ? err.message : String(err)}`, phase: null });
@@ -113,6 +117,19 @@ function ImportDialog({ project }: { project: Project }) {
 
   const progress = progressOf(s.phase);
   const uploading = s.phase?.kind === 'uploading';
+  const working = s.phase?.kind === 'working' ? s.phase : null;
+  // The server stops at its next image and keeps what it added; the poll then shows the report.
+  const stop = async () => {
+    if (!working || s.cancelling) return;
+    useImportDialog.setState({ cancelling: true });
+    try {
+      await cancelImport(working.importId);
+    } catch (err) {
+      toast(serverMessage(err, 'The import could not be cancelled'), 'danger');
+    } finally {
+      useImportDialog.setState({ cancelling: false });
+    }
+  };
   return (
     <Dialog
       open={s.open}
@@ -152,6 +169,15 @@ function ImportDialog({ project }: { project: Project }) {
               <Button variant="secondary" onClick={() => s.abort?.abort()}>
                 Cancel upload
               </Button>
+            ) : working ? (
+              <>
+                <Button variant="secondary" onClick={close}>
+                  Close
+                </Button>
+                <Button variant="danger" busy={s.cancelling} busyLabel="Cancelling..." onClick={() => void stop()} data-testid="import-cancel">
+                  Cancel import
+                </Button>
+              </>
             ) : (
               <Button variant="secondary" onClick={close}>
                 {s.running ? 'Close' : 'Cancel'}

@@ -1,10 +1,11 @@
 // An import's report: the counts, the classes it added, and every skipped file and warning with
 // its reason (the server lists up to 1,000 of each and counts the rest).
 import { useQuery } from '@tanstack/react-query';
-import { CircleAlert, CircleCheck, LoaderCircle } from 'lucide-react';
+import { CircleAlert, CircleCheck, CircleStop, LoaderCircle } from 'lucide-react';
 import type { ImportJob } from '../../../../contract/imports';
 import { api } from '../../../api/client';
 import { formatRelativeDate } from '../../../lib/format';
+import { importEnded } from './importFlow';
 import styles from './ImportDialog.module.css';
 
 const FORMAT_NAMES: Record<string, string> = { coco: 'COCO', yolo: 'YOLO', voc: 'Pascal VOC', cvat: 'CVAT', vellum: 'Vellum', auto: 'unknown' };
@@ -12,6 +13,7 @@ const FORMAT_NAMES: Record<string, string> = { coco: 'COCO', yolo: 'YOLO', voc: 
 export function ImportReportView({ job }: { job: ImportJob }) {
   const r = job.report;
   const failed = job.status === 'failed';
+  const cancelled = job.status === 'cancelled';
   const stats: [string, number][] = [
     ['Images added', r.images_created],
     ['Images matched', r.images_matched],
@@ -20,9 +22,15 @@ export function ImportReportView({ job }: { job: ImportJob }) {
   ];
   return (
     <div className={styles.report} data-testid="import-report">
-      <p className={styles.outcome} data-tone={failed ? 'danger' : 'success'} role={failed ? 'alert' : 'status'}>
-        {failed ? <CircleAlert aria-hidden="true" /> : <CircleCheck aria-hidden="true" />}
-        <span>{failed ? `The import stopped: ${job.error ?? 'an unknown error'}` : `Imported ${job.filename} (${FORMAT_NAMES[job.format] ?? job.format})`}</span>
+      <p className={styles.outcome} data-tone={failed ? 'danger' : cancelled ? 'warning' : 'success'} role={failed ? 'alert' : 'status'}>
+        {failed ? <CircleAlert aria-hidden="true" /> : cancelled ? <CircleStop aria-hidden="true" /> : <CircleCheck aria-hidden="true" />}
+        <span>
+          {failed
+            ? `The import stopped: ${job.error ?? 'an unknown error'}`
+            : cancelled
+              ? `The import of ${job.filename} was cancelled; what it added before it stopped is kept`
+              : `Imported ${job.filename} (${FORMAT_NAMES[job.format] ?? job.format})`}
+        </span>
       </p>
       <dl className={styles.stats}>
         {stats.map(([label, value]) => (
@@ -68,7 +76,7 @@ export function ImportReportView({ job }: { job: ImportJob }) {
   );
 }
 
-const STATUS_TEXT: Record<ImportJob['status'], string> = { uploading: 'Not started', queued: 'Waiting', running: 'Running', done: 'Done', failed: 'Failed' };
+const STATUS_TEXT: Record<ImportJob['status'], string> = { uploading: 'Not started', queued: 'Waiting', running: 'Running', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' };
 
 /** The project's latest imports (from any session or device); choosing one shows its report. */
 export function RecentImports({ projectId, onOpen }: { projectId: string; onOpen(job: ImportJob): void }) {
@@ -81,12 +89,12 @@ export function RecentImports({ projectId, onOpen }: { projectId: string; onOpen
       <ul className={styles.recent}>
         {shown.map((job) => (
           <li key={job.import_id}>
-            <button type="button" className={styles.recentRow} disabled={job.status !== 'done' && job.status !== 'failed'} onClick={() => onOpen(job)}>
+            <button type="button" className={styles.recentRow} disabled={!importEnded(job)} onClick={() => onOpen(job)}>
               <span className={styles.itemFile}>{job.filename}</span>
               <span className={styles.recentMeta} data-status={job.status}>
                 {job.status === 'running' ? <LoaderCircle aria-hidden="true" className={styles.spin} /> : null}
                 {job.status === 'running' && job.progress.total ? `${job.progress.done.toLocaleString()} of ${job.progress.total.toLocaleString()} images` : STATUS_TEXT[job.status]}
-                {job.status === 'done' ? `, ${job.report.images_created + job.report.images_matched} images, ${job.report.annotations_created.toLocaleString()} annotations` : ''}
+                {job.status === 'done' || job.status === 'cancelled' ? `, ${job.report.images_created + job.report.images_matched} images, ${job.report.annotations_created.toLocaleString()} annotations` : ''}
                 {' · '}
                 {formatRelativeDate(job.created_at)}
               </span>

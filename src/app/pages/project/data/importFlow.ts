@@ -1,13 +1,14 @@
 // One dataset import from the browser (issue 17): reserve (POST /projects/{id}/imports), PUT the
 // file to the signed URL with its progress, start, then follow the job until it ends. The server
 // does the work; leaving the page does not stop it (the project's imports list keeps the report).
-import type { ImportFormat, ImportJob } from '../../../../contract/imports';
-import { api, serverMessage } from '../../../api/client';
+import { ImportJob, type ImportFormat } from '../../../../contract/imports';
+import { api, request, serverMessage } from '../../../api/client';
 import { putFile } from './uploads';
 
 export type ImportPhase =
   | { kind: 'uploading'; loaded: number; total: number }
-  | { kind: 'working'; job: ImportJob | null }
+  /** `importId`: what Cancel import stops. */
+  | { kind: 'working'; importId: string; job: ImportJob | null }
   | { kind: 'finished'; job: ImportJob };
 
 export const IMPORT_ACCEPT = '.zip,.json,.xml,application/zip,application/json,application/xml,text/xml';
@@ -16,6 +17,16 @@ const MAX_MISSED_POLLS = 30;
 
 export class ImportFailure extends Error {}
 
+/** Stops a queued or running import (POST /imports/{id}/cancel); what it added stays. Its poll then sees 'cancelled'. */
+export function cancelImport(importId: string): Promise<ImportJob> {
+  return request('POST', `/imports/${encodeURIComponent(importId)}/cancel`, ImportJob);
+}
+
+/** An import that will change no more. */
+export function importEnded(job: ImportJob): boolean {
+  return job.status === 'done' || job.status === 'failed' || job.status === 'cancelled';
+}
+
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
@@ -23,7 +34,7 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Runs one import to its end, reporting each phase; resolves with the finished job (done or failed). */
+/** Runs one import to its end, reporting each phase; resolves with the finished job (done, failed or cancelled). */
 export async function runImport(
   input: { projectId: string; file: File; format: 'auto' | ImportFormat; folderPath: string },
   signal: AbortSignal,
@@ -36,8 +47,9 @@ export async function runImport(
     importId = created.import_id;
     onPhase({ kind: 'uploading', loaded: 0, total: file.size });
     await putFile(created.upload_url, file, created.content_type, signal, (loaded) => onPhase({ kind: 'uploading', loaded, total: file.size }));
-    onPhase({ kind: 'working', job: null });
     await api.startImport(importId);
+    // Only a started import can be cancelled: the phase that offers Cancel import begins here.
+    onPhase({ kind: 'working', importId, job: null });
   } catch (err) {
     if (signal.aborted) throw err;
     throw new ImportFailure(serverMessage(err, `The import could not start: ${err instanceof Error ? err.message : String(err)}`));
@@ -55,10 +67,10 @@ export async function runImport(
       if (++misses >= MAX_MISSED_POLLS) throw new ImportFailure(serverMessage(err, 'The import is running, but its progress cannot be read; reload the page to see the result'));
       continue;
     }
-    if (job.status === 'done' || job.status === 'failed') {
+    if (importEnded(job)) {
       onPhase({ kind: 'finished', job });
       return job;
     }
-    onPhase({ kind: 'working', job });
+    onPhase({ kind: 'working', importId, job });
   }
 }

@@ -45,6 +45,19 @@ export const importRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
     async (request, reply) => reply.code(202).send(await service.begin(callerOf(request).id, request.params.import_id)),
   );
 
+  app.post(
+    '/imports/:import_id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a queued or running import: it stops at its next image, keeps what it added (in its report) and ends as cancelled',
+        params: ImportParams,
+        response: { 200: ImportJob },
+      },
+    },
+    async (request) => service.cancel(callerOf(request).id, request.params.import_id),
+  );
+
   app.get(
     '/imports/:import_id',
     { schema: { tags, summary: "An import's status, progress and report", params: ImportParams, response: { 200: ImportJob } } },
