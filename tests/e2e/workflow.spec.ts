@@ -174,3 +174,30 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   await a.context.close();
   await r.context.close();
 });
+
+test('Assign... shares a selection evenly among several annotators, one avatar per tile', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const names = ['s1.png', 's2.png', 's3.png', 's4.png', 's5.png'];
+  const project = await editorProject(page, { classes: CLASSES, images: names.map((name) => ({ name, width: 200, height: 150 })) });
+  await member(page, project, 'Ann Annotator');
+  await member(page, project, 'Bob Annotator');
+  await page.reload();
+  for (const name of names) await page.getByRole('checkbox', { name: `Select ${name}` }).click();
+  await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Assign…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Assign 5 images' });
+  await dialog.getByRole('checkbox', { name: /Ann Annotator/ }).check();
+  await dialog.getByRole('checkbox', { name: /Bob Annotator/ }).check();
+  await expect(dialog).toContainText('About 2–3 each, shared round-robin.');
+  await dialog.getByRole('button', { name: 'Assign' }).click();
+  await expect(page.getByText('5 images assigned to Ann Annotator, Bob Annotator')).toBeVisible();
+  const listed = await apiCall(page, 'GET', `/projects/${project.projectId}/images?limit=100`);
+  const counts = new Map<string, number>();
+  for (const i of listed.body.images as { assignee_id: string | null }[]) counts.set(String(i.assignee_id), (counts.get(String(i.assignee_id)) ?? 0) + 1);
+  expect([...counts.values()].sort()).toEqual([2, 3]);
+  expect(counts.has('null')).toBe(false);
+  await expect(page.getByTestId('tile-assignee')).toHaveCount(5);
+  // In the order selected: Ann takes the 1st, 3rd and 5th, Bob the 2nd and 4th.
+  await expect(page.locator('[data-testid="tile-assignee"][aria-label="Assigned to Bob Annotator"]')).toHaveCount(2);
+  await expect(page.getByTestId('image-tile').filter({ hasText: 's2.png' }).getByTestId('tile-assignee')).toHaveAttribute('aria-label', 'Assigned to Bob Annotator');
+});
