@@ -220,7 +220,7 @@ describe('an import stopped hard (kill -9) and picked up again', () => {
     await before(id);
     const ctx = server.built.ctx;
     await ctx.db.update(imports).set({ status: 'running' }).where(eq(imports.id, id));
-    await ctx.db.insert(jobs).values({ id: randomUUID(), kind: 'import', organizationId: owner.org.id, payload: { import_id: id }, status: 'queued', createdBy: owner.id });
+    await ctx.db.insert(jobs).values({ id: randomUUID(), kind: 'import', organizationId: owner.org.id, payload: { import_id: id }, status: 'queued', createdBy: owner.userId });
     return id;
   }
 
