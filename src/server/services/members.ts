@@ -3,6 +3,8 @@
 // - an organization always keeps at least one owner: the last one cannot be demoted, removed or leave;
 // - when a member's role drops, their API keys in the organization drop with it; when a member
 //   goes, their keys there are revoked;
+// - a member holds assignments (issue 29) only while their role may do the work: when their role
+//   drops below it, or they go, the images they annotate or review are unassigned;
 // - a pending invite lasts only while its inviter could still give it: when their role drops, their
 //   invites above it (all of them, without members.manage) are withdrawn; when they go, all are.
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
@@ -13,6 +15,7 @@ import { errors } from '../http/errors';
 import { ROLE_RANK, type Member } from '../../contract/teams';
 import { can, requireMember } from './access';
 import { capKeyRoles, revokeKeysWhere } from './api-keys';
+import { releaseAssignments } from './workflow';
 
 
 /** People (not API key principals) in the organization, oldest first. */
@@ -80,6 +83,8 @@ export async function changeRole(ctx: AppContext, callerId: string, orgId: strin
       await capKeyRoles(tx, orgId, targetId, role);
       await withdrawInvitesOf(tx, orgId, targetId, role);
     }
+    // Not only on a drop in rank: a reviewer made annotator can no longer review.
+    await releaseAssignments(tx, orgId, targetId, role, callerId);
   });
   const member = (await humanMembers(ctx.db, orgId)).find((m) => m.userId === targetId);
   if (!member) throw errors.notFound('Member');
@@ -98,12 +103,16 @@ export async function removeMember(ctx: AppContext, callerId: string, orgId: str
     if (target.role === 'owner' && (await ownerCount(tx, orgId)) <= 1) {
       throw errors.conflict(leaving ? 'You are the last owner of this organization. Make another member an owner before you leave.' : LAST_OWNER, 'last_owner');
     }
-    await detachMember(tx, orgId, targetId);
+    await detachMember(tx, orgId, targetId, callerId);
   });
 }
 
-/** Drops the membership, the member's keys in the organization, and the organization as their default. */
-export async function detachMember(tx: Exec, orgId: string, userId: string): Promise<void> {
+/**
+ * Drops the membership, the member's keys and assignments in the organization, and the organization
+ * as their default. `by`: who removed them (themselves when they leave or delete their account).
+ */
+export async function detachMember(tx: Exec, orgId: string, userId: string, by: string = userId): Promise<void> {
+  await releaseAssignments(tx, orgId, userId, null, by);
   await tx.delete(organizationMembers).where(and(eq(organizationMembers.organizationId, orgId), eq(organizationMembers.userId, userId)));
   await revokeKeysWhere(tx, and(eq(apiKeys.organizationId, orgId), eq(apiKeys.createdBy, userId))!);
   await withdrawInvitesOf(tx, orgId, userId, null);

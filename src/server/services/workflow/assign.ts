@@ -2,7 +2,8 @@
 // next image" for either role.
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { images, organizationMembers } from '../../db/schema';
+import type { Exec } from '../../db/client';
+import { images, organizationMembers, type Role } from '../../db/schema';
 import { errors } from '../../http/errors';
 import type { AssignRequest, QueueRole } from '../../../contract/workflow';
 import type { Image } from '../../../contract/images';
@@ -80,6 +81,28 @@ const assignEvent = (imageId: string, userId: string | null, field: 'assignee' |
   fromValue: from,
   toValue: to,
 });
+
+/**
+ * Clears the assignments a member can no longer hold in the organization, in the caller's
+ * transaction: every one when they leave (role null), the images they annotate when their new role
+ * may not write annotations, the images they review when it may not review. Each is an 'assign'
+ * event by `by` (who removed them or changed their role), so the activity says why it changed.
+ */
+export async function releaseAssignments(tx: Exec, organizationId: string, userId: string, role: Role | null, by: string): Promise<void> {
+  const held = [
+    { field: 'assignee', column: images.assigneeId, clear: { assigneeId: null }, permission: 'annotations.write' },
+    { field: 'reviewer', column: images.reviewerId, clear: { reviewerId: null }, permission: 'images.review' },
+  ] as const;
+  for (const h of held) {
+    if (role && can(role, h.permission)) continue;
+    const released = await tx
+      .update(images)
+      .set({ ...h.clear, updatedAt: new Date() })
+      .where(and(eq(images.organizationId, organizationId), eq(h.column, userId)))
+      .returning({ id: images.id });
+    await recordEvents(tx, released.map((r) => assignEvent(r.id, by, h.field, userId, null)));
+  }
+}
 
 /** What each queue takes: the person column, and the stages an image waits in. */
 const QUEUES = {
