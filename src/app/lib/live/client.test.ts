@@ -306,20 +306,6 @@ describe('LiveClient', () => {
     expect(heard).toEqual([IMG]);
   });
 
-  it("issues: tells the listeners when a joined image's issues change (issue 29), not for an image it does not watch", async () => {
-    const t = setup();
-    const s = screen();
-    const heard: string[] = [];
-    const off = t.client.onIssues((imageId) => heard.push(imageId));
-    const sock = await connected(t, s);
-    sock.server({ type: 'issues', image_id: IMG });
-    sock.server({ type: 'issues', image_id: '33333333-3333-4333-8333-333333333333' });
-    expect(heard).toEqual([IMG]);
-    off();
-    sock.server({ type: 'issues', image_id: IMG });
-    expect(heard).toEqual([IMG]);
-  });
-
   it(`an overlap the server refused (rate_limited for the image) goes again a second later, at most ${LIVE_OVERLAP_RETRIES} times`, async () => {
     const t = setup();
     const sock = await connected(t, screen());
