@@ -42,14 +42,19 @@ import { freshTmpDir, ownReservation } from './resume';
 import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
 import { importedId, refusedKeyPath, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
+import { timeSlice } from '../../offload/slice';
 import { ImportInputError, type FormatReader, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
 import { notifyProjectChanged } from '../../live/notify';
 
 export type ImportRow = typeof imports.$inferSelect;
 /** Images imported at once. */
 const IMAGES_AT_ONCE = 3;
-/** Annotations saved per version when an image brings many. */
-const SAVE_CHUNK = 10_000;
+/**
+ * Annotations saved per version when an image brings many. With PGlite the database runs on the
+ * event loop: one save of 10,000 shapes held it about 2 s (max event-loop delay importing a
+ * 10,000-box image), saves of 1,000 about 0.25 s.
+ */
+const SAVE_CHUNK = 1_000;
 export interface ImportJobPayload {
   import_id: string;
 }
@@ -216,7 +221,9 @@ async function createImage(r: Run, img: ImportedImage & { entry: string }, folde
  * The stored annotations of one image, SAVE_CHUNK at a time, each converted and checked on its own
  * (a bad one is skipped with its reason, not the image).
  */
-function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }, budget: number): Generator<Record<string, unknown>[]> {
+async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }, budget: number): AsyncGenerator<Record<string, unknown>[]> {
+  // Converting and checking 10,000 shapes holds the loop for a while: it pauses every SLICE_MS (offload/slice.ts).
+  const slice = timeSlice();
   const file = img.entry ?? img.fileName;
   const stored = img.stored ?? [];
   // At most `budget` shapes: the rest are counted, never converted (a 5 KB zip of one YOLO line
@@ -254,6 +261,7 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
   };
   for (const [i, s] of stored.entries()) {
     if (overBudget(i)) break;
+    if (slice.due()) await slice.pause();
     accept(s, `${file} #${i + 1}`);
     if (chunk.length >= SAVE_CHUNK) {
       yield chunk;
@@ -262,6 +270,7 @@ function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height
   }
   for (const [i, a] of img.annotations.entries()) {
     if (overBudget(stored.length + i)) break;
+    if (slice.due()) await slice.pause();
     const where = `${file} #${i + 1}`;
     const cls = r.classes.get(classKey(a.class));
     if (!cls) {
@@ -291,10 +300,10 @@ async function importImage(r: Run, img: ImportedImage, index: number): Promise<v
     r.report.skip(img.fileName, 'the image size is unknown, so its annotations cannot be placed');
     return;
   }
-  // In versions of SAVE_CHUNK shapes: one save of a 100k-shape image held several times its size at once.
+  // In versions of SAVE_CHUNK shapes: one save of a large image held the loop (PGlite) and several times its size at once.
   // The image's own shapes count towards the cap (they stay; the import adds beside them).
   const budget = Math.max(0, MAX_SHAPES_PER_IMAGE - (target.annotationCount ?? 0));
-  for (const chunk of storedChunks(r, img, size, budget)) {
+  for await (const chunk of storedChunks(r, img, size, budget)) {
     await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts: chunk, removed_ids: [] });
     r.report.report.annotations_created += chunk.length;
   }
