@@ -106,6 +106,7 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   await a.page.reload();
   await expect(tile(a.page)).toContainText('In progress');
   await expect(tile(a.page).getByTestId('tile-issues')).toHaveText('2');
+  await shot(a.page, 'workflow-queue-rejected');
   await a.page.getByRole('button', { name: 'Start working' }).click();
   await inEditor(a.page);
   const annPanel = a.page.getByTestId('issues-panel');
