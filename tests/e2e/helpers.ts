@@ -7,9 +7,9 @@ export function uniqueUser(prefix = 'user') {
   return { email: `${prefix}-${id}@example.com`, password: 'correct-horse-7', fullName: 'Grace Hopper', id };
 }
 
-/** Signs up through the authentication page's sign-up path and lands on onboarding. */
-export async function signUp(page: Page, user: { email: string; password: string; fullName: string }) {
-  await page.goto('/');
+/** Signs up through the authentication page's sign-up path (shown at `at`) and lands on onboarding. */
+export async function signUp(page: Page, user: { email: string; password: string; fullName: string }, at = '/') {
+  await page.goto(at);
   await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
   await page.getByRole('button', { name: 'Sign up' }).click();
   await expect(page.getByRole('heading', { name: 'Get Started' })).toBeVisible();
@@ -50,6 +50,14 @@ export async function onboard(page: Page, name: string) {
   await page.getByLabel('Organization name').fill(name);
   await page.getByRole('button', { name: 'Create Organization & Continue' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+/** An annotator's Data tab opens on My work (issue 29: their assigned images); this shows every image. */
+export async function showAllImages(page: Page) {
+  const mine = page.getByRole('button', { name: 'My work' });
+  await expect(mine).toHaveAttribute('aria-pressed', 'true');
+  await mine.click();
+  await expect(mine).toHaveAttribute('aria-pressed', 'false');
 }
 
 export async function signIn(page: Page, user: { email: string; password: string }) {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { apiCall, editorProject, scenePng, uploadImages, type EditorProject } from './editor-helpers';
-import { signIn, signUpWithOrganization, uniqueUser } from './helpers';
+import { signIn, signUp, signUpWithOrganization, uniqueUser } from './helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
 
@@ -146,6 +146,15 @@ test('a copied editor link, opened in a fresh signed-out browser, lands on that 
   expect(other.url()).toBe(link);
   await expect(other.getByText('2 of 3')).toBeVisible();
   await fresh.close();
+});
+
+test('a link opened signed out is where sign-up and onboarding end', async ({ page }) => {
+  const user = uniqueUser('linked');
+  await signUp(page, user, '/settings');
+  await page.getByLabel('Organization name').fill(`Linked ${user.id}`);
+  await page.getByRole('button', { name: 'Create Organization & Continue' }).click();
+  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+  await expect(page).toHaveURL(/\/settings$/);
 });
 
 test("another organization's links show the ordinary not-found page, as links to nothing do; a member is switched to the link's organization", async ({ page, browser }) => {

@@ -26,7 +26,7 @@ test("the Data tab shows who has each image open in the editor, live; the viewer
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: X }, { name: Y }] });
   const xId = project.images.find((i) => i.filename === X)!.id;
   const ada = await member(page, project, 'Ada Lovelace');
-  const b = await memberBrowser(browser, ada);
+  const b = await memberBrowser(browser, ada, { allImages: true });
   const sockets: { close(): void }[] = [];
   try {
     const second = b.page;
@@ -93,7 +93,7 @@ test('Show collaborators off (the editor setting) shows nobody on the tiles', as
   test.setTimeout(150_000);
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: X }] });
   const ada = await member(page, project, 'Ada Lovelace');
-  const b = await memberBrowser(browser, ada);
+  const b = await memberBrowser(browser, ada, { allImages: true });
   try {
     await openEditorImage(page, X);
     const grace = people(b.page, X).getByRole('img', { name: project.user.fullName, exact: true });

@@ -4,10 +4,11 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import WebSocket from 'ws';
 import { apiCall, type EditorProject } from './editor-helpers';
-import { uniqueUser } from './helpers';
+import { showAllImages, uniqueUser } from './helpers';
 
 export interface Member {
   email: string;
+  role: 'annotator' | 'viewer';
   fullName: string;
   session: { access_token: string; [key: string]: unknown };
 }
@@ -24,11 +25,14 @@ export async function member(owner: Page, project: EditorProject, fullName: stri
   const token = new URL(invite.body.invite_url as string).pathname.split('/').pop()!;
   const accepted = await owner.request.post(`/api/v1/invites/${token}/accept`, { headers: { authorization: `Bearer ${session.access_token}` } });
   expect(accepted.status()).toBe(200);
-  return { email: user.email, fullName, session };
+  return { email: user.email, role, fullName, session };
 }
 
-/** A browser of the member's own, signed in, on the project's Data tab. */
-export async function memberBrowser(browser: Browser, who: Member) {
+/**
+ * A browser of the member's own, signed in, on the project's Data tab: an annotator's opens on My
+ * work (issue 29); `allImages` turns it off, so every image is on screen.
+ */
+export async function memberBrowser(browser: Browser, who: Member, opts: { allImages?: boolean } = {}) {
   const context = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.goto('/');
@@ -39,6 +43,7 @@ export async function memberBrowser(browser: Browser, who: Member) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  if (opts.allImages && who.role === 'annotator') await showAllImages(page);
   return { context, page };
 }
 

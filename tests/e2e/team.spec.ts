@@ -3,7 +3,7 @@
 // deletes their account, signs in again within the grace period and sees the reactivation message.
 // Owners, reviewers, annotators and viewers each see on the project pages what their role allows.
 import { expect, test, type Page } from '@playwright/test';
-import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
+import { createProject, onboard, showAllImages, signIn, signUp, uniqueUser } from './helpers';
 import { apiCall, editorProject, scenePng } from './editor-helpers';
 
 async function token(page: Page): Promise<string> {
@@ -103,6 +103,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   await expect(other.getByRole('button', { name: 'Add Class' })).toBeDisabled();
   await other.getByRole('tab', { name: /Data/ }).click();
   await expect(other.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await showAllImages(other);
   await expect(other.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
 
   // The owner makes them a viewer.
@@ -452,6 +453,7 @@ async function expectRoleView(page: Page, key: keyof typeof SEES, screenshot?: s
   // Project page header.
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  if (key === 'annotator') await showAllImages(page);
   await expect(page.getByTestId('image-tile')).toHaveCount(2);
   await expectGated(page, page.getByRole('button', { name: 'Add', exact: true }), seen.upload, role, 'upload images');
   await expectGated(page, page.getByRole('button', { name: 'Project settings' }), seen.projectSettings, role, 'change project settings');
