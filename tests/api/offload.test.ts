@@ -69,6 +69,28 @@ describe('segmentation on an offload thread', () => {
   }, 60_000);
 });
 
+describe('the pool', () => {
+  it("keeps a thread for requests: a process-image's task does not wait behind long job tasks", async () => {
+    const pool = new OffloadPool(2);
+    try {
+      // Both threads up first.
+      await Promise.all([pool.run('segmentationStructure', [scene.rgb, W, H]), pool.run('segmentationStructure', [scene.rgb, W, H])]);
+      const big = { data: new Uint8Array(4000 * 3000 * 3).fill(90), width: 4000, height: 3000, channels: 3 };
+      const order: string[] = [];
+      const done = (name: string) => () => void order.push(name);
+      const jobs = [
+        pool.run('imageEditPixels', [big, 'noise', 1]).then(done('edit 1')),
+        pool.run('imageEditPixels', [big, 'noise', 2]).then(done('edit 2')),
+        pool.run('segmentationStructure', [scene.rgb, W, H]).then(done('request')),
+      ];
+      await Promise.all(jobs);
+      expect(order).toEqual(['request', 'edit 1', 'edit 2']);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
 describe('Magic Image Edit pixel steps on an offload thread', () => {
   it('give the same bytes as in-line, step by step and chained', async () => {
     const png = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();

@@ -10,6 +10,12 @@ import { transferablesOf } from './transfer';
 /** Threads in the pool: one less than the cores, at least 2 (so one long task never holds the queue alone), at most 4. */
 export const OFFLOAD_THREADS = Math.max(2, Math.min(4, (os.availableParallelism?.() ?? os.cpus().length) - 1));
 
+/**
+ * Tasks of jobs (an import's read-through, image edits) that may run for long: together they hold
+ * at most all threads but one, so a request's task (process-image) never queues behind them.
+ */
+const BACKGROUND_TASKS: ReadonlySet<string> = new Set(['importReadThrough', 'imageEditPixels']);
+
 /** The task's thread stopped (crash, out of memory, pool closed) before it answered. */
 export class OffloadCrashed extends Error {
   override name = 'OffloadCrashed';
@@ -65,14 +71,22 @@ export class OffloadPool {
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 
+  /** The first queued job that may start now: a background one only while another thread stays for requests. */
+  private nextJob(): number {
+    const background = this.slots.filter((s) => s.job && BACKGROUND_TASKS.has(s.job.task)).length;
+    return this.queue.findIndex((j) => !BACKGROUND_TASKS.has(j.task) || background < Math.max(1, this.size - 1));
+  }
+
   private pump(): void {
-    while (this.queue.length) {
+    for (;;) {
+      const next = this.nextJob();
+      if (next < 0) return;
       const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) {
         if (this.slots.length < this.size) this.spawn();
         return; // a thread that becomes ready (or idle) pumps again
       }
-      const job = this.queue.shift()!;
+      const job = this.queue.splice(next, 1)[0]!;
       slot.job = job;
       slot.worker.ref(); // a running task keeps the process alive until it answers
       try {
