@@ -12,8 +12,6 @@ import { finishedImport, startImport as startImportAs, type ImportJob } from './
 import { eq } from 'drizzle-orm';
 import { imports } from '../../src/server/db/schema';
 import { ABANDONED_IMPORT_MS, sweepAbandonedImports } from '../../src/server/services/import';
-import { READERS } from '../../src/server/services/import/formats';
-import { ImportInputError, type FormatReader, type ImportedImage } from '../../src/server/services/import/types';
 
 let server: TestServer;
 let owner: Member;
@@ -200,31 +198,18 @@ describe('annotation-only files and bad input', () => {
   });
 
   it('a reader that meets bad input after its first image ends the import before anything is added', async () => {
-    // A reader of our own, in front of the others for archives holding half.marker: it yields a
-    // good image, then fails, as a streamed format meeting a broken record late in a file would.
-    const halfway: FormatReader = {
-      format: 'coco',
-      detect: async (archive) => archive.has('half.marker'),
-      read: async () => ({
-        classes: [{ name: 'never-added', type: 'box' }],
-        total: 2,
-        images: (async function* () {
-          yield { fileName: 'a.png', entry: 'a.png', annotations: [{ class: 'never-added', shape: { type: 'box', x: 1, y: 1, w: 2, h: 2 } }] } as ImportedImage;
-          throw new ImportInputError('half.marker: broken record after the first image');
-        })(),
-      }),
-    };
-    READERS.unshift(halfway);
-    try {
-      const projectId = (await createProject(server, owner)).id;
-      const job = await finished(owner, await startImport(owner, projectId, 'half.zip', await zipOf({ 'half.marker': '', 'a.png': await png(8, 8) })));
-      expect(job.status).toBe('failed');
-      expect(job.error).toBe('half.marker: broken record after the first image');
-      expect(await imagesOf(owner, projectId)).toEqual([]);
-      expect((await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token })).body.project.classes).toEqual([]);
-    } finally {
-      READERS.splice(READERS.indexOf(halfway), 1);
-    }
+    // A streamed format meeting a broken record late in its file: a CVAT file whose first image is
+    // good and whose markup breaks after it. The dry run (on an offload thread) reads it all first.
+    const xml = `<annotations><version>1.1</version><meta><task><labels><label><name>never-added</name><type>rectangle</type></label></labels></task></meta>
+      <image id="0" name="a.png" width="8" height="8"><box label="never-added" xtl="1" ytl="1" xbr="3" ybr="3"/></image>
+      <image id="1" name="b.png" width="8" height="8"><box label="never-added" xtl="1" ytl="1" xbr="3" ybr="3"></image>
+      </annotations>`;
+    const projectId = (await createProject(server, owner)).id;
+    const job = await finished(owner, await startImport(owner, projectId, 'half.zip', await zipOf({ 'annotations.xml': xml, 'images/a.png': await png(8, 8), 'images/b.png': await png(8, 8) })));
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^annotations\.xml: XML error at line 3: /);
+    expect(await imagesOf(owner, projectId)).toEqual([]);
+    expect((await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token })).body.project.classes).toEqual([]);
   });
 
   it('fails malformed JSON with its line, and changes nothing', async () => {

@@ -6,6 +6,8 @@ import { wasmOps } from '../services/segmentation/builtin/wasm-ops';
 import { referenceOps } from '../services/segmentation/builtin/reference-ops';
 import { applyPixelStep, type PixelStep, type Raw } from '../services/image-edit/pixels';
 import { decodeBmp, type DecodedBmp } from '../services/bmp';
+import { readThrough, type ReadThrough } from '../services/import/read-through';
+import type { ImportFormat } from '../../contract/imports';
 
 let ops: Promise<SegmentOps> | null = null;
 
@@ -26,6 +28,10 @@ export const tasks = {
   decodeBmp(bytes: Uint8Array, maxPixels: number): DecodedBmp {
     // A Buffer arrives as a plain Uint8Array: the decoder reads with Buffer's methods.
     return decodeBmp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxPixels);
+  },
+  /** An import's dry run: the uploaded archive read through once, nothing written (services/import/read-through.ts). */
+  importReadThrough(file: string, filename: string, format: ImportFormat, folderPath: string, tmpDir: string): Promise<ReadThrough> {
+    return readThrough(file, filename, format, folderPath, tmpDir);
   },
   /** A Magic Image Edit pixel step of the built-in provider (colour and weather loops over every pixel). */
   imageEditPixels(img: Raw, step: PixelStep, seed: number): Raw {

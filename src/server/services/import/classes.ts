@@ -9,13 +9,13 @@ import type { AppContext } from '../../context';
 import { projects } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { nextClassColor, ProjectClasses, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
-import { withoutUnstorable } from '../../../contract/text';
 import { listSome } from './formats/common';
+import { CLASS_NAME_MAX, classKey, storedClassName } from './class-names';
+
+export { classKey };
 import { updateProject } from '../projects';
 import { ImportInputError, type ImportReporter } from './types';
 
-/** ProjectClass's name limit. */
-const CLASS_NAME_MAX = 100;
 /** ProjectClasses' limit on a project's classes, as the HTTP API enforces it. */
 export const MAX_PROJECT_CLASSES = 1000;
 
@@ -24,16 +24,6 @@ export interface WantedClass {
   type?: AnnotationType;
   color?: string;
   attributes?: AttributeDefinition[];
-}
-
-/** The name a dataset's class is stored under: trimmed, storable, cut to 100 characters ('' when nothing is left). */
-export function storedClassName(name: string): string {
-  return withoutUnstorable(withoutUnstorable(name.trim()).slice(0, CLASS_NAME_MAX)).trim();
-}
-
-/** The key classes are matched by: the stored name, ignoring case. */
-export function classKey(name: string): string {
-  return storedClassName(name).toLowerCase();
 }
 
 /** Fails the import before anything is added when the project cannot take the classes it lacks. */

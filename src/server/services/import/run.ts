@@ -3,8 +3,9 @@
 // 1. The uploaded file is copied from storage to a private temporary directory (streamed) and
 //    opened as an archive (./archive.ts: unsafe names and zip bombs are refused there).
 // 2. The format is the one asked for, or the first reader whose detect() says yes. The reader
-//    goes through the whole dataset once without writing anything (dryRun), so bad input ends
-//    the import before anything is added: never half an import.
+//    goes through the whole dataset once without writing anything (dryRun, on an offload thread:
+//    ./read-through.ts), so bad input ends the import before anything is added: never half an
+//    import.
 // 3. Classes the dataset declares are matched to the project's by name (case-insensitively);
 //    missing ones are added (the importer's role needs classes.edit for that).
 // 4. One image at a time: a project image of the same file name is matched (its bytes are not
@@ -29,7 +30,7 @@ import { ApiError } from '../../http/errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
 import { emptyImportReport, ENDED_IMPORT_STATUSES, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
-import { joinFolderPath, normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
+import { ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
@@ -43,7 +44,9 @@ import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './cl
 import { importedId, refusedKeyPath, toStored } from './convert';
 import { READERS, detectFormat } from './formats';
 import { timeSlice } from '../../offload/slice';
-import { ImportInputError, type FormatReader, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
+import { offload, OffloadCrashed } from '../../offload/pool';
+import { importFolderPath, type ReadThrough } from './read-through';
+import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
 import { notifyProjectChanged } from '../../live/notify';
 
 export type ImportRow = typeof imports.$inferSelect;
@@ -100,6 +103,8 @@ interface Run {
   report: ReportBuilder;
   tmpDir: string;
   archive: OpenedArchive;
+  /** The local copy of the upload (the dry run's thread opens it again). */
+  file: string;
   /** classKey (the stored name, lower case) -> the project's class. */
   classes: Map<string, ProjectClass>;
   folders: Set<string>;
@@ -134,11 +139,7 @@ function classTarget(r: Run): ClassTarget {
  * this for every folder, so a name the rules refuse fails the import before anything is added).
  */
 function folderPathFor(r: Run, sub: string | undefined, where: string): string {
-  let folder = r.row.folderPath || ROOT_PATH;
-  for (const part of (sub ?? '').split('/').filter(Boolean)) folder = joinFolderPath(folder, part);
-  const checked = normalizeFolderPath(folder);
-  if ('error' in checked) throw new ImportInputError(`${where}: its folder "${(sub ?? '').slice(0, 200)}" cannot be created (${checked.error})`);
-  return checked.path;
+  return importFolderPath(r.row.folderPath, sub, where);
 }
 
 async function folderFor(r: Run, sub: string | undefined, where = 'the dataset'): Promise<string> {
@@ -321,33 +322,35 @@ function finalReport(r: Run): ImportReport {
 
 /**
  * Reads the whole dataset once without writing anything, so input that ends the import (malformed
- * JSON or XML deep in a file, an unreadable entry) ends it before the first image or class is
- * added: a bad archive is reported, never half imported. Returns the number of images.
+ * JSON or XML deep in a file, an unreadable entry, a folder name the rules refuse, more classes
+ * than a project may have) ends it before the first image or class is added: a bad archive is
+ * reported, never half imported. The reading runs on an offload thread (./read-through.ts), so a
+ * large archive never holds the request thread. Returns the number of images.
  */
-async function dryRun(r: Run, reader: FormatReader): Promise<number> {
+async function dryRun(r: Run, format: ImportFormat): Promise<number> {
+  let found: ReadThrough;
   try {
-    const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'check-')), signal: r.signal });
-    let images = 0;
-    // Every class the import would add, so a project it would take past its class limit fails now.
-    const classes = new Set(data.classes.map((c) => classKey(c.name)));
-    for (const f of data.folders ?? []) folderPathFor(r, f, 'the dataset');
-    for await (const img of data.images) {
-      if (r.signal.aborted) throw r.signal.reason;
-      if (await cancelled(r)) return images;
-      if (img.entry) folderPathFor(r, img.folder, img.entry);
-      for (const a of img.annotations) classes.add(classKey(a.class));
-      images += 1;
-    }
-    checkClassCount([...r.classes.values()], classes);
-    return images;
+    found = await offload('importReadThrough', [r.file, r.row.filename, format, r.row.folderPath, await fsp.mkdtemp(path.join(r.tmpDir, 'check-'))]);
   } catch (err) {
-    if (r.signal.aborted || err instanceof ImportInputError) throw err;
+    if (r.signal.aborted) throw r.signal.reason;
+    const e = err as Error;
+    if (e?.name === 'ImportInputError') throw new ImportInputError(e.message);
     // The dry run only reads the local copy of the upload: whatever else it throws (a stack
-    // overflow on input nested past a reader's guard, a parser's own limit) would throw again on
-    // every retry, so it fails the import once, saying so, instead of being retried as a crash.
+    // overflow on input nested past a reader's guard, a parser's own limit, a thread that ran out
+    // of memory) would throw again on every retry, so it fails the import once, saying so,
+    // instead of being retried as a crash.
     r.ctx.log.warn({ err, importId: r.row.id }, 'import: reading the dataset failed');
-    throw new ImportInputError(`The dataset could not be read (${String((err as Error)?.message ?? err).slice(0, 300)})`);
+    const why = err instanceof OffloadCrashed ? 'its reading stopped: the file may be too large or too deeply nested' : String(e?.message ?? err).slice(0, 300);
+    throw new ImportInputError(`The dataset could not be read (${why})`);
   }
+  if (r.signal.aborted) throw r.signal.reason;
+  for (const s of found.skipped) r.report.skip(s.file, s.reason);
+  for (const w of found.warnings) r.report.warn(w);
+  r.report.report.skipped_more += found.skippedMore;
+  r.report.report.warnings_more += found.warningsMore;
+  // Every class the import would add, so a project it would take past its class limit fails now.
+  checkClassCount([...r.classes.values()], found.classKeys);
+  return found.images;
 }
 
 /** How often a running import looks whether it was cancelled (POST /imports/{id}/cancel). */
@@ -366,7 +369,7 @@ async function cancelled(r: Run): Promise<boolean> {
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const reader = READERS.find((x) => x.format === format)!;
   // A resumed import was read through before it began.
-  const total = r.row.done === 0 ? await dryRun(r, reader) : r.row.total;
+  const total = r.row.done === 0 ? await dryRun(r, format) : r.row.total;
   if (await cancelled(r)) return;
   const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal });
   await ensureClasses(classTarget(r), data.classes);
@@ -436,7 +439,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal };
     await readDataset(r, format);
     await cleanUp();
     // A cancelled import keeps its status; what it added until then is in its report.
