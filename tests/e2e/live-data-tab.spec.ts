@@ -4,6 +4,7 @@
 // Data tab's viewer watches without being anyone's peer. Show collaborators off shows nobody.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { editorProject, openEditorImage } from './editor-helpers';
+import { showAllImages } from './helpers';
 import { joinedSocket, member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -105,11 +106,14 @@ test('Show collaborators off (the editor setting) shows nobody on the tiles', as
     await b.page.keyboard.press('Escape');
     await b.page.getByRole('button', { name: 'Back', exact: true }).click();
     await expect(b.page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+    // The editor was loaded afresh: its Data tab opens on My work again (issue 29).
+    await showAllImages(b.page);
     await expect(tile(b.page, X)).toBeVisible();
     await expect(people(b.page, X)).toHaveCount(0);
     // On again: A shows.
     await b.page.evaluate(() => localStorage.setItem('vellum.editorCollaborators', 'true'));
     await b.page.reload();
+    await showAllImages(b.page);
     await expect(grace).toBeVisible({ timeout: 15_000 });
   } finally {
     await b.context.close();
