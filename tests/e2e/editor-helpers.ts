@@ -110,6 +110,8 @@ export async function editorUrl(page: Page, projectId: string, name: string): Pr
 /** The id of the project whose page (or editor) is open, else of the last project opened. */
 export async function projectIdOf(page: Page): Promise<string> {
   const fromUrl = /\/projects\/([0-9a-f-]{36})/.exec(new URL(page.url()).pathname)?.[1];
+  // A new tab is on about:blank, whose storage the page may not read: the app's origin first.
+  if (!fromUrl && !page.url().startsWith('http')) await page.goto('/');
   const id = fromUrl ?? (await page.evaluate(() => (JSON.parse(localStorage.getItem('vellum.selectedProject') ?? 'null') as { id?: string } | null)?.id));
   if (!id) throw new Error(`no project open: ${page.url()}`);
   return id;
