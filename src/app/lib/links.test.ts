@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_QUERY, dataQueryString, imagePath, isUuid, parseDataQuery, projectPath, sameDataQuery } from './links';
+import { DEFAULT_DATA_QUERY, dataQueryString, imagePath, isUuid, looksInEveryFolder, parseDataQuery, projectPath, sameDataQuery } from './links';
 
 const P = '6f1c0d1e-52a4-4c53-9a5e-1b2f3c4d5e6f';
 const I = '0b7c1a6e-3f1d-4a8e-9c2b-7d6e5f4a3b2c';
 const parse = (s: string) => parseDataQuery(new URLSearchParams(s));
 
 describe('Data view query', () => {
+  it('a name search and an assignee filter look through every folder; a folder alone does not', () => {
+    expect(looksInEveryFolder(parse('folder=%2Fcats'))).toBe(false);
+    expect(looksInEveryFolder(parse('folder=%2Fcats&stage=review'))).toBe(false);
+    expect(looksInEveryFolder(parse('folder=%2Fcats&q=img'))).toBe(true);
+    expect(looksInEveryFolder(parse('folder=%2Fcats&assignee=me'))).toBe(true);
+    expect(looksInEveryFolder(parse('assignee=none'))).toBe(true);
+  });
+
   it('the default view has no query string', () => {
     expect(dataQueryString(DEFAULT_DATA_QUERY)).toBe('');
     expect(parse('')).toEqual(DEFAULT_DATA_QUERY);

@@ -53,6 +53,14 @@ export function parseDataQuery(params: URLSearchParams): DataQuery {
   };
 }
 
+/**
+ * Whether the view lists matches from every folder instead of one folder's images: a name search,
+ * or an assignee filter (My work is the caller's images wherever they are filed).
+ */
+export function looksInEveryFolder(q: Pick<DataQuery, 'search' | 'assignee'>): boolean {
+  return q.search !== '' || q.assignee !== null;
+}
+
 /** The query string of a Data view ('' for the default view), defaults left out, in a fixed order. */
 export function dataQueryString(q: DataQuery): string {
   const params = new URLSearchParams();

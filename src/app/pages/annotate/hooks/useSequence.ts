@@ -7,7 +7,7 @@ import { useCallback, useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { MAX_PAGE_SIZE, type Image } from '../../../../contract/images';
 import { api } from '../../../api/client';
-import type { DataQuery } from '../../../lib/links';
+import { looksInEveryFolder, type DataQuery } from '../../../lib/links';
 import type { Editor } from '../../../../engine';
 import { preloadFor } from '../../../../workers/render-client';
 import { prefetchImage } from '../preload';
@@ -45,21 +45,21 @@ export const editorImageKey = (projectId: string | undefined, imageId: string) =
 
 /**
  * The sequence for `image` in the view `query` (its folderPath is the image's own folder unless
- * searching). Undefined while it loads, and when the image is not in it (filtered out since it was
+ * it looks in every folder: a search or an assignee filter). Undefined while it loads, and when the image is not in it (filtered out since it was
  * opened, or a link with another view's query): the image is then shown alone.
  */
 export function useSequenceImages({ projectId, orgId, image, query }: { projectId: string | undefined; orgId: string; image: Image | null; query: DataQuery }): Image[] | undefined {
-  const searching = query.search !== '';
+  const everyFolder = looksInEveryFolder(query);
   const sequenceQuery = useQuery({
-    queryKey: ['editor-sequence', projectId, searching ? null : query.folderPath, query.search, query.status, query.assignee, query.sort.field, query.sort.order],
+    queryKey: ['editor-sequence', projectId, everyFolder ? null : query.folderPath, query.search, query.status, query.assignee, query.sort.field, query.sort.order],
     enabled: Boolean(projectId && orgId && image),
     staleTime: 60_000,
     queryFn: async () =>
       (
         await api.listImages(projectId!, {
           org_id: orgId,
-          folder_path: searching ? undefined : query.folderPath,
-          search: searching ? query.search : undefined,
+          folder_path: everyFolder ? undefined : query.folderPath,
+          search: query.search || undefined,
           status: query.status ?? undefined,
           assignee: query.assignee ?? undefined,
           page: 1,

@@ -28,12 +28,14 @@ import { useTileSelection } from './useTileSelection';
 import { useProjectRefresh } from './useProjectRefresh';
 import { TilePeople, useWatchTiles } from './tilePeople';
 import styles from './DataTab.module.css';
+import { looksInEveryFolder } from '../../../lib/links';
 
 export { foldersKey, useFolders } from './folders';
 
 export function DataTab({ project, orgId, onUpload }: { project: Project; orgId: string; onUpload(files: File[]): void }) {
   const { folderPath, status, search, sort, assignee, selected, reloadToken } = useDataView();
   const view = useDataView.getState;
+  const everyFolder = looksInEveryFolder({ search, assignee });
   const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, assignee, archived: false, reloadToken });
   const folders = useFolders(project.id, orgId);
   const tree = folders.data?.folders ?? [];
@@ -57,7 +59,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const { renamingId, setRenamingId } = folderActions;
   const imageActions = useImageActions({ projectId: project.id, orgId, folderPath, status, search, list });
   const { selectedIds } = imageActions;
-  const { items, childFolders, onRange, visibleImageIds } = useGridItems({ orgId, folderPath, searching: search !== '', tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
+  const { items, childFolders, onRange, visibleImageIds } = useGridItems({ orgId, folderPath, searching: everyFolder, tree, hiddenFolders: folderActions.hiddenFolders, images: list.images });
   const { toggle, activate } = useTileSelection(list.images);
   // Who has the images on screen open in the editor (small avatars on their tiles).
   useWatchTiles(project.id, visibleImageIds);
@@ -91,7 +93,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         onActivate={(e) => activate(it.image, it.index, e)}
         onToggle={(e) => toggle(it.image, it.index, e)}
         onCycleStatus={canStage ? () => imageActions.cycleStatus(it.image) : undefined}
-        showFolder={search !== ''}
+        showFolder={everyFolder}
         people={<TilePeople imageId={it.image.id} filename={it.image.filename} />}
       />
     );
@@ -99,7 +101,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   return (
     <div className={styles.data} {...dropHandlers} data-file-over={fileOver || undefined}>
       <DataHeader list={list} status={status} sort={sort} creating={folderActions.creating} folderDenied={folderDenied} onCreateFolder={() => void folderActions.createFolder()} />
-      <FolderPath folderPath={folderPath} search={search} />
+      <FolderPath folderPath={folderPath} search={search} assignee={assignee} />
       <DataGrid
         list={list}
         items={items}

@@ -1,26 +1,36 @@
 // The Data tab's folder path: Back, then 'All images' and each folder down to the one on screen.
 // During a search: 'All images' and the search (it looks through every folder); Back leaves the
-// search for the folder that was open, 'All images' for the root.
-import { ArrowLeft, ChevronRight, Folder, Home, Search } from 'lucide-react';
+// search for the folder that was open, 'All images' for the root. An assignee filter (My work) also
+// looks through every folder: 'All images' and whose images they are; Back leaves the filter.
+import { ArrowLeft, ChevronRight, Folder, Home, Search, UserRound } from 'lucide-react';
 import { ROOT_PATH, parentFolderPath } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
 import { useDataView } from './dataView';
 import styles from './DataTab.module.css';
 
-export function FolderPath({ folderPath, search }: { folderPath: string; search: string }) {
+/** Whose images an assignee filter shows, as the path bar names it. */
+function assigneeText(assignee: string): string {
+  if (assignee === 'me') return 'My work in all folders';
+  if (assignee === 'none') return 'Unassigned images in all folders';
+  return "A member's images in all folders";
+}
+
+export function FolderPath({ folderPath, search, assignee = null }: { folderPath: string; search: string; assignee?: string | null }) {
   const view = useDataView.getState;
-  const crumbs = folderPath === ROOT_PATH || search ? [] : folderPath.slice(1).split('/');
+  const filtered = search !== '' || assignee !== null;
+  const crumbs = folderPath === ROOT_PATH || filtered ? [] : folderPath.slice(1).split('/');
+  const leave = () => (search ? view().setSearch('') : assignee !== null ? view().setAssignee(null) : view().openFolder(parentFolderPath(folderPath)));
   return (
     <nav className={styles.pathBar} aria-label="Folder path">
       <IconButton
         label="Back"
         icon={<ArrowLeft />}
-        disabled={folderPath === ROOT_PATH && !search}
-        onClick={() => (search ? view().setSearch('') : view().openFolder(parentFolderPath(folderPath)))}
+        disabled={folderPath === ROOT_PATH && !filtered}
+        onClick={leave}
       />
       <ol className={styles.path}>
         <li>
-          <button type="button" className={styles.pathLink} onClick={() => view().openFolder(ROOT_PATH)} aria-current={folderPath === ROOT_PATH && !search ? 'page' : undefined}>
+          <button type="button" className={styles.pathLink} onClick={() => view().openFolder(ROOT_PATH)} aria-current={folderPath === ROOT_PATH && !filtered ? 'page' : undefined}>
             <Home aria-hidden="true" />
             All images
           </button>
@@ -31,6 +41,14 @@ export function FolderPath({ folderPath, search }: { folderPath: string; search:
             <span className={`${styles.pathLink} ${styles.pathSearch}`} aria-current="page">
               <Search aria-hidden="true" />
               <span className={styles.pathSearchText}>Names containing “{search}” in all folders</span>
+            </span>
+          </li>
+        ) : assignee !== null ? (
+          <li>
+            <ChevronRight aria-hidden="true" className={styles.pathSep} />
+            <span className={`${styles.pathLink} ${styles.pathSearch}`} aria-current="page">
+              <UserRound aria-hidden="true" />
+              <span className={styles.pathSearchText}>{assigneeText(assignee)}</span>
             </span>
           </li>
         ) : null}

@@ -30,6 +30,13 @@ describe('the Data view and its URL', () => {
     ]);
   });
 
+  it('opening a folder leaves My work, which looks through every folder', () => {
+    const view = useDataView.getState;
+    view().setAssignee('me');
+    view().openFolder('/cats');
+    expect(written.map((w) => w.url)).toEqual(['?assignee=me', '?folder=%2Fcats']);
+  });
+
   it('typing a search replaces the entry; starting and ending it are steps Back can undo', () => {
     const view = useDataView.getState;
     view().setSearch('c');

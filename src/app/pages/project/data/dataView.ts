@@ -62,7 +62,8 @@ export const useDataView = create<DataViewState>()((set, get) => {
       set({ projectId, ...query, selected: new Set(), anchor: null });
     },
     openFolder(path) {
-      choose({ folderPath: path, search: '' });
+      // Browsing a folder leaves the views that look through every folder (a search, My work).
+      choose({ folderPath: path, search: '', assignee: null });
     },
     setStatus(status) {
       choose({ status });

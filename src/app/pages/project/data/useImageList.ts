@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { api } from '../../../api/client';
 import type { SortState } from './dataView';
+import { looksInEveryFolder } from '../../../lib/links';
 
 const FIRST_PAGE = 200;
 const MORE_PAGE = 50;
@@ -55,10 +56,11 @@ export function useImageList(q: ImageListQuery): ImageList {
   const busyMore = useRef(false);
 
   const search = q.search ?? '';
+  const everyFolder = looksInEveryFolder({ search, assignee: q.assignee ?? null });
   const params = useCallback(
     (page: number, limit: number) => ({
       org_id: q.orgId,
-      folder_path: search ? undefined : q.folderPath,
+      folder_path: everyFolder ? undefined : q.folderPath,
       search: search || undefined,
       page,
       limit,
@@ -68,12 +70,12 @@ export function useImageList(q: ImageListQuery): ImageList {
       assignee: q.assignee ?? undefined,
       is_archived: q.archived ? ('true' as const) : ('false' as const),
     }),
-    [q.orgId, q.folderPath, search, q.sort.field, q.sort.order, q.status, q.assignee, q.archived],
+    [q.orgId, q.folderPath, everyFolder, search, q.sort.field, q.sort.order, q.status, q.assignee, q.archived],
   );
 
   // Another folder, filter or sort starts empty (skeletons); a reload or a new search keeps what
   // is shown meanwhile. Starting or leaving a search is another view.
-  const viewKey = JSON.stringify([q.projectId, search ? null : (q.folderPath ?? null), search !== '', q.status, q.assignee ?? null, q.sort.field, q.sort.order, q.archived]);
+  const viewKey = JSON.stringify([q.projectId, everyFolder ? null : (q.folderPath ?? null), search !== '', q.status, q.assignee ?? null, q.sort.field, q.sort.order, q.archived]);
   const shownKey = useRef(viewKey);
 
   useEffect(() => {
