@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context';
-import { apiError } from './http/errors';
+import { apiError } from './errors';
 
 /** How a claimed job ended in this process (the label of vellum_job_duration_seconds). */
 export type JobOutcome = 'completed' | 'failed' | 'cancelled' | 'gave_up' | 'error' | 'handed_back' | 'lease_lost';

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { api, startServer, uniqueEmail, type TestServer } from './harness';
 import { authRefreshTokens, authUsers } from '../../src/server/db/schema';
 import type { EmbeddedAuthProvider } from '../../src/server/auth';
-import { ApiError } from '../../src/server/http/errors';
+import { ApiError } from '../../src/server/errors';
 
 const SECRET = 'test-jwt-secret-for-the-embedded-auth-service-0123456789';
 let server: TestServer;

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/server/config';
 import { createStorage } from '../../src/server/storage';
 import { LocalStorage } from '../../src/server/storage/local';
 import { installAuthGuard } from '../../src/server/http/auth-guard';
-import { ApiError } from '../../src/server/http/errors';
+import { ApiError } from '../../src/server/errors';
 import type { AuthProvider } from '../../src/server/auth/types';
 import { collect, freshBucket, readAll, storageContract } from './storage-contract';
 

@@ -7,7 +7,7 @@
 //   older/none:    {"code": <http status>, "error_code": "<error_code>", "msg": "..."}
 // OAuth-style errors (a few token-endpoint cases) are {"error": "...", "error_description": "..."}.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 
 export const API_VERSION_HEADER = 'x-supabase-api-version';
 const API_VERSION_2024 = Date.parse('2024-01-01T00:00:00Z');

@@ -2,7 +2,7 @@
 // (HS256 secret or the project's JWKS) and call its HTTP API for the product's auth wrappers.
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
-import { ApiError, apiError, errors } from '../http/errors';
+import { ApiError, apiError, errors } from '../errors';
 import type { AuthProvider, AuthSession, AuthUser } from './types';
 
 type HostedConfig = Extract<Config['auth'], { kind: 'supabase' }>;

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthProvider, AuthUser } from '../auth/types';
 import type { AppContext } from '../context';
-import { errors } from './errors';
+import { errors } from '../errors';
 import { authenticateApiKey, API_KEY_PREFIX, type ApiKeyCaller } from '../services/api-keys';
 import { checkDeactivation } from '../services/account';
 

@@ -13,7 +13,7 @@ import type { WebSocket, RawData } from 'ws';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { profiles } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import { authenticate } from '../http/auth-guard';
 import { can, roleIn } from '../services/access';
 import { annotatedImage, CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';

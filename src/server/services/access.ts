@@ -4,7 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Exec } from '../db/client';
 import { organizationMembers, type Role } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { roleCan, type Permission } from '../../contract/permissions';
 
 // The permission table lives in src/contract/permissions.ts, so that the SPA hides what a role may

@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { accountDeletions, apiKeys, organizationMembers, organizations, profiles } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import type { AuthUser } from '../auth/types';
 import type { EmbeddedAuthProvider } from '../auth';
 import { ACCOUNT_GRACE_DAYS } from '../../contract/teams';

@@ -8,7 +8,7 @@ import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
 import { apiKeys, organizationMembers, profiles, type Role } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { hashToken, randomToken } from '../auth/embedded/tokens';
 import { ROLE_RANK, roleAtMost, type ApiKey } from '../../contract/teams';
 import { can, requireMember } from './access';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, like, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { folders, imageFolderStats, images } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
 import type { Tx } from '../db/client';
 import { folderPathOrThrow, projectInOrg, type ProjectRow } from './images';

@@ -11,7 +11,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lte, ne, sql, type
 import type { AppContext } from '../context';
 import type { Exec, Tx } from '../db/client';
 import { folders, imageFolderStats, images, organizationMembers, projects } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { canonicalMime, nextStatus, type Image, type ImageStatus, type ListImagesQuery } from '../../contract/images';
 import { normalizeFolderPath, ROOT_PATH } from '../../contract/folders';
 import { can, requireMember, type Permission } from './access';

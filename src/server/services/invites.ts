@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { organizationInvites, organizationMembers, organizations, profiles, type Role } from '../db/schema';
-import { apiError, errors } from '../http/errors';
+import { apiError, errors } from '../errors';
 import { hashToken, randomToken } from '../auth/embedded/tokens';
 import { Mailer, type Mail } from '../auth/embedded/mailer';
 import { INVITE_TTL_DAYS, roleAtMost, type Invite } from '../../contract/teams';

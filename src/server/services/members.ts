@@ -11,7 +11,7 @@ import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
 import { apiKeys, organizationInvites, organizationMembers, organizations, profiles, type Role } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { ROLE_RANK, type Member } from '../../contract/teams';
 import { can, requireMember } from './access';
 import { capKeyRoles, revokeKeysWhere } from './api-keys';

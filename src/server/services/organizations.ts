@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { organizationMembers, organizations, profiles, type Role } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { bucketNameFor, MESSAGES } from '../../contract/validation';
 import type { Organization } from '../../contract/account';
 import { organizationJson } from './profiles';

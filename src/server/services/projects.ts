@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images, organizations, projects, type ProjectClass } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import type { Project } from '../../contract/projects';
 import { requireMember, type Permission } from './access';
 import { previewKey } from './stored-objects';

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { organizations, type images, type projects } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 
 type ImageRow = typeof images.$inferSelect;
 type ProjectRow = typeof projects.$inferSelect;

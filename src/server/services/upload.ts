@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { and, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { annotationDocuments, images, organizations, projects, uploadReservations } from '../db/schema';
-import { ApiError, apiError, errors } from '../http/errors';
+import { ApiError, apiError, errors } from '../errors';
 import { InvalidObjectNameError } from '../storage/types';
 import {
   canonicalMime,

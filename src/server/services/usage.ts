@@ -2,7 +2,7 @@
 import { and, eq, gte, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images, projects, usageRecords } from '../db/schema';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import type { UsageAnnotationType } from '../../contract/usage';
 import { requireMember } from './access';
 

@@ -2,7 +2,7 @@
 // The token is the only credential (these routes are outside /api, so the bearer guard never runs),
 // and it names exactly one bucket, key and verb. Bodies are streamed both ways, never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../http/errors';
+import { ApiError, errorBody } from '../errors';
 import { checkBucket, checkKey, sameContentType } from './names';
 import { StorageTokenError, verifyGrant, type StorageGrant } from './tokens';
 import type { LocalStorage } from './local';

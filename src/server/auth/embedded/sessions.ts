@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { authRefreshTokens, authSessions, authUsers } from '../../db/schema';
-import { errors } from '../../http/errors';
+import { errors } from '../../errors';
 import type { AuthSession, AuthUser } from '../types';
 import { gotrue } from '../gotrue-errors';
 import { isBanned, isPlainObject, isUuid } from './checks';

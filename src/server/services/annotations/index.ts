@@ -11,7 +11,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { images, projects } from '../../db/schema';
-import { ApiError, errors } from '../../http/errors';
+import { ApiError, errors } from '../../errors';
 import { describePath, findAnnotationProblem } from '../../../contract/annotation-check';
 import { findAttributeProblem, type HeldAttributes } from '../../../contract/annotations-attributes';
 import type { ProjectClass } from '../../../contract/projects';

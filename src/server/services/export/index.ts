@@ -47,7 +47,7 @@ import { and, asc, count, eq, gt, gte, ilike, inArray, lte, or, sql, type SQL } 
 import type { AppContext } from '../../context';
 import { annotationDocuments, images } from '../../db/schema';
 import { readAnnotationsOf } from '../annotations';
-import { errors } from '../../http/errors';
+import { errors } from '../../errors';
 import { canonicalMime } from '../../../contract/images';
 import { ROOT_PATH } from '../../../contract/folders';
 import { DEFAULT_EXPORT_SCOPE, type ExportCountResponse, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';

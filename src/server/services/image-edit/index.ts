@@ -10,7 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue } from '../../jobs/queue';
 import { imageEditItems, images, jobs } from '../../db/schema';
-import { apiError, errors } from '../../http/errors';
+import { apiError, errors } from '../../errors';
 import {
   EDIT_SEED_LIMIT,
   type ImageEditHealthResponse,

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context';
 import type { JobQueue, JobRow } from '../../jobs/queue';
 import { LeaseLost, StopRequested } from '../../jobs/queue';
 import { annotationDocuments, imageEditItems, images, projects, uploadReservations } from '../../db/schema';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 import { MAX_UPLOAD_BYTES } from '../../../contract/images';
 import type { EditedImage, ImageEditResult } from '../../../contract/image-edit';
 import { readAnnotations, saveData } from '../annotations';

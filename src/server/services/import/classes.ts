@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { projects } from '../../db/schema';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 import { nextClassColor, ProjectClasses, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
 import { listSome } from './formats/common';
 import { CLASS_NAME_MAX, classKey, storedClassName } from './class-names';

@@ -12,7 +12,7 @@ import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue } from '../../jobs/queue';
 import { imports, jobs } from '../../db/schema';
-import { apiError, errors } from '../../http/errors';
+import { apiError, errors } from '../../errors';
 import { emptyImportReport, MAX_IMPORT_BYTES, type CreateImportRequest, type ImportJob, type ImportReport } from '../../../contract/imports';
 import { addUploadGate } from '../../storage/local-routes';
 import { requireMember } from '../access';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { images, organizationMembers, projects } from '../../db/schema';
-import { ApiError, apiError, errors } from '../../http/errors';
+import { ApiError, apiError, errors } from '../../errors';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import {
   LOGITS_SIDE,

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Exec } from '../../db/client';
 import { images, organizationMembers, type Role } from '../../db/schema';
-import { errors } from '../../http/errors';
+import { errors } from '../../errors';
 import type { AssignRequest, QueueRole } from '../../../contract/workflow';
 import type { Image } from '../../../contract/images';
 import { can, requireMember } from '../access';

@@ -7,7 +7,7 @@ import { asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Exec, Tx } from '../../db/client';
 import { images, issueComments, issues } from '../../db/schema';
-import { errors } from '../../http/errors';
+import { errors } from '../../errors';
 import { MAX_COMMENTS_PER_ISSUE, MAX_ISSUES_PER_IMAGE, regionInside, type Comment, type CreateIssueRequest, type Issue, type IssueStatus } from '../../../contract/workflow';
 import { requireMember } from '../access';
 import { imageFor, type ImageRow } from '../images';

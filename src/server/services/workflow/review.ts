@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/client';
 import { images, type Role } from '../../db/schema';
-import { errors } from '../../http/errors';
+import { errors } from '../../errors';
 import type { ImageStatus } from '../../../contract/images';
 import type { Issue, ReviewRequest } from '../../../contract/workflow';
 import { can, roleIn } from '../access';

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { AppContext } from '../../../context';
-import { apiError } from '../../errors';
+import { apiError } from '../../../errors';
 import { LiveHub } from '../../../live';
 import {
   LIVE_AUTH_TIMEOUT_MS,

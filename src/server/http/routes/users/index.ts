@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../../context';
 import { bearerToken, callerOf } from '../../auth-guard';
-import { errors } from '../../errors';
+import { errors } from '../../../errors';
 import { profiles } from '../../../db/schema';
 import { CurrentUserResponse, OnboardingRequest, OnboardingResponse, Profile, UpdateProfileRequest } from '../../../../contract/account';
 import { currentUser, ensureProfile, loadProfile } from '../../../services/profiles';
