@@ -6,6 +6,37 @@ import globals from 'globals';
 
 const serverOrApp = ['**/app/**', '**/server/**', '../app/*', '../server/*'];
 
+// Functions over 100 code lines (counted as max-lines-per-function counts them: no blank or
+// comment-only lines, IIFEs skipped) carry a comment just above them saying why they are long
+// (issue 31 §4). "Just above": the comment ends on the line before the statement, property or
+// method that starts on the function's first line.
+const WHY_LONG_LINES = 100;
+const whyLong = {
+  meta: { type: 'suggestion', schema: [], messages: { why: '{{name}} has {{lines}} code lines (over {{max}}): split it, or say why it is long in a comment just above it.' } },
+  create(context) {
+    const source = context.sourceCode;
+    const commentOnly = new Set();
+    for (const c of source.getAllComments()) {
+      const before = source.getTokenBefore(c), after = source.getTokenAfter(c);
+      const start = c.loc.start.line + (before && before.loc.end.line === c.loc.start.line ? 1 : 0);
+      const end = c.loc.end.line - (after && after.loc.start.line === c.loc.end.line ? 1 : 0);
+      for (let line = start; line <= end; line++) commentOnly.add(line);
+    }
+    const check = (fn) => {
+      if (fn.parent?.type === 'CallExpression' && fn.parent.callee === fn) return;
+      let lines = 0;
+      for (let i = fn.loc.start.line; i <= fn.loc.end.line; i++) if (!commentOnly.has(i) && /\S/.test(source.lines[i - 1])) lines++;
+      if (lines <= WHY_LONG_LINES) return;
+      let top = fn;
+      while (top.parent && top.parent.type !== 'Program' && top.parent.loc.start.line === fn.loc.start.line) top = top.parent;
+      const above = source.getCommentsBefore(top).at(-1);
+      if (above && above.loc.end.line >= top.loc.start.line - 1) return;
+      context.report({ node: fn, loc: fn.loc.start, messageId: 'why', data: { name: fn.id?.name ?? fn.parent.id?.name ?? fn.parent.key?.name ?? 'a function', lines, max: WHY_LONG_LINES } });
+    };
+    return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'assembly/build/**', 'bench/results/**', 'test-results/**', 'playwright-report/**', '.vellum/**', '.tmp/**'] },
   js.configs.recommended,
@@ -64,5 +95,11 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 600, skipBlankLines: true, skipComments: true }],
     },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}', 'assembly/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    plugins: { vellum: { rules: { 'why-long': whyLong } } },
+    rules: { 'vellum/why-long': 'warn' },
   },
 );
