@@ -31,11 +31,11 @@ import { Editor } from '../src/engine';
 import type { StoredAnnotation } from '../src/contract/annotations';
 import { LIVE_PATH } from '../src/contract/live';
 import { LiveClient, type ApplyResult, type LiveChange, type LiveImageHandler, type LiveSocket } from '../src/app/lib/live/client';
-import { createManager } from '../src/app/pages/annotate/save/manager';
-import { conflictBackoffMs } from '../src/app/pages/annotate/save/scheduler';
-import { openIndexedDbStore } from '../src/app/pages/annotate/save/store';
-import { EditorSaveLink } from '../src/app/pages/annotate/save/link';
-import type { SaveTransport } from '../src/app/pages/annotate/save/transport';
+import { createManager } from '../src/app/sync/save/manager';
+import { conflictBackoffMs } from '../src/app/sync/save/scheduler';
+import { openIndexedDbStore } from '../src/app/sync/save/store';
+import { EditorSaveLink } from '../src/app/sync/save/link';
+import type { SaveTransport } from '../src/app/sync/save/transport';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

@@ -18,11 +18,11 @@ import { Editor, type EditorAnnotation } from '../../src/engine';
 import { LIVE_PATH, type LivePeer } from '../../src/contract/live';
 import { ChangesResponse, SaveDataResponse } from '../../src/contract/annotation-api';
 import { LiveClient, changeOfResponse, type LiveSocket } from '../../src/app/lib/live/client';
-import { createManager } from '../../src/app/pages/annotate/save/manager';
-import { openIndexedDbStore } from '../../src/app/pages/annotate/save/store';
-import { EditorSaveLink } from '../../src/app/pages/annotate/save/link';
-import { outcomeOf, type SaveTransport } from '../../src/app/pages/annotate/save/transport';
-import type { SaveStatus } from '../../src/app/pages/annotate/save/types';
+import { createManager } from '../../src/app/sync/save/manager';
+import { openIndexedDbStore } from '../../src/app/sync/save/store';
+import { EditorSaveLink } from '../../src/app/sync/save/link';
+import { outcomeOf, type SaveTransport } from '../../src/app/sync/save/transport';
+import type { SaveStatus } from '../../src/app/sync/save/types';
 
 type Session = { token: string; userId: string };
 

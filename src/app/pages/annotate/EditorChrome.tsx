@@ -19,7 +19,7 @@ import { EditorCanvas } from './EditorCanvas';
 import type { ImageStage } from './hooks/useImageStage';
 import type { LoadState } from './hooks/useImageLoading';
 import { LoadingProgress, type progressStore } from './LoadingProgress';
-import type { SaveStatus } from './save';
+import type { SaveStatus } from '../../sync/save';
 import { SaveIndicator, ViewOnlyIndicator } from './SaveIndicator';
 import { useCamera } from './useEditor';
 import styles from './AnnotatePage.module.css';

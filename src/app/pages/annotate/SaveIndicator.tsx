@@ -1,7 +1,7 @@
 // The top bar's save state: where the user's changes are (saved, saving, offline...), or, for a
 // role that may not edit, that nothing here is saved and why.
 import { Check, CloudOff, Eye, Loader2, TriangleAlert } from 'lucide-react';
-import type { SaveStatus } from './save';
+import type { SaveStatus } from '../../sync/save';
 import styles from './AnnotatePage.module.css';
 
 /** In place of the save state for a role that may not edit: what it means and why. */

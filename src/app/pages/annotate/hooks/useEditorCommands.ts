@@ -10,7 +10,7 @@ import { toast } from '../../../stores/toast';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { copyShapes, takePaste } from '../clipboard';
 import { loadAnnotations } from '../preload';
-import type { EditorSaveLink } from '../save';
+import type { EditorSaveLink } from '../../../sync/save';
 import { MESSAGE_MS } from './useToolsAndClasses';
 
 export interface CommandsOptions {

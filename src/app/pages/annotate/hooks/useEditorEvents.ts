@@ -6,7 +6,7 @@ import type { AnnotationType } from '../../../../contract/projects';
 import type { Editor } from '../../../../engine';
 import { toast } from '../../../stores/toast';
 import type { EditorToolId } from '../hotkeys';
-import type { EditorSaveLink } from '../save';
+import type { EditorSaveLink } from '../../../sync/save';
 import { recordCreated } from '../usage';
 import { MESSAGE_MS, TOOL_CLASS_TYPE } from './useToolsAndClasses';
 

@@ -17,8 +17,8 @@ import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { editorApi } from '../api';
 import { historyKey } from '../HistoryPanel';
-import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../save';
-import { outlastedMessage, overlapAuthor, overlapMessages } from '../save/overlap';
+import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../../../sync/save';
+import { outlastedMessage, overlapAuthor, overlapMessages } from '../../../sync/save/overlap';
 
 /** How long the toasts about another person's change stay (as the 409 merge's). */
 const OVERLAP_TOAST_MS = 6000;

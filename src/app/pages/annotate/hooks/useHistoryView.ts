@@ -12,7 +12,7 @@ import { readStorage, writeStorage } from '../../../lib/storage';
 import { toast } from '../../../stores/toast';
 import { editorApi } from '../api';
 import { historyKey, useImageHistory } from '../HistoryPanel';
-import type { EditorSaveLink, SaveManager } from '../save';
+import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import { useDocumentVersion, useEditorView } from '../useEditor';
 import { useVersionPreview } from '../VersionPreview';
 

@@ -15,7 +15,7 @@ import { parseLoadData } from '../api';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { progressStore } from '../LoadingProgress';
 import { loadAnnotations, openImage } from '../preload';
-import type { EditorSaveLink, SaveManager } from '../save';
+import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import type { HistoryOpening } from './useHistoryView';
 
 /** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */

@@ -10,7 +10,7 @@ import { stageLabel } from '../../../lib/stages';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../project/data/dataView';
 import { projectKey } from '../../projects/queries';
-import type { SaveManager } from '../save';
+import type { SaveManager } from '../../../sync/save';
 import { MESSAGE_MS } from './useToolsAndClasses';
 
 export interface ImageStage {

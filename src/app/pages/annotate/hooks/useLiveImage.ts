@@ -13,7 +13,7 @@ import type { LivePeer } from '../../../../contract/live';
 import type { Editor } from '../../../../engine';
 import { getLiveClient, type ApplyResult, type LiveChange, type LiveClient } from '../../../lib/live';
 import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, throttle, withCursor, withSelection, type PeerPresence } from '../peerPresence';
-import type { EditorSaveLink, SaveManager } from '../save';
+import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import type { HistoryOpening } from './useHistoryView';
 
 export interface LiveImageOptions {

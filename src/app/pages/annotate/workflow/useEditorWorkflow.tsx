@@ -8,7 +8,7 @@ import { roleCan } from '../../../../contract/permissions';
 import type { Editor } from '../../../../engine';
 import { deniedReason, ROLE_LABEL } from '../../../stores/permissions';
 import { useSession } from '../../../stores/session';
-import type { EditorSaveLink, SaveManager } from '../save';
+import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import { IssueRegionDrag } from './IssueRegionDrag';
 import { IssuesPanel } from './IssuesPanel';
 import { ReviewActions } from './ReviewActions';

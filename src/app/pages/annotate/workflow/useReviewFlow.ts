@@ -15,7 +15,7 @@ import { useSession } from '../../../stores/session';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../project/data/dataView';
 import { projectKey } from '../../projects/queries';
-import type { EditorSaveLink, SaveManager } from '../save';
+import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import { issuesKey } from './useIssues';
 import { reviewActions } from './rules';
 

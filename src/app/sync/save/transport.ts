@@ -1,10 +1,10 @@
 // How a save reaches the server: save-changes (or save-data for a whole list) and batch-save-data,
 // each answer turned into an outcome the manager acts on (saved, conflict, retry later, sign-in
 // needed, refused).
-import { BatchSaveResponse, ChangesResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../../contract/annotation-api';
-import { statusOfCode } from '../../../../contract/errors';
-import { ApiRequestError, apiFetch, authHeaders } from '../../../api/client';
-import { getSupabase } from '../../../api/supabase';
+import { BatchSaveResponse, ChangesResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../contract/annotation-api';
+import { statusOfCode } from '../../../contract/errors';
+import { ApiRequestError, apiFetch, authHeaders } from '../../api/client';
+import { getSupabase } from '../../api/supabase';
 
 export type SaveOutcome =
   /** Saved; `res.rebased_from` / `res.changes`: applied on a newer version than the base, with what it skipped. */

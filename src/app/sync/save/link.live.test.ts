@@ -3,7 +3,7 @@
 // reload; this tab's own saves are recognised by version; local work pending or gathering stays,
 // and its save goes on the new version without a 409.
 import { describe, expect, it } from 'vitest';
-import { Editor, type EditorAnnotation } from '../../../../engine';
+import { Editor, type EditorAnnotation } from '../../../engine';
 import { EditorSaveLink, type Overlap } from './link';
 import { box, fakeClock, fakeServer, harness, newIdb } from './testkit';
 

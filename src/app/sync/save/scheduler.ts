@@ -4,7 +4,7 @@
 // failures, one session refresh on 401, the 409 merge (./conflict.ts), and the keepalive batch
 // when the page is hidden.
 import type { ManagerCore } from './core';
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import { mergeConflict, theirsOf, type TheirDoc } from './conflict';
 import { giveBack, hasWork, noteSaved, parseTime, rebase, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';

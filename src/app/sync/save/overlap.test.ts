@@ -1,6 +1,6 @@
 // Naming the other person of an overlap from the image's history, and the messages both people get.
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '../../../../contract/annotation-api';
+import type { HistoryEntry } from '../../../contract/annotation-api';
 import { outlastedMessage, overlapAuthor, overlapMessages } from './overlap';
 
 const entry = (version: number, user_id: string | null, user_name: string | null): HistoryEntry => ({ version, user_id, user_name, saved_at: '2026-11-27T08:00:00.000Z', added: 0, changed: 1, removed: 0, restored_from: null });

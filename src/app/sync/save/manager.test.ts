@@ -1,7 +1,7 @@
 // The save manager against a fake clock, an in-memory server with versions, and fake-indexeddb:
 // what the server ends up holding, what stays on the device, and what the screen is told.
 import { describe, expect, it, vi } from 'vitest';
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import type { MergeResult, SaveStatus } from './types';
 import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from './testkit';
 

@@ -1,7 +1,7 @@
 // A save refused with 409 (its base version is stale): the server's document is rebuilt from what
 // the 409 carries, merged three ways with this device's changes (./merge.ts), the entries are
 // rebased on it, and the screen gets the merge as a change to its document.
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, applyServerChanges, byId, deltaBetween, merge3 } from './merge';
 import { docOf, editTimes, listOf, netDelta, parseTime, rebase, settledIds, type Prepared, type Slot } from './slot';

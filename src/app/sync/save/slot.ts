@@ -1,9 +1,9 @@
 // One image's saving state (a slot of ./manager.ts): the server document the device's changes build
 // on, the changes pending and in flight, and what they add up to. Pure functions over a slot; the
 // scheduler (./scheduler.ts), the 409 merge (./conflict.ts) and recovery (./recovery.ts) use them.
-import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { SaveChangesRequest } from '../../../../contract/annotation-api';
-import { nextTask } from '../../../../engine';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import type { SaveChangesRequest } from '../../../contract/annotation-api';
+import { nextTask } from '../../../engine';
 import { byId, sameJson } from './merge';
 import type { PendingEntry } from './store';
 import type { Delta, ImageRef, SaveState, SaveStatus } from './types';

@@ -1,6 +1,6 @@
 // The editor's saving pipeline that never loses work (issue 5 "Loading and saving"). The screen
 // calls open / change / close; see ./types.ts for the contract and ./manager.ts for the rules.
-import { getSupabase } from '../../../api/supabase';
+import { getSupabase } from '../../api/supabase';
 import { createManager } from './manager';
 import { memoryStore, openIndexedDbStore } from './store';
 import { createHttpTransport } from './transport';

@@ -10,7 +10,7 @@
 // pending changes, rebase and net delta), ./scheduler.ts (debounce, one save at a time, retries),
 // ./conflict.ts (the 409 merge), ./recovery.ts (work kept on the device coming back, discard) and
 // ./device.ts (the signed-in user's store, writes in order).
-import type { SaveDataResponse } from '../../../../contract/annotation-api';
+import type { SaveDataResponse } from '../../../contract/annotation-api';
 import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';

@@ -1,7 +1,7 @@
 // The editor (the real engine) linked to the save manager (fake clock, in-memory server with
 // versions, fake-indexeddb): a conflict merged while the user keeps working loses none of it.
 import { describe, expect, it } from 'vitest';
-import { Editor, type EditorAnnotation } from '../../../../engine';
+import { Editor, type EditorAnnotation } from '../../../engine';
 import { EditorSaveLink } from './link';
 import type { MergeResult } from './types';
 import { box, fakeClock, fakeServer, harness, newIdb } from './testkit';

@@ -2,7 +2,7 @@
 // (issue 20: "when both people edit the same shape, the later edit wins, as today, and both are
 // told"). The link finds the overlap (./link.ts Overlap); this names the other person from the
 // image's history and words the messages.
-import type { HistoryEntry } from '../../../../contract/annotation-api';
+import type { HistoryEntry } from '../../../contract/annotation-api';
 import type { Overlap } from './link';
 
 /**

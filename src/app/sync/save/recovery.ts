@@ -2,7 +2,7 @@
 // an image on the loaded document (three ways when the server moved on) and saves the result; work
 // left for images the screen does not open is resumed in the background; discard() drops it and,
 // when it was already saved, saves the changes that put the document back.
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, byId, countDifferences, deltaBetween, merge3 } from './merge';
 import type { Scheduler } from './scheduler';

@@ -2,7 +2,7 @@
 // expired session loses nothing. One database per signed-in user, so a shared computer never
 // offers one account's changes to another. Each change is one small entry (only the changed
 // shapes), never the whole list.
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import type { StoredAnnotation } from '../../../contract/annotations';
 
 export interface PendingEntry {
   /** `${tab}:${seq}`: unique across tabs without a round trip to the database. */

@@ -3,8 +3,8 @@
 // (deletions go at once). A merged conflict comes back as a change to the live document, not a
 // reload: shapes changed here since the last hand-over are newer than the merge and stay, and
 // so do the selection, undo history and a drag in progress.
-import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation, type LoadOptions } from '../../../../engine';
-import type { StoredAnnotation } from '../../../../contract/annotations';
+import { editorToStored, parseStoredAnnotations, type Editor, type EditorAnnotation, type LoadOptions } from '../../../engine';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import type { AbsorbedChange, ImageRef, MergeResult, RemoteChange, RemoteOutcome, SaveManager } from './types';
 
 export const GATHER_MS = 150;

@@ -1,6 +1,6 @@
 // The save manager's public types (the editor screen's side of issue 5 "Loading and saving").
-import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { SaveDataResponse } from '../../../../contract/annotation-api';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import type { SaveDataResponse } from '../../../contract/annotation-api';
 import type { PendingStore } from './store';
 import type { SaveTransport } from './transport';
 

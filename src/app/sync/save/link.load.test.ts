@@ -2,7 +2,7 @@
 // change, and a merge that lands while it loads (the manager saving work it recovered) reaches
 // the editor when the link attaches, not before and not lost.
 import { describe, expect, it, vi } from 'vitest';
-import { Editor } from '../../../../engine';
+import { Editor } from '../../../engine';
 import { EditorSaveLink } from './link';
 import type { MergeResult, SaveManager } from './types';
 

@@ -5,8 +5,8 @@
 // when none of the save's ids changed since, else 409 with the current document) and can be
 // told to fail. Used by the *.test.ts files beside it.
 import { IDBFactory } from 'fake-indexeddb';
-import type { StoredAnnotation } from '../../../../contract/annotations';
-import type { LoadDataResponse } from '../../../../contract/annotation-api';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import type { LoadDataResponse } from '../../../contract/annotation-api';
 import { createManager } from './manager';
 import { openIndexedDbStore } from './store';
 import { isWholeSave, type SaveBody, type SaveOutcome, type SaveTransport } from './transport';

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpTransport, outcomeOf } from './transport';
 
-vi.mock('../../../api/supabase', () => ({
+vi.mock('../../api/supabase', () => ({
   getConfig: () => ({ supabaseAnonKey: 'anon' }),
   loadConfig: async () => ({ supabaseAnonKey: 'anon' }),
   getSupabase: async () => ({ auth: { getSession: async () => ({ data: { session: { access_token: 'token' } } }) } }),

@@ -1,6 +1,6 @@
 // What the parts of the save manager share (./manager.ts makes it; ./scheduler.ts, ./conflict.ts
 // and ./recovery.ts work on it): the slots, the device's store, the listeners and the clock offset.
-import type { SaveDataResponse } from '../../../../contract/annotation-api';
+import type { SaveDataResponse } from '../../../contract/annotation-api';
 import type { DeviceStore } from './device';
 import type { Slot } from './slot';
 import type { PendingEntry } from './store';

@@ -2,10 +2,10 @@
 // not overwritten"). base = the last server document this device knew, ours = this device's list,
 // theirs = the server's current list. A shape changed on one side only keeps that change; a shape
 // changed on both sides (a deletion counts as a change) keeps the later edit and is reported.
-import type { StoredAnnotation } from '../../../../contract/annotations';
-import { sameJson } from '../../../../contract/json';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { sameJson } from '../../../contract/json';
 
-export { sameJson } from '../../../../contract/json';
+export { sameJson } from '../../../contract/json';
 
 export function byId(list: readonly StoredAnnotation[]): Map<string, StoredAnnotation> {
   const m = new Map<string, StoredAnnotation>();
