@@ -34,7 +34,7 @@ export default defineConfig({
     proxy: { '/api/v1/live': { target: api, ws: true }, '/api': api, '/auth/v1': api, '/storage/v1': api },
   },
   test: {
-    include: ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts', 'scripts/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
