@@ -3,7 +3,7 @@
 // --live-server-child, started through tests/api/harness's startServer), the clients run here.
 //
 // 1. Latency: A saves one shape (moved or added) with save-changes; B is the app's own live client
-//    (src/app/lib/live/client.ts on a `ws` socket) joined to the image, whose handler is what the
+//    (src/app/sync/live/client.ts on a `ws` socket) joined to the image, whose handler is what the
 //    editor screen does (useLiveImage): the save link's applyRemoteChange, i.e. the save manager's
 //    remote() and then Editor.applyRemote on a headless engine Editor. Measured: from A's HTTP
 //    save-changes response arriving to B's Editor holding that version (negative: B held it before
@@ -30,7 +30,7 @@ import { createProject, png, uploadImage } from '../tests/fixtures/datasets';
 import { Editor } from '../src/engine';
 import type { StoredAnnotation } from '../src/contract/annotations';
 import { LIVE_PATH } from '../src/contract/live';
-import { LiveClient, type ApplyResult, type LiveChange, type LiveImageHandler, type LiveSocket } from '../src/app/lib/live/client';
+import { LiveClient, type ApplyResult, type LiveChange, type LiveImageHandler, type LiveSocket } from '../src/app/sync/live/client';
 import { createManager } from '../src/app/sync/save/manager';
 import { conflictBackoffMs } from '../src/app/sync/save/scheduler';
 import { openIndexedDbStore } from '../src/app/sync/save/store';

@@ -1,7 +1,7 @@
 // A server restart with two people on one image (issue 20: nothing lost or duplicated through
 // restarts). A and B each run the editor's side headless, as the screen wires it: the engine's
 // Editor, the save manager (fake IndexedDB) with its link, and the app's live client
-// (src/app/lib/live) over a real WebSocket. The server stops: neither shows anyone on the image
+// (src/app/sync/live) over a real WebSocket. The server stops: neither shows anyone on the image
 // any more, and A draws a box (the save fails and waits for its retry). The server comes back on
 // the same address and data (the same PGlite directory, or the same PostgreSQL database), and a
 // third person's two saves land before it takes connections. Then both live clients reconnect,
@@ -17,7 +17,7 @@ import { buildApp, type BuiltApp } from '../../src/server/app';
 import { Editor, type EditorAnnotation } from '../../src/engine';
 import { LIVE_PATH, type LivePeer } from '../../src/contract/live';
 import { ChangesResponse, SaveDataResponse } from '../../src/contract/annotation-api';
-import { LiveClient, changeOfResponse, type LiveSocket } from '../../src/app/lib/live/client';
+import { LiveClient, changeOfResponse, type LiveSocket } from '../../src/app/sync/live/client';
 import { createManager } from '../../src/app/sync/save/manager';
 import { openIndexedDbStore } from '../../src/app/sync/save/store';
 import { EditorSaveLink } from '../../src/app/sync/save/link';

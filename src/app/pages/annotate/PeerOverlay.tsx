@@ -8,7 +8,7 @@ import type { CSSProperties } from 'react';
 import type { LivePeer } from '../../../contract/live';
 import { annotationBounds, imageToScreen, type Editor } from '../../../engine';
 import { inkOn, peerColorOf } from '../../components/PeerAvatars';
-import { cursorOpacity, type PeerPresence } from './peerPresence';
+import { cursorOpacity, type PeerPresence } from '../../sync/live/peerPresence';
 import { useCamera } from './useEditor';
 import styles from './PeerOverlay.module.css';
 

@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 
 import type { SaveDataResponse } from '../../../../contract/annotation-api';
 import type { Image } from '../../../../contract/images';
 import type { Editor } from '../../../../engine';
-import { getLiveClient } from '../../../lib/live';
+import { getLiveClient } from '../../../sync/live';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
 import { editorApi } from '../api';

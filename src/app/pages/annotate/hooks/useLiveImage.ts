@@ -1,5 +1,5 @@
 // Live co-editing in the editor screen (issue 20): the open image is watched through the tab's
-// live client (src/app/lib/live). Another person's saved change goes into the live document
+// live client (src/app/sync/live). Another person's saved change goes into the live document
 // through the save link (the save manager's copy of the server document moves on, then
 // Editor.applyRemote: selection, a drag in progress and undo of the user's own edits stay), never
 // a reload. This tab's own saves are told apart by version: the manager already holds them
@@ -11,8 +11,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { LivePeer } from '../../../../contract/live';
 import type { Editor } from '../../../../engine';
-import { getLiveClient, type ApplyResult, type LiveChange, type LiveClient } from '../../../lib/live';
-import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, throttle, withCursor, withSelection, type PeerPresence } from '../peerPresence';
+import { getLiveClient, type ApplyResult, type LiveChange, type LiveClient } from '../../../sync/live';
+import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, throttle, withCursor, withSelection, type PeerPresence } from '../../../sync/live/peerPresence';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import type { HistoryOpening } from './useHistoryView';
 

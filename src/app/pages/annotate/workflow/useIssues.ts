@@ -11,7 +11,7 @@ import type { Issue, IssueStatus, Region } from '../../../../contract/workflow';
 import type { Editor } from '../../../../engine';
 import { issuesFor } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
-import { getLiveClient } from '../../../lib/live';
+import { getLiveClient } from '../../../sync/live';
 import { workflowApi } from '../../../api/workflow';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../project/data/dataView';

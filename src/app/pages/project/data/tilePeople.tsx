@@ -15,7 +15,7 @@ import { Avatar } from '../../../components/Avatar';
 import { PeerAvatars } from '../../../components/PeerAvatars';
 import { Tooltip } from '../../../components/Tooltip';
 import { useSession } from '../../../stores/session';
-import { EMPTY_WATCHED, getLiveClient, watchedFrom, withPresence, type LiveClient, type LivePresenceWatch, type WatchedPeople } from '../../../lib/live';
+import { EMPTY_WATCHED, getLiveClient, watchedFrom, withPresence, type LiveClient, type LivePresenceWatch, type WatchedPeople } from '../../../sync/live';
 import { useViewSettings } from '../../annotate/viewSettings';
 import styles from './DataTab.module.css';
 

@@ -5,7 +5,7 @@
 // ended while it was down is not known.
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { getLiveClient } from '../../../lib/live';
+import { getLiveClient } from '../../../sync/live';
 import { projectKey } from '../../projects/queries';
 import { useDataView } from './dataView';
 import { foldersKey } from './folders';
