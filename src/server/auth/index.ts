@@ -49,6 +49,7 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
 
     verifyAccessToken: (token) => service.verifyAccessToken(token),
     sessionIsLive: (sessionId, userId) => service.sessionIsLive(sessionId, userId),
+    endAllSessions: async (accessToken) => service.logout(await service.authenticate(accessToken), 'global'),
 
     async signUp(input, client) {
       try {

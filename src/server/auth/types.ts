@@ -43,6 +43,10 @@ export interface AuthProvider {
   signIn(input: { email: string; password: string }, client?: ClientInfo): Promise<AuthSession>;
   /** Mounts /auth/v1 (embedded mode only). */
   registerRoutes(app: FastifyInstance): Promise<void>;
+  /** Embedded mode: ends every session of the token's account at once (account deletion), so its
+   * tokens stop working. Hosted mode cannot be told to; the guard refuses tokens issued before the
+   * deletion instead. */
+  endAllSessions?(accessToken: string): Promise<void>;
   /** Deactivates an account: its sessions end and its tokens stop working. */
   deleteUser(userId: string): Promise<void>;
   close(): Promise<void>;

@@ -1,22 +1,19 @@
-// Every /api route needs a bearer credential unless it is declared `config: { public: true }`:
-// - an access token from the identity service (a person's session), or
-// - an API key `vlm_...` (services/api-keys.ts): it acts as its own principal, a member of the
-//   creator's organization with the key's role, so every access check applies to it unchanged.
-// Routes declared `config: { sessionOnly: true }` (the account's own calls) refuse API keys.
-// A deactivated account (DELETE /users/me) is refused with its old tokens; a new sign-in within the
-// grace period reactivates it (services/account.ts). The verified caller is on request.user.
+// The Fastify hook in front of /api: every route there needs a bearer credential unless it is
+// declared `config: { public: true }`; what a credential may be and how it is checked (access
+// token or API key, deactivated accounts) is ../auth/caller.ts. Routes declared
+// `config: { sessionOnly: true }` (the account's own calls) refuse API keys. The verified caller
+// is on request.user.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticate, bearerToken, type Caller } from '../auth/caller';
 import type { AuthProvider, AuthUser } from '../auth/types';
 import type { AppContext } from '../context';
 import { errors } from '../errors';
-import { authenticateApiKey, API_KEY_PREFIX, type ApiKeyCaller } from '../services/api-keys';
-import { checkDeactivation } from '../services/account';
 
 declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
     /** Set when the caller authenticated with an API key; request.user is then the key's principal. */
-    apiKey: ApiKeyCaller | null;
+    apiKey: Caller['apiKey'];
   }
   interface FastifyContextConfig {
     public?: boolean;
@@ -41,13 +38,6 @@ const SESSION_ONLY = new Set(['POST /api/v1/organizations']);
 /** Every API route the app registered (methods split, HEAD left out): the permission table test walks them. */
 export function registeredApiRoutes(app: FastifyInstance): RegisteredRoute[] {
   return [...(routeLists.get(app) ?? [])];
-}
-
-export function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return match ? match[1].trim() : null;
 }
 
 export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?: AppContext): void {
@@ -76,22 +66,6 @@ export function installAuthGuard(app: FastifyInstance, auth: AuthProvider, ctx?:
     request.apiKey = caller.apiKey;
     request.user = caller.user;
   });
-}
-
-/**
- * The checks of a credential, wherever it comes from (a bearer header here, the live socket's
- * `auth` message): an API key (valid, not revoked, its creator active) acts as its own principal;
- * an access token must verify and its account must not be deactivated. Throws ApiError 401.
- */
-export async function authenticate(auth: AuthProvider, ctx: AppContext | undefined, token: string): Promise<{ user: AuthUser; apiKey: ApiKeyCaller | null }> {
-  if (token.startsWith(API_KEY_PREFIX)) {
-    if (!ctx) throw errors.unauthorized('API keys are not accepted here', 'invalid_api_key');
-    const key = await authenticateApiKey(ctx, token);
-    return { user: { id: key.id, email: key.creatorEmail, sessionId: null, role: 'api_key', userMetadata: {} }, apiKey: key };
-  }
-  const user = await auth.verifyAccessToken(token);
-  if (ctx) await checkDeactivation(ctx, user, token);
-  return { user, apiKey: null };
 }
 
 /**

@@ -9,7 +9,6 @@ import type { AppContext } from '../context';
 import { accountDeletions, apiKeys, organizationMembers, organizations, profiles } from '../db/schema';
 import { errors } from '../errors';
 import type { AuthUser } from '../auth/types';
-import type { EmbeddedAuthProvider } from '../auth';
 import { ACCOUNT_GRACE_DAYS } from '../../contract/teams';
 import type { z } from 'zod';
 import type { DeleteAccountResponse, FinalBilling } from '../../contract/teams';
@@ -161,12 +160,11 @@ export async function deleteAccount(ctx: AppContext, user: AuthUser, token: stri
   };
 }
 
-/** Ends every session of the account in the embedded identity service, so its tokens stop at once. */
+/** Ends every session of the account where the identity service can (embedded), so its tokens stop at once. */
 async function endSessions(ctx: AppContext, user: AuthUser, token: string): Promise<void> {
-  if (ctx.auth.mode !== 'embedded') return; // hosted: the guard refuses tokens issued before the deletion
-  const service = (ctx.auth as EmbeddedAuthProvider).service;
+  if (!ctx.auth.endAllSessions) return; // hosted: the guard refuses tokens issued before the deletion
   try {
-    await service.logout(await service.authenticate(token), 'global');
+    await ctx.auth.endAllSessions(token);
   } catch (err) {
     ctx.log.warn({ err, userId: user.id }, 'could not end the sessions of a deleted account');
   }

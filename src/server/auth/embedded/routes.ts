@@ -2,7 +2,7 @@
 // follow supabase/auth (internal/api/*.go); the logic lives in service.ts.
 import querystring from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken } from '../../http/auth-guard';
+import { bearerToken } from '../caller';
 import { API_VERSION_HEADER, GoTrueError, gotrue, sendGoTrueError, wantsModernErrors } from '../gotrue-errors';
 import type { AuthSession } from '../types';
 import type { GoogleOidc } from './google';
