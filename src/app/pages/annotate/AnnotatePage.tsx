@@ -19,7 +19,7 @@ import { NotFoundPage } from '../../layout/NotFoundPage';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import { dataQueryString, imagePath, isUuid, parseDataQuery, projectPath } from '../../lib/links';
 import { isNotFound, useRoutedProject } from '../projects/useRoutedProject';
-import { editorApi } from './api';
+import { editorApi } from '../../api/annotations/editorApi';
 import { editorImageKey, useSequenceImages } from './hooks/useSequence';
 import { EditorScreen } from './EditorScreen';
 import styles from './AnnotatePage.module.css';

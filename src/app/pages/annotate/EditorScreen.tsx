@@ -22,7 +22,7 @@ import { useSession } from '../../stores/session';
 import { AddClassDialog } from '../project/AddClassDialog';
 import { AnnotationList } from './AnnotationList';
 import { AttributesPanel, useClassAttributeDefaults } from './AttributesPanel';
-import { editorApi } from './api';
+import { editorApi } from '../../api/annotations/editorApi';
 import { AutoAnnotateSession } from './autoAnnotate';
 import { AutoAnnotateBar, promptInfo, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';

@@ -13,7 +13,7 @@ import { Button } from '../../components/Button';
 import { Skeleton } from '../../components/Skeleton';
 import { Tooltip } from '../../components/Tooltip';
 import { formatRelativeDate } from '../../lib/format';
-import { editorApi } from './api';
+import { editorApi } from '../../api/annotations/editorApi';
 import styles from './AnnotatePage.module.css';
 
 /** Versions per page. */

@@ -13,7 +13,7 @@ import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
-import { editorApi } from './api';
+import { editorApi } from '../../api/annotations/editorApi';
 import { formatExact, formatWhen, savedBy, useNow } from './HistoryPanel';
 import styles from './AnnotatePage.module.css';
 

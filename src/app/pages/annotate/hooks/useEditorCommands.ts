@@ -9,7 +9,7 @@ import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { copyShapes, takePaste } from '../clipboard';
-import { loadAnnotations } from '../preload';
+import { loadAnnotations } from '../../../api/annotations/preload';
 import type { EditorSaveLink } from '../../../sync/save';
 import { MESSAGE_MS } from './useToolsAndClasses';
 

@@ -15,7 +15,7 @@ import type { Editor } from '../../../../engine';
 import { getLiveClient } from '../../../sync/live';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../projects/queries';
-import { editorApi } from '../api';
+import { editorApi } from '../../../api/annotations/editorApi';
 import { historyKey } from '../HistoryPanel';
 import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../../../sync/save';
 import { outlastedMessage, overlapAuthor, overlapMessages } from '../../../sync/save/overlap';

@@ -10,7 +10,7 @@ import type { CameraState, Editor } from '../../../../engine';
 import { isApiError, serverMessage } from '../../../api/client';
 import { readStorage, writeStorage } from '../../../lib/storage';
 import { toast } from '../../../stores/toast';
-import { editorApi } from '../api';
+import { editorApi } from '../../../api/annotations/editorApi';
 import { historyKey, useImageHistory } from '../HistoryPanel';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import { useDocumentVersion, useEditorView } from '../useEditor';

@@ -11,10 +11,10 @@ import type { Editor } from '../../../../engine';
 import type { ImageSourceInput } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
-import { parseLoadData } from '../api';
+import { parseLoadData } from '../../../api/annotations/editorApi';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { progressStore } from '../LoadingProgress';
-import { loadAnnotations, openImage } from '../preload';
+import { loadAnnotations, openImage } from '../../../api/annotations/preload';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
 import type { HistoryOpening } from './useHistoryView';
 

@@ -10,7 +10,7 @@ import { api } from '../../../api/client';
 import { looksInEveryFolder, type DataQuery } from '../../../lib/links';
 import type { Editor } from '../../../../engine';
 import { preloadFor } from '../../../../workers/render-client';
-import { prefetchImage } from '../preload';
+import { prefetchImage } from '../../../api/annotations/preload';
 
 export function useSequence({ editor, image, sequence, orgId, projectId, ready, onNavigate }: { editor?: Editor; image: Image; sequence: Image[] | undefined; orgId: string; projectId: string; ready: boolean; onNavigate(image: Image): void }) {
   const index = sequence ? sequence.findIndex((i) => i.id === image.id) : -1;

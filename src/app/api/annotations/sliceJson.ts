@@ -4,7 +4,7 @@
 // array's elements, and they are parsed by the native JSON.parse about 64 KB at a time, yielding
 // to the event loop between slices. The result equals JSON.parse(text).
 
-import { nextTask } from '../../engine';
+import { nextTask } from '../../../engine';
 
 export interface SliceOptions {
   /** Main-thread time per task before yielding (default 8 ms). */

@@ -1,8 +1,8 @@
 // load-data's compact encoding on the client (contract/annotation-columns.ts): the body is parsed
 // in slices like the plain one (its `annotations` are blocks of 2,000 shapes), then the blocks are
 // decoded back into stored annotations, a few per task, so the main thread never holds a long task.
-import { COLUMNS_FORMAT, decodeBlock, type ColumnBlock } from '../../contract/annotation-columns';
-import { nextTask } from '../../engine';
+import { COLUMNS_FORMAT, decodeBlock, type ColumnBlock } from '../../../contract/annotation-columns';
+import { nextTask } from '../../../engine';
 import type { SliceOptions } from './sliceJson';
 
 /** The shape count of a columns body (it leads the text), or null for a plain body. */

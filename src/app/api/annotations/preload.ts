@@ -4,7 +4,7 @@
 // text: the screen parses it in slices (parseLoadData) with a progress bar for large documents.
 import type { Image } from '../../../contract/images';
 import type { ImageSourceInput } from '../../../workers/render-client';
-import { editorApi, type LoadedAnnotations } from './api';
+import { editorApi, type LoadedAnnotations } from './editorApi';
 import { TILED_ABOVE } from '../../../contract/tiles';
 
 /** Above this the pixels stream straight from the signed URL instead of being held in memory. */

@@ -1,8 +1,8 @@
 // The editor's load path for the column encoding: the same annotations as the plain body, with
 // progress counted in shapes, and cancellable between blocks.
 import { describe, expect, it } from 'vitest';
-import { COLUMNS_FORMAT, encodeBlock } from '../../contract/annotation-columns';
-import { parseLoadData } from '../pages/annotate/api';
+import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
+import { parseLoadData } from './editorApi';
 
 const shapes = Array.from({ length: 5000 }, (_, i) => ({
   id: `s${i}`,

@@ -1,13 +1,13 @@
 // The calls the editor screen makes (spec section 7: Images, Annotations). Saving goes through the
-// save manager (./save); the only write here is a restore of an earlier version (issue 14), which
+// save manager (src/app/sync/save); the only write here is a restore of an earlier version (issue 14), which
 // the screen makes after the manager has flushed this image's pending changes.
 import { HistoryResponse, LoadDataResponse, SaveDataResponse } from '../../../contract/annotation-api';
 import { ImageResponse, SignedUrlResponse, type Image } from '../../../contract/images';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { z } from 'zod';
-import { request, requestText } from '../../api/client';
-import { parseJsonInSlices, type SliceOptions } from '../../lib/sliceJson';
-import { columnsCount, decodeBlocks, shapeProgress } from '../../lib/columnBlocks';
+import { request, requestText } from '../client';
+import { parseJsonInSlices, type SliceOptions } from './sliceJson';
+import { columnsCount, decodeBlocks, shapeProgress } from './columnBlocks';
 import type { ColumnBlock } from '../../../contract/annotation-columns';
 import { ImageTiles } from '../../../contract/tiles';
 import {
