@@ -87,7 +87,8 @@ export function pathOfSpan(span: string): string | null {
   const text = span.trim().replace(/#[\w.-]*$/, '').replace(/:\d+(-\d+)?$/, '');
   if (!text || /[\s<>*{}$|?=@,:;'"()[\]\\…]|\.\.\.|^\/|^~/.test(text)) return null;
   if (MIME_TYPE.test(text) || /^\.{1,2}$/.test(text)) return null;
-  if (!text.includes('/') && !CHECKED_EXTENSION.test(text)) return null;
+  // A bare name is taken for a file only with a checked extension and a stem (`.ts` is an extension).
+  if (!text.includes('/') && (!CHECKED_EXTENSION.test(text) || text.startsWith('.'))) return null;
   return text;
 }
 
