@@ -55,6 +55,12 @@ describe('check:docs', () => {
     ]);
   });
 
+  it('does not take an emptied folder for one that exists (git keeps no empty folders)', () => {
+    const root = tree({ ...GOOD, 'src/lib/README.md': `${GOOD['src/lib/README.md']}\nThe old \`src/lib/moved/\`.\n` });
+    fs.mkdirSync(path.join(root, 'src/lib/moved'));
+    expect(brief(checkDocs(root))).toEqual(['path src/lib/README.md: `src/lib/moved/` does not exist']);
+  });
+
   it('fails on a relative link that points nowhere', () => {
     const root = tree({ ...GOOD, 'README.md': `${GOOD['README.md']}\n[gone](docs/gone.md)\n` });
     expect(brief(checkDocs(root))).toEqual(['link README.md: link to docs/gone.md points nowhere']);

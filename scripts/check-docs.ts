@@ -42,21 +42,21 @@ export interface RepoTree {
   entries: Set<string>;
 }
 
+/** The repository's files, and its folders as git sees them: those holding a file (an emptied folder left on disk is gone). */
 export function readTree(root: string): RepoTree {
   const files: string[] = [];
-  const dirs = new Set<string>(['']);
   const walk = (rel: string): void => {
     for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (SKIPPED.has(child) || SKIPPED.has(entry.name)) continue;
-      if (entry.isDirectory()) {
-        dirs.add(child);
-        walk(child);
-      } else if (entry.isFile()) files.push(child);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) files.push(child);
     }
   };
   walk('');
   files.sort();
+  const dirs = new Set<string>(['']);
+  for (const file of files) for (let dir = dirOf(file); dir && !dirs.has(dir); dir = dirOf(dir)) dirs.add(dir);
   return { files, dirs, entries: new Set([...files, ...dirs]) };
 }
 
