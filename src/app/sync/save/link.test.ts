@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Editor, type EditorAnnotation } from '../../../engine';
 import { EditorSaveLink } from './link';
 import type { MergeResult } from './types';
-import { box, fakeClock, fakeServer, harness, newIdb } from './testkit';
+import { box, fakeClock, fakeServer, harness, newIdb } from '../../../../tests/support/saveTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const ref = { imageId: IMG, projectId: '00000000-0000-4000-8000-0000000000aa', imageFilename: 'lot.png' };

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import type { MergeResult, SaveStatus } from './types';
-import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from './testkit';
+import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, storedEntries } from '../../../../tests/support/saveTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const IMG2 = '00000000-0000-4000-8000-000000000002';

@@ -1,7 +1,7 @@
 // The three-way merge on its own: which side each shape comes from, and the paint order.
 import { describe, expect, it } from 'vitest';
 import { applyDelta, countDifferences, merge3, sameJson } from './merge';
-import { box } from './testkit';
+import { box } from '../../../../tests/support/saveTestkit';
 
 const at = (ours: number, theirs: number | null) => ({ oursAt: () => ours, theirsAt: theirs });
 

@@ -4,7 +4,7 @@
 // the 2 s quiet period still sends a burst together once the changes pause. On a fake clock.
 import { describe, expect, it } from 'vitest';
 import { SAVE_MAX_WAIT_MS } from './scheduler';
-import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb } from './testkit';
+import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb } from '../../../../tests/support/saveTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const ref = { imageId: IMG, projectId: '00000000-0000-4000-8000-0000000000aa', imageFilename: '1.png' };

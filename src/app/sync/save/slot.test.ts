@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { gatherEntries, recoveryBase } from './recovery';
 import { computeStatus, docOf, editTimes, giveBack, netDelta, newEntry, newSlot, rebase, replaceDelta, settledIds, takeForSave, type Slot } from './slot';
 import type { PendingEntry } from './store';
-import { box } from './testkit';
+import { box } from '../../../../tests/support/saveTestkit';
 
 const ref = { imageId: 'img', projectId: 'p', imageFilename: 'a.png' };
 let n = 0;

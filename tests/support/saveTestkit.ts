@@ -3,14 +3,14 @@
 // removals to the stored list as src/server/services/annotations saveChanges does; a stale
 // base_version is applied on the current version with `rebased_from` and the skipped `changes`
 // when none of the save's ids changed since, else 409 with the current document) and can be
-// told to fail. Used by the *.test.ts files beside it.
+// told to fail. Used by the tests of src/app/sync/save.
 import { IDBFactory } from 'fake-indexeddb';
-import type { StoredAnnotation } from '../../../contract/annotations';
-import type { LoadDataResponse } from '../../../contract/annotation-api';
-import { createManager } from './manager';
-import { openIndexedDbStore } from './store';
-import { isWholeSave, type SaveBody, type SaveOutcome, type SaveTransport } from './transport';
-import type { SaveDeps, SaveManager } from './types';
+import type { StoredAnnotation } from '../../src/contract/annotations';
+import type { LoadDataResponse } from '../../src/contract/annotation-api';
+import { createManager } from '../../src/app/sync/save/manager';
+import { openIndexedDbStore } from '../../src/app/sync/save/store';
+import { isWholeSave, type SaveBody, type SaveOutcome, type SaveTransport } from '../../src/app/sync/save/transport';
+import type { SaveDeps, SaveManager } from '../../src/app/sync/save/types';
 
 /** Lets IndexedDB (fake-indexeddb runs on real timers) and promise chains finish. */
 export async function settle(rounds = 12): Promise<void> {
