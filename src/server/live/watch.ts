@@ -11,8 +11,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images } from '../db/schema';
 import { ApiError } from '../errors';
-import { can, roleIn } from '../services/access';
-import { projectInOrg } from '../services/images';
+import { can, projectInOrg, roleIn } from '../services/access';
 import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_PROJECT_CHANGED_MIN_MS, LIVE_PROJECT_CHANGES, type LiveErrorMessage, type LivePeer, type LiveProjectChange, type LiveServerMessage } from '../../contract/live';
 import { PROJECT_CHANNEL } from './notify';
 

@@ -1,9 +1,11 @@
 // Who may do what in an organization. Every route that touches an organization's data goes
-// through requireMember(): a non-member gets 404 (we never reveal that another organization's
-// resource exists), a member whose role lacks the permission gets 403.
+// through requireMember(), or one of the helpers on it below that also load the resource
+// (projectFor, projectInOrg, imageFor): a non-member gets 404 (we never reveal that another
+// organization's resource exists), a member whose role lacks the permission gets 403.
 import { and, eq } from 'drizzle-orm';
+import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
-import { organizationMembers, type Role } from '../db/schema';
+import { images, organizationMembers, projects, type Role } from '../db/schema';
 import { errors } from '../errors';
 import { roleCan, type Permission } from '../../contract/permissions';
 
@@ -30,4 +32,40 @@ export async function requireMember(db: Exec, userId: string, organizationId: st
   if (!role) throw errors.notFound(what);
   if (!can(role, permission)) throw errors.forbidden(`Your role (${role}) does not allow this`);
   return role;
+}
+
+type ProjectRow = typeof projects.$inferSelect;
+type ImageRow = typeof images.$inferSelect;
+
+/** The project, if the caller may `permission` in its organization; 404 otherwise. */
+export async function projectFor(ctx: AppContext, userId: string, projectId: string, permission: Permission): Promise<ProjectRow> {
+  const [row] = await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
+  if (!row) throw errors.notFound('Project');
+  await requireMember(ctx.db, userId, row.organizationId, permission, 'Project');
+  return row;
+}
+
+/**
+ * The project if the caller may `permission` in its organization (404 when not a member or when it
+ * is not in the org_id the client sent, 403 when the role lacks the permission). One round trip:
+ * the list call runs it on every page.
+ */
+export async function projectInOrg(ctx: AppContext, userId: string, projectId: string, permission: Permission, orgId?: string): Promise<ProjectRow> {
+  const [row] = await ctx.db
+    .select({ project: projects, role: organizationMembers.role })
+    .from(projects)
+    .innerJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, userId)))
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  if (!row || (orgId && orgId !== row.project.organizationId)) throw errors.notFound('Project');
+  if (!can(row.role, permission)) throw errors.forbidden(`Your role (${row.role}) does not allow this`);
+  return row.project;
+}
+
+/** The image, if the caller may `permission` in its organization; 404 otherwise (also for another organization's image). */
+export async function imageFor(ctx: AppContext, userId: string, imageId: string, permission: Permission, orgId?: string): Promise<ImageRow> {
+  const [row] = await ctx.db.select().from(images).where(eq(images.id, imageId)).limit(1);
+  if (!row || (orgId && orgId !== row.organizationId)) throw errors.notFound('Image');
+  await requireMember(ctx.db, userId, row.organizationId, permission, 'Image');
+  return row;
 }

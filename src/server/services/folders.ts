@@ -8,8 +8,8 @@ import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
 import type { Tx } from '../db/client';
-import { folderPathOrThrow, projectInOrg, type ProjectRow } from './images';
-import { projectFor } from './projects';
+import { projectFor, projectInOrg } from './access';
+import { folderPathOrThrow, type ProjectRow } from './images';
 
 type FolderRow = typeof folders.$inferSelect;
 /** Natural order ('Folder 2' before 'Folder 10'); one collator, not one per comparison. */

@@ -4,9 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images, organizations, projects, type ProjectClass } from '../db/schema';
-import { errors } from '../errors';
 import type { Project } from '../../contract/projects';
-import { requireMember, type Permission } from './access';
+import { projectFor, requireMember } from './access';
 import { previewKey } from './stored-objects';
 
 type ProjectRow = typeof projects.$inferSelect;
@@ -92,14 +91,6 @@ export async function listProjects(ctx: AppContext, userId: string, orgId: strin
   const rows = await ctx.db.select().from(projects).where(eq(projects.organizationId, orgId)).orderBy(desc(projects.createdAt));
   const previews = await previewsFor(ctx, rows);
   return rows.map((r) => projectJson(r, previews.get(r.id) ?? []));
-}
-
-/** The project and the caller's role, if the caller may `permission` in its organization; 404 otherwise. */
-export async function projectFor(ctx: AppContext, userId: string, projectId: string, permission: Permission): Promise<ProjectRow> {
-  const [row] = await ctx.db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
-  if (!row) throw errors.notFound('Project');
-  await requireMember(ctx.db, userId, row.organizationId, permission, 'Project');
-  return row;
 }
 
 export async function getProject(ctx: AppContext, userId: string, projectId: string): Promise<Project> {

@@ -38,13 +38,13 @@ import {
   gcsUri,
   imageJson,
   imageKey,
-  projectInOrg,
   requireFolder,
   sidecarKey,
   thumbnailKey,
   withKeyLock,
   type ProjectRow,
 } from './images';
+import { projectInOrg } from './access';
 import { detectImageType, ImageCheckError, inspectImage, makeThumbnail, svgProblem } from './thumbnails';
 import { needsTiles, queueTiles } from './tiles';
 

@@ -30,9 +30,8 @@ import {
   type SaveDataResponse,
 } from '../../../contract/annotation-api';
 import type { ImageStatus } from '../../../contract/images';
-import { adjustCounters, imageFor, setImageStatus, type ImageRow } from '../images';
-import { projectFor } from '../projects';
-import type { Permission } from '../access';
+import { adjustCounters, setImageStatus, type ImageRow } from '../images';
+import { imageFor, projectFor, type Permission } from '../access';
 import { allTexts, applyChange, lockHeader, readAnnotations, rowsOf, storedTexts, type ChangeSet, type Conn, type Header } from './store';
 import { annotationsAt, changesSince, historyOf } from './history';
 import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';

@@ -20,8 +20,8 @@ import {
   type ImageEditStatus,
   type ImageEditStatusResponse,
 } from '../../../contract/image-edit';
-import { requireMember } from '../access';
-import { bucketFor, folderPathOrThrow, projectInOrg, requireFolder } from '../images';
+import { projectInOrg, requireMember } from '../access';
+import { bucketFor, folderPathOrThrow, requireFolder } from '../images';
 import { createBuiltinProvider } from './builtin';
 import type { EditProvider } from './provider';
 import { createRemoteProvider } from './remote';

@@ -3,7 +3,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { imageEvents } from '../../db/schema';
 import type { ActivityEvent } from '../../../contract/workflow';
-import { imageFor } from '../images';
+import { imageFor } from '../access';
 import { peopleByIds, personOf } from './events';
 
 /** GET /images/{id}/activity: newest first, `limit` a page, `before` the previous page's cursor. */

@@ -7,8 +7,8 @@ import { images, organizationMembers, type Role } from '../../db/schema';
 import { errors } from '../../errors';
 import type { AssignRequest, QueueRole } from '../../../contract/workflow';
 import type { Image } from '../../../contract/images';
-import { can, requireMember } from '../access';
-import { imageJsonWithFolder, projectInOrg, type ImageRow } from '../images';
+import { can, projectInOrg, requireMember } from '../access';
+import { imageJsonWithFolder, type ImageRow } from '../images';
 import { recordEvents, type NewEvent } from './events';
 
 const CHUNK = 5000;

@@ -9,8 +9,8 @@ import type { Exec, Tx } from '../../db/client';
 import { images, issueComments, issues } from '../../db/schema';
 import { errors } from '../../errors';
 import { MAX_COMMENTS_PER_ISSUE, MAX_ISSUES_PER_IMAGE, regionInside, type Comment, type CreateIssueRequest, type Issue, type IssueStatus } from '../../../contract/workflow';
-import { requireMember } from '../access';
-import { imageFor, type ImageRow } from '../images';
+import { imageFor, requireMember } from '../access';
+import type { ImageRow } from '../images';
 import { announceIssues, peopleByIds, personOf, recordEvents } from './events';
 
 type IssueRow = typeof issues.$inferSelect;

@@ -15,7 +15,7 @@ import {
   BatchUpdateResponse,
 } from '../../../../contract/images';
 import { batchMove, batchUpdate, deleteProjectImages } from '../../../services/images';
-import { projectFor } from '../../../services/projects';
+import { projectFor } from '../../../services/access';
 
 export const batchRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -29,11 +29,11 @@ import {
   UploadUrlRequest,
   UploadUrlResult,
 } from '../../../../contract/images';
-import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, projectInOrg, setImageStatus, signedImageUrl } from '../../../services/images';
+import { imageFor, projectInOrg } from '../../../services/access';
+import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, listImages, setImageStatus, signedImageUrl } from '../../../services/images';
 import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage } from '../../../services/upload';
 import { imageTiles } from '../../../services/tiles';
 import { ImageTiles } from '../../../../contract/tiles';
-import { imageFor } from '../../../services/images';
 
 const ProjectParams = z.object({ id: z.string().uuid('Project id must be a UUID') });
 const ImageParams = z.object({ id: z.string().uuid('Image id must be a UUID') });

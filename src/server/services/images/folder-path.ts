@@ -1,0 +1,28 @@
+// Folder paths from the client: checked, canonical, and the folder row they name.
+import { and, eq } from 'drizzle-orm';
+import type { Exec } from '../../db/client';
+import { folders } from '../../db/schema';
+import { errors } from '../../errors';
+import { normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
+
+/** A folder path from the client in canonical form; 400 when malformed. */
+export function folderPathOrThrow(raw: string, field = 'folder_path'): string {
+  const result = normalizeFolderPath(raw);
+  if ('error' in result) throw errors.badRequest(`Invalid ${field}: ${result.error}`, 'invalid_folder_path');
+  return result.path;
+}
+
+/** The id of the folder row at `path` (null for the root, which has none, or when there is no such folder). */
+export async function folderIdOf(db: Exec, projectId: string, path: string): Promise<string | null> {
+  if (path === ROOT_PATH) return null;
+  const [f] = await db.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  return f?.id ?? null;
+}
+
+/** 404 unless the folder exists in the project ('/' always does). */
+export async function requireFolder(db: Exec, projectId: string, path: string): Promise<string | null> {
+  if (path === ROOT_PATH) return null;
+  const id = await folderIdOf(db, projectId, path);
+  if (!id) throw errors.notFound(`Folder ${path}`);
+  return id;
+}

@@ -1,0 +1,14 @@
+// The images of a project, one file per operation (README.md). Other services and the routes
+// import from here.
+export { bucketFor, deleteKeys, gcsUri, getUrlSeconds, imageKey, MAX_GET_URL_SECONDS, previewKey, sidecarKey, thumbnailKey } from '../stored-objects';
+export { adjustCounters, type CounterState } from './counters';
+export { deleteProjectImages, type DeleteResult } from './delete';
+export { folderPathOrThrow, requireFolder } from './folder-path';
+export { imageJson, imageJsonWithFolder } from './json';
+export { filenameLockKey, withKeyLock } from './key-lock';
+export { batchImageMetadata, containsPattern, getImage, listImages } from './read';
+export { refuseForeignImages, type ImageRow, type ProjectRow } from './rows';
+export { batchSignedUrls, signedImageUrl } from './signed-urls';
+export { batchMove, batchUpdate, setImageStatus } from './update';
+// Transitional: the access helpers live in ../access.ts; these names stay here until every importer reads them there.
+export { imageFor, projectInOrg } from '../access';
