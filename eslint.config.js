@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import path from 'node:path';
 
 const serverOrApp = ['**/app/**', '**/server/**', '../app/*', '../server/*'];
 
@@ -34,6 +35,24 @@ const whyLong = {
       context.report({ node: fn, loc: fn.loc.start, messageId: 'why', data: { name: fn.id?.name ?? fn.parent.id?.name ?? fn.parent.key?.name ?? 'a function', lines, max: WHY_LONG_LINES } });
     };
     return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check };
+  },
+};
+
+// A page never imports another page (issue 31 §2): what two pages share lives in src/app/components,
+// stores, api, sync or lib. A file in src/app/pages/<a>/ may not import from src/app/pages/<b>/.
+const pageOf = (file) => /[\\/]src[\\/]app[\\/]pages[\\/]([^\\/]+)[\\/]/.exec(file)?.[1] ?? null;
+const noOtherPage = {
+  meta: { type: 'problem', schema: [], messages: { page: 'pages/{{from}} imports pages/{{to}}: move what they share to src/app/components, stores, api, sync or lib (src/app/README.md).' } },
+  create(context) {
+    const from = pageOf(context.filename);
+    if (!from) return {};
+    const check = (node) => {
+      const spec = node.source?.type === 'Literal' ? node.source.value : null;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const to = pageOf(path.resolve(path.dirname(context.filename), spec) + '/');
+      if (to && to !== from) context.report({ node: node.source, messageId: 'page', data: { from, to } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
   },
 };
 
@@ -101,5 +120,10 @@ export default tseslint.config(
     ignores: ['**/*.test.{ts,tsx}'],
     plugins: { vellum: { rules: { 'why-long': whyLong } } },
     rules: { 'vellum/why-long': 'warn' },
+  },
+  {
+    files: ['src/app/pages/**/*.{ts,tsx}'],
+    plugins: { pages: { rules: { 'no-other-page': noOtherPage } } },
+    rules: { 'pages/no-other-page': 'error' },
   },
 );

@@ -18,7 +18,7 @@ import { AppShell } from '../../layout/AppShell';
 import { NotFoundPage } from '../../layout/NotFoundPage';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import { dataQueryString, imagePath, isUuid, parseDataQuery, projectPath } from '../../lib/links';
-import { isNotFound, useRoutedProject } from '../projects/useRoutedProject';
+import { isNotFound, useRoutedProject } from '../../stores/useRoutedProject';
 import { editorApi } from '../../api/annotations/editorApi';
 import { editorImageKey, useSequenceImages } from './hooks/useSequence';
 import { EditorScreen } from './EditorScreen';

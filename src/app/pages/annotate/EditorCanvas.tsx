@@ -3,7 +3,7 @@
 import { useEffect, useRef, type PointerEvent as ReactPointerEvent } from 'react';
 import { screenToImage, type Editor } from '../../../engine';
 import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
-import { renderDisplay, useViewSettings } from './viewSettings';
+import { renderDisplay, useViewSettings } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
 
 export interface EditorCanvasProps {

@@ -11,7 +11,7 @@ import { Button } from '../../components/Button';
 import { formatBytes } from '../../lib/format';
 import { HOTKEY_HELP } from './hotkeys';
 import { useCamera } from './useEditor';
-import { OUTLINE_WIDTHS, unadjusted, useViewSettings, type ImageAdjustments } from './viewSettings';
+import { OUTLINE_WIDTHS, unadjusted, useViewSettings, type ImageAdjustments } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
 import own from './SettingsPanel.module.css';
 

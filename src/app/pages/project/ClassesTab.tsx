@@ -13,11 +13,12 @@ import { EmptyState } from '../../components/EmptyState';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
 import { useDenied } from '../../stores/permissions';
-import { projectKey, useProjectCache } from '../projects/queries';
-import { AddClassDialog, TYPE_LABELS } from './AddClassDialog';
-import { duplicateName, newClassColor } from './classes';
+import { projectKey, useProjectCache } from '../../stores/projectQueries';
+import { AddClassDialog, TYPE_LABELS } from '../../components/classes/AddClassDialog';
+import { duplicateName, newClassColor } from '../../components/classes/classes';
 import { AttributesDialog } from './ClassesTabAttributes';
 import styles from './ClassesTab.module.css';
+import classStyles from '../../components/classes/classes.module.css';
 
 function InlineName({ initial, onCommit, onCancel }: { initial: string; onCommit(name: string): void; onCancel(): void }) {
   const [value, setValue] = useState(initial);
@@ -104,11 +105,11 @@ function ColourMenu({ cls: c, onPick }: { cls: ProjectClass; onPick(color: strin
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className={styles.menu} align="start" sideOffset={6} aria-label={`Colours for ${c.name}`}>
-          <div className={styles.grid}>
+          <div className={classStyles.grid}>
             {CLASS_PALETTE.map((color) => (
               <DropdownMenu.Item
                 key={color}
-                className={styles.gridSwatch}
+                className={classStyles.gridSwatch}
                 style={{ background: color }}
                 aria-label={`Colour ${color}`}
                 onSelect={() => (color !== c.color ? onPick(color) : undefined)}

@@ -6,7 +6,7 @@ import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { TextAreaField, TextField } from '../../components/TextField';
 import { toast } from '../../stores/toast';
-import { useProjectCache } from './queries';
+import { useProjectCache } from '../../stores/projectQueries';
 
 export function CreateProjectDialog({ open, onOpenChange, organizationId }: { open: boolean; onOpenChange(open: boolean): void; organizationId: string }) {
   const [name, setName] = useState('');

@@ -14,7 +14,7 @@ import type { Image } from '../../../../contract/images';
 import type { Editor } from '../../../../engine';
 import { getLiveClient } from '../../../sync/live';
 import { toast } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import { editorApi } from '../../../api/annotations/editorApi';
 import { historyKey } from '../HistoryPanel';
 import { EditorSaveLink, getSaveManager, type Overlap, type SaveManager, type SaveStatus } from '../../../sync/save';

@@ -8,8 +8,8 @@ import type { Image, ImageStatus } from '../../../../contract/images';
 import { api, serverMessage } from '../../../api/client';
 import { stageLabel } from '../../../lib/stages';
 import { toast } from '../../../stores/toast';
-import { useDataView } from '../../project/data/dataView';
-import { projectKey } from '../../projects/queries';
+import { useDataView } from '../../../stores/dataView';
+import { projectKey } from '../../../stores/projectQueries';
 import type { SaveManager } from '../../../sync/save';
 import { MESSAGE_MS } from './useToolsAndClasses';
 

@@ -12,7 +12,7 @@ import { readStorage, writeStorage } from '../../../lib/storage';
 import { useCan } from '../../../stores/permissions';
 import { useSelection } from '../../../stores/selection';
 import { toast } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import type { AutoAnnotateSession } from '../autoAnnotate';
 import { TYPE_NAMES } from '../ClassPicker';
 import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';

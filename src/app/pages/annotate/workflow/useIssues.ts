@@ -14,7 +14,7 @@ import { serverMessage } from '../../../api/client';
 import { getLiveClient } from '../../../sync/live';
 import { workflowApi } from '../../../api/workflow';
 import { toast } from '../../../stores/toast';
-import { useDataView } from '../../project/data/dataView';
+import { useDataView } from '../../../stores/dataView';
 import { centredCamera, clampRegion, PANEL_COVER_PX, renderIssues } from './rules';
 
 export const issuesKey = (imageId: string) => ['issues', imageId] as const;

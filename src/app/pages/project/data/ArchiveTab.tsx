@@ -10,7 +10,7 @@ import { deniedReason, useCan, useRoleLabel } from '../../../stores/permissions'
 import { showAlert } from './alerts';
 import { ArchiveDialogs } from './ArchiveDialogs';
 import { SelectionBar } from './Chrome';
-import { DEFAULT_SORT, useDataView } from './dataView';
+import { DEFAULT_SORT, useDataView } from '../../../stores/dataView';
 import { requestThumbnails } from './thumbnails';
 import { ImageTile } from './Tiles';
 import { TileSkeletons } from './TileSkeletons';

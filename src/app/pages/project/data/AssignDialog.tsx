@@ -15,9 +15,9 @@ import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { useSession } from '../../../stores/session';
 import { toast } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import { assignmentPlan, type AssigneeChoice, type ReviewerChoice } from './assignPlan';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { memberName, useOrgMembers } from './tilePeople';
 import styles from './DataTab.module.css';
 

@@ -8,7 +8,7 @@ import { ROOT_PATH } from '../../../../contract/folders';
 import { Button } from '../../../components/Button';
 import { EmptyState } from '../../../components/EmptyState';
 import { statusLabel } from '../../../lib/stages';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { folderName } from './folders';
 import { TileSkeletons } from './TileSkeletons';
 import type { Item } from './useGridItems';

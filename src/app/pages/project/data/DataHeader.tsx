@@ -5,7 +5,7 @@ import { LIST_SORT_FIELDS, type ImageStatus } from '../../../../contract/images'
 import { Button } from '../../../components/Button';
 import { STAGE_OPTIONS, statusLabel } from '../../../lib/stages';
 import { Menu, MenuItem, MenuLabel, StageEntry } from './Chrome';
-import { SORT_LABELS, useDataView, type SortState } from './dataView';
+import { SORT_LABELS, useDataView, type SortState } from '../../../stores/dataView';
 import { SearchField } from './SearchField';
 import type { ImageList } from './useImageList';
 import { WorkControls } from './WorkControls';

@@ -10,7 +10,7 @@ import { useCan } from '../../../stores/permissions';
 import { STAGE_OPTIONS } from '../../../lib/stages';
 import { AssignHost, openAssign } from './AssignDialog';
 import { Menu, MenuItem, MenuLabel, MenuSeparator, SelectionBar, StageEntry } from './Chrome';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { flatten } from './folders';
 import styles from './DataTab.module.css';
 

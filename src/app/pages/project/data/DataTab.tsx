@@ -13,7 +13,7 @@ import { showAlert } from './alerts';
 import { DataGrid } from './DataGrid';
 import { DataHeader } from './DataHeader';
 import { DataSelectionBar } from './DataSelectionBar';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { EditDialog } from './EditDialog';
 import { ExportDialog } from './ExportDialog';
 import { FolderPath } from './FolderPath';

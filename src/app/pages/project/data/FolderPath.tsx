@@ -5,7 +5,7 @@
 import { ArrowLeft, ChevronRight, Folder, Home, Search, UserRound } from 'lucide-react';
 import { ROOT_PATH, parentFolderPath } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import styles from './DataTab.module.css';
 
 /** Whose images an assignee filter shows, as the path bar names it. */

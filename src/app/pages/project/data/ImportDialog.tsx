@@ -16,7 +16,7 @@ import { formatBytes } from '../../../lib/format';
 import { useDenied } from '../../../stores/permissions';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { cancelImport, IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
 import { ImportReportView, RecentImports } from './ImportReport';
 import editStyles from './EditDialog.module.css';

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Search, X } from 'lucide-react';
 import { Spinner } from '../../../components/Spinner';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import styles from './DataTab.module.css';
 
 export const SEARCH_DEBOUNCE_MS = 250;

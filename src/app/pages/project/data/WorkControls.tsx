@@ -14,7 +14,7 @@ import { Button } from '../../../components/Button';
 import { DEFAULT_DATA_QUERY, dataQueryString, imagePath } from '../../../lib/links';
 import { useSession } from '../../../stores/session';
 import { toast } from '../../../stores/toast';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 
 /** Projects whose Data tab already opened in this session (an annotator's lands on My work once). */
 const openedOnce = new Set<string>();

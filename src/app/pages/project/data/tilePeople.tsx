@@ -16,7 +16,7 @@ import { PeerAvatars } from '../../../components/PeerAvatars';
 import { Tooltip } from '../../../components/Tooltip';
 import { useSession } from '../../../stores/session';
 import { EMPTY_WATCHED, getLiveClient, watchedFrom, withPresence, type LiveClient, type LivePresenceWatch, type WatchedPeople } from '../../../sync/live';
-import { useViewSettings } from '../../annotate/viewSettings';
+import { useViewSettings } from '../../../stores/viewSettings';
 import styles from './DataTab.module.css';
 
 /** Avatars on a tile before the rest are counted as "+N". */

@@ -7,10 +7,10 @@ import type { Image } from '../../../../contract/images';
 import type { Project } from '../../../../contract/projects';
 import { api } from '../../../api/client';
 import { toast, toastAction } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import { showAlert } from './alerts';
 import { foldersKey } from './folders';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import type { useImageList } from './useImageList';
 
 const RESTORE_CHUNK = 50;

@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { ROOT_PATH, parentFolderPath, type FolderNode } from '../../../../contract/folders';
 import { api } from '../../../api/client';
 import { toast } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import { showAlert } from './alerts';
 import { folderName, foldersKey, type useFolders } from './folders';
 

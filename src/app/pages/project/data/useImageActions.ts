@@ -9,9 +9,9 @@ import { ROOT_PATH, parentFolderPath } from '../../../../contract/folders';
 import { api } from '../../../api/client';
 import { stageLabel } from '../../../lib/stages';
 import { toast, toastAction } from '../../../stores/toast';
-import { projectKey } from '../../projects/queries';
+import { projectKey } from '../../../stores/projectQueries';
 import { showAlert } from './alerts';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 import { folderName, foldersKey } from './folders';
 import type { ImageList } from './useImageList';
 

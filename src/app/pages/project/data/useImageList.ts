@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { api } from '../../../api/client';
-import type { SortState } from './dataView';
+import type { SortState } from '../../../stores/dataView';
 import { looksInEveryFolder } from '../../../lib/links';
 
 const FIRST_PAGE = 200;

@@ -6,8 +6,8 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { getLiveClient } from '../../../sync/live';
-import { projectKey } from '../../projects/queries';
-import { useDataView } from './dataView';
+import { projectKey } from '../../../stores/projectQueries';
+import { useDataView } from '../../../stores/dataView';
 import { foldersKey } from './folders';
 
 export function useProjectRefresh(projectId: string): void {

@@ -5,7 +5,7 @@ import { useCallback, useEffect, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { Image } from '../../../../contract/images';
 import { dataQueryString, imagePath } from '../../../lib/links';
-import { useDataView } from './dataView';
+import { useDataView } from '../../../stores/dataView';
 
 export function useTileSelection(images: Image[]) {
   const navigate = useNavigate();

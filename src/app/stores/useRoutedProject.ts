@@ -5,12 +5,12 @@
 // remembered as the last one opened (the old /project path goes back to it).
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { Project } from '../../../contract/projects';
-import { api, isApiError } from '../../api/client';
-import { isUuid } from '../../lib/links';
-import { useSelection } from '../../stores/selection';
-import { useSession } from '../../stores/session';
-import { projectKey } from './queries';
+import type { Project } from '../../contract/projects';
+import { api, isApiError } from '../api/client';
+import { isUuid } from '../lib/links';
+import { useSelection } from './selection';
+import { useSession } from './session';
+import { projectKey } from './projectQueries';
 
 export type RoutedProject =
   | { status: 'loading' }

@@ -6,8 +6,8 @@
 // applies it here (applyQuery) and binds a writer, so a choice made here lands in the URL as a new
 // history entry (opening a folder, a filter, a sort) or in place of the current one (typing a search).
 import { create } from 'zustand';
-import type { ImageStatus, ListSortField } from '../../../../contract/images';
-import { DEFAULT_DATA_QUERY, DEFAULT_SORT, sameDataQuery, type DataQuery, type SortState } from '../../../lib/links';
+import type { ImageStatus, ListSortField } from '../../contract/images';
+import { DEFAULT_DATA_QUERY, DEFAULT_SORT, sameDataQuery, type DataQuery, type SortState } from '../lib/links';
 
 export { DEFAULT_SORT, type SortState };
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_QUERY, dataQueryString, type DataQuery } from '../../../lib/links';
+import { DEFAULT_DATA_QUERY, dataQueryString, type DataQuery } from '../lib/links';
 import { bindQueryWriter, useDataView } from './dataView';
 
 const P = 'project-1';

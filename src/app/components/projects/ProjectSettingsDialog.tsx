@@ -2,14 +2,14 @@ import { useEffect, useState } from 'react';
 import { Settings2, Trash2, TriangleExclamationPoint } from 'lucide-react';
 import type { Project } from '../../../contract/projects';
 import { api, serverMessage } from '../../api/client';
-import { Banner } from '../../components/Banner';
-import { Button } from '../../components/Button';
-import { Dialog } from '../../components/Dialog';
-import { TextAreaField, TextField } from '../../components/TextField';
+import { Banner } from '../Banner';
+import { Button } from '../Button';
+import { Dialog } from '../Dialog';
+import { TextAreaField, TextField } from '../TextField';
 import { useSelection } from '../../stores/selection';
 import { toast } from '../../stores/toast';
 import { useCan } from '../../stores/permissions';
-import { useProjectCache } from './queries';
+import { useProjectCache } from '../../stores/projectQueries';
 
 /** Project Settings (spec section 2): name, description, Save Changes, Delete Project. */
 export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project: Project | null; onClose(): void; onDeleted?(): void }) {

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Project } from '../../../contract/projects';
-import { api } from '../../api/client';
+import type { Project } from '../../contract/projects';
+import { api } from '../api/client';
 
 export const projectsKey = (orgId: string | undefined) => ['projects', orgId] as const;
 export const projectKey = (id: string | undefined) => ['project', id] as const;

@@ -3,8 +3,8 @@
 // gamma) last for the session only and never change the stored image. The canvas (EditorCanvas)
 // hands them to the renderer as its display settings.
 import { create } from 'zustand';
-import type { RenderDisplay } from '../../../workers/render-client';
-import { readStorage, writeStorage } from '../../lib/storage';
+import type { RenderDisplay } from '../../workers/render-client';
+import { readStorage, writeStorage } from '../lib/storage';
 
 const LABELS_KEY = 'vellum.editorLabels';
 const OUTLINE_KEY = 'vellum.editorOutlineWidth';

@@ -3,11 +3,11 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Check, Tag } from 'lucide-react';
 import { ANNOTATION_TYPES, CLASS_PALETTE, type AnnotationType, type ProjectClass } from '../../../contract/projects';
-import { Button } from '../../components/Button';
-import { Dialog } from '../../components/Dialog';
-import { TextField } from '../../components/TextField';
+import { Button } from '../Button';
+import { Dialog } from '../Dialog';
+import { TextField } from '../TextField';
 import { newClassColor } from './classes';
-import styles from './ClassesTab.module.css';
+import styles from './classes.module.css';
 
 export const TYPE_LABELS: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
 
