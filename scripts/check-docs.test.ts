@@ -28,7 +28,7 @@ const brief = (problems: DocProblem[]): string[] => problems.map((p) => `${p.rul
 const GOOD: Record<string, string> = {
   'README.md': '# Fixture\n\nCode in `src/`, the map in `docs/map.md`, see [the map](docs/map.md).\n',
   'docs/map.md': '# Map\n\n`src/lib/a.ts` adds; `b.ts` too; output under `images/<folder>/<stem>.txt`, tests `src/**/*.test.ts`.\n',
-  'src/lib/README.md': '# lib\n\n| file | what |\n|---|---|\n| `a.ts` | a |\n| `b.ts` | b |\n| `tools/` | one folder per tool |\n',
+  'src/lib/README.md': '# lib\n\n| file | what |\n|---|---|\n| `a.ts` | a |\n| `b.ts` | b |\n| `tools/` | one folder per tool |\n\nWrites `labels/` and `ImageSets/Main/default.txt`.\n',
   'src/lib/a.ts': 'export const a = 1;\n',
   'src/lib/a.test.ts': 'test file\n',
   'src/lib/b.ts': 'export const b = 2;\n',

@@ -122,19 +122,24 @@ function isGenerated(root: string, named: string): boolean {
 }
 
 /**
- * Whether a path named in `doc` exists. From a top-level folder it is read from the root. In a
- * README any other path is read from the README's folder or one above it (`services/tiles.ts` in
- * src/server/jobs), or from a folder below it (a README may name `builtin/index.ts` in the
- * listing of `segmentation/`). In docs/ a bare file name, or a path whose first folder exists
- * somewhere, must end some repository path. Build output, local data, package paths and paths
- * leaving the repository are not checked.
+ * Whether a path named in `doc` exists. From a top-level folder it is read from the root. Any
+ * other path whose first folder exists nowhere in the repository (`labels/`, a dataset's layout)
+ * is not taken for one of its paths. In a README the rest is read from the README's folder or one
+ * above it (`services/tiles.ts` in src/server/jobs), or from a folder below it (a README may name
+ * `builtin/index.ts` in the listing of `segmentation/`). In docs/ a bare file name, or a path
+ * whose first folder exists somewhere, must end some repository path. Build output, local data,
+ * package paths and paths leaving the repository are not checked.
  */
 export function namedPathExists(tree: RepoTree, root: string, doc: string, span: string): boolean {
   const named = span.replace(/^\.\//, '').replace(/\/$/, '');
   if (isGenerated(root, named)) return true;
   const first = named.split('/')[0];
   if (TOP_LEVEL_FOLDERS.includes(first)) return exists(tree, named);
+  const isFolderName = (d: string): boolean => d === first || d.endsWith(`/${first}`);
+  // `labels/` or `ImageSets/Main/default.txt`: a dataset's layout, not a path of this repository.
+  const namesNoFolder = span.includes('/') && first !== '..' && ![...tree.dirs].some(isFolderName);
   if (isReadme(doc) && !doc.startsWith('docs/')) {
+    if (namesNoFolder) return true;
     const dir = dirOf(doc);
     if (join(dir, named).startsWith('..') || isGenerated(root, join(dir, named))) return true;
     for (let up = dir; ; up = dirOf(up)) {
@@ -143,8 +148,7 @@ export function namedPathExists(tree: RepoTree, root: string, doc: string, span:
     }
     return existsBelow(tree, dir, named);
   }
-  const isFolderName = (d: string): boolean => d === first || d.endsWith(`/${first}`);
-  if (named.includes('/') ? [...tree.dirs].some(isFolderName) : CHECKED_EXTENSION.test(named)) {
+  if (span.includes('/') ? !namesNoFolder : CHECKED_EXTENSION.test(named)) {
     return existsBelow(tree, '', named);
   }
   return true;
