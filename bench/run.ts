@@ -1,34 +1,78 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run. Prints
-// tables and writes JSON under bench/results/. Options: --quick (smaller scenes), --only=<name>
-// (engine, kernels, dataset, export, annotations, render, segmentation, image-edit, load, first-load,
-// editor-switch, import, live, heavy-work). The dataset, export, render, segmentation, load, first-load, editor-switch, live and heavy-work
-// benchmarks start servers and Chromium; they run when their scripts exist (first-load and
-// editor-switch measure the build in dist/app: `npm run build` first).
+// tables, then how long each benchmark took with the load average, and writes JSON under
+// bench/results/ (this runner's own timings in run.json). Options:
+//   --quick       the engine-side benchmarks only (engine, kernels, image-edit, render), with smaller
+//                 scenes: under 5 minutes on 2 cores. Those that start the API server, the load
+//                 and live runs and the segmentation quality run only without --quick.
+//   --only=<name> one benchmark (any of them, --quick makes its scenes smaller): engine, kernels,
+//                 image-edit, render, dataset, export, annotations, segmentation, load, first-load,
+//                 editor-switch, import, live, heavy-work.
+// first-load and editor-switch measure the build in dist/app (`npm run build` first).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAndWriteEngineBench } from './engine.bench';
-import { runKernelsBench } from './kernels.bench';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const want = (name: string) => !only || only === name;
 
-if (want('engine')) await runAndWriteEngineBench(quick);
-if (want('kernels')) await runKernelsBench({ quick });
-if (want('image-edit')) await (await import('./image-edit.bench')).runImageEditBench({ quick });
-
-// Benchmarks that run as their own scripts (they own servers or browsers).
-for (const [name, file] of [['dataset', 'dataset.bench.ts'], ['export', 'export.bench.ts'], ['annotations', 'annotations.bench.ts'], ['render', 'render/run.ts'], ['segmentation', 'segmentation.bench.ts'], ['load', 'load.bench.ts'], ['first-load', 'first-load.bench.ts'], ['editor-switch', 'editor-switch.bench.ts'], ['import', 'import.bench.ts'], ['live', 'live.bench.ts'], ['heavy-work', 'heavy-work.bench.ts']] as const) {
-  if (!want(name)) continue;
-  const full = path.join(here, file);
-  if (!fs.existsSync(full)) continue;
-  const { spawnSync } = await import('node:child_process');
-  console.log(`\n== ${name} (${file})`);
-  const res = spawnSync(process.execPath, ['--import', 'tsx', full, ...process.argv.slice(2)], { stdio: 'inherit' });
-  if (res.status !== 0) {
-    console.error(`${name} benchmark failed (exit ${res.status})`);
-    process.exitCode = 1;
-  }
+/** A benchmark runs in this process (`run`) or as a script of its own (`file`: it owns servers or browsers). */
+interface Bench {
+  name: string;
+  /** part of --quick */
+  quick?: boolean;
+  run?: () => Promise<unknown>;
+  file?: string;
 }
+
+const BENCHES: Bench[] = [
+  { name: 'engine', quick: true, run: async () => (await import('./engine.bench')).runAndWriteEngineBench(quick) },
+  { name: 'kernels', quick: true, run: async () => (await import('./kernels.bench')).runKernelsBench({ quick }) },
+  { name: 'image-edit', quick: true, run: async () => (await import('./image-edit.bench')).runImageEditBench({ quick }) },
+  { name: 'render', quick: true, file: 'render/run.ts' },
+  { name: 'dataset', file: 'dataset.bench.ts' },
+  { name: 'export', file: 'export.bench.ts' },
+  { name: 'annotations', file: 'annotations.bench.ts' },
+  { name: 'segmentation', file: 'segmentation.bench.ts' },
+  { name: 'load', file: 'load.bench.ts' },
+  { name: 'first-load', file: 'first-load.bench.ts' },
+  { name: 'editor-switch', file: 'editor-switch.bench.ts' },
+  { name: 'import', file: 'import.bench.ts' },
+  { name: 'live', file: 'live.bench.ts' },
+  { name: 'heavy-work', file: 'heavy-work.bench.ts' },
+];
+
+if (only && !BENCHES.some((b) => b.name === only)) {
+  console.error(`--only=${only}: no such benchmark (${BENCHES.map((b) => b.name).join(', ')})`);
+  process.exit(2);
+}
+const chosen = BENCHES.filter((b) => (only ? b.name === only : !quick || b.quick));
+
+const load = () => Math.round(os.loadavg()[0]! * 10) / 10;
+const timings: { name: string; seconds: number; loadBefore: number; loadAfter: number; ok: boolean }[] = [];
+const started = performance.now();
+for (const bench of chosen) {
+  const t = performance.now(), loadBefore = load();
+  let ok = true;
+  console.log(`\n== ${bench.name}${bench.file ? ` (${bench.file})` : ''}`);
+  if (bench.run) {
+    await bench.run();
+  } else {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, bench.file!), ...process.argv.slice(2)], { stdio: 'inherit' });
+    ok = res.status === 0;
+    if (!ok) {
+      console.error(`${bench.name} benchmark failed (exit ${res.status})`);
+      process.exitCode = 1;
+    }
+  }
+  timings.push({ name: bench.name, seconds: Math.round((performance.now() - t) / 100) / 10, loadBefore, loadAfter: load(), ok });
+}
+const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+
+console.log(`\nbench run${quick ? ' --quick' : ''}${only ? ` --only=${only}` : ''}: ${totalSeconds} s on ${os.cpus().length} cores`);
+console.table(timings.map((r) => ({ benchmark: r.name, seconds: r.seconds, 'load before': r.loadBefore, 'load after': r.loadAfter, ok: r.ok })));
+const out = path.join(here, 'results', 'run.json');
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, only: only ?? null, cpu: os.cpus()[0]?.model, cores: os.cpus().length, totalSeconds, benches: timings }, null, 2) + '\n');

@@ -16,6 +16,10 @@ const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const quick = process.argv.includes('--quick');
 const SCENES = (positional[0] ?? 'boxes1k,polygons10k,masks500,polygons100k').split(',');
 const RENDERERS = (positional[1] ?? 'vellum,konva,svg').split(',');
+// --quick (without named renderers): the baselines only on the small scenes. Konva and SVG on 10k
+// and 100k polygons took 6 of the render run's 9 minutes at load 20; Vellum runs every scene.
+const QUICK_BASELINE_SCENES = ['boxes1k', 'masks500'];
+const RUNS = SCENES.flatMap((scene) => RENDERERS.filter((r) => !quick || positional[1] || r === 'vellum' || QUICK_BASELINE_SCENES.includes(scene)).map((renderer) => [scene, renderer] as const));
 const RUN_TIMEOUT = Number(process.env.BENCH_RUN_TIMEOUT ?? 300_000);
 /** Override every scene's number of camera steps (BENCH_STEPS; --quick takes 4). */
 const STEPS = process.env.BENCH_STEPS ? Number(process.env.BENCH_STEPS) : quick ? 4 : undefined;
@@ -88,27 +92,25 @@ try {
     await page.evaluate(() => (window as unknown as { benchRun(s: string, r: string): Promise<unknown> }).benchRun('warmup', 'vellum'));
     await page.close();
   }
-  for (const scene of SCENES) {
-    for (const renderer of RENDERERS) {
-      const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
-      const t = Date.now();
-      try {
-        await page.goto(`${url}/bench/render/page/index.html${process.env.BENCH_PER_STEP ? '?perStep' : ''}`);
-        await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-        const raw = await Promise.race([
-          page.evaluate(([s, r, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, r as string, n as number | undefined), [scene, renderer, STEPS] as const),
-          new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timeout after ${RUN_TIMEOUT} ms`)), RUN_TIMEOUT).unref()),
-        ]);
-        rows.push(summarise(raw));
-        if (process.env.BENCH_VERBOSE) console.error(`${scene} / ${renderer} frames: ${raw.frameMs.map((x) => x.toFixed(1)).join(' ')}`);
-        if (raw.frameSteps) console.error(`${scene} / ${renderer} frames per step: ${raw.frameSteps.join(' | ')}`);
-      } catch (err) {
-        rows.push({ scene, renderer, error: String(err instanceof Error ? err.message : err).split('\n')[0]! });
-      } finally {
-        await page.close().catch(() => undefined);
-      }
-      console.error(`${scene} / ${renderer}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  for (const [scene, renderer] of RUNS) {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
+    const t = Date.now();
+    try {
+      await page.goto(`${url}/bench/render/page/index.html${process.env.BENCH_PER_STEP ? '?perStep' : ''}`);
+      await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+      const raw = await Promise.race([
+        page.evaluate(([s, r, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, r as string, n as number | undefined), [scene, renderer, STEPS] as const),
+        new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timeout after ${RUN_TIMEOUT} ms`)), RUN_TIMEOUT).unref()),
+      ]);
+      rows.push(summarise(raw));
+      if (process.env.BENCH_VERBOSE) console.error(`${scene} / ${renderer} frames: ${raw.frameMs.map((x) => x.toFixed(1)).join(' ')}`);
+      if (raw.frameSteps) console.error(`${scene} / ${renderer} frames per step: ${raw.frameSteps.join(' | ')}`);
+    } catch (err) {
+      rows.push({ scene, renderer, error: String(err instanceof Error ? err.message : err).split('\n')[0]! });
+    } finally {
+      await page.close().catch(() => undefined);
     }
+    console.error(`${scene} / ${renderer}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
 } finally {
   await browser.close();
