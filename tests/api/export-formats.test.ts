@@ -6,7 +6,7 @@ import { SaxesParser } from 'saxes';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMask } from '../../src/contract/rle';
-import { vocToBox } from '../../src/server/services/export/voc';
+import { vocToBox } from '../../src/server/formats/shapes';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, jpeg, png, uploadImage, type Member } from '../fixtures/datasets';
 

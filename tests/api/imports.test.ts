@@ -1,6 +1,6 @@
 // Dataset import (issue 17) through the API: reserve, PUT, start, poll, and see what a user sees
 // afterwards (images, classes, annotations as load-data gives them, the report). Formats' own
-// constructs are unit-tested beside their readers (src/server/services/import/formats/*.test.ts);
+// constructs are unit-tested beside their readers (src/server/formats/*/read.test.ts);
 // this file covers the path every format shares, bad archives, roles and other organizations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';

@@ -14,7 +14,7 @@
 // - what must span the whole export but is written at its end (COCO's images and annotations
 //   lists, VOC's image set) is spooled to temporary files during the single pass (the export's temp
 //   directory is removed afterwards, also on abort); YOLO's and VOC's renamings are decided by
-//   one query before the first byte (./writer.ts sharedStems).
+//   one query before the first byte (formats/write-common.ts sharedStems).
 // bench/export.bench.ts measures time and peak memory at 1k, 5k and 10k images.
 //
 // Time: the loop over images and each writer's loop over an image's annotations pause on the
@@ -22,16 +22,16 @@
 // 10,000 shapes never holds the event loop for long (bench/heavy-work.bench.ts). Zipping itself
 // (deflate, CRC) runs in zlib on libuv's threads.
 //
-// This file selects the images and runs the loop; each format's layout is its writer's (see the
-// header of each): ./vellum.ts (lossless, for a later import), ./coco.ts (annotations.json),
-// ./yolo.ts (Ultralytics: data.yaml, images/, labels/), ./voc.ts (Pascal VOC: Annotations/,
-// JPEGImages/, ImageSets/Main/default.txt). Every zip has a README.txt: what is inside, what was
-// left out and why.
+// This file selects the images and runs the loop; each format's layout is its writer's, looked up in
+// ../../formats/index.ts WRITERS (see the header of each): formats/vellum/write.ts (lossless, for a
+// later import), formats/coco/write.ts (annotations.json), formats/yolo/write.ts (Ultralytics:
+// data.yaml, images/, labels/), formats/voc/write.ts (Pascal VOC: Annotations/, JPEGImages/,
+// ImageSets/Main/default.txt). Every zip has a README.txt: what is inside, what was left out and why.
 //
 // Selection: scope 'selected' (image_ids of the project, archived or not), 'all_complete' (complete
 // and not archived; the default), 'all' (every image not archived, in every folder: the dialog's
-// "All images" at the root), 'current_filters' (the images list's filters, same meaning as GET
-// /projects/{id}/images: one folder when folder_path is given, with its sub-folders when
+// "All images" at the root), 'current_filters' (the images list's filters, by the module the list
+// uses, ../image-filter.ts: one folder when folder_path is given, with its sub-folders when
 // include_subfolders is true, not archived unless is_archived says otherwise). A request with
 // image_ids and no scope is 'selected' (the SPA's call). POST /annotations/export/count answers how
 // many images the same request would export (the dialog shows it before the export starts);
@@ -43,26 +43,23 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { and, asc, count, eq, gt, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { annotationDocuments, images } from '../../db/schema';
 import { readAnnotationsOf } from '../annotations';
 import { errors } from '../../errors';
-import { canonicalMime } from '../../../contract/images';
-import { ROOT_PATH } from '../../../contract/folders';
-import { DEFAULT_EXPORT_SCOPE, type ExportCountResponse, type ExportFormat, type ExportRequest, type ExportScope } from '../../../contract/export';
+import { DEFAULT_EXPORT_SCOPE, type ExportCountResponse, type ExportRequest, type ExportScope } from '../../../contract/export';
 import { ObjectNotFoundError } from '../../storage/types';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
-import { bucketFor, containsPattern, folderPathOrThrow, projectInOrg, refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
-import { CocoWriter } from './coco';
+import { projectInOrg } from '../access';
+import { bucketFor, refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
+import { imageFilter } from '../image-filter';
+import { WRITERS } from '../../formats';
 import { ExportAborted, ZipSink } from './sink';
-import { VellumWriter } from './vellum';
-import { VocWriter } from './voc';
-import { newReport, type FormatWriter, type Report, type RunState } from './writer';
-import { YoloWriter } from './yolo';
+import { newReport, type FormatWriter, type Report, type RunState } from '../../formats/write-common';
 import { timeSlice } from '../../offload/slice';
 
-export { README_LIST_MAX } from './writer';
+export { README_LIST_MAX } from '../../formats/write-common';
 
 export const EXPORT_BATCH_ROWS = 500;
 /** Images whose annotations are fetched together: at most this many annotations, or images. */
@@ -98,13 +95,7 @@ export function relativeImagePath(row: Pick<ImageRow, 'virtualFolderPath' | 'fil
   return `${folder}${row.filename}`;
 }
 
-/** A folder and every folder inside it ('/': the whole project), as folders.ts moves them. */
-function inFolderTree(folderPath: string): SQL | undefined {
-  if (folderPath === ROOT_PATH) return undefined;
-  return or(eq(images.virtualFolderPath, folderPath), sql`starts_with(${images.virtualFolderPath}, ${`${folderPath}/`})`);
-}
-
-function selection(project: ProjectRow, req: ExportRequest): { scope: ExportScope; where: SQL; describe: string } {
+function selection(project: ProjectRow, req: ExportRequest, userId: string): { scope: ExportScope; where: SQL; describe: string } {
   const ids = req.image_ids ?? [];
   const scope: ExportScope = req.scope ?? (ids.length > 0 ? 'selected' : DEFAULT_EXPORT_SCOPE);
   const base = eq(images.projectId, project.id);
@@ -114,42 +105,15 @@ function selection(project: ProjectRow, req: ExportRequest): { scope: ExportScop
   }
   if (scope === 'all_complete') return { scope, where: and(base, eq(images.status, 'complete'), eq(images.isArchived, false))!, describe: 'every complete image not archived, in every folder' };
   if (scope === 'all') return { scope, where: and(base, eq(images.isArchived, false))!, describe: 'every image not archived, in every folder' };
-  const f = req.filters ?? { is_archived: 'false' as const };
-  const where: SQL[] = [base];
-  const described: string[] = [];
-  const archived = f.is_archived ?? 'false';
-  if (archived !== 'all') where.push(eq(images.isArchived, archived === 'true'));
-  described.push(archived === 'all' ? 'archived or not' : archived === 'true' ? 'archived' : 'not archived');
-  if (f.folder_path !== undefined) {
-    const folder = folderPathOrThrow(f.folder_path, 'filters.folder_path');
-    const tree = f.include_subfolders ? inFolderTree(folder) : eq(images.virtualFolderPath, folder);
-    if (tree) where.push(tree);
-    described.push(f.include_subfolders ? (folder === ROOT_PATH ? 'in every folder' : `in folder ${folder} and its sub-folders`) : `in folder ${folder} only`);
-  } else described.push('in every folder');
-  if (f.status) {
-    where.push(eq(images.status, f.status));
-    described.push(`stage ${f.status}`);
-  }
-  if (f.search) {
-    where.push(ilike(images.filename, containsPattern(f.search)));
-    described.push(`names containing "${f.search}"`);
-  }
-  if (f.mime_type) {
-    const mime = canonicalMime(f.mime_type.includes('/') ? f.mime_type : `image/${f.mime_type === 'svg' ? 'svg+xml' : f.mime_type}`);
-    if (!mime) throw errors.badRequest(`Unknown mime_type "${f.mime_type.slice(0, 100)}"`, 'invalid_mime_type');
-    where.push(eq(images.mimeType, mime));
-    described.push(mime);
-  }
-  if (f.min_file_size !== undefined) where.push(gte(images.fileSize, f.min_file_size));
-  if (f.max_file_size !== undefined) where.push(lte(images.fileSize, f.max_file_size));
-  if (f.min_file_size !== undefined || f.max_file_size !== undefined) described.push(`file size ${f.min_file_size ?? 0} to ${f.max_file_size ?? 'any'} bytes`);
-  return { scope, where: and(...where)!, describe: `the images filtered: ${described.join(', ')}` };
+  // The images list's filters, by the list's own module: the same images for the same filters.
+  const { where, described } = imageFilter(project.id, req.filters ?? { is_archived: 'false' }, userId, 'filters.folder_path');
+  return { scope, where, describe: `the images filtered: ${described.join(', ')}` };
 }
 
 /** The request's project (access checked) and images; the ids of a selection are checked to be the organization's (404). */
 async function selectImages(ctx: AppContext, userId: string, req: ExportRequest) {
   const project = await projectInOrg(ctx, userId, req.project_id, 'images.export');
-  const selected = selection(project, req);
+  const selected = selection(project, req, userId);
   // Another organization's image among the selected ids: 404, as for the image itself.
   if (selected.scope === 'selected') await refuseForeignImages(ctx.db, project.organizationId, req.image_ids ?? []);
   return { project, ...selected };
@@ -199,23 +163,6 @@ function kernels(): Promise<Kernels> {
   return kernelsPromise;
 }
 
-/** Formats whose geometry needs the wasm kernels: COCO rasterises polygons with holes, YOLO traces masks. */
-const NEEDS_KERNELS: ReadonlySet<ExportFormat> = new Set(['coco', 'yolo']);
-const FORMAT_NAMES: Record<ExportFormat, string> = { vellum: 'Vellum', coco: 'COCO', yolo: 'YOLO', voc: 'Pascal VOC' };
-
-async function writerFor(s: RunState): Promise<FormatWriter> {
-  switch (s.format) {
-    case 'coco':
-      return new CocoWriter(s);
-    case 'yolo':
-      return YoloWriter.create(s);
-    case 'voc':
-      return VocWriter.create(s);
-    default:
-      return new VellumWriter(s);
-  }
-}
-
 /**
  * Validates the request, checks access and that something matches; then returns the file name and
  * the zip stream, which fills as it is read. Errors found before the first byte are ApiErrors.
@@ -228,12 +175,13 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   if (first.length === 0) throw errors.badRequest(NO_IMAGES_MESSAGE, 'nothing_to_export');
   const bucket = req.include_images ? await bucketFor(ctx, project.organizationId) : null;
   let k: Kernels | null = null;
-  if (NEEDS_KERNELS.has(req.format)) {
+  const format = WRITERS[req.format];
+  if (format.needsKernels) {
     try {
       k = await kernels();
     } catch (err) {
       ctx.log.error({ err }, `could not load the wasm kernels for a ${req.format} export`);
-      throw errors.unavailable(`${FORMAT_NAMES[req.format]} export is not available right now (geometry kernels missing)`);
+      throw errors.unavailable(`${format.name} export is not available right now (geometry kernels missing)`);
     }
   }
   const name = (req.name ?? project.name).trim() || 'export';
@@ -244,7 +192,7 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   const s: RunState = { ctx, tmp, project, format: req.format, scope, scopeText: describe, includeImages: req.include_images, classFilter: req.class_filter ? new Set(req.class_filter) : null, name, where, kernels: k, sink, report: newReport(), slice: timeSlice() };
   let writer: FormatWriter;
   try {
-    writer = await writerFor(s);
+    writer = await format.create(s);
   } catch (err) {
     sink.out.destroy();
     await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context';
 import { projects } from '../../db/schema';
 import { ApiError } from '../../errors';
 import { nextClassColor, ProjectClasses, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
-import { listSome } from './formats/common';
+import { listSome } from '../../formats/read-common';
 import { CLASS_NAME_MAX, classKey, storedClassName } from './class-names';
 
 export { classKey };

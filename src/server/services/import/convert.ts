@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
-import { pathBox } from '../export/writer';
+import { pathBox } from '../../formats/shapes';
 import type { ImportedAnnotation, Point } from './types';
 
 export interface ImageSize {

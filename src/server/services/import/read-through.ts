@@ -6,7 +6,7 @@
 import { joinFolderPath, normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
 import { MAX_IMPORT_REPORT_ITEMS, type ImportFormat } from '../../../contract/imports';
 import { openImportFile } from './archive';
-import { READERS } from './formats';
+import { READERS } from '../../formats';
 import { classKey } from './class-names';
 import { ImportInputError, type ImportReporter } from './types';
 

@@ -42,7 +42,7 @@ import { openImportFile, type OpenedArchive } from './archive';
 import { freshTmpDir, ownReservation } from './resume';
 import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
 import { importedId, refusedKeyPath, toStored } from './convert';
-import { READERS, detectFormat } from './formats';
+import { READERS, detectFormat } from '../../formats';
 import { timeSlice } from '../../offload/slice';
 import { offload, OffloadCrashed } from '../../offload/pool';
 import { importFolderPath, type ReadThrough } from './read-through';

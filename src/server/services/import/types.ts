@@ -1,4 +1,4 @@
-// What a format reader (./formats/<format>.ts) and the importer (./run.ts) agree on.
+// What a format reader (../../formats/<format>/read.ts) and the importer (./run.ts) agree on.
 //
 // A reader only understands its format: it lists the dataset's classes and yields one
 // ImportedImage at a time with its annotations in the dataset's own terms (pixels, or 0..1 for

@@ -7,6 +7,7 @@ import { foregroundBox } from './maskBox';
 import type { CropMask } from './builtin/refine';
 import type { GridMask } from './types';
 import { RunBuilder } from '../../../contract/rle';
+import { ringArea } from '../../formats/shapes';
 
 export interface MaskResult {
   counts: string;
@@ -77,12 +78,6 @@ export function gridToRle(mask: GridMask, width: number, height: number): { coun
   }
   const counts = runs.finish();
   return { counts, area: runs.area, bbox: maxX < 0 ? [0, 0, 0, 0] : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
-}
-
-function ringArea(r: [number, number][]): number {
-  let a = 0;
-  for (let i = 0, j = r.length - 1; i < r.length; j = i++) a += (r[j]![0] + r[i]![0]) * (r[j]![1] - r[i]![1]);
-  return Math.abs(a) / 2;
 }
 
 /**

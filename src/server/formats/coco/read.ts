@@ -1,0 +1,579 @@
+// COCO instances JSON: `annotations/instances_<split>.json` (or person_keypoints_*, or any .json
+// with images / annotations / categories lists) beside `images/<split>/`, Roboflow's
+// `<split>/_annotations.coco.json` beside its images, Vellum's own COCO export (annotations.json,
+// file_name 'images/<folder>/<name>'), or a lone .json (annotation-only).
+//
+// Memory: each JSON file is streamed once (stream-json tokens, one annotation assembled at a time).
+// Images (id -> file_name, width, height) and categories stay in memory; annotations are spilled
+// as JSON lines to options.tmpDir, with, per annotation, its byte offset, length and the next
+// annotation of the same image (three numbers each). Images are then yielded one at a time in the
+// order of the `images` list, each with its annotations read back from the spill (consecutive lines
+// in one read). Only one image's annotations are ever in memory: the interface hands them over
+// together, so a 100,000-annotation image holds those (not the file's object tree).
+//
+// Decisions:
+// - Geometry of an annotation: its segmentation when it has one (polygon rings -> one polygon
+//   shape each, a ring under 3 points skipped with its reason; RLE, compressed or not -> one mask),
+//   otherwise its bbox as a box. A single ring that is exactly the bbox rectangle is a box (that is
+//   how Vellum's and most tools' COCO exports write boxes).
+// - Keypoints: each labelled point (v > 0) is a keypoint shape with extra {part: the category's
+//   keypoints[i] (or its 1-based number when unnamed), instance}; v = 1 adds attribute
+//   {name: 'visible', value: false}. The annotation's geometry is kept as well (a person's
+//   segmentation, or its bbox when there is no segmentation), carrying the same instance, so
+//   export can write the instance back as one COCO annotation with its bbox. Zero-area geometry of
+//   a keypoint annotation (Vellum's export writes a point's bbox as [x, y, 0, 0] and its
+//   segmentation as a degenerate triangle) is dropped silently. A lone point of a category whose
+//   keypoints are ['point'] or none (how Vellum exports its keypoint annotations) is a plain
+//   keypoint, without part or instance.
+// - instance is the COCO annotation id as a string (`a<index>` without an id); every shape of an
+//   annotation that becomes several shapes (keypoints, several rings) carries it.
+// - iscrowd 1 is kept as extra {iscrowd: 1} on the shapes (Vellum has no crowd flag of its own).
+// - `attributes` {name: value} -> NamedAttribute list on every shape of the annotation; values that
+//   are arrays or objects are kept as their JSON text, with a warning.
+// - Class type from the geometry seen: any keypoints -> keypoint, else any polygon or mask ->
+//   polygon, else box; categories without annotations leave the type to the importer.
+// - ImportedImage.folder is the image's folder inside the archive below `images/` (and below the
+//   folder that holds the dataset): 'train2017' for images/train2017/x.jpg, 'train' for Roboflow's
+//   train/x.jpg, '' for annotation-only files.
+// - Image files in the archive that no COCO file lists are yielded last, without annotations
+//   (with one warning saying how many).
+// - Several COCO files are each read once before any image is yielded; an image that several of
+//   them list (instances_ and person_keypoints_ of one split) is yielded once with the annotations
+//   of all of them (matched by its archive entry, or by file name when the archive lacks it).
+// The rules the writer (./write.ts) writes the same way are ./rules.ts and ../shapes.ts.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import Assembler from 'stream-json/assembler.js';
+import type { Token } from 'stream-json/parser.js';
+import type { AnnotationType } from '../../../contract/projects';
+import {
+  ImportInputError,
+  type DatasetRead,
+  type FormatReader,
+  type ImportArchive,
+  type ImportedAnnotation,
+  type ImportedClass,
+  type ImportedImage,
+  type ImportedShape,
+  type ImportReporter,
+  type NamedAttribute,
+  type Point,
+  type ReadOptions,
+} from '../../services/import/types';
+import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
+import { scanJson, type ScanControl } from '../json-scan';
+import { isBoxRing, ringArea } from '../shapes';
+import { crowdOf, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
+
+const NAMED_COCO_FILE = /(^|\/)((instances|person_keypoints)_[^/]*|_annotations\.coco)\.json$/i;
+const COCO_LIST_KEY = /"(images|annotations|categories)"\s*:\s*\[/;
+/** At most this many unnamed .json files are opened to see whether they are COCO. */
+const MAX_PEEKED_FILES = 20;
+/** Bytes of spilled annotations read back at once. */
+const READ_CHUNK = 8 * 1024 * 1024;
+
+const KIND_BOX = 1;
+const KIND_POLYGON = 2;
+const KIND_KEYPOINT = 4;
+
+/** Ids as text, so that an image id 1 and an image_id "1" meet. */
+type Key = string;
+const keyOf = (v: unknown): Key | null => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v !== '' ? v : null);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface CocoImage {
+  key: Key;
+  fileName: string;
+  width?: number;
+  height?: number;
+}
+
+interface CocoCategory {
+  name: string;
+  keypoints: string[];
+  supercategory: string;
+}
+
+/** One COCO file after its single pass: images, categories, and where each image's annotations sit in the spill. */
+interface ScannedFile {
+  file: string;
+  images: CocoImage[];
+  categories: Map<Key, CocoCategory>;
+  /** Category key -> KIND_* bits of the geometry its annotations carry. */
+  kinds: Map<Key, number>;
+  spillPath: string;
+  offset: number[];
+  length: number[];
+  next: number[];
+  /** Image key -> [first, last] annotation number. */
+  lists: Map<Key, [number, number]>;
+}
+
+async function cocoFiles(archive: ImportArchive, peekLimit: number): Promise<string[]> {
+  const json = archive.paths.filter((p) => extOf(p) === 'json' && baseName(p).toLowerCase() !== 'vellum.json');
+  const named = json.filter((p) => NAMED_COCO_FILE.test(p));
+  if (named.length > 0) return named;
+  const found: string[] = [];
+  for (const p of json.slice(0, peekLimit)) {
+    if (COCO_LIST_KEY.test(await headText(archive, p))) found.push(p);
+  }
+  return found;
+}
+
+function ringOf(v: unknown): number[] | null {
+  if (!Array.isArray(v)) return null;
+  for (const n of v) if (typeof n !== 'number' || !Number.isFinite(n)) return null;
+  return v as number[];
+}
+
+function bboxOf(v: unknown): [number, number, number, number] | null {
+  const r = ringOf(v);
+  return r && r.length === 4 ? [r[0]!, r[1]!, r[2]!, r[3]!] : null;
+}
+
+function hasLabelledKeypoint(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 2; i < v.length; i += 3) if (typeof v[i] === 'number' && v[i] > 0) return true;
+  return false;
+}
+
+/** KIND_* of one raw annotation, for the class type. */
+function kindOf(a: Record<string, unknown>): number {
+  if (hasLabelledKeypoint(a.keypoints)) return KIND_KEYPOINT;
+  const seg = a.segmentation;
+  if (isRecord(seg)) return KIND_POLYGON;
+  if (Array.isArray(seg) && seg.length > 0) {
+    const ring = ringOf(seg[0]);
+    return seg.length === 1 && ring && isBoxRing(ring, bboxOf(a.bbox)) ? KIND_BOX : KIND_POLYGON;
+  }
+  return KIND_BOX;
+}
+
+/** Collects one file's images and categories, and spills its annotations, in one streamed pass. */
+class CocoScan {
+  readonly scanned: ScannedFile;
+  private readonly spill: fs.WriteStream;
+  private spilled = 0;
+  private depth = 0;
+  private topKey: string | null = null;
+  private section: 'images' | 'annotations' | 'categories' | null = null;
+  private asm: Assembler | null = null;
+  private readonly counters = { images: 0, annotations: 0, categories: 0 };
+  private readonly imageKeys = new Set<Key>();
+  readonly seen = new Set<string>();
+
+  constructor(
+    file: string,
+    spillPath: string,
+    private readonly report: ImportReporter,
+    private readonly control: ScanControl,
+  ) {
+    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), spillPath, offset: [], length: [], next: [], lists: new Map() };
+    this.spill = fs.createWriteStream(spillPath);
+  }
+
+  token(tok: Token): void {
+    if (this.asm) {
+      this.asm.consume(tok);
+      if (this.asm.done) {
+        const value = this.asm.current;
+        this.asm = null;
+        this.element(value);
+      }
+      return;
+    }
+    switch (tok.name) {
+      case 'startObject':
+      case 'startArray':
+        if (this.depth === 0 && tok.name === 'startArray') throw new ImportInputError(`${this.scanned.file}: not a COCO file (the top level is a list, not an object)`);
+        if (this.depth === 1 && tok.name === 'startArray' && (this.topKey === 'images' || this.topKey === 'annotations' || this.topKey === 'categories')) {
+          this.section = this.topKey;
+          this.seen.add(this.topKey);
+        } else if (this.depth === 2 && this.section) {
+          this.asm = new Assembler();
+          this.asm.consume(tok);
+          return;
+        }
+        this.depth += 1;
+        return;
+      case 'endObject':
+      case 'endArray':
+        this.depth -= 1;
+        if (this.depth === 1) this.section = null;
+        return;
+      case 'keyValue':
+        if (this.depth === 1) this.topKey = tok.value;
+        return;
+      default:
+        if (this.depth === 0) throw new ImportInputError(`${this.scanned.file}: not a COCO file (the top level is not an object)`);
+        if (this.depth === 2 && this.section) this.element('value' in tok ? tok.value : null);
+    }
+  }
+
+  private element(value: unknown): void {
+    const section = this.section!;
+    const index = this.counters[section]++;
+    const where = `${this.scanned.file}: ${section}[${index}]`;
+    if (!isRecord(value)) {
+      this.report.skip(where, 'not an object');
+      return;
+    }
+    if (section === 'images') this.image(value, where);
+    else if (section === 'categories') this.category(value, where);
+    else this.annotation(value, index);
+  }
+
+  private image(v: Record<string, unknown>, where: string): void {
+    const key = keyOf(v.id);
+    const fileName = typeof v.file_name === 'string' ? v.file_name.replace(/\\/g, '/').trim() : '';
+    if (key === null || fileName === '') {
+      this.report.skip(where, 'an image needs an id and a file_name');
+      return;
+    }
+    if (this.imageKeys.has(key)) {
+      this.report.skip(where, `duplicate image id ${key}`);
+      return;
+    }
+    this.imageKeys.add(key);
+    const width = toNumber(v.width);
+    const height = toNumber(v.height);
+    this.scanned.images.push({ key, fileName, width: width && width > 0 ? width : undefined, height: height && height > 0 ? height : undefined });
+  }
+
+  private category(v: Record<string, unknown>, where: string): void {
+    const key = keyOf(v.id);
+    const name = typeof v.name === 'string' ? v.name.trim() : typeof v.name === 'number' ? String(v.name) : '';
+    if (key === null || name === '') {
+      this.report.skip(where, 'a category needs an id and a name');
+      return;
+    }
+    if (this.scanned.categories.has(key)) {
+      this.report.skip(where, `duplicate category id ${key}`);
+      return;
+    }
+    const keypoints = Array.isArray(v.keypoints) ? v.keypoints.map((k) => String(k)) : [];
+    this.scanned.categories.set(key, { name, keypoints, supercategory: typeof v.supercategory === 'string' ? v.supercategory : '' });
+  }
+
+  private annotation(v: Record<string, unknown>, index: number): void {
+    const s = this.scanned;
+    const imageKey = keyOf(v.image_id);
+    const line = `${JSON.stringify([index, v])}\n`;
+    const n = s.offset.length;
+    s.offset.push(this.spilled);
+    s.length.push(Buffer.byteLength(line));
+    s.next.push(-1);
+    this.spilled += s.length[n]!;
+    const list = s.lists.get(imageKey ?? '');
+    if (list) {
+      s.next[list[1]] = n;
+      list[1] = n;
+    } else {
+      s.lists.set(imageKey ?? '', [n, n]);
+    }
+    const cat = keyOf(v.category_id);
+    if (cat !== null) s.kinds.set(cat, (s.kinds.get(cat) ?? 0) | kindOf(v));
+    if (!this.spill.write(line)) this.control.waitFor(once(this.spill, 'drain'));
+  }
+
+  async close(): Promise<void> {
+    this.spill.end();
+    await once(this.spill, 'close');
+  }
+
+  abandon(): void {
+    this.spill.destroy();
+  }
+}
+
+async function scanFile(archive: ImportArchive, file: string, n: number, options: ReadOptions): Promise<ScannedFile | null> {
+  const holder: { scan?: CocoScan } = {};
+  const spillPath = path.join(options.tmpDir, `coco-${n}.jsonl`);
+  try {
+    await scanJson(archive, file, (control) => (holder.scan = new CocoScan(file, spillPath, options.report, control)), options.signal);
+  } catch (err) {
+    holder.scan?.abandon();
+    throw err;
+  }
+  const done = holder.scan!;
+  await done.close();
+  const missing = ['images', 'annotations', 'categories'].filter((k) => !done.seen.has(k));
+  if (missing.length > 0) {
+    options.report.skip(done.scanned.file, `not a COCO instances file (no ${missing.join(', ')} list)`);
+    await fsp.rm(spillPath, { force: true });
+    return null;
+  }
+  const s = done.scanned;
+  const known = new Set(s.images.map((i) => i.key));
+  for (const [key, [first]] of s.lists) {
+    if (known.has(key)) continue;
+    let count = 0;
+    for (let i = first; i >= 0; i = s.next[i]!) count += 1;
+    options.report.skip(`${s.file}: annotations of image_id ${key === '' ? '(none)' : key}`, `${count} annotation(s) for an image id that is not in images`);
+  }
+  return s;
+}
+
+/** Reads the spilled lines of one image's annotations: [index in the file, annotation]. */
+async function readBack(fh: fsp.FileHandle, s: ScannedFile, key: Key): Promise<[number, Record<string, unknown>][]> {
+  const list = s.lists.get(key);
+  const out: [number, Record<string, unknown>][] = [];
+  let i = list ? list[0] : -1;
+  while (i >= 0) {
+    // A run of consecutive lines, up to READ_CHUNK bytes, in one read.
+    const start = s.offset[i]!;
+    let end = start + s.length[i]!;
+    let j = s.next[i]!;
+    while (j >= 0 && s.offset[j] === end && end - start < READ_CHUNK) {
+      end += s.length[j]!;
+      j = s.next[j]!;
+    }
+    const buf = Buffer.alloc(end - start);
+    await fh.read(buf, 0, buf.length, start);
+    for (const line of buf.toString('utf8').split('\n')) if (line) out.push(JSON.parse(line) as [number, Record<string, unknown>]);
+    i = j;
+  }
+  return out;
+}
+
+interface Shaped {
+  shape: ImportedShape;
+  extra?: Record<string, unknown>;
+  attributes?: NamedAttribute[];
+}
+
+/** pycocotools' RLE checked (./rules.ts parseRle) as a mask shape, or the reason it cannot be read. */
+function maskOf(seg: Record<string, unknown>): { shape: ImportedShape; area: number } | string {
+  const rle = parseRle(seg);
+  return typeof rle === 'string' ? rle : { shape: { type: 'mask', size: rle.size, counts: rle.counts }, area: rle.area };
+}
+
+/** One COCO annotation -> its shapes; what cannot be read is skipped with a reason. */
+function convert(a: Record<string, unknown>, index: number, s: ScannedFile, report: ImportReporter): ImportedAnnotation[] {
+  const where = `${s.file}: annotations[${index}]${a.id !== undefined ? ` (id ${String(a.id)})` : ''}`;
+  const catKey = keyOf(a.category_id);
+  const category = catKey === null ? undefined : s.categories.get(catKey);
+  if (!category) {
+    report.skip(where, `unknown category_id ${JSON.stringify(a.category_id ?? null)}`);
+    return [];
+  }
+  const points: Shaped[] = [];
+  if (a.keypoints !== undefined) {
+    const kp = ringOf(a.keypoints);
+    if (!kp || kp.length % 3 !== 0) {
+      report.skip(where, 'keypoints must be a list of x, y, v numbers; keypoints left out');
+    } else {
+      for (let i = 0; i < kp.length; i += 3) {
+        const v = kp[i + 2]!;
+        if (v <= 0) continue;
+        const part = category.keypoints[i / 3] ?? String(i / 3 + 1);
+        points.push({ shape: { type: 'keypoint', x: kp[i]!, y: kp[i + 1]! }, extra: { part }, attributes: visibilityAttributes(v) });
+      }
+    }
+  }
+  const keypoint = points.length > 0;
+  const bbox = a.bbox === undefined ? null : bboxOf(a.bbox);
+  if (a.bbox !== undefined && (!bbox || bbox[2] < 0 || bbox[3] < 0)) report.skip(where, 'bbox must be [x, y, width, height] with a width and height not negative; bbox left out');
+  const geometry: Shaped[] = [];
+  // A segmentation that was given but could not be read is reported; the bbox does not silently stand in for it.
+  let rejected = false;
+  const seg = a.segmentation;
+  if (Array.isArray(seg) && seg.length > 0) {
+    seg.forEach((raw, j) => {
+      const ring = ringOf(raw);
+      if (!ring || ring.length % 2 !== 0) {
+        rejected = true;
+        report.skip(`${where} segmentation[${j}]`, 'a polygon must be a flat list of x, y numbers');
+        return;
+      }
+      if (seg.length === 1 && isBoxRing(ring, bbox)) {
+        const [x, y, w, h] = bbox!;
+        geometry.push({ shape: { type: 'box', x, y, w, h } });
+        return;
+      }
+      const path: Point[] = [];
+      for (let k = 0; k < ring.length; k += 2) path.push([ring[k]!, ring[k + 1]!]);
+      if (path.length < 3) {
+        rejected = true;
+        report.skip(`${where} segmentation[${j}]`, `a polygon needs at least 3 points, this one has ${path.length}`);
+        return;
+      }
+      if (!(keypoint && ringArea(path) === 0)) geometry.push({ shape: { type: 'polygon', path } });
+    });
+  } else if (isRecord(seg)) {
+    const mask = maskOf(seg);
+    if (typeof mask === 'string') {
+      rejected = true;
+      report.skip(`${where} segmentation`, mask);
+    } else if (!(keypoint && mask.area === 0)) {
+      geometry.push({ shape: mask.shape });
+    }
+  } else if (seg !== undefined && !Array.isArray(seg)) {
+    report.warn(`${where}: segmentation is neither a list of polygons nor an RLE object; the bbox is used`);
+  }
+  if (geometry.length === 0 && !rejected && bbox && bbox[2] >= 0 && bbox[3] >= 0 && !(keypoint && (bbox[2] === 0 || bbox[3] === 0))) {
+    const [x, y, w, h] = bbox;
+    geometry.push({ shape: { type: 'box', x, y, w, h } });
+  }
+  const shapes = [...geometry, ...points];
+  if (shapes.length === 0) {
+    if (!rejected) report.skip(where, 'no bbox, segmentation or labelled keypoint to import');
+    return [];
+  }
+  const attributes: NamedAttribute[] = isRecord(a.attributes) ? Object.entries(a.attributes).map(([k, v]) => attributeOf(k, v, where, report)) : [];
+  if (a.attributes !== undefined && !isRecord(a.attributes)) report.warn(`${where}: attributes is not an object; left out`);
+  // Vellum's own export of a lone point (category keypoints ['point']) comes back as a plain keypoint.
+  const lonePoint = shapes.length === 1 && points.length === 1 && isLonePointCategory(category.keypoints);
+  if (lonePoint) delete points[0]!.extra;
+  const instance = (keypoint && !lonePoint) || shapes.length > 1 ? (a.id !== undefined && a.id !== null ? String(a.id) : `a${index}`) : null;
+  return shapes.map((sh) => {
+    const extra: Record<string, unknown> = { ...sh.extra };
+    if (instance !== null) extra.instance = instance;
+    if (crowdOf(a)) extra.iscrowd = 1;
+    const attrs = [...attributes, ...(sh.attributes ?? [])];
+    return {
+      class: category.name,
+      shape: sh.shape,
+      ...(attrs.length > 0 ? { attributes: attrs } : {}),
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    };
+  });
+}
+
+/** The image's folder in the archive below `images/` and below the dataset's own folder. */
+function folderOf(entry: string, root: string): string {
+  let rel = root && entry.startsWith(`${root}/`) ? entry.slice(root.length + 1) : entry;
+  if (rel.toLowerCase().startsWith('images/')) rel = rel.slice('images/'.length);
+  return dirName(rel);
+}
+
+/** Where the image's bytes are: images/<split>/, the JSON's folder, images/, file_name as a path, or the only image of that name. */
+function entryOf(index: EntryIndex, file: string, fileName: string): string | undefined {
+  const jsonDir = dirName(file);
+  const root = dirName(jsonDir);
+  const split = /^(?:instances|person_keypoints)_(.+)\.json$/i.exec(baseName(file))?.[1];
+  const safe = !/^[a-z]:|^\/|(^|\/)\.\.(\/|$)/i.test(fileName);
+  const name = safe ? fileName : baseName(fileName);
+  const candidates = [
+    ...(split ? [joinPath(root, 'images', split, name), joinPath(root, split, name)] : []),
+    joinPath(jsonDir, name),
+    joinPath(root, 'images', name),
+    joinPath(root, name),
+    name,
+  ];
+  return index.first(candidates) ?? index.imageByBaseName(fileName);
+}
+
+function classType(bits: number): AnnotationType | undefined {
+  if (bits & KIND_KEYPOINT) return 'keypoint';
+  if (bits & KIND_POLYGON) return 'polygon';
+  if (bits & KIND_BOX) return 'box';
+  return undefined;
+}
+
+/** Categories as classes; one without annotations that is another's supercategory (Roboflow's dataset-name category 0) is left out. */
+function classesOf(scans: ScannedFile[]): ImportedClass[] {
+  const byName = new Map<string, number>();
+  const supers = new Set<string>();
+  for (const s of scans) {
+    for (const [key, c] of s.categories) {
+      byName.set(c.name, (byName.get(c.name) ?? 0) | (s.kinds.get(key) ?? 0));
+      if (c.supercategory !== c.name) supers.add(c.supercategory);
+    }
+  }
+  return [...byName].filter(([name, bits]) => bits !== 0 || !supers.has(name)).map(([name, bits]) => {
+    const type = classType(bits);
+    return type ? { name, type } : { name };
+  });
+}
+
+interface MergedImage {
+  fileName: string;
+  entry?: string;
+  folder: string;
+  width?: number;
+  height?: number;
+  /** The files that list it (their number in `scans`) and its id in each. */
+  parts: { scan: number; key: Key }[];
+}
+
+/**
+ * Every listed image once, in file order: an image that several files list (instances_ and
+ * person_keypoints_ of one split), by its archive entry or, without one, by its file name, gathers
+ * the annotations of all of them (yielded twice, the second would overwrite the first).
+ */
+function mergeImages(scans: ScannedFile[], index: EntryIndex): MergedImage[] {
+  const out: MergedImage[] = [];
+  const byKey = new Map<string, MergedImage>();
+  scans.forEach((s, scan) => {
+    const root = dirName(dirName(s.file));
+    for (const img of s.images) {
+      const entry = entryOf(index, s.file, img.fileName);
+      const fileName = baseName(img.fileName);
+      const key = entry ?? `\0${fileName.toLowerCase()}`;
+      const seen = byKey.get(key);
+      if (seen) {
+        seen.parts.push({ scan, key: img.key });
+        seen.width ??= img.width;
+        seen.height ??= img.height;
+        continue;
+      }
+      const merged: MergedImage = { fileName, ...(entry ? { entry } : {}), folder: entry ? folderOf(entry, root) : '', width: img.width, height: img.height, parts: [{ scan, key: img.key }] };
+      byKey.set(key, merged);
+      out.push(merged);
+    }
+  });
+  return out;
+}
+
+async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: MergedImage[], options: ReadOptions): AsyncGenerator<ImportedImage> {
+  const handles: fsp.FileHandle[] = [];
+  try {
+    for (const s of scans) handles.push(await fsp.open(s.spillPath, 'r'));
+    for (const img of merged) {
+      options.signal?.throwIfAborted();
+      const annotations: ImportedAnnotation[] = [];
+      for (const { scan, key } of img.parts) {
+        const s = scans[scan]!;
+        for (const [i, a] of await readBack(handles[scan]!, s, key)) annotations.push(...convert(a, i, s, options.report));
+      }
+      yield {
+        fileName: img.fileName,
+        ...(img.entry ? { entry: img.entry } : {}),
+        folder: img.folder,
+        ...(img.width ? { width: img.width } : {}),
+        ...(img.height ? { height: img.height } : {}),
+        annotations,
+      };
+    }
+  } finally {
+    for (const h of handles) await h.close();
+    for (const s of scans) await fsp.rm(s.spillPath, { force: true });
+  }
+  const used = new Set(merged.map((m) => m.entry).filter(Boolean));
+  const rest = archive.paths.filter((p) => isImagePath(p) && !used.has(p));
+  if (rest.length > 0) options.report.warn(`${rest.length} image file(s) in the archive are not listed in any COCO file; imported without annotations`);
+  for (const entry of rest) yield { fileName: baseName(entry), entry, folder: folderOf(entry, ''), annotations: [] };
+}
+
+export const cocoReader: FormatReader = {
+  format: 'coco',
+  async detect(archive) {
+    return (await cocoFiles(archive, 5)).length > 0;
+  },
+  async read(archive, options): Promise<DatasetRead> {
+    const files = await cocoFiles(archive, MAX_PEEKED_FILES);
+    if (files.length === 0) throw new ImportInputError('No COCO file found: expected a .json file with images, annotations and categories lists');
+    const scans: ScannedFile[] = [];
+    for (const [n, file] of files.entries()) {
+      const s = await scanFile(archive, file, n, options);
+      if (s) scans.push(s);
+    }
+    if (scans.length === 0) throw new ImportInputError(`No COCO instances file found (${files.join(', ')} lack images, annotations or categories)`);
+    const merged = mergeImages(scans, new EntryIndex(archive));
+    for (const s of scans) s.images = [];
+    return { classes: classesOf(scans), total: merged.length, images: imagesOf(archive, scans, merged, options) };
+  },
+};

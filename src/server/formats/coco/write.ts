@@ -1,0 +1,231 @@
+// COCO export: stored annotations -> COCO "instances" records, one image at a time (toCoco), and
+// the writer that spools them into the one annotations.json a COCO dataset is:
+//   annotations.json                 {info, licenses, categories, images, annotations}
+//   images/<folder path>/<filename>  only with include_images (file_name in annotations.json)
+// Both lists span the whole export: they are spooled to temporary files during the single pass
+// and streamed into annotations.json at the end.
+//
+// Decisions (see README.txt inside each COCO zip and the export service header):
+// - box: bbox [x,y,w,h], area w*h, segmentation the box as a polygon (pycocotools' annToRLE /
+//   frPyObjects crash on an empty segmentation list), iscrowd 0.
+// - polygon without holes: segmentation [[x1,y1,x2,y2,...]], area by the shoelace formula,
+//   bbox from the vertices, iscrowd 0.
+// - polygon with holes: rasterised (pixel centres, even-odd) to COCO RLE with the compressed
+//   string counts pycocotools writes; area and bbox from the mask, iscrowd 0.
+// - mask (segmentation): re-emitted as compressed RLE; area and bbox from the runs, iscrowd 0.
+//   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
+//   COCOeval); iscrowd 1 would make COCOeval treat the object as an ignore region.
+// - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0, and as
+//   segmentation the point as a degenerate triangle [[x,y,x,y,x,y]] (its category carries
+//   keypoints ['point'] and skeleton []).
+// - polyline: COCO has no open paths: left out and counted for README.txt.
+// - shapes sharing an `instance` (an imported COCO object) are joined into one annotation again,
+//   with keypoints per the category's part names (./instances.ts); named attributes become the
+//   annotation's `attributes` object.
+// The rules the reader must read back the same way (box rings, lone points, visibility, iscrowd,
+// RLE, attributes) are ./rules.ts.
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { Kernels } from '../../../kernels/node';
+import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
+import type { ImageRow } from '../../services/images';
+import { Spool } from '../../services/export/sink';
+import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { convert, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
+import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
+import { attributesObject, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation } from './rules';
+
+export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';
+
+export interface CocoAnnotationBody {
+  bbox: [number, number, number, number];
+  area: number;
+  /** 1 only for a shape imported as a crowd region (its extra key iscrowd: 1). */
+  iscrowd: 0 | 1;
+  segmentation: number[][] | { size: [number, number]; counts: string };
+  keypoints?: [number, number, 2];
+  num_keypoints?: 1;
+}
+
+export type Converted = { kind: CocoKind; body: CocoAnnotationBody } | { kind: 'polyline' } | { kind: 'invalid'; reason: string };
+
+/** A path's bbox as written: 3 decimals. */
+function pathBBox(path: readonly Pt[]): [number, number, number, number] {
+  const b = pathBox(path);
+  return [cocoArea(b.x), cocoArea(b.y), cocoArea(b.w), cocoArea(b.h)];
+}
+
+/**
+ * One stored annotation in COCO form. `size` is the image size (needed to rasterise polygons with
+ * holes); `kernels` are loaded by the caller when the export is COCO.
+ */
+export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kernels: Kernels): Converted {
+  if (a.polyline !== undefined) return { kind: 'polyline' };
+  if (a.keypoint !== undefined) {
+    const k = a.keypoint as { x?: unknown; y?: unknown };
+    if (!isNum(k.x) || !isNum(k.y)) return { kind: 'invalid', reason: 'keypoint without coordinates' };
+    // The point as a zero-area triangle (./rules.ts): it rasterises to an empty mask (area 0).
+    return { kind: 'keypoint', body: { bbox: [k.x, k.y, 0, 0], area: 0, iscrowd: 0, segmentation: pointSegmentation(k.x, k.y), keypoints: [k.x, k.y, 2], num_keypoints: 1 } };
+  }
+  if (a.segmentation !== undefined) {
+    const rle = storedMask(a);
+    if (!rle) return NO_MASK;
+    const counts = numericCounts(rle);
+    const b = rleBBox({ size: rle.size, counts });
+    return {
+      kind: 'mask',
+      body: { bbox: [b.x, b.y, b.width, b.height], area: rleArea({ size: rle.size, counts }), iscrowd: 0, segmentation: compressedRle(rle.size, counts) },
+    };
+  }
+  if (a.polygon !== undefined) {
+    const p = a.polygon as { path?: unknown; holes?: unknown };
+    if (!isPath(p.path) || p.path.length < 3) return { kind: 'invalid', reason: 'polygon with fewer than 3 points' };
+    const holes = Array.isArray(p.holes) ? p.holes.filter((h): h is Pt[] => isPath(h) && h.length >= 3) : [];
+    if (holes.length === 0) {
+      return { kind: 'polygon', body: { bbox: pathBBox(p.path), area: cocoArea(ringArea(p.path)), iscrowd: 0, segmentation: [p.path.flatMap(([x, y]) => [x, y])] } };
+    }
+    // The mask needs the image size; without one recorded, the extent of the shape stands in.
+    const bb = pathBBox(p.path);
+    const w = size?.width ?? Math.max(1, Math.ceil(bb[0] + bb[2]));
+    const h = size?.height ?? Math.max(1, Math.ceil(bb[1] + bb[3]));
+    const counts = Array.from(kernels.polygonsToRle([{ path: p.path, holes }], h, w));
+    const rb = rleBBox({ size: [h, w], counts });
+    return {
+      kind: 'polygon',
+      body: { bbox: [rb.x, rb.y, rb.width, rb.height], area: rleArea({ size: [h, w], counts }), iscrowd: 0, segmentation: compressedRle([h, w], counts) },
+    };
+  }
+  const box = storedBox(a);
+  if (!box) return NO_BOX;
+  const { x, y, w, h } = box;
+  return { kind: 'box', body: { bbox: [x, y, w, h], area: cocoArea(w * h), iscrowd: 0, segmentation: [boxRing(x, y, w, h)] } };
+}
+
+export class CocoWriter implements FormatWriter {
+  private readonly imagesSpool: Spool;
+  /** One JSON line per annotation; those with keypoints start with their sparse points, turned into triples at the end (when the categories' lists are final). */
+  private readonly annotationsSpool: Spool;
+  private readonly categories = new Map<string, { id: number; name: string; supercategory: string; keypoints?: string[]; skeleton?: number[][] }>();
+  private readonly leftOut = new LeftOut();
+  private nextImageId = 1;
+  private nextAnnotationId = 1;
+
+  constructor(private readonly s: RunState) {
+    this.imagesSpool = new Spool(path.join(s.tmp, 'images.jsonl'));
+    this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'), '\n');
+    for (const c of s.project.classes) {
+      if (s.classFilter && !s.classFilter.has(c.name)) continue;
+      this.category(c.name, false);
+    }
+  }
+
+  /** The category of a class; `parts`: labelled points whose names join its keypoints list (first seen, first listed). */
+  private category(name: string, keypoint: boolean, parts: readonly SparsePoint[] = []) {
+    let c = this.categories.get(name);
+    if (!c) {
+      c = { id: this.categories.size + 1, name, supercategory: '' };
+      this.categories.set(name, c);
+    }
+    if (keypoint) {
+      c.keypoints ??= [];
+      c.skeleton ??= [];
+      for (const [part] of parts) if (!c.keypoints.includes(part)) c.keypoints.push(part);
+      // A lone point of a keypoint class is the part 'point'.
+      if (parts.length === 0 && !c.keypoints.includes(POINT_PART)) c.keypoints.push(POINT_PART);
+    }
+    return c;
+  }
+
+  imagePath(_image: ImageRow, rel: string): string {
+    return `images/${rel}`;
+  }
+
+  async image(image: ImageRow, rel: string, annotations: Record<string, unknown>[]): Promise<void> {
+    const report = this.s.report;
+    const id = this.nextImageId++;
+    const size = imageSize(image);
+    await this.imagesSpool.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
+    const { singles, groups } = groupInstances(annotations);
+    for (const a of singles) {
+      if (this.s.slice.due()) await this.s.slice.pause();
+      const className = String(a.name ?? '');
+      const converted = convert(() => toCoco(a, size, this.s.kernels!));
+      if (converted.kind === 'polyline') {
+        this.leftOut.add('polyline', className);
+        continue;
+      }
+      if (converted.kind === 'invalid') {
+        report.invalid.add(`images/${rel}\t${className}\t${String(a.id ?? '')}\t${converted.reason}`);
+        continue;
+      }
+      const category = this.category(className, converted.kind === 'keypoint');
+      report.annotations += 1;
+      const attributes = attributesObject(a);
+      const { keypoints: _kp, num_keypoints: _n, ...body } = converted.body;
+      const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body, ...(crowdOf(a) ? { iscrowd: 1 } : {}), ...(attributes ? { attributes } : {}) };
+      await this.annotationsSpool.push(JSON.stringify(converted.kind === 'keypoint' ? { points: [[POINT_PART, _kp![0], _kp![1], 2]], ...record } : record));
+    }
+    for (const group of groups) {
+      const joined = joinInstance(group);
+      const category = this.category(joined.className, joined.points.length > 0, joined.points);
+      report.annotations += group.length;
+      const { className: _c, points, ...body } = joined;
+      const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body };
+      await this.annotationsSpool.push(JSON.stringify(points.length ? { points, ...record } : record));
+    }
+    this.leftOut.flush(report, `images/${rel}`);
+  }
+
+  async finish(): Promise<void> {
+    await this.imagesSpool.close();
+    await this.annotationsSpool.close();
+    const info = { description: this.s.name, version: '1.0', year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
+    const categories = [...this.categories.values()];
+    const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify(categories)},\n"images":[\n`;
+    const { imagesSpool, annotationsSpool } = this;
+    const names = new Map(categories.map((c) => [c.id, c.keypoints ?? []]));
+    async function* body() {
+      yield Buffer.from(head);
+      yield* imagesSpool.chunks();
+      yield Buffer.from('\n],\n"annotations":[\n');
+      let pending = '';
+      let first = true;
+      for await (const line of annotationsSpool.lines()) {
+        let text = line;
+        if (line.startsWith('{"points":')) {
+          const { points, ...record } = JSON.parse(line) as { category_id: number; points: SparsePoint[] };
+          text = JSON.stringify({ ...record, ...keypointTriples(points, names.get(record.category_id) ?? []) });
+        }
+        pending += first ? text : `,\n${text}`;
+        first = false;
+        if (pending.length >= 64 * 1024) {
+          yield Buffer.from(pending);
+          pending = '';
+        }
+      }
+      if (pending) yield Buffer.from(pending);
+      yield Buffer.from('\n]}\n');
+    }
+    await this.s.sink.room();
+    // The spools are read while the entry is written; run() removes them only after the zip ended.
+    this.s.sink.add(Readable.from(body()), 'annotations.json', true);
+  }
+
+  readme(): string[] {
+    return [
+      'Layout: annotations.json (COCO instances: info, licenses, categories, images, annotations)',
+      '        images/<folder path>/<filename> (when image files are included; file_name in annotations.json is this path)',
+      '',
+      'Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);',
+      'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
+      "a lone keypoint as keypoints [x, y, 2] at its category's part 'point' (bbox [x, y, 0, 0], area 0,",
+      'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it);',
+      'shapes that share an instance (an imported COCO object: a skeleton\'s labelled points with their box or',
+      'outline, or several rings) are one annotation again: its rings or mask, its box, and one [x, y, v] per name',
+      "of the category's keypoints list (v 1 for a point marked not visible, 0 0 0 for a part it lacks).",
+      'Named attributes ({name, value}) are written as the annotation\'s attributes {name: value}.',
+      '',
+      ...leftOutSection(this.s.report, 'polyline', 'Polylines', 'COCO has no open paths'),
+    ];
+  }
+}

@@ -1,0 +1,76 @@
+// Vellum's own export layout, lossless, for a later import:
+//   annotations/<folder path>/<filename>.json   {image, annotations (exactly as stored), version}
+//   vellum.json                                 manifest: project, classes, folders, counts
+//   images/<folder path>/<filename>             only with include_images
+import { asc, eq } from 'drizzle-orm';
+import { folders } from '../../db/schema';
+import { VELLUM_EXPORT_VERSION } from '../../../contract/export';
+import type { ImageRow } from '../../services/images';
+import type { FormatWriter, RunState } from '../write-common';
+
+export function vellumImageDocument(image: ImageRow, annotations: unknown[], version: number) {
+  return {
+    image: {
+      id: image.id,
+      filename: image.filename,
+      folder: image.virtualFolderPath,
+      width: image.imageWidth,
+      height: image.imageHeight,
+      status: image.status,
+      is_edited: image.isEdited,
+      is_archived: image.isArchived,
+      mime_type: image.mimeType,
+      file_size: image.fileSize,
+    },
+    annotations,
+    version,
+  };
+}
+
+export class VellumWriter implements FormatWriter {
+  constructor(private readonly s: RunState) {}
+
+  imagePath(_image: ImageRow, rel: string): string {
+    return `images/${rel}`;
+  }
+
+  async image(image: ImageRow, rel: string, annotations: Record<string, unknown>[], version: number): Promise<void> {
+    this.s.report.annotations += annotations.length;
+    await this.s.sink.addText(`annotations/${rel}.json`, JSON.stringify(vellumImageDocument(image, annotations, version), null, 2));
+  }
+
+  async finish(): Promise<void> {
+    await this.s.sink.addText('vellum.json', JSON.stringify(await this.manifest(), null, 2));
+  }
+
+  private async manifest() {
+    const s = this.s;
+    const folderRows = await s.ctx.db.select({ path: folders.fullPath, name: folders.name }).from(folders).where(eq(folders.projectId, s.project.id)).orderBy(asc(folders.fullPath));
+    return {
+      format: 'vellum',
+      version: VELLUM_EXPORT_VERSION,
+      exported_at: new Date().toISOString(),
+      name: s.name,
+      project: {
+        name: s.project.name,
+        description: s.project.description,
+        classes: s.project.classes.filter((c) => !s.classFilter || s.classFilter.has(c.name)).map(({ name, type, color, attributes }) => ({ name, type, color, ...(attributes?.length ? { attributes } : {}) })),
+        annotation_types: s.project.annotationTypes,
+      },
+      folders: folderRows.map((f) => f.path),
+      scope: s.scope,
+      class_filter: s.classFilter ? [...s.classFilter] : null,
+      include_images: s.includeImages,
+      image_count: s.report.images,
+      annotation_count: s.report.annotations,
+    };
+  }
+
+  readme(): string[] {
+    return [
+      'Layout: vellum.json (manifest: project, classes, folders, counts)',
+      '        annotations/<folder path>/<filename>.json ({image, annotations exactly as stored, version})',
+      '        images/<folder path>/<filename> (when image files are included)',
+    ];
+  }
+}

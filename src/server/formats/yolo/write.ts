@@ -1,0 +1,221 @@
+// YOLO export, Ultralytics layout:
+//   data.yaml                           path: ., train: images, val: images, nc, names {index: name}
+//   labels/<folder path>/<stem>.txt     one line per object; an image without objects gets an empty file
+//   images/<folder path>/<filename>     only with include_images
+// Ultralytics finds an image's labels by replacing `images/` with `labels/` and the extension with
+// `.txt`, so folders are kept on both sides and two images of different folders never meet. Two
+// images of one folder with the same stem (a.png, a.jpg) would share a label file: both are
+// renamed `<stem>-<image id>` (../write-common.ts exportName), images and labels alike, and README.txt
+// lists them.
+//
+// Lines: coordinates divided by the image's width and height, written with 6 decimals (an error
+// under 1e-6 of the image size), after clipping the shape to the image (Ultralytics refuses a
+// label file with a coordinate outside 0..1).
+// - Detect mode, `class cx cy w h`: when no exported class is a polygon class and no exported
+//   annotation is a polygon or a mask (../write-common.ts hasAreaShapes, one query before the first byte).
+// - Segment mode, `class x1 y1 x2 y2 ...`: otherwise, for every object, so one file holds one kind:
+//   boxes as their 4 corners, polygons as their outer ring (YOLO segments have one ring: holes are
+//   filled, and counted in README.txt), masks traced to polygons by the wasm kernel (pixel-corner
+//   vertices, exact: rasterising them gives the mask back), one line per connected part.
+// - Keypoints and polylines have no YOLO detect/segment form: left out, counted in README.txt.
+// Class indices follow the project's class order (of the exported classes); a class name found
+// only on annotations is appended.
+import type { Kernels } from '../../../kernels/node';
+import type { ImageRow } from '../../services/images';
+import { isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { convert, exportName, hasAreaShapes, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
+
+/** One annotation as YOLO label rows (normalised numbers, without the class index). */
+export type YoloConverted =
+  | { kind: 'rows'; rows: number[][]; clipped: boolean; holes: boolean; parts: number }
+  | { kind: 'keypoint' }
+  | { kind: 'polyline' }
+  | { kind: 'invalid'; reason: string };
+
+const clamp = (v: number, max: number) => Math.min(Math.max(v, 0), max);
+const OUTSIDE = { kind: 'invalid', reason: 'no area inside the image' } as const;
+
+function boxRows(x: number, y: number, w: number, h: number, size: ImageSize, segments: boolean): YoloConverted {
+  const { width: W, height: H } = size;
+  const x0 = clamp(x, W), y0 = clamp(y, H), x1 = clamp(x + w, W), y1 = clamp(y + h, H);
+  if (!(x1 > x0 && y1 > y0)) return OUTSIDE;
+  const clipped = x0 !== x || y0 !== y || x1 !== x + w || y1 !== y + h;
+  const row = segments ? [x0 / W, y0 / H, x1 / W, y0 / H, x1 / W, y1 / H, x0 / W, y1 / H] : [(x0 + x1) / 2 / W, (y0 + y1) / 2 / H, (x1 - x0) / W, (y1 - y0) / H];
+  return { kind: 'rows', rows: [row], clipped, holes: false, parts: 1 };
+}
+
+/** Outer rings as segment rows (clipped to the image), or as their bounding boxes in detect mode. */
+function ringRows(rings: readonly Pt[][], holes: boolean, size: ImageSize, segments: boolean): YoloConverted {
+  const rows: number[][] = [];
+  let clipped = false;
+  for (const ring of rings) {
+    if (!segments) {
+      const b = pathBox(ring);
+      const r = boxRows(b.x, b.y, b.w, b.h, size, false);
+      if (r.kind !== 'rows') continue;
+      rows.push(...r.rows);
+      clipped ||= r.clipped;
+      continue;
+    }
+    const pts = ring.map(([x, y]): Pt => [clamp(x, size.width), clamp(y, size.height)]);
+    if (ringArea(pts) === 0) continue;
+    clipped ||= pts.some(([x, y], i) => x !== ring[i]![0] || y !== ring[i]![1]);
+    rows.push(pts.flatMap(([x, y]) => [x / size.width, y / size.height]));
+  }
+  if (rows.length === 0) return OUTSIDE;
+  return { kind: 'rows', rows, clipped, holes, parts: rings.length };
+}
+
+/** One stored annotation as YOLO rows for an image of `size`; `segments` picks the segment form. */
+export function toYolo(a: Record<string, unknown>, size: ImageSize, segments: boolean, kernels: Kernels): YoloConverted {
+  if (a.keypoint !== undefined) return { kind: 'keypoint' };
+  if (a.polyline !== undefined) return { kind: 'polyline' };
+  if (a.segmentation !== undefined) {
+    const rle = storedMask(a);
+    if (!rle) return NO_MASK;
+    const polygons = kernels.maskToPolygons(rle);
+    if (polygons.length === 0) return { kind: 'invalid', reason: 'empty mask' };
+    return ringRows(
+      polygons.map((p) => p.path),
+      polygons.some((p) => p.holes.length > 0),
+      size,
+      segments,
+    );
+  }
+  if (a.polygon !== undefined) {
+    const p = a.polygon as { path?: unknown; holes?: unknown };
+    if (!isPath(p.path) || p.path.length < 3) return { kind: 'invalid', reason: 'polygon with fewer than 3 points' };
+    return ringRows([p.path], Array.isArray(p.holes) && p.holes.length > 0, size, segments);
+  }
+  const box = storedBox(a);
+  return box ? boxRows(box.x, box.y, box.w, box.h, size, segments) : NO_BOX;
+}
+
+/**
+ * A YAML double-quoted scalar that YAML 1.1 (PyYAML, which Ultralytics uses) and 1.2 both read
+ * back as `s`: JSON's escapes, plus \u escapes for what PyYAML refuses to see unescaped.
+ */
+export function yamlString(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export class YoloWriter implements FormatWriter {
+  private readonly classes = new Map<string, number>();
+  private readonly leftOut = new LeftOut();
+  private readonly renamedList = new Tally();
+  private clipped = 0;
+  private holes = 0;
+  private masks = 0;
+  private maskParts = 0;
+
+  static async create(s: RunState): Promise<YoloWriter> {
+    const [segments, renamed] = await Promise.all([hasAreaShapes(s), sharedStems(s, true)]);
+    return new YoloWriter(s, segments, renamed);
+  }
+
+  private constructor(
+    private readonly s: RunState,
+    private readonly segments: boolean,
+    private readonly renamed: ReadonlySet<string>,
+  ) {
+    for (const c of s.project.classes) if (!s.classFilter || s.classFilter.has(c.name)) this.classIndex(c.name);
+  }
+
+  private classIndex(name: string): number {
+    let i = this.classes.get(name);
+    if (i === undefined) this.classes.set(name, (i = this.classes.size));
+    return i;
+  }
+
+  /** '<folder path>/' ('' at the top) and the image's file name and stem in this layout. */
+  private names(image: ImageRow, rel: string) {
+    const folder = rel.slice(0, rel.length - image.filename.length);
+    return { folder, ...exportName(image, this.renamed) };
+  }
+
+  imagePath(image: ImageRow, rel: string): string {
+    const n = this.names(image, rel);
+    return `images/${n.folder}${n.fileName}`;
+  }
+
+  async image(image: ImageRow, rel: string, annotations: Record<string, unknown>[]): Promise<void> {
+    const { s } = this;
+    const n = this.names(image, rel);
+    if (n.fileName !== image.filename) this.renamedList.add(`${rel}\t${n.folder}${n.fileName}`);
+    const size = imageSize(image);
+    const lines: string[] = [];
+    for (const a of annotations) {
+      if (s.slice.due()) await s.slice.pause();
+      const className = String(a.name ?? '');
+      const c = size ? convert(() => toYolo(a, size, this.segments, s.kernels!)) : ({ kind: 'invalid', reason: 'the image size is unknown' } as const);
+      if (c.kind === 'keypoint' || c.kind === 'polyline') {
+        this.leftOut.add(c.kind, className);
+        continue;
+      }
+      if (c.kind === 'invalid') {
+        s.report.invalid.add(`${rel}\t${className}\t${String(a.id ?? '')}\t${c.reason}`);
+        continue;
+      }
+      const index = this.classIndex(className);
+      for (const row of c.rows) lines.push(`${index} ${row.map((v) => v.toFixed(6)).join(' ')}`);
+      s.report.annotations += 1;
+      if (c.clipped) this.clipped += 1;
+      if (c.holes && this.segments) this.holes += 1;
+      if (a.segmentation !== undefined) {
+        this.masks += 1;
+        this.maskParts += c.rows.length;
+      }
+    }
+    this.leftOut.flush(s.report, rel);
+    await s.sink.addText(`labels/${n.folder}${n.stem}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
+  }
+
+  async finish(): Promise<void> {
+    const names = [...this.classes].map(([name, i]) => `  ${i}: ${yamlString(name)}`);
+    const yaml = [
+      '# Ultralytics YOLO dataset exported from Vellum (see README.txt).',
+      '# train and val both list every image: split them before training if you need a validation set.',
+      'path: .',
+      'train: images',
+      'val: images',
+      `nc: ${this.classes.size}`,
+      this.classes.size ? 'names:' : 'names: {}',
+      ...names,
+    ];
+    await this.s.sink.addText('data.yaml', `${yaml.join('\n')}\n`);
+  }
+
+  readme(): string[] {
+    const { report } = this.s;
+    const lines = [
+      'Layout: data.yaml (Ultralytics: path, train, val, nc, names by class index in the project\'s class order)',
+      '        labels/<folder path>/<stem>.txt (one line per object; an image without objects has an empty file)',
+      '        images/<folder path>/<filename> (when image files are included)',
+      'path: . is the folder training runs from: run it from this folder, or set path to where you unzipped it.',
+      '',
+      this.segments
+        ? 'Labels: segments, "class x1 y1 x2 y2 ...", because the export has polygon classes or polygons or masks; boxes are written as their 4 corners.'
+        : 'Labels: boxes, "class cx cy w h" (the export has no polygon class, polygon or mask).',
+      'Coordinates are divided by the image\'s width and height (0..1, 6 decimals); shapes are clipped to the image.',
+    ];
+    if (this.segments) {
+      lines.push('Polygons are written as their outer ring: YOLO segments have no holes.');
+      lines.push('Masks are traced into polygons along pixel edges (exact), one line per connected part.');
+    } else {
+      lines.push('Polygons and masks (none when this export was prepared) would be written as their bounding boxes.');
+    }
+    if (this.clipped) lines.push(`Clipped to the image: ${this.clipped} annotation(s).`);
+    if (this.holes) lines.push(`Holes filled: ${this.holes} polygon(s) or mask(s) had holes.`);
+    if (this.masks) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} polygon(s).`);
+    lines.push('');
+    lines.push(...leftOutSection(report, 'keypoint', 'Keypoints', 'YOLO detect and segment labels have no points'));
+    lines.push(...leftOutSection(report, 'polyline', 'Polylines', 'YOLO detect and segment labels have no open paths'));
+    if (this.renamedList.count) {
+      lines.push('');
+      lines.push(`Renamed (${this.renamedList.count}): images of one folder that share a stem (a.png, a.jpg) would share a label file, so each is saved as <stem>-<image id>:`);
+      lines.push('image\tsaved as (below images/ and, as .txt, labels/)');
+      this.renamedList.list(lines);
+    }
+    return lines;
+  }
+}
