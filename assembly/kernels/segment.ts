@@ -264,14 +264,33 @@ const BK_TERMINAL: i32 = -2; // a root, tied to its terminal
 const BK_ORPHAN: i32 = -3; // lost its parent during an augmentation
 const BK_EPS: f64 = 1e-9; // residual capacities at or below this count as saturated, as in the reference
 
-/**
- * Minimum s-t cut. src/snk: n f64 terminal capacities; m arcs ea[e] -> eb[e] with capacity cab[e]
- * and back cba[e]. side: n bytes out, 1 = reachable from the source in the residual graph. The
- * cut (side) is the reference's (minCutRef, Dinic's) exactly; the flow equals it up to rounding.
- */
-export function segMinCut(n: i32, src: usize, snk: usize, m: i32, ea: usize, eb: usize, cab: usize, cba: usize, side: usize): f64 {
-  if (n <= 0) return 0;
-  // Arc 2e runs ea[e] -> eb[e], arc 2e + 1 back (its sister is a ^ 1); arcs grouped per tail node.
+// The state of one segMinCut call, shared by its phases (build the arcs, seed the trees, grow,
+// augment, adopt) as module globals: the kernels create no managed objects. Arc 2e runs
+// ea[e] -> eb[e], arc 2e + 1 back (its sister is a ^ 1); arcs are grouped per tail node
+// (bkOut[bkFirst[i] .. bkFirst[i + 1]]).
+let bkN: i32 = 0;
+let bkFirst: usize = 0;
+let bkOut: usize = 0;
+let bkHeadOf: usize = 0;
+let bkRcap: usize = 0;
+// Terminal residual: > 0 towards the source, < 0 towards the sink.
+let bkTr: usize = 0;
+let bkParent: usize = 0;
+let bkTs: usize = 0;
+let bkDist: usize = 0;
+let bkIsSink: usize = 0;
+let bkQueued: usize = 0;
+// Active nodes: a ring of at most n (a node is queued once); orphans: a ring too.
+let bkActive: usize = 0;
+let bkOrphans: usize = 0;
+let bkAHead: i32 = 0;
+let bkALen: i32 = 0;
+let bkOHead: i32 = 0;
+let bkOLen: i32 = 0;
+let bkTime: i32 = 0;
+
+/** The residual graph's arcs: bkFirst, bkOut, bkHeadOf and bkRcap from the m input edges. */
+function bkBuildArcs(n: i32, m: i32, ea: usize, eb: usize, cab: usize, cba: usize): void {
   const na = 2 * m;
   const first = allocI32Fill(n + 1, 0);
   for (let e = 0; e < m; e++) {
@@ -292,224 +311,263 @@ export function segMinCut(n: i32, src: usize, snk: usize, m: i32, ea: usize, eb:
     sf64(rcap, 2 * e, lf64(cab, e));
     sf64(rcap, 2 * e + 1, lf64(cba, e));
   }
-  // Terminal residual: > 0 towards the source, < 0 towards the sink; what both sides share flows at once.
-  const tr = allocF64(n, 0);
-  const parent = allocI32Fill(n, BK_NONE), ts = allocI32Fill(n, 0), dist = allocI32Fill(n, 0);
-  const isSink = heap.alloc(<usize>max(n, 1)), queued = heap.alloc(<usize>max(n, 1));
-  memory.fill(isSink, 0, <usize>max(n, 1));
-  memory.fill(queued, 0, <usize>max(n, 1));
-  // Active nodes: a ring of at most n (a node is queued once); orphans: a ring too.
-  const active = allocI32Fill(n, 0), orphans = allocI32Fill(n, 0);
-  let aHead = 0, aLen = 0, oHead = 0, oLen = 0;
+  heap.free(fill);
+  bkFirst = first;
+  bkOut = out;
+  bkHeadOf = headOf;
+  bkRcap = rcap;
+}
+
+function bkPushActive(j: i32): void {
+  si32(bkActive, (bkAHead + bkALen) % bkN, j);
+  bkALen++;
+  su8(bkQueued, j, 1);
+}
+
+function bkPushOrphan(k: i32): void {
+  si32(bkParent, k, BK_ORPHAN);
+  si32(bkOrphans, (bkOHead + bkOLen) % bkN, k);
+  bkOLen++;
+}
+
+/**
+ * The node state, with every node tied to a terminal as an active root. What a node's source
+ * and sink capacities share flows at once: returns that flow.
+ */
+function bkSeedTrees(n: i32, src: usize, snk: usize): f64 {
+  bkN = n;
+  bkTr = allocF64(n, 0);
+  bkParent = allocI32Fill(n, BK_NONE);
+  bkTs = allocI32Fill(n, 0);
+  bkDist = allocI32Fill(n, 0);
+  bkIsSink = heap.alloc(<usize>max(n, 1));
+  bkQueued = heap.alloc(<usize>max(n, 1));
+  memory.fill(bkIsSink, 0, <usize>max(n, 1));
+  memory.fill(bkQueued, 0, <usize>max(n, 1));
+  bkActive = allocI32Fill(n, 0);
+  bkOrphans = allocI32Fill(n, 0);
+  bkAHead = 0;
+  bkALen = 0;
+  bkOHead = 0;
+  bkOLen = 0;
+  bkTime = 0;
   let flow: f64 = 0;
   for (let i = 0; i < n; i++) {
     const s = lf64(src, i), t = lf64(snk, i);
     flow += min(s, t);
     const r = s - t;
-    sf64(tr, i, r);
+    sf64(bkTr, i, r);
     if (r > BK_EPS || r < -BK_EPS) {
-      su8(isSink, i, r < 0 ? 1 : 0);
-      si32(parent, i, BK_TERMINAL);
-      si32(dist, i, 1);
-      si32(active, (aHead + aLen) % n, i);
-      aLen++;
-      su8(queued, i, 1);
+      su8(bkIsSink, i, r < 0 ? 1 : 0);
+      si32(bkParent, i, BK_TERMINAL);
+      si32(bkDist, i, 1);
+      bkPushActive(i);
     }
   }
-  let time = 0;
+  return flow;
+}
+
+/** The node to grow from: `current` (the one just augmented through) while it still has a parent, else the next active one; -1 when none is left. */
+function bkNextActive(current: i32): i32 {
+  let i = -1;
+  if (current >= 0) {
+    su8(bkQueued, current, 0);
+    if (li32(bkParent, current) != BK_NONE) i = current;
+  }
+  while (i < 0 && bkALen > 0) {
+    const k = li32(bkActive, bkAHead);
+    bkAHead = (bkAHead + 1) % bkN;
+    bkALen--;
+    su8(bkQueued, k, 0);
+    if (li32(bkParent, k) != BK_NONE) i = k;
+  }
+  return i;
+}
+
+/** Grows i's tree over its unsaturated arcs; the first arc to the other tree closes a path: returns it (from the source tree to the sink tree), or -1. */
+function bkGrow(i: i32): i32 {
+  const parent = bkParent, ts = bkTs, dist = bkDist, isSink = bkIsSink, rcap = bkRcap, headOf = bkHeadOf;
+  const sinkSide = lu8(isSink, i);
+  for (let k = li32(bkFirst, i), end = li32(bkFirst, i + 1); k < end; k++) {
+    const a = li32(bkOut, k);
+    if ((sinkSide ? lf64(rcap, a ^ 1) : lf64(rcap, a)) <= BK_EPS) continue;
+    const j = li32(headOf, a);
+    const pj = li32(parent, j);
+    if (pj == BK_NONE) {
+      su8(isSink, j, sinkSide);
+      si32(parent, j, a ^ 1);
+      si32(ts, j, li32(ts, i));
+      si32(dist, j, li32(dist, i) + 1);
+      if (!lu8(bkQueued, j)) bkPushActive(j);
+    } else if (lu8(isSink, j) != sinkSide) {
+      return sinkSide ? a ^ 1 : a;
+    } else if (li32(ts, j) <= li32(ts, i) && li32(dist, j) > li32(dist, i)) {
+      // a shorter way to the terminal
+      si32(parent, j, a ^ 1);
+      si32(ts, j, li32(ts, i));
+      si32(dist, j, li32(dist, i) + 1);
+    }
+  }
+  return -1;
+}
+
+/** Pushes the bottleneck along source root ... tail(mid) -> head(mid) ... sink root; saturated nodes become orphans. Returns the flow pushed. */
+function bkAugment(mid: i32): f64 {
+  const parent = bkParent, rcap = bkRcap, headOf = bkHeadOf, tr = bkTr;
+  let b = lf64(rcap, mid);
+  let k = li32(headOf, mid ^ 1);
+  while (li32(parent, k) != BK_TERMINAL) {
+    const pa = li32(parent, k);
+    b = min(b, lf64(rcap, pa ^ 1));
+    k = li32(headOf, pa);
+  }
+  b = min(b, lf64(tr, k));
+  k = li32(headOf, mid);
+  while (li32(parent, k) != BK_TERMINAL) {
+    const pa = li32(parent, k);
+    b = min(b, lf64(rcap, pa));
+    k = li32(headOf, pa);
+  }
+  b = min(b, -lf64(tr, k));
+  sf64(rcap, mid, lf64(rcap, mid) - b);
+  sf64(rcap, mid ^ 1, lf64(rcap, mid ^ 1) + b);
+  k = li32(headOf, mid ^ 1);
+  while (true) {
+    const pa = li32(parent, k);
+    if (pa == BK_TERMINAL) {
+      sf64(tr, k, lf64(tr, k) - b);
+      if (lf64(tr, k) <= BK_EPS) bkPushOrphan(k);
+      break;
+    }
+    sf64(rcap, pa, lf64(rcap, pa) + b);
+    sf64(rcap, pa ^ 1, lf64(rcap, pa ^ 1) - b);
+    if (lf64(rcap, pa ^ 1) <= BK_EPS) bkPushOrphan(k);
+    k = li32(headOf, pa);
+  }
+  k = li32(headOf, mid);
+  while (true) {
+    const pa = li32(parent, k);
+    if (pa == BK_TERMINAL) {
+      sf64(tr, k, lf64(tr, k) + b);
+      if (-lf64(tr, k) <= BK_EPS) bkPushOrphan(k);
+      break;
+    }
+    sf64(rcap, pa ^ 1, lf64(rcap, pa ^ 1) + b);
+    sf64(rcap, pa, lf64(rcap, pa) - b);
+    if (lf64(rcap, pa) <= BK_EPS) bkPushOrphan(k);
+    k = li32(headOf, pa);
+  }
+  return b;
+}
+
+/** j's distance to its terminal (i32.MAX_VALUE when its path meets an orphan), stamping the root it reaches with this round's time. */
+function bkTerminalDistance(j: i32): i32 {
+  let d: i32 = 0;
+  let x = j;
+  while (true) {
+    if (li32(bkTs, x) == bkTime) return d + li32(bkDist, x);
+    const px = li32(bkParent, x);
+    d++;
+    if (px == BK_TERMINAL) {
+      si32(bkTs, x, bkTime);
+      si32(bkDist, x, 1);
+      return d;
+    }
+    if (px == BK_ORPHAN) return i32.MAX_VALUE;
+    x = li32(bkHeadOf, px);
+  }
+}
+
+/** Orphan o takes the neighbour of its tree still tied to the terminal (the nearest) as its parent; false when it has none. */
+function bkAdopt(o: i32): bool {
+  const oSink = lu8(bkIsSink, o);
+  let best = -1, dmin: i32 = i32.MAX_VALUE;
+  for (let q = li32(bkFirst, o), end = li32(bkFirst, o + 1); q < end; q++) {
+    const a = li32(bkOut, q);
+    if ((oSink ? lf64(bkRcap, a) : lf64(bkRcap, a ^ 1)) <= BK_EPS) continue;
+    const j = li32(bkHeadOf, a);
+    if (lu8(bkIsSink, j) != oSink || li32(bkParent, j) == BK_NONE) continue;
+    let d = bkTerminalDistance(j);
+    if (d == i32.MAX_VALUE) continue;
+    if (d < dmin) {
+      best = a;
+      dmin = d;
+    }
+    // Mark the path so later orphans stop early.
+    for (let x = j; li32(bkTs, x) != bkTime; x = li32(bkHeadOf, li32(bkParent, x))) {
+      si32(bkTs, x, bkTime);
+      si32(bkDist, x, d--);
+    }
+  }
+  if (best < 0) return false;
+  si32(bkParent, o, best);
+  si32(bkTs, o, bkTime);
+  si32(bkDist, o, dmin + 1);
+  return true;
+}
+
+/** Orphan o leaves its tree: its tree neighbours that could reach it become active; its children become orphans. */
+function bkFree(o: i32): void {
+  const oSink = lu8(bkIsSink, o);
+  for (let q = li32(bkFirst, o), end = li32(bkFirst, o + 1); q < end; q++) {
+    const a = li32(bkOut, q);
+    const j = li32(bkHeadOf, a);
+    const pj = li32(bkParent, j);
+    if (lu8(bkIsSink, j) != oSink || pj == BK_NONE) continue;
+    if ((oSink ? lf64(bkRcap, a) : lf64(bkRcap, a ^ 1)) > BK_EPS && !lu8(bkQueued, j)) bkPushActive(j);
+    if (pj != BK_TERMINAL && pj != BK_ORPHAN && li32(bkHeadOf, pj) == o) bkPushOrphan(j);
+  }
+  si32(bkParent, o, BK_NONE);
+}
+
+function bkAdoptOrphans(): void {
+  while (bkOLen > 0) {
+    const o = li32(bkOrphans, bkOHead);
+    bkOHead = (bkOHead + 1) % bkN;
+    bkOLen--;
+    if (!bkAdopt(o)) bkFree(o);
+  }
+}
+
+function bkFreeAll(): void {
+  heap.free(bkFirst);
+  heap.free(bkOut);
+  heap.free(bkHeadOf);
+  heap.free(bkRcap);
+  heap.free(bkTr);
+  heap.free(bkParent);
+  heap.free(bkTs);
+  heap.free(bkDist);
+  heap.free(bkIsSink);
+  heap.free(bkQueued);
+  heap.free(bkActive);
+  heap.free(bkOrphans);
+}
+
+/**
+ * Minimum s-t cut. src/snk: n f64 terminal capacities; m arcs ea[e] -> eb[e] with capacity cab[e]
+ * and back cba[e]. side: n bytes out, 1 = reachable from the source in the residual graph. The
+ * cut (side) is the reference's (minCutRef, Dinic's) exactly; the flow equals it up to rounding.
+ */
+export function segMinCut(n: i32, src: usize, snk: usize, m: i32, ea: usize, eb: usize, cab: usize, cba: usize, side: usize): f64 {
+  if (n <= 0) return 0;
+  bkBuildArcs(n, m, ea, eb, cab, cba);
+  let flow = bkSeedTrees(n, src, snk);
   let current = -1;
   while (true) {
-    // The node to grow from: the one just augmented through while it still has a parent, else the next active one.
-    let i = -1;
-    if (current >= 0) {
-      su8(queued, current, 0);
-      if (li32(parent, current) != BK_NONE) i = current;
-      current = -1;
-    }
-    while (i < 0 && aLen > 0) {
-      const k = li32(active, aHead);
-      aHead = (aHead + 1) % n;
-      aLen--;
-      su8(queued, k, 0);
-      if (li32(parent, k) != BK_NONE) i = k;
-    }
+    const i = bkNextActive(current);
+    current = -1;
     if (i < 0) break;
-    // Grow: the first arc to the other tree closes a path (mid runs from the source tree to the sink tree).
-    let mid = -1;
-    const sinkSide = lu8(isSink, i);
-    for (let k = li32(first, i), end = li32(first, i + 1); k < end; k++) {
-      const a = li32(out, k);
-      if ((sinkSide ? lf64(rcap, a ^ 1) : lf64(rcap, a)) <= BK_EPS) continue;
-      const j = li32(headOf, a);
-      const pj = li32(parent, j);
-      if (pj == BK_NONE) {
-        su8(isSink, j, sinkSide);
-        si32(parent, j, a ^ 1);
-        si32(ts, j, li32(ts, i));
-        si32(dist, j, li32(dist, i) + 1);
-        if (!lu8(queued, j)) {
-          si32(active, (aHead + aLen) % n, j);
-          aLen++;
-          su8(queued, j, 1);
-        }
-      } else if (lu8(isSink, j) != sinkSide) {
-        mid = sinkSide ? a ^ 1 : a;
-        break;
-      } else if (li32(ts, j) <= li32(ts, i) && li32(dist, j) > li32(dist, i)) {
-        // a shorter way to the terminal
-        si32(parent, j, a ^ 1);
-        si32(ts, j, li32(ts, i));
-        si32(dist, j, li32(dist, i) + 1);
-      }
-    }
-    time++;
+    const mid = bkGrow(i);
+    bkTime++;
     if (mid < 0) continue;
-    su8(queued, i, 1); // i stays the current node: not queued again meanwhile
+    su8(bkQueued, i, 1); // i stays the current node: not queued again meanwhile
     current = i;
-    // Augment along source root ... tail(mid) -> head(mid) ... sink root by the bottleneck.
-    let b = lf64(rcap, mid);
-    let k = li32(headOf, mid ^ 1);
-    while (li32(parent, k) != BK_TERMINAL) {
-      const pa = li32(parent, k);
-      b = min(b, lf64(rcap, pa ^ 1));
-      k = li32(headOf, pa);
-    }
-    b = min(b, lf64(tr, k));
-    k = li32(headOf, mid);
-    while (li32(parent, k) != BK_TERMINAL) {
-      const pa = li32(parent, k);
-      b = min(b, lf64(rcap, pa));
-      k = li32(headOf, pa);
-    }
-    b = min(b, -lf64(tr, k));
-    sf64(rcap, mid, lf64(rcap, mid) - b);
-    sf64(rcap, mid ^ 1, lf64(rcap, mid ^ 1) + b);
-    k = li32(headOf, mid ^ 1);
-    while (true) {
-      const pa = li32(parent, k);
-      if (pa == BK_TERMINAL) {
-        sf64(tr, k, lf64(tr, k) - b);
-        if (lf64(tr, k) <= BK_EPS) {
-          si32(parent, k, BK_ORPHAN);
-          si32(orphans, (oHead + oLen) % n, k);
-          oLen++;
-        }
-        break;
-      }
-      sf64(rcap, pa, lf64(rcap, pa) + b);
-      sf64(rcap, pa ^ 1, lf64(rcap, pa ^ 1) - b);
-      if (lf64(rcap, pa ^ 1) <= BK_EPS) {
-        si32(parent, k, BK_ORPHAN);
-        si32(orphans, (oHead + oLen) % n, k);
-        oLen++;
-      }
-      k = li32(headOf, pa);
-    }
-    k = li32(headOf, mid);
-    while (true) {
-      const pa = li32(parent, k);
-      if (pa == BK_TERMINAL) {
-        sf64(tr, k, lf64(tr, k) + b);
-        if (-lf64(tr, k) <= BK_EPS) {
-          si32(parent, k, BK_ORPHAN);
-          si32(orphans, (oHead + oLen) % n, k);
-          oLen++;
-        }
-        break;
-      }
-      sf64(rcap, pa ^ 1, lf64(rcap, pa ^ 1) + b);
-      sf64(rcap, pa, lf64(rcap, pa) - b);
-      if (lf64(rcap, pa) <= BK_EPS) {
-        si32(parent, k, BK_ORPHAN);
-        si32(orphans, (oHead + oLen) % n, k);
-        oLen++;
-      }
-      k = li32(headOf, pa);
-    }
-    flow += b;
-    // Adopt: each orphan takes a neighbour of its tree still tied to the terminal (the nearest), or is freed.
-    while (oLen > 0) {
-      const o = li32(orphans, oHead);
-      oHead = (oHead + 1) % n;
-      oLen--;
-      const oSink = lu8(isSink, o);
-      let best = -1, dmin: i32 = i32.MAX_VALUE;
-      for (let q = li32(first, o), end = li32(first, o + 1); q < end; q++) {
-        const a = li32(out, q);
-        if ((oSink ? lf64(rcap, a) : lf64(rcap, a ^ 1)) <= BK_EPS) continue;
-        const j = li32(headOf, a);
-        if (lu8(isSink, j) != oSink || li32(parent, j) == BK_NONE) continue;
-        let d: i32 = 0;
-        let x = j;
-        while (true) {
-          if (li32(ts, x) == time) {
-            d += li32(dist, x);
-            break;
-          }
-          const px = li32(parent, x);
-          d++;
-          if (px == BK_TERMINAL) {
-            si32(ts, x, time);
-            si32(dist, x, 1);
-            break;
-          }
-          if (px == BK_ORPHAN) {
-            d = i32.MAX_VALUE;
-            break;
-          }
-          x = li32(headOf, px);
-        }
-        if (d == i32.MAX_VALUE) continue;
-        if (d < dmin) {
-          best = a;
-          dmin = d;
-        }
-        // Mark the path so later orphans stop early.
-        for (x = j; li32(ts, x) != time; x = li32(headOf, li32(parent, x))) {
-          si32(ts, x, time);
-          si32(dist, x, d--);
-        }
-      }
-      if (best >= 0) {
-        si32(parent, o, best);
-        si32(ts, o, time);
-        si32(dist, o, dmin + 1);
-        continue;
-      }
-      // Freed: its tree neighbours that could reach it become active; its children become orphans.
-      for (let q = li32(first, o), end = li32(first, o + 1); q < end; q++) {
-        const a = li32(out, q);
-        const j = li32(headOf, a);
-        const pj = li32(parent, j);
-        if (lu8(isSink, j) != oSink || pj == BK_NONE) continue;
-        if ((oSink ? lf64(rcap, a) : lf64(rcap, a ^ 1)) > BK_EPS && !lu8(queued, j)) {
-          si32(active, (aHead + aLen) % n, j);
-          aLen++;
-          su8(queued, j, 1);
-        }
-        if (pj != BK_TERMINAL && pj != BK_ORPHAN && li32(headOf, pj) == o) {
-          si32(parent, j, BK_ORPHAN);
-          si32(orphans, (oHead + oLen) % n, j);
-          oLen++;
-        }
-      }
-      si32(parent, o, BK_NONE);
-    }
+    flow += bkAugment(mid);
+    bkAdoptOrphans();
   }
-  for (let i = 0; i < n; i++) su8(side, i, li32(parent, i) != BK_NONE && !lu8(isSink, i) ? 1 : 0);
-  heap.free(first);
-  heap.free(fill);
-  heap.free(out);
-  heap.free(headOf);
-  heap.free(rcap);
-  heap.free(tr);
-  heap.free(parent);
-  heap.free(ts);
-  heap.free(dist);
-  heap.free(isSink);
-  heap.free(queued);
-  heap.free(active);
-  heap.free(orphans);
+  for (let i = 0; i < n; i++) su8(side, i, li32(bkParent, i) != BK_NONE && !lu8(bkIsSink, i) ? 1 : 0);
+  bkFreeAll();
   return flow;
 }
 
