@@ -2,13 +2,14 @@
 // segmenter's embedding built on a thread gives the same structure and the same masks as built
 // in-line, and /api/v1/health answers while a 12 MP process-image is being prepared (ordering of
 // completions, no timing).
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 import { syntheticImage } from '../fixtures/segmentation';
 import { buildKernels } from '../../assembly/build.mjs';
-import { offload, offloadPool, OffloadPool, OffloadCrashed } from '../../src/server/offload/pool';
+import { offload, offloadPool, OffloadPool, OffloadCrashed, OFFLOAD_NICE } from '../../src/server/offload/pool';
 import { BuiltinSegmenter } from '../../src/server/services/segmentation/builtin';
 import { buildStructure } from '../../src/server/services/segmentation/builtin/algorithm';
 import { wasmOps } from '../../src/server/services/segmentation/builtin/wasm-ops';
@@ -69,7 +70,34 @@ describe('segmentation on an offload thread', () => {
   }, 60_000);
 });
 
+/** The nice value of each thread of this process (Linux /proc; empty elsewhere). */
+function threadNices(): Map<number, number> {
+  const out = new Map<number, number>();
+  const dir = `/proc/${process.pid}/task`;
+  if (!fs.existsSync(dir)) return out;
+  for (const tid of fs.readdirSync(dir)) {
+    const stat = fs.readFileSync(`${dir}/${tid}/stat`, 'utf8');
+    out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])); // field 19: nice
+  }
+  return out;
+}
+
 describe('the pool', () => {
+  it.skipIf(process.platform !== 'linux')('runs its threads at a lower CPU priority than the event loop, so busy cores go to requests first', async () => {
+    const before = new Set(threadNices().keys());
+    const pool = new OffloadPool(1);
+    try {
+      await pool.run('segmentationStructure', [scene.rgb, W, H]);
+      const main = threadNices().get(process.pid)!;
+      const added = [...threadNices()].filter(([tid]) => !before.has(tid));
+      expect(added.map(([, nice]) => nice)).toContain(Math.min(19, main + OFFLOAD_NICE));
+      expect(OFFLOAD_NICE).toBeGreaterThan(0);
+      expect(threadNices().get(process.pid)).toBe(main); // the event loop's own priority is unchanged
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it("keeps a thread for requests: a process-image's task does not wait behind long job tasks", async () => {
     const pool = new OffloadPool(2);
     try {

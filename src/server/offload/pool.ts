@@ -11,6 +11,14 @@ import { transferablesOf } from './transfer';
 export const OFFLOAD_THREADS = Math.max(2, Math.min(4, (os.availableParallelism?.() ?? os.cpus().length) - 1));
 
 /**
+ * How much lower the threads' CPU priority is than the event loop's (Linux nice steps, per
+ * thread). When the cores are busy the thread that answers requests gets them first: on 2 cores a
+ * 12 MP embedding would otherwise take half the CPU from the event loop, and every request with it.
+ * On idle cores it changes nothing.
+ */
+export const OFFLOAD_NICE = 10;
+
+/**
  * Tasks of jobs (an import's read-through, image edits) that may run for long: together they hold
  * at most all threads but one, so a request's task (process-image) never queues behind them.
  */
@@ -100,7 +108,7 @@ export class OffloadPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(bootUrl, { workerData: { entry } });
+    const worker = new Worker(bootUrl, { workerData: { entry, nice: OFFLOAD_NICE } });
     worker.unref();
     const slot: Slot = { worker, ready: false, job: null };
     this.slots.push(slot);

@@ -1,8 +1,23 @@
 // The loop of one offload worker thread: runs the task each message names and posts the result
 // back, moving (not copying) the typed arrays it holds. See README.md for what may run here.
-import { parentPort } from 'node:worker_threads';
+import fs from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { tasks, type TaskName } from './tasks';
 import { transferablesOf } from './transfer';
+
+/** Lowers this thread's CPU priority by `nice` steps (OFFLOAD_NICE in ./pool.ts). Linux: nice is per thread, and /proc/thread-self names this one; elsewhere the thread keeps the process's priority. */
+function lowerOwnPriority(nice: number): void {
+  if (!(nice > 0)) return;
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + nice));
+  } catch {
+    // not Linux, or not allowed: the thread runs at the process's priority
+  }
+}
+
+lowerOwnPriority(Number((workerData as { nice?: number } | null)?.nice ?? 0));
 
 interface Request {
   id: number;
