@@ -15,7 +15,8 @@
 //               the zip read as it arrives
 //   12 MP       process-image (the built-in segmenter's embedding) on three fresh 4000 x 3000 photos
 // Reported per phase: p50 / p99 / max of both calls, the event-loop delay (perf_hooks
-// monitorEventLoopDelay, 10 ms resolution: p50 / p99 / max) and the 1-minute load average. The
+// monitorEventLoopDelay, 10 ms resolution: p50 / p99 / max), the CPU seconds of the event loop's
+// thread and of the process's other threads (from /proc: load-independent) and the 1-minute load average. The
 // client shares the event loop with the server, so a blocked loop delays the requests in flight.
 // Target: p99 under 100 ms under every load, against under 1 s for the same calls when quiet.
 // Writes bench/results/heavy-work.json (HEAVY_WORK_BENCH_OUT picks another file).
@@ -30,7 +31,7 @@ import yazl from 'yazl';
 import { api } from '../tests/api/harness';
 import { uploadImage, png } from '../tests/fixtures/datasets';
 import { moveDocumentsToRows } from '../src/server/db/annotation-rows';
-import { benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './seed';
+import { benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -57,8 +58,29 @@ interface Row {
   health: Stats;
   save: Stats;
   lag: { p50: number; p99: number; max: number };
+  /** CPU seconds of the phase: the event loop's thread, and the process's other threads (see cpuSeconds). */
+  cpu: { main: number; others: number } | null;
   load: number;
   note: string;
+}
+
+/**
+ * CPU seconds used so far by this process's main thread (the event loop) and by all its other
+ * threads (offload, libuv, GC helpers), from /proc (Linux; null elsewhere). Unlike latency, this
+ * hardly moves with the machine's load, so runs on a busy machine can be compared.
+ */
+function cpuSeconds(): { main: number; others: number } | null {
+  const ticks = (file: string) => {
+    const stat = fs.readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+  };
+  try {
+    const main = ticks(`/proc/self/task/${process.pid}/stat`) / 100;
+    return { main, others: ticks('/proc/self/stat') / 100 - main };
+  } catch {
+    return null;
+  }
 }
 
 function stats(values: number[]): Stats {
@@ -104,6 +126,7 @@ async function phase(bench: BenchServer, target: Parameters<typeof startClient>[
   await sleep(500);
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
+  const cpu0 = cpuSeconds();
   const client = startClient(bench, target);
   const t0 = performance.now();
   const note = await work();
@@ -112,9 +135,11 @@ async function phase(bench: BenchServer, target: Parameters<typeof startClient>[
   const seconds = (performance.now() - t0) / 1000;
   const { health, save } = await client.stop();
   lag.disable();
+  const cpu1 = cpuSeconds();
+  const cpu = cpu0 && cpu1 ? { main: round(cpu1.main - cpu0.main, 2), others: round(cpu1.others - cpu0.others, 2) } : null;
   const ms = (ns: number) => round(ns / 1e6);
-  const row: Row = { phase: name, seconds: round(seconds), health, save, lag: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) }, load: round(os.loadavg()[0]!, 1), note };
-  console.log(`${name}: ${row.seconds} s, health p99 ${health.p99} ms (max ${health.max}), save p99 ${save.p99} ms, lag max ${row.lag.max} ms; ${note}`);
+  const row: Row = { phase: name, seconds: round(seconds), health, save, lag: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) }, cpu, load: round(os.loadavg()[0]!, 1), note };
+  console.log(`${name}: ${row.seconds} s, health p99 ${health.p99} ms (max ${health.max}), save p99 ${save.p99} ms, lag max ${row.lag.max} ms, CPU s main ${cpu?.main ?? '-'} / others ${cpu?.others ?? '-'}; ${note}`);
   return row;
 }
 
@@ -258,10 +283,10 @@ async function main() {
     quiet_p99_under_1s: quiet.every((r) => r.health.p99 < 1000 && r.save.p99 < 1000),
     loaded_p99_under_100ms: Object.fromEntries(loaded.map((r) => [r.phase, r.health.p99 < 100 && r.save.p99 < 100])),
   };
-  console.table(rows.map((r) => ({ phase: r.phase, s: r.seconds, 'health n': r.health.n, 'health p50': r.health.p50, 'health p99': r.health.p99, 'health max': r.health.max, 'save n': r.save.n, 'save p50': r.save.p50, 'save p99': r.save.p99, 'save max': r.save.max, 'lag p99': r.lag.p99, 'lag max': r.lag.max, load: r.load })));
+  console.table(rows.map((r) => ({ phase: r.phase, s: r.seconds, 'health n': r.health.n, 'health p50': r.health.p50, 'health p99': r.health.p99, 'health max': r.health.max, 'save n': r.save.n, 'save p50': r.save.p50, 'save p99': r.save.p99, 'save max': r.save.max, 'lag p99': r.lag.p99, 'lag max': r.lag.max, 'cpu main s': r.cpu?.main, 'cpu others s': r.cpu?.others, load: r.load })));
   console.log(verdict);
-  console.log('\n| phase | health p50 / p99 / max ms | save p50 / p99 / max ms | event-loop lag p50 / p99 / max ms | load | what ran |\n|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.phase} | ${r.health.p50} / ${r.health.p99} / ${r.health.max} (${r.health.n}) | ${r.save.p50} / ${r.save.p99} / ${r.save.max} (${r.save.n}) | ${r.lag.p50} / ${r.lag.p99} / ${r.lag.max} | ${r.load} | ${r.note} |`);
+  console.log('\n| phase | health p50 / p99 / max ms | save p50 / p99 / max ms | event-loop lag p50 / p99 / max ms | CPU s: event loop / other threads | load | what ran |\n|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.phase} | ${r.health.p50} / ${r.health.p99} / ${r.health.max} (${r.health.n}) | ${r.save.p50} / ${r.save.p99} / ${r.save.max} (${r.save.n}) | ${r.lag.p50} / ${r.lag.p99} / ${r.lag.max} | ${r.cpu ? `${r.cpu.main} / ${r.cpu.others}` : '-'} | ${r.load} | ${r.note} |`);
   const out = process.env.HEAVY_WORK_BENCH_OUT ?? path.join(here, 'results', 'heavy-work.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, quick, rows, verdict }, null, 2) + '\n');
