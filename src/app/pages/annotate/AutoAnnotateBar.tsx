@@ -7,7 +7,7 @@ import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } fro
 import type { AutoPreview, ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
-import { HINT_MS, MASK_ERROR, POLYGON_TOLERANCES, statusText, type AutoAnnotateSession, type AutoState, type MaskOutput, type PromptInfo } from './autoAnnotate';
+import { HINT_MS, MASK_ERROR, POLYGON_TOLERANCES, statusText, type AutoAnnotateSession, type AutoState, type MaskOutput, type PromptInfo } from '../../editor-session/autoAnnotate';
 import styles from './AnnotatePage.module.css';
 
 export function useAutoState(session: AutoAnnotateSession): AutoState {

@@ -6,7 +6,9 @@
 // refuses edits (Editor.setReadOnly), editing controls are disabled, nothing is saved.
 // The sidebar's History view (issue 14) lists the image's versions; one of them can be looked at
 // over the canvas and restored as a new version.
-// This file is the layout; the screen's behaviour is in ./hooks: saving (useEditorSaving), opening
+// This file is the layout. The session (src/app/editor-session, through hooks/useEditorSession)
+// owns the editor, the save link, the live client, Auto-Annotate and the commands; the screen's
+// behaviour is in ./hooks as readers of it: saving (useEditorSaving), opening
 // an image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
 // the engine's events (useEditorEvents), commands (useEditorCommands), the keyboard
 // (useEditorKeys), the History view (useHistoryView) and the layout preferences (usePanelPrefs).
@@ -16,14 +18,11 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
-import { Editor } from '../../../engine';
 import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
 import { AddClassDialog } from '../../components/classes/AddClassDialog';
 import { AnnotationList } from './AnnotationList';
 import { AttributesPanel, useClassAttributeDefaults } from './AttributesPanel';
-import { editorApi } from '../../api/annotations/editorApi';
-import { AutoAnnotateSession } from './autoAnnotate';
 import { AutoAnnotateBar, promptInfo, useAutoState } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { EditorCanvas } from './EditorCanvas';
@@ -32,7 +31,8 @@ import { HistoryPanel } from './HistoryPanel';
 import { useEditorCommands } from './hooks/useEditorCommands';
 import { useEditorEvents } from './hooks/useEditorEvents';
 import { useEditorKeys } from './hooks/useEditorKeys';
-import { useEditorSaving, usePageHideFlush } from './hooks/useEditorSaving';
+import { useEditorSaving } from './hooks/useEditorSaving';
+import { useEditorSession } from './hooks/useEditorSession';
 import { useHistoryView } from './hooks/useHistoryView';
 import { useImageLoading } from './hooks/useImageLoading';
 import { useImageStage } from './hooks/useImageStage';
@@ -72,27 +72,13 @@ function guarded(what: string, panel: ReactNode, resetKey?: unknown, layout?: 'i
 }
 
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
-  const editor = useMemo(() => new Editor(), []);
-  const auto = useMemo(
-    () =>
-      new AutoAnnotateSession({
-        warmup: () => editorApi.segWarmup(orgId),
-        health: () => editorApi.segHealth(orgId),
-        process: (name) => editorApi.segProcess(project.id, name),
-        mask: (name, prompt, prev, signal, tolerance) => editorApi.segMask(project.id, name, prompt, prev, signal, tolerance),
-      }),
-    [orgId, project.id],
-  );
-  useEffect(() => () => auto.dispose(), [auto]);
-  // The engine's Auto-Annotate tool asks this session's server for masks.
-  useEffect(() => {
-    editor.setSegmenter(auto.segmenter());
-    return () => editor.setSegmenter(null);
-  }, [editor, auto]);
+  // The session owns the editor, saving, the live client and Auto-Annotate (src/app/editor-session).
+  const session = useEditorSession(project.id, orgId);
+  const { editor, auto } = session;
   const autoState = useAutoState(auto);
   const view = useEditorView(editor);
   const documentVersion = useDocumentVersion(editor);
-  const { saver, saveStatus, shownStatus, gathering, link, followSave } = useEditorSaving(editor, project.id);
+  const { saver, saveStatus, shownStatus, gathering, link, followSave } = useEditorSaving(session, project.id);
 
   // The role in this project's organization decides whether the editor may change anything.
   const role = useSession((s) => s.organizations.find((o) => o.id === orgId)?.user_role ?? null);
@@ -126,13 +112,12 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   }, [documentIn, resync]);
   useSendSelection(editor, documentIn, liveImage.peers, liveImage.sendSelection);
   const nav = useSequence({ editor, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
-  usePageHideFlush(saver, link, followSave);
   const nextName = nav.next?.filename ?? null;
   useEffect(() => auto.setNext(nextName), [auto, nextName]);
   const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
   const { tool, picker } = tools;
-  const recordUsage = useEditorEvents({ editor, link, orgId, askForClass: tools.askForClass });
-  const commands = useEditorCommands({ editor, imageId: image.id, projectId: project.id, previous: nav.previous, readOnly, previewing, link, auto, recordUsage });
+  useEditorEvents({ editor, askForClass: tools.askForClass });
+  const commands = useEditorCommands({ session, imageId: image.id, previous: nav.previous, readOnly, previewing });
   const { toggleHistory, leavePreview } = historyView;
   const stage = useImageStage({ image, orgId, projectId: project.id, saver, deniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'set the stage') });
   useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });

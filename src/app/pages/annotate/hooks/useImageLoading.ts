@@ -12,7 +12,7 @@ import type { ImageSourceInput } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
 import { parseLoadData } from '../../../api/annotations/editorApi';
-import type { AutoAnnotateSession } from '../autoAnnotate';
+import type { AutoAnnotateSession } from '../../../editor-session/autoAnnotate';
 import { progressStore } from '../LoadingProgress';
 import { loadAnnotations, openImage } from '../../../api/annotations/preload';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';

@@ -13,14 +13,15 @@ import { useCan } from '../../../stores/permissions';
 import { useSelection } from '../../../stores/selection';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../../stores/projectQueries';
-import type { AutoAnnotateSession } from '../autoAnnotate';
+import type { AutoAnnotateSession } from '../../../editor-session/autoAnnotate';
 import { TYPE_NAMES } from '../ClassPicker';
 import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';
 import type { EditorToolId } from '../hotkeys';
 import { VIEW_TOOLS } from '../ToolPalette';
+import { MESSAGE_MS } from '../../../editor-session/session';
 
-/** As long as the screen's other short messages. */
-export const MESSAGE_MS = 2000;
+/** As long as the screen's other short messages (the session's). */
+export { MESSAGE_MS };
 
 /** The engine tool behind each palette tool. */
 const ENGINE_TOOL: Record<EditorToolId, ToolId> = { select: 'select', auto: 'auto', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };

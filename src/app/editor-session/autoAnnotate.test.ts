@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { GetMaskResponse } from '../../../contract/segmentation';
-import { Editor, MASK_DEBOUNCE_MS, type AutoPreview } from '../../../engine';
+import type { GetMaskResponse } from '../../contract/segmentation';
+import { Editor, MASK_DEBOUNCE_MS, type AutoPreview } from '../../engine';
 import { AutoAnnotateSession, statusText, toProposal, type SegmentationApi } from './autoAnnotate';
 
 function square(x: number, y: number, s: number, area = s * s): GetMaskResponse {

@@ -1,7 +1,7 @@
 // Copy and paste across images (spec sections 2 and 9): the copied shapes live in browser
 // storage, so they survive moving to the next image, a reload, or another tab. Each paste of the
 // same copy lands 20 px further (20, 40, ...) so pasted shapes never hide each other.
-import { PASTE_OFFSET, type EditorAnnotation } from '../../../engine';
+import { PASTE_OFFSET, type EditorAnnotation } from '../../engine';
 
 export const CLIPBOARD_KEY = 'vellum.editorClipboard';
 

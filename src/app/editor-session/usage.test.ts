@@ -1,6 +1,6 @@
 // What the editor reports as usage for a creation action, and that a failure stays a log line.
 import { describe, expect, it, vi } from 'vitest';
-import type { EditorAnnotation } from '../../../engine';
+import type { EditorAnnotation } from '../../engine';
 import { recordCreated } from './usage';
 
 const target = { orgId: 'org', projectId: 'project', imageId: 'image' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EditorAnnotation } from '../../../engine';
+import type { EditorAnnotation } from '../../engine';
 import { copyShapes, hasClipboard, takePaste } from './clipboard';
 
 class MemoryStorage {

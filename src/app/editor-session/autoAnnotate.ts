@@ -4,9 +4,9 @@
 // show as pending), then asks get-mask. Points, the box, the debounce, cancellation and the mask
 // shown live in the engine's Auto-Annotate tool (src/engine/tools/auto). Framework-free so it is
 // unit-tested with a fake API and clock.
-import { readStorage, writeStorage } from '../../lib/storage';
-import type { GetMaskResponse } from '../../../contract/segmentation';
-import type { AbortSignalLike, MaskProposal, SegmentPrompt, Segmenter } from '../../../engine';
+import { readStorage, writeStorage } from '../lib/storage';
+import type { GetMaskResponse } from '../../contract/segmentation';
+import type { AbortSignalLike, MaskProposal, SegmentPrompt, Segmenter } from '../../engine';
 
 export interface SegmentationApi {
   warmup(): Promise<unknown>;

@@ -2,9 +2,9 @@
 // copied from the previous image, an assisted mask completed) sends one POST /usage/annotation
 // per kind of shape it created, with the count. A failure is only logged (spec: 'Usage failures
 // are only logged'): usage never interrupts or blocks annotating, and is not retried.
-import type { EditorAnnotation } from '../../../engine';
-import type { UsageAnnotationType } from '../../../contract/usage';
-import { api } from '../../api/client';
+import type { EditorAnnotation } from '../../engine';
+import type { UsageAnnotationType } from '../../contract/usage';
+import { api } from '../api/client';
 
 const KIND: Record<EditorAnnotation['type'], UsageAnnotationType> = { box: 'bbox', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', segmentation: 'segmentation' };
 

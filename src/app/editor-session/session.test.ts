@@ -1,0 +1,124 @@
+// The editor session joined as the screen starts it: the real engine and save link, the save
+// manager on a fake clock and in-memory server, a stand-in live client. What the user does in the
+// editor reaches the server, and is recorded as usage, whoever created it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EditorAnnotation } from '../../engine';
+import type { LiveClient } from '../sync/live';
+import { EditorSession, type Tell } from './session';
+import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
+
+const IMG = '00000000-0000-4000-8000-000000000001';
+const OTHER = '00000000-0000-4000-8000-000000000002';
+const PROJECT = '00000000-0000-4000-8000-0000000000aa';
+const ref = (imageId: string) => ({ imageId, projectId: PROJECT, imageFilename: `${imageId}.png` });
+
+class MemoryStorage {
+  private m = new Map<string, string>();
+  getItem = (k: string) => this.m.get(k) ?? null;
+  setItem = (k: string, v: string) => void this.m.set(k, v);
+  removeItem = (k: string) => void this.m.delete(k);
+}
+
+const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: () => undefined } as unknown as LiveClient;
+
+async function setup() {
+  const clock = fakeClock();
+  const server = fakeServer(clock);
+  server.saveAs(IMG, [box('a', 0)]);
+  server.saveAs(OTHER, []);
+  const { manager } = harness(clock, server, newIdb());
+  const told: string[] = [];
+  const recorded: { imageId: string; shapes: (EditorAnnotation | undefined)[] }[] = [];
+  const session = new EditorSession({
+    projectId: PROJECT,
+    orgId: 'org-1',
+    saver: manager,
+    live: liveStandIn,
+    segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('no masks here')) },
+    tell: ((message) => void told.push(message)) as Tell,
+    recordCreated: async (target, shapes) => void recorded.push({ imageId: target.imageId, shapes: [...shapes] }),
+  });
+  const stop = session.start();
+  // As the screen opens an image (useImageLoading).
+  const open = async (imageId: string) => {
+    const loaded = server.loaded(imageId);
+    session.link.expect(imageId);
+    await session.link.load(loaded.annotations);
+    await manager.open(ref(imageId), loaded);
+    session.link.attach(ref(imageId));
+  };
+  const { editor } = session;
+  editor.setImageSize({ width: 1000, height: 800 });
+  editor.setViewport({ width: 1000, height: 800 });
+  const settle = async () => {
+    for (let i = 0; i < 4; i++) await clock.advance(3000);
+  };
+  const savedIds = (imageId: string) => (server.doc(imageId).annotations as { id: string }[]).map((a) => a.id).sort();
+  return { clock, server, manager, session, editor, stop, open, settle, told, recorded, savedIds };
+}
+
+describe('the editor session', () => {
+  beforeEach(() => {
+    (globalThis as { window?: unknown }).window = { localStorage: new MemoryStorage() };
+  });
+  afterEach(() => {
+    delete (globalThis as { window?: unknown }).window;
+  });
+
+  it('saves a keypoint placed with one click and records it as created', async () => {
+    const s = await setup();
+    await s.open(IMG);
+    s.editor.setTool('keypoint');
+    s.editor.setActiveClass('eye');
+    s.editor.pointerDown({ x: 50, y: 60 });
+    s.editor.pointerUp({ x: 50, y: 60 });
+    const created = s.editor.getOrderedIds().find((id) => id !== 'a')!;
+    await s.settle();
+    expect(s.savedIds(IMG)).toEqual(['a', created].sort());
+    expect(s.recorded).toEqual([{ imageId: IMG, shapes: [expect.objectContaining({ id: created, type: 'keypoint', class: 'eye' })] }]);
+    s.stop();
+  });
+
+  it('pastes what was copied on another image, saves it there and records the paste', async () => {
+    const s = await setup();
+    await s.open(IMG);
+    s.editor.select(['a']);
+    s.session.copy(IMG);
+    expect(s.told).toEqual(['Copied 1 annotation(s)']);
+    s.session.link.detach(IMG);
+    await s.open(OTHER);
+    s.session.paste(OTHER);
+    const pasted = s.editor.getOrderedIds();
+    expect(pasted).toHaveLength(1);
+    await s.settle();
+    expect(s.savedIds(OTHER)).toEqual(pasted);
+    expect(s.recorded.at(-1)).toEqual({ imageId: OTHER, shapes: [expect.objectContaining({ id: pasted[0], type: 'box' })] });
+    s.stop();
+  });
+
+  it('removes every shape as one undo step, saved at once', async () => {
+    const s = await setup();
+    await s.open(IMG);
+    expect(s.session.removeAll()).toBe(1);
+    await s.settle();
+    expect(s.savedIds(IMG)).toEqual([]);
+    s.editor.undo();
+    await s.settle();
+    expect(s.savedIds(IMG)).toEqual(['a']);
+    s.stop();
+  });
+
+  it('tells its readers while changes gather, and stops listening when stopped', async () => {
+    const s = await setup();
+    await s.open(IMG);
+    const seen: boolean[] = [];
+    s.session.subscribeGathering(() => seen.push(s.session.isGathering()));
+    s.editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await s.settle();
+    expect(seen).toEqual([true, false]);
+    s.stop();
+    s.editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await s.settle();
+    expect((s.server.doc(IMG).annotations as { bounding_box: { x: number } }[])[0]!.bounding_box.x).toBe(5);
+  });
+});

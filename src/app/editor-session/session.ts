@@ -1,0 +1,251 @@
+// One open project's editor session (issue 31 §2), framework-free: the Editor, the save link
+// between it and the app's save manager, the tab's live client and Auto-Annotate's server side,
+// and what joins them: usage records for created shapes, an accepted mask becoming an annotation,
+// the toasts of merges and overlaps, the keepalive flush when the page is hidden, and the
+// commands on the document (copy, paste, Copy Previous, Remove All). The editor screen creates one
+// (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and reads it.
+import type { Image } from '../../contract/images';
+import type { GetMaskResponse } from '../../contract/segmentation';
+import { Editor, storedToEditor, type EditorAnnotation, type ProposalAccepted } from '../../engine';
+import { editorApi } from '../api/annotations/editorApi';
+import { loadAnnotations } from '../api/annotations/preload';
+import { getLiveClient, type LiveClient } from '../sync/live';
+import { EditorSaveLink, getSaveManager, type MergeResult, type Overlap, type SaveManager } from '../sync/save';
+import { outlastedMessage, overlapAuthor, overlapMessages } from '../sync/save/overlap';
+import { toast, type ToastTone } from '../stores/toast';
+import { AutoAnnotateSession, type SegmentationApi } from './autoAnnotate';
+import { copyShapes, takePaste } from './clipboard';
+import { recordCreated } from './usage';
+
+/** How long the toasts about another person's change stay (as the 409 merge's). */
+const OVERLAP_TOAST_MS = 6000;
+/** As long as the screen's other short messages. */
+export const MESSAGE_MS = 2000;
+
+export type Tell = (message: string, tone: ToastTone, ms: number) => void;
+
+export interface EditorSessionOptions {
+  projectId: string;
+  orgId: string;
+  /** The app's save manager by default (getSaveManager). */
+  saver?: SaveManager;
+  /** The tab's live client by default (getLiveClient). */
+  live?: LiveClient;
+  /** Auto-Annotate's server calls (editorApi's by default). */
+  segmentation?: SegmentationApi;
+  /** Short messages for the user (the app's toasts by default). */
+  tell?: Tell;
+  /** Usage records for created shapes (recordCreated by default). */
+  recordCreated?: typeof recordCreated;
+  /** The editor itself (a new one by default). */
+  editor?: Editor;
+}
+
+function segmentationOf(orgId: string, projectId: string): SegmentationApi {
+  return {
+    warmup: () => editorApi.segWarmup(orgId),
+    health: () => editorApi.segHealth(orgId),
+    process: (name) => editorApi.segProcess(projectId, name),
+    mask: (name, prompt, prev, signal, tolerance) => editorApi.segMask(projectId, name, prompt, prev, signal, tolerance),
+  };
+}
+
+function newId(): string {
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+}
+
+export class EditorSession {
+  readonly projectId: string;
+  readonly orgId: string;
+  readonly editor: Editor;
+  readonly saver: SaveManager;
+  readonly live: LiveClient;
+  readonly auto: AutoAnnotateSession;
+  /** Between the editor and the save manager: deltas out, merges and others' changes back in. */
+  readonly link: EditorSaveLink;
+  private readonly tell: Tell;
+  private readonly record: typeof recordCreated;
+  private gathering = false;
+  private readonly gatheringListeners = new Set<() => void>();
+
+  constructor(opts: EditorSessionOptions) {
+    this.projectId = opts.projectId;
+    this.orgId = opts.orgId;
+    this.editor = opts.editor ?? new Editor();
+    this.saver = opts.saver ?? getSaveManager();
+    this.live = opts.live ?? getLiveClient();
+    this.tell = opts.tell ?? toast;
+    this.record = opts.recordCreated ?? recordCreated;
+    this.auto = new AutoAnnotateSession(opts.segmentation ?? segmentationOf(opts.orgId, opts.projectId));
+    this.link = new EditorSaveLink(this.editor, this.saver, {
+      onGathering: (on) => this.setGathering(on),
+      onMerged: (merge) => this.merged(merge),
+      onOverlap: (o) => {
+        const image = this.link.image;
+        if (image) void this.tellOverlap(image.imageId, image.projectId, o);
+      },
+    });
+  }
+
+  /**
+   * Joins the parts while the screen shows the session; returns the function that parts them.
+   * Every listener is in place when this returns, before the user can create anything.
+   */
+  start(): () => void {
+    const { editor, live, link, saver } = this;
+    const offs = [
+      link.start(),
+      // The engine's Auto-Annotate tool asks this session's server for masks.
+      (editor.setSegmenter(this.auto.segmenter()), () => editor.setSegmenter(null)),
+      // Usage records for shapes created on the image the editor holds (spec section 7).
+      editor.onEvent((e) => {
+        if (e.type === 'created') this.recordUsage([e.id]);
+        else if (e.type === 'pasted' && e.count > 0) this.recordUsage(e.ids);
+      }),
+      editor.onProposalAccepted((e) => this.acceptMask(e)),
+      // Another person's merge dropped their edit of shapes this tab saved recently: the user's won.
+      live.onPeerOverlap((imageId, o) => {
+        const mine = link.outlasted(imageId, o.ids);
+        if (mine.length) this.tell(outlastedMessage(mine.length, o.name), 'neutral', OVERLAP_TOAST_MS);
+      }),
+      this.onPageHide(() => {
+        link.flush();
+        saver.flushOnPageHide();
+      }),
+    ];
+    return () => {
+      for (const off of offs.reverse()) off();
+    };
+  }
+
+  dispose(): void {
+    this.auto.dispose();
+  }
+
+  /** True while changes wait in the link's short gathering window: the top bar must not say 'Saved' then. */
+  isGathering = (): boolean => this.gathering;
+
+  subscribeGathering = (listener: () => void): (() => void) => {
+    this.gatheringListeners.add(listener);
+    return () => this.gatheringListeners.delete(listener);
+  };
+
+  /** Usage records for shapes created on the image the editor holds (spec section 7). */
+  recordUsage(ids: Iterable<string>): void {
+    const held = this.link.image;
+    if (held) void this.record({ orgId: this.orgId, projectId: held.projectId, imageId: held.imageId }, [...ids].map((id) => this.editor.getAnnotation(id)));
+  }
+
+  // ---------------------------------------------------------------- commands
+
+  /** Copies the selection of `from` (this editor, or an earlier version's) for pasting on any image. */
+  copy(imageId: string, from: Editor = this.editor): void {
+    const shapes = from.copy();
+    if (shapes.length === 0) return;
+    copyShapes(shapes, imageId);
+    this.tell(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
+  }
+
+  /** Pastes what was copied, each paste of the same copy on this image a step further. */
+  paste(imageId: string): void {
+    const clip = takePaste(imageId);
+    if (clip) this.editor.paste(clip.shapes, clip.offset);
+  }
+
+  /** Copy Previous: the previous image's saved annotations pasted in place (one undo step). */
+  async copyPrevious(previous: Image, imageId: string): Promise<void> {
+    const { annotations } = await loadAnnotations(previous, this.projectId);
+    if (this.link.image?.imageId !== imageId) return;
+    if (annotations.length === 0) return this.tell('The previous image has no annotations', 'neutral', MESSAGE_MS);
+    this.editor.paste(annotations.map(storedToEditor), 0);
+  }
+
+  /** Remove All (one undo step); the number of shapes removed. */
+  removeAll(): number {
+    const ids = this.editor.getOrderedIds();
+    if (ids.length === 0) return 0;
+    this.editor.execute('delete', { ids: [...ids] });
+    this.tell(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
+    return ids.length;
+  }
+
+  /**
+   * An accepted Auto-Annotate mask (Enter, or Complete: the engine tool asks for a class when none
+   * is active) becomes a segmentation annotation of that class, or polygons snapped to its edge
+   * (one undo step), saved through the same pipeline as every other edit.
+   */
+  private acceptMask(e: ProposalAccepted): void {
+    const { editor } = this;
+    const mask = e.proposal.data as GetMaskResponse;
+    const [x, y, width, height] = mask.bbox;
+    const id = newId();
+    const extra = { score: mask.score, sam2_area: mask.area, point_count: e.pointCount, inference_time: mask.inference_time, tool_used: `auto-annotate:${mask.backend}` };
+    try {
+      if (this.auto.getState().output.kind === 'polygon') {
+        // Snapped to polygons (the answer's, simplified at the chosen tolerance): one per part of the mask, one undo step.
+        const parts: EditorAnnotation[] = mask.vellum_annotations
+          .filter((a) => a.polygon.path.length >= 3)
+          .map((a, i) => {
+            const holes = a.polygon.holes.filter((h) => h.length >= 3);
+            return { id: `${id}-${i}`, type: 'polygon' as const, class: e.class, points: a.polygon.path, ...(holes.length ? { holes } : {}), extra };
+          });
+        if (parts.length === 0) return;
+        const ids = editor.execute('paste', { annotations: parts, offset: 0 });
+        editor.select(ids);
+        this.recordUsage(ids);
+        return;
+      }
+      editor.execute('create', { annotation: { id, type: 'segmentation', class: e.class, x, y, width, height, rle: mask.mask, extra } });
+      editor.select([id]);
+      this.recordUsage([id]);
+    } catch (err) {
+      console.error('Error saving the mask:', err);
+      this.tell('The mask could not be added. Please try again.', 'danger', 5000);
+    }
+  }
+
+  // ---------------------------------------------------------------- saving's messages
+
+  private setGathering(on: boolean): void {
+    if (on === this.gathering) return;
+    this.gathering = on;
+    for (const l of [...this.gatheringListeners]) l();
+  }
+
+  private merged(merge: MergeResult): void {
+    this.tell(
+      merge.conflicts.length
+        ? `Conflict merged: someone else saved this image too. ${merge.conflicts.length} annotation(s) changed on both sides kept the later edit.`
+        : 'Conflict merged: changes saved from elsewhere were kept with yours.',
+      'neutral',
+      OVERLAP_TOAST_MS,
+    );
+    // The other side's later edit won: this change of them is never saved, so only this says so.
+    const image = this.link.image;
+    if (image && merge.theirsWon.length) this.live.sendOverlap(image.imageId, merge.theirsWon);
+  }
+
+  /** Tells the user about an overlap, naming the other person from the image's latest history entries. */
+  private async tellOverlap(imageId: string, projectId: string, o: Overlap): Promise<void> {
+    const me = this.live.userId;
+    if (o.by !== null && o.by === me) return; // this user's other tab
+    let who: string | null = null;
+    try {
+      who = overlapAuthor(o, (await editorApi.history(imageId, projectId, { limit: 20 })).entries, me);
+    } catch {
+      // Not named: 'Someone else'.
+    }
+    for (const message of overlapMessages(o, who)) this.tell(message, 'neutral', OVERLAP_TOAST_MS);
+  }
+
+  private onPageHide(fn: () => void): () => void {
+    if (typeof window === 'undefined' || typeof document === 'undefined') return () => undefined;
+    const onVisibility = () => document.visibilityState === 'hidden' && fn();
+    window.addEventListener('pagehide', fn);
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      window.removeEventListener('pagehide', fn);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }
+}
