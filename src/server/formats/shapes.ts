@@ -1,5 +1,6 @@
-// The geometry every dataset format shares, written once: a path's bounding box, a ring's area,
-// whether a ring is a box's rectangle, and the VOC pixel rule. Readers (./<format>/read.ts), writers
+// The geometry every dataset format shares, written once: a path's bounding box, a box clipped to
+// the image, a ring's area, box recognition (a ring that is a box's rectangle: COCO's isBoxRing, YOLO's
+// axisAlignedRectangle), and the VOC pixel rule. Readers (./<format>/read.ts), writers
 // (./<format>/write.ts), the import's conversion and the segmentation result use these.
 //
 // Why here and not in src/contract: every user of these is on the server (the SPA and the engine
@@ -30,6 +31,17 @@ export function pathBox(path: readonly (readonly [number, number])[]): PixelBox 
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
+/** The part of a box inside a width x height image, and whether it was cut; null when nothing is inside. */
+export function clipBox(b: PixelBox, size: { width: number; height: number }): { box: PixelBox; clipped: boolean } | null {
+  const x0 = Math.max(0, b.x);
+  const y0 = Math.max(0, b.y);
+  const x1 = Math.min(size.width, b.x + b.w);
+  const y1 = Math.min(size.height, b.y + b.h);
+  if (!(x1 > x0) || !(y1 > y0)) return null;
+  const box = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  return { box, clipped: x0 !== b.x || y0 !== b.y || x1 !== b.x + b.w || y1 !== b.y + b.h };
+}
+
 /** Area of a closed ring, whatever its direction (the shoelace formula); 0 for a degenerate ring. */
 export function ringArea(path: readonly (readonly [number, number])[]): number {
   let s = 0;
@@ -58,6 +70,25 @@ export function isBoxRing(ring: readonly number[], box: readonly number[] | null
     used.add(c);
   }
   return true;
+}
+
+/**
+ * The box a 4-corner axis-aligned rectangle is, else null: segment datasets write every object as
+ * a polygon (Vellum's YOLO export writes boxes as their 4 corners when a project has polygons), and
+ * a rectangle brought back as a polygon would lose its box tools and class type (YOLO's reader).
+ */
+export function axisAlignedRectangle(path: readonly (readonly [number, number])[]): PixelBox | null {
+  if (path.length !== 4) return null;
+  for (let i = 0; i < 4; i++) {
+    const [x1, y1] = path[i]!;
+    const [x2, y2] = path[(i + 1) % 4]!;
+    if ((x1 === x2) === (y1 === y2)) return null; // each side is horizontal or vertical, never both or neither
+  }
+  const xs = path.map((p) => p[0]);
+  const ys = path.map((p) => p[1]);
+  const x = Math.min(...xs), y = Math.min(...ys);
+  const w = Math.max(...xs) - x, h = Math.max(...ys) - y;
+  return w > 0 && h > 0 ? { x, y, w, h } : null;
 }
 
 /** The flat ring of a box's 4 corners, clockwise from its top-left (COCO's polygon for a box). */

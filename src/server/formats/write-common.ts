@@ -11,6 +11,7 @@ import type { ImageRow, ProjectRow } from '../services/images';
 import type { ZipSink } from '../services/export/sink';
 import type { TimeSlice } from '../offload/slice';
 import { isNum, type PixelBox } from './shapes';
+import { stemOf } from './read-common';
 
 export interface RunState {
   ctx: AppContext;
@@ -107,10 +108,8 @@ export function leftOutSection(report: Report, kind: string, title: string, why:
 
 // --- names in layouts keyed by the file name's stem (YOLO labels/, VOC Annotations/)
 
-/** The file name without its last extension ('a.b.png' -> 'a.b'; a leading dot is not an extension). Same rule as STEM_SQL. */
-export function stemOf(filename: string): string {
-  return filename.replace(/(.)\.[^.]*$/s, '$1');
-}
+/** The file name without its last extension ('a.b.png' -> 'a.b'; a leading dot is not an extension): read-common's stemOf, the same rule as STEM_SQL. */
+export { stemOf };
 const STEM_SQL = sql`lower(regexp_replace(${images.filename}, '(.)\\.[^.]*$', '\\1'))`;
 
 /** A stem ending like the suffix the renaming adds: renamed too, so renamed names never meet kept ones. */

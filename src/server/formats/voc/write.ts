@@ -21,7 +21,7 @@ import { Readable } from 'node:stream';
 import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
-import { boxToVoc, isPath, pathBox, type PixelBox } from '../shapes';
+import { boxToVoc, clipBox, isPath, pathBox, type PixelBox } from '../shapes';
 import { convert, decimal, exportName, imageSize, leftOutSection, LeftOut, namedAttributes, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 
 // XML 1.0 cannot carry these even escaped: replaced by U+FFFD.
@@ -58,11 +58,8 @@ export function toVoc(a: Record<string, unknown>, size: ImageSize | null): VocCo
     box = b;
   }
   if (!size) return box.w > 0 && box.h > 0 ? { kind: 'object', box, clipped: false } : { kind: 'invalid', reason: 'no area' };
-  const x0 = Math.max(box.x, 0), y0 = Math.max(box.y, 0);
-  const x1 = Math.min(box.x + box.w, size.width), y1 = Math.min(box.y + box.h, size.height);
-  if (!(x1 > x0 && y1 > y0)) return { kind: 'invalid', reason: 'no area inside the image' };
-  const clipped = x0 !== box.x || y0 !== box.y || x1 !== box.x + box.w || y1 !== box.y + box.h;
-  return { kind: 'object', box: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, clipped };
+  const inside = clipBox(box, size);
+  return inside ? { kind: 'object', ...inside } : { kind: 'invalid', reason: 'no area inside the image' };
 }
 
 /** VOC's 0 / 1 flags from an attribute value: true, non-zero numbers and '1' / 'true' / 'yes' are 1. */

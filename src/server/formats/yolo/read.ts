@@ -42,6 +42,7 @@ import {
   type ReadOptions,
 } from '../../services/import/types';
 import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, readText, stemOf } from '../read-common';
+import { axisAlignedRectangle } from '../shapes';
 
 const YAML_NAME = /^data\.ya?ml$/i;
 const LIST_NAME = /^(train|valid|val|test)\.txt$/i;
@@ -203,25 +204,6 @@ function poseLine(nums: number[], cls: string, c: number, pose: PoseShape, insta
 }
 
 /** One label line; null for a blank line or a comment. `instance` joins a pose line's box and keypoints. */
-/**
- * The box a 4-corner axis-aligned rectangle is, else null: segment datasets write every object as
- * a polygon (Vellum's YOLO export writes boxes as their 4 corners when a project has polygons), and
- * a rectangle brought back as a polygon would lose its box tools and class type.
- */
-export function axisAlignedRectangle(path: readonly Point[]): { x: number; y: number; w: number; h: number } | null {
-  if (path.length !== 4) return null;
-  for (let i = 0; i < 4; i++) {
-    const [x1, y1] = path[i]!;
-    const [x2, y2] = path[(i + 1) % 4]!;
-    if ((x1 === x2) === (y1 === y2)) return null; // each side is horizontal or vertical, never both or neither
-  }
-  const xs = path.map((p) => p[0]);
-  const ys = path.map((p) => p[1]);
-  const x = Math.min(...xs), y = Math.min(...ys);
-  const w = Math.max(...xs) - x, h = Math.max(...ys) - y;
-  return w > 0 && h > 0 ? { x, y, w, h } : null;
-}
-
 export function parseLabelLine(line: string, names: readonly string[], pose?: PoseShape, instance = ''): Parsed {
   const text = line.trim();
   if (text === '' || text.startsWith('#')) return null;

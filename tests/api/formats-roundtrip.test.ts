@@ -1,0 +1,170 @@
+// Each export format, written then read: the zip the export route answers, read by the same
+// format's reader (src/server/formats/<format>/read.ts) and converted as the importer converts
+// (services/import/convert.ts toStored), gives back the annotations that were saved, as far as the
+// format carries them:
+//   vellum  every annotation exactly as stored (ids, every shape kind, attributes, extra keys);
+//   coco    boxes, polygons (a polygon with holes as its mask, pixel for pixel), masks pixel for
+//           pixel, keypoints, attributes; polylines are left out;
+//   yolo    (with the image files: a label file does not name its image) segment mode: boxes (as their 4 corners), polygons as their outer ring, masks traced
+//           (pixel for pixel); detect mode: boxes; keypoints and polylines left out, no attributes;
+//   voc     boxes, and every other shape but a point as its bounding box; pose / truncated /
+//           difficult and named attributes.
+// CVAT is read only (no writer). The import job itself is covered by export-roundtrip.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { decodeRle, encodeMask, numericCounts } from '../../src/contract/rle';
+import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
+import { READERS } from '../../src/server/formats';
+import { toStored } from '../../src/server/services/import/convert';
+import type { ImportFormat } from '../../src/contract/imports';
+import { memoryArchive, readAll } from '../support/test-archive';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+
+type Stored = Record<string, unknown> & { id: string; name: string };
+type Box = { x: number; y: number; w: number; h: number };
+
+const W = 40;
+const H = 30;
+let server: TestServer;
+let owner: Member;
+let projectId: string;
+let kernels: Kernels;
+
+const mask = new Uint8Array(W * H);
+// Column-major: pixel (x, y) at x * H + y. An L shape at x 3..8, y 2..6 without its corner x 6..8, y 2..3.
+for (let x = 3; x < 9; x++) for (let y = 2; y < 7; y++) if (!(x >= 6 && y < 4)) mask[x * H + y] = 1;
+
+const saved: Stored[] = [
+  { id: 'b1', name: 'car', bounding_box: { x: 1.5, y: 2.25, w: 10.125, h: 5 }, attributes: [{ name: 'make', value: 'volvo' }, { name: 'difficult', value: true }] },
+  { id: 'p1', name: 'roof', bounding_box: { x: 20, y: 10, w: 12, h: 8 }, polygon: { path: [[20, 10], [32, 10], [26, 18]] } },
+  { id: 'p2', name: 'roof', bounding_box: { x: 0, y: 12, w: 16, h: 16 }, polygon: { path: [[0, 12], [16, 12], [16, 28], [0, 28]], holes: [[[4, 16], [10, 16], [10, 22], [4, 22]]] } },
+  { id: 'm1', name: 'roof', bounding_box: { x: 3, y: 2, w: 6, h: 5 }, segmentation: { size: [H, W], counts: encodeMask(mask, H, W) } },
+  { id: 'k1', name: 'eye', bounding_box: { x: 7, y: 8, w: 0, h: 0 }, keypoint: { x: 7, y: 8 }, attributes: [{ name: 'side', value: 'left' }] },
+  { id: 'l1', name: 'lane', bounding_box: { x: 0, y: 25, w: 40, h: 0 }, polyline: { path: [[0, 25], [40, 25]] } },
+];
+
+/** The export route's zip for this project, as archive entries. */
+async function exported(format: string, extra: Record<string, unknown> = {}): Promise<Record<string, Buffer>> {
+  const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ project_id: projectId, scope: 'all', format, ...extra }),
+  });
+  expect(res.status).toBe(200);
+  const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+  const entries: Record<string, Buffer> = {};
+  for (const file of Object.values(zip.files)) if (!file.dir) entries[file.name] = await file.async('nodebuffer');
+  return entries;
+}
+
+/** The format's reader over the zip, each annotation converted as the importer converts it (ids 'r0', 'r1', ...). */
+async function readBack(format: ImportFormat, entries: Record<string, Buffer>): Promise<Stored[]> {
+  const reader = READERS.find((r) => r.format === format)!;
+  const { images } = await readAll(reader, memoryArchive(entries));
+  const image = images.find((i) => i.fileName === 'scene.png')!;
+  expect(image, `${format}: scene.png read back`).toBeDefined();
+  if (image.stored) return image.stored as Stored[];
+  return image.annotations.map((a, i) => {
+    const c = toStored(a, `r${i}`, a.class, { width: W, height: H }, image.normalized ?? false);
+    if (!c.ok) throw new Error(`${format}: ${c.reason}`);
+    return c.stored as Stored;
+  });
+}
+
+const pixels = (a: Record<string, unknown>) => Array.from(decodeRle({ size: [H, W], counts: numericCounts(a.segmentation as { size: [number, number]; counts: number[] | string }) }));
+const raster = (rings: [number, number][][]) => Array.from(kernels.polygonsToMask(rings.map((path) => ({ path, holes: [] })), H, W));
+const near = (a: number, b: number, tol = 1e-6 * W) => Math.abs(a - b) <= tol;
+function expectBox(actual: unknown, want: Box, tol?: number) {
+  const b = actual as Box;
+  for (const k of ['x', 'y', 'w', 'h'] as const) expect(near(b[k], want[k], tol), `${k}: ${b[k]} vs ${want[k]}`).toBe(true);
+}
+const named = (a: Record<string, unknown>) => Object.fromEntries(((a.attributes ?? []) as { name: string; value: unknown }[]).map((e) => [e.name, e.value]));
+const byName = (list: Stored[], name: string) => list.filter((a) => a.name === name);
+
+beforeAll(async () => {
+  kernels = await loadKernelsNode();
+  server = await startServer();
+  owner = await onboardedUser(server);
+  projectId = (await createProject(server, owner, 'Formats')).id;
+  const classes = [
+    { name: 'car', type: 'box', color: '#ff0000' },
+    { name: 'roof', type: 'polygon', color: '#00ff00' },
+    { name: 'eye', type: 'keypoint', color: '#0000ff' },
+    { name: 'lane', type: 'polyline', color: '#ffff00' },
+  ];
+  expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes } })).status).toBe(200);
+  const image = await uploadImage(server, owner, projectId, 'scene.png', await png(W, H));
+  const res = await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: image.id, project_id: projectId, image_filename: 'scene.png', annotations: saved } });
+  expect(res.status).toBe(200);
+}, 90_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('write, then read, gives the same annotations', () => {
+  it('Vellum: every annotation exactly as stored', { timeout: 60_000 }, async () => {
+    const back = await readBack('vellum', await exported('vellum'));
+    const load = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?sort_by=filename`, { token: owner.token });
+    const data = await api(server.url, 'GET', `/api/v1/annotations/load-data/${(load.body.images as { id: string }[])[0]!.id}`, { token: owner.token });
+    expect(back).toEqual(data.body.annotations);
+    expect(back.map((a) => a.id)).toEqual(saved.map((a) => a.id));
+  });
+
+  it('COCO: boxes, polygons, a polygon with holes as its mask, masks pixel for pixel, keypoints, attributes', { timeout: 60_000 }, async () => {
+    const back = await readBack('coco', await exported('coco'));
+    const [car] = byName(back, 'car');
+    expect(car!.polygon, 'a box comes back as a box').toBeUndefined();
+    expectBox(car!.bounding_box, saved[0]!.bounding_box as Box, 0);
+    expect(named(car!)).toEqual({ make: 'volvo', difficult: true });
+    const roofs = byName(back, 'roof');
+    expect(roofs).toHaveLength(3);
+    expect(roofs[0]!.polygon).toEqual(saved[1]!.polygon);
+    // The polygon with a hole is written as RLE: its pixels are the polygon's, hole excluded.
+    const holed = saved[2]!.polygon as { path: [number, number][]; holes: [number, number][][] };
+    expect(pixels(roofs[1]!)).toEqual(Array.from(kernels.polygonsToMask([holed], H, W)));
+    expect(pixels(roofs[2]!)).toEqual(Array.from(mask));
+    const [eye] = byName(back, 'eye');
+    expect(eye!.keypoint).toEqual({ x: 7, y: 8 });
+    expect(named(eye!)).toEqual({ side: 'left' });
+    expect(byName(back, 'lane'), 'COCO has no open paths').toEqual([]);
+  });
+
+  it('YOLO segments: boxes (written as their corners), polygons as their outer ring, masks traced pixel for pixel', { timeout: 60_000 }, async () => {
+    const back = await readBack('yolo', await exported('yolo', { include_images: true }));
+    // Written as its 4 corners, read back as a box (formats/shapes.ts axisAlignedRectangle).
+    const [car] = byName(back, 'car');
+    expect(car!.polygon).toBeUndefined();
+    expectBox(car!.bounding_box, saved[0]!.bounding_box as Box);
+    const roofs = byName(back, 'roof');
+    expect(roofs).toHaveLength(3);
+    const ring = (roofs[0]!.polygon as { path: [number, number][] }).path;
+    (saved[1]!.polygon as { path: [number, number][] }).path.forEach(([px, py], i) => expect(near(ring[i]![0], px) && near(ring[i]![1], py)).toBe(true));
+    // YOLO segments have no holes: the outer ring only, a rectangle here, so it reads back as a box.
+    expect(roofs[1]!.polygon).toBeUndefined();
+    expectBox(roofs[1]!.bounding_box, saved[2]!.bounding_box as Box);
+    expect(raster([(roofs[2]!.polygon as { path: [number, number][] }).path])).toEqual(Array.from(mask));
+    expect(byName(back, 'eye').concat(byName(back, 'lane'))).toEqual([]);
+  });
+
+  it('YOLO detect (boxes only): boxes to 1e-6 of the image size', { timeout: 60_000 }, async () => {
+    const back = await readBack('yolo', await exported('yolo', { class_filter: ['car'], include_images: true }));
+    expect(back).toHaveLength(1);
+    expect(back[0]!.polygon).toBeUndefined();
+    expectBox(back[0]!.bounding_box, saved[0]!.bounding_box as Box);
+  });
+
+  it('Pascal VOC: boxes, every other shape but a point as its bounding box, and attributes', { timeout: 60_000 }, async () => {
+    const back = await readBack('voc', await exported('voc'));
+    const [car] = byName(back, 'car');
+    expectBox(car!.bounding_box, saved[0]!.bounding_box as Box);
+    expect(named(car!)).toMatchObject({ make: 'volvo', difficult: true, truncated: false });
+    const roofs = byName(back, 'roof');
+    expect(roofs).toHaveLength(3);
+    roofs.forEach((r, i) => expectBox(r.bounding_box, saved[i + 1]!.bounding_box as Box));
+    // This polyline is flat (no height): its box has no area, so VOC cannot write it.
+    expect(byName(back, 'lane')).toEqual([]);
+    expect(byName(back, 'eye'), 'a point has no box').toEqual([]);
+  });
+});
