@@ -3,7 +3,7 @@
 // the image (counted, so the report can say how many), the minimum points of polygons and
 // polylines, a mask's size against the image's, bounding boxes from the geometry, and attributes
 // as `{name, value}` entries of the stored attributes list.
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
 import { pathBox } from '../../formats/shapes';
@@ -19,12 +19,16 @@ export type Converted = { ok: true; stored: Record<string, unknown>; clipped: bo
 /** Known stored keys an imported `extra` may not overwrite. */
 const RESERVED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'attributes']);
 
+/** SHA-256 in hex: the one-shot crypto.hash (Node 20.12+) where there is one, about 3x faster per id than a Hash object. */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
+
 /**
  * A stable id for the `index`-th annotation of `file` in import `importId` (UUID-shaped): an import
  * that is resumed after a crash writes the same ids again, so it replaces rather than duplicates.
  */
 export function importedId(importId: string, file: string, index: number): string {
-  const h = createHash('sha256').update(`${importId}\u0000${file}\u0000${index}`).digest('hex');
+  const h = sha256Hex(`${importId}\u0000${file}\u0000${index}`);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 

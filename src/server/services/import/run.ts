@@ -58,6 +58,13 @@ const IMAGES_AT_ONCE = 3;
  * 10,000-box image), saves of 1,000 about 0.25 s.
  */
 const SAVE_CHUNK = 1_000;
+/**
+ * How long converting an image's shapes holds the event loop before it lets others run. A request
+ * awaits the database a dozen times or more (a save: access, image, project, version, the
+ * transaction's statements), and each answer may wait for the slice running when it arrives: a
+ * short slice keeps that sum small (the default 15 ms of offload/slice.ts is for exports).
+ */
+const CONVERT_SLICE_MS = 5;
 export interface ImportJobPayload {
   import_id: string;
 }
@@ -127,6 +134,13 @@ async function downloadStaged(ctx: AppContext, row: ImportRow, file: string): Pr
 function typeOf(a: ImportedAnnotation): AnnotationType {
   const t = a.shape.type;
   return t === 'mask' ? 'polygon' : t;
+}
+
+/** The classes an image's shapes name, each once with the type of its first shape (10,000 shapes name a few classes). */
+function classesOf(img: ImportedImage): { name: string; type: AnnotationType }[] {
+  const types = new Map<string, AnnotationType>();
+  for (const a of img.annotations) if (!types.has(a.class)) types.set(a.class, typeOf(a));
+  return [...types].map(([name, type]) => ({ name, type }));
 }
 
 /** The project's classes the import may add to (./classes.ts). */
@@ -223,8 +237,8 @@ async function createImage(r: Run, img: ImportedImage & { entry: string }, folde
  * (a bad one is skipped with its reason, not the image).
  */
 async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; height: number }, budget: number): AsyncGenerator<Record<string, unknown>[]> {
-  // Converting and checking 10,000 shapes holds the loop for a while: it pauses every SLICE_MS (offload/slice.ts).
-  const slice = timeSlice();
+  // Converting and checking 10,000 shapes holds the loop for a while: it pauses every CONVERT_SLICE_MS (offload/slice.ts).
+  const slice = timeSlice(CONVERT_SLICE_MS);
   const file = img.entry ?? img.fileName;
   const stored = img.stored ?? [];
   // At most `budget` shapes: the rest are counted, never converted (a 5 KB zip of one YOLO line
@@ -396,7 +410,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       index += 1;
       if (index <= skipTo) continue;
       // Classes first, one image at a time: two images must not add the same class twice.
-      await ensureClasses(classTarget(r), img.annotations.map((a) => ({ name: a.class, type: typeOf(a) })));
+      await ensureClasses(classTarget(r), classesOf(img));
       const i = index;
       const task: Promise<void> = importImage(r, img, i)
         .then(() => settle(i))
