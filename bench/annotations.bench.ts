@@ -1,6 +1,6 @@
 // `npm run bench -- --only=annotations [--quick]`: annotation storage as a client meets it (issue
 // 14), on PGlite and, when DATABASE_URL (or --pg <url>) names a server, on PostgreSQL, each against
-// the whole-document storage Vellum had before (bench/legacy-documents.ts) in the same run and the
+// the whole-document storage Vellum had before (bench/lib/legacy-documents.ts) in the same run and the
 // same server, through the same HTTP, auth and validation:
 //   - one-shape save-changes on images of 1k, 10k and 100k shapes (p50 / p95);
 //   - a 1,000-shape move saved in one request;
@@ -20,8 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { api, onboardedUser, startServer, type TestServer } from '../tests/api/harness';
 import { createProject, png, uploadImage } from '../tests/fixtures/datasets';
-import { arg, percentile } from './seed';
-import { createLegacyTable, legacyRoutes, seedLegacyDocument } from './legacy-documents';
+import { arg, percentile } from './lib/seed';
+import { createLegacyTable, legacyRoutes, seedLegacyDocument } from './lib/legacy-documents';
 import { decodeBlock, type ColumnBlock } from '../src/contract/annotation-columns';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

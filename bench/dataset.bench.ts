@@ -5,7 +5,7 @@
 //                                                            # DATABASE_URL is used when --pg is absent)
 //   options: --images 100000 --folders 1000 --runs 300, --quick (20k images, 200 folders, 100 runs)
 //
-// Builds one project with N images across F folders by direct bulk INSERTs (bench/seed.ts: 20% at
+// Builds one project with N images across F folders by direct bulk INSERTs (bench/lib/seed.ts: 20% at
 // the root, 20% in one large folder, the rest spread over the other folders), then times
 // GET /projects/{id}/images with limit 200 for the default, a filtered and a sorted query (plus a
 // few more), and GET /health. Prints a table and writes bench/results/dataset.json
@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { arg, benchServer, createBenchProject, percentile, seedProject } from './seed';
+import { arg, benchServer, createBenchProject, percentile, seedProject } from './lib/seed';
 
 const quick = process.argv.includes('--quick'); // bench/run.ts --quick: a smaller project, fewer runs
 const IMAGES = Number(arg('images', quick ? '20000' : '100000'));

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import sharp from 'sharp';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from '../tests/api/harness';
-import { chromiumPath, signInThroughPage } from './browser';
+import { chromiumPath, signInThroughPage } from './lib/browser';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');

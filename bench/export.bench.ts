@@ -6,7 +6,7 @@
 //            --variants yolo,voc (only these, by name)
 //
 // One server in this process (embedded PGlite or PostgreSQL, local storage). For each size a project
-// is seeded by bulk INSERTs (bench/seed.ts): every image complete, in 1 folder per 100 images, with
+// is seeded by bulk INSERTs (bench/lib/seed.ts): every image complete, in 1 folder per 100 images, with
 // a 5-shape annotation document (3 boxes, 2 twelve-vertex polygons, an attribute); every image row
 // points at one stored JPEG (a 1024 x 768 photo-like picture), so "with images" moves real bytes
 // through storage, zip and socket without writing 10k files first. Each project is exported through
@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { ExportFormat } from '../src/contract/export';
 import { moveDocumentsToRows } from '../src/server/db/annotation-rows';
-import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './seed';
+import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
 
 const quick = process.argv.includes('--quick');
 const SIZES = (arg('sizes', quick ? '500,2000' : '1000,5000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);

@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import yazl from 'yazl';
 import { api } from '../tests/api/harness';
-import { arg, benchServer, createBenchProject, type BenchServer } from './seed';
+import { arg, benchServer, createBenchProject, type BenchServer } from './lib/seed';
 
 const quick = process.argv.includes('--quick');
 const SIZES = (arg('sizes', quick ? '200,1000' : '1000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);

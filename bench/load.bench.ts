@@ -21,12 +21,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { arg, percentile } from './seed';
-import { LoadClient, RequestCapReached, type Sample } from './load/http';
-import { Annotator, Uploader, random, type Clock } from './load/people';
-import { sampleDatabase, sampleProcess, sampleWaits, startChildServer, type ProcessSamples } from './load/server';
-import { isLoopback } from './load/http';
-import { seedTeam } from './load/seed';
+import { arg, percentile } from './lib/seed';
+import { LoadClient, RequestCapReached, type Sample } from './lib/load/http';
+import { Annotator, Uploader, random, type Clock } from './lib/load/people';
+import { sampleDatabase, sampleProcess, sampleWaits, startChildServer, type ProcessSamples } from './lib/load/server';
+import { isLoopback } from './lib/load/http';
+import { seedTeam } from './lib/load/seed';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');

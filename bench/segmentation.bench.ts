@@ -9,7 +9,7 @@
 // IoU 0.90 or 20, the previous mask from the second click on; p50, p95).
 // Quality: real photographs with object masks (../shared/datasets/seg-dev), the standard click
 // protocol, the built-in segmenter and OpenCV's GrabCut with the same clicks, and GrabCut with a
-// box first (./segmentation-quality.ts). --images=N takes N of the 160 spread over the set (GrabCut
+// box first (./lib/segmentation-quality.ts). --images=N takes N of the 160 spread over the set (GrabCut
 // takes 0.5-2 s a click, so the side-by-side table uses 40). --box-alone runs only the box, no
 // clicks, on all 160 for both methods, and replaces only the 'box alone' rows of the last results. Targets (issue 18): NoC@85 and NoC@90 at least
 // 25% below GrabCut's, IoU after one click above it, under 5% harmful clicks, get-mask p50 < 50 ms,
@@ -24,7 +24,7 @@ import { api, onboardedUser, startServer } from '../tests/api/harness';
 import { createProject, uploadImage } from '../tests/fixtures/datasets';
 import { firstClick, iou, nextClick, syntheticImage } from '../tests/fixtures/segmentation';
 import { decodeRle } from '../src/contract/rle';
-import { loadSegDev, segDevQuality, type QualityRow } from './segmentation-quality';
+import { loadSegDev, segDevQuality, type QualityRow } from './lib/segmentation-quality';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');

@@ -170,7 +170,7 @@ fs.writeFileSync(out, JSON.stringify({
     'Baselines draw the image as one 2048 px overview (they cannot hold a 20k x 20k bitmap); Vellum draws LOD tiles.',
   ],
   totalSeconds: (Date.now() - started) / 1000,
-  steps: STEPS ?? 'per scene (bench/render/scenes.ts)',
+  steps: STEPS ?? 'per scene (bench/lib/render/scenes.ts)',
   rows,
   ratios,
 }, null, 2));

@@ -5,7 +5,7 @@ import Konva from 'konva';
 import { Editor, type CameraState, type EditorAnnotation } from '../../../src/engine';
 import { defaultClassColor } from '../../../src/workers/pack';
 import { createRenderer } from '../../../src/workers/render-client';
-import { benchScenes, type BenchScene } from '../scenes';
+import { benchScenes, type BenchScene } from '../../lib/render/scenes';
 import { cameraPath, VH, VW } from './path';
 import { benchProfile, glCosts } from './profile';
 

@@ -1,6 +1,6 @@
 // The scripted camera path shared by the benchmark and the profile.
 import type { CameraState } from '../../../src/engine';
-import type { BenchScene } from '../scenes';
+import type { BenchScene } from '../../lib/render/scenes';
 
 export const VW = 800, VH = 600;
 

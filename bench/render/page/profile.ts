@@ -4,7 +4,7 @@
 import { Editor, SceneTracker, type CameraState } from '../../../src/engine';
 import { defaultClassColor, packScene, parseColor, splitDiff } from '../../../src/workers/pack';
 import { Renderer } from '../../../src/workers/renderer';
-import { benchScenes } from '../scenes';
+import { benchScenes } from '../../lib/render/scenes';
 import { cameraPath, VH, VW } from './path';
 
 const q = (xs: number[], p: number) => {

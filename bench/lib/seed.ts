@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { api, onboardedUser, startServer, type TestServer } from '../tests/api/harness';
+import { api, onboardedUser, startServer, type TestServer } from '../../tests/api/harness';
 
 export function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

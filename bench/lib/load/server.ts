@@ -8,9 +8,9 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { TestServer } from '../../tests/api/harness';
+import type { TestServer } from '../../../tests/api/harness';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export interface ChildServer {
   url: string;

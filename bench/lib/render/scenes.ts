@@ -1,5 +1,5 @@
 // Generated benchmark scenes (deterministic): editor annotations plus the image size.
-import type { EditorAnnotation } from '../../src/engine';
+import type { EditorAnnotation } from '../../../src/engine';
 
 export interface BenchScene {
   name: string;

@@ -16,16 +16,16 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { firstClick, iou, nextClick } from '../tests/fixtures/segmentation';
-import { kernelsWasmPath } from '../src/kernels/node';
-import { instantiateSegmentKernelsSync } from '../src/kernels/segment';
-import { BuiltinSegmenter } from '../src/server/services/segmentation/builtin';
-import { decodeImage } from '../src/server/services/segmentation/image';
-import { foregroundBox } from '../src/server/services/segmentation/maskBox';
-import type { Prediction } from '../src/server/services/segmentation/types';
+import { firstClick, iou, nextClick } from '../../tests/fixtures/segmentation';
+import { kernelsWasmPath } from '../../src/kernels/node';
+import { instantiateSegmentKernelsSync } from '../../src/kernels/segment';
+import { BuiltinSegmenter } from '../../src/server/services/segmentation/builtin';
+import { decodeImage } from '../../src/server/services/segmentation/image';
+import { foregroundBox } from '../../src/server/services/segmentation/maskBox';
+import type { Prediction } from '../../src/server/services/segmentation/types';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const SEG_DEV_DIR = process.env.SEG_DEV_DIR ?? path.resolve(here, '../../shared/datasets/seg-dev');
+export const SEG_DEV_DIR = process.env.SEG_DEV_DIR ?? path.resolve(here, '../../../shared/datasets/seg-dev');
 
 const MAX_CLICKS = 20;
 /** A click lowering IoU by more than this is counted as harmful. */

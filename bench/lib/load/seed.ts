@@ -2,10 +2,10 @@
 // members joined through invites (tests/api/team-harness.ts), a project with classes, folders,
 // images uploaded by the upload flow (tests/fixtures/datasets.ts) and a few annotations on each.
 import { performance } from 'node:perf_hooks';
-import { api, onboardedUser } from '../../tests/api/harness';
-import { joinAs } from '../../tests/api/team-harness';
-import { createProject, png, uploadImage } from '../../tests/fixtures/datasets';
-import { runPool } from '../../src/app/lib/pool';
+import { api, onboardedUser } from '../../../tests/api/harness';
+import { joinAs } from '../../../tests/api/team-harness';
+import { createProject, png, uploadImage } from '../../../tests/fixtures/datasets';
+import { runPool } from '../../../src/app/lib/pool';
 import { newShape, random, type ImageRef, type World } from './people';
 import type { ChildServer } from './server';
 

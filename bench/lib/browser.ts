@@ -2,7 +2,7 @@
 // Chromium to launch, and a user signed in through the sign-in page as a person would.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
-export { chromiumPath } from '../tests/render/harness';
+export { chromiumPath } from '../../tests/render/harness';
 
 /**
  * A new context (1440 x 900 on `baseURL`) whose page has just submitted the sign-in form for

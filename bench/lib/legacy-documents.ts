@@ -6,13 +6,13 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppContext } from '../src/server/context';
-import { callerOf } from '../src/server/http/auth-guard';
-import { errors } from '../src/server/errors';
-import { adjustCounters, imageFor } from '../src/server/services/images';
-import { validateAnnotations } from '../src/server/services/annotations';
-import { images, projects } from '../src/server/db/schema';
-import { ImageIdParams, LoadDataResponse, SaveChangesRequest, SaveDataResponse } from '../src/contract/annotation-api';
+import type { AppContext } from '../../src/server/context';
+import { callerOf } from '../../src/server/http/auth-guard';
+import { errors } from '../../src/server/errors';
+import { adjustCounters, imageFor } from '../../src/server/services/images';
+import { validateAnnotations } from '../../src/server/services/annotations';
+import { images, projects } from '../../src/server/db/schema';
+import { ImageIdParams, LoadDataResponse, SaveChangesRequest, SaveDataResponse } from '../../src/contract/annotation-api';
 
 type Rows = { rows: Record<string, unknown>[] };
 

@@ -3,7 +3,7 @@
 // thumbnails.ts, uploads.ts, ExportDialog.tsx), one request at a time per person.
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { decodeBlock, type ColumnBlock } from '../../src/contract/annotation-columns';
+import { decodeBlock, type ColumnBlock } from '../../../src/contract/annotation-columns';
 import { assertLoopback, json, type Answer, type LoadClient } from './http';
 
 /** The project the team works in, as seeding made it. */
