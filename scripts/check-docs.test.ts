@@ -85,6 +85,13 @@ describe('check:docs', () => {
     ]);
   });
 
+  it('fails on a top-level README longer than 300 lines', () => {
+    const long = `${GOOD['README.md']}${'more\n'.repeat(300)}`;
+    expect(brief(checkDocs(tree({ ...GOOD, 'README.md': long })))).toEqual(['size README.md: 303 lines, more than 300: move manuals to docs/']);
+    const fits = `${GOOD['README.md']}${'more\n'.repeat(297)}`;
+    expect(brief(checkDocs(tree({ ...GOOD, 'README.md': fits })))).toEqual([]);
+  });
+
   it('takes a file as named only by a whole name, not inside a longer one', () => {
     const root = tree({ ...GOOD, 'src/lib/ops.ts': '', 'src/lib/README.md': `${GOOD['src/lib/README.md']}\n\`wasm-ops.ts\` is elsewhere.\n` });
     expect(brief(checkDocs(root)).filter((p) => p.startsWith('named'))).toEqual([

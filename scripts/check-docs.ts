@@ -4,7 +4,8 @@
 //   link    a relative Markdown link in those files points nowhere;
 //   readme  a folder under src/ or bench/ with 5 or more source files has no README.md;
 //   named   a source file under src/, tests/, bench/, assembly/ or scripts/ is not named in its
-//           nearest README.md (the closest folder above it, itself included, that has one).
+//           nearest README.md (the closest folder above it, itself included, that has one);
+//   size    the top-level README.md is longer than README_MAX_LINES (the manuals live in docs/).
 // Test files (*.test.ts, *.spec.ts) count for neither `readme` nor `named`: each sits beside the
 // module it tests or in a folder whose README says what its tests cover, and a list of every
 // test file would only repeat `ls`. The rules are explained in scripts/README.md.
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type DocRule = 'path' | 'link' | 'readme' | 'named';
+export type DocRule = 'path' | 'link' | 'readme' | 'named' | 'size';
 export interface DocProblem {
   rule: DocRule;
   /** The file (or folder) at fault, relative to the repository root. */
@@ -22,6 +23,8 @@ export interface DocProblem {
 
 /** Folders a backticked path may start at to be read from the repository root. */
 export const TOP_LEVEL_FOLDERS = ['src', 'tests', 'bench', 'docs', 'assembly', 'scripts', 'public', '.ci'];
+/** The top-level README says what a newcomer needs and links the manuals (issue 31). */
+export const README_MAX_LINES = 300;
 /** Where every folder of 5 or more source files needs a README. */
 const README_ROOTS = ['src', 'bench'];
 /** Where every source file must be named in its nearest README. */
@@ -210,6 +213,10 @@ export function checkDocs(root: string): DocProblem[] {
   const read = (rel: string): string => fs.readFileSync(path.join(root, rel), 'utf8');
   const problems: DocProblem[] = [];
   for (const doc of documentFiles(tree)) problems.push(...checkDocument(tree, root, doc, read(doc)));
+  if (tree.entries.has('README.md')) {
+    const lines = read('README.md').split('\n').length - 1;
+    if (lines > README_MAX_LINES) problems.push({ rule: 'size', file: 'README.md', message: `${lines} lines, more than ${README_MAX_LINES}: move manuals to docs/` });
+  }
 
   const sourceCount = new Map<string, number>();
   for (const file of tree.files) {
