@@ -277,7 +277,8 @@ function tilesOf(source: ImageSourceInput | undefined): PyramidInput | null {
  * loading 100k shapes (or moving all of them) never holds the main thread for long, whatever
  * the machine's speed. A whole new scene is pulled part by part, never read out in one go.
  */
-function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: string) => number, part: number) {
+/** Exported for its test (render-client.test.ts). */
+export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: string) => number, part: number) {
   let tracker = new SceneTracker(editor);
   let disposed = false;
   let syncScheduled = false;
@@ -304,7 +305,9 @@ function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: string) => n
         }
       }
       if (p) backend.applyScene(packScene(p, p.items, colorOf));
-      if (!queue.length && !more) break;
+      // Done only when a pull finds nothing more: a change made between two tasks of this sync
+      // (its schedule() found one already scheduled) is pulled here, not left for the next change.
+      else if (!more) break;
       if (performance.now() - t0 > SYNC_BUDGET_MS) {
         syncScheduled = true;
         void nextTask().then(sync);
@@ -402,6 +405,9 @@ export function issuesFor(editor: Editor, issues: RenderIssue[]): void {
   rendererOf.get(editor)?.setIssues(issues);
 }
 
+// Long because it is one closure: the backend, the scene sync, the image being shown and the
+// swap ahead all share its state, and the handle's methods read it; pieces that stand alone
+// (sceneSync, tileRenewal, observeResize, the backends) are already functions of their own.
 export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const { canvas, editor } = opts;
   const dpr0 = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
