@@ -80,6 +80,9 @@ const stats = (ms: number[]) => {
 };
 const f = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
+// Long because each storage is measured in one server's lifetime, step after step (seed, load,
+// save, the editor's session) against the legacy table in the same database, and the steps share
+// the server, the images and the timings they print.
 async function runOn(label: string, env: Record<string, string>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-bench-ann-'));
   let server: TestServer | null = null;

@@ -249,6 +249,9 @@ interface Row {
   load_average: number;
 }
 
+// Long because it reads as the benchmark's script on one server: seed each size, warm up, measure
+// the baselines (/health, a storage read), export each variant at each size, then print the table
+// and the memory ratios and write the rows.
 async function main() {
   const bench = await benchServer();
   try {

@@ -432,6 +432,8 @@ interface LoadRow {
   cpus: number;
 }
 
+// Long because one run's sockets, savers, receipts and CPU samplers share their counters until
+// the row is written; split, each part would take and return all of them.
 async function loadRun(scenario: string, servers: Child[], seed: Seed, sockets: number, image: { id: string; filename: string }): Promise<LoadRow> {
   const img = image;
   const users = seed.users.slice(0, sockets);

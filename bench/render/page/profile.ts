@@ -25,6 +25,8 @@ function freshCanvas(): HTMLCanvasElement {
   return canvas;
 }
 
+// Long because it runs in the page as one piece: the same scene and camera path drawn with each
+// pass switched off in turn, the GL costs read between frames, in one renderer's lifetime.
 export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm = true): Promise<Record<string, unknown>> {
   const scene = benchScenes[sceneName]!();
   scene.steps = steps;
