@@ -33,8 +33,8 @@ const NAMED_ROOTS = ['src', 'tests', 'bench', 'assembly', 'scripts'];
 const SKIPPED = new Set(['node_modules', 'dist', '.git', '.vellum', '.tmp', 'test-results', 'playwright-report', 'assembly/build', 'bench/results']);
 const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const TEST = /\.(test|spec)\.(ts|tsx|mts|js|mjs)$/;
-/** A bare name with one of these endings is taken for a repository file; `data.yaml` or `README.txt` are not. */
-const CHECKED_EXTENSION = /\.(ts|tsx|mts|cts|js|mjs|cjs|md|sql|css)$/;
+/** A bare name with one of these endings is taken for a repository file; `data.yaml`, `README.txt` or a build chunk such as `index.css` are not. */
+const CHECKED_EXTENSION = /\.(ts|tsx|mts|cts|js|mjs|cjs|md|sql)$/;
 const MIME_TYPE = /^(image|application|text|multipart|audio|video|font)\//;
 const RESOLVE_SUFFIXES = ['', '.ts', '.tsx', '.mjs', '.js', '/index.ts', '/index.tsx'];
 
