@@ -7,6 +7,12 @@ import path from 'node:path';
 
 const serverOrApp = ['**/app/**', '**/server/**', '../app/*', '../server/*'];
 
+// What no server file imports: the SPA and the editor engine.
+const serverImportRules = [
+  { group: ['**/app/**', '../app/*'], message: 'The server never imports the SPA.' },
+  { group: ['**/engine', '**/engine/**'], message: 'The server never imports the editor engine; share through src/contract (RLE: src/contract/rle.ts).' },
+];
+
 // Functions over 100 code lines (counted as max-lines-per-function counts them: no blank or
 // comment-only lines, IIFEs skipped) carry a comment just above them saying why they are long
 // (issue 31 §4). "Just above": the comment ends on the line before the statement, property or
@@ -90,10 +96,17 @@ export default tseslint.config(
   },
   {
     files: ['src/server/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: serverImportRules }] },
+  },
+  {
+    // http/ is the server's outermost layer (issue 31 §4): routes and the guard call services, auth
+    // and live; nothing there calls back into http/. (A later block replaces the rule's options,
+    // so the server's own patterns are repeated.)
+    files: ['src/server/services/**/*.ts', 'src/server/auth/**/*.ts', 'src/server/live/**/*.ts', 'src/server/jobs/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['**/app/**', '../app/*'], message: 'The server never imports the SPA.' },
-        { group: ['**/engine', '**/engine/**'], message: 'The server never imports the editor engine; share through src/contract (RLE: src/contract/rle.ts).' },
+        ...serverImportRules,
+        { regex: '^(\\.\\.?/)+(.*/)?http(/.*)?$', message: 'services/, auth/, live/ and jobs/ never import src/server/http (the outermost layer): errors are ../errors.ts, the caller ../auth/caller.ts.' },
       ] }],
     },
   },

@@ -7,12 +7,12 @@
 // the app keeps serving for SHUTDOWN_DRAIN_SECONDS (so a load balancer stops sending it requests),
 // then stops; a second signal skips the rest of that wait.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { buildApp } from './app';
+import { listen, type Listening } from './listen';
 
 /** Answers health while the app is built; returns the port it holds and a close that frees it. */
-async function listenWhileStarting(config: Config): Promise<{ port: number; close(): Promise<void> }> {
+async function listenWhileStarting(config: Config): Promise<Listening> {
   const server = http.createServer((req, res) => {
     const url = req.url?.split('?')[0];
     const live = url === '/api/v1/health/live';
@@ -24,18 +24,7 @@ async function listenWhileStarting(config: Config): Promise<{ port: number; clos
     res.writeHead(live ? 200 : 503, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close', ...(live ? {} : { 'retry-after': '2' }) });
     res.end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(server, config.port, config.host);
 }
 
 async function main() {

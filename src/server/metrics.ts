@@ -4,13 +4,13 @@
 // GET /metrics is served with METRICS_TOKEN (a bearer token, on the main port) and/or on
 // METRICS_PORT (a listener of its own); with neither it is not served at all.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context';
 import { apiError } from './errors';
+import { listen, type Listening } from './listen';
 
 /** How a claimed job ended in this process (the label of vellum_job_duration_seconds). */
 export type JobOutcome = 'completed' | 'failed' | 'cancelled' | 'gave_up' | 'error' | 'handed_back' | 'lease_lost';
@@ -173,7 +173,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
 }
 
 /** A listener of its own on METRICS_PORT that answers GET /metrics only (with METRICS_TOKEN too, when set). */
-export async function startMetricsServer(metrics: Metrics, host: string, port: number, token: string | null, log: AppContext['log']): Promise<{ port: number; close(): Promise<void> }> {
+export async function startMetricsServer(metrics: Metrics, host: string, port: number, token: string | null, log: AppContext['log']): Promise<Listening> {
   const server = http.createServer((req, res) => {
     const [scheme, given] = (req.headers.authorization ?? '').split(' ');
     const send = (status: number, type: string, body: string) => res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
@@ -187,16 +187,5 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(server, port, host);
 }

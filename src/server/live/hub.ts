@@ -15,8 +15,8 @@ import type { AppContext } from '../context';
 import { profiles } from '../db/schema';
 import { ApiError } from '../errors';
 import { authenticate } from '../auth/caller';
-import { can, roleIn } from '../services/access';
-import { annotatedImage, CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
+import { annotatedImage, can, roleIn } from '../services/access';
+import { CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
 import { WORKFLOW_CHANNEL } from '../services/workflow/events';
 import {
   LIVE_AUTH_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 // Who may do what in an organization. Every route that touches an organization's data goes
 // through requireMember(), or one of the helpers on it below that also load the resource
-// (projectFor, projectInOrg, imageFor): a non-member gets 404 (we never reveal that another
+// (projectFor, projectInOrg, imageFor, annotatedImage): a non-member gets 404 (we never reveal that another
 // organization's resource exists), a member whose role lacks the permission gets 403.
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
@@ -67,5 +67,12 @@ export async function imageFor(ctx: AppContext, userId: string, imageId: string,
   const [row] = await ctx.db.select().from(images).where(eq(images.id, imageId)).limit(1);
   if (!row || (orgId && orgId !== row.organizationId)) throw errors.notFound('Image');
   await requireMember(ctx.db, userId, row.organizationId, permission, 'Image');
+  return row;
+}
+
+/** The image, if the caller may `permission` in its organization and it belongs to `projectId` (when given); 404 otherwise. */
+export async function annotatedImage(ctx: AppContext, userId: string, imageId: string, projectId: string | undefined, permission: Permission): Promise<ImageRow> {
+  const row = await imageFor(ctx, userId, imageId, permission);
+  if (projectId && row.projectId !== projectId) throw errors.notFound('Image');
   return row;
 }

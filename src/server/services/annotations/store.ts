@@ -16,6 +16,22 @@ export async function rowsOf<T>(db: Conn, query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
+/** The version header as clients see it (version 0 and no saved_at while nothing was ever saved). */
+export async function headOf(db: Conn, imageId: string): Promise<{ version: number; savedAt: string | null }> {
+  const [h] = await rowsOf<{ version: number; updated_at: string | Date }>(db, sql`SELECT version, updated_at FROM annotation_documents WHERE image_id = ${imageId}`);
+  const version = h?.version ?? 0;
+  // The upload writes an empty version 0; only a save gives the annotations a saved_at.
+  return { version, savedAt: version > 0 && h ? new Date(h.updated_at).toISOString() : null };
+}
+
+/** Runs `read` on one snapshot of the database (its statements see the same committed state), without locking anything. */
+export function onSnapshot<T>(db: Db, read: (tx: Conn) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+    return read(tx);
+  });
+}
+
 /**
  * The channel every committed version is announced on, `<image id>:<version>`, by NOTIFY inside
  * the version's transaction (so only committed versions are announced, in commit order): the

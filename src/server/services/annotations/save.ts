@@ -1,0 +1,79 @@
+// The save calls: save-data (the whole list), save-changes (upserts and removals, rebased when
+// stale) and restore (an earlier version made current). Each goes through commit() (./commit.ts),
+// which holds the version check and the rebase rule.
+import type { AppContext } from '../../context';
+import { errors } from '../../errors';
+import type { RestoreRequest, SaveChangesRequest, SaveDataRequest, SaveDataResponse } from '../../../contract/annotation-api';
+import { annotatedImage } from '../access';
+import { commit } from './commit';
+import { annotationsAt } from './history';
+import { allTexts } from './store';
+import { validateForImage } from './validate';
+
+type Annotation = Record<string, unknown>;
+
+export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
+  return commit(ctx, userId, body, body.base_version, async (classes) => {
+    await validateForImage(ctx.db, body.image_id, body.annotations, classes);
+    const list = body.annotations as Annotation[];
+    return async (tx) => {
+      // The list is the document: what it lacks is removed; rows are written only where they differ.
+      const stored = await allTexts(tx, body.image_id);
+      const listed = new Set(list.map((a) => a.id as string));
+      const removedIds = stored.filter((r) => !listed.has(r.id)).map((r) => r.id);
+      return { upserts: list, removedIds, order: keepsOrder(stored, list) ? undefined : list.map((a) => a.id as string) };
+    };
+  });
+}
+
+/** True when the list keeps the stored shapes in their paint order and adds new ones only on top (no renumbering needed). */
+function keepsOrder(stored: readonly { id: string; seq: number }[], list: readonly Annotation[]): boolean {
+  const seqs = new Map(stored.map((r) => [r.id, r.seq]));
+  let last = -1;
+  let sawNew = false;
+  for (const a of list) {
+    const seq = seqs.get(a.id as string);
+    if (seq === undefined) {
+      sawNew = true;
+      continue;
+    }
+    if (sawNew || seq < last) return false;
+    last = seq;
+  }
+  return true;
+}
+
+/**
+ * Applies upserts and removals on `base_version` (a change without a base applies to whatever is
+ * current: assisted segmentation's append). `rebase` (the save-changes call and batch entries): a
+ * stale base whose shapes nobody changed since is applied on the head, the answer carrying
+ * `rebased_from` and the skipped `changes`; without it (save-segmentation) a stale base is a 409.
+ */
+export async function saveChanges(
+  ctx: AppContext,
+  userId: string,
+  body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number },
+  opts: { rebase?: boolean } = {},
+): Promise<SaveDataResponse> {
+  const touched = opts.rebase ? [...body.upserts.map((a) => String((a as { id?: unknown } | null)?.id)), ...body.removed_ids] : undefined;
+  return commit(ctx, userId, body, body.base_version, async (classes) => {
+    await validateForImage(ctx.db, body.image_id, body.upserts, classes);
+    const upserts = new Set(body.upserts.map((a) => (a as { id: string }).id));
+    const both = body.removed_ids.find((id) => upserts.has(id));
+    if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
+    return () => ({ upserts: body.upserts as Annotation[], removedIds: body.removed_ids });
+  }, { rebase: touched });
+}
+
+/** Makes the annotations of an earlier version current again, as a new version that says which it restored. */
+export async function restoreVersion(ctx: AppContext, userId: string, body: RestoreRequest): Promise<SaveDataResponse> {
+  const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
+  return commit(ctx, userId, { ...body, image_filename: image.filename }, body.base_version, () => async (tx, header) => {
+    if (body.version >= header.version) throw errors.badRequest(`Version ${body.version} is not earlier than the current version ${header.version}`, 'invalid_version');
+    const target = await annotationsAt(tx, body.image_id, body.version, header.version);
+    if (!target) throw errors.gone(`Version ${body.version} is no longer kept (the history keeps ${ctx.config.annotationHistoryDays} days)`, 'history_expired');
+    const kept = new Set(target.map((a) => a.id as string));
+    const removedIds = (await allTexts(tx, body.image_id)).filter((r) => !kept.has(r.id)).map((r) => r.id);
+    return { upserts: target, removedIds };
+  }, { restoredFrom: body.version });
+}
