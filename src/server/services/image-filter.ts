@@ -1,4 +1,4 @@
-// The images-list filters, one meaning for every caller: GET /projects/{id}/images (images.ts
+// The images-list filters, one meaning for every caller: GET /projects/{id}/images (images/read.ts
 // listImages) and the export's 'current_filters' scope (export/index.ts) select the same images for
 // the same filters. Inputs are checked before any query (a bad folder path or mime type is a 400).
 //
