@@ -6,7 +6,7 @@ export { deleteProjectImages, type DeleteResult } from './delete';
 export { folderPathOrThrow, requireFolder } from './folder-path';
 export { imageJson, imageJsonWithFolder } from './json';
 export { filenameLockKey, withKeyLock } from './key-lock';
-export { batchImageMetadata, containsPattern, getImage, listImages } from './read';
+export { batchImageMetadata, getImage, listImages } from './read';
 export { refuseForeignImages, type ImageRow, type ProjectRow } from './rows';
 export { batchSignedUrls, signedImageUrl } from './signed-urls';
 export { batchMove, batchUpdate, setImageStatus } from './update';
