@@ -77,6 +77,8 @@ let initialized = false;
 let loadSeq = 0;
 let authRetries = 0;
 
+// Long because the store is one object: its actions (sign-in state, profile refresh, organization
+// switch) read and set the same state, as zustand defines them.
 export const useSession = create<SessionState>()((set, get) => ({
   authStatus: 'loading',
   bootError: null,

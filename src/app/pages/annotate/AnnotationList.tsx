@@ -64,6 +64,8 @@ export interface AnnotationListProps {
 
 const HISTORY_LABEL = 'Version history (V)';
 
+// Long because it is one virtualised list: the rows, the header's actions and the keyboard share
+// the virtualizer and the selection it reads; the row itself is its own component.
 export function AnnotationList({
   editor,
   view,

@@ -71,6 +71,8 @@ function guarded(what: string, panel: ReactNode, resetKey?: unknown, layout?: 'i
   );
 }
 
+// Long because it is the screen's layout: each hook is one line and each panel one element; the
+// behaviour is in the session and ./hooks.
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
   // The session owns the editor, saving, the live client and Auto-Annotate (src/app/editor-session).
   const session = useEditorSession(project.id, orgId);

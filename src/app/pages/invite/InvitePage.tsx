@@ -15,6 +15,8 @@ import styles from './InvitePage.module.css';
 
 const ROLE_WORD: Record<string, string> = { owner: 'an owner', admin: 'an admin', reviewer: 'a reviewer', annotator: 'an annotator', viewer: 'a viewer' };
 
+// Long because the page shows each outcome of an invite (loading, not found, expired, used or
+// withdrawn, accept, accepted), each a few lines of layout sharing the preview query.
 export function InvitePage() {
   const { token = '' } = useParams();
   const navigate = useNavigate();

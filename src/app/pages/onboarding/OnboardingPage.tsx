@@ -64,6 +64,7 @@ function Benefits() {
   );
 }
 
+// Long because it is one form: its fields, validation messages and submit share the same state.
 export function OnboardingPage() {
   const user = useSession((s) => s.user);
   const profile = useSession((s) => s.profile);

@@ -129,6 +129,8 @@ function attributeCount(c: ProjectClass): string {
   return n === 0 ? 'No attributes' : n === 1 ? '1 attribute' : `${n} attributes`;
 }
 
+// Long because the tab's table, its row menus and the dialogs it opens share the project's classes
+// and one save path; the name editor and the attributes dialog are their own components.
 export function ClassesTab({ project }: { project: Project }) {
   // Viewers, annotators and reviewers see the classes; owners and admins edit them. Add Class, the
   // tab's header button, stays disabled with the reason; the rows' actions are hidden (the rule:

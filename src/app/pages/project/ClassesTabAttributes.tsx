@@ -67,6 +67,8 @@ function check(drafts: Draft[]): { ok: true; value: AttributeDefinition[] } | { 
   return { ok: false, byIndex, general };
 }
 
+// Long because one attribute row edits every kind (checkbox, select with options, number range,
+// text) with its validation message; splitting per kind would repeat the row's frame.
 function AttributeRow({ draft, index, error, onChange, onRemove }: { draft: Draft; index: number; error?: string; onChange(d: Draft): void; onRemove(): void }) {
   const id = useId();
   const optionRef = useRef<HTMLInputElement>(null);

@@ -90,6 +90,7 @@ function useDataViewUrl(projectId: string, tab: ProjectTab) {
   }, [projectId, tab, navigate]);
 }
 
+// Long because it is the project's layout: header, tabs and each tab's panel, one element each.
 function ProjectView({ project, tab }: { project: Project; tab: ProjectTab }) {
   // Header buttons stay in place, disabled with the reason (the rule: src/app/stores/permissions.ts).
   const uploadDenied = useDenied('images.upload', 'upload images');

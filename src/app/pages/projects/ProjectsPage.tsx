@@ -23,6 +23,7 @@ import { usePageSize } from './usePageSize';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import styles from './ProjectsPage.module.css';
 
+// Long because it is the page's layout: header, grid, pages and the dialogs it opens, one element each.
 export function ProjectsPage() {
   const org = useSession((s) => s.currentOrganization);
   const reactivationMessage = useSession((s) => s.reactivationMessage);

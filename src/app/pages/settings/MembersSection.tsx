@@ -38,6 +38,7 @@ export function MembersSection() {
   );
 }
 
+// Long because the members table, its role menus, removing and leaving share the organization's list.
 function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; orgName: string; myRole: Role; canManage: boolean }) {
   const qc = useQueryClient();
   const refreshProfile = useSession((s) => s.refreshProfile);

@@ -18,6 +18,8 @@ import { createScheduler } from './scheduler';
 import { computeStatus, hasWork, netDelta, newEntry, overwrittenBy, rebase, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
 import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
+// Long because it is the pipeline's wiring: each method of the SaveManager interface is a few lines
+// handing off to the slot, scheduler, conflict and recovery parts.
 export function createManager(deps: SaveDeps): SaveManager {
   const statusListeners = new Set<(s: SaveStatus) => void>();
   let seq = 0;

@@ -50,6 +50,8 @@ export interface RecoveryOps {
   discard(imageId: string): Promise<void>;
 }
 
+// Long because recovery is one procedure over the device's entries: rebuild, three-way merge when the
+// server moved on, trim, save, and discard, sharing the slot's state.
 export function createRecovery(
   core: ManagerCore,
   sched: Scheduler,

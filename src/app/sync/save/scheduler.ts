@@ -102,6 +102,8 @@ function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: 
   return s.needsSave && s.again ? 'again' : 'done';
 }
 
+// Long because the debounce, its ceiling, retries with backoff, the sign-in wait and the keepalive
+// batch share one timer per image and the in-flight save.
 export function createScheduler(core: ManagerCore): Scheduler {
   const { deps } = core;
 

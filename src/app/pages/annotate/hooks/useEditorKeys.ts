@@ -58,6 +58,8 @@ function selectNext(editor: Editor, step: 1 | -1): boolean {
   return true;
 }
 
+// Long because it is one window listener: the order in which the class keys, the engine, the app's
+// hotkeys and the preview take a key is the point, and it reads best in one place.
 export function useEditorKeys({ editor, previewEditor, previewing, documentReady, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview, classByNumber, cycleClass, openStage }: EditorKeysOptions): void {
   const previewRef = useRef(previewing);
   previewRef.current = previewing;

@@ -42,6 +42,8 @@ export interface ImageLoadingOptions {
   documentReady: RefObject<boolean>;
 }
 
+// Long because opening an image is one ordered procedure (pixels, parse, build, recovery, attach,
+// camera) whose cancellation must see every step; the next move is into the editor session.
 export function useImageLoading({ editor, image, orgId, projectId, readOnly, auto, link, saver, opening, reopenToken, documentReady }: ImageLoadingOptions) {
   const progress = useMemo(progressStore, []);
   const openGeneration = useRef(0);

@@ -52,6 +52,8 @@ export interface ToolsOptions {
   documentVersion: number;
 }
 
+// Long because the tool, the class each tool starts with and the picker depend on each other;
+// the class keys' commands are split out (useClassCommands).
 export function useToolsAndClasses({ editor, project, classByName, imageFilename, readOnly, auto, view, documentVersion }: ToolsOptions) {
   const qc = useQueryClient();
   const updateSelection = useSelection((s) => s.update);

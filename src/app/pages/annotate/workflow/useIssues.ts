@@ -43,6 +43,8 @@ export interface IssuesState {
   busy: boolean;
 }
 
+// Long because the threads, the one chosen and its camera, and the live reload share one image's
+// state; each request is a line or two.
 export function useIssues({ editor, image, orgId, documentIn }: { editor: Editor; image: Image; orgId: string; documentIn: boolean }): IssuesState {
   const qc = useQueryClient();
   const imageId = image.id;

@@ -21,6 +21,8 @@ import { VirtualGrid } from './VirtualGrid';
 import styles from './DataTab.module.css';
 import own from './ArchiveTab.module.css';
 
+// Long because the Archive tab's list, selection, Restore with its progress and dialog, and Delete
+// with its warning share one view.
 export function ArchiveTab({ project, orgId }: { project: Project; orgId: string }) {
   // Reviewers and above restore; owners and admins delete for good (the server enforces both).
   // Actions a role may not take are hidden (the rule: src/app/stores/permissions.ts); with neither,

@@ -50,6 +50,8 @@ async function folderImageIds(projectId: string, orgId: string, path: string): P
 
 type AnnotatorMode = 'assign' | 'keep' | 'clear';
 
+// Long because it is one form: the annotators (one, or several to share among), the reviewer, each
+// with keep or clear, and the calls they make together.
 export function AssignDialog({ target, onClose, projectId, orgId }: { target: AssignTarget | null; onClose(): void; projectId: string; orgId: string }) {
   const qc = useQueryClient();
   const members = useOrgMembers(orgId);

@@ -162,6 +162,8 @@ export interface EditDialogProps {
   onLanded(folderPath: string): void;
 }
 
+// Long because it is one dialog over one Magic Image Edit job: the prompt, the advanced settings,
+// the first images shown and the job's progress texts share its state.
 export function EditDialog({ open, onOpenChange, projectId, selection, folderPath, onLanded }: EditDialogProps) {
   const job = useEditJob();
   const [names, setNames] = useState<string[]>([]);

@@ -46,6 +46,8 @@ export interface ExportDialogProps {
   search?: string;
 }
 
+// Long because it is one form: name, format, scope, images included and the class filter, and the
+// streamed download's progress, share its state.
 export function ExportDialog({ project, selectedIds, folderPath, status, search = '' }: ExportDialogProps) {
   const open = useExportDialog((s) => s.open);
   const [name, setName] = useState(project.name);

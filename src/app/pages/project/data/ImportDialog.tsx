@@ -85,6 +85,8 @@ export function ImportButton({ project }: { project: Project }) {
   );
 }
 
+// Long because it is one dialog over one import: the file and format chosen, the upload, the
+// server's progress and the report share its state.
 function ImportDialog({ project }: { project: Project }) {
   const s = useImportDialog();
   const folderPath = useDataView((v) => v.folderPath) || ROOT_PATH;

@@ -176,6 +176,8 @@ function AnnotationCount({ count, id }: { count: number; id: string }) {
   );
 }
 
+// Long because one tile draws every state of an image (thumbnail, counts, stage, people, folder,
+// selection, drag) and its pointer and keyboard handling share them.
 export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false, people }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
   const detailsId = useId();

@@ -24,6 +24,8 @@ interface StatusRun {
   tail: Promise<void>;
 }
 
+// Long because each action on the images (move, stage, cycle a status, archive with Undo, restore)
+// is a few lines around the same optimistic cache updates, reloads and toasts.
 export function useImageActions({
   projectId,
   orgId,
