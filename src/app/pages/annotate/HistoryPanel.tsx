@@ -91,8 +91,8 @@ export interface HistoryPanelProps {
   autoFocus?: boolean;
 }
 
-// Long because the list, its loading and error states and its keyboard (arrows, Enter, Space)
-// (Up, Down, Home, End) share the focused entry.
+// Long because the list, its loading and error states and its keyboard (Up, Down, Home, End)
+// share the focused entry.
 export function HistoryPanel({ query, shownVersion, onChoose, autoFocus = false }: HistoryPanelProps) {
   const now = useNow();
   const listRef = useRef<HTMLDivElement>(null);
