@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatRelativeDate, initials, progressTone } from './format';
-import { pageSizeFor } from '../pages/projects/usePageSize';
 
 describe('formatBytes', () => {
   it('uses B, KB, MB and GB', () => {
@@ -32,13 +31,6 @@ describe('progressTone', () => {
     expect(progressTone(31)).toBe('mid');
     expect(progressTone(30)).toBe('low');
     expect(progressTone(0)).toBe('low');
-  });
-});
-
-describe('pageSizeFor', () => {
-  it('fills the window with 320x240 cards and never goes below 12', () => {
-    expect(pageSizeFor(1024, 768)).toBe(12);
-    expect(pageSizeFor(2560, 1440)).toBe(8 * 6);
   });
 });
 
