@@ -37,6 +37,7 @@ async function setup() {
     segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('no masks here')) },
     tell: ((message) => void told.push(message)) as Tell,
     recordCreated: async (target, shapes) => void recorded.push({ imageId: target.imageId, shapes: [...shapes] }),
+    timers: { setTimer: clock.setTimer, clearTimer: clock.clearTimer },
   });
   const stop = session.start();
   // As the screen opens an image (useImageLoading).

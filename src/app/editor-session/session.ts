@@ -39,6 +39,8 @@ export interface EditorSessionOptions {
   recordCreated?: typeof recordCreated;
   /** The editor itself (a new one by default). */
   editor?: Editor;
+  /** The save link's timers (the page's by default; tests pass a fake clock's). */
+  timers?: { setTimer: (fn: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void };
 }
 
 function segmentationOf(orgId: string, projectId: string): SegmentationApi {
@@ -78,6 +80,7 @@ export class EditorSession {
     this.record = opts.recordCreated ?? recordCreated;
     this.auto = new AutoAnnotateSession(opts.segmentation ?? segmentationOf(opts.orgId, opts.projectId));
     this.link = new EditorSaveLink(this.editor, this.saver, {
+      ...opts.timers,
       onGathering: (on) => this.setGathering(on),
       onMerged: (merge) => this.merged(merge),
       onOverlap: (o) => {
