@@ -3,21 +3,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyWebsocket from '@fastify/websocket';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { servesRequests, type Config } from './config';
 import { openDatabase } from './db/client';
 import { createStorage } from './storage';
-import { BucketNotFoundError, InvalidObjectNameError, ObjectNotFoundError } from './storage/types';
 import { createAuth } from './auth';
 import type { AppContext } from './context';
-import { ApiError, apiError, errorBody } from './errors';
-import { tooLargeMessage } from './http/errors';
+import { installErrorHandler } from './http/error-handler';
 import { installAuthGuard } from './http/auth-guard';
 import { registerRoutes } from './http/routes';
 import { compressionOptions } from './http/compression';
@@ -68,48 +66,11 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
   }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // Once shutdown begins, every response closes its connection: Node closes only the connections
-  // idle at that moment, so a keep-alive one that answers a request afterwards would otherwise
-  // hold the process open for the whole keep-alive timeout.
-  let shuttingDown = false;
-  app.addHook('preClose', async () => {
-    shuttingDown = true;
-  });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (shuttingDown) reply.header('connection', 'close');
-  });
+  installShutdownHooks(app);
   // nosniff, no framing, same-origin referrers, HSTS on https, and a Content-Security-Policy (http/security-headers.ts).
   installSecurityHeaders(app, config);
-  // A response whose headers went out before shutdown (a streamed export) leaves its socket idle
-  // when it ends: close it then.
-  app.addHook('onResponse', async () => {
-    if (shuttingDown) setImmediate(() => app.server.closeIdleConnections());
-  });
 
-  // The one error handler of the product API (the identity routes answer GoTrue's shape, and the
-  // signed storage URLs an S3-like one: each has its own, in its plugin). Codes: src/contract/errors.ts.
-  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    const send = (e: ApiError) => reply.status(e.status).send(errorBody(e));
-    if (err instanceof ApiError) return send(err);
-    // Storage refuses names and expiries a client could have chosen: those are bad input, not crashes.
-    if (err instanceof InvalidObjectNameError || (err instanceof RangeError && typeof (err as FastifyError).statusCode !== 'number')) return send(apiError('bad_request', err.message));
-    if (err instanceof ObjectNotFoundError || err instanceof BucketNotFoundError) return send(apiError('not_found', err.message));
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const issue = err.validation[0];
-      const where = err.validationContext ?? 'body';
-      const field = issue?.instancePath ? issue.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
-      return send(apiError('validation_failed', `Invalid ${where}${field ? ` field "${field}"` : ''}: ${issue?.message ?? 'bad value'}`));
-    }
-    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
-    if (status === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err as SyntaxError).name === 'SyntaxError')) return send(apiError('invalid_json'));
-    if (status === 413) return send(apiError('payload_too_large', tooLargeMessage(request)));
-    if (status === 415) return send(apiError('unsupported_media_type'));
-    // Fastify's own refusals (a bad header, an unknown method): its code, lower-cased.
-    if (status >= 400 && status < 500) return reply.status(status).send({ success: false, error: err.message, code: (err.code ?? 'bad_request').toLowerCase() });
-    request.log.error({ err }, 'unhandled error');
-    return send(apiError('internal_error'));
-  });
+  installErrorHandler(app);
 
   // The SPA's files, before compression so that its hook never sees their routes: they were
   // compressed at build time and are served as they are asked for (http/static-assets.ts).
@@ -173,6 +134,27 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
       await database.close();
     },
   };
+}
+
+/**
+ * The request id on every response, and connections that end once shutdown begins: Node closes
+ * only the connections idle at that moment, so a keep-alive one that answers a request afterwards
+ * would otherwise hold the process open for the whole keep-alive timeout.
+ */
+function installShutdownHooks(app: FastifyInstance): void {
+  let shuttingDown = false;
+  app.addHook('preClose', async () => {
+    shuttingDown = true;
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (shuttingDown) reply.header('connection', 'close');
+  });
+  // A response whose headers went out before shutdown (a streamed export) leaves its socket idle
+  // when it ends: close it then.
+  app.addHook('onResponse', async () => {
+    if (shuttingDown) setImmediate(() => app.server.closeIdleConnections());
+  });
 }
 
 /** The OpenAPI document and viewer, and the live socket's WebSocket support: processes that serve the product only. */

@@ -1,13 +1,14 @@
 // Who may do what in an organization. Every route that touches an organization's data goes
 // through requireMember(), or one of the helpers on it below that also load the resource
-// (projectFor, projectInOrg, imageFor, annotatedImage): a non-member gets 404 (we never reveal that another
-// organization's resource exists), a member whose role lacks the permission gets 403.
+// (projectFor, projectInOrg, imageFor, annotatedImage): a non-member gets 404 (we never reveal
+// that another organization's resource exists), a member whose role lacks the permission gets 403.
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
 import { images, organizationMembers, projects, type Role } from '../db/schema';
 import { errors } from '../errors';
 import { roleCan, type Permission } from '../../contract/permissions';
+import type { ImageRow, ProjectRow } from './images/rows';
 
 // The permission table lives in src/contract/permissions.ts, so that the SPA hides what a role may
 // not do from the same source the server enforces.
@@ -34,8 +35,6 @@ export async function requireMember(db: Exec, userId: string, organizationId: st
   return role;
 }
 
-type ProjectRow = typeof projects.$inferSelect;
-type ImageRow = typeof images.$inferSelect;
 
 /** The project, if the caller may `permission` in its organization; 404 otherwise. */
 export async function projectFor(ctx: AppContext, userId: string, projectId: string, permission: Permission): Promise<ProjectRow> {

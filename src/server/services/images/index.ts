@@ -10,5 +10,3 @@ export { batchImageMetadata, getImage, listImages } from './read';
 export { refuseForeignImages, type ImageRow, type ProjectRow } from './rows';
 export { batchSignedUrls, signedImageUrl } from './signed-urls';
 export { batchMove, batchUpdate, setImageStatus } from './update';
-// Transitional: the access helpers live in ../access.ts; these names stay here until every importer reads them there.
-export { imageFor, projectInOrg } from '../access';
