@@ -104,7 +104,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   // Live co-editing: changes saved elsewhere come into the document; the people on the image.
   const [liveReopen, setLiveReopen] = useState(0);
   const liveImage = useLiveImage({ imageId: image.id, projectId: project.id, readOnly, link, saver, opening, documentReady: readyRef, reopen: () => setLiveReopen((n) => n + 1) });
-  const loading = useImageLoading({ editor, image, orgId, projectId: project.id, readOnly, auto, link, saver, opening: liveImage.liveOpening, reopenToken: reopenToken + liveReopen, documentReady: readyRef });
+  const loading = useImageLoading({ session, image, readOnly, opening: liveImage.liveOpening, reopenToken: reopenToken + liveReopen, documentReady: readyRef });
   const { load, ready } = loading;
   const documentIn = load.status === 'ready' && load.imageId === image.id;
   const { resync } = liveImage;

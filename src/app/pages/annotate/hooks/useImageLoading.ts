@@ -1,39 +1,31 @@
-// Opening an image in the screen's editor: its pixels and its document, parsed, validated and built
-// in slices with a progress bar, while the save manager looks for work this device kept for it
-// (loaded instead when there is some, with a notice and a Discard). A viewer's editor never saves.
+// Opening an image in the screen's editor, as React draws it: the open itself is the session's
+// (src/app/editor-session/openImage.ts: pixels and document in slices, work this device kept
+// loaded instead); this keeps the stage's state, the progress bar, the pixels the renderer gets
+// and the restored-work notice with its Discard. A viewer's editor never saves.
 // Going to another image keeps the screen: its document replaces the previous one in the same
 // Editor (the previous one's undo history is kept for the session, see Editor's historyKey), the
 // renderer swaps its image, and the previous image stays on the canvas until the next one's first
 // frame (no 'Loading image...' unless that takes longer than SLOW_SWITCH_MS).
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { Image } from '../../../../contract/images';
-import type { Editor } from '../../../../engine';
 import type { ImageSourceInput } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
-import { parseLoadData } from '../../../api/annotations/editorApi';
-import type { AutoAnnotateSession } from '../../../editor-session/autoAnnotate';
+import { openImage } from '../../../editor-session/openImage';
+import type { EditorSession } from '../../../editor-session/session';
 import { progressStore } from '../LoadingProgress';
-import { loadAnnotations, openImage } from '../../../api/annotations/preload';
-import type { EditorSaveLink, SaveManager } from '../../../sync/save';
+import { loadAnnotations } from '../../../api/annotations/preload';
 import type { HistoryOpening } from './useHistoryView';
 
-/** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */
-const PARSE_SHARE = 0.2;
 /** A switch to another image taking longer than this shows the stage's loading overlay. */
 const SLOW_SWITCH_MS = 1200;
 
 export type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
 
 export interface ImageLoadingOptions {
-  editor: Editor;
+  session: EditorSession;
   image: Image;
-  orgId: string;
-  projectId: string;
   readOnly: boolean;
-  auto: AutoAnnotateSession;
-  link: EditorSaveLink;
-  saver: SaveManager;
   /** The history view's side of an open (./useHistoryView). */
   opening: HistoryOpening;
   /** Bumped by a restore: the image is opened again. */
@@ -42,11 +34,9 @@ export interface ImageLoadingOptions {
   documentReady: RefObject<boolean>;
 }
 
-// Long because opening an image is one ordered procedure (pixels, parse, build, recovery, attach,
-// camera) whose cancellation must see every step; the next move is into the editor session.
-export function useImageLoading({ editor, image, orgId, projectId, readOnly, auto, link, saver, opening, reopenToken, documentReady }: ImageLoadingOptions) {
+export function useImageLoading({ session, image, readOnly, opening, reopenToken, documentReady }: ImageLoadingOptions) {
+  const { link, saver, projectId } = session;
   const progress = useMemo(progressStore, []);
-  const openGeneration = useRef(0);
   const shownImage = useRef(image.id);
   shownImage.current = image.id;
   const [load, setLoad] = useState<LoadState>({ imageId: image.id, status: 'loading' });
@@ -56,84 +46,33 @@ export function useImageLoading({ editor, image, orgId, projectId, readOnly, aut
   const sourceOwner = useRef<string | null>(null);
   const [recovered, setRecovered] = useState<{ imageId: string; changes: number } | null>(null);
 
+  // The open itself is the session's (src/app/editor-session/openImage.ts); this keeps what the
+  // screen draws from it.
   useEffect(() => {
-    let live = true;
-    const generation = ++openGeneration.current;
-    const ref = { imageId: image.id, projectId, imageFilename: image.filename };
-    opening.starting(image.id);
-    // The previous image stays on the canvas meanwhile: no edit may land on its document now.
-    editor.setInputPaused(true);
     setLoad({ imageId: image.id, status: 'loading' });
-    progress.clear();
     setRecovered(null);
-    auto.setImage(image.filename);
-    // A viewer's editor never saves: no save-manager slot, no link to it.
-    const saving = !readOnly;
-    if (saving) link.expect(image.id);
-    let opened = false;
-    // Opened in the save manager but left before it was attached: close it, unless this screen
-    // is already opening the same image again.
-    const abandon = () => {
-      if (!opened || link.image?.imageId === image.id) return;
-      opened = false;
-      if (openGeneration.current === generation || shownImage.current !== image.id) saver.close(image.id);
-    };
-    const report = (from: number, to: number) => (done: number, total: number) => progress.report(image.id, total, from + (to - from) * (total ? done / total : 1));
-    (async () => {
-      const { pixels, body } = await openImage(image, orgId, projectId);
-      if (!live) return;
-      editor.setImageSize({ width: pixels.width, height: pixels.height });
-      const data = await parseLoadData(body, { isCancelled: () => !live, onCount: (total) => progress.report(image.id, total, 0), onProgress: report(0, PARSE_SHARE) });
-      if (!data || !live) return;
-      opening.loadedVersion(image.id, data.version);
-      // The document is validated and built in slices while the save manager looks for work this
-      // device kept for the image; if there is some, that document is loaded instead.
-      const building = link.load(data.annotations, { onProgress: report(PARSE_SHARE, 1), historyKey: image.id });
-      building.catch(() => undefined); // awaited below, unless the recovered document replaces it
-      let recovery: Awaited<ReturnType<typeof saver.open>> = null;
-      if (saving) {
-        recovery = await saver.open(ref, data);
-        opened = true;
-      }
-      if (!live) return abandon();
-      const loaded = recovery ? await link.load(recovery.annotations, { onProgress: report(PARSE_SHARE, 1), historyKey: image.id }) : await building;
-      if (!loaded || !live) return abandon();
-      if (recovery) setRecovered({ imageId: image.id, changes: recovery.changes });
-      if (saving) link.attach(ref);
-      editor.setInputPaused(false);
-      // Opened again after a restore: the view stays where the user was looking.
-      const restoredCamera = opening.restoredCamera(image.id);
-      if (restoredCamera) editor.setCamera(restoredCamera);
-      else editor.fitToScreen();
-      sourceOwner.current = image.id;
-      setImageSource((prev) => {
-        // The same pixels again (reopened image): the renderer already has them.
-        if (prev === pixels.source) setDrawnImage(image.id);
-        return pixels.source;
+    return openImage(session, {
+        image,
+        readOnly,
+        opening,
+        shownImage: () => shownImage.current,
+        progress,
+        onReady: (source) => {
+          sourceOwner.current = image.id;
+          setImageSource((prev) => {
+            // The same pixels again (reopened image): the renderer already has them.
+            if (prev === source) setDrawnImage(image.id);
+            return source;
+          });
+          setLoad({ imageId: image.id, status: 'ready' });
+        },
+        onRecovered: (changes) => setRecovered({ imageId: image.id, changes }),
+        onError: (err) => setLoad({ imageId: image.id, status: 'error', message: loadErrorMessage(err) }),
       });
-      setLoad({ imageId: image.id, status: 'ready' });
-      opening.finished(image.id);
-    })().catch((err: unknown) => {
-      abandon();
-      if (!live) return;
-      console.error('Failed to open image', err);
-      setLoad({ imageId: image.id, status: 'error', message: loadErrorMessage(err) });
-      opening.finished(image.id);
-    });
-    return () => {
-      live = false;
-      // A drag or drawing in progress ends here (rolled back, still saved for this image), and
-      // nothing else reaches this document.
-      editor.setInputPaused(true);
-      // A load in progress stops at its next slice; the document stays as it is until the next one.
-      editor.cancelLoad();
-      // Captures the document now; the save still happens after the editor moves on.
-      link.detach(image.id);
-    };
     // Reload only when the image itself changes (or the role starts or stops allowing edits, or a
     // restore made another version current).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [image.id, editor, readOnly, reopenToken]);
+  }, [image.id, session, readOnly, reopenToken]);
 
   const onImageReady = useCallback((err: Error | null) => {
     if (err) {
