@@ -1,7 +1,7 @@
 // No request waits behind heavy work (issue 30): the latency of a trivial route and of a small save
 // while the probe's worst inputs run, against the same calls on the quiet server in the same run.
 //
-//   node --import tsx bench/heavy-work.bench.ts [--quick] [--pg <url>]
+//   node --import tsx bench/heavy-work.bench.ts [--quick] [--pg <url>] [--phases=cvat,yolo,export,segment] [--no-client]
 //
 // One server in this process (embedded PGlite unless --pg / DATABASE_URL, local storage). A client
 // in this process polls GET /api/v1/health back to back and saves one box (save-changes, the
@@ -35,6 +35,8 @@ import { benchServer, createBenchProject, percentile, seedProject, type BenchSer
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
+/** --no-client: nothing polls, so each phase's CPU seconds are the heavy work's alone (no latencies). */
+const noClient = process.argv.includes('--no-client');
 const EXPORT_IMAGES = quick ? 2000 : 10_000;
 const YOLO_IMAGES = quick ? 5 : 20;
 const YOLO_LINES = 10_000;
@@ -127,7 +129,7 @@ async function phase(bench: BenchServer, target: Parameters<typeof startClient>[
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const cpu0 = cpuSeconds();
-  const client = startClient(bench, target);
+  const client = noClient ? { stop: async () => ({ health: stats([]), save: stats([]) }) } : startClient(bench, target);
   const t0 = performance.now();
   const note = await work();
   const left = minMs - (performance.now() - t0);
