@@ -60,6 +60,8 @@ export interface ImageEditService {
   sweep(): Promise<{ jobs: number; objects: number }>;
 }
 
+// Long because it is the service object: its methods (createJob, status, health, sweep) share the
+// config, provider and context they close over.
 export function createImageEditService(ctx: AppContext, provider: EditProvider = createProvider(ctx)): ImageEditService {
   const cfg = ctx.config.imageEdit;
   const queue = createJobQueue(ctx, {

@@ -67,6 +67,8 @@ async function readLimited(res: Response): Promise<Buffer> {
   return buf;
 }
 
+// Long because it is the provider object: plan and edit share the URL, key, timeout and fetch they
+// close over.
 export function createRemoteProvider(config: ImageEditConfig, fetchImpl: typeof fetch = fetch): EditProvider {
   const url = config.url!;
   let lastError: string | null = null;

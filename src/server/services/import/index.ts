@@ -101,6 +101,8 @@ export async function sweepEndedUploads(ctx: AppContext, now: Date = new Date())
   return rows.length;
 }
 
+// Long because it is the service object: each route's method (create, begin, get, cancel, list)
+// shares the config and context it closes over.
 export function createImportService(ctx: AppContext): ImportService {
   const cfg = ctx.config.imports;
   gateImportUploads(ctx);
