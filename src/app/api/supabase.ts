@@ -48,3 +48,27 @@ export async function getSupabase(): Promise<SupabaseClient> {
   });
   return client;
 }
+
+/**
+ * Calls `cb` (in a task of its own) each time the session is signed in or its token refreshed;
+ * returns the function that stops it. The live socket sends the new token, the save manager
+ * retries what waited for a sign-in.
+ */
+export function onSessionRenewed(cb: () => void): () => void {
+  let off: (() => void) | null = null;
+  let cancelled = false;
+  void getSupabase()
+    .then((sb) => {
+      const { data } = sb.auth.onAuthStateChange((event) => {
+        // Deferred: supabase-js runs this callback while holding its session lock.
+        if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') setTimeout(cb, 0);
+      });
+      off = () => data.subscription.unsubscribe();
+      if (cancelled) off();
+    })
+    .catch(() => undefined);
+  return () => {
+    cancelled = true;
+    off?.();
+  };
+}

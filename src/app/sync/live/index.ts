@@ -3,7 +3,7 @@
 import { ChangesResponse } from '../../../contract/annotation-api';
 import { LIVE_PATH } from '../../../contract/live';
 import { isApiError, request } from '../../api/client';
-import { getSupabase } from '../../api/supabase';
+import { getSupabase, onSessionRenewed } from '../../api/supabase';
 import { LiveClient, changeOfResponse, type FetchChanges, type LiveDeps, type LiveSocket } from './client';
 
 export { LiveClient, changeOfResponse } from './client';
@@ -30,24 +30,7 @@ function defaultDeps(): LiveDeps {
     url: liveUrl(),
     createSocket: (url) => new WebSocket(url) as unknown as LiveSocket,
     getToken: async () => (await (await getSupabase()).auth.getSession()).data.session?.access_token ?? null,
-    onTokenChange: (cb) => {
-      let off: (() => void) | null = null;
-      let cancelled = false;
-      void getSupabase()
-        .then((sb) => {
-          const { data } = sb.auth.onAuthStateChange((event) => {
-            // Deferred: supabase-js runs this callback while holding its session lock.
-            if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') setTimeout(cb, 0);
-          });
-          off = () => data.subscription.unsubscribe();
-          if (cancelled) off();
-        })
-        .catch(() => undefined);
-      return () => {
-        cancelled = true;
-        off?.();
-      };
-    },
+    onTokenChange: onSessionRenewed,
     fetchChanges,
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),

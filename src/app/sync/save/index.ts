@@ -1,6 +1,6 @@
 // The editor's saving pipeline that never loses work (issue 5 "Loading and saving"). The screen
 // calls open / change / close; see ./types.ts for the contract and ./manager.ts for the rules.
-import { getSupabase } from '../../api/supabase';
+import { getSupabase, onSessionRenewed } from '../../api/supabase';
 import { createManager } from './manager';
 import { memoryStore, openIndexedDbStore } from './store';
 import { createHttpTransport } from './transport';
@@ -37,24 +37,7 @@ function defaultDeps(): SaveDeps {
       window.addEventListener('online', cb);
       return () => window.removeEventListener('online', cb);
     },
-    onAuthChange: (cb) => {
-      let off: (() => void) | null = null;
-      let cancelled = false;
-      void getSupabase()
-        .then((sb) => {
-          const { data } = sb.auth.onAuthStateChange((event) => {
-            // Deferred: supabase-js runs this callback while holding its session lock.
-            if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') setTimeout(cb, 0);
-          });
-          off = () => data.subscription.unsubscribe();
-          if (cancelled) off();
-        })
-        .catch(() => undefined);
-      return () => {
-        cancelled = true;
-        off?.();
-      };
-    },
+    onAuthChange: onSessionRenewed,
     tabId: typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID().slice(0, 8) : Math.random().toString(36).slice(2, 10),
     debounceMs: SAVE_DEBOUNCE_MS,
     maxRetries: SAVE_MAX_RETRIES,
