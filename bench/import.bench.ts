@@ -4,10 +4,11 @@
 // browser does), in the same run and the same server.
 //
 //   node --import tsx bench/import.bench.ts                 # sizes 1000,10000 (200,000 annotations at 10k)
-//   options: --sizes 1000,10000, --dense 100000, --quick (sizes 200,1000, dense 20000), --pg <url> (PostgreSQL; else embedded PGlite)
+//   options: --sizes 1000,10000, --dense 10000, --quick (sizes 200,1000, dense 5000), --pg <url> (PostgreSQL; else embedded PGlite)
 //
 // Then one image with --dense boxes: a lone COCO JSON imported onto an image already in the
 // project, next to saving the same boxes through save-changes (the editor's path, 20,000 a call).
+// An import keeps at most MAX_SHAPES_PER_IMAGE shapes of one image, so --dense stops there.
 //
 // The images are one 640x480 JPEG (a smooth photo-like picture) stored under N names: the import
 // runs every image through an upload's checks (type from bytes, decode, thumbnail), so the bytes'
@@ -31,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import yazl from 'yazl';
 import { api } from '../tests/api/harness';
+import { MAX_SHAPES_PER_IMAGE } from '../src/contract/imports';
 import { arg, benchServer, createBenchProject, type BenchServer } from './lib/seed';
 
 const quick = process.argv.includes('--quick');
@@ -240,7 +242,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.IMPORT_POLL_MS = '100';
 const bench = await benchServer();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-import-bench-'));
-const DENSE = Number(arg('dense', quick ? '20000' : '100000'));
+const DENSE = Math.min(MAX_SHAPES_PER_IMAGE, Number(arg('dense', quick ? '5000' : String(MAX_SHAPES_PER_IMAGE))));
 /** The one-image row (an array, filled inside try: eslint reads a `let` assigned there as unused). */
 const denseRows: { import: Measured; save: Measured; load: number[] }[] = [];
 const rows: { images: number; annotations: number; zipMb: number; import: Measured; upload: Measured; load: number[] }[] = [];
