@@ -452,6 +452,8 @@ function emphasiseClicks(s: SuperpixelStats, seed: Uint8Array, inBox: Uint8Array
   }
 }
 
+// Long because it is one click's pipeline in order (seeds, the box and size priors, the superpixel
+// cut, the pixel cut at its boundary, the islands), each step reading what the one before left.
 export function segment(ops: SegmentOps, st: Structure, input: SegmentInput): SegmentOutput {
   const s = st.stats, n = s.count;
   const seed = new Uint8Array(n); // 1 fg, 2 bg; the later click wins
