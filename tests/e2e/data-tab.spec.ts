@@ -36,13 +36,18 @@ async function birdsProject(page: Page): Promise<EditorProject> {
 
 const tile = (page: Page, name: string) => page.getByTestId('image-tile').filter({ has: page.getByRole('button', { name, exact: true }) });
 
+/**
+ * The two boxes end up apart. A toast rises into place (its stack slides up over the bar it avoids
+ * while the toast fades in), so the boxes are read again until the motion has settled.
+ */
 async function expectApart(a: Locator, b: Locator, what: string) {
-  const ra = (await a.boundingBox())!;
-  const rb = (await b.boundingBox())!;
-  expect(ra, `${what}: first box`).toBeTruthy();
-  expect(rb, `${what}: second box`).toBeTruthy();
-  const overlap = ra.x < rb.x + rb.width && rb.x < ra.x + ra.width && ra.y < rb.y + rb.height && rb.y < ra.y + ra.height;
-  expect(overlap, `${what}: ${JSON.stringify(ra)} overlaps ${JSON.stringify(rb)}`).toBe(false);
+  const placement = async () => {
+    const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];
+    if (!ra || !rb) return `${what}: not both on the page`;
+    const overlap = ra.x < rb.x + rb.width && rb.x < ra.x + ra.width && ra.y < rb.y + rb.height && rb.y < ra.y + ra.height;
+    return overlap ? `${what}: ${JSON.stringify(ra)} overlaps ${JSON.stringify(rb)}` : 'apart';
+  };
+  await expect.poll(placement, { timeout: 5_000 }).toBe('apart');
 }
 
 test('data tab: search by name across folders, tiles with annotation count and pixel size, one Export, stage names', async ({ page }) => {

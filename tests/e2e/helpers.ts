@@ -1,4 +1,4 @@
-import { expect, type Page, type Route } from '@playwright/test';
+import { expect, type APIRequestContext, type Page, type Route } from '@playwright/test';
 
 let counter = 0;
 /** A fresh, unique identity for one test. */
@@ -22,25 +22,46 @@ export async function signUp(page: Page, user: { email: string; password: string
   await expect(page.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
 }
 
+/** A supabase-js session as the auth service answers it. */
+export interface Session {
+  access_token: string;
+  expires_in: number;
+  expires_at?: number;
+  [key: string]: unknown;
+}
+
+/** Signs a new person up through the auth API (no page involved); answers their session. */
+export async function apiSignUp(request: APIRequestContext, user: { email: string; password: string; fullName: string }): Promise<Session> {
+  const config = await (await request.get('/api/v1/config')).json();
+  const signUp = await request.post('/auth/v1/signup', { headers: { apikey: config.supabaseAnonKey }, data: { email: user.email, password: user.password, data: { full_name: user.fullName } } });
+  expect(signUp.status()).toBe(200);
+  return signUp.json();
+}
+
+/**
+ * Gives the page's origin the session the way supabase-js keeps it (the app then starts signed in).
+ * It is written from a static file of the origin, so that the app itself starts only once, signed in.
+ */
+export async function useSession(page: Page, session: Session) {
+  await page.goto('/favicon.svg');
+  // supabase-js's storage key for a client on this origin: sb-<first label of the host>-auth-token.
+  await page.evaluate((s) => {
+    const key = `sb-${location.hostname.split('.')[0]}-auth-token`;
+    localStorage.setItem(key, JSON.stringify({ ...s, expires_at: s.expires_at ?? Math.floor(Date.now() / 1000) + s.expires_in }));
+  }, session);
+}
+
 /**
  * Signs up and completes onboarding through the API, and gives the page the session the way
  * supabase-js keeps it, for tests whose subject comes after onboarding (the sign-up and onboarding
  * pages have tests of their own). Lands on the organization's projects page.
  */
 export async function signUpWithOrganization(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string) {
-  const config = await (await page.request.get('/api/v1/config')).json();
-  const signUp = await page.request.post('/auth/v1/signup', { headers: { apikey: config.supabaseAnonKey }, data: { email: user.email, password: user.password, data: { full_name: user.fullName } } });
-  expect(signUp.status()).toBe(200);
-  const session = await signUp.json();
+  const session = await apiSignUp(page.request, user);
   const slug = organizationName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40);
   const onboarding = await page.request.post('/api/v1/users/onboarding', { headers: { authorization: `Bearer ${session.access_token}` }, data: { full_name: user.fullName, organization_name: organizationName, organization_slug: slug } });
   expect(onboarding.status()).toBe(200);
-  await page.goto('/');
-  // supabase-js's storage key for a client on this origin: sb-<first label of the host>-auth-token.
-  await page.evaluate((s) => {
-    const key = `sb-${location.hostname.split('.')[0]}-auth-token`;
-    localStorage.setItem(key, JSON.stringify({ ...s, expires_at: s.expires_at ?? Math.floor(Date.now() / 1000) + s.expires_in }));
-  }, session);
+  await useSession(page, session);
   await page.goto('/');
   await expect(page.getByRole('heading', { name: organizationName, level: 1 })).toBeVisible();
 }

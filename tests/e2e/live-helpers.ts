@@ -4,22 +4,19 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import WebSocket from 'ws';
 import { apiCall, type EditorProject } from './editor-helpers';
-import { showAllImages, uniqueUser } from './helpers';
+import { apiSignUp, showAllImages, uniqueUser, useSession, type Session } from './helpers';
 
 export interface Member {
   email: string;
   role: 'annotator' | 'viewer';
   fullName: string;
-  session: { access_token: string; [key: string]: unknown };
+  session: Session;
 }
 
 /** Signs a new person up and makes them a member of the project's organization (invited by `owner`, whose page is signed in). */
 export async function member(owner: Page, project: EditorProject, fullName: string, role: 'annotator' | 'viewer' = 'annotator'): Promise<Member> {
   const user = { ...uniqueUser('peer'), fullName };
-  const config = await (await owner.request.get('/api/v1/config')).json();
-  const signUp = await owner.request.post('/auth/v1/signup', { headers: { apikey: config.supabaseAnonKey }, data: { email: user.email, password: user.password, data: { full_name: fullName } } });
-  expect(signUp.status()).toBe(200);
-  const session = await signUp.json();
+  const session = await apiSignUp(owner.request, user);
   const invite = await apiCall(owner, 'POST', `/organizations/${project.orgId}/invites`, { email: user.email, role });
   expect(invite.status).toBe(200);
   const token = new URL(invite.body.invite_url as string).pathname.split('/').pop()!;
@@ -35,11 +32,7 @@ export async function member(owner: Page, project: EditorProject, fullName: stri
 export async function memberBrowser(browser: Browser, who: Member, opts: { allImages?: boolean } = {}) {
   const context = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  await page.goto('/');
-  await page.evaluate((s) => {
-    const key = `sb-${location.hostname.split('.')[0]}-auth-token`;
-    localStorage.setItem(key, JSON.stringify({ ...s, expires_at: (s.expires_at as number | undefined) ?? Math.floor(Date.now() / 1000) + (s.expires_in as number) }));
-  }, who.session);
+  await useSession(page, who.session);
   await page.goto('/');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();

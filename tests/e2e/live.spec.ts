@@ -4,34 +4,15 @@
 // toggle hides the avatars. B's selection and pointer show in A's editor in B's colour. When both
 // edit one box, the later edit wins and both are told, whichever of the two saves arrives first.
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
-import { uniqueUser } from './helpers';
+import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
+import { member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
 const IMAGE = 'lot.png';
 
 /** A second person, invited into the project's organization as an annotator, signed in in a browser of their own on the image. */
 async function secondPerson(browser: Browser, owner: Page, project: EditorProject) {
-  const user = { ...uniqueUser('peer'), fullName: 'Ada Lovelace' };
-  const context = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const config = await (await page.request.get('/api/v1/config')).json();
-  const signUp = await page.request.post('/auth/v1/signup', { headers: { apikey: config.supabaseAnonKey }, data: { email: user.email, password: user.password, data: { full_name: user.fullName } } });
-  expect(signUp.status()).toBe(200);
-  const session = await signUp.json();
-  const invite = await apiCall(owner, 'POST', `/organizations/${project.orgId}/invites`, { email: user.email, role: 'annotator' });
-  expect(invite.status).toBe(200);
-  const token = new URL(invite.body.invite_url as string).pathname.split('/').pop()!;
-  const accepted = await page.request.post(`/api/v1/invites/${token}/accept`, { headers: { authorization: `Bearer ${session.access_token}` } });
-  expect(accepted.status()).toBe(200);
-  await page.goto('/');
-  await page.evaluate((s) => {
-    const key = `sb-${location.hostname.split('.')[0]}-auth-token`;
-    localStorage.setItem(key, JSON.stringify({ ...s, expires_at: s.expires_at ?? Math.floor(Date.now() / 1000) + s.expires_in }));
-  }, session);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Open project Streets' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  const { context, page } = await memberBrowser(browser, await member(owner, project, 'Ada Lovelace'));
   await openEditorImage(page, IMAGE);
   return { context, page };
 }
