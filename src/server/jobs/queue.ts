@@ -143,6 +143,8 @@ async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs
   return row ?? null;
 }
 
+// Long because it is one closure: the claiming loop, each job's run, the lease checks and the
+// sweeps share the running map and the stopping flag, which start(), stop() and poke() also read.
 export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue {
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
