@@ -133,7 +133,7 @@ export default tseslint.config(
     files: ['src/**/*.{ts,tsx}', 'assembly/**/*.ts', 'bench/**/*.ts'],
     ignores: ['**/*.test.{ts,tsx}'],
     plugins: { vellum: { rules: { 'why-long': whyLong } } },
-    rules: { 'vellum/why-long': 'warn' },
+    rules: { 'vellum/why-long': 'error' },
   },
   {
     files: ['src/app/pages/**/*.{ts,tsx}'],
