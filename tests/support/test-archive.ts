@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { MAX_IMPORT_TEXT_BYTES } from '../../src/contract/imports';
-import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedImage, type ImportReporter } from '../../src/server/services/import/types';
+import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedImage, type ImportReporter } from '../../src/server/formats/reader';
 
 /** An archive of the given entries (path -> text or bytes), in the order given. */
 export function memoryArchive(entries: Record<string, string | Buffer>): ImportArchive {

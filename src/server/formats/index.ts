@@ -16,7 +16,7 @@
 // them, so the import's read-through thread (pure, no database) never loads them.
 import type { ExportFormat } from '../../contract/export';
 import type { ImportFormat } from '../../contract/imports';
-import type { FormatReader, ImportArchive } from '../services/import/types';
+import type { FormatReader, ImportArchive } from './reader';
 import type { FormatWriter, RunState } from './write-common';
 import { cocoReader } from './coco/read';
 import { cvatReader } from './cvat/read';

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { parser, type Token } from 'stream-json/parser.js';
 import { verifier } from 'stream-json/utils/verifier.js';
 import { MAX_IMPORT_NESTING } from '../../contract/imports';
-import { ImportInputError, type ImportArchive } from '../services/import/types';
+import { ImportInputError, type ImportArchive } from './reader';
 
 const tooDeep = (file: string) => new ImportInputError(`${file}: JSON nested more than ${MAX_IMPORT_NESTING} levels deep; at most ${MAX_IMPORT_NESTING} are read`);
 

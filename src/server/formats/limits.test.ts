@@ -3,7 +3,7 @@
 // queue took for a crash and retried three times.
 import { describe, expect, it } from 'vitest';
 import { MAX_IMPORT_NESTING } from '../../contract/imports';
-import { ImportInputError, type FormatReader } from '../services/import/types';
+import { ImportInputError, type FormatReader } from './reader';
 import { cocoReader } from './coco/read';
 import { cvatReader } from './cvat/read';
 import { nestingOf } from './json-scan';

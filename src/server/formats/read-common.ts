@@ -1,6 +1,6 @@
 // What the format readers share: archive paths, finding an image's bytes in the archive, text
 // files, numbers and attributes.
-import type { ImportArchive, NamedAttribute, ImportReporter } from '../services/import/types';
+import type { ImportArchive, NamedAttribute, ImportReporter } from './reader';
 
 /** Extensions of the files a reader treats as images (the importer checks the bytes themselves). */
 export const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'bmp', 'tif', 'tiff', 'svg', 'avif']);

@@ -4,7 +4,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
 import { MAX_IMPORT_NESTING } from '../../contract/imports';
-import { ImportInputError, type ImportArchive } from '../services/import/types';
+import { ImportInputError, type ImportArchive } from './reader';
 
 export interface XmlElement {
   name: string;

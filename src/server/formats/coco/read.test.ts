@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countsToString, decodeRle, encodeMask } from '../../../contract/rle';
-import { ImportInputError } from '../../services/import/types';
+import { ImportInputError } from '../reader';
 import { cocoReader } from './read';
 import { imageNamed, memoryArchive, readAll, recordingReporter } from '../../../../tests/support/test-archive';
 

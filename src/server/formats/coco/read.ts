@@ -61,7 +61,7 @@ import {
   type NamedAttribute,
   type Point,
   type ReadOptions,
-} from '../../services/import/types';
+} from '../reader';
 import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
 import { scanJson, type ScanControl } from '../json-scan';
 import { isBoxRing, ringArea } from '../shapes';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRle } from '../../../contract/rle';
-import { ImportInputError } from '../../services/import/types';
+import { ImportInputError } from '../reader';
 import { cvatReader, parsePoints } from './read';
 import { cvatMaskToCoco } from './mask';
 

@@ -28,8 +28,8 @@
 // - ImportedImage.fileName is the base name of <image name>; folder is the folder part of that
 //   name (CVAT keeps the uploaded relative path); entry is found under images/ beside the XML.
 import type { AnnotationType } from '../../../contract/projects';
-import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedAnnotation, type ImportedClass } from '../../services/import/types';
-import type { ImportedImage, ImportedShape, ImportReporter, NamedAttribute, Point, ReadOptions } from '../../services/import/types';
+import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedAnnotation, type ImportedClass } from '../reader';
+import type { ImportedImage, ImportedShape, ImportReporter, NamedAttribute, Point, ReadOptions } from '../reader';
 import { EntryIndex, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
 import { childText, scalarOf, xmlElements, type XmlElement } from '../xml';
 import { cvatMaskToCoco, MaskRefused } from './mask';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ImportInputError } from '../../services/import/types';
+import { ImportInputError } from '../reader';
 import { vellumReader } from './read';
 import { memoryArchive, readAll } from '../../../../tests/support/test-archive';
 

@@ -17,7 +17,7 @@
 import { VELLUM_EXPORT_VERSION } from '../../../contract/export';
 import { IMAGE_STATUSES, type ImageStatus } from '../../../contract/images';
 import { ANNOTATION_TYPES, ProjectClass, type AnnotationType } from '../../../contract/projects';
-import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedClass, type ImportedImage, type ReadOptions } from '../../services/import/types';
+import { ImportInputError, type DatasetRead, type FormatReader, type ImportArchive, type ImportedClass, type ImportedImage, type ReadOptions } from '../reader';
 import { baseName, dirName, extOf, isImagePath, joinPath, toNumber } from '../read-common';
 import { parseJsonEntry } from '../json-scan';
 

@@ -19,7 +19,7 @@
 //   (<source><database>Vellum</database>), whose export keeps the image's folder there.
 // - An object without a readable <bndbox> (missing, not numbers, xmax < xmin) is skipped with
 //   `<file> object <n> (<name>)` and its reason. Malformed XML ends the import with its file and line.
-import type { DatasetRead, FormatReader, ImportArchive, ImportedAnnotation, ImportedImage, NamedAttribute, ReadOptions, ImportReporter } from '../../services/import/types';
+import type { DatasetRead, FormatReader, ImportArchive, ImportedAnnotation, ImportedImage, NamedAttribute, ReadOptions, ImportReporter } from '../reader';
 import { EntryIndex, baseName, dirName, extOf, headText, isImagePath, joinPath, stemOf, toNumber } from '../read-common';
 import { child, childText, scalarOf, xmlElements, type XmlElement } from '../xml';
 import { vocToBox } from '../shapes';

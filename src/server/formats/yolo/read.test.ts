@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ImportInputError } from '../../services/import/types';
+import { ImportInputError } from '../reader';
 import { parseLabelLine, yoloReader } from './read';
 import { imageNamed, memoryArchive, readAll } from '../../../../tests/support/test-archive';
 

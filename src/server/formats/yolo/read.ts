@@ -40,7 +40,7 @@ import {
   type ImportedImage,
   type Point,
   type ReadOptions,
-} from '../../services/import/types';
+} from '../reader';
 import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, readText, stemOf } from '../read-common';
 import { axisAlignedRectangle } from '../shapes';
 

@@ -21,7 +21,7 @@ import {
   MAX_IMPORT_TEXT_BYTES,
   MAX_IMPORT_UNCOMPRESSED_BYTES,
 } from '../../../contract/imports';
-import { ImportInputError, type ImportArchive, type ImportReporter } from './types';
+import { ImportInputError, type ImportArchive, type ImportReporter } from '../../formats/reader';
 
 /** Entries smaller than this are never refused for their ratio (a 1 KB run of spaces is not a bomb). */
 const RATIO_MIN_BYTES = 1024 * 1024;

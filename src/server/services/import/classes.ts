@@ -14,7 +14,7 @@ import { CLASS_NAME_MAX, classKey, storedClassName } from './class-names';
 
 export { classKey };
 import { updateProject } from '../projects';
-import { ImportInputError, type ImportReporter } from './types';
+import { ImportInputError, type ImportReporter } from '../../formats/reader';
 
 /** ProjectClasses' limit on a project's classes, as the HTTP API enforces it. */
 export const MAX_PROJECT_CLASSES = 1000;

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
 import { pathBox } from '../../formats/shapes';
-import type { ImportedAnnotation, Point } from './types';
+import type { ImportedAnnotation, Point } from '../../formats/reader';
 
 export interface ImageSize {
   width: number;

@@ -8,7 +8,7 @@ import { MAX_IMPORT_REPORT_ITEMS, type ImportFormat } from '../../../contract/im
 import { openImportFile } from './archive';
 import { READERS } from '../../formats';
 import { classKey } from './class-names';
-import { ImportInputError, type ImportReporter } from './types';
+import { ImportInputError, type ImportReporter } from '../../formats/reader';
 
 export interface ReadThrough {
   images: number;

@@ -46,7 +46,7 @@ import { READERS, detectFormat } from '../../formats';
 import { timeSlice } from '../../offload/slice';
 import { offload, OffloadCrashed } from '../../offload/pool';
 import { importFolderPath, type ReadThrough } from './read-through';
-import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from './types';
+import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from '../../formats/reader';
 import { notifyProjectChanged } from '../../live/notify';
 
 export type ImportRow = typeof imports.$inferSelect;

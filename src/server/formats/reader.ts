@@ -1,4 +1,4 @@
-// What a format reader (../../formats/<format>/read.ts) and the importer (./run.ts) agree on.
+// What a format reader (./<format>/read.ts) and the importer (../services/import/run.ts) agree on.
 //
 // A reader only understands its format: it lists the dataset's classes and yields one
 // ImportedImage at a time with its annotations in the dataset's own terms (pixels, or 0..1 for
@@ -7,9 +7,9 @@
 // image's real size, clips boxes to the image, drops polygons under 3 points, gives ids, validates
 // with the stored-annotation schema and writes. Readers never touch the database or storage.
 import type { Readable } from 'node:stream';
-import type { ImportFormat } from '../../../contract/imports';
-import type { AnnotationType, AttributeDefinition } from '../../../contract/projects';
-import type { ImageStatus } from '../../../contract/images';
+import type { ImportFormat } from '../../contract/imports';
+import type { AnnotationType, AttributeDefinition } from '../../contract/projects';
+import type { ImageStatus } from '../../contract/images';
 
 /**
  * The uploaded file, read-only: a zip's file entries, or a single .json / .xml file as an archive
