@@ -1,6 +1,6 @@
 // Every error code the product API answers (`{"success": false, "error", "code"}`), with its HTTP
 // status and a default message: one list for the server, which can only throw these codes with
-// these statuses (src/server/http/errors.ts), and for clients, which read a status from a code
+// these statuses (src/server/errors.ts), and for clients, which read a status from a code
 // (a batch answer carries codes per item). The identity routes /api/v1/auth/* pass on the identity
 // service's own GoTrue codes as they are (src/server/auth/gotrue-errors.ts).
 

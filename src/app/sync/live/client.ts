@@ -1,4 +1,4 @@
-// The live co-editing client (issue 20, README "Live co-editing"): one WebSocket per tab to
+// The live co-editing client (issue 20, docs/live.md): one WebSocket per tab to
 // /api/v1/live, authenticated with the session's access token (sent again when it is refreshed),
 // joined to the images the screen watches, reconnected with backoff, and kept in step: a `changed`
 // that does not build on the version the screen holds, an `omitted` one, or a (re)join that finds

@@ -1,4 +1,4 @@
-// One interface for every edit provider; IMAGE_EDIT_PROVIDER picks one (README "Magic Image Edit").
+// One interface for every edit provider; IMAGE_EDIT_PROVIDER picks one (docs/image-edit.md).
 import type { ImageEditConfig } from '../../config';
 import type { GeoStep } from './vocabulary';
 

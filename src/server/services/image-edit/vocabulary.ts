@@ -1,4 +1,4 @@
-// The prompts the built-in editor understands (README "Magic Image Edit"). A prompt is split into
+// The prompts the built-in editor understands (docs/image-edit.md). A prompt is split into
 // clauses ("flip horizontally and make it night" -> "flip horizontally", "make it night"); each
 // clause must name one or more known edits, and whatever is left must be filler words ("make it",
 // "a bit", "the image"). Anything else fails the image with a message listing the vocabulary, rather
@@ -57,7 +57,7 @@ const FILLER = new Set(
     .split(/\s+/),
 );
 
-/** The documented vocabulary, in the order the README lists it. */
+/** The documented vocabulary, in the order docs/image-edit.md lists it. */
 export const VOCABULARY: readonly string[] = [
   'brighter',
   'darker',

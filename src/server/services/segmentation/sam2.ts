@@ -2,7 +2,7 @@
 // set (services/segmentation/index.ts imports this file dynamically), so the app runs without the
 // onnxruntime-node package.
 //
-// SAM2_MODEL_DIR holds two files (README "Assisted segmentation"), as exported by the common SAM2
+// SAM2_MODEL_DIR holds two files (docs/segmentation.md), as exported by the common SAM2
 // ONNX exporters (e.g. ibaiGorordo/ONNX-SAM2-Segment-Anything, vietanhdev/samexporter):
 //   sam2_encoder.onnx (or encoder.onnx)
 //     in:  image            float32 [1, 3, 1024, 1024]  RGB, ImageNet mean/std normalised

@@ -1,4 +1,4 @@
-// /api/v1/live: the live co-editing WebSocket (issue 20, README "Live co-editing"). The socket
+// /api/v1/live: the live co-editing WebSocket (issue 20, docs/live.md). The socket
 // authenticates in its first message (a browser cannot set headers on a WebSocket), so the route
 // is public to the HTTP guard and the hub (src/server/live) checks the credential with the guard's
 // own `authenticate`. A plain GET answers 426 upgrade_required.
@@ -18,7 +18,7 @@ import {
   LIVE_MAX_SELECTION_IDS,
 } from '../../../../contract/live';
 
-/** The protocol, as the OpenAPI document shows it (the README says the same at more length). */
+/** The protocol, as the OpenAPI document shows it (docs/live.md says the same at more length). */
 export function liveDescription(ctx: AppContext): string {
   return [
     'WebSocket (GET with `Upgrade: websocket`; a plain GET answers 426 `upgrade_required`). Messages are JSON text; schemas in src/contract/live.ts. Saving stays on HTTP (save-changes): the socket carries notifications and presence only.',
