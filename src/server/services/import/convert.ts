@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
-import { pathBox } from '../../formats/shapes';
+import { clipBox, pathBox } from '../../formats/shapes';
 import type { ImportedAnnotation, Point } from '../../formats/reader';
 
 export interface ImageSize {
@@ -33,16 +33,6 @@ export function importedId(importId: string, file: string, index: number): strin
 }
 
 const finite = (path: readonly Point[]) => path.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-
-function clipBox(b: { x: number; y: number; w: number; h: number }, size: ImageSize): { box: typeof b; clipped: boolean } | null {
-  const x0 = Math.max(0, b.x);
-  const y0 = Math.max(0, b.y);
-  const x1 = Math.min(size.width, b.x + b.w);
-  const y1 = Math.min(size.height, b.y + b.h);
-  if (!(x1 > x0) || !(y1 > y0)) return null;
-  const box = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-  return { box, clipped: box.x !== b.x || box.y !== b.y || box.w !== b.w || box.h !== b.h };
-}
 
 /**
  * `a` as a stored annotation with `id` and the project's spelling of its class. `normalized`:
