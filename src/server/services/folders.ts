@@ -2,7 +2,7 @@
 // move (their keys hold no folder); a folder change rewrites full_path / virtual_folder_path rows,
 // all in one transaction.
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, like, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, like, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../errors';
@@ -10,6 +10,7 @@ import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FO
 import type { Tx } from '../db/client';
 import { projectFor, projectInOrg } from './access';
 import { folderPathOrThrow, type ProjectRow } from './images';
+import { underPath } from './images/folder-path';
 
 type FolderRow = typeof folders.$inferSelect;
 /** Natural order ('Folder 2' before 'Folder 10'); one collator, not one per comparison. */
@@ -149,7 +150,6 @@ export async function ensureFolderPath(ctx: AppContext, projectId: string, path:
   }
 }
 
-const underPath = (column: typeof folders.fullPath | typeof images.virtualFolderPath, path: string) => or(eq(column, path), sql`starts_with(${column}, ${`${path}/`})`);
 
 /**
  * Gives `folder` a new parent and/or name: rewrites its row, the full_path and parent_folder_path

@@ -11,13 +11,13 @@
 // - mime_type: 'png', 'svg' or a full type, compared after canonicalMime.
 // - min_file_size / max_file_size: bytes, inclusive.
 // - assignee / reviewer ('me', 'none' or a member's id) and has_open_issues (the list only).
-import { and, eq, gt, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { images } from '../db/schema';
 import { errors } from '../errors';
 import { canonicalMime } from '../../contract/images';
 import { ROOT_PATH } from '../../contract/folders';
 import type { ListImagesQuery } from '../../contract/images';
-import { folderPathOrThrow } from './images/folder-path';
+import { folderPathOrThrow, underPath } from './images/folder-path';
 
 export type ImageFilters = Partial<Pick<ListImagesQuery, 'folder_path' | 'status' | 'search' | 'is_archived' | 'mime_type' | 'min_file_size' | 'max_file_size' | 'assignee' | 'reviewer' | 'has_open_issues'>> & {
   include_subfolders?: boolean;
@@ -51,12 +51,6 @@ export function mimeOrThrow(raw: string): string {
   return mime;
 }
 
-/** A folder and every folder inside it ('/': the whole project), as folders.ts moves them. */
-function inFolderTree(folderPath: string): SQL | undefined {
-  if (folderPath === ROOT_PATH) return undefined;
-  return or(eq(images.virtualFolderPath, folderPath), sql`starts_with(${images.virtualFolderPath}, ${`${folderPath}/`})`);
-}
-
 /**
  * The images of `projectId` that pass `f`. `userId` stands for 'me' in the people filters;
  * `field` names the folder path in a 400 ('filters.folder_path' for the export).
@@ -70,7 +64,7 @@ export function imageFilter(projectId: string, f: ImageFilters, userId: string, 
   if (archived !== 'all') where.push(eq(images.isArchived, archived === 'true'));
   described.push(archived === 'all' ? 'archived or not' : archived === 'true' ? 'archived' : 'not archived');
   if (folderPath !== undefined) {
-    where.push(f.include_subfolders ? inFolderTree(folderPath) : eq(images.virtualFolderPath, folderPath));
+    where.push(f.include_subfolders ? (folderPath === ROOT_PATH ? undefined : underPath(images.virtualFolderPath, folderPath)) : eq(images.virtualFolderPath, folderPath));
     described.push(f.include_subfolders ? (folderPath === ROOT_PATH ? 'in every folder' : `in folder ${folderPath} and its sub-folders`) : `in folder ${folderPath} only`);
   } else described.push('in every folder');
   if (f.status) {

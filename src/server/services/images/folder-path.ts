@@ -1,7 +1,7 @@
 // Folder paths from the client: checked, canonical, and the folder row they name.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Exec } from '../../db/client';
-import { folders } from '../../db/schema';
+import { folders, images } from '../../db/schema';
 import { errors } from '../../errors';
 import { normalizeFolderPath, ROOT_PATH } from '../../../contract/folders';
 
@@ -25,4 +25,9 @@ export async function requireFolder(db: Exec, projectId: string, path: string): 
   const id = await folderIdOf(db, projectId, path);
   if (!id) throw errors.notFound(`Folder ${path}`);
   return id;
+}
+
+/** `column` is `path` or a folder inside it (a folder's rows or its images, moved or exported together). */
+export function underPath(column: typeof folders.fullPath | typeof images.virtualFolderPath, path: string): SQL {
+  return or(eq(column, path), sql`starts_with(${column}, ${`${path}/`})`)!;
 }
