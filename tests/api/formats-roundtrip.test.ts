@@ -3,8 +3,9 @@
 // (services/import/convert.ts toStored), gives back the annotations that were saved, as far as the
 // format carries them:
 //   vellum  every annotation exactly as stored (ids, every shape kind, attributes, extra keys);
-//   coco    boxes, polygons (a polygon with holes as its mask, pixel for pixel), masks pixel for
-//           pixel, keypoints, attributes; polylines are left out;
+//   coco    boxes (marked as boxes), polygons (a rectangle one too; a polygon with holes as its
+//           mask, pixel for pixel), masks pixel for pixel, keypoints, attributes; polylines are
+//           left out; the file stays what pycocotools reads;
 //   yolo    (with the image files: a label file does not name its image) segment mode: boxes (as their 4 corners), polygons as their outer ring, masks traced
 //           (pixel for pixel); detect mode: boxes; keypoints and polylines left out, no attributes;
 //   voc     boxes, and every other shape but a point as its bounding box; pose / truncated /
@@ -42,6 +43,8 @@ const saved: Stored[] = [
   { id: 'm1', name: 'roof', bounding_box: { x: 3, y: 2, w: 6, h: 5 }, segmentation: { size: [H, W], counts: encodeMask(mask, H, W) } },
   { id: 'k1', name: 'eye', bounding_box: { x: 7, y: 8, w: 0, h: 0 }, keypoint: { x: 7, y: 8 }, attributes: [{ name: 'side', value: 'left' }] },
   { id: 'l1', name: 'lane', bounding_box: { x: 0, y: 25, w: 40, h: 0 }, polyline: { path: [[0, 25], [40, 25]] } },
+  // A polygon that happens to be an axis-aligned rectangle: a polygon, not a box (issue 32).
+  { id: 'w1', name: 'window', bounding_box: { x: 22, y: 20, w: 10, h: 6 }, polygon: { path: [[22, 20], [32, 20], [32, 26], [22, 26]] } },
 ];
 
 /** The export route's zip for this project, as archive entries. */
@@ -79,6 +82,28 @@ function expectBox(actual: unknown, want: Box, tol?: number) {
   const b = actual as Box;
   for (const k of ['x', 'y', 'w', 'h'] as const) expect(near(b[k], want[k], tol), `${k}: ${b[k]} vs ${want[k]}`).toBe(true);
 }
+/**
+ * What pycocotools needs of every annotation (COCO(), annToRLE, annToMask, COCOeval): the keys it
+ * indexes, and a segmentation that is a compressed RLE of the image's size or a non-empty list of
+ * polygons of 3+ points (a 4-number list reads as a bbox). The same rules as tests/api/export.test.ts.
+ */
+function expectPycocotoolsReadable(annotations: Record<string, unknown>[]) {
+  for (const a of annotations) {
+    for (const key of ['id', 'image_id', 'category_id', 'area', 'iscrowd']) expect(typeof a[key], key).toBe('number');
+    expect((a.bbox as number[]).every(Number.isFinite)).toBe(true);
+    const seg = a.segmentation;
+    if (Array.isArray(seg)) {
+      expect(seg.length).toBeGreaterThan(0);
+      for (const poly of seg as number[][]) {
+        expect(poly.length).toBeGreaterThanOrEqual(6);
+        expect(poly.length % 2).toBe(0);
+        expect(poly.every(Number.isFinite)).toBe(true);
+      }
+    } else {
+      expect(seg).toEqual({ size: [H, W], counts: expect.any(String) });
+    }
+  }
+}
 const named = (a: Record<string, unknown>) => Object.fromEntries(((a.attributes ?? []) as { name: string; value: unknown }[]).map((e) => [e.name, e.value]));
 const byName = (list: Stored[], name: string) => list.filter((a) => a.name === name);
 
@@ -92,6 +117,7 @@ beforeAll(async () => {
     { name: 'roof', type: 'polygon', color: '#00ff00' },
     { name: 'eye', type: 'keypoint', color: '#0000ff' },
     { name: 'lane', type: 'polyline', color: '#ffff00' },
+    { name: 'window', type: 'polygon', color: '#00ffff' },
   ];
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes } })).status).toBe(200);
   const image = await uploadImage(server, owner, projectId, 'scene.png', await png(W, H));
@@ -129,10 +155,19 @@ describe('write, then read, gives the same annotations', () => {
     expect(eye!.keypoint).toEqual({ x: 7, y: 8 });
     expect(named(eye!)).toEqual({ side: 'left' });
     expect(byName(back, 'lane'), 'COCO has no open paths').toEqual([]);
+    const [window] = byName(back, 'window');
+    expect(window!.polygon, 'a rectangle polygon stays a polygon').toEqual(saved[6]!.polygon);
+  });
+
+  it('COCO: boxes carry the box mark, and the file stays what pycocotools reads', { timeout: 60_000 }, async () => {
+    const coco = JSON.parse((await exported('coco'))['annotations.json']!.toString('utf8')) as { categories: { id: number; name: string }[]; annotations: Record<string, unknown>[] };
+    const nameOf = (a: Record<string, unknown>) => coco.categories.find((c) => c.id === a.category_id)!.name;
+    expect(coco.annotations.filter((a) => a.vellum_shape === 'box').map(nameOf)).toEqual(['car']);
+    expectPycocotoolsReadable(coco.annotations);
   });
 
   it('YOLO segments: boxes (written as their corners), polygons as their outer ring, masks traced pixel for pixel', { timeout: 60_000 }, async () => {
-    const back = await readBack('yolo', await exported('yolo', { include_images: true }));
+    const back = await readBack('yolo', await exported('yolo', { include_images: true, yolo_task: 'segment' }));
     // Written as its 4 corners, read back as a box (formats/shapes.ts axisAlignedRectangle).
     const [car] = byName(back, 'car');
     expect(car!.polygon).toBeUndefined();
@@ -146,6 +181,8 @@ describe('write, then read, gives the same annotations', () => {
     expectBox(roofs[1]!.bounding_box, saved[2]!.bounding_box as Box);
     expect(raster([(roofs[2]!.polygon as { path: [number, number][] }).path])).toEqual(Array.from(mask));
     expect(byName(back, 'eye').concat(byName(back, 'lane'))).toEqual([]);
+    // A YOLO segment cannot say it was a polygon: a rectangle reads back as its box.
+    expectBox(byName(back, 'window')[0]!.bounding_box, saved[6]!.bounding_box as Box);
   });
 
   it('YOLO detect (boxes only): boxes to 1e-6 of the image size', { timeout: 60_000 }, async () => {
@@ -166,5 +203,6 @@ describe('write, then read, gives the same annotations', () => {
     // This polyline is flat (no height): its box has no area, so VOC cannot write it.
     expect(byName(back, 'lane')).toEqual([]);
     expect(byName(back, 'eye'), 'a point has no box').toEqual([]);
+    expectBox(byName(back, 'window')[0]!.bounding_box, saved[6]!.bounding_box as Box);
   });
 });

@@ -2,7 +2,8 @@
 // separate shapes that share an `instance` key (a person's keypoints, each with its `part`, and
 // its box or outline; an object of several polygon rings). The export joins the shapes of one
 // class and instance back into one COCO annotation:
-// - segmentation: every ring of its polygons without holes, or its mask (RLE);
+// - segmentation: every ring of its polygons without holes, or its mask (RLE), or its box's
+//   rectangle with Vellum's box mark (./rules.ts);
 // - bbox: its box when it has one, else the extent of its rings, mask or labelled points;
 // - keypoints: one [x, y, v] triple per name of the category's keypoints list (v 2, or 1 when the
 //   point has the attribute visible = false, 0 for a part the instance lacks). The category's list
@@ -13,7 +14,7 @@
 import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { storedBox, storedMask } from '../write-common';
-import { attributesObject, cocoArea, compressedRle, crowdOf, POINT_PART, visibilityOf } from './rules';
+import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, visibilityOf } from './rules';
 
 export type SparsePoint = [part: string, x: number, y: number, v: 1 | 2];
 
@@ -25,6 +26,8 @@ export interface JoinedAnnotation {
   segmentation: number[][] | { size: [number, number]; counts: string };
   points: SparsePoint[];
   attributes?: Record<string, unknown>;
+  /** Vellum's box mark (./rules.ts BOX_MARK), when the segmentation is the group's box. */
+  vellum_shape?: 'box';
 }
 
 const isPart = (a: Record<string, unknown>) => a.keypoint !== undefined && typeof a.part === 'string';
@@ -88,6 +91,7 @@ export function joinInstance(group: readonly Record<string, unknown>[]): JoinedA
   let segmentation: JoinedAnnotation['segmentation'] = [];
   let area = 0;
   let bbox = box;
+  let mark: { vellum_shape?: 'box' } = {};
   if (rings.length) {
     segmentation = rings.map((r) => r.flatMap(([x, y]) => [x, y]));
     area = rings.reduce((s, r) => s + ringArea(r), 0);
@@ -101,10 +105,11 @@ export function joinInstance(group: readonly Record<string, unknown>[]): JoinedA
     const [x, y, w, h] = box;
     segmentation = [boxRing(x, y, w, h)];
     area = w * h;
+    mark = BOX_MARK;
   }
   bbox ??= extent(points.map(([, x, y]) => [x, y] as Pt)) ?? [0, 0, 0, 0];
   const attributes = attributesObject(group[0]!);
-  return { className: String(group[0]!.name ?? ''), bbox, area: cocoArea(area), iscrowd: crowd ? 1 : 0, segmentation, points, ...(attributes ? { attributes } : {}) };
+  return { className: String(group[0]!.name ?? ''), bbox, area: cocoArea(area), iscrowd: crowd ? 1 : 0, segmentation, points, ...(attributes ? { attributes } : {}), ...mark };
 }
 
 /** Full [x, y, v] triples for `names` from sparse points (0, 0, 0 for a part the instance lacks). */

@@ -28,11 +28,12 @@ function instances() {
       { id: 3, name: 'person', keypoints: ['nose', 'left_eye', 'right_eye'], skeleton: [[1, 2]] },
       { id: 4, name: 'blob' },
       { id: 5, name: 'unused' },
+      { id: 6, name: 'window' },
     ],
     annotations: [
       { id: 10, image_id: 1, category_id: 1, bbox: [10, 20, 30, 40], area: 1200, iscrowd: 0, segmentation: [] },
-      // Vellum's (and most tools') way of writing a box: the bbox rectangle as the segmentation.
-      { id: 11, image_id: 1, category_id: 1, bbox: [1, 2, 3, 4], area: 12, iscrowd: 0, segmentation: [[1, 2, 4, 2, 4, 6, 1, 6]], attributes: { occluded: true, colour: 'red', tags: ['a', 'b'] } },
+      // Vellum's way of writing a box: the bbox rectangle as the segmentation, with its box mark.
+      { id: 11, image_id: 1, category_id: 1, bbox: [1, 2, 3, 4], area: 12, iscrowd: 0, segmentation: [[1, 2, 4, 2, 4, 6, 1, 6]], vellum_shape: 'box', attributes: { occluded: true, colour: 'red', tags: ['a', 'b'] } },
       { id: 12, image_id: 1, category_id: 2, bbox: [0, 0, 50, 50], iscrowd: 0, segmentation: [[0, 0, 10, 0, 10, 10], [20, 20, 30, 20, 30, 30, 20, 30]] },
       { id: 13, image_id: 1, category_id: 2, bbox: [0, 0, 5, 5], iscrowd: 0, segmentation: [[1, 2, 3, 4]] },
       { id: 14, image_id: 1, category_id: 3, bbox: [5, 5, 30, 30], iscrowd: 0, segmentation: [[5, 5, 35, 5, 20, 35]], keypoints: [10, 11, 2, 0, 0, 0, 20, 21, 1], num_keypoints: 2 },
@@ -43,6 +44,8 @@ function instances() {
       { id: 19, image_id: 2, category_id: 4, iscrowd: 1, segmentation: { size: [3, 4], counts: [1, 2] } },
       // Vellum's export of a single keypoint.
       { id: 20, image_id: 3, category_id: 3, bbox: [7, 8, 0, 0], area: 0, iscrowd: 0, segmentation: [[7, 8, 7, 8, 7, 8]], keypoints: [7, 8, 2], num_keypoints: 1 },
+      // Another tool's polygon that happens to be its bbox's rectangle (no box mark): a polygon.
+      { id: 21, image_id: 1, category_id: 6, bbox: [2, 3, 5, 4], area: 20, iscrowd: 0, segmentation: [[2, 3, 7, 3, 7, 7, 2, 7]] },
     ],
   };
 }
@@ -64,6 +67,7 @@ describe('COCO reader', () => {
       { name: 'person', type: 'keypoint' },
       { name: 'blob', type: 'polygon' },
       { name: 'unused' },
+      { name: 'window', type: 'polygon' },
     ]);
     expect(images.map((i) => [i.fileName, i.entry, i.folder])).toEqual([
       ['a.jpg', 'images/train/a.jpg', 'train'],
@@ -91,6 +95,7 @@ describe('COCO reader', () => {
       { class: 'person', shape: { type: 'polygon', path: [[5, 5], [35, 5], [20, 35]] }, extra: { instance: '14' } },
       { class: 'person', shape: { type: 'keypoint', x: 10, y: 11 }, extra: { part: 'nose', instance: '14' } },
       { class: 'person', shape: { type: 'keypoint', x: 20, y: 21 }, attributes: [{ name: 'visible', value: false }], extra: { part: 'right_eye', instance: '14' } },
+      { class: 'window', shape: { type: 'polygon', path: [[2, 3], [7, 3], [7, 7], [2, 7]] } },
     ]);
     const b = imageNamed(images, 'b.jpg');
     expect(b.annotations).toHaveLength(2);

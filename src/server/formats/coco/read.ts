@@ -14,8 +14,9 @@
 // Decisions:
 // - Geometry of an annotation: its segmentation when it has one (polygon rings -> one polygon
 //   shape each, a ring under 3 points skipped with its reason; RLE, compressed or not -> one mask),
-//   otherwise its bbox as a box. A single ring that is exactly the bbox rectangle is a box (that is
-//   how Vellum's and most tools' COCO exports write boxes).
+//   otherwise its bbox as a box. A single ring that is exactly the bbox rectangle is a box only when
+//   the annotation carries Vellum's box mark (`vellum_shape: 'box'`, ./rules.ts: how Vellum's COCO
+//   export writes boxes); without it a rectangle polygon stays a polygon (issue 32).
 // - Keypoints: each labelled point (v > 0) is a keypoint shape with extra {part: the category's
 //   keypoints[i] (or its 1-based number when unnamed), instance}; v = 1 adds attribute
 //   {name: 'visible', value: false}. The annotation's geometry is kept as well (a person's
@@ -65,7 +66,7 @@ import {
 import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
 import { scanJson, type ScanControl } from '../json-scan';
 import { isBoxRing, ringArea } from '../shapes';
-import { crowdOf, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
+import { crowdOf, hasBoxMark, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
 
 const NAMED_COCO_FILE = /(^|\/)((instances|person_keypoints)_[^/]*|_annotations\.coco)\.json$/i;
 const COCO_LIST_KEY = /"(images|annotations|categories)"\s*:\s*\[/;
@@ -139,6 +140,11 @@ function hasLabelledKeypoint(v: unknown): boolean {
   return false;
 }
 
+/** Whether a single ring is Vellum's export of a box: marked, and exactly the bbox rectangle. */
+function markedBoxRing(a: Record<string, unknown>, ring: readonly number[], bbox: readonly number[] | null): boolean {
+  return hasBoxMark(a) && isBoxRing(ring, bbox);
+}
+
 /** KIND_* of one raw annotation, for the class type. */
 function kindOf(a: Record<string, unknown>): number {
   if (hasLabelledKeypoint(a.keypoints)) return KIND_KEYPOINT;
@@ -146,7 +152,7 @@ function kindOf(a: Record<string, unknown>): number {
   if (isRecord(seg)) return KIND_POLYGON;
   if (Array.isArray(seg) && seg.length > 0) {
     const ring = ringOf(seg[0]);
-    return seg.length === 1 && ring && isBoxRing(ring, bboxOf(a.bbox)) ? KIND_BOX : KIND_POLYGON;
+    return seg.length === 1 && ring && markedBoxRing(a, ring, bboxOf(a.bbox)) ? KIND_BOX : KIND_POLYGON;
   }
   return KIND_BOX;
 }
@@ -388,7 +394,7 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
         report.skip(`${where} segmentation[${j}]`, 'a polygon must be a flat list of x, y numbers');
         return;
       }
-      if (seg.length === 1 && isBoxRing(ring, bbox)) {
+      if (seg.length === 1 && markedBoxRing(a, ring, bbox)) {
         const [x, y, w, h] = bbox!;
         geometry.push({ shape: { type: 'box', x, y, w, h } });
         return;

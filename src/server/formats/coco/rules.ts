@@ -1,7 +1,10 @@
 // The COCO rules the reader (./read.ts) and the writer (./write.ts, ./instances.ts) must agree on,
 // so that a Vellum COCO export imports back as what was exported:
-// - a box is written as its bbox plus its rectangle as the polygon segmentation; a single ring that
-//   is the bbox's rectangle reads back as a box (../shapes.ts boxRing, isBoxRing);
+// - a box is written as its bbox plus its rectangle as the polygon segmentation, marked with the
+//   extra key `vellum_shape: 'box'` (pycocotools ignores keys it does not know); a single ring that
+//   is the bbox's rectangle reads back as a box only with that mark (../shapes.ts boxRing,
+//   isBoxRing): another tool's rectangle polygon stays a polygon, and its boxes (bbox with an empty
+//   or absent segmentation) are boxes;
 // - a lone point is written with its category's keypoints ['point'], bbox [x, y, 0, 0], area 0 and
 //   a zero-area triangle as segmentation; such a category reads back as plain keypoints, and the
 //   zero-area geometry of a keypoint annotation is dropped;
@@ -17,6 +20,12 @@ import { countsToString, rleArea, stringToCounts } from '../../../contract/rle';
 export const POINT_PART = 'point';
 /** The attribute a point marked not visible (COCO v 1) carries, with the value false. */
 export const VISIBLE = 'visible';
+
+/** The key, and its value, that mark an annotation Vellum exported from a box (see above). */
+export const BOX_MARK = { vellum_shape: 'box' } as const;
+
+/** Whether a COCO annotation carries Vellum's box mark. */
+export const hasBoxMark = (a: Record<string, unknown>): boolean => a.vellum_shape === BOX_MARK.vellum_shape;
 
 /** Whether a category's keypoints list means lone points (Vellum's export of its keypoint annotations). */
 export function isLonePointCategory(keypoints: readonly string[]): boolean {

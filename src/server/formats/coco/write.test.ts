@@ -21,4 +21,14 @@ describe('COCO attributes', () => {
     const joined = joinInstance(group);
     expect(JSON.stringify(joined.attributes)).toBe('{"__proto__":7,"pose":"up"}');
   });
+
+  it("marks a joined instance whose geometry is its box, so an import reads it back as a box", () => {
+    const box = { id: 'b', name: 'person', instance: 'i2', bounding_box: { x: 1, y: 2, w: 3, h: 4 } };
+    const point = { id: 'k', name: 'person', instance: 'i2', part: 'nose', bounding_box: { x: 2, y: 3, w: 0, h: 0 }, keypoint: { x: 2, y: 3 } };
+    const joined = joinInstance([box, point]);
+    expect(joined.segmentation).toEqual([[1, 2, 4, 2, 4, 6, 1, 6]]);
+    expect(joined.vellum_shape).toBe('box');
+    const ring = { id: 'p', name: 'person', instance: 'i3', bounding_box: { x: 1, y: 2, w: 3, h: 4 }, polygon: { path: [[1, 2], [4, 2], [4, 6], [1, 6]] } };
+    expect(joinInstance([ring, { ...point, instance: 'i3' }]).vellum_shape, 'a rectangle polygon is not marked').toBeUndefined();
+  });
 });

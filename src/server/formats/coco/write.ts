@@ -7,7 +7,8 @@
 //
 // Decisions (see README.txt inside each COCO zip and the export service header):
 // - box: bbox [x,y,w,h], area w*h, segmentation the box as a polygon (pycocotools' annToRLE /
-//   frPyObjects crash on an empty segmentation list), iscrowd 0.
+//   frPyObjects crash on an empty segmentation list), iscrowd 0, and the mark `vellum_shape: 'box'`
+//   (./rules.ts BOX_MARK) so that an import reads it back as a box, not as a rectangle polygon.
 // - polygon without holes: segmentation [[x1,y1,x2,y2,...]], area by the shoelace formula,
 //   bbox from the vertices, iscrowd 0.
 // - polygon with holes: rasterised (pixel centres, even-odd) to COCO RLE with the compressed
@@ -33,7 +34,7 @@ import { Spool } from '../../services/export/sink';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { convert, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
-import { attributesObject, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation } from './rules';
+import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation } from './rules';
 
 export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';
 
@@ -45,6 +46,8 @@ export interface CocoAnnotationBody {
   segmentation: number[][] | { size: [number, number]; counts: string };
   keypoints?: [number, number, 2];
   num_keypoints?: 1;
+  /** Vellum's box mark (./rules.ts BOX_MARK). */
+  vellum_shape?: 'box';
 }
 
 export type Converted = { kind: CocoKind; body: CocoAnnotationBody } | { kind: 'polyline' } | { kind: 'invalid'; reason: string };
@@ -98,7 +101,7 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
   const box = storedBox(a);
   if (!box) return NO_BOX;
   const { x, y, w, h } = box;
-  return { kind: 'box', body: { bbox: [x, y, w, h], area: cocoArea(w * h), iscrowd: 0, segmentation: [boxRing(x, y, w, h)] } };
+  return { kind: 'box', body: { bbox: [x, y, w, h], area: cocoArea(w * h), iscrowd: 0, segmentation: [boxRing(x, y, w, h)], ...BOX_MARK } };
 }
 
 export class CocoWriter implements FormatWriter {
