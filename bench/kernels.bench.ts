@@ -136,7 +136,7 @@ export async function runKernelsBench({ quick = false }: { quick?: boolean } = {
     console.log(`  ${polys0.length} polygons, ${vertices(polys0)} vertices at tolerance 0, ${vertices(polys1)} at tolerance 1`);
     // The reference is an oracle (edge graph in a Map, string keys), slow on purpose; fewer runs.
     const refRuns = maskName === 'blobs' ? n(3, 5) : 0;
-    add('mask -> polygons packed Int32Array, tolerance 0', measure(() => k.maskToPolygonsPacked(mask, h, w), n(10, 15), 1), undefined, 'no per-vertex JS arrays');
+    add('mask -> polygons packed Float64Array, tolerance 0', measure(() => k.maskToPolygonsPacked(mask, h, w), n(10, 15), 1), undefined, 'no per-vertex JS arrays');
     for (const tolerance of [0, 1]) {
       const wasmStats = measure(() => k.maskToPolygons(mask, h, w, { tolerance }), n(10, 15), 1);
       const refStats = refRuns ? measure(() => maskToPolygonsRef(mask, h, w, tolerance), refRuns, 1) : undefined;

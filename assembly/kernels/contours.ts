@@ -1,7 +1,11 @@
 // Mask -> polygons with holes.
 //
 // Boundaries follow pixel edges ("crack following"), so vertices sit on integer pixel corners
-// and rasterising the result at pixel centres gives back exactly the input mask. Foreground is
+// and rasterising the result at pixel centres gives back exactly the input mask (tolerance 0).
+// With a tolerance, the staircase is first replaced by the midpoints of its unit edges (a
+// diagonal staircase's midpoints lie on one straight line, its corners do not), then simplified
+// with Douglas-Peucker: on seg-dev's masks this gives fewer vertices and a higher IoU than
+// simplifying the corners (bench/mask-simplify.bench.ts). Output coordinates are in half pixels. Foreground is
 // 8-connected (diagonal pixels form one polygon that touches itself at a corner, as OpenCV's
 // findContours does), background 4-connected. Every boundary loop is walked with the foreground
 // on its right in image coordinates (y down): outer rings have positive shoelace area
@@ -104,11 +108,44 @@ function segDist2(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64): f64 {
 }
 
 /**
- * Douglas-Peucker on a closed ring of n corners at `v` (i32 pairs): anchors are corner 0 and
- * the corner farthest from it; each half keeps the farthest corner while its distance to the
- * chord exceeds the tolerance. Kept corners are appended to `out`; returns how many.
+ * The ring through the midpoints of the unit edges of the corner ring at `v` (n i32 pairs,
+ * axis-aligned steps), doubled so that they stay integers: around each corner the points half a
+ * pixel before and after it (one point when an edge is one pixel long). Written to `out` (room
+ * for 2n pairs); returns the point count.
  */
-function simplifyRing(v: usize, n: i32, tol: f64, keep: usize, stack: usize, out: usize): i32 {
+function midpointRing(v: usize, n: i32, out: usize): i32 {
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const p = v + (<usize>(i == 0 ? n - 1 : i - 1) << 3), q = v + (<usize>i << 3), r = v + (<usize>(i + 1 == n ? 0 : i + 1) << 3);
+    const qx = load<i32>(q) << 1, qy = load<i32>(q, 4) << 1;
+    const ax = qx - sign(load<i32>(q) - load<i32>(p)), ay = qy - sign(load<i32>(q, 4) - load<i32>(p, 4));
+    const bx = qx + sign(load<i32>(r) - load<i32>(q)), by = qy + sign(load<i32>(r, 4) - load<i32>(q, 4));
+    const last = out + (<usize>(count - 1) << 3);
+    if (count == 0 || load<i32>(last) != ax || load<i32>(last, 4) != ay) {
+      store<i32>(out + (<usize>count << 3), ax);
+      store<i32>(out + (<usize>count << 3), ay, 4);
+      count++;
+    }
+    store<i32>(out + (<usize>count << 3), bx);
+    store<i32>(out + (<usize>count << 3), by, 4);
+    count++;
+  }
+  if (count > 1 && load<i32>(out) == load<i32>(out + (<usize>(count - 1) << 3)) && load<i32>(out, 4) == load<i32>(out + (<usize>(count - 1) << 3), 4)) count--;
+  return count;
+}
+
+function sign(d: i32): i32 {
+  return d > 0 ? 1 : d < 0 ? -1 : 0;
+}
+
+/**
+ * Douglas-Peucker on a closed ring of n points at `v` (i32 pairs): anchors are point 0 and
+ * the point farthest from it; each half keeps the farthest point while its distance to the
+ * chord exceeds the tolerance. With `outer`, the farthest point of each half is kept whatever
+ * the tolerance, so an outer ring never collapses (a one-pixel mask stays a polygon); holes may.
+ * Kept points are appended to `out`; returns how many.
+ */
+function simplifyRing(v: usize, n: i32, tol: f64, outer: bool, keep: usize, stack: usize, out: usize): i32 {
   if (tol <= 0 || n <= 3) {
     for (let i = 0; i < n; i++) vecPush2(out, load<i32>(v + (<usize>i << 3)), load<i32>(v + (<usize>i << 3), 4));
     return n;
@@ -128,13 +165,17 @@ function simplifyRing(v: usize, n: i32, tol: f64, keep: usize, stack: usize, out
   }
   store<u8>(keep, 1);
   store<u8>(keep + <usize>b, 1);
+  // Stack entries: i, j, and whether the split is forced (the outer ring's first two halves).
+  const force = outer ? 1 : 0;
   vecSetLen(stack, 0);
   vecPush2(stack, 0, b);
-  vecPush2(stack, b, n); // index n is corner 0 again
+  vecPush(stack, force);
+  vecPush2(stack, b, n); // index n is point 0 again
+  vecPush(stack, force);
   while (vecLen(stack) > 0) {
     const len = vecLen(stack);
-    const i = vecGet(stack, len - 2), j = vecGet(stack, len - 1);
-    vecSetLen(stack, len - 2);
+    const i = vecGet(stack, len - 3), j = vecGet(stack, len - 2), forced = vecGet(stack, len - 1);
+    vecSetLen(stack, len - 3);
     if (j - i < 2) continue;
     const jj = j == n ? 0 : j;
     const ax = <f64>load<i32>(v + (<usize>i << 3)), ay = <f64>load<i32>(v + (<usize>i << 3), 4);
@@ -148,10 +189,12 @@ function simplifyRing(v: usize, n: i32, tol: f64, keep: usize, stack: usize, out
         k = q;
       }
     }
-    if (kd > tol2) {
+    if (kd > tol2 || (forced && kd > 0)) {
       store<u8>(keep + <usize>k, 1);
       vecPush2(stack, i, k);
+      vecPush(stack, 0);
       vecPush2(stack, k, j);
+      vecPush(stack, 0);
     }
   }
   let count = 0;
@@ -166,13 +209,13 @@ function simplifyRing(v: usize, n: i32, tol: f64, keep: usize, stack: usize, out
 
 /**
  * Traces all boundaries of the column-major mask at `mask` (h * w bytes, nonzero = foreground;
- * the buffer is overwritten with flags) and simplifies them with tolerance `tol` (pixels; 0
- * keeps every corner). (offX, offY) is added to every output vertex, for masks that are a
- * window of a larger image. Rings that simplify to fewer than 3 corners are dropped (an outer ring
- * takes its holes with it).
+ * the buffer is overwritten with flags) and, with a tolerance `tol` > 0 (pixels), simplifies
+ * their edge-midpoint rings; 0 keeps every corner of the staircase. (offX, offY) is added to
+ * every output vertex, for masks that are a window of a larger image. Holes that simplify to
+ * fewer than 3 points are dropped; outer rings keep at least 3.
  * Result vector (i32): polygonCount, then per polygon: ringCount, then per ring (outer first,
- * then holes): cornerCount, x0, y0, x1, y1, ... Polygons in column-major order of their first
- * pixel, holes likewise. Returns the result length.
+ * then holes): pointCount, x0, y0, x1, y1, ... in HALF pixels (2x the image coordinates).
+ * Polygons in column-major order of their first pixel, holes likewise. Returns the result length.
  */
 export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64, offX: i32, offY: i32): i32 {
   if (h < 0 || w < 0) return ERR_INPUT;
@@ -245,13 +288,21 @@ export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64, offX: i32,
   const simp = vecNew(4096);
   const simpStart = allocI32(nLoops, 0);
   const simpCount = allocI32(nLoops, 0);
-  const keep = heap.alloc(<usize>max(maxCorners, 1));
-  const stack = vecNew(64);
+  const keep = heap.alloc(<usize>max(maxCorners, 1) << 1);
+  const ringBuf = heap.alloc(<usize>max(maxCorners, 1) << 4); // up to 2 points per corner, 8 bytes each
+  const stack = vecNew(96);
   for (let l = 0; l < nLoops; l++) {
     const start = vecGet(loops, l * 3), corners = vecGet(loops, l * 3 + 1);
     const at = vecLen(simp);
     // vecData(verts) is stable here: nothing is pushed to verts any more.
-    const count = simplifyRing(vecData(verts) + (<usize>start << 2), corners, tol, keep, stack, simp);
+    const cornersAt = vecData(verts) + (<usize>start << 2);
+    let n = corners;
+    if (tol > 0) {
+      n = midpointRing(cornersAt, corners, ringBuf);
+    } else {
+      for (let i = 0; i < corners * 2; i++) store<i32>(ringBuf + (<usize>i << 2), load<i32>(cornersAt + (<usize>i << 2)) << 1);
+    }
+    const count = simplifyRing(ringBuf, n, tol * 2, vecGet(loops, l * 3 + 2) < 0, keep, stack, simp);
     store<i32>(simpStart + (<usize>l << 2), at);
     store<i32>(simpCount + (<usize>l << 2), count);
   }
@@ -300,8 +351,8 @@ export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64, offX: i32,
       const s = load<i32>(simpStart + (<usize>ring << 2));
       vecPush(res, c);
       for (let q = 0; q < c * 2; q += 2) {
-        vecPush(res, load<i32>(sp + (<usize>(s + q) << 2)) + offX);
-        vecPush(res, load<i32>(sp + (<usize>(s + q + 1) << 2)) + offY);
+        vecPush(res, load<i32>(sp + (<usize>(s + q) << 2)) + (offX << 1));
+        vecPush(res, load<i32>(sp + (<usize>(s + q + 1) << 2)) + (offY << 1));
       }
     }
   }
@@ -317,6 +368,7 @@ export function maskToPolygons(mask: usize, h: i32, w: i32, tol: f64, offX: i32,
   heap.free(simpStart);
   heap.free(simpCount);
   heap.free(keep);
+  heap.free(ringBuf);
   vecFree(stack);
   heap.free(holeCount);
   heap.free(holeStart);

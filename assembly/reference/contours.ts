@@ -47,8 +47,31 @@ function segDist2(px: number, py: number, ax: number, ay: number, bx: number, by
   return ex * ex + ey * ey;
 }
 
-/** Douglas-Peucker on a closed ring: anchors are vertex 0 and the vertex farthest from it. */
-export function simplifyRingRef(ring: Pt[], tolerance: number): Pt[] {
+/**
+ * The ring through the midpoints of a corner ring's unit edges, collinear points left out: half a
+ * pixel before and after each corner (one point when the edge between two corners is 1 long).
+ */
+export function midpointRingRef(corners: readonly Pt[]): Pt[] {
+  const n = corners.length;
+  const out: Pt[] = [];
+  for (let i = 0; i < n; i++) {
+    const [px, py] = corners[(i + n - 1) % n]!, [qx, qy] = corners[i]!, [rx, ry] = corners[(i + 1) % n]!;
+    const before: Pt = [qx - Math.sign(qx - px) / 2, qy - Math.sign(qy - py) / 2];
+    const after: Pt = [qx + Math.sign(rx - qx) / 2, qy + Math.sign(ry - qy) / 2];
+    const last = out[out.length - 1];
+    if (!last || last[0] !== before[0] || last[1] !== before[1]) out.push(before);
+    out.push(after);
+  }
+  const [first, last] = [out[0], out[out.length - 1]];
+  if (out.length > 1 && first![0] === last![0] && first![1] === last![1]) out.pop();
+  return out;
+}
+
+/**
+ * Douglas-Peucker on a closed ring: anchors are vertex 0 and the vertex farthest from it. With
+ * `outer`, the farthest vertex of each half is kept whatever the tolerance (never a collapse).
+ */
+export function simplifyRingRef(ring: Pt[], tolerance: number, outer = false): Pt[] {
   const n = ring.length;
   if (tolerance <= 0 || n <= 3) return ring.slice();
   const tol2 = tolerance * tolerance;
@@ -63,7 +86,7 @@ export function simplifyRingRef(ring: Pt[], tolerance: number): Pt[] {
   }
   const keep = new Array<boolean>(n).fill(false);
   keep[0] = keep[b] = true;
-  const dp = (i: number, j: number): void => {
+  const dp = (i: number, j: number, forced = false): void => {
     if (j - i < 2) return;
     const [ax, ay] = at(i), [bx, by] = at(j);
     let k = -1, kd = -1;
@@ -74,14 +97,14 @@ export function simplifyRingRef(ring: Pt[], tolerance: number): Pt[] {
         k = q;
       }
     }
-    if (kd > tol2) {
+    if (kd > tol2 || (forced && kd > 0)) {
       keep[k] = true;
       dp(i, k);
       dp(k, j);
     }
   };
-  dp(0, b);
-  dp(b, n);
+  dp(0, b, outer);
+  dp(b, n, outer);
   return ring.filter((_, i) => keep[i]);
 }
 
@@ -153,11 +176,13 @@ export function maskToPolygonsRef(mask: ArrayLike<number>, h: number, w: number,
     holesOf.get(parent)!.push(l);
   }
 
+  // Above tolerance 0 the staircase's edge midpoints are simplified, not its corners.
+  const ringOf = (corners: Pt[]) => (tolerance > 0 ? midpointRingRef(corners) : corners);
   const result: RefPolygon[] = [];
   for (const o of outers) {
-    const path = simplifyRingRef(o.corners, tolerance);
+    const path = simplifyRingRef(ringOf(o.corners), tolerance, true);
     if (path.length < 3) continue;
-    const holes = holesOf.get(o)!.map((hl) => simplifyRingRef(hl.corners, tolerance)).filter((r) => r.length >= 3);
+    const holes = holesOf.get(o)!.map((hl) => simplifyRingRef(ringOf(hl.corners), tolerance)).filter((r) => r.length >= 3);
     result.push({ path, holes });
   }
   return result;
