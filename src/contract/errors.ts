@@ -37,6 +37,7 @@ export const API_ERRORS = {
   import_started: { status: 409, message: 'The import has already started' },
   internal_error: { status: 500, message: 'Internal server error' },
   invalid_annotation: { status: 400, message: 'Invalid annotation' },
+  invalid_annotation_range: { status: 400, message: 'min_annotations is above max_annotations' },
   invalid_box: { status: 400, message: 'The box needs a positive width and height' },
   invalid_assignee: { status: 400, message: 'That person cannot be given this work' },
   invalid_api_key: { status: 401, message: 'Invalid API key' },

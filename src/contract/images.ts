@@ -201,6 +201,11 @@ export const RegisterImageResponse = z.object({ success: z.literal(true), image:
 
 const ARCHIVE_FILTER = ['true', 'false', 'all'] as const;
 /** The list's assignee / reviewer filter: a user id, 'me' or 'none'. */
+/** How many class names one list query can name, and how long each can be (the export's class_filter's limit). */
+export const MAX_CLASS_FILTERS = 100;
+export const MAX_CLASS_FILTER_LENGTH = 500;
+const AnnotationCountBound = (what: string) =>
+  z.preprocess(blankToUndefined, z.coerce.number({ error: `${what} must be a number` }).int(`${what} must be a whole number`).min(0, `${what} must be 0 or more`).optional());
 const PersonFilter = (what: string) => z.union([z.literal('me'), z.literal('none'), uuid(what)], { error: `${what} must be a user id, 'me' or 'none'` });
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'filename', 'file_size', 'annotation_count', 'status', 'mime_type'] as const;
 export type ListSortField = (typeof LIST_SORT_FIELDS)[number];
@@ -224,6 +229,16 @@ export const ListImagesQuery = z.object({
   assignee: z.preprocess(blankToUndefined, PersonFilter('assignee').optional()),
   reviewer: z.preprocess(blankToUndefined, PersonFilter('reviewer').optional()),
   has_open_issues: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),
+  /** Images having any of these classes (the query repeats `class=`); an unknown class matches nothing. */
+  class: z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? undefined : Array.isArray(v) ? v : [v]),
+    z.array(z.string().min(1, 'class must not be empty').max(MAX_CLASS_FILTER_LENGTH)).max(MAX_CLASS_FILTERS, `At most ${MAX_CLASS_FILTERS} classes`).optional(),
+  ),
+  /** 'true': images with at least one annotation; 'false': images with none. */
+  has_annotations: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),
+  /** Annotations on the image, inclusive; min above max is a 400 invalid_annotation_range. */
+  min_annotations: AnnotationCountBound('min_annotations'),
+  max_annotations: AnnotationCountBound('max_annotations'),
 });
 export type ListImagesQuery = z.infer<typeof ListImagesQuery>;
 

@@ -1,6 +1,7 @@
 // drizzle-orm table definitions. They mirror the SQL migrations in ./migrations, which are the
 // source of truth for the database; keep both in step when a migration changes a table.
 import { bigint, bigserial, boolean, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const created = () => ts('created_at').notNull().defaultNow();
@@ -175,6 +176,8 @@ export const images = pgTable('images', {
   assigneeId: uuid('assignee_id'),
   reviewerId: uuid('reviewer_id'),
   openIssues: integer('open_issues').notNull().default(0),
+  /** The distinct class names of the image's annotations, sorted; kept by triggers on annotations (0011_image_class_names.sql). Read only. */
+  classNames: text('class_names').array().notNull().default(sql`'{}'`),
   createdAt: created(),
   updatedAt: updated(),
 });

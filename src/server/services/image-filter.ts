@@ -11,6 +11,10 @@
 // - mime_type: 'png', 'svg' or a full type, compared after canonicalMime.
 // - min_file_size / max_file_size: bytes, inclusive.
 // - assignee / reviewer ('me', 'none' or a member's id) and has_open_issues (the list only).
+// - class (any of the names), has_annotations, min_annotations / max_annotations (inclusive): on the
+//   image row, class_names (kept by triggers on annotations, 0011_image_class_names.sql) and
+//   annotation_count, so a page costs no join to the annotation rows. The names go in as literal
+//   parameters, not one json list, so the planner weighs a rare class against a common one.
 import { and, eq, gt, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { images } from '../db/schema';
 import { errors } from '../errors';
@@ -19,7 +23,7 @@ import { ROOT_PATH } from '../../contract/folders';
 import type { ListImagesQuery } from '../../contract/images';
 import { folderPathOrThrow, underPath } from './images/folder-path';
 
-export type ImageFilters = Partial<Pick<ListImagesQuery, 'folder_path' | 'status' | 'search' | 'is_archived' | 'mime_type' | 'min_file_size' | 'max_file_size' | 'assignee' | 'reviewer' | 'has_open_issues'>> & {
+export type ImageFilters = Partial<Pick<ListImagesQuery, 'folder_path' | 'status' | 'search' | 'is_archived' | 'mime_type' | 'min_file_size' | 'max_file_size' | 'assignee' | 'reviewer' | 'has_open_issues' | 'class' | 'has_annotations' | 'min_annotations' | 'max_annotations'>> & {
   include_subfolders?: boolean;
 };
 
@@ -58,6 +62,9 @@ export function mimeOrThrow(raw: string): string {
 export function imageFilter(projectId: string, f: ImageFilters, userId: string, field = 'folder_path'): ImageFilter {
   const folderPath = f.folder_path === undefined ? undefined : folderPathOrThrow(f.folder_path, field);
   const mime = f.mime_type ? mimeOrThrow(f.mime_type) : null;
+  if (f.min_annotations !== undefined && f.max_annotations !== undefined && f.min_annotations > f.max_annotations) {
+    throw errors.badRequest(`min_annotations (${f.min_annotations}) is above max_annotations (${f.max_annotations})`, 'invalid_annotation_range');
+  }
   const where: (SQL | undefined)[] = [eq(images.projectId, projectId)];
   const described: string[] = [];
   const archived = f.is_archived ?? 'false';
@@ -86,6 +93,25 @@ export function imageFilter(projectId: string, f: ImageFilters, userId: string, 
   for (const [column, who] of [[images.assigneeId, f.assignee], [images.reviewerId, f.reviewer]] as const) {
     if (who) where.push(who === 'none' ? isNull(column) : eq(column, who === 'me' ? userId : who));
   }
+  where.push(...annotationConditions(f, described));
   if (f.has_open_issues) where.push(f.has_open_issues === 'true' ? gt(images.openIssues, 0) : eq(images.openIssues, 0));
   return { where: and(...where)!, ...(folderPath !== undefined ? { folderPath } : {}), mime, described };
+}
+
+/** The class and annotation-count filters, each added to `described` in words. */
+function annotationConditions(f: ImageFilters, described: string[]): SQL[] {
+  const where: SQL[] = [];
+  const classes = [...new Set(f.class ?? [])];
+  if (classes.length > 0) {
+    where.push(sql`${images.classNames} && ARRAY[${sql.join(classes.map((name) => sql`${name}`), sql`, `)}]::text[]`);
+    described.push(`${classes.length === 1 ? 'with class' : 'with any of the classes'} ${classes.map((name) => `"${name}"`).join(', ')}`);
+  }
+  if (f.has_annotations) {
+    where.push(f.has_annotations === 'true' ? gt(images.annotationCount, 0) : eq(images.annotationCount, 0));
+    described.push(f.has_annotations === 'true' ? 'with annotations' : 'without annotations');
+  }
+  if (f.min_annotations !== undefined) where.push(gte(images.annotationCount, f.min_annotations));
+  if (f.max_annotations !== undefined) where.push(lte(images.annotationCount, f.max_annotations));
+  if (f.min_annotations !== undefined || f.max_annotations !== undefined) described.push(`${f.min_annotations ?? 0} to ${f.max_annotations ?? 'any number of'} annotations`);
+  return where;
 }

@@ -35,8 +35,18 @@ function sortColumns(field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): 
 export async function listImages(ctx: AppContext, userId: string, projectId: string, q: ListImagesQuery) {
   // Inputs first, so a bad one never costs a query. The filters are the export's too (../image-filter.ts).
   const { where: condition, folderPath, mime } = imageFilter(projectId, q, userId);
-  // The folder stats do not know people or issues: those filters count their rows.
-  const scansRows = q.search !== undefined || q.min_file_size !== undefined || q.max_file_size !== undefined || !!q.assignee || !!q.reviewer || !!q.has_open_issues;
+  // The folder stats do not know people, issues or annotations: those filters count their rows.
+  const scansRows =
+    q.search !== undefined ||
+    q.min_file_size !== undefined ||
+    q.max_file_size !== undefined ||
+    !!q.assignee ||
+    !!q.reviewer ||
+    !!q.has_open_issues ||
+    !!q.class?.length ||
+    !!q.has_annotations ||
+    q.min_annotations !== undefined ||
+    q.max_annotations !== undefined;
   const onlyArchiveFilter = folderPath === undefined && !q.status && !mime && !scansRows && q.is_archived !== 'all';
 
   // The access check, the page, the folder id and the total run at once (one round trip instead of
