@@ -33,6 +33,34 @@ export const ExportFilters = ListImagesQuery.pick({
 }).extend({ include_subfolders: z.boolean().optional() });
 export type ExportFilters = z.infer<typeof ExportFilters>;
 
+/** The splits an export can be divided into, in layout order. */
+export const SPLIT_NAMES = ['train', 'val', 'test'] as const;
+export type SplitName = (typeof SPLIT_NAMES)[number];
+/** The sum of a split's fractions may differ from 1 by this much. */
+export const SPLIT_SUM_TOLERANCE = 1e-6;
+
+/**
+ * A train/val/test split: fractions of the exported images (each 0..1, summing to 1 within
+ * SPLIT_SUM_TOLERANCE, else 400 invalid_split, checked by the export service so the code is that
+ * one); the same seed and images always give the same split; stratify (default true) spreads every
+ * class over every split when it has enough images.
+ */
+export const ExportSplit = z.object({
+  train: z.number().finite(),
+  val: z.number().finite(),
+  test: z.number().finite().optional(),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  stratify: z.boolean().optional(),
+});
+export type ExportSplit = z.infer<typeof ExportSplit>;
+
+/** YOLO labels: `detect` one box per shape, `segment` polygons (boxes as their 4 corners). */
+export const YOLO_TASKS = ['detect', 'segment'] as const;
+export type YoloTask = (typeof YOLO_TASKS)[number];
+/** COCO masks: as RLE (default) or traced into polygons. */
+export const MASK_FORMATS = ['rle', 'polygon'] as const;
+export type MaskFormat = (typeof MASK_FORMATS)[number];
+
 export const ExportRequest = z.object({
   project_id: z.string().uuid('project_id must be a UUID'),
   /** The selection. With no scope given, non-empty image_ids mean scope 'selected' (the SPA's call sends ids only). */
@@ -45,6 +73,12 @@ export const ExportRequest = z.object({
   class_filter: z.array(z.string().max(500)).max(1000).nullable().optional(),
   /** Export name (file name `{name}_{format}.zip`); default: the project name. */
   name: storedText(z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`), 'Export name').optional(),
+  /** Divide the images into train/val(/test); absent: one set, the layouts without splits. */
+  split: ExportSplit.optional(),
+  /** YOLO only; default `detect` when an exported class is a box class, else `segment`. */
+  yolo_task: z.enum(YOLO_TASKS).optional(),
+  /** COCO only; default `rle`. */
+  mask_format: z.enum(MASK_FORMATS).optional(),
 });
 export type ExportRequest = z.infer<typeof ExportRequest>;
 

@@ -5,11 +5,12 @@
 import { and, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { annotations, images } from '../db/schema';
-import type { ExportFormat, ExportScope } from '../../contract/export';
+import type { ExportFormat, ExportScope, MaskFormat, SplitName, YoloTask } from '../../contract/export';
 import type { Kernels } from '../../kernels/node';
 import type { ImageRow, ProjectRow } from '../services/images';
 import type { ZipSink } from '../services/export/sink';
 import type { TimeSlice } from '../offload/slice';
+import type { SplitPlan } from '../services/export/split';
 import { isNum, type PixelBox } from './shapes';
 import { stemOf } from './read-common';
 
@@ -32,6 +33,23 @@ export interface RunState {
   report: Report;
   /** The export's time slice: loops over images and annotations pause on it, so requests never wait behind a large export (issue 30). */
   slice: TimeSlice;
+  /** The train/val/test split (request `split`), or null: one set. */
+  split: SplitPlan | null;
+  /** YOLO's labels as asked; undefined: the default (../yolo/write.ts). */
+  yoloTask: YoloTask | undefined;
+  /** COCO's masks: RLE or polygons. */
+  maskFormat: MaskFormat;
+}
+
+/**
+ * Douglas-Peucker tolerance, in pixels, for masks written as polygons (YOLO segments, COCO with
+ * mask_format 'polygon'): one place, so every format simplifies alike (issue 32 section 3's default).
+ */
+export const MASK_POLYGON_TOLERANCE = 1.0;
+
+/** The image's split, or null when the export has none. */
+export function splitOf(s: Pick<RunState, 'split'>, image: Pick<ImageRow, 'id'>): SplitName | null {
+  return s.split ? s.split.of(image.id) : null;
 }
 
 /** One format's output: an entry (or more) per image, then what spans the whole export. */

@@ -77,14 +77,15 @@ describe('yolo rows', () => {
     // A 6 x 6 square with a 2 x 2 hole at x 2..7, y 2..7, and a 2 x 2 square at x 20..21, y 10..11.
     for (let x = 2; x <= 7; x++) for (let y = 2; y <= 7; y++) if (!(x >= 4 && x <= 5 && y >= 4 && y <= 5)) px[x * 30 + y] = 1;
     for (let x = 20; x <= 21; x++) for (let y = 10; y <= 11; y++) px[x * 30 + y] = 1;
-    const c = toYolo({ bounding_box: { x: 2, y: 2, w: 20, h: 10 }, segmentation: { size: [30, 40], counts: encodeMask(px, 30, 40) } }, size, true, k);
+    // Tolerance 0: the exact pixel-edge trace (the export's default simplifies, MASK_POLYGON_TOLERANCE).
+    const c = toYolo({ bounding_box: { x: 2, y: 2, w: 20, h: 10 }, segmentation: { size: [30, 40], counts: encodeMask(px, 30, 40) } }, size, true, k, 0);
     expect(c).toMatchObject({ kind: 'rows', holes: true, parts: 2 });
     if (c.kind !== 'rows') return;
     const corners = c.rows.map((r) => Array.from({ length: r.length / 2 }, (_, i) => `${Math.round(r[2 * i]! * 40)},${Math.round(r[2 * i + 1]! * 30)}`).sort());
     expect(corners.sort()).toEqual([['2,2', '2,8', '8,2', '8,8'], ['20,10', '20,12', '22,10', '22,12']]);
-    // In box form, each part is its bounding box.
+    // In box form (yolo_task detect), one box per shape: the whole mask's bounding box (x 2..21, y 2..11).
     const boxes = toYolo({ bounding_box: { x: 2, y: 2, w: 20, h: 10 }, segmentation: { size: [30, 40], counts: encodeMask(px, 30, 40) } }, size, false, k);
-    expect(boxes).toMatchObject({ kind: 'rows', rows: [[5 / 40, 5 / 30, 6 / 40, 6 / 30], [21 / 40, 11 / 30, 2 / 40, 2 / 30]] });
+    expect(boxes).toMatchObject({ kind: 'rows', rows: [[12 / 40, 7 / 30, 20 / 40, 10 / 30]] });
   });
 
   it('clips polygons to the image and refuses shapes with no area inside it', async () => {

@@ -2,13 +2,16 @@
 //   annotations/<folder path>/<filename>.json   {image, annotations (exactly as stored), version}
 //   vellum.json                                 manifest: project, classes, folders, counts
 //   images/<folder path>/<filename>             only with include_images
+// With a split (request `split`), each image record carries `split` ('train', 'val' or 'test') and
+// vellum.json the split's settings and counts; the layout is the same.
 import { asc, eq } from 'drizzle-orm';
 import { folders } from '../../db/schema';
 import { VELLUM_EXPORT_VERSION } from '../../../contract/export';
 import type { ImageRow } from '../../services/images';
-import type { FormatWriter, RunState } from '../write-common';
+import { splitOf, type FormatWriter, type RunState } from '../write-common';
+import type { SplitName } from '../../../contract/export';
 
-export function vellumImageDocument(image: ImageRow, annotations: unknown[], version: number) {
+export function vellumImageDocument(image: ImageRow, annotations: unknown[], version: number, split: SplitName | null = null) {
   return {
     image: {
       id: image.id,
@@ -21,6 +24,7 @@ export function vellumImageDocument(image: ImageRow, annotations: unknown[], ver
       is_archived: image.isArchived,
       mime_type: image.mimeType,
       file_size: image.fileSize,
+      ...(split ? { split } : {}),
     },
     annotations,
     version,
@@ -35,8 +39,9 @@ export class VellumWriter implements FormatWriter {
   }
 
   async image(image: ImageRow, rel: string, annotations: Record<string, unknown>[], version: number): Promise<void> {
-    this.s.report.annotations += annotations.length;
-    await this.s.sink.addText(`annotations/${rel}.json`, JSON.stringify(vellumImageDocument(image, annotations, version), null, 2));
+    const { s } = this;
+    s.report.annotations += annotations.length;
+    await s.sink.addText(`annotations/${rel}.json`, JSON.stringify(vellumImageDocument(image, annotations, version, splitOf(s, image)), null, 2));
   }
 
   async finish(): Promise<void> {
@@ -61,6 +66,7 @@ export class VellumWriter implements FormatWriter {
       scope: s.scope,
       class_filter: s.classFilter ? [...s.classFilter] : null,
       include_images: s.includeImages,
+      split: s.split ? { names: s.split.names, seed: s.split.seed, stratify: s.split.stratify, counts: Object.fromEntries(s.split.names.map((n) => [n, s.split!.counts[n]])) } : null,
       image_count: s.report.images,
       annotation_count: s.report.annotations,
     };
@@ -71,6 +77,7 @@ export class VellumWriter implements FormatWriter {
       'Layout: vellum.json (manifest: project, classes, folders, counts)',
       '        annotations/<folder path>/<filename>.json ({image, annotations exactly as stored, version})',
       '        images/<folder path>/<filename> (when image files are included)',
+      ...(this.s.split ? ['Each image record has its split ("split": "train", "val" or "test").'] : []),
     ];
   }
 }

@@ -1,6 +1,7 @@
 // Pascal VOC export:
 //   Annotations/<stem>.xml        one per image: folder, filename, source, size, segmented 0, objects
 //   ImageSets/Main/default.txt    every image's stem, one a line (spooled, written at the end)
+//   ImageSets/Main/{train,val,test}.txt   instead, with a split (request `split`): each split's stems
 //   JPEGImages/<file name>        only with include_images (the XML's <filename>)
 // VOC is flat: images of every folder meet in one directory. Images keep their file names; those
 // whose stem another exported image shares (any folder, compared case-insensitively) are renamed
@@ -22,7 +23,7 @@ import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
 import { boxToVoc, clipBox, isPath, pathBox, type PixelBox } from '../shapes';
-import { convert, decimal, exportName, imageSize, leftOutSection, LeftOut, namedAttributes, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
+import { convert, decimal, splitOf, exportName, imageSize, leftOutSection, LeftOut, namedAttributes, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 
 // XML 1.0 cannot carry these even escaped: replaced by U+FFFD.
 const XML_INVALID = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -99,7 +100,8 @@ function objectXml(name: string, box: PixelBox, a: Record<string, unknown>): str
 }
 
 export class VocWriter implements FormatWriter {
-  private readonly stems: Spool;
+  /** The image sets: `default`, or one per split. */
+  private readonly stems = new Map<string, Spool>();
   private readonly leftOut = new LeftOut();
   private readonly renamedList = new Tally();
   private clipped = 0;
@@ -112,7 +114,7 @@ export class VocWriter implements FormatWriter {
     private readonly s: RunState,
     private readonly renamed: ReadonlySet<string>,
   ) {
-    this.stems = new Spool(path.join(s.tmp, 'stems.txt'), '\n');
+    for (const set of s.split ? s.split.names : ['default']) this.stems.set(set, new Spool(path.join(s.tmp, `stems-${set}.txt`), '\n'));
   }
 
   imagePath(image: ImageRow): string {
@@ -155,25 +157,28 @@ export class VocWriter implements FormatWriter {
       '</annotation>',
     ];
     await s.sink.addText(`Annotations/${stem}.xml`, `${xml.join('\n')}\n`);
-    await this.stems.push(stem);
+    await this.stems.get(splitOf(s, image) ?? 'default')!.push(stem);
   }
 
   async finish(): Promise<void> {
-    await this.stems.close();
-    const { stems } = this;
-    async function* body() {
-      yield* stems.chunks();
-      yield Buffer.from('\n');
+    for (const [set, stems] of this.stems) {
+      await stems.close();
+      async function* body() {
+        yield* stems.chunks();
+        if (stems.count > 0) yield Buffer.from('\n');
+      }
+      await this.s.sink.room();
+      // Read while the entry is written; run() removes the spool only after the zip ended.
+      this.s.sink.add(Readable.from(body()), `ImageSets/Main/${set}.txt`, true);
     }
-    await this.s.sink.room();
-    // Read while the entry is written; run() removes the spool only after the zip ended.
-    this.s.sink.add(Readable.from(body()), 'ImageSets/Main/default.txt', true);
   }
 
   readme(): string[] {
     const lines = [
       'Layout: Annotations/<stem>.xml (Pascal VOC, one per image: folder, filename, source, size, segmented 0, objects)',
-      '        ImageSets/Main/default.txt (every image\'s stem, one a line)',
+      this.s.split
+        ? `        ImageSets/Main/{${this.s.split.names.join(',')}}.txt (each split's image stems, one a line)`
+        : '        ImageSets/Main/default.txt (every image\'s stem, one a line)',
       '        JPEGImages/<file name> (when image files are included; the XML\'s filename)',
       'VOC is flat: <folder> holds the image\'s Vellum folder and <source><image> its path in the project. <depth> is',
       'always 3 (Vellum does not record channels).',

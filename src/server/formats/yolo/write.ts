@@ -1,7 +1,10 @@
 // YOLO export, Ultralytics layout:
-//   data.yaml                           path: ., train: images, val: images, nc, names {index: name}
-//   labels/<folder path>/<stem>.txt     one line per object; an image without objects gets an empty file
-//   images/<folder path>/<filename>     only with include_images
+//   data.yaml                           path: ., train, val (and test), nc, names {index: name}
+//   labels/[<split>/]<folder path>/<stem>.txt     one line per object; an image without objects gets an empty file
+//   images/[<split>/]<folder path>/<filename>     only with include_images
+// Without a split, train and val are both `images` (data.yaml says so in a comment); with one
+// (request `split`), each split has its own images/<split>/ and labels/<split>/, and data.yaml
+// points train, val and test at them.
 // Ultralytics finds an image's labels by replacing `images/` with `labels/` and the extension with
 // `.txt`, so folders are kept on both sides and two images of different folders never meet. Two
 // images of one folder with the same stem (a.png, a.jpg) would share a label file: both are
@@ -10,20 +13,22 @@
 //
 // Lines: coordinates divided by the image's width and height, written with 6 decimals (an error
 // under 1e-6 of the image size), after clipping the shape to the image (Ultralytics refuses a
-// label file with a coordinate outside 0..1).
-// - Detect mode, `class cx cy w h`: when no exported class is a polygon class and no exported
-//   annotation is a polygon or a mask (../write-common.ts hasAreaShapes, one query before the first byte).
-// - Segment mode, `class x1 y1 x2 y2 ...`: otherwise, for every object, so one file holds one kind:
-//   boxes as their 4 corners, polygons as their outer ring (YOLO segments have one ring: holes are
-//   filled, and counted in README.txt), masks traced to polygons by the wasm kernel (pixel-corner
-//   vertices, exact: rasterising them gives the mask back), one line per connected part.
+// label file with a coordinate outside 0..1). The task is the request's `yolo_task`; by default
+// `detect` when an exported class is a box class (or, in a project without classes, when no
+// exported shape is a polygon or a mask), else `segment`.
+// - detect, `class cx cy w h`: one line per shape; polygons and masks by their bounding box.
+// - segment, `class x1 y1 x2 y2 ...`: boxes as their 4 corners, polygons as their outer ring (YOLO
+//   segments have one ring: holes are filled, and counted in README.txt), masks traced to polygons
+//   by the wasm kernel and simplified with MASK_POLYGON_TOLERANCE pixels, one line per connected part.
 // - Keypoints and polylines have no YOLO detect/segment form: left out, counted in README.txt.
 // Class indices follow the project's class order (of the exported classes); a class name found
 // only on annotations is appended.
 import type { Kernels } from '../../../kernels/node';
 import type { ImageRow } from '../../services/images';
+import { rleBBox, numericCounts } from '../../../contract/rle';
+import type { YoloTask } from '../../../contract/export';
 import { isPath, pathBox, ringArea, type Pt } from '../shapes';
-import { convert, exportName, hasAreaShapes, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
+import { convert, exportName, hasAreaShapes, MASK_POLYGON_TOLERANCE, splitOf, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 
 /** One annotation as YOLO label rows (normalised numbers, without the class index). */
 export type YoloConverted =
@@ -66,14 +71,22 @@ function ringRows(rings: readonly Pt[][], holes: boolean, size: ImageSize, segme
   return { kind: 'rows', rows, clipped, holes, parts: rings.length };
 }
 
-/** One stored annotation as YOLO rows for an image of `size`; `segments` picks the segment form. */
-export function toYolo(a: Record<string, unknown>, size: ImageSize, segments: boolean, kernels: Kernels): YoloConverted {
+/**
+ * One stored annotation as YOLO rows for an image of `size`; `segments` picks the segment form;
+ * masks are traced with `tolerance` pixels of simplification (0: every pixel corner).
+ */
+export function toYolo(a: Record<string, unknown>, size: ImageSize, segments: boolean, kernels: Kernels, tolerance = MASK_POLYGON_TOLERANCE): YoloConverted {
   if (a.keypoint !== undefined) return { kind: 'keypoint' };
   if (a.polyline !== undefined) return { kind: 'polyline' };
   if (a.segmentation !== undefined) {
     const rle = storedMask(a);
     if (!rle) return NO_MASK;
-    const polygons = kernels.maskToPolygons(rle);
+    if (!segments) {
+      // One box for the whole mask, from its runs (exact, nothing traced).
+      const b = rleBBox({ size: rle.size, counts: numericCounts(rle) });
+      return b.width > 0 && b.height > 0 ? boxRows(b.x, b.y, b.width, b.height, size, false) : { kind: 'invalid', reason: 'empty mask' };
+    }
+    const polygons = kernels.maskToPolygons(rle, { tolerance });
     if (polygons.length === 0) return { kind: 'invalid', reason: 'empty mask' };
     return ringRows(
       polygons.map((p) => p.path),
@@ -99,6 +112,14 @@ export function yamlString(s: string): string {
   return JSON.stringify(s).replace(/[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** The request's task, or the default: detect when an exported class is a box class (without classes: when no polygon or mask is exported). */
+export async function yoloTask(s: RunState): Promise<YoloTask> {
+  if (s.yoloTask) return s.yoloTask;
+  const exported = s.project.classes.filter((c) => !s.classFilter || s.classFilter.has(c.name));
+  if (exported.length > 0) return exported.some((c) => c.type === 'box') ? 'detect' : 'segment';
+  return (await hasAreaShapes(s)) ? 'segment' : 'detect';
+}
+
 export class YoloWriter implements FormatWriter {
   private readonly classes = new Map<string, number>();
   private readonly leftOut = new LeftOut();
@@ -109,8 +130,8 @@ export class YoloWriter implements FormatWriter {
   private maskParts = 0;
 
   static async create(s: RunState): Promise<YoloWriter> {
-    const [segments, renamed] = await Promise.all([hasAreaShapes(s), sharedStems(s, true)]);
-    return new YoloWriter(s, segments, renamed);
+    const [task, renamed] = await Promise.all([yoloTask(s), sharedStems(s, true)]);
+    return new YoloWriter(s, task === 'segment', renamed);
   }
 
   private constructor(
@@ -127,9 +148,10 @@ export class YoloWriter implements FormatWriter {
     return i;
   }
 
-  /** '<folder path>/' ('' at the top) and the image's file name and stem in this layout. */
+  /** '[<split>/]<folder path>/' ('' at the top without a split) and the image's file name and stem in this layout. */
   private names(image: ImageRow, rel: string) {
-    const folder = rel.slice(0, rel.length - image.filename.length);
+    const split = splitOf(this.s, image);
+    const folder = `${split ? `${split}/` : ''}${rel.slice(0, rel.length - image.filename.length)}`;
     return { folder, ...exportName(image, this.renamed) };
   }
 
@@ -172,12 +194,14 @@ export class YoloWriter implements FormatWriter {
 
   async finish(): Promise<void> {
     const names = [...this.classes].map(([name, i]) => `  ${i}: ${yamlString(name)}`);
+    const split = this.s.split;
+    const sets = split
+      ? ['# Split by Vellum (see README.txt).', ...split.names.map((n) => `${n}: images/${n}`)]
+      : ['# No split was asked for: val repeats train (every image). Export with a split for a validation set.', 'train: images', 'val: images'];
     const yaml = [
       '# Ultralytics YOLO dataset exported from Vellum (see README.txt).',
-      '# train and val both list every image: split them before training if you need a validation set.',
       'path: .',
-      'train: images',
-      'val: images',
+      ...sets,
       `nc: ${this.classes.size}`,
       this.classes.size ? 'names:' : 'names: {}',
       ...names,
@@ -187,26 +211,27 @@ export class YoloWriter implements FormatWriter {
 
   readme(): string[] {
     const { report } = this.s;
+    const dir = this.s.split ? '<split>/' : '';
     const lines = [
-      'Layout: data.yaml (Ultralytics: path, train, val, nc, names by class index in the project\'s class order)',
-      '        labels/<folder path>/<stem>.txt (one line per object; an image without objects has an empty file)',
-      '        images/<folder path>/<filename> (when image files are included)',
+      `Layout: data.yaml (Ultralytics: path, ${this.s.split ? this.s.split.names.join(', ') : 'train, val'}, nc, names by class index in the project's class order)`,
+      `        labels/${dir}<folder path>/<stem>.txt (one line per object; an image without objects has an empty file)`,
+      `        images/${dir}<folder path>/<filename> (when image files are included)`,
       'path: . is the folder training runs from: run it from this folder, or set path to where you unzipped it.',
       '',
       this.segments
-        ? 'Labels: segments, "class x1 y1 x2 y2 ...", because the export has polygon classes or polygons or masks; boxes are written as their 4 corners.'
-        : 'Labels: boxes, "class cx cy w h" (the export has no polygon class, polygon or mask).',
+        ? `Task: segment${this.s.yoloTask ? ' (as asked)' : ' (the default: no exported class is a box class)'}. Labels "class x1 y1 x2 y2 ..."; boxes are written as their 4 corners.`
+        : `Task: detect${this.s.yoloTask ? ' (as asked)' : ' (the default: the export has box classes)'}. Labels "class cx cy w h", one per shape.`,
       'Coordinates are divided by the image\'s width and height (0..1, 6 decimals); shapes are clipped to the image.',
     ];
     if (this.segments) {
       lines.push('Polygons are written as their outer ring: YOLO segments have no holes.');
-      lines.push('Masks are traced into polygons along pixel edges (exact), one line per connected part.');
+      lines.push(`Masks are traced into polygons along pixel edges, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one line per connected part.`);
     } else {
-      lines.push('Polygons and masks (none when this export was prepared) would be written as their bounding boxes.');
+      lines.push('Polygons and masks are written as their bounding boxes.');
     }
     if (this.clipped) lines.push(`Clipped to the image: ${this.clipped} annotation(s).`);
     if (this.holes) lines.push(`Holes filled: ${this.holes} polygon(s) or mask(s) had holes.`);
-    if (this.masks) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} polygon(s).`);
+    if (this.masks && this.segments) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} polygon(s).`);
     lines.push('');
     lines.push(...leftOutSection(report, 'keypoint', 'Keypoints', 'YOLO detect and segment labels have no points'));
     lines.push(...leftOutSection(report, 'polyline', 'Polylines', 'YOLO detect and segment labels have no open paths'));

@@ -58,6 +58,7 @@ import { WRITERS } from '../../formats';
 import { ExportAborted, ZipSink } from './sink';
 import { newReport, type FormatWriter, type Report, type RunState } from '../../formats/write-common';
 import { timeSlice } from '../../offload/slice';
+import { checkSplit, planSplit, splitReadme } from './split';
 
 export { README_LIST_MAX } from '../../formats/write-common';
 
@@ -170,6 +171,7 @@ function kernels(): Promise<Kernels> {
 export async function prepareExport(ctx: AppContext, userId: string, req: ExportRequest): Promise<PreparedExport> {
   if (req.class_filter && req.class_filter.length === 0) throw errors.badRequest('Please select at least one class to export', 'no_classes_selected');
   if (req.name !== undefined && req.name.trim() === '') throw errors.badRequest('Export name must not be empty', 'invalid_export_name');
+  if (req.split) checkSplit(req.split);
   const { project, scope, where, describe } = await selectImages(ctx, userId, req);
   const first = await readBatch(ctx, where, null);
   if (first.length === 0) throw errors.badRequest(NO_IMAGES_MESSAGE, 'nothing_to_export');
@@ -189,9 +191,29 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
   // The zip's central directory and the writers' spools; run() removes it when the zip has ended or was abandoned.
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vellum-export-'));
   const sink = new ZipSink(tmp);
-  const s: RunState = { ctx, tmp, project, format: req.format, scope, scopeText: describe, includeImages: req.include_images, classFilter: req.class_filter ? new Set(req.class_filter) : null, name, where, kernels: k, sink, report: newReport(), slice: timeSlice() };
+  const classFilter = req.class_filter ? new Set(req.class_filter) : null;
+  const s: RunState = {
+    ctx,
+    tmp,
+    project,
+    format: req.format,
+    scope,
+    scopeText: describe,
+    includeImages: req.include_images,
+    classFilter,
+    name,
+    where,
+    kernels: k,
+    sink,
+    report: newReport(),
+    slice: timeSlice(),
+    split: null,
+    yoloTask: req.yolo_task,
+    maskFormat: req.mask_format ?? 'rle',
+  };
   let writer: FormatWriter;
   try {
+    if (req.split) s.split = await planSplit(s, req.split);
     writer = await format.create(s);
   } catch (err) {
     sink.out.destroy();
@@ -256,6 +278,7 @@ function readme(s: RunState, writer: FormatWriter): string {
   lines.push(`${s.name} - exported from Vellum project "${s.project.name}" on ${new Date().toISOString()}`);
   lines.push(`Format: ${s.format}. Scope: ${s.scope} (${s.scopeText}). Images: ${report.images}. Annotations: ${report.annotations}.`);
   lines.push(`Classes: ${s.classFilter ? [...s.classFilter].join(', ') : 'all'}. Image files included: ${s.includeImages ? 'yes' : 'no'}.`);
+  lines.push(...splitReadme(s.split));
   lines.push('');
   lines.push(...writer.readme());
   if (report.invalid.count) {
