@@ -1,11 +1,11 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run. Prints
 // tables, then how long each benchmark took with the load average, and writes JSON under
 // bench/results/ (this runner's own timings in run.json). Options:
-//   --quick       the engine-side benchmarks only (engine, kernels, image-edit, render), with smaller
+//   --quick       the engine-side benchmarks only (engine, kernels, image-edit, mask-simplify, render), with smaller
 //                 scenes: under 5 minutes on 2 cores. Those that start the API server, the load
 //                 and live runs and the segmentation quality run only without --quick.
 //   --only=<name> one benchmark (any of them, --quick makes its scenes smaller): engine, kernels,
-//                 image-edit, render, dataset, export, annotations, segmentation, load, first-load,
+//                 image-edit, mask-simplify, render, dataset, export, annotations, segmentation, load, first-load,
 //                 editor-switch, import, live, heavy-work.
 // first-load and editor-switch measure the build in dist/app (`npm run build` first).
 import { spawnSync } from 'node:child_process';
@@ -31,6 +31,7 @@ const BENCHES: Bench[] = [
   { name: 'engine', quick: true, run: async () => (await import('./engine.bench')).runAndWriteEngineBench(quick) },
   { name: 'kernels', quick: true, run: async () => (await import('./kernels.bench')).runKernelsBench({ quick }) },
   { name: 'image-edit', quick: true, run: async () => (await import('./image-edit.bench')).runImageEditBench({ quick }) },
+  { name: 'mask-simplify', quick: true, run: async () => (await import('./mask-simplify.bench')).runMaskSimplifyBench({ quick }) },
   { name: 'render', quick: true, file: 'render/run.ts' },
   { name: 'dataset', file: 'dataset.bench.ts' },
   { name: 'export', file: 'export.bench.ts' },
