@@ -15,11 +15,15 @@ import type { EditorSession } from './session';
 /** The share of a load's progress bar that parsing the response takes (validating and building: the rest). */
 const PARSE_SHARE = 0.2;
 
-/** The history view's side of an open (pages/annotate/hooks/useHistoryView.ts HistoryOpening). */
+/** What an open tells the History (./history.ts `opening`) and the live image as it goes. */
 export interface OpeningHooks {
+  /** An open of `imageId` starts. */
   starting(imageId: string): void;
+  /** The server version the opened document builds on. */
   loadedVersion(imageId: string, version: number): void;
+  /** Reopened after a restore: the camera to keep (where the user was looking); else null. */
   restoredCamera(imageId: string): CameraState | null;
+  /** The open is over (ready, or failed: the stage says why). */
   finished(imageId: string): void;
 }
 

@@ -1,20 +1,26 @@
 // One open project's editor session (issue 31 §2), framework-free: the Editor, the save link
 // between it and the app's save manager, the tab's live client and Auto-Annotate's server side,
 // and what joins them: usage records for created shapes, an accepted mask becoming an annotation,
-// the toasts of merges and overlaps, the keepalive flush when the page is hidden, and the
-// commands on the document (copy, paste, Copy Previous, Remove All). The editor screen creates one
-// (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and reads it.
+// the toasts of merges and overlaps, the keepalive flush when the page is hidden, the History's
+// preview and restore (./history.ts), Discard of recovered work, and the commands on the document
+// (undo, redo, copy, paste, hide, Tab's walk, Copy Previous, Remove All; while an earlier version is
+// shown, those that look act on it and those that edit are refused with a word why). The editor
+// screen creates one (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and
+// reads it.
 import type { Image } from '../../contract/images';
 import type { GetMaskResponse } from '../../contract/segmentation';
 import { Editor, storedToEditor, type EditorAnnotation, type ProposalAccepted } from '../../engine';
-import { editorApi } from '../api/annotations/editorApi';
+import { editorApi, type LoadedAnnotations } from '../api/annotations/editorApi';
 import { loadAnnotations } from '../api/annotations/preload';
+import { serverMessage } from '../api/client';
 import { getLiveClient, type LiveClient } from '../sync/live';
 import { EditorSaveLink, getSaveManager, type MergeResult, type Overlap, type SaveManager } from '../sync/save';
 import { outlastedMessage, overlapAuthor, overlapMessages } from '../sync/save/overlap';
 import { toast, type ToastTone } from '../stores/toast';
 import { AutoAnnotateSession, type SegmentationApi } from './autoAnnotate';
 import { copyShapes, takePaste } from './clipboard';
+import { PREVIEW_REASON, VersionHistory, type VersionsApi } from './history';
+import { nextInList } from './listOrder';
 import { recordCreated } from './usage';
 
 /** How long the toasts about another person's change stay (as the 409 merge's). */
@@ -33,6 +39,8 @@ export interface EditorSessionOptions {
   live?: LiveClient;
   /** Auto-Annotate's server calls (editorApi's by default). */
   segmentation?: SegmentationApi;
+  /** The saved annotations of an image, its versions and restore (editorApi's by default). */
+  annotations?: AnnotationsApi;
   /** Short messages for the user (the app's toasts by default). */
   tell?: Tell;
   /** Usage records for created shapes (recordCreated by default). */
@@ -42,6 +50,18 @@ export interface EditorSessionOptions {
   /** The save link's timers (the page's by default; tests pass a fake clock's). */
   timers?: { setTimer: (fn: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void };
 }
+
+/** The annotation calls the session makes beside saving. */
+export interface AnnotationsApi extends VersionsApi {
+  /** An image's saved annotations (Copy Previous, the reload after a Discard). */
+  load(image: Image, projectId: string): Promise<LoadedAnnotations>;
+}
+
+const annotationsApi: AnnotationsApi = {
+  load: loadAnnotations,
+  loadVersion: (imageId, projectId, version, options) => editorApi.loadVersion(imageId, projectId, version, options),
+  restore: (imageId, projectId, version, base) => editorApi.restore(imageId, projectId, version, base),
+};
 
 function segmentationOf(orgId: string, projectId: string): SegmentationApi {
   return {
@@ -65,10 +85,22 @@ export class EditorSession {
   readonly auto: AutoAnnotateSession;
   /** Between the editor and the save manager: deltas out, merges and others' changes back in. */
   readonly link: EditorSaveLink;
+  /** The History: an earlier version looked at, and restored. */
+  readonly history: VersionHistory;
+  /**
+   * The open image's document is in the editor (set as the screen renders, so it turns false the
+   * moment another image is asked for): until then keys that act on the document wait, and so
+   * does showing a version.
+   */
+  documentReady = false;
+  private readonly api: AnnotationsApi;
   private readonly tell: Tell;
+  private readOnly = false;
   private readonly record: typeof recordCreated;
   private gathering = false;
   private readonly gatheringListeners = new Set<() => void>();
+  private copyingPrevious = false;
+  private readonly copyingListeners = new Set<() => void>();
 
   constructor(opts: EditorSessionOptions) {
     this.projectId = opts.projectId;
@@ -78,6 +110,7 @@ export class EditorSession {
     this.live = opts.live ?? getLiveClient();
     this.tell = opts.tell ?? toast;
     this.record = opts.recordCreated ?? recordCreated;
+    this.api = opts.annotations ?? annotationsApi;
     this.auto = new AutoAnnotateSession(opts.segmentation ?? segmentationOf(opts.orgId, opts.projectId));
     this.link = new EditorSaveLink(this.editor, this.saver, {
       ...opts.timers,
@@ -88,6 +121,7 @@ export class EditorSession {
         if (image) void this.tellOverlap(image.imageId, image.projectId, o);
       },
     });
+    this.history = new VersionHistory({ editor: this.editor, link: this.link, saver: this.saver, projectId: this.projectId, api: this.api, tell: this.tell });
   }
 
   /**
@@ -98,6 +132,7 @@ export class EditorSession {
     const { editor, live, link, saver } = this;
     const offs = [
       link.start(),
+      this.history.start(),
       // The engine's Auto-Annotate tool asks this session's server for masks.
       (editor.setSegmenter(this.auto.segmenter()), () => editor.setSegmenter(null)),
       // Usage records for shapes created on the image the editor holds (spec section 7).
@@ -125,6 +160,29 @@ export class EditorSession {
     this.auto.dispose();
   }
 
+  /** A role without annotations.write: the engine refuses edits, and so do the commands. */
+  setReadOnly(on: boolean): void {
+    this.readOnly = on;
+    this.editor.setReadOnly(on);
+  }
+
+  /**
+   * Discard on the restored-work notice: the work this device kept for `image` is dropped (never
+   * sent; what of it already reached the server is undone), and the saved annotations are loaded
+   * again. `dropped` runs once the work is gone (the notice goes).
+   */
+  async discardRecovered(image: Image, dropped: () => void = () => undefined): Promise<void> {
+    await this.saver.discard(image.id);
+    dropped();
+    try {
+      const data = await this.api.load(image, this.projectId);
+      if (!(await this.link.load(data.annotations, { historyKey: image.id }))) return;
+      await this.saver.open({ imageId: image.id, projectId: this.projectId, imageFilename: image.filename }, data);
+    } catch (err) {
+      this.tell(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);
+    }
+  }
+
   /** True while changes wait in the link's short gathering window: the top bar must not say 'Saved' then. */
   isGathering = (): boolean => this.gathering;
 
@@ -141,9 +199,57 @@ export class EditorSession {
 
   // ---------------------------------------------------------------- commands
 
-  /** Copies the selection of `from` (this editor, or an earlier version's) for pasting on any image. */
-  copy(imageId: string, from: Editor = this.editor): void {
-    const shapes = from.copy();
+  /** The editor the user looks at: the earlier version's while one is shown, else the document's. */
+  viewed(): Editor {
+    return this.history.isPreviewing() ? this.history.previewEditor : this.editor;
+  }
+
+  /** While an earlier version is shown an edit does nothing but say why; true then. */
+  refusedWhilePreviewing(): boolean {
+    if (!this.history.isPreviewing()) return false;
+    this.tell(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS);
+    return true;
+  }
+
+  undo(): void {
+    if (!this.refusedWhilePreviewing()) void this.editor.undo();
+  }
+
+  redo(): void {
+    if (!this.refusedWhilePreviewing()) void this.editor.redo();
+  }
+
+  selectAll(): void {
+    this.viewed().selectAll();
+  }
+
+  /** H: hides the selection, or every shape (shows them again) when none is selected. */
+  hide(): void {
+    const on = this.viewed();
+    if (on.getView().selected.size > 0) on.hideSelected();
+    else on.toggleAll();
+  }
+
+  hideSelection(): void {
+    this.viewed().hideSelected();
+  }
+
+  /** Tab / Shift+Tab: selects the shape after (before) the selection in the annotation list's order; false past the end. */
+  selectNext(step: 1 | -1): boolean {
+    const on = this.viewed();
+    const view = on.getView();
+    if (view.drawing) return false;
+    const listOrder = [...on.paintOrder()].reverse();
+    const id = nextInList(listOrder, view.selected, view.hidden, step);
+    if (!id) return false;
+    on.select([id]);
+    on.bringIntoView(id);
+    return true;
+  }
+
+  /** Copies the selection of the editor looked at (an earlier version's too) for pasting on any image. */
+  copy(imageId: string): void {
+    const shapes = this.viewed().copy();
     if (shapes.length === 0) return;
     copyShapes(shapes, imageId);
     this.tell(`Copied ${shapes.length} annotation(s)`, 'neutral', MESSAGE_MS);
@@ -151,20 +257,38 @@ export class EditorSession {
 
   /** Pastes what was copied, each paste of the same copy on this image a step further. */
   paste(imageId: string): void {
+    if (this.refusedWhilePreviewing() || this.readOnly) return;
     const clip = takePaste(imageId);
     if (clip) this.editor.paste(clip.shapes, clip.offset);
   }
 
+  /** True while Copy Previous waits for the previous image's annotations. */
+  isCopyingPrevious = (): boolean => this.copyingPrevious;
+
+  subscribeCopyingPrevious = (listener: () => void): (() => void) => {
+    this.copyingListeners.add(listener);
+    return () => this.copyingListeners.delete(listener);
+  };
+
   /** Copy Previous: the previous image's saved annotations pasted in place (one undo step). */
   async copyPrevious(previous: Image, imageId: string): Promise<void> {
-    const { annotations } = await loadAnnotations(previous, this.projectId);
-    if (this.link.image?.imageId !== imageId) return;
-    if (annotations.length === 0) return this.tell('The previous image has no annotations', 'neutral', MESSAGE_MS);
-    this.editor.paste(annotations.map(storedToEditor), 0);
+    if (this.copyingPrevious || this.readOnly || this.history.isPreviewing()) return;
+    this.setCopyingPrevious(true);
+    try {
+      const { annotations } = await this.api.load(previous, this.projectId);
+      if (this.link.image?.imageId !== imageId) return;
+      if (annotations.length === 0) return this.tell('The previous image has no annotations', 'neutral', MESSAGE_MS);
+      this.editor.paste(annotations.map(storedToEditor), 0);
+    } catch (err) {
+      this.tell(serverMessage(err, 'Failed to copy the previous annotations. Please try again.'), 'danger', 5000);
+    } finally {
+      this.setCopyingPrevious(false);
+    }
   }
 
   /** Remove All (one undo step); the number of shapes removed. */
   removeAll(): number {
+    if (this.readOnly || this.history.isPreviewing()) return 0;
     const ids = this.editor.getOrderedIds();
     if (ids.length === 0) return 0;
     this.editor.execute('delete', { ids: [...ids] });
@@ -205,6 +329,11 @@ export class EditorSession {
       console.error('Error saving the mask:', err);
       this.tell('The mask could not be added. Please try again.', 'danger', 5000);
     }
+  }
+
+  private setCopyingPrevious(on: boolean): void {
+    this.copyingPrevious = on;
+    for (const l of [...this.copyingListeners]) l();
   }
 
   // ---------------------------------------------------------------- saving's messages

@@ -7,14 +7,14 @@
 // The sidebar's History view (issue 14) lists the image's versions; one of them can be looked at
 // over the canvas and restored as a new version.
 // This file is the layout. The session (src/app/editor-session, through hooks/useEditorSession)
-// owns the editor, the save link, the live client, Auto-Annotate and the commands; the screen's
-// behaviour is in ./hooks as readers of it: saving (useEditorSaving), opening
-// an image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
-// the engine's events (useEditorEvents), commands (useEditorCommands), the keyboard
-// (useEditorKeys), the History view (useHistoryView) and the layout preferences (usePanelPrefs).
+// owns the editor, the save link, the live client, Auto-Annotate, the History and the commands;
+// the screen's behaviour is in ./hooks as readers of it: saving (useEditorSaving), opening an
+// image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
+// the engine's events (useEditorEvents), the keyboard (useEditorKeys), the History view
+// (useHistoryView) and the layout preferences (usePanelPrefs).
 // Each panel sits behind its own ErrorBoundary (`guarded`, issue 30): a render error in one shows
 // a message with Try again in its place, and the canvas, the other panels and saving go on.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { roleCan } from '../../../contract/permissions';
 import type { Image } from '../../../contract/images';
 import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
@@ -28,7 +28,6 @@ import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { EditorCanvas } from './EditorCanvas';
 import { EditorTopBar, NoClassesDialog, RecoveredNotice, StageOverlay, VersionCanvas, VersionNotice, ZoomControls } from './EditorChrome';
 import { HistoryPanel } from './HistoryPanel';
-import { useEditorCommands } from './hooks/useEditorCommands';
 import { useEditorEvents } from './hooks/useEditorEvents';
 import { useEditorKeys } from './hooks/useEditorKeys';
 import { useEditorSaving } from './hooks/useEditorSaving';
@@ -48,7 +47,8 @@ import { ToolPalette } from './ToolPalette';
 import { useDocumentVersion, useEditorView } from './useEditor';
 import { useViewSettings } from '../../stores/viewSettings';
 import { useEditorWorkflow } from './workflow/useEditorWorkflow';
-import { PREVIEW_REASON, RestoreDialog, VersionBanner } from './VersionPreview';
+import { RestoreDialog, VersionBanner } from './VersionPreview';
+import { PREVIEW_REASON } from '../../editor-session/history';
 import styles from './AnnotatePage.module.css';
 
 export interface EditorScreenProps {
@@ -80,16 +80,13 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const autoState = useAutoState(auto);
   const view = useEditorView(editor);
   const documentVersion = useDocumentVersion(editor);
-  const { saver, saveStatus, shownStatus, gathering, link, followSave } = useEditorSaving(session, project.id);
+  const { saver, saveStatus, shownStatus, gathering, link } = useEditorSaving(session, project.id);
 
   // The role in this project's organization decides whether the editor may change anything.
   const role = useSession((s) => s.organizations.find((o) => o.id === orgId)?.user_role ?? null);
   const readOnly = !role || !roleCan(role, 'annotations.write');
   const viewOnlyReason = readOnly ? deniedReason(role ? ROLE_LABEL[role] : 'member', 'edit annotations') : null;
-  useLayoutEffect(() => editor.setReadOnly(readOnly), [editor, readOnly]);
-  // This image's document is in the editor (set as the screen renders). Until then keys that act
-  // on the document wait (it is still the previous image's), and so does showing a version.
-  const readyRef = useRef(false);
+  useLayoutEffect(() => session.setReadOnly(readOnly), [session, readOnly]);
 
   const classes = project.classes;
   const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
@@ -99,12 +96,13 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   useClassAttributeDefaults(editor, classes);
 
   const panels = usePanelPrefs();
-  const historyView = useHistoryView({ editor, imageId: image.id, projectId: project.id, readOnly, viewOnlyReason, link, saver, followSave, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar, documentReady: readyRef });
-  const { preview, previewEditor, previewing, previewShown, opening, reopenToken } = historyView;
+  const historyView = useHistoryView({ session, imageId: image.id, projectId: project.id, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar });
+  const { history, state: preview, previewing, previewShown } = historyView;
+  const previewEditor = history.previewEditor;
   // Live co-editing: changes saved elsewhere come into the document; the people on the image.
   const [liveReopen, setLiveReopen] = useState(0);
-  const liveImage = useLiveImage({ imageId: image.id, projectId: project.id, readOnly, link, saver, opening, documentReady: readyRef, reopen: () => setLiveReopen((n) => n + 1) });
-  const loading = useImageLoading({ session, image, readOnly, opening: liveImage.liveOpening, reopenToken: reopenToken + liveReopen, documentReady: readyRef });
+  const liveImage = useLiveImage({ imageId: image.id, projectId: project.id, readOnly, link, saver, opening: history.opening, documentReady: () => session.documentReady, reopen: () => setLiveReopen((n) => n + 1) });
+  const loading = useImageLoading({ session, image, readOnly, opening: liveImage.liveOpening, reopenToken: preview.reopenToken + liveReopen });
   const { load, ready } = loading;
   const documentIn = load.status === 'ready' && load.imageId === image.id;
   const { resync } = liveImage;
@@ -119,10 +117,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
   const { tool, picker } = tools;
   useEditorEvents({ editor, askForClass: tools.askForClass });
-  const commands = useEditorCommands({ session, imageId: image.id, previous: nav.previous, readOnly, previewing });
-  const { toggleHistory, leavePreview } = historyView;
+  const copyingPrevious = useSyncExternalStore(session.subscribeCopyingPrevious, session.isCopyingPrevious);
   const stage = useImageStage({ image, orgId, projectId: project.id, saver, deniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'set the stage') });
-  useEditorKeys({ editor, previewEditor, previewing, documentReady: readyRef, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory, leavePreview, copy: commands.copy, paste: commands.paste, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
+  useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
   useTransparency(editor, previewEditor, panels.transparency);
   // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
   const workflow = useEditorWorkflow({ editor, image, status: stage.status, orgId, projectId: project.id, saver, link, previewing, documentIn, onNavigate, onBack });
@@ -153,9 +150,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           />
           {showPeers && documentIn && !previewShown ? guarded("The other people's cursors", <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} />, image.id, 'inline') : null}
           {previewShown ? null : guarded('The issues', workflow.layer, image.id, 'inline')}
-          {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={historyView.onPreviewImageReady} /> : null}
-          {preview.state ? (
-            <VersionBanner state={preview.state} restoreDeniedReason={viewOnlyReason} onRestore={historyView.openRestore} onBack={historyView.leavePreview} onRetry={() => preview.show(preview.state!.entry)} />
+          {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={(err) => history.drawn(err)} /> : null}
+          {preview.preview ? (
+            <VersionBanner state={preview.preview} restoreDeniedReason={viewOnlyReason} onRestore={() => history.openRestore(readOnly)} onBack={() => history.leave()} onRetry={() => history.show(preview.preview!.entry)} />
           ) : null}
           {picker.show && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
@@ -163,7 +160,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={commands.completeMask} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
+          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.acceptProposal()} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>
@@ -179,17 +176,17 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           classColor={classColor}
           collapsed={panels.collapsed}
           onToggleCollapsed={panels.toggleSidebar}
-          canCopyPrevious={commands.canCopyPrevious && ready && !previewing}
-          copyingPrevious={commands.copyingPrevious}
-          onCopyPrevious={() => void commands.copyPrevious()}
-          onRemoveAll={commands.removeAll}
+          canCopyPrevious={Boolean(nav.previous && nav.previous.annotation_count > 0) && ready && !previewing}
+          copyingPrevious={copyingPrevious}
+          onCopyPrevious={() => nav.previous && void session.copyPrevious(nav.previous, image.id)}
+          onRemoveAll={() => session.removeAll()}
           classes={classes}
           onSetClass={tools.setClassOf}
           readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
           loading={previewShown ? false : loading.documentLoading}
           historyOpen={historyView.historyOpen}
           onToggleHistory={() => historyView.toggleHistory(false)}
-          history={guarded('The history', <HistoryPanel query={historyView.history} shownVersion={preview.state?.version ?? null} onChoose={historyView.chooseVersion} autoFocus={historyView.historyFocus} />, image.id)}
+          history={guarded('The history', <HistoryPanel query={historyView.versions} shownVersion={preview.preview?.version ?? null} onChoose={(entry, current) => history.choose(entry, current, session.documentReady)} autoFocus={historyView.historyFocus} />, image.id)}
           notice={previewShown ? <VersionNotice version={preview.shown} /> : null}
           empty={previewShown ? { title: 'No annotations in this version', text: 'The image had no annotations at this version.' } : undefined}
           attributes={
@@ -206,15 +203,15 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
       <NoClassesDialog open={tools.noClassesOpen} onOpenChange={tools.setNoClassesOpen} onManageClasses={onManageClasses} />
       <RestoreDialog
-        open={historyView.restoreOpen && previewing}
-        state={preview.state}
+        open={preview.restoreOpen && previewing}
+        state={preview.preview}
         currentVersion={historyView.currentVersion}
         filename={image.filename}
         unsaved={!readOnly && (gathering || saveStatus.unsavedImages > 0)}
-        busy={historyView.restoring}
-        error={historyView.restoreError}
-        onConfirm={() => void historyView.restoreVersion()}
-        onClose={historyView.closeRestore}
+        busy={preview.restoring}
+        error={preview.restoreError}
+        onConfirm={() => void history.restore({ readOnly, currentVersion: historyView.currentVersion, deniedReason: viewOnlyReason })}
+        onClose={() => history.closeRestore()}
       />
       <AddClassDialog open={tools.addClassType !== null} classes={classes} title={`Add New ${TYPE_NAMES[tools.addClassType ?? 'box']} Class`} initialType={tools.addClassType ?? 'box'} onClose={tools.closeAddClass} onAdd={tools.addClass} />
     </div>

@@ -1,7 +1,7 @@
 // Which class the editor's class keys pick (issue 19), pure so it is unit-tested: 1-9 take the
 // n-th class the class picker lists (the tool's type, or the selection's), C / Shift+C step a shape
-// through the classes of its type, a relabel leaves shapes whose type the class does not fit
-// alone, and Tab / Shift+Tab walk the annotation list's order (newest first).
+// through the classes of its type, and a relabel leaves shapes whose type the class does not fit
+// alone. (Tab's walk of the list is the session's: src/app/editor-session/listOrder.ts.)
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 
 /** The shape types as classes know them: a mask is listed with the polygon classes. */
@@ -50,35 +50,6 @@ export function cycledClass(classes: readonly ProjectClass[], type: AnnotationTy
   const at = listed.findIndex((c) => c.name === current);
   if (at < 0) return step > 0 ? listed[0]! : listed[listed.length - 1]!;
   return listed[(at + step + listed.length) % listed.length]!;
-}
-
-/**
- * Tab / Shift+Tab: the shape to select next in the list's order (`listOrder`, top row first),
- * skipping hidden ones. From the selection's last row forward (its first row backward); with
- * nothing selected, the first (or last) row. Null past either end, so Tab then leaves the canvas
- * as it would anywhere else (no keyboard trap).
- */
-export function nextInList(listOrder: readonly string[], selected: ReadonlySet<string>, hidden: ReadonlySet<string>, step: 1 | -1): string | null {
-  const n = listOrder.length;
-  let at: number;
-  if (selected.size === 0) {
-    at = step > 0 ? -1 : n;
-  } else {
-    let first = -1;
-    let last = -1;
-    for (let i = 0; i < n; i++) {
-      if (!selected.has(listOrder[i]!)) continue;
-      if (first < 0) first = i;
-      last = i;
-    }
-    if (first < 0) at = step > 0 ? -1 : n;
-    else at = step > 0 ? last : first;
-  }
-  for (let i = at + step; i >= 0 && i < n; i += step) {
-    const id = listOrder[i]!;
-    if (!hidden.has(id)) return id;
-  }
-  return null;
 }
 
 /**

@@ -4,34 +4,21 @@
 // the tool did not take it. Tab walks the shapes only from the canvas (or nowhere in particular),
 // and past the list's last shape it moves focus on as usual. While an earlier version is shown
 // (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
-// are refused with a word why.
-import { useCallback, useEffect, useRef, type RefObject } from 'react';
-import type { Editor } from '../../../../engine';
-import { toast } from '../../../stores/toast';
+// are refused with a word why. The commands themselves are the session's
+// (src/app/editor-session/session.ts).
+import { useCallback, useEffect } from 'react';
+import type { EditorSession } from '../../../editor-session/session';
 import { openAttributesPanel } from '../AttributesPanel';
-import { nextInList } from '../classKeys';
 import { isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
-import { PREVIEW_REASON } from '../VersionPreview';
-
-/** As long as the screen's other short messages. */
-const MESSAGE_MS = 2000;
 
 export interface EditorKeysOptions {
-  editor: Editor;
-  /** The read-only editor of the version shown (../VersionPreview). */
-  previewEditor: Editor;
-  /** An earlier version is asked for or shown. */
-  previewing: boolean;
-  /** This image's document is in the editor: until then keys that act on it wait. */
-  documentReady: RefObject<boolean>;
+  /** Does the commands (src/app/editor-session/session.ts); knows whether a version is shown. */
+  session: EditorSession;
+  imageId: string;
   chooseTool(tool: EditorToolId): void;
   goPrevious(): void;
   goNext(): void;
-  /** Copies the selection of `from` (the preview's editor while a version is shown). */
-  copy(from: Editor): void;
-  paste(): void;
   toggleHistory(fromKeyboard: boolean): void;
-  leavePreview(): void;
   /** 1-9: the n-th class for new shapes, or the selection relabelled to it. */
   classByNumber?(n: number): void;
   /** C / Shift+C. */
@@ -46,79 +33,63 @@ function tabWalksShapes(t: HTMLElement | null): boolean {
   return t.tagName === 'CANVAS';
 }
 
-/** Selects the shape after (before) the selection in the annotation list's order; false past the end. */
-function selectNext(editor: Editor, step: 1 | -1): boolean {
-  const view = editor.getView();
-  if (view.drawing) return false;
-  const listOrder = [...editor.paintOrder()].reverse();
-  const id = nextInList(listOrder, view.selected, view.hidden, step);
-  if (!id) return false;
-  editor.select([id]);
-  editor.bringIntoView(id);
-  return true;
-}
-
 // Long because it is one window listener: the order in which the class keys, the engine, the app's
 // hotkeys and the preview take a key is the point, and it reads best in one place.
-export function useEditorKeys({ editor, previewEditor, previewing, documentReady, chooseTool, goPrevious, goNext, copy, paste, toggleHistory, leavePreview, classByNumber, cycleClass, openStage }: EditorKeysOptions): void {
-  const previewRef = useRef(previewing);
-  previewRef.current = previewing;
-  const refuseEdit = useCallback(() => toast(`Viewing an earlier version. ${PREVIEW_REASON}.`, 'neutral', MESSAGE_MS), []);
+export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext, toggleHistory, classByNumber, cycleClass, openStage }: EditorKeysOptions): void {
+  const { editor, history } = session;
+  const previewEditor = history.previewEditor;
 
   const run = useCallback(
     (a: HotkeyAction) => {
-      // While an earlier version is shown, keys that look act on it and keys that edit do nothing.
-      const viewing = previewRef.current;
-      const target = viewing ? previewEditor : editor;
+      // While an earlier version is shown, keys that look act on it and keys that edit do nothing
+      // but say why (the session's commands know).
       switch (a.type) {
         case 'tool':
-          if (viewing) return a.tool === 'select' ? undefined : refuseEdit();
+          if (history.isPreviewing()) return a.tool === 'select' ? undefined : void session.refusedWhilePreviewing();
           return chooseTool(a.tool);
         case 'previous':
           return goPrevious();
         case 'next':
           return goNext();
         case 'undo':
-          return viewing ? refuseEdit() : void editor.undo();
+          return session.undo();
         case 'redo':
-          return viewing ? refuseEdit() : void editor.redo();
+          return session.redo();
         case 'select-all':
-          return target.selectAll();
+          return session.selectAll();
         case 'copy':
-          return copy(target);
+          return session.copy(imageId);
         case 'paste':
-          return viewing ? refuseEdit() : paste();
+          return session.paste(imageId);
         case 'hide':
-          return target.getView().selected.size > 0 ? target.hideSelected() : target.toggleAll();
+          return session.hide();
         case 'hide-selection':
-          return target.hideSelected();
+          return session.hideSelection();
         case 'history':
           return toggleHistory(true);
         case 'class-number':
-          return viewing ? refuseEdit() : classByNumber?.(a.n);
+          return session.refusedWhilePreviewing() ? undefined : classByNumber?.(a.n);
         case 'cycle-class':
-          return viewing ? refuseEdit() : cycleClass?.(a.step);
+          return session.refusedWhilePreviewing() ? undefined : cycleClass?.(a.step);
         case 'select-next':
-          return void selectNext(target, a.step);
+          return void session.selectNext(a.step);
         case 'attributes':
           return void openAttributesPanel();
         case 'stage':
           return openStage?.();
       }
     },
-    [chooseTool, goPrevious, goNext, editor, previewEditor, copy, paste, toggleHistory, refuseEdit, classByNumber, cycleClass, openStage],
+    [session, history, imageId, chooseTool, goPrevious, goNext, toggleHistory, classByNumber, cycleClass, openStage],
   );
 
-  const leaveRef = useRef(leavePreview);
-  leaveRef.current = leavePreview;
   useEffect(() => {
-    const waiting = (a: HotkeyAction) => !documentReady.current && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history' && a.type !== 'stage';
+    const waiting = (a: HotkeyAction) => !session.documentReady && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history' && a.type !== 'stage';
     /** The keys taken before the engine; Tab only where it walks the shapes and there is one to go to. */
-    const appFirst = (e: KeyboardEvent, t: HTMLElement | null, on: Editor): boolean => {
+    const appFirst = (e: KeyboardEvent, t: HTMLElement | null): boolean => {
       const a = resolveAppFirstHotkey(e);
       if (!a) return false;
       if (a.type === 'select-next') {
-        if (!tabWalksShapes(t) || !documentReady.current || !selectNext(on, a.step)) return false;
+        if (!tabWalksShapes(t) || !session.documentReady || !session.selectNext(a.step)) return false;
         e.preventDefault();
         return true;
       }
@@ -132,13 +103,13 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       // Open dialogs, menus and the settings panel keep their own keys.
       if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
       if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
-      if (previewRef.current) {
+      if (history.isPreviewing()) {
         // An earlier version is shown: Esc goes back, and the preview's read-only editor takes the
         // view keys (W/A/S/D, Space); the user's editor gets none of them.
         const plainKey = !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
         if (e.key === 'Escape' && plainKey) {
           e.preventDefault();
-          leaveRef.current();
+          history.leave();
           return;
         }
         const modified = resolveModifiedHotkey(e);
@@ -148,7 +119,7 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
           return;
         }
         if ((e.key === 'Enter' || e.key === ' ') && t?.closest?.('button, a, [role="option"]')) return;
-        if (appFirst(e, t, previewEditor)) return;
+        if (appFirst(e, t)) return;
         if (previewEditor.keyDown(e)) {
           e.preventDefault();
           return;
@@ -168,8 +139,8 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
       if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
-      if (appFirst(e, t, editor)) return;
-      if (documentReady.current && editor.keyDown(e)) {
+      if (appFirst(e, t)) return;
+      if (session.documentReady && editor.keyDown(e)) {
         e.preventDefault();
         return;
       }
@@ -189,5 +160,5 @@ export function useEditorKeys({ editor, previewEditor, previewing, documentReady
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
-  }, [editor, previewEditor, run, documentReady]);
+  }, [session, editor, history, previewEditor, run]);
 }

@@ -1,5 +1,6 @@
 // The editor screen's saving, as React reads it: the save manager's status, and what follows a
-// save's answer (the project page's counters, the sequence's statuses and the history). The link,
+// save's (or a restore's) answer (the project page's counters, the sequence's statuses and the
+// history). The link,
 // its merges' and overlaps' messages and the flush when the page is hidden are the session's
 // (src/app/editor-session/session.ts).
 import { useQueryClient } from '@tanstack/react-query';
@@ -34,8 +35,10 @@ export function useEditorSaving(session: EditorSession, projectId: string) {
     [qc, projectId],
   );
   useEffect(() => saver.onSaved(followSave), [saver, followSave]);
+  // A restore of an earlier version is a save too (src/app/editor-session/history.ts).
+  useEffect(() => session.history.onRestored(followSave), [session, followSave]);
 
   // What the top bar shows: changes still gathering are unsaved, whatever the manager says.
   const shownStatus: SaveStatus = gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus;
-  return { saver, saveStatus, shownStatus, gathering, link, followSave };
+  return { saver, saveStatus, shownStatus, gathering, link };
 }

@@ -1,21 +1,18 @@
 // Opening an image in the screen's editor, as React draws it: the open itself is the session's
 // (src/app/editor-session/openImage.ts: pixels and document in slices, work this device kept
 // loaded instead); this keeps the stage's state, the progress bar, the pixels the renderer gets
-// and the restored-work notice with its Discard. A viewer's editor never saves.
+// and the restored-work notice (its Discard is the session's). A viewer's editor never saves.
 // Going to another image keeps the screen: its document replaces the previous one in the same
 // Editor (the previous one's undo history is kept for the session, see Editor's historyKey), the
 // renderer swaps its image, and the previous image stays on the canvas until the next one's first
 // frame (no 'Loading image...' unless that takes longer than SLOW_SWITCH_MS).
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Image } from '../../../../contract/images';
 import type { ImageSourceInput } from '../../../../workers/render-client';
 import { serverMessage } from '../../../api/client';
-import { toast } from '../../../stores/toast';
-import { openImage } from '../../../editor-session/openImage';
+import { openImage, type OpeningHooks } from '../../../editor-session/openImage';
 import type { EditorSession } from '../../../editor-session/session';
 import { progressStore } from '../LoadingProgress';
-import { loadAnnotations } from '../../../api/annotations/preload';
-import type { HistoryOpening } from './useHistoryView';
 
 /** A switch to another image taking longer than this shows the stage's loading overlay. */
 const SLOW_SWITCH_MS = 1200;
@@ -26,16 +23,13 @@ export interface ImageLoadingOptions {
   session: EditorSession;
   image: Image;
   readOnly: boolean;
-  /** The history view's side of an open (./useHistoryView). */
-  opening: HistoryOpening;
+  /** The History's side of an open (the session's), with the live image's. */
+  opening: OpeningHooks;
   /** Bumped by a restore: the image is opened again. */
   reopenToken: number;
-  /** Set as the screen renders: this image's document is in the editor. */
-  documentReady: RefObject<boolean>;
 }
 
-export function useImageLoading({ session, image, readOnly, opening, reopenToken, documentReady }: ImageLoadingOptions) {
-  const { link, saver, projectId } = session;
+export function useImageLoading({ session, image, readOnly, opening, reopenToken }: ImageLoadingOptions) {
   const progress = useMemo(progressStore, []);
   const shownImage = useRef(image.id);
   shownImage.current = image.id;
@@ -84,20 +78,11 @@ export function useImageLoading({ session, image, readOnly, opening, reopenToken
   }, []);
 
   const discardRecovered = async () => {
-    if (!recovered) return;
-    await saver.discard(recovered.imageId);
-    setRecovered(null);
-    try {
-      const data = await loadAnnotations(image, projectId);
-      if (!(await link.load(data.annotations, { historyKey: image.id }))) return;
-      await saver.open({ imageId: image.id, projectId, imageFilename: image.filename }, data);
-    } catch (err) {
-      toast(serverMessage(err, 'Failed to reload the saved annotations'), 'danger', 5000);
-    }
+    if (recovered) await session.discardRecovered(image, () => setRecovered(null));
   };
 
   // Keys wait for this image's document, not for its pixels to be drawn.
-  documentReady.current = load.status === 'ready' && load.imageId === image.id;
+  session.documentReady = load.status === 'ready' && load.imageId === image.id;
   const ready = load.status === 'ready' && load.imageId === image.id && drawnImage === image.id;
   // A switch that takes long shows the overlay after all.
   const [slow, setSlow] = useState<string | null>(null);

@@ -2,13 +2,13 @@
 // LiveImage (src/app/sync/live/liveImage.ts: others' changes into the document through the save
 // link, the people, their cursors and selections, ours sent); this makes one per image, starts it
 // while shown, and hands the open path's loaded version to it.
-import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { LivePeer } from '../../../../contract/live';
 import type { Editor } from '../../../../engine';
 import { getLiveClient, type LiveClient } from '../../../sync/live';
 import { LiveImage } from '../../../sync/live/liveImage';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
-import type { HistoryOpening } from './useHistoryView';
+import type { OpeningHooks } from '../../../editor-session/openImage';
 
 export interface LiveImageOptions {
   imageId: string;
@@ -16,9 +16,9 @@ export interface LiveImageOptions {
   readOnly: boolean;
   link: EditorSaveLink;
   saver: SaveManager;
-  opening: HistoryOpening;
+  opening: OpeningHooks;
   /** This image's document is in the editor (set as the screen renders). */
-  documentReady: RefObject<boolean>;
+  documentReady(): boolean;
   /** Opens the image again (the whole document: the change log no longer reaches back). */
   reopen: () => void;
   client?: LiveClient;
@@ -29,14 +29,14 @@ export function useLiveImage({ imageId, projectId, readOnly, link, saver, openin
   const reopenRef = useRef(reopen);
   reopenRef.current = reopen;
   const image = useMemo(
-    () => new LiveImage({ imageId, projectId, readOnly, link, saver, live, documentReady: () => documentReady.current, reopen: () => reopenRef.current() }),
+    () => new LiveImage({ imageId, projectId, readOnly, link, saver, live, documentReady, reopen: () => reopenRef.current() }),
     [imageId, projectId, readOnly, link, saver, live, documentReady],
   );
   useEffect(() => image.start(), [image]);
   const state = useSyncExternalStore(image.subscribe, image.getState);
 
   // The open path reports the version it loaded.
-  const liveOpening = useMemo<HistoryOpening>(
+  const liveOpening = useMemo<OpeningHooks>(
     () => ({
       ...opening,
       loadedVersion(id, version) {
