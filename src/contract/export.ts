@@ -30,6 +30,10 @@ export const ExportFilters = ListImagesQuery.pick({
   mime_type: true,
   min_file_size: true,
   max_file_size: true,
+  class: true,
+  has_annotations: true,
+  min_annotations: true,
+  max_annotations: true,
 }).extend({ include_subfolders: z.boolean().optional() });
 export type ExportFilters = z.infer<typeof ExportFilters>;
 

@@ -41,11 +41,8 @@ export interface RunState {
   maskFormat: MaskFormat;
 }
 
-/**
- * Douglas-Peucker tolerance, in pixels, for masks written as polygons (YOLO segments, COCO with
- * mask_format 'polygon'): one place, so every format simplifies alike (issue 32 section 3's default).
- */
-export const MASK_POLYGON_TOLERANCE = 1.0;
+/** The kernels' simplification tolerance for masks written as polygons (YOLO segments, COCO with mask_format 'polygon'): one constant for every format and the editor. */
+export { MASK_POLYGON_TOLERANCE } from '../../kernels/node';
 
 /** The image's split, or null when the export has none. */
 export function splitOf(s: Pick<RunState, 'split'>, image: Pick<ImageRow, 'id'>): SplitName | null {

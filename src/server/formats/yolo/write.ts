@@ -19,7 +19,8 @@
 // - detect, `class cx cy w h`: one line per shape; polygons and masks by their bounding box.
 // - segment, `class x1 y1 x2 y2 ...`: boxes as their 4 corners, polygons as their outer ring (YOLO
 //   segments have one ring: holes are filled, and counted in README.txt), masks traced to polygons
-//   by the wasm kernel and simplified with MASK_POLYGON_TOLERANCE pixels, one line per connected part.
+//   by the wasm kernel (vertices on pixel-edge midpoints) and simplified within
+//   MASK_POLYGON_TOLERANCE pixels, one line per connected part.
 // - Keypoints and polylines have no YOLO detect/segment form: left out, counted in README.txt.
 // Class indices follow the project's class order (of the exported classes); a class name found
 // only on annotations is appended.
@@ -225,7 +226,7 @@ export class YoloWriter implements FormatWriter {
     ];
     if (this.segments) {
       lines.push('Polygons are written as their outer ring: YOLO segments have no holes.');
-      lines.push(`Masks are traced into polygons along pixel edges, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one line per connected part.`);
+      lines.push(`Masks are traced into polygons (vertices on the midpoints of pixel edges) and simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one line per connected part.`);
     } else {
       lines.push('Polygons and masks are written as their bounding boxes.');
     }

@@ -1,7 +1,8 @@
 // The train/val/test split of an export (request field `split`), decided before the first byte.
 //
-// A first pass reads each exported image's id and the names of its (exported) classes: one
-// grouped query over the annotation rows, no shape is loaded, so 100k images cost 100k short rows.
+// A first pass reads each exported image's id and the names of its classes (images.class_names,
+// kept by triggers on the annotation rows; those of the class filter kept): no shape is loaded,
+// so 100k images cost 100k short rows.
 // Then, with no database and no randomness:
 // - images are ordered by a hash of (seed, image id), so the same seed and the same images give the
 //   same split whatever order the rows arrive in, and adding images moves few others;
@@ -13,8 +14,7 @@
 //   images, three classes each on two of them, two splits): such classes are named in README.txt;
 // - every other image, in hash order, goes to the split furthest below its size.
 import { createHash } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { annotations, images } from '../../db/schema';
+import { images } from '../../db/schema';
 import { errors } from '../../errors';
 import { SPLIT_NAMES, SPLIT_SUM_TOLERANCE, type ExportSplit, type SplitName } from '../../../contract/export';
 import type { RunState } from '../../formats/write-common';
@@ -119,14 +119,9 @@ export function assignSplits(members: readonly ImageClasses[], split: ExportSpli
 
 /** The exported images with their exported classes (the first pass), then their split. */
 export async function planSplit(s: Pick<RunState, 'ctx' | 'where' | 'classFilter'>, split: ExportSplit): Promise<SplitPlan> {
-  const onClasses = s.classFilter ? and(eq(annotations.imageId, images.id), inArray(annotations.name, [...s.classFilter])) : eq(annotations.imageId, images.id);
-  const rows = await s.ctx.db
-    .select({ id: images.id, classes: sql<string[] | string>`coalesce(json_agg(distinct ${annotations.name}) filter (where ${annotations.name} is not null), '[]'::json)` })
-    .from(images)
-    .leftJoin(annotations, onClasses)
-    .where(s.where)
-    .groupBy(images.id);
-  const members = rows.map((r) => ({ id: r.id, classes: typeof r.classes === 'string' ? (JSON.parse(r.classes) as string[]) : r.classes }));
+  const rows = await s.ctx.db.select({ id: images.id, classes: images.classNames }).from(images).where(s.where);
+  const filter = s.classFilter;
+  const members = rows.map((r) => ({ id: r.id, classes: filter ? r.classes.filter((c) => filter.has(c)) : r.classes }));
   const { byId, ...plan } = assignSplits(members, split);
   return {
     ...plan,
