@@ -199,6 +199,9 @@ export function defaultAttributes(cls: { attributes?: readonly AttributeDefiniti
   return (cls?.attributes ?? []).map((d) => ({ name: d.name, value: defaultAttributeValue(d) }));
 }
 
+export const MAX_CLASS_KEYPOINTS = 1000;
+export const MAX_KEYPOINT_NAME = 100;
+
 export const ProjectClass = z.object({
   name: storedText(z.string().trim().min(1, 'Class name is required').max(100, 'Class name must be at most 100 characters'), 'Class name'),
   type: AnnotationType,
@@ -215,6 +218,14 @@ export const ProjectClass = z.object({
         seen.add(key);
       });
     })
+    .optional(),
+  /**
+   * The names of a keypoint class's points, in order: a COCO category's `keypoints` list, kept by
+   * the import so the COCO export writes each [x, y, v] triple where it was (issue 32).
+   */
+  keypoints: z
+    .array(storedText(z.string().max(MAX_KEYPOINT_NAME, `A keypoint name must be at most ${MAX_KEYPOINT_NAME} characters`), 'A keypoint name'))
+    .max(MAX_CLASS_KEYPOINTS, `A class has at most ${MAX_CLASS_KEYPOINTS} keypoint names`)
     .optional(),
 });
 export type ProjectClass = z.infer<typeof ProjectClass>;

@@ -21,6 +21,7 @@ import type { ImportFormat } from '../../src/contract/imports';
 import { memoryArchive, readAll } from '../support/test-archive';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { importFile } from './support/imports';
 
 type Stored = Record<string, unknown> & { id: string; name: string };
 type Box = { x: number; y: number; w: number; h: number };
@@ -47,12 +48,12 @@ const saved: Stored[] = [
   { id: 'w1', name: 'window', bounding_box: { x: 22, y: 20, w: 10, h: 6 }, polygon: { path: [[22, 20], [32, 20], [32, 26], [22, 26]] } },
 ];
 
-/** The export route's zip for this project, as archive entries. */
-async function exported(format: string, extra: Record<string, unknown> = {}): Promise<Record<string, Buffer>> {
+/** The export route's zip for this project (or another), as archive entries. */
+async function exported(format: string, extra: Record<string, unknown> = {}, project = projectId): Promise<Record<string, Buffer>> {
   const res = await fetch(`${server.url}/api/v1/annotations/export`, {
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ project_id: projectId, scope: 'all', format, ...extra }),
+    body: JSON.stringify({ project_id: project, scope: 'all', format, ...extra }),
   });
   expect(res.status).toBe(200);
   const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
@@ -204,5 +205,40 @@ describe('write, then read, gives the same annotations', () => {
     expect(byName(back, 'lane')).toEqual([]);
     expect(byName(back, 'eye'), 'a point has no box').toEqual([]);
     expectBox(byName(back, 'window')[0]!.bounding_box, saved[6]!.bounding_box as Box);
+  });
+});
+
+// A person-keypoints file as other tools write them: a named skeleton whose instances each lack some
+// points (v 0), and a category with an empty keypoints list whose first point is unlabelled.
+const KEYPOINTS_FILE = {
+  images: [{ id: 1, file_name: 'people.png', width: W, height: H }],
+  categories: [
+    { id: 1, name: 'person', supercategory: 'person', keypoints: ['nose', 'left_eye', 'right_eye', 'left_ear', 'right_ear'], skeleton: [[1, 2], [1, 3], [2, 4], [3, 5]] },
+    { id: 2, name: 'b', supercategory: '', keypoints: [], skeleton: [[0, 1], [1, 2]] },
+  ],
+  annotations: [
+    { id: 1, image_id: 1, category_id: 1, bbox: [8, 3, 10, 6], area: 60, iscrowd: 0, segmentation: [], keypoints: [0, 0, 0, 12, 5, 2, 0, 0, 0, 14, 6, 1, 10, 7, 2], num_keypoints: 3 },
+    { id: 2, image_id: 1, category_id: 1, bbox: [20, 10, 10, 10], area: 100, iscrowd: 0, segmentation: [], keypoints: [22, 12, 2, 0, 0, 0, 25, 12, 2, 0, 0, 0, 0, 0, 0], num_keypoints: 2 },
+    { id: 3, image_id: 1, category_id: 2, bbox: [0, 0, 4, 4], area: 8, iscrowd: 0, segmentation: [[0, 0, 4, 0, 4, 4]], keypoints: [0, 0, 0, 0, 2, 1, 4, 1, 2], num_keypoints: 2 },
+  ],
+};
+
+describe('COCO person keypoints: import, then export, gives the same triples', () => {
+  it("keeps every category's keypoints order and every [x, y, v] value by value", { timeout: 90_000 }, async () => {
+    const zip = new JSZip();
+    zip.file('annotations/person_keypoints_val.json', JSON.stringify(KEYPOINTS_FILE));
+    zip.file('images/val/people.png', await png(W, H));
+    const target = (await createProject(server, owner, 'Keypoints')).id;
+    const job = await importFile(server, owner.token, target, 'people.zip', await zip.generateAsync({ type: 'nodebuffer' }), { format: 'coco' });
+    expect(job.status, job.error).toBe('done');
+    const out = JSON.parse((await exported('coco', {}, target))['annotations.json']!.toString('utf8')) as typeof KEYPOINTS_FILE;
+    const category = (name: string) => out.categories.find((c) => c.name === name)!;
+    expect(category('person').keypoints).toEqual(KEYPOINTS_FILE.categories[0]!.keypoints);
+    // The unnamed list comes back with each point's 1-based number, in the same places.
+    expect(category('b').keypoints).toEqual(['1', '2', '3']);
+    const triples = (file: typeof KEYPOINTS_FILE) =>
+      file.annotations.map((a) => [file.categories.find((c) => c.id === a.category_id)!.name, a.keypoints, a.num_keypoints]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
+    expect(triples(out)).toEqual(triples(KEYPOINTS_FILE));
+    expectPycocotoolsReadable(out.annotations as unknown as Record<string, unknown>[]);
   });
 });

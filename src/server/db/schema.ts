@@ -124,6 +124,8 @@ export interface ProjectClass {
     options?: string[];
     default?: string | number | boolean | null;
   }[];
+  /** A keypoint class's point names in order (issue 32; contract/projects.ts). Stored in the classes JSON, no migration. */
+  keypoints?: string[];
 }
 
 export const projects = pgTable('projects', {

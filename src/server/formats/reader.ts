@@ -87,6 +87,8 @@ export interface ImportedClass {
   color?: string;
   /** Vellum keeps attribute definitions (issue 19). */
   attributes?: AttributeDefinition[];
+  /** A keypoint class's point names in order (COCO's category keypoints), so an export keeps each point's place. */
+  keypoints?: string[];
 }
 
 export interface ImportReporter {

@@ -64,7 +64,7 @@ describe('COCO reader', () => {
     expect(dataset.classes).toEqual([
       { name: 'cat', type: 'box' },
       { name: 'dog', type: 'polygon' },
-      { name: 'person', type: 'keypoint' },
+      { name: 'person', type: 'keypoint', keypoints: ['nose', 'left_eye', 'right_eye'] },
       { name: 'blob', type: 'polygon' },
       { name: 'unused' },
       { name: 'window', type: 'polygon' },
@@ -170,7 +170,7 @@ describe('COCO reader', () => {
     });
     const { dataset, images: read, report } = await readAll(cocoReader, archive);
     expect(dataset.total).toBe(1);
-    expect(dataset.classes).toEqual([{ name: 'car', type: 'box' }, { name: 'person', type: 'keypoint' }]);
+    expect(dataset.classes).toEqual([{ name: 'car', type: 'box' }, { name: 'person', type: 'keypoint', keypoints: ['nose'] }]);
     expect(read).toEqual([
       {
         fileName: 'a.jpg',
@@ -186,6 +186,32 @@ describe('COCO reader', () => {
     ]);
     // captions_*.json is not an instances file by name, so it is not even read.
     expect(report.skipped).toEqual([]);
+  });
+
+  it("keeps a category's point names in order on its class, numbering unnamed points as their parts are named", async () => {
+    const doc = {
+      images: [{ id: 1, file_name: 'a.jpg' }],
+      categories: [{ id: 1, name: 'b', keypoints: [] }, { id: 2, name: 'hand', keypoints: ['wrist'] }, { id: 3, name: 'eye', keypoints: ['point'] }],
+      annotations: [
+        { id: 1, image_id: 1, category_id: 1, bbox: [0, 0, 4, 4], keypoints: [0, 0, 0, 0, 2, 1, 4, 1, 2] },
+        { id: 2, image_id: 1, category_id: 2, keypoints: [1, 1, 2, 2, 2, 2] },
+        { id: 3, image_id: 1, category_id: 3, keypoints: [3, 3, 2] },
+      ],
+    };
+    const { dataset, images } = await readAll(cocoReader, memoryArchive({ 'labels.json': JSON.stringify(doc) }));
+    expect(dataset.classes).toEqual([
+      { name: 'b', type: 'keypoint', keypoints: ['1', '2', '3'] },
+      { name: 'hand', type: 'keypoint', keypoints: ['wrist', '2'] },
+      // Vellum's own lone points: no list to keep.
+      { name: 'eye', type: 'keypoint' },
+    ]);
+    expect(images[0]!.annotations.filter((a) => a.shape.type === 'keypoint').map((a) => [a.class, a.extra?.part])).toEqual([
+      ['b', '2'],
+      ['b', '3'],
+      ['hand', 'wrist'],
+      ['hand', '2'],
+      ['eye', undefined],
+    ]);
   });
 
   it('reads a lone .json as annotation-only images', async () => {

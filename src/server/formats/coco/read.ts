@@ -32,7 +32,9 @@
 // - `attributes` {name: value} -> NamedAttribute list on every shape of the annotation; values that
 //   are arrays or objects are kept as their JSON text, with a warning.
 // - Class type from the geometry seen: any keypoints -> keypoint, else any polygon or mask ->
-//   polygon, else box; categories without annotations leave the type to the importer.
+//   polygon, else box; categories without annotations leave the type to the importer. A keypoint
+//   class keeps its category's point names in order (ImportedClass.keypoints; unnamed points by
+//   their 1-based number), so the COCO export writes every triple back in its place (issue 32).
 // - ImportedImage.folder is the image's folder inside the archive below `images/` (and below the
 //   folder that holds the dataset): 'train2017' for images/train2017/x.jpg, 'train' for Roboflow's
 //   train/x.jpg, '' for annotation-only files.
@@ -104,6 +106,8 @@ interface ScannedFile {
   categories: Map<Key, CocoCategory>;
   /** Category key -> KIND_* bits of the geometry its annotations carry. */
   kinds: Map<Key, number>;
+  /** Category key -> the most [x, y, v] triples one of its annotations has. */
+  points: Map<Key, number>;
   spillPath: string;
   offset: number[];
   length: number[];
@@ -176,7 +180,7 @@ class CocoScan {
     private readonly report: ImportReporter,
     private readonly control: ScanControl,
   ) {
-    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), spillPath, offset: [], length: [], next: [], lists: new Map() };
+    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), spillPath, offset: [], length: [], next: [], lists: new Map() };
     this.spill = fs.createWriteStream(spillPath);
   }
 
@@ -280,7 +284,10 @@ class CocoScan {
       s.lists.set(imageKey ?? '', [n, n]);
     }
     const cat = keyOf(v.category_id);
-    if (cat !== null) s.kinds.set(cat, (s.kinds.get(cat) ?? 0) | kindOf(v));
+    if (cat !== null) {
+      s.kinds.set(cat, (s.kinds.get(cat) ?? 0) | kindOf(v));
+      if (Array.isArray(v.keypoints)) s.points.set(cat, Math.max(s.points.get(cat) ?? 0, Math.floor(v.keypoints.length / 3)));
+    }
     if (!this.spill.write(line)) this.control.waitFor(once(this.spill, 'drain'));
   }
 
@@ -479,19 +486,35 @@ function classType(bits: number): AnnotationType | undefined {
   return undefined;
 }
 
+/**
+ * The point names of a category, in its order: its keypoints list, and past its end (or for an
+ * unnamed list) each point's 1-based number, as convert() names the parts. None for a category of
+ * lone points (Vellum's ['point']).
+ */
+function pointNames(c: CocoCategory, triples: number): string[] {
+  if (isLonePointCategory(c.keypoints) && triples <= 1) return [];
+  const names = [...c.keypoints];
+  for (let i = names.length; i < triples; i++) names.push(String(i + 1));
+  return names;
+}
+
 /** Categories as classes; one without annotations that is another's supercategory (Roboflow's dataset-name category 0) is left out. */
 function classesOf(scans: ScannedFile[]): ImportedClass[] {
-  const byName = new Map<string, number>();
+  const byName = new Map<string, { bits: number; keypoints: string[] }>();
   const supers = new Set<string>();
   for (const s of scans) {
     for (const [key, c] of s.categories) {
-      byName.set(c.name, (byName.get(c.name) ?? 0) | (s.kinds.get(key) ?? 0));
+      const seen = byName.get(c.name) ?? { bits: 0, keypoints: [] };
+      seen.bits |= s.kinds.get(key) ?? 0;
+      // The first file that names the category's points gives their order (instances_ and person_keypoints_ of one split agree).
+      if (seen.keypoints.length === 0) seen.keypoints = pointNames(c, s.points.get(key) ?? 0);
+      byName.set(c.name, seen);
       if (c.supercategory !== c.name) supers.add(c.supercategory);
     }
   }
-  return [...byName].filter(([name, bits]) => bits !== 0 || !supers.has(name)).map(([name, bits]) => {
+  return [...byName].filter(([name, { bits }]) => bits !== 0 || !supers.has(name)).map(([name, { bits, keypoints }]) => {
     const type = classType(bits);
-    return type ? { name, type } : { name };
+    return { name, ...(type ? { type } : {}), ...(type === 'keypoint' && keypoints.length > 0 ? { keypoints } : {}) };
   });
 }
 

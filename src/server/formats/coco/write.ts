@@ -118,7 +118,9 @@ export class CocoWriter implements FormatWriter {
     this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'), '\n');
     for (const c of s.project.classes) {
       if (s.classFilter && !s.classFilter.has(c.name)) continue;
-      this.category(c.name, false);
+      const category = this.category(c.name, false);
+      // The point names the import kept (a COCO category's keypoints list): triples keep their places.
+      if (c.keypoints?.length) Object.assign(category, { keypoints: [...c.keypoints], skeleton: [] });
     }
   }
 

@@ -24,6 +24,8 @@ export interface WantedClass {
   type?: AnnotationType;
   color?: string;
   attributes?: AttributeDefinition[];
+  /** A keypoint class's point names in order (COCO), kept on the class for the export. */
+  keypoints?: string[];
 }
 
 /** Fails the import before anything is added when the project cannot take the classes it lacks. */
@@ -61,7 +63,7 @@ function classesToAdd(t: ClassTarget, wanted: readonly WantedClass[], current: r
     if (name !== c.name.trim()) t.report.warn(`class "${c.name.slice(0, 200)}" is stored as "${name}" (class names have at most ${CLASS_NAME_MAX} characters)`);
     // A class without a colour takes the palette colour furthest from those in use (contract/projects.ts).
     const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : nextClassColor([...current, ...added].map((x) => x.color));
-    added.push({ name, type: c.type ?? 'box', color, ...(c.attributes?.length ? { attributes: c.attributes } : {}) });
+    added.push({ name, type: c.type ?? 'box', color, ...(c.attributes?.length ? { attributes: c.attributes } : {}), ...(c.keypoints?.length ? { keypoints: c.keypoints } : {}) });
   }
   return added;
 }
