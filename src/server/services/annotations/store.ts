@@ -146,7 +146,9 @@ export async function applyChange(
   const place = change.order ? new Map(change.order.map((id, i) => [id, i])) : null;
   if (place) nextSeq = Math.max(nextSeq, change.order!.length);
 
-  const writes: { id: string; seq: number; name: string; kind: string; data: Record<string, unknown> }[] = [];
+  // The json_to_recordset rows, as text: each shape's own text goes in as made (stringifying the
+  // row objects again would stringify every shape twice, on the event loop).
+  const writes: string[] = [];
   const upsertTexts: string[] = [];
   const beforeTexts: string[] = [];
   let added = 0;
@@ -167,7 +169,7 @@ export async function applyChange(
       added += 1;
       upsertTexts.push(text);
     }
-    writes.push({ id, seq, name: String(a.name ?? ''), kind: kindOf(a), data: a });
+    writes.push(`{"id":${JSON.stringify(id)},"seq":${seq},"name":${JSON.stringify(String(a.name ?? ''))},"kind":"${kindOf(a)}","data":${text}}`);
   }
   const removedIds = change.removedIds.filter((id) => before.has(id));
   for (const id of removedIds) beforeTexts.push(before.get(id)!.text);
@@ -178,7 +180,7 @@ export async function applyChange(
   if (writes.length > 0) {
     await tx.execute(sql`
       INSERT INTO annotations (image_id, id, seq, name, kind, data)
-      SELECT ${imageId}, w.id, w.seq, w.name, w.kind, w.data FROM json_to_recordset(${JSON.stringify(writes)}::json) AS w(id text, seq bigint, name text, kind text, data json)
+      SELECT ${imageId}, w.id, w.seq, w.name, w.kind, w.data FROM json_to_recordset(${`[${writes.join(',')}]`}::json) AS w(id text, seq bigint, name text, kind text, data json)
       ON CONFLICT (image_id, id) DO UPDATE SET seq = excluded.seq, name = excluded.name, kind = excluded.kind, data = excluded.data`);
   }
   const version = header.version + 1;
