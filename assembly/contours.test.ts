@@ -53,13 +53,14 @@ describe('known shapes', () => {
     // (0,0), then (k,k-1), (k,k) for k = 1..20, then (0,20).
     expect(exact[0]!.path.length).toBe(2 + 2 * 20);
     // The diagonal's midpoints (k+0.5, k) and (k+1, k+0.5) are collinear: one edge from (0.5, 0)
-    // to (20, 19.5). The corner (0, 0) is cut by half a pixel; at the bottom left, (0, 19.5) is
-    // 0.35 px from the chord (0.5, 20) - (0, 0.5), so it goes at 0.5 and stays at 0.3.
-    expect(k.maskToPolygons(mask, h, w, { tolerance: 0.5 })).toEqual([{ path: [[0, 0.5], [0.5, 0], [20, 19.5], [0.5, 20]], holes: [] }]);
-    expect(k.maskToPolygons(mask, h, w, { tolerance: 0.3 })[0]!.path).toEqual([[0, 0.5], [0.5, 0], [20, 19.5], [19.5, 20], [0.5, 20], [0, 19.5]]);
+    // to (20, 19.5). The corner (0, 0) ends a 1-pixel step, so it is cut by half a pixel; (0, 20)
+    // joins two long straight sides, so it stays. (19.5, 20) is 0.35 px from the chord
+    // (20, 19.5) - (0, 20): it goes at 0.5 and stays at 0.3.
+    expect(k.maskToPolygons(mask, h, w, { tolerance: 0.5 })).toEqual([{ path: [[0, 0.5], [0.5, 0], [20, 19.5], [0, 20]], holes: [] }]);
+    expect(k.maskToPolygons(mask, h, w, { tolerance: 0.3 })[0]!.path).toEqual([[0, 0.5], [0.5, 0], [20, 19.5], [19.5, 20], [0, 20]]);
     // A hole smaller than the tolerance collapses and is dropped; the polygon stays.
     const ring = picture(['#####', '##.##', '#####']);
-    expect(k.maskToPolygons(ring.mask, ring.h, ring.w, { tolerance: 1 })).toEqual([{ path: [[0, 0.5], [4.5, 0], [5, 2.5], [0.5, 3]], holes: [] }]);
+    expect(k.maskToPolygons(ring.mask, ring.h, ring.w, { tolerance: 1 })).toEqual([{ path: [[0, 0], [5, 0], [5, 3], [0, 3]], holes: [] }]);
     expect(k.maskToPolygons(ring.mask, ring.h, ring.w, { tolerance: 0 })[0]!.holes).toHaveLength(1);
     // An outer ring never collapses: a single pixel keeps the diamond through its edge midpoints,
     // whose rasterisation is the pixel again.
@@ -67,6 +68,18 @@ describe('known shapes', () => {
     const diamond = [{ path: [[1, 1.5], [1.5, 1], [2, 1.5], [1.5, 2]], holes: [] }];
     expect(k.maskToPolygons(one.mask, one.h, one.w, { tolerance: 1 })).toEqual(diamond);
     expect(k.maskToPolygons(one.mask, one.h, one.w, { tolerance: 50 })).toEqual(diamond);
+  });
+
+  it('keeps the exact corners of rectangles (two straight sides of 2+ pixels turning alike)', () => {
+    const rect = picture(['.....', '.###.', '.###.', '.###.', '.###.', '.....']); // 3 x 4 at (1, 1)
+    const square = picture(['....', '.##.', '.##.', '....']);
+    for (const tolerance of [0.5, 1, 2, 10]) {
+      expect(k.maskToPolygons(rect.mask, rect.h, rect.w, { tolerance })).toEqual([{ path: [[1, 1], [4, 1], [4, 5], [1, 5]], holes: [] }]);
+      expect(k.maskToPolygons(square.mask, square.h, square.w, { tolerance })).toEqual([{ path: [[1, 1], [3, 1], [3, 3], [1, 3]], holes: [] }]);
+    }
+    // A staircase of 2-pixel steps turns left, right, left...: its corners are not kept.
+    const stairs = picture(['##....', '####..', '######']);
+    expect(k.maskToPolygons(stairs.mask, stairs.h, stairs.w, { tolerance: 1 })).toEqual([{ path: [[0, 0], [1.5, 0], [6, 2.5], [0, 3]], holes: [] }]);
   });
 
   it('reads an RLE directly (numeric counts or string)', () => {

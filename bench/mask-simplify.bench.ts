@@ -4,7 +4,8 @@
 // Per tolerance (0, 0.5, 1, 1.5, 2 px) and per method: mean and min IoU of the rasterised polygons
 // (the kernels' own rasteriser, pixel centres) with the mask, vertices as a share of the exact
 // staircase's (tolerance 0), and time per mask. Methods:
-// - "midpoints + DP": what ships (wasm): the edge midpoints of the staircase, Douglas-Peucker.
+// - "midpoints + DP": what ships (wasm): the edge midpoints of the staircase (real corners kept),
+//   Douglas-Peucker.
 // - "corners + DP": what shipped before: Douglas-Peucker on the staircase's corners (TypeScript
 //   reference on the wasm trace, so its time is not comparable).
 // - "midpoints + Visvalingam": drops the vertex of the smallest triangle while that area is under

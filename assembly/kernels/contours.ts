@@ -3,7 +3,8 @@
 // Boundaries follow pixel edges ("crack following"), so vertices sit on integer pixel corners
 // and rasterising the result at pixel centres gives back exactly the input mask (tolerance 0).
 // With a tolerance, the staircase is first replaced by the midpoints of its unit edges (a
-// diagonal staircase's midpoints lie on one straight line, its corners do not), then simplified
+// diagonal staircase's midpoints lie on one straight line, its corners do not; real corners, such
+// as a rectangle's, stay where they are), then simplified
 // with Douglas-Peucker: on seg-dev's masks this gives fewer vertices and a higher IoU than
 // simplifying the corners (bench/mask-simplify.bench.ts). Output coordinates are in half pixels. Foreground is
 // 8-connected (diagonal pixels form one polygon that touches itself at a corner, as OpenCV's
@@ -107,17 +108,40 @@ function segDist2(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64): f64 {
   return ex * ex + ey * ey;
 }
 
+/** Which way the corner ring at `v` (n i32 pairs) turns at corner i: 1 or -1 (0: straight). */
+function turnAt(v: usize, n: i32, i: i32): i32 {
+  const p = v + (<usize>(i == 0 ? n - 1 : i - 1) << 3), q = v + (<usize>i << 3), r = v + (<usize>(i + 1 == n ? 0 : i + 1) << 3);
+  return sign((load<i32>(q) - load<i32>(p)) * (load<i32>(r, 4) - load<i32>(q, 4)) - (load<i32>(q, 4) - load<i32>(p, 4)) * (load<i32>(r) - load<i32>(q)));
+}
+
+/** Length of the axis-aligned edge between two corners. */
+function edgeLen(a: usize, b: usize): i32 {
+  return abs(load<i32>(b) - load<i32>(a)) + abs(load<i32>(b, 4) - load<i32>(a, 4));
+}
+
 /**
  * The ring through the midpoints of the unit edges of the corner ring at `v` (n i32 pairs,
  * axis-aligned steps), doubled so that they stay integers: around each corner the points half a
- * pixel before and after it (one point when an edge is one pixel long). Written to `out` (room
+ * pixel before and after it (one point when an edge is one pixel long). A real corner stays
+ * itself: both its edges at least 2 pixels long and turning like a neighbouring corner (a
+ * rectangle's corners; a staircase's turns alternate, whatever its step). Written to `out` (room
  * for 2n pairs); returns the point count.
  */
 function midpointRing(v: usize, n: i32, out: usize): i32 {
   let count = 0;
   for (let i = 0; i < n; i++) {
-    const p = v + (<usize>(i == 0 ? n - 1 : i - 1) << 3), q = v + (<usize>i << 3), r = v + (<usize>(i + 1 == n ? 0 : i + 1) << 3);
+    const ip = i == 0 ? n - 1 : i - 1, ir = i + 1 == n ? 0 : i + 1;
+    const p = v + (<usize>ip << 3), q = v + (<usize>i << 3), r = v + (<usize>ir << 3);
     const qx = load<i32>(q) << 1, qy = load<i32>(q, 4) << 1;
+    if (edgeLen(p, q) >= 2 && edgeLen(q, r) >= 2) {
+      const t = turnAt(v, n, i);
+      if (t == turnAt(v, n, ip) || t == turnAt(v, n, ir)) {
+        store<i32>(out + (<usize>count << 3), qx);
+        store<i32>(out + (<usize>count << 3), qy, 4);
+        count++;
+        continue;
+      }
+    }
     const ax = qx - sign(load<i32>(q) - load<i32>(p)), ay = qy - sign(load<i32>(q, 4) - load<i32>(p, 4));
     const bx = qx + sign(load<i32>(r) - load<i32>(q)), by = qy + sign(load<i32>(r, 4) - load<i32>(q, 4));
     const last = out + (<usize>(count - 1) << 3);
@@ -197,6 +221,7 @@ function simplifyRing(v: usize, n: i32, tol: f64, outer: bool, keep: usize, stac
       vecPush(stack, 0);
     }
   }
+  const at = vecLen(out);
   let count = 0;
   for (let i = 0; i < n; i++) {
     if (load<u8>(keep + <usize>i)) {
@@ -204,7 +229,24 @@ function simplifyRing(v: usize, n: i32, tol: f64, outer: bool, keep: usize, stac
       count++;
     }
   }
+  // Douglas-Peucker may fold a pinched ring over itself at a large tolerance. A ring whose
+  // orientation flipped keeps every point instead (outer rings positive, holes negative).
+  if (count >= 3 && (ringArea2(vecData(out) + (<usize>at << 2), count) > 0) != outer) {
+    vecSetLen(out, at);
+    for (let i = 0; i < n; i++) vecPush2(out, load<i32>(v + (<usize>i << 3)), load<i32>(v + (<usize>i << 3), 4));
+    return n;
+  }
   return count;
+}
+
+/** Twice the shoelace area of the ring of n i32 pairs at `v`. */
+function ringArea2(v: usize, n: i32): f64 {
+  let s: f64 = 0;
+  for (let i = 0; i < n; i++) {
+    const j = i + 1 == n ? 0 : i + 1;
+    s += <f64>load<i32>(v + (<usize>i << 3)) * <f64>load<i32>(v + (<usize>j << 3), 4) - <f64>load<i32>(v + (<usize>j << 3)) * <f64>load<i32>(v + (<usize>i << 3), 4);
+  }
+  return s;
 }
 
 /**

@@ -50,12 +50,24 @@ function segDist2(px: number, py: number, ax: number, ay: number, bx: number, by
 /**
  * The ring through the midpoints of a corner ring's unit edges, collinear points left out: half a
  * pixel before and after each corner (one point when the edge between two corners is 1 long).
+ * A real corner stays: both its edges at least 2 long and turning the same way as one of its
+ * neighbours (a staircase's turns alternate).
  */
 export function midpointRingRef(corners: readonly Pt[]): Pt[] {
   const n = corners.length;
+  const at = (i: number) => corners[(i + n) % n]!;
+  const turn = (i: number) => {
+    const [px, py] = at(i - 1), [qx, qy] = at(i), [rx, ry] = at(i + 1);
+    return Math.sign((qx - px) * (ry - qy) - (qy - py) * (rx - qx));
+  };
+  const length = (a: Pt, b: Pt) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]);
   const out: Pt[] = [];
   for (let i = 0; i < n; i++) {
-    const [px, py] = corners[(i + n - 1) % n]!, [qx, qy] = corners[i]!, [rx, ry] = corners[(i + 1) % n]!;
+    const [px, py] = at(i - 1), [qx, qy] = at(i), [rx, ry] = at(i + 1);
+    if (length(at(i - 1), at(i)) >= 2 && length(at(i), at(i + 1)) >= 2 && (turn(i) === turn(i - 1) || turn(i) === turn(i + 1))) {
+      out.push([qx, qy]);
+      continue;
+    }
     const before: Pt = [qx - Math.sign(qx - px) / 2, qy - Math.sign(qy - py) / 2];
     const after: Pt = [qx + Math.sign(rx - qx) / 2, qy + Math.sign(ry - qy) / 2];
     const last = out[out.length - 1];
@@ -177,12 +189,17 @@ export function maskToPolygonsRef(mask: ArrayLike<number>, h: number, w: number,
   }
 
   // Above tolerance 0 the staircase's edge midpoints are simplified, not its corners.
-  const ringOf = (corners: Pt[]) => (tolerance > 0 ? midpointRingRef(corners) : corners);
+  // A ring whose orientation the simplification flipped (folded over a pinch) keeps every point.
+  const simplified = (corners: Pt[], outer: boolean) => {
+    const ring = tolerance > 0 ? midpointRingRef(corners) : corners;
+    const kept = simplifyRingRef(ring, tolerance, outer);
+    return kept.length >= 3 && shoelace(kept) > 0 !== outer ? ring : kept;
+  };
   const result: RefPolygon[] = [];
   for (const o of outers) {
-    const path = simplifyRingRef(ringOf(o.corners), tolerance, true);
+    const path = simplified(o.corners, true);
     if (path.length < 3) continue;
-    const holes = holesOf.get(o)!.map((hl) => simplifyRingRef(ringOf(hl.corners), tolerance)).filter((r) => r.length >= 3);
+    const holes = holesOf.get(o)!.map((hl) => simplified(hl.corners, false)).filter((r) => r.length >= 3);
     result.push({ path, holes });
   }
   return result;

@@ -63,9 +63,10 @@ export interface MaskToPolygonsOptions {
   /**
    * Simplification tolerance in pixels. 0 (the default) keeps every corner of the pixel
    * boundary, and rasterising the result gives back the exact mask. Above 0, the boundary is
-   * replaced by the midpoints of its pixel edges (vertices on half pixels) and simplified with
-   * Douglas-Peucker; holes that collapse to fewer than 3 vertices are dropped, outer rings keep
-   * at least 3. Use MASK_POLYGON_TOLERANCE unless the caller needs the exact staircase.
+   * replaced by the midpoints of its pixel edges (vertices on half pixels; real corners, such as
+   * a rectangle's, stay exact) and simplified with Douglas-Peucker; holes that collapse to fewer
+   * than 3 vertices are dropped, outer rings keep at least 3. Use MASK_POLYGON_TOLERANCE unless
+   * the caller needs the exact staircase.
    */
   tolerance?: number;
 }
