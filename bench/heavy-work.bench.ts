@@ -245,17 +245,20 @@ async function main() {
     await uploadImage(server, user, cvatProject.id, 'big.png', await png(64, 64));
     const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#557799' } }).jpeg().toBuffer();
     const yolo = await yoloZip(jpeg);
+    // Only what the chosen phases need is prepared (seeding the export's project alone takes minutes).
     const exportProject = await createBenchProject(bench, 'export', EXPORT_CLASSES);
-    const seeded = await seedProject(bench, exportProject, { images: EXPORT_IMAGES, folders: Math.ceil(EXPORT_IMAGES / 100), statuses: 'complete', shapes: 5 });
-    await moveDocumentsToRows(server.built.ctx.database); // seeded in the old one-list layout; exports read rows
-    console.log(`seeded ${EXPORT_IMAGES} images in ${round(seeded)} s`);
+    if (wanted('export')) {
+      const seeded = await seedProject(bench, exportProject, { images: EXPORT_IMAGES, folders: Math.ceil(EXPORT_IMAGES / 100), statuses: 'complete', shapes: 5 });
+      await moveDocumentsToRows(server.built.ctx.database); // seeded in the old one-list layout; exports read rows
+      console.log(`seeded ${EXPORT_IMAGES} images in ${round(seeded)} s`);
+    }
     const segProject = await createBenchProject(bench, 'segmentation');
     const photos: string[] = [];
-    for (let i = 0; i < PHOTOS_12MP; i++) {
+    for (let i = 0; wanted('segment') && i < PHOTOS_12MP; i++) {
       await uploadImage(server, user, segProject.id, `p${i}.jpg`, await photo12mp(i));
       photos.push(`p${i}.jpg`);
     }
-    await api(server.url, 'POST', '/api/v1/auto-annotate/sam2/warmup', { token: user.token });
+    if (wanted('segment')) await api(server.url, 'POST', '/api/v1/auto-annotate/sam2/warmup', { token: user.token });
     await sleep(2000); // thumbnails of the uploads
 
     rows.push(await phase(bench, target, 'quiet', async () => 'nothing else runs', 5000));

@@ -16,6 +16,7 @@ import { wasmOps } from '../../src/server/services/segmentation/builtin/wasm-ops
 import { runSteps } from '../../src/server/services/image-edit/builtin';
 import { applyPixelStep, isPixelStep } from '../../src/server/services/image-edit/pixels';
 import type { PhotoStep } from '../../src/server/services/image-edit/vocabulary';
+import { labelClassTypes, parseLabelFile, unpackLabels } from '../../src/server/formats/yolo/read';
 
 const PHOTO_STEPS: PhotoStep[] = ['brighter', 'darker', 'more_contrast', 'less_contrast', 'grayscale', 'sepia', 'blur', 'sharpen', 'noise', 'night', 'fog', 'rain', 'snow', 'sunset'];
 
@@ -104,15 +105,32 @@ describe('the pool', () => {
       // Both threads up first.
       await Promise.all([pool.run('segmentationStructure', [scene.rgb, W, H]), pool.run('segmentationStructure', [scene.rgb, W, H])]);
       const big = { data: new Uint8Array(4000 * 3000 * 3).fill(90), width: 4000, height: 3000, channels: 3 };
-      const order: string[] = [];
-      const done = (name: string) => () => void order.push(name);
-      const jobs = [
-        pool.run('imageEditPixels', [big, 'noise', 1]).then(done('edit 1')),
-        pool.run('imageEditPixels', [big, 'noise', 2]).then(done('edit 2')),
-        pool.run('segmentationStructure', [scene.rgb, W, H]).then(done('request')),
-      ];
+      const jobs = [pool.run('imageEditPixels', [big, 'noise', 1]), pool.run('imageEditPixels', [big, 'noise', 2]), pool.run('segmentationStructure', [scene.rgb, W, H])];
+      // Tasks start as they are queued: the request took the second thread at once, while the second edit waits for the first
+      // (which of the two then finishes first is up to the machine's load, so it is not asserted).
+      expect(pool.running().sort()).toEqual(['imageEditPixels', 'segmentationStructure']);
       await Promise.all(jobs);
-      expect(order).toEqual(['request', 'edit 1', 'edit 2']);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe('routes', () => {
+  it("run every task of a route on the thread that holds its state, and start again elsewhere when that thread stops", async () => {
+    const pool = new OffloadPool(2);
+    const image = () => ({ width: W, height: H, rgb: scene.rgb.slice(), w: W, h: H });
+    const click = (key: string) => pool.run('segmentClick', [key, 'u', { positive: [[200, 150]], negative: [] }, { usePrevious: false, tolerance: 0.75, logitSide: 64 }], [], { route: key });
+    try {
+      // Two images held at once: one on each thread.
+      await Promise.all(['k1', 'k2'].map((key) => pool.run('segmentHold', [key, image(), 1 << 30], [], { route: key })));
+      const answers = await Promise.all(['k1', 'k2', 'k1', 'k2', 'k2', 'k1'].map(click));
+      expect(answers.every((a) => a.area > 0)).toBe(true);
+      expect(new Set(answers.map((a) => a.counts)).size).toBe(1); // the same image, the same click
+      // The thread holding k1 stops: its route starts again on a thread that does not hold k1.
+      const slots = (pool as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots;
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await expect(click('k1')).rejects.toMatchObject({ name: 'EmbeddingGone' });
     } finally {
       await pool.close();
     }
@@ -134,6 +152,19 @@ describe('Magic Image Edit pixel steps on an offload thread', () => {
     const [a, b] = [await runSteps(png, 'image/jpeg', chain, 3, inline), await runSteps(png, 'image/jpeg', chain, 3)];
     expect(b.bytes.equals(a.bytes)).toBe(true);
     expect([b.width, b.height]).toEqual([H, W]);
+  }, 60_000);
+});
+
+describe("an import's YOLO label files on an offload thread", () => {
+  it('parse into the same annotations, skipped lines and class types as in-line', async () => {
+    const names = ['car', 'road'];
+    const lines = Array.from({ length: 3000 }, (_, k) => (k % 7 === 3 ? `1 0.1 0.1 0.9 0.1 0.5 0.${k % 9}` : k % 11 === 5 ? `0 0.5 oops 0.1 0.1` : `${k % 2} 0.${k % 97} 0.${k % 89} 0.01 0.02${k % 13 === 0 ? ' 0.5' : ''}`));
+    const text = lines.join('\n');
+    const inline = parseLabelFile(text, names);
+    const packed = await offload('yoloLabels', [text, names, undefined]);
+    expect(unpackLabels(packed, names)).toEqual(inline);
+    expect(inline.skipped.length).toBeGreaterThan(0);
+    expect(await offload('yoloClassTypes', [text, names, undefined])).toEqual(labelClassTypes(text, names));
   }, 60_000);
 });
 
@@ -161,7 +192,7 @@ describe('requests during heavy work', () => {
       return res;
     });
     // The embedding's structure is being built on a thread (in-line, this loop would never see it run).
-    while (!offloadPool().running().includes('segmentationStructure')) {
+    while (!offloadPool().running().includes('segmentHold')) {
       expect(done).toEqual([]);
       await new Promise((r) => setTimeout(r, 2));
     }

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type { ImportFormat } from '../../contract/imports';
 import type { AnnotationType, AttributeDefinition } from '../../contract/projects';
 import type { ImageStatus } from '../../contract/images';
+import type { LabelParsing } from './yolo/read';
 
 /**
  * The uploaded file, read-only: a zip's file entries, or a single .json / .xml file as an archive
@@ -103,6 +104,8 @@ export interface ReadOptions {
   /** A private temporary directory the reader may spill to (removed by the importer). */
   tmpDir: string;
   signal?: AbortSignal;
+  /** YOLO label files parsed off the event loop (the importer's real run); absent, in-line. See LabelParsing in ./yolo/read.ts. */
+  yoloLabels?: LabelParsing;
 }
 
 export interface DatasetRead {

@@ -19,10 +19,10 @@ export const OFFLOAD_THREADS = Math.max(2, Math.min(4, (os.availableParallelism?
 export const OFFLOAD_NICE = 10;
 
 /**
- * Tasks of jobs (an import's read-through, image edits) that may run for long: together they hold
+ * Tasks of jobs (an import's read-through and label parsing, image edits) that may run for long: together they hold
  * at most all threads but one, so a request's task (process-image) never queues behind them.
  */
-const BACKGROUND_TASKS: ReadonlySet<string> = new Set(['importReadThrough', 'imageEditPixels']);
+const BACKGROUND_TASKS: ReadonlySet<string> = new Set(['importReadThrough', 'yoloLabels', 'yoloClassTypes', 'imageEditPixels']);
 
 /** The task's thread stopped (crash, out of memory, pool closed) before it answered. */
 export class OffloadCrashed extends Error {
@@ -34,6 +34,8 @@ interface Job {
   task: TaskName;
   args: unknown[];
   transfer: ArrayBuffer[];
+  /** Sticky route: every task of one route runs on the thread that ran its first (see run). */
+  route?: string;
   resolve(v: unknown): void;
   reject(e: Error): void;
 }
@@ -47,9 +49,14 @@ interface Slot {
 const bootUrl = new URL('./boot.mjs', import.meta.url);
 const entry = new URL('./worker.ts', import.meta.url).href;
 
+/** Routes remembered at most (the oldest is forgotten first; its next task may then run on any thread). */
+const MAX_ROUTES = 10_000;
+
 export class OffloadPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
+  /** Route -> the thread its tasks run on. */
+  private readonly routes = new Map<string, Slot>();
   private nextId = 1;
   private closed = false;
 
@@ -57,14 +64,22 @@ export class OffloadPool {
 
   /**
    * Runs `task` on a thread. `move` lists arguments whose typed arrays are moved to the thread
-   * rather than copied (the caller must not use them afterwards).
+   * rather than copied (the caller must not use them afterwards). `route`: the tasks of one route
+   * run one after the other on one thread, the one that ran its first task, so state a task keeps
+   * on its thread (an image's embedding for get-mask) is there for the next; other tasks pass them
+   * while that thread is busy. When that thread stops, the route starts again on any thread.
    */
-  run<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = []): Promise<Awaited<ReturnType<Tasks[K]>>> {
+  run<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = [], opts: { route?: string } = {}): Promise<Awaited<ReturnType<Tasks[K]>>> {
     if (this.closed) return Promise.reject(new OffloadCrashed('The offload pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, args, transfer: transferablesOf(move), resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ id: this.nextId++, task, args, transfer: transferablesOf(move), route: opts.route, resolve: resolve as (v: unknown) => void, reject });
       this.pump();
     });
+  }
+
+  /** Forgets a route (its state was dropped): its next task may run on any thread. */
+  forget(route: string): void {
+    this.routes.delete(route);
   }
 
   /** The tasks running on a thread now (tests wait for one to start; metrics could count them). */
@@ -79,31 +94,48 @@ export class OffloadPool {
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 
-  /** The first queued job that may start now: a background one only while another thread stays for requests. */
-  private nextJob(): number {
+  /** Whether a queued job may start now: a background one only while another thread stays for requests. */
+  private mayStart(job: Job): boolean {
+    if (!BACKGROUND_TASKS.has(job.task)) return true;
     const background = this.slots.filter((s) => s.job && BACKGROUND_TASKS.has(s.job.task)).length;
-    return this.queue.findIndex((j) => !BACKGROUND_TASKS.has(j.task) || background < Math.max(1, this.size - 1));
+    return background < Math.max(1, this.size - 1);
   }
 
+  /** Starts queued jobs, first in first out, on idle threads; a routed job waits for its own thread, and the jobs behind it pass it. */
   private pump(): void {
-    for (;;) {
-      const next = this.nextJob();
-      if (next < 0) return;
-      const slot = this.slots.find((s) => s.ready && !s.job);
+    let i = 0;
+    while (i < this.queue.length) {
+      const job = this.queue[i]!;
+      const bound = job.route === undefined ? undefined : this.routes.get(job.route);
+      const slot = bound ?? this.slots.find((s) => s.ready && !s.job);
+      if (!this.mayStart(job) || (slot && (!slot.ready || slot.job))) {
+        i += 1;
+        continue;
+      }
       if (!slot) {
         if (this.slots.length < this.size) this.spawn();
         return; // a thread that becomes ready (or idle) pumps again
       }
-      const job = this.queue.splice(next, 1)[0]!;
-      slot.job = job;
-      slot.worker.ref(); // a running task keeps the process alive until it answers
-      try {
-        slot.worker.postMessage({ id: job.id, task: job.task, args: job.args }, job.transfer);
-      } catch (err) {
-        slot.job = null;
-        slot.worker.unref();
-        job.reject(err as Error);
-      }
+      this.queue.splice(i, 1);
+      if (job.route !== undefined && !bound) this.bind(job.route, slot);
+      this.start(slot, job);
+    }
+  }
+
+  private bind(route: string, slot: Slot): void {
+    this.routes.set(route, slot);
+    if (this.routes.size > MAX_ROUTES) this.routes.delete(this.routes.keys().next().value!);
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.worker.ref(); // a running task keeps the process alive until it answers
+    try {
+      slot.worker.postMessage({ id: job.id, task: job.task, args: job.args }, job.transfer);
+    } catch (err) {
+      slot.job = null;
+      slot.worker.unref();
+      job.reject(err as Error);
     }
   }
 
@@ -127,6 +159,8 @@ export class OffloadPool {
       const i = this.slots.indexOf(slot);
       if (i < 0) return;
       this.slots.splice(i, 1);
+      // What the thread held is gone with it: its routes start again elsewhere (their tasks say the state is missing).
+      for (const [route, s] of this.routes) if (s === slot) this.routes.delete(route);
       slot.job?.reject(new OffloadCrashed(`The offload thread stopped: ${why}`));
       slot.job = null;
       if (!slot.ready && !this.closed) {
@@ -149,9 +183,9 @@ export function offloadPool(): OffloadPool {
   return shared;
 }
 
-/** Runs `task` on the process's pool. */
-export function offload<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = []): Promise<Awaited<ReturnType<Tasks[K]>>> {
-  return offloadPool().run(task, args, move);
+/** Runs `task` on the process's pool (`opts.route`: see OffloadPool.run). */
+export function offload<K extends TaskName>(task: K, args: Parameters<Tasks[K]>, move: unknown[] = [], opts: { route?: string } = {}): Promise<Awaited<ReturnType<Tasks[K]>>> {
+  return offloadPool().run(task, args, move, opts);
 }
 
 /** Stops the process's pool (graceful shutdown; a later offload starts a new one). */

@@ -8,6 +8,9 @@ import { applyPixelStep, type PixelStep, type Raw } from '../services/image-edit
 import { decodeBmp, type DecodedBmp } from '../services/bmp';
 import { readThrough, type ReadThrough } from '../services/import/read-through';
 import type { ImportFormat } from '../../contract/imports';
+import { clickMask, dropEmbedding, holdEmbedding, type ClickAnswer } from '../services/segmentation/held-thread';
+import type { LoadedImage, Points } from '../services/segmentation/types';
+import { labelClassTypes, packLabels, parseLabelFile, type PackedLabels, type PoseShape } from '../formats/yolo/read';
 
 let ops: Promise<SegmentOps> | null = null;
 
@@ -24,6 +27,18 @@ export const tasks = {
   async segmentationStructure(rgb: Uint8Array, w: number, h: number): Promise<Structure> {
     return buildStructure(await segmentOps(), rgb, w, h, 3);
   },
+  /** get-mask's built-in embedding of an image, built and kept on this thread under `key` (tasks of one key are routed here: services/segmentation/held.ts). */
+  segmentHold(key: string, image: LoadedImage, maxBytes: number): Promise<{ bytes: number }> {
+    return holdEmbedding(key, image, maxBytes);
+  },
+  /** One get-mask click on the embedding this thread holds under `key`. */
+  segmentClick(key: string, user: string, points: Points, opts: { usePrevious: boolean; tolerance: number; logitSide: number }): Promise<ClickAnswer> {
+    return clickMask(key, user, points, opts);
+  },
+  /** Forgets the embedding held under `key` (the request thread's cache let it go). */
+  segmentDrop(key: string): void {
+    dropEmbedding(key);
+  },
   /** A BMP decoded to RGB (sharp has no BMP decoder; up to BMP_MAX_PIXELS, a JS loop per pixel). */
   decodeBmp(bytes: Uint8Array, maxPixels: number): DecodedBmp {
     // A Buffer arrives as a plain Uint8Array: the decoder reads with Buffer's methods.
@@ -32,6 +47,14 @@ export const tasks = {
   /** An import's dry run: the uploaded archive read through once, nothing written (services/import/read-through.ts). */
   importReadThrough(file: string, filename: string, format: ImportFormat, folderPath: string, tmpDir: string): Promise<ReadThrough> {
     return readThrough(file, filename, format, folderPath, tmpDir);
+  },
+  /** An import's YOLO label file parsed for its real run, packed for the trip back (formats/yolo/read.ts: LabelParsing). */
+  yoloLabels(text: string, names: string[], pose: PoseShape | undefined): PackedLabels {
+    return packLabels(parseLabelFile(text, names, pose), names);
+  },
+  /** The class types a YOLO label file shows, by class index (the real run's first read of every label file). */
+  yoloClassTypes(text: string, names: string[], pose: PoseShape | undefined): ('box' | 'polygon' | 'keypoint' | undefined)[] {
+    return labelClassTypes(text, names, pose);
   },
   /** A Magic Image Edit pixel step of the built-in provider (colour and weather loops over every pixel). */
   imageEditPixels(img: Raw, step: PixelStep, seed: number): Raw {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ImportInputError } from '../reader';
-import { parseLabelLine, yoloReader } from './read';
-import { imageNamed, memoryArchive, readAll } from '../../../../tests/support/test-archive';
+import { labelClassTypes, packLabels, parseLabelFile, parseLabelLine, unpackLabels, yoloReader, type LabelParsing } from './read';
+import { imageNamed, memoryArchive, readAll, recordingReporter } from '../../../../tests/support/test-archive';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
@@ -141,5 +141,65 @@ describe('rectangles written as segments', () => {
     expect(tilted && tilted.ok && tilted.value[0]!.shape.type).toBe('polygon');
     const triangle = parseLabelLine('0 0.1 0.2 0.5 0.2 0.5 0.6', names);
     expect(triangle && triangle.ok && triangle.value[0]!.shape.type).toBe('polygon');
+  });
+});
+
+describe('label files parsed elsewhere (the real run: on an offload thread)', () => {
+  const DATASETS: Record<string, Record<string, string | Buffer>> = {
+    'boxes, polygons, confidences and bad lines': {
+      'data.yaml': 'names: [car, road, car]\n',
+      'images/train/a.png': PNG,
+      'labels/train/a.txt': '0 0.5 0.5 0.2 0.4\n1 0.1 0.1 0.9 0.1 0.5 0.9\n\n# c\n0 0.5 0.5 0.2\n3 0.5 0.5 0.1 0.1\n2 0.3 0.3 0.1 0.1\n0 0.5 0.5 0.1 0.1 0.87\n1 0 0 1 0 1 1 0 1\n',
+      'images/train/b.png': PNG,
+      'labels/train/b.txt': '2 0.5 0.5 1 1\r\n1 0.2 0.2 0.4 0.2 0.3 0.5\n',
+    },
+    pose: {
+      'data.yaml': 'names: [person, hand]\nkpt_shape: [3, 3]\nkpt_names:\n  0: [nose, left_eye, right_eye]\n',
+      'images/p.jpg': PNG,
+      'labels/p.txt': '0 0.5 0.5 0.2 0.4 0.5 0.4 2 0.45 0.38 1 0 0 0\n1 0.1 0.1 0.1 0.1 0.1 0.1 2 0 0 0 0 0 0\n0 0.5 0.5 0.2 0.4 0.5 0.4\n',
+    },
+  };
+
+  /** Parses as a thread would: packed, cloned across (as postMessage does), unpacked; counts the calls. */
+  function acrossThreads(): LabelParsing & { calls: number } {
+    const hook = {
+      calls: 0,
+      async parse(text: string, names: readonly string[], pose: Parameters<typeof parseLabelFile>[2]) {
+        hook.calls += 1;
+        return unpackLabels(structuredClone(packLabels(parseLabelFile(text, names, pose), names)), names);
+      },
+      async classTypes(text: string, names: readonly string[], pose: Parameters<typeof parseLabelFile>[2]) {
+        hook.calls += 1;
+        return structuredClone(labelClassTypes(text, names, pose));
+      },
+    };
+    return hook;
+  }
+
+  for (const [what, entries] of Object.entries(DATASETS)) {
+    it(`gives the same classes, images, shapes and report as in-line: ${what}`, async () => {
+      const inline = await readAll(yoloReader, memoryArchive(entries));
+      const hook = acrossThreads();
+      const report = recordingReporter();
+      const dataset = await yoloReader.read(memoryArchive(entries), { report, tmpDir: '/nonexistent', yoloLabels: hook });
+      const images = [];
+      for await (const img of dataset.images) images.push(img);
+      expect(hook.calls).toBeGreaterThan(0);
+      expect(dataset.classes).toEqual(inline.dataset.classes);
+      expect(images).toEqual(inline.images);
+      expect(report.skipped).toEqual(inline.report.skipped);
+      expect(inline.images.flatMap((i) => i.annotations).length).toBeGreaterThan(2);
+    });
+  }
+
+  it('packs plain boxes into typed arrays and keeps every other shape as it is, in order', () => {
+    const names = ['car', 'road'];
+    const file = parseLabelFile('0 0.5 0.5 0.2 0.4\n1 0.1 0.1 0.9 0.1 0.5 0.9\n0 0.5 0.5 0.1 0.1 0.87\n1 0.2 0.2 0.2 0.2\nx\n', names);
+    const packed = packLabels(file, names);
+    expect([...packed.classes]).toEqual([0, -1, -1, 1]);
+    expect(packed.boxes.length).toBe(8);
+    expect(packed.others.map((a) => a.shape.type)).toEqual(['polygon', 'box']);
+    expect(packed.skipped).toEqual([[5, 'not a number: "x"']]);
+    expect(unpackLabels(packed, names)).toEqual(file);
   });
 });

@@ -28,6 +28,8 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
   constructor(
     readonly maxBytes: number,
     private readonly now: () => number = Date.now,
+    /** Called with every computed value the cache lets go (evicted, expired, deleted, closed): an embedding held on an offload thread is dropped there too. */
+    private readonly onDrop?: (value: E) => void,
   ) {
     this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
@@ -41,7 +43,7 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
     const t = this.now();
     let entry = this.entries.get(key);
     if (entry && (entry.state === 'failed' ? t - entry.createdAt > FAILED_TTL_MS : t - entry.createdAt > CACHE_TTL_MS)) {
-      this.entries.delete(key);
+      this.remove(key);
       entry = undefined;
     }
     let fresh = false;
@@ -77,7 +79,13 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
   }
 
   delete(key: string): void {
+    this.remove(key);
+  }
+
+  private remove(key: string): void {
+    const value = this.entries.get(key)?.value;
     this.entries.delete(key);
+    if (value) this.onDrop?.(value);
   }
 
   get bytes(): number {
@@ -94,8 +102,8 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
   sweep(): void {
     const t = this.now();
     for (const [key, e] of this.entries) {
-      if (e.state === 'processed' && t - e.createdAt > CACHE_TTL_MS) this.entries.delete(key);
-      if (e.state === 'failed' && t - e.createdAt > FAILED_TTL_MS) this.entries.delete(key);
+      if (e.state === 'processed' && t - e.createdAt > CACHE_TTL_MS) this.remove(key);
+      if (e.state === 'failed' && t - e.createdAt > FAILED_TTL_MS) this.remove(key);
     }
   }
 
@@ -106,13 +114,13 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
     const victims = [...this.entries].filter(([k, e]) => k !== keep && e.state === 'processed').sort((a, b) => a[1].usedAt - b[1].usedAt);
     for (const [k, e] of victims) {
       if (total <= this.maxBytes) break;
-      this.entries.delete(k);
+      this.remove(k);
       total -= e.value?.bytes ?? 0;
     }
   }
 
   close(): void {
     clearInterval(this.timer);
-    this.entries.clear();
+    for (const key of [...this.entries.keys()]) this.remove(key);
   }
 }

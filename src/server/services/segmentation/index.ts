@@ -23,10 +23,9 @@ import { EmbeddingCache } from './cache';
 import { segmentationConfig, type SegmentationConfig } from './config';
 import { decodeImage, ImageDecodeError, readObject } from './image';
 import { logitGrid, maskResult } from './result';
-import type { Embedding, Segmenter } from './types';
-import { BuiltinSegmenter } from './builtin';
-import { wasmOps } from './builtin/wasm-ops';
-import { offload } from '../../offload/pool';
+import type { Embedding, Points, Segmenter } from './types';
+import { HeldEmbeddingGone, HeldSegmenter, type HeldEmbedding } from './held';
+import type { ClickAnswer } from './held-thread';
 
 /** How long get-mask trusts an image look-up (project, membership, image row) before asking the database again. */
 export const LOOKUP_TTL_MS = 5000;
@@ -40,14 +39,15 @@ function kernels(): Promise<Kernels> {
   return kernelsPromise;
 }
 
-async function createSegmenter(cfg: SegmentationConfig): Promise<Segmenter> {
+async function createSegmenter(cfg: SegmentationConfig): Promise<Segmenter | HeldSegmenter> {
   if (cfg.backend === 'sam2') {
     // onnxruntime-node is loaded only when SAM2 is configured: the app runs without it.
     const { Sam2Segmenter } = await import('./sam2');
     return new Sam2Segmenter(cfg.sam2ModelDir!);
   }
-  // The structure (Lab, superpixels, graphs: hundreds of ms at 12 MP) is built on an offload thread.
-  return new BuiltinSegmenter(wasmOps, (rgb, w, h) => offload('segmentationStructure', [rgb, w, h]));
+  // Built-in: each image's embedding (hundreds of ms at 12 MP) is built and kept on an offload
+  // thread, and its clicks (the cut: 0.2-2 s at 12 MP under load) run there too (./held.ts).
+  return new HeldSegmenter(cfg.cacheBytes);
 }
 
 /** Memory for the per-user previous masks (a built-in state is a working-size mask, up to 1 MB). */
@@ -65,8 +65,8 @@ function stateBytes(v: unknown, depth = 0): number {
 export class SegmentationService {
   readonly config: SegmentationConfig;
   readonly cache: EmbeddingCache;
-  private segmenter: Segmenter | null = null;
-  private segmenterPromise: Promise<Segmenter> | null = null;
+  private segmenter: Segmenter | HeldSegmenter | null = null;
+  private segmenterPromise: Promise<Segmenter | HeldSegmenter> | null = null;
   private segmenterError: string | null = null;
   /** get-mask's recent image look-ups (see resolveForMask). */
   private readonly lookups = new Map<string, { image: ImageRow; at: number }>();
@@ -79,7 +79,10 @@ export class SegmentationService {
     config?: SegmentationConfig,
   ) {
     this.config = config ?? ctx.config.segmentation ?? segmentationConfig(process.env);
-    this.cache = new EmbeddingCache(this.config.cacheBytes);
+    // An embedding held on an offload thread is dropped there when the cache lets it go.
+    this.cache = new EmbeddingCache(this.config.cacheBytes, Date.now, (value) => {
+      if (this.segmenter instanceof HeldSegmenter) this.segmenter.drop(value as HeldEmbedding);
+    });
   }
 
   /** Keeps a prediction's state for the next click; least recently used first out, within PREVIOUS_STATE_BYTES and 1000 entries. */
@@ -101,7 +104,7 @@ export class SegmentationService {
     return this.config.backend;
   }
 
-  private async ready(): Promise<Segmenter> {
+  private async ready(): Promise<Segmenter | HeldSegmenter> {
     this.segmenterPromise ??= createSegmenter(this.config)
       .then(async (s) => {
         await s.warmup();
@@ -245,11 +248,8 @@ export class SegmentationService {
     }
     if (signal?.aborted) throw apiError('cancelled', 'The request was cancelled');
     const started = performance.now();
-    const key = `${userId}/${image.id}`;
-    const segmenter = await this.ready();
-    const prediction = await segmenter.predict(e, { positive, negative, ...(clipped ? { box: clipped } : {}) }, req.use_previous_mask ? this.previous.get(key)?.state : undefined);
-    this.rememberState(key, prediction.state);
-    const result = maskResult(await kernels(), prediction.mask, e.width, e.height, req.tolerance ?? 0.75, prediction.fine);
+    const points: Points = { positive, negative, ...(clipped ? { box: clipped } : {}) };
+    const result = await this.click(userId, image, e, points, req.use_previous_mask ?? false, req.tolerance ?? 0.75);
     const inference = (performance.now() - started) / 1000;
     const annotations = result.polygons.map((p) => ({ polygon: { path: p.path, holes: p.holes }, metadata: { sam2_area: Math.round(p.area * 100) / 100 } }));
     return {
@@ -259,14 +259,41 @@ export class SegmentationService {
       polygon: annotations[0]?.polygon.path ?? [],
       bbox: result.bbox,
       area: result.area,
-      score: Math.round(prediction.score * 1e4) / 1e4,
+      score: Math.round(result.score * 1e4) / 1e4,
       inference_time: Math.round(inference * 1e4) / 1e4,
       point_coords: [...positive, ...negative],
       point_labels: [...positive.map(() => 1), ...negative.map(() => 0)],
       mask: { size: [e.height, e.width], counts: result.counts },
-      logits: logitGrid(prediction.mask, prediction.logits, e.width, e.height, LOGITS_SIDE),
+      logits: result.logits,
       backend: this.backend,
     };
+  }
+
+  /**
+   * One click's mask. The built-in backend's clicks run on the offload thread that holds the
+   * embedding; when that thread lost it (its bound, or it stopped), the image is embedded again
+   * once and the click runs on the new embedding (without the previous mask, which went with it).
+   * Other backends predict here and the answer is made here.
+   */
+  private async click(userId: string, image: ImageRow, e: Embedding & { width: number; height: number }, points: Points, usePrevious: boolean, tolerance: number): Promise<Omit<ClickAnswer, 'bytes'>> {
+    const segmenter = await this.ready();
+    const key = `${userId}/${image.id}`;
+    if (segmenter instanceof HeldSegmenter) {
+      const opts = { usePrevious, tolerance, logitSide: LOGITS_SIDE };
+      try {
+        return await segmenter.click(e as HeldEmbedding, key, points, opts);
+      } catch (err) {
+        if (!(err instanceof HeldEmbeddingGone)) throw err;
+        this.ctx.log.warn({ imageId: image.id, err: err.message }, 'segmentation: the prepared image was lost; preparing it again');
+        this.cache.delete(image.id);
+        const again = (await this.embedding(image)).value as HeldEmbedding;
+        return segmenter.click(again, key, points, { ...opts, usePrevious: false });
+      }
+    }
+    const prediction = await segmenter.predict(e, points, usePrevious ? this.previous.get(key)?.state : undefined);
+    this.rememberState(key, prediction.state);
+    const result = maskResult(await kernels(), prediction.mask, e.width, e.height, tolerance, prediction.fine);
+    return { ...result, score: prediction.score, logits: logitGrid(prediction.mask, prediction.logits, e.width, e.height, LOGITS_SIDE) };
   }
 
   /** Adds the mask as an annotation of `class_name` on top of the image's annotations (one row; 409 when `base_version` is given and stale). */

@@ -48,7 +48,8 @@ export interface Points {
   box?: [number, number, number, number];
 }
 
-export interface Segmenter<E extends Embedding = Embedding> {
+/** What the service asks of every backend: load, and embed an image once. */
+export interface SegmenterBase<E extends Embedding = Embedding> {
   readonly name: SegmenterBackend;
   /** Longest side of the scaled copy `embed` wants. */
   readonly maxSide: number;
@@ -59,6 +60,10 @@ export interface Segmenter<E extends Embedding = Embedding> {
   /** null while not loaded, else whether it loaded */
   status(): { loaded: boolean; loading: boolean; error?: string };
   embed(image: LoadedImage): Promise<E>;
-  predict(embedding: E, points: Points, previous?: unknown): Promise<Prediction>;
   close?(): Promise<void>;
+}
+
+/** A backend whose clicks run on the request thread's side: a mask per click from the embedding (the service turns it into the answer). */
+export interface Segmenter<E extends Embedding = Embedding> extends SegmenterBase<E> {
+  predict(embedding: E, points: Points, previous?: unknown): Promise<Prediction>;
 }
