@@ -10,12 +10,25 @@
 // GET /projects/{id}/images with limit 200 for the default, a filtered and a sorted query (plus a
 // few more), and GET /health. Prints a table and writes bench/results/dataset.json
 // (DATASET_BENCH_OUT picks another file). Target: p95 under 25 ms for a page of 200 on PostgreSQL.
+//
+// Annotation filters (issue 32 §4): the images get 0-5 annotation rows each (a sixth none; classes
+// car, building, person, road, sign; 'rare' on one image in 997), written in one INSERT so the
+// class_names trigger fills images.class_names as a save would, then the class, has_annotations and
+// annotation-count pages are timed like the others. Last, the cost of that trigger inside a save:
+// save-changes of one box, of 1,000 new boxes and the removal of those 1,000, through HTTP, in
+// blocks with the trigger on and off (ALTER TABLE ... DISABLE TRIGGER), alternating; wall time per
+// save, and this process's CPU (which holds the database itself on PGlite). Then the trigger's own
+// time as the database reports it (EXPLAIN ANALYZE's Triggers) for the same three writes, against
+// the statement's time: steadier than wall times on a loaded machine. --no-save-cost skips both.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { arg, benchServer, createBenchProject, percentile, seedProject } from './lib/seed';
+import { sql } from 'drizzle-orm';
+import { api } from '../tests/api/harness';
+import { rowsOf } from '../src/server/services/annotations/store';
+import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
 
 const quick = process.argv.includes('--quick'); // bench/run.ts --quick: a smaller project, fewer runs
 const IMAGES = Number(arg('images', quick ? '20000' : '100000'));
@@ -23,30 +36,66 @@ const FOLDERS = Number(arg('folders', quick ? '200' : '1000'));
 const RUNS = Number(arg('runs', quick ? '100' : '300'));
 const WARMUP = 30;
 const LIMIT = 200;
+const CLASSES = ['car', 'building', 'person', 'road', 'sign', 'rare'];
+const SAVE_BLOCKS = Number(arg('save-blocks', quick ? '4' : '8'));
+const SAVES_PER_BLOCK = Number(arg('saves-per-block', quick ? '5' : '10'));
+
+/** Annotation rows for every image of the project (image number g: g % 6 boxes, classes by g), counts to match. */
+async function seedAnnotations(bench: BenchServer, projectId: string): Promise<number> {
+  const database = bench.server.built.ctx.database;
+  const t0 = performance.now();
+  await database.exec(`
+    INSERT INTO annotations (image_id, id, seq, name, kind, data)
+    SELECT i.id, 'b' || j, j,
+           CASE WHEN j = 0 AND i.n % 997 = 3 THEN 'rare' ELSE (ARRAY['car','building','person','road','sign'])[1 + (i.n + j * 2) % 5] END,
+           'box', json_build_object('id', 'b' || j, 'name', 'x', 'bounding_box', json_build_object('x', 10 * j, 'y', 10, 'w', 40, 'h', 30))
+    FROM (SELECT id, substring(filename from 5 for 6)::int AS n FROM images WHERE project_id = '${projectId}') i
+    CROSS JOIN LATERAL generate_series(0, i.n % 6 - 1) j;
+    UPDATE images SET annotation_count = substring(filename from 5 for 6)::int % 6 WHERE project_id = '${projectId}';
+  `);
+  await database.exec('VACUUM ANALYZE images');
+  await database.exec('VACUUM ANALYZE annotations');
+  return (performance.now() - t0) / 1000;
+}
+
+/** The timed pages: `base` is the list URL with the org and the page size. */
+function listCases(base: string, projectId: string): { name: string; path: string }[] {
+  return [
+    { name: 'health (baseline)', path: '/api/v1/health' },
+    { name: 'list: root folder, default sort', path: `${base}&folder_path=/` },
+    { name: 'list: root, status + mime filter', path: `${base}&folder_path=/&status=complete&mime_type=image/png` },
+    { name: 'list: root, sort file_size asc', path: `${base}&folder_path=/&sort_by=file_size&sort_order=asc` },
+    { name: 'list: root, sort status desc', path: `${base}&folder_path=/&sort_by=status&sort_order=desc` },
+    { name: 'list: small folder, default', path: `${base}&folder_path=/f0001/s0101` },
+    { name: 'list: root, search "img_01"', path: `${base}&folder_path=/&search=img_01` },
+    // The Data tab's search looks through every folder (no folder_path).
+    { name: 'list: whole project, search "img_01"', path: `${base}&search=img_01` },
+    { name: 'list: whole project, default', path: `${base}` },
+    { name: 'list: root, page 50', path: `${base}&folder_path=/&page=50` },
+    // Annotation filters: the Data tab's class filter looks through every folder.
+    { name: 'list: whole project, class car', path: `${base}&class=car` },
+    { name: 'list: whole project, class rare (~100 images)', path: `${base}&class=rare` },
+    { name: 'list: whole project, class road or sign', path: `${base}&class=road&class=sign` },
+    { name: 'list: whole project, class car, sort annotations desc', path: `${base}&class=car&sort_by=annotation_count&sort_order=desc` },
+    { name: 'list: whole project, class car, page 20', path: `${base}&class=car&page=20` },
+    { name: 'list: root, class person', path: `${base}&folder_path=/&class=person` },
+    { name: 'list: whole project, no annotations', path: `${base}&has_annotations=false` },
+    { name: 'list: root, 2 to 4 annotations', path: `${base}&folder_path=/&min_annotations=2&max_annotations=4` },
+    { name: 'list: whole project, class car, 3+ annotations', path: `${base}&class=car&min_annotations=3` },
+    { name: `folders: tree of ${FOLDERS}`, path: `/api/folders/list/${projectId}` },
+  ];
+}
 
 async function main() {
   const bench = await benchServer();
   const { server, user } = bench;
   try {
-    const project = await createBenchProject(bench, 'Bench dataset');
+    const project = await createBenchProject(bench, 'Bench dataset', CLASSES.map((name) => ({ name, type: 'box', color: '#3366cc' })));
     const database = server.built.ctx.database;
-    const seedSeconds = await seedProject(bench, project, { images: IMAGES, folders: FOLDERS });
+    const seedSeconds = (await seedProject(bench, project, { images: IMAGES, folders: FOLDERS })) + (await seedAnnotations(bench, project.id));
 
     const base = `/api/v1/projects/${project.id}/images?org_id=${user.org.id}&limit=${LIMIT}`;
-    const cases: { name: string; path: string; token?: string }[] = [
-      { name: 'health (baseline)', path: '/api/v1/health' },
-      { name: 'list: root folder, default sort', path: `${base}&folder_path=/` },
-      { name: 'list: root, status + mime filter', path: `${base}&folder_path=/&status=complete&mime_type=image/png` },
-      { name: 'list: root, sort file_size asc', path: `${base}&folder_path=/&sort_by=file_size&sort_order=asc` },
-      { name: 'list: root, sort status desc', path: `${base}&folder_path=/&sort_by=status&sort_order=desc` },
-      { name: 'list: small folder, default', path: `${base}&folder_path=/f0001/s0101` },
-      { name: 'list: root, search "img_01"', path: `${base}&folder_path=/&search=img_01` },
-      // The Data tab's search looks through every folder (no folder_path).
-      { name: 'list: whole project, search "img_01"', path: `${base}&search=img_01` },
-      { name: 'list: whole project, default', path: `${base}` },
-      { name: 'list: root, page 50', path: `${base}&folder_path=/&page=50` },
-      { name: `folders: tree of ${FOLDERS}`, path: `/api/folders/list/${project.id}` },
-    ];
+    const cases = listCases(base, project.id);
     const results: { name: string; path: string; items: number; p50: number; p95: number; mean: number; ratio_p95_to_health: number }[] = [];
     let healthP95 = 0;
     for (const c of cases) {
@@ -86,9 +135,14 @@ async function main() {
     console.log(line(header));
     console.log(widths.map((w) => '-'.repeat(w)).join('  '));
     for (const r of rows) console.log(line(r));
-    const listP95 = Math.max(...results.filter((r) => r.name.startsWith('list: root') && !r.name.includes('page 50') && !r.name.includes('search')).map((r) => r.p95));
+    const isAnnotationFilter = (name: string) => /class|annotations/.test(name);
+    const listP95 = Math.max(...results.filter((r) => r.name.startsWith('list: root') && !r.name.includes('page 50') && !r.name.includes('search') && !isAnnotationFilter(r.name)).map((r) => r.p95));
+    const filterP95 = Math.max(...results.filter((r) => isAnnotationFilter(r.name)).map((r) => r.p95));
     const target = 25;
-    console.log(`\nworst p95 of the default / filtered / sorted root-folder pages: ${listP95.toFixed(2)} ms (target < ${target} ms on PostgreSQL)${database_kind === 'postgres' ? (listP95 < target ? ': met' : ': NOT met') : ''}`);
+    const verdict = (p95: number) => (database_kind === 'postgres' ? (p95 < target ? ': met' : ': NOT met') : '');
+    console.log(`\nworst p95 of the default / filtered / sorted root-folder pages: ${listP95.toFixed(2)} ms (target < ${target} ms on PostgreSQL)${verdict(listP95)}`);
+    console.log(`worst p95 of the annotation-filter pages: ${filterP95.toFixed(2)} ms (target < ${target} ms on PostgreSQL)${verdict(filterP95)}`);
+    const saveCost = process.argv.includes('--no-save-cost') ? null : await measureSaveCost(bench, project.id);
 
     const outFile = process.env.DATASET_BENCH_OUT ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'dataset.json');
     fs.mkdirSync(path.dirname(outFile), { recursive: true });
@@ -107,13 +161,98 @@ async function main() {
       seed_seconds: +seedSeconds.toFixed(1),
       target_p95_ms: target,
       worst_list_p95_ms: +listP95.toFixed(2),
+      worst_annotation_filter_p95_ms: +filterP95.toFixed(2),
       results,
+      save_cost_of_class_names_trigger: saveCost,
     };
     fs.writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
   } finally {
     await bench.stop();
   }
+}
+
+type SaveKind = '1 box moved' | '1,000 boxes added' | '1,000 boxes removed';
+
+/**
+ * save-changes through HTTP on one image with the class_names trigger on and off, in alternating
+ * blocks: per kind of save and per state, the median wall time and this process's CPU per save.
+ */
+async function measureSaveCost(bench: BenchServer, projectId: string) {
+  const { server, user } = bench;
+  const database = server.built.ctx.database;
+  const list = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?org_id=${user.org.id}&limit=1&folder_path=/f0001&sort_by=filename`, { token: user.token });
+  const image = list.body.images[0] as { id: string; filename: string };
+  let version = (await api(server.url, 'GET', `/api/v1/annotations/history/${image.id}?limit=1`, { token: user.token })).body.version as number;
+  const box = (id: string, name: string, x: number) => ({ id, name, bounding_box: { x, y: 20, w: 30, h: 30 } });
+  const save = async (upserts: unknown[], removed_ids: string[] = []) => {
+    const res = await api(server.url, 'POST', '/api/v1/annotations/save-changes', {
+      token: user.token,
+      body: { image_id: image.id, project_id: projectId, image_filename: image.filename, base_version: version, upserts, removed_ids },
+    });
+    if (res.status !== 200) throw new Error(`save-changes: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    version = res.body.version;
+  };
+  const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
+  const timed = async (kind: SaveKind, on: boolean, run: () => Promise<void>) => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await run();
+    const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const key = `${kind} | trigger ${on ? 'on' : 'off'}`;
+    (samples[key] ??= { wall: [], cpu: [] }).wall.push(wall);
+    samples[key].cpu.push((cpu.user + cpu.system) / 1000);
+  };
+  const setTrigger = (on: boolean) =>
+    database.exec(['insert', 'update', 'delete'].map((op) => `ALTER TABLE annotations ${on ? 'ENABLE' : 'DISABLE'} TRIGGER annotations_class_names_${op};`).join('\n'));
+  const thousand = Array.from({ length: 1000 }, (_, k) => k);
+  let n = 0;
+  for (let block = 0; block < SAVE_BLOCKS * 2; block++) {
+    const on = block % 4 === 0 || block % 4 === 3; // on, off, off, on, ...: neither state always goes first
+    await setTrigger(on);
+    for (let i = 0; i < SAVES_PER_BLOCK; i++) {
+      n++;
+      await timed('1 box moved', on, () => save([box('moving', 'car', 10 + (n % 50))]));
+      await timed('1,000 boxes added', on, () => save(thousand.map((k) => box(`k${n}-${k}`, CLASSES[k % 5]!, k % 500))));
+      await timed('1,000 boxes removed', on, () => save([], thousand.map((k) => `k${n}-${k}`)));
+    }
+  }
+  await setTrigger(true);
+  const explained = await triggerTimes(bench, image.id);
+  const rows = Object.entries(samples).map(([key, s]) => ({ save: key, saves: s.wall.length, wall_p50_ms: +median(s.wall).toFixed(2), cpu_p50_ms: +median(s.cpu).toFixed(2) }));
+  console.log(`\nclass_names trigger inside a save (save-changes over HTTP, ${SAVE_BLOCKS * 2} alternating blocks of ${SAVES_PER_BLOCK}; CPU is this process's, the database's too on PGlite)\n`);
+  for (const r of rows) console.log(`${r.save.padEnd(36)} ${String(r.saves).padStart(4)} saves  wall p50 ${r.wall_p50_ms.toFixed(2).padStart(8)} ms  cpu p50 ${r.cpu_p50_ms.toFixed(2).padStart(8)} ms`);
+  console.log(`\nthe trigger's time inside the write statement (EXPLAIN ANALYZE, median of ${SAVE_BLOCKS * SAVES_PER_BLOCK})\n`);
+  for (const r of explained) console.log(`${r.write.padEnd(22)} statement ${r.statement_p50_ms.toFixed(2).padStart(8)} ms  of which the trigger ${r.trigger_p50_ms.toFixed(2).padStart(8)} ms`);
+  return { http: rows, explained };
+}
+
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+
+/** The class_names trigger's time and the whole statement's, as EXPLAIN ANALYZE reports them, for the rows a save writes. */
+async function triggerTimes(bench: BenchServer, imageId: string) {
+  const db = bench.server.built.ctx.db;
+  const explain = async (statement: string) => {
+    const [row] = await rowsOf<Record<string, unknown>>(db, sql.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`));
+    const raw = Object.values(row ?? {})[0];
+    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw)[0] as { 'Execution Time': number; Triggers?: { 'Trigger Name': string; Time: number }[] };
+    const trigger = (plan.Triggers ?? []).filter((t) => t['Trigger Name'].startsWith('annotations_class_names')).reduce((sum, t) => sum + t.Time, 0);
+    return { statement: plan['Execution Time'], trigger };
+  };
+  const upsert = `ON CONFLICT (image_id, id) DO UPDATE SET seq = excluded.seq, name = excluded.name, kind = excluded.kind, data = excluded.data`;
+  const samples: Record<string, { statement: number[]; trigger: number[] }> = {};
+  const add = (write: string, t: { statement: number; trigger: number }) => {
+    (samples[write] ??= { statement: [], trigger: [] }).statement.push(t.statement);
+    samples[write].trigger.push(t.trigger);
+  };
+  for (let n = 0; n < SAVE_BLOCKS * SAVES_PER_BLOCK; n++) {
+    add('1 box moved', await explain(`INSERT INTO annotations (image_id, id, seq, name, kind, data) VALUES ('${imageId}', 'moving', 0, 'car', 'box', '{"x": ${n}}') ${upsert}`));
+    add('1,000 boxes added', await explain(`INSERT INTO annotations (image_id, id, seq, name, kind, data)
+      SELECT '${imageId}', 'e${n}-' || k, 100000 + k, (ARRAY['car','building','person','road','sign'])[1 + k % 5], 'box', '{}' FROM generate_series(0, 999) k ${upsert}`));
+    add('1,000 boxes removed', await explain(`DELETE FROM annotations WHERE image_id = '${imageId}' AND id LIKE 'e${n}-%'`));
+  }
+  return Object.entries(samples).map(([write, t]) => ({ write, statement_p50_ms: +median(t.statement).toFixed(3), trigger_p50_ms: +median(t.trigger).toFixed(3) }));
 }
 
 main().catch((err) => {

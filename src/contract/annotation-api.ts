@@ -190,6 +190,8 @@ export const AnnotationStatsResponse = z.object({
   total_annotations: z.number().int(),
   by_type: z.object({ box: z.number().int(), polygon: z.number().int(), polyline: z.number().int(), keypoint: z.number().int(), segmentation: z.number().int() }),
   by_class: z.record(z.string(), z.number().int()),
+  /** How many of those images have at least one shape of each class (issue 32: the Data tab's class panel). */
+  images_by_class: z.record(z.string(), z.number().int()),
   images_with_annotations: z.number().int(),
   images_total: z.number().int(),
 });

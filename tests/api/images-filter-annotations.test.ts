@@ -111,6 +111,15 @@ describe('each filter', () => {
   });
 });
 
+describe('the class panel counts', () => {
+  it('/annotations/stats gives each class its shapes and its images, archived images left out', async () => {
+    const res = await api(server.url, 'GET', `/api/v1/annotations/stats/${projectId}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.by_class).toEqual({ car: 3, person: 5, dog: 1, bus: 1 });
+    expect(res.body.images_by_class).toEqual({ car: 2, person: 2, dog: 1, bus: 1 });
+  });
+});
+
 describe('combined with the other filters, sort and paging', () => {
   it('with a folder: that folder only', async () => {
     expect(await sortedNames({ class: 'car', folder_path: '/' })).toEqual(['a.png']);

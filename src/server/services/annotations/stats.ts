@@ -13,10 +13,10 @@ export async function setAnnotationStatus(ctx: AppContext, userId: string, body:
   return setImageStatus(ctx, userId, body.image_id, 'status' in body ? { status: body.status } : { cycle: true });
 }
 
-/** Counts over the project's images in the Data view (archived images left out), counted by SQL over the rows. */
+/** Counts over the project's images in the Data view (archived images left out): shapes by SQL over the rows, images per class from images.class_names. */
 export async function annotationStats(ctx: AppContext, userId: string, projectId: string): Promise<AnnotationStatsResponse> {
   await projectFor(ctx, userId, projectId, 'annotations.read');
-  const [groups, totals] = await Promise.all([
+  const [groups, totals, imageGroups] = await Promise.all([
     rowsOf<{ name: string; kind: string; n: number | string }>(
       ctx.db,
       sql`SELECT a.name, a.kind, count(*) AS n
@@ -28,6 +28,12 @@ export async function annotationStats(ctx: AppContext, userId: string, projectId
       .select({ total: count(), annotated: sql<number>`count(*) FILTER (WHERE ${images.annotationCount} > 0)`.mapWith(Number) })
       .from(images)
       .where(and(eq(images.projectId, projectId), eq(images.isArchived, false))),
+    // Images per class from each image's class list (images.class_names, kept by triggers).
+    rowsOf<{ name: string; n: number | string }>(
+      ctx.db,
+      sql`SELECT c.name, count(*) AS n FROM ${images} i CROSS JOIN LATERAL unnest(i.class_names) AS c(name)
+          WHERE i.project_id = ${projectId} AND NOT i.is_archived GROUP BY 1`,
+    ),
   ]);
   const by_type = Object.fromEntries(ANNOTATION_KINDS.map((k) => [k, 0])) as AnnotationStatsResponse['by_type'];
   const by_class: Record<string, number> = {};
@@ -44,6 +50,7 @@ export async function annotationStats(ctx: AppContext, userId: string, projectId
     total_annotations: total,
     by_type,
     by_class,
+    images_by_class: Object.fromEntries(imageGroups.map((row) => [row.name, Number(row.n)])),
     images_with_annotations: totals[0]?.annotated ?? 0,
     images_total: totals[0]?.total ?? 0,
   };
