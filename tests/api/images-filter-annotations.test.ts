@@ -1,9 +1,11 @@
 // The images list's annotation filters (issue 32 §4): class (repeatable, any of them),
 // has_annotations, min_annotations / max_annotations, combined with folders, the archive, search,
-// sort and paging; bad values answer 400; and an image's classes follow every save path (save-data,
-// save-changes with a rename, a removal, a rebased save, a restore), as the list reads them from the
-// image row (images.class_names, kept by triggers on the annotation rows).
+// sort and paging; bad values answer 400; the export's 'current_filters' scope selects the same
+// images; and an image's classes follow every save path (save-data, save-changes with a rename, a
+// removal, a rebased save, a restore), as the list reads them from the image row
+// (images.class_names, kept by triggers on the annotation rows).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
@@ -168,6 +170,47 @@ describe('bad values answer 400 with a code', () => {
 
   it('min equal to max is fine', async () => {
     expect((await list({ min_annotations: 2, max_annotations: 2 })).status).toBe(200);
+  });
+});
+
+describe("the export's current filters select the same images", () => {
+  const body = (filters: Record<string, unknown>) => ({ project_id: projectId, scope: 'current_filters', format: 'vellum', filters });
+
+  async function exported(filters: Record<string, unknown>): Promise<string[]> {
+    const counted = await api(server.url, 'POST', '/api/v1/annotations/export/count', { token: owner.token, body: body(filters) });
+    expect(counted.status, JSON.stringify(counted.body)).toBe(200);
+    if (counted.body.image_count === 0) return []; // nothing to export: the export itself refuses
+    const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body(filters)),
+    });
+    expect(res.status).toBe(200);
+    const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+    const names = Object.keys(zip.files)
+      .filter((p) => p.startsWith('annotations/') && p.endsWith('.json'))
+      .map((p) => p.slice(p.lastIndexOf('/') + 1, -'.json'.length))
+      .sort();
+    expect(counted.body.image_count).toBe(names.length);
+    return names;
+  }
+
+  it.each([
+    [{ class: ['car'] }],
+    [{ class: ['dog', 'person'], folder_path: '/' }],
+    [{ class: ['car'], is_archived: 'all' }],
+    [{ has_annotations: 'false' }],
+    [{ min_annotations: 1, max_annotations: 1 }],
+    [{ class: ['unicorn'] }],
+  ] as Query[][])('%j', async (filters) => {
+    const fromList = await sortedNames(filters);
+    expect(await exported(filters)).toEqual(fromList);
+  });
+
+  it('min above max is the same 400 there', async () => {
+    const res = await api(server.url, 'POST', '/api/v1/annotations/export/count', { token: owner.token, body: body({ min_annotations: 2, max_annotations: 1 }) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_annotation_range');
   });
 });
 
