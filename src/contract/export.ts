@@ -83,12 +83,27 @@ export const ExportRequest = z.object({
   yolo_task: z.enum(YOLO_TASKS).optional(),
   /** COCO only; default `rle`. */
   mask_format: z.enum(MASK_FORMATS).optional(),
+  /** A random UUID naming this export for GET /annotations/export/progress (the dialog's progress). */
+  progress_id: z.string().uuid('progress_id must be a UUID').optional(),
 });
 export type ExportRequest = z.infer<typeof ExportRequest>;
 
 /** POST /api/v1/annotations/export/count: how many images the same request would export (before it starts). */
 export const ExportCountResponse = z.object({ success: z.literal(true), scope: z.enum(EXPORT_SCOPES), image_count: z.number().int() });
 export type ExportCountResponse = z.infer<typeof ExportCountResponse>;
+
+/** GET /api/v1/annotations/export/progress: a running export's images written (the dialog polls it). */
+export const ExportProgressQuery = z.object({ project_id: z.string().uuid('project_id must be a UUID'), progress_id: z.string().uuid('progress_id must be a UUID') });
+export const EXPORT_PROGRESS_STATES = ['running', 'done', 'cancelled', 'failed', 'unknown'] as const;
+export type ExportProgressState = (typeof EXPORT_PROGRESS_STATES)[number];
+export const ExportProgressResponse = z.object({
+  success: z.literal(true),
+  /** unknown: no export of that id in this project on this server (not started, long ended, or another process). */
+  state: z.enum(EXPORT_PROGRESS_STATES),
+  images_written: z.number().int(),
+  image_count: z.number().int().nullable(),
+});
+export type ExportProgressResponse = z.infer<typeof ExportProgressResponse>;
 
 /** Stored in vellum.json; bump when the layout changes incompatibly. */
 export const VELLUM_EXPORT_VERSION = 1;

@@ -269,7 +269,8 @@ describe('large selections', () => {
     const before = new Set(spools());
     // A plain HTTP client that reads one chunk and then closes its socket.
     const http = await import('node:http');
-    const payload = JSON.stringify({ project_id: heavy.id, format: 'coco' });
+    const progressId = randomUUID();
+    const payload = JSON.stringify({ project_id: heavy.id, format: 'coco', progress_id: progressId });
     const gone = new Promise<number>((resolve, reject) => {
       const req = http.request(`${server.url}/api/v1/annotations/export`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
         res.once('data', () => {
@@ -292,6 +293,9 @@ describe('large selections', () => {
       left = spools().filter((n) => !before.has(n));
     }
     expect(left).toEqual([]);
+    // The dialog's progress says the export was cancelled (COCO had spooled every image: annotations.json was being sent).
+    const progress = await api(server.url, 'GET', `/api/v1/annotations/export/progress?project_id=${heavy.id}&progress_id=${progressId}`, { token: owner.token });
+    expect(progress.body).toMatchObject({ state: 'cancelled', image_count: 300 });
     // The server still answers.
     expect((await exportZip({ image_ids: [ids.c] })).status).toBe(200);
   });

@@ -249,6 +249,7 @@ export const ROUTES: RouteRule[] = [
   { route: 'GET /api/v1/annotations/stats/:projectId', access: 'annotations.read', request: (f) => ({ path: `/api/v1/annotations/stats/${f.project.id}` }) },
   { route: 'POST /api/v1/annotations/export', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, image_ids: [f.image.id], format: 'vellum' } }) },
   { route: 'POST /api/v1/annotations/export/count', access: 'images.export', request: (f) => ({ body: { project_id: f.project.id, scope: 'all' } }) },
+  { route: 'GET /api/v1/annotations/export/progress', access: 'images.export', request: (f) => ({ path: `/api/v1/annotations/export/progress${q({ project_id: f.project.id, progress_id: '00000000-0000-4000-8000-000000000000' })}` }) },
 
   // Assisted segmentation (/api/v1/auto-annotate/sam2)
   {

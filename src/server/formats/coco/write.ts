@@ -1,6 +1,9 @@
 // COCO export: stored annotations -> COCO "instances" records, one image at a time (toCoco), and
 // the writer that spools them into the one annotations.json a COCO dataset is:
 //   annotations.json                 {info, licenses, categories, images, annotations}
+//   annotations/instances_{train,val,test}.json   instead, with a split (request `split`): each
+//                                    with its split's images and annotations, the same categories,
+//                                    and image and annotation ids unique across the files
 //   images/<folder path>/<filename>  only with include_images (file_name in annotations.json)
 // Both lists span the whole export: they are spooled to temporary files during the single pass
 // and streamed into annotations.json at the end.
@@ -14,6 +17,9 @@
 // - polygon with holes: rasterised (pixel centres, even-odd) to COCO RLE with the compressed
 //   string counts pycocotools writes; area and bbox from the mask, iscrowd 0.
 // - mask (segmentation): re-emitted as compressed RLE; area and bbox from the runs, iscrowd 0.
+//   With mask_format 'polygon': traced into polygons simplified within MASK_POLYGON_TOLERANCE
+//   pixels (maskAsPolygons), one per connected part, holes filled (COCO polygons have none) and
+//   counted in README.txt; area by the shoelace formula of the rings.
 //   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
 //   COCOeval); iscrowd 1 would make COCOeval treat the object as an ignore region.
 // - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0, and as
@@ -32,7 +38,7 @@ import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
-import { convert, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
+import { convert, imageSize, leftOutSection, LeftOut, MASK_POLYGON_TOLERANCE, NO_BOX, NO_MASK, splitOf, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
 import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation } from './rules';
 
@@ -104,18 +110,51 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
   return { kind: 'box', body: { bbox: [x, y, w, h], area: cocoArea(w * h), iscrowd: 0, segmentation: [boxRing(x, y, w, h)], ...BOX_MARK } };
 }
 
-export class CocoWriter implements FormatWriter {
-  private readonly imagesSpool: Spool;
+/**
+ * A mask as COCO polygons (mask_format 'polygon'): the kernel's trace simplified within `tolerance`
+ * pixels, outer rings only; `holes` says whether any was filled.
+ */
+export function maskAsPolygons(a: Record<string, unknown>, kernels: Kernels, tolerance = MASK_POLYGON_TOLERANCE): { kind: 'mask'; body: CocoAnnotationBody; holes: boolean } | { kind: 'invalid'; reason: string } {
+  const rle = storedMask(a);
+  if (!rle) return NO_MASK;
+  const polygons = kernels.maskToPolygons(rle, { tolerance }).filter((p) => p.path.length >= 3);
+  if (polygons.length === 0) return { kind: 'invalid', reason: 'empty mask' };
+  const rings = polygons.map((p) => p.path);
+  const area = rings.reduce((sum, ring) => sum + ringArea(ring), 0);
+  return {
+    kind: 'mask',
+    body: { bbox: pathBBox(rings.flat()), area: cocoArea(area), iscrowd: 0, segmentation: rings.map((ring) => ring.flatMap(([x, y]) => [x, y])) },
+    holes: polygons.some((p) => p.holes.length > 0),
+  };
+}
+
+/** One annotations file: its images and annotations, spooled. */
+interface CocoFile {
+  entry: string;
+  images: Spool;
   /** One JSON line per annotation; those with keypoints start with their sparse points, turned into triples at the end (when the categories' lists are final). */
-  private readonly annotationsSpool: Spool;
+  annotations: Spool;
+}
+
+export class CocoWriter implements FormatWriter {
+  /** 'annotations.json', or one file per split. */
+  private readonly files = new Map<string, CocoFile>();
+  private masksAsPolygons = 0;
+  private holesFilled = 0;
   private readonly categories = new Map<string, { id: number; name: string; supercategory: string; keypoints?: string[]; skeleton?: number[][] }>();
   private readonly leftOut = new LeftOut();
   private nextImageId = 1;
   private nextAnnotationId = 1;
 
   constructor(private readonly s: RunState) {
-    this.imagesSpool = new Spool(path.join(s.tmp, 'images.jsonl'));
-    this.annotationsSpool = new Spool(path.join(s.tmp, 'annotations.jsonl'), '\n');
+    for (const set of s.split ? s.split.names : [null]) {
+      const key = set ?? 'all';
+      this.files.set(key, {
+        entry: set ? `annotations/instances_${set}.json` : 'annotations.json',
+        images: new Spool(path.join(s.tmp, `images-${key}.jsonl`)),
+        annotations: new Spool(path.join(s.tmp, `annotations-${key}.jsonl`), '\n'),
+      });
+    }
     for (const c of s.project.classes) {
       if (s.classFilter && !s.classFilter.has(c.name)) continue;
       const category = this.category(c.name, false);
@@ -149,12 +188,13 @@ export class CocoWriter implements FormatWriter {
     const report = this.s.report;
     const id = this.nextImageId++;
     const size = imageSize(image);
-    await this.imagesSpool.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
+    const file = this.files.get(splitOf(this.s, image) ?? 'all')!;
+    await file.images.push(JSON.stringify({ id, file_name: `images/${rel}`, width: image.imageWidth ?? 0, height: image.imageHeight ?? 0 }));
     const { singles, groups } = groupInstances(annotations);
     for (const a of singles) {
       if (this.s.slice.due()) await this.s.slice.pause();
       const className = String(a.name ?? '');
-      const converted = convert(() => toCoco(a, size, this.s.kernels!));
+      const converted = convert(() => this.convertOne(a, size));
       if (converted.kind === 'polyline') {
         this.leftOut.add('polyline', className);
         continue;
@@ -168,7 +208,7 @@ export class CocoWriter implements FormatWriter {
       const attributes = attributesObject(a);
       const { keypoints: _kp, num_keypoints: _n, ...body } = converted.body;
       const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body, ...(crowdOf(a) ? { iscrowd: 1 } : {}), ...(attributes ? { attributes } : {}) };
-      await this.annotationsSpool.push(JSON.stringify(converted.kind === 'keypoint' ? { points: [[POINT_PART, _kp![0], _kp![1], 2]], ...record } : record));
+      await file.annotations.push(JSON.stringify(converted.kind === 'keypoint' ? { points: [[POINT_PART, _kp![0], _kp![1], 2]], ...record } : record));
     }
     for (const group of groups) {
       const joined = joinInstance(group);
@@ -176,53 +216,49 @@ export class CocoWriter implements FormatWriter {
       report.annotations += group.length;
       const { className: _c, points, ...body } = joined;
       const record = { id: this.nextAnnotationId++, image_id: id, category_id: category.id, ...body };
-      await this.annotationsSpool.push(JSON.stringify(points.length ? { points, ...record } : record));
+      await file.annotations.push(JSON.stringify(points.length ? { points, ...record } : record));
     }
     this.leftOut.flush(report, `images/${rel}`);
   }
 
+  /** toCoco, or with mask_format 'polygon' a mask as polygons. */
+  private convertOne(a: Record<string, unknown>, size: ImageSize | null): Converted {
+    if (this.s.maskFormat !== 'polygon' || a.segmentation === undefined) return toCoco(a, size, this.s.kernels!);
+    const c = maskAsPolygons(a, this.s.kernels!);
+    if (c.kind === 'mask') {
+      this.masksAsPolygons += 1;
+      if (c.holes) this.holesFilled += 1;
+      return { kind: 'mask', body: c.body };
+    }
+    return c;
+  }
+
   async finish(): Promise<void> {
-    await this.imagesSpool.close();
-    await this.annotationsSpool.close();
     const info = { description: this.s.name, version: '1.0', year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
     const categories = [...this.categories.values()];
     const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify(categories)},\n"images":[\n`;
-    const { imagesSpool, annotationsSpool } = this;
     const names = new Map(categories.map((c) => [c.id, c.keypoints ?? []]));
-    async function* body() {
-      yield Buffer.from(head);
-      yield* imagesSpool.chunks();
-      yield Buffer.from('\n],\n"annotations":[\n');
-      let pending = '';
-      let first = true;
-      for await (const line of annotationsSpool.lines()) {
-        let text = line;
-        if (line.startsWith('{"points":')) {
-          const { points, ...record } = JSON.parse(line) as { category_id: number; points: SparsePoint[] };
-          text = JSON.stringify({ ...record, ...keypointTriples(points, names.get(record.category_id) ?? []) });
-        }
-        pending += first ? text : `,\n${text}`;
-        first = false;
-        if (pending.length >= 64 * 1024) {
-          yield Buffer.from(pending);
-          pending = '';
-        }
-      }
-      if (pending) yield Buffer.from(pending);
-      yield Buffer.from('\n]}\n');
+    for (const file of this.files.values()) {
+      await file.images.close();
+      await file.annotations.close();
+      await this.s.sink.room();
+      // The spools are read while the entry is written; run() removes them only after the zip ended.
+      this.s.sink.add(Readable.from(fileBody(file, head, names)), file.entry, true);
     }
-    await this.s.sink.room();
-    // The spools are read while the entry is written; run() removes them only after the zip ended.
-    this.s.sink.add(Readable.from(body()), 'annotations.json', true);
   }
 
   readme(): string[] {
+    const split = this.s.split;
     return [
-      'Layout: annotations.json (COCO instances: info, licenses, categories, images, annotations)',
+      split
+        ? `Layout: annotations/instances_{${split.names.join(',')}}.json (COCO instances, one file per split: the same categories, image and annotation ids unique across the files)`
+        : 'Layout: annotations.json (COCO instances: info, licenses, categories, images, annotations)',
       '        images/<folder path>/<filename> (when image files are included; file_name in annotations.json is this path)',
       '',
       'Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);',
-      'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
+      this.s.maskFormat === 'polygon'
+        ? `polygons with holes as compressed RLE (pycocotools format, iscrowd 0, area from the mask); masks as polygons (mask_format polygon): traced, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one per connected part, holes filled (${this.holesFilled} of ${this.masksAsPolygons} mask(s) had holes);`
+        : 'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
       "a lone keypoint as keypoints [x, y, 2] at its category's part 'point' (bbox [x, y, 0, 0], area 0,",
       'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it);',
       'shapes that share an instance (an imported COCO object: a skeleton\'s labelled points with their box or',
@@ -233,4 +269,28 @@ export class CocoWriter implements FormatWriter {
       ...leftOutSection(this.s.report, 'polyline', 'Polylines', 'COCO has no open paths'),
     ];
   }
+}
+
+/** One annotations file's JSON, streamed from its spools; keypoint annotations get their triples now that the categories' lists are final. */
+async function* fileBody(file: CocoFile, head: string, names: Map<number, string[]>): AsyncGenerator<Buffer> {
+  yield Buffer.from(head);
+  yield* file.images.chunks();
+  yield Buffer.from('\n],\n"annotations":[\n');
+  let pending = '';
+  let first = true;
+  for await (const line of file.annotations.lines()) {
+    let text = line;
+    if (line.startsWith('{"points":')) {
+      const { points, ...record } = JSON.parse(line) as { category_id: number; points: SparsePoint[] };
+      text = JSON.stringify({ ...record, ...keypointTriples(points, names.get(record.category_id) ?? []) });
+    }
+    pending += first ? text : `,\n${text}`;
+    first = false;
+    if (pending.length >= 64 * 1024) {
+      yield Buffer.from(pending);
+      pending = '';
+    }
+  }
+  if (pending) yield Buffer.from(pending);
+  yield Buffer.from('\n]}\n');
 }

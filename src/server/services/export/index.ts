@@ -59,6 +59,7 @@ import { ExportAborted, ZipSink } from './sink';
 import { newReport, type FormatWriter, type Report, type RunState } from '../../formats/write-common';
 import { timeSlice } from '../../offload/slice';
 import { checkSplit, planSplit, splitReadme } from './split';
+import { endTracking, trackExport, type ExportProgress } from './progress';
 
 export { README_LIST_MAX } from '../../formats/write-common';
 
@@ -123,8 +124,12 @@ async function selectImages(ctx: AppContext, userId: string, req: ExportRequest)
 /** POST /annotations/export/count: how many images the same request would export, without starting it. */
 export async function countExport(ctx: AppContext, userId: string, req: ExportRequest): Promise<ExportCountResponse> {
   const { scope, where } = await selectImages(ctx, userId, req);
+  return { success: true, scope, image_count: await countOf(ctx, where) };
+}
+
+async function countOf(ctx: AppContext, where: SQL): Promise<number> {
   const [row] = await ctx.db.select({ n: count() }).from(images).where(where);
-  return { success: true, scope, image_count: Number(row?.n ?? 0) };
+  return Number(row?.n ?? 0);
 }
 
 async function readBatch(ctx: AppContext, where: SQL, after: string | null): Promise<Row[]> {
@@ -220,15 +225,20 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
     await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   }
-  void run(s, writer, first, bucket).catch((err: unknown) => {
-    if (err instanceof ExportAborted) return;
-    ctx.log.error({ err, projectId: project.id }, 'export failed while streaming');
-    sink.out.destroy(err as Error);
-  });
+  const progress = req.progress_id ? trackExport(project.id, req.progress_id, s.split ? s.split.names.reduce((n, k) => n + s.split!.counts[k], 0) : await countOf(ctx, where)) : null;
+  void run(s, writer, first, bucket, progress).then(
+    () => endTracking(project.id, req.progress_id, progress, 'done'),
+    (err: unknown) => {
+      endTracking(project.id, req.progress_id, progress, err instanceof ExportAborted ? 'cancelled' : 'failed');
+      if (err instanceof ExportAborted) return;
+      ctx.log.error({ err, projectId: project.id }, 'export failed while streaming');
+      sink.out.destroy(err as Error);
+    },
+  );
   return { filename, stream: sink.out };
 }
 
-async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: string | null): Promise<void> {
+async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: string | null, progress: ExportProgress | null): Promise<void> {
   const { sink, report } = s;
   try {
     let batch = first;
@@ -245,6 +255,7 @@ async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: stri
           report.images += 1;
           await writer.image(image, rel, kept, version);
           if (s.includeImages && bucket) await addImageFile(s, bucket, image, writer.imagePath(image, rel));
+          if (progress) progress.imagesWritten = report.images;
         }
       }
       if (batch.length < EXPORT_BATCH_ROWS) break;

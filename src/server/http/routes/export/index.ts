@@ -3,12 +3,15 @@
 // the usual JSON error; see src/server/services/export/ for the layout and the memory bounds.
 // POST /api/v1/annotations/export/count: the same body, answered with the number of images that
 // export would hold (the dialog shows it before the export starts).
+// GET /api/v1/annotations/export/progress?project_id&progress_id: images written by the export the
+// dialog started with that progress_id (services/export/progress.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
-import { ExportCountResponse, ExportRequest } from '../../../../contract/export';
+import { ExportCountResponse, ExportProgressQuery, ExportProgressResponse, ExportRequest } from '../../../../contract/export';
 import { contentDisposition, countExport, prepareExport } from '../../../services/export';
+import { exportProgress } from '../../../services/export/progress';
 
 export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -43,5 +46,19 @@ export const exportRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
       },
     },
     async (request) => countExport(ctx, callerOf(request).id, request.body),
+  );
+  app.get(
+    '/annotations/export/progress',
+    {
+      schema: {
+        tags: ['annotations'],
+        summary: 'Images written so far by the export started with this progress_id',
+        description:
+          'The export request names itself with `progress_id` (a random UUID the client makes). Answers its state (`running`, `done`, `cancelled`, `failed`; `unknown` when no export of that id runs or ran in the last minute in this project on this server), `images_written` and `image_count`. Permission images.export on the project; another organization\'s project answers 404.',
+        querystring: ExportProgressQuery,
+        response: { 200: ExportProgressResponse },
+      },
+    },
+    async (request) => exportProgress(ctx, callerOf(request).id, request.query.project_id, request.query.progress_id),
   );
 };
