@@ -1,7 +1,11 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { decodeRle, numericCounts } from '../../../contract/rle';
 import { ImportInputError } from '../reader';
 import { vocReader } from './read';
+import { vocColor } from './segmentation';
 import { memoryArchive, readAll } from '../../../../tests/support/test-archive';
+import { CLASSES, columnMajor, OBJECTS, SEG_H as H, SEG_W as W, segmentedVoc } from '../../../../tests/fixtures/voc-segmentation';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
 
@@ -105,4 +109,47 @@ describe('VOC reader', () => {
     const err = await readAll(vocReader, memoryArchive({ 'Annotations/c.xml': xml })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportInputError);
   });
+
+  it('reads SegmentationObject with SegmentationClass as one mask per object with its class, never as images', async () => {
+    const { images, report, dataset } = await readAll(vocReader, memoryArchive(segmentedVoc(JPEG)));
+    expect(images.map((i) => i.entry)).toEqual(['VOC2012/JPEGImages/2007_000032.jpg']);
+    expect(dataset.total).toBe(1);
+    const [img] = images;
+    const boxes = img!.annotations.filter((a) => a.shape.type === 'box');
+    const masks = img!.annotations.filter((a) => a.shape.type === 'mask');
+    // Object numbers match the XML's objects of the same class: box and mask are one object.
+    expect(boxes.map((a) => [a.class, a.extra])).toEqual([
+      ['aeroplane', { instance: '1' }],
+      ['person', { instance: '2' }],
+    ]);
+    expect(masks.map((a) => [a.class, a.extra])).toEqual([
+      ['aeroplane', { instance: '1' }],
+      ['person', { instance: '2' }],
+      // Object 3 has no XML object: its class comes from SegmentationClass alone.
+      ['dog', undefined],
+    ]);
+    masks.forEach((m, i) => expect(pixelsOf(m.shape), m.class).toEqual(columnMajor(OBJECTS, i + 1)));
+    expect(report.skipped).toEqual([{ file: 'VOC2012/SegmentationObject/2007_000099.png', reason: 'a VOC segmentation mask whose Annotations XML is not in the archive: not imported (a mask is not an image)' }]);
+    expect(report.warnings).toEqual([]);
+  });
+
+  it('reads SegmentationClass alone (RGB too) as one mask per class', async () => {
+    const entries = segmentedVoc(JPEG);
+    delete entries['VOC2012/SegmentationObject/2007_000032.png'];
+    delete entries['VOC2012/SegmentationObject/2007_000099.png'];
+    const rgb = Buffer.alloc(W * H * 3);
+    CLASSES.forEach((k, i) => rgb.writeUIntBE(vocColor(k), i * 3, 3));
+    entries['VOC2012/SegmentationClass/2007_000032.png'] = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+    const { images, report } = await readAll(vocReader, memoryArchive(entries));
+    const masks = images[0]!.annotations.filter((a) => a.shape.type === 'mask');
+    expect(masks.map((a) => a.class)).toEqual(['aeroplane', 'dog', 'person']);
+    expect(masks.map((m) => pixelsOf(m.shape))).toEqual([1, 12, 15].map((k) => columnMajor(CLASSES, k)));
+    expect(report.skipped).toEqual([]);
+  });
 });
+
+function pixelsOf(shape: unknown): number[] {
+  const m = shape as { size: [number, number]; counts: number[] | string };
+  expect(m.size).toEqual([H, W]);
+  return Array.from(decodeRle({ size: m.size, counts: numericCounts(m) }));
+}

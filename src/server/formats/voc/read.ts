@@ -19,10 +19,14 @@
 //   (<source><database>Vellum</database>), whose export keeps the image's folder there.
 // - An object without a readable <bndbox> (missing, not numbers, xmax < xmin) is skipped with
 //   `<file> object <n> (<name>)` and its reason. Malformed XML ends the import with its file and line.
+// - SegmentationObject/ and SegmentationClass/ PNGs are masks of the image of their stem, never
+//   images (./segmentation.ts); an object whose mask has its class shares extra {instance} with
+//   it. One that no XML file takes is skipped with a report line.
 import type { DatasetRead, FormatReader, ImportArchive, ImportedAnnotation, ImportedImage, NamedAttribute, ReadOptions, ImportReporter } from '../reader';
 import { EntryIndex, baseName, dirName, extOf, headText, isImagePath, joinPath, stemOf, toNumber } from '../read-common';
 import { child, childText, scalarOf, xmlElements, type XmlElement } from '../xml';
 import { vocToBox } from '../shapes';
+import { isSegmentationPng, SegmentationIndex } from './segmentation';
 
 const COLLECT = new Set(['annotation']);
 
@@ -69,10 +73,12 @@ function attributesOf(obj: XmlElement): NamedAttribute[] {
   return out;
 }
 
-function objectsOf(root: XmlElement, file: string, report: ImportReporter): ImportedAnnotation[] {
+const objectElements = (root: XmlElement) => root.children.filter((c) => c.name === 'object');
+
+/** The boxes of an XML file's objects (and their parts); `masked`: object numbers a mask shares its instance with. */
+function objectsOf(root: XmlElement, file: string, report: ImportReporter, masked: ReadonlySet<string> = new Set()): ImportedAnnotation[] {
   const out: ImportedAnnotation[] = [];
-  root.children
-    .filter((c) => c.name === 'object')
+  objectElements(root)
     .forEach((obj, i) => {
       const name = childText(obj, 'name');
       const where = `${file} object ${i + 1}${name ? ` (${name})` : ''}`;
@@ -97,7 +103,8 @@ function objectsOf(root: XmlElement, file: string, report: ImportReporter): Impo
           }
           parts.push({ class: `${name}.${partName}`, shape: partBox, extra: { instance: String(i + 1) } });
         });
-      out.push({ class: name, shape: box, attributes: attributesOf(obj), ...(parts.length > 0 ? { extra: { instance: String(i + 1) } } : {}) }, ...parts);
+      const joined = parts.length > 0 || masked.has(String(i + 1));
+      out.push({ class: name, shape: box, attributes: attributesOf(obj), ...(joined ? { extra: { instance: String(i + 1) } } : {}) }, ...parts);
     });
   return out;
 }
@@ -115,6 +122,7 @@ async function readVocFile(archive: ImportArchive, file: string, report: ImportR
 
 async function* imagesOf(archive: ImportArchive, files: string[], options: ReadOptions): AsyncGenerator<ImportedImage> {
   const index = new EntryIndex(archive);
+  const segmentation = new SegmentationIndex(archive);
   const used = new Set<string>();
   for (const file of files) {
     options.signal?.throwIfAborted();
@@ -137,12 +145,20 @@ async function* imagesOf(archive: ImportArchive, files: string[], options: ReadO
       folder: fromVellum ? childText(root, 'folder') : '',
       ...(width && width > 0 ? { width } : {}),
       ...(height && height > 0 ? { height } : {}),
-      annotations: objectsOf(root, file, options.report),
+      annotations: await annotationsOf(root, file, segmentation, options.report),
     };
   }
   for (const entry of archive.paths) {
-    if (isImagePath(entry) && !used.has(entry)) yield { fileName: baseName(entry), entry, folder: '', annotations: [] };
+    if (isImagePath(entry) && !used.has(entry) && !isSegmentationPng(entry)) yield { fileName: baseName(entry), entry, folder: '', annotations: [] };
   }
+  for (const png of segmentation.unused()) options.report.skip(png, 'a VOC segmentation mask whose Annotations XML is not in the archive: not imported (a mask is not an image)');
+}
+
+/** An XML file's boxes, then the masks of its segmentation PNGs. */
+async function annotationsOf(root: XmlElement, file: string, segmentation: SegmentationIndex, report: ImportReporter): Promise<ImportedAnnotation[]> {
+  const masks = segmentation.size > 0 ? await segmentation.masks(file, objectElements(root).map((o) => childText(o, 'name')), report) : [];
+  const masked = new Set(masks.map((m) => m.extra?.instance).filter((i): i is string => typeof i === 'string'));
+  return [...objectsOf(root, file, report, masked), ...masks];
 }
 
 /**
@@ -168,7 +184,7 @@ export const vocReader: FormatReader = {
     const files = await annotationFiles(archive);
     const names = await classNames(archive, files);
     const stems = new Set(files.map((f) => stemOf(f)));
-    const total = files.length + archive.paths.filter((p) => isImagePath(p) && !stems.has(stemOf(p))).length;
+    const total = files.length + archive.paths.filter((p) => isImagePath(p) && !isSegmentationPng(p) && !stems.has(stemOf(p))).length;
     return { classes: names.map((name) => ({ name, type: 'box' as const })), total, images: imagesOf(archive, files, options) };
   },
 };
