@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const apiPort = Number(process.env.PORT ?? 3000);
@@ -32,15 +32,5 @@ export default defineConfig({
     port: 5173,
     // The live co-editing socket needs its upgrade proxied (ws); it is listed before /api so it matches first.
     proxy: { '/api/v1/live': { target: api, ws: true }, '/api': api, '/auth/v1': api, '/storage/v1': api },
-  },
-  test: {
-    include: ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts', 'scripts/**/*.test.ts'],
-    environment: 'node',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-    // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
-    // files spend much of their time waiting on their server, so two at a time finish sooner.
-    maxWorkers: 2,
   },
 });

@@ -1,0 +1,52 @@
+// Vitest: unit tests beside the code (src, assembly, scripts), the API over HTTP (tests/api), the
+// engine headless (tests/engine) and the renderer's pixels (tests/render). See tests/README.md.
+import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
+import viteConfig from './vite.config';
+
+const include = ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts', 'scripts/**/*.test.ts'];
+
+// Files that need a module graph of their own: they replace modules or timers (vi.mock, fake
+// timers, spies), change globals or the environment for the whole file (a DOM, `window`, S3
+// credentials), which the next file in the same worker would otherwise inherit.
+const isolated = [
+  'src/app/api/client.test.ts',
+  'src/app/components/ErrorBoundary.test.ts',
+  'src/app/editor-session/autoAnnotate.test.ts',
+  'src/app/editor-session/session.test.ts',
+  'src/app/pages/annotate/AttributesPanel.test.ts',
+  'src/app/pages/project/data/thumbnails.test.ts',
+  'src/app/pages/project/data/uploads.test.ts',
+  'src/app/stores/toast.test.ts',
+  'src/app/sync/live/liveImage.test.ts',
+  'src/app/sync/save/transport.test.ts',
+  'src/kernels/kernels.test.ts',
+  'src/workers/tiles.test.ts',
+  'tests/api/auth-rate-limits.test.ts',
+  'tests/api/storage-s3.test.ts',
+  'tests/engine/auto.test.ts',
+];
+
+// VELLUM_TEST_ISOLATE=1 gives every file a module graph of its own, as before: to tell a leak
+// between files from a bug, or to compare the cost.
+const shareModules = process.env.VELLUM_TEST_ISOLATE !== '1';
+
+export default mergeConfig(
+  viteConfig,
+  defineConfig({
+    test: {
+      environment: 'node',
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+      // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
+      // files spend much of their time waiting on their server, so two at a time finish sooner.
+      maxWorkers: 2,
+      projects: [
+        // The rest share one module graph per worker: the server and its dependencies are loaded
+        // once per worker instead of once per file (importing them was 107 s of the 377 s run).
+        { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...isolated], isolate: !shareModules } },
+        { extends: true, test: { name: 'isolated', include: isolated } },
+      ],
+    },
+  }),
+);
