@@ -160,6 +160,23 @@ describe('COCO reader', () => {
     expect(images).toEqual([{ fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 5, height: 5, annotations: [{ class: 'eye', shape: { type: 'keypoint', x: 2, y: 3 } }] }]);
   });
 
+  it("reads the unmarked boxes of Vellum's exports from before the box mark (info version 1.0) as boxes, and only those", async () => {
+    const doc = (info: Record<string, unknown>) =>
+      JSON.stringify({
+        info,
+        images: [{ id: 1, file_name: 'images/x.png', width: 9, height: 9 }],
+        categories: [{ id: 1, name: 'car', supercategory: '' }],
+        annotations: [{ id: 1, image_id: 1, category_id: 1, bbox: [1, 2, 3, 4], area: 12, iscrowd: 0, segmentation: [[1, 2, 4, 2, 4, 6, 1, 6]] }],
+      });
+    const shapeOf = async (info: Record<string, unknown>) => {
+      const { dataset, images } = await readAll(cocoReader, memoryArchive({ 'annotations.json': doc(info) }));
+      return [dataset.classes[0]!.type, images[0]!.annotations[0]!.shape.type];
+    };
+    expect(await shapeOf({ description: 'p', version: '1.0', contributor: 'Vellum' })).toEqual(['box', 'box']);
+    expect(await shapeOf({ description: 'p', version: '1.1', contributor: 'Vellum' })).toEqual(['polygon', 'polygon']);
+    expect(await shapeOf({ description: 'p', version: '1.0', contributor: 'someone' })).toEqual(['polygon', 'polygon']);
+  });
+
   it('yields an image that instances_ and person_keypoints_ both list once, with the annotations of both', async () => {
     const images = [{ id: 5, file_name: 'a.jpg', width: 50, height: 50 }];
     const archive = memoryArchive({

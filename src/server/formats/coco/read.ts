@@ -16,7 +16,8 @@
 //   shape each, a ring under 3 points skipped with its reason; RLE, compressed or not -> one mask),
 //   otherwise its bbox as a box. A single ring that is exactly the bbox rectangle is a box only when
 //   the annotation carries Vellum's box mark (`vellum_shape: 'box'`, ./rules.ts: how Vellum's COCO
-//   export writes boxes); without it a rectangle polygon stays a polygon (issue 32).
+//   export writes boxes); without it a rectangle polygon stays a polygon (issue 32), except in a
+//   Vellum export from before the mark (info contributor 'Vellum', version '1.0': every box unmarked).
 // - Keypoints: each labelled point (v > 0) is a keypoint shape with extra {part: the category's
 //   keypoints[i] (or its 1-based number when unnamed), instance}; v = 1 adds attribute
 //   {name: 'visible', value: false}. The annotation's geometry is kept as well (a person's
@@ -68,7 +69,7 @@ import {
 import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
 import { scanJson, type ScanControl } from '../json-scan';
 import { isBoxRing, ringArea } from '../shapes';
-import { crowdOf, hasBoxMark, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
+import { crowdOf, hasBoxMark, isLegacyVellumInfo, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
 
 const NAMED_COCO_FILE = /(^|\/)((instances|person_keypoints)_[^/]*|_annotations\.coco)\.json$/i;
 const COCO_LIST_KEY = /"(images|annotations|categories)"\s*:\s*\[/;
@@ -108,6 +109,8 @@ interface ScannedFile {
   kinds: Map<Key, number>;
   /** Category key -> the most [x, y, v] triples one of its annotations has. */
   points: Map<Key, number>;
+  /** A Vellum export from before the box mark: a ring that is its bbox's rectangle is a box. */
+  legacyBoxes: boolean;
   spillPath: string;
   offset: number[];
   length: number[];
@@ -144,19 +147,19 @@ function hasLabelledKeypoint(v: unknown): boolean {
   return false;
 }
 
-/** Whether a single ring is Vellum's export of a box: marked, and exactly the bbox rectangle. */
-function markedBoxRing(a: Record<string, unknown>, ring: readonly number[], bbox: readonly number[] | null): boolean {
-  return hasBoxMark(a) && isBoxRing(ring, bbox);
+/** Whether a single ring is Vellum's export of a box: marked (or in a legacy Vellum file), and exactly the bbox rectangle. */
+function markedBoxRing(a: Record<string, unknown>, ring: readonly number[], bbox: readonly number[] | null, legacy: boolean): boolean {
+  return (legacy || hasBoxMark(a)) && isBoxRing(ring, bbox);
 }
 
 /** KIND_* of one raw annotation, for the class type. */
-function kindOf(a: Record<string, unknown>): number {
+function kindOf(a: Record<string, unknown>, legacy: boolean): number {
   if (hasLabelledKeypoint(a.keypoints)) return KIND_KEYPOINT;
   const seg = a.segmentation;
   if (isRecord(seg)) return KIND_POLYGON;
   if (Array.isArray(seg) && seg.length > 0) {
     const ring = ringOf(seg[0]);
-    return seg.length === 1 && ring && markedBoxRing(a, ring, bboxOf(a.bbox)) ? KIND_BOX : KIND_POLYGON;
+    return seg.length === 1 && ring && markedBoxRing(a, ring, bboxOf(a.bbox), legacy) ? KIND_BOX : KIND_POLYGON;
   }
   return KIND_BOX;
 }
@@ -170,6 +173,8 @@ class CocoScan {
   private topKey: string | null = null;
   private section: 'images' | 'annotations' | 'categories' | null = null;
   private asm: Assembler | null = null;
+  /** The top-level `info` object being assembled (Vellum's exports write it first). */
+  private infoAsm: Assembler | null = null;
   private readonly counters = { images: 0, annotations: 0, categories: 0 };
   private readonly imageKeys = new Set<Key>();
   readonly seen = new Set<string>();
@@ -180,11 +185,19 @@ class CocoScan {
     private readonly report: ImportReporter,
     private readonly control: ScanControl,
   ) {
-    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), spillPath, offset: [], length: [], next: [], lists: new Map() };
+    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), legacyBoxes: false, spillPath, offset: [], length: [], next: [], lists: new Map() };
     this.spill = fs.createWriteStream(spillPath);
   }
 
   token(tok: Token): void {
+    if (this.infoAsm) {
+      this.infoAsm.consume(tok);
+      if (this.infoAsm.done) {
+        this.scanned.legacyBoxes = isLegacyVellumInfo(this.infoAsm.current);
+        this.infoAsm = null;
+      }
+      return;
+    }
     if (this.asm) {
       this.asm.consume(tok);
       if (this.asm.done) {
@@ -198,6 +211,11 @@ class CocoScan {
       case 'startObject':
       case 'startArray':
         if (this.depth === 0 && tok.name === 'startArray') throw new ImportInputError(`${this.scanned.file}: not a COCO file (the top level is a list, not an object)`);
+        if (this.depth === 1 && tok.name === 'startObject' && this.topKey === 'info') {
+          this.infoAsm = new Assembler();
+          this.infoAsm.consume(tok);
+          return;
+        }
         if (this.depth === 1 && tok.name === 'startArray' && (this.topKey === 'images' || this.topKey === 'annotations' || this.topKey === 'categories')) {
           this.section = this.topKey;
           this.seen.add(this.topKey);
@@ -285,7 +303,7 @@ class CocoScan {
     }
     const cat = keyOf(v.category_id);
     if (cat !== null) {
-      s.kinds.set(cat, (s.kinds.get(cat) ?? 0) | kindOf(v));
+      s.kinds.set(cat, (s.kinds.get(cat) ?? 0) | kindOf(v, s.legacyBoxes));
       if (Array.isArray(v.keypoints)) s.points.set(cat, Math.max(s.points.get(cat) ?? 0, Math.floor(v.keypoints.length / 3)));
     }
     if (!this.spill.write(line)) this.control.waitFor(once(this.spill, 'drain'));
@@ -401,7 +419,7 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
         report.skip(`${where} segmentation[${j}]`, 'a polygon must be a flat list of x, y numbers');
         return;
       }
-      if (seg.length === 1 && markedBoxRing(a, ring, bbox)) {
+      if (seg.length === 1 && markedBoxRing(a, ring, bbox, s.legacyBoxes)) {
         const [x, y, w, h] = bbox!;
         geometry.push({ shape: { type: 'box', x, y, w, h } });
         return;

@@ -4,7 +4,9 @@
 //   extra key `vellum_shape: 'box'` (pycocotools ignores keys it does not know); a single ring that
 //   is the bbox's rectangle reads back as a box only with that mark (../shapes.ts boxRing,
 //   isBoxRing): another tool's rectangle polygon stays a polygon, and its boxes (bbox with an empty
-//   or absent segmentation) are boxes;
+//   or absent segmentation) are boxes. Vellum's exports before the mark (info contributor 'Vellum',
+//   version '1.0') wrote every box unmarked: there such a ring is a box; the mark's exports say
+//   version VELLUM_COCO_VERSION;
 // - a lone point is written with its category's keypoints ['point'], bbox [x, y, 0, 0], area 0 and
 //   a zero-area triangle as segmentation; such a category reads back as plain keypoints, and the
 //   zero-area geometry of a keypoint annotation is dropped;
@@ -20,6 +22,14 @@ import { countsToString, rleArea, stringToCounts } from '../../../contract/rle';
 export const POINT_PART = 'point';
 /** The attribute a point marked not visible (COCO v 1) carries, with the value false. */
 export const VISIBLE = 'visible';
+
+/** info.version of Vellum's COCO exports since the box mark; '1.0' files (LEGACY_VELLUM_COCO_VERSION) have unmarked boxes. */
+export const VELLUM_COCO_VERSION = '1.1';
+export const LEGACY_VELLUM_COCO_VERSION = '1.0';
+
+/** Whether a COCO file's info says it is a Vellum export from before the box mark. */
+export const isLegacyVellumInfo = (info: unknown): boolean =>
+  typeof info === 'object' && info !== null && (info as { contributor?: unknown }).contributor === 'Vellum' && (info as { version?: unknown }).version === LEGACY_VELLUM_COCO_VERSION;
 
 /** The key, and its value, that mark an annotation Vellum exported from a box (see above). */
 export const BOX_MARK = { vellum_shape: 'box' } as const;

@@ -40,7 +40,7 @@ import { Spool } from '../../services/export/sink';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { convert, imageSize, leftOutSection, LeftOut, MASK_POLYGON_TOLERANCE, NO_BOX, NO_MASK, splitOf, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
-import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation } from './rules';
+import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation, VELLUM_COCO_VERSION } from './rules';
 
 export type CocoKind = 'box' | 'polygon' | 'keypoint' | 'mask';
 
@@ -234,7 +234,7 @@ export class CocoWriter implements FormatWriter {
   }
 
   async finish(): Promise<void> {
-    const info = { description: this.s.name, version: '1.0', year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
+    const info = { description: this.s.name, version: VELLUM_COCO_VERSION, year: new Date().getUTCFullYear(), contributor: 'Vellum', date_created: new Date().toISOString() };
     const categories = [...this.categories.values()];
     const head = `{"info":${JSON.stringify(info)},"licenses":[],"categories":${JSON.stringify(categories)},\n"images":[\n`;
     const names = new Map(categories.map((c) => [c.id, c.keypoints ?? []]));
