@@ -27,6 +27,9 @@
 // later import), formats/coco/write.ts (annotations.json), formats/yolo/write.ts (Ultralytics:
 // data.yaml, images/, labels/), formats/voc/write.ts (Pascal VOC: Annotations/, JPEGImages/,
 // ImageSets/Main/default.txt). Every zip has a README.txt: what is inside, what was left out and why.
+// Training options: `split` (./split.ts decides each image's split before the first byte; the
+// writers lay the splits out), `yolo_task`, `mask_format`. `progress_id` makes the run count its
+// images for GET /annotations/export/progress (./progress.ts).
 //
 // Selection: scope 'selected' (image_ids of the project, archived or not), 'all_complete' (complete
 // and not archived; the default), 'all' (every image not archived, in every folder: the dialog's
