@@ -1,7 +1,7 @@
 // No request waits behind heavy work (issue 30): the latency of a trivial route and of a small save
 // while the probe's worst inputs run, against the same calls on the quiet server in the same run.
 //
-//   node --import tsx bench/heavy-work.bench.ts [--quick] [--pg <url>] [--phases=cvat,yolo,export,segment] [--no-client]
+//   node --import tsx bench/heavy-work.bench.ts [--quick] [--pg <url>] [--phases=cvat,yolo,export,segment,clicks] [--no-client]
 //
 // One server in this process (embedded PGlite unless --pg / DATABASE_URL, local storage). A client
 // in this process polls GET /api/v1/health back to back and saves one box (save-changes, the
@@ -14,6 +14,8 @@
 //   export 10k  COCO export of a 10,000-image project (5 shapes each, bulk-seeded by seed.ts),
 //               the zip read as it arrives
 //   12 MP       process-image (the built-in segmenter's embedding) on three fresh 4000 x 3000 photos
+//   clicks      5 get-mask clicks on the first photo, each from the previous mask (--phases=clicks; the
+//               photo is prepared before, when the segment phase does not run)
 // Reported per phase: p50 / p99 / max of both calls, the event-loop delay (perf_hooks
 // monitorEventLoopDelay, 10 ms resolution: p50 / p99 / max), the CPU seconds of the event loop's
 // thread and of the process's other threads (from /proc: load-independent) and the 1-minute load average. The
@@ -41,7 +43,7 @@ const EXPORT_IMAGES = quick ? 2000 : 10_000;
 const YOLO_IMAGES = quick ? 5 : 20;
 const YOLO_LINES = 10_000;
 const PHOTOS_12MP = quick ? 1 : 3;
-/** --phases=cvat,yolo,export,segment: only these loads (the quiet phases always run). */
+/** --phases=cvat,yolo,export,segment,clicks: only these loads (the quiet phases always run). */
 const phases = process.argv.find((a) => a.startsWith('--phases='))?.slice('--phases='.length).split(',');
 const wanted = (name: string) => !phases || phases.includes(name);
 const EXPORT_CLASSES = ['car', 'building', 'person', 'road', 'sign'].map((name, i) => ({ name, type: i % 2 ? 'polygon' : 'box', color: '#ff6b6b' }));
@@ -231,6 +233,27 @@ async function exportCoco(bench: BenchServer, projectId: string): Promise<string
   return `${EXPORT_IMAGES} images, ${round(bytes / 1048576)} MB zip`;
 }
 
+/** get-mask on a 12 MP photo (prepared first, outside the phase's work): CLICKS clicks, each from the previous mask. */
+const CLICKS: { positive: [number, number][]; negative: [number, number][] }[] = [
+  { positive: [[2000, 1500]], negative: [] },
+  { positive: [[2000, 1500], [1200, 900]], negative: [] },
+  { positive: [[2000, 1500], [1200, 900]], negative: [[3000, 2200]] },
+  { positive: [[2000, 1500], [1200, 900], [500, 400]], negative: [[3000, 2200]] },
+  { positive: [[2000, 1500], [1200, 900], [500, 400]], negative: [[3000, 2200], [2600, 700]] },
+];
+
+async function clicks(bench: BenchServer, projectId: string, name: string): Promise<string> {
+  const ms: number[] = [];
+  for (const [i, points] of CLICKS.entries()) {
+    const t = performance.now();
+    const body = { project_id: projectId, image_name: name, positive_points: points.positive, negative_points: points.negative, use_previous_mask: i > 0 };
+    const res = await api(bench.server.url, 'POST', '/api/v1/auto-annotate/sam2/get-mask', { token: bench.user.token, body });
+    if (res.status !== 200) throw new Error(`get-mask ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    ms.push(Math.round(performance.now() - t));
+  }
+  return `${CLICKS.length} clicks, ${ms.join(' / ')} ms each`;
+}
+
 async function main() {
   console.log(`== heavy work (${os.cpus()[0]?.model ?? 'cpu'} x ${os.cpus().length}, load ${os.loadavg().map((l) => round(l)).join(' ')})`);
   const bench = await benchServer();
@@ -254,12 +277,14 @@ async function main() {
     }
     const segProject = await createBenchProject(bench, 'segmentation');
     const photos: string[] = [];
-    for (let i = 0; wanted('segment') && i < PHOTOS_12MP; i++) {
+    for (let i = 0; (wanted('segment') || wanted('clicks')) && i < PHOTOS_12MP; i++) {
       await uploadImage(server, user, segProject.id, `p${i}.jpg`, await photo12mp(i));
       photos.push(`p${i}.jpg`);
     }
-    if (wanted('segment')) await api(server.url, 'POST', '/api/v1/auto-annotate/sam2/warmup', { token: user.token });
+    if (wanted('segment') || wanted('clicks')) await api(server.url, 'POST', '/api/v1/auto-annotate/sam2/warmup', { token: user.token });
     await sleep(2000); // thumbnails of the uploads
+    // The clicks' photo is prepared before anything is measured (the segment phase embeds the others afresh).
+    if (wanted('clicks') && !wanted('segment')) await api(server.url, 'POST', '/api/v1/auto-annotate/sam2/process-image', { token: user.token, body: { project_id: segProject.id, image_name: photos[0] } });
 
     rows.push(await phase(bench, target, 'quiet', async () => 'nothing else runs', 5000));
     if (wanted('cvat')) rows.push(await phase(bench, target, 'cvat masks import', () => importFile(bench, cvatProject.id, 'annotations.xml', Buffer.from(cvatMasks()))));
@@ -278,6 +303,7 @@ async function main() {
         return `${photos.length} photos, ${ms.join(' / ')} ms each`;
       }),
     );
+    if (wanted('clicks')) rows.push(await phase(bench, target, '12 MP get-mask clicks', () => clicks(bench, segProject.id, photos[0]!)));
     rows.push(await phase(bench, target, 'quiet (after)', async () => 'nothing else runs', 3000));
   } finally {
     await bench.stop();
@@ -289,7 +315,7 @@ async function main() {
     loaded_p99_under_100ms: Object.fromEntries(loaded.map((r) => [r.phase, r.health.p99 < 100 && r.save.p99 < 100])),
   };
   console.table(rows.map((r) => ({ phase: r.phase, s: r.seconds, 'health n': r.health.n, 'health p50': r.health.p50, 'health p99': r.health.p99, 'health max': r.health.max, 'save n': r.save.n, 'save p50': r.save.p50, 'save p99': r.save.p99, 'save max': r.save.max, 'lag p99': r.lag.p99, 'lag max': r.lag.max, 'cpu main s': r.cpu?.main, 'cpu others s': r.cpu?.others, load: r.load })));
-  console.log(verdict);
+  console.log(noClient ? 'no client (--no-client): CPU seconds only, no latencies' : verdict);
   console.log('\n| phase | health p50 / p99 / max ms | save p50 / p99 / max ms | event-loop lag p50 / p99 / max ms | CPU s: event loop / other threads | load | what ran |\n|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.phase} | ${r.health.p50} / ${r.health.p99} / ${r.health.max} (${r.health.n}) | ${r.save.p50} / ${r.save.p99} / ${r.save.max} (${r.save.n}) | ${r.lag.p50} / ${r.lag.p99} / ${r.lag.max} | ${r.cpu ? `${r.cpu.main} / ${r.cpu.others}` : '-'} | ${r.load} | ${r.note} |`);
   const out = process.env.HEAVY_WORK_BENCH_OUT ?? path.join(here, 'results', 'heavy-work.json');

@@ -272,7 +272,9 @@ async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; 
     // Attributes that do not fit the class's definitions are left out (the shape is kept), saying which.
     const attrs = fittingAttributes((s as { attributes?: unknown }).attributes, cls);
     for (const name of attrs.dropped) r.report.warn(`${where}: attribute "${name.slice(0, 100)}" does not fit the definition of class "${cls.name}"; left out`);
-    chunk.push({ ...(s as Record<string, unknown>), name: cls.name, ...(attrs.dropped.length ? { attributes: attrs.kept } : {}) });
+    // Copied only when something changes (most shapes: converted already under the class's own name).
+    const shape = s as Record<string, unknown>;
+    chunk.push(shape.name === cls.name && !attrs.dropped.length ? shape : { ...shape, name: cls.name, ...(attrs.dropped.length ? { attributes: attrs.kept } : {}) });
     taken += 1;
   };
   for (const [i, s] of stored.entries()) {
