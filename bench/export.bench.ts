@@ -28,6 +28,17 @@
 // with image files, reading the same stored file from storage 1,000 times (per image). Writes
 // bench/results/export.json (EXPORT_BENCH_OUT picks another file). Target: memory flat as the
 // dataset grows.
+//
+// --throughput (issue 32 section 6; sizes 1000,10000 unless --sizes): image bytes streamed by a COCO
+// export with include_images, against a plain `cat` of the same files in the same run. Every image
+// has its own stored file, but the files are hard links to one generated JPEG (generated images: a
+// throughput figure, not a quality claim; the bytes are in the page cache for both the export and
+// cat, so this measures the pipeline, not the disk). `cat` reads them through xargs into a pipe
+// counted by wc, as the export streams into a socket. Reported: image MB/s, zip MB/s, CPU seconds
+// (the export: this process; cat: its children's user + system), the export / cat ratio, and the
+// export's peak RSS at each size. Target: >= 50 MB/s of image bytes, peak RSS flat from 1k to 10k.
+// Writes bench/results/export-throughput.json.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -42,7 +53,8 @@ import { moveDocumentsToRows } from '../src/server/db/annotation-rows';
 import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
 
 const quick = process.argv.includes('--quick');
-const SIZES = (arg('sizes', quick ? '500,2000' : '1000,5000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);
+const throughputMode = process.argv.includes('--throughput');
+const SIZES = (arg('sizes', throughputMode ? '1000,10000' : quick ? '500,2000' : '1000,5000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);
 const RUNS = Number(arg('runs', '1'));
 const SHAPES = 5;
 const MB = 1024 * 1024;
@@ -133,7 +145,8 @@ function zipEntries(tail: Buffer): number {
   return -1;
 }
 
-async function exportOnce(bench: BenchServer, projectId: string, v: Variant): Promise<ExportRun> {
+/** `liveHeap: false` skips the once-a-second full GC (the throughput run: it would cost the export seconds of CPU). */
+async function exportOnce(bench: BenchServer, projectId: string, v: Variant, opts: { liveHeap?: boolean } = {}): Promise<ExportRun> {
   await settle();
   const baseline = memory();
   const kernelPeak = resetPeakRss();
@@ -148,6 +161,7 @@ async function exportOnce(bench: BenchServer, projectId: string, v: Variant): Pr
   // Once a second a full GC, then the heap in use: what the export holds live, garbage aside.
   let liveHeap = baseline.heapUsed;
   const liveTimer = setInterval(() => {
+    if (opts.liveHeap === false) return;
     gc();
     liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed);
   }, 1000);
@@ -377,7 +391,106 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+/** `cat` of the files into a pipe counted by `wc -c`: wall time, the children's CPU time, bytes. */
+async function catFiles(files: string[]): Promise<{ ms: number; cpuMs: number; bytes: number }> {
+  const t0 = performance.now();
+  // `times` prints the shell's and then its children's user and system time (e.g. "0m1.230s").
+  const child = spawn('sh', ['-c', 'xargs -0 cat | wc -c; times'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdin.end(files.join('\0'));
+  await new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`cat exited with ${code}`)))));
+  const ms = performance.now() - t0;
+  const lines = out.trim().split('\n');
+  const seconds = (t: string) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  };
+  const children = lines[lines.length - 1]!.split(/\s+/);
+  return { ms, cpuMs: (seconds(children[0]!) + seconds(children[1]!)) * 1000, bytes: Number(lines[0]) };
+}
+
+// Long because it reads as the throughput run's script: one stored JPEG hard-linked under every
+// image's key, then per size the export (memory sampled by exportOnce) and cat of the same files.
+async function throughput() {
+  const bench = await benchServer();
+  try {
+    const ctx = bench.server.built.ctx;
+    const storage = ctx.storage as unknown as { root?: string };
+    if (!storage.root) throw new Error('--throughput needs the local storage driver (hard links to one file)');
+    const bucket = bench.user.org.gcs_bucket_name;
+    const jpeg = await photo();
+    const sourceKey = 'bench/shared/photo.jpg';
+    await ctx.storage.put(bucket, sourceKey, jpeg, { contentType: 'image/jpeg', contentLength: jpeg.length });
+    const source = path.join(storage.root, bucket, ...sourceKey.split('/'));
+    const sourceMeta = path.join(storage.root, '.meta', bucket, ...sourceKey.split('/'));
+    const v: Variant = { name: 'coco + images', format: 'coco', includeImages: true };
+    const rows = [];
+    for (const size of SIZES) {
+      const project = await createBenchProject(bench, `Throughput ${size}`, CLASSES);
+      const seeded = await seedProject(bench, project, { images: size, folders: Math.max(1, Math.round(size / 100)), statuses: 'complete', shapes: SHAPES });
+      await moveDocumentsToRows(ctx.database);
+      const files: string[] = [];
+      for (let g = 0; g < size; g++) {
+        const key = `${project.gcs_path}/images/img_${g}`;
+        const file = path.join(storage.root, bucket, ...key.split('/'));
+        const meta = path.join(storage.root, '.meta', bucket, ...key.split('/'));
+        if (g === 0) {
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          fs.mkdirSync(path.dirname(meta), { recursive: true });
+        }
+        fs.linkSync(source, file);
+        fs.linkSync(sourceMeta, meta);
+        files.push(file);
+      }
+      console.log(`seeded ${size} images with ${size} linked files in ${seeded.toFixed(1)} s`);
+      if (rows.length === 0) await exportOnce(bench, project.id, v); // warm-up, not measured
+      await catFiles(files); // warm the page cache's directory entries as the warm-up export did
+      const loadBefore = os.loadavg()[0];
+      const run = await exportOnce(bench, project.id, v, { liveHeap: false });
+      const cat = await catFiles(files);
+      if (cat.bytes !== size * jpeg.length) throw new Error(`cat read ${cat.bytes} bytes, expected ${size * jpeg.length}`);
+      if (run.entries !== size + 2) throw new Error(`export of ${size}: ${run.entries} zip entries, expected ${size + 2}`);
+      const imageMb = (size * jpeg.length) / MB;
+      const peakRss = Math.max(run.peakRssKernel ?? 0, run.peak.rss);
+      const row = {
+        images: size,
+        image_mb: +imageMb.toFixed(1),
+        export_s: +(run.ms / 1000).toFixed(2),
+        export_cpu_s: +(run.cpuMs / 1000).toFixed(2),
+        export_image_mb_per_s: +(imageMb / (run.ms / 1000)).toFixed(1),
+        export_zip_mb_per_s: +(run.bytes / MB / (run.ms / 1000)).toFixed(1),
+        // per CPU second: what one idle core would do, steadier than wall time on a busy machine
+        export_image_mb_per_cpu_s: +(imageMb / (run.cpuMs / 1000)).toFixed(1),
+        cat_s: +(cat.ms / 1000).toFixed(2),
+        cat_cpu_s: +(cat.cpuMs / 1000).toFixed(2),
+        cat_mb_per_s: +(imageMb / (cat.ms / 1000)).toFixed(1),
+        cat_mb_per_cpu_s: +(imageMb / Math.max(cat.cpuMs / 1000, 0.01)).toFixed(1),
+        export_over_cat_time: +(run.ms / cat.ms).toFixed(1),
+        peak_rss_mb: +(peakRss / MB).toFixed(0),
+        peak_rss_over_baseline_mb: +((peakRss - run.baseline.rss) / MB).toFixed(1),
+        peak_rss_source: run.peakRssKernel !== null ? 'VmHWM' : 'sampled',
+        peak_heap_over_baseline_mb: +((run.peak.heapUsed - run.baseline.heapUsed) / MB).toFixed(1),
+        load_before: +loadBefore.toFixed(1),
+        load_after: +os.loadavg()[0].toFixed(1),
+      };
+      rows.push(row);
+      console.log(row);
+    }
+    const [a, b] = [rows[0]!, rows[rows.length - 1]!];
+    console.log(`\nExport throughput (COCO + images, ${ctx.database.kind}, ${(jpeg.length / 1024).toFixed(0)} KiB JPEG per image, ${os.cpus().length} CPUs):`);
+    console.table(rows.map((r) => ({ images: r.images, 'image MB': r.image_mb, 'export MB/s': r.export_image_mb_per_s, 'cat MB/s': r.cat_mb_per_s, 'export MB/CPU s': r.export_image_mb_per_cpu_s, 'cat MB/CPU s': r.cat_mb_per_cpu_s, 'export / cat time': r.export_over_cat_time, 'export CPU s': r.export_cpu_s, 'cat CPU s': r.cat_cpu_s, 'peak RSS MB': r.peak_rss_mb, 'over baseline MB': r.peak_rss_over_baseline_mb, load: `${r.load_before} -> ${r.load_after}` })));
+    console.log(`peak RSS at ${b.images} / at ${a.images} images: ${(b.peak_rss_mb / a.peak_rss_mb).toFixed(2)}x; target >= 50 MB/s of image bytes: ${rows.every((r) => r.export_image_mb_per_s >= 50) ? 'met' : 'NOT met'}`);
+    const outFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'export-throughput.json');
+    fs.mkdirSync(path.dirname(outFile), { recursive: true });
+    fs.writeFileSync(outFile, `${JSON.stringify({ benchmark: 'export --throughput', date: new Date().toISOString(), database: ctx.database.kind, cpus: os.cpus().length, image_file_bytes: jpeg.length, rows }, null, 2)}\n`);
+    console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
+  } finally {
+    await bench.stop();
+  }
+}
+
+(throughputMode ? throughput() : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
