@@ -43,6 +43,7 @@ import {
 } from '../../contract/teams';
 import { CreateImportResponse, ImportJob, ListImportsResponse, StartImportResponse, type ImportFormat } from '../../contract/imports';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
+import { AnnotationStatsResponse } from '../../contract/annotation-api';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 import { nextTask } from '../../engine';
 
@@ -219,6 +220,8 @@ export const api = {
 
   // Images
   listImages: (projectId: string, q: ListImagesParams) => request('GET', `/projects/${enc(projectId)}/images?${query(q)}`, ListImagesResponse),
+  /** Shapes per kind and class, images per class (issue 32: the Data tab's class panel); archived images left out. */
+  annotationStats: (projectId: string) => request('GET', `/annotations/stats/${enc(projectId)}`, AnnotationStatsResponse),
   checkFilename: (projectId: string, orgId: string, filename: string) =>
     request('POST', `/projects/${enc(projectId)}/images/check-filename?org_id=${enc(orgId)}`, CheckFilenameResponse, { filename }),
   uploadUrl: (projectId: string, orgId: string, file: { filename: string; content_type: string; folder_path: string }) =>
@@ -271,11 +274,20 @@ export interface ListImagesParams {
   is_archived?: 'true' | 'false' | 'all';
   /** A member's id, 'me' or 'none' (issue 29). */
   assignee?: string;
+  /** Annotation filters (issue 32): classes (any of them; repeated in the query), with or without annotations, a count range. */
+  class?: string[];
+  has_annotations?: 'true' | 'false';
+  min_annotations?: number;
+  max_annotations?: number;
 }
 
+/** A query string; a list repeats its key (class=a&class=b). */
 function query(params: object): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (Array.isArray(v)) for (const one of v) q.append(k, String(one));
+    else if (v !== undefined && v !== null) q.set(k, String(v));
+  }
   return q.toString();
 }
 

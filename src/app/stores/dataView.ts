@@ -1,5 +1,5 @@
 // Shared state of the project page's Data tab: the open folder, filter, name search, sort,
-// assignee filter, selection and a reload counter that the header's Add button and the upload
+// assignee filter, annotation filters (class, with or without annotations, a count range), selection and a reload counter that the header's Add button and the upload
 // queue bump after new images land. A search looks through every folder of the project; the open
 // folder is kept, so leaving the search returns to it, and opening a folder ends the search.
 // The URL's query string is the truth for the view (issue 29, src/app/lib/links.ts): the page
@@ -7,7 +7,7 @@
 // history entry (opening a folder, a filter, a sort) or in place of the current one (typing a search).
 import { create } from 'zustand';
 import type { ImageStatus, ListSortField } from '../../contract/images';
-import { DEFAULT_DATA_QUERY, DEFAULT_SORT, sameDataQuery, type DataQuery, type SortState } from '../lib/links';
+import { DEFAULT_DATA_QUERY, DEFAULT_SORT, NO_ANNOTATION_FILTER, sameDataQuery, type AnnotationFilter, type DataQuery, type SortState } from '../lib/links';
 
 export { DEFAULT_SORT, type SortState };
 
@@ -34,6 +34,10 @@ interface DataViewState extends DataQuery {
   setStatus(status: ImageStatus | null): void;
   setSearch(search: string): void;
   setAssignee(assignee: string | null): void;
+  /** Adds the class to the class filter, or takes it out when it is there. */
+  toggleClass(name: string): void;
+  /** Changes some of the annotation filters; NO_ANNOTATION_FILTER clears them. */
+  setAnnotationFilter(change: Partial<AnnotationFilter>): void;
   /** A new field starts descending; the same field toggles (spec section 9). */
   chooseSort(field: ListSortField): void;
   setSelection(ids: Iterable<string>, anchor?: string | null): void;
@@ -41,7 +45,7 @@ interface DataViewState extends DataQuery {
   reload(): void;
 }
 
-const queryOf = (s: DataQuery): DataQuery => ({ folderPath: s.folderPath, status: s.status, search: s.search, sort: s.sort, assignee: s.assignee });
+const queryOf = (s: DataQuery): DataQuery => ({ folderPath: s.folderPath, status: s.status, search: s.search, sort: s.sort, assignee: s.assignee, annotations: s.annotations });
 
 export const useDataView = create<DataViewState>()((set, get) => {
   /** A choice: the view changes at once and the URL follows. */
@@ -62,8 +66,8 @@ export const useDataView = create<DataViewState>()((set, get) => {
       set({ projectId, ...query, selected: new Set(), anchor: null });
     },
     openFolder(path) {
-      // Browsing a folder leaves the views that look through every folder (a search, My work).
-      choose({ folderPath: path, search: '', assignee: null });
+      // Browsing a folder leaves the views that look through every folder (a search, My work, annotation filters).
+      choose({ folderPath: path, search: '', assignee: null, annotations: NO_ANNOTATION_FILTER });
     },
     setStatus(status) {
       choose({ status });
@@ -75,6 +79,13 @@ export const useDataView = create<DataViewState>()((set, get) => {
     },
     setAssignee(assignee) {
       choose({ assignee });
+    },
+    toggleClass(name) {
+      const { classes } = get().annotations;
+      choose({ annotations: { ...get().annotations, classes: classes.includes(name) ? classes.filter((c) => c !== name) : [...classes, name] } });
+    },
+    setAnnotationFilter(change) {
+      choose({ annotations: { ...get().annotations, ...change } });
     },
     chooseSort(field) {
       const { sort } = get();

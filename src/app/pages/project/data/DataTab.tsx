@@ -10,6 +10,7 @@ import { parentFolderPath } from '../../../../contract/folders';
 import type { Project } from '../../../../contract/projects';
 import { useCan, useDenied } from '../../../stores/permissions';
 import { showAlert } from './alerts';
+import { ClassPanel } from './ClassPanel';
 import { DataGrid } from './DataGrid';
 import { DataHeader } from './DataHeader';
 import { DataSelectionBar } from './DataSelectionBar';
@@ -32,11 +33,13 @@ import { looksInEveryFolder } from '../../../lib/links';
 
 export { foldersKey, useFolders } from './folders';
 
+// Long because it wires every part of the tab to the same view, list, selection and actions; each
+// part lives in its own file.
 export function DataTab({ project, orgId, onUpload }: { project: Project; orgId: string; onUpload(files: File[]): void }) {
-  const { folderPath, status, search, sort, assignee, selected, reloadToken } = useDataView();
+  const { folderPath, status, search, sort, assignee, annotations, selected, reloadToken } = useDataView();
   const view = useDataView.getState;
-  const everyFolder = looksInEveryFolder({ search, assignee });
-  const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, assignee, archived: false, reloadToken });
+  const everyFolder = looksInEveryFolder({ search, assignee, annotations });
+  const list = useImageList({ projectId: project.id, orgId, folderPath, status, search, sort, assignee, annotations, archived: false, reloadToken });
   const folders = useFolders(project.id, orgId);
   const tree = folders.data?.folders ?? [];
   const [editOpen, setEditOpen] = useState(false);
@@ -101,18 +104,23 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   return (
     <div className={styles.data} {...dropHandlers} data-file-over={fileOver || undefined}>
       <DataHeader list={list} status={status} sort={sort} creating={folderActions.creating} folderDenied={folderDenied} onCreateFolder={() => void folderActions.createFolder()} />
-      <FolderPath folderPath={folderPath} search={search} assignee={assignee} />
-      <DataGrid
-        list={list}
-        items={items}
-        folderPath={folderPath}
-        status={status}
-        search={search}
-        hasFolders={childFolders.length > 0}
-        uploadDenied={uploadDenied}
-        onRange={onRange}
-        renderItem={renderItem}
-      />
+      <FolderPath folderPath={folderPath} search={search} assignee={assignee} annotations={annotations} />
+      <div className={styles.body}>
+        <div className={styles.main}>
+          <DataGrid
+            list={list}
+            items={items}
+            folderPath={folderPath}
+            status={status}
+            search={search}
+            hasFolders={childFolders.length > 0}
+            uploadDenied={uploadDenied}
+            onRange={onRange}
+            renderItem={renderItem}
+          />
+        </div>
+        <ClassPanel projectId={project.id} classes={project.classes} filter={annotations} reloadToken={reloadToken} />
+      </div>
 
       {fileOver ? (
         <div className={styles.dropOverlay} data-refused={uploadDenied ? true : undefined} aria-hidden="true">

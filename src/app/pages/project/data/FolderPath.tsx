@@ -1,10 +1,14 @@
 // The Data tab's folder path: Back, then 'All images' and each folder down to the one on screen.
 // During a search: 'All images' and the search (it looks through every folder); Back leaves the
 // search for the folder that was open, 'All images' for the root. An assignee filter (My work) also
-// looks through every folder: 'All images' and whose images they are; Back leaves the filter.
+// looks through every folder: 'All images' and whose images they are; Back leaves the filter. So do
+// the annotation filters (class, annotated or not, a count range): 'All images' and a removable chip
+// for each; Back leaves them all.
 import { ArrowLeft, ChevronRight, Folder, Home, Search, UserRound } from 'lucide-react';
 import { ROOT_PATH, parentFolderPath } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
+import { hasAnnotationFilter, NO_ANNOTATION_FILTER, type AnnotationFilter } from '../../../lib/links';
+import { AnnotationFilterChips } from './ClassPanel';
 import { useDataView } from '../../../stores/dataView';
 import styles from './DataTab.module.css';
 
@@ -15,11 +19,19 @@ function assigneeText(assignee: string): string {
   return "A member's images in all folders";
 }
 
-export function FolderPath({ folderPath, search, assignee = null }: { folderPath: string; search: string; assignee?: string | null }) {
+export function FolderPath({ folderPath, search, assignee = null, annotations = NO_ANNOTATION_FILTER }: { folderPath: string; search: string; assignee?: string | null; annotations?: AnnotationFilter }) {
   const view = useDataView.getState;
-  const filtered = search !== '' || assignee !== null;
+  const annotationFiltered = hasAnnotationFilter(annotations);
+  const filtered = search !== '' || assignee !== null || annotationFiltered;
   const crumbs = folderPath === ROOT_PATH || filtered ? [] : folderPath.slice(1).split('/');
-  const leave = () => (search ? view().setSearch('') : assignee !== null ? view().setAssignee(null) : view().openFolder(parentFolderPath(folderPath)));
+  const leave = () =>
+    search
+      ? view().setSearch('')
+      : assignee !== null
+        ? view().setAssignee(null)
+        : annotationFiltered
+          ? view().setAnnotationFilter(NO_ANNOTATION_FILTER)
+          : view().openFolder(parentFolderPath(folderPath));
   return (
     <nav className={styles.pathBar} aria-label="Folder path">
       <IconButton
@@ -50,6 +62,13 @@ export function FolderPath({ folderPath, search, assignee = null }: { folderPath
               <UserRound aria-hidden="true" />
               <span className={styles.pathSearchText}>{assigneeText(assignee)}</span>
             </span>
+          </li>
+        ) : null}
+        {annotationFiltered ? (
+          <li className={styles.pathChips}>
+            <ChevronRight aria-hidden="true" className={styles.pathSep} />
+            <span className={styles.pathSearchText}>{search || assignee !== null ? 'with' : 'In all folders, with'}</span>
+            <AnnotationFilterChips filter={annotations} />
           </li>
         ) : null}
         {crumbs.map((name, i) => {

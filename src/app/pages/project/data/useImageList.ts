@@ -6,7 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { api } from '../../../api/client';
 import type { SortState } from '../../../stores/dataView';
-import { looksInEveryFolder } from '../../../lib/links';
+import { annotationFilterParams, looksInEveryFolder, type AnnotationFilter } from '../../../lib/links';
 
 const FIRST_PAGE = 200;
 const MORE_PAGE = 50;
@@ -22,6 +22,8 @@ export interface ImageListQuery {
   sort: SortState;
   /** A member's id, 'me' or 'none'; null or absent: everyone's images. */
   assignee?: string | null;
+  /** Class, with or without annotations, a count range: these look through every folder too. */
+  annotations?: AnnotationFilter;
   archived: boolean;
   reloadToken: number;
 }
@@ -41,6 +43,8 @@ export interface ImageList {
   reload(): void;
 }
 
+// Long because the first page, the further pages and the local edits share one generation counter
+// and the loaded list, so an answer for an older view is never shown.
 export function useImageList(q: ImageListQuery): ImageList {
   const [images, setImages] = useState<Image[]>([]);
   const [total, setTotal] = useState(0);
@@ -56,7 +60,9 @@ export function useImageList(q: ImageListQuery): ImageList {
   const busyMore = useRef(false);
 
   const search = q.search ?? '';
-  const everyFolder = looksInEveryFolder({ search, assignee: q.assignee ?? null });
+  const everyFolder = looksInEveryFolder({ search, assignee: q.assignee ?? null, annotations: q.annotations });
+  // One string for the dependency lists: a new filter object with the same contents is the same view.
+  const annotationKey = JSON.stringify(annotationFilterParams(q.annotations));
   const params = useCallback(
     (page: number, limit: number) => ({
       org_id: q.orgId,
@@ -68,14 +74,15 @@ export function useImageList(q: ImageListQuery): ImageList {
       sort_order: q.sort.order,
       status: q.status ?? undefined,
       assignee: q.assignee ?? undefined,
+      ...(JSON.parse(annotationKey) as ReturnType<typeof annotationFilterParams>),
       is_archived: q.archived ? ('true' as const) : ('false' as const),
     }),
-    [q.orgId, q.folderPath, everyFolder, search, q.sort.field, q.sort.order, q.status, q.assignee, q.archived],
+    [q.orgId, q.folderPath, everyFolder, search, q.sort.field, q.sort.order, q.status, q.assignee, annotationKey, q.archived],
   );
 
   // Another folder, filter or sort starts empty (skeletons); a reload or a new search keeps what
   // is shown meanwhile. Starting or leaving a search is another view.
-  const viewKey = JSON.stringify([q.projectId, everyFolder ? null : (q.folderPath ?? null), search !== '', q.status, q.assignee ?? null, q.sort.field, q.sort.order, q.archived]);
+  const viewKey = JSON.stringify([q.projectId, everyFolder ? null : (q.folderPath ?? null), search !== '', q.status, q.assignee ?? null, annotationKey, q.sort.field, q.sort.order, q.archived]);
   const shownKey = useRef(viewKey);
 
   useEffect(() => {
