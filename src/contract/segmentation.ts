@@ -67,7 +67,7 @@ export const GetMaskRequest = z.object({
    * With a box, points are optional (they refine it).
    */
   box: z.tuple([coord, coord, coord, coord]).optional(),
-  /** How far (pixels) the returned polygons may stray from the mask's edge (Douglas-Peucker); 0.75 when absent. */
+  /** How far (pixels) the returned polygons may stray from the mask's edge (Douglas-Peucker); 1 when absent, the kernels' MASK_POLYGON_TOLERANCE as in the export. */
   tolerance: z.number().finite('tolerance must be a number').min(0, 'tolerance must be 0 or more').max(100, 'tolerance must be at most 100').optional(),
 });
 export type GetMaskRequest = z.infer<typeof GetMaskRequest>;

@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { images, organizationMembers, projects } from '../../db/schema';
 import { ApiError, apiError, errors } from '../../errors';
-import { loadKernelsNode, type Kernels } from '../../../kernels/node';
+import { loadKernelsNode, MASK_POLYGON_TOLERANCE, type Kernels } from '../../../kernels/node';
 import {
   LOGITS_SIDE,
   MAX_POINTS,
@@ -249,7 +249,7 @@ export class SegmentationService {
     if (signal?.aborted) throw apiError('cancelled', 'The request was cancelled');
     const started = performance.now();
     const points: Points = { positive, negative, ...(clipped ? { box: clipped } : {}) };
-    const result = await this.click(userId, image, e, points, req.use_previous_mask ?? false, req.tolerance ?? 0.75);
+    const result = await this.click(userId, image, e, points, req.use_previous_mask ?? false, req.tolerance ?? MASK_POLYGON_TOLERANCE);
     const inference = (performance.now() - started) / 1000;
     const annotations = result.polygons.map((p) => ({ polygon: { path: p.path, holes: p.holes }, metadata: { sam2_area: Math.round(p.area * 100) / 100 } }));
     return {

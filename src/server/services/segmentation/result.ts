@@ -2,7 +2,7 @@
 // (pycocotools' compressed string), polygons with holes, bbox and area. The grid maps onto the
 // image by nearest neighbour: pixel (X, Y) takes grid cell (floor((X + .5) gw / w), floor((Y + .5) gh / h)),
 // and polygon vertices are scaled the same way, so the polygons rasterise back to the RLE.
-import type { Kernels } from '../../../kernels/node';
+import { MASK_POLYGON_TOLERANCE, type Kernels } from '../../../kernels/node';
 import { foregroundBox } from './maskBox';
 import type { CropMask } from './builtin/refine';
 import type { GridMask } from './types';
@@ -141,7 +141,7 @@ function nextZero(row: Uint8Array, from: number): number {
 }
 
 /** The mask result of a grid mask, or of a full-resolution crop (`fine`) when the backend refined it. */
-export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = 0.75, fine?: CropMask | null): MaskResult {
+export function maskResult(k: Kernels, mask: GridMask, width: number, height: number, tolerance = MASK_POLYGON_TOLERANCE, fine?: CropMask | null): MaskResult {
   const { counts, area, bbox } = fine ? cropToRle(fine, width, height) : gridToRle(mask, width, height);
   const str = k.countsToString(counts);
   const { data, gw, gh } = fine ? { data: fine.data, gw: fine.w, gh: fine.h } : mask;
