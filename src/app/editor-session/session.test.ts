@@ -109,6 +109,32 @@ describe('the editor session', () => {
     s.stop();
   });
 
+  it('says why a box too small is not kept, and how many shapes a paste added; a read-only role pastes nothing', async () => {
+    const s = await setup();
+    await s.open(IMG);
+    s.editor.setTool('box');
+    s.editor.setActiveClass('car');
+    // Click mode: one corner, then the other, 3 px away.
+    s.editor.pointerDown({ x: 300, y: 300 });
+    s.editor.pointerUp({ x: 300, y: 300 });
+    s.editor.pointerMove({ x: 303, y: 303 });
+    s.editor.pointerDown({ x: 303, y: 303 });
+    s.editor.pointerUp({ x: 303, y: 303 });
+    expect(s.editor.getOrderedIds()).toEqual(['a']);
+    expect(s.told).toEqual(['Boxes must be at least 10 × 10 pixels']);
+    s.editor.setTool('select');
+    s.editor.select(['a']);
+    s.session.copy(IMG);
+    s.session.paste(IMG);
+    expect(s.editor.getOrderedIds()).toHaveLength(2);
+    expect(s.told.slice(1)).toEqual(['Copied 1 annotation(s)', 'Pasted 1 annotation(s)']);
+    s.session.setReadOnly(true);
+    s.session.paste(IMG);
+    expect(s.session.removeAll()).toBe(0);
+    expect(s.editor.getOrderedIds()).toHaveLength(2);
+    s.stop();
+  });
+
   it('tells its readers while changes gather, and stops listening when stopped', async () => {
     const s = await setup();
     await s.open(IMG);

@@ -1,12 +1,12 @@
 // One open project's editor session (issue 31 §2), framework-free: the Editor, the save link
 // between it and the app's save manager, the tab's live client and Auto-Annotate's server side,
 // and what joins them: usage records for created shapes, an accepted mask becoming an annotation,
-// the toasts of merges and overlaps, the keepalive flush when the page is hidden, the History's
-// preview and restore (./history.ts), Discard of recovered work, and the commands on the document
-// (undo, redo, copy, paste, hide, Tab's walk, Copy Previous, Remove All; while an earlier version is
-// shown, those that look act on it and those that edit are refused with a word why). The editor
-// screen creates one (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and
-// reads it.
+// the toasts of merges and overlaps and the engine's short messages, the keepalive flush when the
+// page is hidden, the History's preview and restore (./history.ts), Discard of recovered work,
+// and the commands on the document (undo, redo, copy, paste, hide, Tab's walk, Copy Previous,
+// Remove All; while an earlier version is shown, those that look act on it and those that edit
+// are refused with a word why). The editor screen creates one
+// (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and reads it.
 import type { Image } from '../../contract/images';
 import type { GetMaskResponse } from '../../contract/segmentation';
 import { Editor, storedToEditor, type EditorAnnotation, type ProposalAccepted } from '../../engine';
@@ -135,10 +135,16 @@ export class EditorSession {
       this.history.start(),
       // The engine's Auto-Annotate tool asks this session's server for masks.
       (editor.setSegmenter(this.auto.segmenter()), () => editor.setSegmenter(null)),
-      // Usage records for shapes created on the image the editor holds (spec section 7).
+      // Usage records for shapes created on the image the editor holds (spec section 7), and the
+      // engine's short messages: a paste (Copy Previous too), a box too small, a hole that would
+      // split its polygon.
       editor.onEvent((e) => {
         if (e.type === 'created') this.recordUsage([e.id]);
-        else if (e.type === 'pasted' && e.count > 0) this.recordUsage(e.ids);
+        else if (e.type === 'pasted' && e.count > 0) {
+          this.recordUsage(e.ids);
+          this.tell(`Pasted ${e.count} annotation(s)`, 'neutral', MESSAGE_MS);
+        } else if (e.type === 'too-small') this.tell('Boxes must be at least 10 × 10 pixels', 'neutral', MESSAGE_MS);
+        else if (e.type === 'invalid-hole') this.tell('That hole would split the polygon; draw it inside the shape', 'danger', 4000);
       }),
       editor.onProposalAccepted((e) => this.acceptMask(e)),
       // Another person's merge dropped their edit of shapes this tab saved recently: the user's won.

@@ -8,47 +8,41 @@
 // over the canvas and restored as a new version.
 // This file is the layout. The session (src/app/editor-session, through hooks/useEditorSession)
 // owns the editor, the save link, the live client, Auto-Annotate, the History and the commands;
-// the screen's behaviour is in ./hooks as readers of it: saving (useEditorSaving), opening an
-// image (useImageLoading), the sequence (useSequence), tools and classes (useToolsAndClasses),
-// the engine's events (useEditorEvents), the keyboard (useEditorKeys), the History view
-// (useHistoryView) and the layout preferences (usePanelPrefs).
+// the hooks in ./hooks read it and keep what React draws: the session and its state
+// (useEditorSession), saving (useEditorSaving), the layout preferences (usePanelPrefs), the History
+// view (useHistoryView), the open image and its live co-editing (useOpenImage), the sequence
+// (useSequence), tools and classes (useToolsAndClasses), the stage (useImageStage), the keyboard
+// (useEditorKeys) and the review loop (workflow/useEditorWorkflow).
 // Each panel sits behind its own ErrorBoundary (`guarded`, issue 30): a render error in one shows
 // a message with Try again in its place, and the canvas, the other panels and saving go on.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { roleCan } from '../../../contract/permissions';
+import type { ReactNode } from 'react';
 import type { Image } from '../../../contract/images';
-import { FALLBACK_CLASS_COLOR, type Project } from '../../../contract/projects';
-import { deniedReason, ROLE_LABEL } from '../../stores/permissions';
-import { useSession } from '../../stores/session';
+import type { Project } from '../../../contract/projects';
+import { PREVIEW_REASON } from '../../editor-session/history';
 import { AddClassDialog } from '../../components/classes/AddClassDialog';
+import { ErrorBoundary } from '../../components/ErrorBoundary';
+import { PeerAvatars } from '../../components/PeerAvatars';
 import { AnnotationList } from './AnnotationList';
-import { AttributesPanel, useClassAttributeDefaults } from './AttributesPanel';
-import { AutoAnnotateBar, promptInfo, useAutoState } from './AutoAnnotateBar';
+import { AttributesPanel } from './AttributesPanel';
+import { AutoAnnotateBar, promptInfo } from './AutoAnnotateBar';
 import { ClassPicker, TYPE_NAMES } from './ClassPicker';
 import { EditorCanvas } from './EditorCanvas';
 import { EditorTopBar, NoClassesDialog, RecoveredNotice, StageOverlay, VersionCanvas, VersionNotice, ZoomControls } from './EditorChrome';
 import { HistoryPanel } from './HistoryPanel';
-import { useEditorEvents } from './hooks/useEditorEvents';
 import { useEditorKeys } from './hooks/useEditorKeys';
 import { useEditorSaving } from './hooks/useEditorSaving';
-import { useEditorSession } from './hooks/useEditorSession';
+import { useEditorSession, useSessionView } from './hooks/useEditorSession';
 import { useHistoryView } from './hooks/useHistoryView';
-import { useImageLoading } from './hooks/useImageLoading';
 import { useImageStage } from './hooks/useImageStage';
-import { useLiveImage, useSendSelection } from './hooks/useLiveImage';
-import { usePanelPrefs, useTransparency } from './hooks/usePanelPrefs';
+import { useOpenImage } from './hooks/useOpenImage';
+import { usePanelPrefs } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
-import { PeerAvatars } from '../../components/PeerAvatars';
-import { ErrorBoundary } from '../../components/ErrorBoundary';
 import { PeerOverlay } from './PeerOverlay';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
-import { useDocumentVersion, useEditorView } from './useEditor';
-import { useViewSettings } from '../../stores/viewSettings';
-import { useEditorWorkflow } from './workflow/useEditorWorkflow';
 import { RestoreDialog, VersionBanner } from './VersionPreview';
-import { PREVIEW_REASON } from '../../editor-session/history';
+import { useEditorWorkflow } from './workflow/useEditorWorkflow';
 import styles from './AnnotatePage.module.css';
 
 export interface EditorScreenProps {
@@ -74,56 +68,28 @@ function guarded(what: string, panel: ReactNode, resetKey?: unknown, layout?: 'i
 // Long because it is the screen's layout: each hook is one line and each panel one element; the
 // behaviour is in the session and ./hooks.
 export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBack, onManageClasses }: EditorScreenProps) {
-  // The session owns the editor, saving, the live client and Auto-Annotate (src/app/editor-session).
-  const session = useEditorSession(project.id, orgId);
-  const { editor, auto } = session;
-  const autoState = useAutoState(auto);
-  const view = useEditorView(editor);
-  const documentVersion = useDocumentVersion(editor);
-  const { saver, saveStatus, shownStatus, gathering, link } = useEditorSaving(session, project.id);
-
-  // The role in this project's organization decides whether the editor may change anything.
-  const role = useSession((s) => s.organizations.find((o) => o.id === orgId)?.user_role ?? null);
-  const readOnly = !role || !roleCan(role, 'annotations.write');
-  const viewOnlyReason = readOnly ? deniedReason(role ? ROLE_LABEL[role] : 'member', 'edit annotations') : null;
-  useLayoutEffect(() => session.setReadOnly(readOnly), [session, readOnly]);
+  // The session owns the editor, saving, the live client, Auto-Annotate, the History and the
+  // commands (src/app/editor-session); the role decides whether it may edit.
+  const { session, access } = useEditorSession(project.id, orgId);
+  const { editor, auto, history } = session;
+  const { readOnly, viewOnlyReason } = access;
+  const { view, documentVersion, autoState, copyingPrevious } = useSessionView(session);
+  const { saveStatus, shownStatus, gathering } = useEditorSaving(session, project.id);
+  const panels = usePanelPrefs(session);
+  const historyView = useHistoryView({ session, imageId: image.id, projectId: project.id, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar });
+  const { state: preview, previewing, previewShown } = historyView;
+  const { loading, live, documentIn, showPeers } = useOpenImage({ session, image, readOnly, reopenToken: preview.reopenToken });
+  const { load, ready } = loading;
+  const nav = useSequence({ session, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
+  const tools = useToolsAndClasses({ session, project, imageFilename: image.filename, readOnly, view, documentVersion });
+  const { tool, picker, classColor, colorsKey } = tools;
+  const stage = useImageStage({ image, orgId, projectId: project.id, saver: session.saver, deniedReason: access.stageDeniedReason });
+  useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
+  // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
+  const workflow = useEditorWorkflow({ editor, image, status: stage.status, orgId, projectId: project.id, saver: session.saver, link: session.link, previewing, documentIn, onNavigate, onBack });
 
   const classes = project.classes;
-  const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
-  const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_CLASS_COLOR, [classByName]);
-  const colorsKey = classes.map((c) => `${c.name}:${c.color}`).join('|');
-  // New shapes get their class's default attributes; a class change conforms them (issue 19).
-  useClassAttributeDefaults(editor, classes);
-
-  const panels = usePanelPrefs();
-  const historyView = useHistoryView({ session, imageId: image.id, projectId: project.id, collapsed: panels.collapsed, expandSidebar: panels.expandSidebar });
-  const { history, state: preview, previewing, previewShown } = historyView;
   const previewEditor = history.previewEditor;
-  // Live co-editing: changes saved elsewhere come into the document; the people on the image.
-  const [liveReopen, setLiveReopen] = useState(0);
-  const liveImage = useLiveImage({ imageId: image.id, projectId: project.id, readOnly, link, saver, opening: history.opening, documentReady: () => session.documentReady, reopen: () => setLiveReopen((n) => n + 1) });
-  const loading = useImageLoading({ session, image, readOnly, opening: liveImage.liveOpening, reopenToken: preview.reopenToken + liveReopen });
-  const { load, ready } = loading;
-  const documentIn = load.status === 'ready' && load.imageId === image.id;
-  const { resync } = liveImage;
-  const showPeers = useViewSettings((s) => s.collaborators);
-  useEffect(() => {
-    if (documentIn) resync();
-  }, [documentIn, resync]);
-  useSendSelection(editor, documentIn, liveImage.peers, liveImage.sendSelection);
-  const nav = useSequence({ editor, image, sequence, orgId, projectId: project.id, ready: load.status === 'ready', onNavigate });
-  const nextName = nav.next?.filename ?? null;
-  useEffect(() => auto.setNext(nextName), [auto, nextName]);
-  const tools = useToolsAndClasses({ editor, project, classByName, imageFilename: image.filename, readOnly, auto, view, documentVersion });
-  const { tool, picker } = tools;
-  useEditorEvents({ editor, askForClass: tools.askForClass });
-  const copyingPrevious = useSyncExternalStore(session.subscribeCopyingPrevious, session.isCopyingPrevious);
-  const stage = useImageStage({ image, orgId, projectId: project.id, saver, deniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'set the stage') });
-  useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
-  useTransparency(editor, previewEditor, panels.transparency);
-  // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
-  const workflow = useEditorWorkflow({ editor, image, status: stage.status, orgId, projectId: project.id, saver, link, previewing, documentIn, onNavigate, onBack });
-
   const imageSize = editor.getImageSize();
   const imageArea = imageSize ? imageSize.width * imageSize.height : null;
   // While an earlier version is on the canvas, the zoom, the settings and the list work on it.
@@ -133,7 +99,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
 
   return (
     <div className={styles.page}>
-      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={showPeers ? <PeerAvatars peers={liveImage.peers} selfId={liveImage.userId} /> : null} workflow={guarded('The review actions', workflow.actions, image.id, 'inline')} />
+      <EditorTopBar image={image} projectName={project.name} index={nav.index} count={sequence?.length} hasPrevious={!!nav.previous} hasNext={!!nav.next} onBack={onBack} goPrevious={nav.goPrevious} goNext={nav.goNext} viewOnlyReason={viewOnlyReason} saveStatus={shownStatus} stage={stage} peers={showPeers ? <PeerAvatars peers={live.peers} selfId={live.userId} /> : null} workflow={guarded('The review actions', workflow.actions, image.id, 'inline')} />
 
       <div className={styles.body}>
         <ToolPalette tool={previewing ? 'select' : tool} onChoose={previewing ? () => undefined : tools.chooseTool} lockedReason={previewing ? PREVIEW_REASON : viewOnlyReason} />
@@ -146,9 +112,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             onImageReady={loading.onImageReady}
             cursor={tools.cursor}
             label={`Image ${image.filename}`}
-            onPointerImage={documentIn ? liveImage.sendCursor : undefined}
+            onPointerImage={documentIn ? live.sendCursor : undefined}
           />
-          {showPeers && documentIn && !previewShown ? guarded("The other people's cursors", <PeerOverlay editor={editor} peers={liveImage.peers} presence={liveImage.presence} documentVersion={documentVersion} now={liveImage.now} />, image.id, 'inline') : null}
+          {showPeers && documentIn && !previewShown ? guarded("The other people's cursors", <PeerOverlay editor={editor} peers={live.peers} presence={live.presence} documentVersion={documentVersion} now={live.now} />, image.id, 'inline') : null}
           {previewShown ? null : guarded('The issues', workflow.layer, image.id, 'inline')}
           {previewShown ? <VersionCanvas editor={previewEditor} drawn={preview.drawn} version={preview.shown} filename={image.filename} classColor={classColor} colorsKey={colorsKey} imageSource={loading.imageSource} onImageReady={(err) => history.drawn(err)} /> : null}
           {preview.preview ? (

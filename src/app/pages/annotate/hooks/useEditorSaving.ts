@@ -15,7 +15,7 @@ import { useGathering } from './useEditorSession';
 
 export function useEditorSaving(session: EditorSession, projectId: string) {
   const qc = useQueryClient();
-  const { saver, link } = session;
+  const { saver } = session;
   const saveStatus = useSyncExternalStore(
     useCallback((cb: () => void) => saver.subscribe(cb), [saver]),
     () => saver.status(),
@@ -40,5 +40,5 @@ export function useEditorSaving(session: EditorSession, projectId: string) {
 
   // What the top bar shows: changes still gathering are unsaved, whatever the manager says.
   const shownStatus: SaveStatus = gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus;
-  return { saver, saveStatus, shownStatus, gathering, link };
+  return { saveStatus, shownStatus, gathering };
 }

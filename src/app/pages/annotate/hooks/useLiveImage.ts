@@ -26,11 +26,15 @@ export interface LiveImageOptions {
 
 export function useLiveImage({ imageId, projectId, readOnly, link, saver, opening, documentReady, reopen, client }: LiveImageOptions) {
   const live = client ?? getLiveClient();
+  // Read through refs: a new function each render must not make a new LiveImage (it would leave
+  // and join the image again on every render).
   const reopenRef = useRef(reopen);
   reopenRef.current = reopen;
+  const readyRef = useRef(documentReady);
+  readyRef.current = documentReady;
   const image = useMemo(
-    () => new LiveImage({ imageId, projectId, readOnly, link, saver, live, documentReady, reopen: () => reopenRef.current() }),
-    [imageId, projectId, readOnly, link, saver, live, documentReady],
+    () => new LiveImage({ imageId, projectId, readOnly, link, saver, live, documentReady: () => readyRef.current(), reopen: () => reopenRef.current() }),
+    [imageId, projectId, readOnly, link, saver, live],
   );
   useEffect(() => image.start(), [image]);
   const state = useSyncExternalStore(image.subscribe, image.getState);

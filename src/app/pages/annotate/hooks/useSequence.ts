@@ -8,14 +8,18 @@ import { useQuery } from '@tanstack/react-query';
 import { MAX_PAGE_SIZE, type Image } from '../../../../contract/images';
 import { api } from '../../../api/client';
 import { looksInEveryFolder, type DataQuery } from '../../../lib/links';
-import type { Editor } from '../../../../engine';
+import type { EditorSession } from '../../../editor-session/session';
 import { preloadFor } from '../../../../workers/render-client';
 import { prefetchImage } from '../../../api/annotations/preload';
 
-export function useSequence({ editor, image, sequence, orgId, projectId, ready, onNavigate }: { editor?: Editor; image: Image; sequence: Image[] | undefined; orgId: string; projectId: string; ready: boolean; onNavigate(image: Image): void }) {
+export function useSequence({ session, image, sequence, orgId, projectId, ready, onNavigate }: { session: EditorSession; image: Image; sequence: Image[] | undefined; orgId: string; projectId: string; ready: boolean; onNavigate(image: Image): void }) {
   const index = sequence ? sequence.findIndex((i) => i.id === image.id) : -1;
   const previous = index > 0 ? sequence![index - 1]! : null;
   const next = index >= 0 && sequence && index < sequence.length - 1 ? sequence[index + 1]! : null;
+  const { editor, auto } = session;
+  // Auto-Annotate prepares the next image's embedding ahead.
+  const nextName = next?.filename ?? null;
+  useEffect(() => auto.setNext(nextName), [auto, nextName]);
 
   useEffect(() => {
     if (!ready) return;
@@ -25,7 +29,7 @@ export function useSequence({ editor, image, sequence, orgId, projectId, ready, 
       for (const n of [next, previous]) {
         if (!n) continue;
         void prefetchImage(n, orgId, projectId).then((px) => {
-          if (px && live && editor) preloadFor(editor, n.id, px.source, px);
+          if (px && live) preloadFor(editor, n.id, px.source, px);
         });
       }
     }, 300);

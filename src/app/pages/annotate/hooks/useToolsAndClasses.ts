@@ -2,10 +2,11 @@
 // drawing tool starts with (the one last used for its type; Auto-Annotate's is asked for once and
 // kept per project on this device), relabelling a selection (the picker, the number keys, C),
 // adding a class from the editor (in place, also in a project with none yet), and the dialogs that
-// ask for a class when there is none to use.
+// ask for a class when there is none to use (the engine's 'needs-class'). The classes' colours for
+// the canvas, and their attributes' defaults for new shapes (issue 19).
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AnnotationType, Project, ProjectClass } from '../../../../contract/projects';
+import { FALLBACK_CLASS_COLOR, type AnnotationType, type Project, type ProjectClass } from '../../../../contract/projects';
 import type { EditorAnnotation, Editor, ToolId, ViewState } from '../../../../engine';
 import { api, serverMessage } from '../../../api/client';
 import { readStorage, writeStorage } from '../../../lib/storage';
@@ -13,7 +14,8 @@ import { useCan } from '../../../stores/permissions';
 import { useSelection } from '../../../stores/selection';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../../stores/projectQueries';
-import type { AutoAnnotateSession } from '../../../editor-session/autoAnnotate';
+import type { EditorSession } from '../../../editor-session/session';
+import { useClassAttributeDefaults } from '../AttributesPanel';
 import { TYPE_NAMES } from '../ClassPicker';
 import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from '../classKeys';
 import type { EditorToolId } from '../hotkeys';
@@ -41,20 +43,25 @@ export function storedAutoClass(projectId: string, classes: readonly ProjectClas
 }
 
 export interface ToolsOptions {
-  editor: Editor;
+  session: EditorSession;
   project: Project;
-  /** The project's classes by name. */
-  classByName: ReadonlyMap<string, ProjectClass>;
   imageFilename: string;
   readOnly: boolean;
-  auto: AutoAnnotateSession;
   view: ViewState;
   documentVersion: number;
 }
 
+/** The classes by name, and the colour the canvas draws each with (`colorsKey` changes with them). */
+function useClassColors(classes: readonly ProjectClass[]) {
+  const classByName = useMemo(() => new Map(classes.map((c) => [c.name, c])), [classes]);
+  const classColor = useCallback((name: string) => classByName.get(name)?.color ?? FALLBACK_CLASS_COLOR, [classByName]);
+  return { classByName, classColor, colorsKey: classes.map((c) => `${c.name}:${c.color}`).join('|') };
+}
+
 // Long because the tool, the class each tool starts with and the picker depend on each other;
 // the class keys' commands are split out (useClassCommands).
-export function useToolsAndClasses({ editor, project, classByName, imageFilename, readOnly, auto, view, documentVersion }: ToolsOptions) {
+export function useToolsAndClasses({ session, project, imageFilename, readOnly, view, documentVersion }: ToolsOptions) {
+  const { editor, auto } = session;
   const qc = useQueryClient();
   const updateSelection = useSelection((s) => s.update);
   const [tool, setTool] = useState<EditorToolId>('select');
@@ -64,6 +71,9 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
   const [addClassType, setAddClassType] = useState<AnnotationType | null>(null);
   const lastClassByType = useRef(new Map<AnnotationType, string>());
   const classes = project.classes;
+  const { classByName, classColor, colorsKey } = useClassColors(classes);
+  // New shapes get their class's default attributes; a class change conforms them (issue 19).
+  useClassAttributeDefaults(editor, classes);
 
   const canEditClasses = useCan('classes.edit');
   /** Bumped when Auto-Annotate needs its class chosen: the bar's picker opens. */
@@ -146,6 +156,14 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
     },
     [classes, canEditClasses],
   );
+  // A drawing tool was used without a class: offer one.
+  useEffect(
+    () =>
+      editor.onEvent((e) => {
+        if (e.type === 'needs-class') askForClass(TOOL_CLASS_TYPE[e.tool === 'pan' ? 'auto' : (e.tool as EditorToolId)] ?? 'box');
+      }),
+    [editor, askForClass],
+  );
 
   const addClass = async (c: ProjectClass): Promise<string | null> => {
     try {
@@ -181,7 +199,7 @@ export function useToolsAndClasses({ editor, project, classByName, imageFilename
 
   const cursor = view.hovered && tool === 'select' ? 'move' : tool === 'select' ? 'default' : 'crosshair';
 
-  return { tool, toolRef, chooseTool, cursor, picker, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null), classByNumber, cycleClass, canEditClasses, setClassOf };
+  return { tool, toolRef, chooseTool, cursor, picker, classColor, colorsKey, askForClass, addClass, noClassesOpen, setNoClassesOpen, addClassType, closeAddClass: () => setAddClassType(null), classByNumber, cycleClass, canEditClasses, setClassOf };
 }
 
 /** The class keys' and menus' commands: relabel shapes (one undo step), 1-9 and C. */
