@@ -86,6 +86,17 @@ describe('memory ownership', () => {
     expect(() => kernels.maskToPolygons({ size: [h, w], counts: [h * w - 1, 5] })).toThrow(/sum/);
   });
 
+  it('packs polygons as Float64 in pixels, half pixels included, with the offset of an RLE window', () => {
+    // One pixel at (15000, 7000) of a 20k x 20k image: simplified, its edge-midpoint diamond.
+    const h = 20_000, w = 20_000;
+    const rle = { size: [h, w] as [number, number], counts: [15_000 * h + 7000, 1, h * w - 15_000 * h - 7001] };
+    const packed = k.maskToPolygonsPacked(rle, { tolerance: 1 });
+    expect(packed).toBeInstanceOf(Float64Array);
+    expect(Array.from(packed)).toEqual([1, 1, 4, 15000, 7000.5, 15000.5, 7000, 15001, 7000.5, 15000.5, 7001]);
+    expect(k.maskToPolygons(rle, { tolerance: 1 })).toEqual([{ path: [[15000, 7000.5], [15000.5, 7000], [15001, 7000.5], [15000.5, 7001]], holes: [] }]);
+    expect(Array.from(k.maskToPolygonsPacked(rle))).toEqual([1, 1, 4, 15000, 7000, 15001, 7000, 15001, 7001, 15000, 7001]);
+  });
+
   it('frees everything it allocates, also when a call throws', () => {
     const kernels = loadKernelsNodeSync();
     const h = 256, w = 256;
