@@ -137,6 +137,25 @@ describe('routes', () => {
   }, 60_000);
 });
 
+describe('routes and job tasks', () => {
+  it("sends a job's task to the thread holding fewer routes, so a click on a held image does not wait behind it", async () => {
+    const pool = new OffloadPool(2);
+    try {
+      await Promise.all([pool.run('segmentationStructure', [scene.rgb, W, H]), pool.run('segmentationStructure', [scene.rgb, W, H])]);
+      await pool.run('segmentHold', ['held', { width: W, height: H, rgb: scene.rgb.slice(), w: W, h: H }, 1 << 30], [], { route: 'held' });
+      const labels = Array.from({ length: 20_000 }, (_, k) => `${k % 2} 0.5 0.5 0.1 0.1`).join('\n');
+      const job = pool.run('yoloLabels', [labels, ['a', 'b'], undefined]);
+      const click = pool.run('segmentClick', ['held', 'u', { positive: [[200, 150]], negative: [] }, { usePrevious: false, tolerance: 0.75, logitSide: 64 }], [], { route: 'held' });
+      // Both started at once: the job's task took the thread that holds no image.
+      expect(pool.running().sort()).toEqual(['segmentClick', 'yoloLabels']);
+      expect((await click).area).toBeGreaterThan(0);
+      expect((await job).classes.length + (await job).leftOut).toBe(20_000); // parsed up to the per-image cap, the rest counted
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
 describe('Magic Image Edit pixel steps on an offload thread', () => {
   it('give the same bytes as in-line, step by step and chained', async () => {
     const png = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();

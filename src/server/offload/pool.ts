@@ -44,6 +44,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | null;
+  /** Routes bound to this thread. */
+  held: number;
 }
 
 const bootUrl = new URL('./boot.mjs', import.meta.url);
@@ -79,6 +81,8 @@ export class OffloadPool {
 
   /** Forgets a route (its state was dropped): its next task may run on any thread. */
   forget(route: string): void {
+    const slot = this.routes.get(route);
+    if (slot) slot.held -= 1;
     this.routes.delete(route);
   }
 
@@ -107,7 +111,7 @@ export class OffloadPool {
     while (i < this.queue.length) {
       const job = this.queue[i]!;
       const bound = job.route === undefined ? undefined : this.routes.get(job.route);
-      const slot = bound ?? this.slots.find((s) => s.ready && !s.job);
+      const slot = bound ?? this.idleSlot(job);
       if (!this.mayStart(job) || (slot && (!slot.ready || slot.job))) {
         i += 1;
         continue;
@@ -122,9 +126,21 @@ export class OffloadPool {
     }
   }
 
+  /**
+   * An idle thread for a job without a bound route. A job's task and a new route go to the one
+   * holding the fewest routes: the tasks of a route wait while its thread runs a job's task (an
+   * import's dry run may take seconds), and routes spread over the threads.
+   */
+  private idleSlot(job: Job): Slot | undefined {
+    const idle = this.slots.filter((s) => s.ready && !s.job);
+    if (idle.length <= 1 || (job.route === undefined && !BACKGROUND_TASKS.has(job.task))) return idle[0];
+    return idle.reduce((a, b) => (b.held < a.held ? b : a));
+  }
+
   private bind(route: string, slot: Slot): void {
     this.routes.set(route, slot);
-    if (this.routes.size > MAX_ROUTES) this.routes.delete(this.routes.keys().next().value!);
+    slot.held += 1;
+    if (this.routes.size > MAX_ROUTES) this.forget(this.routes.keys().next().value!);
   }
 
   private start(slot: Slot, job: Job): void {
@@ -142,7 +158,7 @@ export class OffloadPool {
   private spawn(): void {
     const worker = new Worker(bootUrl, { workerData: { entry, nice: OFFLOAD_NICE } });
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null };
+    const slot: Slot = { worker, ready: false, job: null, held: 0 };
     this.slots.push(slot);
     worker.on('message', (m: { ready?: true; id?: number; ok?: boolean; result?: unknown; error?: { name: string; message: string; code?: string } }) => {
       if (m.ready) slot.ready = true;
