@@ -6,20 +6,26 @@
 // every folder (not the root's own images only). Inside a folder they are "This folder", with its
 // sub-folders unless "Include sub-folders" is unticked. The number of images the export will hold
 // is asked of the server (POST /annotations/export/count) and shown before it starts.
+// Training options (ExportOptions.tsx): a train/val/test split, YOLO's task, COCO's mask format.
+// While the zip streams, the dialog shows the images the server has written (GET
+// /annotations/export/progress with the export's progress_id) and the bytes received; Cancel
+// aborts the download, which stops the server's work.
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { Download } from 'lucide-react';
 import type { z } from 'zod';
-import { DEFAULT_EXPORT_FORMAT, DEFAULT_EXPORT_SCOPE, MAX_EXPORT_NAME_LENGTH, type ExportFormat, type ExportRequest, type ExportScope } from '../../../../contract/export';
+import { DEFAULT_EXPORT_FORMAT, DEFAULT_EXPORT_SCOPE, MAX_EXPORT_NAME_LENGTH, type ExportFormat, type ExportRequest, type ExportScope, type MaskFormat, type YoloTask } from '../../../../contract/export';
 import type { ImageStatus } from '../../../../contract/images';
 import type { Project } from '../../../../contract/projects';
+import { annotationFilterParams, hasAnnotationFilter, type AnnotationFilter } from '../../../lib/links';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { TextField } from '../../../components/TextField';
 import { formatBytes } from '../../../lib/format';
 import { toast } from '../../../stores/toast';
 import { statusLabel } from '../../../lib/stages';
-import { countExport, downloadExport, ExportError, EXPORT_MESSAGES } from './exportDownload';
+import { countExport, downloadExport, ExportError, EXPORT_MESSAGES, useExportProgress } from './exportDownload';
+import { DEFAULT_SPLIT_CHOICE, defaultYoloTask, ExportSplitPicker, MaskFormatPicker, splitProblem, splitRequest, YoloTaskPicker, type SplitChoice } from './ExportOptions';
 import styles from './EditDialog.module.css';
 
 
@@ -32,8 +38,8 @@ export const useExportDialog = create<{ open: boolean; show(): void; hide(): voi
 
 const FORMATS: { id: ExportFormat; title: string; hint: string }[] = [
   { id: 'vellum', title: 'Vellum', hint: 'Lossless: every shape, class, attribute, stage and folder' },
-  { id: 'coco', title: 'COCO', hint: 'annotations.json for standard COCO tools' },
-  { id: 'yolo', title: 'YOLO', hint: 'Ultralytics data.yaml and label files: boxes, or segments when there are polygons' },
+  { id: 'coco', title: 'COCO', hint: 'annotations.json (one per split) for standard COCO tools' },
+  { id: 'yolo', title: 'YOLO', hint: 'Ultralytics data.yaml and label files, for detection or segmentation' },
   { id: 'voc', title: 'Pascal VOC', hint: 'An XML file per image with every object as a pixel box' },
 ];
 
@@ -44,11 +50,13 @@ export interface ExportDialogProps {
   status: ImageStatus | null;
   /** The Data tab's name search ('' none): with it, current filters cover every folder. */
   search?: string;
+  /** The Data tab's class / annotation filters: with one, current filters cover every folder. */
+  annotations?: AnnotationFilter;
 }
 
 // Long because it is one form: name, format, scope, images included and the class filter, and the
 // streamed download's progress, share its state.
-export function ExportDialog({ project, selectedIds, folderPath, status, search = '' }: ExportDialogProps) {
+export function ExportDialog({ project, selectedIds, folderPath, status, search = '', annotations }: ExportDialogProps) {
   const open = useExportDialog((s) => s.open);
   const [name, setName] = useState(project.name);
   const [format, setFormat] = useState<ExportFormat>(DEFAULT_EXPORT_FORMAT);
@@ -56,10 +64,10 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   const [includeImages, setIncludeImages] = useState(false);
   const [subfolders, setSubfolders] = useState(true);
   const [classes, setClasses] = useState<ReadonlySet<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [received, setReceived] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const abort = useRef<AbortController | null>(null);
+  const [split, setSplit] = useState<SplitChoice>(DEFAULT_SPLIT_CHOICE);
+  const [yoloTask, setYoloTask] = useState<YoloTask>(defaultYoloTask(project));
+  const [maskFormat, setMaskFormat] = useState<MaskFormat>('rle');
+  const { busy, received, error, cancelled, progress, start, cancel, close, reset } = useExportRun(project.id);
 
   // Every opening starts from the defaults, with all classes and the current project name.
   useEffect(() => {
@@ -70,18 +78,21 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
     setIncludeImages(false);
     setSubfolders(true);
     setClasses(new Set(project.classes.map((c) => c.name)));
-    setError(null);
-    setReceived(null);
+    setSplit(DEFAULT_SPLIT_CHOICE);
+    setYoloTask(defaultYoloTask(project));
+    setMaskFormat('rle');
+    reset();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
 
   // A refusal is about the options it was given: any change clears it.
-  useEffect(() => setError(null), [name, format, scope, includeImages, classes, subfolders]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  useEffect(() => reset(), [name, format, scope, includeImages, classes, subfolders, split, yoloTask, maskFormat]);
 
   // Which images: the part of the request the count depends on.
-  const selectionKey = JSON.stringify(scope === 'selected' ? selectedIds : scope === 'current_filters' ? [folderPath, status, search, subfolders] : []);
+  const selectionKey = JSON.stringify(scope === 'selected' ? selectedIds : scope === 'current_filters' ? [folderPath, status, search, subfolders, annotationFilterParams(annotations)] : []);
   const selectionBody = useMemo(
-    () => selectionOf(scope, { selectedIds, folderPath, status, search, subfolders }),
+    () => selectionOf(scope, { selectedIds, folderPath, status, search, subfolders, annotations }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [scope, selectionKey],
   );
@@ -91,20 +102,11 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   const selectionMissing = scope === 'selected' && selectedIds.length === 0;
   const nameBlank = !name.trim();
   const noClass = hasClasses && classes.size === 0;
-  const disabled = busy || nameBlank || noClass || selectionMissing;
+  const splitInvalid = splitProblem(split) !== null;
+  const disabled = busy || nameBlank || noClass || selectionMissing || splitInvalid;
 
-  const close = () => {
-    abort.current?.abort();
-    useExportDialog.getState().hide();
-  };
-
-  const run = async () => {
+  const run = () => {
     if (disabled) return;
-    setBusy(true);
-    setError(null);
-    setReceived(0);
-    const controller = new AbortController();
-    abort.current = controller;
     const body: z.input<typeof ExportRequest> = {
       project_id: project.id,
       format,
@@ -112,19 +114,11 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
       name: name.trim(),
       class_filter: hasClasses && classes.size < project.classes.length ? [...classes] : null,
       ...selectionBody,
+      split: splitRequest(split),
+      ...(format === 'yolo' ? { yolo_task: yoloTask } : {}),
+      ...(format === 'coco' ? { mask_format: maskFormat } : {}),
     };
-    try {
-      const { filename, total } = await downloadExport(body, `${name.trim()}_${format}.zip`, controller.signal, setReceived);
-      toast(`Exported ${filename} (${formatBytes(total)})`, 'success');
-      useExportDialog.getState().hide();
-    } catch (err) {
-      if (controller.signal.aborted) return;
-      setError(err instanceof ExportError ? err.message : `Export failed: ${err instanceof Error ? err.message : String(err)}`);
-    } finally {
-      if (abort.current === controller) abort.current = null;
-      setBusy(false);
-      setReceived(null);
-    }
+    void start(body, `${name.trim()}_${format}.zip`);
   };
 
   return (
@@ -135,15 +129,14 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
       description={`Download ${project.name}'s annotations as a zip.`}
       icon={<Download />}
       wide
-      onSubmit={() => void run()}
+      onSubmit={run}
       footerStart={
         busy ? (
-          <div className={styles.status} role="status" aria-live="polite" data-testid="export-progress">
-            <span className={styles.bar} aria-hidden="true">
-              <span style={{ width: '100%', opacity: 0.5 }} />
-            </span>
-            <span className="tabular">{received ? `Downloading... ${formatBytes(received)} received` : 'Preparing export...'}</span>
-          </div>
+          <ExportProgressLine received={received} written={progress} />
+        ) : cancelled ? (
+          <p className={styles.status} role="status" data-testid="export-cancelled">
+            Export cancelled: the server stopped writing it.
+          </p>
         ) : error ? (
           <p className={styles.error} role="alert" data-testid="export-error">
             {error}
@@ -156,8 +149,8 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
       }
       footer={
         <>
-          <Button variant="secondary" onClick={close}>
-            Cancel
+          <Button variant="secondary" onClick={cancel}>
+            {busy ? 'Cancel export' : 'Cancel'}
           </Button>
           <Button type="submit" variant="primary" icon={<Download />} busy={busy} busyLabel="Exporting..." disabled={disabled}>
             Export
@@ -186,6 +179,9 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
         ))}
       </fieldset>
 
+      {format === 'yolo' ? <YoloTaskPicker value={yoloTask} onChange={setYoloTask} disabled={busy} /> : null}
+      {format === 'coco' ? <MaskFormatPicker value={maskFormat} onChange={setMaskFormat} disabled={busy} /> : null}
+
       <ExportScopePicker
         scope={scope}
         onScope={setScope}
@@ -195,9 +191,12 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
         folderPath={folderPath}
         status={status}
         search={search}
+        annotated={hasAnnotationFilter(annotations)}
         disabled={busy}
         imageCount={imageCount}
       />
+
+      <ExportSplitPicker value={split} onChange={setSplit} disabled={busy} />
 
       <label className={styles.check}>
         <input type="checkbox" checked={includeImages} disabled={busy} onChange={(e) => setIncludeImages(e.target.checked)} />
@@ -209,12 +208,76 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   );
 }
 
+/** One export at a time: start streams it (with a fresh progress_id), cancel aborts it (the server stops) and keeps the dialog open, close aborts and hides. */
+function useExportRun(projectId: string) {
+  const [busy, setBusy] = useState(false);
+  const [received, setReceived] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [cancelled, setCancelled] = useState(false);
+  const [progressId, setProgressId] = useState<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const progress = useExportProgress(projectId, busy ? progressId : null);
+
+  const close = () => {
+    abort.current?.abort();
+    useExportDialog.getState().hide();
+  };
+  const cancel = () => {
+    if (!abort.current) return close();
+    abort.current.abort();
+    setCancelled(true);
+  };
+  const reset = () => {
+    setError(null);
+    setCancelled(false);
+  };
+  const start = async (body: z.input<typeof ExportRequest>, fallbackName: string) => {
+    setBusy(true);
+    reset();
+    setReceived(0);
+    const controller = new AbortController();
+    abort.current = controller;
+    const id = crypto.randomUUID();
+    setProgressId(id);
+    try {
+      const { filename, total } = await downloadExport({ ...body, progress_id: id }, fallbackName, controller.signal, setReceived);
+      toast(`Exported ${filename} (${formatBytes(total)})`, 'success');
+      useExportDialog.getState().hide();
+    } catch (err) {
+      if (controller.signal.aborted) return;
+      setError(err instanceof ExportError ? err.message : `Export failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      if (abort.current === controller) abort.current = null;
+      setBusy(false);
+      setReceived(null);
+      setProgressId(null);
+    }
+  };
+  return { busy, received, error, cancelled, progress, start, cancel, close, reset };
+}
+
+/** While the zip streams: images written by the server (when it can say) and bytes received. */
+function ExportProgressLine({ received, written }: { received: number | null; written: { written: number; total: number | null } | null }) {
+  const fraction = written && written.total ? Math.min(1, written.written / written.total) : null;
+  const images = written && written.total !== null ? `${written.written.toLocaleString()} of ${written.total.toLocaleString()} images written` : null;
+  const bytes = received ? `${formatBytes(received)} received` : null;
+  return (
+    <div className={styles.status} role="status" aria-live="polite" data-testid="export-progress">
+      <span className={styles.bar} aria-hidden="true">
+        <span style={fraction === null ? { width: '100%', opacity: 0.5 } : { width: `${Math.round(fraction * 100)}%` }} />
+      </span>
+      <span className="tabular">{images || bytes ? [images, bytes].filter(Boolean).join(' · ') : 'Preparing export...'}</span>
+    </div>
+  );
+}
+
 interface SelectionInputs {
   selectedIds: string[];
   folderPath: string;
   status: ImageStatus | null;
   search: string;
   subfolders: boolean;
+  annotations?: AnnotationFilter;
 }
 
 /**
@@ -226,6 +289,8 @@ export function selectionOf(scope: ExportScope, v: SelectionInputs): Pick<z.inpu
   if (scope === 'selected') return { scope, image_ids: v.selectedIds };
   if (scope !== 'current_filters') return { scope };
   const stage = v.status ? { status: v.status } : {};
+  // A class / annotation filter, like a name search, looks through every folder.
+  if (hasAnnotationFilter(v.annotations)) return { scope, filters: { ...annotationFilterParams(v.annotations), ...(v.search ? { search: v.search } : {}), ...stage } };
   if (v.search) return { scope, filters: { search: v.search, ...stage } };
   if (v.folderPath === '/') return v.status ? { scope, filters: stage } : { scope: 'all' };
   return { scope, filters: { folder_path: v.folderPath, include_subfolders: v.subfolders, ...stage } };
@@ -260,20 +325,22 @@ interface ScopePickerProps {
   folderPath: string;
   status: ImageStatus | null;
   search: string;
+  /** A class / annotation filter is on (every folder). */
+  annotated: boolean;
   disabled: boolean;
   imageCount: number | 'counting' | null;
 }
 
 /** Which images: the scope cards, inside a folder the sub-folders toggle, and the server's count. */
-function ExportScopePicker({ scope, onScope, subfolders, onSubfolders, selectedCount, folderPath, status, search, disabled, imageCount }: ScopePickerProps) {
-  const inFolder = folderPath !== '/' && !search;
+function ExportScopePicker({ scope, onScope, subfolders, onSubfolders, selectedCount, folderPath, status, search, annotated, disabled, imageCount }: ScopePickerProps) {
+  const inFolder = folderPath !== '/' && !search && !annotated;
   const scopes: { id: ExportScope; title: string; hint: string }[] = [
     { id: 'selected', title: `Selected (${selectedCount.toLocaleString()})`, hint: 'The images selected in the grid' },
     { id: 'all_complete', title: 'All complete', hint: `Every image in the ${statusLabel('complete')} stage, in every folder` },
     {
       id: 'current_filters',
       title: inFolder ? 'This folder' : 'Current filters',
-      hint: `${search ? `Names containing “${search}” in all folders` : folderPath === '/' ? 'All images, in every folder' : folderPath}${status ? `, ${statusLabel(status)}` : ''}`,
+      hint: `${search ? `Names containing “${search}” in all folders` : annotated ? 'With the class / annotation filters, in every folder' : folderPath === '/' ? 'All images, in every folder' : folderPath}${search && annotated ? ', with the class / annotation filters' : ''}${status ? `, ${statusLabel(status)}` : ''}`,
     },
   ];
   return (

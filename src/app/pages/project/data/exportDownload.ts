@@ -1,8 +1,10 @@
 // Running an export: POST /annotations/export streams the zip, read here chunk by chunk so the
 // dialog can show the bytes received, then saved as the file the server names. Before it starts,
-// POST /annotations/export/count says how many images the same body would export.
+// POST /annotations/export/count says how many images the same body would export. While it runs,
+// GET /annotations/export/progress says how many images the server has written (useExportProgress).
+import { useEffect, useState } from 'react';
 import type { z } from 'zod';
-import { ExportCountResponse, type ExportRequest } from '../../../../contract/export';
+import { ExportCountResponse, ExportProgressResponse, type ExportRequest } from '../../../../contract/export';
 import { apiFetch, authHeaders, request } from '../../../api/client';
 
 export const EXPORT_MESSAGES = {
@@ -89,4 +91,37 @@ export async function downloadExport(body: z.input<typeof ExportRequest>, fallba
 /** How many images the export of `body` would hold (the server applies the same selection). */
 export async function countExport(body: z.input<typeof ExportRequest>, signal: AbortSignal): Promise<number> {
   return (await request('POST', '/annotations/export/count', ExportCountResponse, body, { signal })).image_count;
+}
+
+const PROGRESS_POLL_MS = 500;
+
+/**
+ * Images written by the running export named `progressId` (null: none running), polled every
+ * PROGRESS_POLL_MS; null until the server has answered about it (or when it cannot: another
+ * server process, an old server), so the dialog then shows the bytes alone.
+ */
+export function useExportProgress(projectId: string, progressId: string | null): { written: number; total: number | null } | null {
+  const [progress, setProgress] = useState<{ written: number; total: number | null } | null>(null);
+  useEffect(() => {
+    setProgress(null);
+    if (!progressId) return;
+    const controller = new AbortController();
+    let timer: number | undefined;
+    const poll = async () => {
+      try {
+        const q = new URLSearchParams({ project_id: projectId, progress_id: progressId });
+        const p = await request('GET', `/annotations/export/progress?${q.toString()}`, ExportProgressResponse, undefined, { signal: controller.signal });
+        if (!controller.signal.aborted && p.state !== 'unknown') setProgress({ written: p.images_written, total: p.image_count });
+      } catch {
+        /* progress is a nicety: the download goes on without it */
+      }
+      if (!controller.signal.aborted) timer = window.setTimeout(() => void poll(), PROGRESS_POLL_MS);
+    };
+    void poll();
+    return () => {
+      controller.abort();
+      window.clearTimeout(timer);
+    };
+  }, [projectId, progressId]);
+  return progress;
 }
