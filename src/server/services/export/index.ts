@@ -266,7 +266,9 @@ async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: stri
     }
     await writer.finish();
     await sink.addText('README.txt', readme(s, writer));
-    await sink.end();
+    await sink.end(() => {
+      if (progress) progress.state = 'done';
+    });
   } finally {
     await fsp.rm(s.tmp, { recursive: true, force: true }).catch(() => undefined);
   }

@@ -118,11 +118,16 @@ export class ZipSink {
     this.add(typeof text === 'string' ? Buffer.from(text) : text, entryPath, true);
   }
 
-  /** Writes what is queued, the central directory and the end records, and ends the response. */
-  async end(): Promise<void> {
+  /**
+   * Writes what is queued, the central directory and the end records, and ends the response;
+   * `written` runs once every byte is written, before the response ends (so a client that has the
+   * whole zip already sees its effect: the progress route's 'done').
+   */
+  async end(written?: () => void): Promise<void> {
     while ((this.queue.length > 0 || this.pumping) && !this.aborted && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
     this.check();
     await this.zip.finish();
+    written?.();
     this.out.end();
     if (this.out.writableFinished || this.out.destroyed) return;
     // Finished, or closed early by a client that went away: either ends the wait.

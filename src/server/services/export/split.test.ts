@@ -27,17 +27,17 @@ describe('export split', () => {
     expect(splitSizes([1, 0, 0], 5)).toEqual([5, 0, 0]);
   });
 
-  it('gives the same split for the same seed whatever order the images come in, another for another seed', () => {
+  it('gives the same split for the same seed whatever order the images come in, another for another seed', async () => {
     const split = { train: 0.7, val: 0.15, test: 0.15, seed: 42 };
-    const a = assignSplits(members, split).byId;
-    for (const order of [1, 2, 3]) expect(assignSplits(shuffled(members, order), split).byId).toEqual(a);
-    expect(assignSplits(members, { ...split, seed: 43 }).byId).not.toEqual(a);
+    const a = (await assignSplits(members, split)).byId;
+    for (const order of [1, 2, 3]) expect((await assignSplits(shuffled(members, order), split)).byId).toEqual(a);
+    expect((await assignSplits(members, { ...split, seed: 43 })).byId).not.toEqual(a);
     expect(a.size).toBe(members.length);
   });
 
-  it('stratifies: every class with as many images as splits is in every split, and the sizes still add up', () => {
+  it('stratifies: every class with as many images as splits is in every split, and the sizes still add up', async () => {
     for (const seed of [0, 1, 2, 3, 4, 5]) {
-      const plan = assignSplits(members, { train: 0.8, val: 0.1, test: 0.1, seed });
+      const plan = await assignSplits(members, { train: 0.8, val: 0.1, test: 0.1, seed });
       for (const cls of ['rare', 'common']) {
         const splits = new Set(members.filter((m) => m.classes.includes(cls)).map((m) => plan.byId.get(m.id)));
         expect([...splits].sort(), `${cls} seed ${seed}`).toEqual(['test', 'train', 'val']);
@@ -47,8 +47,8 @@ describe('export split', () => {
     }
   });
 
-  it('without test, has two splits; a split of fraction 0 gets no image', () => {
-    const plan = assignSplits(members, { train: 1, val: 0 });
+  it('without test, has two splits; a split of fraction 0 gets no image', async () => {
+    const plan = await assignSplits(members, { train: 1, val: 0 });
     expect(plan.names).toEqual(['train', 'val']);
     expect(plan.counts).toMatchObject({ train: 40, val: 0 });
   });
