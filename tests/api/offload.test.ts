@@ -17,6 +17,7 @@ import { runSteps } from '../../src/server/services/image-edit/builtin';
 import { applyPixelStep, isPixelStep } from '../../src/server/services/image-edit/pixels';
 import type { PhotoStep } from '../../src/server/services/image-edit/vocabulary';
 import { labelClassTypes, parseLabelFile, unpackLabels } from '../../src/server/formats/yolo/read';
+import { importedIds } from '../../src/server/services/import/convert';
 
 const PHOTO_STEPS: PhotoStep[] = ['brighter', 'darker', 'more_contrast', 'less_contrast', 'grayscale', 'sepia', 'blur', 'sharpen', 'noise', 'night', 'fog', 'rain', 'snow', 'sunset'];
 
@@ -184,6 +185,7 @@ describe("an import's YOLO label files on an offload thread", () => {
     expect(unpackLabels(packed, names)).toEqual(inline);
     expect(inline.skipped.length).toBeGreaterThan(0);
     expect(await offload('yoloClassTypes', [text, names, undefined])).toEqual(labelClassTypes(text, names));
+    expect(await offload('importedIds', ['imp', 'labels/a.txt', 1500])).toEqual(importedIds('imp', 'labels/a.txt', 1500));
   }, 60_000);
 });
 

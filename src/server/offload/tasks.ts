@@ -7,6 +7,7 @@ import { referenceOps } from '../services/segmentation/builtin/reference-ops';
 import { applyPixelStep, type PixelStep, type Raw } from '../services/image-edit/pixels';
 import { decodeBmp, type DecodedBmp } from '../services/bmp';
 import { readThrough, type ReadThrough } from '../services/import/read-through';
+import { importedIds } from '../services/import/convert';
 import type { ImportFormat } from '../../contract/imports';
 import { clickMask, dropEmbedding, holdEmbedding, type ClickAnswer } from '../services/segmentation/held-thread';
 import type { LoadedImage, Points } from '../services/segmentation/types';
@@ -51,6 +52,10 @@ export const tasks = {
   /** An import's YOLO label file parsed for its real run, packed for the trip back (formats/yolo/read.ts: LabelParsing). */
   yoloLabels(text: string, names: string[], pose: PoseShape | undefined): PackedLabels {
     return packLabels(parseLabelFile(text, names, pose), names);
+  },
+  /** An import's ids of one file's shapes, by position (services/import/convert.ts: a SHA-256 each). */
+  importedIds(importId: string, file: string, count: number): string[] {
+    return importedIds(importId, file, count);
   },
   /** The class types a YOLO label file shows, by class index (the real run's first read of every label file). */
   yoloClassTypes(text: string, names: string[], pose: PoseShape | undefined): ('box' | 'polygon' | 'keypoint' | undefined)[] {

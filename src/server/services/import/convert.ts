@@ -32,6 +32,11 @@ export function importedId(importId: string, file: string, index: number): strin
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** importedId of positions 0 to count - 1 of `file`, in order (an offload task: `importedIds`). */
+export function importedIds(importId: string, file: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => importedId(importId, file, i));
+}
+
 const finite = (path: readonly Point[]) => path.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
 
 /**

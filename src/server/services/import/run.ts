@@ -286,6 +286,7 @@ async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; 
       chunk = [];
     }
   }
+  const hashed = await idsOf(r, img, file);
   for (const [i, a] of img.annotations.entries()) {
     if (overBudget(stored.length + i)) break;
     if (slice.due()) await slice.pause();
@@ -295,7 +296,7 @@ async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; 
       r.report.skip(where, `unknown class "${a.class.slice(0, 100)}"`);
       continue;
     }
-    const c = toStored(a, a.id ?? importedId(r.row.id, file, i), cls.name, size, Boolean(img.normalized));
+    const c = toStored(a, a.id ?? hashed[i] ?? importedId(r.row.id, file, i), cls.name, size, Boolean(img.normalized));
     if (!c.ok) {
       r.report.skip(where, c.reason);
       continue;
@@ -308,6 +309,21 @@ async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; 
     }
   }
   if (chunk.length) yield chunk;
+}
+
+/** Below this many shapes an image's ids are hashed in-line (posting a task costs more). */
+const IDS_OFF_THREAD_FROM = 1_000;
+
+/**
+ * The imported ids of an image's shapes, by position: a SHA-256 each (importedId), hashed on an
+ * offload thread for images of many shapes (10,000 took about 10 ms of the event loop). Empty
+ * when few; positions past the per-image cap are hashed in-line if ever reached.
+ */
+async function idsOf(r: Run, img: ImportedImage, file: string): Promise<string[]> {
+  const count = Math.min(img.annotations.length, 2 * MAX_SHAPES_PER_IMAGE);
+  if (count < IDS_OFF_THREAD_FROM || img.annotations.every((a) => a.id !== undefined)) return [];
+  // A thread that fails leaves the hashing to the loop below (the same ids).
+  return offload('importedIds', [r.row.id, file, count]).catch(() => []);
 }
 
 async function importImage(r: Run, img: ImportedImage, index: number): Promise<void> {
