@@ -115,7 +115,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   );
   const downloading = page.waitForEvent('download');
   await exportButton.click();
-  await expect(dialog.getByTestId('export-progress')).toHaveText(/Preparing export\.\.\.|Downloading\.\.\. .* received/);
+  await expect(dialog.getByTestId('export-progress')).toHaveText(/Preparing export\.\.\.|images written|received/);
   await expect(dialog.getByRole('button', { name: /Exporting/ })).toBeVisible();
   releaseExport();
   const download = await downloading;
@@ -169,12 +169,14 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF' }]);
 
   // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
-  // form because the project has a polygon class (boxes as their 4 corners, normalised).
+  // form as chosen (boxes as their 4 corners, normalised); the default is Detect (a box class).
   await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
   for (const f of [/Vellum/, /COCO/, /YOLO/, /Pascal VOC/]) await expect(dialog.getByRole('radio', { name: f })).toBeVisible();
   await dialog.getByText('Current filters').click();
   await dialog.getByText('YOLO', { exact: true }).click();
   await expect(dialog.getByText('Saved as Birds_yolo.zip')).toBeVisible();
+  await expect(dialog.getByRole('radio', { name: /Detect/ })).toBeChecked();
+  await dialog.getByText('Segment', { exact: true }).click();
   await page.screenshot({ path: 'test-results/export-dialog-yolo.png' });
   const [third] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
   expect(third.suggestedFilename()).toBe('Birds_yolo.zip');
@@ -272,4 +274,84 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
   const [tree] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
   expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: true } });
   expect(await vellumImages(tree)).toEqual(['annotations/north/deep/deep.png.json', 'annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
+});
+
+test('export for training: a split with a seed, the YOLO task, progress while the zip streams, and Cancel', async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const project = await editorProject(page);
+  const tiny = await png(60, 90, 120);
+  await uploadImages(page, project.projectId, project.orgId, Array.from({ length: 20 }, (_, i) => ({ name: `s-${String(i).padStart(2, '0')}.png`, buffer: tiny, folder: '/' })));
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  const sent: Record<string, unknown>[] = [];
+  await page.route('**/api/v1/annotations/export', async (route) => {
+    sent.push(route.request().postDataJSON());
+    await route.fallback();
+  });
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
+
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await dialog.getByText('Current filters').click();
+  await expect(dialog.getByTestId('export-count')).toHaveText('20 images will be exported');
+  await dialog.getByText('YOLO', { exact: true }).click();
+  // The task, each with what it does.
+  await expect(dialog.getByText('One box per shape: polygons and masks by their bounding box')).toBeVisible();
+  await expect(dialog.getByText('Polygons for polygons and masks; boxes as their 4 corners')).toBeVisible();
+  await dialog.getByText('Detect', { exact: true }).click();
+  // The split, by keyboard: percentages validated as they are typed.
+  const splitToggle = dialog.getByLabel('Split into train / val / test');
+  await splitToggle.focus();
+  await page.keyboard.press('Space');
+  await expect(splitToggle).toBeChecked();
+  await dialog.getByRole('spinbutton', { name: 'Train', exact: true }).fill('60');
+  await dialog.getByRole('spinbutton', { name: 'Val', exact: true }).fill('35');
+  await dialog.getByRole('spinbutton', { name: 'Test', exact: true }).fill('10');
+  await expect(dialog.getByText('The percentages must add up to 100 (now 105)')).toBeVisible();
+  await expect(exportButton).toBeDisabled();
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-split-invalid.png' });
+  await dialog.getByRole('spinbutton', { name: 'Val', exact: true }).fill('30');
+  await dialog.getByRole('spinbutton', { name: 'Seed', exact: true }).fill('5');
+  await expect(dialog.getByLabel('Stratify by class')).toBeChecked();
+  await expect(exportButton).toBeEnabled();
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-split-yolo.png' });
+  const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  expect(sent.at(-1)).toMatchObject({ format: 'yolo', yolo_task: 'detect', split: { train: 0.6, val: 0.3, test: 0.1, seed: 5, stratify: true }, progress_id: expect.any(String) });
+  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+  const yaml = await zip.file('data.yaml')!.async('string');
+  expect(yaml).toContain('train: images/train\nval: images/val\ntest: images/test\n');
+  const labels = Object.keys(zip.files).filter((n) => n.startsWith('labels/') && !zip.files[n]!.dir);
+  expect(labels.filter((n) => n.startsWith('labels/train/'))).toHaveLength(12);
+  expect(labels.filter((n) => n.startsWith('labels/val/'))).toHaveLength(6);
+  expect(labels.filter((n) => n.startsWith('labels/test/'))).toHaveLength(2);
+  expect(await zip.file('README.txt')!.async('string')).toContain('Split (seed 5, stratified by class): train 12, val 6, test 2 image(s).');
+
+  // Progress while the zip streams (images written, from the server's progress route), then
+  // Cancel: the download is aborted, which stops the server's work, and the dialog stays open.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(
+    '**/api/v1/annotations/export',
+    async (route) => {
+      await held;
+      await route.fallback().catch(() => undefined);
+    },
+    { times: 1 },
+  );
+  await page.route((url) => url.pathname.endsWith('/api/v1/annotations/export/progress'), (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ success: true, state: 'running', images_written: 7, image_count: 20 }) }),
+  );
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await dialog.getByText('Current filters').click();
+  await exportButton.click();
+  await expect(dialog.getByTestId('export-progress')).toHaveText('7 of 20 images written');
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-progress.png' });
+  const cancel = dialog.getByRole('button', { name: 'Cancel export' });
+  await cancel.focus();
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByTestId('export-cancelled')).toHaveText('Export cancelled: the server stopped writing it.');
+  await expect(exportButton).toBeEnabled();
+  await page.screenshot({ path: '/tmp/vellum-team/shots/export-cancelled.png' });
+  release();
 });

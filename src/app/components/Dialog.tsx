@@ -61,6 +61,7 @@ export function Dialog({ open, onOpenChange, title, description, icon, tone = 'a
           </div>
           {onSubmit ? (
             <form
+              className={styles.form}
               noValidate
               onSubmit={(e) => {
                 e.preventDefault();
