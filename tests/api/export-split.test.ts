@@ -190,6 +190,22 @@ describe('export split', () => {
     expect(readme).toMatch(/Split \(seed 7, stratified by class\): train \d+, val \d+, test \d+ image\(s\)\./);
   });
 
+  it('current_filters takes the list class and annotation filters, and splits what they select', async () => {
+    const { zip } = await exportZip({ format: 'vellum', scope: 'current_filters', filters: { class: ['rare', 'blob'] }, split: SPLIT });
+    const files = entries(zip).filter((e) => e.startsWith('annotations/'));
+    expect(files.map((f) => f.split('/').pop()).sort()).toEqual(['img06.png.json', 'img07.png.json', 'img08.png.json', 'img09.png.json', 'img10.png.json', 'img11.png.json']);
+    // Two classes of 3 images each, 3 splits: each class in every split.
+    const bySplit = new Map<string, string[]>();
+    for (const f of files) {
+      const doc = await json(zip, f);
+      const names = (doc.annotations as { name: string }[]).map((x) => x.name).filter((n) => n !== 'car');
+      bySplit.set(doc.image.split, [...(bySplit.get(doc.image.split) ?? []), ...names]);
+    }
+    for (const s of SPLITS) expect(new Set(bySplit.get(s)), s).toEqual(new Set(['rare', 'blob']));
+    const none = await exportZip({ format: 'vellum', scope: 'current_filters', filters: { has_annotations: 'false' } });
+    expect(entries(none.zip).filter((e) => e.startsWith('annotations/'))).toHaveLength(4);
+  });
+
   it('without a split, keeps the one-set layouts', async () => {
     expect(entries((await exportZip({ format: 'coco' })).zip)).toEqual(['README.txt', 'annotations.json']);
     const voc = (await exportZip({ format: 'voc' })).zip;
