@@ -1,9 +1,11 @@
 // The Data tab finds images by their annotations (issue 32 §4): the class panel lists each class
 // with its shapes and images, a click filters by it through every folder, the URL holds the
 // filter (reload and Back keep it), a chip removes it; 'None' finds the images without
-// annotations and a count range narrows them; then the filtered view is exported with a split and
-// the zip holds exactly those images, divided into train and val.
+// annotations and a count range narrows them; the tiles can draw their shapes (remembered); then
+// the filtered view is exported with a split and the zip holds exactly those images, divided.
+import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import JSZip from 'jszip';
 import { apiCall, editorProject, scenePng, uploadImages, type EditorProject } from './editor-helpers';
 
 test.use({ viewport: { width: 1440, height: 900 } });
@@ -108,4 +110,57 @@ test('class panel: filter by class from the panel, the URL holds it, reload and 
   await page.getByLabel('Max').press('Enter');
   await expect(page.getByRole('alert').filter({ hasText: 'Min is above max' })).toBeVisible();
   await shot(page, 'data-filters-3-range');
+});
+
+test('shapes on tiles: drawn in class colours behind a toggle that is remembered', async ({ page }) => {
+  test.setTimeout(120_000);
+  await birdsProject(page);
+  const tile = page.getByTestId('image-tile').filter({ has: page.getByRole('button', { name: 'heron-01.png', exact: true }) });
+  await expect(tile).toBeVisible();
+  await expect(page.getByTestId('tile-shapes')).toHaveCount(0);
+  const toggle = page.getByLabel('Shapes on tiles');
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).toBeChecked();
+  // heron-01 has two herons and an owl: three boxes, in their classes' colours; pond has none.
+  const marks = tile.getByTestId('tile-shapes').locator('rect');
+  await expect(marks).toHaveCount(3);
+  expect(await marks.evaluateAll((rects) => rects.map((r) => r.getAttribute('stroke')))).toEqual(['#F07575', '#F07575', '#4E79A7']);
+  await expect(page.getByTestId('image-tile').filter({ has: page.getByRole('button', { name: 'pond.png', exact: true }) }).getByTestId('tile-shapes')).toHaveCount(0);
+  await shot(page, 'data-filters-4-shapes');
+  await page.reload();
+  await expect(page.getByLabel('Shapes on tiles')).toBeChecked();
+  await expect(tile.getByTestId('tile-shapes').locator('rect')).toHaveCount(3);
+});
+
+test('export the filtered view with a split: the zip holds exactly the class filter images, divided', async ({ page }) => {
+  test.setTimeout(150_000);
+  await birdsProject(page);
+  await page.getByRole('complementary', { name: 'Classes and annotation filters' }).getByRole('button', { name: /heron/ }).click();
+  await expect(page.getByTestId('image-tile')).toHaveCount(3);
+  const sent: Record<string, unknown>[] = [];
+  await page.route('**/api/v1/annotations/export', async (route) => {
+    sent.push(route.request().postDataJSON());
+    await route.fallback();
+  });
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  await dialog.getByText('Current filters').click();
+  await expect(dialog.getByText('With the class / annotation filters, in every folder')).toBeVisible();
+  await expect(dialog.getByTestId('export-count')).toHaveText('3 images will be exported');
+  await dialog.getByText('YOLO', { exact: true }).click();
+  await dialog.getByLabel('Split into train / val / test').check();
+  await dialog.getByRole('spinbutton', { name: 'Train', exact: true }).fill('67');
+  await dialog.getByRole('spinbutton', { name: 'Val', exact: true }).fill('33');
+  await dialog.getByRole('spinbutton', { name: 'Test', exact: true }).fill('0');
+  await shot(page, 'data-filters-5-export');
+  const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
+  expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { class: ['heron'] }, format: 'yolo', split: { train: 0.67, val: 0.33 } });
+  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+  const labels = Object.keys(zip.files).filter((n) => n.startsWith('labels/') && !zip.files[n]!.dir);
+  const inSplit = (split: string) => labels.filter((n) => n.startsWith(`labels/${split}/`)).map((n) => n.slice(n.lastIndexOf('/') + 1));
+  expect(inSplit('train').length).toBeGreaterThan(0);
+  expect(inSplit('val').length).toBeGreaterThan(0);
+  const names = [...inSplit('train'), ...inSplit('val')].map((n) => n.replace(/\.txt$/, '.png'));
+  expect(names.sort()).toEqual(['heron-01.png', 'heron-02.png', 'heron-03.png']);
 });

@@ -1,7 +1,8 @@
 // The Data tab's class panel (issue 32 §4): each class with its count of shapes and of images
 // (GET /annotations/stats, archived images left out), a click filters by it (again: takes it out);
 // then the annotation filters: with or without annotations, and a count range. Every choice goes
-// through the view store, so it lands in the URL; the filters look through every folder.
+// through the view store, so it lands in the URL; the filters look through every folder. Also the
+// 'Shapes on tiles' toggle (TileShapes.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ProjectClass } from '../../../../contract/projects';
@@ -33,7 +34,17 @@ export function classRows(classes: readonly ProjectClass[], byClass: Record<stri
   }));
 }
 
-export function ClassPanel({ projectId, classes, filter, reloadToken }: { projectId: string; classes: readonly ProjectClass[]; filter: AnnotationFilter; reloadToken: number }) {
+export interface ClassPanelProps {
+  projectId: string;
+  classes: readonly ProjectClass[];
+  filter: AnnotationFilter;
+  reloadToken: number;
+  /** The tiles draw their image's shapes (TileShapes.tsx). */
+  showShapes: boolean;
+  onShowShapes(on: boolean): void;
+}
+
+export function ClassPanel({ projectId, classes, filter, reloadToken, showShapes, onShowShapes }: ClassPanelProps) {
   const view = useDataView.getState;
   const stats = useQuery({ queryKey: [...annotationStatsKey(projectId), reloadToken], queryFn: () => api.annotationStats(projectId), staleTime: 10_000 });
   const rows = classRows(classes, stats.data?.by_class ?? {}, stats.data?.images_by_class ?? {});
@@ -80,6 +91,10 @@ export function ClassPanel({ projectId, classes, filter, reloadToken }: { projec
           </ul>
         )}
       </section>
+      <label className={styles.toggle}>
+        <input type="checkbox" checked={showShapes} onChange={(e) => onShowShapes(e.target.checked)} />
+        Shapes on tiles
+      </label>
       <AnnotationCountFilter filter={filter} />
       {hasAnnotationFilter(filter) ? (
         <Button variant="ghost" size="sm" onClick={() => view().setAnnotationFilter(NO_ANNOTATION_FILTER)}>

@@ -4,7 +4,7 @@
 // This file lays the tab out and wires its parts: the head (DataHeader), the path (FolderPath),
 // the grid (DataGrid, useGridItems), the selection (useTileSelection, DataSelectionBar), what is
 // done to images and folders (useImageActions, useFolderActions) and desktop files (useFileDrop).
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Ban, UploadCloud } from 'lucide-react';
 import { parentFolderPath } from '../../../../contract/folders';
 import type { Project } from '../../../../contract/projects';
@@ -26,6 +26,7 @@ import { useGridItems, type Item } from './useGridItems';
 import { useImageActions } from './useImageActions';
 import { useImageList } from './useImageList';
 import { useTileSelection } from './useTileSelection';
+import { readTileShapesChoice, TileShapes, writeTileShapesChoice } from './TileShapes';
 import { useProjectRefresh } from './useProjectRefresh';
 import { TilePeople, useWatchTiles } from './tilePeople';
 import styles from './DataTab.module.css';
@@ -43,6 +44,8 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
   const folders = useFolders(project.id, orgId);
   const tree = folders.data?.folders ?? [];
   const [editOpen, setEditOpen] = useState(false);
+  const [showShapes, setShowShapes] = useState(readTileShapesChoice);
+  const classColors = useMemo(() => new Map(project.classes.map((c) => [c.name, c.color])), [project.classes]);
   // What the role may do here (the rule: src/app/stores/permissions.ts). New Folder, a header
   // button, stays disabled with the reason; toolbar actions, tile actions and drags are hidden;
   // a desktop file drop is refused with the reason.
@@ -98,6 +101,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         onCycleStatus={canStage ? () => imageActions.cycleStatus(it.image) : undefined}
         showFolder={everyFolder}
         people={<TilePeople imageId={it.image.id} filename={it.image.filename} />}
+        overlay={showShapes ? <TileShapes image={it.image} projectId={project.id} colors={classColors} /> : undefined}
       />
     );
 
@@ -119,7 +123,17 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
             renderItem={renderItem}
           />
         </div>
-        <ClassPanel projectId={project.id} classes={project.classes} filter={annotations} reloadToken={reloadToken} />
+        <ClassPanel
+          projectId={project.id}
+          classes={project.classes}
+          filter={annotations}
+          reloadToken={reloadToken}
+          showShapes={showShapes}
+          onShowShapes={(on) => {
+            setShowShapes(on);
+            writeTileShapesChoice(on);
+          }}
+        />
       </div>
 
       {fileOver ? (
@@ -147,7 +161,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
         folderPath={folderPath}
         onLanded={imageActions.onEditLanded}
       />
-      <ExportDialog project={project} selectedIds={[...selected]} folderPath={folderPath} status={status} search={search} />
+      <ExportDialog project={project} selectedIds={[...selected]} folderPath={folderPath} status={status} search={search} annotations={annotations} />
     </div>
   );
 }

@@ -157,6 +157,8 @@ export interface ImageTileProps {
   showFolder?: boolean;
   /** Who has the image open in the editor (live co-editing), over the thumbnail's top-right corner. */
   people?: ReactNode;
+  /** Drawn over the thumbnail: the image's shapes when the class panel's toggle is on (TileShapes). */
+  overlay?: ReactNode;
 }
 
 /** '4000 × 3000', or null when the size is not known. */
@@ -178,7 +180,7 @@ function AnnotationCount({ count, id }: { count: number; id: string }) {
 
 // Long because one tile draws every state of an image (thumbnail, counts, stage, people, folder,
 // selection, drag) and its pointer and keyboard handling share them.
-export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false, people }: ImageTileProps) {
+export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false, people, overlay }: ImageTileProps) {
   const [dragging, setDragging] = useState(false);
   const detailsId = useId();
   const pixels = pixelSize(image);
@@ -188,6 +190,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
     <>
       <span className={styles.thumb}>
         <Thumb image={image} />
+        {overlay}
         {image.is_edited ? (
           <span className={styles.edited} title="Edited image">
             <Sparkles aria-label="Edited image" />
