@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMask, rleArea } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { expectPycocotoolsReadable } from '../support/coco-check';
 
 let server: TestServer;
 let owner: Member;
@@ -55,27 +56,6 @@ function expectStratified(sets: Record<string, string[]>) {
   }
 }
 
-/** What pycocotools' COCO() and annToRLE need of a file (the checks of tests/api/export.test.ts). */
-function expectPycocotoolsShape(coco: { images: { id: number; width: number; height: number }[]; annotations: Record<string, any>[]; categories: { id: number }[] }) {
-  const imageIds = new Set(coco.images.map((i) => i.id));
-  const categoryIds = new Set(coco.categories.map((c) => c.id));
-  for (const a of coco.annotations) {
-    expect(imageIds.has(a.image_id)).toBe(true);
-    expect(categoryIds.has(a.category_id)).toBe(true);
-    expect(a.bbox).toHaveLength(4);
-    expect(typeof a.area).toBe('number');
-    expect([0, 1]).toContain(a.iscrowd);
-    if (Array.isArray(a.segmentation)) {
-      expect(a.segmentation.length).toBeGreaterThan(0);
-      for (const poly of a.segmentation) {
-        expect(poly.length).toBeGreaterThanOrEqual(6);
-        expect(poly.length % 2).toBe(0);
-      }
-    } else {
-      expect(a.segmentation).toEqual({ size: [H, W], counts: expect.any(String) });
-    }
-  }
-}
 
 beforeAll(async () => {
   server = await startServer();
@@ -142,7 +122,7 @@ describe('export split', () => {
     expect(annotationIds).toHaveLength(20 + 6 + 3 + 3);
     for (const s of SPLITS) {
       expect(files[s].categories).toEqual(files.train.categories);
-      expectPycocotoolsShape(files[s]);
+      expectPycocotoolsReadable(files[s]);
     }
     const readme = await text(zip, 'README.txt');
     expect(readme).toContain(`Split (seed 7, stratified by class): train ${sets.train!.length}, val ${sets.val!.length}, test ${sets.test!.length} image(s).`);
@@ -297,7 +277,7 @@ describe('mask_format', () => {
       expect(m.bbox[0]).toBeGreaterThanOrEqual(5 - 1);
       expect(m.bbox[0] + m.bbox[2]).toBeLessThanOrEqual(15 + 1);
     }
-    expectPycocotoolsShape(coco);
+    expectPycocotoolsReadable(coco);
     expect(await text(zip, 'README.txt')).toContain('masks as polygons (mask_format polygon)');
   });
 });

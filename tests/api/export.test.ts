@@ -9,6 +9,7 @@ import { moveDocumentsToRows } from '../../src/server/db/annotation-rows';
 import { decodeRle, encodeMask } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { expectPycocotoolsReadable } from '../support/coco-check';
 
 let server: TestServer;
 let owner: Member;
@@ -168,21 +169,8 @@ describe('coco format', () => {
     expect(kp).toMatchObject({ image_id: 1, category_id: 4, keypoints: [5, 6, 2], num_keypoints: 1, bbox: [5, 6, 0, 0], area: 0 });
     // The point as a zero-area triangle, not [] (pycocotools' frPyObjects indexes segm[0]).
     expect(kp.segmentation).toEqual([[5, 6, 5, 6, 5, 6]]);
-    // What pycocotools' annToRLE needs of every annotation (COCOeval iouType 'segm', annToMask):
-    // RLE with a string, or a non-empty list of polygons of 3+ points (a 4-number list reads as a bbox).
-    for (const a of anns) {
-      const seg = a.segmentation;
-      if (Array.isArray(seg)) {
-        expect(seg.length).toBeGreaterThan(0);
-        for (const poly of seg) {
-          expect(poly.length).toBeGreaterThanOrEqual(6);
-          expect(poly.length % 2).toBe(0);
-          for (const v of poly) expect(Number.isFinite(v)).toBe(true);
-        }
-      } else {
-        expect(seg).toEqual({ size: [H, W], counts: expect.any(String) });
-      }
-    }
+    // What pycocotools needs of every annotation (../support/coco-check.ts).
+    expectPycocotoolsReadable(coco);
     expect(mask).toMatchObject({ image_id: 1, category_id: 5, bbox: [1, 2, 3, 4], area: 12 });
     expect(typeof mask.segmentation.counts).toBe('string');
     expect(decodeRle(mask.segmentation)).toEqual(maskPixels);

@@ -19,6 +19,7 @@ import { READERS } from '../../src/server/formats';
 import { toStored } from '../../src/server/services/import/convert';
 import type { ImportFormat } from '../../src/contract/imports';
 import { memoryArchive, readAll } from '../support/test-archive';
+import { expectPycocotoolsReadable, type CocoFileLike } from '../support/coco-check';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
@@ -82,28 +83,6 @@ const near = (a: number, b: number, tol = 1e-6 * W) => Math.abs(a - b) <= tol;
 function expectBox(actual: unknown, want: Box, tol?: number) {
   const b = actual as Box;
   for (const k of ['x', 'y', 'w', 'h'] as const) expect(near(b[k], want[k], tol), `${k}: ${b[k]} vs ${want[k]}`).toBe(true);
-}
-/**
- * What pycocotools needs of every annotation (COCO(), annToRLE, annToMask, COCOeval): the keys it
- * indexes, and a segmentation that is a compressed RLE of the image's size or a non-empty list of
- * polygons of 3+ points (a 4-number list reads as a bbox). The same rules as tests/api/export.test.ts.
- */
-function expectPycocotoolsReadable(annotations: Record<string, unknown>[]) {
-  for (const a of annotations) {
-    for (const key of ['id', 'image_id', 'category_id', 'area', 'iscrowd']) expect(typeof a[key], key).toBe('number');
-    expect((a.bbox as number[]).every(Number.isFinite)).toBe(true);
-    const seg = a.segmentation;
-    if (Array.isArray(seg)) {
-      expect(seg.length).toBeGreaterThan(0);
-      for (const poly of seg as number[][]) {
-        expect(poly.length).toBeGreaterThanOrEqual(6);
-        expect(poly.length % 2).toBe(0);
-        expect(poly.every(Number.isFinite)).toBe(true);
-      }
-    } else {
-      expect(seg).toEqual({ size: [H, W], counts: expect.any(String) });
-    }
-  }
 }
 /** A mask traced to a polygon within 1 px: every pixel that differs from `mask` is on its boundary, and IoU is at least 0.8. */
 function expectTracedMask(traced: number[]) {
@@ -182,7 +161,7 @@ describe('write, then read, gives the same annotations', () => {
     const coco = JSON.parse((await exported('coco'))['annotations.json']!.toString('utf8')) as { categories: { id: number; name: string }[]; annotations: Record<string, unknown>[] };
     const nameOf = (a: Record<string, unknown>) => coco.categories.find((c) => c.id === a.category_id)!.name;
     expect(coco.annotations.filter((a) => a.vellum_shape === 'box').map(nameOf)).toEqual(['car']);
-    expectPycocotoolsReadable(coco.annotations);
+    expectPycocotoolsReadable(coco as unknown as CocoFileLike);
   });
 
   it('YOLO segments: boxes (written as their corners), polygons as their outer ring, masks traced within 1 px', { timeout: 60_000 }, async () => {
@@ -258,6 +237,6 @@ describe('COCO person keypoints: import, then export, gives the same triples', (
     const triples = (file: typeof KEYPOINTS_FILE) =>
       file.annotations.map((a) => [file.categories.find((c) => c.id === a.category_id)!.name, a.keypoints, a.num_keypoints]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
     expect(triples(out)).toEqual(triples(KEYPOINTS_FILE));
-    expectPycocotoolsReadable(out.annotations as unknown as Record<string, unknown>[]);
+    expectPycocotoolsReadable(out as unknown as CocoFileLike);
   });
 });
