@@ -7,7 +7,7 @@ import { useCallback, useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { MAX_PAGE_SIZE, type Image } from '../../../../contract/images';
 import { api } from '../../../api/client';
-import { looksInEveryFolder, type DataQuery } from '../../../lib/links';
+import { annotationFilterParams, looksInEveryFolder, type DataQuery } from '../../../lib/links';
 import type { EditorSession } from '../../../editor-session/session';
 import { preloadFor } from '../../../../workers/render-client';
 import { prefetchImage } from '../../../api/annotations/preload';
@@ -49,13 +49,13 @@ export const editorImageKey = (projectId: string | undefined, imageId: string) =
 
 /**
  * The sequence for `image` in the view `query` (its folderPath is the image's own folder unless
- * it looks in every folder: a search or an assignee filter). Undefined while it loads, and when the image is not in it (filtered out since it was
+ * it looks in every folder: a search, an assignee or an annotation filter). Undefined while it loads, and when the image is not in it (filtered out since it was
  * opened, or a link with another view's query): the image is then shown alone.
  */
 export function useSequenceImages({ projectId, orgId, image, query }: { projectId: string | undefined; orgId: string; image: Image | null; query: DataQuery }): Image[] | undefined {
   const everyFolder = looksInEveryFolder(query);
   const sequenceQuery = useQuery({
-    queryKey: ['editor-sequence', projectId, everyFolder ? null : query.folderPath, query.search, query.status, query.assignee, query.sort.field, query.sort.order],
+    queryKey: ['editor-sequence', projectId, everyFolder ? null : query.folderPath, query.search, query.status, query.assignee, annotationFilterParams(query.annotations), query.sort.field, query.sort.order],
     enabled: Boolean(projectId && orgId && image),
     staleTime: 60_000,
     queryFn: async () =>
@@ -66,6 +66,7 @@ export function useSequenceImages({ projectId, orgId, image, query }: { projectI
           search: query.search || undefined,
           status: query.status ?? undefined,
           assignee: query.assignee ?? undefined,
+          ...annotationFilterParams(query.annotations),
           page: 1,
           limit: MAX_PAGE_SIZE,
           sort_by: query.sort.field,
