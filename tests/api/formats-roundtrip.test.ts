@@ -238,5 +238,15 @@ describe('COCO person keypoints: import, then export, gives the same triples', (
       file.annotations.map((a) => [file.categories.find((c) => c.id === a.category_id)!.name, a.keypoints, a.num_keypoints]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
     expect(triples(out)).toEqual(triples(KEYPOINTS_FILE));
     expectPycocotoolsReadable(out as unknown as CocoFileLike);
+
+    // Through Vellum's own format and into another project, the names keep their order too.
+    const vellumZip = new JSZip();
+    for (const [name, bytes] of Object.entries(await exported('vellum', { include_images: true }, target))) vellumZip.file(name, bytes);
+    const again = (await createProject(server, owner, 'Keypoints again')).id;
+    const second = await importFile(server, owner.token, again, 'people-vellum.zip', await vellumZip.generateAsync({ type: 'nodebuffer' }), { format: 'vellum' });
+    expect(second.status, second.error).toBe('done');
+    const out2 = JSON.parse((await exported('coco', {}, again))['annotations.json']!.toString('utf8')) as typeof KEYPOINTS_FILE;
+    expect(out2.categories.find((c) => c.name === 'person')!.keypoints).toEqual(KEYPOINTS_FILE.categories[0]!.keypoints);
+    expect(triples(out2)).toEqual(triples(KEYPOINTS_FILE));
   });
 });

@@ -67,6 +67,16 @@ describe('Vellum reader', () => {
     expect(report.skipped).toEqual([]);
   });
 
+  it("keeps a keypoint class's point names in order, and leaves out invalid ones with a warning", async () => {
+    const project = (classes: unknown[]) => ({ project: { name: 'Roads', description: '', classes, annotation_types: ['keypoint'] } });
+    const named = memoryArchive({ 'vellum.json': manifest(project([{ name: 'person', type: 'keypoint', color: '#bdb2ff', keypoints: ['nose', 'left_eye', 'right_eye'] }])) });
+    expect((await readAll(vellumReader, named)).dataset.classes).toEqual([{ name: 'person', type: 'keypoint', color: '#bdb2ff', keypoints: ['nose', 'left_eye', 'right_eye'] }]);
+    const bad = memoryArchive({ 'vellum.json': manifest(project([{ name: 'person', type: 'keypoint', keypoints: [7] }])) });
+    const { dataset, report } = await readAll(vellumReader, bad);
+    expect(dataset.classes).toEqual([{ name: 'person', type: 'keypoint' }]);
+    expect(report.warnings.join('\n')).toContain('the keypoint names of class "person" were left out');
+  });
+
   it('reads an export zipped inside a top folder, and yields image files without a document', async () => {
     const archive = memoryArchive({ 'Roads/vellum.json': manifest({ folders: [] }), 'Roads/images/z.png': PNG });
     const { images } = await readAll(vellumReader, archive);

@@ -52,6 +52,13 @@ function classesOf(manifest: Record<string, unknown>, options: ReadOptions): Imp
         if (defs.data?.length) cls.attributes = defs.data;
       } else options.report.warn(`vellum.json: the attribute definitions of class "${c.name.slice(0, 100)}" were left out (${defs.error.issues[0]?.message ?? 'invalid'})`);
     }
+    if (c.keypoints !== undefined) {
+      // A keypoint class's point names in order (from a COCO import), so a COCO export after this round trip keeps them.
+      const names = ProjectClass.shape.keypoints.safeParse(c.keypoints);
+      if (names.success) {
+        if (names.data?.length) cls.keypoints = names.data;
+      } else options.report.warn(`vellum.json: the keypoint names of class "${c.name.slice(0, 100)}" were left out (${names.error.issues[0]?.message ?? 'invalid'})`);
+    }
     out.push(cls);
   }
   return out;
