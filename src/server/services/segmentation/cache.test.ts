@@ -83,4 +83,30 @@ describe('EmbeddingCache', () => {
     expect(cache.state('d')).toBe('processed');
     cache.close();
   });
+
+  it('hands every value it lets go to onDrop (evicted, deleted, expired, closed), and deleteValue spares a newer value', async () => {
+    let now = 0;
+    const dropped: number[] = [];
+    const cache = new EmbeddingCache<{ bytes: number }>(250, () => now, (v) => void dropped.push(v.bytes));
+    const a = (await cache.get('a', async () => value(100))).value;
+    await cache.get('b', async () => value(101));
+    now++;
+    await cache.get('c', async () => value(102)); // over 250: a goes
+    expect(dropped).toEqual([100]);
+    cache.delete('b');
+    expect(dropped).toEqual([100, 101]);
+    // A stale handle of 'a' must not delete the value that replaced it.
+    const fresh = (await cache.get('a', async () => value(103))).value;
+    cache.deleteValue('a', a);
+    expect(cache.state('a')).toBe('processed');
+    cache.deleteValue('a', fresh);
+    expect(cache.state('a')).toBeNull();
+    expect(dropped).toEqual([100, 101, 103]);
+    now += CACHE_TTL_MS + 1;
+    cache.sweep();
+    expect(dropped).toEqual([100, 101, 103, 102]);
+    await cache.get('d', async () => value(104));
+    cache.close();
+    expect(dropped).toEqual([100, 101, 103, 102, 104]);
+  });
 });

@@ -82,6 +82,11 @@ export class EmbeddingCache<E extends Embedding = Embedding> {
     this.remove(key);
   }
 
+  /** Deletes `key` only while it still holds `value` (two requests that found it stale must not delete each other's fresh one). */
+  deleteValue(key: string, value: E): void {
+    if (this.entries.get(key)?.value === value) this.remove(key);
+  }
+
   private remove(key: string): void {
     const value = this.entries.get(key)?.value;
     this.entries.delete(key);

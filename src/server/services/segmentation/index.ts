@@ -285,7 +285,7 @@ export class SegmentationService {
       } catch (err) {
         if (!(err instanceof HeldEmbeddingGone)) throw err;
         this.ctx.log.warn({ imageId: image.id, err: err.message }, 'segmentation: the prepared image was lost; preparing it again');
-        this.cache.delete(image.id);
+        this.cache.deleteValue(image.id, e);
         const again = (await this.embedding(image)).value as HeldEmbedding;
         return segmenter.click(again, key, points, { ...opts, usePrevious: false });
       }
