@@ -1,7 +1,7 @@
 // Vitest: unit tests beside the code (src, assembly, scripts), the API over HTTP (tests/api), the
 // engine headless (tests/engine) and the renderer's pixels (tests/render). See tests/README.md.
-import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
-import viteConfig from './vite.config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
 
 const include = ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts', 'scripts/**/*.test.ts'];
 
@@ -30,23 +30,24 @@ const isolated = [
 // between files from a bug, or to compare the cost.
 const shareModules = process.env.VELLUM_TEST_ISOLATE !== '1';
 
-export default mergeConfig(
-  viteConfig,
-  defineConfig({
-    test: {
-      environment: 'node',
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
-      pool: 'forks',
-      // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
-      // files spend much of their time waiting on their server, so two at a time finish sooner.
-      maxWorkers: 2,
-      projects: [
-        // The rest share one module graph per worker: the server and its dependencies are loaded
-        // once per worker instead of once per file (importing them was 107 s of the 377 s run).
-        { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...isolated], isolate: !shareModules } },
-        { extends: true, test: { name: 'isolated', include: isolated } },
-      ],
-    },
-  }),
-);
+// Only the React plugin is taken from vite.config.ts: the rest is the SPA's build and dev server.
+export default defineConfig({
+  plugins: [react()],
+  test: {
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // One temporary directory per run, removed at its end (tests/support/vitest-tmpdir.ts).
+    globalSetup: ['tests/support/vitest-tmpdir.ts'],
+    // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
+    // files spend much of their time waiting on their server, so two at a time finish sooner.
+    maxWorkers: 2,
+    projects: [
+      // The rest share one module graph per worker: the server and its dependencies are loaded
+      // once per worker instead of once per file (importing them was 107 s of the 377 s run).
+      { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...isolated], isolate: !shareModules } },
+      { extends: true, test: { name: 'isolated', include: isolated } },
+    ],
+  },
+});
