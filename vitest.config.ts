@@ -1,29 +1,30 @@
 // Vitest: unit tests beside the code (src, assembly, scripts), the API over HTTP (tests/api), the
 // engine headless (tests/engine) and the renderer's pixels (tests/render). See tests/README.md.
+import fs from 'node:fs';
+import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
 const include = ['src/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/engine/**/*.test.ts', 'assembly/**/*.test.ts', 'tests/render/**/*.test.ts', 'scripts/**/*.test.ts'];
 
 // Files that need a module graph of their own: they replace modules or timers (vi.mock, fake
-// timers, spies), change globals or the environment for the whole file (a DOM, `window`, S3
-// credentials), which the next file in the same worker would otherwise inherit.
+// timers, spies), or change globals or the environment for the whole file (a DOM, `window`, S3
+// credentials), which the next file in the same worker would otherwise inherit. Found by reading
+// the test files, so a new one is not forgotten; `alsoIsolated` is for what the pattern misses.
+const needsIsolation = /\bvi\.(mock|doMock|useFakeTimers|stubGlobal|stubEnv|spyOn)\b|@vitest-environment|globalThis( as [^)]*\))?\)?\.\w+ *=[^=]|^process\.env\.\w+ *=[^=]/m;
+const alsoIsolated: string[] = [];
+
+function testFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const file = path.posix.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : testFiles(file);
+    return e.name.endsWith('.test.ts') ? [file] : [];
+  });
+}
+
 const isolated = [
-  'src/app/api/client.test.ts',
-  'src/app/components/ErrorBoundary.test.ts',
-  'src/app/editor-session/autoAnnotate.test.ts',
-  'src/app/editor-session/session.test.ts',
-  'src/app/pages/annotate/AttributesPanel.test.ts',
-  'src/app/pages/project/data/thumbnails.test.ts',
-  'src/app/pages/project/data/uploads.test.ts',
-  'src/app/stores/toast.test.ts',
-  'src/app/sync/live/liveImage.test.ts',
-  'src/app/sync/save/transport.test.ts',
-  'src/kernels/kernels.test.ts',
-  'src/workers/tiles.test.ts',
-  'tests/api/auth-rate-limits.test.ts',
-  'tests/api/storage-s3.test.ts',
-  'tests/engine/auto.test.ts',
+  ...new Set([...['src', 'tests/api', 'tests/engine', 'assembly', 'tests/render', 'scripts'].flatMap(testFiles).filter((f) => needsIsolation.test(fs.readFileSync(f, 'utf8'))), ...alsoIsolated]),
 ];
 
 // VELLUM_TEST_ISOLATE=1 gives every file a module graph of its own, as before: to tell a leak
