@@ -14,7 +14,13 @@ function freePort(): number {
 
 // Worker processes load this file again; the environment carries the runner's choices to them.
 process.env.VELLUM_E2E_PORT ??= String(freePort());
-process.env.VELLUM_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-e2e-'));
+if (!process.env.VELLUM_E2E_DATA_DIR) {
+  // Made by the runner, removed when it exits (after the server has stopped): each run's data
+  // directory is a few hundred MB, and runs all day filled the disk.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-e2e-'));
+  process.env.VELLUM_E2E_DATA_DIR = dataDir;
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+}
 const port = process.env.VELLUM_E2E_PORT;
 const baseURL = `http://127.0.0.1:${port}`;
 
