@@ -17,7 +17,7 @@ export interface Config {
   database: { kind: 'pglite'; dir: string } | { kind: 'postgres'; url: string };
   storage: { kind: 'local'; dir: string } | { kind: 's3'; url: string };
   auth:
-    | { kind: 'embedded'; jwtSecret: string | null; siteUrl: string; smtpUrl: string | null; smtpFrom: string }
+    | { kind: 'embedded'; jwtSecret: string | null; siteUrl: string; smtpUrl: string | null; smtpFrom: string; signUpsPerHour: number }
     | { kind: 'supabase'; url: string; anonKey: string; jwtSecret: string | null; jwksUrl: string | null; serviceRoleKey: string | null };
   google: { clientId: string; clientSecret: string; issuer: string } | null;
   /** Where the built SPA lives; served with history fallback when present. */
@@ -161,7 +161,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     const jwtSecret = env.SUPABASE_JWT_SECRET?.trim() || null;
     if (jwtSecret && jwtSecret.length < 32) fail('SUPABASE_JWT_SECRET', 'must be at least 32 characters');
     const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
-    auth = { kind: 'embedded', jwtSecret, siteUrl: publicUrl, smtpUrl, smtpFrom: env.SMTP_FROM?.trim() || 'Vellum <no-reply@localhost>' };
+    // Sign-ups per client address an hour (auth/embedded/throttle.ts): raised for test servers, whose every user comes from 127.0.0.1.
+    const signUpsPerHour = integer(env, 'SIGN_UPS_PER_HOUR', 100, 1, 100_000);
+    auth = { kind: 'embedded', jwtSecret, siteUrl: publicUrl, smtpUrl, smtpFrom: env.SMTP_FROM?.trim() || 'Vellum <no-reply@localhost>', signUpsPerHour };
   }
 
   const googleId = env.GOOGLE_CLIENT_ID?.trim();

@@ -65,6 +65,12 @@ describe('sign-up limits', () => {
     expect(wrapped.body.retry_after).toBeGreaterThan(3500);
   }, 60_000);
 
+  it('SIGN_UPS_PER_HOUR sets the per-address sign-up limit', async () => {
+    const s = await server({ SIGN_UPS_PER_HOUR: '3' });
+    for (let i = 0; i < 3; i++) expect((await refusedSignUp(s)).status).toBe(422);
+    expectThrottled(await signUpCall(s, { email: uniqueEmail('late'), password: 'a good password' }), 'over_request_rate_limit', /^Too many sign-ups from your network\. Try again in 60 minutes\.$/, 3600);
+  });
+
   it('X-Forwarded-For does not escape the sign-up limit unless TRUST_PROXY names the proxy', async () => {
     const untrusting = await server();
     for (let i = 0; i < SIGN_UPS_PER_ADDRESS.max; i++) expect((await refusedSignUp(untrusting, `203.0.113.${(i % 250) + 1}`)).status).toBe(422);

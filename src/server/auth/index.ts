@@ -34,7 +34,7 @@ async function createEmbeddedAuth(config: Config, db: Db): Promise<EmbeddedAuthP
   const secret = auth.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt_secret');
   const signer = new TokenSigner(secret, `${config.publicUrl}/auth/v1`);
   const mailer = auth.smtpUrl ? new Mailer(auth.smtpUrl, auth.smtpFrom) : null;
-  const service = new EmbeddedAuthService(db, { publicUrl: config.publicUrl, siteUrl: auth.siteUrl, signer, mailer });
+  const service = new EmbeddedAuthService(db, { publicUrl: config.publicUrl, siteUrl: auth.siteUrl, signer, mailer, signUpsPerHour: auth.signUpsPerHour });
   const google = config.google ? new GoogleOidc(config.google, `${config.publicUrl}/auth/v1/callback`) : null;
   const [anonKey, serviceRoleKey] = await Promise.all([signer.apiKey('anon'), signer.apiKey('service_role')]);
   const metaOf = (client?: ClientInfo) => ({ ip: client?.ip ?? null, userAgent: client?.userAgent ?? null });

@@ -45,6 +45,8 @@ export interface ServiceOptions {
   siteUrl: string;
   signer: TokenSigner;
   mailer: Mailer | null;
+  /** Sign-ups per client address an hour (SIGN_UPS_PER_ADDRESS's max unless set: SIGN_UPS_PER_HOUR). */
+  signUpsPerHour?: number;
 }
 
 export class EmbeddedAuthService {
@@ -53,7 +55,7 @@ export class EmbeddedAuthService {
   private dummyHash: Promise<string> | null = null;
   private readonly failedSignIns = new WindowLimit(SIGN_IN_FAILURES_PER_PAIR);
   private readonly accountBackoff = new AccountBackoff(ACCOUNT_FREE_FAILURES, ACCOUNT_MAX_WAIT_S, ACCOUNT_FAILURE_WINDOW_MS);
-  private readonly signUpsPerAddress = new WindowLimit(SIGN_UPS_PER_ADDRESS);
+  private readonly signUpsPerAddress: WindowLimit;
   private readonly mailsPerMinute = new WindowLimit({ max: 1, windowMs: MAIL_MIN_INTERVAL_MS });
   private readonly mailsPerRecipient = new WindowLimit(MAILS_PER_RECIPIENT);
   private readonly mailsPerAddress = new WindowLimit(MAILS_PER_ADDRESS);
@@ -65,6 +67,7 @@ export class EmbeddedAuthService {
     private readonly db: Db,
     private readonly opts: ServiceOptions,
   ) {
+    this.signUpsPerAddress = new WindowLimit({ ...SIGN_UPS_PER_ADDRESS, max: opts.signUpsPerHour ?? SIGN_UPS_PER_ADDRESS.max });
     this.sessions = new Sessions(db, opts.signer);
     this.oauth = new OAuthFlows(db, this.sessions, this.autoconfirm);
   }
