@@ -8,7 +8,9 @@
 // the load average and how busy the machine was.
 //
 // Usage: node --import tsx scripts/test-stages.ts [checks|typecheck|tests|unit|e2e ...]
-// (default: checks, then tests; TEST_SERIAL=1: checks, unit, then e2e, one after the other).
+// (default: checks, then unit, then e2e, one after the other; TEST_PARALLEL=1: checks, then unit and e2e
+// together. Together was not faster in CI (900 s against 954 s: both suites are CPU-bound on 2 cores)
+// and made timing-sensitive tests flaky, so it is not the default.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -122,7 +124,7 @@ async function runAll(list: Job[], jobs: number, output: Output): Promise<Result
 }
 
 async function main() {
-  const names = process.argv.slice(2).length ? process.argv.slice(2) : process.env.TEST_SERIAL === '1' ? ['checks', 'unit', 'e2e'] : ['checks', 'tests'];
+  const names = process.argv.slice(2).length ? process.argv.slice(2) : process.env.TEST_PARALLEL === '1' ? ['checks', 'tests'] : ['checks', 'unit', 'e2e'];
   const unknown = names.filter((n) => !stages[n]);
   if (unknown.length) {
     console.error(`unknown stage ${unknown.join(', ')}: one of ${Object.keys(stages).join(', ')}`);

@@ -47,7 +47,8 @@ export class LiveClient {
   }
 
   /** The first message from now on (or already received and not yet taken, with `past`) that matches. */
-  next(match: (m: LiveMessage) => boolean, timeoutMs = 5000, past = false): Promise<LiveMessage> {
+  // 15 s: on CI's two loaded cores a relayed message once took over 5 s; a passing test never waits it out.
+  next(match: (m: LiveMessage) => boolean, timeoutMs = 15_000, past = false): Promise<LiveMessage> {
     if (past) {
       const seen = this.messages.find(match);
       if (seen) return Promise.resolve(seen);
@@ -69,7 +70,7 @@ export class LiveClient {
   }
 
   /** The `changed` of this image at `version`. */
-  changed(imageId: string, version: number, timeoutMs = 5000): Promise<LiveMessage> {
+  changed(imageId: string, version: number, timeoutMs = 15_000): Promise<LiveMessage> {
     return this.next((m) => m.type === 'changed' && m.image_id === imageId && m.version === version, timeoutMs, true);
   }
 
