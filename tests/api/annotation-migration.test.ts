@@ -69,9 +69,9 @@ describe('moving documents into rows', () => {
     await old.db.execute(sql`UPDATE projects SET annotation_count = annotation_count + ${images.reduce((n, im) => n + im.annotations.length, 0)} WHERE id = ${project.id}`);
 
     // A start-up that dies after the first batch.
-    await expect(migrate(old, (batch) => {
+    await expect(old.session((session) => migrate(session, (batch) => {
       if (batch === 1) throw new Error('killed');
-    })).rejects.toThrow('killed');
+    }))).rejects.toThrow('killed');
     const left = (await old.db.execute(sql`SELECT count(*)::int AS n FROM annotation_documents WHERE annotations IS NOT NULL`)) as unknown as { rows: { n: number }[] };
     expect(left.rows[0]!.n).toBeGreaterThan(0);
     expect(left.rows[0]!.n).toBeLessThan(documents + 1);

@@ -79,6 +79,22 @@ async function postgresTemplate(base: string): Promise<string> {
   }
 }
 
+/** An empty, unmigrated database on the PostgreSQL server at `base` (not the migrated template); returns its URL. */
+export async function freshPostgresDatabase(base: string, prefix: string): Promise<string> {
+  const pg = await import('pg');
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.default.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** A fresh database per server when running on PostgreSQL, so test files do not see each other's rows. */
 async function isolatedDatabaseUrl(base: string): Promise<string> {
   const pg = await import('pg');

@@ -9,32 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { api, signUp, startServer, tempDir } from './harness';
+import { api, freshPostgresDatabase, signUp, startServer, tempDir } from './harness';
 import { connectDatabase } from '../../src/server/db/client';
 import { migrationFiles } from '../../src/server/db/migrate';
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/server/db/migrations');
 
-/** An empty database on the PostgreSQL server (not the harness's migrated template). */
-async function freshPostgresDatabase(base: string): Promise<string> {
-  const pg = await import('pg');
-  const name = `vellum_wf_upgrade_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.default.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 describe(`upgrading to the workflow schema (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('keeps every image and its status, with no assignments and no open issues', { timeout: 180_000 }, async () => {
     const dataDir = tempDir('vellum-wf-upgrade-');
-    const pgUrl = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : null;
+    const pgUrl = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL, 'vellum_wf_upgrade') : null;
     const old = await connectDatabase(pgUrl ? { kind: 'postgres', url: pgUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db') });
     await old.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const before = migrationFiles().filter((f) => f < '0009');

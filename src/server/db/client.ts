@@ -17,6 +17,12 @@ export interface Database {
   /** Runs raw SQL text (several statements allowed); used by migrations. */
   exec(sql: string): Promise<void>;
   /**
+   * Runs `work` on one connection of its own, so session state (an advisory lock, BEGIN ... COMMIT
+   * across calls) holds for all of it. On PostgreSQL the pool's other queries would each take any
+   * connection; PGlite has only one.
+   */
+  session<T>(work: (session: Pick<Database, 'exec' | 'db'>) => Promise<T>): Promise<T>;
+  /**
    * LISTEN on a channel: `onPayload` gets each NOTIFY's payload once its transaction commits (from
    * any process on PostgreSQL; PGlite is one process). PostgreSQL listens on a connection of its
    * own, opened again after a failure, and calls `onReconnect` then (notifications sent while it
@@ -29,7 +35,7 @@ export interface Database {
 /** Opens the database and brings its schema up to date (migrations, then data moves). */
 export async function openDatabase(config: Config['database']): Promise<Database> {
   const database = await connectDatabase(config);
-  await migrate(database);
+  await database.session((session) => migrate(session));
   return database;
 }
 
@@ -45,6 +51,7 @@ export async function connectDatabase(config: Config['database']): Promise<Datab
       kind: 'pglite',
       db: drizzle(client, { schema }) as unknown as Db,
       exec: async (sql) => void (await client.exec(sql)),
+      session: (work) => work(database),
       listen: async (channel, onPayload) => {
         const stop = await client.listen(channel, onPayload);
         return async () => {
@@ -64,6 +71,14 @@ export async function connectDatabase(config: Config['database']): Promise<Datab
       kind: 'postgres',
       db: drizzle(pool, { schema }) as unknown as Db,
       exec: async (sql) => void (await pool.query(sql)),
+      session: async (work) => {
+        const conn = await pool.connect();
+        try {
+          return await work({ db: drizzle(conn, { schema }) as unknown as Db, exec: async (sql) => void (await conn.query(sql)) });
+        } finally {
+          conn.release();
+        }
+      },
       listen: (channel, onPayload, onReconnect) => listenPostgres(pg.default, config.url, channel, onPayload, onReconnect),
       close: () => pool.end(),
     };

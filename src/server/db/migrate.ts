@@ -1,6 +1,8 @@
 // Applies the numbered SQL files in ./migrations that the database has not seen, each in its own
 // transaction, recording them in schema_migrations. An advisory lock keeps two starting processes
-// from migrating at once. After the SQL files, documents of the old annotation layout move into rows
+// from migrating at once: it is a session lock, so the caller gives one connection
+// (Database.session), and even the first CREATE TABLE waits for it (two concurrent
+// CREATE TABLE IF NOT EXISTS race on pg_type and one fails). After the SQL files, documents of the old annotation layout move into rows
 // (annotation-rows.ts), in batches that survive an interruption.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,10 +19,10 @@ export function migrationFiles(): string[] {
 /** `afterMoveBatch`: see moveDocumentsToRows (tests interrupt the data move with it). */
 export async function migrate(database: Pick<Database, 'exec' | 'db'>, afterMoveBatch?: (batch: number) => void | Promise<void>): Promise<string[]> {
   const { sql } = await import('drizzle-orm');
-  await database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
   const applied: string[] = [];
   await database.exec('SELECT pg_advisory_lock(7242001)');
   try {
+    await database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const rows = (await database.db.execute(sql`SELECT name FROM schema_migrations`)) as unknown as { rows: { name: string }[] };
     const done = new Set(rows.rows.map((r) => r.name));
     for (const file of migrationFiles()) {
