@@ -1,17 +1,15 @@
-// The image's stage in the editor's top bar (issue 19): shown at once when set (PATCH
-// /images/{id}/status), rolled back with a word when the server refuses, and followed when a save
-// moves a new image to In progress. The editor's cached image and sequence, the project's counts and
-// the Data tab's list learn the new stage, so a reload or going back shows it.
+// The image's stage in the editor's top bar (issue 19), as React reads it: the stage itself (set at
+// once, rolled back when refused, followed after a save) is the session's
+// (src/app/editor-session/imageStage.ts); this keeps the caches in step: the editor's cached image
+// and sequence, the project's counts and the Data tab's list learn the new stage, so a reload or
+// going back shows it.
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
-import { api, serverMessage } from '../../../api/client';
-import { stageLabel } from '../../../lib/stages';
-import { toast } from '../../../stores/toast';
+import { ImageStage as StageModel } from '../../../editor-session/imageStage';
 import { useDataView } from '../../../stores/dataView';
 import { projectKey } from '../../../stores/projectQueries';
 import type { SaveManager } from '../../../sync/save';
-import { MESSAGE_MS } from './useToolsAndClasses';
 
 export interface ImageStage {
   status: ImageStatus;
@@ -27,55 +25,30 @@ export interface ImageStage {
 
 export function useImageStage({ image, orgId, projectId, saver, deniedReason }: { image: Image; orgId: string; projectId: string; saver: SaveManager; deniedReason: string | null }): ImageStage {
   const qc = useQueryClient();
-  // The stage set or learnt here, for the image it belongs to (the screen may move to another image).
-  const [known, setKnown] = useState<{ id: string; status: ImageStatus } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [open, setOpen] = useState(false);
-  const status = known && known.id === image.id ? known.status : image.status;
+  const model = useMemo(() => new StageModel({ orgId, saver }), [orgId, saver]);
+  const { busy, open } = useSyncExternalStore(model.subscribe, model.getState);
+  const status = model.statusOf(image);
 
-  /** Every cached copy of the image takes the stage. */
-  const remember = useCallback(
-    (id: string, next: ImageStatus) => {
-      setKnown({ id, status: next });
-      qc.setQueriesData<Image | null>({ queryKey: ['editor-image', projectId] }, (img) => (img && img.id === id ? { ...img, status: next } : img));
-      qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', projectId] }, (list) => list?.map((i) => (i.id === id ? { ...i, status: next } : i)));
-    },
-    [qc, projectId],
-  );
-
+  useEffect(() => model.show(image.id), [model, image.id]);
   // A save that moved a new image to In progress.
-  useEffect(
-    () =>
-      saver.onSaved((imageId, res) => {
-        if (imageId === image.id && res.status_updated) remember(imageId, res.status);
+  useEffect(() => model.start(), [model]);
+  // Every cached copy of the image takes the stage; one the server accepted reaches the counts and the list.
+  useEffect(() => {
+    const offs = [
+      model.onLearnt((id, next) => {
+        qc.setQueriesData<Image | null>({ queryKey: ['editor-image', projectId] }, (img) => (img && img.id === id ? { ...img, status: next } : img));
+        qc.setQueriesData<Image[]>({ queryKey: ['editor-sequence', projectId] }, (list) => list?.map((i) => (i.id === id ? { ...i, status: next } : i)));
       }),
-    [saver, image.id, remember],
-  );
+      model.onConfirmed(() => {
+        void qc.invalidateQueries({ queryKey: projectKey(projectId) });
+        useDataView.getState().reload();
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [model, qc, projectId]);
 
-  const setStage = useCallback(
-    (next: ImageStatus) => {
-      const id = image.id;
-      const before = status;
-      if (next === before) return;
-      setKnown({ id, status: next });
-      setBusy(true);
-      api
-        .updateImageStatus(id, orgId, next)
-        .then((res) => {
-          remember(id, res.image.status);
-          toast(`${image.filename} set to ${stageLabel(res.image.status)}`, 'success', MESSAGE_MS);
-          void qc.invalidateQueries({ queryKey: projectKey(projectId) });
-          useDataView.getState().reload();
-        })
-        .catch((err: unknown) => {
-          setKnown((k) => (k && k.id === id ? { id, status: before } : k));
-          toast(serverMessage(err, 'Failed to update image status. Please try again.'), 'danger', 5000);
-        })
-        .finally(() => setBusy(false));
-    },
-    [image.id, image.filename, status, orgId, projectId, qc, remember],
-  );
-
-  const openPicker = useCallback(() => (deniedReason ? toast(deniedReason, 'neutral', MESSAGE_MS) : setOpen(true)), [deniedReason]);
+  const setOpen = useCallback((next: boolean) => model.setOpen(next), [model]);
+  const setStage = useCallback((next: ImageStatus) => void model.setStage(image, next), [model, image]);
+  const openPicker = useCallback(() => model.openPicker(deniedReason), [model, deniedReason]);
   return { status, busy, open, setOpen, setStage, openPicker, deniedReason };
 }
