@@ -1,43 +1,25 @@
-// The image's place in its sequence: the images of the Data view it was opened from (issue 29: the
-// editor URL's query), in that view's order: its folder (or the whole project during a name search),
-// its stage and assignee filters, its sort. Previous and next, going to them, and loading them in
-// the background once this image is up: their pixels and annotations (./preload), and their
-// textures in the renderer (preloadFor), so going to one is instant.
-import { useCallback, useEffect } from 'react';
+// The image's place in its sequence, as React reads it: the sequence itself (the Data view's list
+// asked for, previous and next, their background loading) is the session's
+// (src/app/editor-session/sequence.ts); this fetches the list, goes to a neighbour, and tells
+// Auto-Annotate the next image.
+import { useCallback, useEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { MAX_PAGE_SIZE, type Image } from '../../../../contract/images';
+import type { Image } from '../../../../contract/images';
 import { api } from '../../../api/client';
-import { annotationFilterParams, looksInEveryFolder, type DataQuery } from '../../../lib/links';
+import type { DataQuery } from '../../../lib/links';
+import { prefetchNeighbours, sequenceOf, sequencePlace, sequenceRequest } from '../../../editor-session/sequence';
 import type { EditorSession } from '../../../editor-session/session';
 import { preloadFor } from '../../../../workers/render-client';
-import { prefetchImage } from '../../../api/annotations/preload';
 
 export function useSequence({ session, image, sequence, orgId, projectId, ready, onNavigate }: { session: EditorSession; image: Image; sequence: Image[] | undefined; orgId: string; projectId: string; ready: boolean; onNavigate(image: Image): void }) {
-  const index = sequence ? sequence.findIndex((i) => i.id === image.id) : -1;
-  const previous = index > 0 ? sequence![index - 1]! : null;
-  const next = index >= 0 && sequence && index < sequence.length - 1 ? sequence[index + 1]! : null;
+  const { index, previous, next } = useMemo(() => sequencePlace(sequence, image.id), [sequence, image.id]);
   const { editor, auto } = session;
   // Auto-Annotate prepares the next image's embedding ahead.
   const nextName = next?.filename ?? null;
   useEffect(() => auto.setNext(nextName), [auto, nextName]);
 
-  useEffect(() => {
-    if (!ready) return;
-    // Neighbours load in the background once this image is up.
-    let live = true;
-    const t = window.setTimeout(() => {
-      for (const n of [next, previous]) {
-        if (!n) continue;
-        void prefetchImage(n, orgId, projectId).then((px) => {
-          if (px && live) preloadFor(editor, n.id, px.source, px);
-        });
-      }
-    }, 300);
-    return () => {
-      live = false;
-      window.clearTimeout(t);
-    };
-  }, [ready, next, previous, orgId, projectId, editor]);
+  // Neighbours load in the background once this image is up.
+  useEffect(() => (ready ? prefetchNeighbours({ editor, orgId, projectId, neighbours: [next, previous], preload: preloadFor }) : undefined), [ready, next, previous, orgId, projectId, editor]);
 
   const goPrevious = useCallback(() => previous && onNavigate(previous), [previous, onNavigate]);
   const goNext = useCallback(() => next && onNavigate(next), [next, onNavigate]);
@@ -48,33 +30,17 @@ export function useSequence({ session, image, sequence, orgId, projectId, ready,
 export const editorImageKey = (projectId: string | undefined, imageId: string) => ['editor-image', projectId, imageId] as const;
 
 /**
- * The sequence for `image` in the view `query` (its folderPath is the image's own folder unless
- * it looks in every folder: a search, an assignee or an annotation filter). Undefined while it loads, and when the image is not in it (filtered out since it was
- * opened, or a link with another view's query): the image is then shown alone.
+ * The sequence for `image` in the view `query` (editor-session/sequence.ts's sequenceRequest).
+ * Undefined while it loads, and when the image is not in it (filtered out since it was opened, or a
+ * link with another view's query): the image is then shown alone.
  */
 export function useSequenceImages({ projectId, orgId, image, query }: { projectId: string | undefined; orgId: string; image: Image | null; query: DataQuery }): Image[] | undefined {
-  const everyFolder = looksInEveryFolder(query);
+  const request = sequenceRequest(query, orgId);
   const sequenceQuery = useQuery({
-    queryKey: ['editor-sequence', projectId, everyFolder ? null : query.folderPath, query.search, query.status, query.assignee, annotationFilterParams(query.annotations), query.sort.field, query.sort.order],
+    queryKey: ['editor-sequence', projectId, ...request.key],
     enabled: Boolean(projectId && orgId && image),
     staleTime: 60_000,
-    queryFn: async () =>
-      (
-        await api.listImages(projectId!, {
-          org_id: orgId,
-          folder_path: everyFolder ? undefined : query.folderPath,
-          search: query.search || undefined,
-          status: query.status ?? undefined,
-          assignee: query.assignee ?? undefined,
-          ...annotationFilterParams(query.annotations),
-          page: 1,
-          limit: MAX_PAGE_SIZE,
-          sort_by: query.sort.field,
-          sort_order: query.sort.order,
-          is_archived: 'false',
-        })
-      ).images,
+    queryFn: async () => (await api.listImages(projectId!, request.params)).images,
   });
-  const list = sequenceQuery.data;
-  return list && image && list.some((i) => i.id === image.id) ? list : undefined;
+  return sequenceOf(sequenceQuery.data, image);
 }
