@@ -6,6 +6,7 @@ export { resultPtr, resultLen, releaseResult } from './mem';
 export { rleDecode, rleDecodeCrop, rleEncode, rleToString, rleFromString, rleArea, rleBBox } from './rle';
 export { maskToPolygons } from './contours';
 export { polygonsToRle } from './raster';
+export { maskPaint, maskFillHoles, maskRemoveIslands } from './brush';
 export { segRgbToLab, segSlic, segStats, segMinCut, segRefine } from './segment';
 
 /** Allocates `size` bytes (8-byte aligned at least) from the module's heap. */

@@ -6,7 +6,8 @@
 // (bx, by) with ax < bx counts for the column when ax <= X < bx, and a centre counts the
 // crossings at or above it (yc <= Y), with yc = ay + (X - ax) * (by - ay) / (bx - ax).
 // Fill rule per polygon (all its rings together): 0 = even-odd, 1 = nonzero. Polygons are united.
-import { ERR_INPUT, allocI32, newResult, vecLen, vecPush } from './mem';
+import { ERR_INPUT, allocI32 } from './mem';
+import { runEmit, runsBegin, runsEnd } from './runs';
 
 const EDGE: usize = 48; // ax, ay, bx, by (f64), dir, poly, first column, end column (i32)
 
@@ -18,30 +19,6 @@ function firstIndex(a: f64, limit: i32): i32 {
   while (c > 0 && <f64>(c - 1) + 0.5 >= a) c--;
   while (c < limit && <f64>c + 0.5 < a) c++;
   return c;
-}
-
-let gRes: usize = 0;
-let gPos: u64 = 0; // end of the last emitted foreground run
-let gRunS: u64 = 0;
-let gRunE: u64 = 0; // pending run [gRunS, gRunE), empty when equal
-
-function emitRun(s: u64, e: u64): void {
-  if (s == gRunE && gRunE > gRunS) {
-    gRunE = e; // touches the pending run (same column or across a column boundary)
-    return;
-  }
-  flushRun();
-  gRunS = s;
-  gRunE = e;
-}
-
-function flushRun(): void {
-  if (gRunE > gRunS) {
-    vecPush(gRes, <i32>(gRunS - gPos));
-    vecPush(gRes, <i32>(gRunE - gRunS));
-    gPos = gRunE;
-  }
-  gRunS = gRunE = 0;
 }
 
 /**
@@ -119,9 +96,7 @@ export function polygonsToRle(
   const active = allocI32(nEdges, 0);
   const activeY = heap.alloc(<usize>max(nEdges, 1) << 3);
   const state = allocI32(nPolys, 0);
-  gRes = newResult(1024);
-  gPos = 0;
-  gRunS = gRunE = 0;
+  runsBegin();
   const hh = <u64>h;
   let nActive = 0;
   let next = 0; // next edge in `order` to activate
@@ -177,15 +152,13 @@ export function polygonsToRle(
         inside--;
         if (inside == 0) {
           const y0 = firstIndex(spanStart, h), y1 = firstIndex(yc, h);
-          if (y0 < y1) emitRun(colBase + <u64>y0, colBase + <u64>y1);
+          if (y0 < y1) runEmit(colBase + <u64>y0, colBase + <u64>y1);
         }
       }
     }
     x++;
   }
-  flushRun();
-  const n = <u64>h * <u64>w;
-  if (gPos < n || vecLen(gRes) == 0) vecPush(gRes, <i32>(n - gPos));
+  const count = runsEnd(<u64>h * <u64>w);
 
   heap.free(edges);
   heap.free(bucket);
@@ -193,5 +166,5 @@ export function polygonsToRle(
   heap.free(active);
   heap.free(activeY);
   heap.free(state);
-  return vecLen(gRes);
+  return count;
 }

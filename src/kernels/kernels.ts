@@ -91,6 +91,9 @@ interface Exports {
   rleBBox(counts: number, m: number, h: number, out: number): void;
   maskToPolygons(mask: number, h: number, w: number, tol: number, offX: number, offY: number): number;
   polygonsToRle(ringSizes: number, ringPoly: number, nRings: number, nPolys: number, coords: number, h: number, w: number, rule: number): number;
+  maskPaint(counts: number, m: number, h: number, w: number, pts: number, nPts: number, radius: number, erase: number): number;
+  maskFillHoles(counts: number, m: number, h: number, w: number): number;
+  maskRemoveIslands(counts: number, m: number, h: number, w: number, minArea: number): number;
 }
 
 const ERRORS: Record<number, string> = {
@@ -425,6 +428,50 @@ export class Kernels {
         }
       }
       check(this.ex.polygonsToRle(sizesPtr, polyPtr, rings.length, polygons.length, coordsPtr, h, w, rule));
+      return this.resultCopyU32();
+    });
+  }
+
+  /**
+   * Paints a stroke into a mask, or erases it ('erase'): the pixels whose centre lies within
+   * `radius` image pixels of the polyline through `points` (one point: a disc). Works on the runs
+   * and one column at a time, never on a full-image bitmap. Returns the new counts.
+   */
+  paintStroke(rle: RleLike, points: ArrayLike<Point>, radius: number, mode: 'paint' | 'erase' = 'paint'): Uint32Array {
+    const [h, w] = checkSize(rle.size);
+    if (!(radius >= 0) || !Number.isFinite(radius)) throw new Error('radius must be a finite number >= 0');
+    return this.scoped((alloc) => {
+      const [counts, m] = this.putCounts(rle.counts, alloc);
+      const ptsPtr = alloc(points.length * 16);
+      const xy = new Float64Array(this.ex.memory.buffer, ptsPtr, points.length * 2);
+      for (let i = 0; i < points.length; i++) {
+        const [x, y] = points[i]!;
+        if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error(`Invalid stroke point ${JSON.stringify(points[i])}`);
+        xy[2 * i] = x;
+        xy[2 * i + 1] = y;
+      }
+      check(this.ex.maskPaint(counts, m, h, w, ptsPtr, points.length, radius, mode === 'erase' ? 1 : 0));
+      return this.resultCopyU32();
+    });
+  }
+
+  /** Fills a mask's holes (background 4-connected to nothing outside the mask); decodes only its bounding box. */
+  fillHoles(rle: RleLike): Uint32Array {
+    const [h, w] = checkSize(rle.size);
+    return this.scoped((alloc) => {
+      const [counts, m] = this.putCounts(rle.counts, alloc);
+      check(this.ex.maskFillHoles(counts, m, h, w));
+      return this.resultCopyU32();
+    });
+  }
+
+  /** Removes the mask's parts (8-connected) of fewer than `minArea` pixels; decodes only its bounding box. */
+  removeIslands(rle: RleLike, minArea: number): Uint32Array {
+    const [h, w] = checkSize(rle.size);
+    if (!Number.isInteger(minArea) || minArea < 0) throw new Error('minArea must be an integer >= 0');
+    return this.scoped((alloc) => {
+      const [counts, m] = this.putCounts(rle.counts, alloc);
+      check(this.ex.maskRemoveIslands(counts, m, h, w, Math.min(minArea, 0x7fffffff)));
       return this.resultCopyU32();
     });
   }
