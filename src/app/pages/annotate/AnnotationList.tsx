@@ -19,7 +19,7 @@ import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState }
 import { Button, IconButton } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
-import { classTypeOfShape } from './classKeys';
+import { classTypeOfShape } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
 
 const ROW_HEIGHT = 40;

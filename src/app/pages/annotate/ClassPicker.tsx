@@ -5,6 +5,7 @@ import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, ChevronDown, Plus, Settings2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
+import { TYPE_NAMES } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
 
 export interface ClassPickerProps {
@@ -23,8 +24,6 @@ export interface ClassPickerProps {
   /** The trigger's accessible name starts with this (default 'Class'). */
   label?: string;
 }
-
-export const TYPE_NAMES: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
 
 export function ClassPicker({ classes, type, value, placeholder, onChoose, onAddClass, onManageClasses, attention = 0, label = 'Class' }: ClassPickerProps) {
   const listed = type ? classes.filter((c) => c.type === type) : classes;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProjectClass } from '../../../contract/projects';
+import type { ProjectClass } from '../../contract/projects';
 import { autoAnnotateClass, classesOfType, cycledClass, numberKeyClass, relabelPlan, sharedClassType } from './classKeys';
 
 const CLASSES: ProjectClass[] = [

@@ -1,8 +1,11 @@
 // Which class the editor's class keys pick (issue 19), pure so it is unit-tested: 1-9 take the
 // n-th class the class picker lists (the tool's type, or the selection's), C / Shift+C step a shape
 // through the classes of its type, and a relabel leaves shapes whose type the class does not fit
-// alone. (Tab's walk of the list is the session's: src/app/editor-session/listOrder.ts.)
-import type { AnnotationType, ProjectClass } from '../../../contract/projects';
+// alone. (Tab's walk of the list: ./listOrder.ts.)
+import type { AnnotationType, ProjectClass } from '../../contract/projects';
+
+/** The class types as the editor names them (the class picker, the Add Class dialog, messages). */
+export const TYPE_NAMES: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
 
 /** The shape types as classes know them: a mask is listed with the polygon classes. */
 export type ShapeKind = AnnotationType | 'segmentation';
