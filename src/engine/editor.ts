@@ -40,6 +40,7 @@ import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './mo
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
 import type { ProposalAccepted, Segmenter } from './tools/auto/types';
+import { runMaskAction, type MaskAction, type MaskOps } from './tools/brush';
 import { hitRadius, type Tool, type ToolApi } from './tools/types';
 import { initialView, pruneView, type DrawingPreview, type ToolId, type ViewState } from './view';
 
@@ -82,6 +83,7 @@ export class Editor {
   private readonly eventListeners = new Set<(e: EditorEvent) => void>();
   private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
   private segmenter: Segmenter | null = null;
+  private maskOps: MaskOps | null = null;
   private attributesFor: AttributesPolicy | undefined;
   private readonly newId: () => string;
   private clipboard: EditorAnnotation[] = [];
@@ -422,6 +424,19 @@ export class Editor {
     if (s === this.segmenter) return;
     this.segmenter = s;
     this.clearProposal();
+  }
+
+  /** The wasm mask kernels (src/kernels) the brush, the eraser and maskAction() use; without them they do nothing. */
+  setMaskOps(ops: MaskOps | null): void {
+    this.maskOps = ops;
+  }
+
+  /** Runs a mask command (Convert to polygons / to mask, Fill holes, Remove islands) on the selection, one undo step; selects what it made. */
+  maskAction(action: MaskAction, ids: readonly string[] = this.getSelectedIds()): string[] {
+    const host = { ops: this.maskOps, imageSize: this.image, get: (id: string) => this.getAnnotation(id), newId: this.newId, execute: this.execute.bind(this), batch: this.batch.bind(this) };
+    const made = runMaskAction(host, action, ids);
+    if (made.length) this.setSelection(made);
+    return made;
   }
 
   /**
@@ -786,6 +801,8 @@ export class Editor {
       },
       panBy: (dx, dy) => this.panBy(dx, dy),
       segmenter: () => this.segmenter,
+      maskOps: () => this.maskOps,
+      imageSize: () => this.image,
       proposalAccepted: (e) => {
         for (const l of [...this.proposalListeners]) l(e);
       },

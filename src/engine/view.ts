@@ -3,8 +3,9 @@
 import { getAnnotation, type DocState } from './model/document';
 import type { Point, Rect, VertexRef } from './model/types';
 import type { AutoPreview } from './tools/auto/types';
+import type { BrushPreview } from './tools/brush/types';
 
-export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan' | 'auto';
+export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan' | 'auto' | 'brush' | 'eraser';
 
 /** What a tool is drawing right now (for the renderer's overlay). */
 export type DrawingPreview =
@@ -12,7 +13,9 @@ export type DrawingPreview =
   | { readonly kind: 'polygon'; readonly points: readonly Point[]; readonly cursor: Point | null; readonly closable: boolean; readonly holeOf: string | null }
   | { readonly kind: 'polyline'; readonly points: readonly Point[]; readonly cursor: Point | null }
   /** Auto-Annotate's prompt: its points, its box and the proposed mask. */
-  | AutoPreview;
+  | AutoPreview
+  /** The brush's or the eraser's circle at the pointer. */
+  | BrushPreview;
 
 export interface ViewState {
   readonly tool: ToolId;

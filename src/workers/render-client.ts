@@ -209,7 +209,8 @@ function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSo
 
 function flatDrawing(view: ViewState, colorOf: (cls: string) => number): RenderView['drawing'] {
   const d = view.drawing;
-  if (!d || d.kind === 'auto') return null;
+  // (the brush's circle is the page's, at the pointer: EditorCanvas)
+  if (!d || d.kind === 'auto' || d.kind === 'brush') return null;
   const color = view.activeClass ? colorOf(view.activeClass) : 0x3b5bdb;
   if (d.kind === 'box') {
     const { x, y, width: w, height: h } = d.rect;

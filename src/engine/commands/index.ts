@@ -1,5 +1,6 @@
 // Every document command, registered in one place (Excalidraw-style: one file per command).
 import { addHole } from './add-hole';
+import { convert } from './convert';
 import { create } from './create';
 import { deleteAnnotations } from './delete';
 import { deleteVertex } from './delete-vertex';
@@ -12,6 +13,7 @@ import { replaceAll } from './replace-all';
 import { resizeBox } from './resize-box';
 import { setAttributes } from './set-attributes';
 import { setClass } from './set-class';
+import { setMask } from './set-mask';
 import { updateAttributes } from './update-attributes';
 import type { Command } from './types';
 
@@ -30,6 +32,8 @@ export const commands = {
   paste,
   'replace-all': replaceAll,
   'remove-all': removeAll,
+  'set-mask': setMask,
+  convert,
 } as const;
 
 export type Commands = typeof commands;

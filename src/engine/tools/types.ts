@@ -8,6 +8,7 @@ import type { EditorAnnotation, Rect, VertexRef } from '../model/types';
 import type { DrawingPreview, ToolId, ViewState } from '../view';
 import type { EditorEvent } from '../events';
 import type { ProposalAccepted, Segmenter } from './auto/types';
+import type { MaskOps } from './brush/types';
 
 export interface Modifiers {
   readonly shiftKey?: boolean;
@@ -61,6 +62,10 @@ export interface ToolApi {
   panBy(dx: number, dy: number): void;
   /** The segmentation backend the app plugged in (Editor.setSegmenter), or null. */
   segmenter(): Segmenter | null;
+  /** The mask kernels the app plugged in (Editor.setMaskOps), or null. */
+  maskOps(): MaskOps | null;
+  /** The image's size, when known (a new mask covers it). */
+  imageSize(): { width: number; height: number } | null;
   /** Auto-Annotate's mask was accepted: the app makes it an annotation (Editor.onProposalAccepted). */
   proposalAccepted(e: ProposalAccepted): void;
 }
