@@ -233,6 +233,19 @@ export const imageFolderStats = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.virtualFolderPath, t.isArchived, t.status, t.mimeType] })],
 );
 
+/** Images per class per archive state and folder, kept by triggers on images (0014_image_class_stats.sql). Read only. */
+export const imageClassStats = pgTable(
+  'image_class_stats',
+  {
+    projectId: uuid('project_id').notNull(),
+    className: text('class_name').notNull(),
+    isArchived: boolean('is_archived').notNull(),
+    virtualFolderPath: text('virtual_folder_path').notNull(),
+    imageCount: bigint('image_count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.className, t.isArchived, t.virtualFolderPath] })],
+);
+
 /** Filenames held for an upload in progress (0002_datasets.sql). */
 export const uploadReservations = pgTable(
   'upload_reservations',

@@ -1,7 +1,7 @@
 // PATCH annotations/status (an image's stage from the editor) and GET stats (counts over a project).
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { images } from '../../db/schema';
+import { imageClassStats, images } from '../../db/schema';
 import { ANNOTATION_KINDS, type AnnotationStatsResponse } from '../../../contract/annotation-api';
 import type { ImageStatus } from '../../../contract/images';
 import { annotatedImage, projectFor } from '../access';
@@ -13,7 +13,7 @@ export async function setAnnotationStatus(ctx: AppContext, userId: string, body:
   return setImageStatus(ctx, userId, body.image_id, 'status' in body ? { status: body.status } : { cycle: true });
 }
 
-/** Counts over the project's images in the Data view (archived images left out): shapes by SQL over the rows, images per class from images.class_names. */
+/** Counts over the project's images in the Data view (archived images left out): shapes by SQL over the rows, images per class from image_class_stats. */
 export async function annotationStats(ctx: AppContext, userId: string, projectId: string): Promise<AnnotationStatsResponse> {
   await projectFor(ctx, userId, projectId, 'annotations.read');
   const [groups, totals, imageGroups] = await Promise.all([
@@ -28,12 +28,12 @@ export async function annotationStats(ctx: AppContext, userId: string, projectId
       .select({ total: count(), annotated: sql<number>`count(*) FILTER (WHERE ${images.annotationCount} > 0)`.mapWith(Number) })
       .from(images)
       .where(and(eq(images.projectId, projectId), eq(images.isArchived, false))),
-    // Images per class from each image's class list (images.class_names, kept by triggers).
-    rowsOf<{ name: string; n: number | string }>(
-      ctx.db,
-      sql`SELECT c.name, count(*) AS n FROM ${images} i CROSS JOIN LATERAL unnest(i.class_names) AS c(name)
-          WHERE i.project_id = ${projectId} AND NOT i.is_archived GROUP BY 1`,
-    ),
+    // Images per class: the per-folder counts kept by triggers on images (0014_image_class_stats.sql).
+    ctx.db
+      .select({ name: imageClassStats.className, n: sql<number>`sum(${imageClassStats.imageCount})`.mapWith(Number) })
+      .from(imageClassStats)
+      .where(and(eq(imageClassStats.projectId, projectId), eq(imageClassStats.isArchived, false)))
+      .groupBy(imageClassStats.className),
   ]);
   const by_type = Object.fromEntries(ANNOTATION_KINDS.map((k) => [k, 0])) as AnnotationStatsResponse['by_type'];
   const by_class: Record<string, number> = {};
