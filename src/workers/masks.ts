@@ -117,6 +117,15 @@ export class MaskAtlases {
     return { atlas, u, v, tw, th, block: at! };
   }
 
+  /**
+   * Uploads `rows` texel rows of a placed mask from row `first` (a crop of image columns
+   * [rect x + first, + rows), each of `p.tw` bytes: the columns an edit changed).
+   */
+  update(p: MaskPlace, first: number, rows: number, data: Uint8Array): void {
+    if (p.gone || first < 0 || first + rows > p.th || data.length !== rows * p.tw) throw new Error('Mask update outside its block');
+    p.atlas.tex.subimage({ data, width: p.tw, height: rows, format: 'luminance', type: 'uint8', alignment: 1 }, p.u, p.v + first);
+  }
+
   remove(p: MaskPlace): void {
     if (p.gone) return;
     p.gone = true;
