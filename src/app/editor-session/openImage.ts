@@ -2,9 +2,9 @@
 // validated and built in slices with progress, while the save manager looks for work this device
 // kept for it (loaded instead when there is some). A viewer's editor never saves: no save slot,
 // no link to it. The previous image stays in the editor meanwhile, its input paused, so no edit
-// lands on a document on its way out. The screen (pages/annotate/hooks/useImageLoading.ts) calls
-// `openImage` when the image changes and the function it returns when it leaves it, and keeps
-// what it draws (the stage's state, the pixels, the recovered notice) from the callbacks.
+// lands on a document on its way out. ./imageLoading.ts calls `openImage` when the screen's image
+// changes and the function it returns when it leaves it, and keeps what the stage draws (its
+// state, the pixels, the recovered notice) from the callbacks.
 import type { Image } from '../../contract/images';
 import type { CameraState } from '../../engine';
 import type { ImageSourceInput } from '../../workers/render-client';

@@ -17,8 +17,8 @@ import { toast } from '../../stores/toast';
 import type { ImageSourceInput } from '../../../workers/render-client';
 import { EditorCanvas } from './EditorCanvas';
 import type { ImageStage } from './hooks/useImageStage';
-import type { LoadState } from './hooks/useImageLoading';
-import { LoadingProgress, type progressStore } from './LoadingProgress';
+import type { LoadState, ProgressStore } from '../../editor-session/imageLoading';
+import { LoadingProgress } from './LoadingProgress';
 import type { SaveStatus } from '../../sync/save';
 import { SaveIndicator, ViewOnlyIndicator } from './SaveIndicator';
 import { useCamera } from './useEditor';
@@ -161,7 +161,7 @@ export function RecoveredNotice({ changes, onDiscard, onKeep }: { changes: numbe
 }
 
 /** Over the stage until the image is up: the progress of its load, or why it failed. */
-export function StageOverlay({ load, imageId, progress }: { load: LoadState; imageId: string; progress: ReturnType<typeof progressStore> }) {
+export function StageOverlay({ load, imageId, progress }: { load: LoadState; imageId: string; progress: ProgressStore }) {
   return (
     <div className={styles.stageOverlay}>
       {load.status === 'error' && load.imageId === imageId ? (

@@ -1,43 +1,11 @@
-// The loading progress of a large document: a small store the
-// screen's open path reports into, and the bar under the stage's spinner that reads it.
+// The loading progress of a large document: the bar under the stage's spinner, reading the store
+// the session's open path reports into (src/app/editor-session/imageLoading.ts's progressStore).
 import { useSyncExternalStore } from 'react';
+import type { ProgressStore } from '../../editor-session/imageLoading';
 import styles from './AnnotatePage.module.css';
 
 /** Documents from this size on show their loading progress (smaller ones load in a blink). */
 const LARGE_DOCUMENT = 2000;
-
-interface LoadProgress {
-  imageId: string;
-  /** Annotations in the document. */
-  total: number;
-  /** 0-100. */
-  percent: number;
-}
-
-/** The loading progress, outside React state: only the progress bar re-renders (once per percent). */
-export function progressStore() {
-  let value: LoadProgress | null = null;
-  const listeners = new Set<() => void>();
-  const set = (next: LoadProgress | null) => {
-    value = next;
-    for (const l of [...listeners]) l();
-  };
-  return {
-    get: () => value,
-    subscribe(listener: () => void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    clear: () => set(null),
-    /** `fraction` of the whole load (0-1) for the document of `total` annotations. */
-    report(imageId: string, total: number, fraction: number) {
-      const percent = Math.min(100, Math.floor(fraction * 100));
-      if (value && value.imageId === imageId && value.total === total && value.percent === percent) return;
-      set({ imageId, total, percent });
-    },
-  };
-}
-export type ProgressStore = ReturnType<typeof progressStore>;
 
 /** 'Loading 100,000 annotations... 40%' with a bar, for large documents. */
 export function LoadingProgress({ store, imageId }: { store: ProgressStore; imageId: string }) {
