@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMask, rleArea } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
-import { expectPycocotoolsReadable } from '../support/coco-check';
+import { expectPycocotoolsReadable, maskIoU, pycocotoolsPolygonMask } from '../support/coco-check';
 
 let server: TestServer;
 let owner: Member;
@@ -265,19 +265,24 @@ describe('mask_format', () => {
     }
   });
 
-  it('polygon traces masks into simplified polygons, holes filled, valid for pycocotools', async () => {
+  it('polygon traces masks into simplified polygons that pycocotools decodes with their holes empty', async () => {
     const { masks, coco, zip } = await blobOf('polygon');
     expect(masks).toHaveLength(3);
     for (const m of masks) {
       expect(Array.isArray(m.segmentation)).toBe(true);
+      // One ring: the 10 x 8 rectangle with its 2 x 2 hole joined in by a keyhole bridge.
       expect(m.segmentation).toHaveLength(1);
-      // The outer ring of the 10 x 8 rectangle: its area without the hole, within the 1 px tolerance.
-      expect(m.area).toBeGreaterThan(80 - 2 * (10 + 8));
-      expect(m.area).toBeLessThanOrEqual(80);
+      expect(m.area).toBe(76);
       expect(m.bbox[0]).toBeGreaterThanOrEqual(5 - 1);
       expect(m.bbox[0] + m.bbox[2]).toBeLessThanOrEqual(15 + 1);
+      // What pycocotools' annToMask gives: the mask itself, the hole's 4 pixels empty.
+      const decoded = pycocotoolsPolygonMask(m.segmentation, H, W);
+      expect(maskIoU(decoded, maskPixels)).toBeGreaterThanOrEqual(0.99);
+      for (let x = 9; x < 11; x++) for (let y = 7; y < 9; y++) expect(decoded[x * H + y]).toBe(0);
     }
     expectPycocotoolsReadable(coco);
-    expect(await text(zip, 'README.txt')).toContain('masks as polygons (mask_format polygon)');
+    const readme = await text(zip, 'README.txt');
+    expect(readme).toContain('masks as polygons (mask_format polygon)');
+    expect(readme).toContain('keyhole bridges so pycocotools leaves them empty (3 of 3 mask(s) had holes)');
   });
 });

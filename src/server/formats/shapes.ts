@@ -42,15 +42,20 @@ export function clipBox(b: PixelBox, size: { width: number; height: number }): {
   return { box, clipped: x0 !== b.x || y0 !== b.y || x1 !== b.x + b.w || y1 !== b.y + b.h };
 }
 
-/** Area of a closed ring, whatever its direction (the shoelace formula); 0 for a degenerate ring. */
-export function ringArea(path: readonly (readonly [number, number])[]): number {
+/** Signed area of a closed ring (the shoelace formula): its sign is the ring's direction. */
+export function signedRingArea(path: readonly (readonly [number, number])[]): number {
   let s = 0;
   for (let i = 0; i < path.length; i++) {
     const [x1, y1] = path[i]!;
     const [x2, y2] = path[(i + 1) % path.length]!;
     s += x1 * y2 - x2 * y1;
   }
-  return Math.abs(s) / 2;
+  return s / 2;
+}
+
+/** Area of a closed ring, whatever its direction; 0 for a degenerate ring. */
+export function ringArea(path: readonly (readonly [number, number])[]): number {
+  return Math.abs(signedRingArea(path));
 }
 
 const near = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));

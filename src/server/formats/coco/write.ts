@@ -18,8 +18,11 @@
 //   string counts pycocotools writes; area and bbox from the mask, iscrowd 0.
 // - mask (segmentation): re-emitted as compressed RLE; area and bbox from the runs, iscrowd 0.
 //   With mask_format 'polygon': traced into polygons simplified within MASK_POLYGON_TOLERANCE
-//   pixels (maskAsPolygons), one per connected part, holes filled (COCO polygons have none) and
-//   counted in README.txt; area by the shoelace formula of the rings.
+//   pixels (maskAsPolygons), one per connected part. COCO polygons have no holes and pycocotools
+//   unions a segmentation's polygons, so each part's holes are joined to its outer ring by
+//   zero-width keyhole bridges (keyholeRing): pycocotools' rasteriser (frPoly) cancels the two
+//   copies of each bridge and leaves the hole empty; README.txt counts these masks. Area by the
+//   shoelace formula of the joined rings (holes run the other way: outer minus holes).
 //   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
 //   COCOeval); iscrowd 1 would make COCOeval treat the object as an ignore region.
 // - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0, and as
@@ -37,7 +40,7 @@ import type { Kernels } from '../../../kernels/node';
 import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
-import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { boxRing, isNum, isPath, pathBox, ringArea, signedRingArea, type Pt } from '../shapes';
 import { convert, imageSize, leftOutSection, LeftOut, MASK_POLYGON_TOLERANCE, NO_BOX, NO_MASK, splitOf, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
 import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation, VELLUM_COCO_VERSION } from './rules';
@@ -111,19 +114,70 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
 }
 
 /**
+ * One ring with its holes joined in by zero-width "keyhole" bridges, for COCO, whose polygons have
+ * no holes. Holes are joined leftmost first, each from its leftmost vertex along a horizontal ray
+ * to the left, to the nearest edge of the ring built so far (the holes joined before included), so
+ * no bridge crosses an edge. Each hole runs against the outer ring, so the ring's shoelace area is
+ * the outer's minus the holes'. A bridge is walked there and back: even-odd rasterisers (pycocotools'
+ * frPoly) count its two copies twice and leave the hole empty. `joined`: holes joined (a hole
+ * outside its ring, which a trace never gives, is left out).
+ */
+export function keyholeRing(outer: readonly Pt[], holes: readonly (readonly Pt[])[]): { ring: Pt[]; joined: number } {
+  let ring: Pt[] = outer.map(([x, y]) => [x, y]);
+  const outerSign = Math.sign(signedRingArea(ring));
+  const prepared = holes
+    .filter((h) => h.length >= 3)
+    .map((h) => {
+      const pts: Pt[] = h.map(([x, y]) => [x, y]);
+      if (Math.sign(signedRingArea(pts)) === outerSign) pts.reverse();
+      let m = 0;
+      for (let i = 1; i < pts.length; i++) if (pts[i]![0] < pts[m]![0] || (pts[i]![0] === pts[m]![0] && pts[i]![1] < pts[m]![1])) m = i;
+      return { loop: [...pts.slice(m), ...pts.slice(0, m), pts[m]!], x: pts[m]![0] };
+    })
+    .sort((a, b) => a.x - b.x);
+  let joined = 0;
+  for (const { loop } of prepared) {
+    const [mx, my] = loop[0]!;
+    let best = -Infinity;
+    let at = -1;
+    for (let i = 0; i < ring.length; i++) {
+      const [ax, ay] = ring[i]!;
+      const [bx, by] = ring[(i + 1) % ring.length]!;
+      if (ay > my === by > my) continue; // the edge does not cross the ray's line (half-open, so a vertex counts once)
+      const x = ax + ((my - ay) * (bx - ax)) / (by - ay);
+      if (x <= mx && x > best) {
+        best = x;
+        at = i;
+      }
+    }
+    if (at < 0) continue;
+    const bridge: Pt = [best, my];
+    ring = [...ring.slice(0, at + 1), bridge, ...loop, [best, my], ...ring.slice(at + 1)];
+    joined += 1;
+  }
+  // A ray through a vertex puts the bridge's end on it: no point twice in a row.
+  ring = ring.filter((p, i) => {
+    const q = ring[(i + ring.length - 1) % ring.length]!;
+    return p[0] !== q[0] || p[1] !== q[1];
+  });
+  return { ring, joined };
+}
+
+/**
  * A mask as COCO polygons (mask_format 'polygon'): the kernel's trace simplified within `tolerance`
- * pixels, outer rings only; `holes` says whether any was filled.
+ * pixels, one ring per connected part with its holes joined in (keyholeRing); `holes` says whether
+ * any part had one.
  */
 export function maskAsPolygons(a: Record<string, unknown>, kernels: Kernels, tolerance = MASK_POLYGON_TOLERANCE): { kind: 'mask'; body: CocoAnnotationBody; holes: boolean } | { kind: 'invalid'; reason: string } {
   const rle = storedMask(a);
   if (!rle) return NO_MASK;
   const polygons = kernels.maskToPolygons(rle, { tolerance }).filter((p) => p.path.length >= 3);
   if (polygons.length === 0) return { kind: 'invalid', reason: 'empty mask' };
-  const rings = polygons.map((p) => p.path);
+  const rings = polygons.map((p) => keyholeRing(p.path, p.holes).ring);
   const area = rings.reduce((sum, ring) => sum + ringArea(ring), 0);
   return {
     kind: 'mask',
-    body: { bbox: pathBBox(rings.flat()), area: cocoArea(area), iscrowd: 0, segmentation: rings.map((ring) => ring.flatMap(([x, y]) => [x, y])) },
+    body: { bbox: pathBBox(polygons.flatMap((p) => p.path)), area: cocoArea(area), iscrowd: 0, segmentation: rings.map((ring) => ring.flatMap(([x, y]) => [x, y])) },
     holes: polygons.some((p) => p.holes.length > 0),
   };
 }
@@ -140,7 +194,7 @@ export class CocoWriter implements FormatWriter {
   /** 'annotations.json', or one file per split. */
   private readonly files = new Map<string, CocoFile>();
   private masksAsPolygons = 0;
-  private holesFilled = 0;
+  private holesKept = 0;
   private readonly categories = new Map<string, { id: number; name: string; supercategory: string; keypoints?: string[]; skeleton?: number[][] }>();
   private readonly leftOut = new LeftOut();
   private nextImageId = 1;
@@ -227,7 +281,7 @@ export class CocoWriter implements FormatWriter {
     const c = maskAsPolygons(a, this.s.kernels!);
     if (c.kind === 'mask') {
       this.masksAsPolygons += 1;
-      if (c.holes) this.holesFilled += 1;
+      if (c.holes) this.holesKept += 1;
       return { kind: 'mask', body: c.body };
     }
     return c;
@@ -257,7 +311,7 @@ export class CocoWriter implements FormatWriter {
       '',
       'Shapes: boxes as bbox with the box as a polygon segmentation; polygons as polygon segmentations (area by shoelace);',
       this.s.maskFormat === 'polygon'
-        ? `polygons with holes as compressed RLE (pycocotools format, iscrowd 0, area from the mask); masks as polygons (mask_format polygon): traced, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one per connected part, holes filled (${this.holesFilled} of ${this.masksAsPolygons} mask(s) had holes);`
+        ? `polygons with holes as compressed RLE (pycocotools format, iscrowd 0, area from the mask); masks as polygons (mask_format polygon): traced, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one per connected part, its holes joined to its outer ring by zero-width keyhole bridges so pycocotools leaves them empty (${this.holesKept} of ${this.masksAsPolygons} mask(s) had holes);`
         : 'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
       "a lone keypoint as keypoints [x, y, 2] at its category's part 'point' (bbox [x, y, 0, 0], area 0,",
       'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it);',

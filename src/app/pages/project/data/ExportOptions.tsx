@@ -117,7 +117,7 @@ export function YoloTaskPicker({ value, onChange, disabled }: { value: YoloTask;
 
 const MASK_FORMATS: { id: MaskFormat; title: string; hint: string }[] = [
   { id: 'rle', title: 'RLE', hint: 'Masks as compressed RLE, pixel exact' },
-  { id: 'polygon', title: 'Polygons', hint: 'Masks traced into simplified polygons (holes filled)' },
+  { id: 'polygon', title: 'Polygons', hint: 'Masks traced into simplified polygons (holes kept by keyhole bridges)' },
 ];
 
 export function MaskFormatPicker({ value, onChange, disabled }: { value: MaskFormat; onChange(f: MaskFormat): void; disabled: boolean }) {
