@@ -4,22 +4,20 @@
 // between those keys must move its count: saves that add, rename or remove a class, archiving and
 // restoring, moving images, renaming and moving a folder (with archived images in it), deleting
 // images. After each step every class x archive filter x folder (or none) is listed and compared
-// with what the test did: the images listed and the total the list answers. The class panel's
-// images_by_class (/annotations/stats) reads the same counts. Runs on PGlite and PostgreSQL.
+// with what the test did (support/class-lists.ts): the images listed, the total the list answers,
+// and the class panel's images_by_class, which reads the same counts. Runs on PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { expectClassListsMatch, type KnownImage } from './support/class-lists';
 
 let server: TestServer;
 let owner: Member;
 let projectId: string;
 
 /** What the test has done to each image: the model the list is compared with. */
-interface Expected {
+interface Expected extends KnownImage {
   id: string;
-  folder: string;
-  archived: boolean;
-  classes: string[];
   version?: number;
 }
 const model = new Map<string, Expected>();
@@ -61,33 +59,7 @@ async function folderId(path: string): Promise<string> {
   return folder.id;
 }
 
-/** Every folder the model's images are in, and no folder at all (the whole project). */
-const folderFilters = () => [undefined, ...new Set([...model.values()].map((i) => i.folder))];
-
-/** Lists each class with each archive filter and folder, and compares names and totals with the model. */
-async function expectListsMatch() {
-  for (const className of CLASSES) {
-    for (const archived of ['false', 'true', 'all'] as const) {
-      for (const folder of folderFilters()) {
-        const want = [...model.entries()]
-          .filter(([, i]) => i.classes.includes(className) && (archived === 'all' || i.archived === (archived === 'true')) && (folder === undefined || i.folder === folder))
-          .map(([name]) => name)
-          .sort();
-        const q = new URLSearchParams({ class: className, is_archived: archived, limit: '100', ...(folder !== undefined && { folder_path: folder }) });
-        const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?${q}`, { token: owner.token });
-        const what = `class ${className}, archived ${archived}, folder ${folder ?? '(any)'}`;
-        expect(res.status, what).toBe(200);
-        expect((res.body.images as { filename: string }[]).map((i) => i.filename).sort(), what).toEqual(want);
-        expect(res.body.pagination.totalItems, `${what}: the total`).toBe(want.length);
-      }
-    }
-  }
-  const stats = await api(server.url, 'GET', `/api/v1/annotations/stats/${projectId}`, { token: owner.token });
-  expect(stats.status).toBe(200);
-  const byClass: Record<string, number> = {};
-  for (const i of model.values()) if (!i.archived) for (const c of i.classes) byClass[c] = (byClass[c] ?? 0) + 1;
-  expect(stats.body.images_by_class, 'the class panel: images per class, archived ones left out').toEqual(byClass);
-}
+const expectListsMatch = () => expectClassListsMatch(server, owner.token, projectId, model, CLASSES);
 
 beforeAll(async () => {
   server = await startServer();
