@@ -9,7 +9,7 @@ import type { SaveDataResponse } from '../../../../contract/annotation-api';
 import type { Image } from '../../../../contract/images';
 import { projectKey } from '../../../stores/projectQueries';
 import { historyKey } from '../HistoryPanel';
-import type { SaveStatus } from '../../../sync/save';
+import { shownSaveStatus } from '../../../editor-session/saveStatus';
 import type { EditorSession } from '../../../editor-session/session';
 import { useGathering } from './useEditorSession';
 
@@ -39,6 +39,5 @@ export function useEditorSaving(session: EditorSession, projectId: string) {
   useEffect(() => session.history.onRestored(followSave), [session, followSave]);
 
   // What the top bar shows: changes still gathering are unsaved, whatever the manager says.
-  const shownStatus: SaveStatus = gathering && (saveStatus.state === 'saved' || saveStatus.state === 'conflict-merged') ? { ...saveStatus, state: 'pending', label: 'Unsaved changes' } : saveStatus;
-  return { saveStatus, shownStatus, gathering };
+  return { saveStatus, shownStatus: shownSaveStatus(saveStatus, gathering), gathering };
 }
