@@ -40,13 +40,30 @@ export function panBy(c: CameraState, dx: number, dy: number): CameraState {
   return { ...c, x: c.x + dx, y: c.y + dy };
 }
 
-/** Whole image visible and centred, with `margin` screen pixels around it. */
-export function fitToScreen(viewport: Size, image: Size, margin = FIT_MARGIN): CameraState {
-  if (image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0) return { x: 0, y: 0, scale: 1 };
-  const avail = (v: number) => Math.max(1, v - 2 * margin);
-  const scale = clampScale(Math.min(avail(viewport.width) / image.width, avail(viewport.height) / image.height));
-  return { scale, x: (viewport.width - image.width * scale) / 2, y: (viewport.height - image.height * scale) / 2 };
+/** Screen room kept clear at each side of the viewport (a bar laid over the canvas), in CSS pixels. */
+export interface Insets {
+  readonly top: number;
+  readonly right: number;
+  readonly bottom: number;
+  readonly left: number;
 }
+
+export const NO_INSETS: Insets = { top: 0, right: 0, bottom: 0, left: 0 };
+
+/**
+ * Whole image visible and centred, with `margin` screen pixels around it; `reserve` keeps room
+ * clear at the sides (at least the margin each), so a bar over the canvas never covers the image.
+ */
+export function fitToScreen(viewport: Size, image: Size, margin = FIT_MARGIN, reserve: Insets = NO_INSETS): CameraState {
+  if (image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0) return { x: 0, y: 0, scale: 1 };
+  const top = Math.max(margin, reserve.top), bottom = Math.max(margin, reserve.bottom);
+  const left = Math.max(margin, reserve.left), right = Math.max(margin, reserve.right);
+  const availW = Math.max(1, viewport.width - left - right), availH = Math.max(1, viewport.height - top - bottom);
+  const scale = clampScale(Math.min(availW / image.width, availH / image.height));
+  return { scale, x: left + (availW - image.width * scale) / 2, y: top + (availH - image.height * scale) / 2 };
+}
+
+export const sameCamera = (a: CameraState, b: CameraState) => a.x === b.x && a.y === b.y && a.scale === b.scale;
 
 /** The image-space rectangle the viewport shows. */
 export function visibleBounds(c: CameraState, viewport: Size): Bounds {

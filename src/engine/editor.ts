@@ -13,7 +13,11 @@ import {
   zoomAt as cameraZoomAt,
   ZOOM_IN,
   ZOOM_OUT,
+  FIT_MARGIN,
+  NO_INSETS,
+  sameCamera,
   type CameraState,
+  type Insets,
   type Size,
 } from './camera';
 import type { EditorChange, EditorEvent } from './events';
@@ -77,6 +81,7 @@ export class Editor {
   private camera: CameraState = { x: 0, y: 0, scale: 1 };
   private viewport: Size = { width: 0, height: 0 };
   private image: Size | null = null;
+  private fitInsets: Insets = NO_INSETS;
   private readonly tools: Record<ToolId, Tool>;
   private readonly input: InputRouter;
   private readonly listeners = new Set<(c: EditorChange) => void>();
@@ -334,8 +339,10 @@ export class Editor {
     }
   }
 
+  /** Undoes the last edit; while Auto-Annotate has a prompt, its last click or box instead. */
   undo(): boolean {
     if (this.view.readOnly) return false;
+    if (this.view.tool === 'auto' && this.autoTool().undoStep()) return true;
     this.endGesture();
     const e = this.history.takeUndo();
     if (!e) return false;
@@ -343,8 +350,14 @@ export class Editor {
     return true;
   }
 
+  /** Redoes the last undone edit; Auto-Annotate's click or box taken off by undo comes back first. */
   redo(): boolean {
     if (this.view.readOnly) return false;
+    // While prompting, redo only ever puts back a step: the prompt is never dropped for a document redo.
+    if (this.view.tool === 'auto') {
+      if (this.autoTool().redoStep()) return true;
+      if (this.autoTool().isBusy()) return false;
+    }
     this.endGesture();
     const e = this.history.takeRedo();
     if (!e) return false;
@@ -353,11 +366,11 @@ export class Editor {
   }
 
   canUndo(): boolean {
-    return !this.view.readOnly && this.history.canUndo();
+    return !this.view.readOnly && (this.history.canUndo() || (this.view.tool === 'auto' && this.autoTool().canUndoStep()));
   }
 
   canRedo(): boolean {
-    return !this.view.readOnly && this.history.canRedo();
+    return !this.view.readOnly && (this.history.canRedo() || (this.view.tool === 'auto' && this.autoTool().canRedoStep()));
   }
 
   /** Undo entry labels, oldest first. */
@@ -655,12 +668,22 @@ export class Editor {
   }
 
   fitToScreen(): void {
-    if (this.image) this.setCamera(cameraFit(this.viewport, this.image));
+    if (this.image) this.setCamera(this.fitCamera(this.image));
   }
 
   /** The camera fitToScreen() would set for an image of `size` in this viewport (a renderer preparing the next image's view). */
   fitCamera(size: Size): CameraState {
-    return cameraFit(this.viewport, size);
+    return cameraFit(this.viewport, size, FIT_MARGIN, this.fitInsets);
+  }
+
+  /**
+   * Room the fit keeps clear (a bar laid over the canvas, such as Auto-Annotate's). A view at fit
+   * zoom is fitted again with the new room; a view zoomed or panned by hand stays as it is.
+   */
+  setFitInsets(insets: Insets): void {
+    const atFit = this.image !== null && sameCamera(this.camera, this.fitCamera(this.image));
+    this.fitInsets = insets;
+    if (atFit) this.fitToScreen();
   }
 
   /** Pans (and zooms out if needed) so the annotation is fully visible. */

@@ -6,8 +6,8 @@ export type { EditorChange, EditorOptions, KeyInput, LoadOptions, ScreenPointerI
 export type { EditorEvent } from './events';
 export { SceneTracker, type SceneDiff, type SceneItem } from './scene';
 export type { ViewState, ToolId, DrawingPreview } from './view';
-export type { CameraState, Size } from './camera';
-export { MIN_SCALE, MAX_SCALE, ZOOM_IN, ZOOM_OUT, PAN_STEP, FIT_MARGIN, screenToImage, imageToScreen } from './camera';
+export type { CameraState, Insets, Size } from './camera';
+export { MIN_SCALE, MAX_SCALE, ZOOM_IN, ZOOM_OUT, PAN_STEP, FIT_MARGIN, NO_INSETS, screenToImage, imageToScreen } from './camera';
 export type { ChangedIds } from './model/document';
 export type {
   AnnotationType,

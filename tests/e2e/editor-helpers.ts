@@ -151,7 +151,7 @@ export async function dragOnCanvas(page: Page, from: [number, number], to: [numb
 
 /** Draws a box with the Bounding Box tool between two canvas points. */
 export async function drawBox(page: Page, from: [number, number], to: [number, number]) {
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await dragOnCanvas(page, from, to);
 }
 
@@ -172,4 +172,36 @@ export async function pixelAt(page: Page, x: number, y: number): Promise<[number
   for (let i = 0; i < info.width * info.height; i++) for (let c = 0; c < 3; c++) sum[c]! += data[i * 3 + c]!;
   const n = info.width * info.height;
   return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
+}
+
+/**
+ * The image's rectangle as drawn on the canvas (page pixels), found in a screenshot with what lies
+ * over the canvas (the Auto-Annotate bar, the class picker, the zoom controls) hidden: scenePng's
+ * light image against the editor's dark surround, along the canvas's middle row and a column just
+ * inside the image's left edge.
+ */
+export async function drawnImageRect(page: Page) {
+  const b = await canvasBox(page);
+  const overlays = (hidden: boolean) =>
+    page.getByTestId('editor-canvas').evaluate((canvas, h) => {
+      const box = canvas.parentElement!;
+      for (const el of Array.from(box.parentElement!.children)) if (el !== box) (el as HTMLElement).style.visibility = h ? 'hidden' : '';
+    }, hidden);
+  await overlays(true);
+  const png = await page.screenshot({ clip: b });
+  await overlays(false);
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const light = (x: number, y: number) => data[(y * info.width + x) * 3]! > 120;
+  const sx = info.width / b.width;
+  const midY = Math.round(info.height / 2);
+  let left = 0;
+  while (left < info.width && !light(left, midY)) left++;
+  let right = info.width - 1;
+  while (right > 0 && !light(right, midY)) right--;
+  const col = left + Math.round(8 * sx);
+  let top = 0;
+  while (top < info.height && !light(col, top)) top++;
+  let bottom = info.height - 1;
+  while (bottom > 0 && !light(col, bottom)) bottom--;
+  return { left: b.x + left / sx, right: b.x + right / sx, top: b.y + top / sx, bottom: b.y + bottom / sx };
 }

@@ -4,7 +4,7 @@
 // and everything still there after a reload.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows as rows, canvasBox, dragOnCanvas, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved, type EditorProject } from './editor-helpers';
+import { annotationRows as rows, canvasBox, dragOnCanvas, drawnImageRect, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved, type EditorProject } from './editor-helpers';
 
 const CLASSES = [
   { name: 'car', type: 'box' as const, color: '#FFADAD' },
@@ -286,14 +286,15 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   const complete = page.getByRole('button', { name: 'Complete' });
   await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
   const b = await canvasBox(page);
-  const cx = b.x + b.width / 2, cy = b.y + b.height / 2;
-  // The dark square is the image's middle third (800 x 600 image, fitted): a box a little larger.
-  const half = (Math.min(b.width / 800, b.height / 600) * 800) / 6 * 1.15;
+  // The dark square is the image's middle third (800 x 600 image, fitted above the bar's room): a box a little larger.
+  const img = await drawnImageRect(page);
+  const cx = (img.left + img.right) / 2, cy = (img.top + img.bottom) / 2;
+  const half = ((img.right - img.left) / 6) * 1.15;
   const inside: [number, number] = [cx + half * 0.5, cy + half * 0.5];
   const before = await pixelAt(page, ...inside);
 
   // Press and drag: a box prompt, drawn by the renderer with the mask it gives.
-  await dragOnCanvas(page, [b.width / 2 - half, b.height / 2 - half], [b.width / 2 + half, b.height / 2 + half]);
+  await dragOnCanvas(page, [cx - b.x - half, cy - b.y - half], [cx - b.x + half, cy - b.y + half]);
   await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
   await expect(complete).toBeEnabled();
   const boxEdge = await pixelAt(page, cx, cy - half);

@@ -65,17 +65,27 @@ describe('auto tool', () => {
     expect(t.annotations).toHaveLength(0);
   });
 
-  it('shift-click is a negative point; a click inside the mask is negative too', async () => {
+  it('shift-click is a negative point; a plain click inside the mask stays positive (as in CVAT)', async () => {
     const { t, calls, preview } = autoEditor();
     t.click(100, 100);
     await settle();
     t.click(110, 110); // inside the 90..130 square
     t.click(500, 500, { shiftKey: true });
     await settle();
-    expect(preview()!.points.map((p) => p.positive)).toEqual([true, false, false]);
+    expect(preview()!.points.map((p) => p.positive)).toEqual([true, true, false]);
     expect(calls).toHaveLength(2);
-    expect(calls[1]!.prompt).toEqual({ positive: [[100, 100]], negative: [[110, 110], [500, 500]] });
+    expect(calls[1]!.prompt).toEqual({ positive: [[100, 100], [110, 110]], negative: [[500, 500]] });
     expect(calls[1]!.usePrevious).toBe(true);
+  });
+
+  it('a right-click is a negative point, inside the mask or out, and never starts a box', async () => {
+    const { t, calls, preview } = autoEditor();
+    t.click(100, 100);
+    await settle();
+    t.down(110, 110, {}, 2).move(300, 300).up(300, 300, {}, 2);
+    await settle();
+    expect(preview()).toMatchObject({ box: null, points: [{ positive: true }, { x: 110, y: 110, positive: false }] });
+    expect(calls[1]!.prompt).toEqual({ positive: [[100, 100]], negative: [[110, 110]] });
   });
 
   it('only negative points ask for nothing', async () => {

@@ -130,3 +130,28 @@ describe('camera through the editor', () => {
     expect(t.only()).toMatchObject({ x: 400, y: 300, width: 50, height: 80 });
   });
 });
+
+describe('fit with room kept clear (issue 33: the Auto-Annotate bar never covers the image at fit zoom)', () => {
+  it('keeps the reserved room below the image and centres it in what is left', () => {
+    const c = fitToScreen({ width: 1000, height: 800 }, { width: 2000, height: 1500 }, 20, { top: 0, right: 0, bottom: 100, left: 0 });
+    const [, bottom] = imageToScreen(c, 0, 1500);
+    expect(bottom).toBeLessThanOrEqual(800 - 100);
+    const [, top] = imageToScreen(c, 0, 0);
+    expect(top).toBeGreaterThanOrEqual(20);
+    expect(c.scale).toBeCloseTo((800 - 20 - 100) / 1500, 9);
+  });
+
+  it('the editor refits a view at fit zoom when the room changes, and leaves a zoomed view alone', () => {
+    const t = new TestEditor();
+    t.editor.fitToScreen();
+    t.editor.setFitInsets({ top: 0, right: 0, bottom: 120, left: 0 });
+    const [, bottom] = t.editor.imageToScreen(0, 1500);
+    expect(bottom).toBeCloseTo(800 - 120, 6); // height-limited now: the image ends where the room starts
+    t.editor.zoomIn();
+    const zoomed = t.editor.getCamera();
+    t.editor.setFitInsets({ top: 0, right: 0, bottom: 0, left: 0 });
+    expect(t.editor.getCamera()).toEqual(zoomed);
+    t.editor.fitToScreen();
+    expect(t.editor.getCamera()).toEqual(fitToScreen({ width: 1000, height: 800 }, { width: 2000, height: 1500 }));
+  });
+});

@@ -1,14 +1,44 @@
 // The Auto-Annotate status bar (spec section 2: states, point count, mask area, Complete and Clear,
-// the 'Return to Complete' hint). The prompt and the proposed mask are the engine tool's (the
-// editor's view.drawing, kind 'auto'); the renderer draws them like any shape. The bar also holds
-// the class accepted masks get (asked for once per project, kept on this device) and 'Save as'.
+// the 'Return to Complete' hint, the keys of a prompt). The prompt and the proposed mask are the
+// engine tool's (the editor's view.drawing, kind 'auto'); the renderer draws them like any shape.
+// The bar also holds the class accepted masks get (asked for once per project, kept on this device)
+// and 'Save as'. While the tool is on, the editor's fit keeps the bar's room clear (useAutoBarRoom).
 import { Eraser, Check, WandSparkles } from 'lucide-react';
 import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import type { AutoPreview, ViewState } from '../../../engine';
+import { NO_INSETS, type AutoPreview, type Editor, type ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import { HINT_MS, MASK_ERROR, POLYGON_TOLERANCES, statusText, type AutoAnnotateSession, type AutoState, type MaskOutput, type PromptInfo } from '../../editor-session/autoAnnotate';
 import styles from './AnnotatePage.module.css';
+import own from './AutoAnnotateBar.module.css';
+
+/**
+ * Screen pixels the bar takes at the canvas's bottom, with a gap above it: the bar's two rows
+ * (about 62 px) over its 16 px offset. The e2e test editor-auto.spec checks it never covers the
+ * image at fit zoom.
+ */
+export const AUTO_BAR_ROOM = 96;
+
+/** While Auto-Annotate is the tool, the fit leaves the bar's room at the bottom (a view at fit zoom is fitted again). */
+export function useAutoBarRoom(editor: Editor): void {
+  useEffect(() => {
+    let on: boolean | null = null;
+    const apply = () => {
+      const auto = editor.getView().tool === 'auto';
+      if (auto === on) return;
+      on = auto;
+      editor.setFitInsets(auto ? { ...NO_INSETS, bottom: AUTO_BAR_ROOM } : NO_INSETS);
+    };
+    apply();
+    const off = editor.subscribe((c) => {
+      if (c.view) apply();
+    });
+    return () => {
+      off();
+      editor.setFitInsets(NO_INSETS);
+    };
+  }, [editor]);
+}
 
 export function useAutoState(session: AutoAnnotateSession): AutoState {
   return useSyncExternalStore(
@@ -88,33 +118,38 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear,
   const busy = state.container === 'warming' || state.embedding === 'processing' || Boolean(prompt?.waiting);
   const error = state.error ?? (prompt?.failed ? MASK_ERROR : null);
   return (
-    <div className={styles.autoBar} role="status" aria-label="Auto-Annotate status">
-      <span className={styles.autoIcon} aria-hidden="true">
-        {busy ? <Spinner size="sm" /> : <WandSparkles />}
-      </span>
-      <span className={styles.autoLabel} data-testid="auto-status">
-        {label}
-      </span>
-      {area !== null ? (
-        <span className={styles.autoArea} data-testid="auto-area">
-          {area}
+    <div className={`${styles.autoBar} ${own.stacked}`} role="status" aria-label="Auto-Annotate status">
+      <div className={own.row}>
+        <span className={styles.autoIcon} aria-hidden="true">
+          {busy ? <Spinner size="sm" /> : <WandSparkles />}
         </span>
-      ) : null}
-      {error ? <span className={styles.autoError}>{error}</span> : null}
-      {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
-      {classPicker ? (
-        <span className={styles.autoClass}>
-          <span aria-hidden="true">Class</span>
-          {classPicker}
+        <span className={styles.autoLabel} data-testid="auto-status">
+          {label}
         </span>
-      ) : null}
-      <OutputChoice output={state.output} onOutput={onOutput} />
-      <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
-        Clear
-      </Button>
-      <Button size="sm" variant="primary" icon={<Check />} disabled={!canComplete} onClick={onComplete}>
-        Complete
-      </Button>
+        {area !== null ? (
+          <span className={styles.autoArea} data-testid="auto-area">
+            {area}
+          </span>
+        ) : null}
+        {error ? <span className={styles.autoError}>{error}</span> : null}
+        {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
+        {classPicker ? (
+          <span className={styles.autoClass}>
+            <span aria-hidden="true">Class</span>
+            {classPicker}
+          </span>
+        ) : null}
+        <OutputChoice output={state.output} onOutput={onOutput} />
+        <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
+          Clear
+        </Button>
+        <Button size="sm" variant="primary" icon={<Check />} disabled={!canComplete} onClick={onComplete}>
+          Complete
+        </Button>
+      </div>
+      <p className={own.keys} data-testid="auto-keys">
+        <kbd>Click</kbd> adds · <kbd>Right-click</kbd> or <kbd>Shift</kbd>+<kbd>Click</kbd> removes · drag for a box · <kbd>Ctrl+Z</kbd> / <kbd>Ctrl+Shift+Z</kbd> undo / redo a step · <kbd>Backspace</kbd> drops the last click
+      </p>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { screenToImage, type Editor } from '../../../engine';
 import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
 import { renderDisplay, useViewSettings } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
+import { useAutoBarRoom } from './AutoAnnotateBar';
 
 export interface EditorCanvasProps {
   editor: Editor;
@@ -33,6 +34,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
   const labels = useViewSettings((s) => s.labels);
   const outlineWidth = useViewSettings((s) => s.outlineWidth);
   const adjustments = useViewSettings((s) => s.adjustments);
+  useAutoBarRoom(editor);
 
   // One renderer for the life of the screen; images and documents change under it.
   useEffect(() => {

@@ -1,9 +1,12 @@
 // Auto-Annotate tool (spec sections 2 and 4): click-based assisted segmentation. A state machine:
 // idle (no prompt) -> prompting (points and/or a box collected, the mask shown) <-> waiting (a
-// mask request is debounced or in flight). Click: positive point; Shift-click, or a click inside
-// the current mask: negative point; press and drag past 10 screen px: a box prompt. Each new
-// prompt cancels the request in flight and asks again after 100 ms; an answer for an abandoned
-// prompt is ignored. Enter accepts the mask (Editor.onProposalAccepted), Escape drops the prompt.
+// mask request is debounced or in flight). Left click: positive point, always (also inside the
+// mask); right-click or Shift-click: negative point (as in CVAT); press and drag past 10 screen px:
+// a box prompt. The prompt is a list of steps (each click, each box): undoStep() (Ctrl+Z through
+// Editor.undo) takes the last one off, redoStep() puts it back, Backspace takes off the last click;
+// a step back shows the mask that step had at once, without asking again. Each new prompt cancels
+// the request in flight and asks again after 100 ms; an answer for an abandoned prompt is ignored.
+// Enter accepts the mask (Editor.onProposalAccepted), Escape drops the prompt.
 // The backend is whatever the app plugged in (Editor.setSegmenter); the engine knows no server.
 import { pointInRing, rectFromCorners } from '../../model/geometry';
 import type { Rect } from '../../model/types';
@@ -16,7 +19,7 @@ export const MASK_DEBOUNCE_MS = 100;
 
 export type AutoPhase = 'idle' | 'prompting' | 'waiting';
 
-/** Even-odd test over the proposal's polygons (outer paths and holes). */
+/** Even-odd test over the proposal's polygons (outer paths and holes); a click's polarity no longer depends on it. */
 export function insideProposal(mask: MaskProposal | null, x: number, y: number): boolean {
   if (!mask) return false;
   let inside = false;
@@ -26,20 +29,33 @@ export function insideProposal(mask: MaskProposal | null, x: number, y: number):
   return inside;
 }
 
+/** One step of the prompt: a click or a box (a later box replaces the earlier one as the prompt's box). */
+type Step = { readonly kind: 'point'; readonly point: AutoPoint } | { readonly kind: 'box'; readonly box: Rect };
+
+/** A step and the mask shown once it was answered (null: not answered yet). */
+interface Entry {
+  readonly step: Step;
+  mask: MaskProposal | null;
+}
+
 interface Press {
   x: number;
   y: number;
   sx: number;
   sy: number;
-  shift: boolean;
+  negative: boolean;
+  /** Pressed with the right button: a click, never a box. */
+  right: boolean;
   dragging: boolean;
   rect: Rect;
 }
 
 export class AutoTool implements Tool {
   readonly id = 'auto' as const;
-  private points: AutoPoint[] = [];
-  private box: Rect | null = null;
+  /** The prompt, oldest step first. */
+  private steps: Entry[] = [];
+  /** Steps taken off by undoStep / Backspace, the next to put back last. */
+  private undone: Entry[] = [];
   private mask: MaskProposal | null = null;
   private press: Press | null = null;
   private timer: unknown = null;
@@ -47,12 +63,26 @@ export class AutoTool implements Tool {
   /** Bumped by every new prompt and cancel: an answer from an older one is dropped. */
   private generation = 0;
   private failed = false;
+  /** The backend's previous mask is this prompt's (false after a step back or forth: it is then asked afresh). */
+  private previousIsCurrent = false;
 
   constructor(private readonly api: ToolApi) {}
 
   phase(): AutoPhase {
     if (this.timer !== null || this.inflight) return 'waiting';
-    return this.points.length || this.box || this.mask || this.press ? 'prompting' : 'idle';
+    return this.steps.length || this.mask || this.press ? 'prompting' : 'idle';
+  }
+
+  private get points(): AutoPoint[] {
+    return this.steps.flatMap((e) => (e.step.kind === 'point' ? [e.step.point] : []));
+  }
+
+  private get box(): Rect | null {
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const s = this.steps[i]!.step;
+      if (s.kind === 'box') return s.box;
+    }
+    return null;
   }
 
   isBusy(): boolean {
@@ -60,17 +90,19 @@ export class AutoTool implements Tool {
   }
 
   onPointerDown(e: ToolPointerEvent): void {
-    if (e.button !== 0) return;
+    if (e.button !== 0 && e.button !== 2) return;
     const [x, y] = this.api.clampToImage(e.x, e.y);
     // Presses outside the image are not prompts.
     if (x !== e.x || y !== e.y) return;
-    this.press = { x, y, sx: e.sx, sy: e.sy, shift: Boolean(e.shiftKey), dragging: false, rect: { x, y, width: 0, height: 0 } };
+    const negative = e.button === 2 || Boolean(e.shiftKey);
+    this.press = { x, y, sx: e.sx, sy: e.sy, negative, right: e.button === 2, dragging: false, rect: { x, y, width: 0, height: 0 } };
   }
 
   onPointerMove(e: ToolPointerEvent): void {
     const p = this.press;
     if (!p) return;
-    if (!p.dragging && Math.hypot(e.sx - p.sx, e.sy - p.sy) > CLICK_DRAG_DISTANCE) p.dragging = true;
+    // A box is dragged with the left button; a right press stays a click.
+    if (!p.dragging && !p.right && Math.hypot(e.sx - p.sx, e.sy - p.sy) > CLICK_DRAG_DISTANCE) p.dragging = true;
     if (!p.dragging) return;
     const [x, y] = this.api.clampToImage(e.x, e.y);
     p.rect = rectFromCorners(p.x, p.y, x, y);
@@ -85,10 +117,74 @@ export class AutoTool implements Tool {
       const [x, y] = this.api.clampToImage(e.x, e.y);
       const rect = rectFromCorners(p.x, p.y, x, y);
       if (rect.width < 1 || rect.height < 1) return this.show();
-      this.box = rect;
+      this.push({ kind: 'box', box: rect });
     } else {
-      const positive = !(p.shift || insideProposal(this.mask, p.x, p.y));
-      this.points = [...this.points, { x: p.x, y: p.y, positive }];
+      this.push({ kind: 'point', point: { x: p.x, y: p.y, positive: !p.negative } });
+    }
+  }
+
+  /** A new step: what was undone can no longer be put back. */
+  private push(step: Step): void {
+    this.steps = [...this.steps, { step, mask: null }];
+    this.undone = [];
+    this.request();
+  }
+
+  /** Ctrl+Z while prompting: takes the last click or box off. False when the prompt has no step. */
+  undoStep(): boolean {
+    if (this.press || this.steps.length === 0) return false;
+    this.undone = [...this.undone, this.steps[this.steps.length - 1]!];
+    this.steps = this.steps.slice(0, -1);
+    this.afterStepChange();
+    return true;
+  }
+
+  /** Ctrl+Shift+Z: puts back the step undoStep (or Backspace) took off. False when there is none. */
+  redoStep(): boolean {
+    if (this.press || this.undone.length === 0) return false;
+    this.steps = [...this.steps, this.undone[this.undone.length - 1]!];
+    this.undone = this.undone.slice(0, -1);
+    this.afterStepChange();
+    return true;
+  }
+
+  /** Backspace: takes the last click off (a box stays). False when there is no click. */
+  private removeLastClick(): boolean {
+    let i = this.steps.length - 1;
+    while (i >= 0 && this.steps[i]!.step.kind !== 'point') i--;
+    if (i < 0 || this.press) return false;
+    const removed = this.steps[i]!;
+    // The masks of this click and of the steps after it were answered for a prompt with it in place.
+    if (i < this.steps.length - 1) for (const e of this.steps.slice(i)) e.mask = null;
+    this.undone = [...this.undone, removed];
+    this.steps = [...this.steps.slice(0, i), ...this.steps.slice(i + 1)];
+    this.afterStepChange();
+    return true;
+  }
+
+  canUndoStep(): boolean {
+    return this.steps.length > 0 && !this.press;
+  }
+
+  canRedoStep(): boolean {
+    return this.undone.length > 0 && !this.press;
+  }
+
+  /** After a step back or forth: the mask that prompt had is shown at once; otherwise it is asked for. */
+  private afterStepChange(): void {
+    this.previousIsCurrent = false;
+    const top = this.steps[this.steps.length - 1];
+    if (!top) {
+      this.stop();
+      this.mask = null;
+      this.failed = false;
+      return this.show();
+    }
+    if (top.mask) {
+      this.stop();
+      this.failed = false;
+      this.mask = top.mask;
+      return this.show();
     }
     this.request();
   }
@@ -106,6 +202,7 @@ export class AutoTool implements Tool {
       this.cancel();
       return true;
     }
+    if (e.key === 'Backspace') return this.removeLastClick();
     return false;
   }
 
@@ -131,11 +228,12 @@ export class AutoTool implements Tool {
   /** Escape / Clear / tool switch / load: no points, no box, no mask, nothing in flight. */
   cancel(): void {
     this.stop();
-    this.points = [];
-    this.box = null;
+    this.steps = [];
+    this.undone = [];
     this.mask = null;
     this.press = null;
     this.failed = false;
+    this.previousIsCurrent = false;
     this.api.setDrawing(null);
   }
 
@@ -176,11 +274,14 @@ export class AutoTool implements Tool {
     const ctl = new AbortController();
     this.inflight = ctl;
     const gen = ++this.generation;
+    const top = this.steps[this.steps.length - 1];
     this.show();
     try {
-      const mask = await segmenter.mask(prompt, this.mask !== null, ctl.signal);
+      const mask = await segmenter.mask(prompt, this.mask !== null && this.previousIsCurrent, ctl.signal);
       if (gen !== this.generation) return;
       this.mask = mask;
+      this.previousIsCurrent = true;
+      if (top) top.mask = mask;
     } catch {
       if (gen !== this.generation) return; // superseded or cancelled
       this.failed = !ctl.signal.aborted;

@@ -1,0 +1,74 @@
+// Auto-Annotate that undoes one step at a time (issue 33, part 2), against the server's real
+// assisted segmentation: a box and two clicks, Ctrl+Z takes off one click only, Ctrl+Shift+Z puts
+// it back, Backspace drops the last click; a left click inside the mask stays positive, a right
+// click is negative; the hint row says so; at fit zoom the bar never covers the image.
+import { expect, test } from '@playwright/test';
+import { annotationRows as rows, canvasBox, dragOnCanvas, drawnImageRect, editorProject, openFromDataTab, pixelAt, waitUntilSaved } from './editor-helpers';
+
+test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ctrl+Z removes one click only', async ({ page }) => {
+  test.setTimeout(180_000);
+  await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
+  await openFromDataTab(page, 'blocks.png');
+  await page.keyboard.press('m');
+  const status = page.getByTestId('auto-status');
+  const area = page.getByTestId('auto-area');
+  const complete = page.getByRole('button', { name: 'Complete' });
+  await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
+  await expect(page.getByTestId('auto-keys')).toContainText('Right-click or Shift+Click removes');
+  await expect(page.getByTestId('auto-keys')).toContainText('Ctrl+Z');
+
+  // Fit zoom: the whole image sits above the bar.
+  const bar = await page.getByRole('status', { name: 'Auto-Annotate status' }).boundingBox();
+  const img = await drawnImageRect(page);
+  expect(img.bottom - img.top).toBeGreaterThan(200);
+  expect(bar!.y).toBeGreaterThanOrEqual(img.bottom);
+  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-fit-bar.png' });
+
+  // The 800 x 600 image's dark square is its middle third.
+  const s = (img.right - img.left) / 800;
+  const at = (x: number, y: number): [number, number] => [img.left + x * s, img.top + y * s];
+  const b = await canvasBox(page);
+  const rel = ([x, y]: [number, number]): [number, number] => [x - b.x, y - b.y];
+  await dragOnCanvas(page, rel(at(250, 180)), rel(at(550, 420)));
+  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+  await expect(status).toHaveText('0 points');
+
+  // A left click inside the mask is positive (green); a right click, inside the mask too, negative (red).
+  const inside = at(450, 350);
+  await page.mouse.click(...inside);
+  await expect(status).toHaveText('1 point');
+  await expect(complete).toBeEnabled({ timeout: 30_000 });
+  const [pr, pg] = await pixelAt(page, ...inside);
+  expect(pg).toBeGreaterThan(pr + 40);
+  const corner = at(290, 210); // near the square's corner
+  await page.mouse.click(...corner, { button: 'right' });
+  await expect(status).toHaveText('2 points');
+  await expect(complete).toBeEnabled({ timeout: 30_000 });
+  const [nr, ng] = await pixelAt(page, ...corner);
+  expect(nr).toBeGreaterThan(ng + 40);
+  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-prompt.png' });
+
+  // Ctrl+Z: one click off, the box and the other click stay; Ctrl+Shift+Z puts it back.
+  await page.keyboard.press('Control+z');
+  await expect(status).toHaveText('1 point');
+  await expect(area).toHaveText(/^\d+\.\d%$/);
+  await expect(complete).toBeEnabled();
+  await page.keyboard.press('Control+Shift+z');
+  await expect(status).toHaveText('2 points');
+  // Backspace drops the last click only.
+  await page.keyboard.press('Backspace');
+  await expect(status).toHaveText('1 point');
+  await page.keyboard.press('Control+z');
+  await expect(status).toHaveText('0 points');
+  await expect(area).toHaveText(/^\d+\.\d%$/); // the box is still the prompt
+  await page.keyboard.press('Control+z');
+  await expect(status).toHaveText('Ready for Input');
+  await page.keyboard.press('Control+Shift+z');
+  await expect(status).toHaveText('0 points');
+  await expect(complete).toBeEnabled({ timeout: 30_000 });
+
+  // Enter keeps the box's mask as one annotation.
+  await page.keyboard.press('Enter');
+  await expect(rows(page)).toHaveCount(1);
+  await waitUntilSaved(page);
+});
