@@ -10,6 +10,7 @@ import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff
 import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderIssue, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
+import { loadKernels, MASK_POLYGON_TOLERANCE } from '../kernels';
 
 export type { RenderDisplay, RenderIssue } from './protocol';
 
@@ -404,6 +405,25 @@ const issuesOf = new WeakMap<Editor, RenderIssue[]>();
 export function issuesFor(editor: Editor, issues: RenderIssue[]): void {
   issuesOf.set(editor, issues);
   rendererOf.get(editor)?.setIssues(issues);
+}
+
+/** The tolerance of Convert to polygons (the kernels' default for every mask-to-polygon conversion). */
+export { MASK_POLYGON_TOLERANCE };
+
+/**
+ * Loads the wasm kernels on this thread and gives them to the editor's brush, eraser and mask
+ * commands (Editor.setMaskOps; the worker has its own instance for drawing). Returns the undo.
+ */
+export function plugMaskKernels(editor: Editor): () => void {
+  let live = true;
+  loadKernels().then(
+    (k) => live && editor.setMaskOps(k),
+    (err: unknown) => console.error('Mask kernels did not load: the brush and the mask commands are off.', err),
+  );
+  return () => {
+    live = false;
+    editor.setMaskOps(null);
+  };
 }
 
 // Long because it is one closure: the backend, the scene sync, the image being shown and the

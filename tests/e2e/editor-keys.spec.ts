@@ -22,7 +22,7 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await openFromDataTab(page, 'street_1.png');
 
   // Two car boxes; then 2 picks the second box class (truck) for the next one.
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
   await dragOnCanvas(page, [100, 100], [200, 180]);
   await dragOnCanvas(page, [260, 100], [360, 180]);
@@ -102,7 +102,7 @@ test('editor stage picker: follows a save, set with Shift+S and with the mouse, 
   await expect(stageButton(page)).toHaveAccessibleName('Stage: Not started. Change stage');
 
   // The first annotation's save moves the image to In progress (the server's rule); the picker follows.
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await dragOnCanvas(page, [100, 100], [220, 200]);
   await waitUntilSaved(page);
   await expect(stageButton(page)).toHaveAccessibleName('Stage: In progress. Change stage');
@@ -155,7 +155,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await openFromDataTab(page, 'empty_1.png');
 
   // Drawing a box with no class opens Add New Box Class at once (no detour to the Classes tab).
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await dragOnCanvas(page, [100, 100], [220, 200]);
   const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });
   await expect(dialog).toBeVisible();
@@ -193,7 +193,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"hedge"');
   // With two polygon classes and no choice kept, the bar asks; its menu lists polygon classes only.
   await page.evaluate((k) => localStorage.removeItem(k), key);
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await page.keyboard.press('m');
   await expect(maskClass).toHaveAccessibleName('Mask class: Choose a class');
   await maskClass.click();
@@ -203,7 +203,7 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"tree"');
   await page.getByRole('status', { name: 'Auto-Annotate status' }).screenshot({ path: 'test-results/editor-auto-class.png' });
   // Another tool and back, and a reload: still tree.
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await page.keyboard.press('m');
   await expect(maskClass).toHaveAccessibleName('Mask class: tree');
   await page.reload();
@@ -223,7 +223,7 @@ test('editor keys: Enter opens the selected shape\'s attributes, and still close
   ];
   await editorProject(page, { classes: classes as unknown as typeof CLASSES, images: [{ name: 'attrs_1.png' }] });
   await openFromDataTab(page, 'attrs_1.png');
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await dragOnCanvas(page, [100, 100], [220, 200]);
   await expect(rows(page)).toHaveCount(1);
 

@@ -33,9 +33,9 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await expect(page.getByRole('button', { name: 'Remove All' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Copy Previous' })).toBeDisabled();
 
-  // Box (B): the picker shows the first box class.
-  await page.keyboard.press('b');
-  await expect(page.getByRole('button', { name: 'Bounding Box (B)' })).toHaveAttribute('aria-pressed', 'true');
+  // Box (R): the picker shows the first box class.
+  await page.keyboard.press('r');
+  await expect(page.getByRole('button', { name: 'Bounding Box (R)' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
   await dragOnCanvas(page, [200, 200], [400, 350]);
   await expect(rows(page)).toHaveCount(1);
@@ -183,7 +183,7 @@ test('editor: no classes offers Add Class in place, with the way to Manage Class
   test.setTimeout(120_000);
   const project = await editorProject(page, { classes: [], images: [{ name: 'empty.png' }] });
   await openFromDataTab(page, 'empty.png');
-  await page.keyboard.press('b');
+  await page.keyboard.press('r');
   await dragOnCanvas(page, [200, 200], [400, 350]);
   // Issue 19: the Add Class dialog opens in place (tests/e2e/editor-keys.spec.ts adds one there).
   const dialog = page.getByRole('dialog', { name: 'Add New Box Class' });

@@ -16,12 +16,12 @@ import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relab
 import { MESSAGE_MS, type Tell } from './session';
 
 /** The palette's tools (the hotkeys' EditorToolId). */
-export type ToolName = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint';
+export type ToolName = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'brush' | 'eraser';
 
 /** The engine tool behind each palette tool. */
-const ENGINE_TOOL: Record<ToolName, ToolId> = { select: 'select', auto: 'auto', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint' };
-/** The class type each drawing tool needs (assisted masks are listed as polygons). */
-export const TOOL_CLASS_TYPE: Partial<Record<ToolName, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon' };
+const ENGINE_TOOL: Record<ToolName, ToolId> = { select: 'select', auto: 'auto', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', brush: 'brush', eraser: 'eraser' };
+/** The class type each drawing tool needs (assisted and painted masks are listed as polygons). */
+export const TOOL_CLASS_TYPE: Partial<Record<ToolName, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon', brush: 'polygon', eraser: 'polygon' };
 
 /** Where Auto-Annotate's class is kept, per project, on this device. */
 export const autoClassKey = (projectId: string) => `vellum.autoAnnotate.class.${projectId}`;

@@ -5,14 +5,16 @@
 // and Remove All stay in place, disabled, with the reason as their tooltip. The sidebar also holds
 // the History view (issue 14): a toggle in the header (V) shows it in place of the list. A row's
 // colour dot is a menu of the classes of its shape's type (issue 19): choosing one relabels the
-// shape, one undo step, as the class picker and the number keys do.
+// shape, one undo step, as the class picker and the number keys do. Rows of masks and polygons
+// have a menu of the mask commands (issue 33: Convert to polygons / to mask, Fill holes, Remove
+// islands), as the selection's context menu on the canvas has.
 //
 // Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
 // costs the rows in view whatever the document's size (a general virtualizer kept a measurement
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
 // rows are read from the engine's paint order by index, without copying or reversing it.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
+import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Ellipsis, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { ProjectClass } from '../../../contract/projects';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
@@ -21,6 +23,7 @@ import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
 import { classTypeOfShape } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
+import { MaskCommandItems } from './MaskMenu';
 
 const ROW_HEIGHT = 40;
 /** Rows rendered beyond each edge of the view. */
@@ -240,6 +243,24 @@ interface RowProps {
   onSetClass?(id: string, className: string): void;
 }
 
+/** The row's mask commands (for a mask or a polygon). */
+function RowMaskMenu({ editor, id }: { editor: Editor; id: string }) {
+  return (
+    <DropdownMenu.Root modal={false}>
+      <Tooltip content="Mask commands" side="left">
+        <DropdownMenu.Trigger asChild>
+          <IconButton label="Mask commands" icon={<Ellipsis />} className={styles.rowAction} showTooltip={false} onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()} />
+        </DropdownMenu.Trigger>
+      </Tooltip>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content className={styles.menu} side="left" align="start" sideOffset={6} collisionPadding={8} aria-label="Mask commands" onClick={(e) => e.stopPropagation()}>
+          <MaskCommandItems editor={editor} ids={[id]} />
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
 /** The row's colour dot as a menu of the classes of the shape's type. */
 function RowClassMenu({ annotation: a, color, classes, onSetClass }: { annotation: EditorAnnotation; color: string; classes: readonly ProjectClass[]; onSetClass(id: string, className: string): void }) {
   const type = classTypeOfShape(a.type);
@@ -315,6 +336,7 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
           editor.toggleHidden(a.id);
         }}
       />
+      {editable && (a.type === 'segmentation' || a.type === 'polygon') ? <RowMaskMenu editor={editor} id={a.id} /> : null}
       {editable ? (
         <IconButton
           label="Delete annotation"

@@ -2,9 +2,11 @@
 // wheel and size events forwarded to the engine in canvas CSS pixels.
 import { useEffect, useRef, type PointerEvent as ReactPointerEvent } from 'react';
 import { screenToImage, type Editor } from '../../../engine';
-import { createRenderer, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
+import { createRenderer, plugMaskKernels, type ImageSourceInput, type RendererHandle } from '../../../workers/render-client';
 import { renderDisplay, useViewSettings } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
+import { BrushCursor } from './BrushCursor';
+import { SelectionMaskMenu } from './MaskMenu';
 import { useAutoBarRoom } from './AutoAnnotateBar';
 
 export interface EditorCanvasProps {
@@ -60,6 +62,9 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
       rendererRef.current = null;
     };
   }, [editor]);
+
+  // The brush, the eraser and the mask commands paint with the wasm kernels on this thread.
+  useEffect(() => plugMaskKernels(editor), [editor]);
 
   useEffect(() => {
     rendererRef.current?.setDisplay(renderDisplay({ labels, outlineWidth, adjustments }));
@@ -123,6 +128,8 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
         onDoubleClick={(e) => editor.doubleClick({ x: e.nativeEvent.offsetX, y: e.nativeEvent.offsetY, button: 0 })}
         onContextMenu={(e) => e.preventDefault()}
       />
+      <BrushCursor editor={editor} canvas={canvasRef} />
+      <SelectionMaskMenu editor={editor} canvas={canvasRef} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
-// Left tool palette (spec section 2): six tools, each with its hotkey in the tooltip. For a role
+// Left tool palette (spec section 2): eight tools (the brush and the eraser for masks since issue 33), each with its hotkey in the tooltip. For a role
 // that may not edit (`lockedReason`), every tool but Select stays in place, disabled, and its
 // tooltip says why.
-import { CircleDot, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
+import { Brush, CircleDot, Eraser, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Tooltip } from '../../components/Tooltip';
 import { TOOL_KEY, TOOL_LABELS, type EditorToolId } from './hotkeys';
@@ -14,9 +14,11 @@ const ICONS: Record<EditorToolId, ReactNode> = {
   polygon: <Pentagon />,
   polyline: <Spline />,
   keypoint: <CircleDot />,
+  brush: <Brush />,
+  eraser: <Eraser />,
 };
 
-const ORDER: EditorToolId[] = ['select', 'auto', 'box', 'polygon', 'polyline', 'keypoint'];
+const ORDER: EditorToolId[] = ['select', 'auto', 'box', 'polygon', 'polyline', 'keypoint', 'brush', 'eraser'];
 
 /** The tools that only look at the document (the rest edit it). */
 export const VIEW_TOOLS: readonly EditorToolId[] = ['select'];
@@ -43,7 +45,7 @@ export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: Edi
               aria-label={`${TOOL_LABELS[t]} (${TOOL_KEY[t]})`}
               aria-pressed={tool === t}
               aria-disabled={locked || undefined}
-              data-divider={i === 2 || undefined}
+              data-divider={i === 2 || i === 6 || undefined}
               onClick={() => !locked && onChoose(t)}
             >
               <span aria-hidden="true">{ICONS[t]}</span>

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey } from './hotkeys';
+import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey, TOOL_KEY, TOOL_KEYS, TOOL_LABELS } from './hotkeys';
 
 describe('editor hotkeys', () => {
   it('maps the tool letters, in either case, but not with Shift', () => {
     expect(resolvePlainHotkey({ key: 'q' })).toEqual({ type: 'tool', tool: 'select' });
     expect(resolvePlainHotkey({ key: 'M' })).toEqual({ type: 'tool', tool: 'auto' });
-    expect(resolvePlainHotkey({ key: 'b' })).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey({ key: 'r' })).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey({ key: 'b' })).toEqual({ type: 'tool', tool: 'brush' });
+    expect(resolvePlainHotkey({ key: 'E' })).toEqual({ type: 'tool', tool: 'eraser' });
     expect(resolvePlainHotkey({ key: 'p' })).toEqual({ type: 'tool', tool: 'polygon' });
     expect(resolvePlainHotkey({ key: 'l' })).toEqual({ type: 'tool', tool: 'polyline' });
     expect(resolvePlainHotkey({ key: 'k' })).toEqual({ type: 'tool', tool: 'keypoint' });
@@ -80,6 +82,15 @@ describe('editor hotkeys', () => {
       expect(resolveAppFirstHotkey(e)).toBeNull();
       expect(resolvePlainHotkey(e)).toBeNull();
     }
+  });
+
+  it('lists the brush keys (issue 33), and each tool under the key that chooses it', () => {
+    const tools = HOTKEY_HELP.find((g) => g.group === 'Tools')!.items;
+    for (const [key, tool] of Object.entries(TOOL_KEYS)) {
+      expect(tools.find((i) => i.keys.join('+') === key.toUpperCase())?.what).toContain(TOOL_LABELS[tool]);
+      expect(TOOL_KEY[tool]).toBe(key.toUpperCase());
+    }
+    expect(HOTKEY_HELP.find((g) => g.group === 'Brush and eraser')!.items.map((i) => i.keys.join('+'))).toEqual(expect.arrayContaining(['[', ']', 'Shift+Drag']));
   });
 
   it('lists every new key in the Hotkeys tab, and no key twice in a group', () => {

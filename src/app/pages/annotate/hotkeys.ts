@@ -5,7 +5,7 @@
 // nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
 // being drawn, Auto-Annotate's mask keep it).
 
-export type EditorToolId = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint';
+export type EditorToolId = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'brush' | 'eraser';
 
 export type HotkeyAction =
   | { type: 'tool'; tool: EditorToolId }
@@ -41,7 +41,8 @@ export interface KeyLike {
   altKey?: boolean;
 }
 
-export const TOOL_KEYS: Record<string, EditorToolId> = { q: 'select', m: 'auto', b: 'box', p: 'polygon', l: 'polyline', k: 'keypoint' };
+// B is the brush, as in CVAT and image editors (issue 33); the box moved to R (Shift+R stays Reject).
+export const TOOL_KEYS: Record<string, EditorToolId> = { q: 'select', m: 'auto', r: 'box', p: 'polygon', l: 'polyline', k: 'keypoint', b: 'brush', e: 'eraser' };
 
 export const TOOL_LABELS: Record<EditorToolId, string> = {
   select: 'Select',
@@ -50,9 +51,11 @@ export const TOOL_LABELS: Record<EditorToolId, string> = {
   polygon: 'Polygon',
   polyline: 'Polyline',
   keypoint: 'Keypoint',
+  brush: 'Brush',
+  eraser: 'Eraser',
 };
 
-export const TOOL_KEY: Record<EditorToolId, string> = { select: 'Q', auto: 'M', box: 'B', polygon: 'P', polyline: 'L', keypoint: 'K' };
+export const TOOL_KEY: Record<EditorToolId, string> = { select: 'Q', auto: 'M', box: 'R', polygon: 'P', polyline: 'L', keypoint: 'K', brush: 'B', eraser: 'E' };
 
 /** Ctrl/Cmd combinations: these win over the engine (Ctrl+A is not a pan to the left). */
 export function resolveModifiedHotkey(e: KeyLike): HotkeyAction | null {
@@ -154,10 +157,22 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
     items: [
       { keys: ['Q'], what: 'Select' },
       { keys: ['M'], what: 'Auto-Annotate' },
-      { keys: ['B'], what: 'Bounding Box' },
+      { keys: ['R'], what: 'Bounding Box' },
       { keys: ['P'], what: 'Polygon' },
       { keys: ['L'], what: 'Polyline' },
       { keys: ['K'], what: 'Keypoint' },
+      { keys: ['B'], what: 'Brush (masks)' },
+      { keys: ['E'], what: 'Eraser (masks)' },
+    ],
+  },
+  {
+    group: 'Brush and eraser',
+    items: [
+      { keys: ['Drag'], what: 'Paint into the selected mask, or a new mask of the class' },
+      { keys: ['Shift', 'Drag'], what: 'Erase with the brush (paint with the eraser)' },
+      { keys: ['['], what: 'Smaller brush' },
+      { keys: [']'], what: 'Larger brush' },
+      { keys: ['Right-click'], what: 'Mask commands: to polygons, to mask, fill holes, remove islands' },
     ],
   },
   {
