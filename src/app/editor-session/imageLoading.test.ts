@@ -4,17 +4,14 @@
 // switch until the switch is slow, and the words the stage says when a load fails.
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../../contract/images';
-import type { LiveClient } from '../sync/live';
 import { ImageLoading, SLOW_SWITCH_MS } from './imageLoading';
 import type { OpeningHooks, OpenImageOptions } from './openImage';
-import { EditorSession } from './session';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
+import { PROJECT, testSession } from '../../../tests/support/sessionTestkit';
 
 const A = '00000000-0000-4000-8000-000000000001';
 const B = '00000000-0000-4000-8000-000000000002';
-const PROJECT = '00000000-0000-4000-8000-0000000000aa';
 const imageOf = (id: string, filename: string) => ({ id, filename, project_id: PROJECT }) as unknown as Image;
-const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: () => undefined } as unknown as LiveClient;
 const opening: OpeningHooks = { starting: () => undefined, loadedVersion: () => undefined, restoredCamera: () => null, finished: () => undefined };
 
 function setup(load: (image: Image) => ReturnType<NonNullable<OpenImageOptions['load']>>) {
@@ -23,16 +20,7 @@ function setup(load: (image: Image) => ReturnType<NonNullable<OpenImageOptions['
   server.saveAs(A, [box('a', 0)]);
   server.saveAs(B, [box('b1', 0), box('b2', 100)]);
   const { manager } = harness(clock, server, newIdb());
-  const session = new EditorSession({
-    projectId: PROJECT,
-    orgId: 'org-1',
-    saver: manager,
-    live: liveStandIn,
-    segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('none')) },
-    tell: () => undefined,
-    recordCreated: async () => undefined,
-    timers: { setTimer: clock.setTimer, clearTimer: clock.clearTimer },
-  });
+  const session = testSession(clock, manager);
   session.editor.setViewport({ width: 1000, height: 800 });
   const stop = session.start();
   const loading = new ImageLoading(A, { timers: clock, load: (image) => load(image) });

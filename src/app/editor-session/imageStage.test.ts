@@ -4,23 +4,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImageStatus } from '../../contract/images';
 import { ApiRequestError } from '../api/client';
-import type { LiveClient } from '../sync/live';
 import { ImageStage, type StagedImage } from './imageStage';
-import { EditorSession, type Tell } from './session';
+import type { Tell } from './session';
 import { fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
+import { MemoryStorage, PROJECT, testSession } from '../../../tests/support/sessionTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const OTHER = '00000000-0000-4000-8000-000000000002';
-const PROJECT = '00000000-0000-4000-8000-0000000000aa';
 const image: StagedImage = { id: IMG, filename: 'lot.png', status: 'new' };
-const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: () => undefined } as unknown as LiveClient;
-
-class MemoryStorage {
-  private m = new Map<string, string>();
-  getItem = (k: string) => this.m.get(k) ?? null;
-  setItem = (k: string, v: string) => void this.m.set(k, v);
-  removeItem = (k: string) => void this.m.delete(k);
-}
 
 function setup(answer: (status: ImageStatus) => Promise<{ image: { status: ImageStatus } }> = async (status) => ({ image: { status } })) {
   const clock = fakeClock();
@@ -94,16 +85,7 @@ describe("the image's stage", () => {
 
   it("shows In progress once the first save of a new image's shapes is answered, not for another image", async () => {
     const s = setup();
-    const session = new EditorSession({
-      projectId: PROJECT,
-      orgId: 'org-1',
-      saver: s.manager,
-      live: liveStandIn,
-      segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('none')) },
-      tell: s.tell,
-      recordCreated: async () => undefined,
-      timers: { setTimer: s.clock.setTimer, clearTimer: s.clock.clearTimer },
-    });
+    const session = testSession(s.clock, s.manager, { tell: s.tell });
     const stopSession = session.start();
     const { editor, link } = session;
     editor.setImageSize({ width: 1000, height: 800 });

@@ -3,31 +3,19 @@
 // the user's edits are saved for that image, and an open left before it finished attaches nothing.
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../../contract/images';
-import type { LiveClient } from '../sync/live';
 import { openImage, type OpenImageOptions } from './openImage';
-import { EditorSession } from './session';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
+import { PROJECT, testSession } from '../../../tests/support/sessionTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
-const PROJECT = '00000000-0000-4000-8000-0000000000aa';
 const image = { id: IMG, filename: 'lot.png', project_id: PROJECT } as unknown as Image;
-const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: () => undefined } as unknown as LiveClient;
 
 async function setup() {
   const clock = fakeClock();
   const server = fakeServer(clock);
   server.saveAs(IMG, [box('a', 0), box('b', 100)]);
   const { manager } = harness(clock, server, newIdb());
-  const session = new EditorSession({
-    projectId: PROJECT,
-    orgId: 'org-1',
-    saver: manager,
-    live: liveStandIn,
-    segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('none')) },
-    tell: () => undefined,
-    recordCreated: async () => undefined,
-    timers: { setTimer: clock.setTimer, clearTimer: clock.clearTimer },
-  });
+  const session = testSession(clock, manager);
   session.editor.setViewport({ width: 1000, height: 800 });
   const stop = session.start();
   const events: string[] = [];

@@ -4,13 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Editor } from '../../engine';
 import { PanelPrefs } from './panelPrefs';
-
-class MemoryStorage {
-  private m = new Map<string, string>();
-  getItem = (k: string) => this.m.get(k) ?? null;
-  setItem = (k: string, v: string) => void this.m.set(k, v);
-  removeItem = (k: string) => void this.m.delete(k);
-}
+import { MemoryStorage } from '../../../tests/support/sessionTestkit';
 
 describe("the editor's layout preferences", () => {
   beforeEach(() => {

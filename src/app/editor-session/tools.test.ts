@@ -6,18 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project, ProjectClass } from '../../contract/projects';
 import { Editor, type EditorAnnotation } from '../../engine';
 import { autoClassKey, ToolsAndClasses, type ToolsContext } from './tools';
+import { MemoryStorage } from '../../../tests/support/sessionTestkit';
 
 const cls = (name: string, type: ProjectClass['type'], color = '#112233'): ProjectClass => ({ name, type, color }) as ProjectClass;
 const CLASSES = [cls('car', 'box'), cls('truck', 'box'), cls('road', 'polygon'), cls('lane', 'polygon'), cls('edge', 'polyline')];
 const boxShape = (id: string, c: string): EditorAnnotation => ({ id, type: 'box', class: c, x: 10, y: 10, width: 50, height: 50 }) as EditorAnnotation;
 const lineShape = (id: string, c: string): EditorAnnotation => ({ id, type: 'polyline', class: c, points: [[0, 0], [40, 40]] }) as EditorAnnotation;
-
-class MemoryStorage {
-  private m = new Map<string, string>();
-  getItem = (k: string) => this.m.get(k) ?? null;
-  setItem = (k: string, v: string) => void this.m.set(k, v);
-  removeItem = (k: string) => void this.m.delete(k);
-}
 
 function setup(over: Partial<ToolsContext> = {}, shapes: EditorAnnotation[] = []) {
   const editor = new Editor();
