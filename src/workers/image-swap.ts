@@ -70,14 +70,14 @@ export class ImageSwap {
           await this.prime(next, this.host.camera(), ti + HOLD_MAX_MS);
         }
       } catch (err) {
-        next?.dispose();
+        this.disposeLayer(next);
         throw err;
       }
-      if (!current()) return next?.dispose();
+      if (!current()) return this.disposeLayer(next);
       // The image left is kept for a while (going back swaps at once), unless it had no key.
       const old = this.image;
       if (old && this.key !== undefined && this.key !== key) this.keep(this.key, Promise.resolve(old));
-      else old?.dispose();
+      else this.disposeLayer(old);
       this.image = next;
       this.key = key;
       this.loadMs = performance.now() - ti;
@@ -140,7 +140,15 @@ export class ImageSwap {
   }
 
   private dropLayer(layer: Promise<ImageLayer | null>): void {
-    void layer.then((l) => l?.dispose(), () => undefined);
+    void layer.then((l) => this.disposeLayer(l), () => undefined);
+  }
+
+  /**
+   * A layer let go: its textures too while the renderer lives. A layer still opening when the
+   * renderer was disposed settles after regl.destroy() took every texture with it.
+   */
+  private disposeLayer(layer: ImageLayer | null | undefined): void {
+    layer?.dispose(this.host.disposed());
   }
 
   /** Asks for the textures `layer` needs for `camera`'s view and waits for them (until `until`). */
@@ -163,7 +171,7 @@ export class ImageSwap {
         const old = this.image;
         this.image = null;
         if (old && this.key !== undefined) this.keep(this.key, Promise.resolve(old));
-        else old?.dispose();
+        else this.disposeLayer(old);
         this.key = undefined;
       }
       this.release();
@@ -180,7 +188,7 @@ export class ImageSwap {
 
   dispose(): void {
     if (this.holdTimer !== null) clearTimeout(this.holdTimer);
-    this.image?.dispose();
+    this.disposeLayer(this.image);
     for (const e of this.preloaded.values()) this.dropLayer(e.layer);
     this.preloaded.clear();
   }

@@ -414,13 +414,21 @@ export class ImageLayer {
     }
   }
 
-  dispose(): void {
+  /**
+   * Frees the textures and closes the source; once only. `glGone`: the renderer's regl context is
+   * already destroyed (with every texture in it), so the textures are not destroyed again: regl
+   * throws 'must not double destroy texture' (issue 33: twice on every exit from the editor).
+   */
+  dispose(glGone = false): void {
+    if (this.disposed) return;
     this.disposed = true;
     if (this.uploadTimer !== null) clearTimeout(this.uploadTimer);
-    this.single?.destroy();
-    for (const r of this.reduced.values()) if (r !== 'loading') r.destroy();
+    if (!glGone) {
+      this.single?.destroy();
+      for (const r of this.reduced.values()) if (r !== 'loading') r.destroy();
+    }
     for (const t of this.tiles.values()) {
-      t.texture?.destroy();
+      if (!glGone) t.texture?.destroy();
       closePixels(t);
     }
     this.tiles.clear();

@@ -292,13 +292,13 @@ export class EditorSession {
     }
   }
 
-  /** Remove All (one undo step); the number of shapes removed. */
-  removeAll(): number {
+  /** Remove All (one undo step); the number of shapes removed. `announce`: false when the caller says it (with its own Undo). */
+  removeAll(announce = true): number {
     if (this.readOnly || this.history.isPreviewing()) return 0;
     const ids = this.editor.getOrderedIds();
     if (ids.length === 0) return 0;
     this.editor.execute('delete', { ids: [...ids] });
-    this.tell(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
+    if (announce) this.tell(`Removed ${ids.length} annotation(s). Undo with Ctrl+Z`, 'neutral', 4000);
     return ids.length;
   }
 

@@ -1,5 +1,5 @@
-// How the editor's canvas is drawn for this annotator (issue 19): class-name labels and the
-// outline width are remembered in browser storage; the image adjustments (brightness, contrast,
+// How the editor's canvas is drawn for this annotator (issue 19): class-name labels, the outline
+// width and the box tool's crosshair guides (issue 33) are remembered in browser storage; the image adjustments (brightness, contrast,
 // gamma) last for the session only and never change the stored image. The canvas (EditorCanvas)
 // hands them to the renderer as its display settings.
 import { create } from 'zustand';
@@ -9,6 +9,7 @@ import { readStorage, writeStorage } from '../lib/storage';
 const LABELS_KEY = 'vellum.editorLabels';
 const OUTLINE_KEY = 'vellum.editorOutlineWidth';
 const COLLABORATORS_KEY = 'vellum.editorCollaborators';
+const CROSSHAIR_KEY = 'vellum.editorCrosshair';
 
 export const OUTLINE_WIDTHS = [
   { value: 1, label: 'Thin' },
@@ -32,6 +33,9 @@ interface ViewSettings {
   adjustments: ImageAdjustments;
   /** The people on the image (live co-editing) in the top bar. */
   collaborators: boolean;
+  /** Full-image crosshair guides at the pointer while the box tool is on (issue 33). */
+  crosshair: boolean;
+  setCrosshair(on: boolean): void;
   setLabels(on: boolean): void;
   setCollaborators(on: boolean): void;
   setOutlineWidth(px: number): void;
@@ -46,6 +50,11 @@ export const useViewSettings = create<ViewSettings>()((set) => ({
   outlineWidth: OUTLINE_WIDTHS.some((w) => w.value === storedWidth) ? storedWidth : 2,
   adjustments: NO_ADJUSTMENTS,
   collaborators: readStorage<boolean>(COLLABORATORS_KEY, true) !== false,
+  crosshair: readStorage<boolean>(CROSSHAIR_KEY, true) !== false,
+  setCrosshair(on) {
+    writeStorage(CROSSHAIR_KEY, on);
+    set({ crosshair: on });
+  },
   setCollaborators(on) {
     writeStorage(COLLABORATORS_KEY, on);
     set({ collaborators: on });

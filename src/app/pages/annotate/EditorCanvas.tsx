@@ -8,6 +8,7 @@ import styles from './AnnotatePage.module.css';
 import { BrushCursor } from './BrushCursor';
 import { SelectionMaskMenu } from './MaskMenu';
 import { useAutoBarRoom } from './AutoAnnotateBar';
+import { BoxGuides } from './BoxGuides';
 
 export interface EditorCanvasProps {
   editor: Editor;
@@ -128,6 +129,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
         onDoubleClick={(e) => editor.doubleClick({ x: e.nativeEvent.offsetX, y: e.nativeEvent.offsetY, button: 0 })}
         onContextMenu={(e) => e.preventDefault()}
       />
+      <BoxGuides editor={editor} canvas={canvasRef} />
       <BrushCursor editor={editor} canvas={canvasRef} />
       <SelectionMaskMenu editor={editor} canvas={canvasRef} />
     </div>

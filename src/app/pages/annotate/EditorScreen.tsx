@@ -42,6 +42,7 @@ import { useToolsAndClasses } from './hooks/useToolsAndClasses';
 import { PeerOverlay } from './PeerOverlay';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
+import { useRemoveAll } from './RemoveAllDialog';
 import { RestoreDialog, VersionBanner } from './VersionPreview';
 import { useEditorWorkflow } from './workflow/useEditorWorkflow';
 import styles from './AnnotatePage.module.css';
@@ -86,6 +87,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const { tool, picker, classColor, colorsKey } = tools;
   const stage = useImageStage({ image, orgId, projectId: project.id, saver: session.saver, deniedReason: access.stageDeniedReason });
   useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
+  const removeAll = useRemoveAll(session);
   // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
   const workflow = useEditorWorkflow({ editor, image, status: stage.status, orgId, projectId: project.id, saver: session.saver, link: session.link, previewing, documentIn, onNavigate, onBack });
 
@@ -146,7 +148,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           canCopyPrevious={Boolean(nav.previous && nav.previous.annotation_count > 0) && ready && !previewing}
           copyingPrevious={copyingPrevious}
           onCopyPrevious={() => nav.previous && void session.copyPrevious(nav.previous, image.id)}
-          onRemoveAll={() => session.removeAll()}
+          onRemoveAll={removeAll.ask}
           classes={classes}
           onSetClass={tools.setClassOf}
           readOnlyReason={previewShown ? PREVIEW_REASON : viewOnlyReason}
@@ -168,6 +170,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
         />, image.id)}
       </div>
 
+      {removeAll.dialog}
       <NoClassesDialog open={tools.noClassesOpen} onOpenChange={tools.setNoClassesOpen} onManageClasses={onManageClasses} />
       <RestoreDialog
         open={preview.restoreOpen && previewing}

@@ -1,6 +1,6 @@
 // The round settings button and its 320 px panel (spec section 2): tabs Image (facts, zoom, and
 // the session's brightness / contrast / gamma), Annotation (transparency, class-name labels,
-// outline width) and Hotkeys (the real list, from hotkeys.ts). Display settings live in
+// crosshair guides, outline width) and Hotkeys (the real list, from hotkeys.ts). Display settings live in
 // viewSettings.ts; the canvas reads them from there.
 import * as Popover from '@radix-ui/react-popover';
 import * as Tabs from '@radix-ui/react-tabs';
@@ -166,7 +166,7 @@ function Adjustments() {
   );
 }
 
-/** Class-name labels on the canvas and the outline width (kept on this device). */
+/** Class-name labels on the canvas, collaborators, the box tool's crosshair and the outline width (kept on this device). */
 function DisplayControls() {
   const labels = useViewSettings((s) => s.labels);
   const setLabels = useViewSettings((s) => s.setLabels);
@@ -174,6 +174,8 @@ function DisplayControls() {
   const setWidth = useViewSettings((s) => s.setOutlineWidth);
   const collaborators = useViewSettings((s) => s.collaborators);
   const setCollaborators = useViewSettings((s) => s.setCollaborators);
+  const crosshair = useViewSettings((s) => s.crosshair);
+  const setCrosshair = useViewSettings((s) => s.setCrosshair);
   return (
     <section className={own.section} aria-label="Display">
       <label className={own.switchRow}>
@@ -186,6 +188,11 @@ function DisplayControls() {
         <input type="checkbox" role="switch" className={own.switch} checked={collaborators} onChange={(e) => setCollaborators(e.target.checked)} />
       </label>
       <p className={styles.note}>The people on this image, in the top bar.</p>
+      <label className={own.switchRow}>
+        <span>Crosshair guides</span>
+        <input type="checkbox" role="switch" className={own.switch} checked={crosshair} onChange={(e) => setCrosshair(e.target.checked)} />
+      </label>
+      <p className={styles.note}>Lines across the whole image at the pointer while drawing boxes.</p>
       <div className={own.field}>
         <span id="editor-outline-width" className={styles.sliderLabel}>Outline width</span>
         <div role="radiogroup" aria-labelledby="editor-outline-width" className={own.segmented}>

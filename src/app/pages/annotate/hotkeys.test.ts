@@ -84,6 +84,16 @@ describe('editor hotkeys', () => {
     }
   });
 
+  it('gives N to repeating the last tool and class (issue 33), not Shift+N or Ctrl+N', () => {
+    expect(resolvePlainHotkey({ key: 'n' })).toEqual({ type: 'repeat' });
+    expect(resolvePlainHotkey({ key: 'N' })).toEqual({ type: 'repeat' }); // Caps Lock
+    expect(resolvePlainHotkey({ key: 'N', shiftKey: true })).toBeNull();
+    expect(resolvePlainHotkey({ key: 'n', ctrlKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'n' })).toBeNull();
+    expect(HOTKEY_HELP.flatMap((g) => g.items.map((i) => i.keys.join('+')))).toContain('N');
+    expect(HOTKEY_HELP.find((g) => g.group === 'Auto-Annotate')!.items.map((i) => i.keys.join('+'))).toEqual(['Click', 'Right-click', 'Drag', 'Ctrl/⌘+Z', 'Ctrl/⌘+Shift+Z', 'Backspace', 'Enter']);
+  });
+
   it('lists the brush keys (issue 33), and each tool under the key that chooses it', () => {
     const tools = HOTKEY_HELP.find((g) => g.group === 'Tools')!.items;
     for (const [key, tool] of Object.entries(TOOL_KEYS)) {

@@ -31,7 +31,9 @@ export type HotkeyAction =
   /** Enter: open the selected shape's attributes. */
   | { type: 'attributes' }
   /** Shift+S: open the image's stage picker. */
-  | { type: 'stage' };
+  | { type: 'stage' }
+  /** N: the tool and class of the last shape drawn, again (issue 33). */
+  | { type: 'repeat' };
 
 export interface KeyLike {
   key: string;
@@ -92,6 +94,7 @@ export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
   if (lower === 'h') return { type: 'hide' };
   if (lower === 'v' && !e.shiftKey) return { type: 'history' };
   if (key === 'Enter' && !e.shiftKey) return { type: 'attributes' };
+  if (lower === 'n' && !e.shiftKey) return { type: 'repeat' };
   const tool = TOOL_KEYS[lower];
   if (tool && !e.shiftKey) return { type: 'tool', tool };
   return null;
@@ -182,6 +185,19 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Backspace'], what: 'Remove the last point while drawing' },
       { keys: ['Esc'], what: 'Cancel drawing, or clear the selection' },
       { keys: ['Shift', 'Click'], what: 'Polygon: start inside a polygon to cut a hole' },
+      { keys: ['N'], what: 'Draw again with the last shape\'s tool and class' },
+    ],
+  },
+  {
+    group: 'Auto-Annotate',
+    items: [
+      { keys: ['Click'], what: 'Add a positive point (also inside the mask)' },
+      { keys: ['Right-click'], what: 'Add a negative point (or Shift+Click)' },
+      { keys: ['Drag'], what: 'Box prompt' },
+      { keys: ['Ctrl/⌘', 'Z'], what: 'Take off the last click or the box' },
+      { keys: ['Ctrl/⌘', 'Shift', 'Z'], what: 'Put it back' },
+      { keys: ['Backspace'], what: 'Take off the last click' },
+      { keys: ['Enter'], what: 'Accept the mask' },
     ],
   },
   {

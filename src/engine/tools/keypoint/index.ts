@@ -20,6 +20,8 @@ export class KeypointTool implements Tool {
     const [x, y] = this.api.clampToImage(e.x, e.y);
     const id = this.api.newId();
     this.api.execute('create', { annotation: { id, type: 'keypoint', class: cls, x, y, attributes: [] } });
+    // Selected at once, so 1-9 or C relabels it without a click (issue 33).
+    this.api.setSelection([id]);
     this.api.emit({ type: 'created', id });
   }
 

@@ -95,6 +95,8 @@ export class PolygonTool implements Tool {
     }
     const id = this.api.newId();
     this.api.execute('create', { annotation: { id, type: 'polygon', class: cls, points, holes: [], attributes: [] } });
+    // Selected at once, so 1-9 or C relabels it without a click (issue 33).
+    this.api.setSelection([id]);
     this.api.emit({ type: 'created', id });
   }
 

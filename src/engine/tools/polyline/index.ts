@@ -66,6 +66,8 @@ export class PolylineTool implements Tool {
     }
     const id = this.api.newId();
     this.api.execute('create', { annotation: { id, type: 'polyline', class: cls, points, attributes: [] } });
+    // Selected at once, so 1-9 or C relabels it without a click (issue 33).
+    this.api.setSelection([id]);
     this.api.emit({ type: 'created', id });
   }
 

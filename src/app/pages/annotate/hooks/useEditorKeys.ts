@@ -6,10 +6,10 @@
 // (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
 // are refused with a word why. The commands themselves are the session's
 // (src/app/editor-session/session.ts).
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import type { EditorSession } from '../../../editor-session/session';
 import { openAttributesPanel } from '../AttributesPanel';
-import { isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, TOOL_LABELS, type EditorToolId, type HotkeyAction } from '../hotkeys';
 
 export interface EditorKeysOptions {
   /** Does the commands (src/app/editor-session/session.ts); knows whether a version is shown. */
@@ -27,6 +27,23 @@ export interface EditorKeysOptions {
   openStage?(): void;
 }
 
+/** The tool and class of the last shape drawn (or Auto-Annotate mask accepted), for N. */
+function useLastDrawn(session: EditorSession) {
+  const last = useRef<{ tool: EditorToolId; cls: string | null } | null>(null);
+  useEffect(() => {
+    const { editor } = session;
+    const offs = [
+      editor.onEvent((e) => {
+        const v = editor.getView();
+        if (e.type === 'created' && v.tool in TOOL_LABELS) last.current = { tool: v.tool as EditorToolId, cls: v.activeClass };
+      }),
+      editor.onProposalAccepted((e) => (last.current = { tool: 'auto', cls: e.class })),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [session]);
+  return last;
+}
+
 /** Tab walks the shapes when focus is on the canvas or on nothing in particular; elsewhere it moves focus. */
 function tabWalksShapes(t: HTMLElement | null): boolean {
   if (!t || t === document.body || t === document.documentElement) return true;
@@ -38,6 +55,7 @@ function tabWalksShapes(t: HTMLElement | null): boolean {
 export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext, toggleHistory, classByNumber, cycleClass, openStage }: EditorKeysOptions): void {
   const { editor, history } = session;
   const previewEditor = history.previewEditor;
+  const lastDrawn = useLastDrawn(session);
 
   const run = useCallback(
     (a: HotkeyAction) => {
@@ -77,9 +95,16 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
           return void openAttributesPanel();
         case 'stage':
           return openStage?.();
+        case 'repeat': {
+          const last = lastDrawn.current;
+          if (!last || session.refusedWhilePreviewing()) return;
+          chooseTool(last.tool);
+          if (last.cls) editor.setActiveClass(last.cls);
+          return;
+        }
       }
     },
-    [session, history, imageId, chooseTool, goPrevious, goNext, toggleHistory, classByNumber, cycleClass, openStage],
+    [session, editor, history, imageId, chooseTool, goPrevious, goNext, toggleHistory, classByNumber, cycleClass, openStage, lastDrawn],
   );
 
   useEffect(() => {
