@@ -19,7 +19,11 @@
 // blocks with the trigger on and off (ALTER TABLE ... DISABLE TRIGGER), alternating; wall time per
 // save, and this process's CPU (which holds the database itself on PGlite). Then the trigger's own
 // time as the database reports it (EXPLAIN ANALYZE's Triggers) for the same three writes, against
-// the statement's time: steadier than wall times on a loaded machine. --no-save-cost skips both.
+// the statement's time: steadier than wall times on a loaded machine. Before those, a one-class
+// list's total as the database times it, the count of the images it replaced against the sum over
+// image_class_stats (0014). Then the price of
+// image_class_stats' trigger on images (0014) in bulk updates of one folder's 20k images: a change
+// that moves no count and an archive / restore. --no-save-cost skips the save and bulk-update parts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,7 +146,9 @@ async function main() {
     const verdict = (p95: number) => (database_kind === 'postgres' ? (p95 < target ? ': met' : ': NOT met') : '');
     console.log(`\nworst p95 of the default / filtered / sorted root-folder pages: ${listP95.toFixed(2)} ms (target < ${target} ms on PostgreSQL)${verdict(listP95)}`);
     console.log(`worst p95 of the annotation-filter pages: ${filterP95.toFixed(2)} ms (target < ${target} ms on PostgreSQL)${verdict(filterP95)}`);
+    const totalCost = await classTotalCost(bench, project.id);
     const saveCost = process.argv.includes('--no-save-cost') ? null : await measureSaveCost(bench, project.id);
+    const bulkCost = process.argv.includes('--no-save-cost') ? null : await classStatsBulkCost(bench, project.id);
 
     const outFile = process.env.DATASET_BENCH_OUT ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'dataset.json');
     fs.mkdirSync(path.dirname(outFile), { recursive: true });
@@ -163,7 +169,9 @@ async function main() {
       worst_list_p95_ms: +listP95.toFixed(2),
       worst_annotation_filter_p95_ms: +filterP95.toFixed(2),
       results,
+      one_class_total_database_ms: totalCost,
       save_cost_of_class_names_trigger: saveCost,
+      bulk_update_cost_of_class_stats_trigger: bulkCost,
     };
     fs.writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
@@ -253,6 +261,71 @@ async function triggerTimes(bench: BenchServer, imageId: string) {
     add('1,000 boxes removed', await explain(`DELETE FROM annotations WHERE image_id = '${imageId}' AND id LIKE 'e${n}-%'`));
   }
   return Object.entries(samples).map(([write, t]) => ({ write, statement_p50_ms: +median(t.statement).toFixed(3), trigger_p50_ms: +median(t.trigger).toFixed(3) }));
+}
+
+/**
+ * A one-class list's total as the database times it (EXPLAIN ANALYZE's execution time, 100 runs
+ * each, the two ways interleaved): the count of every matching image the list made before 0014,
+ * against the sum over image_class_stats it makes now. Steadier than HTTP times on a loaded machine.
+ */
+async function classTotalCost(bench: BenchServer, projectId: string) {
+  const db = bench.server.built.ctx.db;
+  const cases: [string, string, string][] = [
+    ['class car', `class_names && ARRAY['car']::text[]`, `class_name = 'car'`],
+    ['class road', `class_names && ARRAY['road']::text[]`, `class_name = 'road'`],
+    ['root folder, class person', `virtual_folder_path = '/' AND class_names && ARRAY['person']::text[]`, `virtual_folder_path = '/' AND class_name = 'person'`],
+  ];
+  const executionMs = async (statement: string) => {
+    const [row] = await rowsOf<Record<string, unknown>>(db, sql.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`));
+    const raw = Object.values(row ?? {})[0];
+    return ((typeof raw === 'string' ? JSON.parse(raw) : raw)[0] as { 'Execution Time': number })['Execution Time'];
+  };
+  const rows = [];
+  for (const [name, countWhere, statsWhere] of cases) {
+    const counted: number[] = [];
+    const summed: number[] = [];
+    for (let n = 0; n < 100; n++) {
+      counted.push(await executionMs(`SELECT count(*) FROM images WHERE project_id = '${projectId}' AND NOT is_archived AND ${countWhere}`));
+      summed.push(await executionMs(`SELECT coalesce(sum(image_count), 0) FROM image_class_stats WHERE project_id = '${projectId}' AND NOT is_archived AND ${statsWhere}`));
+    }
+    counted.sort((a, b) => a - b);
+    summed.sort((a, b) => a - b);
+    rows.push({ total: name, count_p50: +percentile(counted, 50).toFixed(3), count_p95: +percentile(counted, 95).toFixed(3), stats_p50: +percentile(summed, 50).toFixed(3), stats_p95: +percentile(summed, 95).toFixed(3) });
+  }
+  console.log(`\na one-class total in the database (EXPLAIN ANALYZE execution time, 100 runs each, load ${os.loadavg()[0].toFixed(1)}): count of the images / image_class_stats\n`);
+  for (const r of rows) console.log(`${r.total.padEnd(28)} count p50 ${r.count_p50.toFixed(2).padStart(8)} p95 ${r.count_p95.toFixed(2).padStart(8)} ms   class stats p50 ${r.stats_p50.toFixed(3).padStart(7)} p95 ${r.stats_p95.toFixed(3).padStart(7)} ms`);
+  return rows;
+}
+
+/**
+ * The price of image_class_stats' trigger on images (0014) in bulk updates of the 20k images of one
+ * folder, as EXPLAIN ANALYZE reports it: a change that moves no count (updated_at) and an archive
+ * and restore (every annotated image's classes move). Median of 10, an even number, so the archive ends as it was.
+ */
+async function classStatsBulkCost(bench: BenchServer, projectId: string) {
+  const db = bench.server.built.ctx.db;
+  const where = `WHERE project_id = '${projectId}' AND virtual_folder_path = '/f0000'`;
+  const writes: [string, string][] = [
+    ['20k images touched, no count moves', `UPDATE images SET updated_at = updated_at + interval '1 second' ${where}`],
+    ['20k images archived or restored', `UPDATE images SET is_archived = NOT is_archived ${where}`],
+  ];
+  const rows = [];
+  for (const [write, statement] of writes) {
+    const samples = { statement: [] as number[], trigger: [] as number[], folderStats: [] as number[] };
+    for (let n = 0; n < 10; n++) {
+      const [row] = await rowsOf<Record<string, unknown>>(db, sql.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`));
+      const raw = Object.values(row ?? {})[0];
+      const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw)[0] as { 'Execution Time': number; Triggers?: { 'Trigger Name': string; Time: number }[] };
+      samples.statement.push(plan['Execution Time']);
+      const triggerMs = (name: string) => (plan.Triggers ?? []).filter((t) => t['Trigger Name'] === name).reduce((sum, t) => sum + t.Time, 0);
+      samples.trigger.push(triggerMs('images_class_stats_update'));
+      samples.folderStats.push(triggerMs('images_stats_update'));
+    }
+    rows.push({ write, statement_p50_ms: +median(samples.statement).toFixed(2), trigger_p50_ms: +median(samples.trigger).toFixed(2), folder_stats_trigger_p50_ms: +median(samples.folderStats).toFixed(2) });
+  }
+  console.log(`\nimage_class_stats' trigger in bulk updates of one folder's images (EXPLAIN ANALYZE, median of 10; an even number of runs leaves the archive as it was)\n`);
+  for (const r of rows) console.log(`${r.write.padEnd(36)} statement ${r.statement_p50_ms.toFixed(2).padStart(9)} ms  of which the trigger ${r.trigger_p50_ms.toFixed(2).padStart(8)} ms (folder stats' ${r.folder_stats_trigger_p50_ms.toFixed(2)} ms)`);
+  return rows;
 }
 
 main().catch((err) => {
