@@ -36,7 +36,11 @@ async function brushRun(mode: 'erase' | 'paint', moves: number, size: number): P
   editor.select(['m']);
   editor.setTool(mode === 'erase' ? 'eraser' : 'brush');
   for (let i = 0; i < Math.round(Math.log(size / 24) / Math.log(1.25)); i++) editor.keyDown({ key: ']' });
-  const area0 = k.area((editor.getAnnotation('m') as { rle: { size: [number, number]; counts: string } }).rle);
+  const maskArea = () => {
+    const a = editor.getAnnotation('m');
+    return a?.type === 'segmentation' ? k.area(a.rle) : 0;
+  };
+  const area0 = maskArea();
   // Erase: a wavy cut through the disc; paint: from its edge outwards, past its box.
   const pts = Array.from({ length: moves + 1 }, (_, i) => {
     if (mode === 'erase') return [700 + i * (2700 / moves), 2048 + 400 * Math.sin(i / 25)] as const;
@@ -72,8 +76,7 @@ async function brushRun(mode: 'erase' | 'paint', moves: number, size: number): P
   }
   editor.pointerUp(screen(pts[pts.length - 1]!));
   await client.idle();
-  const m = editor.getAnnotation('m') as { rle: { size: [number, number]; counts: string | number[] } } | undefined;
-  run.area[1] = m ? k.area(m.rle) : 0;
+  run.area[1] = maskArea();
   client.dispose();
   return run;
 }
