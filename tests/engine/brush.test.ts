@@ -218,6 +218,22 @@ describe('mask commands', () => {
     expect(t.only().type).toBe('segmentation');
   });
 
+  it('runs on every selected shape it fits, as one undo step; a read-only editor refuses', () => {
+    const t = brushEditor();
+    const a = ringMask(t);
+    t.editor.load([a, { ...a, id: 'ring2' }, polygon('p', [[120, 10], [180, 10], [180, 60]])]);
+    t.editor.selectAll();
+    expect(t.editor.maskAction({ kind: 'fill-holes' }).sort()).toEqual(['ring', 'ring2']);
+    expect(t.annotations.filter((x) => x.type === 'segmentation').map((x) => area(maskOf(x)))).toEqual([40 * 40 + 1, 40 * 40 + 1]);
+    t.editor.undo();
+    expect(t.annotations.filter((x) => x.type === 'segmentation').map((x) => area(maskOf(x)))).toEqual([area(a), area(a)]);
+    t.editor.setReadOnly(true);
+    expect(() => t.editor.maskAction({ kind: 'fill-holes' }, ['ring'])).toThrow(/read-only/);
+    t.editor.setTool('brush');
+    t.drag([100, 120], [150, 120]);
+    expect(t.annotations).toHaveLength(3);
+  });
+
   it('applies only to the shapes it fits: masks for the mask commands, polygons for Convert to mask', () => {
     const t = brushEditor();
     t.editor.load([polygon('p', [[10, 10], [50, 10], [50, 50]])]);
