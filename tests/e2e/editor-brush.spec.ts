@@ -72,6 +72,8 @@ test('brush and erase a mask, fill its hole from the context menu, reload: the s
   await page.keyboard.press('q');
   await page.mouse.click(img.left + 500 * scale, img.top + 300 * scale);
   await page.mouse.click(img.left + 500 * scale, img.top + 300 * scale, { button: 'right' });
+  await expect(page.getByRole('menuitem', { name: 'Fill holes' })).toBeVisible();
+  await page.screenshot({ path: '/tmp/vellum-team/shots/brush-menu.png' });
   await page.getByRole('menuitem', { name: 'Fill holes' }).click();
   await waitUntilSaved(page);
   const filled = await savedMaskArea(page, project);
