@@ -34,13 +34,19 @@
 // has its own stored file, but the files are hard links to one generated JPEG (generated images: a
 // throughput figure, not a quality claim; the bytes are in the page cache for both the export and
 // cat, so this measures the pipeline, not the disk). `cat` reads them through xargs into a pipe
-// counted by wc, as the export streams into a socket. Reported: image MB/s, zip MB/s, CPU seconds
-// (the export: this process; cat: its children's user + system), the export / cat ratio, and the
-// export's peak RSS at each size. Target: >= 50 MB/s of image bytes, peak RSS flat from 1k to 10k.
+// counted by wc, as the export streams into a socket. The zip is read by curl in a process of its
+// own (a browser is not in the server's process either); --in-process-client reads it here with
+// node:http instead, as the runs before 29 Nov 2026 14:20 did, its CPU then counted as the export's.
+// Reported: image MB/s, zip MB/s, CPU seconds (the export: this process, server and database; the
+// client: curl's and tail's; cat: its children's user + system), export CPU ms per MB of image
+// bytes, the export / cat ratio, and the export's peak RSS at each size. Target: >= 50 MB/s of
+// image bytes, peak RSS flat from 1k to 10k. EXPORT_CPU_PROF=<dir> writes a CPU profile of each
+// measured export (cpuProfile).
 // Writes bench/results/export-throughput.json.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -54,6 +60,8 @@ import { arg, benchServer, createBenchProject, percentile, seedProject, type Ben
 
 const quick = process.argv.includes('--quick');
 const throughputMode = process.argv.includes('--throughput');
+/** --throughput reads the zip with curl in a process of its own unless --in-process-client (the client in this process, its CPU counted as the export's, as before 29 Nov 2026 14:20). */
+const inProcessClient = process.argv.includes('--in-process-client');
 const SIZES = (arg('sizes', throughputMode ? '1000,10000' : quick ? '500,2000' : '1000,5000,10000') ?? '').split(',').map(Number).filter((n) => n > 0);
 const RUNS = Number(arg('runs', '1'));
 const SHAPES = 5;
@@ -124,7 +132,8 @@ async function settle(): Promise<void> {
 
 interface ExportRun {
   ms: number;
-  cpuMs: number; // this process's CPU time (server, database, client; libuv threads included)
+  cpuMs: number; // this process's CPU time (server, database, and the client when it runs here; libuv threads included)
+  clientCpuMs: number | null; // the client's, when it is a process of its own (curl)
   bytes: number;
   entries: number;
   baseline: Memory;
@@ -145,8 +154,40 @@ function zipEntries(tail: Buffer): number {
   return -1;
 }
 
-/** `liveHeap: false` skips the once-a-second full GC (the throughput run: it would cost the export seconds of CPU). */
-async function exportOnce(bench: BenchServer, projectId: string, v: Variant, opts: { liveHeap?: boolean } = {}): Promise<ExportRun> {
+/** Reads the export with curl in a process of its own, as a browser would on its own machine: the bytes, the zip's last 64 KiB, curl's and tail's CPU. */
+async function curlExport(url: string, token: string, payload: string): Promise<{ bytes: number; tail: Buffer; cpuMs: number }> {
+  const tailFile = path.join(os.tmpdir(), `vellum-export-bench-${process.pid}.tail`);
+  const script = `set -o pipefail; curl -sS --fail -X POST -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' --data-binary @- -w '%{stderr}%{size_download}' "$URL" | tail -c 65536 > "$TAIL"; code=$?; times; exit $code`;
+  const child = spawn('bash', ['-c', script], { env: { ...process.env, TOKEN: token, URL: url, TAIL: tailFile }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdin.end(payload);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`curl export exited with ${code}: ${err.slice(0, 300)}`);
+  const tail = fs.readFileSync(tailFile);
+  fs.rmSync(tailFile, { force: true });
+  return { bytes: Number(/(\d+)\s*$/.exec(err)?.[1] ?? NaN), tail, cpuMs: childrenCpuMs(out) };
+}
+
+/** The children's user + system time from the `times` builtin's last line (e.g. "0m1.230s 0m0.310s"). */
+function childrenCpuMs(timesOutput: string): number {
+  const lines = timesOutput.trim().split('\n');
+  const seconds = (t: string) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  };
+  const children = lines[lines.length - 1]!.split(/\s+/);
+  return (seconds(children[0]!) + seconds(children[1]!)) * 1000;
+}
+
+/**
+ * `liveHeap: false` skips the once-a-second full GC (the throughput run: it would cost the export
+ * seconds of CPU). `client: 'curl'` reads the zip in a process of its own (curlExport), so this
+ * process's CPU is the server's and the database's alone.
+ */
+async function exportOnce(bench: BenchServer, projectId: string, v: Variant, opts: { liveHeap?: boolean; client?: 'in-process' | 'curl' } = {}): Promise<ExportRun> {
   await settle();
   const baseline = memory();
   const kernelPeak = resetPeakRss();
@@ -169,10 +210,17 @@ async function exportOnce(bench: BenchServer, projectId: string, v: Variant, opt
   const cpu0 = process.cpuUsage();
   let bytes = 0;
   let recent: Buffer[] = []; // the last chunks, at least 64 KiB of them (the zip's end records)
+  let clientCpuMs: number | null = null;
   try {
-    // node:http rather than fetch: the client shares this process, and web streams cost it more.
     const payload = JSON.stringify({ project_id: projectId, format: v.format, include_images: v.includeImages, name: 'bench' });
-    await new Promise<void>((resolve, reject) => {
+    if (opts.client === 'curl') {
+      const got = await curlExport(`${bench.server.url}/api/v1/annotations/export`, bench.user.token, payload);
+      bytes = got.bytes;
+      recent = [got.tail];
+      clientCpuMs = got.cpuMs;
+    }
+    // node:http rather than fetch: the client shares this process, and web streams cost it more.
+    else await new Promise<void>((resolve, reject) => {
       const req = http.request(`${bench.server.url}/api/v1/annotations/export`, { method: 'POST', headers: { authorization: `Bearer ${bench.user.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
         let kept = 0;
         res.on('data', (chunk: Buffer) => {
@@ -198,7 +246,7 @@ async function exportOnce(bench: BenchServer, projectId: string, v: Variant, opt
   sample();
   const peakRssKernel = kernelPeak ? peakRss() : null;
   await settle();
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes, entries: zipEntries(tail), baseline, peak, peakRssKernel, liveHeap, retainedHeap: memory().heapUsed - baseline.heapUsed };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, clientCpuMs, bytes, entries: zipEntries(tail), baseline, peak, peakRssKernel, liveHeap, retainedHeap: memory().heapUsed - baseline.heapUsed };
 }
 
 async function healthLatency(bench: BenchServer, runs: number): Promise<{ p50: number; p95: number }> {
@@ -401,13 +449,26 @@ async function catFiles(files: string[]): Promise<{ ms: number; cpuMs: number; b
   child.stdin.end(files.join('\0'));
   await new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`cat exited with ${code}`)))));
   const ms = performance.now() - t0;
-  const lines = out.trim().split('\n');
-  const seconds = (t: string) => {
-    const m = /(\d+)m([\d.]+)s/.exec(t);
-    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  return { ms, cpuMs: childrenCpuMs(out), bytes: Number(out.trim().split('\n')[0]) };
+}
+
+/**
+ * EXPORT_CPU_PROF=<dir>: a V8 CPU profile of the measured export alone (seeding and cat left out),
+ * written as <dir>/export-<size>.cpuprofile (open it in Chrome DevTools or speedscope).
+ */
+async function cpuProfile(size: number): Promise<() => Promise<void>> {
+  const dir = process.env.EXPORT_CPU_PROF;
+  if (!dir) return async () => undefined;
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `export-${size}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
   };
-  const children = lines[lines.length - 1]!.split(/\s+/);
-  return { ms, cpuMs: (seconds(children[0]!) + seconds(children[1]!)) * 1000, bytes: Number(lines[0]) };
 }
 
 // Long because it reads as the throughput run's script: one stored JPEG hard-linked under every
@@ -447,7 +508,9 @@ async function throughput() {
       if (rows.length === 0) await exportOnce(bench, project.id, v); // warm-up, not measured
       await catFiles(files); // warm the page cache's directory entries as the warm-up export did
       const loadBefore = os.loadavg()[0];
-      const run = await exportOnce(bench, project.id, v, { liveHeap: false });
+      const stopProfile = await cpuProfile(size);
+      const run = await exportOnce(bench, project.id, v, { liveHeap: false, client: inProcessClient ? 'in-process' : 'curl' });
+      await stopProfile();
       const cat = await catFiles(files);
       if (cat.bytes !== size * jpeg.length) throw new Error(`cat read ${cat.bytes} bytes, expected ${size * jpeg.length}`);
       if (run.entries !== size + 2) throw new Error(`export of ${size}: ${run.entries} zip entries, expected ${size + 2}`);
@@ -458,6 +521,9 @@ async function throughput() {
         image_mb: +imageMb.toFixed(1),
         export_s: +(run.ms / 1000).toFixed(2),
         export_cpu_s: +(run.cpuMs / 1000).toFixed(2),
+        client: inProcessClient ? 'in-process' : 'curl',
+        client_cpu_s: run.clientCpuMs === null ? null : +(run.clientCpuMs / 1000).toFixed(2),
+        export_cpu_ms_per_image_mb: +(run.cpuMs / imageMb).toFixed(1),
         export_image_mb_per_s: +(imageMb / (run.ms / 1000)).toFixed(1),
         export_zip_mb_per_s: +(run.bytes / MB / (run.ms / 1000)).toFixed(1),
         // per CPU second: what one idle core would do, steadier than wall time on a busy machine
@@ -479,7 +545,7 @@ async function throughput() {
     }
     const [a, b] = [rows[0]!, rows[rows.length - 1]!];
     console.log(`\nExport throughput (COCO + images, ${ctx.database.kind}, ${(jpeg.length / 1024).toFixed(0)} KiB JPEG per image, ${os.cpus().length} CPUs):`);
-    console.table(rows.map((r) => ({ images: r.images, 'image MB': r.image_mb, 'export MB/s': r.export_image_mb_per_s, 'cat MB/s': r.cat_mb_per_s, 'export MB/CPU s': r.export_image_mb_per_cpu_s, 'cat MB/CPU s': r.cat_mb_per_cpu_s, 'export / cat time': r.export_over_cat_time, 'export CPU s': r.export_cpu_s, 'cat CPU s': r.cat_cpu_s, 'peak RSS MB': r.peak_rss_mb, 'over baseline MB': r.peak_rss_over_baseline_mb, load: `${r.load_before} -> ${r.load_after}` })));
+    console.table(rows.map((r) => ({ images: r.images, 'image MB': r.image_mb, 'export MB/s': r.export_image_mb_per_s, 'cat MB/s': r.cat_mb_per_s, 'export MB/CPU s': r.export_image_mb_per_cpu_s, 'cat MB/CPU s': r.cat_mb_per_cpu_s, 'export / cat time': r.export_over_cat_time, 'export CPU s': r.export_cpu_s, 'export CPU ms/MB': r.export_cpu_ms_per_image_mb, 'client CPU s': r.client_cpu_s ?? 'in export', 'cat CPU s': r.cat_cpu_s, 'peak RSS MB': r.peak_rss_mb, 'over baseline MB': r.peak_rss_over_baseline_mb, load: `${r.load_before} -> ${r.load_after}` })));
     console.log(`peak RSS at ${b.images} / at ${a.images} images: ${(b.peak_rss_mb / a.peak_rss_mb).toFixed(2)}x; target >= 50 MB/s of image bytes: ${rows.every((r) => r.export_image_mb_per_s >= 50) ? 'met' : 'NOT met'}`);
     const outFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'export-throughput.json');
     fs.mkdirSync(path.dirname(outFile), { recursive: true });

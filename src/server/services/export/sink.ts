@@ -1,10 +1,12 @@
 // The zip being written into the response (ZipSink: a bounded queue in front of ZipWriter, so a
-// slow client slows the producer down) and Spool (items appended to a temporary file, for lists
-// that must span the whole export but are written at its end). See ./index.ts for the memory bounds.
+// slow client slows the producer down; its bytes are pushed into a Readable the route sends, which
+// wakes the writer when the response wants more) and Spool (items appended to a temporary file,
+// for lists that must span the whole export but are written at its end). See ./index.ts for the
+// memory bounds.
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { once } from 'node:events';
 import { ZipWriter } from './zip';
 
@@ -22,11 +24,31 @@ interface Pending {
 }
 
 /**
+ * The response body: bytes are pushed in, and `pulled` wakes the writer once the response has
+ * read what it held (a Readable rather than a PassThrough: no writable side to go through per chunk).
+ */
+class ZipStream extends Readable {
+  private pulled: (() => void) | null = null;
+  override _read(): void {
+    this.wake();
+  }
+  wake(): void {
+    const w = this.pulled;
+    this.pulled = null;
+    w?.();
+  }
+  /** Resolves once the consumer wants more, or the stream is gone. */
+  whenPulled(): Promise<void> {
+    return new Promise<void>((resolve) => (this.pulled = resolve));
+  }
+}
+
+/**
  * The zip being written into the response, with a bounded queue: room() waits while QUEUE_AHEAD
  * entries are waiting, so a slow client slows the producer down instead of buffering the dataset.
  */
 export class ZipSink {
-  readonly out: PassThrough = new PassThrough();
+  readonly out = new ZipStream();
   aborted = false;
   private failure: Error | null = null;
   private readonly zip: ZipWriter;
@@ -38,7 +60,8 @@ export class ZipSink {
   constructor(tmpDir: string) {
     this.zip = new ZipWriter({ write: (chunk) => this.write(chunk), centralDirectoryPath: path.join(tmpDir, 'central-directory.bin') });
     this.out.on('close', () => {
-      this.aborted = !this.out.writableFinished || this.aborted;
+      this.aborted = !this.out.readableEnded || this.aborted;
+      this.out.wake();
       if (this.aborted) {
         for (const e of this.queue) if (!Buffer.isBuffer(e.data)) e.data.destroy();
         this.queue.length = 0;
@@ -70,16 +93,8 @@ export class ZipSink {
   /** Writes to the response, waiting while its buffer is full. */
   private async write(chunk: Buffer): Promise<void> {
     this.check();
-    if (this.out.write(chunk)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.out.off('drain', done);
-        this.out.off('close', done);
-        resolve();
-      };
-      this.out.on('drain', done);
-      this.out.on('close', done);
-    });
+    if (this.out.push(chunk)) return;
+    await this.out.whenPulled();
     this.check();
   }
 
@@ -131,11 +146,11 @@ export class ZipSink {
     this.check();
     await this.zip.finish();
     written?.();
-    this.out.end();
-    if (this.out.writableFinished || this.out.destroyed) return;
-    // Finished, or closed early by a client that went away: either ends the wait.
+    this.out.push(null);
+    if (this.out.readableEnded || this.out.destroyed) return;
+    // Read to the end, or closed early by a client that went away: either ends the wait.
     await new Promise<void>((resolve) => {
-      this.out.once('finish', resolve);
+      this.out.once('end', resolve);
       this.out.once('close', resolve);
     });
   }

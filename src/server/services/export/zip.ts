@@ -123,7 +123,20 @@ export class ZipWriter {
         }
       };
       if (compress) await pipeline(data, measure, zlib.createDeflateRaw(), sink);
-      else await pipeline(data, measure, sink);
+      else {
+        // Stored (an image file): one loop, no pipeline stages (each stage costs promises per chunk).
+        try {
+          for await (const raw of data) {
+            const chunk = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
+            crc = zlib.crc32(chunk, crc);
+            size += chunk.length;
+            compressedSize += chunk.length;
+            await this.out(chunk);
+          }
+        } finally {
+          data.destroy();
+        }
+      }
     }
 
     const zip64 = size >= MAX32 || compressedSize >= MAX32 || headerOffset >= MAX32;
