@@ -1,6 +1,6 @@
 // Brush and eraser for masks (issue 33, part 1): B paints a new mask of the class, [ and ] size the
 // circle at the pointer, E erases, the selection's context menu fills the hole the eraser left and
-// the row menu converts the mask to polygons; after a reload the saved mask's area is what was
+// the row's menu converts the mask to polygons; after a reload the saved mask's area is what was
 // painted. Also the 1440 x 900 screenshot of the brush.
 import { expect, test, type Page } from '@playwright/test';
 import { decodeRle, rleArea } from '../../src/contract/rle';
@@ -85,9 +85,8 @@ test('brush and erase a mask, fill its hole from the context menu, reload: the s
   await expect(rows(page)).toHaveCount(1);
   expect(await savedMaskArea(page, project)).toBe(filled);
 
-  // The row menu: Convert to polygons (one undo step).
-  await rows(page).first().hover();
-  await rows(page).first().getByRole('button', { name: 'Mask commands' }).click();
+  // The row's menu (its class swatch): Convert to polygons (one undo step).
+  await rows(page).first().getByRole('button', { name: /^Change class/ }).click();
   await page.getByRole('menuitem', { name: 'Convert to polygons' }).click();
   await expect(rows(page).first()).toContainText('Polygon');
   await expect(rows(page).first()).not.toContainText('(mask)');

@@ -5,8 +5,8 @@
 // and Remove All stay in place, disabled, with the reason as their tooltip. The sidebar also holds
 // the History view (issue 14): a toggle in the header (V) shows it in place of the list. A row's
 // colour dot is a menu of the classes of its shape's type (issue 19): choosing one relabels the
-// shape, one undo step, as the class picker and the number keys do. Rows of masks and polygons
-// have a menu of the mask commands (issue 33: Convert to polygons / to mask, Fill holes, Remove
+// shape, one undo step, as the class picker and the number keys do. For masks and polygons the
+// same menu has the mask commands (issue 33: Convert to polygons / to mask, Fill holes, Remove
 // islands), as the selection's context menu on the canvas has.
 //
 // Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
@@ -14,7 +14,7 @@
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
 // rows are read from the engine's paint order by index, without copying or reversing it.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Ellipsis, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
+import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { ProjectClass } from '../../../contract/projects';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
@@ -243,26 +243,8 @@ interface RowProps {
   onSetClass?(id: string, className: string): void;
 }
 
-/** The row's mask commands (for a mask or a polygon). */
-function RowMaskMenu({ editor, id }: { editor: Editor; id: string }) {
-  return (
-    <DropdownMenu.Root modal={false}>
-      <Tooltip content="Mask commands" side="left">
-        <DropdownMenu.Trigger asChild>
-          <IconButton label="Mask commands" icon={<Ellipsis />} className={styles.rowAction} showTooltip={false} onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()} />
-        </DropdownMenu.Trigger>
-      </Tooltip>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content className={styles.menu} side="left" align="start" sideOffset={6} collisionPadding={8} aria-label="Mask commands" onClick={(e) => e.stopPropagation()}>
-          <MaskCommandItems editor={editor} ids={[id]} />
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
-  );
-}
-
-/** The row's colour dot as a menu of the classes of the shape's type. */
-function RowClassMenu({ annotation: a, color, classes, onSetClass }: { annotation: EditorAnnotation; color: string; classes: readonly ProjectClass[]; onSetClass(id: string, className: string): void }) {
+/** The row's colour dot as a menu of the classes of the shape's type (and, for masks and polygons, the mask commands). */
+function RowClassMenu({ annotation: a, color, classes, onSetClass, editor }: { annotation: EditorAnnotation; color: string; classes: readonly ProjectClass[]; onSetClass(id: string, className: string): void; editor: Editor }) {
   const type = classTypeOfShape(a.type);
   const listed = classes.filter((c) => c.type === type);
   return (
@@ -291,6 +273,12 @@ function RowClassMenu({ annotation: a, color, classes, onSetClass }: { annotatio
               ))}
             </div>
           </DropdownMenu.RadioGroup>
+          {a.type === 'segmentation' || a.type === 'polygon' ? (
+            <>
+              <DropdownMenu.Separator className={styles.menuSeparator} />
+              <MaskCommandItems editor={editor} ids={[a.id]} />
+            </>
+          ) : null}
         </DropdownMenu.Content>
       </DropdownMenu.Portal>
     </DropdownMenu.Root>
@@ -325,7 +313,7 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
         <span className={styles.rowName}>{a.class}</span>
         <span className={styles.rowType}>{SHAPE_TYPE_LABEL[a.type]}</span>
       </span>
-      {editable && classes && onSetClass ? <RowClassMenu annotation={a} color={color} classes={classes} onSetClass={onSetClass} /> : <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />}
+      {editable && classes && onSetClass ? <RowClassMenu annotation={a} color={color} classes={classes} onSetClass={onSetClass} editor={editor} /> : <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />}
       <IconButton
         label={hidden ? 'Show annotation' : 'Hide annotation'}
         icon={hidden ? <EyeOff /> : <Eye />}
@@ -336,7 +324,6 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
           editor.toggleHidden(a.id);
         }}
       />
-      {editable && (a.type === 'segmentation' || a.type === 'polygon') ? <RowMaskMenu editor={editor} id={a.id} /> : null}
       {editable ? (
         <IconButton
           label="Delete annotation"
