@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Download, type Page } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
@@ -7,6 +7,39 @@ import { apiCall, editorProject, uploadImages } from './editor-helpers';
 
 async function png(r: number, g: number, b: number): Promise<Buffer> {
   return sharp({ create: { width: 40, height: 30, channels: 3, background: { r, g, b } } }).png().toBuffer();
+}
+
+/** The Data tab's Export dialog: opened from the page header's Export button, and an export read back as the zip the browser saved. */
+function exportDialog(page: Page) {
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
+  return {
+    dialog,
+    exportButton,
+    /** Opens the dialog, then picks the scope whose label is `scope` when given. */
+    async open(scope?: string): Promise<void> {
+      await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+      await expect(dialog).toBeVisible();
+      if (scope) await dialog.getByText(scope).click();
+    },
+    /** Clicks Export and reads the saved zip. */
+    async download(): Promise<SavedZip> {
+      const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+      return savedZip(download);
+    },
+  };
+}
+
+interface SavedZip {
+  filename: string;
+  zip: JSZip;
+  /** Its files (not folders), sorted. */
+  files: string[];
+}
+
+async function savedZip(download: Download): Promise<SavedZip> {
+  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+  return { filename: download.suggestedFilename(), zip, files: Object.keys(zip.files).filter((n) => !zip.files[n]!.dir).sort() };
 }
 
 async function token(page: Page): Promise<string> {
@@ -62,13 +95,12 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await expect(page.getByRole('tab', { name: /Classes/ })).toContainText('2');
 
   // Default scope is 'All complete', and nothing is complete yet.
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
-  await expect(dialog).toBeVisible();
+  const ui = exportDialog(page);
+  const { dialog, exportButton } = ui;
+  await ui.open();
   await expect(dialog.getByLabel('Export name')).toHaveValue('Birds');
   await expect(dialog.getByRole('radio', { name: /All complete/ })).toBeChecked();
   await expect(dialog.getByRole('radio', { name: /Vellum/ })).toBeChecked();
-  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
   await exportButton.click();
   await expect(dialog.getByTestId('export-error')).toHaveText('No images to export with the current selection');
 
@@ -118,12 +150,10 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await expect(dialog.getByTestId('export-progress')).toHaveText(/Preparing export\.\.\.|images written|received/);
   await expect(dialog.getByRole('button', { name: /Exporting/ })).toBeVisible();
   releaseExport();
-  const download = await downloading;
-  expect(download.suggestedFilename()).toBe('Birds export_coco.zip');
+  const { filename, zip, files } = await savedZip(await downloading);
+  expect(filename).toBe('Birds export_coco.zip');
   await expect(dialog).toBeHidden();
-  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
-  const names = Object.keys(zip.files).filter((n) => !zip.files[n]!.dir).sort();
-  expect(names).toEqual(['README.txt', 'annotations.json', 'images/a.png', 'images/b.png']);
+  expect(files).toEqual(['README.txt', 'annotations.json', 'images/a.png', 'images/b.png']);
   const coco = JSON.parse(await zip.file('annotations.json')!.async('string'));
   // Each image's file_name is its entry in the zip.
   expect(coco.images.map((i: { file_name: string }) => i.file_name).sort()).toEqual(['images/a.png', 'images/b.png']);
@@ -152,14 +182,12 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   expect(await zip.file('README.txt')!.async('string')).toMatch(/COCO/);
 
   // Only the 'wing' class, in the vellum format, for the current filters (at the root: all images).
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  await dialog.getByText('Current filters').click();
+  await ui.open('Current filters');
   await dialog.getByLabel('bird').uncheck();
-  const [second] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
-  expect(second.suggestedFilename()).toBe('Birds_vellum.zip');
-  const vellum = await JSZip.loadAsync(fs.readFileSync((await second.path())!));
-  const vellumNames = Object.keys(vellum.files).filter((n) => !vellum.files[n]!.dir).sort();
-  expect(vellumNames).toEqual(['README.txt', 'annotations/a.png.json', 'annotations/b.png.json', 'annotations/c.png.json', 'vellum.json']);
+  const second = await ui.download();
+  expect(second.filename).toBe('Birds_vellum.zip');
+  const vellum = second.zip;
+  expect(second.files).toEqual(['README.txt', 'annotations/a.png.json', 'annotations/b.png.json', 'annotations/c.png.json', 'vellum.json']);
   const a = JSON.parse(await vellum.file('annotations/a.png.json')!.async('string'));
   expect(a.annotations).toMatchObject([docs['a.png']![2]!]); // as saved
   expect(a.image).toMatchObject({ filename: 'a.png' });
@@ -170,7 +198,7 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
 
   // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
   // form as chosen (boxes as their 4 corners, normalised); the default is Detect (a box class).
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await ui.open();
   for (const f of [/Vellum/, /COCO/, /YOLO/, /Pascal VOC/]) await expect(dialog.getByRole('radio', { name: f })).toBeVisible();
   await dialog.getByText('Current filters').click();
   await dialog.getByText('YOLO', { exact: true }).click();
@@ -178,10 +206,10 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   await expect(dialog.getByRole('radio', { name: /Detect/ })).toBeChecked();
   await dialog.getByText('Segment', { exact: true }).click();
   await page.screenshot({ path: 'test-results/export-dialog-yolo.png' });
-  const [third] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
-  expect(third.suggestedFilename()).toBe('Birds_yolo.zip');
-  const yolo = await JSZip.loadAsync(fs.readFileSync((await third.path())!));
-  expect(Object.keys(yolo.files).filter((n) => !yolo.files[n]!.dir).sort()).toEqual(['README.txt', 'data.yaml', 'labels/a.txt', 'labels/b.txt', 'labels/c.txt']);
+  const third = await ui.download();
+  expect(third.filename).toBe('Birds_yolo.zip');
+  const yolo = third.zip;
+  expect(third.files).toEqual(['README.txt', 'data.yaml', 'labels/a.txt', 'labels/b.txt', 'labels/c.txt']);
   const dataYaml = await yolo.file('data.yaml')!.async('string');
   expect(dataYaml).toContain('names:\n  0: "bird"\n  1: "wing"\n');
   const aLines = (await yolo.file('labels/a.txt')!.async('string')).trim().split('\n');
@@ -193,17 +221,14 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
 
   // A failed export says so in the dialog.
   await page.route('**/api/v1/annotations/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"success":false,"error":"Storage is unreachable","code":"internal_error"}' }));
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await ui.open();
   await exportButton.click();
   await expect(dialog.getByTestId('export-error')).toHaveText('Export failed: Storage is unreachable');
   await page.screenshot({ path: 'test-results/export-error.png' });
 });
 
-/** The annotation files of a downloaded Vellum zip (one per image). */
-async function vellumImages(download: import('@playwright/test').Download): Promise<string[]> {
-  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
-  return Object.keys(zip.files).filter((n) => n.startsWith('annotations/') && !zip.files[n]!.dir).sort();
-}
+/** The annotation files of a saved Vellum zip (one per image). */
+const vellumImages = (saved: SavedZip) => saved.files.filter((n) => n.startsWith('annotations/'));
 
 test('export scope: "All images" at the root holds every folder; "This folder" takes its sub-folders unless toggled off; the count is shown first', async ({ page }) => {
   test.setTimeout(180_000);
@@ -230,29 +255,28 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
     sent.push(route.request().postDataJSON());
     await route.fallback();
   });
-  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  const ui = exportDialog(page);
+  const { dialog } = ui;
   const count = dialog.getByTestId('export-count');
-  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
 
   // The root: "Current filters" are all images, in every folder, and the dialog says how many.
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  await ui.open();
   await expect(count).toHaveText('0 images will be exported'); // the default, All complete: none yet
   await dialog.getByText('Current filters').click();
   await expect(dialog.getByRole('radio', { name: /Current filters.*All images, in every folder/ })).toBeChecked();
   await expect(count).toHaveText('20 images will be exported');
   await expect(dialog.getByLabel(/Include sub-folders/)).toHaveCount(0);
   await page.screenshot({ path: '/tmp/vellum-team/shots/export-root-all.png' });
-  const [atRoot] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  const atRoot = await ui.download();
   expect(sent.at(-1)).toMatchObject({ scope: 'all' });
-  const rootFiles = await vellumImages(atRoot);
+  const rootFiles = vellumImages(atRoot);
   expect(rootFiles).toHaveLength(20);
   expect(rootFiles).toEqual(expect.arrayContaining(['annotations/north/n1.png.json', 'annotations/north/deep/deep.png.json', 'annotations/south/s1.png.json', 'annotations/root-15.png.json']));
 
   // Inside /north: "This folder" with its sub-folder by default (3), 2 with the toggle off (by keyboard).
   await page.getByRole('button', { name: 'Open folder north' }).click();
   await expect(page.getByTestId('image-tile')).toHaveCount(2);
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  await dialog.getByText('This folder').click();
+  await ui.open('This folder');
   await expect(dialog.getByRole('radio', { name: /This folder.*\/north/ })).toBeChecked();
   const toggle = dialog.getByLabel('Include sub-folders of /north');
   await expect(toggle).toBeChecked();
@@ -263,17 +287,16 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
   await expect(toggle).not.toBeChecked();
   await expect(count).toHaveText('2 images will be exported');
   await page.screenshot({ path: '/tmp/vellum-team/shots/export-folder-only.png' });
-  const [only] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  const only = await ui.download();
   expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: false } });
-  expect(await vellumImages(only)).toEqual(['annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
+  expect(vellumImages(only)).toEqual(['annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
 
   // Opened again: the toggle is back on, and the export holds the sub-folder's image too.
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  await dialog.getByText('This folder').click();
+  await ui.open('This folder');
   await expect(count).toHaveText('3 images will be exported');
-  const [tree] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  const tree = await ui.download();
   expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: true } });
-  expect(await vellumImages(tree)).toEqual(['annotations/north/deep/deep.png.json', 'annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
+  expect(vellumImages(tree)).toEqual(['annotations/north/deep/deep.png.json', 'annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
 });
 
 test('export for training: a split with a seed, the YOLO task, progress while the zip streams, and Cancel', async ({ page }) => {
@@ -289,11 +312,10 @@ test('export for training: a split with a seed, the YOLO task, progress while th
     sent.push(route.request().postDataJSON());
     await route.fallback();
   });
-  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
-  const exportButton = dialog.getByRole('button', { name: 'Export', exact: true });
+  const ui = exportDialog(page);
+  const { dialog, exportButton } = ui;
 
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  await dialog.getByText('Current filters').click();
+  await ui.open('Current filters');
   await expect(dialog.getByTestId('export-count')).toHaveText('20 images will be exported');
   await dialog.getByText('YOLO', { exact: true }).click();
   // The task, each with what it does.
@@ -316,9 +338,8 @@ test('export for training: a split with a seed, the YOLO task, progress while th
   await expect(dialog.getByLabel('Stratify by class')).toBeChecked();
   await expect(exportButton).toBeEnabled();
   await page.screenshot({ path: '/tmp/vellum-team/shots/export-split-yolo.png' });
-  const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+  const { zip } = await ui.download();
   expect(sent.at(-1)).toMatchObject({ format: 'yolo', yolo_task: 'detect', split: { train: 0.6, val: 0.3, test: 0.1, seed: 5, stratify: true }, progress_id: expect.any(String) });
-  const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
   const yaml = await zip.file('data.yaml')!.async('string');
   expect(yaml).toContain('train: images/train\nval: images/val\ntest: images/test\n');
   const labels = Object.keys(zip.files).filter((n) => n.startsWith('labels/') && !zip.files[n]!.dir);
@@ -327,25 +348,26 @@ test('export for training: a split with a seed, the YOLO task, progress while th
   expect(labels.filter((n) => n.startsWith('labels/test/'))).toHaveLength(2);
   expect(await zip.file('README.txt')!.async('string')).toContain('Split (seed 5, stratified by class): train 12, val 6, test 2 image(s).');
 
-  // Progress while the zip streams (images written, from the server's progress route), then
-  // Cancel: the download is aborted, which stops the server's work, and the dialog stays open.
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  await page.route(
-    '**/api/v1/annotations/export',
-    async (route) => {
-      await held;
-      await route.fallback().catch(() => undefined);
-    },
-    { times: 1 },
-  );
-  await page.route((url) => url.pathname.endsWith('/api/v1/annotations/export/progress'), (route) =>
-    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ success: true, state: 'running', images_written: 7, image_count: 20 }) }),
-  );
-  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
-  await dialog.getByText('Current filters').click();
+  // Progress while the zip streams, from the server's progress route, then Cancel: the download
+  // is aborted, which stops the server's work, and the dialog stays open. Six 2 MB images (first by
+  // name) make the zip far larger than what the sockets between server and browser hold (~4 MB),
+  // and the browser's download is throttled to 64 KB/s (Chrome's network emulation, as on a slow
+  // link): the server waits on the socket, so the export is caught part-way, as a large one is.
+  const noisy = await sharp(Buffer.from(Array.from({ length: 820 * 820 * 3 }, (_, i) => (i * 2654435761) >>> 24)), { raw: { width: 820, height: 820, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+  await uploadImages(page, project.projectId, project.orgId, Array.from({ length: 6 }, (_, i) => ({ name: `a-big-${i}.png`, buffer: noisy, folder: '/' })));
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await ui.open('Current filters');
+  await expect(dialog.getByTestId('export-count')).toHaveText('26 images will be exported');
+  await dialog.getByLabel('Include image files').check();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 64 * 1024, uploadThroughput: -1 });
   await exportButton.click();
-  await expect(dialog.getByTestId('export-progress')).toHaveText('7 of 20 images written');
+  const progressLine = dialog.getByTestId('export-progress');
+  await expect(progressLine).toHaveText(/^\d+ of 26 images written · .+ received$/);
+  const shown = Number(/^(\d+) of 26/.exec((await progressLine.textContent())!)![1]);
+  expect(shown).toBeLessThan(26);
   await page.screenshot({ path: '/tmp/vellum-team/shots/export-progress.png' });
   const cancel = dialog.getByRole('button', { name: 'Cancel export' });
   await cancel.focus();
@@ -353,5 +375,13 @@ test('export for training: a split with a seed, the YOLO task, progress while th
   await expect(dialog.getByTestId('export-cancelled')).toHaveText('Export cancelled: the server stopped writing it.');
   await expect(exportButton).toBeEnabled();
   await page.screenshot({ path: '/tmp/vellum-team/shots/export-cancelled.png' });
-  release();
+  // The server's own account: the export it was running ended as cancelled, part-way.
+  const progressId = sent.at(-1)!.progress_id as string;
+  expect(progressId).toEqual(expect.any(String));
+  await expect
+    .poll(async () => (await apiCall(page, 'GET', `/api/v1/annotations/export/progress?project_id=${project.projectId}&progress_id=${progressId}`)).body)
+    .toMatchObject({ state: 'cancelled', image_count: 26, images_written: expect.any(Number) });
+  const final = (await apiCall(page, 'GET', `/api/v1/annotations/export/progress?project_id=${project.projectId}&progress_id=${progressId}`)).body;
+  expect(final.images_written).toBeLessThan(26);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 });
