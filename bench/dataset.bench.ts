@@ -21,8 +21,8 @@
 // time as the database reports it (EXPLAIN ANALYZE's Triggers) for the same three writes, against
 // the statement's time: steadier than wall times on a loaded machine. Before those, a one-class
 // list's total as the database times it, the count of the images it replaced against the sum over
-// image_class_stats (0014). Then the price of
-// image_class_stats' trigger on images (0014) in bulk updates of one folder's 20k images: a change
+// image_class_stats (0015). Then the price of
+// image_class_stats' trigger on images (0015) in bulk updates of one folder's 20k images: a change
 // that moves no count and an archive / restore. --no-save-cost skips the save and bulk-update parts.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -298,7 +298,7 @@ async function classTotalCost(bench: BenchServer, projectId: string) {
 }
 
 /**
- * The price of image_class_stats' trigger on images (0014) in bulk updates of the 20k images of one
+ * The price of image_class_stats' trigger on images (0015) in bulk updates of the 20k images of one
  * folder, as EXPLAIN ANALYZE reports it: a change that moves no count (updated_at) and an archive
  * and restore (every annotated image's classes move). Median of 10, an even number, so the archive ends as it was.
  */

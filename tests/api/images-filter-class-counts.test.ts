@@ -1,5 +1,5 @@
 // The images list's class filter with the archive and folders, while images move (issue 32 §4).
-// A one-class list takes its total from image_class_stats (0014_image_class_stats.sql: counts per
+// A one-class list takes its total from image_class_stats (0015_image_class_stats.sql: counts per
 // class, archive state and folder, kept by triggers on images), so every change that moves an image
 // between those keys must move its count: saves that add, rename or remove a class, archiving and
 // restoring, moving images, renaming and moving a folder (with archived images in it), deleting

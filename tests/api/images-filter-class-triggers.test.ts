@@ -3,11 +3,11 @@
 // of several images that adds, renames, moves rows between images and removes names, some of which
 // other rows of the image still hold. After each statement images.class_names must equal the
 // sorted distinct names of the image's rows (0014_image_class_names_one_pass.sql), and
-// image_class_stats a recount of the images (0014_image_class_stats*.sql). Runs on PGlite and
+// image_class_stats a recount of the images (0015_image_class_stats.sql). Runs on PGlite and
 // PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { rowsOf } from '../../src/server/services/annotations/store';
 
@@ -107,4 +107,32 @@ describe('class_names and image_class_stats after one statement over several ima
     await exec(`DELETE FROM images WHERE id = '${ids[2]}'`);
     expect((await classCounts()).kept).toEqual([]);
   });
+});
+
+describe('concurrent saves touching the same counters', () => {
+  it('two images of one folder gaining and losing the same classes in opposite orders, at once: no deadlock, counts right', async () => {
+    // On PostgreSQL each save is its own transaction on its own connection; the class counters
+    // (and the folder-stats rows, as both images leave 'new') are locked in key order, so one waits.
+    const names = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    const project = (await createProject(server, owner, 'Concurrent')).id;
+    const classes = [...names, 'extra'].map((name) => ({ name, type: 'box', color: '#00ff00' }));
+    expect((await api(server.url, 'PATCH', `/api/v1/projects/${project}`, { token: owner.token, body: { classes } })).status).toBe(200);
+    const images = [];
+    for (const f of ['p.png', 'q.png']) images.push(await uploadImage(server, owner, project, f, await png(8, 8)));
+    const save = (image: { id: string; filename: string }, list: string[]) =>
+      api(server.url, 'POST', '/api/v1/annotations/save-data', {
+        token: owner.token,
+        body: { image_id: image.id, project_id: project, image_filename: image.filename, annotations: list.map((name, i) => ({ id: `s${i}`, name, bounding_box: { x: i, y: 1, w: 2, h: 2 } })) },
+      });
+    const orders = [names, [...names].reverse().concat('extra')];
+    for (let round = 0; round < 12; round++) {
+      const added = await Promise.all(images.map((image, i) => save(image, orders[(i + round) % 2]!)));
+      for (const res of added) expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const emptied = await Promise.all(images.map((image) => save(image, [])));
+      for (const res of emptied) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    await Promise.all(images.map((image, i) => save(image, orders[i]!)));
+    const stats = await api(server.url, 'GET', `/api/v1/annotations/stats/${project}`, { token: owner.token });
+    expect(stats.body.images_by_class).toEqual({ ...Object.fromEntries(names.map((n) => [n, 2])), extra: 1 });
+  }, 120_000);
 });

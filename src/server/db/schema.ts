@@ -233,7 +233,7 @@ export const imageFolderStats = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.virtualFolderPath, t.isArchived, t.status, t.mimeType] })],
 );
 
-/** Images per class per archive state and folder, kept by triggers on images (0014_image_class_stats.sql). Read only. */
+/** Images per class per archive state and folder, kept by triggers on images (0015_image_class_stats.sql). Read only. */
 export const imageClassStats = pgTable(
   'image_class_stats',
   {

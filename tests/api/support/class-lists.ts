@@ -2,7 +2,7 @@
 // archive filter ('false', 'true', 'all') and folder (each folder an image is in, and none), the
 // images listed and the total the list answers; the same for any of the classes at once; then the class panel's images_by_class
 // (/annotations/stats, archived images left out). A one-class list takes its total from
-// image_class_stats (0014_image_class_stats.sql), the stats too, so a count that missed a change
+// image_class_stats (0015_image_class_stats.sql), the stats too, so a count that missed a change
 // shows here.
 import { expect } from 'vitest';
 import { api, type TestServer } from '../harness';

@@ -5,11 +5,18 @@
 -- project took 25-45 ms to count, over the list's 25 ms target.
 --
 -- Kept by statement triggers on images, like image_folder_stats (0002): class_names itself is
--- written by the annotation triggers (0011, 0014_image_class_names_one_pass) as an UPDATE of images,
--- so this sees every class change, and also archiving, folder moves, new images and deletions,
--- whatever path made them. An UPDATE counts only the rows whose classes, archive state, folder or
--- project changed, so a bulk stage change of 100k images adds no count work. Rows that reach zero
--- are removed. No foreign key to projects, for the reason in 0002_datasets_stats_fk.sql.
+-- written by the annotation triggers (0011, 0014) as an UPDATE of images, so this sees every class
+-- change, and also archiving, folder moves, new images and deletions, whatever path made them.
+-- An UPDATE counts +1 per new row's class and -1 per old row's, grouped, and what cancels (rows
+-- whose classes, archive state and folder stayed) drops out. A join of the old and new rows by id
+-- was tried first: PostgreSQL ran it as a nested loop, 2.4 s for a bulk update of 20k images (load
+-- 10), against 130-200 ms this way. Rows that reach zero are removed. No foreign key to projects,
+-- for the reason in 0002_datasets_stats_fk.sql.
+--
+-- Lock order: the counter rows are upserted sorted by their key, so two transactions that touch
+-- the same rows (two saves adding classes {a, b} and {b, a} to images of one folder) lock them in
+-- the same order and wait instead of deadlocking. The folder-stats trigger (0002) upserted in the
+-- order its GROUP BY gave; it is redefined at the end with the same ORDER BY, otherwise unchanged.
 CREATE TABLE image_class_stats (
   project_id uuid NOT NULL,
   class_name text NOT NULL,
@@ -44,21 +51,14 @@ BEGIN
     FROM (SELECT r.project_id, c AS class_name, r.is_archived, r.virtual_folder_path, -count(*) AS n
           FROM old_rows r CROSS JOIN LATERAL unnest(r.class_names) c GROUP BY 1, 2, 3, 4) g;
   ELSE
-    WITH changed AS (
-      SELECT o.project_id AS old_project, o.class_names AS old_classes, o.is_archived AS old_archived, o.virtual_folder_path AS old_folder,
-             n.project_id AS new_project, n.class_names AS new_classes, n.is_archived AS new_archived, n.virtual_folder_path AS new_folder
-      FROM old_rows o JOIN new_rows n ON n.id = o.id
-      WHERE (o.class_names <> '{}' OR n.class_names <> '{}')
-        AND (o.class_names, o.is_archived, o.virtual_folder_path, o.project_id) IS DISTINCT FROM (n.class_names, n.is_archived, n.virtual_folder_path, n.project_id)
-    )
+    -- New rows count +1 per class, old rows -1; what cancels (most of a bulk stage change) drops out.
     SELECT array_agg(g.project_id), array_agg(g.class_name), array_agg(g.is_archived), array_agg(g.virtual_folder_path), array_agg(g.n)
     INTO d_projects, d_classes, d_archived, d_folders, d_counts
     FROM (
       SELECT project_id, class_name, is_archived, virtual_folder_path, sum(d)::bigint AS n FROM (
-        SELECT new_project AS project_id, c AS class_name, new_archived AS is_archived, new_folder AS virtual_folder_path, 1 AS d
-        FROM changed CROSS JOIN LATERAL unnest(new_classes) c
+        SELECT r.project_id, c AS class_name, r.is_archived, r.virtual_folder_path, 1 AS d FROM new_rows r CROSS JOIN LATERAL unnest(r.class_names) c
         UNION ALL
-        SELECT old_project, c, old_archived, old_folder, -1 FROM changed CROSS JOIN LATERAL unnest(old_classes) c
+        SELECT r.project_id, c, r.is_archived, r.virtual_folder_path, -1 FROM old_rows r CROSS JOIN LATERAL unnest(r.class_names) c
       ) delta GROUP BY 1, 2, 3, 4 HAVING sum(d) <> 0
     ) g;
   END IF;
@@ -67,7 +67,7 @@ BEGIN
   END IF;
   WITH up AS (
     INSERT INTO image_class_stats AS s (project_id, class_name, is_archived, virtual_folder_path, image_count)
-    SELECT * FROM unnest(d_projects, d_classes, d_archived, d_folders, d_counts)
+    SELECT * FROM unnest(d_projects, d_classes, d_archived, d_folders, d_counts) ORDER BY 1, 2, 3, 4
     ON CONFLICT (project_id, class_name, is_archived, virtual_folder_path) DO UPDATE SET image_count = s.image_count + excluded.image_count
     RETURNING s.project_id, s.class_name, s.is_archived, s.virtual_folder_path, s.image_count
   )
@@ -89,3 +89,32 @@ CREATE TRIGGER images_class_stats_delete AFTER DELETE ON images REFERENCING OLD 
 
 INSERT INTO image_class_stats (project_id, class_name, is_archived, virtual_folder_path, image_count)
 SELECT i.project_id, c, i.is_archived, i.virtual_folder_path, count(*) FROM images i CROSS JOIN LATERAL unnest(i.class_names) c GROUP BY 1, 2, 3, 4;
+
+-- The folder-stats trigger of 0002, its upserts sorted by key (see Lock order above).
+CREATE OR REPLACE FUNCTION image_folder_stats_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- One grouped upsert per statement: a bulk update of 100k rows costs one aggregate, not 100k upserts.
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO image_folder_stats AS s (project_id, virtual_folder_path, is_archived, status, mime_type, image_count)
+    SELECT project_id, virtual_folder_path, is_archived, status, mime_type, count(*) FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (project_id, virtual_folder_path, is_archived, status, mime_type) DO UPDATE SET image_count = s.image_count + excluded.image_count;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO image_folder_stats AS s (project_id, virtual_folder_path, is_archived, status, mime_type, image_count)
+    SELECT project_id, virtual_folder_path, is_archived, status, mime_type, -count(*) FROM old_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (project_id, virtual_folder_path, is_archived, status, mime_type) DO UPDATE SET image_count = s.image_count + excluded.image_count;
+    DELETE FROM image_folder_stats s USING (SELECT DISTINCT project_id, virtual_folder_path FROM old_rows) o
+    WHERE s.project_id = o.project_id AND s.virtual_folder_path = o.virtual_folder_path AND s.image_count = 0;
+  ELSE
+    INSERT INTO image_folder_stats AS s (project_id, virtual_folder_path, is_archived, status, mime_type, image_count)
+    SELECT project_id, virtual_folder_path, is_archived, status, mime_type, sum(d) FROM (
+      SELECT project_id, virtual_folder_path, is_archived, status, mime_type, 1 AS d FROM new_rows
+      UNION ALL
+      SELECT project_id, virtual_folder_path, is_archived, status, mime_type, -1 AS d FROM old_rows
+    ) delta GROUP BY 1, 2, 3, 4, 5 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (project_id, virtual_folder_path, is_archived, status, mime_type) DO UPDATE SET image_count = s.image_count + excluded.image_count;
+    DELETE FROM image_folder_stats s USING (SELECT DISTINCT project_id, virtual_folder_path FROM old_rows) o
+    WHERE s.project_id = o.project_id AND s.virtual_folder_path = o.virtual_folder_path AND s.image_count = 0;
+  END IF;
+  RETURN NULL;
+END;
+$$;

@@ -28,7 +28,7 @@ export async function annotationStats(ctx: AppContext, userId: string, projectId
       .select({ total: count(), annotated: sql<number>`count(*) FILTER (WHERE ${images.annotationCount} > 0)`.mapWith(Number) })
       .from(images)
       .where(and(eq(images.projectId, projectId), eq(images.isArchived, false))),
-    // Images per class: the per-folder counts kept by triggers on images (0014_image_class_stats.sql).
+    // Images per class: the per-folder counts kept by triggers on images (0015_image_class_stats.sql).
     ctx.db
       .select({ name: imageClassStats.className, n: sql<number>`sum(${imageClassStats.imageCount})`.mapWith(Number) })
       .from(imageClassStats)

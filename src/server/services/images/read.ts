@@ -34,7 +34,7 @@ function sortColumns(field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): 
 
 /**
  * The class, when a list's filters are one class plus at most a folder and the archive filter: its
- * total is then in image_class_stats (kept by triggers on images, 0014_image_class_stats.sql), a few
+ * total is then in image_class_stats (kept by triggers on images, 0015_image_class_stats.sql), a few
  * rows to add up instead of counting every image of a common class (half of 100k: 25-45 ms).
  */
 function oneClassOnly(q: ListImagesQuery, mime: string | null): string | undefined {
