@@ -135,6 +135,13 @@ describe('combined with the other filters, sort and paging', () => {
     expect(await sortedNames({ class: 'car', is_archived: 'all' })).toEqual(['a.png', 'c.png', 'f.png']);
     expect(await sortedNames({ class: 'car', is_archived: 'all', folder_path: '/' })).toEqual(['a.png', 'f.png']);
     expect(await sortedNames({ min_annotations: 2, is_archived: 'all', max_annotations: 2 })).toEqual(['f.png']);
+    // The archive with a folder, for the class and the annotation-count filters alike.
+    expect(await sortedNames({ class: 'car', is_archived: 'true', folder_path: '/pets' })).toEqual([]);
+    expect(await sortedNames({ class: ['car', 'person'], is_archived: 'true', folder_path: '/' })).toEqual(['f.png']);
+    expect(await sortedNames({ has_annotations: 'true', is_archived: 'true' })).toEqual(['f.png']);
+    expect(await sortedNames({ has_annotations: 'true', is_archived: 'all', folder_path: '/' })).toEqual(['a.png', 'b.png', 'f.png', 'h car.png']);
+    expect(await sortedNames({ has_annotations: 'false', is_archived: 'all', folder_path: '/' })).toEqual(['e.png']);
+    expect(await sortedNames({ min_annotations: 1, is_archived: 'true', folder_path: '/' })).toEqual(['f.png']);
   });
 
   it('with a name search', async () => {
