@@ -14,8 +14,7 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
   const area = page.getByTestId('auto-area');
   const complete = page.getByRole('button', { name: 'Complete' });
   await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
-  await expect(page.getByTestId('auto-keys')).toContainText('Right-click or Shift+Click removes');
-  await expect(page.getByTestId('auto-keys')).toContainText('Ctrl+Z');
+  await expect(page.getByTestId('auto-keys')).toContainText('Click adds · Right/Shift+Click removes · Ctrl+Z undoes a step · Ctrl+Shift+Z redoes');
 
   // Fit zoom: the whole image sits above the bar.
   const bar = await page.getByRole('status', { name: 'Auto-Annotate status' }).boundingBox();
@@ -71,4 +70,22 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
   await page.keyboard.press('Enter');
   await expect(rows(page)).toHaveCount(1);
   await waitUntilSaved(page);
+});
+
+test('Auto-Annotate: at 1280 x 720 the bar fits its text and stays below the image at fit zoom', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'small.png' }] });
+  await openFromDataTab(page, 'small.png');
+  await page.keyboard.press('m');
+  await expect(page.getByTestId('auto-status')).toHaveText('Ready for Input', { timeout: 60_000 });
+  const bar = page.getByRole('status', { name: 'Auto-Annotate status' });
+  const img = await drawnImageRect(page);
+  expect((await bar.boundingBox())!.y).toBeGreaterThanOrEqual(img.bottom);
+  // Nothing of the bar spills out of it (its rows do not wrap: they must fit).
+  expect(await bar.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  // The keys row is no wider than the first: the bar is as wide as it was with one row.
+  const [keys, row] = await bar.evaluate((el) => [el.querySelector('[data-testid="auto-keys"]')!.getBoundingClientRect().width, el.firstElementChild!.getBoundingClientRect().width]);
+  expect(keys).toBeLessThanOrEqual(row! + 1);
+  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-fit-bar-1280.png' });
 });

@@ -147,8 +147,8 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear,
           Complete
         </Button>
       </div>
-      <p className={own.keys} data-testid="auto-keys">
-        <kbd>Click</kbd> adds · <kbd>Right-click</kbd> or <kbd>Shift</kbd>+<kbd>Click</kbd> removes · drag for a box · <kbd>Ctrl+Z</kbd> / <kbd>Ctrl+Shift+Z</kbd> undo / redo a step · <kbd>Backspace</kbd> drops the last click
+      <p className={own.keys} data-testid="auto-keys" title="Click adds a point · Right-click or Shift+Click removes · Ctrl+Z undoes a step · Ctrl+Shift+Z redoes · Backspace drops the last click · drag for a box">
+        <kbd>Click</kbd> adds · <kbd>Right</kbd>/<kbd>Shift+Click</kbd> removes · <kbd>Ctrl+Z</kbd> undoes a step · <kbd>Ctrl+Shift+Z</kbd> redoes · <kbd>Backspace</kbd> drops the last click · drag for a box
       </p>
     </div>
   );
