@@ -29,21 +29,8 @@ import {
   type ImageMimeType,
   type UploadUrlResult,
 } from '../../contract/images';
-import {
-  adjustCounters,
-  bucketFor,
-  deleteKeys,
-  filenameLockKey,
-  folderPathOrThrow,
-  gcsUri,
-  imageJson,
-  imageKey,
-  requireFolder,
-  sidecarKey,
-  thumbnailKey,
-  withKeyLock,
-  type ProjectRow,
-} from './images';
+import { adjustCounters, filenameLockKey, folderPathOrThrow, imageJson, requireFolder, withKeyLock, type ProjectRow } from './images';
+import { bucketFor, deleteKeys, gcsUri, imageKey, sidecarKey, thumbnailKey } from './stored-objects';
 import { projectInOrg } from './access';
 import { detectImageType, ImageCheckError, inspectImage, makeThumbnail, svgProblem } from './thumbnails';
 import { needsTiles, queueTiles } from './tiles';

@@ -55,7 +55,8 @@ import { DEFAULT_EXPORT_SCOPE, type ExportCountResponse, type ExportRequest, typ
 import { ObjectNotFoundError } from '../../storage/types';
 import { loadKernelsNode, type Kernels } from '../../../kernels/node';
 import { projectInOrg } from '../access';
-import { bucketFor, refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
+import { refuseForeignImages, type ImageRow, type ProjectRow } from '../images';
+import { bucketFor } from '../stored-objects';
 import { imageFilter } from '../image-filter';
 import { WRITERS } from '../../formats';
 import { ExportAborted, ZipSink } from './sink';

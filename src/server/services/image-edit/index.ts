@@ -21,7 +21,8 @@ import {
   type ImageEditStatusResponse,
 } from '../../../contract/image-edit';
 import { projectInOrg, requireMember } from '../access';
-import { bucketFor, folderPathOrThrow, requireFolder } from '../images';
+import { folderPathOrThrow, requireFolder } from '../images';
+import { bucketFor } from '../stored-objects';
 import { createBuiltinProvider } from './builtin';
 import type { EditProvider } from './provider';
 import { createRemoteProvider } from './remote';

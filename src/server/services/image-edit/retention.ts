@@ -4,7 +4,8 @@ import { and, eq, gt, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { JobRow } from '../../jobs/queue';
 import { imageEditItems, images, projects, uploadReservations } from '../../db/schema';
-import { bucketFor, deleteKeys, filenameLockKey, imageKey, sidecarKey, thumbnailKey, withKeyLock, type ProjectRow } from '../images';
+import { filenameLockKey, withKeyLock, type ProjectRow } from '../images';
+import { bucketFor, deleteKeys, imageKey, sidecarKey, thumbnailKey } from '../stored-objects';
 import type { JobPayload } from './run';
 
 /**

@@ -1,6 +1,5 @@
 // The images of a project, one file per operation (README.md). Other services and the routes
 // import from here.
-export { bucketFor, deleteKeys, gcsUri, getUrlSeconds, imageKey, MAX_GET_URL_SECONDS, previewKey, sidecarKey, thumbnailKey } from '../stored-objects';
 export { adjustCounters, type CounterState } from './counters';
 export { deleteProjectImages, type DeleteResult } from './delete';
 export { folderPathOrThrow, requireFolder } from './folder-path';

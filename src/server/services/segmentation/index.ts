@@ -17,7 +17,8 @@ import {
   type SegmentationPoint,
 } from '../../../contract/segmentation';
 import { can, type Permission } from '../access';
-import { bucketFor, type ImageRow } from '../images';
+import { type ImageRow } from '../images';
+import { bucketFor } from '../stored-objects';
 import { saveChanges } from '../annotations';
 import { EmbeddingCache } from './cache';
 import { segmentationConfig, type SegmentationConfig } from './config';
