@@ -106,7 +106,19 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         ...serverImportRules,
-        { regex: '^(\\.\\.?/)+(.*/)?http(/.*)?$', message: 'services/, auth/, live/ and jobs/ never import src/server/http (the outermost layer): errors are ../errors.ts, the caller ../auth/caller.ts.' },
+        { regex: '^(\\.\\.?/)+(.*/)?http(/.*)?$', message: 'services/, auth/, live/ and jobs/ never import src/server/http (the outermost layer): errors are ../errors.ts, the caller ../services/caller.ts.' },
+      ] }],
+    },
+  },
+  {
+    // auth/ is identity below the services (they read its types and tokens); who a credential is,
+    // with API keys and deactivated accounts, is services/caller.ts. Repeats the two blocks above.
+    files: ['src/server/auth/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        ...serverImportRules,
+        { regex: '^(\\.\\.?/)+(.*/)?http(/.*)?$', message: 'auth/ never imports src/server/http.' },
+        { regex: '^(\\.\\.?/)+(.*/)?services(/.*)?$', message: 'auth/ never imports src/server/services: services build on auth (who a credential is: ../services/caller.ts).' },
       ] }],
     },
   },

@@ -1,26 +1,8 @@
-// Who is calling, from a credential, wherever it comes from: the HTTP guard reads it from the
-// `Authorization: Bearer` header (../http/auth-guard.ts), the live socket from its `auth` message
-// (../live/hub.ts), /auth/v1/admin from its header too. Two kinds of credential:
-// - an access token from the identity service (a person's session), or
-// - an API key `vlm_...` (services/api-keys.ts): it acts as its own principal, a member of the
-//   creator's organization with the key's role, so every access check applies to it unchanged.
-// A deactivated account (DELETE /users/me) is refused with its old tokens; a new sign-in within the
-// grace period reactivates it (services/account.ts).
-//
-// The one file of auth/ that reads services (API keys and deactivated accounts live there).
+// The credential of a request: the `Authorization: Bearer` header, read by the HTTP guard
+// (../http/auth-guard.ts), the embedded service's routes and DELETE /users/me. Who the credential
+// belongs to is ../services/caller.ts's `authenticate` (API keys and deactivated accounts are kept
+// in services); auth/ itself never reads services.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context';
-import { errors } from '../errors';
-import { authenticateApiKey, API_KEY_PREFIX, type ApiKeyCaller } from '../services/api-keys';
-import { checkDeactivation } from '../services/account';
-import type { AuthProvider, AuthUser } from './types';
-
-/** A verified caller: `user` is the person or, for an API key, the key's own principal. */
-export interface Caller {
-  user: AuthUser;
-  /** Set when the caller authenticated with an API key. */
-  apiKey: ApiKeyCaller | null;
-}
 
 /** The credential of an `Authorization: Bearer <token>` header; null when there is none. */
 export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | null {
@@ -28,20 +10,4 @@ export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | 
   if (!header) return null;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return match ? match[1].trim() : null;
-}
-
-/**
- * The checks of a credential: an API key (valid, not revoked, its creator active) acts as its own
- * principal; an access token must verify and its account must not be deactivated. Without `ctx`
- * (a bare guard in tests) only access tokens are accepted. Throws ApiError 401.
- */
-export async function authenticate(auth: AuthProvider, ctx: AppContext | undefined, token: string): Promise<Caller> {
-  if (token.startsWith(API_KEY_PREFIX)) {
-    if (!ctx) throw errors.unauthorized('API keys are not accepted here', 'invalid_api_key');
-    const key = await authenticateApiKey(ctx, token);
-    return { user: { id: key.id, email: key.creatorEmail, sessionId: null, role: 'api_key', userMetadata: {} }, apiKey: key };
-  }
-  const user = await auth.verifyAccessToken(token);
-  if (ctx) await checkDeactivation(ctx, user, token);
-  return { user, apiKey: null };
 }

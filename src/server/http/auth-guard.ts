@@ -4,7 +4,8 @@
 // `config: { sessionOnly: true }` (the account's own calls) refuse API keys. The verified caller
 // is on request.user.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate, bearerToken, type Caller } from '../auth/caller';
+import { bearerToken } from '../auth/caller';
+import { authenticate, type Caller } from '../services/caller';
 import type { AuthProvider, AuthUser } from '../auth/types';
 import type { AppContext } from '../context';
 import { errors } from '../errors';

@@ -14,7 +14,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { profiles } from '../db/schema';
 import { ApiError } from '../errors';
-import { authenticate } from '../auth/caller';
+import { authenticate } from '../services/caller';
 import { annotatedImage, can, roleIn } from '../services/access';
 import { CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
 import { WORKFLOW_CHANNEL } from '../services/workflow/events';
