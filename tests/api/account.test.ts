@@ -1,6 +1,6 @@
 // The account, organization and project calls of spec section 7, as a client sees them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, signUp, startServer, type TestServer } from './harness';
+import { api, onboardedUser, signUp, startServer, tempDir, type TestServer } from './harness';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -239,7 +239,7 @@ describe('bad input', () => {
 
 describe('restart', () => {
   it('keeps every row and object when the server restarts on the same DATA_DIR', async () => {
-    const own = await startServer({}, undefined);
+    const own = await startServer({}, tempDir()); // its own, so it outlives the first server's stop
     const user = await onboardedUser(own);
     const created = await api(own.url, 'POST', '/api/v1/projects', { token: user.token, body: { organization_id: user.org.id, name: 'Survives', classes: [{ name: 'cat', type: 'box', color: '#FFADAD' }] } });
     expect(created.status).toBe(200);

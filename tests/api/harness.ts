@@ -122,8 +122,16 @@ async function isolatedDatabaseUrl(base: string): Promise<string> {
   return url.toString();
 }
 
-/** `beforeListen` may add routes of the test's own before the server starts taking requests. */
-export async function startServer(env: Record<string, string> = {}, dataDir = tempDir(), opts: { beforeListen?: (app: BuiltApp['app']) => void | Promise<void> } = {}): Promise<TestServer> {
+/**
+ * `beforeListen` may add routes of the test's own before the server starts taking requests. A
+ * data directory the harness made (none given) is removed when the server stops: a run's
+ * servers would otherwise hold gigabytes of copies, in memory when the run's directory is there
+ * (tests/support/test-tmp.ts). A test that starts a server again on the same data passes its own
+ * (`tempDir()`), which stays until the run ends.
+ */
+export async function startServer(env: Record<string, string> = {}, ownDataDir?: string, opts: { beforeListen?: (app: BuiltApp['app']) => void | Promise<void> } = {}): Promise<TestServer> {
+  const madeDir = ownDataDir === undefined;
+  const dataDir = ownDataDir ?? tempDir();
   const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   if (process.env.DATABASE_URL && !env.DATABASE_URL) baseEnv.DATABASE_URL = await isolatedDatabaseUrl(process.env.DATABASE_URL);
   // Bind first to learn the port, then build with PUBLIC_URL pointing at it (signed URLs and redirects need it).
@@ -141,7 +149,11 @@ export async function startServer(env: Record<string, string> = {}, dataDir = te
   const built = await buildApp(config, { logger: false });
   await opts.beforeListen?.(built.app);
   await built.app.listen({ port, host: '127.0.0.1' });
-  return { url, config, built, stop: () => built.close() };
+  const stop = async () => {
+    await built.close();
+    if (madeDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { url, config, built, stop };
 }
 
 /** fetch with JSON in and out; returns status and parsed body. */

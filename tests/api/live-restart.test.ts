@@ -10,7 +10,7 @@
 import { IDBFactory } from 'fake-indexeddb';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { buildApp, type BuiltApp } from '../../src/server/app';
@@ -176,7 +176,8 @@ describe('a server restart with live clients on an image', () => {
   const editors: HeadlessEditor[] = [];
 
   beforeAll(async () => {
-    server = await startServer({ LIVE_PING_MS: '500' });
+    // A directory of its own: the tests start the server again on it after stopping it.
+    server = await startServer({ LIVE_PING_MS: '500' }, tempDir());
   }, 120_000);
   afterAll(async () => {
     for (const e of editors) e.dispose();
