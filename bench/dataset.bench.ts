@@ -106,7 +106,9 @@ async function main() {
       let items = 0;
       const once = async () => {
         const start = performance.now();
-        const res = await fetch(`${server.url}${c.path}`, { headers: c.path.startsWith('/api/v1/health') ? {} : { authorization: `Bearer ${user.token}` } });
+        const res = await fetch(`${server.url}${c.path}`, { headers: c.path.startsWith('/api/v1/health') ? {} : { authorization: `Bearer ${user.token}` } }).catch((err: unknown) => {
+          throw new Error(`${c.name}: ${String(err)} (${String((err as { cause?: unknown }).cause)}) after ${(performance.now() - start).toFixed(0)} ms`);
+        });
         const body = (await res.json()) as { images?: unknown[]; folders?: unknown[] };
         const ms = performance.now() - start;
         if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
