@@ -2,7 +2,7 @@
 // environment, stopped with SIGTERM or SIGINT, started again on the same data.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, tempDir } from './harness';
+import { api, migratedDataDir, tempDir } from './harness';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -64,7 +64,9 @@ describe('server lifecycle', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('finishes in-flight work on %s, exits 0, and starts again with the data intact', async (signal) => {
-    const dataDir = tempDir();
+    // The SIGTERM case starts as an operator's first run does, on an empty DATA_DIR (the database
+    // created and migrated); the others start on a migrated copy, which saves each ~5 s of CPU.
+    const dataDir = signal === 'SIGTERM' ? tempDir() : await migratedDataDir();
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: url };
@@ -97,7 +99,7 @@ describe('server lifecycle', () => {
   it('after SIGTERM, /health/ready answers 503 while the process drains (SHUTDOWN_DRAIN_SECONDS) and still serves; a second signal ends the wait', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const proc = run({ DATA_DIR: tempDir(), PORT: String(port), PUBLIC_URL: url, SHUTDOWN_DRAIN_SECONDS: '120' });
+    const proc = run({ DATA_DIR: await migratedDataDir(), PORT: String(port), PUBLIC_URL: url, SHUTDOWN_DRAIN_SECONDS: '120' });
     await waitForHealth(url);
     expect((await api(url, 'GET', '/api/v1/health/ready')).status).toBe(200);
     proc.child.kill('SIGTERM');
