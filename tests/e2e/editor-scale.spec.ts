@@ -2,7 +2,7 @@
 // and a dense document keeps the sidebar virtualised.
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { apiCall, editorProject, loadSaved, pixelAt } from './editor-helpers';
+import { apiCall, editorProject, loadSaved, pixelAt, runnerApi } from './editor-helpers';
 
 /** Whether any pixel within `r` px of (x, y) is white (a selected shape's handle). */
 async function whiteNear(page: Page, x: number, y: number, r: number): Promise<boolean> {
@@ -48,7 +48,7 @@ test('editor: 20,000 annotations load, the list stays virtual, a row selects its
     name: 'tree',
     bounding_box: { x: (i % 200) * 20, y: Math.floor(i / 200) * 30, w: 12, h: 20 },
   }));
-  const res = await apiCall(page, 'POST', '/annotations/save-data', { image_id: project.images[0]!.id, project_id: project.projectId, image_filename: 'forest.png', annotations });
+  const res = await runnerApi(page, 'POST', '/annotations/save-data', { image_id: project.images[0]!.id, project_id: project.projectId, image_filename: 'forest.png', annotations });
   expect(res.status).toBe(200);
   // Class names off: a selected shape's label (white text) would sit beside the handles looked for below.
   await page.evaluate(() => localStorage.setItem('vellum.editorLabels', 'false'));
@@ -129,7 +129,7 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
       }
       return { id: `s-${i}`, name: 'tree', bounding_box: { x, y, w: 7, h: 12 } };
     });
-    const res = await apiCall(page, 'POST', '/annotations/save-changes', { image_id: image.id, project_id: project.projectId, image_filename: 'county.png', base_version: version, upserts });
+    const res = await runnerApi(page, 'POST', '/annotations/save-changes', { image_id: image.id, project_id: project.projectId, image_filename: 'county.png', base_version: version, upserts });
     expect(res.status).toBe(200);
     version = res.body.version;
   }
