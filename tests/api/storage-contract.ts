@@ -121,6 +121,7 @@ export function storageContract(name: string, setup: () => Promise<ContractTarge
       const got = await s.get(bucket, 'images/photo 1+é.jpg');
       expect(got.info).toMatchObject({ size: 3000, contentType: 'image/jpeg', etag: head!.etag });
       expect((await readAll(got.body)).equals(body)).toBe(true);
+      expect((await readAll(await s.getBody(bucket, 'images/photo 1+é.jpg'))).equals(body)).toBe(true);
     });
 
     it('puts streams, with and without a known length', async () => {
@@ -151,6 +152,8 @@ export function storageContract(name: string, setup: () => Promise<ContractTarge
     it('answers missing objects: get throws ObjectNotFoundError, head null, delete is a no-op', async () => {
       await expect(s.get(bucket, 'nope/missing.txt')).rejects.toBeInstanceOf(ObjectNotFoundError);
       await expect(s.get(freshBucket(), 'missing.txt')).rejects.toBeInstanceOf(ObjectNotFoundError);
+      await expect(s.getBody(bucket, 'nope/missing.txt')).rejects.toBeInstanceOf(ObjectNotFoundError);
+      await expect(s.getBody(freshBucket(), 'missing.txt')).rejects.toBeInstanceOf(ObjectNotFoundError);
       expect(await s.head(bucket, 'nope/missing.txt')).toBeNull();
       await s.delete(bucket, 'nope/missing.txt');
       await s.put(bucket, 'gone.txt', Buffer.from('x'), { contentType: 'text/plain' });

@@ -294,6 +294,7 @@ describe('local storage driver', () => {
     expect(res.status).toBe(404);
     expect(await res.text()).not.toContain(SECRET);
     await expect(rig.driver.get(bucket, 'link.txt')).rejects.toThrow(/not found/i);
+    await expect(rig.driver.getBody(bucket, 'link.txt')).rejects.toThrow(/not found/i);
     expect((await collect(rig.driver.list(bucket, 'link'))).length).toBe(0);
   });
 

@@ -282,7 +282,20 @@ export class LocalStorage implements StorageDriver {
    * does not change what is read. The caller closes it (a read stream from it closes it at the end).
    */
   async open(bucket: string, key: string): Promise<{ handle: fsp.FileHandle; info: ObjectInfo } | null> {
-    const { file, meta } = this.paths(bucket, key);
+    const { meta } = this.paths(bucket, key);
+    const opened = await this.openFile(bucket, key);
+    if (!opened) return null;
+    try {
+      return { handle: opened.handle, info: await this.describe(key, meta, opened.st) };
+    } catch (err) {
+      await opened.handle.close();
+      throw err;
+    }
+  }
+
+  /** The object's file opened for reading, with its stat; null when there is none. */
+  private async openFile(bucket: string, key: string): Promise<{ handle: fsp.FileHandle; st: fs.Stats } | null> {
+    const { file } = this.paths(bucket, key);
     let handle: fsp.FileHandle;
     try {
       // O_NOFOLLOW: a symlink planted in the storage dir is never followed out of it.
@@ -298,7 +311,7 @@ export class LocalStorage implements StorageDriver {
         await handle.close();
         return null;
       }
-      return { handle, info: await this.describe(key, meta, st) };
+      return { handle, st };
     } catch (err) {
       await handle.close();
       throw err;
@@ -309,6 +322,12 @@ export class LocalStorage implements StorageDriver {
     const opened = await this.open(bucket, key);
     if (!opened) throw new ObjectNotFoundError(bucket, key);
     return { body: opened.handle.createReadStream(), info: opened.info };
+  }
+
+  async getBody(bucket: string, key: string): Promise<Readable> {
+    const opened = await this.openFile(bucket, key);
+    if (!opened) throw new ObjectNotFoundError(bucket, key);
+    return opened.handle.createReadStream();
   }
 
   async head(bucket: string, key: string): Promise<ObjectInfo | null> {

@@ -261,6 +261,10 @@ export class S3Storage implements StorageDriver {
     }
   }
 
+  async getBody(bucket: string, key: string): Promise<Readable> {
+    return (await this.get(bucket, key)).body;
+  }
+
   async get(bucket: string, key: string): Promise<{ body: Readable; info: ObjectInfo }> {
     const target = this.where(bucket, key);
     try {

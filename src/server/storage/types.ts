@@ -47,6 +47,8 @@ export interface StorageDriver {
   put(bucket: string, key: string, body: Buffer | Readable, opts: { contentType: string; contentLength?: number }): Promise<void>;
   /** Throws ObjectNotFoundError. */
   get(bucket: string, key: string): Promise<{ body: Readable; info: ObjectInfo }>;
+  /** The bytes alone, without the object's description (the export's image files: the local driver skips reading its sidecar). Throws ObjectNotFoundError. */
+  getBody(bucket: string, key: string): Promise<Readable>;
   head(bucket: string, key: string): Promise<ObjectInfo | null>;
   /** Idempotent: deleting a missing object is not an error. */
   delete(bucket: string, key: string): Promise<void>;

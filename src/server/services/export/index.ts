@@ -279,7 +279,7 @@ async function addImageFile(s: RunState, bucket: string, image: ImageRow, entryP
   await s.sink.room();
   let body: Readable;
   try {
-    body = (await s.ctx.storage.get(bucket, image.gcsPath)).body;
+    body = await s.ctx.storage.getBody(bucket, image.gcsPath);
   } catch (err) {
     if (!(err instanceof ObjectNotFoundError)) throw err;
     s.report.missing.add(entryPath);
