@@ -33,7 +33,7 @@ test('a stored value its class refuses shows in the Attributes panel and the edi
   await expect(panel.getByText('Saved value: four (must be a number)')).toBeVisible();
   await expect(page.getByTestId('error-boundary')).toHaveCount(0);
   await expect(page.getByRole('img', { name: 'Image lot.png' }).or(page.locator('canvas').first())).toBeVisible();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/attributes-odd-values.png' });
+  await page.screenshot({ path: 'test-results/shots/attributes-odd-values.png' });
   // A value chosen now replaces it and saves.
   await panel.getByLabel('colour').selectOption('blue');
   await expect(panel.getByLabel('colour')).toHaveValue('blue');

@@ -21,7 +21,7 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
   const img = await drawnImageRect(page);
   expect(img.bottom - img.top).toBeGreaterThan(200);
   expect(bar!.y).toBeGreaterThanOrEqual(img.bottom);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-fit-bar.png' });
+  await page.screenshot({ path: 'test-results/shots/auto-fit-bar.png' });
 
   // The 800 x 600 image's dark square is its middle third.
   const s = (img.right - img.left) / 800;
@@ -45,7 +45,7 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
   await expect(complete).toBeEnabled({ timeout: 30_000 });
   const [nr, ng] = await pixelAt(page, ...corner);
   expect(nr).toBeGreaterThan(ng + 40);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-prompt.png' });
+  await page.screenshot({ path: 'test-results/shots/auto-prompt.png' });
 
   // Ctrl+Z: one click off, the box and the other click stay; Ctrl+Shift+Z puts it back.
   await page.keyboard.press('Control+z');
@@ -87,5 +87,5 @@ test('Auto-Annotate: at 1280 x 720 the bar fits its text and stays below the ima
   // The keys row is no wider than the first: the bar is as wide as it was with one row.
   const [keys, row] = await bar.evaluate((el) => [el.querySelector('[data-testid="auto-keys"]')!.getBoundingClientRect().width, el.firstElementChild!.getBoundingClientRect().width]);
   expect(keys).toBeLessThanOrEqual(row! + 1);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/auto-fit-bar-1280.png' });
+  await page.screenshot({ path: 'test-results/shots/auto-fit-bar-1280.png' });
 });

@@ -50,7 +50,7 @@ test('brush and erase a mask, fill its hole from the context menu, reload: the s
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toContainText('Polygon (mask)');
   await page.mouse.move(img.left + 400 * scale, img.top + 300 * scale);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/brush.png' });
+  await page.screenshot({ path: 'test-results/shots/brush.png' });
   await waitUntilSaved(page);
   const r = size / 2 / scale; // the radius in image pixels
   const painted = await savedMaskArea(page, project);
@@ -73,7 +73,7 @@ test('brush and erase a mask, fill its hole from the context menu, reload: the s
   await page.mouse.click(img.left + 500 * scale, img.top + 300 * scale);
   await page.mouse.click(img.left + 500 * scale, img.top + 300 * scale, { button: 'right' });
   await expect(page.getByRole('menuitem', { name: 'Fill holes' })).toBeVisible();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/brush-menu.png' });
+  await page.screenshot({ path: 'test-results/shots/brush-menu.png' });
   await page.getByRole('menuitem', { name: 'Fill holes' }).click();
   await waitUntilSaved(page);
   const filled = await savedMaskArea(page, project);

@@ -33,7 +33,7 @@ test('habits: a new shape is selected, crosshair guides, N repeats, Remove All a
   expect(Math.abs(vb.y - img.top)).toBeLessThan(3);
   expect(Math.abs(vb.y + vb.height - img.bottom)).toBeLessThan(3);
   expect(Math.abs(vb.x - (img.left + 300))).toBeLessThan(2);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/box-crosshair.png' });
+  await page.screenshot({ path: 'test-results/shots/box-crosshair.png' });
   // Off the image: no guides.
   await page.mouse.move(b.x + 4, b.y + b.height / 2);
   await expect(h).toBeHidden();
@@ -101,7 +101,7 @@ test('habits: the Attributes dialog scrolls and keeps Save on screen at 1280 x 7
   const last = dialog.getByTestId('attribute-definition').nth(7);
   await last.getByLabel('Attribute name').scrollIntoViewIfNeeded();
   await expect(last.getByLabel('Attribute name')).toBeInViewport();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/attributes-dialog-1280.png' });
+  await page.screenshot({ path: 'test-results/shots/attributes-dialog-1280.png' });
   await save.click();
   await expect(dialog).toBeHidden();
 });

@@ -266,7 +266,7 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
   await expect(dialog.getByRole('radio', { name: /Current filters.*All images, in every folder/ })).toBeChecked();
   await expect(count).toHaveText('20 images will be exported');
   await expect(dialog.getByLabel(/Include sub-folders/)).toHaveCount(0);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-root-all.png' });
+  await page.screenshot({ path: 'test-results/shots/export-root-all.png' });
   const atRoot = await ui.download();
   expect(sent.at(-1)).toMatchObject({ scope: 'all' });
   const rootFiles = vellumImages(atRoot);
@@ -281,12 +281,12 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
   const toggle = dialog.getByLabel('Include sub-folders of /north');
   await expect(toggle).toBeChecked();
   await expect(count).toHaveText('3 images will be exported');
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-folder-subfolders.png' });
+  await page.screenshot({ path: 'test-results/shots/export-folder-subfolders.png' });
   await toggle.focus();
   await page.keyboard.press('Space');
   await expect(toggle).not.toBeChecked();
   await expect(count).toHaveText('2 images will be exported');
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-folder-only.png' });
+  await page.screenshot({ path: 'test-results/shots/export-folder-only.png' });
   const only = await ui.download();
   expect(sent.at(-1)).toMatchObject({ scope: 'current_filters', filters: { folder_path: '/north', include_subfolders: false } });
   expect(vellumImages(only)).toEqual(['annotations/north/n1.png.json', 'annotations/north/n2.png.json']);
@@ -332,12 +332,12 @@ test('export for training: a split with a seed, the YOLO task, progress while th
   await dialog.getByRole('spinbutton', { name: 'Test', exact: true }).fill('10');
   await expect(dialog.getByText('The percentages must add up to 100 (now 105)')).toBeVisible();
   await expect(exportButton).toBeDisabled();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-split-invalid.png' });
+  await page.screenshot({ path: 'test-results/shots/export-split-invalid.png' });
   await dialog.getByRole('spinbutton', { name: 'Val', exact: true }).fill('30');
   await dialog.getByRole('spinbutton', { name: 'Seed', exact: true }).fill('5');
   await expect(dialog.getByLabel('Stratify by class')).toBeChecked();
   await expect(exportButton).toBeEnabled();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-split-yolo.png' });
+  await page.screenshot({ path: 'test-results/shots/export-split-yolo.png' });
   const { zip } = await ui.download();
   expect(sent.at(-1)).toMatchObject({ format: 'yolo', yolo_task: 'detect', split: { train: 0.6, val: 0.3, test: 0.1, seed: 5, stratify: true }, progress_id: expect.any(String) });
   const yaml = await zip.file('data.yaml')!.async('string');
@@ -368,13 +368,13 @@ test('export for training: a split with a seed, the YOLO task, progress while th
   await expect(progressLine).toHaveText(/^\d+ of 26 images written · .+ received$/);
   const shown = Number(/^(\d+) of 26/.exec((await progressLine.textContent())!)![1]);
   expect(shown).toBeLessThan(26);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-progress.png' });
+  await page.screenshot({ path: 'test-results/shots/export-progress.png' });
   const cancel = dialog.getByRole('button', { name: 'Cancel export' });
   await cancel.focus();
   await page.keyboard.press('Enter');
   await expect(dialog.getByTestId('export-cancelled')).toHaveText('Export cancelled: the server stopped writing it.');
   await expect(exportButton).toBeEnabled();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/export-cancelled.png' });
+  await page.screenshot({ path: 'test-results/shots/export-cancelled.png' });
   // The server's own account: the export it was running ended as cancelled, part-way.
   const progressId = sent.at(-1)!.progress_id as string;
   expect(progressId).toEqual(expect.any(String));

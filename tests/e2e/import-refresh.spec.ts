@@ -44,7 +44,7 @@ test('import refresh: imports by another person, in another tab and in this tab 
   await expect(tiles).toHaveCount(2, { timeout: 30_000 });
   await expect(dataTab).toContainText('2');
   await expect(page.getByRole('button', { name: 'quay.png', exact: true })).toBeVisible();
-  await page.screenshot({ path: '/tmp/vellum-team/shots/import-refresh-other-person.png' });
+  await page.screenshot({ path: 'test-results/shots/import-refresh-other-person.png' });
 
   // The owner in a second tab runs an import from its Import dialog: that tab and the first one show it.
   const second = await page.context().newPage();
@@ -61,5 +61,5 @@ test('import refresh: imports by another person, in another tab and in this tab 
   await expect(tiles).toHaveCount(3, { timeout: 30_000 });
   await expect(dataTab).toContainText('3');
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-  await page.screenshot({ path: '/tmp/vellum-team/shots/import-refresh-other-tab.png' });
+  await page.screenshot({ path: 'test-results/shots/import-refresh-other-tab.png' });
 });

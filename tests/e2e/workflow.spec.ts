@@ -2,13 +2,13 @@
 // the annotator presses Start working, draws and submits; the reviewer rejects with an issue
 // pinned on the shape; the annotator sees the issue, fixes the shape, resolves the issues and
 // submits again; the reviewer accepts, and the image shows Done in both Data tabs. Screenshots at
-// 1440 x 900 of the queue (My work), the review bar and the issues panel go to /tmp/vellum-team/shots.
+// 1440 x 900 of the queue (My work), the review bar and the issues panel go to test-results/shots.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, pixelAt, scenePng, uploadImages, waitUntilSaved } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
-const SHOTS = '/tmp/vellum-team/shots';
+const SHOTS = 'test-results/shots';
 const IMAGE = 'crossing.png';
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#F07575' }];
 
