@@ -183,12 +183,12 @@ export const AnnotationStatusRequest = z.union([
   z.object({ image_id: uuid('image_id'), project_id: uuid('project_id'), cycle: z.literal(true) }).strict(),
 ]);
 
-export const ANNOTATION_KINDS = ['box', 'polygon', 'polyline', 'keypoint', 'segmentation'] as const;
+export const ANNOTATION_KINDS = ['box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'skeleton'] as const;
 
 export const AnnotationStatsResponse = z.object({
   project_id: z.string(),
   total_annotations: z.number().int(),
-  by_type: z.object({ box: z.number().int(), polygon: z.number().int(), polyline: z.number().int(), keypoint: z.number().int(), segmentation: z.number().int() }),
+  by_type: z.object({ box: z.number().int(), polygon: z.number().int(), polyline: z.number().int(), keypoint: z.number().int(), segmentation: z.number().int(), skeleton: z.number().int() }),
   by_class: z.record(z.string(), z.number().int()),
   /** How many of those images have at least one shape of each class (issue 32: the Data tab's class panel). */
   images_by_class: z.record(z.string(), z.number().int()),

@@ -15,7 +15,7 @@
 export const COLUMNS_FORMAT = 'columns-1';
 
 /** Kinds in a block's `k` column. */
-const BOX = 0, POLYGON = 1, POLYLINE = 2, KEYPOINT = 3, WHOLE = 9;
+const BOX = 0, POLYGON = 1, POLYLINE = 2, KEYPOINT = 3, SKELETON = 4, WHOLE = 9;
 
 export interface ColumnBlock {
   /** Coordinates are integers divided by this. */
@@ -24,14 +24,16 @@ export interface ColumnBlock {
   /** The block's class names; `nx` holds each shape's index into them. */
   names: string[];
   nx: number[];
-  /** Per shape: 0 box, 1 polygon, 2 polyline, 3 keypoint, 9 whole (the annotation is its `rest`). */
+  /** Per shape: 0 box, 1 polygon, 2 polyline, 3 keypoint, 4 skeleton, 9 whole (the annotation is its `rest`). */
   k: number[];
   /** Per shape but WHOLE: x, y, w, h of the bounding box, scaled. */
   bb: number[];
-  /** Per polygon: points of the path, then 0 (no holes key) or holes + 1, then each hole's points; per polyline: points. */
+  /** Per polygon: points of the path, then 0 (no holes key) or holes + 1, then each hole's points; per polyline and skeleton: points. */
   len: number[];
-  /** Points of every ring, scaled and delta-coded from the box's corner, then from the point before; a keypoint is one point. */
+  /** Points of every ring, scaled and delta-coded from the box's corner, then from the point before; a keypoint is one point; a skeleton's points as a ring. */
   d: number[];
+  /** Each skeleton point's `v` (0, 1 or 2), in order; left out of a block without skeletons. */
+  v?: number[];
   /** Per shape: the keys not held above (attributes, metadata, ...) or 0 when there are none; the whole annotation for WHOLE. */
   rest: (Record<string, unknown> | 0)[];
 }
@@ -40,7 +42,7 @@ type Annotation = Record<string, unknown>;
 type Point = [number, number];
 
 const SCALES = [1, 10, 100, 1000];
-const HANDLED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint']);
+const HANDLED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'points']);
 
 const fits = (v: unknown, s: number): v is number => typeof v === 'number' && Math.abs(v) < 1e12 && Math.round(v * s) / s === v;
 
@@ -60,7 +62,7 @@ function coordinatesOf(a: Annotation): number[] | null {
   const b = a.bounding_box;
   if (!onlyKeys(b, ['x', 'y', 'w', 'h']) || Object.keys(b).length !== 4) return null;
   const out = [b.x, b.y, b.w, b.h] as unknown[];
-  const shapes = ['polygon', 'polyline', 'keypoint', 'segmentation'].filter((k) => a[k] !== undefined);
+  const shapes = ['polygon', 'polyline', 'keypoint', 'segmentation', 'points'].filter((k) => a[k] !== undefined);
   if (shapes.length > 1 || shapes[0] === 'segmentation') return null;
   const rings: unknown[] = [];
   if (a.polygon !== undefined) {
@@ -79,6 +81,12 @@ function coordinatesOf(a: Annotation): number[] | null {
     const p = a.keypoint;
     if (!onlyKeys(p, ['x', 'y']) || Object.keys(p).length !== 2) return null;
     out.push(p.x, p.y);
+  } else if (a.points !== undefined) {
+    if (!Array.isArray(a.points)) return null;
+    for (const p of a.points as unknown[]) {
+      if (!onlyKeys(p, ['x', 'y', 'v']) || Object.keys(p).length !== 3 || (p.v !== 0 && p.v !== 1 && p.v !== 2)) return null;
+      out.push(p.x, p.y);
+    }
   }
   for (const ring of rings) {
     if (!Array.isArray(ring)) return null;
@@ -145,6 +153,13 @@ export function encodeBlock(annotations: readonly Annotation[]): ColumnBlock {
       const p = a.keypoint as { x: number; y: number };
       block.k.push(KEYPOINT);
       block.d.push(q(p.x) - ox, q(p.y) - oy);
+    } else if (a.points !== undefined) {
+      const points = a.points as { x: number; y: number; v: number }[];
+      block.k.push(SKELETON);
+      block.len.push(points.length);
+      ring(points.map((p) => [p.x, p.y]));
+      block.v ??= [];
+      for (const p of points) block.v.push(p.v);
     } else {
       block.k.push(BOX);
     }
@@ -164,7 +179,7 @@ export function encodeBlock(annotations: readonly Annotation[]): ColumnBlock {
 export function decodeBlock(block: ColumnBlock): Annotation[] {
   const { s } = block;
   const out: Annotation[] = [];
-  let bi = 0, li = 0, di = 0;
+  let bi = 0, li = 0, di = 0, vi = 0;
   for (let i = 0; i < block.k.length; i++) {
     const kind = block.k[i]!;
     const rest = block.rest[i]!;
@@ -196,6 +211,8 @@ export function decodeBlock(block: ColumnBlock): Annotation[] {
       a.polyline = { path: ring(block.len[li++]!) };
     } else if (kind === KEYPOINT) {
       a.keypoint = { x: (ox + block.d[di++]!) / s, y: (oy + block.d[di++]!) / s };
+    } else if (kind === SKELETON) {
+      a.points = ring(block.len[li++]!).map(([x, y]) => ({ x, y, v: block.v![vi++]! }));
     }
     // Defined, not assigned: an own `__proto__` key stays a key (Object.assign would set the prototype).
     if (rest !== 0) for (const key of Object.keys(rest)) Object.defineProperty(a, key, { value: rest[key], enumerable: true, writable: true, configurable: true });

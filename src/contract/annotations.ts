@@ -3,7 +3,9 @@
 // lives in src/engine/model/convert.ts).
 //
 // One shape key per annotation: `bounding_box` alone means a box; otherwise exactly one of
-// polygon / polyline / keypoint / segmentation sits beside the bounding box.
+// polygon / polyline / keypoint / segmentation / points (a keypoint skeleton, issue 33) sits
+// beside the bounding box. A skeleton may be sent without its box: the server derives it
+// (withDerivedBoxes in ./skeleton.ts) before it validates and stores, so a stored one always has it.
 import { z } from 'zod';
 import { StoredJson, checkStorable, storedText } from './text';
 import { stringToCounts } from './rle';
@@ -38,6 +40,29 @@ export type StoredPolyline = z.infer<typeof StoredPolyline>;
 
 export const StoredKeypoint = z.object({ x: Coord, y: Coord });
 export type StoredKeypoint = z.infer<typeof StoredKeypoint>;
+
+/** A skeleton point's `v`, as COCO's: 0 not labelled (x and y are then 0), 1 labelled but occluded, 2 visible. */
+export const POINT_MISSING = 0;
+export const POINT_OCCLUDED = 1;
+export const POINT_VISIBLE = 2;
+export type PointVisibility = 0 | 1 | 2;
+/** Points of one skeleton instance (the class's named points, in order). */
+export const MAX_INSTANCE_POINTS = 1000;
+
+export const StoredSkeletonPoint = z
+  .object({
+    x: Coord,
+    y: Coord,
+    v: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'A point\'s v must be 0 (not labelled), 1 (occluded) or 2 (visible)' }),
+  })
+  .refine((p) => p.v !== POINT_MISSING || (p.x === 0 && p.y === 0), 'A point that is not labelled (v 0) has x and y 0');
+export type StoredSkeletonPoint = z.infer<typeof StoredSkeletonPoint>;
+
+/** A skeleton instance's points: one {x, y, v} per named point of its class, in the class's order. */
+export const StoredSkeletonPoints = z
+  .array(StoredSkeletonPoint)
+  .min(1, 'A skeleton needs at least 1 point')
+  .max(MAX_INSTANCE_POINTS, `A skeleton has at most ${MAX_INSTANCE_POINTS} points`);
 
 /** pycocotools' compressed counts use ASCII 48..111 only. */
 const COMPRESSED_RLE_RE = /^[0-o]*$/;
@@ -89,7 +114,7 @@ export type StoredSegmentation = z.infer<typeof StoredSegmentation>;
 export const StoredAttributes = z.array(StoredJson);
 export type StoredAttributes = z.infer<typeof StoredAttributes>;
 
-export const SHAPE_KEYS = ['polygon', 'polyline', 'keypoint', 'segmentation'] as const;
+export const SHAPE_KEYS = ['polygon', 'polyline', 'keypoint', 'segmentation', 'points'] as const;
 
 // Limits on what a client chooses in an annotation (issue 30). A save over one is refused with
 // 400 naming the key (src/contract/annotation-check.ts checks them, without recursion, before the
@@ -124,6 +149,7 @@ export const StoredAnnotation = z
     polyline: StoredPolyline.optional(),
     keypoint: StoredKeypoint.optional(),
     segmentation: StoredSegmentation.optional(),
+    points: StoredSkeletonPoints.optional(),
     attributes: StoredAttributes.optional(),
   })
   .superRefine((a, ctx) => {
@@ -144,8 +170,8 @@ export const StoredAnnotations = z.array(StoredAnnotation).superRefine((list, ct
   });
 });
 
-/** The shape kind a stored annotation represents ("bounding_box means box"). */
-export function storedKind(a: StoredAnnotation): 'box' | ShapeKey {
-  for (const k of SHAPE_KEYS) if (a[k] !== undefined) return k;
+/** The shape kind a stored annotation represents ("bounding_box means box"; `points` a skeleton). */
+export function storedKind(a: StoredAnnotation): 'box' | 'skeleton' | Exclude<ShapeKey, 'points'> {
+  for (const k of SHAPE_KEYS) if (a[k] !== undefined) return k === 'points' ? 'skeleton' : k;
   return 'box';
 }

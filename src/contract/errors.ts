@@ -53,6 +53,7 @@ export const API_ERRORS = {
   invalid_move: { status: 400, message: 'Invalid move' },
   invalid_point: { status: 400, message: 'Invalid point' },
   invalid_polygon: { status: 400, message: 'Invalid polygon' },
+  invalid_skeleton: { status: 400, message: 'The skeleton does not fit its class' },
   invalid_split: { status: 400, message: 'Invalid split' },
   invalid_transition: { status: 409, message: 'The image is not in a stage that allows this' },
   invalid_token: { status: 400, message: 'The signed URL token is invalid' },

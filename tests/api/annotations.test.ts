@@ -469,7 +469,7 @@ describe('stats', () => {
     expect(res.body).toEqual({
       project_id: p.id,
       total_annotations: 8,
-      by_type: { box: 3, polygon: 1, polyline: 1, keypoint: 1, segmentation: 2 },
+      by_type: { box: 3, polygon: 1, polyline: 1, keypoint: 1, segmentation: 2, skeleton: 0 },
       by_class: { car: 3, road: 2, lane: 1, head: 2 },
       images_by_class: { car: 2, road: 1, lane: 1, head: 2 },
       images_with_annotations: 2,

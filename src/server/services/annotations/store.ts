@@ -47,6 +47,7 @@ export function kindOf(a: Record<string, unknown>): AnnotationKind {
   if (a.polyline != null) return 'polyline';
   if (a.keypoint != null) return 'keypoint';
   if (a.segmentation != null) return 'segmentation';
+  if (a.points != null) return 'skeleton';
   return 'box';
 }
 

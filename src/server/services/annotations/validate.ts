@@ -1,9 +1,11 @@
-// The checks of annotations before they are stored: the shape rules (contract/annotation-check.ts)
-// and the class attributes (contract/annotations-attributes.ts).
+// The checks of annotations before they are stored: the shape rules (contract/annotation-check.ts),
+// skeletons against their class (contract/skeleton.ts: a skeleton sent without its box gets the
+// box of its points first) and the class attributes (contract/annotations-attributes.ts).
 import { errors } from '../../errors';
 import { findAnnotationProblem } from '../../../contract/annotation-check';
 import { findAttributeProblem, type HeldAttributes } from '../../../contract/annotations-attributes';
 import type { ProjectClass } from '../../../contract/projects';
+import { findSkeletonProblem, withDerivedBoxes, type SkeletonClassLike } from '../../../contract/skeleton';
 import { storedTexts, type Conn } from './store';
 
 /**
@@ -13,10 +15,13 @@ import { storedTexts, type Conn } from './store';
  */
 export function validateAnnotations(raw: unknown[], classes: readonly ProjectClass[] | ReadonlySet<string>): void {
   const names = classes instanceof Set ? (classes as ReadonlySet<string>) : new Set((classes as readonly ProjectClass[]).map((c) => c.name));
+  withDerivedBoxes(raw);
   const problem = findAnnotationProblem(raw, names);
   if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
   if (classes instanceof Set) return;
-  const attr = findAttributeProblem(raw, new Map((classes as readonly ProjectClass[]).map((c) => [c.name, c])));
+  const byName = new Map((classes as readonly ProjectClass[]).map((c) => [c.name, c]));
+  throwSkeletonProblem(raw, byName);
+  const attr = findAttributeProblem(raw, byName);
   if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
 }
 
@@ -29,8 +34,10 @@ export function validateAnnotations(raw: unknown[], classes: readonly ProjectCla
 export async function validateForImage(db: Conn, imageId: string, raw: unknown[], classes: readonly ProjectClass[]): Promise<void> {
   const byName = new Map(classes.map((c) => [c.name, c]));
   const names = new Set(byName.keys());
+  withDerivedBoxes(raw);
   const problem = findAnnotationProblem(raw, names);
   if (problem) throw errors.badRequest(problem.message, problem.code, { index: problem.index });
+  throwSkeletonProblem(raw, byName);
   if (!findAttributeProblem(raw, byName)) return;
   const ids = raw.map((a) => (a as { id: string }).id);
   const previous = new Map<string, HeldAttributes>();
@@ -40,4 +47,10 @@ export async function validateForImage(db: Conn, imageId: string, raw: unknown[]
   }
   const attr = findAttributeProblem(raw, byName, previous);
   if (attr) throw errors.badRequest(attr.message, 'invalid_annotation', { index: attr.index, attribute: attr.attribute });
+}
+
+/** 400 `invalid_skeleton` naming the first annotation that does not fit its class as a skeleton. */
+function throwSkeletonProblem(raw: unknown[], byName: ReadonlyMap<string, ProjectClass>): void {
+  const problem = findSkeletonProblem(raw, byName as ReadonlyMap<string, SkeletonClassLike>);
+  if (problem) throw errors.badRequest(problem.message, 'invalid_skeleton', { index: problem.index });
 }
