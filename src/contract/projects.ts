@@ -1,5 +1,6 @@
 // Projects and their classes (spec sections 3 and 7, "Projects and usage").
 import { z } from 'zod';
+import { sameJson } from './json';
 import { storedText } from './text';
 
 export const ANNOTATION_TYPES = ['box', 'polygon', 'polyline', 'keypoint'] as const;
@@ -202,10 +203,48 @@ export function defaultAttributes(cls: { attributes?: readonly AttributeDefiniti
 export const MAX_CLASS_KEYPOINTS = 1000;
 export const MAX_KEYPOINT_NAME = 100;
 
+// --- classes for every tool (issue 33 section 3) and skeleton classes (section 4).
+
+/** The tools a class may be limited to. A class without `tools` may be drawn with any of them. */
+export const CLASS_TOOLS = ['box', 'polygon', 'polyline', 'keypoint', 'mask'] as const;
+export const ClassTool = z.enum(CLASS_TOOLS);
+export type ClassTool = z.infer<typeof ClassTool>;
+
+/** The tools a class made for one shape type (before migration 0016) keeps: its type, and masks for a polygon class (masks lived under polygon classes). */
+export function toolsOfType(type: AnnotationType): ClassTool[] {
+  return type === 'polygon' ? ['polygon', 'mask'] : [type];
+}
+
+export const MAX_SKELETON_POINTS = 100;
+export const MAX_SKELETON_EDGES = 500;
+
+/** A skeleton's named points in order, and its edges as 0-based index pairs into `points` (COCO's skeleton is 1-based: the formats convert). */
+export const SkeletonDefinition = z
+  .object({
+    points: z
+      .array(storedText(z.string().trim().max(MAX_KEYPOINT_NAME, `A point name must be at most ${MAX_KEYPOINT_NAME} characters`), 'A point name'))
+      .max(MAX_SKELETON_POINTS, `A skeleton has at most ${MAX_SKELETON_POINTS} points`),
+    edges: z.array(z.tuple([z.number().int(), z.number().int()])).max(MAX_SKELETON_EDGES, `A skeleton has at most ${MAX_SKELETON_EDGES} edges`),
+  })
+  .strict();
+export type SkeletonDefinition = z.infer<typeof SkeletonDefinition>;
+
+/**
+ * One class as the API takes it. `tools` limits the tools that draw it (absent: every tool).
+ * `type` is the older form, a class tied to one shape type: it still works and means
+ * `toolsOfType(type)`; projects keep it on classes that are still exactly that (normalizeClass).
+ * `kind: 'skeleton'` with `skeleton` makes a keypoint skeleton class, drawn as one instance.
+ * The list's rules (unique names, skeleton indices) are in classListProblem, which the server
+ * answers with its own codes (src/contract/errors.ts) rather than as a schema failure.
+ */
 export const ProjectClass = z.object({
   name: storedText(z.string().trim().min(1, 'Class name is required').max(100, 'Class name must be at most 100 characters'), 'Class name'),
-  type: AnnotationType,
+  /** The older one-type form: read classTools(), never this. */
+  type: AnnotationType.optional(),
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must look like #rrggbb'),
+  tools: z.array(ClassTool).max(CLASS_TOOLS.length * 2).optional(),
+  kind: z.literal('skeleton').optional(),
+  skeleton: SkeletonDefinition.optional(),
   /** Attribute definitions (issue 19). A class with none keeps free-form annotation attributes. */
   attributes: z
     .array(AttributeDefinition)
@@ -230,17 +269,128 @@ export const ProjectClass = z.object({
 });
 export type ProjectClass = z.infer<typeof ProjectClass>;
 
+/** The tools that may draw `c`: a skeleton class the keypoint tool, else its `tools`, else its older `type`'s, else every tool. */
+export function classTools(c: Pick<ProjectClass, 'tools' | 'type' | 'kind'>): ClassTool[] {
+  if (c.kind === 'skeleton') return ['keypoint'];
+  if (c.tools) return CLASS_TOOLS.filter((t) => c.tools!.includes(t));
+  if (c.type) return toolsOfType(c.type);
+  return [...CLASS_TOOLS];
+}
+
+export function classAllowsTool(c: Pick<ProjectClass, 'tools' | 'type' | 'kind'>, tool: ClassTool): boolean {
+  return classTools(c).includes(tool);
+}
+
+/**
+ * The stored form of a class: `tools` written out (from `type` when only that was given, in
+ * CLASS_TOOLS order, once each), `type` kept only while the tools are still exactly its own (so
+ * older readers of `type` stay right), a skeleton class without `tools` or `type`.
+ */
+export function normalizeClass(c: ProjectClass): ProjectClass {
+  const { type, tools: _tools, ...rest } = c;
+  if (c.kind === 'skeleton') return rest;
+  if (!c.tools && !type) return rest;
+  const tools = classTools(c);
+  const keepType = type !== undefined && sameJson(tools, toolsOfType(type));
+  return { ...rest, ...(keepType ? { type } : {}), tools };
+}
+
+export type ClassListCode =
+  | 'class_name_taken'
+  | 'class_tools_empty'
+  | 'skeleton_required'
+  | 'skeleton_points_invalid'
+  | 'skeleton_duplicate_point'
+  | 'skeleton_edge_invalid'
+  | 'skeleton_duplicate_edge';
+
+export interface ClassListProblem {
+  code: ClassListCode;
+  message: string;
+  /** The class's index in the list. */
+  index: number;
+}
+
+function skeletonProblem(c: ProjectClass, index: number): ClassListProblem | null {
+  const problem = (code: ClassListCode, message: string): ClassListProblem => ({ code, message: `Class "${c.name}": ${message}`, index });
+  if ((c.kind === 'skeleton') !== (c.skeleton !== undefined)) return problem('skeleton_required', c.kind === 'skeleton' ? 'a skeleton class needs its skeleton (points and edges)' : 'only a class of kind "skeleton" has a skeleton');
+  if (!c.skeleton) return null;
+  const { points, edges } = c.skeleton;
+  if (points.length === 0) return problem('skeleton_points_invalid', 'a skeleton needs at least one point');
+  const names = new Set<string>();
+  for (const [i, p] of points.entries()) {
+    if (!p) return problem('skeleton_points_invalid', `point ${i + 1} has no name`);
+    if (names.has(p.toLowerCase())) return problem('skeleton_duplicate_point', `the point "${p}" appears twice`);
+    names.add(p.toLowerCase());
+  }
+  const seen = new Set<string>();
+  for (const [a, b] of edges) {
+    if (a < 0 || b < 0 || a >= points.length || b >= points.length) return problem('skeleton_edge_invalid', `the edge [${a}, ${b}] names a point that does not exist (points are numbered 0 to ${points.length - 1})`);
+    if (a === b) return problem('skeleton_edge_invalid', `the edge [${a}, ${b}] joins a point to itself`);
+    const key = a < b ? `${a}-${b}` : `${b}-${a}`;
+    if (seen.has(key)) return problem('skeleton_duplicate_edge', `the edge between "${points[a]}" and "${points[b]}" appears twice`);
+    seen.add(key);
+  }
+  return null;
+}
+
+/** The first rule a project's class list breaks, as a code and a message a person can act on, or null. */
+export function classListProblem(classes: readonly ProjectClass[]): ClassListProblem | null {
+  const seen = new Map<string, ProjectClass>();
+  for (const [index, c] of classes.entries()) {
+    const key = c.name.trim().toLowerCase();
+    const earlier = seen.get(key);
+    if (earlier) {
+      return { code: 'class_name_taken', index, message: `There is already a class named "${earlier.name}". Class names are unique whatever the tools: one class can be drawn with several tools (widen its tools instead).` };
+    }
+    seen.set(key, c);
+    if (c.tools && c.tools.length === 0 && c.kind !== 'skeleton') return { code: 'class_tools_empty', index, message: `Class "${c.name}" needs at least one tool (leave tools out to allow every tool)` };
+    const skeleton = skeletonProblem(c, index);
+    if (skeleton) return skeleton;
+  }
+  return null;
+}
+
+function isLegacyOnly(c: ProjectClass): boolean {
+  return c.type !== undefined && c.tools === undefined && c.kind === undefined && c.skeleton === undefined;
+}
+
+/**
+ * A project's classes in their stored form (normalizeClass). An older client that lists one name
+ * under two shape types (`person` as box and as polygon, refused before issue 33) gets one class
+ * drawable with both: entries given with `type` alone, of another type, with the same attributes
+ * merge into the first one (its colour stays). The same name twice with one type is a duplicate. Anything else keeps its place for classListProblem to judge.
+ */
+export function normalizeClassList(classes: readonly ProjectClass[]): ProjectClass[] {
+  const out: ProjectClass[] = [];
+  const legacyAt = new Map<string, number>();
+  for (const c of classes) {
+    const key = c.name.trim().toLowerCase();
+    const at = legacyAt.get(key);
+    const earlierTools = at === undefined ? [] : classTools(out[at]!);
+    const widens = isLegacyOnly(c) && toolsOfType(c.type!).some((t) => !earlierTools.includes(t));
+    if (at !== undefined && widens && sameJson(out[at]!.attributes ?? [], c.attributes ?? []) && sameJson(out[at]!.keypoints ?? [], c.keypoints ?? [])) {
+      const merged = new Set([...earlierTools, ...toolsOfType(c.type!)]);
+      out[at] = normalizeClass({ ...out[at]!, type: undefined, tools: CLASS_TOOLS.filter((t) => merged.has(t)) });
+      continue;
+    }
+    if (isLegacyOnly(c) && !legacyAt.has(key)) legacyAt.set(key, out.length);
+    out.push(normalizeClass(c));
+  }
+  return out;
+}
+
+/** A class list under the project's rules, for code that checks a whole list at once (the importer); the HTTP routes take ProjectClassList and the service answers classListProblem's codes. */
 export const ProjectClasses = z
   .array(ProjectClass)
   .max(1000)
   .superRefine((classes, ctx) => {
-    const seen = new Set<string>();
-    classes.forEach((c, i) => {
-      const key = c.name.trim().toLowerCase();
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: `Class names must be unique ("${c.name}" appears twice)`, path: [i, 'name'] });
-      seen.add(key);
-    });
+    const problem = classListProblem(classes);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: [problem.index, 'name'] });
   });
+
+/** The class list a request carries: each class's shape; the list's rules are checked by the server (classListProblem). */
+export const ProjectClassList = z.array(ProjectClass).max(1000, 'A project has at most 1000 classes');
 
 export const PreviewImage = z.object({ id: z.string(), filename: z.string(), thumbnail_url: z.string().nullable() });
 
@@ -276,14 +426,14 @@ export const CreateProjectRequest = z.object({
   name: ProjectName,
   description: ProjectDescription.nullish(),
   annotation_types: z.array(AnnotationType).min(1).default(['box']),
-  classes: ProjectClasses.default([]),
+  classes: ProjectClassList.default([]),
 });
 
 export const UpdateProjectRequest = z
   .object({
     name: ProjectName.optional(),
     description: ProjectDescription.nullable().optional(),
-    classes: ProjectClasses.optional(),
+    classes: ProjectClassList.optional(),
     annotation_types: z.array(AnnotationType).min(1).optional(),
   })
   .strict();

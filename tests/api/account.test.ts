@@ -155,7 +155,7 @@ describe('projects', () => {
       for await (const c of body) chunks.push(c as Buffer);
       return JSON.parse(Buffer.concat(chunks).toString('utf8'));
     };
-    expect((await readConfig('Street scenes')).classes).toEqual([{ name: 'car', type: 'box', color: '#FFADAD' }]);
+    expect((await readConfig('Street scenes')).classes).toEqual([{ name: 'car', type: 'box', tools: ['box'], color: '#FFADAD' }]);
 
     const list = await api(server.url, 'GET', `/api/v1/projects/organization/${user.org.id}`, { token: user.token });
     expect(list.body.projects.map((p: { id: string }) => p.id)).toEqual([project.id]);
@@ -163,8 +163,10 @@ describe('projects', () => {
     const classes = [{ name: 'car', type: 'box', color: '#FFADAD' }, { name: 'road', type: 'polygon', color: '#CAFFBF' }];
     const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: user.token, body: { classes } });
     expect(patch.status).toBe(200);
-    expect(patch.body.project.classes).toEqual(classes);
-    expect((await readConfig('Street scenes')).classes).toEqual(classes);
+    // A class given with type alone reads back with its type's tools (issue 33; a polygon class also draws masks).
+    const stored = [{ ...classes[0], tools: ['box'] }, { ...classes[1], tools: ['polygon', 'mask'] }];
+    expect(patch.body.project.classes).toEqual(stored);
+    expect((await readConfig('Street scenes')).classes).toEqual(stored);
 
     const dup = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: user.token, body: { classes: [classes[0], { ...classes[0], color: '#000000' }] } });
     expect(dup.status).toBe(400);

@@ -53,7 +53,7 @@ describe('attribute definitions on classes', () => {
   it('are stored with the class and returned', async () => {
     const res = await api(server.url, 'GET', `/api/v1/projects/${project.id}`, { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body.project.classes).toEqual([CAR, TREE]);
+    expect(res.body.project.classes).toEqual([{ ...CAR, tools: ['box'] }, { ...TREE, tools: ['polygon', 'mask'] }]);
   });
 
   it.each([
@@ -74,7 +74,7 @@ describe('attribute definitions on classes', () => {
     if (typeof message === 'string') expect(res.body.error).toContain(message);
     else expect(res.body.error).toMatch(message);
     const after = await api(server.url, 'GET', `/api/v1/projects/${project.id}`, { token: owner.token });
-    expect(after.body.project.classes).toEqual([CAR, TREE]);
+    expect(after.body.project.classes).toEqual([{ ...CAR, tools: ['box'] }, { ...TREE, tools: ['polygon', 'mask'] }]);
   });
 });
 
@@ -198,7 +198,7 @@ describe('export and import', () => {
     const job = await importFile(server, owner.token, target.id, 'Attributes_vellum.zip', await zip.generateAsync({ type: 'nodebuffer' }), { format: 'vellum' });
     expect(job.status, job.error).toBe('done');
     const p = await api(server.url, 'GET', `/api/v1/projects/${target.id}`, { token: owner.token });
-    expect(p.body.project.classes).toEqual([CAR, TREE]);
+    expect(p.body.project.classes).toEqual([{ ...CAR, tools: ['box'] }, { ...TREE, tools: ['polygon', 'mask'] }]);
     const imgs = await api(server.url, 'GET', `/api/v1/projects/${target.id}/images`, { token: owner.token });
     expect(await load(imgs.body.images[0].id)).toEqual([car]);
   });

@@ -140,7 +140,7 @@ export class ToolsAndClasses {
 
   /** The class for new shapes of the current tool (Auto-Annotate's is kept per project). */
   setToolClass(cls: ProjectClass): void {
-    this.lastClassByType.set(cls.type, cls.name);
+    if (cls.type) this.lastClassByType.set(cls.type, cls.name);
     this.editor.setActiveClass(cls.name);
     if (this.state.tool === 'auto' && cls.type === 'polygon') {
       writeStorage(autoClassKey(this.context().projectId), cls.name);
@@ -194,7 +194,7 @@ export class ToolsAndClasses {
     try {
       const res = await this.updateClasses(projectId, [...classes, c]);
       for (const fn of [...this.projectListeners]) fn(res.project);
-      this.lastClassByType.set(c.type, c.name);
+      if (c.type) this.lastClassByType.set(c.type, c.name);
       if (tool === 'select') this.relabel(this.selectedAnnotations(), c);
       else if (TOOL_CLASS_TYPE[tool] === c.type) this.setToolClass(c);
       this.tell(`Class '${c.name}' added`, 'success', MESSAGE_MS);
@@ -229,7 +229,7 @@ export class ToolsAndClasses {
     if (this.context().readOnly || shapes.length === 0) return;
     const { ids, misfits } = relabelPlan(shapes, cls);
     if (ids.length > 0) this.editor.execute('set-class', { ids, class: cls.name });
-    if (misfits > 0) this.tell(`${misfits} annotation(s) left as they are: '${cls.name}' is a ${TYPE_NAMES[cls.type].toLowerCase()} class`, 'neutral', MESSAGE_MS);
+    if (misfits > 0) this.tell(`${misfits} annotation(s) left as they are: '${cls.name}' is a ${TYPE_NAMES[cls.type ?? 'box'].toLowerCase()} class`, 'neutral', MESSAGE_MS);
   }
 
   /** A row's class menu: one shape relabelled (one undo step). */

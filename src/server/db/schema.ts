@@ -115,8 +115,14 @@ export const organizationMembers = pgTable(
 
 export interface ProjectClass {
   name: string;
-  type: 'box' | 'polygon' | 'polyline' | 'keypoint';
+  /** The older one-type form, kept while `tools` is exactly its own (contract/projects.ts normalizeClass; migration 0016). */
+  type?: 'box' | 'polygon' | 'polyline' | 'keypoint';
   color: string;
+  /** The tools that may draw the class; absent: every tool (issue 33; contract/projects.ts classTools). */
+  tools?: ('box' | 'polygon' | 'polyline' | 'keypoint' | 'mask')[];
+  /** A keypoint skeleton class: its points in order and 0-based edges (issue 33). */
+  kind?: 'skeleton';
+  skeleton?: { points: string[]; edges: [number, number][] };
   /** Attribute definitions (issue 19; contract/projects.ts AttributeDefinition). Stored in the classes JSON, no migration. */
   attributes?: {
     name: string;

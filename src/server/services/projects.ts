@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { images, organizations, projects, type ProjectClass } from '../db/schema';
-import type { Project } from '../../contract/projects';
+import { classListProblem, normalizeClassList, type Project, type ProjectClass as ClassInput } from '../../contract/projects';
+import { errors } from '../errors';
 import { projectFor, requireMember } from './access';
 import { previewKey } from './stored-objects';
 
@@ -46,13 +47,25 @@ async function bucketOf(ctx: AppContext, orgId: string): Promise<string | null> 
 async function writeConfigFile(ctx: AppContext, p: ProjectRow, previous?: ProjectRow): Promise<void> {
   const bucket = await bucketOf(ctx, p.organizationId);
   if (!bucket) return;
-  const body = JSON.stringify({ kind: 'config', project: { id: p.id, name: p.name }, classes: p.classes.map(({ name, type, color, attributes }) => ({ name, type, color, ...(attributes?.length ? { attributes } : {}) })) }, null, 2);
+  const body = JSON.stringify({ kind: 'config', project: { id: p.id, name: p.name }, classes: p.classes.map(({ name, type, tools, kind, skeleton, color, attributes }) => ({ name, ...(type ? { type } : {}), ...(tools ? { tools } : {}), ...(kind ? { kind, skeleton } : {}), color, ...(attributes?.length ? { attributes } : {}) })) }, null, 2);
   try {
     await ctx.storage.put(bucket, configFileKey(p), Buffer.from(body), { contentType: 'application/json' });
     if (previous && configFileKey(previous) !== configFileKey(p)) await ctx.storage.delete(bucket, configFileKey(previous));
   } catch (err) {
     ctx.log.warn({ err, projectId: p.id }, 'could not write the project config file');
   }
+}
+
+/**
+ * A request's class list in its stored form (`type` read as tools, an older client's one name under
+ * two types merged into one class), or a 400 with the rule it breaks (names unique whatever the
+ * tools, at least one tool, a skeleton's points and edges) in words a person can act on.
+ */
+export function checkedClasses(classes: readonly ClassInput[]): ProjectClass[] {
+  const normalized = normalizeClassList(classes);
+  const problem = classListProblem(normalized);
+  if (problem) throw errors.badRequest(problem.message, problem.code, { class_index: problem.index });
+  return normalized;
 }
 
 /** Up to 3 latest images of each project, newest first, with signed preview URLs. A LATERAL look-up
@@ -101,9 +114,10 @@ export async function getProject(ctx: AppContext, userId: string, projectId: str
 export async function createProject(
   ctx: AppContext,
   userId: string,
-  input: { organization_id: string; name: string; description?: string | null; annotation_types: string[]; classes: ProjectClass[] },
+  input: { organization_id: string; name: string; description?: string | null; annotation_types: string[]; classes: ClassInput[] },
 ): Promise<Project> {
   await requireMember(ctx.db, userId, input.organization_id, 'project.create');
+  const classes = checkedClasses(input.classes);
   const id = randomUUID();
   const [row] = await ctx.db
     .insert(projects)
@@ -113,7 +127,7 @@ export async function createProject(
       name: input.name,
       description: input.description || null,
       gcsPath: `projects/${id}`,
-      classes: input.classes,
+      classes,
       annotationTypes: input.annotation_types,
       createdBy: userId,
     })
@@ -126,8 +140,9 @@ export async function updateProject(
   ctx: AppContext,
   userId: string,
   projectId: string,
-  patch: { name?: string; description?: string | null; classes?: ProjectClass[]; annotation_types?: string[] },
+  patch: { name?: string; description?: string | null; classes?: ClassInput[]; annotation_types?: string[] },
 ): Promise<Project> {
+  const classes = patch.classes === undefined ? undefined : checkedClasses(patch.classes);
   const touchesDetails = patch.name !== undefined || patch.description !== undefined || patch.annotation_types !== undefined;
   const before = await projectFor(ctx, userId, projectId, touchesDetails ? 'project.update' : 'classes.edit');
   if (touchesDetails && patch.classes) await requireMember(ctx.db, userId, before.organizationId, 'classes.edit', 'Project');
@@ -136,7 +151,7 @@ export async function updateProject(
     .set({
       ...(patch.name !== undefined && { name: patch.name }),
       ...(patch.description !== undefined && { description: patch.description || null }),
-      ...(patch.classes !== undefined && { classes: patch.classes }),
+      ...(classes !== undefined && { classes }),
       ...(patch.annotation_types !== undefined && { annotationTypes: patch.annotation_types }),
       updatedAt: new Date(),
     })

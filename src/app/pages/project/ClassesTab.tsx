@@ -217,7 +217,7 @@ export function ClassesTab({ project }: { project: Project }) {
                   <span className="tabular">{attributeCount(c)}</span>
                 </span>
               )}
-              <span className={styles.type}>{TYPE_LABELS[c.type]}</span>
+              <span className={styles.type}>{c.type ? TYPE_LABELS[c.type] : 'Any tool'}</span>
               <span className={`${styles.hex} tabular`}>{c.color.toUpperCase()}</span>
               {canEdit ? (
                 <div className={styles.actions}>
