@@ -132,6 +132,23 @@ export default tseslint.config(
     },
   },
   {
+    // The editor session is framework-free (issue 31 §2; src/app/README.md "May import"): no React,
+    // no page or component, and of the stores only the toasts and the roles' words. (A later block
+    // replaces the rule's options, so the SPA's own patterns are repeated.)
+    files: ['src/app/editor-session/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['react', 'react-dom', 'zustand', '@tanstack/react-query'].map((name) => ({ name, message: 'src/app/editor-session is framework-free: the screen reads it through pages/annotate/hooks.' })),
+        patterns: [
+          { group: ['**/server/**'], message: 'The SPA never imports server code; share through src/contract.' },
+          { group: ['**/engine/*', '!**/engine/index'], message: 'The SPA reaches the engine through src/engine/index.ts only.' },
+          { group: ['**/pages/**', '**/components/**', '**/layout/**'], message: 'src/app/editor-session never imports a page, a component or the layout.' },
+          { group: ['**/stores/*', '!**/stores/toast', '!**/stores/roles'], message: 'src/app/editor-session reads the role through a RoleSource (./access.ts), not the React-bound stores.' },
+        ],
+      }],
+    },
+  },
+  {
     // Small rooms (issue 16): functions up to 150 code lines, files up to 600. Tests are exempt.
     // assembly/ is AssemblyScript in .ts files, which the TypeScript parser reads (issue 31 §4).
     files: ['src/**/*.{ts,tsx}', 'assembly/**/*.ts'],

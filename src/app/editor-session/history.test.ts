@@ -13,6 +13,7 @@ import type { SaveManager } from '../sync/save';
 import { openImage } from './openImage';
 import { EditorSession, type AnnotationsApi } from './session';
 import { box, fakeClock, fakeEditor, fakeServer, harness, newIdb, settle, type FakeServer } from '../../../tests/support/saveTestkit';
+import { roleHolder } from '../../../tests/support/sessionTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const PROJECT = '00000000-0000-4000-8000-0000000000aa';
@@ -61,9 +62,11 @@ async function setup(opts: { saver?: SaveManager; clock?: ReturnType<typeof fake
   }
   const manager = opts.saver ?? harness(clock, server, newIdb()).manager;
   const told: string[] = [];
+  const role = roleHolder('annotator');
   const session = new EditorSession({
     projectId: PROJECT,
     orgId: 'org-1',
+    role,
     saver: manager,
     live: liveStandIn,
     segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('none')) },

@@ -6,6 +6,7 @@ import type { EditorAnnotation } from '../../engine';
 import type { LiveClient } from '../sync/live';
 import { EditorSession, type Tell } from './session';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
+import { roleHolder } from '../../../tests/support/sessionTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
 const OTHER = '00000000-0000-4000-8000-000000000002';
@@ -28,10 +29,12 @@ async function setup() {
   server.saveAs(OTHER, []);
   const { manager } = harness(clock, server, newIdb());
   const told: string[] = [];
+  const role = roleHolder('annotator');
   const recorded: { imageId: string; shapes: (EditorAnnotation | undefined)[] }[] = [];
   const session = new EditorSession({
     projectId: PROJECT,
     orgId: 'org-1',
+    role,
     saver: manager,
     live: liveStandIn,
     segmentation: { warmup: async () => ({}), health: async () => ({ status: 'healthy' }), process: async () => ({}), mask: async () => Promise.reject(new Error('no masks here')) },
@@ -55,7 +58,7 @@ async function setup() {
     for (let i = 0; i < 4; i++) await clock.advance(3000);
   };
   const savedIds = (imageId: string) => (server.doc(imageId).annotations as { id: string }[]).map((a) => a.id).sort();
-  return { clock, server, manager, session, editor, stop, open, settle, told, recorded, savedIds };
+  return { clock, server, manager, session, editor, role, stop, open, settle, told, recorded, savedIds };
 }
 
 describe('the editor session', () => {
@@ -128,7 +131,7 @@ describe('the editor session', () => {
     s.session.paste(IMG);
     expect(s.editor.getOrderedIds()).toHaveLength(2);
     expect(s.told.slice(1)).toEqual(['Copied 1 annotation(s)', 'Pasted 1 annotation(s)']);
-    s.session.setReadOnly(true);
+    s.role.set('viewer');
     s.session.paste(IMG);
     expect(s.session.removeAll()).toBe(0);
     expect(s.editor.getOrderedIds()).toHaveLength(2);

@@ -5,7 +5,8 @@
 // page is hidden, the History's preview and restore (./history.ts), Discard of recovered work,
 // and the commands on the document (undo, redo, copy, paste, hide, Tab's walk, Copy Previous,
 // Remove All; while an earlier version is shown, those that look act on it and those that edit
-// are refused with a word why). The editor screen creates one
+// are refused with a word why), and what the member's role allows (./access.ts: a role without
+// annotations.write gets a read-only editor and commands). The editor screen creates one
 // (pages/annotate/hooks/useEditorSession.ts), starts it while it is shown, and reads it.
 import type { Image } from '../../contract/images';
 import type { GetMaskResponse } from '../../contract/segmentation';
@@ -17,6 +18,7 @@ import { getLiveClient, type LiveClient } from '../sync/live';
 import { EditorSaveLink, getSaveManager, type MergeResult, type Overlap, type SaveManager } from '../sync/save';
 import { outlastedMessage, overlapAuthor, overlapMessages } from '../sync/save/overlap';
 import { toast, type ToastTone } from '../stores/toast';
+import { RoleAccess, type RoleSource } from './access';
 import { AutoAnnotateSession, type SegmentationApi } from './autoAnnotate';
 import { copyShapes, takePaste } from './clipboard';
 import { PREVIEW_REASON, VersionHistory, type VersionsApi } from './history';
@@ -33,6 +35,8 @@ export type Tell = (message: string, tone: ToastTone, ms: number) => void;
 export interface EditorSessionOptions {
   projectId: string;
   orgId: string;
+  /** The member's role in the project's organization, followed (src/app/stores/permissions.ts `memberRole`). */
+  role: RoleSource;
   /** The app's save manager by default (getSaveManager). */
   saver?: SaveManager;
   /** The tab's live client by default (getLiveClient). */
@@ -87,6 +91,8 @@ export class EditorSession {
   readonly link: EditorSaveLink;
   /** The History: an earlier version looked at, and restored. */
   readonly history: VersionHistory;
+  /** What the member's role allows here (read only, and why), as it changes. */
+  readonly access: RoleAccess;
   /**
    * The open image's document is in the editor (set as the screen renders, so it turns false the
    * moment another image is asked for): until then keys that act on the document wait, and so
@@ -95,7 +101,6 @@ export class EditorSession {
   documentReady = false;
   private readonly api: AnnotationsApi;
   private readonly tell: Tell;
-  private readOnly = false;
   private readonly record: typeof recordCreated;
   private gathering = false;
   private readonly gatheringListeners = new Set<() => void>();
@@ -111,6 +116,7 @@ export class EditorSession {
     this.tell = opts.tell ?? toast;
     this.record = opts.recordCreated ?? recordCreated;
     this.api = opts.annotations ?? annotationsApi;
+    this.access = new RoleAccess(opts.role);
     this.auto = new AutoAnnotateSession(opts.segmentation ?? segmentationOf(opts.orgId, opts.projectId));
     this.link = new EditorSaveLink(this.editor, this.saver, {
       ...opts.timers,
@@ -166,10 +172,20 @@ export class EditorSession {
     this.auto.dispose();
   }
 
-  /** A role without annotations.write: the engine refuses edits, and so do the commands. */
-  setReadOnly(on: boolean): void {
-    this.readOnly = on;
-    this.editor.setReadOnly(on);
+  /**
+   * The editor follows the member's role: read only (the engine refuses edits) while the role lacks
+   * annotations.write, from now until the function returned is called. The commands read the role
+   * themselves.
+   */
+  followRole(): () => void {
+    const apply = () => this.editor.setReadOnly(this.readOnly);
+    apply();
+    return this.access.subscribe(apply);
+  }
+
+  /** A role without annotations.write: the commands that edit do nothing. */
+  private get readOnly(): boolean {
+    return this.access.get().readOnly;
   }
 
   /**

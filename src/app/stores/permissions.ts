@@ -11,6 +11,7 @@
 //   Where text promised the hidden action (an empty state, a hint), the text says who can do it.
 import type { Permission } from '../../contract/permissions';
 import { ROLE_LABEL, roleCan } from '../../contract/permissions';
+import { deniedReason, roleLabel, type RoleSource } from './roles';
 import { useSession } from './session';
 
 export type { Permission };
@@ -20,15 +21,24 @@ export function useCan(permission: Permission): boolean {
   return useSession((s) => (s.currentOrganization ? roleCan(s.currentOrganization.user_role, permission) : false));
 }
 
-export { ROLE_LABEL };
+export { deniedReason, ROLE_LABEL };
 
 /** The current role's name as people read it ('Viewer'), 'member' before one is known. */
 export function useRoleLabel(): string {
-  return useSession((s) => (s.currentOrganization ? ROLE_LABEL[s.currentOrganization.user_role] : 'member'));
+  return useSession((s) => roleLabel(s.currentOrganization?.user_role ?? null));
 }
 
-/** Why the current role may not do something: `Your role (Viewer) cannot move images`. */
-export const deniedReason = (roleLabel: string, action: string) => `Your role (${roleLabel}) cannot ${action}`;
+/**
+ * The member's role in organization `orgId` (not necessarily the current one), for code without
+ * React to read and follow (the editor session, src/app/editor-session/access.ts). It changes when
+ * the profile is read again (a role changed elsewhere, a membership lost).
+ */
+export function memberRole(orgId: string): RoleSource {
+  return {
+    role: () => useSession.getState().organizations.find((o) => o.id === orgId)?.user_role ?? null,
+    subscribe: (listener) => useSession.subscribe(() => listener()),
+  };
+}
 
 /**
  * Null when the current role has every one of `permissions`, else the reason to show on the

@@ -8,7 +8,7 @@
 // back, the image is opened again (`reopen`).
 // The others' cursors and selections are kept here (./peerPresence.ts) for the screen's overlay;
 // our own go out through sendCursor (throttled to 20 a second) and sendSelection.
-// The editor screen makes one per image (pages/annotate/hooks/useLiveImage.ts) and reads it.
+// The editor session makes one per image (src/app/editor-session/liveOpen.ts); the screen reads it.
 import type { LivePeer } from '../../../contract/live';
 import type { EditorSaveLink, SaveManager } from '../save';
 import type { ApplyResult, LiveChange, LiveClient } from './client';

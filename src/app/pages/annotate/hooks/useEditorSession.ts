@@ -1,44 +1,27 @@
 // The editor screen's session (src/app/editor-session): one per project shown, started while the
-// screen is, told whether the user's role may edit; and the readers of what React draws from it
-// (the document's view and version, Auto-Annotate's state, Copy Previous's wait, whether changes
-// are still gathering).
+// screen is, following the member's role in the project's organization (what it allows is the
+// session's: editor-session/access.ts); and the readers of what React draws from it (the role's
+// access, the document's view and version, Auto-Annotate's state, Copy Previous's wait, whether
+// changes are still gathering).
 import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
-import { roleCan } from '../../../../contract/permissions';
 import { Editor } from '../../../../engine';
+import type { EditorAccess } from '../../../editor-session/access';
 import { EditorSession } from '../../../editor-session/session';
-import { deniedReason, ROLE_LABEL } from '../../../stores/permissions';
-import { useSession } from '../../../stores/session';
+import { memberRole } from '../../../stores/permissions';
 import { useAutoState } from '../AutoAnnotateBar';
 import { useDocumentVersion, useEditorView } from '../useEditor';
 
-export interface EditorAccess {
-  /** A role without annotations.write: the same screen, read only (the engine refuses edits). */
-  readOnly: boolean;
-  /** Why this role may not edit (null when it may). */
-  viewOnlyReason: string | null;
-  /** Why this role may not set the image's stage (null when it may). */
-  stageDeniedReason: string | null;
-}
+export type { EditorAccess };
 
 export function useEditorSession(projectId: string, orgId: string): { session: EditorSession; access: EditorAccess } {
   // The Editor (and so the canvas's renderer) lives as long as the screen, across projects.
   const editor = useMemo(() => new Editor(), []);
-  const session = useMemo(() => new EditorSession({ projectId, orgId, editor }), [projectId, orgId, editor]);
+  const session = useMemo(() => new EditorSession({ projectId, orgId, editor, role: memberRole(orgId) }), [projectId, orgId, editor]);
+  // Before the screen paints: the engine refuses edits at once for a role that may not make them.
+  useLayoutEffect(() => session.followRole(), [session]);
   useEffect(() => session.start(), [session]);
   useEffect(() => () => session.dispose(), [session]);
-  // The role in this project's organization decides whether the editor may change anything.
-  const role = useSession((s) => s.organizations.find((o) => o.id === orgId)?.user_role ?? null);
-  const readOnly = !role || !roleCan(role, 'annotations.write');
-  const roleLabel = role ? ROLE_LABEL[role] : 'member';
-  useLayoutEffect(() => session.setReadOnly(readOnly), [session, readOnly]);
-  const access = useMemo(
-    () => ({
-      readOnly,
-      viewOnlyReason: readOnly ? deniedReason(roleLabel, 'edit annotations') : null,
-      stageDeniedReason: role && roleCan(role, 'images.stage') ? null : deniedReason(roleLabel, 'set the stage'),
-    }),
-    [readOnly, role, roleLabel],
-  );
+  const access = useSyncExternalStore(session.access.subscribe, session.access.get);
   return { session, access };
 }
 

@@ -1,15 +1,14 @@
 // The image open in the editor screen, as React reads it: its open (./useImageLoading, the
-// session's openImage) and its live co-editing (./useLiveImage: changes saved elsewhere come into
-// the document, the people on the image, their cursors). The two meet here: the open tells the
-// live image the version it loaded, the live image asks for a reopen when its change log no longer
-// reaches back, the document's arrival catches up with what was saved meanwhile, and our selection
-// goes to the others once the document is in.
-import { useEffect, useState } from 'react';
+// session's ImageLoading) and its live co-editing (./useLiveImage) joined by the session's
+// LiveOpenImage (src/app/editor-session/liveOpen.ts: the version loaded told to the live image,
+// its reopen, the catch-up when the document arrives, our selection sent), made per image here.
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { Image } from '../../../../contract/images';
+import { LiveOpenImage } from '../../../editor-session/liveOpen';
 import type { EditorSession } from '../../../editor-session/session';
 import { useViewSettings } from '../../../stores/viewSettings';
 import { useImageLoading } from './useImageLoading';
-import { useLiveImage, useSendSelection } from './useLiveImage';
+import { useLiveImage } from './useLiveImage';
 
 export interface OpenImageOptions {
   session: EditorSession;
@@ -20,17 +19,14 @@ export interface OpenImageOptions {
 }
 
 export function useOpenImage({ session, image, readOnly, reopenToken }: OpenImageOptions) {
-  const { editor, link, saver, projectId, history } = session;
-  const [liveReopen, setLiveReopen] = useState(0);
-  const live = useLiveImage({ imageId: image.id, projectId, readOnly, link, saver, opening: history.opening, documentReady: () => session.documentReady, reopen: () => setLiveReopen((n) => n + 1) });
-  const loading = useImageLoading({ session, image, readOnly, opening: live.liveOpening, reopenToken: reopenToken + liveReopen });
+  const open = useMemo(() => new LiveOpenImage(session, image.id, readOnly), [session, image.id, readOnly]);
+  useEffect(() => open.start(), [open]);
+  const live = useLiveImage(open);
+  const liveReopens = useSyncExternalStore(open.subscribeReopen, open.reopenCount);
+  const loading = useImageLoading({ session, image, readOnly, opening: open.opening, reopenToken: reopenToken + liveReopens });
   const { load } = loading;
   const documentIn = load.status === 'ready' && load.imageId === image.id;
-  const { resync } = live;
-  useEffect(() => {
-    if (documentIn) resync();
-  }, [documentIn, resync]);
-  useSendSelection(editor, documentIn, live.peers, live.sendSelection);
+  useEffect(() => open.setDocumentIn(documentIn), [open, documentIn]);
   /** The others' avatars and cursors are shown (a view setting). */
   const showPeers = useViewSettings((s) => s.collaborators);
   return { loading, live, documentIn, showPeers };
