@@ -159,13 +159,14 @@ describe('yolo format', () => {
     expect(await text(zip, 'data.yaml')).toContain('# No split was asked for: val repeats train');
 
     const lines = await labels(zip, 'labels/scene.txt');
-    // car, triangle, ring (outer), mask, clipped car, wheel: the polyline and the keypoint are left out.
+    // car, triangle, ring (with its hole), mask, clipped car, wheel: the polyline and the keypoint are left out.
     expect(lines.map((l) => l[0])).toEqual([0, 1, 1, 4, 0, 5]);
     for (const l of lines) for (const v of l.slice(1)) expect(v >= 0 && v <= 1).toBe(true);
     const { x, y, w, h } = carBox;
     closeTo(lines[0]!.slice(1), norm([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]));
     closeTo(lines[1]!.slice(1), norm([[0, 0], [10, 0], [0, 10]]));
-    closeTo(lines[2]!.slice(1), norm([[10, 5], [30, 5], [30, 25], [10, 25]]));
+    // The ring's hole joined by a zero-width keyhole bridge from its leftmost vertex (15,10) left to the outer ring's edge at (10,10), run against the outer ring.
+    closeTo(lines[2]!.slice(1), norm([[10, 5], [30, 5], [30, 25], [10, 25], [10, 10], [15, 10], [15, 20], [25, 20], [25, 10], [15, 10], [10, 10]]));
     // The mask traced along pixel edges (the rectangle 1..4 x 2..6) and simplified within
     // MASK_POLYGON_TOLERANCE (1 px): every vertex lies within 1 px of the rectangle's outline.
     const maskPts = lines[3]!.slice(1);
@@ -193,7 +194,7 @@ describe('yolo format', () => {
     expect(readme).toContain('scene.png\teye\t1');
     expect(readme).toContain('1 polyline annotation(s) were left out');
     expect(readme).toContain('scene.png\tlane\t1');
-    expect(readme).toContain('Holes filled: 1');
+    expect(readme).toContain('Holes kept: 1');
     expect(readme).toContain('Clipped to the image: 1');
     expect(readme).toContain(`cats/y.jpg\tcats/y-${img.catY!.id}.jpg`);
   });

@@ -231,9 +231,9 @@ describe('yolo_task', () => {
     expect(roof[0]).toHaveLength(1 + 8); // the car box's 4 corners
     expect(roof[1]).toEqual([1, 0, 0, 0.5, 0, 0, Number((20 / H).toFixed(6))]);
     const mask = await labelLines(zip, 'labels/img09.txt');
-    expect(mask).toHaveLength(2); // one connected part, its hole filled
+    expect(mask).toHaveLength(2); // one line for the mask, its hole joined in
     expect(mask[1]!.length).toBeGreaterThanOrEqual(1 + 6);
-    expect(await text(zip, 'README.txt')).toContain('Holes filled: 3'); // the three masks
+    expect(await text(zip, 'README.txt')).toContain('Holes kept: 3'); // the three masks
   });
 
   it('defaults to detect with box classes, to segment without', async () => {

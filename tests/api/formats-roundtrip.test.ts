@@ -6,7 +6,7 @@
 //   coco    boxes (marked as boxes), polygons (a rectangle one too; a polygon with holes as its
 //           mask, pixel for pixel), masks pixel for pixel, keypoints, attributes; polylines are
 //           left out; the file stays what pycocotools reads;
-//   yolo    (with the image files: a label file does not name its image) segment mode: boxes (as their 4 corners), polygons as their outer ring, masks traced
+//   yolo    (with the image files: a label file does not name its image) segment mode: boxes (as their 4 corners), polygons with their holes (keyholed), masks traced
 //           and simplified within 1 px (only boundary pixels differ); detect mode: boxes; keypoints and polylines left out, no attributes;
 //   voc     boxes, and every other shape but a point as its bounding box; pose / truncated /
 //           difficult and named attributes.
@@ -164,7 +164,7 @@ describe('write, then read, gives the same annotations', () => {
     expectPycocotoolsReadable(coco as unknown as CocoFileLike);
   });
 
-  it('YOLO segments: boxes (written as their corners), polygons as their outer ring, masks traced within 1 px', { timeout: 60_000 }, async () => {
+  it('YOLO segments: boxes (written as their corners), polygons with their holes, masks traced within 1 px', { timeout: 60_000 }, async () => {
     const back = await readBack('yolo', await exported('yolo', { include_images: true, yolo_task: 'segment' }));
     // Written as its 4 corners, read back as a box (formats/shapes.ts axisAlignedRectangle).
     const [car] = byName(back, 'car');
@@ -174,9 +174,11 @@ describe('write, then read, gives the same annotations', () => {
     expect(roofs).toHaveLength(3);
     const ring = (roofs[0]!.polygon as { path: [number, number][] }).path;
     (saved[1]!.polygon as { path: [number, number][] }).path.forEach(([px, py], i) => expect(near(ring[i]![0], px) && near(ring[i]![1], py)).toBe(true));
-    // YOLO segments have no holes: the outer ring only, a rectangle here, so it reads back as a box.
-    expect(roofs[1]!.polygon).toBeUndefined();
-    expectBox(roofs[1]!.bounding_box, saved[2]!.bounding_box as Box);
+    // The hole is joined to the outer ring by a zero-width bridge in the line, and cut back out on reading.
+    const holed = roofs[1]!.polygon as { path: [number, number][]; holes: [number, number][][] };
+    const want = saved[2]!.polygon as { path: [number, number][]; holes: [number, number][][] };
+    expect(holed.holes).toHaveLength(1);
+    expect(raster([holed.path]).map((v, i) => v - raster(holed.holes)[i]!)).toEqual(raster([want.path]).map((v, i) => v - raster(want.holes)[i]!));
     // The mask is traced and simplified within MASK_POLYGON_TOLERANCE (1 px): only boundary pixels may differ.
     expectTracedMask(raster([(roofs[2]!.polygon as { path: [number, number][] }).path]));
     expect(byName(back, 'eye').concat(byName(back, 'lane'))).toEqual([]);

@@ -4,7 +4,8 @@ import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
 import { encodeMask } from '../../contract/rle';
 import { loadKernelsNode } from '../../kernels/node';
-import { boxToVoc, vocToBox } from './shapes';
+import { boxToVoc, ringArea, vocToBox } from './shapes';
+import { splitBridged } from './rings';
 import { toVoc, xmlText } from './voc/write';
 import { decimal, exportName, stemOf } from './write-common';
 import { toYolo, yamlString } from './yolo/write';
@@ -71,7 +72,7 @@ describe('voc boxes', () => {
 describe('yolo rows', () => {
   const size = { width: 40, height: 30 };
 
-  it('traces a mask of two parts into two outer rings (the hole filled)', async () => {
+  it('traces a mask of two parts with a hole into one line: hole and parts joined by zero-width bridges, cut back into them on reading', async () => {
     const k = await loadKernelsNode();
     const px = new Uint8Array(40 * 30);
     // A 6 x 6 square with a 2 x 2 hole at x 2..7, y 2..7, and a 2 x 2 square at x 20..21, y 10..11.
@@ -81,11 +82,30 @@ describe('yolo rows', () => {
     const c = toYolo({ bounding_box: { x: 2, y: 2, w: 20, h: 10 }, segmentation: { size: [30, 40], counts: encodeMask(px, 30, 40) } }, size, true, k, 0);
     expect(c).toMatchObject({ kind: 'rows', holes: true, parts: 2 });
     if (c.kind !== 'rows') return;
-    const corners = c.rows.map((r) => Array.from({ length: r.length / 2 }, (_, i) => `${Math.round(r[2 * i]! * 40)},${Math.round(r[2 * i + 1]! * 30)}`).sort());
-    expect(corners.sort()).toEqual([['2,2', '2,8', '8,2', '8,8'], ['20,10', '20,12', '22,10', '22,12']]);
+    expect(c.rows).toHaveLength(1);
+    const ring = Array.from({ length: c.rows[0]!.length / 2 }, (_, i): [number, number] => [Math.round(c.rows[0]![2 * i]! * 40), Math.round(c.rows[0]![2 * i + 1]! * 30)]);
+    const corners = (r: [number, number][]) => r.map(([x, y]) => `${x},${y}`).sort();
+    const back = splitBridged(ring);
+    expect(back.map((p) => [corners(p.path), p.holes.map(corners)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+      [['2,2', '2,8', '8,2', '8,8'], [['4,4', '4,6', '6,4', '6,6']]],
+      [['20,10', '20,12', '22,10', '22,12'], []],
+    ]);
+    // Filled even-odd as it is written (bridges and all), the line draws the mask's pixels.
+    expect(Array.from(k.polygonsToMask([{ path: ring, holes: [] }], 30, 40))).toEqual(Array.from(px));
     // In box form (yolo_task detect), one box per shape: the whole mask's bounding box (x 2..21, y 2..11).
     const boxes = toYolo({ bounding_box: { x: 2, y: 2, w: 20, h: 10 }, segmentation: { size: [30, 40], counts: encodeMask(px, 30, 40) } }, size, false, k);
     expect(boxes).toMatchObject({ kind: 'rows', rows: [[12 / 40, 7 / 30, 20 / 40, 10 / 30]] });
+  });
+
+  it('keeps a polygon\'s holes in segment lines (keyholed) and writes its outer box in detect lines', async () => {
+    const k = await loadKernelsNode();
+    const polygon = { path: [[10, 5], [30, 5], [30, 25], [10, 25]], holes: [[[15, 10], [25, 10], [25, 20], [15, 20]]] };
+    const c = toYolo({ bounding_box: { x: 10, y: 5, w: 20, h: 20 }, polygon }, size, true, k);
+    expect(c).toMatchObject({ kind: 'rows', holes: true, parts: 1 });
+    if (c.kind !== 'rows') return;
+    const ring = Array.from({ length: c.rows[0]!.length / 2 }, (_, i): [number, number] => [c.rows[0]![2 * i]! * 40, c.rows[0]![2 * i + 1]! * 30]);
+    expect(ringArea(ring)).toBeCloseTo(400 - 100, 6);
+    expect(toYolo({ bounding_box: { x: 10, y: 5, w: 20, h: 20 }, polygon }, size, false, k)).toMatchObject({ rows: [[0.5, 0.5, 0.5, 20 / 30]] });
   });
 
   it('clips polygons to the image and refuses shapes with no area inside it', async () => {

@@ -18,6 +18,9 @@
 //   the annotation carries Vellum's box mark (`vellum_shape: 'box'`, ./rules.ts: how Vellum's COCO
 //   export writes boxes); without it a rectangle polygon stays a polygon (issue 32), except in a
 //   Vellum export from before the mark (info contributor 'Vellum', version '1.0': every box unmarked).
+//   A ring with zero-width bridges (an edge walked there and back: Vellum's keyholed masks, a
+//   converter that joins an object's rings) is cut at them (../rings.ts splitBridged): one polygon
+//   with its holes per outer ring; a ring without bridges stays exactly as written.
 // - Keypoints: each labelled point (v > 0) is a keypoint shape with extra {part: the category's
 //   keypoints[i] (or its 1-based number when unnamed), instance}; v = 1 adds attribute
 //   {name: 'visible', value: false}. The annotation's geometry is kept as well (a person's
@@ -69,6 +72,7 @@ import {
 import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
 import { scanJson, type ScanControl } from '../json-scan';
 import { isBoxRing, ringArea } from '../shapes';
+import { splitBridged } from '../rings';
 import { crowdOf, hasBoxMark, isLegacyVellumInfo, isLonePointCategory, parseRle, visibilityAttributes } from './rules';
 
 const NAMED_COCO_FILE = /(^|\/)((instances|person_keypoints)_[^/]*|_annotations\.coco)\.json$/i;
@@ -431,7 +435,9 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
         report.skip(`${where} segmentation[${j}]`, `a polygon needs at least 3 points, this one has ${path.length}`);
         return;
       }
-      if (!(keypoint && ringArea(path) === 0)) geometry.push({ shape: { type: 'polygon', path } });
+      if (keypoint && ringArea(path) === 0) return;
+      // A ring whose holes or parts are joined by zero-width bridges (Vellum's polygon masks, Ultralytics-style) is cut back into them.
+      for (const p of splitBridged(path)) geometry.push({ shape: { type: 'polygon', path: p.path, ...(p.holes.length ? { holes: p.holes } : {}) } });
     });
   } else if (isRecord(seg)) {
     const mask = maskOf(seg);

@@ -6,8 +6,7 @@ import { loadKernelsNode } from '../../../kernels/node';
 import { maskIoU, pycocotoolsPolygonMask } from '../../../../tests/support/coco-check';
 import { joinInstance } from './instances';
 import { attributesObject as namedAttributes } from './rules';
-import { ringArea } from '../shapes';
-import { keyholeRing, maskAsPolygons } from './write';
+import { maskAsPolygons } from './write';
 
 describe('COCO attributes', () => {
   it('writes an attribute named __proto__ as an own key, with a text or an object value', () => {
@@ -82,19 +81,5 @@ describe('COCO masks as polygons keep their holes', () => {
     expect(maskIoU(decoded, px)).toBeGreaterThan(0.95);
     // The square's hole, well inside the 1 px tolerance of its corners: empty.
     for (let x = 48; x < 50; x++) for (let y = 11; y < 13; y++) expect(decoded[x * H + y]).toBe(0);
-  });
-
-  it('bridges from the leftmost hole vertex to the nearest edge on its left, holes running against the outer ring', () => {
-    const outer: [number, number][] = [[0, 0], [10, 0], [10, 10], [0, 10]];
-    const hole: [number, number][] = [[4, 4], [4, 6], [6, 6], [6, 4]];
-    const { ring, joined } = keyholeRing(outer, [hole]);
-    expect(joined).toBe(1);
-    // The bridge meets the left edge (from (0,10) to (0,0)) at (0,4); the hole runs against the outer ring.
-    const expected = [[0, 0], [10, 0], [10, 10], [0, 10], [0, 4], [4, 4], [4, 6], [6, 6], [6, 4], [4, 4], [0, 4]];
-    expect(ring).toEqual(expected);
-    // A hole given in the outer ring's direction is turned round: the same ring.
-    expect(keyholeRing(outer, [[...hole].reverse()]).ring).toEqual(expected);
-    expect(ringArea(ring)).toBe(100 - 4);
-    expect(pycocotoolsPolygonMask([ring.flat()], 12, 12).reduce((n, v) => n + v, 0)).toBe(100 - 4);
   });
 });

@@ -20,7 +20,7 @@
 //   With mask_format 'polygon': traced into polygons simplified within MASK_POLYGON_TOLERANCE
 //   pixels (maskAsPolygons), one per connected part. COCO polygons have no holes and pycocotools
 //   unions a segmentation's polygons, so each part's holes are joined to its outer ring by
-//   zero-width keyhole bridges (keyholeRing): pycocotools' rasteriser (frPoly) cancels the two
+//   zero-width keyhole bridges (../rings.ts keyholeRing): pycocotools' rasteriser (frPoly) cancels the two
 //   copies of each bridge and leaves the hole empty; README.txt counts these masks. Area by the
 //   shoelace formula of the joined rings (holes run the other way: outer minus holes).
 //   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
@@ -40,7 +40,8 @@ import type { Kernels } from '../../../kernels/node';
 import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
-import { boxRing, isNum, isPath, pathBox, ringArea, signedRingArea, type Pt } from '../shapes';
+import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { keyholeRing } from '../rings';
 import { convert, imageSize, leftOutSection, LeftOut, MASK_POLYGON_TOLERANCE, NO_BOX, NO_MASK, splitOf, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
 import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation, VELLUM_COCO_VERSION } from './rules';
@@ -111,56 +112,6 @@ export function toCoco(a: Record<string, unknown>, size: ImageSize | null, kerne
   if (!box) return NO_BOX;
   const { x, y, w, h } = box;
   return { kind: 'box', body: { bbox: [x, y, w, h], area: cocoArea(w * h), iscrowd: 0, segmentation: [boxRing(x, y, w, h)], ...BOX_MARK } };
-}
-
-/**
- * One ring with its holes joined in by zero-width "keyhole" bridges, for COCO, whose polygons have
- * no holes. Holes are joined leftmost first, each from its leftmost vertex along a horizontal ray
- * to the left, to the nearest edge of the ring built so far (the holes joined before included), so
- * no bridge crosses an edge. Each hole runs against the outer ring, so the ring's shoelace area is
- * the outer's minus the holes'. A bridge is walked there and back: even-odd rasterisers (pycocotools'
- * frPoly) count its two copies twice and leave the hole empty. `joined`: holes joined (a hole
- * outside its ring, which a trace never gives, is left out).
- */
-export function keyholeRing(outer: readonly Pt[], holes: readonly (readonly Pt[])[]): { ring: Pt[]; joined: number } {
-  let ring: Pt[] = outer.map(([x, y]) => [x, y]);
-  const outerSign = Math.sign(signedRingArea(ring));
-  const prepared = holes
-    .filter((h) => h.length >= 3)
-    .map((h) => {
-      const pts: Pt[] = h.map(([x, y]) => [x, y]);
-      if (Math.sign(signedRingArea(pts)) === outerSign) pts.reverse();
-      let m = 0;
-      for (let i = 1; i < pts.length; i++) if (pts[i]![0] < pts[m]![0] || (pts[i]![0] === pts[m]![0] && pts[i]![1] < pts[m]![1])) m = i;
-      return { loop: [...pts.slice(m), ...pts.slice(0, m), pts[m]!], x: pts[m]![0] };
-    })
-    .sort((a, b) => a.x - b.x);
-  let joined = 0;
-  for (const { loop } of prepared) {
-    const [mx, my] = loop[0]!;
-    let best = -Infinity;
-    let at = -1;
-    for (let i = 0; i < ring.length; i++) {
-      const [ax, ay] = ring[i]!;
-      const [bx, by] = ring[(i + 1) % ring.length]!;
-      if (ay > my === by > my) continue; // the edge does not cross the ray's line (half-open, so a vertex counts once)
-      const x = ax + ((my - ay) * (bx - ax)) / (by - ay);
-      if (x <= mx && x > best) {
-        best = x;
-        at = i;
-      }
-    }
-    if (at < 0) continue;
-    const bridge: Pt = [best, my];
-    ring = [...ring.slice(0, at + 1), bridge, ...loop, [best, my], ...ring.slice(at + 1)];
-    joined += 1;
-  }
-  // A ray through a vertex puts the bridge's end on it: no point twice in a row.
-  ring = ring.filter((p, i) => {
-    const q = ring[(i + ring.length - 1) % ring.length]!;
-    return p[0] !== q[0] || p[1] !== q[1];
-  });
-  return { ring, joined };
 }
 
 /**

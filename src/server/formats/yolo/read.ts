@@ -8,7 +8,10 @@
 //   `c cx cy w h`            a box (centre and size)
 //   `c cx cy w h conf`       a box with a confidence (a model's predictions): attribute confidence
 //   `c x1 y1 x2 y2 x3 y3 ..` a segment polygon (at least 3 points; OBB's 4 corners are one too),
-//   except 4 corners of an axis-aligned rectangle, which are a box
+//   except 4 corners of an axis-aligned rectangle, which are a box. A ring with zero-width
+//   bridges (an edge walked there and back: Vellum's export of holes and of a mask's parts,
+//   Ultralytics' merge_multi_segment) is cut at them (../rings.ts splitBridged): a polygon with
+//   its holes, or several polygons joined by extra {instance: 'line <n>'}
 //   `c cx cy w h x1 y1 v1 ..` in pose datasets (data.yaml kpt_shape [k, 2|3]): the box and its k
 //                            keypoints, joined by extra {instance: 'line <n>'}, each keypoint with
 //                            extra {part: kpt_names[i] or i+1}; v 0 left out, v 1 visible false
@@ -43,6 +46,7 @@ import {
 } from '../reader';
 import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, readText, stemOf } from '../read-common';
 import { axisAlignedRectangle } from '../shapes';
+import { splitBridged } from '../rings';
 
 const YAML_NAME = /^data\.ya?ml$/i;
 const LIST_NAME = /^(train|valid|val|test)\.txt$/i;
@@ -226,7 +230,12 @@ export function parseLabelLine(line: string, names: readonly string[], pose?: Po
     for (let i = 1; i < nums.length; i += 2) path.push([nums[i]!, nums[i + 1]!]);
     const rect = axisAlignedRectangle(path);
     if (rect) return { ok: true, value: [{ class: cls, shape: { type: 'box', ...rect } }] };
-    return { ok: true, value: [{ class: cls, shape: { type: 'polygon', path } }] };
+    // A line whose holes or parts are joined by zero-width bridges (Vellum's and Ultralytics' own) is cut back into them.
+    const polygons = splitBridged(path);
+    return {
+      ok: true,
+      value: polygons.map((p) => ({ class: cls, shape: { type: 'polygon', path: p.path, ...(p.holes.length ? { holes: p.holes } : {}) }, ...(polygons.length > 1 ? { extra: { instance } } : {}) })),
+    };
   }
   return { ok: false, reason: `${nums.length} values: expected 5 (class cx cy w h), 6 (with a confidence) or an odd number of at least 7 (class and 3 or more x y points)` };
 }

@@ -17,10 +17,13 @@
 // `detect` when an exported class is a box class (or, in a project without classes, when no
 // exported shape is a polygon or a mask), else `segment`.
 // - detect, `class cx cy w h`: one line per shape; polygons and masks by their bounding box.
-// - segment, `class x1 y1 x2 y2 ...`: boxes as their 4 corners, polygons as their outer ring (YOLO
-//   segments have one ring: holes are filled, and counted in README.txt), masks traced to polygons
-//   by the wasm kernel (vertices on pixel-edge midpoints) and simplified within
-//   MASK_POLYGON_TOLERANCE pixels, one line per connected part.
+// - segment, `class x1 y1 x2 y2 ...`: one line per shape. Boxes as their 4 corners; polygons as
+//   their ring; masks traced to polygons by the wasm kernel (vertices on pixel-edge midpoints) and
+//   simplified within MASK_POLYGON_TOLERANCE pixels. A YOLO segment is one ring, so holes are
+//   joined to their outer ring by zero-width keyhole bridges and a mask's parts to each other by
+//   bridges between nearest vertices (../rings.ts), as Ultralytics' own COCO converter joins an
+//   object's polygons (merge_multi_segment): its even-odd fill leaves the holes empty, and the
+//   YOLO reader cuts the bridges to give the holes and parts back.
 // - Keypoints and polylines have no YOLO detect/segment form: left out, counted in README.txt.
 // Class indices follow the project's class order (of the exported classes); a class name found
 // only on annotations is appended.
@@ -29,6 +32,7 @@ import type { ImageRow } from '../../services/images';
 import { rleBBox, numericCounts } from '../../../contract/rle';
 import type { YoloTask } from '../../../contract/export';
 import { isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { joinParts, keyholeRing } from '../rings';
 import { convert, exportName, hasAreaShapes, MASK_POLYGON_TOLERANCE, splitOf, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 
 /** One annotation as YOLO label rows (normalised numbers, without the class index). */
@@ -50,8 +54,8 @@ function boxRows(x: number, y: number, w: number, h: number, size: ImageSize, se
   return { kind: 'rows', rows: [row], clipped, holes: false, parts: 1 };
 }
 
-/** Outer rings as segment rows (clipped to the image), or as their bounding boxes in detect mode. */
-function ringRows(rings: readonly Pt[][], holes: boolean, size: ImageSize, segments: boolean): YoloConverted {
+/** Rings as segment rows (clipped to the image), or as their bounding boxes in detect mode. `holes`: the shape had holes (kept in segment rows). */
+function ringRows(rings: readonly Pt[][], holes: boolean, size: ImageSize, segments: boolean, parts = rings.length): YoloConverted {
   const rows: number[][] = [];
   let clipped = false;
   for (const ring of rings) {
@@ -69,7 +73,7 @@ function ringRows(rings: readonly Pt[][], holes: boolean, size: ImageSize, segme
     rows.push(pts.flatMap(([x, y]) => [x / size.width, y / size.height]));
   }
   if (rows.length === 0) return OUTSIDE;
-  return { kind: 'rows', rows, clipped, holes, parts: rings.length };
+  return { kind: 'rows', rows, clipped, holes, parts };
 }
 
 /**
@@ -87,19 +91,17 @@ export function toYolo(a: Record<string, unknown>, size: ImageSize, segments: bo
       const b = rleBBox({ size: rle.size, counts: numericCounts(rle) });
       return b.width > 0 && b.height > 0 ? boxRows(b.x, b.y, b.width, b.height, size, false) : { kind: 'invalid', reason: 'empty mask' };
     }
-    const polygons = kernels.maskToPolygons(rle, { tolerance });
+    const polygons = kernels.maskToPolygons(rle, { tolerance }).filter((p) => p.path.length >= 3);
     if (polygons.length === 0) return { kind: 'invalid', reason: 'empty mask' };
-    return ringRows(
-      polygons.map((p) => p.path),
-      polygons.some((p) => p.holes.length > 0),
-      size,
-      segments,
-    );
+    const ring = joinParts(polygons.map((p) => keyholeRing(p.path, p.holes).ring));
+    return ringRows([ring], polygons.some((p) => p.holes.length > 0), size, segments, polygons.length);
   }
   if (a.polygon !== undefined) {
     const p = a.polygon as { path?: unknown; holes?: unknown };
     if (!isPath(p.path) || p.path.length < 3) return { kind: 'invalid', reason: 'polygon with fewer than 3 points' };
-    return ringRows([p.path], Array.isArray(p.holes) && p.holes.length > 0, size, segments);
+    const holes = Array.isArray(p.holes) ? p.holes.filter((h): h is Pt[] => isPath(h) && h.length >= 3) : [];
+    // Detect rows are the outer ring's box; segment rows keep the holes, keyholed into the ring.
+    return ringRows([segments && holes.length ? keyholeRing(p.path, holes).ring : p.path], holes.length > 0, size, segments);
   }
   const box = storedBox(a);
   return box ? boxRows(box.x, box.y, box.w, box.h, size, segments) : NO_BOX;
@@ -186,7 +188,7 @@ export class YoloWriter implements FormatWriter {
       if (c.holes && this.segments) this.holes += 1;
       if (a.segmentation !== undefined) {
         this.masks += 1;
-        this.maskParts += c.rows.length;
+        this.maskParts += c.parts;
       }
     }
     this.leftOut.flush(s.report, rel);
@@ -225,14 +227,16 @@ export class YoloWriter implements FormatWriter {
       'Coordinates are divided by the image\'s width and height (0..1, 6 decimals); shapes are clipped to the image.',
     ];
     if (this.segments) {
-      lines.push('Polygons are written as their outer ring: YOLO segments have no holes.');
-      lines.push(`Masks are traced into polygons (vertices on the midpoints of pixel edges) and simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one line per connected part.`);
+      lines.push(`Masks are traced into polygons (vertices on the midpoints of pixel edges) and simplified within ${MASK_POLYGON_TOLERANCE} pixel(s).`);
+      lines.push('Every shape is one line. A YOLO segment is one ring, so holes are joined to their outer ring, and the parts of a mask to each');
+      lines.push("other, by zero-width bridges walked there and back (as Ultralytics' COCO converter joins an object's polygons): filled even-odd,");
+      lines.push('as Ultralytics fills them, the holes stay empty and the bridges draw nothing.');
     } else {
       lines.push('Polygons and masks are written as their bounding boxes.');
     }
     if (this.clipped) lines.push(`Clipped to the image: ${this.clipped} annotation(s).`);
-    if (this.holes) lines.push(`Holes filled: ${this.holes} polygon(s) or mask(s) had holes.`);
-    if (this.masks && this.segments) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} polygon(s).`);
+    if (this.holes) lines.push(`Holes kept: ${this.holes} polygon(s) or mask(s) had holes, joined in by keyhole bridges.`);
+    if (this.masks && this.segments) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} part(s), one line per mask.`);
     lines.push('');
     lines.push(...leftOutSection(report, 'keypoint', 'Keypoints', 'YOLO detect and segment labels have no points'));
     lines.push(...leftOutSection(report, 'polyline', 'Polylines', 'YOLO detect and segment labels have no open paths'));
