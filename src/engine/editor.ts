@@ -40,7 +40,7 @@ import {
   type DocState,
 } from './model/document';
 import { annotationBounds, type Bounds } from './model/geometry';
-import type { EditorAnnotation, EditorDocumentJSON, Rect, VertexRef } from './model/types';
+import type { EditorAnnotation, EditorDocumentJSON, Rect, SkeletonDefinition, VertexRef } from './model/types';
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
 import type { ProposalAccepted, Segmenter } from './tools/auto/types';
@@ -89,6 +89,7 @@ export class Editor {
   private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
   private segmenter: Segmenter | null = null;
   private maskOps: MaskOps | null = null;
+  private skeletons: ReadonlyMap<string, SkeletonDefinition> = new Map();
   private attributesFor: AttributesPolicy | undefined;
   private readonly newId: () => string;
   private clipboard: EditorAnnotation[] = [];
@@ -442,6 +443,20 @@ export class Editor {
   /** The wasm mask kernels (src/kernels) the brush, the eraser and maskAction() use; without them they do nothing. */
   setMaskOps(ops: MaskOps | null): void {
     this.maskOps = ops;
+  }
+
+  /**
+   * The skeleton classes' definitions by class name (issue 33): the skeleton tool places their
+   * points in order, and the renderer draws their edges. The app passes its classes'.
+   */
+  setSkeletons(defs: ReadonlyMap<string, SkeletonDefinition>): void {
+    this.skeletons = defs;
+    this.notify({ view: true });
+  }
+
+  /** The skeleton of a class, or null when it is not a skeleton class. */
+  skeletonOf(className: string): SkeletonDefinition | null {
+    return this.skeletons.get(className) ?? null;
   }
 
   /** Runs a mask command (Convert to polygons / to mask, Fill holes, Remove islands) on the selection, one undo step; selects what it made. */
@@ -825,6 +840,7 @@ export class Editor {
       panBy: (dx, dy) => this.panBy(dx, dy),
       segmenter: () => this.segmenter,
       maskOps: () => this.maskOps,
+      skeletonOf: (name: string) => this.skeletonOf(name),
       imageSize: () => this.image,
       proposalAccepted: (e) => {
         for (const l of [...this.proposalListeners]) l(e);

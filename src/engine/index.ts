@@ -23,6 +23,9 @@ export type {
   Ring,
   Rle,
   SegmentationAnnotation,
+  SkeletonAnnotation,
+  SkeletonDefinition,
+  SkeletonPoint,
   VertexRef,
 } from './model/types';
 export { MIN_BOX_SIZE, MIN_POLYGON_POINTS, MIN_POLYLINE_POINTS } from './model/types';
@@ -33,4 +36,5 @@ export { commands, type CommandName, type CommandPayload, type CommandResult } f
 export { hitRadius, TOOL_IDS, MASK_DEBOUNCE_MS, insideProposal, type AutoPhase } from './tools';
 export type { AbortSignalLike, AutoPoint, AutoPreview, MaskPolygon, MaskProposal, ProposalAccepted, Segmenter, SegmentPrompt } from './tools/auto/types';
 export { HISTORY_LIMIT } from './history';
+export { SKELETON_OCCLUDE_KEY, SKELETON_SKIP_KEY, type SkeletonPreview } from './tools';
 export { BRUSH_SIZE_DEFAULT, BRUSH_SIZE_MAX, BRUSH_SIZE_MIN, maskActionApplies, type BrushPreview, type MaskAction, type MaskOps } from './tools';

@@ -4,8 +4,9 @@ import { getAnnotation, type DocState } from './model/document';
 import type { Point, Rect, VertexRef } from './model/types';
 import type { AutoPreview } from './tools/auto/types';
 import type { BrushPreview } from './tools/brush/types';
+import type { SkeletonPreview } from './tools/skeleton';
 
-export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan' | 'auto' | 'brush' | 'eraser';
+export type ToolId = 'select' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'pan' | 'auto' | 'brush' | 'eraser' | 'skeleton';
 
 /** What a tool is drawing right now (for the renderer's overlay). */
 export type DrawingPreview =
@@ -15,7 +16,9 @@ export type DrawingPreview =
   /** Auto-Annotate's prompt: its points, its box and the proposed mask. */
   | AutoPreview
   /** The brush's or the eraser's circle at the pointer. */
-  | BrushPreview;
+  | BrushPreview
+  /** The skeleton tool: the next point's name at the pointer. */
+  | SkeletonPreview;
 
 export interface ViewState {
   readonly tool: ToolId;
@@ -64,6 +67,7 @@ export function pruneView(view: ViewState, doc: DocState): ViewState {
 
 function vertexExists(doc: DocState, ref: VertexRef): boolean {
   const a = getAnnotation(doc, ref.id);
+  if (a?.type === 'skeleton') return ref.ring === 0 && (a.keypoints[ref.index]?.v ?? 0) !== 0;
   if (!a || (a.type !== 'polygon' && a.type !== 'polyline')) return false;
   const ring = ref.ring === 0 ? a.points : a.type === 'polygon' ? a.holes?.[ref.ring - 1] : undefined;
   return !!ring && ref.index < ring.length;

@@ -44,6 +44,8 @@ export interface Shape {
   chunk: Chunk | null;
   /** Class name (its label). */
   label: string;
+  /** A mask's runs, and where its label goes once asked (labels.ts: on its largest part; null when empty). */
+  maskLabel?: { counts: ArrayLike<number> | string; height: number; at?: [number, number] | null };
 }
 
 /** GPU buffers of one cell at one level of detail (counts are indices). */
@@ -231,7 +233,7 @@ export function refreshChunk(c: Chunk): void {
 
 /** Bounds of a shape in image px from its packed rect (boxes, masks, keypoints) or its vertices. */
 export function boundsOf(type: number, x: number, y: number, w: number, h: number, pts: Float32Array): [number, number, number, number] {
-  if (type !== 1 && type !== 2) return type === 3 ? [x, y, x, y] : [x, y, x + w, y + h];
+  if (type !== 1 && type !== 2 && type !== 5) return type === 3 ? [x, y, x, y] : [x, y, x + w, y + h];
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (let i = 0; i + 1 < pts.length; i += 2) {
     const px = pts[i]!, py = pts[i + 1]!;

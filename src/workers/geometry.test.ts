@@ -1,7 +1,7 @@
 // Tessellation and packing (no GL): what the render worker uploads.
 import { describe, expect, it } from 'vitest';
 import { Editor, SceneTracker } from '../engine';
-import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, MAX_MITER, NO_EDGE, boxGeometry, compactPolygon, keypointGeometry, polygonGeometry, polylineGeometry, simplifyRing } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, MAX_MITER, NO_EDGE, SIDE_KEYPOINT, SIDE_OCCLUDED, SIDE_POLYLINE, boxGeometry, compactPolygon, keypointGeometry, polygonGeometry, polylineGeometry, simplifyRing, skeletonGeometry } from './geometry';
 import { packScene, parseColor, splitDiff } from './pack';
 
 /** Sum of triangle areas of an indexed fill. */
@@ -163,5 +163,34 @@ describe('packing scene diffs', () => {
     const d2 = tracker.pull();
     expect(d2.upserts.map((u) => u.id)).toEqual(['a']);
     expect(splitDiff({ reset: false, upserts: d.upserts, removed: ['z'] }, 2).map((s) => [s.items.length, s.removed.length])).toEqual([[2, 1], [1, 0]]);
+  });
+});
+
+describe('keypoint skeletons (issue 33)', () => {
+  it('draw the edges between labelled points and a dot per labelled point, occluded ones hollow', () => {
+    // nose (visible), left_eye (not labelled), right_eye (occluded), neck (visible); edges nose-left_eye, nose-right_eye, nose-neck.
+    const g = skeletonGeometry([100, 100, 0, 0, 130, 95, 110, 160], [2, 0, 1, 2], [0, 1, 0, 2, 0, 3], 0xffadad, 7);
+    const sides = new Map<number, number>();
+    for (let v = 0; v < g.line.length / LINE_STRIDE; v++) {
+      const side = Math.abs(g.line[v * LINE_STRIDE + 4]!);
+      sides.set(side, (sides.get(side) ?? 0) + 1);
+    }
+    // Two edges (the one to the point not labelled is left out) of 2 x 2 vertices, three dots of 4.
+    expect(sides.get(SIDE_POLYLINE)).toBe(8);
+    expect(sides.get(SIDE_KEYPOINT)).toBe(8);
+    expect(sides.get(SIDE_OCCLUDED)).toBe(4);
+    expect([...g.handles]).toEqual([100, 100, 130, 95, 110, 160]);
+  });
+
+  it('are packed with their points as one ring, their v and their class edges', () => {
+    const editor = new Editor({ idGenerator: () => 'x' });
+    editor.setSkeletons(new Map([['person', { points: ['nose', 'neck'], edges: [[0, 1]] as [number, number][] }]]));
+    editor.load([{ id: 's', type: 'skeleton', class: 'person', keypoints: [{ x: 5, y: 6, v: 2 }, { x: 7, y: 9, v: 1 }] }]);
+    const d = new SceneTracker(editor).pull();
+    const p = packScene(d, d.upserts, () => 0xffffff, (cls) => editor.skeletonOf(cls)?.edges);
+    expect([...p.types]).toEqual([5]);
+    expect([...p.ringLens]).toEqual([2]);
+    expect([...p.coords]).toEqual([5, 6, 7, 9]);
+    expect(p.skeletons).toEqual([{ index: 0, v: [2, 1], edges: [0, 1] }]);
   });
 });

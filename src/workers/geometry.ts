@@ -6,7 +6,8 @@
 // half width in CSS px, so outlines keep their width at every zoom and joints are not drawn
 // twice; the dark halo is the outer band of the same strip (one pass). Markers (keypoints,
 // handles) are quads of four vertices with |offset| = 3. The side says what a vertex is for:
-// +-1 outline, +-2 polyline (drawn at least 2 px wide), 0 square marker, 3 round keypoint dot.
+// +-1 outline, +-2 polyline (drawn at least 2 px wide), 0 square marker, 3 round keypoint dot,
+// 4 an occluded skeleton point (a round dot with a dark centre).
 import earcut from 'earcut';
 
 export const FILL_STRIDE = 4;
@@ -294,6 +295,32 @@ export function keypointGeometry(x: number, y: number, color: number, slot: numb
   const line = lineOut();
   pushMarker(line, x, y, KEYPOINT_SCALE, color, slot, SIDE_KEYPOINT);
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: new Float32Array([x, y]) };
+}
+
+/** Side of an occluded skeleton point: a round dot with a dark centre (a ring), told apart from a visible one. */
+export const SIDE_OCCLUDED = 4;
+
+/**
+ * A keypoint skeleton (issue 33): its class's edges as lines between labelled points (polyline
+ * width), then its labelled points as round dots on top, occluded ones hollow. Points not
+ * labelled (v 0) and edges to them draw nothing. Handles: the labelled points.
+ */
+export function skeletonGeometry(coords: ArrayLike<number>, v: ArrayLike<number>, edges: ArrayLike<number>, color: number, slot: number): ShapeGeometry {
+  const line = lineOut();
+  const n = v.length;
+  for (let e = 0; e + 1 < edges.length; e += 2) {
+    const a = edges[e]!, b = edges[e + 1]!;
+    if (a >= n || b >= n || !v[a] || !v[b]) continue;
+    pushRing(line, [coords[2 * a]!, coords[2 * a + 1]!, coords[2 * b]!, coords[2 * b + 1]!], 0, 2, false, color, slot, SIDE_POLYLINE);
+  }
+  const handles: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!v[i]) continue;
+    const x = coords[2 * i]!, y = coords[2 * i + 1]!;
+    pushMarker(line, x, y, KEYPOINT_SCALE, color, slot, v[i] === 1 ? SIDE_OCCLUDED : SIDE_KEYPOINT);
+    handles.push(x, y);
+  }
+  return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: new Float32Array(handles) };
 }
 
 /** Square handle markers at the given points. */

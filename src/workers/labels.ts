@@ -10,6 +10,7 @@ import fontUrl from '@fontsource-variable/inter/files/inter-latin-wght-normal.wo
 import type { CameraState } from '../engine';
 import type { Chunk, Shape } from './cells';
 import { labelFrag, labelVert } from './shaders';
+import { largestPartTop } from './mask-label';
 
 /** Above this many shapes in view, only the hovered and selected shapes are labelled. */
 export const MAX_VISIBLE = 200;
@@ -101,8 +102,9 @@ export function labelInputs(scene: LabelScene, vx0: number, vy0: number, vx1: nu
   shapes = shapes.filter((s) => s.label);
   shapes.sort((a, b) => b.z - a.z); // topmost first: they keep their labels where labels would overlap
   const { x: cx, y: cy, scale } = scene.camera;
-  // a polyline's label goes at its first point (its bounds' corner may be far from the line)
-  const anchor = (s: Shape, k: 0 | 1) => (s.type === 2 ? s.geom.handles[k]! : s.bounds[k]);
+  // a polyline's label goes at its first point (its bounds' corner may be far from the line), a
+  // mask's at the top of its largest part (its bounds' corner may be on a stray island)
+  const anchor = (s: Shape, k: 0 | 1) => (s.type === 2 ? s.geom.handles[k]! : s.maskLabel ? maskAnchor(s.maskLabel, s.bounds)[k] : s.bounds[k]);
   return shapes.map((s) => ({
     text: s.label,
     color: s.color,
@@ -111,6 +113,12 @@ export function labelInputs(scene: LabelScene, vx0: number, vy0: number, vx1: nu
     point: s.type === 3,
     priority: selected.has(s.id) || hovered === s.id,
   }));
+}
+
+/** The top of a mask's largest part, found once per change of the mask. */
+function maskAnchor(m: NonNullable<Shape['maskLabel']>, bounds: Shape['bounds']): readonly [number, number] {
+  if (m.at === undefined) m.at = largestPartTop(m.counts, m.height);
+  return m.at ?? [bounds[0], bounds[1]];
 }
 
 /**

@@ -32,6 +32,7 @@ function countCoords(a: EditorAnnotation): [rings: number, points: number] {
     return [r, n];
   }
   if (a.type === 'polyline') return [1, a.points.length];
+  if (a.type === 'skeleton') return [1, a.keypoints.length];
   return [0, 0];
 }
 
@@ -40,6 +41,8 @@ export function packScene(
   diff: { reset: boolean; removed: readonly string[] },
   items: readonly SceneItem[],
   colorOf: (cls: string) => number,
+  /** A skeleton class's edges (Editor.skeletonOf); without them a skeleton shows its points only. */
+  edgesOf: (cls: string) => readonly (readonly [number, number])[] | undefined = () => undefined,
 ): PackedScene {
   const n = items.length;
   let rings = 0, points = 0;
@@ -53,6 +56,7 @@ export function packScene(
   const rect = new Float32Array(n * 4), ringCounts = new Uint32Array(n);
   const ringLens = new Uint32Array(rings), coords = new Float32Array(points * 2);
   const masks: PackedScene['masks'] = [];
+  const skeletons: NonNullable<PackedScene['skeletons']> = [];
   const colorCache = new Map<string, number>();
   const names: string[] = [], nameIdx = new Uint16Array(n), nameAt = new Map<string, number>();
   let ri = 0, ci = 0;
@@ -89,9 +93,17 @@ export function packScene(
         ringCounts[i] = 1;
         putRing(a.points);
         break;
+      case 'skeleton': {
+        ringCounts[i] = 1;
+        putRing(a.keypoints.map((p) => [p.x, p.y] as const));
+        const edges: number[] = [];
+        for (const [from, to] of edgesOf(a.class) ?? []) edges.push(from, to);
+        skeletons.push({ index: i, v: a.keypoints.map((p) => p.v), edges });
+        break;
+      }
     }
   }
-  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, names, nameIdx, masks };
+  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, names, nameIdx, masks, ...(skeletons.length ? { skeletons } : {}) };
 }
 
 /** The typed arrays of a packed scene, to pass as comlink transferables. */

@@ -3,13 +3,14 @@
 // (a few id lists), and the camera. Geometry is built in the worker.
 import type { CameraState, Rect } from '../engine';
 
-export const TYPE_CODES = { box: 0, polygon: 1, polyline: 2, keypoint: 3, segmentation: 4 } as const;
+export const TYPE_CODES = { box: 0, polygon: 1, polyline: 2, keypoint: 3, segmentation: 4, skeleton: 5 } as const;
 
 /**
  * A scene diff (SceneTracker.pull()) packed for transfer. Per upsert i: ids[i], z[i], types[i],
  * colors[i] (0xRRGGBB of the class), rect[4i..4i+3] (box / mask bbox x, y, w, h; keypoint x, y),
  * ringCounts[i] rings whose point counts follow in ringLens, coordinates in coords (x, y pairs).
- * Masks carry their RLE in `masks` (index into the upserts).
+ * Masks carry their RLE in `masks` (index into the upserts). A skeleton's points are its one
+ * ring (every point, in its class's order), their v and its class's edges in `skeletons`.
  */
 export interface PackedScene {
   reset: boolean;
@@ -26,6 +27,8 @@ export interface PackedScene {
   names: string[];
   nameIdx: Uint16Array;
   masks: { index: number; size: [number, number]; counts: number[] | Uint32Array | string }[];
+  /** Per skeleton upsert: each point's v (0 not labelled, 1 occluded, 2 visible) and its class's edges as index pairs. */
+  skeletons?: { index: number; v: number[]; edges: number[] }[];
 }
 
 /** The part of the engine's ViewState the renderer draws. */

@@ -211,7 +211,8 @@ function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSo
 function flatDrawing(view: ViewState, colorOf: (cls: string) => number): RenderView['drawing'] {
   const d = view.drawing;
   // (the brush's circle is the page's, at the pointer: EditorCanvas)
-  if (!d || d.kind === 'auto' || d.kind === 'brush') return null;
+  // (the skeleton's next point is drawn as it is placed, and named at the pointer: EditorCanvas)
+  if (!d || d.kind === 'auto' || d.kind === 'brush' || d.kind === 'skeleton') return null;
   const color = view.activeClass ? colorOf(view.activeClass) : 0x3b5bdb;
   if (d.kind === 'box') {
     const { x, y, width: w, height: h } = d.rect;
@@ -306,7 +307,7 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
           p = queue.shift();
         }
       }
-      if (p) backend.applyScene(packScene(p, p.items, colorOf));
+      if (p) backend.applyScene(packScene(p, p.items, colorOf, (cls) => editor.skeletonOf(cls)?.edges));
       // Done only when a pull finds nothing more: a change made between two tasks of this sync
       // (its schedule() found one already scheduled) is pulled here, not left for the next change.
       else if (!more) break;

@@ -18,7 +18,7 @@
 // smooth their own outer edge in the shader and cover the fill edges.
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, type ShapeGeometry } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, skeletonGeometry, type ShapeGeometry } from './geometry';
 import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
@@ -280,6 +280,8 @@ export class Renderer {
     let ringAt = 0, coordAt = 0;
     const maskOf = new Map<number, PackedScene['masks'][number]>();
     for (const m of p.masks) maskOf.set(m.index, m);
+    const skeletonOf = new Map<number, NonNullable<PackedScene['skeletons']>[number]>();
+    for (const sk of p.skeletons ?? []) skeletonOf.set(sk.index, sk);
     for (let i = 0; i < p.ids.length; i++) {
       const id = p.ids[i]!;
       let s = this.shapes.get(id);
@@ -295,6 +297,12 @@ export class Renderer {
         const coords = p.coords.subarray(coordAt, coordAt + pts * 2);
         if (type === 1) ringLens = p.ringLens.slice(ringAt, ringAt + rings);
         geom = ringLens ? polygonGeometry(coords, ringLens, color, slot) : polylineGeometry(coords, pts, color, slot);
+        ringAt += rings;
+        coordAt += pts * 2;
+      } else if (type === 5) {
+        const pts = p.ringLens[ringAt]!;
+        const sk = skeletonOf.get(i);
+        geom = skeletonGeometry(p.coords.subarray(coordAt, coordAt + pts * 2), sk?.v ?? [], sk?.edges ?? [], color, slot);
         ringAt += rings;
         coordAt += pts * 2;
       } else if (type === 3) {
@@ -322,6 +330,7 @@ export class Renderer {
       }
       this.place(s);
       const m = maskOf.get(i);
+      s.maskLabel = m ? { counts: m.counts, height: m.size[0] } : undefined;
       if (m) this.maskLayer.add(s, m);
       this.writeState(s);
     }

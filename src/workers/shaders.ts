@@ -46,7 +46,7 @@ void main() {
 export const lineVert = `${common}
 attribute vec2 a_pos;
 attribute vec2 a_off;
-attribute float a_side;      // +-1 outline, +-2 polyline (at least u_polyHw), 0 square marker, 3 keypoint (round)
+attribute float a_side;      // +-1 outline, +-2 polyline (at least u_polyHw), 0 square marker, 3 keypoint (round), 4 occluded skeleton point (round, dark centre)
 attribute float a_color;
 attribute float a_slot;
 uniform float u_hw;          // half width of the coloured line, CSS px
@@ -61,8 +61,10 @@ varying vec2 v_local;        // px from the centre line / marker centre, at the 
 varying float v_inner;       // px where the halo starts
 varying float v_outer;       // px where the halo ends (the quad reaches half a px further, to smooth the edge)
 varying float v_round;
+varying float v_hollow;      // 1: an occluded skeleton point, its centre the halo's colour
 void main() {
   vec4 st = stateOf(a_slot);
+  v_hollow = a_side > 3.5 ? 1.0 : 0.0;
   float sel = st.g > 0.5 ? u_selScale : 1.0;
   float k = max(abs(a_off.x), abs(a_off.y));
   vec2 px;
@@ -95,10 +97,13 @@ varying vec2 v_local;
 varying float v_inner;
 varying float v_outer;
 varying float v_round;        // 1: round marker, else square (lines use only the x of v_local)
+varying float v_hollow;
 void main() {
   float d = v_round > 0.5 ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
   float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)
+  // an occluded point is a ring: its inner half the halo's colour
+  t = max(t, v_hollow * clamp(v_inner * 0.5 - d + 0.5, 0.0, 1.0));
   gl_FragColor = mix(vec4(v_color, 1.0), u_haloColor, t) * edge;
 }`;
 

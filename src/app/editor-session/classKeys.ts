@@ -7,11 +7,11 @@ import type { AnnotationType, ProjectClass } from '../../contract/projects';
 /** The class types as the editor names them (the class picker, the Add Class dialog, messages). */
 export const TYPE_NAMES: Record<AnnotationType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint' };
 
-/** The shape types as classes know them: a mask is listed with the polygon classes. */
-export type ShapeKind = AnnotationType | 'segmentation';
+/** The shape types as classes know them: a mask is listed with the polygon classes, a skeleton with the keypoint ones. */
+export type ShapeKind = AnnotationType | 'segmentation' | 'skeleton';
 
 export function classTypeOfShape(type: ShapeKind): AnnotationType {
-  return type === 'segmentation' ? 'polygon' : type;
+  return type === 'segmentation' ? 'polygon' : type === 'skeleton' ? 'keypoint' : type;
 }
 
 /** The classes the picker lists for `type` (null: every class), in the project's order. */

@@ -6,7 +6,8 @@ import type { EditorAnnotation } from '../../engine';
 import type { UsageAnnotationType } from '../../contract/usage';
 import { api } from '../api/client';
 
-const KIND: Record<EditorAnnotation['type'], UsageAnnotationType> = { box: 'bbox', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', segmentation: 'segmentation' };
+// A skeleton instance counts as keypoint usage (the usage kinds are the spec's).
+const KIND: Record<EditorAnnotation['type'], UsageAnnotationType> = { box: 'bbox', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', segmentation: 'segmentation', skeleton: 'keypoint' };
 
 export interface UsageTarget {
   orgId: string;

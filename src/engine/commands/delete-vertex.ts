@@ -12,6 +12,14 @@ export const deleteVertex = defineCommand<{ ref: VertexRef }, boolean>({
   label: () => 'Delete point',
   run(tx, { ref }) {
     const a = tx.get(ref.id);
+    if (a?.type === 'skeleton') {
+      // A skeleton keeps one point per name: a deleted point is no longer labelled (v 0).
+      if (ref.ring !== 0 || !a.keypoints[ref.index] || a.keypoints[ref.index]!.v === 0) return false;
+      const keypoints = a.keypoints.slice();
+      keypoints[ref.index] = { x: 0, y: 0, v: 0 };
+      tx.set({ ...a, keypoints });
+      return true;
+    }
     if (!isPath(a)) return false;
     const ring = getRing(a, ref.ring);
     if (!ring || ref.index < 0 || ref.index >= ring.length) return false;

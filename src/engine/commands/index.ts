@@ -14,6 +14,7 @@ import { resizeBox } from './resize-box';
 import { setAttributes } from './set-attributes';
 import { setClass } from './set-class';
 import { setMask } from './set-mask';
+import { setSkeletonPoint } from './set-skeleton-point';
 import { updateAttributes } from './update-attributes';
 import type { Command } from './types';
 
@@ -33,6 +34,7 @@ export const commands = {
   'replace-all': replaceAll,
   'remove-all': removeAll,
   'set-mask': setMask,
+  'set-skeleton-point': setSkeletonPoint,
   convert,
 } as const;
 

@@ -9,6 +9,15 @@ export const moveVertex = defineCommand<{ ref: VertexRef; x: number; y: number }
   run(tx, { ref, x, y }) {
     if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error('Coordinates must be finite');
     const a = tx.get(ref.id);
+    if (a?.type === 'skeleton') {
+      // A skeleton's labelled point moves alone, keeping its v.
+      const p = a.keypoints[ref.index];
+      if (ref.ring !== 0 || !p || p.v === 0) return;
+      const keypoints = a.keypoints.slice();
+      keypoints[ref.index] = { x, y, v: p.v };
+      tx.set({ ...a, keypoints });
+      return;
+    }
     if (!isPath(a)) return;
     const ring = getRing(a, ref.ring);
     if (!ring || ref.index < 0 || ref.index >= ring.length) return;

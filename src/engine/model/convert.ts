@@ -1,6 +1,6 @@
 // Lossless conversion between the stored annotation (src/contract/annotations.ts) and the
 // editor-side annotation. stored -> editor -> stored gives back the same object, with one
-// normalisation: for polygon, polyline and keypoint the bounding box is derived from the
+// normalisation: for polygon, polyline, keypoint and skeleton the bounding box is derived from the
 // geometry on save (so it can never go stale after an edit). Box and segmentation keep theirs.
 import { z } from 'zod';
 import { StoredAnnotation, StoredAnnotations } from '../../contract/annotations';
@@ -8,7 +8,7 @@ import { isPlainStoredAnnotation } from '../../contract/annotation-check';
 import { annotationBounds } from './geometry';
 import type { EditorAnnotation, JsonValue, Point } from './types';
 
-const KNOWN_KEYS = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'attributes']);
+const KNOWN_KEYS = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'points', 'attributes']);
 
 const clonePath = (path: readonly (readonly [number, number])[]): Point[] => path.map(([x, y]) => [x, y] as const);
 
@@ -30,6 +30,7 @@ export function storedToEditor(s: StoredAnnotation): EditorAnnotation {
   }
   if (s.polyline) return { ...base, type: 'polyline', points: clonePath(s.polyline.path) };
   if (s.keypoint) return { ...base, type: 'keypoint', x: s.keypoint.x, y: s.keypoint.y };
+  if (s.points) return { ...base, type: 'skeleton', keypoints: s.points.map((p) => ({ x: p.x, y: p.y, v: p.v })) };
   if (s.segmentation) {
     const counts = typeof s.segmentation.counts === 'string' ? s.segmentation.counts : [...s.segmentation.counts];
     return {
@@ -68,6 +69,9 @@ export function editorToStored(a: EditorAnnotation): StoredAnnotation {
         size: [a.rle.size[0], a.rle.size[1]],
         counts: typeof a.rle.counts === 'string' ? a.rle.counts : [...a.rle.counts],
       };
+      break;
+    case 'skeleton':
+      out.points = a.keypoints.map((p) => ({ x: p.x, y: p.y, v: p.v }));
       break;
     case 'box':
       break;

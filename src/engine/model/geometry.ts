@@ -1,6 +1,6 @@
 // Pure geometry over editor annotations: bounds, exact hit tests, translation.
 import { rleBBox, rleLookup, translateRle } from './rle';
-import type { EditorAnnotation, Point, Rect, Ring } from './types';
+import type { EditorAnnotation, Point, Rect, Ring, SkeletonPoint } from './types';
 
 export interface Bounds {
   minX: number;
@@ -30,7 +30,37 @@ export function annotationBounds(a: EditorAnnotation): Bounds {
       return ringBounds(a.points);
     case 'keypoint':
       return { minX: a.x, minY: a.y, maxX: a.x, maxY: a.y };
+    case 'skeleton':
+      return skeletonBounds(a.keypoints);
   }
+}
+
+/** The bounds of a skeleton's labelled points (v 1 or 2); a point at 0,0 when none is labelled (as the stored box). */
+export function skeletonBounds(points: readonly SkeletonPoint[]): Bounds {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const p of points) {
+    if (p.v === 0) continue;
+    if (p.x < minX) minX = p.x;
+    if (p.y < minY) minY = p.y;
+    if (p.x > maxX) maxX = p.x;
+    if (p.y > maxY) maxY = p.y;
+  }
+  return minX === Infinity ? { minX: 0, minY: 0, maxX: 0, maxY: 0 } : { minX, minY, maxX, maxY };
+}
+
+/** The index of the skeleton's labelled point within `tol` of (x, y) (the nearest), or -1. */
+export function skeletonPointAt(points: readonly SkeletonPoint[], x: number, y: number, tol: number): number {
+  let best = -1;
+  let bestD = tol * tol;
+  points.forEach((p, i) => {
+    if (p.v === 0) return;
+    const d = (p.x - x) ** 2 + (p.y - y) ** 2;
+    if (d <= bestD) {
+      bestD = d;
+      best = i;
+    }
+  });
+  return best;
 }
 
 /** Even-odd point-in-ring test (ring implicitly closed). */
@@ -96,6 +126,13 @@ export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: nu
     }
     case 'segmentation':
       return rleLookup(a.rle).contains(x, y);
+    case 'skeleton': {
+      // A point (as wide as a keypoint's), or inside the box of its labelled points: an
+      // instance is picked by its body, and its points are dragged one by one.
+      if (skeletonPointAt(a.keypoints, x, y, tol * KEYPOINT_HIT_SCALE) >= 0) return true;
+      const b = skeletonBounds(a.keypoints);
+      return a.keypoints.some((p) => p.v !== 0) && x >= b.minX - tol && x <= b.maxX + tol && y >= b.minY - tol && y <= b.maxY + tol;
+    }
   }
 }
 
@@ -115,6 +152,9 @@ export function translateAnnotation(a: EditorAnnotation, dx: number, dy: number)
       return a.holes
         ? { ...a, points: translateRing(a.points, dx, dy), holes: a.holes.map((h) => translateRing(h, dx, dy)) }
         : { ...a, points: translateRing(a.points, dx, dy) };
+    case 'skeleton':
+      // Points that are not labelled stay at 0,0.
+      return { ...a, keypoints: a.keypoints.map((p) => (p.v === 0 ? p : { x: p.x + dx, y: p.y + dy, v: p.v })) };
     case 'segmentation': {
       if (Math.round(dx) === 0 && Math.round(dy) === 0) return a;
       const rle = translateRle(a.rle, dx, dy);

@@ -20,7 +20,7 @@ export interface Rle {
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-export type AnnotationType = 'box' | 'polygon' | 'polyline' | 'keypoint' | 'segmentation';
+export type AnnotationType = 'box' | 'polygon' | 'polyline' | 'keypoint' | 'segmentation' | 'skeleton';
 
 interface Base {
   readonly id: string;
@@ -52,6 +52,23 @@ export interface KeypointAnnotation extends Base {
   readonly y: number;
 }
 
+/** One point of a skeleton: v as COCO's, 0 not labelled (x and y 0), 1 occluded, 2 visible. */
+export interface SkeletonPoint {
+  readonly x: number;
+  readonly y: number;
+  readonly v: 0 | 1 | 2;
+}
+
+/**
+ * A keypoint skeleton instance (issue 33): one point per named point of its class's skeleton,
+ * in the class's order (the stored annotation's `points`). The names and edges are the class's
+ * (Editor.setSkeletons), not the annotation's.
+ */
+export interface SkeletonAnnotation extends Base {
+  readonly type: 'skeleton';
+  readonly keypoints: readonly SkeletonPoint[];
+}
+
 /** A mask over the whole image plus its bounding box (x, y, width, height). */
 export interface SegmentationAnnotation extends Base, Rect {
   readonly type: 'segmentation';
@@ -63,7 +80,14 @@ export type EditorAnnotation =
   | PolygonAnnotation
   | PolylineAnnotation
   | KeypointAnnotation
-  | SegmentationAnnotation;
+  | SegmentationAnnotation
+  | SkeletonAnnotation;
+
+/** A skeleton class's definition: its point names in order and its edges (0-based index pairs). */
+export interface SkeletonDefinition {
+  readonly points: readonly string[];
+  readonly edges: readonly (readonly [number, number])[];
+}
 
 /** The serialisable document: annotations oldest (bottom) first. */
 export interface EditorDocumentJSON {

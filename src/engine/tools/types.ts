@@ -4,7 +4,7 @@
 import type { CommandName, CommandPayload, CommandResult } from '../commands';
 import type { DocState } from '../model/document';
 import type { Bounds } from '../model/geometry';
-import type { EditorAnnotation, Rect, VertexRef } from '../model/types';
+import type { EditorAnnotation, Rect, SkeletonDefinition, VertexRef } from '../model/types';
 import type { DrawingPreview, ToolId, ViewState } from '../view';
 import type { EditorEvent } from '../events';
 import type { ProposalAccepted, Segmenter } from './auto/types';
@@ -64,6 +64,8 @@ export interface ToolApi {
   segmenter(): Segmenter | null;
   /** The mask kernels the app plugged in (Editor.setMaskOps), or null. */
   maskOps(): MaskOps | null;
+  /** The skeleton of a class (Editor.setSkeletons), or null when it is not a skeleton class. */
+  skeletonOf(className: string): SkeletonDefinition | null;
   /** The image's size, when known (a new mask covers it). */
   imageSize(): { width: number; height: number } | null;
   /** Auto-Annotate's mask was accepted: the app makes it an annotation (Editor.onProposalAccepted). */

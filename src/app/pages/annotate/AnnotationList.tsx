@@ -14,7 +14,7 @@
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
 // rows are read from the engine's paint order by index, without copying or reversing it.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
+import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, PersonStanding, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { ProjectClass } from '../../../contract/projects';
 import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
@@ -29,9 +29,9 @@ const ROW_HEIGHT = 40;
 /** Rows rendered beyond each edge of the view. */
 const OVERSCAN = 6;
 
-const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers };
+const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers, skeleton: PersonStanding };
 /** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
-const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Polygon (mask)' };
+const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Polygon (mask)', skeleton: 'Skeleton' };
 
 export interface AnnotationListProps {
   editor: Editor;

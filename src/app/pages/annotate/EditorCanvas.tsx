@@ -6,6 +6,7 @@ import { createRenderer, plugMaskKernels, type ImageSourceInput, type RendererHa
 import { renderDisplay, useViewSettings } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
 import { BrushCursor } from './BrushCursor';
+import { SkeletonCursor } from './SkeletonCursor';
 import { SelectionMaskMenu } from './MaskMenu';
 import { useAutoBarRoom } from './AutoAnnotateBar';
 import { BoxGuides } from './BoxGuides';
@@ -131,6 +132,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
       />
       <BoxGuides editor={editor} canvas={canvasRef} />
       <BrushCursor editor={editor} canvas={canvasRef} />
+      <SkeletonCursor editor={editor} canvas={canvasRef} />
       <SelectionMaskMenu editor={editor} canvas={canvasRef} />
     </div>
   );

@@ -3,11 +3,13 @@
 //   idle -> pointing-canvas -> brushing            (click empty space clears; drag = marquee)
 //   idle -> vertex (pointing, then dragging)       (vertex handles of selected paths)
 //   idle -> resizing                               (the 8 handles of a selected box)
+// A skeleton's labelled points are vertex handles too, also on a skeleton not yet selected: a
+// press on one picks the skeleton and drags that point alone (issue 33).
 // Vertex editing: drag a vertex to move it; click an edge midpoint (or alt-click anywhere on an
 // edge) to insert a vertex there and keep dragging it; alt-click a vertex to delete it (or
 // click it and press Delete). Every drag is one history entry. Read-only (view.readOnly): clicks,
 // shift-clicks and the marquee select; nothing moves and no handle is offered.
-import { distSqToSegment, ringsOf } from '../../model/geometry';
+import { KEYPOINT_HIT_SCALE, distSqToSegment, ringsOf, skeletonPointAt } from '../../model/geometry';
 import { MIN_BOX_SIZE, type EditorAnnotation, type Rect, type VertexRef } from '../../model/types';
 import { hitRadius, type Tool, type ToolApi, type ToolKeyEvent, type ToolPointerEvent } from '../types';
 
@@ -98,6 +100,13 @@ export class SelectTool implements Tool {
           }
         }
       }
+      if (a.type === 'skeleton') {
+        const i = skeletonPointAt(a.keypoints, e.x, e.y, Math.sqrt(bestD));
+        if (i >= 0) {
+          bestD = (a.keypoints[i]!.x - e.x) ** 2 + (a.keypoints[i]!.y - e.y) ** 2;
+          best = { kind: 'vertex', ref: { id: a.id, ring: 0, index: i } };
+        }
+      }
       const rings = ringsOf(a);
       for (let r = 0; r < rings.length; r++) {
         const ring = rings[r]!;
@@ -165,6 +174,17 @@ export class SelectTool implements Tool {
     api.setSelectedVertex(null);
     const hit = api.hitTest(e.x, e.y, hitRadius(e.scale));
     const selected = api.view().selected;
+    const hitShape = hit ? api.get(hit) : undefined;
+    if (hitShape?.type === 'skeleton' && !e.shiftKey && !api.view().readOnly) {
+      const index = skeletonPointAt(hitShape.keypoints, e.x, e.y, hitRadius(e.scale) * KEYPOINT_HIT_SCALE);
+      if (index >= 0) {
+        const ref = { id: hitShape.id, ring: 0, index };
+        api.setSelection([hitShape.id]);
+        api.setSelectedVertex(ref);
+        this.state = { k: 'vertex', ref, start: startOf(e), dragging: false, inserted: false };
+        return;
+      }
+    }
     if (hit) {
       if (e.shiftKey) {
         const next = new Set(selected);
