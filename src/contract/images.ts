@@ -242,11 +242,22 @@ export const ListImagesQuery = z.object({
 });
 export type ListImagesQuery = z.infer<typeof ListImagesQuery>;
 
+/** The default of LIST_TOTAL_CAP: a list that would count its matching images one by one stops here. */
+export const DEFAULT_LIST_TOTAL_CAP = 10_000;
+
 export const Pagination = z.object({
   page: z.number(),
   limit: z.number(),
+  /** With totalCapped, the pages known to exist (hasNext says whether more follow). */
   totalPages: z.number(),
+  /** The matching images; with totalCapped, a lower bound ("10,000+"). */
   totalItems: z.number(),
+  /**
+   * true: the count stopped at the server's cap (LIST_TOTAL_CAP, 10,000 by default) and more images
+   * match than totalItems says; page on with hasNext, and the last page is not known until it is
+   * reached (that page answers the exact total). false (or absent, from an older server): exact.
+   */
+  totalCapped: z.boolean(),
   hasNext: z.boolean(),
   hasPrev: z.boolean(),
 });

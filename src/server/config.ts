@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseS3StorageUrl } from './storage/s3-url';
 import { SERVER_ROLES } from '../contract/system';
+import { DEFAULT_LIST_TOTAL_CAP } from '../contract/images';
 
 export class ConfigError extends Error {}
 
@@ -32,6 +33,8 @@ export interface Config {
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
   annotationHistoryDays: number;
+  /** LIST_TOTAL_CAP: an images list whose total needs a count of the matching rows counts at most this many and says "N+" (pagination.totalCapped). */
+  listTotalCap: number;
   /** Live co-editing (README "Live co-editing"): LIVE_RECHECK_MS, LIVE_PING_MS, LIVE_MAX_SOCKETS_PER_USER. */
   live: LiveConfig;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (addresses or CIDRs); false: none, the socket's address is the client's. */
@@ -180,6 +183,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     pollMs: integer(env, 'IMPORT_POLL_MS', 1000, 50, 60_000),
   };
   const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
+  const listTotalCap = integer(env, 'LIST_TOTAL_CAP', DEFAULT_LIST_TOTAL_CAP, 1, 10_000_000);
   const jobs: Config['jobs'] = {
     tiles: workers(env, 'TILES', 1),
     accountPurge: { ...workers(env, 'ACCOUNT_PURGE', 1), intervalMs: integer(env, 'ACCOUNT_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400) * 1000 },
@@ -191,7 +195,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   const role = (env.ROLE?.trim().toLowerCase() || 'all') as Role;
   if (!ROLES.includes(role)) fail('ROLE', `must be one of ${ROLES.join(', ')} (got "${env.ROLE?.trim()}")`);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, live, trustProxy: trustProxyOf(env), role, metrics: metricsConfig(env, port), shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 300) * 1000 };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, listTotalCap, live, trustProxy: trustProxyOf(env), role, metrics: metricsConfig(env, port), shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 300) * 1000 };
 }
 
 function metricsConfig(env: Env, port: number): Config['metrics'] {
