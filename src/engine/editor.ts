@@ -455,9 +455,7 @@ export class Editor {
   }
 
   /** The skeleton of a class, or null when it is not a skeleton class. */
-  skeletonOf(className: string): SkeletonDefinition | null {
-    return this.skeletons.get(className) ?? null;
-  }
+  readonly skeletonOf = (className: string): SkeletonDefinition | null => this.skeletons.get(className) ?? null;
 
   /** Runs a mask command (Convert to polygons / to mask, Fill holes, Remove islands) on the selection, one undo step; selects what it made. */
   maskAction(action: MaskAction, ids: readonly string[] = this.getSelectedIds()): string[] {
@@ -749,8 +747,14 @@ export class Editor {
 
   // ---------------------------------------------------------------- input
 
+  /**
+   * The keypoint tool with a skeleton class draws skeleton instances (issue 33); an instance
+   * begun goes on with its own class when the active class changes.
+   */
   private activeTool(): Tool {
-    return this.tools[this.view.tool];
+    const { tool, activeClass: cls } = this.view;
+    const skeleton = tool === 'keypoint' && (this.tools.skeleton.isBusy() || (cls !== null && this.skeletons.has(cls)));
+    return this.tools[skeleton ? 'skeleton' : tool];
   }
 
   pointerDown(e: ScreenPointerInput): void {

@@ -69,6 +69,19 @@ describe('the skeleton tool', () => {
     expect(t.annotations).toHaveLength(0);
   });
 
+  it('is what the keypoint tool draws while its class is a skeleton class; an instance begun keeps its class', () => {
+    const t = skeletonEditor();
+    t.editor.setTool('keypoint');
+    t.click(100, 100);
+    expect(t.only()).toMatchObject({ type: 'skeleton', keypoints: [{ x: 100, y: 100, v: 2 }, { x: 0, y: 0, v: 0 }, { x: 0, y: 0, v: 0 }, { x: 0, y: 0, v: 0 }] });
+    t.editor.setActiveClass('eye');
+    t.clickAll([[110, 90], [90, 90], [100, 150]]);
+    expect(t.only()).toMatchObject({ type: 'skeleton', class: 'person' });
+    expect(points(t).map((p) => p.v)).toEqual([2, 2, 2, 2]);
+    t.click(50, 60);
+    expect(t.annotations[1]).toMatchObject({ type: 'keypoint', class: 'eye', x: 50, y: 60 });
+  });
+
   it('asks for a class when the active class is not a skeleton class', () => {
     const t = skeletonEditor();
     t.editor.setActiveClass('car');

@@ -8,7 +8,9 @@ import { useEditorView } from './useEditor';
 import styles from './SkeletonCursor.module.css';
 
 export function SkeletonCursor({ editor, canvas }: { editor: Editor; canvas: RefObject<HTMLCanvasElement | null> }) {
-  const shown = useEditorView(editor).tool === 'skeleton';
+  // The keypoint tool draws skeletons while its class is a skeleton class.
+  const view = useEditorView(editor);
+  const shown = view.tool === 'skeleton' || (view.tool === 'keypoint' && view.activeClass !== null && editor.skeletonOf(view.activeClass) !== null);
   const ref = useRef<HTMLDivElement>(null);
 
   useEffect(() => {

@@ -1,5 +1,6 @@
 // Skeleton tool (issue 33 §4): draws one keypoint skeleton instance of the active class, its
-// points placed in the class's order. Each click places the next point; X skips it (not
+// points placed in the class's order. The keypoint tool is this one while its class is a
+// skeleton class (Editor.activeTool), so the app's Keypoint tool draws skeletons with them. Each click places the next point; X skips it (not
 // labelled, v 0), O marks the next point placed as occluded (v 1; O again takes it back),
 // Backspace takes the last point back, Enter ends the instance early (the rest not labelled),
 // Escape drops it. The instance is one history gesture: it is created at its first point and

@@ -13,6 +13,7 @@ import { projectKey } from '../../../stores/projectQueries';
 import type { EditorSession } from '../../../editor-session/session';
 import { classColors, toolCursor, ToolsAndClasses, type ToolName } from '../../../editor-session/tools';
 import { useClassAttributeDefaults } from '../AttributesPanel';
+import { useClassSkeletons } from './useClassSkeletons';
 import { VIEW_TOOLS } from '../ToolPalette';
 
 export interface ToolsOptions {
@@ -37,6 +38,8 @@ export function useToolsAndClasses({ session, project, imageFilename, readOnly, 
   const { classColor, colorsKey } = useMemo(() => classColors(classes), [classes]);
   // New shapes get their class's default attributes; a class change conforms them (issue 19).
   useClassAttributeDefaults(editor, classes);
+  // The Keypoint tool draws skeleton classes as one instance of named points (issue 33).
+  useClassSkeletons(editor, classes);
 
   // A drawing tool used without a class offers one.
   useEffect(() => model.start(), [model]);
