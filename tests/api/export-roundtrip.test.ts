@@ -114,19 +114,19 @@ describe('round trips', () => {
   });
 });
 
-/** Every image of a project: name -> {folder, status, annotations as load-data gives them}. */
+/** Every image of a project, archived or not: name -> {folder, status, archived, annotations as load-data gives them}. */
 async function documents(projectId: string) {
-  const list = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100&sort_by=filename&sort_order=asc`, { token: owner.token });
-  const out: Record<string, { folder: string; status: string; annotations: Record<string, unknown>[] }> = {};
-  for (const image of list.body.images as { id: string; filename: string; status: string; virtual_folder_path?: string; folder_path?: string }[]) {
+  const list = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100&sort_by=filename&sort_order=asc&is_archived=all`, { token: owner.token });
+  const out: Record<string, { folder: string; status: string; archived: boolean; annotations: Record<string, unknown>[] }> = {};
+  for (const image of list.body.images as { id: string; filename: string; status: string; is_archived: boolean; virtual_folder_path?: string; folder_path?: string }[]) {
     const data = await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: owner.token });
-    out[image.filename] = { folder: image.virtual_folder_path ?? image.folder_path ?? '', status: image.status, annotations: data.body.annotations };
+    out[image.filename] = { folder: image.virtual_folder_path ?? image.folder_path ?? '', status: image.status, archived: image.is_archived, annotations: data.body.annotations };
   }
   return out;
 }
 
 describe('Vellum: export, then import into a new project, gives the same document', () => {
-  it('keeps ids, every shape kind, attributes, classes with colours, stages and folders (also empty ones)', { timeout: 90_000 }, async () => {
+  it('keeps ids, every shape kind, attributes, classes with colours, stages, the archive flag and folders (also empty ones)', { timeout: 90_000 }, async () => {
     const project = await createProject(server, owner, 'Lossless');
     const classes = [
       { name: 'car', type: 'box', color: '#123456' },
@@ -149,18 +149,26 @@ describe('Vellum: export, then import into a new project, gives the same documen
     const b = await uploadImage(server, owner, project.id, 'b.png', await png(40, 30));
     expect((await api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: a.id, project_id: project.id, image_filename: 'a.png', annotations: shapes } })).status).toBe(200);
     expect((await api(server.url, 'PATCH', `/api/v1/images/${b.id}/status`, { token: owner.token, body: { status: 'complete' } })).status).toBe(200);
+    // An archived image in review: both come back as they were (an import used to bring it back unarchived).
+    const c = await uploadImage(server, owner, project.id, 'c.png', await png(40, 30));
+    expect((await api(server.url, 'PATCH', `/api/v1/images/${c.id}/status`, { token: owner.token, body: { status: 'review' } })).status).toBe(200);
+    expect((await api(server.url, 'PATCH', '/api/images/batch/update', { token: owner.token, body: { image_ids: [c.id], project_id: project.id, updates: { is_archived: true } } })).status).toBe(200);
 
     const res = await fetch(`${server.url}/api/v1/annotations/export`, {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ project_id: project.id, scope: 'selected', image_ids: [a.id, b.id], format: 'vellum', include_images: true }),
+      body: JSON.stringify({ project_id: project.id, scope: 'selected', image_ids: [a.id, b.id, c.id], format: 'vellum', include_images: true }),
     });
     expect(res.status).toBe(200);
     const copy = await importZip('Lossless_vellum.zip', Buffer.from(await res.arrayBuffer()), 'auto');
 
-    expect(await documents(copy)).toEqual(await documents(project.id));
+    const original = await documents(project.id);
+    expect(original['c.png']).toMatchObject({ status: 'review', archived: true });
+    expect(await documents(copy)).toEqual(original);
     const after = await api(server.url, 'GET', `/api/v1/projects/${copy}`, { token: owner.token });
-    expect(after.body.project.classes).toEqual(classes);
+    const before = await api(server.url, 'GET', `/api/v1/projects/${project.id}`, { token: owner.token });
+    expect(after.body.project.classes).toEqual(before.body.project.classes);
+    expect(after.body.project.classes.map((c: { name: string; color: string }) => [c.name, c.color])).toEqual(classes.map((c) => [c.name, c.color]));
     const folders = await api(server.url, 'GET', `/api/folders/list/${copy}`, { token: owner.token });
     expect(JSON.stringify(folders.body)).toContain('"empty"');
   });

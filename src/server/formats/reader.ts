@@ -78,6 +78,8 @@ export interface ImportedImage {
   stored?: unknown[];
   /** Vellum: the image's stage. */
   status?: ImageStatus;
+  /** Vellum: whether the image is archived. */
+  archived?: boolean;
 }
 
 export interface ImportedClass {

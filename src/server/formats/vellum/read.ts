@@ -3,7 +3,7 @@
 //   annotations/<folder path>/<filename>.json   {image: {filename, folder, width, height, status, ...}, annotations, version}
 //   images/<folder path>/<filename>             when the export included the image files
 // Each image's annotations are handed over exactly as stored (ImportedImage.stored, ids kept; the
-// importer validates them), with its status and folder. One image document is read at a time.
+// importer validates them), with its status, archive flag and folder. One image document is read at a time.
 // The zip may sit inside one top folder (vellum.json is looked for at the shallowest level).
 //
 // Decisions:
@@ -96,6 +96,7 @@ async function* imagesOf(archive: ImportArchive, root: string, docs: string[], o
       ...(width && width > 0 ? { width } : {}),
       ...(height && height > 0 ? { height } : {}),
       ...(status ? { status } : {}),
+      ...(typeof image.is_archived === 'boolean' ? { archived: image.is_archived } : {}),
       annotations: [],
       stored: annotations,
     };

@@ -35,7 +35,7 @@ import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
 import { saveChanges } from '../annotations';
-import { setImageStatus } from '../images';
+import { batchUpdate, setImageStatus } from '../images';
 import { bucketFor } from '../stored-objects';
 import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
@@ -124,6 +124,8 @@ interface Run {
   /** Whether the import was cancelled, and when that was last asked. */
   cancel: { seen: boolean; checkedAt: number };
   signal: AbortSignal;
+  /** Image state the importer's role may not change ('stage', 'archive state'), warned about once. */
+  stateRefused: Set<string>;
 }
 
 async function downloadStaged(ctx: AppContext, row: ImportRow, file: string): Promise<void> {
@@ -342,7 +344,24 @@ async function importImage(r: Run, img: ImportedImage, index: number): Promise<v
     await saveChanges(r.ctx, r.userId, { image_id: target.id, project_id: r.row.projectId, image_filename: target.filename, upserts: chunk, removed_ids: [] });
     r.report.report.annotations_created += chunk.length;
   }
-  if (img.status && img.status !== target.status) await setImageStatus(r.ctx, r.userId, target.id, { status: img.status });
+  await keepImageState(r, img, target);
+}
+
+/**
+ * The stage and archive flag a Vellum document records, set on the image (as the API sets them:
+ * counters and workflow events). A role that may import but not stage or archive (an annotator)
+ * leaves them as they are, with one warning per import instead of failing it.
+ */
+async function keepImageState(r: Run, img: ImportedImage, target: typeof images.$inferSelect): Promise<void> {
+  const refused = (err: unknown, what: string) => {
+    if (!(err instanceof ApiError && err.status === 403)) throw err;
+    if (!r.stateRefused.has(what)) r.report.warn(`Your role cannot change images' ${what}: the dataset's ${what} was not applied`);
+    r.stateRefused.add(what);
+  };
+  if (img.status && img.status !== target.status) await setImageStatus(r.ctx, r.userId, target.id, { status: img.status }).catch((err) => refused(err, 'stage'));
+  if (img.archived !== undefined && img.archived !== target.isArchived) {
+    await batchUpdate(r.ctx, r.userId, { image_ids: [target.id], project_id: r.row.projectId, updates: { is_archived: img.archived } }).catch((err) => refused(err, 'archive state'));
+  }
 }
 
 async function save(ctx: AppContext, id: string, set: Partial<typeof imports.$inferInsert>): Promise<void> {
@@ -479,7 +498,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal, stateRefused: new Set() };
     await readDataset(r, format);
     await cleanUp();
     // A cancelled import keeps its status; what it added until then is in its report.
