@@ -5,3 +5,4 @@ export * from './projects';
 export * from './image-edit';
 export * from './segmentation';
 export * from './live';
+export * from './models';

@@ -45,6 +45,8 @@ export interface Config {
   metrics: { token: string | null; port: number | null };
   /** SHUTDOWN_DRAIN_SECONDS: after SIGTERM, how long the process keeps serving with /health/ready at 503 before it stops (a second signal ends the wait). */
   shutdownDrainMs: number;
+  /** Models (docs/models.md): MODELS_ALLOW_PRIVATE_URLS lets an HTTP model live at a private, loopback or link-local address (refused by default: SSRF). */
+  models?: { allowPrivateUrls: boolean };
 }
 
 export const ROLES = SERVER_ROLES;
@@ -195,7 +197,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   const role = (env.ROLE?.trim().toLowerCase() || 'all') as Role;
   if (!ROLES.includes(role)) fail('ROLE', `must be one of ${ROLES.join(', ')} (got "${env.ROLE?.trim()}")`);
-  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, listTotalCap, live, trustProxy: trustProxyOf(env), role, metrics: metricsConfig(env, port), shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 300) * 1000 };
+  return { port, host, dataDir, publicUrl, logLevel, database, storage, auth, google, appDir, imageEdit, imports, jobs, segmentation, annotationHistoryDays, listTotalCap, live, trustProxy: trustProxyOf(env), role, metrics: metricsConfig(env, port), shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 300) * 1000, models: modelsConfig(env) };
 }
 
 function metricsConfig(env: Env, port: number): Config['metrics'] {
@@ -214,6 +216,12 @@ export function segmentationConfig(env: Env, cwd = process.cwd()): SegmentationC
   if (backend === 'sam2' && !dir) fail('SAM2_MODEL_DIR', 'is required when SEGMENTER is sam2');
   const cacheBytes = integer(env, 'SEGMENTER_CACHE_MB', 1024, 16, 1_048_576) * 1024 * 1024;
   return { backend, sam2ModelDir: dir ? path.resolve(cwd, dir) : null, cacheBytes };
+}
+
+function modelsConfig(env: Env): { allowPrivateUrls: boolean } {
+  const raw = env.MODELS_ALLOW_PRIVATE_URLS?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(raw)) fail('MODELS_ALLOW_PRIVATE_URLS', `must be true or false (got "${raw}")`);
+  return { allowPrivateUrls: raw === 'true' };
 }
 
 /** TRUST_PROXY: unset, `false` or `0`: trust no proxy; else a comma-separated list of addresses or CIDRs (`10.0.0.0/8, ::1`). */

@@ -41,6 +41,8 @@ export interface Fixture {
   newImageInReview(): Promise<{ id: string; filename: string }>;
   /** An open issue the owner pinned on a new image (issue 29). */
   newIssue(): Promise<{ id: string }>;
+  /** An ONNX model the owner registered (pending: its file not uploaded). */
+  newModel(): Promise<{ id: string }>;
   /** A signed-up person with no organization. */
   newUser(): Promise<{ userId: string; token: string; email: string }>;
   unique(prefix: string): string;
@@ -292,4 +294,10 @@ export const ROUTES: RouteRule[] = [
   { route: 'GET /api/v1/images/:id/issues', access: 'images.read', request: (f) => ({ path: `/api/v1/images/${f.image.id}/issues` }) },
   { route: 'POST /api/v1/issues/:id/comments', access: 'issues.write', request: async (f) => ({ path: `/api/v1/issues/${(await f.newIssue()).id}/comments`, body: { body: 'Agreed' } }) },
   { route: 'PATCH /api/v1/issues/:id', access: 'issues.write', request: async (f) => ({ path: `/api/v1/issues/${(await f.newIssue()).id}`, body: { status: 'resolved' } }) },
+
+  // Models (issue 34): everyone lists, owners and admins manage. Activating the fixture's model, whose file was never uploaded, is 409 model_not_uploaded past the role check.
+  { route: 'GET /api/v1/models', access: 'org.read', request: (f) => ({ path: `/api/v1/models${q({ organization_id: f.org.id })}` }) },
+  { route: 'POST /api/v1/models', access: 'org.manage', request: (f) => ({ body: { organization_id: f.org.id, name: 'Detector', source: 'onnx', filename: 'yolo.onnx', size: 1000 } }) },
+  { route: 'POST /api/v1/models/:id/activate', access: 'org.manage', ok: [409], request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}/activate` }) },
+  { route: 'DELETE /api/v1/models/:id', access: 'org.manage', request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}` }) },
 ];

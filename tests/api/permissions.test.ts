@@ -101,6 +101,11 @@ async function fixture(): Promise<Fixture> {
     },
     newUser: () => signUp(server),
     unique,
+    async newModel() {
+      const res = await api(server.url, 'POST', '/api/v1/models', { token: owner.token, body: { organization_id: owner.org.id, name: unique('model'), source: 'onnx', filename: 'model.onnx', size: 100 } });
+      if (res.status !== 201) throw new Error(`model: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.model.id as string };
+    },
     async newImageInReview() {
       const img = await newImage();
       const res = await api(server.url, 'PATCH', `/api/v1/images/${img.id}/status`, { token: owner.token, body: { status: 'review' } });

@@ -420,3 +420,24 @@ export const imageEditItems = pgTable(
   },
   (t) => [primaryKey({ columns: [t.jobId, t.position] })],
 );
+
+// Models (0017_models.sql, issue 34): an organization's own ONNX files and HTTP endpoints.
+export const models = pgTable('models', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  createdBy: uuid('created_by'),
+  name: text('name').notNull(),
+  source: text('source').$type<'onnx' | 'http'>().notNull(),
+  kind: text('kind').$type<'detect' | 'segment' | 'pose'>().notNull(),
+  status: text('status').$type<'pending' | 'ready'>().notNull().default('ready'),
+  classes: jsonb('classes').$type<string[]>().notNull().default([]),
+  inputSize: integer('input_size'),
+  filename: text('filename'),
+  size: bigint('size', { mode: 'number' }),
+  stagingKey: text('staging_key'),
+  objectKey: text('object_key'),
+  url: text('url'),
+  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  createdAt: created(),
+  updatedAt: updated(),
+});

@@ -11,6 +11,8 @@ import { importedIds } from '../services/import/convert';
 import type { ImportFormat } from '../../contract/imports';
 import { clickMask, dropEmbedding, holdEmbedding, type ClickAnswer } from '../services/segmentation/held-thread';
 import type { LoadedImage, Points } from '../services/segmentation/types';
+import { detectObjects } from '../services/models/detect-thread';
+import type { Detection, DetectOptions, DetectorSpec } from '../services/models/detector-spec';
 import { labelClassTypes, packLabels, parseLabelFile, type PackedLabels, type PoseShape } from '../formats/yolo/read';
 
 let ops: Promise<SegmentOps> | null = null;
@@ -64,6 +66,10 @@ export const tasks = {
   /** A Magic Image Edit pixel step of the built-in provider (colour and weather loops over every pixel). */
   imageEditPixels(img: Raw, step: PixelStep, seed: number): Raw {
     return applyPixelStep(img, step, seed);
+  },
+  /** An object detector on one image already resized to its input square (services/models/detect-thread.ts: TF.js on wasm, the model kept per thread). */
+  detectObjects(spec: DetectorSpec, rgb: Uint8Array, width: number, height: number, opts: DetectOptions): Promise<Detection[]> {
+    return detectObjects(spec, rgb, width, height, opts);
   },
 };
 

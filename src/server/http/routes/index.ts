@@ -22,6 +22,7 @@ import { inviteRoutes } from './invites';
 import { apiKeyRoutes } from './api-keys';
 import { liveRoutes } from './live';
 import { workflowRoutes } from './workflow';
+import { modelRoutes } from './models';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   if (!servesRequests(ctx.config.role)) {
@@ -37,4 +38,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(autoAnnotateRoutes(ctx), { prefix: '/api/v1' });
   await app.register(liveRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(modelRoutes(ctx), { prefix: '/api/v1' });
 }
