@@ -108,13 +108,15 @@ export class ZipWriter {
       compressedSize = body.length;
       await this.out(body);
     } else {
+      // The entry's CRC and size, counted on its uncompressed bytes: one place for deflated and stored entries.
+      const measured = (raw: Buffer | string): Buffer => {
+        const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+        crc = zlib.crc32(chunk, crc);
+        size += chunk.length;
+        return chunk;
+      };
       const measure = async function* (source: AsyncIterable<Buffer | string>) {
-        for await (const raw of source) {
-          const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-          crc = zlib.crc32(chunk, crc);
-          size += chunk.length;
-          yield chunk;
-        }
+        for await (const raw of source) yield measured(raw);
       };
       const sink = async (source: AsyncIterable<Buffer>) => {
         for await (const chunk of source) {
@@ -127,9 +129,7 @@ export class ZipWriter {
         // Stored (an image file): one loop, no pipeline stages (each stage costs promises per chunk).
         try {
           for await (const raw of data) {
-            const chunk = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
-            crc = zlib.crc32(chunk, crc);
-            size += chunk.length;
+            const chunk = measured(raw as Buffer | string);
             compressedSize += chunk.length;
             await this.out(chunk);
           }
