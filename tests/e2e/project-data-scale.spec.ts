@@ -57,7 +57,7 @@ test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a tim
       return stubImage(i, `frame_${String(i).padStart(6, '0')}.png`, { status: (['new', 'annotating', 'complete'] as const)[i % 3], is_edited: i % 7 === 0 });
     });
     const totalPages = Math.ceil(TOTAL / limit);
-    await route.fulfill({ json: { images, pagination: { page: pageNo, limit, totalPages, totalItems: TOTAL, hasNext: pageNo < totalPages, hasPrev: pageNo > 1 } } });
+    await route.fulfill({ json: { images, pagination: { page: pageNo, limit, totalPages, totalItems: TOTAL, totalCapped: false, hasNext: pageNo < totalPages, hasPrev: pageNo > 1 } } });
   });
   await noThumbnails(page);
 
@@ -120,7 +120,7 @@ test('data: loading skeleton, error with Try again, empty and filtered-empty sta
     // Nothing is complete: the status filter empties the folder.
     const count = url.searchParams.get('status') ? 0 : 12;
     const images = Array.from({ length: count }, (_, i) => stubImage(i, `shot_${i}.png`, { file_size: 2048 + i }));
-    await route.fulfill({ json: { images, pagination: { page: 1, limit: 200, totalPages: count ? 1 : 0, totalItems: count, hasNext: false, hasPrev: false } } });
+    await route.fulfill({ json: { images, pagination: { page: 1, limit: 200, totalPages: count ? 1 : 0, totalItems: count, totalCapped: false, hasNext: false, hasPrev: false } } });
   });
   await noThumbnails(page);
 

@@ -18,6 +18,7 @@ import { useArchiveActions } from './useArchiveActions';
 import { useImageList } from './useImageList';
 import { useSelectionKeys } from './useTileSelection';
 import { VirtualGrid } from './VirtualGrid';
+import { loadedCounterText, loadedCounterTitle } from './loadedCounter';
 import styles from './DataTab.module.css';
 import own from './ArchiveTab.module.css';
 
@@ -78,8 +79,8 @@ export function ArchiveTab({ project, orgId }: { project: Project; orgId: string
       <div className={styles.head}>
         <div className={styles.headTitle}>
           <h2>Archive</h2>
-          <span className={`${styles.counter} tabular`}>
-            {list.loading ? 'Loading…' : `${list.images.length.toLocaleString()} / ${list.total.toLocaleString()} loaded`}
+          <span className={`${styles.counter} tabular`} title={loadedCounterTitle(list.total, list.totalCapped)}>
+            {list.loading ? 'Loading…' : loadedCounterText(list.images.length, list.total, list.totalCapped)}
           </span>
         </div>
         {list.images.length && canSelect ? (

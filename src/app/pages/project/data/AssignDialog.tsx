@@ -44,7 +44,7 @@ async function folderImageIds(projectId: string, orgId: string, path: string): P
   for (let page = 1; ; page++) {
     const res = await api.listImages(projectId, { org_id: orgId, folder_path: path, page, limit: MAX_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc', is_archived: 'false' });
     ids.push(...res.images.map((i) => i.id));
-    if (res.images.length < MAX_PAGE_SIZE || page >= res.pagination.totalPages) return ids;
+    if (res.images.length < MAX_PAGE_SIZE || !res.pagination.hasNext) return ids; // hasNext holds when a total is capped too
   }
 }
 

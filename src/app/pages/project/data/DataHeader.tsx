@@ -8,6 +8,7 @@ import { Menu, MenuItem, MenuLabel, StageEntry } from './Chrome';
 import { SORT_LABELS, useDataView, type SortState } from '../../../stores/dataView';
 import { SearchField } from './SearchField';
 import type { ImageList } from './useImageList';
+import { loadedCounterText, loadedCounterTitle } from './loadedCounter';
 import { WorkControls } from './WorkControls';
 import styles from './DataTab.module.css';
 
@@ -32,8 +33,8 @@ export function DataHeader({
     <div className={styles.head}>
       <div className={styles.headTitle}>
         <h2>Manage Dataset</h2>
-        <span className={`${styles.counter} tabular`} aria-live="polite" data-testid="loaded-counter">
-          {list.loading && !loadedCount ? 'Loading…' : list.error && !loadedCount ? 'Not loaded' : `${loadedCount.toLocaleString()} / ${list.total.toLocaleString()} loaded`}
+        <span className={`${styles.counter} tabular`} aria-live="polite" data-testid="loaded-counter" title={loadedCounterTitle(list.total, list.totalCapped)}>
+          {list.loading && !loadedCount ? 'Loading…' : list.error && !loadedCount ? 'Not loaded' : loadedCounterText(loadedCount, list.total, list.totalCapped)}
         </span>
       </div>
       <div className={styles.controls}>

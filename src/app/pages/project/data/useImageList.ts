@@ -30,7 +30,10 @@ export interface ImageListQuery {
 
 export interface ImageList {
   images: Image[];
+  /** The matching images; with totalCapped, at least this many (the server stopped counting). */
   total: number;
+  /** More images match than `total` says; the exact number comes with the last page. */
+  totalCapped: boolean;
   hasNext: boolean;
   loading: boolean;
   /** A new search is on its way; the images shown are the previous answer's. */
@@ -48,6 +51,7 @@ export interface ImageList {
 export function useImageList(q: ImageListQuery): ImageList {
   const [images, setImages] = useState<Image[]>([]);
   const [total, setTotal] = useState(0);
+  const [totalCapped, setTotalCapped] = useState(false);
   const [hasNext, setHasNext] = useState(false);
   const [loading, setLoading] = useState(true);
   const [answered, setAnswered] = useState<string | null>(null);
@@ -91,6 +95,7 @@ export function useImageList(q: ImageListQuery): ImageList {
       shownKey.current = viewKey;
       setImages([]);
       setTotal(0);
+      setTotalCapped(false);
       setHasNext(false);
     }
     setLoading(true);
@@ -101,6 +106,7 @@ export function useImageList(q: ImageListQuery): ImageList {
         if (gen !== generation.current) return;
         setImages(res.images);
         setTotal(res.pagination.totalItems);
+        setTotalCapped(res.pagination.totalCapped === true); // absent from an older server: exact
         setHasNext(res.pagination.hasNext);
         setLoading(false);
         setAnswered(search);
@@ -128,6 +134,7 @@ export function useImageList(q: ImageListQuery): ImageList {
           return [...old, ...res.images.filter((i) => !seen.has(i.id))];
         });
         setTotal(res.pagination.totalItems);
+        setTotalCapped(res.pagination.totalCapped === true);
         setHasNext(res.pagination.hasNext);
       })
       .catch((err: unknown) => {
@@ -139,12 +146,15 @@ export function useImageList(q: ImageListQuery): ImageList {
       });
   }, [loading, hasNext, q.projectId, params]);
 
+  const cappedRef = useRef(false);
+  cappedRef.current = totalCapped;
   const remove = useCallback((ids: Iterable<string>) => {
     const gone = new Set(ids);
     const before = imagesRef.current.length;
     const next = imagesRef.current.filter((i) => !gone.has(i.id));
     setImages(next);
-    setTotal((t) => Math.max(0, t - (before - next.length)));
+    // A capped total is a lower bound that more images than it exceed: one gone leaves it true.
+    if (!cappedRef.current) setTotal((t) => Math.max(0, t - (before - next.length)));
   }, []);
 
   const patch = useCallback((ids: Iterable<string>, change: Partial<Image>) => {
@@ -155,5 +165,5 @@ export function useImageList(q: ImageListQuery): ImageList {
   const reload = useCallback(() => setLocalToken((t) => t + 1), []);
 
   const searching = loading && answered !== search;
-  return { images, total, hasNext, loading, searching, loadingMore, error, loadMore, remove, patch, reload };
+  return { images, total, totalCapped, hasNext, loading, searching, loadingMore, error, loadMore, remove, patch, reload };
 }

@@ -1,0 +1,13 @@
+// The Data and Archive tabs' counter: how many images are loaded of how many match. A capped total
+// (the server stopped counting at LIST_TOTAL_CAP, pagination.totalCapped) reads "10,000+": more
+// images match, and the exact number comes with the last page.
+
+/** "200 / 1,234 loaded", or "200 / 10,000+ loaded" when the total is capped. */
+export function loadedCounterText(loaded: number, total: number, capped: boolean): string {
+  return `${loaded.toLocaleString()} / ${total.toLocaleString()}${capped ? '+' : ''} loaded`;
+}
+
+/** The counter's tooltip: why a capped total has a "+", nothing otherwise. */
+export function loadedCounterTitle(total: number, capped: boolean): string | undefined {
+  return capped ? `More than ${total.toLocaleString()} images match; the exact number shows once the last of them is loaded` : undefined;
+}
