@@ -8,7 +8,7 @@
 // with the stored-annotation schema and writes. Readers never touch the database or storage.
 import type { Readable } from 'node:stream';
 import type { ImportFormat } from '../../contract/imports';
-import type { AnnotationType, AttributeDefinition } from '../../contract/projects';
+import type { AnnotationType, AttributeDefinition, ClassTool, SkeletonDefinition } from '../../contract/projects';
 import type { ImageStatus } from '../../contract/images';
 import type { LabelParsing } from './yolo/read';
 
@@ -92,6 +92,10 @@ export interface ImportedClass {
   attributes?: AttributeDefinition[];
   /** A keypoint class's point names in order (COCO's category keypoints), so an export keeps each point's place. */
   keypoints?: string[];
+  /** The tools that may draw the class (Vellum keeps them; others leave every tool of its type). */
+  tools?: ClassTool[];
+  /** A skeleton class (kind 'skeleton'): its named points in order and its 0-based edges. */
+  skeleton?: SkeletonDefinition;
 }
 
 export interface ImportReporter {

@@ -7,6 +7,7 @@ import type { AppContext } from '../context';
 import { annotations, images } from '../db/schema';
 import type { ExportFormat, ExportScope, MaskFormat, SplitName, YoloTask } from '../../contract/export';
 import type { Kernels } from '../../kernels/node';
+import { classAllowsTool } from '../../contract/projects';
 import type { ImageRow, ProjectRow } from '../services/images';
 import type { ZipSink } from '../services/export/sink';
 import type { TimeSlice } from '../offload/slice';
@@ -161,7 +162,7 @@ export function exportName(image: Pick<ImageRow, 'id' | 'filename'>, renamed: Re
 
 /** Whether any exported class is a polygon class, or any exported annotation a polygon or a mask. */
 export async function hasAreaShapes(s: Pick<RunState, 'ctx' | 'where' | 'project' | 'classFilter'>): Promise<boolean> {
-  if (s.project.classes.some((c) => c.type === 'polygon' && (!s.classFilter || s.classFilter.has(c.name)))) return true;
+  if (s.project.classes.some((c) => (classAllowsTool(c, 'polygon') || classAllowsTool(c, 'mask')) && (!s.classFilter || s.classFilter.has(c.name)))) return true;
   const rows = await s.ctx.db
     .select({ one: sql<number>`1` })
     .from(annotations)

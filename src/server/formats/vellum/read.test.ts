@@ -43,7 +43,7 @@ const doc = (filename: string, folder: string, annotations: unknown[], status = 
   });
 
 describe('Vellum reader', () => {
-  it('reads classes with colours, folders, statuses and the stored annotations exactly', async () => {
+  it('reads classes with colours, folders, statuses, archive flags and the stored annotations exactly', async () => {
     const archive = memoryArchive({
       'images/site a/day 1/x.png': PNG,
       'annotations/site a/day 1/x.png.json': doc('x.png', '/site a/day 1', stored),
@@ -61,8 +61,8 @@ describe('Vellum reader', () => {
     expect(dataset.folders).toEqual(['site a', 'site a/day 1', 'empty']);
     expect(dataset.total).toBe(2);
     expect(images).toEqual([
-      { fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 640, height: 480, status: 'complete', annotations: [], stored },
-      { fileName: 'y.png', folder: '', width: 640, height: 480, status: 'annotating', annotations: [], stored: [{ id: 'k', name: 'hub', bounding_box: { x: 5, y: 5, w: 0, h: 0 }, keypoint: { x: 5, y: 5 } }] },
+      { fileName: 'x.png', entry: 'images/site a/day 1/x.png', folder: 'site a/day 1', width: 640, height: 480, status: 'complete', archived: false, annotations: [], stored },
+      { fileName: 'y.png', folder: '', width: 640, height: 480, status: 'annotating', archived: false, annotations: [], stored: [{ id: 'k', name: 'hub', bounding_box: { x: 5, y: 5, w: 0, h: 0 }, keypoint: { x: 5, y: 5 } }] },
     ]);
     expect(report.skipped).toEqual([]);
   });

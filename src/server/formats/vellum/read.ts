@@ -46,6 +46,17 @@ function classesOf(manifest: Record<string, unknown>, options: ReadOptions): Imp
     const cls: ImportedClass = { name: c.name };
     if (typeof c.type === 'string' && (ANNOTATION_TYPES as readonly string[]).includes(c.type)) cls.type = c.type as AnnotationType;
     if (typeof c.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(c.color)) cls.color = c.color;
+    // The tools that may draw it, and a skeleton class's points and edges (issue 33), checked by the class schema.
+    if (c.tools !== undefined) {
+      const tools = ProjectClass.shape.tools.safeParse(c.tools);
+      if (tools.success && tools.data) cls.tools = tools.data;
+      else options.report.warn(`vellum.json: the tools of class "${c.name.slice(0, 100)}" were left out`);
+    }
+    if (c.kind === 'skeleton') {
+      const skeleton = ProjectClass.shape.skeleton.safeParse(c.skeleton);
+      if (skeleton.success && skeleton.data) cls.skeleton = skeleton.data;
+      else options.report.warn(`vellum.json: the skeleton of class "${c.name.slice(0, 100)}" was left out (${skeleton.success ? 'missing' : (skeleton.error.issues[0]?.message ?? 'invalid')})`);
+    }
     if (c.attributes !== undefined) {
       const defs = ProjectClass.shape.attributes.safeParse(c.attributes);
       if (defs.success) {

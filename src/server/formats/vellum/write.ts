@@ -59,7 +59,17 @@ export class VellumWriter implements FormatWriter {
       project: {
         name: s.project.name,
         description: s.project.description,
-        classes: s.project.classes.filter((c) => !s.classFilter || s.classFilter.has(c.name)).map(({ name, type, color, attributes, keypoints }) => ({ name, type, color, ...(attributes?.length ? { attributes } : {}), ...(keypoints?.length ? { keypoints } : {}) })),
+        classes: s.project.classes
+          .filter((c) => !s.classFilter || s.classFilter.has(c.name))
+          .map(({ name, type, color, tools, kind, skeleton, attributes, keypoints }) => ({
+            name,
+            ...(type ? { type } : {}),
+            color,
+            ...(tools ? { tools } : {}),
+            ...(kind ? { kind, skeleton } : {}),
+            ...(attributes?.length ? { attributes } : {}),
+            ...(keypoints?.length ? { keypoints } : {}),
+          })),
         annotation_types: s.project.annotationTypes,
       },
       folders: folderRows.map((f) => f.path),

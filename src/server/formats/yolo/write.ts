@@ -31,6 +31,7 @@ import type { Kernels } from '../../../kernels/node';
 import type { ImageRow } from '../../services/images';
 import { rleBBox, numericCounts } from '../../../contract/rle';
 import type { YoloTask } from '../../../contract/export';
+import { classAllowsTool } from '../../../contract/projects';
 import { isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { joinParts, keyholeRing } from '../rings';
 import { convert, exportName, hasAreaShapes, MASK_POLYGON_TOLERANCE, splitOf, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
@@ -119,7 +120,7 @@ export function yamlString(s: string): string {
 export async function yoloTask(s: RunState): Promise<YoloTask> {
   if (s.yoloTask) return s.yoloTask;
   const exported = s.project.classes.filter((c) => !s.classFilter || s.classFilter.has(c.name));
-  if (exported.length > 0) return exported.some((c) => c.type === 'box') ? 'detect' : 'segment';
+  if (exported.length > 0) return exported.some((c) => classAllowsTool(c, 'box')) ? 'detect' : 'segment';
   return (await hasAreaShapes(s)) ? 'segment' : 'detect';
 }
 

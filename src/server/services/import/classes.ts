@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { projects } from '../../db/schema';
 import { ApiError } from '../../errors';
-import { nextClassColor, ProjectClasses, type AnnotationType, type AttributeDefinition, type ProjectClass } from '../../../contract/projects';
+import { nextClassColor, ProjectClasses, type AnnotationType, type AttributeDefinition, type ClassTool, type ProjectClass, type SkeletonDefinition } from '../../../contract/projects';
 import { listSome } from '../../formats/read-common';
 import { CLASS_NAME_MAX, classKey, storedClassName } from './class-names';
 
@@ -26,6 +26,10 @@ export interface WantedClass {
   attributes?: AttributeDefinition[];
   /** A keypoint class's point names in order (COCO), kept on the class for the export. */
   keypoints?: string[];
+  /** The tools that may draw it (Vellum). */
+  tools?: ClassTool[];
+  /** A skeleton class's points and edges (COCO keypoint categories, YOLO pose, Vellum). */
+  skeleton?: SkeletonDefinition;
 }
 
 /** Fails the import before anything is added when the project cannot take the classes it lacks. */
@@ -63,7 +67,9 @@ function classesToAdd(t: ClassTarget, wanted: readonly WantedClass[], current: r
     if (name !== c.name.trim()) t.report.warn(`class "${c.name.slice(0, 200)}" is stored as "${name}" (class names have at most ${CLASS_NAME_MAX} characters)`);
     // A class without a colour takes the palette colour furthest from those in use (contract/projects.ts).
     const color = c.color && /^#[0-9a-fA-F]{6}$/.test(c.color) ? c.color : nextClassColor([...current, ...added].map((x) => x.color));
-    added.push({ name, type: c.type ?? 'box', color, ...(c.attributes?.length ? { attributes: c.attributes } : {}), ...(c.keypoints?.length ? { keypoints: c.keypoints } : {}) });
+    const attributes = c.attributes?.length ? { attributes: c.attributes } : {};
+    if (c.skeleton) added.push({ name, color, kind: 'skeleton', skeleton: c.skeleton, ...attributes });
+    else added.push({ name, type: c.type ?? 'box', color, ...(c.tools ? { tools: c.tools } : {}), ...attributes, ...(c.keypoints?.length ? { keypoints: c.keypoints } : {}) });
   }
   return added;
 }

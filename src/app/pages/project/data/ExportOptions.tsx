@@ -3,7 +3,7 @@
 // ExportDialog.tsx, which sends the request fields `split`, `yolo_task` and `mask_format`.
 import { useId } from 'react';
 import type { ExportSplit, MaskFormat, YoloTask } from '../../../../contract/export';
-import type { Project } from '../../../../contract/projects';
+import { classAllowsTool, type Project } from '../../../../contract/projects';
 import styles from './EditDialog.module.css';
 import own from './ExportOptions.module.css';
 
@@ -41,7 +41,7 @@ export function splitRequest(c: SplitChoice): ExportSplit | undefined {
 
 /** The server's default task: detect when a class is a box class (without classes, the server decides by the shapes). */
 export function defaultYoloTask(project: Pick<Project, 'classes'>): YoloTask {
-  return project.classes.length === 0 || project.classes.some((c) => c.type === 'box') ? 'detect' : 'segment';
+  return project.classes.length === 0 || project.classes.some((c) => classAllowsTool(c, 'box')) ? 'detect' : 'segment';
 }
 
 export function ExportSplitPicker({ value, onChange, disabled }: { value: SplitChoice; onChange(next: SplitChoice): void; disabled: boolean }) {
