@@ -85,6 +85,23 @@ test('class panel: filter by class from the panel, the URL holds it, reload and 
   await page.getByRole('complementary', { name: 'Classes and annotation filters' }).getByRole('button', { name: /owl/ }).click();
   await expect(page.getByTestId('image-tile')).toHaveCount(4);
   expect(new URL(page.url()).searchParams.getAll('class')).toEqual(['heron', 'owl']);
+  await expect(page.getByTestId('loaded-counter')).toHaveText('4 / 4 loaded');
+
+  // A capped total reads "N+". A real one needs 10,000 matching images (LIST_TOTAL_CAP; the API
+  // tests run the cap at 3, images-list-capped.test.ts), so the server's answer is passed on with
+  // the two fields a capped server sets: this checks the display only.
+  await page.route('**/api/v1/projects/*/images?*', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    await route.fulfill({ response: res, json: { ...body, pagination: { ...body.pagination, totalItems: 10_000, totalPages: 50, totalCapped: true } } });
+  });
+  await page.reload();
+  await expect(page.getByTestId('loaded-counter')).toHaveText('4 / 10,000+ loaded');
+  await expect(page.getByTestId('loaded-counter')).toHaveAttribute('title', /^More than 10,000 images match/);
+  await page.unroute('**/api/v1/projects/*/images?*');
+  await page.reload();
+  await expect(page.getByTestId('loaded-counter')).toHaveText('4 / 4 loaded');
+
   // Back returns to heron alone.
   await page.goBack();
   await expect(page.getByTestId('image-tile')).toHaveCount(3);
