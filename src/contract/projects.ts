@@ -215,6 +215,7 @@ export function toolsOfType(type: AnnotationType): ClassTool[] {
   return type === 'polygon' ? ['polygon', 'mask'] : [type];
 }
 
+export const MAX_PROJECT_CLASSES = 1000;
 export const MAX_SKELETON_POINTS = 100;
 export const MAX_SKELETON_EDGES = 500;
 
@@ -383,14 +384,14 @@ export function normalizeClassList(classes: readonly ProjectClass[]): ProjectCla
 /** A class list under the project's rules, for code that checks a whole list at once (the importer); the HTTP routes take ProjectClassList and the service answers classListProblem's codes. */
 export const ProjectClasses = z
   .array(ProjectClass)
-  .max(1000)
+  .max(MAX_PROJECT_CLASSES)
   .superRefine((classes, ctx) => {
     const problem = classListProblem(classes);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: [problem.index, 'name'] });
   });
 
 /** The class list a request carries: each class's shape; the list's rules are checked by the server (classListProblem). */
-export const ProjectClassList = z.array(ProjectClass).max(1000, 'A project has at most 1000 classes');
+export const ProjectClassList = z.array(ProjectClass).max(MAX_PROJECT_CLASSES, `A project has at most ${MAX_PROJECT_CLASSES} classes`);
 
 export const PreviewImage = z.object({ id: z.string(), filename: z.string(), thumbnail_url: z.string().nullable() });
 

@@ -1,6 +1,6 @@
 // The palette's tool and the class picker with the real engine: the class a drawing tool starts
-// with (the one last used for its type, kept as before), relabelling from the picker and the
-// number keys, a read-only role kept to Select, the dialogs a drawing tool without a class opens,
+// with (the one last used with its class tool), the number keys picking the project's n-th class
+// whatever the tool (issue 33), relabelling from the picker and the keys, a read-only role kept to Select, the dialogs a drawing tool without a class opens,
 // and a class added from the editor used at once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project, ProjectClass } from '../../contract/projects';
@@ -67,28 +67,48 @@ describe('the tools and the class picker', () => {
     s.tools.chooseTool('box');
     expect(s.active()).toBe('truck');
     // The picker shows the tool's type and its class.
-    expect(s.tools.picker('box', [], s.editor.getView())).toEqual({ show: true, type: 'box', value: 'truck', placeholder: 'Choose a class' });
+    expect(s.tools.picker('box', [], s.editor.getView())).toEqual({ show: true, type: 'box', listed: [CLASSES[0], CLASSES[1]], value: 'truck', placeholder: 'Choose a class' });
     s.stop();
   });
 
-  it('number keys and C pick the n-th and the next class of the tool\'s type, with a word past the end', () => {
+  it('number keys pick the project\'s n-th class whatever the tool, C the next one the tool may draw, with a word when it may not', () => {
     const s = setup();
     s.tools.chooseTool('polygon');
-    s.tools.classByNumber(2);
+    s.tools.classByNumber(4);
     expect(s.active()).toBe('lane');
     s.tools.cycleClass(1);
     expect(s.active()).toBe('road');
-    s.tools.classByNumber(5);
+    s.tools.classByNumber(1);
     expect(s.active()).toBe('road');
-    expect(s.told).toEqual(['There is no polygon class 5']);
+    expect(s.told).toEqual(["'car' cannot be drawn with the polygon tool"]);
+    s.tools.classByNumber(9);
+    expect(s.told.at(-1)).toBe('There is no class 9');
     s.stop();
   });
 
-  it('with Select, the picker relabels the selection in one undo step and leaves shapes of another type', () => {
+  it('one class drawn with the box and the polygon tools: key 1 picks it with both, and both shapes take it', () => {
+    const person: ProjectClass = { name: 'person', color: '#F07575', tools: ['box', 'polygon'] };
+    const s = setup({ classes: [person, ...CLASSES] }, [boxShape('a', 'car')]);
+    for (const tool of ['box', 'polygon'] as const) {
+      s.tools.chooseTool(tool);
+      s.tools.classByNumber(1);
+      expect(s.active()).toBe('person');
+      expect(s.tools.picker(tool, [], s.editor.getView()).listed.map((c) => c.name)).toContain('person');
+    }
+    s.tools.chooseTool('polyline');
+    expect(s.active()).toBe('edge'); // person may not be drawn as a polyline
+    s.tools.chooseTool('select');
+    s.editor.select(['a']);
+    s.tools.classByNumber(1);
+    expect(s.editor.getAnnotation('a')!.class).toBe('person');
+    s.stop();
+  });
+
+  it('with Select, the picker relabels the selection in one undo step and leaves shapes the class may not be drawn as', () => {
     const s = setup({}, [boxShape('a', 'car'), boxShape('b', 'car'), lineShape('l', 'edge')]);
     s.editor.select(['a', 'b']);
     const selected = s.tools.shapesOf(s.editor.getView().selected);
-    expect(s.tools.picker('select', selected, s.editor.getView())).toEqual({ show: true, type: 'box', value: 'car', placeholder: 'Mixed classes' });
+    expect(s.tools.picker('select', selected, s.editor.getView())).toEqual({ show: true, type: 'box', listed: [CLASSES[0], CLASSES[1]], value: 'car', placeholder: 'Mixed classes' });
     s.tools.chooseClass('truck');
     expect(['a', 'b'].map((id) => s.editor.getAnnotation(id)!.class)).toEqual(['truck', 'truck']);
     s.editor.undo();
@@ -97,10 +117,10 @@ describe('the tools and the class picker', () => {
     s.editor.select(['a', 'l']);
     s.tools.classByNumber(2);
     expect([s.editor.getAnnotation('a')!.class, s.editor.getAnnotation('l')!.class]).toEqual(['truck', 'edge']);
-    expect(s.told).toEqual(["1 annotation(s) left as they are: 'truck' is a box class"]);
+    expect(s.told).toEqual(["1 annotation(s) left as they are: 'truck' cannot be drawn with the polyline tool"]);
     s.editor.select(['a']);
-    s.tools.classByNumber(3);
-    expect(s.told.at(-1)).toBe('There is no class 3 for box shapes');
+    s.tools.classByNumber(6);
+    expect(s.told.at(-1)).toBe('There is no class 6');
     // A row's menu relabels that one shape.
     s.tools.setClassOf('b', 'truck');
     expect(s.editor.getAnnotation('b')!.class).toBe('truck');

@@ -1,18 +1,18 @@
 // The palette's tool and the class picker, without React: which engine tool each palette tool
-// drives, the class a drawing tool starts with (the one last used for its type; Auto-Annotate's is
+// drives, the class a drawing tool starts with (the one last used with its class tool; Auto-Annotate's is
 // asked for once and kept per project on this device), relabelling a selection (the picker, the
 // number keys, C, a row's menu), adding a class from the editor (in place, also in a project with
 // none yet), and the dialogs that ask for a class when there is none to use (the engine's
 // 'needs-class'). One per editor screen (the Editor lives as long as the screen); the screen tells
 // it the project's classes, the role and the image as they change, and reads `getState()`
 // (pages/annotate/hooks/useToolsAndClasses.ts).
-import { FALLBACK_CLASS_COLOR, type AnnotationType, type Project, type ProjectClass } from '../../contract/projects';
+import { classAllowsTool, FALLBACK_CLASS_COLOR, type ClassTool, type Project, type ProjectClass } from '../../contract/projects';
 import type { Editor, EditorAnnotation, ToolId, ViewState } from '../../engine';
 import { api, serverMessage } from '../api/client';
 import { readStorage, writeStorage } from '../lib/storage';
 import { toast } from '../stores/toast';
 import type { AutoAnnotateSession } from './autoAnnotate';
-import { autoAnnotateClass, classTypeOfShape, cycledClass, numberKeyClass, relabelPlan, sharedClassType, TYPE_NAMES } from './classKeys';
+import { autoAnnotateClass, classToolOfShape, classesForShapes, classesForTool, cycledClass, numberKeyClass, relabelPlan, sharedClassTool, TYPE_NAMES } from './classKeys';
 import { MESSAGE_MS, type Tell } from './session';
 
 /** The palette's tools (the hotkeys' EditorToolId). */
@@ -20,13 +20,13 @@ export type ToolName = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'key
 
 /** The engine tool behind each palette tool. */
 const ENGINE_TOOL: Record<ToolName, ToolId> = { select: 'select', auto: 'auto', box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', brush: 'brush', eraser: 'eraser' };
-/** The class type each drawing tool needs (assisted and painted masks are listed as polygons). */
-export const TOOL_CLASS_TYPE: Partial<Record<ToolName, AnnotationType>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'polygon', brush: 'polygon', eraser: 'polygon' };
+/** The class tool each drawing tool needs a class to allow (Auto-Annotate, the brush and the eraser draw masks). */
+export const TOOL_CLASS_TOOL: Partial<Record<ToolName, ClassTool>> = { box: 'box', polygon: 'polygon', polyline: 'polyline', keypoint: 'keypoint', auto: 'mask', brush: 'mask', eraser: 'mask' };
 
 /** Where Auto-Annotate's class is kept, per project, on this device. */
 export const autoClassKey = (projectId: string) => `vellum.autoAnnotate.class.${projectId}`;
 
-/** Auto-Annotate's class in this project: the one chosen (kept on this device), or the only polygon class. */
+/** Auto-Annotate's class in this project: the one chosen (kept on this device), or the only class that may draw masks. */
 export function storedAutoClass(projectId: string, classes: readonly ProjectClass[]): string | null {
   return autoAnnotateClass(readStorage<unknown>(autoClassKey(projectId), null), classes);
 }
@@ -47,8 +47,8 @@ export interface ToolsState {
   tool: ToolName;
   /** A drawing tool has no class to use and the role may not add one: the dialog that says so. */
   noClassesOpen: boolean;
-  /** The Add Class dialog is open for this type (null: closed). */
-  addClassType: AnnotationType | null;
+  /** The Add Class dialog is open for this class tool (null: closed). */
+  addClassType: ClassTool | null;
   /** Bumped when Auto-Annotate needs its class chosen: the bar's picker opens. */
   autoAsk: number;
 }
@@ -77,11 +77,18 @@ export interface ToolsOptions {
   tell?: Tell;
 }
 
+/** The tools of the shapes `cls` may not be given, for the word after a relabel ('the box tool', 'the box or mask tools'). */
+function listOfTools(shapes: readonly EditorAnnotation[], cls: ProjectClass): string {
+  const tools = [...new Set(shapes.map((s) => classToolOfShape(s.type)))].filter((t) => !classAllowsTool(cls, t));
+  const names = tools.map((t) => TYPE_NAMES[t].toLowerCase());
+  return names.length === 1 ? `the ${names[0]} tool` : `the ${names.slice(0, -1).join(', ')} or ${names.at(-1)} tools`;
+}
+
 export class ToolsAndClasses {
   private state: ToolsState = { tool: 'select', noClassesOpen: false, addClassType: null, autoAsk: 0 };
   private readonly listeners = new Set<() => void>();
   private readonly projectListeners = new Set<(project: Project) => void>();
-  private readonly lastClassByType = new Map<AnnotationType, string>();
+  private readonly lastClassByTool = new Map<ClassTool, string>();
   /** A mask waits for its class: choosing one accepts it. */
   private acceptOnChoice = false;
   private ctx: ToolsContext | null = null;
@@ -112,7 +119,7 @@ export class ToolsAndClasses {
   /** A drawing tool used without a class offers one; returns the function that stops listening. */
   start(): () => void {
     return this.editor.onEvent((e) => {
-      if (e.type === 'needs-class') this.askForClass(TOOL_CLASS_TYPE[e.tool === 'pan' ? 'auto' : (e.tool as ToolName)] ?? 'box');
+      if (e.type === 'needs-class') this.askForClass(TOOL_CLASS_TOOL[e.tool === 'pan' ? 'auto' : (e.tool as ToolName)] ?? 'box');
     });
   }
 
@@ -128,7 +135,7 @@ export class ToolsAndClasses {
     this.set({ tool: t });
     this.acceptOnChoice = false;
     this.editor.setTool(ENGINE_TOOL[t]);
-    this.pickClassFor(TOOL_CLASS_TYPE[t], t);
+    this.pickClassFor(TOOL_CLASS_TOOL[t], t);
     if (t === 'auto') auto.activate(imageFilename);
     else auto.deactivate();
   }
@@ -140,9 +147,10 @@ export class ToolsAndClasses {
 
   /** The class for new shapes of the current tool (Auto-Annotate's is kept per project). */
   setToolClass(cls: ProjectClass): void {
-    if (cls.type) this.lastClassByType.set(cls.type, cls.name);
+    const tool = TOOL_CLASS_TOOL[this.state.tool];
+    if (tool) this.lastClassByTool.set(tool, cls.name);
     this.editor.setActiveClass(cls.name);
-    if (this.state.tool === 'auto' && cls.type === 'polygon') {
+    if (this.state.tool === 'auto' && classAllowsTool(cls, 'mask')) {
       writeStorage(autoClassKey(this.context().projectId), cls.name);
       if (this.acceptOnChoice) this.editor.acceptProposal();
     }
@@ -158,25 +166,25 @@ export class ToolsAndClasses {
   }
 
   /**
-   * A shape of `type` needs a class. Auto-Annotate with polygon classes to choose from opens its
-   * class picker; otherwise the Add Class dialog opens in place for the type (a role that may not
-   * edit classes is told so, with the way to the Classes tab).
+   * A shape drawn with `tool` needs a class. Auto-Annotate with mask classes to choose from opens
+   * its class picker; otherwise the Add Class dialog opens in place for the tool (a role that may
+   * not edit classes is told so, with the way to the Classes tab).
    */
-  askForClass(type: AnnotationType): void {
+  askForClass(tool: ClassTool): void {
     const { classes } = this.context();
-    if (this.state.tool === 'auto' && classes.some((c) => c.type === 'polygon')) {
+    if (this.state.tool === 'auto' && classesForTool(classes, 'mask').length > 0) {
       this.tell('Choose a class for the mask', 'neutral', MESSAGE_MS);
       this.acceptOnChoice = true;
       this.set({ autoAsk: this.state.autoAsk + 1 });
       return;
     }
-    this.offerNewClass(type);
+    this.offerNewClass(tool);
   }
 
-  /** The picker's Add class: the Add Class dialog for `type`, or the word that this role may not add one. */
-  offerNewClass(type: AnnotationType): void {
+  /** The picker's Add class: the Add Class dialog for `tool`, or the word that this role may not add one. */
+  offerNewClass(tool: ClassTool): void {
     if (!this.context().canEditClasses) this.set({ noClassesOpen: true });
-    else this.set({ addClassType: type });
+    else this.set({ addClassType: tool });
   }
 
   setNoClassesOpen(open: boolean): void {
@@ -194,9 +202,9 @@ export class ToolsAndClasses {
     try {
       const res = await this.updateClasses(projectId, [...classes, c]);
       for (const fn of [...this.projectListeners]) fn(res.project);
-      if (c.type) this.lastClassByType.set(c.type, c.name);
+      const classTool = TOOL_CLASS_TOOL[tool];
       if (tool === 'select') this.relabel(this.selectedAnnotations(), c);
-      else if (TOOL_CLASS_TYPE[tool] === c.type) this.setToolClass(c);
+      else if (classTool && classAllowsTool(c, classTool)) this.setToolClass(c);
       this.tell(`Class '${c.name}' added`, 'success', MESSAGE_MS);
       return null;
     } catch (err) {
@@ -209,27 +217,32 @@ export class ToolsAndClasses {
     return [...ids].map((id) => this.editor.getAnnotation(id)).filter((a): a is EditorAnnotation => Boolean(a));
   }
 
-  /** The picker: drawing tools list their type; Select with a selection relabels it. */
+  /**
+   * The picker: a drawing tool lists the classes it may draw (`type`: its class tool); Select with
+   * a selection lists the classes every selected shape may be given (`listed`), and relabels it.
+   */
   picker(tool: ToolName, selectedShapes: readonly EditorAnnotation[], view: Pick<ViewState, 'activeClass'>) {
     const first = selectedShapes[0];
-    const sameType = first !== undefined && selectedShapes.every((a) => classTypeOfShape(a.type) === classTypeOfShape(first.type));
-    const type: AnnotationType | null = tool === 'select' ? (sameType ? classTypeOfShape(first.type) : null) : (TOOL_CLASS_TYPE[tool] ?? null);
+    const { classes } = this.context();
+    const type: ClassTool | null = tool === 'select' ? sharedClassTool(selectedShapes) : (TOOL_CLASS_TOOL[tool] ?? null);
+    const listed = tool === 'select' ? classesForShapes(classes, selectedShapes) : classesForTool(classes, type);
     const selectionClass = first !== undefined && selectedShapes.every((a) => a.class === first.class) ? first.class : null;
     return {
       // Auto-Annotate's class is chosen in its bar.
       show: (tool !== 'select' && tool !== 'auto') || (tool === 'select' && selectedShapes.length > 0),
       type,
+      listed,
       value: tool === 'select' ? selectionClass : view.activeClass,
       placeholder: tool === 'select' && selectedShapes.length > 1 ? 'Mixed classes' : 'Choose a class',
     };
   }
 
-  /** Gives the shapes `cls` (one undo step); shapes of another type are left alone, with a word. */
+  /** Gives the shapes `cls` (one undo step); shapes drawn with a tool it does not allow are left alone, with a word. */
   relabel(shapes: readonly EditorAnnotation[], cls: ProjectClass): void {
     if (this.context().readOnly || shapes.length === 0) return;
     const { ids, misfits } = relabelPlan(shapes, cls);
     if (ids.length > 0) this.editor.execute('set-class', { ids, class: cls.name });
-    if (misfits > 0) this.tell(`${misfits} annotation(s) left as they are: '${cls.name}' is a ${TYPE_NAMES[cls.type ?? 'box'].toLowerCase()} class`, 'neutral', MESSAGE_MS);
+    if (misfits > 0) this.tell(`${misfits} annotation(s) left as they are: '${cls.name}' cannot be drawn with ${listOfTools(shapes, cls)}`, 'neutral', MESSAGE_MS);
   }
 
   /** A row's class menu: one shape relabelled (one undo step). */
@@ -239,38 +252,35 @@ export class ToolsAndClasses {
     if (a && cls) this.relabel([a], cls);
   }
 
-  /** 1-9: with a selection, relabel it to the n-th class the picker lists for it; else the n-th class of the tool's type for new shapes. */
+  /** 1-9: the project's n-th class, whatever the tool: relabels the selection, else the drawing tool takes it (when it may draw it). */
   classByNumber(n: number): void {
     const { classes, readOnly } = this.context();
     const shapes = this.selectedAnnotations();
+    const cls = numberKeyClass(classes, n);
     if (shapes.length > 0) {
       if (readOnly) return;
-      const type = sharedClassType(shapes);
-      const cls = numberKeyClass(classes, type, n);
-      if (!cls) return this.tell(`There is no class ${n}${type ? ` for ${TYPE_NAMES[type].toLowerCase()} shapes` : ''}`, 'neutral', MESSAGE_MS);
+      if (!cls) return this.tell(`There is no class ${n}`, 'neutral', MESSAGE_MS);
       return this.relabel(shapes, cls);
     }
-    const type = TOOL_CLASS_TYPE[this.state.tool];
-    if (!type) return;
-    const cls = numberKeyClass(classes, type, n);
-    if (!cls) return this.tell(`There is no ${TYPE_NAMES[type].toLowerCase()} class ${n}`, 'neutral', MESSAGE_MS);
+    const tool = TOOL_CLASS_TOOL[this.state.tool];
+    if (!tool) return;
+    if (!cls) return this.tell(`There is no class ${n}`, 'neutral', MESSAGE_MS);
+    if (!classAllowsTool(cls, tool)) return this.tell(`'${cls.name}' cannot be drawn with the ${TYPE_NAMES[tool].toLowerCase()} tool`, 'neutral', MESSAGE_MS);
     this.setToolClass(cls);
   }
 
-  /** C / Shift+C: the selection's next (previous) class of its type; without a selection, the tool's. */
+  /** C / Shift+C: the next (previous) class every selected shape may be given; without a selection, the tool may draw. */
   cycleClass(step: 1 | -1): void {
     const { classes, readOnly } = this.context();
     const shapes = this.selectedAnnotations();
     if (shapes.length > 0) {
       if (readOnly) return;
-      const type = sharedClassType(shapes);
-      if (!type) return this.tell('The selection mixes shape types: choose a class from the picker', 'neutral', MESSAGE_MS);
       const current = shapes.every((a) => a.class === shapes[0]!.class) ? shapes[0]!.class : null;
-      const cls = cycledClass(classes, type, current, step);
-      return cls ? this.relabel(shapes, cls) : undefined;
+      const cls = cycledClass(classesForShapes(classes, shapes), current, step);
+      return cls ? this.relabel(shapes, cls) : this.tell('No class fits every selected shape: choose one from the picker', 'neutral', MESSAGE_MS);
     }
-    const type = TOOL_CLASS_TYPE[this.state.tool];
-    const cls = type ? cycledClass(classes, type, this.editor.getView().activeClass, step) : null;
+    const tool = TOOL_CLASS_TOOL[this.state.tool];
+    const cls = tool ? cycledClass(classesForTool(classes, tool), this.editor.getView().activeClass, step) : null;
     if (cls) this.setToolClass(cls);
   }
 
@@ -278,19 +288,20 @@ export class ToolsAndClasses {
     return this.shapesOf(this.editor.getSelectedIds());
   }
 
-  /** The class a drawing tool starts with: the active one if it fits, else the one last used for its type, else the first. */
-  private pickClassFor(type: AnnotationType | undefined, t: ToolName): void {
-    if (!type) return;
+  /** The class a drawing tool starts with: the active one if the tool may draw it, else the one last used with its class tool, else the first it may. */
+  private pickClassFor(tool: ClassTool | undefined, t: ToolName): void {
+    if (!tool) return;
     const { classes, projectId } = this.context();
     // Auto-Annotate asks which class to use (once per project) when there is a choice, rather than taking the first.
     if (t === 'auto') {
       this.editor.setActiveClass(storedAutoClass(projectId, classes));
       return;
     }
+    const allows = (name: string | null | undefined) => Boolean(name && this.classByName.has(name) && classAllowsTool(this.classByName.get(name)!, tool));
     const active = this.editor.getView().activeClass;
-    if (active && this.classByName.get(active)?.type === type) return;
-    const remembered = this.lastClassByType.get(type);
-    const choice = (remembered && this.classByName.get(remembered)?.type === type ? remembered : null) ?? classes.find((c) => c.type === type)?.name ?? null;
+    if (allows(active)) return;
+    const remembered = this.lastClassByTool.get(tool);
+    const choice = (allows(remembered) ? remembered! : null) ?? classesForTool(classes, tool)[0]?.name ?? null;
     this.editor.setActiveClass(choice);
   }
 

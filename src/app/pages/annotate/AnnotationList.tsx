@@ -21,7 +21,7 @@ import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState }
 import { Button, IconButton } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
-import { classTypeOfShape } from '../../editor-session/classKeys';
+import { classesForShape } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
 import { MaskCommandItems } from './MaskMenu';
 
@@ -243,10 +243,9 @@ interface RowProps {
   onSetClass?(id: string, className: string): void;
 }
 
-/** The row's colour dot as a menu of the classes of the shape's type (and, for masks and polygons, the mask commands). */
+/** The row's colour dot as a menu of the classes the shape may be given (and, for masks and polygons, the mask commands). */
 function RowClassMenu({ annotation: a, color, classes, onSetClass, editor }: { annotation: EditorAnnotation; color: string; classes: readonly ProjectClass[]; onSetClass(id: string, className: string): void; editor: Editor }) {
-  const type = classTypeOfShape(a.type);
-  const listed = classes.filter((c) => c.type === type);
+  const listed = classesForShape(classes, a.type);
   return (
     <DropdownMenu.Root modal={false}>
       <Tooltip content="Change class" side="left">
@@ -258,8 +257,8 @@ function RowClassMenu({ annotation: a, color, classes, onSetClass, editor }: { a
       </Tooltip>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className={styles.menu} side="left" align="start" sideOffset={6} collisionPadding={8} aria-label={`Class of this ${SHAPE_TYPE_LABEL[a.type].toLowerCase()}`} onClick={(e) => e.stopPropagation()}>
-          <DropdownMenu.Label className={styles.menuLabel}>{SHAPE_TYPE_LABEL[type]} classes</DropdownMenu.Label>
-          {listed.length === 0 ? <div className={styles.menuEmpty}>No {type} classes yet</div> : null}
+          <DropdownMenu.Label className={styles.menuLabel}>{SHAPE_TYPE_LABEL[a.type]} classes</DropdownMenu.Label>
+          {listed.length === 0 ? <div className={styles.menuEmpty}>No class may be given to this {SHAPE_TYPE_LABEL[a.type].toLowerCase()}</div> : null}
           <DropdownMenu.RadioGroup value={a.class} onValueChange={(name) => onSetClass(a.id, name)}>
             <div className={styles.menuScroll}>
               {listed.map((c) => (

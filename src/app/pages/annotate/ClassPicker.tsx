@@ -1,17 +1,21 @@
-// The class picker beside the palette (spec section 2): shown for the drawing tools, and for
-// Select when annotations are selected (then choosing a class relabels them, one undo step), and in
-// the Auto-Annotate bar (the class of accepted masks). The number keys pick the n-th entry.
+// The class picker beside the palette (spec section 2): shown for the drawing tools (the classes
+// the tool may draw), and for Select when annotations are selected (the classes they may all be
+// given; choosing one relabels them, one undo step), and in the Auto-Annotate bar (the class of
+// accepted masks). Each class shows its number key: its place in the project, the same whatever
+// the tool (issue 33), so a list may skip numbers.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, ChevronDown, Plus, Settings2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
-import type { AnnotationType, ProjectClass } from '../../../contract/projects';
-import { TYPE_NAMES } from '../../editor-session/classKeys';
+import type { ClassTool, ProjectClass } from '../../../contract/projects';
+import { classesForTool, classKeyOf, TYPE_NAMES } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
 
 export interface ClassPickerProps {
   classes: ProjectClass[];
-  /** The type the list is for (the tool's, or the selection's); null lists every class. */
-  type: AnnotationType | null;
+  /** The class tool the list is for (the drawing tool's, or the selection's); null lists every class. */
+  type: ClassTool | null;
+  /** The classes to list (default: those `type` allows). */
+  listed?: readonly ProjectClass[];
   value: string | null;
   /** 'Mixed' when the selection holds several classes. */
   placeholder: string;
@@ -25,8 +29,8 @@ export interface ClassPickerProps {
   label?: string;
 }
 
-export function ClassPicker({ classes, type, value, placeholder, onChoose, onAddClass, onManageClasses, attention = 0, label = 'Class' }: ClassPickerProps) {
-  const listed = type ? classes.filter((c) => c.type === type) : classes;
+export function ClassPicker({ classes, type, listed: given, value, placeholder, onChoose, onAddClass, onManageClasses, attention = 0, label = 'Class' }: ClassPickerProps) {
+  const listed = given ?? classesForTool(classes, type);
   const current = classes.find((c) => c.name === value);
   const [open, setOpen] = useState(false);
   const seen = useRef(attention);
@@ -49,18 +53,21 @@ export function ClassPicker({ classes, type, value, placeholder, onChoose, onAdd
           <DropdownMenu.Label className={styles.menuLabel}>{type ? `${TYPE_NAMES[type]} classes` : 'Classes'}</DropdownMenu.Label>
           {listed.length === 0 ? <div className={styles.menuEmpty}>No {type ? `${TYPE_NAMES[type].toLowerCase()} ` : ''}classes yet</div> : null}
           <div className={styles.menuScroll}>
-            {listed.map((c, i) => (
-              <DropdownMenu.Item key={c.name} className={styles.menuItem} onSelect={() => onChoose(c.name)} aria-keyshortcuts={i < 9 ? String(i + 1) : undefined}>
-                <span className={styles.classDot} style={{ background: c.color }} />
-                <span className={styles.menuItemText}>{c.name}</span>
-                {c.name === value ? <Check aria-hidden="true" className={styles.menuCheck} /> : null}
-                {i < 9 ? (
-                  <kbd className={styles.menuKey} aria-hidden="true">
-                    {i + 1}
-                  </kbd>
-                ) : null}
-              </DropdownMenu.Item>
-            ))}
+            {listed.map((c) => {
+              const key = classKeyOf(classes, c.name);
+              return (
+                <DropdownMenu.Item key={c.name} className={styles.menuItem} onSelect={() => onChoose(c.name)} aria-keyshortcuts={key ? String(key) : undefined}>
+                  <span className={styles.classDot} style={{ background: c.color }} />
+                  <span className={styles.menuItemText}>{c.name}</span>
+                  {c.name === value ? <Check aria-hidden="true" className={styles.menuCheck} /> : null}
+                  {key ? (
+                    <kbd className={styles.menuKey} aria-hidden="true">
+                      {key}
+                    </kbd>
+                  ) : null}
+                </DropdownMenu.Item>
+              );
+            })}
           </div>
           <DropdownMenu.Separator className={styles.menuSeparator} />
           <DropdownMenu.Item className={styles.menuItem} onSelect={onAddClass}>

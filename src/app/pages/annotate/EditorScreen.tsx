@@ -125,11 +125,11 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
           {picker.show && ready && !readOnly && !previewing ? (
             <div className={styles.pickerDock}>
-              {guarded('The class picker', <ClassPicker classes={classes} type={picker.type} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} />, undefined, 'inline')}
+              {guarded('The class picker', <ClassPicker classes={classes} type={picker.type} listed={picker.listed} value={picker.value} placeholder={picker.placeholder} onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} />, undefined, 'inline')}
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.acceptProposal()} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="polygon" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
+          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.acceptProposal()} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="mask" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>

@@ -22,9 +22,9 @@ export type HotkeyAction =
   | { type: 'hide-selection' }
   /** V: show or hide the version history in the sidebar. */
   | { type: 'history' }
-  /** 1-9: the n-th class for new shapes, or relabel the selection to it. */
+  /** 1-9: the project's n-th class (whatever the tool) for new shapes, or relabel the selection to it. */
   | { type: 'class-number'; n: number }
-  /** C / Shift+C: the selected shapes' next / previous class of their type. */
+  /** C / Shift+C: the next / previous class the selected shapes (or the tool) may take. */
   | { type: 'cycle-class'; step: 1 | -1 }
   /** Tab / Shift+Tab: select the next / previous shape in the annotation list. */
   | { type: 'select-next'; step: 1 | -1 }
@@ -218,8 +218,8 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
   {
     group: 'Classes and shapes',
     items: [
-      { keys: ['1 … 9'], what: 'Class for new shapes (the n-th of the tool\'s type), or relabel the selection' },
-      { keys: ['C'], what: 'Next class of the selection\'s type (without one: for new shapes)' },
+      { keys: ['1 … 9'], what: 'The project\'s n-th class, whatever the tool: for new shapes, or relabel the selection' },
+      { keys: ['C'], what: 'Next class the selection (without one: the tool) may take' },
       { keys: ['Shift', 'C'], what: 'Previous class, as C' },
       { keys: ['Tab'], what: 'Select the next annotation in the list' },
       { keys: ['Shift', 'Tab'], what: 'Select the previous annotation in the list' },
