@@ -186,6 +186,8 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Esc'], what: 'Cancel drawing, or clear the selection' },
       { keys: ['Shift', 'Click'], what: 'Polygon: start inside a polygon to cut a hole' },
       { keys: ['N'], what: 'Draw again with the last shape\'s tool and class' },
+      { keys: ['X'], what: 'Skeleton: skip the next point' },
+      { keys: ['O'], what: 'Skeleton: the next point is occluded' },
     ],
   },
   {
