@@ -176,6 +176,33 @@ describe('renderer pixel facts', () => {
     expect(car[0]).toBeGreaterThan(car[2]);
   }, 60_000);
 
+  it('a skeleton draws its edges between labelled points and its points, an occluded one hollow (issue 33)', async () => {
+    const { png } = await renderScene('skeleton', 'worker');
+    const bg: RGB = [0xe8, 0xea, 0xee], car: RGB = [0xff, 0xad, 0xad];
+    expect(near(at(png, 100, 60), car, 10)).toBe(true); // nose: a filled dot
+    expect(near(at(png, 60, 60), car, 10)).toBe(true); // left_eye
+    expect(near(at(png, 80, 60), car, 12)).toBe(true); // the nose-left_eye edge
+    expect(near(at(png, 100, 110), car, 12)).toBe(true); // the nose-neck edge
+    // right_eye, occluded: a ring of the class colour around a dark centre
+    expect(lum(at(png, 140, 60))).toBeLessThan(120);
+    expect(near(at(png, 143, 60), car, 40) || near(at(png, 144, 60), car, 40)).toBe(true);
+    // neck-hip: hip is not labelled, so no edge leaves the neck downwards (and nothing at 0,0)
+    expect(near(at(png, 100, 180), bg, 6)).toBe(true);
+    expect(near(at(png, 2, 2), bg, 6)).toBe(true);
+  }, 60_000);
+
+  it('a mask\'s label sits on its largest part, not at the corner of its box (issue 33)', async () => {
+    const { png, stats } = await renderScene('maskLabel', 'worker');
+    expect(stats.labels).toBe(1);
+    // the dark pill: above the body's top (120 at x 220), not above the island at (10, 10)
+    const dark = (x: number, y: number) => lum(at(png, x, y)) < 90;
+    let onBody = 0, atIsland = 0;
+    for (let x = 215; x < 245; x++) for (let y = 98; y < 118; y++) if (dark(x, y)) onBody++;
+    for (let x = 0; x < 40; x++) for (let y = 0; y < 10; y++) if (dark(x, y)) atIsland++;
+    expect(onBody).toBeGreaterThan(100);
+    expect(atIsland).toBe(0);
+  }, 60_000);
+
   it('brightness, contrast and gamma change the image as the shader says', async () => {
     const plain = (await renderScene('unadjusted', 'worker')).png;
     const adj = (await renderScene('adjusted', 'worker')).png;

@@ -300,6 +300,32 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     const editor = editorWith([], { width: WIDTH, height: HEIGHT });
     return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { brightness: 1.3, contrast: 1.5, gamma: 0.7 } };
   },
+  /**
+   * A keypoint skeleton (issue 33) on a flat image: edges nose-left_eye, nose-right_eye (occluded),
+   * nose-neck, neck-hip (hip not labelled: no edge); nose (100, 60), left_eye (60, 60), right_eye
+   * (140, 60) occluded, neck (100, 160). No expected PNG: checked by pixel facts.
+   */
+  async skeleton() {
+    const editor = editorWith([
+      { id: 's', type: 'skeleton', class: 'car', keypoints: [{ x: 100, y: 60, v: 2 }, { x: 60, y: 60, v: 2 }, { x: 140, y: 60, v: 1 }, { x: 100, y: 160, v: 2 }, { x: 0, y: 0, v: 0 }] },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setSkeletons(new Map([['car', { points: ['nose', 'left_eye', 'right_eye', 'neck', 'hip'], edges: [[0, 1], [0, 2], [0, 3], [3, 4]] }]]));
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+  },
+  /**
+   * A mask with a small island at the top left (10..16, 10..16) and its body lower right (a disc
+   * about (220, 160), r 40): its label sits on the body, not at the island. No expected PNG.
+   */
+  async maskLabel() {
+    const m = new Uint8Array(HEIGHT * WIDTH);
+    for (let x = 0; x < WIDTH; x++) {
+      for (let y = 0; y < HEIGHT; y++) {
+        if ((x >= 10 && x < 16 && y >= 10 && y < 16) || (x + 0.5 - 220) ** 2 + (y + 0.5 - 160) ** 2 <= 40 * 40) m[x * HEIGHT + y] = 1;
+      }
+    }
+    const editor = editorWith([{ id: 'm', type: 'segmentation', class: 'person', x: 10, y: 10, width: 250, height: 190, rle: { size: [HEIGHT, WIDTH], counts: rle.encodeMask(m, HEIGHT, WIDTH) } }], { width: WIDTH, height: HEIGHT });
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { labels: true } };
+  },
   /** The test image as it is (the adjusted scene's reference; no expected PNG of its own). */
   async unadjusted() {
     const editor = editorWith([], { width: WIDTH, height: HEIGHT });
