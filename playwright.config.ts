@@ -28,10 +28,13 @@ const chromium = process.env.CHROMIUM_PATH || (fs.existsSync('/usr/bin/chromium'
 
 export default defineConfig({
   testDir: 'tests/e2e',
-  // Two specs at a time share the one server (each test signs up its own people): on 2 cores the
+  // Two tests at a time share the one server (each test signs up its own people): on 2 cores the
   // suite took 6.6 min instead of 9.1. E2E_WORKERS=1 runs them one by one.
   workers: Number(process.env.E2E_WORKERS ?? 2),
-  fullyParallel: false,
+  // Tests, not files, are handed out to the workers (no test depends on another or on a hook of
+  // its file): with whole files, a long file handed out last (team, editor-scale: 1-2 minutes)
+  // kept one worker busy while the other sat idle at the end of the run.
+  fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
@@ -44,7 +47,8 @@ export default defineConfig({
     viewport: { width: 1440, height: 900 },
     launchOptions: {
       executablePath: chromium,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      // E2E_CHROMIUM_ARGS adds flags (space-separated), to compare what they cost.
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...(process.env.E2E_CHROMIUM_ARGS?.split(' ').filter(Boolean) ?? [])],
     },
     // A trace (screencast and DOM snapshots of every action) cost 40% more CPU on every test
     // (data-tab.spec: 88 s of CPU with it, 52-56 s without), so it is recorded only when a failed
@@ -53,7 +57,10 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   webServer: {
-    command: 'node --import tsx src/server/main.ts',
+    // E2E_SERVER_PROFILE=<dir>: a CPU profile of the server over the run, written to <dir> when it stops.
+    command: `node ${process.env.E2E_SERVER_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.E2E_SERVER_PROFILE} ` : ''}--import tsx src/server/main.ts`,
+    // Asked to stop (SIGTERM: in-flight requests end, the database closes) when profiling, so the profile is written; else killed.
+    ...(process.env.E2E_SERVER_PROFILE ? { gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 20_000 } } : {}),
     url: `${baseURL}/api/v1/health`,
     timeout: 180_000,
     reuseExistingServer: false,

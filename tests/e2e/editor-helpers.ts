@@ -2,7 +2,7 @@
 // create the project, its classes and images through the product API with that session's token.
 import { expect, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { signUpWithOrganization, uniqueUser } from './helpers';
+import { signUpOnboarded, uniqueUser } from './helpers';
 
 export interface EditorProject {
   projectId: string;
@@ -66,14 +66,10 @@ export async function uploadImages(page: Page, projectId: string, orgId: string,
     const urls = await apiCall(page, 'POST', `/projects/${projectId}/images/batch-upload-urls?org_id=${orgId}`, { files: [{ filename: f.name, content_type: 'image/png', folder_path: folder }] });
     expect(urls.status).toBe(200);
     const u = urls.body.urls[0];
-    const put = await page.evaluate(
-      async ({ url, b64 }) => {
-        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-        return (await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: bytes })).status;
-      },
-      { url: u.upload_url, b64: f.buffer.toString('base64') },
-    );
-    expect(put).toBeLessThan(300);
+    // The bytes go from the runner straight to the storage URL: through the page they were
+    // base64 over the DevTools protocol and decoded there, megabytes for the large images.
+    const put = await page.request.put(u.upload_url, { headers: { 'content-type': 'image/png' }, data: f.buffer });
+    expect(put.status()).toBeLessThan(300);
     const meta = await sharp(f.buffer).metadata();
     const reg = await apiCall(page, 'POST', `/projects/${projectId}/images/register?org_id=${orgId}`, {
       filename: u.filename, gcs_bucket: u.gcs_bucket, gcs_path: u.gcs_path, gcs_uri: u.gcs_uri, folder_path: folder, file_size: f.buffer.length, mime_type: 'image/png', width: meta.width, height: meta.height,
@@ -86,17 +82,18 @@ export async function uploadImages(page: Page, projectId: string, orgId: string,
 
 /**
  * Signs up, onboards, creates a project with `classes` and uploads `images` (oldest first, so the
- * Data tab's default newest-first order lists the last one first), then opens the project page.
+ * Data tab's default newest-first order lists the last one first), all through the API before the
+ * app's first load (each load of the app costs the page about a second of CPU), then opens the
+ * project page; with `open` the editor on the image of that name instead, and with `open: false`
+ * nothing (the page stays on a static file of the origin, signed in: the app is not started).
  */
 export async function editorProject(
   page: Page,
-  opts: { classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[]; images?: { name: string; width?: number; height?: number; folder?: string }[] } = {},
+  opts: { classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[]; images?: { name: string; width?: number; height?: number; folder?: string }[]; open?: string | false } = {},
 ): Promise<EditorProject> {
   const user = uniqueUser('editor');
-  await signUpWithOrganization(page, user, `Editor Org ${user.id}`);
-  const me = await apiCall(page, 'GET', '/users/me');
-  const orgId = me.body.organization_members?.[0]?.organization?.id ?? me.body.profile?.organization_members?.[0]?.organization?.id;
-  expect(orgId).toBeTruthy();
+  const organizationName = `Editor Org ${user.id}`;
+  const { orgId } = await signUpOnboarded(page, user, organizationName);
   const created = await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Streets', description: null, annotation_types: ['box', 'polygon', 'polyline', 'keypoint'], classes: opts.classes ?? [] });
   expect(created.status).toBe(200);
   const projectId = created.body.project.id;
@@ -106,10 +103,23 @@ export async function editorProject(
     orgId,
     await Promise.all((opts.images ?? []).map(async (im, i) => ({ name: im.name, folder: im.folder, buffer: await scenePng(im.width ?? 800, im.height ?? 600, i * 30) }))),
   );
-  await page.reload();
+  if (opts.open === false) return { projectId, orgId, images, user };
+  if (opts.open) {
+    const image = images.find((i) => i.filename === opts.open);
+    if (!image) throw new Error(`no image called ${opts.open}`);
+    await gotoEditorImage(page, projectId, image);
+  } else {
+    await openProjectPage(page, organizationName);
+  }
+  return { projectId, orgId, images, user };
+}
+
+/** Loads the app on the projects page (of `organizationName`, when given) and opens the project Streets. */
+export async function openProjectPage(page: Page, organizationName?: string) {
+  await page.goto('/');
+  if (organizationName) await expect(page.getByRole('heading', { name: organizationName, level: 1 })).toBeVisible();
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  return { projectId, orgId, images, user };
 }
 
 /** The image's saved document, read by the runner (`runnerApi`: documents may be large). */
@@ -141,6 +151,17 @@ export async function projectIdOf(page: Page): Promise<string> {
 /** Opens an image of the open project in the editor by its name and waits until it is drawn. */
 export async function openEditorImage(page: Page, name: string) {
   await page.goto(await editorUrl(page, await projectIdOf(page), name));
+  await editorImageDrawn(page, name);
+}
+
+/** Loads the app on the image's editor URL (a page's first load of the app can go straight there) and waits until it is drawn. */
+export async function gotoEditorImage(page: Page, projectId: string, image: { id: string; filename: string }) {
+  await page.goto(`/projects/${projectId}/images/${image.id}`);
+  await editorImageDrawn(page, image.filename);
+}
+
+/** Waits until the editor shows the image called `name`, drawn. */
+async function editorImageDrawn(page: Page, name: string) {
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
   await expect(page.getByTestId('editor-canvas')).toBeVisible();

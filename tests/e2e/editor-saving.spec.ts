@@ -21,11 +21,8 @@ async function savedCount(page: Page, project: EditorProject, imageId: string, n
   await expect.poll(async () => (await loadSaved(page, project, imageId)).annotations.length, { timeout: 20_000 }).toBe(n);
 }
 
-async function setUp(page: Page): Promise<EditorProject> {
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
-  await openImage(page);
-  return project;
-}
+/** The project set up through the API, and the app's first load straight on the image in the editor. */
+const setUp = (page: Page): Promise<EditorProject> => editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
 
 test('the network cut during edits: changes wait on the device and are saved when it comes back', async ({ page, context }) => {
   test.setTimeout(120_000);
@@ -244,6 +241,7 @@ test('a document over the 8 MB a whole save may carry keeps saving: a box drawn 
   const project = await editorProject(page, {
     classes: [CLASSES[0]!, { name: 'field', type: 'polygon', color: '#A0C4FF' }],
     images: [{ name: IMAGE, width: 4000, height: 3000 }],
+    open: false, // the app starts once, on the editor, after the seeding
   });
   const img = project.images[0]!;
   // 16,000 polygons of 40 points, seeded with save-changes in parts (each under 8 MB).

@@ -2,7 +2,7 @@
 // and a dense document keeps the sidebar virtualised.
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { apiCall, editorProject, loadSaved, pixelAt, runnerApi } from './editor-helpers';
+import { apiCall, editorProject, loadSaved, openProjectPage, pixelAt, runnerApi } from './editor-helpers';
 
 /** Whether any pixel within `r` px of (x, y) is white (a selected shape's handle). */
 async function whiteNear(page: Page, x: number, y: number, r: number): Promise<boolean> {
@@ -42,7 +42,8 @@ test('editor: an 8000 x 6000 image opens, is drawn, and zooms at the pointer', a
 
 test('editor: 20,000 annotations load, the list stays virtual, a row selects its shape', async ({ page }) => {
   test.setTimeout(180_000);
-  const project = await editorProject(page, { classes: [{ name: 'tree', type: 'box', color: '#CAFFBF' }], images: [{ name: 'forest.png', width: 4000, height: 3000 }] });
+  // Seeded before the app's first load (open: false), so the app starts once.
+  const project = await editorProject(page, { classes: [{ name: 'tree', type: 'box', color: '#CAFFBF' }], images: [{ name: 'forest.png', width: 4000, height: 3000 }], open: false });
   const annotations = Array.from({ length: 20_000 }, (_, i) => ({
     id: `t-${i}`,
     name: 'tree',
@@ -52,7 +53,7 @@ test('editor: 20,000 annotations load, the list stays virtual, a row selects its
   expect(res.status).toBe(200);
   // Class names off: a selected shape's label (white text) would sit beside the handles looked for below.
   await page.evaluate(() => localStorage.setItem('vellum.editorLabels', 'false'));
-  await page.reload();
+  await openProjectPage(page);
   await page.getByRole('button', { name: 'forest.png', exact: true }).click();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 60_000 });
   const list = page.getByRole('listbox', { name: 'Annotation list' });

@@ -53,15 +53,24 @@ export async function useSession(page: Page, session: Session) {
 
 /**
  * Signs up and completes onboarding through the API, and gives the page the session the way
- * supabase-js keeps it, for tests whose subject comes after onboarding (the sign-up and onboarding
- * pages have tests of their own). Lands on the organization's projects page.
+ * supabase-js keeps it. The page is left on a static file of the origin: the app has not started,
+ * so a test can set up more through the API (`apiCall` works from there) before its one first load.
  */
-export async function signUpWithOrganization(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string) {
+export async function signUpOnboarded(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string): Promise<{ session: Session; orgId: string }> {
   const session = await apiSignUp(page.request, user);
   const slug = organizationName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40);
   const onboarding = await page.request.post('/api/v1/users/onboarding', { headers: { authorization: `Bearer ${session.access_token}` }, data: { full_name: user.fullName, organization_name: organizationName, organization_slug: slug } });
   expect(onboarding.status()).toBe(200);
   await useSession(page, session);
+  return { session, orgId: ((await onboarding.json()) as { organization: { id: string } }).organization.id };
+}
+
+/**
+ * `signUpOnboarded`, then the app's first load, for tests whose subject comes after onboarding (the
+ * sign-up and onboarding pages have tests of their own). Lands on the organization's projects page.
+ */
+export async function signUpWithOrganization(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string) {
+  await signUpOnboarded(page, user, organizationName);
   await page.goto('/');
   await expect(page.getByRole('heading', { name: organizationName, level: 1 })).toBeVisible();
 }

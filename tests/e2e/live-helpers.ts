@@ -3,7 +3,7 @@
 // on a bare live socket of the test process.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import WebSocket from 'ws';
-import { apiCall, type EditorProject } from './editor-helpers';
+import { apiCall, gotoEditorImage, type EditorProject } from './editor-helpers';
 import { apiSignUp, showAllImages, uniqueUser, useSession, type Session } from './helpers';
 
 export interface Member {
@@ -27,12 +27,17 @@ export async function member(owner: Page, project: EditorProject, fullName: stri
 
 /**
  * A browser of the member's own, signed in, on the project's Data tab: an annotator's opens on My
- * work (issue 29); `allImages` turns it off, so every image is on screen.
+ * work (issue 29); `allImages` turns it off, so every image is on screen. With `image`, the app's
+ * first load is straight on that image in the editor instead.
  */
-export async function memberBrowser(browser: Browser, who: Member, opts: { allImages?: boolean } = {}) {
+export async function memberBrowser(browser: Browser, who: Member, opts: { allImages?: boolean; image?: { projectId: string; id: string; filename: string } } = {}) {
   const context = await browser.newContext({ baseURL: test.info().project.use.baseURL, viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await useSession(page, who.session);
+  if (opts.image) {
+    await gotoEditorImage(page, opts.image.projectId, opts.image);
+    return { context, page };
+  }
   await page.goto('/');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();

@@ -4,7 +4,7 @@
 // toggle hides the avatars. B's selection and pointer show in A's editor in B's colour. When both
 // edit one box, the later edit wins and both are told, whichever of the two saves arrives first.
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
+import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -12,9 +12,8 @@ const IMAGE = 'lot.png';
 
 /** A second person, invited into the project's organization as an annotator, signed in in a browser of their own on the image. */
 async function secondPerson(browser: Browser, owner: Page, project: EditorProject) {
-  const { context, page } = await memberBrowser(browser, await member(owner, project, 'Ada Lovelace'));
-  await openEditorImage(page, IMAGE);
-  return { context, page };
+  const image = project.images.find((i) => i.filename === IMAGE)!;
+  return memberBrowser(browser, await member(owner, project, 'Ada Lovelace'), { image: { projectId: project.projectId, ...image } });
 }
 
 /** Clicks a canvas point with the select tool; true when that selected the one annotation. */
@@ -27,9 +26,8 @@ async function selectsAt(page: Page, at: [number, number]): Promise<boolean> {
 
 test('two people on one image: avatars, and each sees the other\'s box and move without a reload', async ({ page, browser }) => {
   test.setTimeout(150_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const img = project.images[0]!;
-  await openEditorImage(page, IMAGE);
   const b = await secondPerson(browser, page, project);
   try {
     const second = b.page;
@@ -81,8 +79,7 @@ test('two people on one image: avatars, and each sees the other\'s box and move 
 
 test('Show collaborators off hides the avatars, and stays off after a reload', async ({ page, browser }) => {
   test.setTimeout(120_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
-  await openEditorImage(page, IMAGE);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const b = await secondPerson(browser, page, project);
   try {
     const avatar = page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true });
@@ -104,8 +101,7 @@ test('Show collaborators off hides the avatars, and stays off after a reload', a
 
 test('peers\' cursors and selections: B selects A\'s box and A sees it outlined in B\'s colour; B\'s pointer shows in A\'s editor with B\'s name', async ({ page, browser }) => {
   test.setTimeout(150_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
-  await openEditorImage(page, IMAGE);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const b = await secondPerson(browser, page, project);
   try {
     const second = b.page;
@@ -175,9 +171,8 @@ test('peers\' cursors and selections: B selects A\'s box and A sees it outlined 
 
 /** A draws a box on the image and a second person (B) has it in their editor: the box as saved. */
 async function bothOnABox(page: Page, browser: Browser) {
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const img = project.images[0]!;
-  await openEditorImage(page, IMAGE);
   const b = await secondPerson(browser, page, project);
   try {
     await drawBox(page, [150, 150], [260, 240]);
