@@ -276,7 +276,7 @@ export class Editor {
     if (this.view.readOnly) throw new ReadOnlyError(`command '${name}'`);
     const cmd = commands[name] as unknown as Command<CommandPayload<N>, CommandResult<N>>;
     const label = cmd.label(payload, this.doc);
-    const { doc, patches, inverse, result } = runCommand(this.doc, cmd, payload, { newId: this.newId, attributesFor: this.attributesFor });
+    const { doc, patches, inverse, result } = runCommand(this.doc, cmd, payload, { newId: this.newId, attributesFor: this.attributesFor, skeletonOf: this.skeletonOf });
     if (patches.length === 0) return result;
     this.doc = doc;
     this.history.record(label, patches, inverse);

@@ -107,6 +107,21 @@ describe('editing a skeleton with the select tool', () => {
     expect(points(t)).toEqual([{ x: 110, y: 110, v: 2 }, { x: 130, y: 100, v: 2 }, { x: 90, y: 100, v: 2 }, { x: 110, y: 160, v: 2 }]);
   });
 
+  it('a relabel keeps a skeleton on skeleton classes of its size, and other shapes off skeleton classes', () => {
+    const t = skeletonEditor();
+    t.editor.setSkeletons(new Map([['person', PERSON], ['driver', PERSON], ['face', { points: ['nose'], edges: [] }]]));
+    t.clickAll([[100, 100], [120, 90], [80, 90], [100, 150]]);
+    t.editor.setTool('keypoint');
+    t.editor.setActiveClass('eye');
+    t.click(400, 400);
+    const [skeleton, eye] = t.annotations.map((a) => a.id);
+    for (const cls of ['eye', 'face']) t.editor.execute('set-class', { ids: [skeleton!], class: cls });
+    t.editor.execute('set-class', { ids: [eye!], class: 'person' });
+    expect(t.annotations.map((a) => a.class)).toEqual(['person', 'eye']);
+    t.editor.execute('set-class', { ids: [skeleton!, eye!], class: 'driver' });
+    expect(t.annotations.map((a) => a.class)).toEqual(['driver', 'eye']);
+  });
+
   it('Delete on a picked point unlabels it (v 0); the others stay', () => {
     const t = skeletonEditor();
     t.key(SKELETON_OCCLUDE_KEY);

@@ -1,6 +1,6 @@
 // A command is a pure function over the document draft (through DocTx) plus a history label.
 import type { DocState, DocTx } from '../model/document';
-import type { JsonValue } from '../model/types';
+import type { JsonValue, SkeletonDefinition } from '../model/types';
 
 /**
  * The attributes an annotation of class `cls` holds, given the ones it has (issue 19): the app
@@ -17,6 +17,8 @@ export interface CommandEnv {
   newId(): string;
   /** Unset: attributes stay as they are. */
   attributesFor?: AttributesPolicy;
+  /** A class's skeleton (Editor.setSkeletons), or null: set-class keeps skeletons on skeleton classes of their size. */
+  skeletonOf?: (className: string) => SkeletonDefinition | null;
 }
 
 export interface Command<P, R = void> {
