@@ -2,6 +2,7 @@ import { Calendar, ImageIcon, Images, Settings2 } from 'lucide-react';
 import { useState } from 'react';
 import type { Project } from '../../../contract/projects';
 import { IconButton } from '../../components/Button';
+import { toolsLabel } from '../../components/classes/classes';
 import { formatCount, formatRelativeDate, progressTone } from '../../lib/format';
 import styles from './ProjectCard.module.css';
 
@@ -36,7 +37,7 @@ export function ProjectCard({ project, onOpen, onSettings }: { project: Project;
             <span className={styles.noClasses}>No classes yet</span>
           ) : (
             chips.map((c) => (
-              <span key={c.name} className={styles.chip} title={`${c.name} (${c.type})`}>
+              <span key={c.name} className={styles.chip} title={`${c.name} (${toolsLabel(c)})`}>
                 <span className={styles.dot} style={{ background: c.color }} aria-hidden="true" />
                 <span className={styles.chipText}>{c.name}</span>
               </span>
