@@ -20,6 +20,27 @@ async function token(page: Page): Promise<string> {
   });
 }
 
+/**
+ * The page's clock, paused from here on: the dialog's 5 s polls and 10 s retry (and the 5 s an
+ * error stays) then run when the test moves it on, rather than being waited for. Call before the
+ * dialog starts a timer; `resume` lets time flow again for what follows.
+ */
+async function pauseClock(page: Page) {
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 1000);
+}
+
+/** An expect.poll of `read` that moves the paused clock on 250 ms before each reading. */
+function afterSteps<T>(page: Page, read: () => Promise<T>) {
+  return expect.poll(
+    async () => {
+      await page.clock.runFor(250);
+      return read();
+    },
+    { intervals: [20], timeout: 60_000 },
+  );
+}
+
 test('image edit: three selected images, "flip horizontally and make it night", edited copies with their labels', async ({ page }) => {
   test.setTimeout(120_000);
   const user = uniqueUser('edit');
@@ -62,12 +83,14 @@ test('image edit: three selected images, "flip horizontally and make it night", 
   await dialog.getByLabel('Prompt').fill('flip horizontally and make it night');
   await expect(generate).toBeEnabled();
   await page.screenshot({ path: 'test-results/image-edit-dialog.png' });
+  await pauseClock(page);
   await generate.click();
 
-  // The spec's progress texts, polled every 5 s.
+  // The spec's progress texts, polled every 5 s (of the page's clock).
   const progress = dialog.getByTestId('edit-progress');
   await expect(progress).toHaveText('Starting image editing...');
-  await expect(progress).toHaveText('Completed! 3 new images generated.', { timeout: 30_000 });
+  await afterSteps(page, () => progress.textContent()).toBe('Completed! 3 new images generated.');
+  await page.clock.resume();
   await page.screenshot({ path: 'test-results/image-edit-done.png' });
   await dialog.getByRole('button', { name: 'Close' }).first().click();
   await expect(dialog).toBeHidden();
@@ -116,12 +139,16 @@ test('image edit: a prompt the built-in editor does not know shows the error, th
   await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Edit' }).click();
   const dialog = page.getByRole('dialog', { name: 'Magic Image Edit' });
   await dialog.getByLabel('Prompt').fill('add a dragon');
+  await pauseClock(page);
   await dialog.getByLabel('Prompt').press('Enter');
   const progress = dialog.getByTestId('edit-progress');
-  await expect(progress).toContainText('Error: The built-in editor does not understand "dragon"', { timeout: 30_000 });
+  await afterSteps(page, async () => (await progress.textContent()) ?? '').toContain('Error: The built-in editor does not understand "dragon"');
   await page.screenshot({ path: 'test-results/image-edit-error.png' });
-  // Error texts are cleared after 5 s.
-  await expect(progress).toBeHidden({ timeout: 10_000 });
+  // Error texts are cleared after 5 s: still there 4 s on, gone soon after.
+  await page.clock.runFor(4000);
+  await expect(progress).toContainText('Error: The built-in editor does not understand "dragon"');
+  await afterSteps(page, () => progress.isVisible()).toBe(false);
+  await page.clock.resume();
   await expect(page.getByTestId('image-tile')).toHaveCount(1);
 });
 
@@ -141,10 +168,9 @@ test('image edit: the dialog follows the job through every progress text, and a 
   // The built-in editor finishes two small images within the first 5 s poll; the status answers
   // are held back to show the states in between (as the server reports them for a slower job),
   // then one poll fails, and the retry reads the real, finished job.
-  const polls: number[] = [];
+  let polls = 0;
   await page.route('**/api/v1/image-edit/status/**', async (route) => {
-    polls.push(Date.now());
-    const n = polls.length;
+    const n = ++polls;
     if (n === 3) return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Service unavailable', code: 'unavailable' }) });
     const res = await route.fetch();
     const body = await res.json();
@@ -158,19 +184,34 @@ test('image edit: the dialog follows the job through every progress text, and a 
   await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Edit' }).click();
   const dialog = page.getByRole('dialog', { name: 'Magic Image Edit' });
   await dialog.getByLabel('Prompt').fill('rotate 90 and add fog');
+  // When each status poll leaves, on the page's clock (paused, moved on in 250 ms steps).
+  await pauseClock(page);
+  await page.evaluate(() => {
+    const w = window as unknown as { __polls: number[] };
+    w.__polls = [];
+    const real = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      if (String(input instanceof Request ? input.url : input).includes('/image-edit/status/')) w.__polls.push(Date.now());
+      return real(input, init);
+    };
+  });
   await dialog.getByRole('button', { name: 'Generate' }).click();
   const progress = dialog.getByTestId('edit-progress');
   await expect(progress).toHaveText('Starting image editing...');
-  await expect(progress).toHaveText('Generating image edit...', { timeout: 15_000 });
-  await expect(progress).toHaveText('Registering 2 new images...', { timeout: 15_000 });
-  await expect(progress).toHaveText('Error checking status. Please refresh page.', { timeout: 15_000 });
-  await expect(progress).toHaveText('Completed! 2 new images generated.', { timeout: 20_000 });
-  expect(polls).toHaveLength(4);
-  // Polls 5 s apart; the retry after the failed one 10 s later (timer slack allowed).
-  const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
-  expect(gaps[0]).toBeGreaterThanOrEqual(4500);
-  expect(gaps[1]).toBeGreaterThanOrEqual(4500);
-  expect(gaps[2]).toBeGreaterThanOrEqual(9500);
+  const text = () => progress.textContent();
+  await afterSteps(page, text).toBe('Generating image edit...');
+  await afterSteps(page, text).toBe('Registering 2 new images...');
+  await afterSteps(page, text).toBe('Error checking status. Please refresh page.');
+  await afterSteps(page, text).toBe('Completed! 2 new images generated.');
+  await page.clock.resume();
+  expect(polls).toBe(4);
+  const times = await page.evaluate(() => (window as unknown as { __polls: number[] }).__polls);
+  expect(times).toHaveLength(4);
+  // Polls 5 s apart; the retry after the failed one 10 s later (a step of slack allowed).
+  const gaps = times.slice(1).map((t, i) => t - times[i]!);
+  expect(gaps[0]).toBeGreaterThanOrEqual(4750);
+  expect(gaps[1]).toBeGreaterThanOrEqual(4750);
+  expect(gaps[2]).toBeGreaterThanOrEqual(9750);
   await dialog.getByRole('button', { name: 'Close' }).first().click();
   await expect(tiles).toHaveCount(4);
   await expect(tiles.filter({ hasText: 'road_1_edit_rotate_90_fog.png' }).getByLabel('Edited image')).toBeVisible();
