@@ -129,7 +129,8 @@ describe('vellum format', () => {
     expect(entries(all.zip)).toEqual(['README.txt', 'annotations/a.png.json', 'annotations/c.png.json', 'annotations/cats/b.png.json', 'vellum.json']);
     expect((await json(all.zip, 'annotations/a.png.json')).annotations).toEqual(annotationsA.filter((a) => a.name === 'roof'));
     expect((await json(all.zip, 'annotations/c.png.json')).annotations).toEqual([]);
-    expect((await json(all.zip, 'vellum.json')).project.classes).toEqual([{ name: 'roof', type: 'polygon', color: '#00ff00' }]);
+    // The manifest carries each class's tools (issue 33), so an import gives the class the same tools.
+    expect((await json(all.zip, 'vellum.json')).project.classes).toEqual([{ name: 'roof', type: 'polygon', color: '#00ff00', tools: ['polygon', 'mask'] }]);
   });
 });
 

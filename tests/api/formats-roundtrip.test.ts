@@ -223,7 +223,7 @@ const KEYPOINTS_FILE = {
   ],
 };
 
-describe('COCO person keypoints: import, then export, gives the same triples', () => {
+describe('COCO person keypoints: import as skeletons, then export, gives the same triples', () => {
   it("keeps every category's keypoints order and every [x, y, v] value by value", { timeout: 90_000 }, async () => {
     const zip = new JSZip();
     zip.file('annotations/person_keypoints_val.json', JSON.stringify(KEYPOINTS_FILE));
@@ -231,9 +231,22 @@ describe('COCO person keypoints: import, then export, gives the same triples', (
     const target = (await createProject(server, owner, 'Keypoints')).id;
     const job = await importFile(server, owner.token, target, 'people.zip', await zip.generateAsync({ type: 'nodebuffer' }), { format: 'coco' });
     expect(job.status, job.error).toBe('done');
+    // Each category with keypoints is a skeleton class (issue 33), its COCO skeleton 0-based; each object one skeleton instance with its bbox.
+    const project = await api(server.url, 'GET', `/api/v1/projects/${target}`, { token: owner.token });
+    const person = (project.body.project.classes as { name: string; kind?: string; skeleton?: unknown }[]).find((c) => c.name === 'person')!;
+    expect(person).toMatchObject({ kind: 'skeleton', skeleton: { points: KEYPOINTS_FILE.categories[0]!.keypoints, edges: [[0, 1], [0, 2], [1, 3], [2, 4]] } });
+    const list = await api(server.url, 'GET', `/api/v1/projects/${target}/images`, { token: owner.token });
+    const data = await api(server.url, 'GET', `/api/v1/annotations/load-data/${(list.body.images as { id: string }[])[0]!.id}`, { token: owner.token });
+    const instances = data.body.annotations as { name: string; points?: { x: number; y: number; v: number }[]; bounding_box: Box }[];
+    expect(instances.map((a) => [a.name, a.points?.length])).toEqual([['person', 5], ['person', 5], ['b', 3]]);
+    expect(instances[0]!.points![3]).toEqual({ x: 14, y: 6, v: 1 });
+    expect(instances[0]!.bounding_box).toEqual({ x: 8, y: 3, w: 10, h: 6 });
+
     const out = JSON.parse((await exported('coco', {}, target))['annotations.json']!.toString('utf8')) as typeof KEYPOINTS_FILE;
     const category = (name: string) => out.categories.find((c) => c.name === name)!;
     expect(category('person').keypoints).toEqual(KEYPOINTS_FILE.categories[0]!.keypoints);
+    expect(category('person').skeleton, 'edges 1-based again').toEqual(KEYPOINTS_FILE.categories[0]!.skeleton);
+    expect(out.annotations.map((a) => a.bbox).slice(0, 2)).toEqual([KEYPOINTS_FILE.annotations[0]!.bbox, KEYPOINTS_FILE.annotations[1]!.bbox]);
     // The unnamed list comes back with each point's 1-based number, in the same places.
     expect(category('b').keypoints).toEqual(['1', '2', '3']);
     const triples = (file: typeof KEYPOINTS_FILE) =>

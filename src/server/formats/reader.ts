@@ -38,7 +38,9 @@ export type ImportedShape =
   | { type: 'polyline'; path: Point[] }
   | { type: 'keypoint'; x: number; y: number }
   /** COCO-order RLE: size [height, width], column-major counts (numbers, or pycocotools' string). */
-  | { type: 'mask'; size: [number, number]; counts: number[] | string };
+  | { type: 'mask'; size: [number, number]; counts: number[] | string }
+  /** One skeleton instance of a skeleton class: one point per named point in the class's order, v as COCO's (0 not labelled, 1 occluded, 2 visible); `box`: the dataset's box of the instance (else derived from the points). */
+  | { type: 'skeleton'; points: { x: number; y: number; v: number }[]; box?: { x: number; y: number; w: number; h: number } };
 
 /** An attribute as Vellum stores it in an annotation's attributes list. */
 export interface NamedAttribute {

@@ -10,7 +10,8 @@
 //   is every part name met in the export, in first-seen order, so the triples are written at the
 //   end (see CocoWriter): here they stay sparse, as [part, x, y, v];
 // - attributes: the named attributes of its first shape.
-// Shapes without an instance, and polygons with holes, are exported one by one as before.
+// Shapes without an instance, polygons with holes and skeletons (one annotation each already) are
+// exported one by one.
 import { numericCounts, rleArea, rleBBox } from '../../../contract/rle';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { storedBox, storedMask } from '../write-common';
@@ -41,7 +42,7 @@ export function groupInstances(annotations: readonly Record<string, unknown>[]):
   const singles: Record<string, unknown>[] = [];
   const byKey = new Map<string, Record<string, unknown>[]>();
   for (const a of annotations) {
-    if (typeof a.instance !== 'string' || a.polyline !== undefined || hasHoles(a)) {
+    if (typeof a.instance !== 'string' || a.polyline !== undefined || hasHoles(a) || Array.isArray(a.points)) {
       singles.push(a);
       continue;
     }

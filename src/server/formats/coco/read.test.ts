@@ -64,7 +64,8 @@ describe('COCO reader', () => {
     expect(dataset.classes).toEqual([
       { name: 'cat', type: 'box' },
       { name: 'dog', type: 'polygon' },
-      { name: 'person', type: 'keypoint', keypoints: ['nose', 'left_eye', 'right_eye'] },
+      // A category with keypoints is a skeleton class (issue 33): its edges 0-based.
+      { name: 'person', skeleton: { points: ['nose', 'left_eye', 'right_eye'], edges: [[0, 1]] } },
       { name: 'blob', type: 'polygon' },
       { name: 'unused' },
       { name: 'window', type: 'polygon' },
@@ -92,9 +93,8 @@ describe('COCO reader', () => {
       },
       { class: 'dog', shape: { type: 'polygon', path: [[0, 0], [10, 0], [10, 10]] }, extra: { instance: '12' } },
       { class: 'dog', shape: { type: 'polygon', path: [[20, 20], [30, 20], [30, 30], [20, 30]] }, extra: { instance: '12' } },
-      { class: 'person', shape: { type: 'polygon', path: [[5, 5], [35, 5], [20, 35]] }, extra: { instance: '14' } },
-      { class: 'person', shape: { type: 'keypoint', x: 10, y: 11 }, extra: { part: 'nose', instance: '14' } },
-      { class: 'person', shape: { type: 'keypoint', x: 20, y: 21 }, attributes: [{ name: 'visible', value: false }], extra: { part: 'right_eye', instance: '14' } },
+      // One skeleton instance with its bbox; a skeleton class holds skeletons only, so its outline is left out (a warning says so).
+      { class: 'person', shape: { type: 'skeleton', points: [{ x: 10, y: 11, v: 2 }, { x: 0, y: 0, v: 0 }, { x: 20, y: 21, v: 1 }], box: { x: 5, y: 5, w: 30, h: 30 } } },
       { class: 'window', shape: { type: 'polygon', path: [[2, 3], [7, 3], [7, 7], [2, 7]] } },
     ]);
     const b = imageNamed(images, 'b.jpg');
@@ -107,7 +107,7 @@ describe('COCO reader', () => {
       if (m.shape.type !== 'mask') throw new Error('not a mask');
       expect([...decodeRle(m.shape)]).toEqual([...MASK]);
     }
-    expect(imageNamed(images, 'c.jpg').annotations).toEqual([{ class: 'person', shape: { type: 'keypoint', x: 7, y: 8 }, extra: { part: 'nose', instance: '20' } }]);
+    expect(imageNamed(images, 'c.jpg').annotations).toEqual([{ class: 'person', shape: { type: 'skeleton', points: [{ x: 7, y: 8, v: 2 }, { x: 0, y: 0, v: 0 }, { x: 0, y: 0, v: 0 }], box: { x: 7, y: 8, w: 0, h: 0 } } }]);
 
     const f = 'annotations/instances_train.json';
     expect(report.skipped).toEqual(
@@ -121,6 +121,7 @@ describe('COCO reader', () => {
     expect(report.skipped).toHaveLength(4);
     expect(report.warnings).toEqual([
       `${f}: annotations[1] (id 11): attribute "tags" is not a single value; kept as its JSON text`,
+      '1 segmentation(s) of skeleton instances left out: a skeleton class holds its skeletons only (each keeps its bbox)',
       '1 image file(s) in the archive are not listed in any COCO file; imported without annotations',
     ]);
   });
@@ -187,7 +188,7 @@ describe('COCO reader', () => {
     });
     const { dataset, images: read, report } = await readAll(cocoReader, archive);
     expect(dataset.total).toBe(1);
-    expect(dataset.classes).toEqual([{ name: 'car', type: 'box' }, { name: 'person', type: 'keypoint', keypoints: ['nose'] }]);
+    expect(dataset.classes).toEqual([{ name: 'car', type: 'box' }, { name: 'person', skeleton: { points: ['nose'], edges: [] } }]);
     expect(read).toEqual([
       {
         fileName: 'a.jpg',
@@ -197,7 +198,7 @@ describe('COCO reader', () => {
         height: 50,
         annotations: [
           { class: 'car', shape: { type: 'box', x: 1, y: 1, w: 2, h: 2 } },
-          { class: 'person', shape: { type: 'keypoint', x: 3, y: 4 }, extra: { part: 'nose', instance: '9' } },
+          { class: 'person', shape: { type: 'skeleton', points: [{ x: 3, y: 4, v: 2 }] } },
         ],
       },
     ]);
@@ -205,7 +206,7 @@ describe('COCO reader', () => {
     expect(report.skipped).toEqual([]);
   });
 
-  it("keeps a category's point names in order on its class, numbering unnamed points as their parts are named", async () => {
+  it("keeps a category's point names in order on its skeleton class, numbering unnamed points, and each object's triples in place", async () => {
     const doc = {
       images: [{ id: 1, file_name: 'a.jpg' }],
       categories: [{ id: 1, name: 'b', keypoints: [] }, { id: 2, name: 'hand', keypoints: ['wrist'] }, { id: 3, name: 'eye', keypoints: ['point'] }],
@@ -217,17 +218,15 @@ describe('COCO reader', () => {
     };
     const { dataset, images } = await readAll(cocoReader, memoryArchive({ 'labels.json': JSON.stringify(doc) }));
     expect(dataset.classes).toEqual([
-      { name: 'b', type: 'keypoint', keypoints: ['1', '2', '3'] },
-      { name: 'hand', type: 'keypoint', keypoints: ['wrist', '2'] },
-      // Vellum's own lone points: no list to keep.
+      { name: 'b', skeleton: { points: ['1', '2', '3'], edges: [] } },
+      { name: 'hand', skeleton: { points: ['wrist', '2'], edges: [] } },
+      // Vellum's own lone points: plain keypoints.
       { name: 'eye', type: 'keypoint' },
     ]);
-    expect(images[0]!.annotations.filter((a) => a.shape.type === 'keypoint').map((a) => [a.class, a.extra?.part])).toEqual([
-      ['b', '2'],
-      ['b', '3'],
-      ['hand', 'wrist'],
-      ['hand', '2'],
-      ['eye', undefined],
+    expect(images[0]!.annotations.map((a) => [a.class, a.shape])).toEqual([
+      ['b', { type: 'skeleton', points: [{ x: 0, y: 0, v: 0 }, { x: 0, y: 2, v: 1 }, { x: 4, y: 1, v: 2 }], box: { x: 0, y: 0, w: 4, h: 4 } }],
+      ['hand', { type: 'skeleton', points: [{ x: 1, y: 1, v: 2 }, { x: 2, y: 2, v: 2 }] }],
+      ['eye', { type: 'keypoint', x: 3, y: 3 }],
     ]);
   });
 

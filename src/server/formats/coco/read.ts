@@ -21,15 +21,15 @@
 //   A ring with zero-width bridges (an edge walked there and back: Vellum's keyholed masks, a
 //   converter that joins an object's rings) is cut at them (../rings.ts splitBridged): one polygon
 //   with its holes per outer ring; a ring without bridges stays exactly as written.
-// - Keypoints: each labelled point (v > 0) is a keypoint shape with extra {part: the category's
-//   keypoints[i] (or its 1-based number when unnamed), instance}; v = 1 adds attribute
-//   {name: 'visible', value: false}. The annotation's geometry is kept as well (a person's
-//   segmentation, or its bbox when there is no segmentation), carrying the same instance, so
-//   export can write the instance back as one COCO annotation with its bbox. Zero-area geometry of
-//   a keypoint annotation (Vellum's export writes a point's bbox as [x, y, 0, 0] and its
-//   segmentation as a degenerate triangle) is dropped silently. A lone point of a category whose
+// - Keypoints (issue 33): a category whose annotations carry keypoints is a skeleton class (its
+//   point names in order, unnamed points by their 1-based number; COCO's 1-based skeleton as
+//   0-based edges), and each of its annotations one skeleton instance: its [x, y, v] triples as
+//   points in the category's order, its bbox as the instance's box. A skeleton class holds
+//   skeletons only, so the segmentation of such an annotation is left out (one warning counts
+//   them), and one without keypoints is skipped with its reason. A lone point of a category whose
 //   keypoints are ['point'] or none (how Vellum exports its keypoint annotations) is a plain
-//   keypoint, without part or instance.
+//   keypoint, and so are the points of a category with more than MAX_SKELETON_POINTS names (each
+//   a keypoint shape with extra {part, instance}, v = 1 adding attribute {name: 'visible', value: false}).
 // - instance is the COCO annotation id as a string (`a<index>` without an id); every shape of an
 //   annotation that becomes several shapes (keypoints, several rings) carries it.
 // - iscrowd 1 is kept as extra {iscrowd: 1} on the shapes (Vellum has no crowd flag of its own).
@@ -54,7 +54,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import Assembler from 'stream-json/assembler.js';
 import type { Token } from 'stream-json/parser.js';
-import type { AnnotationType } from '../../../contract/projects';
+import { MAX_SKELETON_EDGES, MAX_SKELETON_POINTS, type AnnotationType, type SkeletonDefinition } from '../../../contract/projects';
 import {
   ImportInputError,
   type DatasetRead,
@@ -101,6 +101,8 @@ interface CocoImage {
 interface CocoCategory {
   name: string;
   keypoints: string[];
+  /** COCO's skeleton: 1-based point index pairs, as written. */
+  skeleton: unknown[];
   supercategory: string;
 }
 
@@ -121,6 +123,8 @@ interface ScannedFile {
   next: number[];
   /** Image key -> [first, last] annotation number. */
   lists: Map<Key, [number, number]>;
+  /** Segmentations of skeleton instances left out (a skeleton class holds skeletons only). */
+  segmentationsLeftOut: number;
 }
 
 async function cocoFiles(archive: ImportArchive, peekLimit: number): Promise<string[]> {
@@ -189,7 +193,7 @@ class CocoScan {
     private readonly report: ImportReporter,
     private readonly control: ScanControl,
   ) {
-    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), legacyBoxes: false, spillPath, offset: [], length: [], next: [], lists: new Map() };
+    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), legacyBoxes: false, spillPath, offset: [], length: [], next: [], lists: new Map(), segmentationsLeftOut: 0 };
     this.spill = fs.createWriteStream(spillPath);
   }
 
@@ -286,7 +290,7 @@ class CocoScan {
       return;
     }
     const keypoints = Array.isArray(v.keypoints) ? v.keypoints.map((k) => String(k)) : [];
-    this.scanned.categories.set(key, { name, keypoints, supercategory: typeof v.supercategory === 'string' ? v.supercategory : '' });
+    this.scanned.categories.set(key, { name, keypoints, skeleton: Array.isArray(v.skeleton) ? v.skeleton : [], supercategory: typeof v.supercategory === 'string' ? v.supercategory : '' });
   }
 
   private annotation(v: Record<string, unknown>, index: number): void {
@@ -385,8 +389,8 @@ function maskOf(seg: Record<string, unknown>): { shape: ImportedShape; area: num
   return typeof rle === 'string' ? rle : { shape: { type: 'mask', size: rle.size, counts: rle.counts }, area: rle.area };
 }
 
-/** One COCO annotation -> its shapes; what cannot be read is skipped with a reason. */
-function convert(a: Record<string, unknown>, index: number, s: ScannedFile, report: ImportReporter): ImportedAnnotation[] {
+/** One COCO annotation -> its shapes; what cannot be read is skipped with a reason. `skeletons`: the skeleton classes by name. */
+function convert(a: Record<string, unknown>, index: number, s: ScannedFile, report: ImportReporter, skeletons: ReadonlyMap<string, SkeletonDefinition>): ImportedAnnotation[] {
   const where = `${s.file}: annotations[${index}]${a.id !== undefined ? ` (id ${String(a.id)})` : ''}`;
   const catKey = keyOf(a.category_id);
   const category = catKey === null ? undefined : s.categories.get(catKey);
@@ -394,6 +398,8 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
     report.skip(where, `unknown category_id ${JSON.stringify(a.category_id ?? null)}`);
     return [];
   }
+  const skeleton = skeletons.get(category.name);
+  if (skeleton) return skeletonInstance(a, where, category.name, skeleton.points.length, s, report);
   const points: Shaped[] = [];
   if (a.keypoints !== undefined) {
     const kp = ringOf(a.keypoints);
@@ -479,6 +485,76 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
   });
 }
 
+/**
+ * An annotation of a skeleton category as one skeleton instance: its [x, y, v] triples as points in
+ * the category's order (missing ones not labelled), its bbox as the instance's box (else the box of
+ * its points). A skeleton class holds skeletons only, so its segmentation is left out (counted).
+ */
+function skeletonInstance(a: Record<string, unknown>, where: string, className: string, count: number, s: ScannedFile, report: ImportReporter): ImportedAnnotation[] {
+  const kp = ringOf(a.keypoints);
+  if (!kp || kp.length % 3 !== 0) {
+    report.skip(where, `class "${className.slice(0, 100)}" is a skeleton class: an annotation needs keypoints, a list of x, y, v numbers`);
+    return [];
+  }
+  if (kp.length / 3 > count) report.warn(`${where}: ${kp.length / 3} keypoints, the class names ${count}; the rest left out`);
+  const points = Array.from({ length: count }, (_, i) => (i * 3 < kp.length ? { x: kp[i * 3]!, y: kp[i * 3 + 1]!, v: kp[i * 3 + 2]! } : { x: 0, y: 0, v: 0 }));
+  const bbox = bboxOf(a.bbox);
+  const seg = a.segmentation;
+  if ((Array.isArray(seg) && seg.some((r) => (ringOf(r)?.length ?? 0) >= 6 && ringArea(pathOf(ringOf(r)!)) > 0)) || isRecord(seg)) s.segmentationsLeftOut += 1;
+  const attributes: NamedAttribute[] = isRecord(a.attributes) ? Object.entries(a.attributes).map(([k, v]) => attributeOf(k, v, where, report)) : [];
+  return [
+    {
+      class: className,
+      shape: { type: 'skeleton', points, ...(bbox && bbox[2] >= 0 && bbox[3] >= 0 ? { box: { x: bbox[0], y: bbox[1], w: bbox[2], h: bbox[3] } } : {}) },
+      ...(attributes.length ? { attributes } : {}),
+      ...(crowdOf(a) ? { extra: { iscrowd: 1 } } : {}),
+    },
+  ];
+}
+
+const pathOf = (ring: readonly number[]): Point[] => Array.from({ length: ring.length / 2 }, (_, k): Point => [ring[2 * k]!, ring[2 * k + 1]!]);
+
+/**
+ * Categories whose annotations carry keypoints (other than Vellum's lone points) become skeleton
+ * classes (issue 33): their point names in order (unnamed ones by their 1-based number, a repeated
+ * name made unique by its number), and COCO's 1-based skeleton as 0-based edges (an edge that
+ * names no point, joins a point to itself or repeats another is left out, with a warning). More
+ * points than a skeleton may have: the category stays a keypoint class of separate points.
+ */
+function skeletonClasses(scans: ScannedFile[], report: ImportReporter): Map<string, SkeletonDefinition> {
+  const out = new Map<string, SkeletonDefinition>();
+  for (const s of scans) {
+    for (const [key, c] of s.categories) {
+      if (out.has(c.name) || !((s.kinds.get(key) ?? 0) & KIND_KEYPOINT)) continue;
+      const names = pointNames(c, s.points.get(key) ?? 0);
+      if (names.length === 0 || names.length > MAX_SKELETON_POINTS) continue;
+      const seen = new Set<string>();
+      const points = names.map((n, i) => {
+        const name = n.trim() === '' || seen.has(n.trim().toLowerCase()) ? `${n.trim()} ${i + 1}`.trim() : n.trim();
+        seen.add(name.toLowerCase());
+        return name;
+      });
+      const edges: [number, number][] = [];
+      const edgeKeys = new Set<string>();
+      let dropped = 0;
+      for (const e of c.skeleton.slice(0, MAX_SKELETON_EDGES)) {
+        const pair = ringOf(e);
+        const [a, b] = pair && pair.length === 2 ? [pair[0]! - 1, pair[1]! - 1] : [-1, -1];
+        const key = `${Math.min(a, b)},${Math.max(a, b)}`;
+        if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0 || a >= points.length || b >= points.length || a === b || edgeKeys.has(key)) {
+          dropped += 1;
+          continue;
+        }
+        edgeKeys.add(key);
+        edges.push([a, b]);
+      }
+      if (dropped + Math.max(0, c.skeleton.length - MAX_SKELETON_EDGES) > 0) report.warn(`${s.file}: category "${c.name.slice(0, 100)}": ${dropped + Math.max(0, c.skeleton.length - MAX_SKELETON_EDGES)} skeleton edge(s) left out (not two different points of its keypoints, repeated, or past ${MAX_SKELETON_EDGES})`);
+      out.set(c.name, { points, edges });
+    }
+  }
+  return out;
+}
+
 /** The image's folder in the archive below `images/` and below the dataset's own folder. */
 function folderOf(entry: string, root: string): string {
   let rel = root && entry.startsWith(`${root}/`) ? entry.slice(root.length + 1) : entry;
@@ -522,8 +598,8 @@ function pointNames(c: CocoCategory, triples: number): string[] {
   return names;
 }
 
-/** Categories as classes; one without annotations that is another's supercategory (Roboflow's dataset-name category 0) is left out. */
-function classesOf(scans: ScannedFile[]): ImportedClass[] {
+/** Categories as classes (skeleton categories as skeleton classes); one without annotations that is another's supercategory (Roboflow's dataset-name category 0) is left out. */
+function classesOf(scans: ScannedFile[], skeletons: ReadonlyMap<string, SkeletonDefinition>): ImportedClass[] {
   const byName = new Map<string, { bits: number; keypoints: string[] }>();
   const supers = new Set<string>();
   for (const s of scans) {
@@ -537,6 +613,8 @@ function classesOf(scans: ScannedFile[]): ImportedClass[] {
     }
   }
   return [...byName].filter(([name, { bits }]) => bits !== 0 || !supers.has(name)).map(([name, { bits, keypoints }]) => {
+    const skeleton = skeletons.get(name);
+    if (skeleton) return { name, skeleton };
     const type = classType(bits);
     return { name, ...(type ? { type } : {}), ...(type === 'keypoint' && keypoints.length > 0 ? { keypoints } : {}) };
   });
@@ -581,7 +659,7 @@ function mergeImages(scans: ScannedFile[], index: EntryIndex): MergedImage[] {
   return out;
 }
 
-async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: MergedImage[], options: ReadOptions): AsyncGenerator<ImportedImage> {
+async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: MergedImage[], skeletons: ReadonlyMap<string, SkeletonDefinition>, options: ReadOptions): AsyncGenerator<ImportedImage> {
   const handles: fsp.FileHandle[] = [];
   try {
     for (const s of scans) handles.push(await fsp.open(s.spillPath, 'r'));
@@ -590,7 +668,7 @@ async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: M
       const annotations: ImportedAnnotation[] = [];
       for (const { scan, key } of img.parts) {
         const s = scans[scan]!;
-        for (const [i, a] of await readBack(handles[scan]!, s, key)) annotations.push(...convert(a, i, s, options.report));
+        for (const [i, a] of await readBack(handles[scan]!, s, key)) annotations.push(...convert(a, i, s, options.report, skeletons));
       }
       yield {
         fileName: img.fileName,
@@ -605,6 +683,8 @@ async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: M
     for (const h of handles) await h.close();
     for (const s of scans) await fsp.rm(s.spillPath, { force: true });
   }
+  const segmentations = scans.reduce((n, s) => n + s.segmentationsLeftOut, 0);
+  if (segmentations > 0) options.report.warn(`${segmentations} segmentation(s) of skeleton instances left out: a skeleton class holds its skeletons only (each keeps its bbox)`);
   const used = new Set(merged.map((m) => m.entry).filter(Boolean));
   const rest = archive.paths.filter((p) => isImagePath(p) && !used.has(p));
   if (rest.length > 0) options.report.warn(`${rest.length} image file(s) in the archive are not listed in any COCO file; imported without annotations`);
@@ -627,6 +707,7 @@ export const cocoReader: FormatReader = {
     if (scans.length === 0) throw new ImportInputError(`No COCO instances file found (${files.join(', ')} lack images, annotations or categories)`);
     const merged = mergeImages(scans, new EntryIndex(archive));
     for (const s of scans) s.images = [];
-    return { classes: classesOf(scans), total: merged.length, images: imagesOf(archive, scans, merged, options) };
+    const skeletons = skeletonClasses(scans, options.report);
+    return { classes: classesOf(scans, skeletons), total: merged.length, images: imagesOf(archive, scans, merged, skeletons, options) };
   },
 };

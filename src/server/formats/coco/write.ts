@@ -25,6 +25,11 @@
 //   shoelace formula of the joined rings (holes run the other way: outer minus holes).
 //   pycocotools accepts RLE with iscrowd 0 everywhere (COCO(), annToRLE, annToMask, loadRes,
 //   COCOeval); iscrowd 1 would make COCOeval treat the object as an ignore region.
+// - skeleton (issue 33): one annotation, `keypoints` the [x, y, v] triples of its points in its
+//   class's order, `num_keypoints` the labelled ones (v > 0), bbox its box, area the box's (OKS
+//   scales by it), segmentation a zero-area polygon at the box's corner (pycocotools loads it, the
+//   reader drops zero-area geometry of keypoint annotations); its category has the class's point
+//   names as `keypoints` and its edges as `skeleton`, 1-based as COCO writes them (ours are 0-based).
 // - keypoint: `keypoints: [x, y, 2]`, `num_keypoints: 1`, bbox [x, y, 0, 0], area 0, and as
 //   segmentation the point as a degenerate triangle [[x,y,x,y,x,y]] (its category carries
 //   keypoints ['point'] and skeleton []).
@@ -42,6 +47,7 @@ import type { ImageRow } from '../../services/images';
 import { Spool } from '../../services/export/sink';
 import { boxRing, isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { keyholeRing } from '../rings';
+import { skeletonBox } from '../../../contract/skeleton';
 import { convert, imageSize, leftOutSection, LeftOut, MASK_POLYGON_TOLERANCE, NO_BOX, NO_MASK, splitOf, storedBox, storedMask, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 import { groupInstances, joinInstance, keypointTriples, type SparsePoint } from './instances';
 import { attributesObject, BOX_MARK, cocoArea, compressedRle, crowdOf, POINT_PART, pointSegmentation, VELLUM_COCO_VERSION } from './rules';
@@ -163,8 +169,10 @@ export class CocoWriter implements FormatWriter {
     for (const c of s.project.classes) {
       if (s.classFilter && !s.classFilter.has(c.name)) continue;
       const category = this.category(c.name, false);
+      // A skeleton class: its points in order, and its edges 1-based as COCO writes them (ours are 0-based).
+      if (c.kind === 'skeleton' && c.skeleton) Object.assign(category, { keypoints: [...c.skeleton.points], skeleton: c.skeleton.edges.map(([a, b]) => [a + 1, b + 1]) });
       // The point names the import kept (a COCO category's keypoints list): triples keep their places.
-      if (c.keypoints?.length) Object.assign(category, { keypoints: [...c.keypoints], skeleton: [] });
+      else if (c.keypoints?.length) Object.assign(category, { keypoints: [...c.keypoints], skeleton: [] });
     }
   }
 
@@ -199,6 +207,11 @@ export class CocoWriter implements FormatWriter {
     for (const a of singles) {
       if (this.s.slice.due()) await this.s.slice.pause();
       const className = String(a.name ?? '');
+      if (Array.isArray(a.points)) {
+        await file.annotations.push(JSON.stringify({ id: this.nextAnnotationId++, image_id: id, ...this.skeletonRecord(a, className) }));
+        report.annotations += 1;
+        continue;
+      }
       const converted = convert(() => this.convertOne(a, size));
       if (converted.kind === 'polyline') {
         this.leftOut.add('polyline', className);
@@ -224,6 +237,30 @@ export class CocoWriter implements FormatWriter {
       await file.annotations.push(JSON.stringify(points.length ? { points, ...record } : record));
     }
     this.leftOut.flush(report, `images/${rel}`);
+  }
+
+  /**
+   * A skeleton instance: `keypoints` as its points' [x, y, v] triples in the class's order (the
+   * category's keypoints list), `num_keypoints` the labelled ones, bbox its box, area the box's, and
+   * as segmentation a zero-area polygon at the box's corner (pycocotools loads it; an import drops it).
+   */
+  private skeletonRecord(a: Record<string, unknown>, className: string) {
+    const points = (a.points as { x: number; y: number; v: number }[]).filter((p) => p && isNum(p.x) && isNum(p.y) && isNum(p.v));
+    const category = this.category(className, false);
+    // A skeleton whose class is gone or is not a skeleton class names its points by number.
+    if (!category.keypoints?.length) Object.assign(category, { keypoints: points.map((_, i) => String(i + 1)), skeleton: [] });
+    const box = storedBox(a) ?? skeletonBox(points);
+    const attributes = attributesObject(a);
+    return {
+      category_id: category.id,
+      bbox: [box.x, box.y, box.w, box.h],
+      area: cocoArea(box.w * box.h),
+      iscrowd: crowdOf(a) ? 1 : 0,
+      segmentation: pointSegmentation(box.x, box.y),
+      keypoints: points.flatMap((p) => (p.v > 0 ? [p.x, p.y, p.v] : [0, 0, 0])),
+      num_keypoints: points.filter((p) => p.v > 0).length,
+      ...(attributes ? { attributes } : {}),
+    };
   }
 
   /** toCoco, or with mask_format 'polygon' a mask as polygons. */
@@ -264,6 +301,9 @@ export class CocoWriter implements FormatWriter {
       this.s.maskFormat === 'polygon'
         ? `polygons with holes as compressed RLE (pycocotools format, iscrowd 0, area from the mask); masks as polygons (mask_format polygon): traced, simplified within ${MASK_POLYGON_TOLERANCE} pixel(s), one per connected part, its holes joined to its outer ring by zero-width keyhole bridges so pycocotools leaves them empty (${this.holesKept} of ${this.masksAsPolygons} mask(s) had holes);`
         : 'polygons with holes and masks as compressed RLE (pycocotools format, iscrowd 0, area from the mask);',
+      "a skeleton as one annotation: keypoints [x, y, v] per point of its class in order (v 0 not labelled, 1 occluded, 2 visible),",
+      'num_keypoints the labelled ones, bbox its box, area the box\'s, segmentation a zero-area polygon at the box\'s corner; its category',
+      'carries the keypoints names and the skeleton edges (1-based, as COCO numbers them);',
       "a lone keypoint as keypoints [x, y, 2] at its category's part 'point' (bbox [x, y, 0, 0], area 0,",
       'segmentation the point as a zero-area polygon [[x, y, x, y, x, y]] so segm tooling loads it);',
       'shapes that share an instance (an imported COCO object: a skeleton\'s labelled points with their box or',

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { POLYGON_MIN_POINTS, POLYLINE_MIN_POINTS } from '../../../contract/annotations';
 import { numericCounts, rleBBox } from '../../../contract/rle';
+import { skeletonBox } from '../../../contract/skeleton';
 import { clipBox, pathBox } from '../../formats/shapes';
 import type { ImportedAnnotation, Point } from '../../formats/reader';
 
@@ -17,7 +18,7 @@ export interface ImageSize {
 export type Converted = { ok: true; stored: Record<string, unknown>; clipped: boolean } | { ok: false; reason: string };
 
 /** Known stored keys an imported `extra` may not overwrite. */
-const RESERVED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'attributes']);
+const RESERVED = new Set(['id', 'name', 'bounding_box', 'polygon', 'polyline', 'keypoint', 'segmentation', 'points', 'attributes']);
 
 /** SHA-256 in hex: the one-shot crypto.hash (Node 20.12+) where there is one, about 3x faster per id than a Hash object. */
 const sha256Hex: (text: string) => string =
@@ -83,6 +84,15 @@ export function toStored(a: ImportedAnnotation, id: string, className: string, s
       if (!Number.isFinite(x) || !Number.isFinite(y)) return { ok: false, reason: 'keypoint with coordinates that are not numbers' };
       out.bounding_box = { x, y, w: 0, h: 0 };
       out.keypoint = { x, y };
+      break;
+    }
+    case 'skeleton': {
+      // v 0 (not labelled) has x and y 0, as the schema wants; other v values than 0 and 1 are visible.
+      const points = s.points.map((p) => (p.v > 0 && Number.isFinite(p.x) && Number.isFinite(p.y) ? { x: p.x * sx, y: p.y * sy, v: p.v === 1 ? 1 : 2 } : { x: 0, y: 0, v: 0 }));
+      const box = s.box ? { x: s.box.x * sx, y: s.box.y * sy, w: s.box.w * sx, h: s.box.h * sy } : skeletonBox(points);
+      if (![box.x, box.y, box.w, box.h].every(Number.isFinite) || box.w < 0 || box.h < 0) return { ok: false, reason: 'skeleton with a negative or missing box' };
+      out.bounding_box = box;
+      out.points = points;
       break;
     }
     case 'mask': {

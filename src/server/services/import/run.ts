@@ -34,6 +34,7 @@ import { ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
 import { storedAnnotationIssue } from '../../../contract/annotation-check';
+import { findSkeletonProblem, withDerivedBoxes } from '../../../contract/skeleton';
 import { saveChanges } from '../annotations';
 import { batchUpdate, setImageStatus } from '../images';
 import { bucketFor } from '../stored-objects';
@@ -137,7 +138,7 @@ async function downloadStaged(ctx: AppContext, row: ImportRow, file: string): Pr
 /** Class type from the geometry (masks are drawn as polygons). */
 function typeOf(a: ImportedAnnotation): AnnotationType {
   const t = a.shape.type;
-  return t === 'mask' ? 'polygon' : t;
+  return t === 'mask' ? 'polygon' : t === 'skeleton' ? 'keypoint' : t;
 }
 
 /** The classes an image's shapes name, each once with the type of its first shape (10,000 shapes name a few classes). */
@@ -265,11 +266,15 @@ async function* storedChunks(r: Run, img: ImportedImage, size: { width: number; 
   const accept = (s: unknown, where: string) => {
     const refused = refusedKeyPath(s);
     if (refused) return r.report.skip(where, `the key "${refused.slice(0, 200)}" is refused, as the API refuses it`);
+    withDerivedBoxes([s]);
     const issue = storedAnnotationIssue(s);
     const rec = s as { id?: unknown; name?: unknown };
     if (issue) return r.report.skip(where, issue.message);
     const cls = r.classes.get(classKey(String(rec.name)));
     if (!cls) return r.report.skip(where, `unknown class "${String(rec.name).slice(0, 100)}"`);
+    // A skeleton class holds skeletons of its points only, and only it holds skeletons (the save would refuse the whole chunk).
+    const skeleton = findSkeletonProblem([s], new Map([[String(rec.name), cls]]));
+    if (skeleton) return r.report.skip(where, skeleton.message.replace(/^Annotation 0( \(id [^)]*\))?: /, ''));
     if (ids.has(rec.id as string)) return r.report.skip(where, `id "${String(rec.id).slice(0, 100)}" appears twice`);
     ids.add(rec.id as string);
     // Attributes that do not fit the class's definitions are left out (the shape is kept), saying which.
