@@ -1,8 +1,10 @@
 // The live co-editing protocol (issue 20): the messages of the WebSocket at /api/v1/live, their
 // limits, and the one validator of what a client sends (the server runs it on every message; the
 // SPA can type its side with the same schemas). Saving stays on HTTP (save-changes): the socket
-// carries only notifications of committed changes and presence. README "Live co-editing".
+// carries notifications of committed changes, presence, and drafts (edits not saved yet, shown to
+// the others at once and never stored; issue 35). docs/live.md.
 import { z } from 'zod';
+import { StoredAnnotation } from './annotations';
 
 /** The path of the socket, on the same port as the API. */
 export const LIVE_PATH = '/api/v1/live';
@@ -22,6 +24,20 @@ export const LIVE_MAX_SELECTION_IDS = 1_000;
 export const LIVE_PROJECT_CHANGED_MIN_MS = 1_000;
 /** A `changed` whose upserts would be larger than this is sent with `omitted: true` and empty lists: load it with GET changes. */
 export const LIVE_MAX_CHANGED_BYTES = 1024 * 1024;
+
+/** Shapes (upserts) in one `draft`; removed ids in one draft: at most LIVE_MAX_SELECTION_IDS. A larger edit is not sent as a draft: the peers see it when it is saved. */
+export const LIVE_MAX_DRAFT_SHAPES = 100;
+/** `draft` messages relayed per socket in any one second (a budget of their own); the rest are dropped and answered `rate_limited`. The SPA sends at most one per LIVE_DRAFT_INTERVAL_MS. */
+export const LIVE_MAX_DRAFTS_PER_SECOND = 20;
+/** The SPA sends a draft at once, then at most one per this long while the edits go on (a drag), the last state always. */
+export const LIVE_DRAFT_INTERVAL_MS = 50;
+/**
+ * A peer drops a shape's draft (and shows what the server holds) when no save of it by its author
+ * arrived this long after the draft: the save is refused, or never comes. Three times the save
+ * ceiling (3 s, SAVE_MAX_WAIT_MS) and more, for a slow save. A draft's author leaving the image (a
+ * closed tab, an offline socket) drops theirs at once.
+ */
+export const LIVE_DRAFT_TIMEOUT_MS = 10_000;
 
 /** Close codes the server uses (besides the standard 1000, 1001 and 1009). */
 export const LIVE_CLOSE = {
@@ -116,6 +132,27 @@ export const LiveSelection = z.object({ type: z.literal('selection'), image_id: 
 export const LiveOverlap = z.object({ type: z.literal('overlap'), image_id: uuid, ids: z.array(z.string().min(1).max(200)).min(1).max(LIVE_MAX_SELECTION_IDS) }).strict();
 
 /**
+ * An edit not saved yet (issue 35): the shapes the sender just changed on the image (`upserts`, in
+ * the stored format) and removed (`removed_ids`), on top of `base_version`, the server version the
+ * sender's document builds on. Relayed at once to the image's other sockets as a server `draft`;
+ * nothing is stored: the sender's HTTP save persists the edit on its usual schedule and its
+ * `changed` confirms it. Only from someone who may edit the image (a viewer's is ignored); at most
+ * LIVE_MAX_DRAFT_SHAPES upserts, LIVE_MAX_SELECTION_IDS removed ids, LIVE_MAX_DRAFTS_PER_SECOND a
+ * second (the rest answered `rate_limited`), and the message within LIVE_MAX_MESSAGE_BYTES.
+ */
+export const LiveDraft = z
+  .object({
+    type: z.literal('draft'),
+    image_id: uuid,
+    base_version: z.number().int().min(0),
+    upserts: z.array(StoredAnnotation).max(LIVE_MAX_DRAFT_SHAPES),
+    removed_ids: z.array(z.string().min(1).max(200)).max(LIVE_MAX_SELECTION_IDS),
+  })
+  .strict()
+  .refine((d) => d.upserts.length + d.removed_ids.length > 0, { message: 'A draft changes at least one shape' });
+export type LiveDraft = z.infer<typeof LiveDraft>;
+
+/**
  * Watch-only: the presence of these images (the Data tab's tiles), without joining them: the
  * watcher is no peer, gets no `changed`, cursors or selections. Replaces the socket's watched set
  * (an empty list ends it); at most LIVE_MAX_JOINS_PER_SOCKET ids.
@@ -130,7 +167,7 @@ export const LiveWatch = z.object({ type: z.literal('watch'), project_id: uuid, 
  */
 export const LiveWatchProject = z.object({ type: z.literal('watch_project'), project_id: uuid.nullable() }).strict();
 
-export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveOverlap, LiveWatch, LiveWatchProject]);
+export const LiveClientMessage = z.discriminatedUnion('type', [LiveAuth, LiveJoin, LiveLeave, LiveCursor, LiveSelection, LiveOverlap, LiveDraft, LiveWatch, LiveWatchProject]);
 export type LiveClientMessage = z.infer<typeof LiveClientMessage>;
 
 // --- server to client
@@ -179,6 +216,22 @@ export const LivePeerMessage = z.union([
 ]);
 
 /**
+ * Another person's unsaved edit of a joined image (their client's `draft`, relayed as it came, with
+ * who sent it): show it now as theirs and unsaved, never save it, never put it in the undo history.
+ * Their `changed` confirms it; without one within LIVE_DRAFT_TIMEOUT_MS, or when they leave the
+ * image, drop it and show what the server holds. Sent to the image's sockets but the sender (a client ignores its own user's), never to watchers.
+ */
+export const LiveDraftMessage = z.object({
+  type: z.literal('draft'),
+  image_id: z.string(),
+  user_id: z.string(),
+  base_version: z.number().int(),
+  upserts: z.array(z.record(z.string(), z.unknown())),
+  removed_ids: z.array(z.string()),
+});
+export type LiveDraftMessage = z.infer<typeof LiveDraftMessage>;
+
+/**
  * The answer to `watch`: each watched image the caller may read, with the people on it (empty:
  * nobody); the others were answered `not_found`. `presence` follows for these images on every change.
  */
@@ -201,7 +254,7 @@ export const LiveProjectChanged = z.object({ type: z.literal('project_changed'),
  */
 export const LiveIssuesChanged = z.object({ type: z.literal('issues'), image_id: z.string() });
 
-export const LiveServerMessage = z.union([LiveIssuesChanged, LiveReady, LiveJoined, LiveError, LiveChanged, LivePresence, LivePeerMessage, LiveWatching, LiveWatchingProject, LiveProjectChanged]);
+export const LiveServerMessage = z.union([LiveIssuesChanged, LiveReady, LiveJoined, LiveError, LiveChanged, LiveDraftMessage, LivePresence, LivePeerMessage, LiveWatching, LiveWatchingProject, LiveProjectChanged]);
 export type LiveServerMessage = z.infer<typeof LiveServerMessage>;
 export type LiveChangedMessage = z.infer<typeof LiveChanged>;
 export type LiveErrorMessage = z.infer<typeof LiveError>;

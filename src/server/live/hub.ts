@@ -23,12 +23,14 @@ import {
   LIVE_CLOSE,
   LIVE_MAX_CHANGED_BYTES,
   LIVE_MAX_CONTROL_MESSAGES_PER_SECOND,
+  LIVE_MAX_DRAFTS_PER_SECOND,
   LIVE_MAX_JOINS_PER_SOCKET,
   LIVE_MAX_PEER_MESSAGES_PER_SECOND,
   parseClientMessage,
   peerColor,
   withPeerColors,
   type LiveClientMessage,
+  type LiveDraft,
   type LiveErrorMessage,
   type LivePeer,
   type LiveServerMessage,
@@ -60,6 +62,8 @@ interface Client {
   token: string | null;
   joins: Map<string, Membership>;
   peerRate: RateWindow;
+  /** `draft` messages: a budget of their own, so a drag's drafts do not starve cursors (or the reverse). */
+  draftRate: RateWindow;
   controlRate: RateWindow;
   /** Messages are handled one after the other, in order. */
   queue: Promise<void>;
@@ -157,6 +161,7 @@ export class LiveHub {
       token: null,
       joins: new Map(),
       peerRate: new RateWindow(LIVE_MAX_PEER_MESSAGES_PER_SECOND),
+      draftRate: new RateWindow(LIVE_MAX_DRAFTS_PER_SECOND),
       controlRate: new RateWindow(LIVE_MAX_CONTROL_MESSAGES_PER_SECOND),
       queue: Promise.resolve(),
       gotFirst: false,
@@ -204,6 +209,9 @@ export class LiveHub {
         if (message.type === 'overlap') this.send(client, { type: 'error', code: 'rate_limited', image_id: message.image_id, message: `At most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} cursor, selection and overlap messages a second` });
         return;
       }
+    } else if (message.type === 'draft') {
+      // Dropped past the budget, and said so: the peers miss this state of the edit until the next draft or the save.
+      if (!client.draftRate.allow(now)) return this.send(client, { type: 'error', code: 'rate_limited', image_id: message.image_id, message: `At most ${LIVE_MAX_DRAFTS_PER_SECOND} drafts a second` });
     } else if (!client.controlRate.allow(now)) {
       return this.send(client, { type: 'error', code: 'rate_limited', message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join, leave and watch messages a second` });
     }
@@ -232,6 +240,10 @@ export class LiveHub {
         // Only an edit can be overlapped: a viewer's (or one whose role lost write) is ignored.
         if (!client.joins.get(message.image_id)?.canEdit) return;
         return this.relay(client, message.image_id, { overlap: message.ids });
+      case 'draft':
+        // Only an edit of someone who may edit: a viewer's (or one whose role lost write) is ignored.
+        if (!client.joins.get(message.image_id)?.canEdit) return;
+        return this.relay(client, message.image_id, { draft: message });
       case 'watch':
         return this.watchers.watch(client, client.user.id, message.project_id, message.image_ids, () => client.closed);
       case 'watch_project':
@@ -335,11 +347,17 @@ export class LiveHub {
     this.cluster?.announce(imageId, room.clients.size === 0 ? [] : this.localPeersOf(room));
   }
 
-  /** A cursor, a selection or an overlap to the room's other sockets (not to those that are behind). */
-  private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] } | { overlap: string[] }): void {
+  /**
+   * A cursor, a selection, an overlap or a draft to the room's other sockets (not to those that are
+   * behind), and to the other processes with people on the image. Only the sender's joined image.
+   */
+  private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] } | { overlap: string[] } | { draft: LiveDraft }): void {
     const room = client.joins.has(imageId) ? this.rooms.get(imageId) : undefined;
     if (!room) return;
-    const message = { type: 'peer', image_id: imageId, user_id: client.user!.id, ...what };
+    const message =
+      'draft' in what
+        ? { type: 'draft', image_id: imageId, user_id: client.user!.id, base_version: what.draft.base_version, upserts: what.draft.upserts, removed_ids: what.draft.removed_ids }
+        : { type: 'peer', image_id: imageId, user_id: client.user!.id, ...what };
     const text = JSON.stringify(message);
     for (const other of room.clients) {
       if (other !== client && other.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(other, text);

@@ -536,3 +536,47 @@ describe('LiveClient.watchProject (the Data tab reloads when an import ends)', (
     expect(c).toEqual(['import_finished']);
   });
 });
+
+describe('LiveClient drafts (issue 35)', () => {
+  it('sends a draft of a joined image at once, and not one it cannot (not joined, too many shapes, too large)', async () => {
+    const t = setup();
+    const s = screen(3);
+    const sock = await connected(t, s, 3);
+    expect(t.client.sendDraft(IMG, 3, [box('a', 5)], ['b'])).toBe(true);
+    expect(sock.sent.at(-1)).toEqual({ type: 'draft', image_id: IMG, base_version: 3, upserts: [box('a', 5)], removed_ids: ['b'] });
+    const count = sock.sent.length;
+    expect(t.client.sendDraft('33333333-3333-4333-8333-333333333333', 3, [box('a')], [])).toBe(false);
+    expect(t.client.sendDraft(IMG, 3, Array.from({ length: 101 }, (_, i) => box(`s${i}`)), [])).toBe(false);
+    expect(t.client.sendDraft(IMG, 3, [{ ...box('a'), note: 'x'.repeat(70_000) } as StoredAnnotation], [])).toBe(false);
+    expect(t.client.sendDraft(IMG, 3, [], [])).toBe(false);
+    expect(sock.sent).toHaveLength(count);
+  });
+
+  it('hands another person\'s draft to the image\'s screen, never the user\'s own, never one of another image, never a malformed one', async () => {
+    const t = setup();
+    const s = screen(3);
+    const drafts: unknown[] = [];
+    s.handler.onDraft = (userId, upserts, removed) => drafts.push([userId, upserts, removed]);
+    const sock = await connected(t, s, 3);
+    sock.server({ type: 'draft', image_id: IMG, user_id: 'u2', base_version: 3, upserts: [box('a', 5)], removed_ids: ['b'] });
+    sock.server({ type: 'draft', image_id: IMG, user_id: 'u1', base_version: 3, upserts: [box('mine')], removed_ids: [] });
+    sock.server({ type: 'draft', image_id: '33333333-3333-4333-8333-333333333333', user_id: 'u2', base_version: 3, upserts: [box('elsewhere')], removed_ids: [] });
+    sock.server({ type: 'draft', image_id: IMG, user_id: 'u2', base_version: 3, upserts: [{ name: 'no id' }], removed_ids: [] });
+    expect(drafts).toEqual([['u2', [box('a', 5)], ['b']]]);
+    // Nothing of a draft reaches the document's version chain.
+    expect(s.applied).toEqual([]);
+    expect(t.fetched).toEqual([]);
+  });
+
+  it('a draft answered rate_limited is not sent again (an overlap is)', async () => {
+    const t = setup();
+    const s = screen(3);
+    const sock = await connected(t, s, 3);
+    t.client.sendOverlap(IMG, ['o1']);
+    t.client.sendDraft(IMG, 3, [box('a')], []);
+    sock.server({ type: 'error', code: 'rate_limited', image_id: IMG, message: 'At most 20 drafts a second' });
+    t.runTimers();
+    expect(sock.types().filter((x) => x === 'overlap')).toHaveLength(1);
+    expect(sock.types().filter((x) => x === 'draft')).toHaveLength(1);
+  });
+});

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { ChangesResponse } from '../../../contract/annotation-api';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer, type LiveProjectChange } from '../../../contract/live';
+import { LIVE_MAX_DRAFT_SHAPES, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer, type LiveProjectChange } from '../../../contract/live';
 
 /** The part of a WebSocket the client uses (the browser's, or a test's fake). */
 export interface LiveSocket {
@@ -51,6 +51,8 @@ export interface LiveImageHandler {
   onPeers?(peers: LivePeer[]): void;
   onCursor?(userId: string, cursor: { x: number; y: number }): void;
   onSelection?(userId: string, ids: string[]): void;
+  /** Another person's edit not saved yet (`draft`, issue 35): show it as theirs and unsaved; never save it. */
+  onDraft?(userId: string, upserts: StoredAnnotation[], removedIds: string[]): void;
 }
 
 /** The side of a presence-only watch of many images (`watchPresence`). */
@@ -304,6 +306,27 @@ export class LiveClient {
   }
 
   /**
+   * The user's edit of a joined image, not saved yet, to the others on it at once (`draft`): false
+   * when it does not go (not connected, more shapes than a draft takes, or over the byte limit);
+   * the others then see it when it is saved.
+   */
+  sendDraft(imageId: string, baseVersion: number, upserts: StoredAnnotation[], removedIds: string[]): boolean {
+    if (!this.ready || !this.watches.has(imageId) || upserts.length > LIVE_MAX_DRAFT_SHAPES || removedIds.length > LIVE_MAX_SELECTION_IDS) return false;
+    if (!upserts.length && !removedIds.length) return false;
+    const text = JSON.stringify({ type: 'draft', image_id: imageId, base_version: baseVersion, upserts, removed_ids: removedIds });
+    if (text.length * 3 > LIVE_MAX_MESSAGE_BYTES && new TextEncoder().encode(text).length > LIVE_MAX_MESSAGE_BYTES) return false;
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN) return false;
+    try {
+      socket.send(text);
+      return true;
+    } catch (err) {
+      this.deps.log('A draft could not be sent', err);
+      return false;
+    }
+  }
+
+  /**
    * This tab's save met a 409 and its merge kept the server's shape of `ids` (the other edit was
    * later): the others on the image are told (`overlap`), so the person whose edit won hears of it.
    */
@@ -512,6 +535,14 @@ export class LiveClient {
         }
         return;
       }
+      case 'draft': {
+        const w = this.watches.get(m.image_id);
+        // The user's own drafts (another tab of theirs) are not shown: that tab saves them.
+        if (!w || m.user_id === this.me) return;
+        const upserts = ChangedUpserts.safeParse(m.upserts);
+        if (upserts.success) w.handler.onDraft?.(m.user_id, upserts.data as StoredAnnotation[], m.removed_ids);
+        return;
+      }
       case 'changed':
         this.onChanged(m);
         return;
@@ -524,8 +555,8 @@ export class LiveClient {
       case 'watching_project':
         return;
       case 'error':
-        // Only an overlap is answered rate_limited with an image id.
-        if (m.code === 'rate_limited' && m.image_id) this.overlapRefused(m.image_id);
+        // An overlap and a draft are answered rate_limited with an image id; a refused draft is not sent again (the next one, or the save, carries the edit).
+        if (m.code === 'rate_limited' && m.image_id && !m.message?.includes('draft')) this.overlapRefused(m.image_id);
         if (m.code === 'not_found' && m.image_id) this.deps.log(`The live socket cannot watch image ${m.image_id}`);
         else this.deps.log(`The live socket answered ${m.code}${m.message ? `: ${m.message}` : ''}`);
         return;

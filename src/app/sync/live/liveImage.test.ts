@@ -2,7 +2,8 @@
 // another person's change that builds on the version it loaded and tells the client when it
 // missed versions; the people and their cursors are kept, and a cursor left alone fades out.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LivePeer } from '../../../contract/live';
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
 import type { LiveChange, LiveClient, LiveImageHandler } from './client';
 import { LiveImage } from './liveImage';
 import { PEER_CURSOR_FADE_MS, PEER_CURSOR_IDLE_MS } from './peerPresence';
@@ -22,6 +23,7 @@ function standIn() {
     resync: () => undefined,
     sendCursor: (imageId: string, x: number, y: number) => sent.push(['cursor', imageId, x, y]),
     sendSelection: (imageId: string, ids: string[]) => sent.push(['selection', imageId, ids]),
+    sendDraft: (imageId: string, base: number, upserts: unknown[], removed: string[]) => sent.push(['draft', imageId, base, upserts, removed]),
   };
   return { client: client as unknown as LiveClient, handlers, sent };
 }
@@ -37,14 +39,31 @@ describe('LiveImage', () => {
     const { client, handlers, sent } = standIn();
     const applied: unknown[] = [];
     let ready = false;
+    /** The editor's document, by id. */
+    const doc = new Map<string, StoredAnnotation>();
+    const edits = new Set<(ids: readonly string[]) => void>();
     const link = {
-      image: null,
+      image: readOnly ? null : { imageId: IMG, projectId: 'p' },
       applyRemoteChange: () => ({ kind: 'applied' as const }),
-      applyToEditor: (upserts: unknown[], removed: string[]) => void applied.push({ upserts, removed }),
+      applyToEditor: (upserts: StoredAnnotation[], removed: string[]) => {
+        applied.push({ upserts, removed });
+        for (const id of removed) doc.delete(id);
+        for (const a of upserts) doc.set(a.id, a);
+      },
+      onEdit: (l: (ids: readonly string[]) => void) => (edits.add(l), () => edits.delete(l)),
+      storedOf: (ids: Iterable<string>) => {
+        const list = [...ids];
+        return { upserts: list.filter((id) => doc.has(id)).map((id) => doc.get(id)!), removed: list.filter((id) => !doc.has(id)) };
+      },
     };
-    const image = new LiveImage({ imageId: IMG, projectId: 'p', readOnly, link: link as never, saver: { version: () => null }, live: client, documentReady: () => ready, reopen: () => undefined, now: () => Date.now() });
+    const image = new LiveImage({ imageId: IMG, projectId: 'p', readOnly, link: link as never, saver: { version: () => (ready ? 4 : null) }, live: client, documentReady: () => ready, reopen: () => undefined, now: () => Date.now() });
     const stop = image.start();
-    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, setReady: () => (ready = true) };
+    /** The user edits shapes of the document (the link tells the live image). */
+    const edit = (...shapes: StoredAnnotation[]) => {
+      for (const a of shapes) doc.set(a.id, a);
+      for (const l of edits) l(shapes.map((a) => a.id));
+    };
+    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, doc, edit, setReady: () => (ready = true) };
   }
 
   it('a view-only editor applies a change on the version it loaded, and knows older ones and gaps', () => {
@@ -88,6 +107,62 @@ describe('LiveImage', () => {
       ['selection', IMG, ['a']],
       ['selection', IMG, ['a', 'b']],
     ]);
+    s.stop();
+  });
+
+  it('sends the user\'s edits as a draft at once, then at most one per interval with the last state', () => {
+    const s = setup(false);
+    s.setReady();
+    const box = (x: number): StoredAnnotation => ({ id: 'a', name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
+    s.edit(box(1));
+    expect(s.sent).toEqual([['draft', IMG, 4, [box(1)], []]]);
+    s.edit(box(2));
+    s.edit(box(3));
+    expect(s.sent).toHaveLength(1);
+    vi.advanceTimersByTime(LIVE_DRAFT_INTERVAL_MS);
+    expect(s.sent).toEqual([['draft', IMG, 4, [box(1)], []], ['draft', IMG, 4, [box(3)], []]]);
+    s.stop();
+  });
+
+  it('a view-only editor sends no draft', () => {
+    const s = setup(true);
+    s.setReady();
+    s.edit({ id: 'a', name: 'car', bounding_box: { x: 1, y: 0, w: 5, h: 5 } });
+    expect(s.sent).toEqual([]);
+    s.stop();
+  });
+
+  it('shows another person\'s draft as theirs until their save confirms it; it ends when they leave, or when no save came in time', () => {
+    const s = setup(false);
+    s.setReady();
+    const box = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
+    s.handler().onPeers!([peer('me'), peer('ada')]);
+    s.handler().onDraft!('ada', [box('a', 1)], []);
+    expect(s.doc.get('a')).toEqual(box('a', 1));
+    expect(s.image.getState().drafts).toEqual(new Map([['a', 'ada']]));
+    // Her save confirms it: no longer a draft, and it stays after the timeout.
+    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [box('a', 1)], removed_ids: [], by: 'ada' })).toBe('applied');
+    expect(s.image.getState().drafts.size).toBe(0);
+    // The next draft is never saved: it ends after the timeout.
+    s.handler().onDraft!('ada', [box('b', 2)], []);
+    vi.advanceTimersByTime(LIVE_DRAFT_TIMEOUT_MS);
+    expect(s.doc.has('b')).toBe(false);
+    expect(s.doc.has('a')).toBe(true);
+    // Her tab closes: her drafts end at once.
+    s.handler().onDraft!('ada', [box('c', 3)], []);
+    s.handler().onPeers!([peer('me')]);
+    expect(s.doc.has('c')).toBe(false);
+    expect(s.image.getState().drafts.size).toBe(0);
+    s.stop();
+  });
+
+  it('another person\'s draft does not replace a shape the user just changed', () => {
+    const s = setup(false);
+    s.setReady();
+    s.edit({ id: 'a', name: 'car', bounding_box: { x: 1, y: 0, w: 5, h: 5 } });
+    s.handler().onDraft!('ada', [{ id: 'a', name: 'car', bounding_box: { x: 90, y: 0, w: 5, h: 5 } }], []);
+    expect(s.doc.get('a')!.bounding_box.x).toBe(1);
+    expect(s.image.getState().drafts.size).toBe(0);
     s.stop();
   });
 });

@@ -8,10 +8,15 @@
 // back, the image is opened again (`reopen`).
 // The others' cursors and selections are kept here (./peerPresence.ts) for the screen's overlay;
 // our own go out through sendCursor (throttled to 20 a second) and sendSelection.
+// Drafts (issue 35): the user's edits go to the others at once as a draft (at most one per
+// LIVE_DRAFT_INTERVAL_MS while they go on, the last state always), and the others' drafts are shown
+// in the document until their save confirms them or they end (./drafts.ts).
 // The editor session makes one per image (src/app/editor-session/liveOpen.ts); the screen reads it.
-import type { LivePeer } from '../../../contract/live';
+import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
+import type { StoredAnnotation } from '../../../contract/annotations';
 import type { EditorSaveLink, SaveManager } from '../save';
 import type { ApplyResult, LiveChange, LiveClient } from './client';
+import { PeerDrafts } from './drafts';
 import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, throttle, withCursor, withSelection, type PeerPresence } from './peerPresence';
 
 /** How often faded cursors are dropped (and the overlay redrawn) while any is shown. */
@@ -21,7 +26,7 @@ export interface LiveImageOptions {
   imageId: string;
   projectId: string;
   readOnly: boolean;
-  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor'>;
+  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor' | 'onEdit' | 'storedOf'>;
   saver: Pick<SaveManager, 'version'>;
   live: LiveClient;
   /** This image's document is in the editor. */
@@ -38,6 +43,8 @@ export interface LiveImageState {
   presence: PeerPresence;
   /** The clock the cursors' fading is drawn at (moves while any cursor is shown). */
   now: number;
+  /** Shapes shown as another person's draft (not saved yet), each with its author's user id. */
+  drafts: ReadonlyMap<string, string>;
 }
 
 export class LiveImage {
@@ -49,15 +56,32 @@ export class LiveImage {
   private fadeTimer: ReturnType<typeof setInterval> | null = null;
   private readonly cursor: { call: (x: number, y: number) => void; cancel: () => void };
   private readonly now: () => number;
+  /** The others' drafts shown in the document. */
+  private readonly drafts: PeerDrafts;
+  /** Ids the user changed since our last draft went out, and the throttle that sends it. */
+  private draftIds = new Set<string>();
+  private readonly draft: { call: () => void; cancel: () => void };
+  /** When the user last changed each shape (pruned): another person's draft does not replace a shape the user changed lately. */
+  private readonly localEdits = new Map<string, number>();
 
   constructor(private readonly opts: LiveImageOptions) {
     this.now = opts.now ?? (() => Date.now());
-    this.state = { peers: [], presence: EMPTY_PRESENCE, now: this.now() };
-    this.cursor = throttle((x: number, y: number) => opts.live.sendCursor(opts.imageId, x, y), CURSOR_SEND_INTERVAL_MS, {
-      now: () => performance.now(),
-      setTimer: (fn, ms) => setTimeout(fn, ms),
-      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-    });
+    this.state = { peers: [], presence: EMPTY_PRESENCE, now: this.now(), drafts: new Map() };
+    const clock = {
+      now: () => this.now(),
+      setTimer: (fn: () => void, ms: number) => setTimeout(fn, ms),
+      clearTimer: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
+    this.cursor = throttle((x: number, y: number) => opts.live.sendCursor(opts.imageId, x, y), CURSOR_SEND_INTERVAL_MS, { ...clock, now: () => performance.now() });
+    this.draft = throttle(() => this.sendDraft(), LIVE_DRAFT_INTERVAL_MS, clock);
+    this.drafts = new PeerDrafts(
+      {
+        current: (id) => opts.link.storedOf([id]).upserts[0] ?? null,
+        apply: (upserts, removed) => opts.link.applyToEditor(upserts, removed, new Set()),
+      },
+      clock,
+      () => this.set({ drafts: this.drafts.authors() }),
+    );
   }
 
   /** Watches the image; returns the function that stops watching. */
@@ -67,13 +91,22 @@ export class LiveImage {
       version: () => this.heldVersion(),
       apply: (change) => this.apply(change),
       reload: () => this.opts.reopen(),
-      onPeers: (list) => this.set({ peers: list, presence: keepPeers(this.state.presence, list) }),
+      onPeers: (list) => {
+        // Drafts of people who left (or all, when the socket closed: []) end; the server's shapes show.
+        this.drafts.peers(new Set(list.map((p) => p.user_id)));
+        this.set({ peers: list, presence: keepPeers(this.state.presence, list) });
+      },
       onCursor: (userId, c) => this.set({ presence: withCursor(this.state.presence, userId, c.x, c.y, this.now()) }),
       onSelection: (userId, ids) => this.set({ presence: withSelection(this.state.presence, userId, ids) }),
+      onDraft: (userId, upserts, removed) => this.receivedDraft(userId, upserts, removed),
     });
+    const offEdits = this.opts.link.onEdit((ids) => this.edited(ids));
     return () => {
       off();
+      offEdits();
       this.cursor.cancel();
+      this.draft.cancel();
+      this.drafts.forget();
       this.stopFading();
     };
   }
@@ -106,6 +139,35 @@ export class LiveImage {
     this.opts.live.sendSelection(this.opts.imageId, [...ids]);
   };
 
+  /** The user changed shapes of this image: a draft to the others, and the others' drafts of them are the user's edit now. */
+  private edited(ids: readonly string[]): void {
+    if (this.opts.readOnly || this.opts.link.image?.imageId !== this.opts.imageId) return;
+    const t = this.now();
+    for (const [id, at] of this.localEdits) if (at < t - LIVE_DRAFT_TIMEOUT_MS) this.localEdits.delete(id);
+    for (const id of ids) {
+      this.localEdits.set(id, t);
+      this.draftIds.add(id);
+    }
+    this.drafts.edited(ids);
+    this.draft.call();
+  }
+
+  private sendDraft(): void {
+    const { live, link, saver, imageId } = this.opts;
+    const ids = this.draftIds;
+    this.draftIds = new Set();
+    const base = saver.version(imageId);
+    if (!ids.size || base === null || !live.connected || link.image?.imageId !== imageId) return;
+    const { upserts, removed } = link.storedOf(ids);
+    live.sendDraft(imageId, base, upserts, removed);
+  }
+
+  private receivedDraft(userId: string, upserts: StoredAnnotation[], removed: string[]): void {
+    if (this.heldVersion() === null) return; // no document yet: its load shows what the server holds
+    const recent = this.now() - LIVE_DRAFT_TIMEOUT_MS;
+    this.drafts.received(userId, upserts, removed, (id) => (this.localEdits.get(id) ?? -Infinity) > recent);
+  }
+
   private heldVersion(): number | null {
     const { readOnly, link, saver, imageId, documentReady } = this.opts;
     if (!documentReady()) return null;
@@ -114,6 +176,13 @@ export class LiveImage {
   }
 
   private apply(change: LiveChange): ApplyResult {
+    const result = this.applySaved(change);
+    // The saved shapes are what the server holds now: drafts they match end, newer ones show again on top.
+    if (result === 'applied') this.drafts.saved(change);
+    return result;
+  }
+
+  private applySaved(change: LiveChange): ApplyResult {
     const { readOnly, link, imageId } = this.opts;
     if (!readOnly) return link.applyRemoteChange(imageId, change).kind;
     const held = this.heldVersion();

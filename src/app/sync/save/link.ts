@@ -69,10 +69,12 @@ export class EditorSaveLink {
         // No list of what left: every shape goes, and the manager removes the ones it lacks.
         this.replaced = true;
         for (const id of this.editor.getOrderedIds()) this.changed.add(id);
+        this.tellEdit(this.editor.getOrderedIds());
         this.flush(true);
         return;
       }
       const ids = change.document.ids;
+      this.tellEdit(ids);
       let removed = false;
       for (const id of ids) {
         this.changed.add(id);
@@ -95,6 +97,33 @@ export class EditorSaveLink {
       offAbsorbed();
       this.cancelTimer();
     };
+  }
+
+  /**
+   * The user's own edits of the attached image, as they are made (before the gathering window):
+   * the ids changed. The live image sends them to the others as a draft (issue 35).
+   */
+  onEdit(listener: (ids: readonly string[]) => void): () => void {
+    this.editListeners.add(listener);
+    return () => this.editListeners.delete(listener);
+  }
+
+  /** The shapes of `ids` as the editor holds them now (stored format); the ids it holds no shape of are `removed`. */
+  storedOf(ids: Iterable<string>): { upserts: StoredAnnotation[]; removed: string[] } {
+    const upserts: StoredAnnotation[] = [];
+    const removed: string[] = [];
+    for (const id of ids) {
+      const a = this.editor.getAnnotation(id);
+      if (a) upserts.push(editorToStored(a));
+      else removed.push(id);
+    }
+    return { upserts, removed };
+  }
+
+  private tellEdit(ids: Iterable<string>): void {
+    if (!this.editListeners.size) return;
+    const list = [...ids];
+    for (const l of [...this.editListeners]) l(list);
   }
 
   /** The image whose changes are saved; null while one loads. */
@@ -156,13 +185,7 @@ export class EditorSaveLink {
     this.replaced = false;
     this.opts.onGathering?.(false);
     if (!ref || (ids.size === 0 && !replace)) return;
-    const upserts: StoredAnnotation[] = [];
-    const removed: string[] = [];
-    for (const id of ids) {
-      const a = this.editor.getAnnotation(id);
-      if (a) upserts.push(editorToStored(a));
-      else removed.push(id);
-    }
+    const { upserts, removed } = this.storedOf(ids);
     this.saver.change(ref.imageId, { upserts, removed }, replace ? { immediate: true, replace } : { immediate: immediate || removed.length > 0 });
   }
 
@@ -235,6 +258,7 @@ export class EditorSaveLink {
     this.opts.onMerged?.(merge);
   }
 
+  private readonly editListeners = new Set<(ids: readonly string[]) => void>();
   /** Loads in progress: their document changes are not the user's. */
   private loading = 0;
   private expected: string | null = null;

@@ -1,0 +1,164 @@
+// Other people's drafts on the open image (issue 35, docs/live.md "Drafts"): their edits not saved
+// yet, shown at once in the live document as remote changes (Editor.applyRemote through the save
+// link: never saved here, never in this user's undo history), and ended by what the server says.
+// Each shape with a draft remembers what the server holds of it (what the editor showed before the
+// first draft, moved on by every saved change applied since), so a draft that ends without its
+// save shows that again: when its author leaves the image (tab closed, offline), when the socket
+// closes, or when no save of it by its author came within LIVE_DRAFT_TIMEOUT_MS (refused, or lost).
+// The author's saved change confirms a draft it matches; a saved change older than the draft (the
+// author kept editing) leaves the draft shown on top of it. Shapes the user edits here are theirs:
+// drafts of them are forgotten, and a draft never replaces a shape the user changed lately.
+import type { StoredAnnotation } from '../../../contract/annotations';
+import { sameJson } from '../../../contract/json';
+import { LIVE_DRAFT_TIMEOUT_MS } from '../../../contract/live';
+
+/** The live document's side: the shapes as it holds them, and remote changes into it. */
+export interface DraftTarget {
+  /** The shape as the document holds it now (the stored format), null when it has none of that id. */
+  current(id: string): StoredAnnotation | null;
+  /** Shapes into the live document as a change made elsewhere: not saved, not undoable. */
+  apply(upserts: StoredAnnotation[], removed: string[]): void;
+}
+
+export interface DraftClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/** A saved change the document took in (anyone's): its shapes are what the server holds now. */
+export interface SavedChange {
+  by: string | null;
+  upserts: readonly StoredAnnotation[];
+  removed_ids: readonly string[];
+}
+
+interface Draft {
+  by: string;
+  /** The draft's shape; null: the draft removes it. */
+  shape: StoredAnnotation | null;
+  /** What the server holds of the shape; null: nothing. */
+  server: StoredAnnotation | null;
+  /** When the draft ends unless a save of it came. */
+  until: number;
+}
+
+export class PeerDrafts {
+  private readonly drafts = new Map<string, Draft>();
+  private timer: unknown = null;
+  private timerAt = Infinity;
+
+  constructor(
+    private readonly target: DraftTarget,
+    private readonly clock: DraftClock,
+    /** The drafts shown changed (the screen marks them as unsaved). */
+    private readonly onChange: () => void = () => undefined,
+    private readonly timeoutMs = LIVE_DRAFT_TIMEOUT_MS,
+  ) {}
+
+  /** The shapes shown as drafts, each with its author's user id. */
+  authors(): Map<string, string> {
+    return new Map([...this.drafts].map(([id, d]) => [id, d.by]));
+  }
+
+  /** A draft from `by`: into the document now, except shapes `mine` says the user changed lately. */
+  received(by: string, upserts: readonly StoredAnnotation[], removed: readonly string[], mine: (id: string) => boolean): void {
+    const up = upserts.filter((a) => !mine(a.id));
+    const rm = removed.filter((id) => !mine(id));
+    if (!up.length && !rm.length) return;
+    const until = this.clock.now() + this.timeoutMs;
+    for (const a of up) this.note(a.id, by, a, until);
+    for (const id of rm) this.note(id, by, null, until);
+    this.target.apply(up, rm);
+    this.arm();
+    this.onChange();
+  }
+
+  private note(id: string, by: string, shape: StoredAnnotation | null, until: number): void {
+    const known = this.drafts.get(id);
+    this.drafts.set(id, { by, shape, server: known ? known.server : this.target.current(id), until });
+  }
+
+  /**
+   * A saved change went into the document: what the server holds of its shapes moves on. A draft
+   * it matches (its author's, the same shape) is confirmed and ends; any other draft of those
+   * shapes is newer than the save (the author kept editing, or another person saved first) and is
+   * shown again on top.
+   */
+  saved(change: SavedChange): void {
+    const up: StoredAnnotation[] = [];
+    const rm: string[] = [];
+    const confirm = (id: string, server: StoredAnnotation | null) => {
+      const d = this.drafts.get(id);
+      if (!d) return;
+      d.server = server;
+      if (d.by === change.by && sameJson(d.shape, server)) this.drafts.delete(id);
+      else if (d.shape) up.push(d.shape);
+      else if (server) rm.push(id);
+    };
+    for (const a of change.upserts) confirm(a.id, a);
+    for (const id of change.removed_ids) confirm(id, null);
+    if (up.length || rm.length) this.target.apply(up, rm);
+    this.onChange();
+  }
+
+  /** The user changed these shapes here: their edit now (saved by them), no longer a draft. */
+  edited(ids: Iterable<string>): void {
+    let any = false;
+    for (const id of ids) any = this.drafts.delete(id) || any;
+    if (any) this.onChange();
+  }
+
+  /** The people on the image now: drafts of anyone else (they left, closed the tab, went offline) end. */
+  peers(userIds: ReadonlySet<string>): void {
+    this.end((d) => !userIds.has(d.by));
+  }
+
+  /** Every draft ends (the socket closed, the image is left): the document shows what the server holds. */
+  clear(): void {
+    this.end(() => true);
+  }
+
+  /** The image leaves the editor: its drafts are forgotten, nothing goes into the document. */
+  forget(): void {
+    this.drafts.clear();
+    this.arm();
+  }
+
+  /** Ends the drafts `which` picks: their shapes go back to what the server holds. */
+  private end(which: (d: Draft) => boolean): void {
+    const up: StoredAnnotation[] = [];
+    const rm: string[] = [];
+    for (const [id, d] of this.drafts) {
+      if (!which(d)) continue;
+      this.drafts.delete(id);
+      if (d.server) up.push(d.server);
+      else rm.push(id);
+    }
+    if (!up.length && !rm.length) return;
+    this.target.apply(up, rm);
+    this.arm();
+    this.onChange();
+  }
+
+  /** One timer, at the first draft's end. */
+  private arm(): void {
+    let first = Infinity;
+    for (const d of this.drafts.values()) first = Math.min(first, d.until);
+    if (first === this.timerAt) return;
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.timer = null;
+    this.timerAt = first;
+    if (first === Infinity) return;
+    this.timer = this.clock.setTimer(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        const now = this.clock.now();
+        this.end((d) => d.until <= now);
+        this.arm();
+      },
+      Math.max(0, first - this.clock.now()),
+    );
+  }
+}
