@@ -16,13 +16,16 @@
 //    every other socket's receipt (the handler called with it), p50/p95 over all receivers, the
 //    server processes' CPU (/proc/<pid>/stat; on PostgreSQL the postgres backends too) and the load
 //    average. On PostgreSQL the sockets and their saves alternate between the two processes.
-// Writes bench/results/live.json.
+// 3. Drafts (issue 35, bench/lib/live-drafts.ts): the author draws a box every 1.5 s with 2 and
+//    with 20 people on the image; command -> each other person's Editor holding it (target p95
+//    < 150 ms), change -> save (target p95 <= 3.5 s), server CPU per relayed draft next to a save.
+//    `--drafts-only` runs this part alone; `--draft-shapes=<n>` (20), `--draft-people=2,20`.
+// Writes bench/results/live.json (bench/results/live-drafts.json with --drafts-only).
 import { execSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IDBFactory } from 'fake-indexeddb';
 import WebSocket from 'ws';
 import { api, onboardedUser, startServer, type TestServer } from '../tests/api/harness';
 import { joinAs } from '../tests/api/team-harness';
@@ -31,11 +34,10 @@ import { Editor } from '../src/engine';
 import type { StoredAnnotation } from '../src/contract/annotations';
 import { LIVE_PATH } from '../src/contract/live';
 import { LiveClient, type ApplyResult, type LiveChange, type LiveImageHandler, type LiveSocket } from '../src/app/sync/live/client';
-import { createManager } from '../src/app/sync/save/manager';
 import { conflictBackoffMs } from '../src/app/sync/save/scheduler';
-import { openIndexedDbStore } from '../src/app/sync/save/store';
 import { EditorSaveLink } from '../src/app/sync/save/link';
 import type { SaveTransport } from '../src/app/sync/save/transport';
+import { draftRun, DRAW_EVERY_MS, headlessManager, type DraftRow } from './lib/live-drafts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -47,6 +49,9 @@ const SOCKET_COUNTS = (arg('sockets') ?? (quick ? '10,20' : '10,50')).split(',')
 const SOCKETS = Math.max(...SOCKET_COUNTS);
 const SECONDS = Number(arg('seconds') ?? (quick ? 10 : 30));
 const SAVE_EVERY_MS = 2000;
+const DRAFTS_ONLY = process.argv.includes('--drafts-only');
+const DRAFT_SHAPES = Number(arg('draft-shapes') ?? 20);
+const DRAFT_PEOPLE = (arg('draft-people') ?? '2,20').split(',').map(Number);
 const SECRET = 'live-bench-secret-0123456789abcdef0123456789';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -238,23 +243,7 @@ async function editorClient(base: string, session: Session, projectId: string, i
     refreshAuth: async () => true,
     load: async () => null,
   };
-  const idb = new IDBFactory();
-  const manager = createManager({
-    transport,
-    openStore: (id) => openIndexedDbStore(id, idb),
-    currentUser: async () => session.userId,
-    now: () => Date.now(),
-    setTimer: (fn, ms) => setTimeout(fn, ms),
-    clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-    onOnline: () => () => undefined,
-    onAuthChange: () => () => undefined,
-    tabId: 'bench-b',
-    debounceMs: 2000,
-    maxRetries: 5,
-    baseRetryMs: 1000,
-    maxRetryMs: 30_000,
-    log: (m) => logs.push(m),
-  });
+  const manager = headlessManager(transport, session.userId, 'bench-b', logs);
   const editor = new Editor({ viewport: { width: 1000, height: 800 }, image: { width: 1000, height: 800 } });
   const link = new EditorSaveLink(editor, manager, { log: (m) => logs.push(m) });
   link.start();
@@ -615,7 +604,50 @@ function progress<T>(row: T): T {
   return row;
 }
 
+/** Part 3 alone or after the others: one PGlite server process, a fresh image per people count. */
+async function draftsPart(): Promise<DraftRow[]> {
+  const rows: DraftRow[] = [];
+  const one = await startChild({ LIVE_BENCH_ROLE: 'primary', LIVE_BENCH_USERS: String(Math.max(...DRAFT_PEOPLE)), LIVE_BENCH_LOAD_IMAGES: String(DRAFT_PEOPLE.length), DATABASE_URL: undefined });
+  try {
+    const seed = one.ready.seed!;
+    const deps = { appLiveClient, cpuMsOf, load, pct, round, sleep };
+    for (const [k, n] of DRAFT_PEOPLE.entries()) rows.push(progress(await draftRun(deps, one.ready.url, one.ready.pid, seed.users.slice(0, n), seed.projectId, seed.loadImages[k]!, DRAFT_SHAPES)));
+  } finally {
+    await stopChild(one);
+  }
+  console.log(`\nDrafts (PGlite, one process): a box drawn every ${DRAW_EVERY_MS / 1000} s, ${DRAFT_SHAPES} boxes; command -> each other person's Editor holds it (target p95 < 150 ms); change -> its save's answer (target p95 <= 3.5 s); server CPU per relayed draft vs per one-shape save`);
+  table(
+    rows.map((r) => ({
+      people: r.people,
+      receipts: r.receipts,
+      missing: r.missing,
+      draft_p50_ms: r.draftP50Ms,
+      draft_p95_ms: r.draftP95Ms,
+      draft_max_ms: r.draftMaxMs,
+      save_p50_ms: r.changeToSaveP50Ms,
+      save_p95_ms: r.changeToSaveP95Ms,
+      save_max_ms: r.changeToSaveMaxMs,
+      saves: r.saves,
+      cpu_ms_per_draft: r.serverCpuMsPerDraft,
+      cpu_ms_per_save: r.serverCpuMsPerSave,
+      peers_saved: r.peersSaved,
+      load_before: r.loadBefore,
+      load_after: r.loadAfter,
+    })),
+  );
+  return rows;
+}
+
 async function main(): Promise<void> {
+  if (DRAFTS_ONLY) {
+    console.log(`live drafts: ${DRAFT_PEOPLE.join(' and ')} people, ${DRAFT_SHAPES} boxes; ${os.cpus().length} CPUs, load ${load().join(' ')}`);
+    const drafts = await draftsPart();
+    const out = path.join(here, 'results/live-drafts.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, drafts }, null, 2));
+    console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+    return;
+  }
   const latencyRows: LatencyRow[] = [];
   const loadRows: LoadRow[] = [];
   const skipped: string[] = [];
@@ -679,9 +711,10 @@ async function main(): Promise<void> {
       load_after: r.loadAfter,
     })),
   );
+  const drafts = await draftsPart();
   const out = path.join(here, 'results/live.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, edits: EDITS, sockets: SOCKET_COUNTS, seconds: SECONDS, latency: latencyRows, load: loadRows, skipped }, null, 2));
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, edits: EDITS, sockets: SOCKET_COUNTS, seconds: SECONDS, latency: latencyRows, load: loadRows, drafts, skipped }, null, 2));
   console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 }
 

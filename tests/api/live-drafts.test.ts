@@ -163,3 +163,36 @@ describe('drafts', () => {
     expect(await b.next((m) => m.type === 'draft')).toMatchObject({ upserts: [box('drag', 1000)] });
   });
 });
+
+// .ci/run's PostgreSQL stage: a draft sent to one process reaches a peer on another (through
+// vellum_live_peers, as cursors do); skipped on PGlite, which has one process.
+describe.skipIf(!process.env.DATABASE_URL)('drafts across two server processes on one PostgreSQL', () => {
+  const secret = 'live-drafts-two-process-secret-0123456789abcdef';
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    a = await startServer({ SUPABASE_JWT_SECRET: secret });
+    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url });
+  }, 120_000);
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  it('a draft on one process reaches the peer on the other', async () => {
+    const me = await onboardedUser(a);
+    const proj = await createProject(a, me);
+    expect((await api(a.url, 'PATCH', `/api/v1/projects/${proj.id}`, { token: me.token, body: { classes: CLASSES } })).status).toBe(200);
+    const img = await uploadImage(a, me, proj.id, 'two.png', await png(20, 20));
+    const peer = await joinAs(a, me.token, me.org.id, 'annotator');
+    const onA = await LiveClient.ready(a, me.token);
+    const onB = await LiveClient.ready(b, peer.token);
+    sockets.push(onA, onB);
+    await onA.join(img.id, proj.id);
+    await onB.join(img.id, proj.id);
+    // B's process knows A's people once A's process announced them (one beat at most).
+    await onA.next((m) => m.type === 'presence' && m.peers.length === 2, 15_000, true);
+    await onA.send(draft(img.id, [box('across', 3)]));
+    expect(await onB.next((m) => m.type === 'draft')).toEqual({ type: 'draft', image_id: img.id, user_id: me.userId, base_version: 0, upserts: [box('across', 3)], removed_ids: [] });
+  });
+});

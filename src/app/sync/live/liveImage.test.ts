@@ -51,6 +51,7 @@ describe('LiveImage', () => {
         for (const a of upserts) doc.set(a.id, a);
       },
       onEdit: (l: (ids: readonly string[]) => void) => (edits.add(l), () => edits.delete(l)),
+      showsDrafts: () => () => undefined,
       storedOf: (ids: Iterable<string>) => {
         const list = [...ids];
         return { upserts: list.filter((id) => doc.has(id)).map((id) => doc.get(id)!), removed: list.filter((id) => !doc.has(id)) };

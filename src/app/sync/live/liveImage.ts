@@ -26,7 +26,7 @@ export interface LiveImageOptions {
   imageId: string;
   projectId: string;
   readOnly: boolean;
-  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor' | 'onEdit' | 'storedOf'>;
+  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor' | 'onEdit' | 'storedOf' | 'showsDrafts'>;
   saver: Pick<SaveManager, 'version'>;
   live: LiveClient;
   /** This image's document is in the editor. */
@@ -101,9 +101,11 @@ export class LiveImage {
       onDraft: (userId, upserts, removed) => this.receivedDraft(userId, upserts, removed),
     });
     const offEdits = this.opts.link.onEdit((ids) => this.edited(ids));
+    const offShown = this.opts.link.showsDrafts(() => this.state.drafts.keys());
     return () => {
       off();
       offEdits();
+      offShown();
       this.cursor.cancel();
       this.draft.cancel();
       this.drafts.forget();

@@ -121,3 +121,29 @@ describe('changes handed to the save manager', () => {
     expect(savedIds(server)).toEqual(['a', 'b', 'n']);
   });
 });
+
+describe('the live drafts\' side of the link (issue 35)', () => {
+  it('tells onEdit the ids of each user edit at once, never of a change made elsewhere', async () => {
+    const { editor, link } = await setup([box('a', 0)]);
+    const told: string[][] = [];
+    link.onEdit((ids) => told.push([...ids]));
+    editor.execute('create', { annotation: rect('n', 300) });
+    expect(told).toEqual([['n']]); // before the 150 ms gathering ends
+    link.applyToEditor([box('theirs', 500)], [], new Set());
+    expect(told).toEqual([['n']]);
+    expect(link.storedOf(['n', 'gone'])).toEqual({ upserts: [expect.objectContaining({ id: 'n' })], removed: ['gone'] });
+  });
+
+  it('a change of the whole document (remove-all and its undo) never saves another person\'s draft shown here', async () => {
+    const { clock, server, editor, link } = await setup([box('a', 0)]);
+    link.showsDrafts(() => ['draft']);
+    link.applyToEditor([box('draft', 500)], [], new Set());
+    editor.execute('remove-all', {});
+    await clock.advance(0);
+    editor.undo();
+    await clock.advance(0);
+    expect(editor.getAnnotation('draft')).toBeDefined();
+    expect(savedIds(server)).toEqual(['a']);
+    expect(server.calls.every((c) => !JSON.stringify(c.body).includes('draft'))).toBe(true);
+  });
+});

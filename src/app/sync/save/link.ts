@@ -68,7 +68,9 @@ export class EditorSaveLink {
       if (change.document.all) {
         // No list of what left: every shape goes, and the manager removes the ones it lacks.
         this.replaced = true;
-        for (const id of this.editor.getOrderedIds()) this.changed.add(id);
+        // Another person's drafts shown here are theirs, never saved here (their save brings them).
+        const theirs = new Set(this.othersDrafts());
+        for (const id of this.editor.getOrderedIds()) if (!theirs.has(id)) this.changed.add(id);
         this.tellEdit(this.editor.getOrderedIds());
         this.flush(true);
         return;
@@ -106,6 +108,14 @@ export class EditorSaveLink {
   onEdit(listener: (ids: readonly string[]) => void): () => void {
     this.editListeners.add(listener);
     return () => this.editListeners.delete(listener);
+  }
+
+  /** The ids of shapes shown as other people's drafts (the live image says): a change of the whole document leaves them out of its save. */
+  showsDrafts(ids: () => Iterable<string>): () => void {
+    this.othersDrafts = ids;
+    return () => {
+      if (this.othersDrafts === ids) this.othersDrafts = () => [];
+    };
   }
 
   /** The shapes of `ids` as the editor holds them now (stored format); the ids it holds no shape of are `removed`. */
@@ -259,6 +269,7 @@ export class EditorSaveLink {
   }
 
   private readonly editListeners = new Set<(ids: readonly string[]) => void>();
+  private othersDrafts: () => Iterable<string> = () => [];
   /** Loads in progress: their document changes are not the user's. */
   private loading = 0;
   private expected: string | null = null;
