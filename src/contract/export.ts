@@ -58,8 +58,8 @@ export const ExportSplit = z.object({
 });
 export type ExportSplit = z.infer<typeof ExportSplit>;
 
-/** YOLO labels: `detect` one box per shape, `segment` polygons (boxes as their 4 corners). */
-export const YOLO_TASKS = ['detect', 'segment'] as const;
+/** YOLO labels: `detect` one box per shape, `segment` polygons (boxes as their 4 corners), `pose` skeletons with their keypoints (kpt_shape). */
+export const YOLO_TASKS = ['detect', 'segment', 'pose'] as const;
 export type YoloTask = (typeof YOLO_TASKS)[number];
 /** COCO masks: as RLE (default) or traced into polygons. */
 export const MASK_FORMATS = ['rle', 'polygon'] as const;
@@ -79,7 +79,7 @@ export const ExportRequest = z.object({
   name: storedText(z.string().max(MAX_EXPORT_NAME_LENGTH, `Export name must be at most ${MAX_EXPORT_NAME_LENGTH} characters`), 'Export name').optional(),
   /** Divide the images into train/val(/test); absent: one set, the layouts without splits. */
   split: ExportSplit.optional(),
-  /** YOLO only; default `detect` when an exported class is a box class, else `segment`. */
+  /** YOLO only; default `pose` when an exported class is a skeleton class, else `detect` when one is a box class, else `segment`. */
   yolo_task: z.enum(YOLO_TASKS).optional(),
   /** COCO only; default `rle`. */
   mask_format: z.enum(MASK_FORMATS).optional(),

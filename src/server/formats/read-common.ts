@@ -133,3 +133,14 @@ export function listSome(items: readonly string[], most = 5): string {
   const shown = items.slice(0, most).join(', ');
   return items.length > most ? `${shown} and ${items.length - most} more` : shown;
 }
+
+/** A skeleton's point names as a skeleton class needs them: none empty (its 1-based number instead), none twice ignoring case (a repeat gets its number). */
+export function uniquePointNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return names.map((n, i) => {
+    const trimmed = n.trim();
+    const name = trimmed === '' ? String(i + 1) : seen.has(trimmed.toLowerCase()) ? `${trimmed} ${i + 1}` : trimmed;
+    seen.add(name.toLowerCase());
+    return name;
+  });
+}

@@ -69,7 +69,7 @@ import {
   type Point,
   type ReadOptions,
 } from '../reader';
-import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber } from '../read-common';
+import { EntryIndex, attributeOf, baseName, dirName, extOf, headText, isImagePath, joinPath, toNumber, uniquePointNames } from '../read-common';
 import { scanJson, type ScanControl } from '../json-scan';
 import { isBoxRing, ringArea } from '../shapes';
 import { splitBridged } from '../rings';
@@ -528,12 +528,7 @@ function skeletonClasses(scans: ScannedFile[], report: ImportReporter): Map<stri
       if (out.has(c.name) || !((s.kinds.get(key) ?? 0) & KIND_KEYPOINT)) continue;
       const names = pointNames(c, s.points.get(key) ?? 0);
       if (names.length === 0 || names.length > MAX_SKELETON_POINTS) continue;
-      const seen = new Set<string>();
-      const points = names.map((n, i) => {
-        const name = n.trim() === '' || seen.has(n.trim().toLowerCase()) ? `${n.trim()} ${i + 1}`.trim() : n.trim();
-        seen.add(name.toLowerCase());
-        return name;
-      });
+      const points = uniquePointNames(names);
       const edges: [number, number][] = [];
       const edgeKeys = new Set<string>();
       let dropped = 0;

@@ -98,7 +98,7 @@ describe('YOLO reader', () => {
     expect(await yoloReader.detect(memoryArchive({ 'a.jpg': PNG, 'a.txt': '0 0.5 0.5 1 1' }))).toBe(false);
   });
 
-  it('reads Ultralytics pose labels (kpt_shape): a box and its labelled keypoints joined by an instance', async () => {
+  it('reads Ultralytics pose labels (kpt_shape): each line one skeleton instance of a skeleton class, with its box', async () => {
     const archive = memoryArchive({
       'data.yaml': 'names: [person, hand]\nkpt_shape: [3, 3]\nkpt_names:\n  0: [nose, left_eye, right_eye]\n',
       'images/p.jpg': PNG,
@@ -106,15 +106,12 @@ describe('YOLO reader', () => {
     });
     const { dataset, images, report } = await readAll(yoloReader, archive);
     expect(dataset.classes).toEqual([
-      { name: 'person', type: 'keypoint' },
-      { name: 'hand', type: 'keypoint' },
+      { name: 'person', skeleton: { points: ['nose', 'left_eye', 'right_eye'], edges: [] } },
+      { name: 'hand', skeleton: { points: ['1', '2', '3'], edges: [] } },
     ]);
     expect(images[0]!.annotations).toEqual([
-      { class: 'person', shape: { type: 'box', x: 0.4, y: 0.3, w: 0.2, h: 0.4 }, extra: { instance: 'line 1' } },
-      { class: 'person', shape: { type: 'keypoint', x: 0.5, y: 0.4 }, extra: { part: 'nose', instance: 'line 1' } },
-      { class: 'person', shape: { type: 'keypoint', x: 0.45, y: 0.38 }, attributes: [{ name: 'visible', value: false }], extra: { part: 'left_eye', instance: 'line 1' } },
-      { class: 'hand', shape: { type: 'box', x: 0.05, y: 0.05, w: 0.1, h: 0.1 }, extra: { instance: 'line 2' } },
-      { class: 'hand', shape: { type: 'keypoint', x: 0.1, y: 0.1 }, extra: { part: '1', instance: 'line 2' } },
+      { class: 'person', shape: { type: 'skeleton', points: [{ x: 0.5, y: 0.4, v: 2 }, { x: 0.45, y: 0.38, v: 1 }, { x: 0, y: 0, v: 0 }], box: { x: 0.4, y: 0.3, w: 0.2, h: 0.4 } } },
+      { class: 'hand', shape: { type: 'skeleton', points: [{ x: 0.1, y: 0.1, v: 2 }, { x: 0, y: 0, v: 0 }, { x: 0, y: 0, v: 0 }], box: { x: 0.05, y: 0.05, w: 0.1, h: 0.1 } } },
     ]);
     expect(report.skipped).toEqual([{ file: 'labels/p.txt line 3', reason: '7 values: expected 14 (class cx cy w h and 3 keypoints of 3 values, kpt_shape in data.yaml)' }]);
   });
@@ -156,7 +153,8 @@ describe('label files parsed elsewhere (the real run: on an offload thread)', ()
     pose: {
       'data.yaml': 'names: [person, hand]\nkpt_shape: [3, 3]\nkpt_names:\n  0: [nose, left_eye, right_eye]\n',
       'images/p.jpg': PNG,
-      'labels/p.txt': '0 0.5 0.5 0.2 0.4 0.5 0.4 2 0.45 0.38 1 0 0 0\n1 0.1 0.1 0.1 0.1 0.1 0.1 2 0 0 0 0 0 0\n0 0.5 0.5 0.2 0.4 0.5 0.4\n',
+      // The last line has no labelled point: a plain box.
+      'labels/p.txt': '0 0.5 0.5 0.2 0.4 0.5 0.4 2 0.45 0.38 1 0 0 0\n1 0.1 0.1 0.1 0.1 0.1 0.1 2 0 0 0 0 0 0\n0 0.5 0.5 0.2 0.4 0.5 0.4\n1 0.3 0.3 0.1 0.1 0 0 0 0 0 0 0 0 0\n',
     },
   };
 

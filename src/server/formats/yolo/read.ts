@@ -12,9 +12,10 @@
 //   bridges (an edge walked there and back: Vellum's export of holes and of a mask's parts,
 //   Ultralytics' merge_multi_segment) is cut at them (../rings.ts splitBridged): a polygon with
 //   its holes, or several polygons joined by extra {instance: 'line <n>'}
-//   `c cx cy w h x1 y1 v1 ..` in pose datasets (data.yaml kpt_shape [k, 2|3]): the box and its k
-//                            keypoints, joined by extra {instance: 'line <n>'}, each keypoint with
-//                            extra {part: kpt_names[i] or i+1}; v 0 left out, v 1 visible false
+//   `c cx cy w h x1 y1 v1 ..` in pose datasets (data.yaml kpt_shape [k, 2|3]): one skeleton instance
+//                            (issue 33), its box and its k points (v 0 not labelled); its class a
+//                            skeleton class of k points named by kpt_names (else 1..k), no edges.
+//                            A line without a labelled point is a plain box
 // Anything else (another count, a non-number, a class index outside the names, a negative size)
 // is skipped with `<label file> line <n>: <reason>`; blank lines and `#` comments are ignored.
 //
@@ -44,7 +45,7 @@ import {
   type Point,
   type ReadOptions,
 } from '../reader';
-import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, readText, stemOf } from '../read-common';
+import { EntryIndex, baseName, dirName, extOf, isImagePath, joinPath, readText, stemOf, uniquePointNames } from '../read-common';
 import { axisAlignedRectangle } from '../shapes';
 import { splitBridged } from '../rings';
 
@@ -185,26 +186,26 @@ function box(nums: number[], cls: string): ImportedAnnotation | string {
   return { class: cls, shape: { type: 'box', x: cx - w / 2, y: cy - h / 2, w, h } };
 }
 
-/** A pose line: the box and its labelled keypoints (v 0 left out, v 1 with visible false), joined by `instance`. */
-function poseLine(nums: number[], cls: string, c: number, pose: PoseShape, instance: string): Parsed {
+/** A pose line: one skeleton instance, its box and its points (kpt_shape's dims 2: every point visible); a line without a labelled point is a plain box. */
+function poseLine(nums: number[], cls: string, pose: PoseShape): Parsed {
   const expected = 5 + pose.points * pose.dims;
   if (nums.length !== expected) return { ok: false, reason: `${nums.length} values: expected ${expected} (class cx cy w h and ${pose.points} keypoints of ${pose.dims} values, kpt_shape in data.yaml)` };
   const b = box(nums, cls);
   if (typeof b === 'string') return { ok: false, reason: b };
-  const partNames = Array.isArray(pose.names) ? pose.names : pose.names?.[c];
-  const out: ImportedAnnotation[] = [{ ...b, extra: { instance } }];
-  for (let i = 0; i < pose.points; i++) {
+  const points = Array.from({ length: pose.points }, (_, i) => {
     const at = 5 + i * pose.dims;
     const v = pose.dims === 3 ? nums[at + 2]! : 2;
-    if (v <= 0) continue;
-    out.push({
-      class: cls,
-      shape: { type: 'keypoint', x: nums[at]!, y: nums[at + 1]! },
-      ...(v === 1 ? { attributes: [{ name: 'visible', value: false }] } : {}),
-      extra: { part: partNames?.[i] ?? String(i + 1), instance },
-    });
-  }
-  return { ok: true, value: out };
+    return v > 0 ? { x: nums[at]!, y: nums[at + 1]!, v: v === 1 ? 1 : 2 } : { x: 0, y: 0, v: 0 };
+  });
+  if (b.shape.type !== 'box' || points.every((p) => p.v === 0)) return { ok: true, value: [b] };
+  const { type: _t, ...rect } = b.shape;
+  return { ok: true, value: [{ class: cls, shape: { type: 'skeleton', points, box: rect } }] };
+}
+
+/** A pose class's point names: kpt_names (a list for every class, or per class index), else their 1-based numbers; unique, none empty. */
+export function posePointNames(pose: PoseShape, c: number): string[] {
+  const given = (Array.isArray(pose.names) ? pose.names : pose.names?.[c]) ?? [];
+  return uniquePointNames(Array.from({ length: pose.points }, (_, i) => given[i] ?? String(i + 1)));
 }
 
 /** One label line; null for a blank line or a comment. `instance` joins a pose line's box and keypoints. */
@@ -218,7 +219,7 @@ export function parseLabelLine(line: string, names: readonly string[], pose?: Po
   const c = nums[0]!;
   if (!Number.isInteger(c) || c < 0 || c >= names.length) return { ok: false, reason: `class index ${tokens[0]} is not one of the ${names.length} classes (0 to ${names.length - 1})` };
   const cls = names[c]!;
-  if (pose) return poseLine(nums, cls, c, pose, instance);
+  if (pose) return poseLine(nums, cls, pose);
   if (nums.length === 5 || nums.length === 6) {
     const value = box(nums, cls);
     if (typeof value === 'string') return { ok: false, reason: value };
@@ -282,7 +283,7 @@ export function labelClassTypes(text: string, names: readonly string[], pose?: P
     const parsed = parseLabelLine(line, names, pose);
     if (!parsed?.ok) continue;
     const c = index.get(parsed.value[0]!.class)!;
-    if (pose) types[c] = 'keypoint';
+    if (pose && parsed.value[0]!.shape.type === 'skeleton') types[c] = 'keypoint';
     else if (parsed.value[0]!.shape.type === 'polygon') types[c] = 'polygon';
     else types[c] ??= 'box';
   }
@@ -418,7 +419,9 @@ export const yoloReader: FormatReader = {
     const layout = await layoutOf(archive);
     const labels = labelFiles(archive, layout);
     const types = await classTypes(archive, labels, layout, options);
-    const classes = layout.names.map((name, i) => (types[i] ? { name, type: types[i] } : { name }));
+    // In a pose dataset a class with labelled keypoints is a skeleton class of kpt_shape's points (YOLO has no edges).
+    const pose = layout.pose;
+    const classes = layout.names.map((name, i) => (pose && types[i] === 'keypoint' ? { name, skeleton: { points: posePointNames(pose, i), edges: [] } } : types[i] ? { name, type: types[i] } : { name }));
     const total = archive.paths.filter(isImagePath).length;
     return { classes, total, images: imagesOf(archive, layout, labels, options) };
   },

@@ -24,7 +24,12 @@
 //   bridges between nearest vertices (../rings.ts), as Ultralytics' own COCO converter joins an
 //   object's polygons (merge_multi_segment): its even-odd fill leaves the holes empty, and the
 //   YOLO reader cuts the bridges to give the holes and parts back.
-// - Keypoints and polylines have no YOLO detect/segment form: left out, counted in README.txt.
+// - pose, `class cx cy w h x1 y1 v1 ...` (issue 33): a skeleton's box and its points in its class's
+//   order (v 0 written 0 0 0), data.yaml's kpt_shape [K, 3] with K the most points an exported
+//   skeleton class has (fewer are padded with 0 0 0) and kpt_names per skeleton class; other
+//   shapes as their box with every keypoint 0 0 0. The default when a skeleton class is exported.
+//   Detect writes a skeleton as its box; segment leaves it out.
+// - Lone keypoints and polylines have no YOLO form: left out, counted in README.txt.
 // Class indices follow the project's class order (of the exported classes); a class name found
 // only on annotations is appended.
 import type { Kernels } from '../../../kernels/node';
@@ -32,7 +37,8 @@ import type { ImageRow } from '../../services/images';
 import { rleBBox, numericCounts } from '../../../contract/rle';
 import type { YoloTask } from '../../../contract/export';
 import { classAllowsTool } from '../../../contract/projects';
-import { isPath, pathBox, ringArea, type Pt } from '../shapes';
+import { skeletonBox, skeletonPointsOf } from '../../../contract/skeleton';
+import { isNum, isPath, pathBox, ringArea, type Pt } from '../shapes';
 import { joinParts, keyholeRing } from '../rings';
 import { convert, exportName, hasAreaShapes, MASK_POLYGON_TOLERANCE, splitOf, imageSize, leftOutSection, LeftOut, NO_BOX, NO_MASK, sharedStems, storedBox, storedMask, Tally, type FormatWriter, type ImageSize, type RunState } from '../write-common';
 
@@ -41,6 +47,7 @@ export type YoloConverted =
   | { kind: 'rows'; rows: number[][]; clipped: boolean; holes: boolean; parts: number }
   | { kind: 'keypoint' }
   | { kind: 'polyline' }
+  | { kind: 'skeleton' }
   | { kind: 'invalid'; reason: string };
 
 const clamp = (v: number, max: number) => Math.min(Math.max(v, 0), max);
@@ -108,6 +115,37 @@ export function toYolo(a: Record<string, unknown>, size: ImageSize, segments: bo
   return box ? boxRows(box.x, box.y, box.w, box.h, size, segments) : NO_BOX;
 }
 
+type SkeletonPoint = { x: number; y: number; v: number };
+
+/** A skeleton's points as pose label values `x y v` (normalised, clipped to the image; 0 0 0 for a point not labelled), padded to `count` points. */
+export function poseValues(points: readonly SkeletonPoint[], size: ImageSize, count: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const p = points[i];
+    if (!p || !(p.v > 0) || !isNum(p.x) || !isNum(p.y)) out.push(0, 0, 0);
+    else out.push(clamp(p.x, size.width) / size.width, clamp(p.y, size.height) / size.height, p.v === 1 ? 1 : 2);
+  }
+  return out;
+}
+
+/**
+ * One stored annotation's rows for the task: segment as toYolo (a skeleton has no outline: left
+ * out); detect one box (a skeleton's its box); pose the box and `count` keypoints (a skeleton's
+ * points, other shapes none: all 0 0 0).
+ */
+export function taskRows(a: Record<string, unknown>, size: ImageSize, task: YoloTask, count: number, kernels: Kernels): YoloConverted {
+  const skeleton = Array.isArray(a.points) ? (a.points as SkeletonPoint[]) : null;
+  if (task === 'segment') return skeleton ? { kind: 'skeleton' } : toYolo(a, size, true, kernels);
+  let rows: YoloConverted;
+  if (skeleton) {
+    const b = storedBox(a) ?? skeletonBox(skeleton);
+    rows = boxRows(b.x, b.y, b.w, b.h, size, false);
+  } else rows = toYolo(a, size, false, kernels);
+  if (task !== 'pose' || rows.kind !== 'rows') return rows;
+  const values = poseValues(skeleton ?? [], size, count);
+  return { ...rows, rows: rows.rows.map((r) => [...r, ...values]) };
+}
+
 /**
  * A YAML double-quoted scalar that YAML 1.1 (PyYAML, which Ultralytics uses) and 1.2 both read
  * back as `s`: JSON's escapes, plus \u escapes for what PyYAML refuses to see unescaped.
@@ -116,10 +154,11 @@ export function yamlString(s: string): string {
   return JSON.stringify(s).replace(/[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The request's task, or the default: detect when an exported class is a box class (without classes: when no polygon or mask is exported). */
+/** The request's task, or the default: pose when an exported class is a skeleton class, detect when one is a box class (without classes: when no polygon or mask is exported). */
 export async function yoloTask(s: RunState): Promise<YoloTask> {
   if (s.yoloTask) return s.yoloTask;
   const exported = s.project.classes.filter((c) => !s.classFilter || s.classFilter.has(c.name));
+  if (exported.some((c) => skeletonPointsOf(c))) return 'pose';
   if (exported.length > 0) return exported.some((c) => classAllowsTool(c, 'box')) ? 'detect' : 'segment';
   return (await hasAreaShapes(s)) ? 'segment' : 'detect';
 }
@@ -133,17 +172,32 @@ export class YoloWriter implements FormatWriter {
   private masks = 0;
   private maskParts = 0;
 
+  /** Pose: the keypoints per line (the most points an exported skeleton class has), and each skeleton class's point names by class index. */
+  private readonly keypoints: number = 0;
+  private readonly pointNames = new Map<number, readonly string[]>();
+  /** Pose: lines of shapes that are not skeletons (a box without keypoints). */
+  private withoutKeypoints = 0;
+  private readonly segments: boolean;
+
   static async create(s: RunState): Promise<YoloWriter> {
     const [task, renamed] = await Promise.all([yoloTask(s), sharedStems(s, true)]);
-    return new YoloWriter(s, task === 'segment', renamed);
+    return new YoloWriter(s, task, renamed);
   }
 
   private constructor(
     private readonly s: RunState,
-    private readonly segments: boolean,
+    private readonly task: YoloTask,
     private readonly renamed: ReadonlySet<string>,
   ) {
-    for (const c of s.project.classes) if (!s.classFilter || s.classFilter.has(c.name)) this.classIndex(c.name);
+    this.segments = task === 'segment';
+    for (const c of s.project.classes) {
+      if (s.classFilter && !s.classFilter.has(c.name)) continue;
+      const index = this.classIndex(c.name);
+      const points = skeletonPointsOf(c);
+      if (points) this.pointNames.set(index, points);
+    }
+    // kpt_shape needs at least one point: a pose export without skeleton classes writes one, never labelled.
+    if (task === 'pose') this.keypoints = Math.max(1, ...[...this.pointNames.values()].map((p) => p.length));
   }
 
   private classIndex(name: string): number {
@@ -173,8 +227,8 @@ export class YoloWriter implements FormatWriter {
     for (const a of annotations) {
       if (s.slice.due()) await s.slice.pause();
       const className = String(a.name ?? '');
-      const c = size ? convert(() => toYolo(a, size, this.segments, s.kernels!)) : ({ kind: 'invalid', reason: 'the image size is unknown' } as const);
-      if (c.kind === 'keypoint' || c.kind === 'polyline') {
+      const c = size ? convert(() => taskRows(a, size, this.task, this.keypoints, s.kernels!)) : ({ kind: 'invalid', reason: 'the image size is unknown' } as const);
+      if (c.kind === 'keypoint' || c.kind === 'polyline' || c.kind === 'skeleton') {
         this.leftOut.add(c.kind, className);
         continue;
       }
@@ -185,6 +239,7 @@ export class YoloWriter implements FormatWriter {
       const index = this.classIndex(className);
       for (const row of c.rows) lines.push(`${index} ${row.map((v) => v.toFixed(6)).join(' ')}`);
       s.report.annotations += 1;
+      if (this.task === 'pose' && !Array.isArray(a.points)) this.withoutKeypoints += 1;
       if (c.clipped) this.clipped += 1;
       if (c.holes && this.segments) this.holes += 1;
       if (a.segmentation !== undefined) {
@@ -209,6 +264,9 @@ export class YoloWriter implements FormatWriter {
       `nc: ${this.classes.size}`,
       this.classes.size ? 'names:' : 'names: {}',
       ...names,
+      ...(this.task === 'pose'
+        ? [`kpt_shape: [${this.keypoints}, 3]`, ...(this.pointNames.size ? ['kpt_names:', ...[...this.pointNames].map(([i, p]) => `  ${i}: [${p.map(yamlString).join(', ')}]`)] : [])]
+        : []),
     ];
     await this.s.sink.addText('data.yaml', `${yaml.join('\n')}\n`);
   }
@@ -222,7 +280,9 @@ export class YoloWriter implements FormatWriter {
       `        images/${dir}<folder path>/<filename> (when image files are included)`,
       'path: . is the folder training runs from: run it from this folder, or set path to where you unzipped it.',
       '',
-      this.segments
+      this.task === 'pose'
+        ? `Task: pose${this.s.yoloTask ? ' (as asked)' : ' (the default: the export has skeleton classes)'}. Labels "class cx cy w h x1 y1 v1 ... x${this.keypoints} y${this.keypoints} v${this.keypoints}" (kpt_shape [${this.keypoints}, 3] in data.yaml, kpt_names per skeleton class): a skeleton's box and its points in its class's order, v 0 not labelled (0 0 0), 1 occluded, 2 visible; a class of fewer points is padded with 0 0 0.`
+        : this.segments
         ? `Task: segment${this.s.yoloTask ? ' (as asked)' : ' (the default: no exported class is a box class)'}. Labels "class x1 y1 x2 y2 ..."; boxes are written as their 4 corners.`
         : `Task: detect${this.s.yoloTask ? ' (as asked)' : ' (the default: the export has box classes)'}. Labels "class cx cy w h", one per shape.`,
       'Coordinates are divided by the image\'s width and height (0..1, 6 decimals); shapes are clipped to the image.',
@@ -235,12 +295,14 @@ export class YoloWriter implements FormatWriter {
     } else {
       lines.push('Polygons and masks are written as their bounding boxes.');
     }
+    if (this.withoutKeypoints) lines.push(`Without keypoints: ${this.withoutKeypoints} shape(s) that are not skeletons are written as their box with every keypoint 0 0 0.`);
     if (this.clipped) lines.push(`Clipped to the image: ${this.clipped} annotation(s).`);
     if (this.holes) lines.push(`Holes kept: ${this.holes} polygon(s) or mask(s) had holes, joined in by keyhole bridges.`);
     if (this.masks && this.segments) lines.push(`Masks: ${this.masks} traced into ${this.maskParts} part(s), one line per mask.`);
     lines.push('');
     lines.push(...leftOutSection(report, 'keypoint', 'Keypoints', 'YOLO detect and segment labels have no points'));
     lines.push(...leftOutSection(report, 'polyline', 'Polylines', 'YOLO detect and segment labels have no open paths'));
+    if (this.segments) lines.push(...leftOutSection(report, 'skeleton', 'Skeletons', 'YOLO segment labels have no points (export with the pose task for them)'));
     if (this.renamedList.count) {
       lines.push('');
       lines.push(`Renamed (${this.renamedList.count}): images of one folder that share a stem (a.png, a.jpg) would share a label file, so each is saved as <stem>-<image id>:`);

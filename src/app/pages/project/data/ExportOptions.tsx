@@ -39,8 +39,9 @@ export function splitRequest(c: SplitChoice): ExportSplit | undefined {
   return { train: percent(c.train) / 100, val: percent(c.val) / 100, ...(test > 0 ? { test: test / 100 } : {}), seed: Number(c.seed.trim()), stratify: c.stratify };
 }
 
-/** The server's default task: detect when a class is a box class (without classes, the server decides by the shapes). */
+/** The server's default task: pose when a class is a skeleton class, detect when one is a box class (without classes, the server decides by the shapes). */
 export function defaultYoloTask(project: Pick<Project, 'classes'>): YoloTask {
+  if (project.classes.some((c) => c.kind === 'skeleton')) return 'pose';
   return project.classes.length === 0 || project.classes.some((c) => classAllowsTool(c, 'box')) ? 'detect' : 'segment';
 }
 
@@ -98,6 +99,7 @@ export function ExportSplitPicker({ value, onChange, disabled }: { value: SplitC
 const YOLO_TASKS: { id: YoloTask; title: string; hint: string }[] = [
   { id: 'detect', title: 'Detect', hint: 'One box per shape: polygons and masks by their bounding box' },
   { id: 'segment', title: 'Segment', hint: 'Polygons for polygons and masks; boxes as their 4 corners' },
+  { id: 'pose', title: 'Pose', hint: 'Skeletons with their keypoints (kpt_shape); other shapes as boxes without keypoints' },
 ];
 
 export function YoloTaskPicker({ value, onChange, disabled }: { value: YoloTask; onChange(t: YoloTask): void; disabled: boolean }) {
