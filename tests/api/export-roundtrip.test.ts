@@ -9,6 +9,7 @@ import { decodeRle, encodeMask } from '../../src/contract/rle';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, jpeg, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
+import { joinAs } from './team-harness';
 
 let server: TestServer;
 let owner: Member;
@@ -171,6 +172,33 @@ describe('Vellum: export, then import into a new project, gives the same documen
     expect(after.body.project.classes.map((c: { name: string; color: string }) => [c.name, c.color])).toEqual(classes.map((c) => [c.name, c.color]));
     const folders = await api(server.url, 'GET', `/api/folders/list/${copy}`, { token: owner.token });
     expect(JSON.stringify(folders.body)).toContain('"empty"');
+  });
+});
+
+describe('Vellum import by a role that may not stage or archive', () => {
+  it('imports the images and annotations, keeps their stage and archive flag as they were, and says so once each', { timeout: 90_000 }, async () => {
+    const project = await createProject(server, owner, 'Staged');
+    const image = await uploadImage(server, owner, project.id, 'd.png', await png(40, 30));
+    expect((await api(server.url, 'PATCH', `/api/v1/images/${image.id}/status`, { token: owner.token, body: { status: 'complete' } })).status).toBe(200);
+    expect((await api(server.url, 'PATCH', '/api/images/batch/update', { token: owner.token, body: { image_ids: [image.id], project_id: project.id, updates: { is_archived: true } } })).status).toBe(200);
+    const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: project.id, scope: 'selected', image_ids: [image.id], format: 'vellum', include_images: true }),
+    });
+    expect(res.status).toBe(200);
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    const target = (await createProject(server, owner, 'Staged copy')).id;
+    const job = await importFile(server, annotator.token, target, 'Staged_vellum.zip', Buffer.from(await res.arrayBuffer()), { format: 'vellum' });
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.images_created).toBe(1);
+    expect(job.report.warnings).toEqual(
+      expect.arrayContaining([
+        "Your role cannot change images' stage: the dataset's stage was not applied",
+        "Your role cannot change images' archive state: the dataset's archive state was not applied",
+      ]),
+    );
+    expect(Object.values(await documents(target)).map((d) => [d.status, d.archived])).toEqual([['new', false]]);
   });
 });
 

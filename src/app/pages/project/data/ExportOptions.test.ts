@@ -24,6 +24,10 @@ describe('export split choice', () => {
   it('defaults YOLO to detect when a class is a box class', () => {
     expect(defaultYoloTask({ classes: [{ name: 'a', type: 'polygon', color: '#fff' }] })).toBe('segment');
     expect(defaultYoloTask({ classes: [{ name: 'a', type: 'polygon', color: '#fff' }, { name: 'b', type: 'box', color: '#fff' }] })).toBe('detect');
+    // Classes for every tool (issue 33): the tools decide, a class without tools allows boxes; a skeleton class makes it pose.
+    expect(defaultYoloTask({ classes: [{ name: 'a', tools: ['polygon', 'mask'], color: '#fff' }] })).toBe('segment');
+    expect(defaultYoloTask({ classes: [{ name: 'a', tools: ['polygon', 'box'], color: '#fff' }] })).toBe('detect');
+    expect(defaultYoloTask({ classes: [{ name: 'b', type: 'box', color: '#fff' }, { name: 'p', kind: 'skeleton', skeleton: { points: ['nose'], edges: [] }, color: '#fff' }] })).toBe('pose');
   });
 });
 
