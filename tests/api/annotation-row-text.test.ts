@@ -4,8 +4,8 @@
 // the right columns: load-data gives every shape back exactly, the change log holds it, the stats
 // count it under its class and kind, and a second save of the same text writes no change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { api, projectWithImage, startServer, type TestServer } from './harness';
+import type { Member } from '../fixtures/datasets';
 
 let server: TestServer;
 let owner: Member;
@@ -25,12 +25,9 @@ const SHAPES = [
 
 beforeAll(async () => {
   server = await startServer();
-  owner = await onboardedUser(server);
-  project = await createProject(server, owner);
-  const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } });
-  if (patch.status !== 200) throw new Error(JSON.stringify(patch.body));
-  const up = await uploadImage(server, owner, project.id, 'odd.png', await png(20, 20));
-  img = { id: up.id, filename: up.filename };
+  const made = await projectWithImage(server, { classes: CLASSES, filename: 'odd.png' });
+  ({ owner, project } = made);
+  img = { id: made.image.id, filename: made.image.filename };
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

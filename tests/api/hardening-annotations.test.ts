@@ -7,8 +7,8 @@
 // - a relabel cannot slip in attribute values the new class refuses (finding 4): the "unchanged
 //   value" rule holds only while the shape keeps its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { api, projectWithImage, startServer, type TestServer } from './harness';
+import type { Member } from '../fixtures/datasets';
 
 let server: TestServer;
 let owner: Member;
@@ -22,10 +22,7 @@ const bb = { x: 1, y: 1, w: 5, h: 5 };
 
 beforeAll(async () => {
   server = await startServer();
-  owner = await onboardedUser(server);
-  project = await createProject(server, owner);
-  expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [CAR, TREE] } })).status).toBe(200);
-  image = await uploadImage(server, owner, project.id, 'keys.png', await png(32, 32));
+  ({ owner, project, image } = await projectWithImage(server, { classes: [CAR, TREE], filename: 'keys.png', width: 32, height: 32 }));
 }, 120_000);
 afterAll(async () => server?.stop());
 

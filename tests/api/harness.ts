@@ -211,3 +211,20 @@ export async function onboardedUser(server: TestServer, slug = `org-${Math.rando
   if (res.status !== 200) throw new Error(`onboarding failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { ...user, org: res.body.organization as { id: string; slug: string; gcs_bucket_name: string } };
 }
+
+/**
+ * The usual start of an annotation test: an onboarded owner with a project (with `classes`, when
+ * given) holding one uploaded PNG. Throws when a step is refused.
+ */
+export async function projectWithImage(server: TestServer, opts: { classes?: unknown[]; filename?: string; width?: number; height?: number } = {}) {
+  // Loaded when called: the dataset fixtures import this file.
+  const { createProject, png, uploadImage } = await import('../fixtures/datasets');
+  const owner = await onboardedUser(server);
+  const project = await createProject(server, owner);
+  if (opts.classes) {
+    const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: opts.classes } });
+    if (patch.status !== 200) throw new Error(`setting classes failed: ${patch.status} ${JSON.stringify(patch.body)}`);
+  }
+  const image = await uploadImage(server, owner, project.id, opts.filename ?? 'image.png', await png(opts.width ?? 20, opts.height ?? 20));
+  return { owner, project, image };
+}
