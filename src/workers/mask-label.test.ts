@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countsToString } from '../contract/rle';
+import { countsToString, encodeMask } from '../contract/rle';
 import { largestPartTop } from './mask-label';
 
 /** COCO counts (column-major) of a w x h mask where `on(x, y)` is set. */
 function rle(w: number, h: number, on: (x: number, y: number) => boolean): number[] {
-  const counts: number[] = [];
-  let cur = 0, run = 0;
-  for (let x = 0; x < w; x++) {
-    for (let y = 0; y < h; y++) {
-      const v = on(x, y) ? 1 : 0;
-      if (v !== cur) {
-        counts.push(run);
-        run = 0;
-        cur = v;
-      }
-      run++;
-    }
-  }
-  counts.push(run);
-  return counts;
+  const m = new Uint8Array(w * h);
+  for (let x = 0; x < w; x++) for (let y = 0; y < h; y++) m[x * h + y] = on(x, y) ? 1 : 0;
+  return encodeMask(m, h, w);
 }
 
 describe('a mask label on its largest part (issue 33 §3)', () => {

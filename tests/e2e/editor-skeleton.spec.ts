@@ -1,9 +1,25 @@
 // Keypoint skeletons in the editor (issue 33 §4): with a skeleton class, the Keypoint tool (K)
 // places the class's points in order, naming the next one at the pointer; X skips a point, O marks
 // the next one occluded. The instance is one annotation, saved with one {x, y, v} per point, and
-// it is there after a reload. Also the 1440 x 900 screenshot of a skeleton.
-import { expect, test } from '@playwright/test';
+// it is there after a reload, and the COCO export writes it as one person with its keypoints.
+// Also the 1440 x 900 screenshots of a skeleton.
+import fs from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import JSZip from 'jszip';
 import { annotationRows as rows, drawnImageRect, editorProject, loadSaved, openFromDataTab, waitUntilSaved } from './editor-helpers';
+
+/** The Data tab's Export dialog in `format` (the current filters), the downloaded archive. */
+async function exportZip(page: Page, format: 'COCO') {
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'Export Dataset' });
+  await dialog.getByText('Current filters').click();
+  await dialog.getByText(format, { exact: true }).click();
+  const downloading = page.waitForEvent('download');
+  await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+  const download = await downloading;
+  await expect(dialog).toBeHidden();
+  return JSZip.loadAsync(fs.readFileSync((await download.path())!));
+}
 
 const PERSON = { name: 'person', color: '#FFD8A8', kind: 'skeleton', skeleton: { points: ['nose', 'left_eye', 'right_eye', 'neck', 'left_hand'], edges: [[0, 1], [0, 2], [0, 3], [3, 4]] } };
 
@@ -59,4 +75,17 @@ test('draw a skeleton with an occluded point and a skipped one, reload: it is th
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toContainText('Skeleton');
   await check();
+
+  // COCO: one annotation with the triples in the class's order, the category's names and 1-based skeleton.
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  const coco = JSON.parse(await (await exportZip(page, 'COCO')).file('annotations.json')!.async('string'));
+  expect(coco.annotations).toHaveLength(1);
+  const [a] = coco.annotations;
+  expect(a.num_keypoints).toBe(4);
+  expect(a.keypoints.filter((_: number, i: number) => i % 3 === 2)).toEqual([2, 0, 1, 2, 2]);
+  expect(a.keypoints.slice(3, 5)).toEqual([0, 0]);
+  expect(Math.abs(a.keypoints[6] - 370)).toBeLessThan(2);
+  const category = coco.categories.find((c: { id: number }) => c.id === a.category_id);
+  expect(category).toMatchObject({ name: 'person', keypoints: PERSON.skeleton.points, skeleton: [[1, 2], [1, 3], [1, 4], [4, 5]] });
 });

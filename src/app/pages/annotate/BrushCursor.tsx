@@ -2,9 +2,10 @@
 // screen pixels, so it shows what a stroke will cover at any zoom (dashed for the eraser). One DOM
 // circle over the canvas, moved in place from the engine's view (view.drawing, kind 'brush', which
 // the tool updates on every pointer move and on [ and ]); hidden when the pointer leaves.
-import { useEffect, useRef, type RefObject } from 'react';
+import { useRef, type RefObject } from 'react';
 import { imageToScreen, type Editor } from '../../../engine';
 import { useEditorView } from './useEditor';
+import { useOverlayAtPointer } from './useOverlayAtPointer';
 import styles from './BrushCursor.module.css';
 
 export function BrushCursor({ editor, canvas }: { editor: Editor; canvas: RefObject<HTMLCanvasElement | null> }) {
@@ -12,41 +13,18 @@ export function BrushCursor({ editor, canvas }: { editor: Editor; canvas: RefObj
   const shown = tool === 'brush' || tool === 'eraser';
   const ref = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    const el = canvas.current;
-    if (!shown || !el) return;
-    let over = true;
-    const draw = () => {
-      const c = ref.current, d = editor.getView().drawing;
-      if (!c) return;
-      if (!over || d?.kind !== 'brush' || !d.cursor) {
-        c.style.display = 'none';
-        return;
-      }
-      const [x, y] = imageToScreen(editor.getCamera(), d.cursor[0], d.cursor[1]);
-      Object.assign(c.style, { display: 'block', left: `${x}px`, top: `${y}px`, width: `${d.size}px`, height: `${d.size}px` });
-      if (d.erase) c.dataset.erase = '';
-      else delete c.dataset.erase;
-    };
-    const enter = () => {
-      over = true;
-    };
-    const leave = () => {
-      over = false;
-      draw();
-    };
-    el.addEventListener('pointerenter', enter);
-    el.addEventListener('pointerleave', leave);
-    const off = editor.subscribe((c) => {
-      if (c.view || c.camera) draw();
-    });
-    draw();
-    return () => {
-      el.removeEventListener('pointerenter', enter);
-      el.removeEventListener('pointerleave', leave);
-      off();
-    };
-  }, [shown, editor, canvas]);
+  useOverlayAtPointer(editor, canvas, shown, (over) => {
+    const c = ref.current, d = editor.getView().drawing;
+    if (!c) return;
+    if (!over || d?.kind !== 'brush' || !d.cursor) {
+      c.style.display = 'none';
+      return;
+    }
+    const [x, y] = imageToScreen(editor.getCamera(), d.cursor[0], d.cursor[1]);
+    Object.assign(c.style, { display: 'block', left: `${x}px`, top: `${y}px`, width: `${d.size}px`, height: `${d.size}px` });
+    if (d.erase) c.dataset.erase = '';
+    else delete c.dataset.erase;
+  });
 
   if (!shown) return null;
   return (

@@ -2,9 +2,10 @@
 // order and whether it will be placed occluded (O), from the engine's view.drawing (kind
 // 'skeleton', updated on every pointer move and key). One DOM pill over the canvas, moved in
 // place; hidden when the pointer leaves. The points already placed are drawn by the renderer.
-import { useEffect, useRef, type RefObject } from 'react';
+import { useRef, type RefObject } from 'react';
 import { imageToScreen, type Editor } from '../../../engine';
 import { useEditorView } from './useEditor';
+import { useOverlayAtPointer } from './useOverlayAtPointer';
 import styles from './SkeletonCursor.module.css';
 
 export function SkeletonCursor({ editor, canvas }: { editor: Editor; canvas: RefObject<HTMLCanvasElement | null> }) {
@@ -13,43 +14,20 @@ export function SkeletonCursor({ editor, canvas }: { editor: Editor; canvas: Ref
   const shown = view.tool === 'skeleton' || (view.tool === 'keypoint' && view.activeClass !== null && editor.skeletonOf(view.activeClass) !== null);
   const ref = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    const el = canvas.current;
-    if (!shown || !el) return;
-    let over = true;
-    const draw = () => {
-      const tag = ref.current, d = editor.getView().drawing;
-      if (!tag) return;
-      if (!over || d?.kind !== 'skeleton' || !d.cursor || d.next >= d.names.length) {
-        tag.style.display = 'none';
-        return;
-      }
-      const [x, y] = imageToScreen(editor.getCamera(), d.cursor[0], d.cursor[1]);
-      Object.assign(tag.style, { display: 'block', left: `${x}px`, top: `${y}px` });
-      tag.firstChild!.textContent = `${d.names[d.next]}${d.occluded ? ' (occluded)' : ''}`;
-      tag.lastChild!.textContent = `${d.next + 1}/${d.names.length}`;
-      if (d.occluded) tag.dataset.occluded = '';
-      else delete tag.dataset.occluded;
-    };
-    const enter = () => {
-      over = true;
-    };
-    const leave = () => {
-      over = false;
-      draw();
-    };
-    el.addEventListener('pointerenter', enter);
-    el.addEventListener('pointerleave', leave);
-    const off = editor.subscribe((c) => {
-      if (c.view || c.camera) draw();
-    });
-    draw();
-    return () => {
-      el.removeEventListener('pointerenter', enter);
-      el.removeEventListener('pointerleave', leave);
-      off();
-    };
-  }, [shown, editor, canvas]);
+  useOverlayAtPointer(editor, canvas, shown, (over) => {
+    const tag = ref.current, d = editor.getView().drawing;
+    if (!tag) return;
+    if (!over || d?.kind !== 'skeleton' || !d.cursor || d.next >= d.names.length) {
+      tag.style.display = 'none';
+      return;
+    }
+    const [x, y] = imageToScreen(editor.getCamera(), d.cursor[0], d.cursor[1]);
+    Object.assign(tag.style, { display: 'block', left: `${x}px`, top: `${y}px` });
+    tag.firstChild!.textContent = `${d.names[d.next]}${d.occluded ? ' (occluded)' : ''}`;
+    tag.lastChild!.textContent = `${d.next + 1}/${d.names.length}`;
+    if (d.occluded) tag.dataset.occluded = '';
+    else delete tag.dataset.occluded;
+  });
 
   if (!shown) return null;
   return (
