@@ -9,9 +9,18 @@ import { stringToCounts } from '../contract/rle';
 export function largestPartTop(counts: ArrayLike<number> | string, height: number): [number, number] | null {
   const runs = typeof counts === 'string' ? stringToCounts(counts) : counts;
   if (height <= 0) return null;
-  // Foreground runs split at column ends: column, first row, row past the last.
-  const col: number[] = [], r0: number[] = [], r1: number[] = [];
-  let p = 0;
+  // Foreground runs split at column ends (column, first row, row past the last), in typed arrays:
+  // counted first, then filled (a brush stroke's mask asks again on every change while labelled).
+  let n = 0, p = 0;
+  for (let i = 0; i < runs.length; i++) {
+    const len = runs[i]!;
+    if (i % 2 === 1 && len > 0) n += Math.floor((p + len - 1) / height) - Math.floor(p / height) + 1;
+    p += len;
+  }
+  if (n === 0) return null;
+  const col = new Int32Array(n), r0 = new Int32Array(n), r1 = new Int32Array(n);
+  let k = 0;
+  p = 0;
   for (let i = 0; i < runs.length; i++) {
     const len = runs[i]!;
     if (i % 2 === 1) {
@@ -20,17 +29,16 @@ export function largestPartTop(counts: ArrayLike<number> | string, height: numbe
       while (at < end) {
         const c = Math.floor(at / height), row = at - c * height;
         const stop = Math.min(end, (c + 1) * height);
-        col.push(c);
-        r0.push(row);
-        r1.push(row + stop - at);
+        col[k] = c;
+        r0[k] = row;
+        r1[k++] = row + stop - at;
         at = stop;
       }
     }
     p += len;
   }
-  const n = col.length;
-  if (n === 0) return null;
-  const parent = Array.from({ length: n }, (_, i) => i);
+  const parent = new Int32Array(n);
+  for (let i = 0; i < n; i++) parent[i] = i;
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
     return i;
@@ -54,13 +62,14 @@ export function largestPartTop(counts: ArrayLike<number> | string, height: numbe
     prevStart = start;
     start = end;
   }
-  const area = new Map<number, number>();
+  // Areas by root; the first root reached in run order wins a tie (the leftmost part).
+  const area = new Float64Array(n);
+  for (let i = 0; i < n; i++) area[find(i)]! += r1[i]! - r0[i]!;
+  let best = -1, bestArea = -1;
   for (let i = 0; i < n; i++) {
     const root = find(i);
-    area.set(root, (area.get(root) ?? 0) + r1[i]! - r0[i]!);
+    if (area[root]! > bestArea) [best, bestArea] = [root, area[root]!];
   }
-  let best = -1, bestArea = -1;
-  for (const [root, a] of area) if (a > bestArea) [best, bestArea] = [root, a];
   let top: [number, number] | null = null;
   for (let i = 0; i < n; i++) {
     if (find(i) !== best) continue;
