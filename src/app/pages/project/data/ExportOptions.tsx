@@ -104,7 +104,7 @@ const YOLO_TASKS: { id: YoloTask; title: string; hint: string }[] = [
 
 export function YoloTaskPicker({ value, onChange, disabled }: { value: YoloTask; onChange(t: YoloTask): void; disabled: boolean }) {
   return (
-    <fieldset className={`${styles.options} ${styles.two}`} disabled={disabled}>
+    <fieldset className={styles.options} disabled={disabled}>
       <legend className={styles.legend}>YOLO task</legend>
       {YOLO_TASKS.map((t) => (
         <label key={t.id} className={styles.option}>
