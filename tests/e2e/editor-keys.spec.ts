@@ -21,8 +21,9 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }] });
   await openFromDataTab(page, 'street_1.png');
 
-  // Two car boxes; the one just drawn is selected (issue 33), Escape lets it go; then 2 picks the
-  // second box class (truck) for the next one.
+  // Two car boxes; the one just drawn is selected (issue 33), Escape lets it go; 2 is road, which the
+  // box tool may not draw (refused with a word); 3 picks the project's third class (truck), the same
+  // key whatever the tool (issue 33).
   await page.keyboard.press('r');
   await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
   await dragOnCanvas(page, [100, 100], [200, 180]);
@@ -30,19 +31,22 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Escape');
   await page.keyboard.press('2');
+  await expect(page.getByText("'road' cannot be drawn with the box tool")).toBeVisible();
+  await page.keyboard.press('3');
   await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
-  // The picker's menu numbers the box classes as the keys pick them.
+  // The picker's menu lists the box classes, each with the key that picks it (its place in the project).
   await page.getByRole('button', { name: 'Class: truck' }).click();
-  await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '3');
+  await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '4');
+  await expect(page.getByRole('menuitem', { name: 'road' })).toHaveCount(0);
   await page.getByRole('menu').screenshot({ path: 'test-results/editor-class-picker-keys.png' });
   await page.keyboard.press('Escape');
   await dragOnCanvas(page, [420, 100], [520, 180]);
   await expect(rows(page)).toHaveCount(3);
   await expect(rowName(page, 0)).toHaveText('truck');
-  // A number past the type's classes changes nothing (the new box let go first: with it selected, 7 would be its class).
+  // A number past the project's classes changes nothing (the new box let go first: with it selected, 7 would be its class).
   await page.keyboard.press('Escape');
   await page.keyboard.press('7');
-  await expect(page.getByText('There is no box class 7')).toBeVisible();
+  await expect(page.getByText('There is no class 7')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
 
   // Select tool; from the canvas, Tab selects the list's first row, then the next one.
@@ -58,9 +62,9 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await page.keyboard.press('Tab');
   await expect(page.getByText('1/3')).toBeVisible();
 
-  // 3 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
+  // 4 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
   // undo takes back one step.
-  await page.keyboard.press('3');
+  await page.keyboard.press('4');
   await expect(rowName(page, 1)).toHaveText('bus');
   await page.keyboard.press('c');
   await expect(rowName(page, 1)).toHaveText('car');
@@ -176,26 +180,29 @@ test('editor without classes: a class is added in place; Auto-Annotate asks for 
   await expect(page.getByRole('menuitem', { name: 'Manage Classes' })).toBeVisible();
   await page.keyboard.press('Escape');
 
-  // Auto-Annotate's class is in its bar: the only polygon class is taken without asking.
+  // Auto-Annotate's class is in its bar: the only class that may draw masks is taken without asking.
   await page.getByRole('button', { name: 'Class: pole' }).click();
   await page.getByRole('menuitem', { name: 'Add New Box Class' }).click();
   await page.getByRole('dialog').getByLabel('Class name').fill('tree');
-  await page.getByRole('dialog').getByRole('radio', { name: 'Polygon' }).check();
+  // Opened for boxes, only Box is checked: tree is drawn with polygons and masks instead (issue 33).
+  await page.getByRole('dialog').getByRole('checkbox', { name: 'Box' }).uncheck();
+  await page.getByRole('dialog').getByRole('checkbox', { name: 'Polygon' }).check();
+  await page.getByRole('dialog').getByRole('checkbox', { name: 'Mask' }).check();
   await page.getByRole('dialog').getByRole('button', { name: 'Add Class' }).click();
   await expect(page.getByRole('dialog')).toBeHidden();
   await page.keyboard.press('m');
   const maskClass = page.getByRole('button', { name: /^Mask class:/ });
   await expect(maskClass).toHaveAccessibleName('Mask class: tree');
-  // A second polygon class, added from the bar's picker, becomes the choice (kept for the project).
+  // A second mask class, added from the bar's picker, becomes the choice (kept for the project).
   await maskClass.click();
-  await page.getByRole('menuitem', { name: 'Add New Polygon Class' }).click();
+  await page.getByRole('menuitem', { name: 'Add New Mask Class' }).click();
   await page.getByRole('dialog').getByLabel('Class name').fill('hedge');
   await page.getByRole('dialog').getByRole('button', { name: 'Add Class' }).click();
   await expect(page.getByRole('dialog')).toBeHidden();
   await expect(maskClass).toHaveAccessibleName('Mask class: hedge');
   const key = `vellum.autoAnnotate.class.${project.projectId}`;
   expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBe('"hedge"');
-  // With two polygon classes and no choice kept, the bar asks; its menu lists polygon classes only.
+  // With two mask classes and no choice kept, the bar asks; its menu lists mask classes only.
   await page.evaluate((k) => localStorage.removeItem(k), key);
   await page.keyboard.press('r');
   await page.keyboard.press('m');
