@@ -189,7 +189,8 @@ describe('export and import', () => {
   it('Vellum carries the values and the definitions, and the Vellum importer makes the classes with them', { timeout: 60_000 }, async () => {
     const zip = await exportZip('vellum');
     const manifest = JSON.parse(await zip.file('vellum.json')!.async('string'));
-    expect(manifest.project.classes).toEqual([CAR, TREE]);
+    // The classes as the project stores them: with their tools (issue 33).
+    expect(manifest.project.classes).toEqual([{ ...CAR, tools: ['box'] }, { ...TREE, tools: ['polygon', 'mask'] }]);
     const docPath = Object.keys(zip.files).find((p) => p.endsWith('street.png.json'))!;
     const doc = JSON.parse(await zip.file(docPath)!.async('string'));
     expect(doc.annotations).toEqual([car]);
