@@ -194,14 +194,16 @@ export class Kernels {
     const m = counts.length;
     const ptr = alloc(m * 4);
     const view = this.u32(ptr, m);
-    if (!(counts instanceof Uint32Array)) {
-      // (a Uint32Array holds valid counts by construction)
+    // (a Uint32Array holds valid counts by construction)
+    if (counts instanceof Uint32Array) view.set(counts);
+    else {
+      // Checked and copied in one pass: c >>> 0 === c exactly when c is an integer in 0..2^32-1.
       for (let i = 0; i < m; i++) {
         const c = counts[i]!;
-        if (!(c >= 0 && c <= 0xffffffff && Number.isInteger(c))) throw new Error(`Invalid RLE count ${c} at ${i}`);
+        if (c >>> 0 !== c) throw new Error(`Invalid RLE count ${c} at ${i}`);
+        view[i] = c;
       }
     }
-    view.set(counts);
     return [ptr, m];
   }
 
