@@ -152,6 +152,21 @@ describe('an HTTP model', () => {
     }
   });
 
+  it('an organization may register 100 models; the next is 409 models_limit until one is deleted', async () => {
+    const user = await onboardedUser(server);
+    const made: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await http(user, 'https://93.184.215.14/p', { name: `m${i}` });
+      expect(res.status).toBe(201);
+      made.push(res.body.model.id);
+    }
+    const over = await http(user, 'https://93.184.215.14/p');
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('models_limit');
+    expect((await api(server.url, 'DELETE', `/api/v1/models/${made[0]}`, { token: user.token })).status).toBe(200);
+    expect((await http(user, 'https://93.184.215.14/p')).status).toBe(201);
+  });
+
   it('bad classes and headers are 400', async () => {
     expect((await http(owner, 'https://93.184.215.14/p', { classes: [] })).status).toBe(400);
     expect((await http(owner, 'https://93.184.215.14/p', { headers: { 'Bad Header': 'x' } })).status).toBe(400);
