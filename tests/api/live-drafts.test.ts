@@ -172,6 +172,7 @@ describe.skipIf(!process.env.DATABASE_URL)('drafts across two server processes o
   let b: TestServer;
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
+    if (a.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
     b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url });
   }, 120_000);
   afterAll(async () => {

@@ -88,16 +88,18 @@ export class PeerDrafts {
   saved(change: SavedChange): void {
     const up: StoredAnnotation[] = [];
     const rm: string[] = [];
-    const confirm = (id: string, server: StoredAnnotation | null) => {
+    const confirm = (id: string, removed: boolean) => {
       const d = this.drafts.get(id);
       if (!d) return;
+      // The document holds the saved shape now, in the form the editor gives (as the author's draft was made), so the two compare.
+      const server = removed ? null : this.target.current(id);
       d.server = server;
       if (d.by === change.by && sameJson(d.shape, server)) this.drafts.delete(id);
       else if (d.shape) up.push(d.shape);
       else if (server) rm.push(id);
     };
-    for (const a of change.upserts) confirm(a.id, a);
-    for (const id of change.removed_ids) confirm(id, null);
+    for (const a of change.upserts) confirm(a.id, false);
+    for (const id of change.removed_ids) confirm(id, true);
     if (up.length || rm.length) this.target.apply(up, rm);
     this.onChange();
   }
@@ -129,14 +131,18 @@ export class PeerDrafts {
   private end(which: (d: Draft) => boolean): void {
     const up: StoredAnnotation[] = [];
     const rm: string[] = [];
+    let ended = 0;
     for (const [id, d] of this.drafts) {
       if (!which(d)) continue;
+      ended++;
       this.drafts.delete(id);
+      // Already what the server holds (the draft was the saved shape): nothing to put back.
+      if (sameJson(this.target.current(id), d.server)) continue;
       if (d.server) up.push(d.server);
       else rm.push(id);
     }
-    if (!up.length && !rm.length) return;
-    this.target.apply(up, rm);
+    if (!ended) return;
+    if (up.length || rm.length) this.target.apply(up, rm);
     this.arm();
     this.onChange();
   }
