@@ -48,7 +48,8 @@ test('two people on one image: avatars, and each sees the other\'s box and move 
     await second.keyboard.press('q');
     expect(await selectsAt(second, [205, 195])).toBe(true);
 
-    // B moves it; A's editor moves it too.
+    // B moves it; A's editor moves it too. (B sees A's box as a draft first: wait for A's save.)
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations.length, { timeout: 20_000 }).toBe(1);
     const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box;
     await second.keyboard.press('Escape');
     await dragOnCanvas(second, [205, 195], [405, 295]);
@@ -177,6 +178,8 @@ async function bothOnABox(page: Page, browser: Browser) {
   try {
     await drawBox(page, [150, 150], [260, 240]);
     await expect(annotationRows(b.page)).toHaveCount(1, { timeout: 20_000 });
+    // B may see A's box before it is saved (a live draft): the box as saved is the server's.
+    await expect.poll(async () => (await loadSaved(page, project, img.id)).annotations.length, { timeout: 20_000 }).toBe(1);
     const before = (await loadSaved(page, project, img.id)).annotations[0].bounding_box as { x: number; y: number };
     return { project, img, b, second: b.page, before };
   } catch (err) {
