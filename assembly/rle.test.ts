@@ -132,7 +132,8 @@ describe('wasm RLE agrees with the TypeScript reference', () => {
 describe('decode paths agree with the reference byte for byte', () => {
   // rleDecode writes masks of long runs run by run (16-byte stores that may spill into the next
   // run, loops of stores, memory.fill from 1,024 bytes) and masks of short runs (average under
-  // 32) by zeroing first and writing the foreground only (masked 16-byte stores). Each case goes
+  // 128) by zeroing 16 KB blocks ahead and writing the foreground only (masked 16-byte stores),
+  // so fragmented masks, noise and runs across block ends are covered. Each case goes
   // through decodeView, whose buffer still holds the previous, different mask, so a byte the
   // decode forgets shows up.
   const expectDecodes = (counts: number[], h: number, w: number) => {
