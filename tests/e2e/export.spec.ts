@@ -194,7 +194,8 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
   const manifest = JSON.parse(await vellum.file('vellum.json')!.async('string'));
   // At the project root, current filters are every image in every folder: scope 'all'.
   expect(manifest).toMatchObject({ format: 'vellum', name: 'Birds', scope: 'all', class_filter: ['wing'], include_images: false, image_count: 3, annotation_count: 1 });
-  expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF' }]);
+  // The manifest carries each class's tools (issue 33): a polygon class may be drawn as polygons and masks.
+  expect(manifest.project.classes).toEqual([{ name: 'wing', type: 'polygon', color: '#A0C4FF', tools: ['polygon', 'mask'] }]);
 
   // YOLO for the current filters: Ultralytics data.yaml and a label file per image, in segment
   // form as chosen (boxes as their 4 corners, normalised); the default is Detect (a box class).
