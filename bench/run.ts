@@ -6,7 +6,7 @@
 //                 and live runs and the segmentation quality run only without --quick.
 //   --only=<name> one benchmark (any of them, --quick makes its scenes smaller): engine, kernels,
 //                 image-edit, mask-simplify, render, dataset, export, annotations, segmentation, load, first-load,
-//                 editor-switch, import, live, heavy-work.
+//                 editor-switch, import, live, heavy-work, brush, brush-render, compression, models.
 // first-load and editor-switch measure the build in dist/app (`npm run build` first).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,6 +43,10 @@ const BENCHES: Bench[] = [
   { name: 'import', file: 'import.bench.ts' },
   { name: 'live', file: 'live.bench.ts' },
   { name: 'heavy-work', file: 'heavy-work.bench.ts' },
+  { name: 'brush', file: 'brush.bench.ts' },
+  { name: 'brush-render', file: 'brush-render.bench.ts' },
+  { name: 'compression', file: 'compression.bench.ts' },
+  { name: 'models', file: 'models.bench.ts' },
 ];
 
 if (only && !BENCHES.some((b) => b.name === only)) {
