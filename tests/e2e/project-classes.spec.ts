@@ -23,7 +23,9 @@ test('classes: add, rename inline, duplicate, recolour, refuse a duplicate name,
   await dialog.getByLabel('Class name').fill('   ');
   await expect(dialog.getByRole('button', { name: 'Add Class' })).toBeDisabled();
   await dialog.getByLabel('Class name').fill('Car');
-  await dialog.getByLabel('Polygon').check();
+  // Every tool is checked at first (issue 33): Car is made a polygon-only class.
+  for (const tool of ['Box', 'Polyline', 'Keypoint', 'Mask']) await dialog.getByRole('checkbox', { name: tool, exact: true }).uncheck();
+  await expect(dialog.getByRole('checkbox', { name: 'Polygon', exact: true })).toBeChecked();
   await dialog.getByRole('radio', { name: 'Colour #ACCAF6' }).click();
   await dialog.getByLabel('Class name').press('Enter');
   await expect(dialog).toBeHidden();
