@@ -252,7 +252,7 @@ describe('restart', () => {
       const signIn = await api(again.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email: user.email, password: user.password }, headers: { apikey: again.built.ctx.auth.anonKey } });
       expect(signIn.status).toBe(200);
       const list = await api(again.url, 'GET', `/api/v1/projects/organization/${user.org.id}`, { token: signIn.body.access_token });
-      expect(list.body.projects).toEqual([expect.objectContaining({ name: 'Survives', classes: [{ name: 'cat', type: 'box', color: '#FFADAD' }] })]);
+      expect(list.body.projects).toEqual([expect.objectContaining({ name: 'Survives', classes: [{ name: 'cat', type: 'box', tools: ['box'], color: '#FFADAD' }] })]);
       expect(await again.built.ctx.storage.bucketExists(user.org.gcs_bucket_name)).toBe(true);
     } finally {
       await again.stop();
