@@ -105,7 +105,7 @@ test('routes: unknown paths show the not-found page, /project without a project 
 
   await page.getByRole('link', { name: 'Models' }).click();
   await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
-  await expect(page.getByText('AI Models... Coming Soon')).toBeVisible();
+  await expect(page.getByRole('listitem', { name: 'COCO objects (CenterNet, built-in)' })).toBeVisible();
 
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
