@@ -1,7 +1,7 @@
 // The mask commands (issue 33): Convert to polygons (at the kernels' MASK_POLYGON_TOLERANCE),
-// Convert to mask, Fill holes and Remove islands smaller than N px, each one undo step
-// (Editor.maskAction). Offered as items of a menu (the annotation list's row menu) and as the
-// selection's context menu: a right-click on the canvas with the select, brush or eraser tool.
+// Convert to mask, Fill holes and Remove islands smaller than N px (a few sizes, or any size
+// through IslandSizeDialog), each one undo step (Editor.maskAction). Offered as items of a menu
+// (the annotation list's row menu) and as the selection's context menu: a right-click on the canvas with the select, brush or eraser tool.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Layers, PaintBucket, Pentagon, Sparkles } from 'lucide-react';
 import { useEffect, useState, type ReactNode, type RefObject } from 'react';
@@ -9,6 +9,7 @@ import { maskActionApplies, type Editor, type MaskAction } from '../../../engine
 import { MASK_POLYGON_TOLERANCE } from '../../../workers/render-client';
 import { toast } from '../../stores/toast';
 import styles from './AnnotatePage.module.css';
+import { askIslandSize, IslandSizeDialog } from './IslandSizeDialog';
 
 /** The island sizes offered (pixels): parts smaller than this go. */
 export const ISLAND_SIZES = [10, 50, 200, 1000] as const;
@@ -17,6 +18,8 @@ interface MaskCommand {
   label: string;
   icon: ReactNode;
   action: MaskAction;
+  /** Asks for the size first (the action's minArea is then the one typed). */
+  asksSize?: boolean;
 }
 
 const COMMANDS: MaskCommand[] = [
@@ -24,6 +27,7 @@ const COMMANDS: MaskCommand[] = [
   { label: 'Convert to mask', icon: <Layers />, action: { kind: 'to-mask' } },
   { label: 'Fill holes', icon: <PaintBucket />, action: { kind: 'fill-holes' } },
   ...ISLAND_SIZES.map((n) => ({ label: `Remove islands smaller than ${n} px`, icon: <Sparkles />, action: { kind: 'remove-islands', minArea: n } as const })),
+  { label: 'Remove islands smaller than…', icon: <Sparkles />, action: { kind: 'remove-islands', minArea: 0 }, asksSize: true },
 ];
 
 /** The commands that apply to at least one of the shapes `ids`. */
@@ -46,13 +50,13 @@ export function MaskCommandItems({ editor, ids }: { editor: Editor; ids: readonl
   if (!commands.length) return null;
   return (
     <>
-      <DropdownMenu.Label className={styles.menuLabel}>Mask</DropdownMenu.Label>
-      {commands.map((c) => (
-        <DropdownMenu.Item key={c.label} className={styles.menuItem} onSelect={() => run(editor, c.action, ids)}>
-          {c.icon}
-          <span className={styles.menuItemText}>{c.label}</span>
-        </DropdownMenu.Item>
-      ))}
+        <DropdownMenu.Label className={styles.menuLabel}>Mask</DropdownMenu.Label>
+        {commands.map((c) => (
+          <DropdownMenu.Item key={c.label} className={styles.menuItem} onSelect={() => (c.asksSize ? askIslandSize(editor, ids) : run(editor, c.action, ids))}>
+            {c.icon}
+            <span className={styles.menuItemText}>{c.label}</span>
+          </DropdownMenu.Item>
+        ))}
     </>
   );
 }
@@ -76,15 +80,18 @@ export function SelectionMaskMenu({ editor, canvas }: { editor: Editor; canvas: 
   }, [editor, canvas]);
 
   return (
-    <DropdownMenu.Root open={at !== null} onOpenChange={(o) => !o && setAt(null)} modal={false}>
-      <DropdownMenu.Trigger asChild>
-        <span aria-hidden="true" style={{ position: 'absolute', left: at?.x ?? 0, top: at?.y ?? 0, width: 0, height: 0 }} />
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content className={styles.menu} align="start" sideOffset={2} collisionPadding={8} aria-label="Selection">
-          {at ? <MaskCommandItems editor={editor} ids={at.ids} /> : null}
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <>
+      <IslandSizeDialog run={(ed, minArea, ids) => run(ed, { kind: 'remove-islands', minArea }, ids)} />
+      <DropdownMenu.Root open={at !== null} onOpenChange={(o) => !o && setAt(null)} modal={false}>
+        <DropdownMenu.Trigger asChild>
+          <span aria-hidden="true" style={{ position: 'absolute', left: at?.x ?? 0, top: at?.y ?? 0, width: 0, height: 0 }} />
+        </DropdownMenu.Trigger>
+        <DropdownMenu.Portal>
+          <DropdownMenu.Content className={styles.menu} align="start" sideOffset={2} collisionPadding={8} aria-label="Selection">
+            {at ? <MaskCommandItems editor={editor} ids={at.ids} /> : null}
+          </DropdownMenu.Content>
+        </DropdownMenu.Portal>
+      </DropdownMenu.Root>
+    </>
   );
 }
