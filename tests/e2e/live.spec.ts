@@ -112,6 +112,8 @@ test('peers\' cursors and selections: B selects A\'s box and A sees it outlined 
 
     await drawBox(page, [150, 150], [260, 240]);
     await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    // B may see A's box as a live draft first: B selects it once it is saved.
+    await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length, { timeout: 20_000 }).toBe(1);
     await page.keyboard.press('Escape');
 
     // B selects A's box: A sees it outlined in B's colour, around the box.
