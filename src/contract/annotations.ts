@@ -136,6 +136,29 @@ export const MAX_EXTRA_BYTES = 64 * 1024;
 export const MAX_ANNOTATION_DEPTH = 20;
 export type ShapeKey = (typeof SHAPE_KEYS)[number];
 
+/** Characters of a prediction's model id (issue 34). */
+export const MAX_MODEL_ID_LENGTH = 200;
+
+/**
+ * Where a predicted annotation came from (issue 34, the shared prediction contract): the model
+ * that drew it, its score, and whether a person still has to accept it. Accepting sets `pending`
+ * to false (model_id and score kept); rejecting deletes the shape. Exactly these three keys.
+ */
+export const PredictionSource = z.strictObject(
+  {
+    model_id: z
+      .string({ error: 'must be a string' })
+      .min(1, 'must not be empty')
+      .max(MAX_MODEL_ID_LENGTH, `must be at most ${MAX_MODEL_ID_LENGTH} characters`),
+    score: z
+      .number({ error: 'must be a number from 0 to 1' })
+      .refine((n) => Number.isFinite(n) && n >= 0 && n <= 1, 'must be a number from 0 to 1'),
+    pending: z.boolean({ error: 'must be true or false' }),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `must hold only model_id, score and pending (found ${iss.keys.slice(0, 5).join(', ')})` : 'must be an object {model_id, score, pending}') },
+);
+export type PredictionSource = z.infer<typeof PredictionSource>;
+
 /**
  * Unknown extra keys (e.g. metadata from assisted segmentation such as `sam2_area`) are kept,
  * so a load -> edit -> save cycle does not drop data another tool wrote.
@@ -151,6 +174,7 @@ export const StoredAnnotation = z
     segmentation: StoredSegmentation.optional(),
     points: StoredSkeletonPoints.optional(),
     attributes: StoredAttributes.optional(),
+    source: PredictionSource.optional(),
   })
   .superRefine((a, ctx) => {
     // Unknown extra keys are stored as sent: their text (keys and values) must be storable too.

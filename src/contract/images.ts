@@ -140,6 +140,8 @@ export const Image = z.object({
   reviewer_id: z.string().nullable(),
   /** Issues of the image still open (issue 29). */
   open_issues: z.number(),
+  /** Model predictions on the image still waiting to be accepted or rejected (issue 34). */
+  pending_predictions: z.number(),
 });
 export type Image = z.infer<typeof Image>;
 
@@ -229,6 +231,8 @@ export const ListImagesQuery = z.object({
   assignee: z.preprocess(blankToUndefined, PersonFilter('assignee').optional()),
   reviewer: z.preprocess(blankToUndefined, PersonFilter('reviewer').optional()),
   has_open_issues: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),
+  /** 'true': images with a pending model prediction (issue 34); 'false': images with none. */
+  has_pending_predictions: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),
   /** Images having any of these classes (the query repeats `class=`); an unknown class matches nothing. */
   class: z.preprocess(
     (v) => (v === undefined || v === null || v === '' ? undefined : Array.isArray(v) ? v : [v]),

@@ -27,6 +27,7 @@ function stubImage(i: number, filename: string, extra: Record<string, unknown> =
     assignee_id: null,
     reviewer_id: null,
     open_issues: 0,
+    pending_predictions: 0,
     ...extra,
   };
 }

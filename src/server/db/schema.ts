@@ -184,6 +184,8 @@ export const images = pgTable('images', {
   assigneeId: uuid('assignee_id'),
   reviewerId: uuid('reviewer_id'),
   openIssues: integer('open_issues').notNull().default(0),
+  /** Annotations whose source is a pending model prediction (issue 34); kept by triggers on annotations (0019_prelabel.sql). Read only. */
+  pendingPredictions: integer('pending_predictions').notNull().default(0),
   /** The distinct class names of the image's annotations, sorted; kept by triggers on annotations (0011_image_class_names.sql). Read only. */
   classNames: text('class_names').array().notNull().default(sql`'{}'`),
   createdAt: created(),
@@ -441,3 +443,32 @@ export const models = pgTable('models', {
   createdAt: created(),
   updatedAt: updated(),
 });
+
+// Pre-label jobs (0019_prelabel.sql): one row per job, one per image it covers.
+
+export const prelabelJobs = pgTable('prelabel_jobs', {
+  id: uuid('id').primaryKey(),
+  organizationId: uuid('organization_id').notNull(),
+  projectId: uuid('project_id').notNull(),
+  modelId: text('model_id').notNull(),
+  createdBy: uuid('created_by').notNull(),
+  options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
+  status: text('status').$type<'queued' | 'running' | 'done' | 'failed' | 'cancelled'>().notNull().default('queued'),
+  total: integer('total').notNull().default(0),
+  error: text('error'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const prelabelJobImages = pgTable(
+  'prelabel_job_images',
+  {
+    jobId: uuid('job_id').notNull(),
+    imageId: uuid('image_id').notNull(),
+    seq: integer('seq').notNull(),
+    state: text('state').$type<'todo' | 'done' | 'skipped'>().notNull().default('todo'),
+    predictions: integer('predictions').notNull().default(0),
+    reason: text('reason'),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.imageId] })],
+);

@@ -10,7 +10,8 @@
 //   (PGlite, 100k names: 52 against 105 ms).
 // - mime_type: 'png', 'svg' or a full type, compared after canonicalMime.
 // - min_file_size / max_file_size: bytes, inclusive.
-// - assignee / reviewer ('me', 'none' or a member's id) and has_open_issues (the list only).
+// - assignee / reviewer ('me', 'none' or a member's id), has_open_issues and has_pending_predictions
+//   (issue 34: images.pending_predictions, kept by triggers on annotations, 0019_prelabel.sql).
 // - class (any of the names), has_annotations, min_annotations / max_annotations (inclusive): on the
 //   image row, class_names (kept by triggers on annotations, 0011_image_class_names.sql) and
 //   annotation_count, so a page costs no join to the annotation rows. The names go in as literal
@@ -23,7 +24,7 @@ import { ROOT_PATH } from '../../contract/folders';
 import type { ListImagesQuery } from '../../contract/images';
 import { folderPathOrThrow, underPath } from './images/folder-path';
 
-export type ImageFilters = Partial<Pick<ListImagesQuery, 'folder_path' | 'status' | 'search' | 'is_archived' | 'mime_type' | 'min_file_size' | 'max_file_size' | 'assignee' | 'reviewer' | 'has_open_issues' | 'class' | 'has_annotations' | 'min_annotations' | 'max_annotations'>> & {
+export type ImageFilters = Partial<Pick<ListImagesQuery, 'folder_path' | 'status' | 'search' | 'is_archived' | 'mime_type' | 'min_file_size' | 'max_file_size' | 'assignee' | 'reviewer' | 'has_open_issues' | 'has_pending_predictions' | 'class' | 'has_annotations' | 'min_annotations' | 'max_annotations'>> & {
   include_subfolders?: boolean;
 };
 
@@ -95,6 +96,7 @@ export function imageFilter(projectId: string, f: ImageFilters, userId: string, 
   }
   where.push(...annotationConditions(f, described));
   if (f.has_open_issues) where.push(f.has_open_issues === 'true' ? gt(images.openIssues, 0) : eq(images.openIssues, 0));
+  if (f.has_pending_predictions) where.push(f.has_pending_predictions === 'true' ? gt(images.pendingPredictions, 0) : eq(images.pendingPredictions, 0));
   return { where: and(...where)!, ...(folderPath !== undefined ? { folderPath } : {}), mime, described };
 }
 

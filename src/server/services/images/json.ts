@@ -28,6 +28,7 @@ export function imageJson(row: ImageRow, folderId: string | null): Image {
     assignee_id: row.assigneeId,
     reviewer_id: row.reviewerId,
     open_issues: row.openIssues,
+    pending_predictions: row.pendingPredictions,
   };
 }
 

@@ -45,6 +45,7 @@ function rowOnlyFilters(q: ListImagesQuery): (keyof ListImagesQuery)[] {
     assignee: !!q.assignee,
     reviewer: !!q.reviewer,
     has_open_issues: !!q.has_open_issues,
+    has_pending_predictions: !!q.has_pending_predictions,
     class: !!q.class?.length,
     has_annotations: !!q.has_annotations,
     min_annotations: q.min_annotations !== undefined,
