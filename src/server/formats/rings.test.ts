@@ -32,6 +32,99 @@ describe('keyholeRing', () => {
   });
 });
 
+/** keyholeRing as first written: every edge of the ring built so far scanned for every hole (quadratic), kept to compare with. */
+function keyholeRingByScan(outer: readonly Pt[], holes: readonly (readonly Pt[])[]): Pt[] {
+  let ring: Pt[] = outer.map(([x, y]) => [x, y]);
+  const outerSign = Math.sign(ringSign(ring));
+  const prepared = holes
+    .filter((h) => h.length >= 3)
+    .map((h) => {
+      const pts: Pt[] = h.map(([x, y]) => [x, y]);
+      if (Math.sign(ringSign(pts)) === outerSign) pts.reverse();
+      let m = 0;
+      for (let i = 1; i < pts.length; i++) if (pts[i]![0] < pts[m]![0] || (pts[i]![0] === pts[m]![0] && pts[i]![1] < pts[m]![1])) m = i;
+      return { loop: [...pts.slice(m), ...pts.slice(0, m), pts[m]!], x: pts[m]![0] };
+    })
+    .sort((a, b) => a.x - b.x);
+  for (const { loop } of prepared) {
+    const [mx, my] = loop[0]!;
+    let best = -Infinity;
+    let at = -1;
+    for (let i = 0; i < ring.length; i++) {
+      const [ax, ay] = ring[i]!;
+      const [bx, by] = ring[(i + 1) % ring.length]!;
+      if (ay > my === by > my) continue;
+      const x = ax + ((my - ay) * (bx - ax)) / (by - ay);
+      if (x <= mx && x > best) [best, at] = [x, i];
+    }
+    if (at >= 0) ring = [...ring.slice(0, at + 1), [best, my], ...loop, [best, my], ...ring.slice(at + 1)];
+  }
+  return ring.filter((p, i) => {
+    const q = ring[(i + ring.length - 1) % ring.length]!;
+    return p[0] !== q[0] || p[1] !== q[1];
+  });
+}
+const ringSign = (r: readonly Pt[]) => r.reduce((s, [x, y], i) => s + x * r[(i + 1) % r.length]![1] - r[(i + 1) % r.length]![0] * y, 0);
+
+/** A deterministic pseudo-random sequence in [0, 1). */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+}
+
+/** Whether two segments cross at a point inside both (touching at ends or lying along each other does not count). */
+function properlyCross(a: Pt, b: Pt, c: Pt, d: Pt): boolean {
+  const side = (p: Pt, q: Pt, r: Pt) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]));
+  const [s1, s2, s3, s4] = [side(a, b, c), side(a, b, d), side(c, d, a), side(c, d, b)];
+  return s1 * s2 < 0 && s3 * s4 < 0;
+}
+
+/** A grid of `n` x `n` holes of jagged outline (8 vertices each) inside a square, rows and columns staggered so rays meet holes, not only the outer ring. */
+function holeGrid(n: number, next: () => number): { outer: Pt[]; holes: Pt[][] } {
+  const cell = 10;
+  const outer = square(0, 0, n * cell + 10);
+  const holes: Pt[][] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const [x, y] = [8 + i * cell + Math.floor(next() * 3), 8 + j * cell + Math.floor(next() * 3)];
+      holes.push([[x, y], [x + 2, y - 1], [x + 4, y], [x + 5, y + 2], [x + 4, y + 4], [x + 2, y + 5], [x, y + 4], [x - 1, y + 2]]);
+    }
+  }
+  return { outer, holes };
+}
+
+describe('keyholeRing with many holes', () => {
+  it('gives the ring a scan of every edge for every hole gives, on holes placed at random (touching rays, shared rows, holes left of holes)', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const next = random(seed);
+      const { outer, holes } = holeGrid(2 + (seed % 5), next);
+      const some = holes.filter(() => next() < 0.8).map((h) => (next() < 0.5 ? [...h].reverse() : h));
+      const { ring, joined } = keyholeRing(outer, some);
+      expect(joined).toBe(some.length);
+      expect(ring).toEqual(keyholeRingByScan(outer, some));
+    }
+  });
+
+  it('joins 400 holes without a bridge crossing an edge, the area the outer ring minus the holes, and splits back into them', () => {
+    const { outer, holes } = holeGrid(20, random(7));
+    const { ring, joined } = keyholeRing(outer, holes);
+    expect(joined).toBe(400);
+    const holeArea = holes.reduce((s, h) => s + ringArea(h), 0);
+    expect(ringArea(ring)).toBeCloseTo(ringArea(outer) - holeArea, 6);
+    const crossings: string[] = [];
+    for (let i = 0; i < ring.length; i++) {
+      for (let k = i + 2; k < ring.length; k++) {
+        if (properlyCross(ring[i]!, ring[(i + 1) % ring.length]!, ring[k]!, ring[(k + 1) % ring.length]!)) crossings.push(`${i}x${k}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+    const back = splitBridged(ring);
+    expect(back).toHaveLength(1);
+    expect(back[0]!.holes).toHaveLength(400);
+    expect(back[0]!.holes.reduce((s, h) => s + ringArea(h), 0)).toBeCloseTo(holeArea, 6);
+  });
+});
+
 describe('joinParts', () => {
   it("links each part to the next at their nearest vertices and walks every bridge there and back (Ultralytics' merge_multi_segment)", () => {
     const ring = joinParts([square(0, 0, 4), square(10, 0, 4), square(20, 0, 4)]);

@@ -11,45 +11,143 @@
 // fillPoly, the kernels' polygonsToMask) count its two copies twice and draw nothing for it.
 import { pathBox, ringArea, signedRingArea, type Pt } from './shapes';
 
+/** An edge of the outer ring or of a hole, as given: from node `a` to node `b`; `splits` are the bridges joined on it, in its direction. */
+interface Edge {
+  a: number;
+  b: number;
+  /** 0 the outer ring, k + 1 hole k. */
+  owner: number;
+  /** Each bridge's two feet: `enter` (the ring goes from here into the hole) and `leave` (back from the hole). */
+  splits: { enter: number; leave: number }[];
+}
+
+/** Edges are looked up by horizontal strips; at most this many strip entries per edge on average (long edges span many strips). */
+const STRIP_ENTRIES_PER_EDGE = 16;
+
+/**
+ * The edges in horizontal strips, so the edges a horizontal line crosses are found among the few in
+ * its strip instead of among all of them. `strip(y)` is the list of edges whose y range meets the
+ * strip holding y.
+ */
+function edgeStrips(edges: readonly Edge[], ys: readonly number[]): (y: number) => readonly number[] {
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const y of ys) [y0, y1] = [Math.min(y0, y), Math.max(y1, y)];
+  const span = (e: Edge, n: number, h: number): [number, number] => {
+    const [ya, yb] = [ys[e.a]!, ys[e.b]!];
+    return [Math.min(n - 1, Math.floor((Math.min(ya, yb) - y0) / h)), Math.min(n - 1, Math.floor((Math.max(ya, yb) - y0) / h))];
+  };
+  let n = Math.max(1, Math.min(4096, Math.ceil(edges.length / 4)));
+  for (;;) {
+    const h = (y1 - y0) / n || 1;
+    let entries = 0;
+    for (const e of edges) {
+      const [lo, hi] = span(e, n, h);
+      entries += hi - lo + 1;
+    }
+    if (n === 1 || entries <= STRIP_ENTRIES_PER_EDGE * edges.length) break;
+    n = Math.ceil(n / 2);
+  }
+  const h = (y1 - y0) / n || 1;
+  const strips: number[][] = Array.from({ length: n }, () => []);
+  edges.forEach((e, i) => {
+    const [lo, hi] = span(e, n, h);
+    for (let k = lo; k <= hi; k++) strips[k]!.push(i);
+  });
+  return (y) => strips[Math.max(0, Math.min(n - 1, Math.floor((y - y0) / h)))]!;
+}
+
 /**
  * One ring with its holes joined in by zero-width "keyhole" bridges. Holes are joined leftmost
  * first, each from its leftmost vertex along a horizontal ray to the left, to the nearest edge of
  * the ring built so far (the holes joined before included), so no bridge crosses an edge. Each hole
  * runs against the outer ring, so the ring's shoelace area is the outer's minus the holes'.
  * `joined`: holes joined (a hole outside its ring, which a trace never gives, is left out).
+ *
+ * Near-linear in the vertices: the ring is a linked list (a hole goes in without copying the ring),
+ * the ray meets only the edges of its horizontal strip, and an edge that bridges already split
+ * keeps its pieces in order (a ray meets one of them). The ring built so far has the given edges
+ * (split) and the bridges, which are horizontal and never met by a horizontal ray, so this is the
+ * same ring as a scan of every edge for every hole, which took about 1 s for 400 holes.
  */
 export function keyholeRing(outer: readonly (readonly [number, number])[], holes: readonly (readonly (readonly [number, number])[])[]): { ring: Pt[]; joined: number } {
-  let ring: Pt[] = outer.map(([x, y]) => [x, y]);
-  const outerSign = Math.sign(signedRingArea(ring));
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const next: number[] = [];
+  const node = (x: number, y: number) => {
+    xs.push(x);
+    ys.push(y);
+    return next.push(-1) - 1;
+  };
+  const edges: Edge[] = [];
+  outer.forEach(([x, y]) => node(x, y));
+  outer.forEach((_, i) => {
+    next[i] = (i + 1) % outer.length;
+    edges.push({ a: i, b: (i + 1) % outer.length, owner: 0, splits: [] });
+  });
+  const outerSign = Math.sign(signedRingArea(outer.map(([x, y]): Pt => [x, y])));
+  // Each hole as a loop from its leftmost vertex back to it, against the outer ring: nodes made
+  // now (so its edges are in the strips), linked into the ring when it is joined.
   const prepared = holes
     .filter((h) => h.length >= 3)
-    .map((h) => {
+    .map((h, k) => {
       const pts: Pt[] = h.map(([x, y]) => [x, y]);
       if (Math.sign(signedRingArea(pts)) === outerSign) pts.reverse();
       let m = 0;
       for (let i = 1; i < pts.length; i++) if (pts[i]![0] < pts[m]![0] || (pts[i]![0] === pts[m]![0] && pts[i]![1] < pts[m]![1])) m = i;
-      return { loop: [...pts.slice(m), ...pts.slice(0, m), pts[m]!], x: pts[m]![0] };
+      const loop = [...pts.slice(m), ...pts.slice(0, m), pts[m]!].map(([x, y]) => node(x, y));
+      for (let i = 0; i + 1 < loop.length; i++) {
+        next[loop[i]!] = loop[i + 1]!;
+        edges.push({ a: loop[i]!, b: loop[i + 1]!, owner: k + 1, splits: [] });
+      }
+      return { loop, owner: k + 1, x: pts[m]![0] };
     })
     .sort((a, b) => a.x - b.x);
+  const strip = edgeStrips(edges, ys);
+  const inRing = new Set<number>([0]);
+  /** Where the horizontal line at `y` crosses the edge from node p to node q, or null (half-open, so a vertex counts once). */
+  const crossing = (p: number, q: number, y: number) => {
+    if (ys[p]! > y === ys[q]! > y) return null;
+    return xs[p]! + ((y - ys[p]!) * (xs[q]! - xs[p]!)) / (ys[q]! - ys[p]!);
+  };
   let joined = 0;
-  for (const { loop } of prepared) {
-    const [mx, my] = loop[0]!;
+  for (const { loop, owner } of prepared) {
+    const start = loop[0]!;
+    const [mx, my] = [xs[start]!, ys[start]!];
     let best = -Infinity;
-    let at = -1;
-    for (let i = 0; i < ring.length; i++) {
-      const [ax, ay] = ring[i]!;
-      const [bx, by] = ring[(i + 1) % ring.length]!;
-      if (ay > my === by > my) continue; // the edge does not cross the ray's line (half-open, so a vertex counts once)
-      const x = ax + ((my - ay) * (bx - ax)) / (by - ay);
-      if (x <= mx && x > best) {
-        best = x;
-        at = i;
+    let hit: { edge: Edge; piece: number } | null = null;
+    for (const i of strip(my)) {
+      const edge = edges[i]!;
+      if (!inRing.has(edge.owner) || crossing(edge.a, edge.b, my) === null) continue;
+      // The piece of the edge between its bridges that the line crosses.
+      for (let piece = 0; piece <= edge.splits.length; piece++) {
+        const p = piece === 0 ? edge.a : edge.splits[piece - 1]!.leave;
+        const q = piece === edge.splits.length ? edge.b : edge.splits[piece]!.enter;
+        const x = crossing(p, q, my);
+        if (x === null) continue;
+        if (x <= mx && x > best) [best, hit] = [x, { edge, piece }];
+        break;
       }
     }
-    if (at < 0) continue;
-    const bridge: Pt = [best, my];
-    ring = [...ring.slice(0, at + 1), bridge, ...loop, [best, my], ...ring.slice(at + 1)];
+    if (!hit) continue;
+    const { edge, piece } = hit;
+    const from = piece === 0 ? edge.a : edge.splits[piece - 1]!.leave;
+    const [enter, leave] = [node(best, my), node(best, my)];
+    next[leave] = next[from]!;
+    next[from] = enter;
+    next[enter] = start;
+    next[loop[loop.length - 1]!] = leave;
+    edge.splits.splice(piece, 0, { enter, leave });
+    inRing.add(owner);
     joined += 1;
+  }
+  const ring: Pt[] = [];
+  if (outer.length > 0) {
+    let at = 0;
+    do {
+      ring.push([xs[at]!, ys[at]!]);
+      at = next[at]!;
+    } while (at !== 0);
   }
   return { ring: withoutRepeats(ring), joined };
 }
