@@ -246,18 +246,22 @@ export const ListImagesQuery = z.object({
 });
 export type ListImagesQuery = z.infer<typeof ListImagesQuery>;
 
-/** The default of LIST_TOTAL_CAP: a list that would count its matching images one by one stops here. */
-export const DEFAULT_LIST_TOTAL_CAP = 10_000;
+/**
+ * The default of LIST_TOTAL_CAP: a list that would count its matching images one by one stops here.
+ * 1,000: counting 1,001 rows of several classes took 1.5 ms in the database on 100k images against
+ * 28 ms p95 for 10,001 (docs/performance.md), and the Data tab shows one page of 200 at a time.
+ */
+export const DEFAULT_LIST_TOTAL_CAP = 1_000;
 
 export const Pagination = z.object({
   page: z.number(),
   limit: z.number(),
   /** With totalCapped, the pages known to exist (hasNext says whether more follow). */
   totalPages: z.number(),
-  /** The matching images; with totalCapped, a lower bound ("10,000+"). */
+  /** The matching images; with totalCapped, a lower bound ("1,000+"). */
   totalItems: z.number(),
   /**
-   * true: the count stopped at the server's cap (LIST_TOTAL_CAP, 10,000 by default) and more images
+   * true: the count stopped at the server's cap (LIST_TOTAL_CAP, 1,000 by default) and more images
    * match than totalItems says; page on with hasNext, and the last page is not known until it is
    * reached (that page answers the exact total). false (or absent, from an older server): exact.
    */
