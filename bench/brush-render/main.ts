@@ -30,7 +30,7 @@ async function brushRun(mode: 'erase' | 'paint', moves: number, size: number): P
   const canvas = document.createElement('canvas');
   document.getElementById('stage')!.append(canvas);
   const client = createRenderer({ canvas, editor, imageSource: { pattern: { width: SIZE, height: SIZE } }, mode: 'worker' });
-  editor.setMaskOps(k); // (the editor screen: plugMaskKernels, which loads this same instance)
+  editor.masks.setOps(k); // (the editor screen: plugMaskKernels, which loads this same instance)
   editor.fitToScreen();
   await client.idle();
   editor.select(['m']);

@@ -21,6 +21,12 @@ export interface Size {
 
 export const clampScale = (s: number) => Math.min(MAX_SCALE, Math.max(MIN_SCALE, s));
 
+/** An image point clamped to an image of `size` (unchanged when the size is not known). */
+export function clampToSize(size: Size | null, x: number, y: number): [number, number] {
+  if (!size) return [x, y];
+  return [Math.min(size.width, Math.max(0, x)), Math.min(size.height, Math.max(0, y))];
+}
+
 export function screenToImage(c: CameraState, sx: number, sy: number): [number, number] {
   return [(sx - c.x) / c.scale, (sy - c.y) / c.scale];
 }
@@ -79,6 +85,11 @@ export function visibleBounds(c: CameraState, viewport: Size): Bounds {
 export function bringIntoView(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN): CameraState {
   const v = visibleBounds(c, viewport);
   if (b.minX >= v.minX && b.maxX <= v.maxX && b.minY >= v.minY && b.maxY <= v.maxY) return c;
+  return centreOn(c, viewport, b, margin);
+}
+
+/** Centres the view on image bounds, zooming out (never in) just enough for them to fit with the margin. */
+export function centreOn(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN): CameraState {
   const w = b.maxX - b.minX, h = b.maxY - b.minY;
   const availW = Math.max(1, viewport.width - 2 * margin), availH = Math.max(1, viewport.height - 2 * margin);
   let scale = c.scale;

@@ -2,6 +2,7 @@
 // No DOM: the SPA forwards pointer/key/wheel events with canvas-relative screen coordinates.
 import type { Patch } from 'immer';
 import { commands, type CommandName, type CommandPayload, type CommandResult } from './commands';
+import { Clipboard } from './commands/paste';
 import type { AttributesPolicy, Command } from './commands/types';
 import {
   bringIntoView as cameraBringIntoView,
@@ -15,6 +16,7 @@ import {
   ZOOM_OUT,
   FIT_MARGIN,
   NO_INSETS,
+  clampToSize,
   sameCamera,
   type CameraState,
   type Insets,
@@ -40,19 +42,20 @@ import {
   type DocState,
 } from './model/document';
 import { annotationBounds, type Bounds } from './model/geometry';
-import type { EditorAnnotation, EditorDocumentJSON, Rect, SkeletonDefinition, VertexRef } from './model/types';
+import type { EditorAnnotation, EditorDocumentJSON } from './model/types';
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
-import type { ProposalAccepted, Segmenter } from './tools/auto/types';
-import { runMaskAction, type MaskAction, type MaskOps } from './tools/brush';
+import { AutoAnnotate } from './tools/auto/control';
+import { MaskCommands } from './tools/brush';
+import { SkeletonRegistry } from './tools/skeleton/registry';
 import { hitRadius, type Tool, type ToolApi } from './tools/types';
-import { initialView, pruneView, type DrawingPreview, type ToolId, type ViewState } from './view';
+import { initialView, pruneView, type ToolId, type ViewState } from './view';
 
 export type { EditorChange } from './events';
 export type { LoadOptions } from './load-slices';
 export { NUDGE, NUDGE_SHIFT, type KeyInput, type ScreenPointerInput, type WheelInput } from './input';
 
-export const PASTE_OFFSET = 20;
+export { PASTE_OFFSET } from './commands/paste';
 
 /** A mutating call on a read-only editor (see setReadOnly): a bug in the caller, never user input. */
 export class ReadOnlyError extends Error {
@@ -86,14 +89,15 @@ export class Editor {
   private readonly input: InputRouter;
   private readonly listeners = new Set<(c: EditorChange) => void>();
   private readonly eventListeners = new Set<(e: EditorEvent) => void>();
-  private readonly proposalListeners = new Set<(e: ProposalAccepted) => void>();
-  private segmenter: Segmenter | null = null;
-  private maskOps: MaskOps | null = null;
-  private skeletons: ReadonlyMap<string, SkeletonDefinition> = new Map();
+  /** The skeleton classes' definitions (issue 33): `skeletons.set(defs)`, `skeletons.of(name)`. */
+  readonly skeletons = new SkeletonRegistry(() => this.notify({ view: true }));
+  /** The mask commands and the wasm kernels they and the brush run on: `masks.setOps(k)`, `masks.run(action)`. */
+  readonly masks: MaskCommands;
+  /** Auto-Annotate: `auto.setSegmenter(s)`, `auto.onAccepted(fn)`, `auto.accept()` (Complete), `auto.clear()`, `auto.canAccept()`. */
+  readonly auto = new AutoAnnotate(() => (this.view.tool === 'auto' ? (this.tools.auto as AutoTool) : null));
   private attributesFor: AttributesPolicy | undefined;
   private readonly newId: () => string;
-  private clipboard: EditorAnnotation[] = [];
-  private pasteCount = 0;
+  private readonly clipboard = new Clipboard();
   private docVersion = 0;
   private loadToken = 0;
 
@@ -104,7 +108,9 @@ export class Editor {
     this.order.reset(this.doc);
     if (options.viewport) this.viewport = options.viewport;
     if (options.image) this.image = options.image;
-    this.tools = createTools(this.toolApi());
+    const api = this.toolApi();
+    this.tools = createTools(api);
+    this.masks = new MaskCommands(api, (label, fn) => this.batch(label, fn), () => this.getSelectedIds());
     this.input = new InputRouter({
       tool: () => this.activeTool(),
       camera: () => this.camera,
@@ -134,12 +140,6 @@ export class Editor {
     return () => this.eventListeners.delete(listener);
   }
 
-  /** Auto-Annotate's mask was accepted (Enter or acceptProposal): make it an annotation. */
-  onProposalAccepted(listener: (e: ProposalAccepted) => void): () => void {
-    this.proposalListeners.add(listener);
-    return () => this.proposalListeners.delete(listener);
-  }
-
   private notify(c: Partial<EditorChange>): void {
     const change: EditorChange = { document: c.document ?? null, view: c.view ?? false, camera: c.camera ?? false };
     for (const l of [...this.listeners]) l(change);
@@ -163,11 +163,8 @@ export class Editor {
   }
 
   /**
-   * load() spread over tasks of about `budgetMs` each (yielding to the event loop between them),
-   * so opening a 100k-shape image never blocks the main thread for long. The document changes
-   * only at the end, in one step. A later load()/loadAsync()/loadStoredAsync(), or cancelLoad(),
-   * abandons this one: it then resolves to false without loading. Rejects on invalid input
-   * (duplicate ids) like load() throws.
+   * load() in tasks of about `budgetMs`, the document changing in one step at the end. A later
+   * load or cancelLoad() abandons it (resolves false). Rejects on invalid input as load() throws.
    */
   async loadAsync(doc: EditorDocumentJSON | readonly EditorAnnotation[], options: number | LoadOptions = {}): Promise<boolean> {
     const list = annotationList(doc);
@@ -175,10 +172,8 @@ export class Editor {
   }
 
   /**
-   * loadStored() in slices: each stored annotation is validated (zod), converted and added in
-   * the same pass, so neither the check nor the build is one long task (about 20 us per shape:
-   * 2 s for 100k in one go). Same rules as loadAsync; rejects with a ZodError on invalid input
-   * (issue paths start with the annotation's index), and then leaves the document as it was.
+   * loadStored() in slices (validated, converted and added in one pass: about 20 us a shape). As
+   * loadAsync; rejects with a ZodError (paths from the annotation's index), the document unchanged.
    */
   async loadStoredAsync(json: unknown, options: LoadOptions = {}): Promise<boolean> {
     if (!Array.isArray(json)) {
@@ -248,11 +243,7 @@ export class Editor {
     return this.order.ordered().slice();
   }
 
-  /**
-   * Paint order like getOrderedIds() but without the copy: the engine's own array, read-only and
-   * current only until the next document change. For views that read a few entries per render
-   * (a virtual list of 100k rows); anything that keeps the list across changes takes a copy.
-   */
+  /** getOrderedIds() without the copy: read-only, current until the next document change (a virtual list's rows). */
   paintOrder(): readonly string[] {
     return this.order.ordered();
   }
@@ -276,7 +267,7 @@ export class Editor {
     if (this.view.readOnly) throw new ReadOnlyError(`command '${name}'`);
     const cmd = commands[name] as unknown as Command<CommandPayload<N>, CommandResult<N>>;
     const label = cmd.label(payload, this.doc);
-    const { doc, patches, inverse, result } = runCommand(this.doc, cmd, payload, { newId: this.newId, attributesFor: this.attributesFor, skeletonOf: this.skeletonOf });
+    const { doc, patches, inverse, result } = runCommand(this.doc, cmd, payload, { newId: this.newId, attributesFor: this.attributesFor, skeletonOf: this.skeletons.of });
     if (patches.length === 0) return result;
     this.doc = doc;
     this.history.record(label, patches, inverse);
@@ -343,7 +334,7 @@ export class Editor {
   /** Undoes the last edit; while Auto-Annotate has a prompt, its last click or box instead. */
   undo(): boolean {
     if (this.view.readOnly) return false;
-    if (this.view.tool === 'auto' && this.autoTool().undoStep()) return true;
+    if (this.auto.tool()?.undoStep()) return true;
     this.endGesture();
     const e = this.history.takeUndo();
     if (!e) return false;
@@ -355,10 +346,9 @@ export class Editor {
   redo(): boolean {
     if (this.view.readOnly) return false;
     // While prompting, redo only ever puts back a step: the prompt is never dropped for a document redo.
-    if (this.view.tool === 'auto') {
-      if (this.autoTool().redoStep()) return true;
-      if (this.autoTool().isBusy()) return false;
-    }
+    const auto = this.auto.tool();
+    if (auto?.redoStep()) return true;
+    if (auto?.isBusy()) return false;
     this.endGesture();
     const e = this.history.takeRedo();
     if (!e) return false;
@@ -367,11 +357,11 @@ export class Editor {
   }
 
   canUndo(): boolean {
-    return !this.view.readOnly && (this.history.canUndo() || (this.view.tool === 'auto' && this.autoTool().canUndoStep()));
+    return !this.view.readOnly && (this.history.canUndo() || !!this.auto.tool()?.canUndoStep());
   }
 
   canRedo(): boolean {
-    return !this.view.readOnly && (this.history.canRedo() || (this.view.tool === 'auto' && this.autoTool().canRedoStep()));
+    return !this.view.readOnly && (this.history.canRedo() || !!this.auto.tool()?.canRedoStep());
   }
 
   /** Undo entry labels, oldest first. */
@@ -398,6 +388,11 @@ export class Editor {
   private setView(patch: Partial<ViewState>): void {
     this.view = { ...this.view, ...patch };
     this.notify({ view: true });
+  }
+
+  /** Sets one view field, telling listeners only when it changes. */
+  private setViewField<K extends keyof ViewState>(key: K, value: ViewState[K]): void {
+    if (this.view[key] !== value) this.setView({ [key]: value } as Pick<ViewState, K>);
   }
 
   /** Tools that never change the document: the only ones a read-only editor offers. */
@@ -431,41 +426,6 @@ export class Editor {
   }
 
   /**
-   * The segmentation backend of the Auto-Annotate tool (the app's, talking to its server), or
-   * null: then the tool collects prompts but asks for no mask. Changing it drops the prompt.
-   */
-  setSegmenter(s: Segmenter | null): void {
-    if (s === this.segmenter) return;
-    this.segmenter = s;
-    this.clearProposal();
-  }
-
-  /** The wasm mask kernels (src/kernels) the brush, the eraser and maskAction() use; without them they do nothing. */
-  setMaskOps(ops: MaskOps | null): void {
-    this.maskOps = ops;
-  }
-
-  /**
-   * The skeleton classes' definitions by class name (issue 33): the skeleton tool places their
-   * points in order, and the renderer draws their edges. The app passes its classes'.
-   */
-  setSkeletons(defs: ReadonlyMap<string, SkeletonDefinition>): void {
-    this.skeletons = defs;
-    this.notify({ view: true });
-  }
-
-  /** The skeleton of a class, or null when it is not a skeleton class. */
-  readonly skeletonOf = (className: string): SkeletonDefinition | null => this.skeletons.get(className) ?? null;
-
-  /** Runs a mask command (Convert to polygons / to mask, Fill holes, Remove islands) on the selection, one undo step; selects what it made. */
-  maskAction(action: MaskAction, ids: readonly string[] = this.getSelectedIds()): string[] {
-    const host = { ops: this.maskOps, imageSize: this.image, get: (id: string) => this.getAnnotation(id), newId: this.newId, execute: this.execute.bind(this), batch: this.batch.bind(this) };
-    const made = runMaskAction(host, action, ids);
-    if (made.length) this.setSelection(made);
-    return made;
-  }
-
-  /**
    * The attributes a shape of a class holds (issue 19): new shapes get their class's defaults and a
    * class change conforms them (commands create and set-class). The app passes its classes'
    * definitions; unset, attributes stay as they are.
@@ -474,27 +434,8 @@ export class Editor {
     this.attributesFor = policy;
   }
 
-  private autoTool(): AutoTool {
-    return this.tools.auto as AutoTool;
-  }
-
-  /** Auto-Annotate's Complete: accepts the mask shown, as Enter does. False when there is none to accept. */
-  acceptProposal(): boolean {
-    return this.view.tool === 'auto' && this.autoTool().accept();
-  }
-
-  /** Auto-Annotate's Clear: drops the points, the box and the mask, and the request in flight. */
-  clearProposal(): void {
-    if (this.view.tool === 'auto') this.autoTool().cancel();
-  }
-
-  /** A mask is shown and no request runs (Complete is enabled). */
-  canAcceptProposal(): boolean {
-    return this.view.tool === 'auto' && this.autoTool().canAccept();
-  }
-
   setActiveClass(cls: string | null): void {
-    if (cls !== this.view.activeClass) this.setView({ activeClass: cls });
+    this.setViewField('activeClass', cls);
   }
 
   setTransparency(value: number): void {
@@ -592,13 +533,9 @@ export class Editor {
 
   /** Copies the selection (paint order); returns serialisable shapes, also kept for paste(). */
   copy(): EditorAnnotation[] {
-    const shapes = this.getSelectedIds().map((id) => structuredClone(getAnnotation(this.doc, id)!) as EditorAnnotation);
-    if (shapes.length > 0) {
-      this.clipboard = shapes;
-      this.pasteCount = 0;
-    }
+    const shapes = this.clipboard.keep(this.getSelectedIds().map((id) => getAnnotation(this.doc, id)!));
     this.emit({ type: 'copied', count: shapes.length });
-    return structuredClone(shapes);
+    return shapes;
   }
 
   /**
@@ -607,15 +544,10 @@ export class Editor {
    */
   paste(shapes?: readonly EditorAnnotation[], offset?: number): string[] {
     if (this.view.readOnly) return [];
-    let off = offset;
-    if (!shapes) {
-      shapes = this.clipboard;
-      this.pasteCount++;
-      off ??= PASTE_OFFSET * this.pasteCount;
-    }
-    if (shapes.length === 0) return [];
+    const payload = this.clipboard.next(shapes, offset);
+    if (payload.annotations.length === 0) return [];
     this.endGesture();
-    const ids = this.execute('paste', { annotations: shapes, offset: off ?? PASTE_OFFSET });
+    const ids = this.execute('paste', payload);
     this.setSelection(ids);
     this.emit({ type: 'pasted', count: ids.length, ids });
     return ids;
@@ -715,11 +647,7 @@ export class Editor {
 
   // ---------------------------------------------------------------- hit-testing
 
-  /**
-   * Builds the hit-test index ahead of the first query, for about `budgetMs` per call; returns
-   * true once it is ready. Call it in idle time after a load (the render client does) so the
-   * first pointer move over 100k shapes does not pay the whole build in one task.
-   */
+  /** Builds the hit-test index ahead of the first query, about `budgetMs` a call (idle time after a load); true once ready. */
   prepareIndex(budgetMs = 8): boolean {
     return this.index.prepare(budgetMs);
   }
@@ -783,7 +711,7 @@ export class Editor {
 
   /** The pointer left the canvas: drop hover. */
   pointerLeave(): void {
-    if (this.view.hovered) this.setView({ hovered: null });
+    this.setViewField('hovered', null);
   }
 
   /** Wheel zooms at the cursor: 1.1 in (deltaY < 0), 0.9 out. */
@@ -792,12 +720,7 @@ export class Editor {
     this.zoomAt(e.x, e.y, e.deltaY < 0 ? ZOOM_IN : ZOOM_OUT);
   }
 
-  /**
-   * Tool-level keys. Returns true when handled (the SPA should then preventDefault).
-   * Escape/Enter/Backspace go to a drawing tool first; then Delete/Backspace delete the picked
-   * vertex or the selection, arrows nudge by 1 px (Shift: 10), Escape clears the selection,
-   * W/A/S/D pan by 50 px, Space held turns drags into pans. App hotkeys stay in the SPA.
-   */
+  /** Tool-level keys (see the README); true when handled (the SPA should then preventDefault). */
   keyDown(e: KeyInput): boolean {
     return this.input.keyDown(e);
   }
@@ -819,36 +742,22 @@ export class Editor {
       commit: () => this.history.commit(),
       rollback: () => this.applyPatches(this.history.cancel()),
       setSelection: (ids) => this.setSelection(ids),
-      setSelectedVertex: (ref: VertexRef | null) => {
-        if (ref !== this.view.selectedVertex) this.setView({ selectedVertex: ref });
-      },
-      setHovered: (id) => {
-        if (id !== this.view.hovered) this.setView({ hovered: id });
-      },
-      setDrawing: (d: DrawingPreview | null) => {
-        if (d !== this.view.drawing) this.setView({ drawing: d });
-      },
-      setMarquee: (r: Rect | null) => {
-        if (r !== this.view.marquee) this.setView({ marquee: r });
-      },
+      setSelectedVertex: (ref) => this.setViewField('selectedVertex', ref),
+      setHovered: (id) => this.setViewField('hovered', id),
+      setDrawing: (d) => this.setViewField('drawing', d),
+      setMarquee: (r) => this.setViewField('marquee', r),
       hitTest: (x, y, tol) => this.hitTest(x, y, tol),
       hitTestAll: (x, y, tol) => this.hitTestAll(x, y, tol),
       queryInside: (b) => this.queryInside(b),
       emit: (e) => this.emit(e),
       newId: () => this.newId(),
-      clampToImage: (x, y) => {
-        const img = this.image;
-        if (!img) return [x, y];
-        return [Math.min(img.width, Math.max(0, x)), Math.min(img.height, Math.max(0, y))];
-      },
+      clampToImage: (x, y) => clampToSize(this.image, x, y),
       panBy: (dx, dy) => this.panBy(dx, dy),
-      segmenter: () => this.segmenter,
-      maskOps: () => this.maskOps,
-      skeletonOf: (name: string) => this.skeletonOf(name),
+      segmenter: () => this.auto.segmenter,
+      maskOps: () => this.masks.ops,
+      skeletonOf: this.skeletons.of,
       imageSize: () => this.image,
-      proposalAccepted: (e) => {
-        for (const l of [...this.proposalListeners]) l(e);
-      },
+      proposalAccepted: (e) => this.auto.accepted(e),
     };
   }
 }

@@ -184,10 +184,10 @@ describe('keypoint skeletons (issue 33)', () => {
 
   it('are packed with their points as one ring, their v and their class edges', () => {
     const editor = new Editor({ idGenerator: () => 'x' });
-    editor.setSkeletons(new Map([['person', { points: ['nose', 'neck'], edges: [[0, 1]] as [number, number][] }]]));
+    editor.skeletons.set(new Map([['person', { points: ['nose', 'neck'], edges: [[0, 1]] as [number, number][] }]]));
     editor.load([{ id: 's', type: 'skeleton', class: 'person', keypoints: [{ x: 5, y: 6, v: 2 }, { x: 7, y: 9, v: 1 }] }]);
     const d = new SceneTracker(editor).pull();
-    const p = packScene(d, d.upserts, () => 0xffffff, (cls) => editor.skeletonOf(cls)?.edges);
+    const p = packScene(d, d.upserts, () => 0xffffff, (cls) => editor.skeletons.of(cls)?.edges);
     expect([...p.types]).toEqual([5]);
     expect([...p.ringLens]).toEqual([2]);
     expect([...p.coords]).toEqual([5, 6, 7, 9]);

@@ -307,7 +307,7 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
           p = queue.shift();
         }
       }
-      if (p) backend.applyScene(packScene(p, p.items, colorOf, (cls) => editor.skeletonOf(cls)?.edges));
+      if (p) backend.applyScene(packScene(p, p.items, colorOf, (cls) => editor.skeletons.of(cls)?.edges));
       // Done only when a pull finds nothing more: a change made between two tasks of this sync
       // (its schedule() found one already scheduled) is pulled here, not left for the next change.
       else if (!more) break;
@@ -413,17 +413,17 @@ export { MASK_POLYGON_TOLERANCE };
 
 /**
  * Loads the wasm kernels on this thread and gives them to the editor's brush, eraser and mask
- * commands (Editor.setMaskOps; the worker has its own instance for drawing). Returns the undo.
+ * commands (editor.masks.setOps; the worker has its own instance for drawing). Returns the undo.
  */
 export function plugMaskKernels(editor: Editor): () => void {
   let live = true;
   loadKernels().then(
-    (k) => live && editor.setMaskOps(k),
+    (k) => live && editor.masks.setOps(k),
     (err: unknown) => console.error('Mask kernels did not load: the brush and the mask commands are off.', err),
   );
   return () => {
     live = false;
-    editor.setMaskOps(null);
+    editor.masks.setOps(null);
   };
 }
 

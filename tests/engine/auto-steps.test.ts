@@ -22,7 +22,7 @@ function countingSegmenter() {
 function setup() {
   const t = new TestEditor();
   const seg = countingSegmenter();
-  t.editor.setSegmenter(seg.segmenter);
+  t.editor.auto.setSegmenter(seg.segmenter);
   t.editor.setActiveClass('dog');
   // One shape drawn before: the document has an undo entry Ctrl+Z must not reach while prompting.
   t.editor.setTool('box');

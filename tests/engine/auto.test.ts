@@ -35,11 +35,11 @@ function fakeSegmenter(auto = true) {
 function autoEditor(auto = true, cls: string | null = 'cat') {
   const t = new TestEditor();
   const seg = fakeSegmenter(auto);
-  t.editor.setSegmenter(seg.segmenter);
+  t.editor.auto.setSegmenter(seg.segmenter);
   t.editor.setTool('auto');
   t.editor.setActiveClass(cls);
   const accepted: ProposalAccepted[] = [];
-  t.editor.onProposalAccepted((e) => accepted.push(e));
+  t.editor.auto.onAccepted((e) => accepted.push(e));
   return { t, ...seg, accepted, preview: () => t.editor.getView().drawing as AutoPreview | null };
 }
 
@@ -121,12 +121,12 @@ describe('auto tool', () => {
     const { t, accepted, preview } = autoEditor();
     t.click(100, 100).click(400, 400);
     await settle();
-    expect(t.editor.canAcceptProposal()).toBe(true);
+    expect(t.editor.auto.canAccept()).toBe(true);
     expect(t.key('Enter')).toBe(true);
     expect(accepted).toHaveLength(1);
     expect(accepted[0]).toMatchObject({ class: 'cat', pointCount: 2, box: null, proposal: { area: 1600, data: { id: '90,90,40' } } });
     expect(preview()).toBeNull();
-    expect(t.editor.canAcceptProposal()).toBe(false);
+    expect(t.editor.auto.canAccept()).toBe(false);
   });
 
   it('Enter without a class asks for one and keeps the mask', async () => {
@@ -138,7 +138,7 @@ describe('auto tool', () => {
     expect(t.events).toContainEqual({ type: 'needs-class', tool: 'auto' });
     expect(preview()!.mask).not.toBeNull();
     t.editor.setActiveClass('dog');
-    expect(t.editor.acceptProposal()).toBe(true);
+    expect(t.editor.auto.accept()).toBe(true);
     expect(accepted[0]!.class).toBe('dog');
   });
 
@@ -227,13 +227,13 @@ describe('auto tool', () => {
     expect(preview()).toBeNull();
     t.click(100, 100);
     await settle();
-    t.editor.clearProposal();
+    t.editor.auto.clear();
     expect(preview()).toBeNull();
   });
 
   it('without a segmenter clicks are kept but nothing is asked', async () => {
     const { t, preview } = autoEditor();
-    t.editor.setSegmenter(null);
+    t.editor.auto.setSegmenter(null);
     t.click(100, 100);
     await settle();
     expect(preview()).toMatchObject({ points: [{ positive: true }], mask: null, waiting: false });

@@ -17,7 +17,7 @@ const W = 200, H = 150;
 
 function brushEditor(scale = 2): TestEditor {
   const t = new TestEditor({ image: { width: W, height: H } });
-  t.editor.setMaskOps(k);
+  t.editor.masks.setOps(k);
   t.editor.setCamera({ x: 0, y: 0, scale });
   t.editor.setActiveClass('dog');
   return t;
@@ -129,7 +129,7 @@ describe('brush', () => {
     expect(t.annotations).toHaveLength(0);
     expect(t.events).toContainEqual({ type: 'needs-class', tool: 'brush' });
     const u = brushEditor();
-    u.editor.setMaskOps(null);
+    u.editor.masks.setOps(null);
     u.editor.setTool('brush');
     u.drag([20, 20], [60, 20]);
     expect(u.annotations).toHaveLength(0);
@@ -177,7 +177,7 @@ describe('mask commands', () => {
   it('Fill holes fills the ring, one undo step', () => {
     const t = brushEditor();
     const a = ringMask(t);
-    expect(t.editor.maskAction({ kind: 'fill-holes' })).toEqual(['ring']);
+    expect(t.editor.masks.run({ kind: 'fill-holes' })).toEqual(['ring']);
     expect(sameMask(pixels(maskOf(t.only())), fillHolesRef(pixels(a), H, W))).toBe(true);
     expect(area(maskOf(t.only()))).toBe(40 * 40 + 1);
     t.editor.undo();
@@ -187,11 +187,11 @@ describe('mask commands', () => {
   it('Remove islands smaller than N px removes the stray pixel and keeps the ring', () => {
     const t = brushEditor();
     const a = ringMask(t);
-    t.editor.maskAction({ kind: 'remove-islands', minArea: 10 });
+    t.editor.masks.run({ kind: 'remove-islands', minArea: 10 });
     const m = maskOf(t.only());
     expect(area(m)).toBe(area(a) - 1);
     expect({ x: m.x, y: m.y, width: m.width, height: m.height }).toEqual({ x: 20, y: 20, width: 40, height: 40 });
-    t.editor.maskAction({ kind: 'remove-islands', minArea: 100000 });
+    t.editor.masks.run({ kind: 'remove-islands', minArea: 100000 });
     expect(t.annotations).toHaveLength(0); // nothing left: the mask goes
     t.editor.undo();
     expect(area(maskOf(t.only()))).toBe(area(a) - 1);
@@ -200,15 +200,15 @@ describe('mask commands', () => {
   it('Convert to polygons traces the mask with holes at the tolerance given; Convert to mask gives the pixels back', () => {
     const t = brushEditor();
     const a = ringMask(t);
-    t.editor.maskAction({ kind: 'remove-islands', minArea: 2 });
-    const made = t.editor.maskAction({ kind: 'to-polygons', tolerance: 1 });
+    t.editor.masks.run({ kind: 'remove-islands', minArea: 2 });
+    const made = t.editor.masks.run({ kind: 'to-polygons', tolerance: 1 });
     expect(made).toHaveLength(1);
     const p = t.only();
     expect(p).toMatchObject({ type: 'polygon', class: 'dog', attributes: ['big'] });
     if (p.type !== 'polygon') throw new Error('not a polygon');
     expect(p.holes).toHaveLength(1);
     expect(t.selected).toEqual(made);
-    t.editor.maskAction({ kind: 'to-mask' });
+    t.editor.masks.run({ kind: 'to-mask' });
     const back = maskOf(t.only());
     expect(area(back)).toBe(area(a) - 1); // a square ring's corners are real corners: exact
     expect(back.attributes).toEqual(['big']);
@@ -223,12 +223,12 @@ describe('mask commands', () => {
     const a = ringMask(t);
     t.editor.load([a, { ...a, id: 'ring2' }, polygon('p', [[120, 10], [180, 10], [180, 60]])]);
     t.editor.selectAll();
-    expect(t.editor.maskAction({ kind: 'fill-holes' }).sort()).toEqual(['ring', 'ring2']);
+    expect(t.editor.masks.run({ kind: 'fill-holes' }).sort()).toEqual(['ring', 'ring2']);
     expect(t.annotations.filter((x) => x.type === 'segmentation').map((x) => area(maskOf(x)))).toEqual([40 * 40 + 1, 40 * 40 + 1]);
     t.editor.undo();
     expect(t.annotations.filter((x) => x.type === 'segmentation').map((x) => area(maskOf(x)))).toEqual([area(a), area(a)]);
     t.editor.setReadOnly(true);
-    expect(() => t.editor.maskAction({ kind: 'fill-holes' }, ['ring'])).toThrow(/read-only/);
+    expect(() => t.editor.masks.run({ kind: 'fill-holes' }, ['ring'])).toThrow(/read-only/);
     t.editor.setTool('brush');
     t.drag([100, 120], [150, 120]);
     expect(t.annotations).toHaveLength(3);
@@ -238,9 +238,9 @@ describe('mask commands', () => {
     const t = brushEditor();
     t.editor.load([polygon('p', [[10, 10], [50, 10], [50, 50]])]);
     t.editor.select(['p']);
-    expect(t.editor.maskAction({ kind: 'fill-holes' })).toEqual([]);
+    expect(t.editor.masks.run({ kind: 'fill-holes' })).toEqual([]);
     expect(t.editor.canUndo()).toBe(false);
-    expect(t.editor.maskAction({ kind: 'to-mask' })).toHaveLength(1);
+    expect(t.editor.masks.run({ kind: 'to-mask' })).toHaveLength(1);
     expect(t.only().type).toBe('segmentation');
   });
 });

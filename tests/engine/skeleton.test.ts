@@ -9,7 +9,7 @@ const PERSON = { points: ['nose', 'left_eye', 'right_eye', 'neck'], edges: [[0, 
 
 function skeletonEditor(): TestEditor {
   const t = new TestEditor();
-  t.editor.setSkeletons(new Map([['person', PERSON]]));
+  t.editor.skeletons.set(new Map([['person', PERSON]]));
   t.editor.setActiveClass('person');
   t.editor.setTool('skeleton');
   return t;
@@ -109,7 +109,7 @@ describe('editing a skeleton with the select tool', () => {
 
   it('a relabel keeps a skeleton on skeleton classes of its size, and other shapes off skeleton classes', () => {
     const t = skeletonEditor();
-    t.editor.setSkeletons(new Map([['person', PERSON], ['driver', PERSON], ['face', { points: ['nose'], edges: [] }]]));
+    t.editor.skeletons.set(new Map([['person', PERSON], ['driver', PERSON], ['face', { points: ['nose'], edges: [] }]]));
     t.clickAll([[100, 100], [120, 90], [80, 90], [100, 150]]);
     t.editor.setTool('keypoint');
     t.editor.setActiveClass('eye');

@@ -309,7 +309,7 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     const editor = editorWith([
       { id: 's', type: 'skeleton', class: 'car', keypoints: [{ x: 100, y: 60, v: 2 }, { x: 60, y: 60, v: 2 }, { x: 140, y: 60, v: 1 }, { x: 100, y: 160, v: 2 }, { x: 0, y: 0, v: 0 }] },
     ], { width: WIDTH, height: HEIGHT });
-    editor.setSkeletons(new Map([['car', { points: ['nose', 'left_eye', 'right_eye', 'neck', 'hip'], edges: [[0, 1], [0, 2], [0, 3], [3, 4]] }]]));
+    editor.skeletons.set(new Map([['car', { points: ['nose', 'left_eye', 'right_eye', 'neck', 'hip'], edges: [[0, 1], [0, 2], [0, 3], [3, 4]] }]]));
     return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
   },
   /**

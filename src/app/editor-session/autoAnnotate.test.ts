@@ -40,7 +40,7 @@ function fakeApi(overrides: Partial<SegmentationApi> = {}) {
 function wired(api: SegmentationApi) {
   const s = new AutoAnnotateSession(api, undefined, () => undefined);
   const editor = new Editor({ viewport: { width: 100, height: 100 }, image: { width: 100, height: 100 } });
-  editor.setSegmenter(s.segmenter());
+  editor.auto.setSegmenter(s.segmenter());
   editor.setTool('auto');
   editor.setActiveClass('cat');
   const click = (x: number, y: number, shiftKey = false) => {
@@ -151,7 +151,7 @@ describe('Auto-Annotate session', () => {
     s.activate('a.png');
     click(15, 15);
     await vi.advanceTimersByTimeAsync(150);
-    editor.clearProposal();
+    editor.auto.clear();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(0);
   });

@@ -1,6 +1,6 @@
 // The Auto-Annotate tool's server side (spec sections 2 and 4, issues 7 and 18): warm the
 // segmenter up, embed the image 100 ms after the tool is chosen, and be the engine's segmentation
-// backend (Editor.setSegmenter): a mask request waits until the image is ready (clicks before then
+// backend (editor.auto.setSegmenter): a mask request waits until the image is ready (clicks before then
 // show as pending), then asks get-mask. Points, the box, the debounce, cancellation and the mask
 // shown live in the engine's Auto-Annotate tool (src/engine/tools/auto). Framework-free so it is
 // unit-tested with a fake API and clock.

@@ -140,7 +140,7 @@ export class EditorSession {
       link.start(),
       this.history.start(),
       // The engine's Auto-Annotate tool asks this session's server for masks.
-      (editor.setSegmenter(this.auto.segmenter()), () => editor.setSegmenter(null)),
+      (editor.auto.setSegmenter(this.auto.segmenter()), () => editor.auto.setSegmenter(null)),
       // Usage records for shapes created on the image the editor holds (spec section 7), and the
       // engine's short messages: a paste (Copy Previous too), a box too small, a hole that would
       // split its polygon.
@@ -152,7 +152,7 @@ export class EditorSession {
         } else if (e.type === 'too-small') this.tell('Boxes must be at least 10 × 10 pixels', 'neutral', MESSAGE_MS);
         else if (e.type === 'invalid-hole') this.tell('That hole would split the polygon; draw it inside the shape', 'danger', 4000);
       }),
-      editor.onProposalAccepted((e) => this.acceptMask(e)),
+      editor.auto.onAccepted((e) => this.acceptMask(e)),
       // Another person's merge dropped their edit of shapes this tab saved recently: the user's won.
       live.onPeerOverlap((imageId, o) => {
         const mine = link.outlasted(imageId, o.ids);

@@ -152,7 +152,7 @@ export class ToolsAndClasses {
     this.editor.setActiveClass(cls.name);
     if (this.state.tool === 'auto' && classAllowsTool(cls, 'mask')) {
       writeStorage(autoClassKey(this.context().projectId), cls.name);
-      if (this.acceptOnChoice) this.editor.acceptProposal();
+      if (this.acceptOnChoice) this.editor.auto.accept();
     }
     this.acceptOnChoice = false;
   }

@@ -23,3 +23,28 @@ export const paste = defineCommand<{ annotations: readonly EditorAnnotation[]; o
     return ids;
   },
 });
+
+export const PASTE_OFFSET = 20;
+
+/** The editor's copy (Editor.copy): repeated pastes of the same copy cascade by PASTE_OFFSET (20, 40, ...). */
+export class Clipboard {
+  private shapes: EditorAnnotation[] = [];
+  private pastes = 0;
+
+  /** Keeps copies of `shapes` (an empty copy keeps the last one); returns other copies for the caller. */
+  keep(shapes: readonly EditorAnnotation[]): EditorAnnotation[] {
+    const copies = shapes.map((a) => structuredClone(a) as EditorAnnotation);
+    if (copies.length > 0) {
+      this.shapes = copies;
+      this.pastes = 0;
+    }
+    return structuredClone(copies);
+  }
+
+  /** The paste command's payload: `shapes` at `offset` (default PASTE_OFFSET), or the copy kept at its next cascade step. */
+  next(shapes?: readonly EditorAnnotation[], offset?: number): { annotations: readonly EditorAnnotation[]; offset: number } {
+    if (shapes) return { annotations: shapes, offset: offset ?? PASTE_OFFSET };
+    this.pastes++;
+    return { annotations: this.shapes, offset: offset ?? PASTE_OFFSET * this.pastes };
+  }
+}

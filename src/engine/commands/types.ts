@@ -17,7 +17,7 @@ export interface CommandEnv {
   newId(): string;
   /** Unset: attributes stay as they are. */
   attributesFor?: AttributesPolicy;
-  /** A class's skeleton (Editor.setSkeletons), or null: set-class keeps skeletons on skeleton classes of their size. */
+  /** A class's skeleton (editor.skeletons.set), or null: set-class keeps skeletons on skeleton classes of their size. */
   skeletonOf?: (className: string) => SkeletonDefinition | null;
 }
 

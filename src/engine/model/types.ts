@@ -62,7 +62,7 @@ export interface SkeletonPoint {
 /**
  * A keypoint skeleton instance (issue 33): one point per named point of its class's skeleton,
  * in the class's order (the stored annotation's `points`). The names and edges are the class's
- * (Editor.setSkeletons), not the annotation's.
+ * (editor.skeletons.set), not the annotation's.
  */
 export interface SkeletonAnnotation extends Base {
   readonly type: 'skeleton';

@@ -60,15 +60,15 @@ export interface ToolApi {
   /** Clamps an image point to the image, when its size is known. */
   clampToImage(x: number, y: number): [number, number];
   panBy(dx: number, dy: number): void;
-  /** The segmentation backend the app plugged in (Editor.setSegmenter), or null. */
+  /** The segmentation backend the app plugged in (editor.auto.setSegmenter), or null. */
   segmenter(): Segmenter | null;
-  /** The mask kernels the app plugged in (Editor.setMaskOps), or null. */
+  /** The mask kernels the app plugged in (editor.masks.setOps), or null. */
   maskOps(): MaskOps | null;
-  /** The skeleton of a class (Editor.setSkeletons), or null when it is not a skeleton class. */
+  /** The skeleton of a class (editor.skeletons.set), or null when it is not a skeleton class. */
   skeletonOf(className: string): SkeletonDefinition | null;
   /** The image's size, when known (a new mask covers it). */
   imageSize(): { width: number; height: number } | null;
-  /** Auto-Annotate's mask was accepted: the app makes it an annotation (Editor.onProposalAccepted). */
+  /** Auto-Annotate's mask was accepted: the app makes it an annotation (editor.auto.onAccepted). */
   proposalAccepted(e: ProposalAccepted): void;
 }
 

@@ -129,7 +129,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
             </div>
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
-          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.acceptProposal()} onClear={() => editor.clearProposal()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="mask" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
+          {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.auto.accept()} onClear={() => editor.auto.clear()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="mask" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>

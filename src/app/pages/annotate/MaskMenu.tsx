@@ -1,6 +1,6 @@
 // The mask commands (issue 33): Convert to polygons (at the kernels' MASK_POLYGON_TOLERANCE),
 // Convert to mask, Fill holes and Remove islands smaller than N px (a few sizes, or any size
-// through IslandSizeDialog), each one undo step (Editor.maskAction). Offered as items of a menu
+// through IslandSizeDialog), each one undo step (editor.masks.run). Offered as items of a menu
 // (the annotation list's row menu) and as the selection's context menu: a right-click on the canvas with the select, brush or eraser tool.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Layers, PaintBucket, Pentagon, Sparkles } from 'lucide-react';
@@ -38,7 +38,7 @@ export function maskCommandsFor(editor: Editor, ids: readonly string[]): MaskCom
 
 function run(editor: Editor, action: MaskAction, ids: readonly string[]): void {
   try {
-    editor.maskAction(action, ids);
+    editor.masks.run(action, ids);
   } catch (err) {
     toast(err instanceof Error ? err.message : String(err), 'danger');
   }

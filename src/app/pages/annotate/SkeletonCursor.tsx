@@ -11,7 +11,7 @@ import styles from './SkeletonCursor.module.css';
 export function SkeletonCursor({ editor, canvas }: { editor: Editor; canvas: RefObject<HTMLCanvasElement | null> }) {
   // The keypoint tool draws skeletons while its class is a skeleton class.
   const view = useEditorView(editor);
-  const shown = view.tool === 'skeleton' || (view.tool === 'keypoint' && view.activeClass !== null && editor.skeletonOf(view.activeClass) !== null);
+  const shown = view.tool === 'skeleton' || (view.tool === 'keypoint' && view.activeClass !== null && editor.skeletons.of(view.activeClass) !== null);
   const ref = useRef<HTMLDivElement>(null);
 
   useOverlayAtPointer(editor, canvas, shown, (over) => {

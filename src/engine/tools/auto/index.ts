@@ -6,8 +6,8 @@
 // Editor.undo) takes the last one off, redoStep() puts it back, Backspace takes off the last click;
 // a step back shows the mask that step had at once, without asking again. Each new prompt cancels
 // the request in flight and asks again after 100 ms; an answer for an abandoned prompt is ignored.
-// Enter accepts the mask (Editor.onProposalAccepted), Escape drops the prompt.
-// The backend is whatever the app plugged in (Editor.setSegmenter); the engine knows no server.
+// Enter accepts the mask (editor.auto.onAccepted), Escape drops the prompt.
+// The backend is whatever the app plugged in (editor.auto.setSegmenter); the engine knows no server.
 import { pointInRing, rectFromCorners } from '../../model/geometry';
 import type { Rect } from '../../model/types';
 import { CLICK_DRAG_DISTANCE } from '../box';

@@ -1,5 +1,5 @@
 // Auto-Annotate's contract with the app: the segmentation backend the app plugs in
-// (Editor.setSegmenter), the prompt the tool sends it and the proposal it answers with.
+// (editor.auto.setSegmenter), the prompt the tool sends it and the proposal it answers with.
 import type { Point, Rect, Ring } from '../../model/types';
 
 /** What the engine needs of an AbortSignal (browsers, workers and Node all have one). */
@@ -47,7 +47,7 @@ export interface AutoPoint {
   readonly positive: boolean;
 }
 
-/** The proposal accepted with Enter (or Editor.acceptProposal): the app turns it into an annotation. */
+/** The proposal accepted with Enter (or editor.auto.accept): the app turns it into an annotation. */
 export interface ProposalAccepted {
   readonly proposal: MaskProposal;
   /** Points behind the mask. */

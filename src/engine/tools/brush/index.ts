@@ -1,6 +1,6 @@
 // Brush and eraser for masks (issue 33). A stroke paints (or erases) a disc swept along the
 // pointer's path into the selected mask, or starts a new mask of the active class. The pixels
-// are set by the wasm kernels the app plugged in (Editor.setMaskOps) on the mask's runs, one
+// are set by the wasm kernels the app plugged in (editor.masks.setOps) on the mask's runs, one
 // pointer move at a time, so the mask is redrawn as the stroke goes; the whole stroke is one
 // history gesture, one undo step. Size: `size` screen pixels across (`[` and `]`), so the brush
 // feels the same at any zoom. The brush with Shift erases, the eraser with Shift paints.
@@ -171,4 +171,4 @@ export class BrushTool implements Tool {
 }
 
 export { BrushSettings, BRUSH_SIZE_DEFAULT, BRUSH_SIZE_MAX, BRUSH_SIZE_MIN, type BrushPreview, type MaskOps } from './types';
-export { maskActionApplies, runMaskAction, type MaskAction } from './mask-actions';
+export { MaskCommands, maskActionApplies, runMaskAction, type MaskAction } from './mask-actions';

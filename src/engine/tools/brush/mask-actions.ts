@@ -5,6 +5,7 @@
 import type { CommandName, CommandPayload, CommandResult } from '../../commands';
 import { countsToString, rleArea, rleBBox } from '../../model/rle';
 import type { EditorAnnotation, PolygonAnnotation, Rle, SegmentationAnnotation } from '../../model/types';
+import type { ToolApi } from '../types';
 import type { MaskOps } from './types';
 
 export type MaskAction =
@@ -39,12 +40,44 @@ export interface MaskActionHost {
 }
 
 /**
+ * The mask commands as the editor offers them (`editor.masks`): the wasm kernels the app plugs in
+ * (`setOps`; the brush and the eraser use them too), and `run` on the selection.
+ */
+export class MaskCommands {
+  private kernels: MaskOps | null = null;
+
+  constructor(
+    private readonly api: Pick<ToolApi, 'get' | 'newId' | 'execute' | 'imageSize' | 'setSelection'>,
+    private readonly batch: MaskActionHost['batch'],
+    private readonly selected: () => string[],
+  ) {}
+
+  /** The wasm mask kernels (src/kernels); without them the brush, the eraser and run() do nothing. */
+  setOps(ops: MaskOps | null): void {
+    this.kernels = ops;
+  }
+
+  get ops(): MaskOps | null {
+    return this.kernels;
+  }
+
+  /** Runs a mask command (Convert to polygons / to mask, Fill holes, Remove islands) on `ids` (the selection), one undo step; selects what it made. */
+  run(action: MaskAction, ids: readonly string[] = this.selected()): string[] {
+    const { api } = this;
+    const host: MaskActionHost = { ops: this.kernels, imageSize: api.imageSize(), get: api.get, newId: api.newId, execute: api.execute, batch: this.batch };
+    const made = runMaskAction(host, action, ids);
+    if (made.length) api.setSelection(made);
+    return made;
+  }
+}
+
+/**
  * Runs `action` on the shapes of `ids` it applies to, as one undo step. Returns the ids of the
  * shapes made or changed (the new selection); shapes left empty (a mask of islands only) go.
  */
 export function runMaskAction(host: MaskActionHost, action: MaskAction, ids: readonly string[]): string[] {
   const ops = host.ops;
-  if (!ops) throw new Error('The mask kernels are not loaded (Editor.setMaskOps)');
+  if (!ops) throw new Error('The mask kernels are not loaded (editor.masks.setOps)');
   const targets = ids.map((id) => host.get(id)).filter((a) => maskActionApplies(action.kind, a)) as EditorAnnotation[];
   if (!targets.length) return [];
   return host.batch(LABELS[action.kind], () => targets.flatMap((a) => applyOne(host, ops, action, a)));

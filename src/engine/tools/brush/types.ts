@@ -1,5 +1,5 @@
 // What the brush, the eraser and the mask commands need from outside the engine: the wasm mask
-// kernels (src/kernels), which the app plugs in with Editor.setMaskOps. The engine never loads
+// kernels (src/kernels), which the app plugs in with editor.masks.setOps. The engine never loads
 // them itself (it imports nothing but the contract and a few libraries).
 import type { Point, Rle } from '../../model/types';
 

@@ -1,6 +1,6 @@
 // The project's skeleton classes told to the engine (issue 33 §4): their point names and edges,
 // so the Keypoint tool draws an instance of a skeleton class point by point and the renderer draws
-// its edges (Editor.setSkeletons).
+// its edges (editor.skeletons.set).
 import { useEffect } from 'react';
 import type { ProjectClass } from '../../../../contract/projects';
 import type { Editor, SkeletonDefinition } from '../../../../engine';
@@ -14,6 +14,6 @@ export function classSkeletons(classes: readonly ProjectClass[]): Map<string, Sk
 
 export function useClassSkeletons(editor: Editor, classes: readonly ProjectClass[]): void {
   useEffect(() => {
-    editor.setSkeletons(classSkeletons(classes));
+    editor.skeletons.set(classSkeletons(classes));
   }, [editor, classes]);
 }

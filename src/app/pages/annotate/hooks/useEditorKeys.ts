@@ -37,7 +37,7 @@ function useLastDrawn(session: EditorSession) {
         const v = editor.getView();
         if (e.type === 'created' && v.tool in TOOL_LABELS) last.current = { tool: v.tool as EditorToolId, cls: v.activeClass };
       }),
-      editor.onProposalAccepted((e) => (last.current = { tool: 'auto', cls: e.class })),
+      editor.auto.onAccepted((e) => (last.current = { tool: 'auto', cls: e.class })),
     ];
     return () => offs.forEach((off) => off());
   }, [session]);
