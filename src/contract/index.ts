@@ -6,3 +6,4 @@ export * from './image-edit';
 export * from './segmentation';
 export * from './live';
 export * from './models';
+export * from './analytics';

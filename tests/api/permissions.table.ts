@@ -11,7 +11,6 @@
 // consume a resource (delete, move, rename) take a fresh one from `f.new...()` each time.
 import { roleCan, type Permission } from '../../src/contract/permissions';
 import type { Role } from '../../src/contract/account';
-
 export interface Fixture {
   org: { id: string; slug: string };
   ownerEmail: string;
@@ -300,4 +299,7 @@ export const ROUTES: RouteRule[] = [
   { route: 'POST /api/v1/models', access: 'org.manage', request: (f) => ({ body: { organization_id: f.org.id, name: 'Detector', source: 'onnx', filename: 'yolo.onnx', size: 1000 } }) },
   { route: 'POST /api/v1/models/:id/activate', access: 'org.manage', ok: [409], request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}/activate` }) },
   { route: 'DELETE /api/v1/models/:id', access: 'org.manage', request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}` }) },
+
+  // Analytics (issue 36): owners, admins and reviewers see everyone, annotators themselves (annotations.write), viewers 403.
+  { route: 'GET /api/v1/projects/:id/analytics', access: 'annotations.write', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/analytics${q({ bucket: 'week' })}` }) },
 ];

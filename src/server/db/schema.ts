@@ -1,6 +1,6 @@
 // drizzle-orm table definitions. They mirror the SQL migrations in ./migrations, which are the
 // source of truth for the database; keep both in step when a migration changes a table.
-import { bigint, bigserial, boolean, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, date, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -471,4 +471,41 @@ export const prelabelJobImages = pgTable(
     reason: text('reason'),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.imageId] })],
+);
+
+// Analytics rollups (0020_analytics.sql, issue 36): kept by triggers only; services/analytics reads them.
+
+/** Per project, UTC day, member and class ('' for the counts without a class): what the member did. Read only. */
+export const analyticsMemberDays = pgTable(
+  'analytics_member_days',
+  {
+    projectId: uuid('project_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    userId: uuid('user_id').notNull(),
+    className: text('class_name').notNull(),
+    shapesCreated: integer('shapes_created').notNull().default(0),
+    shapesEdited: integer('shapes_edited').notNull().default(0),
+    shapesDeleted: integer('shapes_deleted').notNull().default(0),
+    imagesSubmitted: integer('images_submitted').notNull().default(0),
+    imagesAccepted: integer('images_accepted').notNull().default(0),
+    imagesRejected: integer('images_rejected').notNull().default(0),
+    issuesOpened: integer('issues_opened').notNull().default(0),
+    issuesResolved: integer('issues_resolved').notNull().default(0),
+    activeMs: bigint('active_ms', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.userId, t.className] })],
+);
+
+/** Each member's last save time per project, for the next save's active-time gap. Read only. */
+export const analyticsMemberClock = pgTable(
+  'analytics_member_clock',
+  { projectId: uuid('project_id').notNull(), userId: uuid('user_id').notNull(), lastSaveAt: timestamp('last_save_at', { withTimezone: true }) },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+);
+
+/** Images (not archived) that entered (+) or left (-) each stage per project and UTC day. Read only. */
+export const analyticsStageDays = pgTable(
+  'analytics_stage_days',
+  { projectId: uuid('project_id').notNull(), day: date('day', { mode: 'string' }).notNull(), status: text('status').notNull(), delta: bigint('delta', { mode: 'number' }).notNull() },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.status] })],
 );
