@@ -35,9 +35,15 @@ export const LIVE_DRAFT_INTERVAL_MS = 50;
  * A peer drops a shape's draft (and shows what the server holds) when no save of it by its author
  * arrived this long after the draft: the save is refused, or never comes. Three times the save
  * ceiling (3 s, SAVE_MAX_WAIT_MS) and more, for a slow save. A draft's author leaving the image (a
- * closed tab, an offline socket) drops theirs at once.
+ * closed or reloading tab, an offline socket) ends theirs sooner: LIVE_DRAFT_LEAVE_GRACE_MS later.
  */
 export const LIVE_DRAFT_TIMEOUT_MS = 10_000;
+/**
+ * A peer drops the drafts of someone who left the image this long after they left (or after its own
+ * socket closed), unless their save confirms them first: a closing tab sends its unsaved work as it
+ * goes, a reloading one as it comes back, and the server may hear the socket close before that save.
+ */
+export const LIVE_DRAFT_LEAVE_GRACE_MS = 5_000;
 
 /** Close codes the server uses (besides the standard 1000, 1001 and 1009). */
 export const LIVE_CLOSE = {
@@ -218,8 +224,8 @@ export const LivePeerMessage = z.union([
 /**
  * Another person's unsaved edit of a joined image (their client's `draft`, relayed as it came, with
  * who sent it): show it now as theirs and unsaved, never save it, never put it in the undo history.
- * Their `changed` confirms it; without one within LIVE_DRAFT_TIMEOUT_MS, or when they leave the
- * image, drop it and show what the server holds. Sent to the image's sockets but the sender (a client ignores its own user's), never to watchers.
+ * Their `changed` confirms it; without one within LIVE_DRAFT_TIMEOUT_MS, or LIVE_DRAFT_LEAVE_GRACE_MS
+ * after they leave the image, drop it and show what the server holds. Sent to the image's sockets but the sender (a client ignores its own user's), never to watchers.
  */
 export const LiveDraftMessage = z.object({
   type: z.literal('draft'),

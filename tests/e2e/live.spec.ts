@@ -156,8 +156,9 @@ test('peers\' cursors and selections: B selects A\'s box and A sees it outlined 
     await page.keyboard.press('Escape');
 
     // A opens the image again: B's selection is sent anew when A arrives, so A sees it at once.
+    // (Right after the reload 'Loading image...' is not shown yet: wait for A to have joined, B among A's people.)
     await page.reload();
-    await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await expect(avatarB).toBeVisible({ timeout: 30_000 });
     await expect(outline).toHaveCount(1, { timeout: 10_000 });
 
     // B clears the selection: the outline goes. B leaves: the cursor goes.

@@ -45,7 +45,19 @@ async function setup(readOnly: boolean) {
   const open = new LiveOpenImage(session, IMG, readOnly);
   const stop = open.start();
   const handler = () => live.handlers.get(IMG);
-  return { session, open, stop, stopSession, handler, sent: live.sent, editor: session.editor };
+  return { session, open, stop, stopSession, handler, sent: live.sent, editor: session.editor, server, manager };
+}
+
+/** The image attached to the session's save link, its document in, as the editor screen has it. */
+async function attached() {
+  const s = await setup(false);
+  const loaded = s.server.loaded(IMG);
+  const ref = { imageId: IMG, projectId: '00000000-0000-4000-8000-0000000000aa', imageFilename: 'lot.png' };
+  await s.manager.open(ref, loaded);
+  s.session.link.attach(ref);
+  s.session.documentReady = true;
+  s.open.setDocumentIn(true);
+  return { ...s, v0: loaded.version };
 }
 
 describe('LiveOpenImage', () => {
@@ -106,6 +118,30 @@ describe('LiveOpenImage', () => {
     s.stop();
     s.editor.select(['a']);
     expect(s.sent).toHaveLength(6);
+    s.stopSession();
+  });
+
+  it("keeps another person's draft box, and the user's selection of it, when its author's tab goes and the save it sent on the way lands after (the author reloading)", async () => {
+    const s = await attached();
+    const h = s.handler()!;
+    h.onPeers!([peer('me'), peer('ada')]);
+    // Ada draws a box: this editor shows it at once as her draft, and the user selects it.
+    h.onDraft!('ada', [box('n', 300)], []);
+    s.editor.select(['n']);
+    expect(s.sent.at(-1)).toBe('selection true [n]');
+    const selected = s.sent.length;
+    // Ada reloads: her socket closes before the save her tab sent as it went has landed.
+    h.onPeers!([peer('me')]);
+    s.server.saveAs(IMG, [box('a', 0), box('b', 100), box('n', 300)]);
+    expect(h.apply({ version: s.v0 + 1, base_version: s.v0, upserts: [box('n', 300)], removed_ids: [], by: 'ada' })).toBe('applied');
+    // She is back: the box never left this editor, it is still selected, and she is sent that selection.
+    h.onPeers!([peer('me'), peer('ada')]);
+    expect(s.editor.getAnnotation('n')).toBeDefined();
+    expect([...s.editor.getView().selected]).toEqual(['n']);
+    expect(s.sent.at(-1)).toBe('selection true [n]');
+    expect(s.sent.slice(selected).filter((m) => m !== 'selection true [n]')).toEqual([]);
+    expect(s.open.image.getState().presence.drafts.size).toBe(0);
+    s.stop();
     s.stopSession();
   });
 });

@@ -1,9 +1,10 @@
 // Other people's drafts on the open image (issue 35): shown at once, confirmed by their author's
-// save, shown again over an older save, ended (the server's shape shown) when their author leaves,
-// the socket closes or no save came in time; the user's own edits are never replaced.
+// save, shown again over an older save, ended (the server's shape shown) a grace after their author
+// leaves or the socket closes (unless the save sent as they went lands), or when no save came in
+// time; the user's own edits are never replaced.
 import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_DRAFT_TIMEOUT_MS } from '../../../contract/live';
+import { LIVE_DRAFT_LEAVE_GRACE_MS, LIVE_DRAFT_TIMEOUT_MS } from '../../../contract/live';
 import { PeerDrafts } from './drafts';
 
 const box = (id: string, x = 0): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 10, h: 10 } });
@@ -87,14 +88,39 @@ describe('PeerDrafts', () => {
     expect(t.xOf('a')).toBe(7);
   });
 
-  it('its author leaving the image (or the socket closing) ends their drafts at once; others stay', () => {
+  it('its author leaving the image (or the socket closing) ends their drafts after the leave grace; others stay', () => {
     const t = setup();
     t.drafts.received('ada', [box('a', 5)], [], nobody);
     t.drafts.received('bea', [box('b', 6)], [], nobody);
     t.drafts.peers(new Set(['me', 'bea']));
+    t.advance(LIVE_DRAFT_LEAVE_GRACE_MS - 1);
+    expect([t.xOf('a'), t.xOf('b')]).toEqual([5, 6]);
+    t.advance(1);
     expect([t.doc.has('a'), t.xOf('b')]).toEqual([false, 6]);
     t.drafts.peers(new Set()); // the socket closed: nobody is known to be there
+    t.advance(LIVE_DRAFT_LEAVE_GRACE_MS);
     expect(t.doc.size).toBe(0);
+  });
+
+  it('a save that lands after its author left (sent as the tab went) confirms the draft: the shape never leaves the document', () => {
+    const t = setup();
+    t.drafts.received('ada', [box('a', 5)], [], nobody);
+    t.drafts.peers(new Set(['me']));
+    t.advance(LIVE_DRAFT_LEAVE_GRACE_MS / 2);
+    expect(t.xOf('a')).toBe(5);
+    t.saved('ada', [box('a', 5)]);
+    expect(t.drafts.authors().size).toBe(0);
+    t.advance(LIVE_DRAFT_TIMEOUT_MS);
+    expect(t.xOf('a')).toBe(5);
+  });
+
+  it('a draft whose own timeout comes before the leave grace ends then', () => {
+    const t = setup();
+    t.drafts.received('ada', [box('a', 5)], [], nobody);
+    t.advance(LIVE_DRAFT_TIMEOUT_MS - 1_000);
+    t.drafts.peers(new Set(['me']));
+    t.advance(1_000);
+    expect(t.doc.has('a')).toBe(false);
   });
 
   it('never replaces a shape the user changed lately, and forgets drafts of shapes the user then edits', () => {

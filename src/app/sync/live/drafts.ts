@@ -3,14 +3,15 @@
 // link: never saved here, never in this user's undo history), and ended by what the server says.
 // Each shape with a draft remembers what the server holds of it (what the editor showed before the
 // first draft, moved on by every saved change applied since), so a draft that ends without its
-// save shows that again: when its author leaves the image (tab closed, offline), when the socket
-// closes, or when no save of it by its author came within LIVE_DRAFT_TIMEOUT_MS (refused, or lost).
+// save shows that again: LIVE_DRAFT_LEAVE_GRACE_MS after its author leaves the image (tab closed,
+// reloading, offline) or the socket closes, or when no save of it by its author came within
+// LIVE_DRAFT_TIMEOUT_MS (refused, or lost).
 // The author's saved change confirms a draft it matches; a saved change older than the draft (the
 // author kept editing) leaves the draft shown on top of it. Shapes the user edits here are theirs:
 // drafts of them are forgotten, and a draft never replaces a shape the user changed lately.
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { sameJson } from '../../../contract/json';
-import { LIVE_DRAFT_TIMEOUT_MS } from '../../../contract/live';
+import { LIVE_DRAFT_LEAVE_GRACE_MS, LIVE_DRAFT_TIMEOUT_MS } from '../../../contract/live';
 
 /** The live document's side: the shapes as it holds them, and remote changes into it. */
 export interface DraftTarget {
@@ -54,6 +55,7 @@ export class PeerDrafts {
     /** The drafts shown changed (the screen marks them as unsaved). */
     private readonly onChange: () => void = () => undefined,
     private readonly timeoutMs = LIVE_DRAFT_TIMEOUT_MS,
+    private readonly leaveGraceMs = LIVE_DRAFT_LEAVE_GRACE_MS,
   ) {}
 
   /** The shapes shown as drafts, each with its author's user id. */
@@ -111,9 +113,22 @@ export class PeerDrafts {
     if (any) this.onChange();
   }
 
-  /** The people on the image now: drafts of anyone else (they left, closed the tab, went offline) end. */
+  /**
+   * The people on the image now: drafts of anyone else (they left, closed the tab, went offline, or
+   * this socket closed) end within the leave grace unless a save confirms them first. Not at once:
+   * a tab sends its unsaved work as it goes (and a reloading one as it comes back), and the server
+   * may see the socket close before that save lands; ending the draft then would take the shape out
+   * of this document (and out of the user's selection) until the save puts it back.
+   */
   peers(userIds: ReadonlySet<string>): void {
-    this.end((d) => !userIds.has(d.by));
+    const until = this.clock.now() + this.leaveGraceMs;
+    let sooner = false;
+    for (const d of this.drafts.values()) {
+      if (userIds.has(d.by) || d.until <= until) continue;
+      d.until = until;
+      sooner = true;
+    }
+    if (sooner) this.arm();
   }
 
   /** Every draft ends (the socket closed, the image is left): the document shows what the server holds. */

@@ -3,7 +3,7 @@
 // missed versions; the people and their cursors are kept, and a cursor left alone fades out.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
+import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_LEAVE_GRACE_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
 import type { LiveChange, LiveClient, LiveImageHandler } from './client';
 import { LiveImage } from './liveImage';
 import { PEER_CURSOR_FADE_MS, PEER_CURSOR_IDLE_MS } from './peerPresence';
@@ -133,27 +133,30 @@ describe('LiveImage', () => {
     s.stop();
   });
 
-  it('shows another person\'s draft as theirs until their save confirms it; it ends when they leave, or when no save came in time', () => {
+  it('shows another person\'s draft as theirs until their save confirms it; it ends a grace after they leave, or when no save came in time', () => {
     const s = setup(false);
     s.setReady();
     const box = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
     s.handler().onPeers!([peer('me'), peer('ada')]);
     s.handler().onDraft!('ada', [box('a', 1)], []);
     expect(s.doc.get('a')).toEqual(box('a', 1));
-    expect(s.image.getState().drafts).toEqual(new Map([['a', 'ada']]));
+    expect(s.image.getState().presence.drafts).toEqual(new Map([['a', 'ada']]));
     // Her save confirms it: no longer a draft, and it stays after the timeout.
     expect(s.handler().apply({ base_version: 4, version: 5, upserts: [box('a', 1)], removed_ids: [], by: 'ada' })).toBe('applied');
-    expect(s.image.getState().drafts.size).toBe(0);
+    expect(s.image.getState().presence.drafts.size).toBe(0);
     // The next draft is never saved: it ends after the timeout.
     s.handler().onDraft!('ada', [box('b', 2)], []);
     vi.advanceTimersByTime(LIVE_DRAFT_TIMEOUT_MS);
     expect(s.doc.has('b')).toBe(false);
     expect(s.doc.has('a')).toBe(true);
-    // Her tab closes: her drafts end at once.
+    // Her tab closes: her drafts end a grace later (unless the save her tab sent as it went lands).
     s.handler().onDraft!('ada', [box('c', 3)], []);
     s.handler().onPeers!([peer('me')]);
+    vi.advanceTimersByTime(LIVE_DRAFT_LEAVE_GRACE_MS - 1);
+    expect(s.doc.has('c')).toBe(true);
+    vi.advanceTimersByTime(1);
     expect(s.doc.has('c')).toBe(false);
-    expect(s.image.getState().drafts.size).toBe(0);
+    expect(s.image.getState().presence.drafts.size).toBe(0);
     s.stop();
   });
 
@@ -163,7 +166,7 @@ describe('LiveImage', () => {
     s.edit({ id: 'a', name: 'car', bounding_box: { x: 1, y: 0, w: 5, h: 5 } });
     s.handler().onDraft!('ada', [{ id: 'a', name: 'car', bounding_box: { x: 90, y: 0, w: 5, h: 5 } }], []);
     expect(s.doc.get('a')!.bounding_box.x).toBe(1);
-    expect(s.image.getState().drafts.size).toBe(0);
+    expect(s.image.getState().presence.drafts.size).toBe(0);
     s.stop();
   });
 });

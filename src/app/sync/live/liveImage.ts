@@ -39,12 +39,10 @@ export interface LiveImageOptions {
 export interface LiveImageState {
   /** The people on this image (the user included), as the server last said. */
   peers: readonly LivePeer[];
-  /** The others' cursors and selections on this image. */
+  /** The others' cursors and selections on this image, and the shapes shown as their drafts (`presence.drafts`). */
   presence: PeerPresence;
   /** The clock the cursors' fading is drawn at (moves while any cursor is shown). */
   now: number;
-  /** Shapes shown as another person's draft (not saved yet), each with its author's user id. */
-  drafts: ReadonlyMap<string, string>;
 }
 
 export class LiveImage {
@@ -66,7 +64,7 @@ export class LiveImage {
 
   constructor(private readonly opts: LiveImageOptions) {
     this.now = opts.now ?? (() => Date.now());
-    this.state = { peers: [], presence: EMPTY_PRESENCE, now: this.now(), drafts: new Map() };
+    this.state = { peers: [], presence: EMPTY_PRESENCE, now: this.now() };
     const clock = {
       now: () => this.now(),
       setTimer: (fn: () => void, ms: number) => setTimeout(fn, ms),
@@ -80,7 +78,7 @@ export class LiveImage {
         apply: (upserts, removed) => opts.link.applyToEditor(upserts, removed, new Set()),
       },
       clock,
-      () => this.set({ drafts: this.drafts.authors() }),
+      () => this.set({ presence: { ...this.state.presence, drafts: this.drafts.authors() } }),
     );
   }
 
@@ -101,7 +99,7 @@ export class LiveImage {
       onDraft: (userId, upserts, removed) => this.receivedDraft(userId, upserts, removed),
     });
     const offEdits = this.opts.link.onEdit((ids) => this.edited(ids));
-    const offShown = this.opts.link.showsDrafts(() => this.state.drafts.keys());
+    const offShown = this.opts.link.showsDrafts(() => this.state.presence.drafts.keys());
     return () => {
       off();
       offEdits();

@@ -1,7 +1,8 @@
 // Peers' cursors and selections on the open image (live co-editing, issue 20): the pure parts.
 // A throttle for sending our own cursor (at most LIVE_MAX_PEER_MESSAGES_PER_SECOND a second, the
-// last position always sent), and the state of the others' cursors and selections: a person who
-// left (presence) loses both, and a cursor not moved for PEER_CURSOR_IDLE_MS fades out.
+// last position always sent), and the state of the others' cursors, selections and drafts (issue 35:
+// the shapes shown as their unsaved edits, which ./drafts.ts ends): a person who left (presence)
+// loses cursor and selection, and a cursor not moved for PEER_CURSOR_IDLE_MS fades out.
 import { LIVE_MAX_PEER_MESSAGES_PER_SECOND, type LivePeer } from '../../../contract/live';
 
 /** Our cursor is sent at most this often (20 a second, the server's relay limit). */
@@ -63,13 +64,15 @@ export interface PeerCursor {
   at: number;
 }
 
-/** The others' cursors and selections, by user id. Immutable: each change gives a new state. */
+/** The others' cursors and selections, by user id, and their drafts. Immutable: each change gives a new state. */
 export interface PeerPresence {
   cursors: ReadonlyMap<string, PeerCursor>;
   selections: ReadonlyMap<string, readonly string[]>;
+  /** Shapes shown as another person's draft (not saved yet): shape id -> its author's user id. */
+  drafts: ReadonlyMap<string, string>;
 }
 
-export const EMPTY_PRESENCE: PeerPresence = { cursors: new Map(), selections: new Map() };
+export const EMPTY_PRESENCE: PeerPresence = { cursors: new Map(), selections: new Map(), drafts: new Map() };
 
 export function withCursor(s: PeerPresence, userId: string, x: number, y: number, now: number): PeerPresence {
   const cursors = new Map(s.cursors);
@@ -90,6 +93,7 @@ export function keepPeers(s: PeerPresence, peers: readonly LivePeer[]): PeerPres
   const gone = (m: ReadonlyMap<string, unknown>) => [...m.keys()].some((id) => !on.has(id));
   if (!gone(s.cursors) && !gone(s.selections)) return s;
   return {
+    ...s,
     cursors: new Map([...s.cursors].filter(([id]) => on.has(id))),
     selections: new Map([...s.selections].filter(([id]) => on.has(id))),
   };
