@@ -5,6 +5,7 @@ import { Immer, enablePatches, type Patch } from 'immer';
 import type { Command, CommandEnv } from './commands/types';
 import { validateEditorAnnotation } from './model/convert';
 import { applyDocPatches, changedIds, DocTx, getAnnotation, getZ, type ChangedIds, type DocState } from './model/document';
+import { isPending, withPending } from './model/prediction';
 import type { EditorAnnotation } from './model/types';
 
 enablePatches();
@@ -16,9 +17,19 @@ const immer = new Immer({ autoFreeze: false });
 export function runCommand<P, R>(base: DocState, cmd: Command<P, R>, payload: P, env: CommandEnv): { doc: DocState; patches: Patch[]; inverse: Patch[]; result: R } {
   let result!: R;
   const [doc, patches, inverse] = immer.produceWithPatches(base, (draft) => {
-    result = cmd.run(new DocTx(draft, base), payload, env);
+    const tx = new DocTx(draft, base);
+    result = cmd.run(tx, payload, env);
+    acceptEdited(tx);
   });
   return { doc, patches, inverse, result };
+}
+
+/** Editing a pending prediction accepts it (issue 34): `source.pending` goes false in the same undo step. */
+function acceptEdited(tx: DocTx): void {
+  for (const id of [...tx.writtenIds()]) {
+    const a = tx.get(id);
+    if (a && isPending(a)) tx.set(withPending(a, false));
+  }
 }
 
 /** Upserts and removals made elsewhere; throws on an invalid shape (then nothing changes). */

@@ -16,6 +16,7 @@ import {
   ZOOM_OUT,
   FIT_MARGIN,
   NO_INSETS,
+  centreOn,
   clampToSize,
   sameCamera,
   type CameraState,
@@ -43,6 +44,7 @@ import {
 } from './model/document';
 import { annotationBounds, type Bounds } from './model/geometry';
 import type { EditorAnnotation, EditorDocumentJSON } from './model/types';
+import { Predictions } from './predictions';
 import { SpatialIndex } from './spatial';
 import { createTools, type AutoTool } from './tools';
 import { AutoAnnotate } from './tools/auto/control';
@@ -95,6 +97,10 @@ export class Editor {
   readonly masks: MaskCommands;
   /** Auto-Annotate: `auto.setSegmenter(s)`, `auto.onAccepted(fn)`, `auto.accept()` (Complete), `auto.clear()`, `auto.canAccept()`. */
   readonly auto = new AutoAnnotate(() => (this.view.tool === 'auto' ? (this.tools.auto as AutoTool) : null));
+  /** A model's predictions under review (issue 34): `predictions.acceptAll()`, `setMinScore(0.5)`, `step(1)`, ... */
+  readonly predictions: Predictions;
+  /** The shapes hidden by hand (the eye buttons, H); view.hidden adds the predictions the score filter hides. */
+  private userHidden: ReadonlySet<string> = new Set();
   private attributesFor: AttributesPolicy | undefined;
   private readonly newId: () => string;
   private readonly clipboard = new Clipboard();
@@ -111,6 +117,8 @@ export class Editor {
     const api = this.toolApi();
     this.tools = createTools(api);
     this.masks = new MaskCommands(api, (label, fn) => this.batch(label, fn), () => this.getSelectedIds());
+    const centre = (id: string) => this.setCamera(centreOn(this.camera, this.viewport, annotationBounds(getAnnotation(this.doc, id)!)));
+    this.predictions = new Predictions({ api, z: (id) => this.order.zIndex(id), centre, filterChanged: () => this.setHidden(this.userHidden) });
     this.input = new InputRouter({
       tool: () => this.activeTool(),
       camera: () => this.camera,
@@ -123,6 +131,7 @@ export class Editor {
       deleteSelected: () => this.deleteSelected(),
       nudgeSelected: (dx, dy) => this.nudgeSelected(dx, dy),
       clearSelection: () => this.clearSelection(),
+      reviewKey: (key) => this.predictions.reviewKey(key),
     });
   }
 
@@ -206,7 +215,8 @@ export class Editor {
     this.doc = doc;
     this.history.clear();
     this.histories.open(historyKey ?? null, this.history, doc);
-    this.view = { ...this.view, selected: new Set(), hidden: new Set(), hovered: null, selectedVertex: null, drawing: null, marquee: null };
+    this.userHidden = new Set();
+    this.view = { ...this.view, selected: new Set(), hidden: this.userHidden, hovered: null, selectedVertex: null, drawing: null, marquee: null };
     this.afterDocChange({ all: true }, true, orderReady);
   }
 
@@ -302,8 +312,9 @@ export class Editor {
     this.docVersion++;
     if (!orderReady) this.order.update(this.doc, change);
     this.index.update(change);
-    // Selection and hover never point at a shape that no longer exists.
-    const view = pruneView(this.view, this.doc);
+    const filtered = this.predictions.update(this.doc, change);
+    // Selection and hover never point at a shape that no longer exists (or the score filter hides).
+    const view = pruneView(filtered ? { ...this.view, hidden: this.hiddenSet() } : this.view, this.doc);
     if (view !== this.view) {
       this.view = view;
       viewChanged = true;
@@ -478,17 +489,24 @@ export class Editor {
   }
 
   hide(ids: Iterable<string>): void {
-    const hidden = new Set(this.view.hidden);
-    for (const id of ids) hidden.add(id);
-    // Hidden shapes can be neither hit nor kept selected.
-    const selected = new Set([...this.view.selected].filter((id) => !hidden.has(id)));
-    this.setView({ hidden, selected, hovered: this.view.hovered && hidden.has(this.view.hovered) ? null : this.view.hovered });
+    this.setHidden(new Set([...this.userHidden, ...ids]));
   }
 
   show(ids: Iterable<string>): void {
-    const hidden = new Set(this.view.hidden);
-    for (const id of ids) hidden.delete(id);
-    this.setView({ hidden });
+    const user = new Set(this.userHidden);
+    for (const id of ids) user.delete(id);
+    this.setHidden(user);
+  }
+
+  /** The shapes hidden by hand, and with them the predictions the score filter hides; hidden shapes can be neither hit nor kept selected. */
+  private setHidden(user: ReadonlySet<string>): void {
+    this.userHidden = user;
+    this.setView(pruneView({ ...this.view, hidden: this.hiddenSet() }, this.doc));
+  }
+
+  private hiddenSet(): ReadonlySet<string> {
+    const below = this.predictions.hiddenByScore;
+    return below.size ? new Set([...this.userHidden, ...below]) : this.userHidden;
   }
 
   toggleHidden(id: string): void {
@@ -505,7 +523,7 @@ export class Editor {
   }
 
   showAll(): void {
-    this.setView({ hidden: new Set() });
+    this.setHidden(new Set());
   }
 
   /** True when every annotation is hidden (and there is at least one). */
@@ -720,7 +738,10 @@ export class Editor {
     this.zoomAt(e.x, e.y, e.deltaY < 0 ? ZOOM_IN : ZOOM_OUT);
   }
 
-  /** Tool-level keys (see the README); true when handled (the SPA should then preventDefault). */
+  /**
+   * Tool-level keys (see the README); true when handled (the SPA should then preventDefault). On
+   * pending predictions selected, Enter accepts and Delete rejects them, then selects the next.
+   */
   keyDown(e: KeyInput): boolean {
     return this.input.keyDown(e);
   }

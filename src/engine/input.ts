@@ -38,6 +38,8 @@ export interface InputTarget {
   deleteSelected(): number;
   nudgeSelected(dx: number, dy: number): void;
   clearSelection(): void;
+  /** Enter / Delete on a selection of pending predictions (accept / reject, then the next); false when not taken. */
+  reviewKey(key: 'Enter' | 'Delete'): boolean;
 }
 
 export class InputRouter {
@@ -121,8 +123,10 @@ export class InputRouter {
           this.target.deleteVertex(v);
           return true;
         }
-        return this.target.deleteSelected() > 0;
+        return this.target.reviewKey('Delete') || this.target.deleteSelected() > 0;
       }
+      case 'Enter':
+        return !view.readOnly && this.target.reviewKey('Enter');
       case 'ArrowLeft':
       case 'ArrowRight':
       case 'ArrowUp':

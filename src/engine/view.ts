@@ -54,10 +54,10 @@ export const initialView = (): ViewState => ({
   readOnly: false,
 });
 
-/** The view less what no longer exists in `doc` (selected, hovered, the picked vertex); the same object when nothing went. */
+/** The view less what no longer exists in `doc` or is hidden (selected, hovered, the picked vertex); the same object when nothing went. */
 export function pruneView(view: ViewState, doc: DocState): ViewState {
   let selected = view.selected;
-  const gone = (id: string) => !getAnnotation(doc, id);
+  const gone = (id: string) => !getAnnotation(doc, id) || view.hidden.has(id);
   if ([...selected].some(gone)) selected = new Set([...selected].filter((id) => !gone(id)));
   const hovered = view.hovered && gone(view.hovered) ? null : view.hovered;
   const selectedVertex = view.selectedVertex && !vertexExists(doc, view.selectedVertex) ? null : view.selectedVertex;

@@ -11,6 +11,7 @@ import { paste } from './paste';
 import { removeAll } from './remove-all';
 import { replaceAll } from './replace-all';
 import { resizeBox } from './resize-box';
+import { acceptPredictions, rejectPredictions } from './review-predictions';
 import { setAttributes } from './set-attributes';
 import { setClass } from './set-class';
 import { setMask } from './set-mask';
@@ -36,6 +37,8 @@ export const commands = {
   'set-mask': setMask,
   'set-skeleton-point': setSkeletonPoint,
   convert,
+  'accept-predictions': acceptPredictions,
+  'reject-predictions': rejectPredictions,
 } as const;
 
 export type Commands = typeof commands;

@@ -155,6 +155,11 @@ export class DocTx {
     return this.get(id) !== undefined;
   }
 
+  /** Ids this transaction added, replaced or removed (not those of replaceAll). */
+  writtenIds(): IterableIterator<string> {
+    return this.written.keys();
+  }
+
   /** Replaces an existing annotation (its z is kept). */
   set(a: EditorAnnotation): void {
     if (!this.has(a.id)) throw new Error(`No annotation ${a.id}`);
