@@ -6,4 +6,5 @@ export * from './image-edit';
 export * from './segmentation';
 export * from './live';
 export * from './models';
+export * from './prelabel';
 export * from './analytics';

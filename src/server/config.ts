@@ -28,7 +28,7 @@ export interface Config {
   /** Dataset imports (README "Import"): the job workers of this process. */
   imports: JobWorkersConfig;
   /** Tile pyramids and the account purge (src/server/jobs/README.md): the job workers of this process. */
-  jobs: { tiles: JobWorkersConfig; accountPurge: JobWorkersConfig & { intervalMs: number } };
+  jobs: { tiles: JobWorkersConfig; accountPurge: JobWorkersConfig & { intervalMs: number }; prelabel: JobWorkersConfig };
   /** Assisted segmentation (README "Assisted segmentation"): SEGMENTER, SAM2_MODEL_DIR, SEGMENTER_CACHE_MB. */
   segmentation: SegmentationConfig;
   /** Days the annotation change log keeps a version (ANNOTATION_HISTORY_DAYS; 0: forever). Older versions can no longer be looked at, restored or asked for as changes (410). */
@@ -189,6 +189,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const jobs: Config['jobs'] = {
     tiles: workers(env, 'TILES', 1),
     accountPurge: { ...workers(env, 'ACCOUNT_PURGE', 1), intervalMs: integer(env, 'ACCOUNT_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400) * 1000 },
+    prelabel: workers(env, 'PRELABEL', 1),
   };
   const live: LiveConfig = {
     recheckMs: integer(env, 'LIVE_RECHECK_MS', 30_000, 100, 30_000),

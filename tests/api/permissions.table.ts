@@ -11,6 +11,7 @@
 // consume a resource (delete, move, rename) take a fresh one from `f.new...()` each time.
 import { roleCan, type Permission } from '../../src/contract/permissions';
 import type { Role } from '../../src/contract/account';
+
 export interface Fixture {
   org: { id: string; slug: string };
   ownerEmail: string;
@@ -42,6 +43,8 @@ export interface Fixture {
   newIssue(): Promise<{ id: string }>;
   /** An ONNX model the owner registered (pending: its file not uploaded). */
   newModel(): Promise<{ id: string }>;
+  /** A pre-label job the owner started on a new empty folder (it ends at once: no image to run the model on). */
+  newPrelabelJob(): Promise<{ id: string }>;
   /** A signed-up person with no organization. */
   newUser(): Promise<{ userId: string; token: string; email: string }>;
   unique(prefix: string): string;
@@ -299,6 +302,10 @@ export const ROUTES: RouteRule[] = [
   { route: 'POST /api/v1/models', access: 'org.manage', request: (f) => ({ body: { organization_id: f.org.id, name: 'Detector', source: 'onnx', filename: 'yolo.onnx', size: 1000 } }) },
   { route: 'POST /api/v1/models/:id/activate', access: 'org.manage', ok: [409], request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}/activate` }) },
   { route: 'DELETE /api/v1/models/:id', access: 'org.manage', request: async (f) => ({ path: `/api/v1/models/${(await f.newModel()).id}` }) },
+  // Pre-label jobs (issue 34): owners, admins and reviewers (images.review). The fixture's job may have ended before the cancel: 409 prelabel_finished past the role check.
+  { route: 'POST /api/v1/projects/:id/prelabel', access: 'images.review', request: async (f) => ({ path: `/api/v1/projects/${f.project.id}/prelabel`, body: { model_id: 'builtin-coco-centernet', folder_path: (await f.newFolder()).full_path } }) },
+  { route: 'GET /api/v1/prelabel/:job_id', access: 'images.review', request: async (f) => ({ path: `/api/v1/prelabel/${(await f.newPrelabelJob()).id}` }) },
+  { route: 'POST /api/v1/prelabel/:job_id/cancel', access: 'images.review', ok: [409], request: async (f) => ({ path: `/api/v1/prelabel/${(await f.newPrelabelJob()).id}/cancel` }) },
 
   // Analytics (issue 36): owners, admins and reviewers see everyone, annotators themselves (annotations.write), viewers 403.
   { route: 'GET /api/v1/projects/:id/analytics', access: 'annotations.write', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/analytics${q({ bucket: 'week' })}` }) },

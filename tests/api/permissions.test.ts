@@ -106,6 +106,12 @@ async function fixture(): Promise<Fixture> {
       if (res.status !== 201) throw new Error(`model: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.model.id as string };
     },
+    async newPrelabelJob() {
+      const folder = await newFolder();
+      const res = await api(server.url, 'POST', `/api/v1/projects/${project.id}/prelabel`, { token: owner.token, body: { model_id: 'builtin-coco-centernet', folder_path: folder.full_path } });
+      if (res.status !== 202) throw new Error(`prelabel: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.job_id as string };
+    },
     async newImageInReview() {
       const img = await newImage();
       const res = await api(server.url, 'PATCH', `/api/v1/images/${img.id}/status`, { token: owner.token, body: { status: 'review' } });

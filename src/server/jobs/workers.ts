@@ -10,6 +10,7 @@ import { startTilesWorkers } from '../services/tiles';
 import { startAccountPurge } from '../services/account-purge';
 import { startOrphanSweeper } from '../services/upload';
 import { startHistorySweep } from '../services/annotations';
+import { startPrelabelWorkers } from '../services/prelabel';
 
 /** The services whose jobs the routes enqueue, one instance per app (its health and poke see the workers this process runs). */
 export interface JobServices {
@@ -41,6 +42,7 @@ export function startBackgroundWork(ctx: AppContext): BackgroundWork {
   imageEdit.start();
   const tiles = startTilesWorkers(ctx);
   const purge = startAccountPurge(ctx);
+  const prelabel = startPrelabelWorkers(ctx, ctx.config.jobs.prelabel);
   // Timed sweeps: each deletes only what is past its age, so two processes running them is harmless.
   const stopOrphanSweep = startOrphanSweeper(ctx);
   const stopHistorySweep = startHistorySweep(ctx);
@@ -48,7 +50,7 @@ export function startBackgroundWork(ctx: AppContext): BackgroundWork {
     async stop() {
       stopOrphanSweep();
       stopHistorySweep();
-      await Promise.all([imports.stop(), imageEdit.stop(), tiles.stop(), purge.stop()]);
+      await Promise.all([imports.stop(), imageEdit.stop(), tiles.stop(), purge.stop(), prelabel.stop()]);
     },
   };
 }

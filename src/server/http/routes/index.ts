@@ -23,6 +23,7 @@ import { apiKeyRoutes } from './api-keys';
 import { liveRoutes } from './live';
 import { workflowRoutes } from './workflow';
 import { modelRoutes } from './models';
+import { prelabelRoutes } from './prelabel';
 import { analyticsRoutes } from './analytics';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -40,5 +41,6 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(liveRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
   await app.register(modelRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(prelabelRoutes(ctx), { prefix: '/api/v1' });
   await app.register(analyticsRoutes(ctx), { prefix: '/api/v1' });
 }
