@@ -18,6 +18,7 @@ import { ModelsPage } from './pages/models/ModelsPage';
 import { InvitePage } from './pages/invite/InvitePage';
 import { isAuthFailure } from './api/client';
 import { AnnotatePage, ProjectPage, SettingsPage } from './lazyRoutes';
+import { useRouteFocus } from './lib/useRouteFocus';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -55,6 +56,7 @@ function Gate() {
   const loadProfile = useSession((s) => s.loadProfile);
   const signOut = useSession((s) => s.signOut);
   const { pathname } = useLocation();
+  useRouteFocus();
 
   useEffect(() => {
     void init();

@@ -26,12 +26,19 @@ test('the authentication page validates the email and the sign-up password', asy
   await page.getByRole('button', { name: 'Sign In' }).click();
   await expect(page.getByText(MESSAGES.passwordRequired)).toBeVisible();
 
-  // Unknown credentials: the page says it will create the account, then switches to sign-up
-  // with the password cleared.
-  await page.getByLabel('Password', { exact: true }).fill('whatever-123');
+  // Unknown credentials (the auth service answers a wrong password the same way): the page says
+  // so and stays on the password step, the password cleared and focused (issue 37); sign-up is
+  // a choice the person makes, with the email kept.
+  const password = page.getByLabel('Password', { exact: true });
+  await password.fill('whatever-123');
   await page.getByRole('button', { name: 'Sign In' }).click();
-  await expect(page.getByText('Account not found. Creating a new account for you...')).toBeVisible();
-  await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible({ timeout: 5000 });
+  await expect(page.getByText('Incorrect email or password. Check them and try again, or create an account if you are new.')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Enter Your Password' })).toBeVisible();
+  await expect(password).toHaveValue('');
+  await expect(password).toBeFocused();
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
+  await expect(page.getByText(`Creating an account for ${user.email}`)).toBeVisible();
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
 
   await page.getByRole('button', { name: 'Create Account' }).click();

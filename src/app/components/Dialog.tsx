@@ -1,7 +1,10 @@
-// Dialogs on Radix: focus trapped, Escape cancels, the first field (or the safe action) takes focus.
+// Dialogs on Radix: focus trapped, Escape cancels, the first field (or the safe action) takes focus,
+// and closing gives focus back to what opened it (issue 37). Radix returns focus to a
+// Dialog.Trigger, but our dialogs open from plain buttons and menu items, so the opener is the
+// element that had focus when `open` turned true.
 import * as RadixDialog from '@radix-ui/react-dialog';
 import { X } from 'lucide-react';
-import type { FormEvent, ReactNode } from 'react';
+import { useLayoutEffect, useRef, type FormEvent, type ReactNode } from 'react';
 import { IconButton } from './Button';
 import styles from './Dialog.module.css';
 
@@ -23,7 +26,33 @@ export interface DialogProps {
   dismissible?: boolean;
 }
 
+/**
+ * Remembers the focused element when the dialog opens (a layout effect runs before Radix moves
+ * focus into the dialog), and answers the close handler that puts focus back on it. An opener
+ * that has left the page meanwhile is skipped for Radix's own choice.
+ */
+function useFocusReturn(open: boolean) {
+  const opener = useRef<HTMLElement | null>(null);
+  useLayoutEffect(() => {
+    if (!open) return;
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || active === document.body) return void (opener.current = null);
+    // A menu item goes with its menu: the button that opened the menu is the one to go back to.
+    const menu = active.closest('[role="menu"]');
+    const menuButton = menu?.id ? document.querySelector<HTMLElement>(`[aria-controls="${CSS.escape(menu.id)}"]`) : null;
+    opener.current = menuButton ?? active;
+  }, [open]);
+  return (event: Event) => {
+    const target = opener.current;
+    opener.current = null;
+    if (!target || !target.isConnected) return;
+    event.preventDefault();
+    target.focus({ preventScroll: true });
+  };
+}
+
 export function Dialog({ open, onOpenChange, title, description, icon, tone = 'accent', children, footer, footerStart, onSubmit, wide, dismissible = true }: DialogProps) {
+  const returnFocus = useFocusReturn(open);
   const inner = (
     <>
       {children ? <div className={styles.body}>{children}</div> : null}
@@ -43,6 +72,7 @@ export function Dialog({ open, onOpenChange, title, description, icon, tone = 'a
           className={[styles.content, wide && styles.wide].filter(Boolean).join(' ')}
           onEscapeKeyDown={(e) => (!dismissible ? e.preventDefault() : undefined)}
           onPointerDownOutside={(e) => (!dismissible ? e.preventDefault() : undefined)}
+          onCloseAutoFocus={returnFocus}
         >
           <div className={styles.header}>
             {icon ? (

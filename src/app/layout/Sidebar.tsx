@@ -1,12 +1,13 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { BrainCircuit, Check, ChevronsUpDown, FolderKanban, LogOut, PanelLeftClose, PanelLeftOpen, Settings } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Avatar } from '../components/Avatar';
 import { IconButton } from '../components/Button';
 import { Logo } from '../components/Logo';
 import { Tooltip } from '../components/Tooltip';
 import { formatTier } from '../lib/format';
+import { NARROW_SCREEN, useMediaQuery } from '../lib/useMediaQuery';
 import { useSession } from '../stores/session';
 import { useUi } from '../stores/ui';
 import { api } from '../api/client';
@@ -27,9 +28,17 @@ const NAV: NavEntry[] = [
 ];
 
 export function Sidebar() {
-  const collapsed = useUi((s) => s.sidebarCollapsed);
-  const toggle = useUi((s) => s.toggleSidebar);
+  const userCollapsed = useUi((s) => s.sidebarCollapsed);
+  const toggleUserCollapsed = useUi((s) => s.toggleSidebar);
   const { pathname } = useLocation();
+  // On a narrow screen (a phone, or 200% zoom on a small window) the sidebar keeps to its icons,
+  // and expanding it opens a drawer over the page that closes on the next navigation; the
+  // person's wide-screen choice is left as it was.
+  const narrow = useMediaQuery(NARROW_SCREEN);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  useEffect(() => setDrawerOpen(false), [pathname, narrow]);
+  const collapsed = narrow ? !drawerOpen : userCollapsed;
+  const toggle = narrow ? () => setDrawerOpen((open) => !open) : toggleUserCollapsed;
   const profile = useSession((s) => s.profile);
   const user = useSession((s) => s.user);
   const signOut = useSession((s) => s.signOut);
@@ -37,7 +46,7 @@ export function Sidebar() {
   const email = profile?.email ?? user?.email ?? '';
 
   return (
-    <nav className={[styles.sidebar, collapsed && styles.collapsed].filter(Boolean).join(' ')} aria-label="Main">
+    <nav className={[styles.sidebar, collapsed && styles.collapsed, narrow && drawerOpen && styles.drawer].filter(Boolean).join(' ')} aria-label="Main">
       <div className={styles.top}>
         <NavLink to="/select" className={styles.brand} aria-label="Vellum home">
           <Logo size="sm" showWord={!collapsed} />
@@ -128,7 +137,8 @@ function OrganizationSwitcher({ collapsed }: { collapsed: boolean }) {
   if (organizations.length < 2) {
     return (
       <Tooltip content={`${current.name} · ${formatTier(current.subscription_tier)} plan`} side="right" disabled={!collapsed}>
-        <div className={styles.org} tabIndex={collapsed ? 0 : undefined} aria-label={`Organization: ${current.name}`}>
+        {/* A named group (issue 37: an aria-label on a plain div names nothing to a screen reader). */}
+        <div className={styles.org} role="group" tabIndex={collapsed ? 0 : undefined} aria-label={`Organization: ${current.name}`}>
           {summary}
         </div>
       </Tooltip>

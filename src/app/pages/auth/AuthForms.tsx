@@ -109,6 +109,12 @@ export function PasswordStep({ flow }: { flow: AuthFlow }) {
       <Button type="submit" variant="primary" fullWidth busy={flow.busy === 'signin'} busyLabel="Signing in..." disabled={flow.waiting}>
         Sign In
       </Button>
+      <p className={styles.toggle}>
+        New to Vellum?{' '}
+        <button type="button" className={styles.link} disabled={flow.locked} onClick={flow.createAccountInstead}>
+          Create an account
+        </button>
+      </p>
     </form>
   );
 }
@@ -123,13 +129,7 @@ export function SignUpStep({ flow }: { flow: AuthFlow }) {
           Creating an account for <strong className={styles.email}>{flow.email.trim()}</strong>
         </p>
       </header>
-      {flow.notice ? (
-        <NoticeBanner flow={flow} />
-      ) : flow.cameFromFailedSignIn ? (
-        <Banner tone="info" className={styles.notice}>
-          No account was found for <strong>{flow.email.trim()}</strong>. Add your name and a password to create one.
-        </Banner>
-      ) : null}
+      <NoticeBanner flow={flow} />
       <input type="email" name="email" autoComplete="username" value={flow.email.trim()} readOnly hidden />
       <TextField
         ref={flow.firstFieldRef}

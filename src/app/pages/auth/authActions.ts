@@ -1,5 +1,5 @@
 // What the authentication page's buttons do, through supabase-js (spec sections 4, 5, 8): sign in
-// with a password (a wrong one leads on to creating the account), sign up, and Google. Each
+// with a password (a wrong one is said as such, issue 37: it never turns into sign-up), sign up, and Google. Each
 // reports through the page's controls: notices, field errors, the busy button and timed steps.
 import type { FormEvent } from 'react';
 import { MESSAGES, validatePassword } from '../../../contract/validation';
@@ -17,7 +17,9 @@ export type FieldErrors = { email?: string; password?: string; fullName?: string
 
 const WRONG_CREDENTIALS = ['Invalid login credentials', 'Invalid email or password'];
 export const AUTH_TEXT = {
-  accountNotFound: 'Account not found. Creating a new account for you...',
+  // The auth service answers an unknown email and a wrong password alike (no account enumeration),
+  // so the page cannot say which: it says both, and offers sign-up as a choice.
+  wrongCredentials: 'Incorrect email or password. Check them and try again, or create an account if you are new.',
   signedIn: 'Successfully signed in!',
   checkEmail: 'Account created! Please check your email to verify your account, then sign in.',
   signInFailed: 'Failed to sign in',
@@ -40,7 +42,8 @@ export interface AuthControls {
   setHold(hold: boolean): void;
   setPassword(password: string): void;
   setMode(mode: Mode): void;
-  setCameFromFailedSignIn(value: boolean): void;
+  /** Puts the keyboard back in the step's first field (the password, after a wrong one). */
+  focusFirstField(): void;
   goTo(step: Step): void;
   later(ms: number, fn: () => void): void;
 }
@@ -67,14 +70,9 @@ export async function signInWithPassword(c: AuthControls, e: FormEvent): Promise
       c.setHold(false);
       const message = authError?.message ?? '';
       if (WRONG_CREDENTIALS.some((m) => message.includes(m))) {
-        c.setNotice({ tone: 'info', text: AUTH_TEXT.accountNotFound });
-        c.setWaiting(true);
-        c.later(2000, () => {
-          c.setWaiting(false);
-          c.setPassword('');
-          c.setCameFromFailedSignIn(true);
-          c.goTo('signup');
-        });
+        c.setNotice({ tone: 'danger', text: AUTH_TEXT.wrongCredentials });
+        c.setPassword('');
+        c.focusFirstField();
       } else {
         c.setNotice({ tone: 'danger', text: message || AUTH_TEXT.signInFailed });
       }

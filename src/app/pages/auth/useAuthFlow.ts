@@ -21,7 +21,6 @@ export function useAuthFlow() {
   const [busy, setBusy] = useState<'signin' | 'signup' | 'google' | null>(null);
   /** True while a timed transition runs (the 2 s, 3 s and 0.5 s pauses of spec section 4). */
   const [waiting, setWaiting] = useState(false);
-  const [cameFromFailedSignIn, setCameFromFailedSignIn] = useState(false);
   const timers = useRef<number[]>([]);
   const firstFieldRef = useRef<HTMLInputElement>(null);
 
@@ -57,7 +56,7 @@ export function useAuthFlow() {
     setHold,
     setPassword,
     setMode,
-    setCameFromFailedSignIn,
+    focusFirstField: () => window.setTimeout(() => firstFieldRef.current?.focus(), 0),
     goTo,
     later: (ms, fn) => void timers.current.push(window.setTimeout(fn, ms)),
   };
@@ -73,7 +72,6 @@ export function useAuthFlow() {
     notice,
     busy,
     waiting,
-    cameFromFailedSignIn,
     firstFieldRef,
     /** Nothing can be changed while a request or a timed step runs. */
     locked: busy !== null || waiting,
@@ -86,12 +84,16 @@ export function useAuthFlow() {
       e.preventDefault();
       const error = validateEmail(email);
       if (error) return setErrors({ email: error });
-      setCameFromFailedSignIn(false);
       goTo(mode === 'signin' ? 'password' : 'signup');
     },
     backToEmail() {
       setPassword('');
       goTo('email');
+    },
+    /** From the password step: this email is new, so create its account instead (the email stays). */
+    createAccountInstead() {
+      setPassword('');
+      goTo('signup');
     },
     toggleMode() {
       setMode(mode === 'signin' ? 'signup' : 'signin');
