@@ -83,6 +83,8 @@ export const ExportRequest = z.object({
   yolo_task: z.enum(YOLO_TASKS).optional(),
   /** COCO only; default `rle`. */
   mask_format: z.enum(MASK_FORMATS).optional(),
+  /** Issue 34: model predictions still pending (source.pending true) are left out unless this is true; accepted ones are always exported. */
+  include_predictions: z.boolean().default(false),
   /** A random UUID naming this export for GET /annotations/export/progress (the dialog's progress). */
   progress_id: z.string().uuid('progress_id must be a UUID').optional(),
 });

@@ -2,7 +2,9 @@
 // pending}` (exactly these keys; a bad one is 400 invalid_annotation naming what is wrong), image
 // rows carry `pending_predictions`, kept by every save path (images.pending_predictions, kept by
 // triggers on the annotation rows, 0019_prelabel.sql), and the images list filters on
-// has_pending_predictions=true|false.
+// has_pending_predictions=true|false. Exports leave pending predictions out unless asked
+// (include_predictions), and the zip's README.txt says which.
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, projectWithImage, startServer, type TestServer } from './harness';
 import { png, uploadImage } from '../fixtures/datasets';
@@ -95,5 +97,30 @@ describe('pending_predictions on the image rows', () => {
   it('refuses a bad filter value with 400', async () => {
     const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?has_pending_predictions=maybe`, { token });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('exports and pending predictions', () => {
+  async function exported(extra: Record<string, unknown>): Promise<{ ids: string[]; readme: string }> {
+    const res = await fetch(`${server.url}/api/v1/annotations/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: projectId, image_ids: [imageA.id], format: 'vellum', ...extra }),
+    });
+    expect(res.status).toBe(200);
+    const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+    const file = Object.keys(zip.files).find((p) => p.startsWith('annotations/') && p.endsWith('.json'))!;
+    const doc = JSON.parse(await zip.file(file)!.async('string')) as { annotations: { id: string }[] };
+    return { ids: doc.annotations.map((a) => a.id).sort(), readme: await zip.file('README.txt')!.async('string') };
+  }
+
+  it('leaves pending predictions out by default and includes them with include_predictions', async () => {
+    expect((await saveData(imageA, [box('p1', pending()), box('p2', { ...pending(), pending: false }), box('m1')])).status).toBe(200);
+    const plain = await exported({});
+    expect(plain.ids).toEqual(['m1', 'p2']);
+    expect(plain.readme).toContain('Model predictions not yet reviewed (pending): left out (1)');
+    const all = await exported({ include_predictions: true });
+    expect(all.ids).toEqual(['m1', 'p1', 'p2']);
+    expect(all.readme).toContain('Model predictions not yet reviewed (pending): included');
   });
 });

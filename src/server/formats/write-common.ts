@@ -25,6 +25,8 @@ export interface RunState {
   /** The scope in words for README.txt ('every image not archived, in every folder'). */
   scopeText: string;
   includeImages: boolean;
+  /** Pending model predictions (issue 34): exported only when asked; `leftOut` counts those left out, for README.txt. */
+  predictions: { include: boolean; leftOut: number };
   classFilter: Set<string> | null;
   name: string;
   /** The images of the export (a condition on `images`). */

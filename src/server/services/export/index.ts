@@ -209,6 +209,7 @@ export async function prepareExport(ctx: AppContext, userId: string, req: Export
     scope,
     scopeText: describe,
     includeImages: req.include_images,
+    predictions: { include: req.include_predictions, leftOut: 0 },
     classFilter,
     name,
     where,
@@ -253,7 +254,7 @@ async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: stri
         for (const { image, version } of chunk) {
           if (sink.aborted) throw new ExportAborted();
           if (s.slice.due()) await s.slice.pause();
-          const kept = docs.get(image.id) ?? [];
+          const kept = withoutPending(s, docs.get(image.id) ?? []);
           docs.delete(image.id);
           const rel = relativeImagePath(image);
           report.images += 1;
@@ -289,12 +290,25 @@ async function addImageFile(s: RunState, bucket: string, image: ImageRow, entryP
   s.sink.add(body, entryPath, image.mimeType === 'image/svg+xml' || image.mimeType === 'image/bmp');
 }
 
+/** The annotations an export writes: pending model predictions (issue 34) only when the request includes them. */
+function withoutPending(s: RunState, list: Record<string, unknown>[]): Record<string, unknown>[] {
+  if (s.predictions.include) return list;
+  const kept = list.filter((a) => (a.source as { pending?: unknown } | undefined)?.pending !== true);
+  s.predictions.leftOut += list.length - kept.length;
+  return kept;
+}
+
 function readme(s: RunState, writer: FormatWriter): string {
   const report: Report = s.report;
   const lines: string[] = [];
   lines.push(`${s.name} - exported from Vellum project "${s.project.name}" on ${new Date().toISOString()}`);
   lines.push(`Format: ${s.format}. Scope: ${s.scope} (${s.scopeText}). Images: ${report.images}. Annotations: ${report.annotations}.`);
   lines.push(`Classes: ${s.classFilter ? [...s.classFilter].join(', ') : 'all'}. Image files included: ${s.includeImages ? 'yes' : 'no'}.`);
+  lines.push(
+    s.predictions.include
+      ? 'Model predictions not yet reviewed (pending): included, with their source {model_id, score, pending}.'
+      : `Model predictions not yet reviewed (pending): left out (${s.predictions.leftOut}); export with include_predictions to include them. Accepted predictions are exported.`,
+  );
   lines.push(...splitReadme(s.split));
   lines.push('');
   lines.push(...writer.readme());

@@ -25,7 +25,7 @@ import { formatBytes } from '../../../lib/format';
 import { toast } from '../../../stores/toast';
 import { statusLabel } from '../../../lib/stages';
 import { countExport, downloadExport, ExportError, EXPORT_MESSAGES, useExportProgress } from './exportDownload';
-import { DEFAULT_SPLIT_CHOICE, defaultYoloTask, ExportSplitPicker, MaskFormatPicker, splitProblem, splitRequest, YoloTaskPicker, type SplitChoice } from './ExportOptions';
+import { DEFAULT_SPLIT_CHOICE, defaultYoloTask, ExportPredictionsOption, ExportSplitPicker, MaskFormatPicker, splitProblem, splitRequest, YoloTaskPicker, type SplitChoice } from './ExportOptions';
 import styles from './EditDialog.module.css';
 
 
@@ -62,6 +62,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
   const [format, setFormat] = useState<ExportFormat>(DEFAULT_EXPORT_FORMAT);
   const [scope, setScope] = useState<ExportScope>(DEFAULT_EXPORT_SCOPE);
   const [includeImages, setIncludeImages] = useState(false);
+  const [includePredictions, setIncludePredictions] = useState(false);
   const [subfolders, setSubfolders] = useState(true);
   const [classes, setClasses] = useState<ReadonlySet<string>>(new Set());
   const [split, setSplit] = useState<SplitChoice>(DEFAULT_SPLIT_CHOICE);
@@ -87,7 +88,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
 
   // A refusal is about the options it was given: any change clears it.
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  useEffect(() => reset(), [name, format, scope, includeImages, classes, subfolders, split, yoloTask, maskFormat]);
+  useEffect(() => reset(), [name, format, scope, includeImages, includePredictions, classes, subfolders, split, yoloTask, maskFormat]);
 
   // Which images: the part of the request the count depends on.
   const selectionKey = JSON.stringify(scope === 'selected' ? selectedIds : scope === 'current_filters' ? [folderPath, status, search, subfolders, annotationFilterParams(annotations)] : []);
@@ -111,6 +112,7 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
       project_id: project.id,
       format,
       include_images: includeImages,
+      include_predictions: includePredictions,
       name: name.trim(),
       class_filter: hasClasses && classes.size < project.classes.length ? [...classes] : null,
       ...selectionBody,
@@ -202,6 +204,8 @@ export function ExportDialog({ project, selectedIds, folderPath, status, search 
         <input type="checkbox" checked={includeImages} disabled={busy} onChange={(e) => setIncludeImages(e.target.checked)} />
         Include image files
       </label>
+
+      <ExportPredictionsOption checked={includePredictions} onChange={setIncludePredictions} disabled={busy} />
 
       <ExportClassPicker project={project} classes={classes} onChange={setClasses} disabled={busy} />
     </Dialog>

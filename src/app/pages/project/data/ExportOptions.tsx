@@ -136,3 +136,22 @@ export function MaskFormatPicker({ value, onChange, disabled }: { value: MaskFor
     </fieldset>
   );
 }
+
+/**
+ * Issue 34: model predictions not yet accepted or rejected are left out of exports unless this is
+ * ticked (the request's `include_predictions`); accepted predictions are exported as annotations.
+ */
+export function ExportPredictionsOption({ checked, onChange, disabled }: { checked: boolean; onChange: (v: boolean) => void; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <div>
+      <label className={styles.check}>
+        <input type="checkbox" checked={checked} disabled={disabled} aria-describedby={`${id}-hint`} onChange={(e) => onChange(e.target.checked)} />
+        Include pending model predictions
+      </label>
+      <p id={`${id}-hint`} className={styles.optionHint}>
+        Predictions nobody has accepted yet are left out unless this is ticked.
+      </p>
+    </div>
+  );
+}
