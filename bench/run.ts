@@ -6,7 +6,7 @@
 //                 and live runs and the segmentation quality run only without --quick.
 //   --only=<name> one benchmark (any of them, --quick makes its scenes smaller): engine, kernels,
 //                 image-edit, mask-simplify, render, dataset, export, annotations, segmentation, load, first-load,
-//                 editor-switch, import, live, heavy-work, brush, brush-render, compression, models.
+//                 editor-switch, import, live, heavy-work, brush, brush-render, compression, models, analytics.
 // first-load and editor-switch measure the build in dist/app (`npm run build` first).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,6 +47,8 @@ const BENCHES: Bench[] = [
   { name: 'brush-render', file: 'brush-render.bench.ts' },
   { name: 'compression', file: 'compression.bench.ts' },
   { name: 'models', file: 'models.bench.ts' },
+  // PostgreSQL only (DATABASE_URL or --pg); seeds its kept database once (about 9 minutes on a loaded 2-core machine).
+  { name: 'analytics', file: 'analytics.bench.ts' },
 ];
 
 if (only && !BENCHES.some((b) => b.name === only)) {

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { normalizeFolderPath, ROOT_PATH } from '../../contract/folders';
 import { ImageStatus, LIST_SORT_FIELDS, ListImagesQuery, MAX_CLASS_FILTER_LENGTH, MAX_CLASS_FILTERS, type ListSortField } from '../../contract/images';
 
-export type ProjectTab = 'data' | 'archive' | 'classes';
-export const PROJECT_TABS: readonly ProjectTab[] = ['data', 'archive', 'classes'];
+export type ProjectTab = 'data' | 'archive' | 'classes' | 'analytics';
+export const PROJECT_TABS: readonly ProjectTab[] = ['data', 'archive', 'classes', 'analytics'];
 
 export interface SortState {
   field: ListSortField;

@@ -1,7 +1,7 @@
-// Project page (/projects/:projectId/data, /archive, /classes; spec section 2, issue 29). The
+// Project page (/projects/:projectId/data, /archive, /classes, /analytics; spec section 2, issue 29). The
 // project comes from the URL's id (useRoutedProject); the tab is the path's last part; the Data
 // view's folder, filter, search, sort and assignee live in its query string (useDataViewUrl).
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Download, HardDrive, Images, Plus, RefreshCw, Settings2 } from 'lucide-react';
@@ -30,6 +30,9 @@ import { UploadPanel } from './data/UploadPanel';
 import { ACCEPT_ATTR, useUploads } from './data/uploads';
 import { ProjectTabs } from './ProjectTabs';
 import styles from './ProjectPage.module.css';
+
+// The Analytics tab and its chart library load with the tab (issue 36).
+const AnalyticsTab = lazy(() => import('./analytics/AnalyticsTab'));
 
 export function ProjectPage() {
   const { projectId, tab } = useParams();
@@ -131,7 +134,9 @@ function ProjectView({ project, tab }: { project: Project; tab: ProjectTab }) {
     // The Data tab comes back to the view it showed (the shared view keeps it meanwhile).
     navigate(projectPath(project.id, next, next === 'data' ? dataQueryString(useDataView.getState()) : ''));
   };
-  const counts: Record<ProjectTab, number> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
+  const counts: Partial<Record<ProjectTab, number>> = { data: project.image_count, archive: project.archived_images, classes: project.classes.length };
+  // Viewers do no annotation work: the analytics answer them 403 (docs/analytics.md).
+  const canAnalytics = useCan('annotations.write');
 
   return (
     <Page>
@@ -199,12 +204,17 @@ function ProjectView({ project, tab }: { project: Project; tab: ProjectTab }) {
         }
       />
 
-      <ProjectTabs tab={tab} counts={counts} onChoose={chooseTab} />
+      <ProjectTabs tab={tab} counts={counts} hidden={canAnalytics ? [] : ['analytics']} onChoose={chooseTab} />
 
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={styles.panel}>
         {tab === 'data' && viewProjectId === project.id ? <DataTab project={project} orgId={project.organization_id} onUpload={startUpload} /> : null}
         {tab === 'archive' && viewProjectId === project.id ? <ArchiveTab project={project} orgId={project.organization_id} /> : null}
         {tab === 'classes' ? <ClassesTab project={project} /> : null}
+        {tab === 'analytics' ? (
+          <Suspense fallback={<Spinner size="sm" label="Loading analytics" />}>
+            <AnalyticsTab project={project} />
+          </Suspense>
+        ) : null}
       </section>
 
       <UploadPanel />

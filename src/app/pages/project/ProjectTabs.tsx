@@ -1,4 +1,4 @@
-// The project page's tabs (Data, Archive, Classes) with their counts: a tablist that the arrow keys
+// The project page's tabs (Data, Archive, Classes, Analytics) with their counts: a tablist that the arrow keys
 // move along, as the WAI-ARIA tabs pattern has it. Each tab has its own path (issue 29:
 // /projects/:projectId/data, /archive, /classes); choosing one navigates there.
 import { useRef, type KeyboardEvent } from 'react';
@@ -10,13 +10,16 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'data', label: 'Data' },
   { id: 'archive', label: 'Archive' },
   { id: 'classes', label: 'Classes' },
+  { id: 'analytics', label: 'Analytics' },
 ];
 
-export function ProjectTabs({ tab, counts, onChoose }: { tab: Tab; counts: Record<Tab, number>; onChoose(tab: Tab): void }) {
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null });
+/** `counts`: a tab without one (Analytics) shows none; `hidden`: tabs the role has no use for. */
+export function ProjectTabs({ tab, counts, hidden = [], onChoose }: { tab: Tab; counts: Partial<Record<Tab, number>>; hidden?: readonly Tab[]; onChoose(tab: Tab): void }) {
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ data: null, archive: null, classes: null, analytics: null });
+  const tabs = TABS.filter((t) => !hidden.includes(t.id));
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
-    const i = TABS.findIndex((t) => t.id === tab);
-    const next = e.key === 'ArrowRight' ? TABS[(i + 1) % TABS.length] : e.key === 'ArrowLeft' ? TABS[(i + TABS.length - 1) % TABS.length] : null;
+    const i = tabs.findIndex((t) => t.id === tab);
+    const next = e.key === 'ArrowRight' ? tabs[(i + 1) % tabs.length] : e.key === 'ArrowLeft' ? tabs[(i + tabs.length - 1) % tabs.length] : null;
     if (next) {
       e.preventDefault();
       onChoose(next.id);
@@ -25,7 +28,7 @@ export function ProjectTabs({ tab, counts, onChoose }: { tab: Tab; counts: Recor
   };
   return (
     <div className={styles.tabs} role="tablist" aria-label="Project sections">
-      {TABS.map((t) => (
+      {tabs.map((t) => (
         <button
           key={t.id}
           ref={(el) => {
@@ -42,7 +45,7 @@ export function ProjectTabs({ tab, counts, onChoose }: { tab: Tab; counts: Recor
           onKeyDown={onTabKey}
         >
           {t.label}
-          <span className={`${styles.count} tabular`}>{counts[t.id]}</span>
+          {counts[t.id] === undefined ? null : <span className={`${styles.count} tabular`}>{counts[t.id]}</span>}
         </button>
       ))}
     </div>

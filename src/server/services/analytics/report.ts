@@ -1,11 +1,11 @@
 // GET /projects/{id}/analytics (issue 36 §1): adds up the rollups that triggers keep in the
-// transaction of every write (0020_analytics.sql), never the change log itself. One snapshot reads
-// the member-days of the range and the stage deltas after its first day.
+// transaction of every write (0020_analytics.sql), never the change log itself: the member-days of
+// the range and the stage deltas after its first day, read side by side.
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { ActivityCounts, AnalyticsQuery, AnalyticsResponse, MemberActivity, ShapeCounts, StageCounts } from '../../../contract/analytics';
 import { can, projectInOrg, roleIn } from '../access';
-import { onSnapshot, rowsOf, type Conn } from '../annotations/store';
+import { rowsOf, type Conn } from '../annotations/store';
 import { peopleByIds, personOf } from '../workflow/events';
 import { activeMinutes, analyticsRange, bucketsOf, dayKey, type AnalyticsRange } from './range';
 
@@ -51,7 +51,7 @@ function addUp(rows: MemberDayRow[]) {
   return byUser;
 }
 
-async function memberRows(db: Conn, projectId: string, range: AnalyticsRange, onlyUser: string | null): Promise<MemberDayRow[]> {
+async function memberRows(db: Conn, projectId: string, range: AnalyticsRange): Promise<MemberDayRow[]> {
   return rowsOf<MemberDayRow>(
     db,
     sql`SELECT user_id, class_name, sum(shapes_created) AS shapes_created, sum(shapes_edited) AS shapes_edited, sum(shapes_deleted) AS shapes_deleted,
@@ -59,21 +59,24 @@ async function memberRows(db: Conn, projectId: string, range: AnalyticsRange, on
                sum(issues_opened) AS issues_opened, sum(issues_resolved) AS issues_resolved, sum(active_ms) AS active_ms
         FROM analytics_member_days
         WHERE project_id = ${projectId} AND day BETWEEN ${dayKey(range.fromDay)}::date AND ${dayKey(range.toDay)}::date
-          ${onlyUser ? sql`AND user_id = ${onlyUser}` : sql``}
         GROUP BY user_id, class_name`,
   );
 }
 
-/** Images not archived per stage at the end of each bucket: today's counts minus the later days' moves. */
-async function stageBuckets(db: Conn, projectId: string, range: AnalyticsRange): Promise<AnalyticsResponse['buckets']> {
-  const current = await rowsOf<{ status: string; n: Num }>(
-    db,
-    sql`SELECT status, sum(image_count) AS n FROM image_folder_stats WHERE project_id = ${projectId} AND NOT is_archived GROUP BY status`,
-  );
-  const moves = await rowsOf<{ day: string; status: string; delta: Num }>(
-    db,
-    sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, status, delta FROM analytics_stage_days WHERE project_id = ${projectId} AND day > ${dayKey(range.fromDay)}::date ORDER BY day DESC`,
-  );
+/** Images not archived per stage now, and the stage moves of the days after the range's first. */
+async function stageRows(db: Conn, projectId: string, range: AnalyticsRange) {
+  const [current, moves] = await Promise.all([
+    rowsOf<{ status: string; n: Num }>(db, sql`SELECT status, sum(image_count) AS n FROM image_folder_stats WHERE project_id = ${projectId} AND NOT is_archived GROUP BY status`),
+    rowsOf<{ day: string; status: string; delta: Num }>(
+      db,
+      sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, status, delta FROM analytics_stage_days WHERE project_id = ${projectId} AND day > ${dayKey(range.fromDay)}::date ORDER BY day DESC`,
+    ),
+  ]);
+  return { current, moves };
+}
+
+/** The stage counts at the end of each bucket: today's counts minus the later days' moves. */
+function stageBuckets(range: AnalyticsRange, { current, moves }: Awaited<ReturnType<typeof stageRows>>): AnalyticsResponse['buckets'] {
   const counts: Record<string, number> = Object.fromEntries(STAGES.map((s) => [s, 0]));
   for (const r of current) counts[r.status] = Number(r.n);
   const buckets = bucketsOf(range);
@@ -104,13 +107,18 @@ async function workingMembers(db: Conn, organizationId: string): Promise<string[
 export async function projectAnalytics(ctx: AppContext, userId: string, projectId: string, query: AnalyticsQuery): Promise<AnalyticsResponse> {
   const range = analyticsRange(query, (ctx.now?.() ?? new Date()).getTime());
   const project = await projectInOrg(ctx, userId, projectId, 'annotations.write', query.org_id);
-  const role = await roleIn(ctx.db, userId, project.organizationId);
+  // Independent reads, side by side (each on its own pooled connection on PostgreSQL); an
+  // annotator's own rows are picked from the project's (a few per member and class).
+  const [role, allRows, stages, working] = await Promise.all([
+    roleIn(ctx.db, userId, project.organizationId),
+    memberRows(ctx.db, projectId, range),
+    stageRows(ctx.db, projectId, range),
+    workingMembers(ctx.db, project.organizationId),
+  ]);
   const everyone = !!role && can(role, 'images.review');
-  const { rows, buckets, team } = await onSnapshot(ctx.db, async (db) => ({
-    rows: await memberRows(db, projectId, range, everyone ? null : userId),
-    buckets: await stageBuckets(db, projectId, range),
-    team: everyone ? await workingMembers(db, project.organizationId) : [userId],
-  }));
+  const rows = everyone ? allRows : allRows.filter((r) => r.user_id === userId);
+  const team = everyone ? working : [userId];
+  const buckets = stageBuckets(range, stages);
   const byUser = addUp(rows);
   const ids = [...new Set([...team, ...byUser.keys()])];
   const people = await peopleByIds(ctx.db, ids);

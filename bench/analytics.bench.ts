@@ -1,0 +1,201 @@
+// Project analytics latency (issue 36 §1) on PostgreSQL: GET /projects/{id}/analytics on a project
+// of 100k images and 2M change rows, next to GET /health in the same run.
+//
+//   node --import tsx bench/analytics.bench.ts --pg <url>     # DATABASE_URL when --pg is absent
+//   options: --images 100000 --changes 2000000 --members 20 --runs 200, --reseed (drop the kept
+//   database and seed again), --keep-db NAME (default vellum_bench_analytics), --quick (fewer runs)
+//
+// The rows are made once, into the kept database, and reused by later runs. They go in the way a
+// busy year would put them: 100k images (bench/lib/seed.ts), then the change rows in batches of
+// 100k INSERT statements into annotation_changes (each shape class one of five, members in turn,
+// saves a few minutes apart over 365 days), then a submit and a review event per image, so the
+// triggers of 0020_analytics.sql keep the rollups as the writes would; the seeding time of each
+// part is printed. Then the timed calls: 30 days by day (the tab's default), 365 days by week and
+// by day, and /health. Target: p95 under 300 ms. Writes bench/results/analytics.json
+// (ANALYTICS_BENCH_OUT picks another file).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { api, signUp, startServer } from '../tests/api/harness';
+import { rowsOf } from '../src/server/services/annotations/store';
+import { arg, percentile, seedProject, type BenchServer } from './lib/seed';
+
+const quick = process.argv.includes('--quick');
+const IMAGES = Number(arg('images', '100000'));
+const CHANGES = Number(arg('changes', '2000000'));
+const MEMBERS = Number(arg('members', '20'));
+const RUNS = Number(arg('runs', quick ? '50' : '200'));
+const WARMUP = 20;
+const BATCH = 100_000;
+const DB_NAME = arg('keep-db', 'vellum_bench_analytics')!;
+const PROJECT_NAME = 'Bench analytics';
+
+/** A server on the kept database (created when absent) and its bench user, signed in again when it exists. */
+async function keptServer(): Promise<{ bench: BenchServer; projectId: string | null }> {
+  const base = arg('pg') ?? process.env.DATABASE_URL;
+  if (!base) throw new Error('The analytics bench runs on PostgreSQL: --pg <url> or DATABASE_URL');
+  if (!/^[a-z0-9_]+$/.test(DB_NAME)) throw new Error(`--keep-db ${DB_NAME}: lower-case letters, digits and _ only`);
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    if (process.argv.includes('--reseed')) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME}`);
+    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME])).rowCount === 0) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${DB_NAME}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-bench-'));
+  const server = await startServer({ DATABASE_URL: url.toString() }, dataDir);
+  const stop = async () => {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  const email = 'bench-analytics@example.com';
+  const password = 'correct horse battery';
+  const signIn = await api(server.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password }, headers: { apikey: server.built.ctx.auth.anonKey } });
+  if (signIn.status === 200) {
+    const [kept] = await rowsOf<{ id: string; org_id: string; slug: string; gcs_bucket_name: string }>(
+      server.built.ctx.db,
+      sql`SELECT p.id, o.id AS org_id, o.slug, o.gcs_bucket_name FROM projects p JOIN organizations o ON o.id = p.organization_id WHERE p.name = ${PROJECT_NAME} AND p.description = 'seeded' LIMIT 1`,
+    );
+    const user = { email, password, token: signIn.body.access_token as string, refreshToken: signIn.body.refresh_token as string, userId: signIn.body.user.id as string, org: { id: kept?.org_id ?? '', slug: kept?.slug ?? '', gcs_bucket_name: kept?.gcs_bucket_name ?? '' } };
+    if (!kept) {
+      await stop();
+      throw new Error(`kept database ${DB_NAME}: no finished seeding (run with --reseed)`);
+    }
+    return { bench: { server, user, stop }, projectId: kept.id };
+  }
+  const signedUp = await signUp(server, { email, password });
+  const onboarded = await api(server.url, 'POST', '/api/v1/users/onboarding', { token: signedUp.token, body: { full_name: 'Bench', organization_name: 'Bench analytics', organization_slug: 'bench-analytics' } });
+  if (onboarded.status !== 200) throw new Error(`onboarding: ${onboarded.status} ${JSON.stringify(onboarded.body)}`);
+  return { bench: { server, user: { ...signedUp, org: onboarded.body.organization }, stop }, projectId: null };
+}
+
+const timed = async (label: string, work: () => Promise<unknown>) => {
+  const t0 = performance.now();
+  await work();
+  const s = (performance.now() - t0) / 1000;
+  console.log(`  ${label}: ${s.toFixed(1)} s (load ${os.loadavg()[0]!.toFixed(1)})`);
+  return s;
+};
+
+/** 100k images, MEMBERS annotators, CHANGES change rows and two events per image, through the triggers. */
+async function seed(bench: BenchServer): Promise<string> {
+  const { server, user } = bench;
+  const created = await api(server.url, 'POST', '/api/v1/projects', { token: user.token, body: { organization_id: user.org.id, name: PROJECT_NAME } });
+  if (created.status !== 200) throw new Error(`create project: ${created.status}`);
+  const project = created.body.project as { id: string; gcs_path: string };
+  const database = server.built.ctx.database;
+  console.log(`seeding ${IMAGES} images, ${CHANGES} change rows, ${MEMBERS} members into ${DB_NAME} (once):`);
+  await timed('images', () => seedProject(bench, project, { images: IMAGES, folders: 100 }));
+  await timed('members', () =>
+    database.exec(`
+      INSERT INTO profiles (id, email, full_name) SELECT ('00000000-0000-4000-8000-' || lpad(m::text, 12, '0'))::uuid, 'member' || m || '@example.com', 'Member ' || lpad(m::text, 2, '0') FROM generate_series(1, ${MEMBERS}) m;
+      INSERT INTO organization_members (organization_id, user_id, role) SELECT '${user.org.id}', ('00000000-0000-4000-8000-' || lpad(m::text, 12, '0'))::uuid, 'annotator' FROM generate_series(1, ${MEMBERS}) m;
+    `),
+  );
+  // Change number c of image g (c = 1..perImage): version c, by member (g % MEMBERS) + 1, at a day
+  // spread over the year and c * 2 minutes into the session; version 1 adds two shapes, the others
+  // edit one, and every fifth also removes one (the change log's shape, not a consistent document).
+  const perImage = Math.ceil(CHANGES / IMAGES);
+  const classes = `(ARRAY['car','building','person','road','sign'])`;
+  await timed(`change rows (${Math.ceil(CHANGES / BATCH)} statements of ${BATCH})`, async () => {
+    for (let first = 0; first < CHANGES; first += BATCH) {
+      await database.exec(`
+        INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed)
+        SELECT i.id, c, ('00000000-0000-4000-8000-' || lpad((i.n % ${MEMBERS} + 1)::text, 12, '0'))::uuid,
+               now() - make_interval(days => i.n % 365) + make_interval(mins => c * 2 + (i.n % 7) * 30),
+               CASE WHEN c = 1 THEN json_build_array(json_build_object('id', 's1', 'name', ${classes}[1 + i.n % 5]), json_build_object('id', 's2', 'name', ${classes}[1 + (i.n + 1) % 5]))
+                    ELSE json_build_array(json_build_object('id', 's1', 'name', ${classes}[1 + i.n % 5])) END,
+               CASE WHEN c % 5 = 0 THEN json_build_array('s2') ELSE '[]'::json END,
+               CASE WHEN c = 1 THEN '[]'::json
+                    WHEN c % 5 = 0 THEN json_build_array(json_build_object('id', 's1', 'name', ${classes}[1 + i.n % 5]), json_build_object('id', 's2', 'name', ${classes}[1 + (i.n + 1) % 5]))
+                    ELSE json_build_array(json_build_object('id', 's1', 'name', ${classes}[1 + i.n % 5])) END,
+               CASE WHEN c = 1 THEN 2 ELSE 0 END, CASE WHEN c = 1 THEN 0 ELSE 1 END, CASE WHEN c % 5 = 0 THEN 1 ELSE 0 END
+        FROM (SELECT id, substring(filename from 5 for 6)::int AS n FROM images WHERE project_id = '${project.id}') i
+        CROSS JOIN generate_series(1, ${perImage}) c
+        WHERE i.n * ${perImage} + c - 1 >= ${first} AND i.n * ${perImage} + c - 1 < ${Math.min(first + BATCH, CHANGES)};
+      `);
+    }
+  });
+  await timed('events (submit, then accept or reject, per image)', () =>
+    database.exec(`
+      INSERT INTO image_events (image_id, type, user_id, from_value, to_value, created_at)
+      SELECT i.id, 'status', ('00000000-0000-4000-8000-' || lpad((i.n % ${MEMBERS} + 1)::text, 12, '0'))::uuid, 'annotating', 'review', now() - make_interval(days => i.n % 365) + interval '2 hours'
+      FROM (SELECT id, substring(filename from 5 for 6)::int AS n FROM images WHERE project_id = '${project.id}') i;
+      INSERT INTO image_events (image_id, type, user_id, from_value, to_value, created_at)
+      SELECT i.id, 'status', '${user.userId}', 'review', CASE WHEN i.n % 4 = 0 THEN 'annotating' ELSE 'complete' END, now() - make_interval(days => i.n % 365) + interval '3 hours'
+      FROM (SELECT id, substring(filename from 5 for 6)::int AS n FROM images WHERE project_id = '${project.id}') i;
+    `),
+  );
+  await database.exec(`UPDATE projects SET description = 'seeded' WHERE id = '${project.id}'`);
+  await database.exec('VACUUM ANALYZE analytics_member_days');
+  await database.exec('VACUUM ANALYZE analytics_stage_days');
+  return project.id;
+}
+
+async function main() {
+  const { bench, projectId: kept } = await keptServer();
+  const { server, user } = bench;
+  try {
+    const projectId = kept ?? (await seed(bench));
+    const [counts] = await rowsOf<{ images: string; changes: string; member_days: string; stage_days: string }>(
+      server.built.ctx.db,
+      sql`SELECT (SELECT count(*) FROM images WHERE project_id = ${projectId}) AS images,
+                 (SELECT count(*) FROM annotation_changes c JOIN images i ON i.id = c.image_id WHERE i.project_id = ${projectId}) AS changes,
+                 (SELECT count(*) FROM analytics_member_days WHERE project_id = ${projectId}) AS member_days,
+                 (SELECT count(*) FROM analytics_stage_days WHERE project_id = ${projectId}) AS stage_days`,
+    );
+    console.log(`project: ${counts!.images} images, ${counts!.changes} change rows; rollups: ${counts!.member_days} member-day rows, ${counts!.stage_days} stage-day rows`);
+    const day = 86_400_000;
+    const today = new Date().toISOString().slice(0, 10);
+    const yearAgo = new Date(Date.now() - 364 * day).toISOString().slice(0, 10);
+    const base = `/api/v1/projects/${projectId}/analytics?org_id=${user.org.id}`;
+    const cases = [
+      { name: 'health (baseline)', path: '/api/v1/health' },
+      { name: 'analytics: 30 days by day (default)', path: base },
+      { name: 'analytics: 365 days by week', path: `${base}&from=${yearAgo}&to=${today}&bucket=week` },
+      { name: 'analytics: 365 days by day', path: `${base}&from=${yearAgo}&to=${today}&bucket=day` },
+    ];
+    await fetch(`${server.url}/api/v1/health`).catch(() => undefined);
+    const results: { name: string; p50: number; p95: number; cpu_ms_per_call: number; members: number; buckets: number; load: number }[] = [];
+    for (const c of cases) {
+      let members = 0;
+      let buckets = 0;
+      const once = async () => {
+        const start = performance.now();
+        const res = await fetch(`${server.url}${c.path}`, { headers: c.path.includes('/health') ? {} : { authorization: `Bearer ${user.token}` } });
+        const body = (await res.json()) as { members?: unknown[]; buckets?: unknown[] };
+        const ms = performance.now() - start;
+        if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        members = body.members?.length ?? 0;
+        buckets = body.buckets?.length ?? 0;
+        return ms;
+      };
+      for (let i = 0; i < WARMUP; i++) await once();
+      const times: number[] = [];
+      // CPU of this process (the server and the client; PostgreSQL's own is not in it) per call.
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < RUNS; i++) times.push(await once());
+      const cpu = process.cpuUsage(cpu0);
+      times.sort((a, b) => a - b);
+      results.push({ name: c.name, p50: +percentile(times, 50).toFixed(2), p95: +percentile(times, 95).toFixed(2), cpu_ms_per_call: +((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2), members, buckets, load: +os.loadavg()[0]!.toFixed(1) });
+    }
+    console.table(results);
+    const worst = Math.max(...results.filter((r) => !r.name.startsWith('health')).map((r) => r.p95));
+    console.log(`analytics p95 worst ${worst.toFixed(1)} ms (target < 300 ms), ${RUNS} runs each, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+    const out = process.env.ANALYTICS_BENCH_OUT ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'analytics.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), images: Number(counts!.images), changes: Number(counts!.changes), runs: RUNS, results }, null, 2));
+  } finally {
+    await bench.stop();
+  }
+}
+
+if (!(arg('pg') ?? process.env.DATABASE_URL)) console.log('analytics bench: skipped (PostgreSQL only: --pg <url> or DATABASE_URL)');
+else await main();
