@@ -1,11 +1,12 @@
 // Drafts (issue 35 §1): an edit reaches the other people on the image as it is made, before its
 // author's save lands. The author's save-changes is held in the author's browser (page.route), so
-// the other person's editor showing the box can only come from the draft; the server still holds
-// nothing. Released, the save lands and confirms it. When the author's saves are refused, the
-// other person's editor drops the draft after its timeout (and never saves it itself); when the
-// author's tab closes, at once, and it shows what the server holds.
+// the other person's editor showing the box can only come from the draft, tagged '<author> ·
+// unsaved'; the server still holds nothing. Released, the save lands and confirms it: the tag
+// goes. When the author's saves are refused, the other person's editor drops the draft after its
+// timeout (and never saves it itself); when the author's tab closes, a few seconds after it
+// (LIVE_DRAFT_LEAVE_GRACE_MS), and it shows what the server holds.
 import { expect, test, type Browser, type Page, type Route } from '@playwright/test';
-import { annotationRows, drawBox, editorProject, loadSaved, type EditorProject } from './editor-helpers';
+import { annotationRows, canvasBox, drawBox, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -48,13 +49,25 @@ test('the other person sees a new box before its author\'s save lands; the save 
     // Ada's editor lists the box while the author's save is held: the server has none yet.
     await expect(annotationRows(b.page)).toHaveCount(1, { timeout: 20_000 });
     expect((await loadSaved(page, project, b.image.id)).annotations).toHaveLength(0);
+    // It says whose it is and that it is not saved: a tag (text, in a list a screen reader names)
+    // just under the box's bottom-left corner. The author's own editor tags nothing.
+    const tag = b.page.getByRole('list', { name: 'Unsaved edits of others' }).getByRole('listitem');
+    await expect(tag).toHaveText(`${project.user.fullName} · unsaved`);
+    const canvas = await canvasBox(b.page);
+    const at = (await tag.boundingBox())!;
+    expect(Math.abs(at.x - canvas.x - 150)).toBeLessThan(8);
+    expect(Math.abs(at.y - canvas.y - 240)).toBeLessThan(10);
+    await expect(page.getByTestId('peer-draft')).toHaveCount(0);
     await b.page.screenshot({ path: 'test-results/shots/live-draft-peer.png' });
-    // The save goes (at most the ceiling after the change) and lands: the box is saved, Ada keeps it.
+    // The save goes (at most the ceiling after the change) and lands: the box is saved, Ada keeps
+    // it, and the tag goes.
     await expect.poll(() => saves.held(), { timeout: 20_000 }).toBeGreaterThan(0);
     await saves.release();
     await expect.poll(async () => (await loadSaved(page, project, b.image.id)).annotations.length, { timeout: 20_000 }).toBe(1);
+    await expect(tag).toHaveCount(0, { timeout: 10_000 });
     await expect(annotationRows(b.page)).toHaveCount(1);
     await expect(annotationRows(page)).toHaveCount(1);
+    await b.page.screenshot({ path: 'test-results/shots/live-draft-peer-saved.png' });
   } finally {
     await b.context.close().catch(() => undefined);
   }
@@ -71,13 +84,16 @@ test('a draft whose save is refused, or whose author goes away, is dropped: the 
     await b.context.route('**/api/v1/annotations/batch-save-data', refuse);
     await drawBox(b.page, [150, 150], [260, 240]);
     await expect(annotationRows(page)).toHaveCount(1, { timeout: 20_000 });
-    // No save of it comes: after the draft's timeout the box goes from this editor (Ada still on the image).
+    // No save of it comes: after the draft's timeout the box goes from this editor (Ada still on the
+    // image), with its tag.
+    await expect(page.getByTestId('peer-draft')).toHaveText('Ada Lovelace · unsaved');
     await expect(annotationRows(page)).toHaveCount(0, { timeout: 40_000 });
+    await expect(page.getByTestId('peer-draft')).toHaveCount(0);
     await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible();
     expect((await loadSaved(page, project, b.image.id)).annotations).toHaveLength(0);
 
-    // Ada draws again and closes her tab: her draft ends as she leaves the image, and this editor
-    // shows what the server holds (her tab may still save its work as it closes: then that).
+    // Ada draws again and closes her tab: her draft ends soon after she leaves the image, and this
+    // editor shows what the server holds (her tab may still save its work as it closes: then that).
     await drawBox(b.page, [300, 150], [400, 240]);
     await expect(annotationRows(page)).toHaveCount(1, { timeout: 20_000 });
     await b.page.close();
