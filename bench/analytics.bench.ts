@@ -11,7 +11,8 @@
 // saves a few minutes apart over 365 days), then a submit and a review event per image, so the
 // triggers of 0020_analytics.sql keep the rollups as the writes would; the seeding time of each
 // part is printed. Then the timed calls: 30 days by day (the tab's default), 365 days by week and
-// by day, and /health. Target: p95 under 300 ms. Writes bench/results/analytics.json
+// by day, and /health. Target: p95 under 300 ms. Last, what the triggers add to the writes they
+// ride on (EXPLAIN ANALYZE, rolled back). Writes bench/results/analytics.json
 // (ANALYTICS_BENCH_OUT picks another file).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -139,6 +140,53 @@ async function seed(bench: BenchServer): Promise<string> {
   return project.id;
 }
 
+/**
+ * What the rollup triggers add to the writes they ride on, as EXPLAIN ANALYZE times them (the
+ * trigger's time against the whole statement's; median of `n`), each write rolled back so the kept
+ * database stays as seeded.
+ */
+async function triggerCosts(bench: BenchServer, projectId: string, n: number) {
+  const db = bench.server.built.ctx.db;
+  const [img] = await rowsOf<{ id: string }>(db, sql`SELECT id FROM images WHERE project_id = ${projectId} ORDER BY id LIMIT 1`);
+  const member = '00000000-0000-4000-8000-000000000001';
+  const writes: { write: string; statement: string }[] = [
+    { write: 'change row of a one-shape save', statement: `INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed) VALUES ('${img!.id}', 900001, '${member}', now(), '[{"id":"x","name":"car"}]', '[]', '[]', 1, 0, 0)` },
+    {
+      write: 'change row of a 1,000-shape save',
+      statement: `INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed)
+        SELECT '${img!.id}', 900002, '${member}', now(), (SELECT json_agg(json_build_object('id', 'k' || k, 'name', 'car', 'bounding_box', json_build_object('x', k, 'y', 1, 'w', 5, 'h', 5))) FROM generate_series(1, 1000) k), '[]', '[]', 1000, 0, 0`,
+    },
+    { write: 'submit event', statement: `INSERT INTO image_events (image_id, type, user_id, from_value, to_value) VALUES ('${img!.id}', 'status', '${member}', 'annotating', 'review')` },
+    { write: 'accept event (finds the submitter)', statement: `INSERT INTO image_events (image_id, type, user_id, from_value, to_value) VALUES ('${img!.id}', 'status', '${bench.user.userId}', 'review', 'complete')` },
+    { write: 'image stage change', statement: `UPDATE images SET status = CASE WHEN status = 'complete' THEN 'review' ELSE 'complete' END WHERE id = '${img!.id}'` },
+    { write: "a save's image update (no stage move)", statement: `UPDATE images SET annotation_count = annotation_count + 1 WHERE id = '${img!.id}'` },
+  ];
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const out: { write: string; statement_p50_ms: number; rollup_trigger_p50_ms: number }[] = [];
+  for (const w of writes) {
+    const statement: number[] = [];
+    const trigger: number[] = [];
+    for (let i = 0; i < n; i++) {
+      await db
+        .transaction(async (tx) => {
+          const [row] = await rowsOf<Record<string, unknown>>(tx, sql.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${w.statement}`));
+          const raw = Object.values(row ?? {})[0];
+          const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw)[0] as { 'Execution Time': number; Triggers?: { 'Trigger Name': string; Time: number }[] };
+          statement.push(plan['Execution Time']);
+          trigger.push((plan.Triggers ?? []).filter((t) => /analytics/.test(t['Trigger Name'])).reduce((sum, t) => sum + t.Time, 0));
+          throw new RolledBack();
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof RolledBack)) throw err;
+        });
+    }
+    out.push({ write: w.write, statement_p50_ms: +median(statement).toFixed(3), rollup_trigger_p50_ms: +median(trigger).toFixed(3) });
+  }
+  return out;
+}
+
+class RolledBack extends Error {}
+
 async function main() {
   const { bench, projectId: kept } = await keptServer();
   const { server, user } = bench;
@@ -189,9 +237,12 @@ async function main() {
     console.table(results);
     const worst = Math.max(...results.filter((r) => !r.name.startsWith('health')).map((r) => r.p95));
     console.log(`analytics p95 worst ${worst.toFixed(1)} ms (target < 300 ms), ${RUNS} runs each, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+    const writes = await triggerCosts(bench, projectId, quick ? 5 : 20);
+    console.log('\nthe rollup triggers inside the writes (EXPLAIN ANALYZE, rolled back):');
+    console.table(writes);
     const out = process.env.ANALYTICS_BENCH_OUT ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'analytics.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), images: Number(counts!.images), changes: Number(counts!.changes), runs: RUNS, results }, null, 2));
+    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), images: Number(counts!.images), changes: Number(counts!.changes), runs: RUNS, results, writes }, null, 2));
   } finally {
     await bench.stop();
   }
