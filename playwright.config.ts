@@ -1,11 +1,12 @@
-// End-to-end tests: real Chromium against the real server (`node --import tsx src/server/main.ts`,
-// as `npm start` runs it after the build) on a free port with a fresh DATA_DIR.
+// End-to-end tests: real Chromium against the real server (`src/server/main.ts`, as `npm start`
+// runs it after the build, started by tests/support/e2e-server.ts on a copy of the migrated
+// database) on a free port with a fresh DATA_DIR.
 // `npm run test:e2e` builds the SPA first.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { makeRunDir } from './tests/support/test-tmp';
 
 function freePort(): number {
   const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})";
@@ -16,10 +17,14 @@ function freePort(): number {
 process.env.VELLUM_E2E_PORT ??= String(freePort());
 if (!process.env.VELLUM_E2E_DATA_DIR) {
   // Made by the runner, removed when it exits (after the server has stopped): each run's data
-  // directory is a few hundred MB, and runs all day filled the disk.
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-e2e-'));
+  // directory is a few hundred MB, and runs all day filled the disk. It is in memory when there is
+  // room (tests/support/test-tmp.ts), as are Chromium's profiles (TMPDIR, which the workers and
+  // the server inherit): the server's database writes cost less CPU there.
+  const runDir = makeRunDir();
+  const dataDir = path.join(runDir, 'data');
   process.env.VELLUM_E2E_DATA_DIR = dataDir;
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  process.env.TMPDIR = runDir;
+  process.on('exit', () => fs.rmSync(runDir, { recursive: true, force: true }));
 }
 const port = process.env.VELLUM_E2E_PORT;
 const baseURL = `http://127.0.0.1:${port}`;
@@ -58,7 +63,7 @@ export default defineConfig({
   },
   webServer: {
     // E2E_SERVER_PROFILE=<dir>: a CPU profile of the server over the run, written to <dir> when it stops.
-    command: `node ${process.env.E2E_SERVER_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.E2E_SERVER_PROFILE} ` : ''}--import tsx src/server/main.ts`,
+    command: `node ${process.env.E2E_SERVER_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.E2E_SERVER_PROFILE} ` : ''}--import tsx tests/support/e2e-server.ts`,
     // Asked to stop (SIGTERM: in-flight requests end, the database closes) when profiling, so the profile is written; else killed.
     ...(process.env.E2E_SERVER_PROFILE ? { gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 20_000 } } : {}),
     url: `${baseURL}/api/v1/health`,

@@ -3,12 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/server/config';
 import { buildApp, type BuiltApp } from '../../src/server/app';
 import { openDatabase } from '../../src/server/db/client';
-import { migrationFiles } from '../../src/server/db/migrate';
+import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
 
 export interface TestServer {
   url: string;
@@ -21,36 +19,6 @@ export function tempDir(prefix = 'vellum-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** What a migrated database depends on: the migrations' text and the PGlite version. */
-function schemaKey(): string {
-  const hash = createHash('sha256');
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/server/db/migrations');
-  for (const file of migrationFiles()) hash.update(file).update(fs.readFileSync(path.join(dir, file)));
-  hash.update(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@electric-sql/pglite/package.json')));
-  return hash.digest('hex').slice(0, 16);
-}
-
-/**
- * A migrated PGlite data directory, made once per schema (in the system's temporary directory,
- * shared by the test workers) and copied for each server: creating and migrating a database costs
- * several times what copying one does, and every API test file starts at least one server.
- */
-async function pgliteTemplate(): Promise<string> {
-  const final = path.join(os.tmpdir(), `vellum-pglite-template-${schemaKey()}`);
-  if (fs.existsSync(path.join(final, 'ready'))) return path.join(final, 'db');
-  const building = tempDir('vellum-pglite-building-');
-  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db') });
-  await database.close();
-  fs.writeFileSync(path.join(building, 'ready'), '');
-  try {
-    fs.renameSync(building, final);
-  } catch {
-    // Another worker finished first: its copy is the same.
-    fs.rmSync(building, { recursive: true, force: true });
-  }
-  return path.join(final, 'db');
-}
-
 /**
  * A data directory whose PGlite database is already migrated (a copy of the template), for a
  * server a test starts as a process of its own: creating and migrating the database would cost
@@ -59,7 +27,7 @@ async function pgliteTemplate(): Promise<string> {
 export async function migratedDataDir(): Promise<string> {
   const dir = tempDir();
   const database = loadConfig({ DATA_DIR: dir }).database;
-  if (database.kind === 'pglite') fs.cpSync(await pgliteTemplate(), database.dir, { recursive: true });
+  if (database.kind === 'pglite') await copyMigratedDatabase(database.dir);
   return dir;
 }
 
@@ -157,7 +125,7 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   });
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ ...baseEnv, PORT: String(port), PUBLIC_URL: url, ...env });
-  if (config.database.kind === 'pglite' && !fs.existsSync(config.database.dir)) fs.cpSync(await pgliteTemplate(), config.database.dir, { recursive: true });
+  if (config.database.kind === 'pglite' && !fs.existsSync(config.database.dir)) await copyMigratedDatabase(config.database.dir);
   const built = await buildApp(config, { logger: false });
   await opts.beforeListen?.(built.app);
   await built.app.listen({ port, host: '127.0.0.1' });
