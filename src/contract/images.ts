@@ -218,6 +218,14 @@ export const ListImagesQuery = z.object({
   folder_path: z.preprocess(blankToUndefined, z.string().max(2000).optional()),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
+  /**
+   * Keyset paging (issue 35 §3): the id of the last image of the previous page (its
+   * pagination.nextCursor); the page is the `limit` images after it in the same filters and order,
+   * and `page` only numbers it. Deep pages cost what page 1 costs instead of the OFFSET's skipped
+   * rows. An image moved out of the filters still marks the place; one no longer in the project
+   * (deleted) gives an empty page.
+   */
+  after: z.preprocess(blankToUndefined, uuid('after').optional()),
   sort_by: z.preprocess(blankToUndefined, z.enum(LIST_SORT_FIELDS).default('created_at')),
   sort_order: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : blankToUndefined(v)), z.enum(['asc', 'desc']).default('desc')),
   status: z.preprocess((v) => (v === 'all' ? undefined : blankToUndefined(v)), ImageStatus.optional()),
@@ -267,6 +275,8 @@ export const Pagination = z.object({
    */
   totalCapped: z.boolean(),
   hasNext: z.boolean(),
+  /** With hasNext, the `after` of the next page (the id of this page's last image); null on the last page. Absent from an older server. */
+  nextCursor: z.string().nullable().optional(),
   hasPrev: z.boolean(),
 });
 export const ListImagesResponse = z.object({ images: z.array(Image), pagination: Pagination });

@@ -5,7 +5,9 @@
 // read by a deferred join (its ids first, then their rows). For combinations of every filter
 // (class, has_annotations, min/max annotations, folder, archive, stage, search) and every sort, each
 // page asked for directly is compared with what the test uploaded: the images, their order, and
-// what the pagination says. Runs on PGlite and PostgreSQL.
+// what the pagination says. Each list is then walked again by keyset paging (after=, from each
+// page's pagination.nextCursor, issue 35 §3): the same images in the same order. Runs on PGlite and
+// PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
@@ -72,11 +74,11 @@ interface Listed {
 }
 interface Page {
   images: Listed[];
-  pagination: { page: number; limit: number; totalPages: number; totalItems: number; totalCapped: boolean; hasNext: boolean; hasPrev: boolean };
+  pagination: { page: number; limit: number; totalPages: number; totalItems: number; totalCapped: boolean; hasNext: boolean; hasPrev: boolean; nextCursor: string | null };
 }
 
-async function page(q: Query, sort: Sort, n: number): Promise<Page> {
-  const params = new URLSearchParams({ page: String(n), limit: String(LIMIT), sort_by: sort[0], sort_order: sort[1] });
+async function page(q: Query, sort: Sort, n: number, after?: string): Promise<Page> {
+  const params = new URLSearchParams({ page: String(n), limit: String(LIMIT), sort_by: sort[0], sort_order: sort[1], ...(after ? { after } : {}) });
   for (const [k, v] of Object.entries(q)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) params.append(k, String(one));
   const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?${params}`, { token: owner.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -135,7 +137,28 @@ async function expectPages(q: Query, sort: Sort): Promise<Page['pagination']> {
   }
   expect(seen.map((i) => i.filename).sort(), `${JSON.stringify(q)} sorted ${sort.join(' ')}`).toEqual([...expected].sort());
   for (let k = 1; k < seen.length; k++) expect(compare(sort, seen[k - 1]!, seen[k]!), `${seen[k - 1]!.filename} before ${seen[k]!.filename} sorted ${sort.join(' ')}`).toBeLessThan(0);
+  expect(await keysetWalk(q, sort), `${JSON.stringify(q)} sorted ${sort.join(' ')} by after=`).toEqual(seen.map((i) => i.filename));
   return first!;
+}
+
+/** The list of `q` in `sort` read by keyset paging: page 1, then after= each page's nextCursor until hasNext is false. */
+async function keysetWalk(q: Query, sort: Sort): Promise<string[]> {
+  const names: string[] = [];
+  let after: string | undefined;
+  for (let p = 1; p <= known.length + 1; p++) {
+    const { images, pagination } = await page(q, sort, p, after);
+    const what = `${JSON.stringify(q)} sorted ${sort.join(' ')}, keyset page ${p}: ${JSON.stringify(pagination)}`;
+    names.push(...images.map((i) => i.filename));
+    expect(images.length, what).toBe(pagination.hasNext ? LIMIT : images.length);
+    if (!pagination.hasNext) {
+      expect(pagination.nextCursor, what).toBeNull();
+      return names;
+    }
+    // The cursor is the page's last image: the next page starts after it.
+    expect(pagination.nextCursor, what).toBe(images[images.length - 1]!.id);
+    after = pagination.nextCursor!;
+  }
+  throw new Error(`${JSON.stringify(q)} sorted ${sort.join(' ')}: the keyset walk did not end`);
 }
 
 beforeAll(async () => {
@@ -212,5 +235,33 @@ describe('a total only a count could give stops at LIST_TOTAL_CAP', () => {
       await expectPages({ class: ['person', 'dog'], max_annotations: 2, folder_path: '/', search: 'field' }, sort);
       await expectPages({ has_annotations: 'true', folder_path: '/', is_archived: 'true' }, sort);
     }
+  });
+});
+
+describe('keyset paging (after=)', () => {
+  it('pages after the image named, in every sort, and an image outside the list gives an empty page', async () => {
+    for (const sort of [...SORTS, ['updated_at', 'asc'] as unknown as Sort, ['mime_type', 'desc'] as unknown as Sort]) {
+      const numbered: string[] = [];
+      for (let p = 1; p <= Math.ceil(IMAGES.length / LIMIT) + 1; p++) numbered.push(...(await page({ is_archived: 'all' }, sort, p)).images.map((i) => i.filename));
+      expect(numbered).toHaveLength(IMAGES.length);
+      expect(await keysetWalk({ is_archived: 'all' }, sort), sort.join(' ')).toEqual(numbered);
+    }
+    // An archived image is not in the default (unarchived) list, but the list goes on after its place in the order.
+    const archived = known.find((i) => i.archived)!;
+    const all = (await page({ is_archived: 'all' }, SORTS[1]!, 1, undefined)).images;
+    expect(all.length).toBe(LIMIT);
+    const afterArchived = await page({}, SORTS[1]!, 1, archived.id);
+    const byName = known.filter((i) => !i.archived && i.name > archived.name).map((i) => i.name).sort().slice(0, LIMIT);
+    expect(afterArchived.images.map((i) => i.filename)).toEqual(byName);
+    // Another project's image, or one that does not exist: nothing comes after it.
+    const other = await createProject(server, owner, 'Other');
+    const foreign = await uploadImage(server, owner, other.id, 'elsewhere.png', await png(9, 9));
+    for (const after of [foreign.id, '00000000-0000-4000-8000-000000000000']) {
+      const res = await page({}, SORTS[0]!, 2, after);
+      expect(res.images).toEqual([]);
+      expect(res.pagination).toMatchObject({ hasNext: false, nextCursor: null });
+    }
+    const bad = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?after=nope`, { token: owner.token });
+    expect(bad.status).toBe(400);
   });
 });

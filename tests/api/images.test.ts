@@ -48,7 +48,7 @@ describe('list', () => {
     const root = await list(`org_id=${owner.org.id}&folder_path=/`);
     expect(root.status).toBe(200);
     expect(names(root.body)).toEqual(['zeta.png', 'gammax1.png', 'gamma_1.png', 'beta.jpg', 'alpha.png']);
-    expect(root.body.pagination).toEqual({ page: 1, limit: 50, totalPages: 1, totalItems: 5, totalCapped: false, hasNext: false, hasPrev: false });
+    expect(root.body.pagination).toEqual({ page: 1, limit: 50, totalPages: 1, totalItems: 5, totalCapped: false, hasNext: false, hasPrev: false, nextCursor: null });
     const img = root.body.images.find((i: { filename: string }) => i.filename === 'beta.jpg');
     expect(Object.keys(img).sort()).toEqual(
       [
@@ -71,8 +71,9 @@ describe('list', () => {
     const p1 = await list('limit=3&page=1');
     const p2 = await list('limit=3&page=2');
     const p3 = await list('limit=3&page=3');
-    expect(p1.body.pagination).toEqual({ page: 1, limit: 3, totalPages: 3, totalItems: 7, totalCapped: false, hasNext: true, hasPrev: false });
-    expect(p3.body.pagination).toMatchObject({ page: 3, hasNext: false, hasPrev: true });
+    // nextCursor: the page's last image, where a keyset page (after=) goes on from.
+    expect(p1.body.pagination).toEqual({ page: 1, limit: 3, totalPages: 3, totalItems: 7, totalCapped: false, hasNext: true, hasPrev: false, nextCursor: p1.body.images[2].id });
+    expect(p3.body.pagination).toMatchObject({ page: 3, hasNext: false, hasPrev: true, nextCursor: null });
     const all = [...names(p1.body), ...names(p2.body), ...names(p3.body)];
     expect(all).toEqual([...uploaded].reverse().map((u) => u.filename));
     expect((await list('limit=3&page=9')).body.images).toEqual([]);

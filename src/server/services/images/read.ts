@@ -1,6 +1,7 @@
 // Reading images: the list of a project (filters, sort, page, total), one image, and the
 // metadata of every image of a project by filename.
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../../context';
 import { folders, imageClassStats, imageFolderStats, images } from '../../db/schema';
 import type { Image, ListImagesQuery } from '../../../contract/images';
@@ -11,26 +12,49 @@ import { imageJson, imageJsonWithFolder } from './json';
 import type { ImageRow } from './rows';
 
 /** Stage order for sorting by status; the same expression as the images_folder_stage_idx index. */
-const STAGE_RANK = sql`(CASE ${images.status} WHEN 'new' THEN 0 WHEN 'annotating' THEN 1 WHEN 'review' THEN 2 ELSE 3 END)`;
+/** The columns a list is ordered by, of `images` or of its alias. */
+type SortTable = Record<'id' | 'filename' | 'updatedAt' | 'fileSize' | 'annotationCount' | 'mimeType' | 'status' | 'createdAt', AnyPgColumn>;
 
-function sortColumns(field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): SQL[] {
-  const dir = order === 'asc' ? asc : desc;
+const stageRank = (t: SortTable) => sql`(CASE ${t.status} WHEN 'new' THEN 0 WHEN 'annotating' THEN 1 WHEN 'review' THEN 2 ELSE 3 END)`;
+
+/** The image a keyset page starts after, under its own name so the list's columns stay the list's. */
+const cursorImage = alias(images, 'cursor_image'); // FROM names it by hand: a bare alias in sql`` renders its name only
+
+/** What a list is ordered by, most significant first, on `t`; the id last breaks ties (filename is unique in a project). */
+function sortKeys(field: ListImagesQuery['sort_by'], t: SortTable): SQL[] {
+  const key = (column: AnyPgColumn) => sql`${column}`;
   switch (field) {
     case 'filename':
-      return [dir(images.filename)]; // unique in the project: no tie-breaker needed
+      return [key(t.filename)];
     case 'updated_at':
-      return [dir(images.updatedAt), dir(images.id)];
+      return [key(t.updatedAt), key(t.id)];
     case 'file_size':
-      return [dir(images.fileSize), dir(images.id)];
+      return [key(t.fileSize), key(t.id)];
     case 'annotation_count':
-      return [dir(images.annotationCount), dir(images.id)];
+      return [key(t.annotationCount), key(t.id)];
     case 'mime_type':
-      return [dir(images.mimeType), dir(images.id)];
+      return [key(t.mimeType), key(t.id)];
     case 'status':
-      return [order === 'asc' ? sql`${STAGE_RANK} asc` : sql`${STAGE_RANK} desc`, dir(images.id)];
+      return [stageRank(t), key(t.id)];
     default:
-      return [dir(images.createdAt), dir(images.id)];
+      return [key(t.createdAt), key(t.id)];
   }
+}
+
+function sortColumns(field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): SQL[] {
+  return sortKeys(field, images).map((k) => (order === 'asc' ? sql`${k} asc` : sql`${k} desc`));
+}
+
+/**
+ * The images after image `after` in the list's order (keyset paging): one row comparison on the
+ * order's columns against that image's, which an index of the order reads from the right place
+ * instead of skipping an OFFSET's rows. An `after` outside the project matches nothing.
+ */
+function afterCondition(projectId: string, after: string, field: ListImagesQuery['sort_by'], order: 'asc' | 'desc'): SQL {
+  const row = sql.join(sortKeys(field, images), sql`, `);
+  const cursorRow = sql.join(sortKeys(field, cursorImage), sql`, `);
+  const from = sql`SELECT ${cursorRow} FROM ${images} AS ${sql.identifier('cursor_image')} WHERE ${cursorImage.id} = ${after} AND ${cursorImage.projectId} = ${projectId}`;
+  return order === 'asc' ? sql`(${row}) > (${from})` : sql`(${row}) < (${from})`;
 }
 
 /**
@@ -149,8 +173,11 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   // four on PostgreSQL); nothing is answered unless the access check passes. The page reads one row
   // more than it shows: that row says whether a next page exists when the total is capped.
   const access = projectInOrg(ctx, userId, projectId, 'images.read', q.org_id);
-  const offset = (q.page - 1) * q.limit;
-  const rowsQuery = pageRows(ctx, projectId, condition, sortColumns(q.sort_by, q.sort_order), q.limit + 1, offset, folderPath);
+  // A keyset page (after=) starts after its cursor image instead of skipping rows; its total is the
+  // whole list's, as a numbered page's is.
+  const offset = q.after ? 0 : (q.page - 1) * q.limit;
+  const pageCondition = q.after ? and(condition, afterCondition(projectId, q.after, q.sort_by, q.sort_order))! : condition;
+  const rowsQuery = pageRows(ctx, projectId, pageCondition, sortColumns(q.sort_by, q.sort_order), q.limit + 1, offset, folderPath);
   const totalQuery: Promise<number | null> =
     source.kind === 'project'
       ? Promise.resolve(null) // the project counters answer, once access has loaded the project
@@ -167,14 +194,15 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   if (total > cap && source.kind === 'rows') {
     // Counting stopped at the cap. The last page knows the exact total; any other page says
     // "at least": the cap, or the images up to this page when it lies past the cap (an empty page
-    // past the end knows only the cap).
-    if (!more && rows.length > 0) total = offset + rows.length;
+    // past the end knows only the cap). A keyset page does not know how many come before it.
+    if (!more && rows.length > 0 && !q.after) total = offset + rows.length;
     else [total, totalCapped] = [Math.max(cap, rows.length > 0 ? offset + rows.length : 0), true];
   }
   const totalPages = Math.ceil(total / q.limit);
+  const hasNext = totalCapped || q.after ? more : q.page < totalPages;
   return {
     images: rows.map((r) => imageJson(r.image, r.folderId)),
-    pagination: { page: q.page, limit: q.limit, totalPages, totalItems: total, totalCapped, hasNext: totalCapped ? more : q.page < totalPages, hasPrev: q.page > 1 },
+    pagination: { page: q.page, limit: q.limit, totalPages, totalItems: total, totalCapped, hasNext, hasPrev: q.page > 1, nextCursor: hasNext && rows.length > 0 ? rows[rows.length - 1]!.image.id : null },
   };
 }
 
