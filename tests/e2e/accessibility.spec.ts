@@ -1,6 +1,7 @@
 // Keyboard and reflow (issue 37): each dialog gives focus back to what opened it, a route change
-// puts focus on the new page's heading, dialogs keep their footer in view at 200% zoom, and at
-// 320 px the sidebar folds to its icons so the page keeps the width.
+// puts focus on the new page's heading (and Back on the card it left from), dialogs keep their
+// footer in view at 200% zoom, and at 320 px the sidebar folds to its icons so the page keeps the
+// width.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
@@ -28,6 +29,11 @@ test('dialogs give focus back to their openers; opening a page focuses its headi
   await page.getByRole('button', { name: 'Open project Harbours' }).focus();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await expect(page.locator('main h1')).toBeFocused();
+  // Back: the keyboard is on the card it left from, not at the top of the page.
+  await page.goBack();
+  await expect(page.getByRole('button', { name: 'Open project Harbours' })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(page.locator('main h1')).toBeFocused();
 
   await focusComesBack(page, page.getByRole('button', { name: /^Export \(\d+\)$/ }), 'Export Dataset');

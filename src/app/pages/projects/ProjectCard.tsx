@@ -21,7 +21,7 @@ export function ProjectCard({ project, onOpen, onSettings }: { project: Project;
 
   return (
     <article className={styles.card} aria-label={project.name}>
-      <button type="button" className={styles.hit} onClick={onOpen} aria-label={`Open project ${project.name}`} />
+      <button type="button" className={styles.hit} onClick={onOpen} aria-label={`Open project ${project.name}`} data-focus-key={project.id} />
       <Preview project={project} />
       {onSettings ? (
         <IconButton className={styles.settings} variant="secondary" label="Project settings" icon={<Settings2 />} onClick={onSettings} />
