@@ -19,6 +19,8 @@
 // 3. Drafts (issue 35, bench/lib/live-drafts.ts): the author draws a box every 1.5 s with 2 and
 //    with 20 people on the image; command -> each other person's Editor holding it (target p95
 //    < 150 ms), change -> save (target p95 <= 3.5 s), server CPU per relayed draft next to a save.
+//    PGlite in one process; with DATABASE_URL, PostgreSQL with one process and with two (the
+//    author on one, the others on the other: each draft crosses processes).
 //    `--drafts-only` runs this part alone; `--draft-shapes=<n>` (20), `--draft-people=2,20`.
 // Writes bench/results/live.json (bench/results/live-drafts.json with --drafts-only).
 import { execSync, fork, type ChildProcess } from 'node:child_process';
@@ -604,20 +606,40 @@ function progress<T>(row: T): T {
   return row;
 }
 
-/** Part 3 alone or after the others: one PGlite server process, a fresh image per people count. */
+/** Part 3 alone or after the others: one PGlite server process, then (DATABASE_URL set) PostgreSQL with one and with two processes; a fresh image per row. */
 async function draftsPart(): Promise<DraftRow[]> {
   const rows: DraftRow[] = [];
+  const deps = { appLiveClient, cpuMsOf, load, pct, round, sleep };
+  const images = DRAFT_PEOPLE.length * (process.env.DATABASE_URL ? 2 : 1);
+  const runs = async (scenario: string, servers: Child[], offset: number) => {
+    const seed = servers[0]!.ready.seed!;
+    const at = servers.map((c) => ({ url: c.ready.url, pid: c.ready.pid }));
+    for (const [k, n] of DRAFT_PEOPLE.entries()) rows.push(progress(await draftRun(deps, scenario, at, seed.users.slice(0, n), seed.projectId, seed.loadImages[offset + k]!, DRAFT_SHAPES)));
+  };
   const one = await startChild({ LIVE_BENCH_ROLE: 'primary', LIVE_BENCH_USERS: String(Math.max(...DRAFT_PEOPLE)), LIVE_BENCH_LOAD_IMAGES: String(DRAFT_PEOPLE.length), DATABASE_URL: undefined });
   try {
-    const seed = one.ready.seed!;
-    const deps = { appLiveClient, cpuMsOf, load, pct, round, sleep };
-    for (const [k, n] of DRAFT_PEOPLE.entries()) rows.push(progress(await draftRun(deps, one.ready.url, one.ready.pid, seed.users.slice(0, n), seed.projectId, seed.loadImages[k]!, DRAFT_SHAPES)));
+    await runs('PGlite, one process', [one], 0);
   } finally {
     await stopChild(one);
   }
-  console.log(`\nDrafts (PGlite, one process): a box drawn every ${DRAW_EVERY_MS / 1000} s, ${DRAFT_SHAPES} boxes; command -> each other person's Editor holds it (target p95 < 150 ms); change -> its save's answer (target p95 <= 3.5 s); server CPU per relayed draft vs per one-shape save`);
+  if (process.env.DATABASE_URL) {
+    const a = await startChild({ LIVE_BENCH_ROLE: 'primary', LIVE_BENCH_USERS: String(Math.max(...DRAFT_PEOPLE)), LIVE_BENCH_LOAD_IMAGES: String(images) });
+    let b: Child | null = null;
+    try {
+      await runs('PostgreSQL, one process', [a], 0);
+      b = await startChild({ LIVE_BENCH_ROLE: 'secondary', LIVE_BENCH_DB: a.ready.dbUrl!, LIVE_BENCH_PUBLIC_URL: a.ready.url });
+      await runs('PostgreSQL, two processes (author on 1, others on 2)', [a, b], DRAFT_PEOPLE.length);
+    } finally {
+      if (b) await stopChild(b);
+      await stopChild(a);
+    }
+  } else {
+    console.log('PostgreSQL drafts rows skipped: DATABASE_URL is not set');
+  }
+  console.log(`\nDrafts: a box drawn every ${DRAW_EVERY_MS / 1000} s, ${DRAFT_SHAPES} boxes; command -> each other person's Editor holds it (target p95 < 150 ms); change -> its save's answer (target p95 <= 3.5 s); server processes' CPU per relayed draft vs per one-shape save`);
   table(
     rows.map((r) => ({
+      scenario: r.scenario,
       people: r.people,
       receipts: r.receipts,
       missing: r.missing,

@@ -8,8 +8,11 @@
 //  - command -> each other person's Editor holding the box (the document the render worker draws
 //    from; no GPU here), p50/p95 over every receiver and box;
 //  - change -> save: the author's command to the answer of the save that carried the box;
-//  - server CPU per relayed draft next to a save: the server process's CPU (/proc) over DRAFT_PROBE
-//    drafts sent alone, then over the same number of one-shape saves, with the same people joined.
+//  - server CPU per relayed draft next to a save: the server processes' CPU (/proc) over DRAFT_PROBE
+//    drafts sent alone, then over the same number of one-shape saves, with the same people joined
+//    (on PostgreSQL the database's own work, in its backends, is not counted).
+// With several server processes (PostgreSQL), the author is on the first and the others take the
+// processes in turn from the second: with two, a draft crosses processes (vellum_live_peers).
 // The clients run in this process too: their CPU competes with the measurement on a loaded machine.
 import { IDBFactory } from 'fake-indexeddb';
 import { api } from '../../tests/api/harness';
@@ -40,6 +43,7 @@ interface Person {
 }
 
 export interface DraftRow {
+  scenario: string;
   people: number;
   shapes: number;
   receipts: number;
@@ -150,12 +154,14 @@ const boxShape = (id: string, i: number): EditorAnnotation => storedToEditor({ i
 
 /** SHAPES boxes drawn every DRAW_EVERY_MS by the author with PEOPLE-1 others on the image, then the CPU probe. */
 // Long because it sets up the people, runs the drawing, then the CPU probe on the same people, in one place for one row.
-export async function draftRun(deps: DraftDeps, base: string, serverPid: number, people: Person[], projectId: string, image: { id: string; filename: string }, shapes: number): Promise<DraftRow> {
+export async function draftRun(deps: DraftDeps, scenario: string, servers: { url: string; pid: number }[], people: Person[], projectId: string, image: { id: string; filename: string }, shapes: number): Promise<DraftRow> {
   const loadBefore = deps.load();
+  const base = servers[0]!.url;
+  const serversCpuMs = () => servers.reduce((ms, s) => ms + deps.cpuMsOf(s.pid), 0);
   const [authorWho, ...othersWho] = people;
   const author = await person(deps, base, authorWho!, projectId, image, true);
   const others = [];
-  for (const who of othersWho) others.push(await person(deps, base, who, projectId, image, false));
+  for (const [k, who] of othersWho.entries()) others.push(await person(deps, servers[(k + 1) % servers.length]!.url, who, projectId, image, false));
   await deps.sleep(500); // everyone joined
   const drawnAt = new Map<string, number>();
   for (let i = 0; i < shapes; i++) {
@@ -182,16 +188,16 @@ export async function draftRun(deps: DraftDeps, base: string, serverPid: number,
   // Server CPU: DRAFT_PROBE drafts alone (each relayed to every other person), then as many one-shape saves.
   const probeBox = (i: number) => ({ id: 'probe', name: 'car', bounding_box: { x: 10 + (i % 800), y: 10, w: 20, h: 20 }, attributes: [] }) as StoredAnnotation;
   await deps.sleep(300);
-  let cpu0 = deps.cpuMsOf(serverPid);
+  let cpu0 = serversCpuMs();
   for (let i = 0; i < DRAFT_PROBE; i++) {
     author.live.sendDraft(image.id, 0, [probeBox(i)], []);
     await deps.sleep(55); // under the server's 20 a second
   }
   await deps.sleep(300);
-  const draftCpu = deps.cpuMsOf(serverPid) - cpu0;
+  const draftCpu = serversCpuMs() - cpu0;
   const head = await api(base, 'GET', `/api/v1/annotations/load-data/${image.id}?project_id=${projectId}`, { token: authorWho!.token });
   let version = head.body.version as number;
-  cpu0 = deps.cpuMsOf(serverPid);
+  cpu0 = serversCpuMs();
   for (let i = 0; i < DRAFT_PROBE; i++) {
     const res = await api(base, 'POST', '/api/v1/annotations/save-changes', { token: authorWho!.token, body: { image_id: image.id, project_id: projectId, image_filename: image.filename, base_version: version, upserts: [probeBox(i)], removed_ids: [] } });
     if (res.status !== 200) throw new Error(`probe save ${i}: ${res.status}`);
@@ -199,12 +205,13 @@ export async function draftRun(deps: DraftDeps, base: string, serverPid: number,
     await deps.sleep(5);
   }
   await deps.sleep(300);
-  const saveCpu = deps.cpuMsOf(serverPid) - cpu0;
+  const saveCpu = serversCpuMs() - cpu0;
 
   const peersSaved = others.reduce((n, o) => n + o.refusedSaves(), 0);
   await author.dispose();
   for (const o of others) await o.dispose();
   return {
+    scenario,
     people: people.length,
     shapes,
     receipts: receipts.length,
