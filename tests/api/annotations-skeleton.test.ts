@@ -2,8 +2,8 @@
 // instance with one {x, y, v} per named point of its class, the box derived when left out, the
 // load-data columns carrying them, and a clear 400 for a client that sends them wrongly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { api, projectWithImage, startServer, type TestServer } from './harness';
+import { png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
 let owner: Member;
@@ -14,10 +14,7 @@ const CLASSES = [PERSON, { name: 'car', type: 'box', color: '#CAFFBF' }, { name:
 
 beforeAll(async () => {
   server = await startServer();
-  owner = await onboardedUser(server);
-  project = await createProject(server, owner);
-  const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } });
-  if (patch.status !== 200) throw new Error(JSON.stringify(patch.body));
+  ({ owner, project } = await projectWithImage(server, { classes: CLASSES }));
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

@@ -3,19 +3,20 @@
 // of a draft is stored: it is in no load, change log, history or export. Only someone who may edit
 // sends one, only to an image they joined; other organizations and watchers never hear it; a
 // draft's author leaving is told as presence (the peers then drop it); drafts have a rate of their own.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
-import { LiveClient, sleep } from './support/live';
+import { closedAfterEach, LiveClient, sleep } from './support/live';
 import { LIVE_MAX_DRAFTS_PER_SECOND, LIVE_MAX_PEER_MESSAGES_PER_SECOND } from '../../src/contract/live';
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof onboardedUser>>;
 let stranger: Member;
 let project: { id: string };
-const sockets: LiveClient[] = [];
+// Each test's sockets are closed after it (the owner would otherwise pass LIVE_MAX_SOCKETS_PER_USER).
+const sockets = closedAfterEach();
 
 const CLASSES = [{ name: 'car', type: 'box', color: '#FFADAD' }];
 const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 30, h: 40 }, attributes: [] });
@@ -52,12 +53,6 @@ beforeAll(async () => {
   project = await createProject(server, owner);
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } })).status).toBe(200);
 }, 120_000);
-afterEach(async () => {
-  const open = sockets.splice(0);
-  for (const s of open) s.socket.terminate();
-  await Promise.all(open.map((s) => s.closed));
-  await sleep(20);
-});
 afterAll(async () => {
   await server?.stop();
 });

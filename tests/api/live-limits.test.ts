@@ -4,15 +4,16 @@
 //   sending them is closed (1008) instead of being answered each time;
 // - an API key counted as its own user for LIVE_MAX_SOCKETS_PER_USER: its sockets now count
 //   against the person who created it.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
-import { LiveClient, sleep } from './support/live';
+import { closedAfterEach, LiveClient, sleep } from './support/live';
 import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_MESSAGE_BYTES } from '../../src/contract/live';
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof onboardedUser>>;
-const sockets: LiveClient[] = [];
+// Each test's sockets are closed after it (the owner would otherwise pass LIVE_MAX_SOCKETS_PER_USER).
+const sockets = closedAfterEach();
 
 async function live(token: string): Promise<LiveClient> {
   const client = await LiveClient.ready(server, token);
@@ -37,12 +38,6 @@ beforeAll(async () => {
   server = await startServer({ LIVE_MAX_SOCKETS_PER_USER: '3' });
   owner = await onboardedUser(server);
 }, 120_000);
-afterEach(async () => {
-  const open = sockets.splice(0);
-  for (const s of open) s.socket.terminate();
-  await Promise.all(open.map((s) => s.closed));
-  await sleep(20);
-});
 afterAll(async () => {
   await server?.stop();
 });

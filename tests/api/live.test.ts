@@ -4,13 +4,13 @@
 // selection and overlap relay and its limits, sockets per user, revoked keys and removed members,
 // and gap recovery through GET changes. Two processes on PostgreSQL: tests/api/live-postgres.test.ts; a server
 // restart with the app's live client: tests/api/live-restart.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
-import { LiveClient, sleep } from './support/live';
+import { closedAfterEach, LiveClient, sleep } from './support/live';
 import { CHANGES_CHANNEL } from '../../src/server/services/annotations';
 import { LIVE_MAX_CONTROL_MESSAGES_PER_SECOND, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_PEER_MESSAGES_PER_SECOND, LIVE_MAX_SELECTION_IDS, parseClientMessage, PEER_COLORS, peerColor } from '../../src/contract/live';
 
@@ -19,7 +19,8 @@ let owner: Awaited<ReturnType<typeof onboardedUser>>;
 let stranger: Member;
 let project: { id: string };
 let foreign: { id: string; projectId: string };
-const sockets: LiveClient[] = [];
+// Each test's sockets are closed after it (the owner would otherwise pass LIVE_MAX_SOCKETS_PER_USER).
+const sockets = closedAfterEach();
 
 const CLASSES = [{ name: 'car', type: 'box', color: '#FFADAD' }];
 const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 30, h: 40 }, attributes: [] });
@@ -57,13 +58,6 @@ beforeAll(async () => {
   const img = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
   foreign = { id: img.id, projectId: theirs.id };
 }, 120_000);
-// Each test's sockets are closed after it (the owner would otherwise pass LIVE_MAX_SOCKETS_PER_USER).
-afterEach(async () => {
-  const open = sockets.splice(0);
-  for (const s of open) s.socket.terminate();
-  await Promise.all(open.map((s) => s.closed));
-  await sleep(20);
-});
 afterAll(async () => {
   await server?.stop();
 });

@@ -1,5 +1,6 @@
 // A client of the live socket (/api/v1/live) for API tests: it keeps every message it got, waits
 // for the next one that matches, and tells how the socket closed.
+import { afterEach } from 'vitest';
 import WebSocket from 'ws';
 import type { TestServer } from '../harness';
 
@@ -80,3 +81,20 @@ export class LiveClient {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The list a test file puts its sockets in; each is closed after the test that opened it (left
+ * open, the owner's would pass LIVE_MAX_SOCKETS_PER_USER in a later test). Call it at the file's
+ * top level.
+ */
+export function closedAfterEach(): LiveClient[] {
+  const sockets: LiveClient[] = [];
+  afterEach(async () => {
+    const open = sockets.splice(0);
+    for (const s of open) s.socket.terminate();
+    await Promise.all(open.map((s) => s.closed));
+    // The server's close handlers run before the next test counts sockets.
+    await sleep(20);
+  });
+  return sockets;
+}
