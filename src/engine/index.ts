@@ -36,5 +36,7 @@ export { commands, type CommandName, type CommandPayload, type CommandResult } f
 export { hitRadius, TOOL_IDS, MASK_DEBOUNCE_MS, insideProposal, type AutoPhase } from './tools';
 export type { AbortSignalLike, AutoPoint, AutoPreview, MaskPolygon, MaskProposal, ProposalAccepted, Segmenter, SegmentPrompt } from './tools/auto/types';
 export { HISTORY_LIMIT } from './history';
+export { isPending, pendingScore, predictionOf, type PredictionSource } from './model/prediction';
+export type { Predictions } from './predictions';
 export { SKELETON_OCCLUDE_KEY, SKELETON_SKIP_KEY, type SkeletonPreview } from './tools';
 export { BRUSH_SIZE_DEFAULT, BRUSH_SIZE_MAX, BRUSH_SIZE_MIN, maskActionApplies, type BrushPreview, type MaskAction, type MaskOps } from './tools';

@@ -7,7 +7,9 @@
 // twice; the dark halo is the outer band of the same strip (one pass). Markers (keypoints,
 // handles) are quads of four vertices with |offset| = 3. The side says what a vertex is for:
 // +-1 outline, +-2 polyline (drawn at least 2 px wide), 0 square marker, 3 round keypoint dot,
-// 4 an occluded skeleton point (a round dot with a dark centre).
+// 4 an occluded skeleton point (a round dot with a dark centre). A dashed outline (a model's
+// pending prediction, issue 34) carries its distance along the ring in the side instead:
+// +-(DASH_SIDE + image px from the ring's start), the closing point repeated at the perimeter.
 import earcut from 'earcut';
 
 export const FILL_STRIDE = 4;
@@ -24,6 +26,8 @@ export const KEYPOINT_SCALE = 3;
 /** Side values (see above). */
 export const SIDE_POLYLINE = 2;
 export const SIDE_KEYPOINT = 3;
+/** |side| at or past this: a dashed outline vertex, |side| - DASH_SIDE its distance along the ring (image px). */
+export const DASH_SIDE = 8;
 
 export interface ShapeGeometry {
   fill: Float32Array;
@@ -44,8 +48,8 @@ export interface LineOut {
 
 export const lineOut = (): LineOut => ({ v: [], i: [] });
 
-/** Builds the outline strip of one ring (closed or open; open ends get square caps); `side` 2 marks a polyline. */
-function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: number, closed: boolean, color: number, slot: number, side = 1): void {
+/** Builds the outline strip of one ring (closed or open; open ends get square caps); `side` 2 marks a polyline; `dashed` encodes the distance along it. */
+function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: number, closed: boolean, color: number, slot: number, side = 1, dashed = false): void {
   // drop repeated points (zero-length segments have no direction)
   const px: number[] = [], py: number[] = [];
   for (let k = 0; k < count; k++) {
@@ -71,7 +75,7 @@ function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: num
     nx[s] = -ty / len;
     ny[s] = tx / len;
   }
-  const base = out.v.length / LINE_STRIDE;
+  const offsets: number[] = [];
   for (let k = 0; k < n; k++) {
     let ox: number, oy: number;
     const prev = isClosed ? (k + segs - 1) % segs : k - 1;
@@ -103,10 +107,28 @@ function pushRing(out: LineOut, xs: ArrayLike<number>, start: number, count: num
         }
       }
     }
-    out.v.push(px[k]!, py[k]!, -ox, -oy, -side, color, slot, px[k]!, py[k]!, ox, oy, side, color, slot);
+    offsets.push(ox, oy);
+  }
+  pushStrip(out, px, py, offsets, segs, dashed ? null : side, color, slot);
+}
+
+/**
+ * The strip's vertices (two a point, offset either way) and triangles. `side` null: dashed, each
+ * vertex's side its distance along the ring past DASH_SIDE, and a closed ring's first point
+ * repeated at its end (at the perimeter) so the distance grows along the closing segment too.
+ */
+function pushStrip(out: LineOut, px: number[], py: number[], offsets: number[], segs: number, side: number | null, color: number, slot: number): void {
+  const n = px.length, base = out.v.length / LINE_STRIDE;
+  const points = side === null && segs === n ? n + 1 : n;
+  let along = 0;
+  for (let j = 0; j < points; j++) {
+    const k = j % n;
+    if (j > 0) along += Math.hypot(px[k]! - px[j - 1]!, py[k]! - py[j - 1]!);
+    const sd = side ?? DASH_SIDE + along, ox = offsets[2 * k]!, oy = offsets[2 * k + 1]!;
+    out.v.push(px[k]!, py[k]!, -ox, -oy, -sd, color, slot, px[k]!, py[k]!, ox, oy, sd, color, slot);
   }
   for (let s = 0; s < segs; s++) {
-    const a = base + 2 * s, b = base + 2 * ((s + 1) % n);
+    const a = base + 2 * s, b = base + 2 * (points > n ? s + 1 : (s + 1) % n);
     out.i.push(a, a + 1, b, b, a + 1, b + 1);
   }
 }
@@ -119,17 +141,18 @@ function pushMarker(out: LineOut, x: number, y: number, k: number, color: number
 
 const lineArrays = (o: LineOut) => ({ line: new Float32Array(o.v), lineIdx: new Uint32Array(o.i) });
 
-export function boxGeometry(x: number, y: number, w: number, h: number, color: number, slot: number): ShapeGeometry {
+/** `dashed`: a dashed outline (a model's pending prediction). */
+export function boxGeometry(x: number, y: number, w: number, h: number, color: number, slot: number, dashed = false): ShapeGeometry {
   const x1 = x + w, y1 = y + h;
   const fill = new Float32Array([x, y, color, slot, x1, y, color, slot, x, y1, color, slot, x1, y1, color, slot]);
   const line = lineOut();
-  pushRing(line, [x, y, x1, y, x1, y1, x, y1], 0, 4, true, color, slot);
+  pushRing(line, [x, y, x1, y, x1, y1, x, y1], 0, 4, true, color, slot, 1, dashed);
   const mx = x + w / 2, my = y + h / 2;
   return { fill, fillIdx: new Uint32Array([0, 1, 2, 2, 1, 3]), ...lineArrays(line), handles: new Float32Array([x, y, mx, y, x1, y, x1, my, x1, y1, mx, y1, x, y1, x, my]) };
 }
 
 /** Polygon with holes: rings[0] is the outer path; coords are x, y pairs of all rings in order. */
-export function polygonGeometry(coords: ArrayLike<number>, ringLens: ArrayLike<number>, color: number, slot: number): ShapeGeometry {
+export function polygonGeometry(coords: ArrayLike<number>, ringLens: ArrayLike<number>, color: number, slot: number, dashed = false): ShapeGeometry {
   const flat = Array.from(coords);
   const holes: number[] = [];
   let acc = 0;
@@ -147,7 +170,7 @@ export function polygonGeometry(coords: ArrayLike<number>, ringLens: ArrayLike<n
   let start = 0;
   for (let r = 0; r < ringLens.length; r++) {
     const n = ringLens[r]!;
-    if (n >= 2) pushRing(line, flat, start, n, true, color, slot);
+    if (n >= 2) pushRing(line, flat, start, n, true, color, slot, 1, dashed);
     start += n;
   }
   return { fill, fillIdx: Uint32Array.from(tri), ...lineArrays(line), handles: Float32Array.from(flat) };
@@ -285,9 +308,9 @@ export function compactPolygon(coords: ArrayLike<number>, ringLens: ArrayLike<nu
   return out;
 }
 
-export function polylineGeometry(coords: ArrayLike<number>, count: number, color: number, slot: number, closed = false): ShapeGeometry {
+export function polylineGeometry(coords: ArrayLike<number>, count: number, color: number, slot: number, closed = false, dashed = false): ShapeGeometry {
   const line = lineOut();
-  if (count >= 2) pushRing(line, coords, 0, count, closed, color, slot, SIDE_POLYLINE);
+  if (count >= 2) pushRing(line, coords, 0, count, closed, color, slot, SIDE_POLYLINE, dashed);
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: Float32Array.from({ length: count * 2 }, (_, i) => coords[i]!) };
 }
 

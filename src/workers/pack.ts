@@ -1,7 +1,7 @@
 // Packing SceneTracker diffs into flat typed arrays (main thread) so the render worker receives
 // them as transferables; the worker builds geometry from these.
 import { CLASS_PALETTE, FALLBACK_CLASS_COLOR } from '../contract/projects';
-import type { EditorAnnotation, SceneDiff, SceneItem } from '../engine';
+import { pendingScore, type EditorAnnotation, type SceneDiff, type SceneItem } from '../engine';
 import { TYPE_CODES, type PackedScene } from './protocol';
 
 /** The 15 class colours (DESIGN.md), in palette order: the contract's, one list for the app and the renderer. */
@@ -57,6 +57,7 @@ export function packScene(
   const ringLens = new Uint32Array(rings), coords = new Float32Array(points * 2);
   const masks: PackedScene['masks'] = [];
   const skeletons: NonNullable<PackedScene['skeletons']> = [];
+  const dashed: number[] = [];
   const colorCache = new Map<string, number>();
   const names: string[] = [], nameIdx = new Uint16Array(n), nameAt = new Map<string, number>();
   let ri = 0, ci = 0;
@@ -72,8 +73,12 @@ export function packScene(
     let c = colorCache.get(a.class);
     if (c === undefined) { c = colorOf(a.class); colorCache.set(a.class, c); }
     colors[i] = c;
-    let k = nameAt.get(a.class);
-    if (k === undefined) { k = names.push(a.class) - 1; nameAt.set(a.class, k); }
+    // a pending prediction is dashed, its label the class and its score ("car 0.87")
+    const score = pendingScore(a);
+    if (score !== null) dashed.push(i);
+    const name = score === null ? a.class : `${a.class} ${score.toFixed(2)}`;
+    let k = nameAt.get(name);
+    if (k === undefined) { k = names.push(name) - 1; nameAt.set(name, k); }
     nameIdx[i] = k;
     switch (a.type) {
       case 'box':
@@ -103,7 +108,7 @@ export function packScene(
       }
     }
   }
-  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, names, nameIdx, masks, ...(skeletons.length ? { skeletons } : {}) };
+  return { reset: diff.reset, removed: [...diff.removed], ids, z, types, colors, rect, ringCounts, ringLens, coords, names, nameIdx, masks, ...(skeletons.length ? { skeletons } : {}), ...(dashed.length ? { dashed } : {}) };
 }
 
 /** The typed arrays of a packed scene, to pass as comlink transferables. */

@@ -29,6 +29,8 @@ export interface PackedScene {
   masks: { index: number; size: [number, number]; counts: number[] | Uint32Array | string }[];
   /** Per skeleton upsert: each point's v (0 not labelled, 1 occluded, 2 visible) and its class's edges as index pairs. */
   skeletons?: { index: number; v: number[]; edges: number[] }[];
+  /** Upserts drawn dashed, their score in their label (a model's pending predictions, issue 34). */
+  dashed?: number[];
 }
 
 /** The part of the engine's ViewState the renderer draws. */

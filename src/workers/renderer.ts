@@ -282,7 +282,9 @@ export class Renderer {
     for (const m of p.masks) maskOf.set(m.index, m);
     const skeletonOf = new Map<number, NonNullable<PackedScene['skeletons']>[number]>();
     for (const sk of p.skeletons ?? []) skeletonOf.set(sk.index, sk);
+    const dashed = new Set(p.dashed);
     for (let i = 0; i < p.ids.length; i++) {
+      const dash = dashed.has(i);
       const id = p.ids[i]!;
       let s = this.shapes.get(id);
       const type = p.types[i]!, color = p.colors[i]!;
@@ -296,7 +298,7 @@ export class Renderer {
         for (let r = 0; r < rings; r++) pts += p.ringLens[ringAt + r]!;
         const coords = p.coords.subarray(coordAt, coordAt + pts * 2);
         if (type === 1) ringLens = p.ringLens.slice(ringAt, ringAt + rings);
-        geom = ringLens ? polygonGeometry(coords, ringLens, color, slot) : polylineGeometry(coords, pts, color, slot);
+        geom = ringLens ? polygonGeometry(coords, ringLens, color, slot, dash) : polylineGeometry(coords, pts, color, slot, false, dash);
         ringAt += rings;
         coordAt += pts * 2;
       } else if (type === 5) {
@@ -308,7 +310,7 @@ export class Renderer {
       } else if (type === 3) {
         geom = keypointGeometry(rx, ry, color, slot);
       } else if (type === 0) {
-        geom = boxGeometry(rx, ry, rw, rh, color, slot);
+        geom = boxGeometry(rx, ry, rw, rh, color, slot, dash);
       } else {
         geom = { fill: new Float32Array(0), fillIdx: new Uint32Array(0), line: new Float32Array(0), lineIdx: new Uint32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) };
       }

@@ -46,7 +46,7 @@ void main() {
 export const lineVert = `${common}
 attribute vec2 a_pos;
 attribute vec2 a_off;
-attribute float a_side;      // +-1 outline, +-2 polyline (at least u_polyHw), 0 square marker, 3 keypoint (round), 4 occluded skeleton point (round, dark centre)
+attribute float a_side;      // +-1 outline, +-2 polyline (at least u_polyHw), 0 square marker, 3 keypoint (round), 4 occluded skeleton point (round, dark centre), +-(8 + distance along the ring, image px) a dashed outline
 attribute float a_color;
 attribute float a_slot;
 uniform float u_hw;          // half width of the coloured line, CSS px
@@ -62,9 +62,13 @@ varying float v_inner;       // px where the halo starts
 varying float v_outer;       // px where the halo ends (the quad reaches half a px further, to smooth the edge)
 varying float v_round;
 varying float v_hollow;      // 1: an occluded skeleton point, its centre the halo's colour
+varying highp float v_dash;  // a dashed outline: screen px along it; -1 otherwise
 void main() {
   vec4 st = stateOf(a_slot);
-  v_hollow = a_side > 3.5 ? 1.0 : 0.0;
+  float side = abs(a_side);
+  bool dashed = side > 7.5;
+  v_dash = dashed ? (side - 8.0) * u_cam.x : -1.0;
+  v_hollow = a_side > 3.5 && !dashed ? 1.0 : 0.0;
   float sel = st.g > 0.5 ? u_selScale : 1.0;
   float k = max(abs(a_off.x), abs(a_off.y));
   vec2 px;
@@ -77,7 +81,7 @@ void main() {
     px = a_off / k * (v_outer + 0.5);
     v_local = px;
   } else {
-    float hw = (abs(a_side) > 1.5 ? max(u_hw, u_polyHw) : u_hw) * sel;
+    float hw = (side > 1.5 && !dashed ? max(u_hw, u_polyHw) : u_hw) * sel;
     v_inner = hw;
     v_outer = hw + u_halo;
     v_round = 0.0;
@@ -98,7 +102,14 @@ varying float v_inner;
 varying float v_outer;
 varying float v_round;        // 1: round marker, else square (lines use only the x of v_local)
 varying float v_hollow;
+#ifdef GL_FRAGMENT_PRECISION_HIGH
+varying highp float v_dash;
+#else
+varying float v_dash;
+#endif
 void main() {
+  // a dashed outline (a model's pending prediction): 6 px dashes, 4 px gaps, halo and all
+  if (v_dash >= 0.0 && mod(v_dash, 10.0) >= 6.0) discard;
   float d = v_round > 0.5 ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
   float t = clamp(d - v_inner + 0.5, 0.0, 1.0);   // 1 px blend between line and halo
   float edge = clamp(v_outer + 0.5 - d, 0.0, 1.0); // coverage of the outer edge (no MSAA)

@@ -191,6 +191,33 @@ describe('renderer pixel facts', () => {
     expect(near(at(png, 2, 2), bg, 6)).toBe(true);
   }, 60_000);
 
+  it('a pending prediction is drawn dashed, an accepted one whole; the pending one\'s label carries its score (issue 34)', async () => {
+    const { png, stats } = await renderScene('predictions', 'worker');
+    const bg: RGB = [0xff, 0xff, 0xff];
+    // along each box's bottom edge, inside its corners: pixels of the outline and pixels of the background
+    const along = (y: number) => {
+      let line = 0, gap = 0;
+      for (let x = 40; x < 280; x++) {
+        const c = at(png, x, y);
+        if (near(c, bg, 8)) gap++;
+        else line++;
+      }
+      return { line, gap };
+    };
+    const pending = along(110), accepted = along(220);
+    expect(accepted.gap).toBe(0);
+    expect(pending.line).toBeGreaterThan(100); // 6 px dashes every 10 px: about 60%
+    expect(pending.gap).toBeGreaterThan(60);
+    expect(stats.labels).toBe(2);
+    // the pending box's label ("car 0.87") is wider than the accepted one's ("car")
+    const pill = (y0: number) => {
+      let w = 0;
+      for (let x = 20; x < 200; x++) if (lum(at(png, x, y0)) < 90) w++;
+      return w;
+    };
+    expect(pill(40 - 10)).toBeGreaterThan(pill(150 - 10) + 15);
+  }, 60_000);
+
   it('a mask\'s label sits on its largest part, not at the corner of its box (issue 33)', async () => {
     const { png, stats } = await renderScene('maskLabel', 'worker');
     expect(stats.labels).toBe(1);

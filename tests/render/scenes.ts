@@ -313,6 +313,20 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
   },
   /**
+   * A model's predictions (issue 34) on a flat image, no fill: a pending box (20..300 x 40..110)
+   * drawn dashed with its score on its label, and the same box accepted (20..300 x 150..220),
+   * drawn whole. No expected PNG: checked by pixel facts along their bottom edges.
+   */
+  async predictions() {
+    const source = (pending: boolean) => ({ source: { model_id: 'builtin', score: 0.87, pending } });
+    const editor = editorWith([
+      { id: 'p', type: 'box', class: 'car', x: 20, y: 40, width: 280, height: 70, extra: source(true) },
+      { id: 'a', type: 'box', class: 'car', x: 20, y: 150, width: 280, height: 70, extra: source(false) },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.setTransparency(100);
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { labels: true } };
+  },
+  /**
    * A mask with a small island at the top left (10..16, 10..16) and its body lower right (a disc
    * about (220, 160), r 40): its label sits on the body, not at the island. No expected PNG.
    */
