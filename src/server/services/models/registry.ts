@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { models } from '../../db/schema';
+import { models, organizations } from '../../db/schema';
+import type { Exec } from '../../db/client';
 import { apiError, errors } from '../../errors';
 import { MAX_MODELS_PER_ORGANIZATION, MAX_ONNX_BYTES, type CreateModelRequest, type CreateModelResponse, type Model } from '../../../contract/models';
 import { requireMember } from '../access';
@@ -56,10 +57,29 @@ async function ownModel(ctx: AppContext, userId: string, id: string, permission:
   return row;
 }
 
+/** 409 models_limit when the organization has MAX_MODELS_PER_ORGANIZATION models. */
+async function refuseOverLimit(db: Exec, organizationId: string): Promise<void> {
+  const [{ n }] = (await db.select({ n: count() }).from(models).where(eq(models.organizationId, organizationId))) as [{ n: number }];
+  if (Number(n) >= MAX_MODELS_PER_ORGANIZATION) throw errors.conflict(`An organization may register at most ${MAX_MODELS_PER_ORGANIZATION} models: delete one first`, 'models_limit');
+}
+
+/**
+ * Inserts the model unless the organization is at its limit, counted again under a lock on the
+ * organization's row: two registrations at once are counted one after the other, so the limit
+ * holds (a count and then an insert let both pass at 99).
+ */
+async function insertWithinLimit(ctx: AppContext, values: typeof models.$inferInsert): Promise<ModelRow> {
+  return ctx.db.transaction(async (tx) => {
+    await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, values.organizationId)).for('update');
+    await refuseOverLimit(tx, values.organizationId);
+    const [row] = await tx.insert(models).values(values).returning();
+    return row!;
+  });
+}
+
 export async function createModel(ctx: AppContext, userId: string, body: CreateModelRequest): Promise<CreateModelResponse> {
   await requireMember(ctx.db, userId, body.organization_id, 'org.manage');
-  const [{ n }] = (await ctx.db.select({ n: count() }).from(models).where(eq(models.organizationId, body.organization_id))) as [{ n: number }];
-  if (Number(n) >= MAX_MODELS_PER_ORGANIZATION) throw errors.conflict(`An organization may register at most ${MAX_MODELS_PER_ORGANIZATION} models: delete one first`, 'models_limit');
+  await refuseOverLimit(ctx.db, body.organization_id);
   const id = randomUUID();
   if (body.source === 'http') {
     try {
@@ -68,20 +88,14 @@ export async function createModel(ctx: AppContext, userId: string, body: CreateM
       if (err instanceof UrlNotAllowedError) throw errors.badRequest(err.message, 'url_not_allowed');
       throw err;
     }
-    const [row] = await ctx.db
-      .insert(models)
-      .values({ id, organizationId: body.organization_id, createdBy: userId, name: body.name, source: 'http', kind: body.kind, status: 'ready', classes: body.classes, url: body.url, headers: body.headers ?? {} })
-      .returning();
-    return { model: rowJson(row!) };
+    const row = await insertWithinLimit(ctx, { id, organizationId: body.organization_id, createdBy: userId, name: body.name, source: 'http', kind: body.kind, status: 'ready', classes: body.classes, url: body.url, headers: body.headers ?? {} });
+    return { model: rowJson(row) };
   }
   const bucket = await bucketFor(ctx, body.organization_id);
   // The declared size is the most the URL takes (the local driver checks it at PUT; activate checks it for S3).
   const signed = await ctx.storage.signedUploadUrl(bucket, stagingKeyOf(id), { expiresInSeconds: MAX_UPLOAD_URL_MINUTES * 60, contentType: ONNX_CONTENT_TYPE, maxBytes: body.size });
-  const [row] = await ctx.db
-    .insert(models)
-    .values({ id, organizationId: body.organization_id, createdBy: userId, name: body.name, source: 'onnx', kind: 'detect', status: 'pending', filename: body.filename, size: body.size, stagingKey: stagingKeyOf(id) })
-    .returning();
-  return { model: rowJson(row!), upload_url: signed.url, content_type: ONNX_CONTENT_TYPE };
+  const row = await insertWithinLimit(ctx, { id, organizationId: body.organization_id, createdBy: userId, name: body.name, source: 'onnx', kind: 'detect', status: 'pending', filename: body.filename, size: body.size, stagingKey: stagingKeyOf(id) });
+  return { model: rowJson(row), upload_url: signed.url, content_type: ONNX_CONTENT_TYPE };
 }
 
 /** The staged upload's bytes, refused past `limit` without reading further. */
