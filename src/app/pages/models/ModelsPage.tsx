@@ -1,7 +1,7 @@
 // Models page (issue 34): the organization's models (the built-in COCO detector and its own ONNX
 // and HTTP models) with their source, kind, state and classes. Owners and admins add models
 // (AddModelDialog) and delete their own; everyone else sees the list with the reason they cannot.
-// Pre-labelling a folder from here comes with pre-label jobs.
+// Below the list, PrelabelPanel starts a pre-label job on a folder and follows it.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { BrainCircuit, Plus, Trash2 } from 'lucide-react';
@@ -21,6 +21,7 @@ import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
 import { AddModelDialog } from './AddModelDialog';
 import { modelsApi } from './modelsApi';
+import { PrelabelPanel } from './PrelabelPanel';
 import styles from './ModelsPage.module.css';
 
 const SOURCE_LABEL: Record<Model['source'], string> = { builtin: 'Built-in', onnx: 'ONNX', http: 'HTTP' };
@@ -118,6 +119,7 @@ export function ModelsPage() {
   useDocumentTitle('Models');
   const qc = useQueryClient();
   const manageDenied = useDenied('org.manage', 'add or delete models');
+  const prelabelDenied = useDenied('images.review', 'pre-label images');
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<Model | null>(null);
   const key = ['models', org?.id ?? ''] as const;
@@ -154,6 +156,7 @@ export function ModelsPage() {
           ))}
         </ul>
       )}
+      {org && models.data && !prelabelDenied ? <PrelabelPanel orgId={org.id} models={models.data} /> : null}
       {org ? <AddModelDialog orgId={org.id} open={adding} onClose={() => setAdding(false)} onChanged={refresh} /> : null}
       <DeleteModelDialog model={deleting} onClose={() => setDeleting(null)} onDeleted={refresh} />
     </Page>

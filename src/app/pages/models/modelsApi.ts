@@ -1,5 +1,6 @@
 // The model registry calls of the Models page (issue 34; docs/models.md), typed by src/contract/models.ts.
 import { CreateModelResponse, DeleteModelResponse, ModelResponse, ModelsResponse, type ModelKind } from '../../../contract/models';
+import { PrelabelJob, PrelabelStarted, type PrelabelRequestInput } from '../../../contract/prelabel';
 import { request } from '../../api/client';
 
 const enc = encodeURIComponent;
@@ -18,3 +19,10 @@ export async function putModelFile(uploadUrl: string, contentType: string, file:
   const res = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': contentType }, body: file });
   if (!res.ok) throw new Error(res.status === 413 ? 'The file is larger than the upload allows' : `The upload failed (${res.status})`);
 }
+
+/** Pre-label jobs (docs/models.md "Pre-label jobs"), typed by src/contract/prelabel.ts. */
+export const prelabelApi = {
+  start: (projectId: string, body: PrelabelRequestInput) => request('POST', `/projects/${enc(projectId)}/prelabel`, PrelabelStarted, body),
+  get: (jobId: string) => request('GET', `/prelabel/${enc(jobId)}`, PrelabelJob),
+  cancel: (jobId: string) => request('POST', `/prelabel/${enc(jobId)}/cancel`, PrelabelJob),
+};

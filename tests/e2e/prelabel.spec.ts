@@ -1,0 +1,61 @@
+// Pre-label from the Models page (issue 34): a project's folder pre-labelled with the built-in
+// detector on a real photograph (../shared/datasets/seg-dev, skipped when absent), the progress
+// followed to Done, the report's counts, and the predictions pending on the image row (the Data
+// tab's filter reads it). Reviewing them in the editor (accept one, reject the rest) and the export
+// follow in the editor's own spec (helper "review", issue 34 §3).
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
+
+const PHOTO = path.resolve('../shared/datasets/seg-dev/images/car00_000000098392.jpg');
+
+async function token(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
+    return JSON.parse(localStorage.getItem(key!)!).access_token as string;
+  });
+}
+
+test('prelabel: the Models page runs the built-in detector on a folder and reports what it drew', async ({ page }) => {
+  test.skip(!fs.existsSync(PHOTO), 'the seg-dev photographs are not on this machine');
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const user = uniqueUser('prelabel');
+  await signUpWithOrganization(page, user, `Prelabel Org ${user.id}`);
+  await createProject(page, 'Street');
+  await page.getByRole('button', { name: 'Open project Street' }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await page.getByTestId('add-images-input').setInputFiles([{ name: 'street.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(PHOTO) }]);
+  await expect(page.getByTestId('image-tile')).toHaveCount(1);
+
+  const auth = { authorization: `Bearer ${await token(page)}` };
+  const me = await (await page.request.get('/api/v1/users/me', { headers: auth })).json();
+  const projects = await (await page.request.get(`/api/v1/projects/organization/${me.profile.default_organization_id}`, { headers: auth })).json();
+  const pid = projects.projects[0].id as string;
+  const classes = [{ name: 'car', type: 'box', color: '#FFADAD' }, { name: 'vehicle', type: 'box', color: '#A0C4FF' }];
+  expect((await page.request.patch(`/api/v1/projects/${pid}`, { headers: auth, data: { classes } })).status()).toBe(200);
+
+  await page.goto('/models');
+  const panel = page.getByRole('region', { name: 'Pre-label a folder' });
+  await expect(panel.getByLabel('Project', { exact: true })).toHaveValue(pid);
+  await expect(panel.getByLabel('Model', { exact: true })).toHaveValue('builtin-coco-centernet');
+  // The built-in detector scores low: the page starts it at 0.2, not the API's 0.4.
+  await expect(panel.getByLabel('Minimum score', { exact: true })).toHaveValue('0.2');
+  // car takes the model's car (same name); vehicle takes its truck.
+  await expect(panel.getByLabel('car', { exact: true })).toHaveValue('car');
+  await panel.getByLabel('vehicle', { exact: true }).selectOption('truck');
+  await panel.getByRole('button', { name: 'Start pre-labelling' }).click();
+
+  await expect(panel.getByText('Done', { exact: true })).toBeVisible({ timeout: 120_000 });
+  await expect(panel.getByRole('progressbar', { name: 'Pre-label progress' })).toHaveAttribute('aria-valuenow', '100');
+  const report = panel.getByLabel('Pre-label report');
+  await expect(report).toContainText(/\d+ predictions? on 1 image/);
+  await page.screenshot({ path: 'test-results/shots/prelabel-done.png' });
+
+  const list = await (await page.request.get(`/api/v1/projects/${pid}/images?has_pending_predictions=true`, { headers: auth })).json();
+  expect(list.images).toHaveLength(1);
+  const reported = Number(/(\d+) prediction/.exec((await report.textContent()) ?? '')![1]);
+  expect(reported).toBeGreaterThan(0);
+  expect(list.images[0].pending_predictions).toBe(reported);
+});
