@@ -110,7 +110,7 @@ export class Editor {
   constructor(options: EditorOptions = {}) {
     this.newId = options.idGenerator ?? uuid;
     this.index = new SpatialIndex(() => this.doc);
-    this.hits = new HitTester(this.index, this.order, () => this.doc);
+    this.hits = new HitTester(this.index, this.order, () => this.doc, (cls) => this.skeletons.of(cls)?.edges);
     this.order.reset(this.doc);
     if (options.viewport) this.viewport = options.viewport;
     if (options.image) this.image = options.image;

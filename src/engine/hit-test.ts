@@ -1,6 +1,6 @@
 // Hit-testing over the spatial index: which visible shapes a point or a rectangle meets, in
 // paint order. The index narrows the candidates by bounds; the exact tests are the geometry's.
-import { annotationBounds, boundsContains, hitAnnotation, KEYPOINT_HIT_SCALE, type Bounds } from './model/geometry';
+import { annotationBounds, boundsContains, hitAnnotation, KEYPOINT_HIT_SCALE, type Bounds, type SkeletonEdgesOf } from './model/geometry';
 import { getAnnotation, type DocState, type OrderIndex } from './model/document';
 import type { SpatialIndex } from './spatial';
 
@@ -9,6 +9,8 @@ export class HitTester {
     private readonly index: SpatialIndex,
     private readonly order: OrderIndex,
     private readonly doc: () => DocState,
+    /** A skeleton class's edges: a skeleton is hit on its points and edges. */
+    private readonly edgesOf?: SkeletonEdgesOf,
   ) {}
 
   /** Annotations not in `hidden` hit at an image point, topmost (newest) first. */
@@ -19,7 +21,7 @@ export class HitTester {
     for (const id of this.index.search(x - r, y - r, x + r, y + r)) {
       if (hidden.has(id)) continue;
       const a = getAnnotation(doc, id);
-      if (a && hitAnnotation(a, x, y, tolerance)) hits.push(id);
+      if (a && hitAnnotation(a, x, y, tolerance, this.edgesOf)) hits.push(id);
     }
     if (hits.length > 1) hits.sort((a, b) => this.order.zIndex(b)! - this.order.zIndex(a)!);
     return hits;

@@ -107,6 +107,21 @@ describe('editing a skeleton with the select tool', () => {
     expect(points(t)).toEqual([{ x: 110, y: 110, v: 2 }, { x: 130, y: 100, v: 2 }, { x: 90, y: 100, v: 2 }, { x: 110, y: 160, v: 2 }]);
   });
 
+  it('a skeleton is picked by its points and edges: a click in the empty space of its box picks the shape under it (issue 33)', () => {
+    const t = skeletonEditor();
+    t.editor.setTool('select');
+    t.editor.load([
+      { id: 'car', type: 'box', class: 'car', x: 150, y: 150, width: 40, height: 40 },
+      { id: 'sk', type: 'skeleton', class: 'person', keypoints: [{ x: 100, y: 100, v: 2 }, { x: 300, y: 100, v: 2 }, { x: 100, y: 300, v: 2 }, { x: 0, y: 0, v: 0 }] },
+    ]);
+    expect(t.editor.hitTest(170, 170)).toBe('car'); // inside the skeleton's box, off its edges
+    t.click(170, 170);
+    expect(t.selected).toEqual(['car']);
+    expect(t.editor.hitTest(200, 100)).toBe('sk'); // on the nose-left_eye edge
+    expect(t.editor.hitTest(300, 100)).toBe('sk'); // on a point
+    expect(t.editor.hitTest(250, 250)).toBeNull(); // no edge there (left_eye and right_eye are not joined)
+  });
+
   it('a relabel keeps a skeleton on skeleton classes of its size, and other shapes off skeleton classes', () => {
     const t = skeletonEditor();
     t.editor.skeletons.set(new Map([['person', PERSON], ['driver', PERSON], ['face', { points: ['nose'], edges: [] }]]));

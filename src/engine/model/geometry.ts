@@ -108,7 +108,10 @@ export const KEYPOINT_HIT_SCALE = 4 / 3;
  * KEYPOINT_HIT_SCALE times it).
  * Polygons: inside the outer ring and not inside a hole, or within tol of any edge.
  */
-export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: number): boolean {
+/** A skeleton class's edges (index pairs into its points), or undefined when the class has no skeleton. */
+export type SkeletonEdgesOf = (className: string) => readonly (readonly [number, number])[] | undefined;
+
+export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: number, edgesOf?: SkeletonEdgesOf): boolean {
   const tol2 = tol * tol;
   switch (a.type) {
     case 'box':
@@ -127,11 +130,14 @@ export function hitAnnotation(a: EditorAnnotation, x: number, y: number, tol: nu
     case 'segmentation':
       return rleLookup(a.rle).contains(x, y);
     case 'skeleton': {
-      // A point (as wide as a keypoint's), or inside the box of its labelled points: an
-      // instance is picked by its body, and its points are dragged one by one.
+      // A point (as wide as a keypoint's), or an edge between two labelled points (issue 33): a
+      // click in the empty space of its box goes to what is under it. Points drag one by one.
       if (skeletonPointAt(a.keypoints, x, y, tol * KEYPOINT_HIT_SCALE) >= 0) return true;
-      const b = skeletonBounds(a.keypoints);
-      return a.keypoints.some((p) => p.v !== 0) && x >= b.minX - tol && x <= b.maxX + tol && y >= b.minY - tol && y <= b.maxY + tol;
+      const edgeTol2 = (tol * 1.5) ** 2;
+      return (edgesOf?.(a.class) ?? []).some(([i, j]) => {
+        const p = a.keypoints[i], q = a.keypoints[j];
+        return !!p && !!q && p.v !== 0 && q.v !== 0 && distSqToSegment(x, y, p.x, p.y, q.x, q.y) <= edgeTol2;
+      });
     }
   }
 }
