@@ -279,6 +279,8 @@ export interface ListImagesParams {
   has_annotations?: 'true' | 'false';
   min_annotations?: number;
   max_annotations?: number;
+  /** Images with (or without) a model's pending predictions (issue 34). */
+  has_pending_predictions?: 'true' | 'false';
 }
 
 /** A query string; a list repeats its key (class=a&class=b). */

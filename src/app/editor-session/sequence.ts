@@ -10,7 +10,7 @@ import type { Editor } from '../../engine';
 import type { ImageSourceInput } from '../../workers/render-client';
 import type { ListImagesParams } from '../api/client';
 import { prefetchImage, type LoadedPixels } from '../api/annotations/preload';
-import { annotationFilterParams, looksInEveryFolder, type DataQuery } from '../lib/links';
+import { annotationFilterParams, looksInEveryFolder, pendingFilterParams, type DataQuery } from '../lib/links';
 
 /** How long after the image is up its neighbours start loading. */
 export const PREFETCH_DELAY_MS = 300;
@@ -18,7 +18,7 @@ export const PREFETCH_DELAY_MS = 300;
 /** The list request of the view `query` (its folderPath is the image's own folder unless it looks in every folder). */
 export function sequenceRequest(query: DataQuery, orgId: string): { key: readonly unknown[]; params: ListImagesParams } {
   const everyFolder = looksInEveryFolder(query);
-  const annotations = annotationFilterParams(query.annotations);
+  const annotations = { ...annotationFilterParams(query.annotations), ...pendingFilterParams(query.annotations) };
   return {
     key: [everyFolder ? null : query.folderPath, query.search, query.status, query.assignee, annotations, query.sort.field, query.sort.order],
     params: {

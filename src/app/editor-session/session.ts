@@ -256,11 +256,16 @@ export class EditorSession {
     this.viewed().hideSelected();
   }
 
-  /** Tab / Shift+Tab: selects the shape after (before) the selection in the annotation list's order; false past the end. */
+  /**
+   * Tab / Shift+Tab: selects the shape after (before) the selection in the annotation list's order;
+   * false past the end. While a model's predictions are pending and shown, the next (previous) one
+   * of them instead, centred (issue 34), wrapping around.
+   */
   selectNext(step: 1 | -1): boolean {
     const on = this.viewed();
     const view = on.getView();
     if (view.drawing) return false;
+    if (on.predictions.counts().shown > 0) return on.predictions.step(step) !== null;
     const listOrder = [...on.paintOrder()].reverse();
     const id = nextInList(listOrder, view.selected, view.hidden, step);
     if (!id) return false;

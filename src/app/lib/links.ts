@@ -39,6 +39,8 @@ export interface AnnotationFilter {
   /** Annotations on the image, inclusive; null: no bound. */
   min: number | null;
   max: number | null;
+  /** URL `pending=yes|no`: with or without a model's pending predictions (issue 34); absent or null: either. */
+  pending?: 'yes' | 'no' | null;
 }
 
 export const NO_ANNOTATION_FILTER: AnnotationFilter = { classes: [], annotated: null, min: null, max: null };
@@ -46,7 +48,7 @@ export const NO_ANNOTATION_FILTER: AnnotationFilter = { classes: [], annotated: 
 export const DEFAULT_DATA_QUERY: DataQuery = { folderPath: ROOT_PATH, status: null, search: '', sort: DEFAULT_SORT, assignee: null, annotations: NO_ANNOTATION_FILTER };
 
 export function hasAnnotationFilter(f: AnnotationFilter | undefined): boolean {
-  return !!f && (f.classes.length > 0 || f.annotated !== null || f.min !== null || f.max !== null);
+  return !!f && (f.classes.length > 0 || f.annotated !== null || f.min !== null || f.max !== null || !!f.pending);
 }
 
 /** The annotation filters as GET /projects/{id}/images and the export's filters name them. */
@@ -58,6 +60,11 @@ export function annotationFilterParams(f: AnnotationFilter | undefined): { class
     ...(f.min !== null ? { min_annotations: f.min } : {}),
     ...(f.max !== null ? { max_annotations: f.max } : {}),
   };
+}
+
+/** The pending-predictions filter as GET /projects/{id}/images names it (not an export filter). */
+export function pendingFilterParams(f: AnnotationFilter | undefined): { has_pending_predictions?: 'true' | 'false' } {
+  return f?.pending ? { has_pending_predictions: f.pending === 'yes' ? 'true' : 'false' } : {};
 }
 
 const COUNT_MAX = 1_000_000_000;
@@ -74,7 +81,8 @@ function parseAnnotationFilter(params: URLSearchParams): AnnotationFilter {
   let min = countParam(params.get('min_annotations'));
   let max = countParam(params.get('max_annotations'));
   if (min !== null && max !== null && min > max) min = max = null; // a range that selects nothing is malformed
-  return { classes, annotated: annotated === 'yes' || annotated === 'no' ? annotated : null, min, max };
+  const pending = params.get('pending');
+  return { classes, annotated: annotated === 'yes' || annotated === 'no' ? annotated : null, min, max, ...(pending === 'yes' || pending === 'no' ? { pending } : {}) };
 }
 
 const Uuid = z.string().uuid();
@@ -122,6 +130,7 @@ export function dataQueryString(q: DataQuery): string {
   if (q.annotations.annotated) params.set('annotated', q.annotations.annotated);
   if (q.annotations.min !== null) params.set('min_annotations', String(q.annotations.min));
   if (q.annotations.max !== null) params.set('max_annotations', String(q.annotations.max));
+  if (q.annotations.pending) params.set('pending', q.annotations.pending);
   if (q.sort.field !== DEFAULT_SORT.field || q.sort.order !== DEFAULT_SORT.order) {
     params.set('sort', q.sort.field);
     params.set('order', q.sort.order);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_QUERY, dataQueryString, type DataQuery } from '../lib/links';
+import { DEFAULT_DATA_QUERY, NO_ANNOTATION_FILTER, dataQueryString, looksInEveryFolder, parseDataQuery, pendingFilterParams, type DataQuery } from '../lib/links';
 import { bindQueryWriter, useDataView } from './dataView';
 
 const P = 'project-1';
@@ -65,5 +65,17 @@ describe('the Data view and its URL', () => {
     view().setSelection(['d']);
     view().applyQuery(P, { ...DEFAULT_DATA_QUERY, folderPath: '/birds' });
     expect([...view().selected]).toEqual(['d']);
+  });
+
+  it('the pending-predictions filter (issue 34) is in the URL, looks through every folder and reaches the list request', () => {
+    const view = useDataView.getState;
+    view().openFolder('/cats');
+    view().setAnnotationFilter({ pending: 'yes' });
+    expect(written.at(-1)).toEqual({ url: '?folder=%2Fcats&pending=yes', mode: 'push' });
+    expect(parseDataQuery(new URLSearchParams('pending=no')).annotations.pending).toBe('no');
+    expect(parseDataQuery(new URLSearchParams('pending=maybe')).annotations.pending).toBeUndefined();
+    expect(looksInEveryFolder({ search: '', assignee: null, annotations: { ...NO_ANNOTATION_FILTER, pending: 'no' } })).toBe(true);
+    expect(pendingFilterParams({ ...NO_ANNOTATION_FILTER, pending: 'no' })).toEqual({ has_pending_predictions: 'false' });
+    expect(pendingFilterParams(NO_ANNOTATION_FILTER)).toEqual({});
   });
 });

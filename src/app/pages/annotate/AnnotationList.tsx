@@ -17,7 +17,7 @@ import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, PersonStanding, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { ProjectClass } from '../../../contract/projects';
-import type { AnnotationType as ShapeType, Editor, EditorAnnotation, ViewState } from '../../../engine';
+import { predictionOf, type AnnotationType as ShapeType, type Editor, type EditorAnnotation, type ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
@@ -284,6 +284,18 @@ function RowClassMenu({ annotation: a, color, classes, onSetClass, editor }: { a
   );
 }
 
+/** A model's prediction: its score, and whether it waits for review (issue 34). */
+function PredictionTag({ annotation }: { annotation: EditorAnnotation }) {
+  const source = predictionOf(annotation);
+  if (!source) return null;
+  return (
+    <span className={styles.rowPrediction} data-pending={source.pending || undefined} title={source.pending ? 'A model drew it: Enter accepts it, Delete rejects it' : 'A model drew it; accepted'}>
+      <span className="visually-hidden">{source.pending ? 'pending' : 'model'} </span>
+      {source.score.toFixed(2)}
+    </span>
+  );
+}
+
 const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor, editable, classes, onSetClass }: RowProps) {
   const Icon = SHAPE_ICON[a.type];
   const choose = (add: boolean) => {
@@ -310,7 +322,10 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
       <Icon className={styles.rowIcon} aria-hidden="true" />
       <span className={styles.rowText}>
         <span className={styles.rowName}>{a.class}</span>
-        <span className={styles.rowType}>{SHAPE_TYPE_LABEL[a.type]}</span>
+        <span className={styles.rowType}>
+          {SHAPE_TYPE_LABEL[a.type]}
+          <PredictionTag annotation={a} />
+        </span>
       </span>
       {editable && classes && onSetClass ? <RowClassMenu annotation={a} color={color} classes={classes} onSetClass={onSetClass} editor={editor} /> : <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />}
       <IconButton

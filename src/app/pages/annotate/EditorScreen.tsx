@@ -40,6 +40,7 @@ import { usePanelPrefs } from './hooks/usePanelPrefs';
 import { useSequence } from './hooks/useSequence';
 import { useToolsAndClasses } from './hooks/useToolsAndClasses';
 import { PeerOverlay } from './PeerOverlay';
+import { PredictionsBar } from './PredictionsBar';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useRemoveAll } from './RemoveAllDialog';
@@ -130,6 +131,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           ) : null}
           {loading.recovered && !previewing ? <RecoveredNotice changes={loading.recovered.changes} onDiscard={() => void loading.discardRecovered()} onKeep={loading.keepRecovered} /> : null}
           {autoShown ? guarded('Auto-Annotate', <AutoAnnotateBar state={autoState} prompt={promptInfo(view)} imageArea={imageArea} onComplete={() => void editor.auto.accept()} onClear={() => editor.auto.clear()} onOutput={(o) => auto.setOutput(o)} classPicker={readOnly ? null : <ClassPicker classes={classes} type="mask" value={view.activeClass} placeholder="Choose a class" onChoose={picker.onChoose} onAddClass={picker.onAddClass} onManageClasses={onManageClasses} attention={picker.attention} label="Mask class" />} />, undefined, 'inline') : null}
+          {ready && !previewShown ? guarded('The predictions', <PredictionsBar editor={editor} minScore={panels.minScore} onMinScore={panels.changeMinScore} readOnlyReason={viewOnlyReason} />, image.id, 'inline') : null}
           {stageReady ? <ZoomControls editor={shownEditor} /> : null}
           {stageReady ? (
             <div className={styles.settingsDock}>

@@ -26,7 +26,7 @@ export type HotkeyAction =
   | { type: 'class-number'; n: number }
   /** C / Shift+C: the next / previous class the selected shapes (or the tool) may take. */
   | { type: 'cycle-class'; step: 1 | -1 }
-  /** Tab / Shift+Tab: select the next / previous shape in the annotation list. */
+  /** Tab / Shift+Tab: select the next / previous shape in the annotation list (pending predictions first while there are). */
   | { type: 'select-next'; step: 1 | -1 }
   /** Enter: open the selected shape's attributes. */
   | { type: 'attributes' }
@@ -227,6 +227,15 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Shift', 'Tab'], what: 'Select the previous annotation in the list' },
       { keys: ['Enter'], what: 'Open the selected annotation\'s attributes' },
       { keys: ['Shift', 'S'], what: 'Set the image\'s stage' },
+    ],
+  },
+  {
+    group: 'Predictions (while a model\'s are pending)',
+    items: [
+      { keys: ['Tab'], what: 'Select the next pending prediction and centre it' },
+      { keys: ['Shift', 'Tab'], what: 'Select the previous pending prediction' },
+      { keys: ['Enter'], what: 'Accept the selected prediction, then the next' },
+      { keys: ['Delete'], what: 'Reject the selected prediction, then the next' },
     ],
   },
   {

@@ -96,6 +96,7 @@ export function ClassPanel({ projectId, classes, filter, reloadToken, showShapes
         Shapes on tiles
       </label>
       <AnnotationCountFilter filter={filter} />
+      <PendingFilter filter={filter} />
       {hasAnnotationFilter(filter) ? (
         <Button variant="ghost" size="sm" onClick={() => view().setAnnotationFilter(NO_ANNOTATION_FILTER)}>
           Clear annotation filters
@@ -110,6 +111,31 @@ const ANNOTATED_CHOICES: { value: AnnotationFilter['annotated']; label: string }
   { value: 'yes', label: 'Annotated' },
   { value: 'no', label: 'None' },
 ];
+
+const PENDING_CHOICES: { value: NonNullable<AnnotationFilter['pending']> | null; label: string }[] = [
+  { value: null, label: 'Any' },
+  { value: 'yes', label: 'Pending' },
+  { value: 'no', label: 'None' },
+];
+
+/** With or without a model's pending predictions (issue 34): query has_pending_predictions. */
+function PendingFilter({ filter }: { filter: AnnotationFilter }) {
+  const view = useDataView.getState;
+  return (
+    <section aria-labelledby="pending-filter-title">
+      <h3 id="pending-filter-title" className={styles.title}>
+        Predictions
+      </h3>
+      <div className={styles.segmented} role="group" aria-label="Has pending predictions">
+        {PENDING_CHOICES.map((c) => (
+          <button key={c.label} type="button" aria-pressed={(filter.pending ?? null) === c.value} onClick={() => view().setAnnotationFilter({ pending: c.value })}>
+            {c.label}
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}
 
 /** Annotated or not (three buttons), and a min / max count applied on Enter or when the field is left. */
 function AnnotationCountFilter({ filter }: { filter: AnnotationFilter }) {
@@ -168,6 +194,7 @@ export function AnnotationFilterChips({ filter }: { filter: AnnotationFilter }) 
   const chips: { key: string; label: string; remove(): void }[] = [
     ...filter.classes.map((name) => ({ key: `class:${name}`, label: name, remove: () => view().toggleClass(name) })),
     ...(filter.annotated ? [{ key: 'annotated', label: filter.annotated === 'yes' ? 'Annotated' : 'No annotations', remove: () => view().setAnnotationFilter({ annotated: null }) }] : []),
+    ...(filter.pending ? [{ key: 'pending', label: filter.pending === 'yes' ? 'Pending predictions' : 'No pending predictions', remove: () => view().setAnnotationFilter({ pending: null }) }] : []),
     ...(filter.min !== null || filter.max !== null
       ? [{ key: 'range', label: rangeLabel(filter.min, filter.max), remove: () => view().setAnnotationFilter({ min: null, max: null }) }]
       : []),

@@ -1,6 +1,6 @@
 // Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
 import { useId, useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
-import { Check, CornerLeftUp, Folder, ImageOff, Pencil, Shapes, Sparkles, UserCheck } from 'lucide-react';
+import { Check, CornerLeftUp, Folder, ImageOff, Pencil, ScanSearch, Shapes, Sparkles, UserCheck } from 'lucide-react';
 import { nextStatus, type Image } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
@@ -9,6 +9,18 @@ import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/forma
 import { statusLabel } from '../../../lib/stages';
 import { thumbKey, useThumbnails } from './thumbnails';
 import { TileWork } from './tilePeople';
+
+/** A model's predictions waiting for review on the image (issue 34): a badge on the thumbnail. */
+function PendingBadge({ count }: { count: number | undefined }) {
+  if (!count) return null;
+  const what = formatCount(count, 'pending prediction');
+  return (
+    <span className={styles.pendingBadge} title={what} aria-label={what} data-testid="tile-predictions">
+      <ScanSearch aria-hidden="true" />
+      {count.toLocaleString()}
+    </span>
+  );
+}
 import { openAssign } from './AssignDialog';
 import { useCan } from '../../../stores/permissions';
 import styles from './DataTab.module.css';
@@ -196,6 +208,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
             <Sparkles aria-label="Edited image" />
           </span>
         ) : null}
+        <PendingBadge count={image.pending_predictions} />
       </span>
       <span className={styles.info}>
         <span className={styles.filenameRow}>

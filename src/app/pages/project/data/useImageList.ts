@@ -6,7 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { api } from '../../../api/client';
 import type { SortState } from '../../../stores/dataView';
-import { annotationFilterParams, looksInEveryFolder, type AnnotationFilter } from '../../../lib/links';
+import { annotationFilterParams, looksInEveryFolder, pendingFilterParams, type AnnotationFilter } from '../../../lib/links';
 
 const FIRST_PAGE = 200;
 const MORE_PAGE = 50;
@@ -66,7 +66,7 @@ export function useImageList(q: ImageListQuery): ImageList {
   const search = q.search ?? '';
   const everyFolder = looksInEveryFolder({ search, assignee: q.assignee ?? null, annotations: q.annotations });
   // One string for the dependency lists: a new filter object with the same contents is the same view.
-  const annotationKey = JSON.stringify(annotationFilterParams(q.annotations));
+  const annotationKey = JSON.stringify({ ...annotationFilterParams(q.annotations), ...pendingFilterParams(q.annotations) });
   const params = useCallback(
     (page: number, limit: number) => ({
       org_id: q.orgId,
@@ -78,7 +78,7 @@ export function useImageList(q: ImageListQuery): ImageList {
       sort_order: q.sort.order,
       status: q.status ?? undefined,
       assignee: q.assignee ?? undefined,
-      ...(JSON.parse(annotationKey) as ReturnType<typeof annotationFilterParams>),
+      ...(JSON.parse(annotationKey) as ReturnType<typeof annotationFilterParams> & ReturnType<typeof pendingFilterParams>),
       is_archived: q.archived ? ('true' as const) : ('false' as const),
     }),
     [q.orgId, q.folderPath, everyFolder, search, q.sort.field, q.sort.order, q.status, q.assignee, annotationKey, q.archived],
