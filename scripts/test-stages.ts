@@ -1,9 +1,10 @@
 // `npm test` and `npm run typecheck` (issue 31: npm test under 12 minutes here). Runs the test
-// stages in order and stops at the first that fails. The checks (docs, the three type checks and
-// eslint) are single-threaded, so they run side by side, TEST_JOBS at a time (default: the number
-// of cores), longest first; their output is printed whole as each ends. Then vitest and the e2e
-// suite run at the same time: each leaves the cores idle part of the time (servers waiting on
-// timers, polls, debounces), and the other fills it. Their lines come prefixed, as they come.
+// stages in order and stops at the first that fails. The checks (docs, the three type checks,
+// eslint, and the SPA's build for the e2e suite) are mostly single-threaded, so they run side by
+// side, TEST_JOBS at a time (default: the number of cores), longest first; their output is printed
+// whole as each ends. Then vitest, then the e2e suite on that build (`playwright test`; run alone,
+// the e2e stage builds first, as `npm run test:e2e` does). With TEST_PARALLEL=1 (stage `tests`)
+// vitest and the e2e suite run at the same time, their lines prefixed as they come.
 // At the end, every stage's wall time and the CPU seconds (user + sys) its processes used, with
 // the load average and how busy the machine was.
 //
@@ -26,9 +27,13 @@ const typecheck: Job[] = [
   { name: 'typecheck engine', command: 'tsc --noEmit -p src/engine/tsconfig.json' },
 ];
 
-// Longest first (measured on 2 cores: app types 33 s of CPU, eslint 23, assembly 5, engine 4, docs 0.5).
+// The SPA's build for the e2e suite (`npm run test:e2e` builds it first).
+const build: Job = { name: 'build', command: 'npm run -s build' };
+// Longest first (measured on 2 cores: app types 33 s of CPU, eslint 23, the build 11, assembly 5,
+// engine 4, docs 0.5). The build goes with the checks: in CI they left a core idle a third of
+// their time (67 s of CPU in 56 s wall), and the e2e stage no longer waits for it.
 const stages: Record<string, Job[]> = {
-  checks: [typecheck[0]!, { name: 'lint', command: 'npm run -s lint' }, typecheck[1]!, typecheck[2]!, { name: 'check:docs', command: 'npm run -s check:docs' }],
+  checks: [typecheck[0]!, { name: 'lint', command: 'npm run -s lint' }, build, typecheck[1]!, typecheck[2]!, { name: 'check:docs', command: 'npm run -s check:docs' }],
   typecheck,
   unit: [{ name: 'unit', command: 'npm run test:unit' }],
   e2e: [{ name: 'e2e', command: 'npm run test:e2e' }],
@@ -135,17 +140,20 @@ async function main() {
   const started = performance.now();
   const cpuAtStart = childrenCpuSeconds();
   let failed = false;
+  let built = false;
   for (const name of names) {
     const cpuBefore = childrenCpuSeconds();
     const machineBefore = machineCpu();
     const stageStart = performance.now();
-    const list = stages[name]!;
+    // Once the checks built the app, the e2e suite runs on that build.
+    const list = stages[name]!.map((job) => (built && job === stages.e2e![0] ? { name: 'e2e', command: 'playwright test' } : job));
     const results = streamed.has(name) ? await runAll(list, list.length, 'prefixed') : await runAll(list, jobs, list.length > 1 ? 'whole' : 'inherit');
     const cpu = cpuBefore === null ? '' : `${(childrenCpuSeconds()! - cpuBefore).toFixed(0).padStart(5)} s CPU`;
     const machineAfter = machineCpu();
     const busy = machineBefore && machineAfter ? `, machine ${Math.round((100 * (machineAfter.busy - machineBefore.busy)) / Math.max(1, machineAfter.total - machineBefore.total))}% busy` : '';
     summary.push(`${name.padEnd(10)} ${((performance.now() - stageStart) / 1000).toFixed(0).padStart(5)} s wall ${cpu}  load ${os.loadavg()[0]!.toFixed(1)}${busy}`);
     if (results.length > 1) for (const r of results) summary.push(`  ${r.name.padEnd(22)} ${r.wallSeconds.toFixed(0).padStart(4)} s wall${r.ok ? '' : '  FAILED'}`);
+    built ||= list.includes(build) && results.some((r) => r.name === build.name && r.ok);
     if (results.some((r) => !r.ok)) {
       failed = true;
       summary.push(`${name} failed: ${results.filter((r) => !r.ok).map((r) => r.name).join(', ')}`);
