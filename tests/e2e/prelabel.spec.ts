@@ -1,11 +1,13 @@
 // Pre-label from the Models page (issue 34): a project's folder pre-labelled with the built-in
 // detector on a real photograph (../shared/datasets/seg-dev, skipped when absent), the progress
 // followed to Done, the report's counts, and the predictions pending on the image row (the Data
-// tab's filter reads it). Reviewing them in the editor (accept one, reject the rest) and the export
-// follow in the editor's own spec (helper "review", issue 34 §3).
+// tab's filter reads it). Then the review in the editor (accept one with Enter, Reject all the
+// rest) and the COCO export, which holds the accepted one only (issue 34 §3).
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import JSZip from 'jszip';
+import { annotationRows, canvasBox, openFromDataTab, waitUntilSaved } from './editor-helpers';
 import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 const PHOTO = path.resolve('../shared/datasets/seg-dev/images/car00_000000098392.jpg');
@@ -19,7 +21,7 @@ async function token(page: Page): Promise<string> {
 
 test('prelabel: the Models page runs the built-in detector on a folder and reports what it drew', async ({ page }) => {
   test.skip(!fs.existsSync(PHOTO), 'the seg-dev photographs are not on this machine');
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   const user = uniqueUser('prelabel');
   await signUpWithOrganization(page, user, `Prelabel Org ${user.id}`);
@@ -58,4 +60,36 @@ test('prelabel: the Models page runs the built-in detector on a folder and repor
   const reported = Number(/(\d+) prediction/.exec((await report.textContent()) ?? '')![1]);
   expect(reported).toBeGreaterThan(0);
   expect(list.images[0].pending_predictions).toBe(reported);
+
+  // Reviewing them in the editor (issue 34 §3, helper review): Tab selects the first pending one,
+  // Enter accepts it, Reject all deletes the rest; then the export holds the accepted one only.
+  await page.goto(`/projects/${pid}/data`);
+  await openFromDataTab(page, 'street.jpg');
+  const bar = page.getByRole('region', { name: 'Predictions' });
+  await expect(bar.getByTestId('predictions-pending')).toHaveText(`${reported} prediction${reported === 1 ? '' : 's'} pending`);
+  await page.screenshot({ path: 'test-results/shots/prelabel-review.png' });
+  const canvas = await canvasBox(page);
+  await page.mouse.click(canvas.x + 4, canvas.y + 4); // keys to the canvas (outside the image: nothing picked)
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await expect(annotationRows(page).filter({ hasText: 'model 0.' })).toHaveCount(1);
+  const rest = reported - 1;
+  if (rest > 0) {
+    await bar.getByRole('button', { name: `Reject all (${rest})` }).click();
+    if (rest > 3) await page.getByRole('dialog', { name: 'Reject all predictions?' }).getByRole('button', { name: 'Reject all' }).click();
+  }
+  await expect(bar).toBeHidden();
+  await expect(annotationRows(page)).toHaveCount(1);
+  await waitUntilSaved(page);
+
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  const exporting = page.getByRole('dialog', { name: 'Export Dataset' });
+  await exporting.getByText('Current filters').click();
+  await exporting.getByText('COCO', { exact: true }).click();
+  const download = page.waitForEvent('download');
+  await exporting.getByRole('button', { name: 'Export', exact: true }).click();
+  const zip = await JSZip.loadAsync(fs.readFileSync((await (await download).path())!));
+  const coco = JSON.parse(await zip.file('annotations.json')!.async('string'));
+  expect(coco.annotations).toHaveLength(1);
 });
