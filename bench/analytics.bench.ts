@@ -3,7 +3,8 @@
 //
 //   node --import tsx bench/analytics.bench.ts --pg <url>     # DATABASE_URL when --pg is absent
 //   options: --images 100000 --changes 2000000 --members 20 --runs 200, --reseed (drop the kept
-//   database and seed again), --keep-db NAME (default vellum_bench_analytics), --quick (fewer runs)
+//   database and seed again), --keep-db NAME (default vellum_bench_analytics), --quick (fewer runs),
+//   --save-cost-only (the save path with the triggers on and off, nothing else)
 //
 // The rows are made once, into the kept database, and reused by later runs. They go in the way a
 // busy year would put them: 100k images (bench/lib/seed.ts), then the change rows in batches of
@@ -12,7 +13,9 @@
 // triggers of 0020_analytics.sql keep the rollups as the writes would; the seeding time of each
 // part is printed. Then the timed calls: 30 days by day (the tab's default), 365 days by week and
 // by day, and /health. Target: p95 under 300 ms. Last, what the triggers add to the writes they
-// ride on (EXPLAIN ANALYZE, rolled back). Writes bench/results/analytics.json
+// ride on (EXPLAIN ANALYZE, rolled back), and the save path over HTTP with the triggers on and off
+// in alternating blocks (--save-shapes 10000: a whole-list replace and a one-shape save on a list of
+// that size). Writes bench/results/analytics.json
 // (ANALYTICS_BENCH_OUT picks another file).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +27,8 @@ import pg from 'pg';
 import { api, signUp, startServer } from '../tests/api/harness';
 import { rowsOf } from '../src/server/services/annotations/store';
 import { arg, percentile, seedProject, type BenchServer } from './lib/seed';
+import { randomUUID } from 'node:crypto';
+import { createProject } from '../tests/fixtures/datasets';
 
 const quick = process.argv.includes('--quick');
 const IMAGES = Number(arg('images', '100000'));
@@ -51,7 +56,9 @@ async function keptServer(): Promise<{ bench: BenchServer; projectId: string | n
   const url = new URL(base);
   url.pathname = `/${DB_NAME}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-bench-'));
-  const server = await startServer({ DATABASE_URL: url.toString() }, dataDir);
+  // The history sweep would drop the seeded change rows older than ANNOTATION_HISTORY_DAYS (90 by
+  // default; the rollups stay): 0 keeps them all, so the project keeps its 2M rows from run to run.
+  const server = await startServer({ DATABASE_URL: url.toString(), ANNOTATION_HISTORY_DAYS: '0' }, dataDir);
   const stop = async () => {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -160,13 +167,17 @@ async function triggerCosts(bench: BenchServer, projectId: string, n: number) {
     { write: 'accept event (finds the submitter)', statement: `INSERT INTO image_events (image_id, type, user_id, from_value, to_value) VALUES ('${img!.id}', 'status', '${bench.user.userId}', 'review', 'complete')` },
     { write: 'image stage change', statement: `UPDATE images SET status = CASE WHEN status = 'complete' THEN 'review' ELSE 'complete' END WHERE id = '${img!.id}'` },
     { write: "a save's image update (no stage move)", statement: `UPDATE images SET annotation_count = annotation_count + 1 WHERE id = '${img!.id}'` },
+    // A bulk update of 20k rows: the trigger groups old and new rows, whatever changed.
+    { write: '20k images updated, no stage move', statement: `UPDATE images SET updated_at = updated_at WHERE project_id = '${projectId}' AND filename < 'img_020000'` },
+    { write: '20k images moved to another stage', statement: `UPDATE images SET status = CASE WHEN status = 'complete' THEN 'review' ELSE 'complete' END WHERE project_id = '${projectId}' AND filename < 'img_020000'` },
   ];
   const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
   const out: { write: string; statement_p50_ms: number; rollup_trigger_p50_ms: number }[] = [];
   for (const w of writes) {
+    const runs = w.write.startsWith('20k') ? Math.min(n, 3) : n;
     const statement: number[] = [];
     const trigger: number[] = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < runs; i++) {
       await db
         .transaction(async (tx) => {
           const [row] = await rowsOf<Record<string, unknown>>(tx, sql.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${w.statement}`));
@@ -187,6 +198,78 @@ async function triggerCosts(bench: BenchServer, projectId: string, n: number) {
 
 class RolledBack extends Error {}
 
+/**
+ * The save path with the rollup triggers on and off, alternating blocks in one run, over HTTP on
+ * a project of its own: a whole-list save-data that changes every shape of a SHAPES-shape list,
+ * and a one-shape save-changes on it. Wall time per save and this process's CPU (server and client).
+ */
+async function saveCost(bench: BenchServer, shapes: number, blocks: number, perBlock: number) {
+  const { server, user } = bench;
+  const project = await createProject(server, user as unknown as Parameters<typeof createProject>[1], `Save cost ${Date.now().toString(36)}`);
+  const classes = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: user.token, body: { classes: [{ name: 'car', type: 'box', color: '#F07575' }] } });
+  if (classes.status !== 200) throw new Error(`classes: ${classes.status}`);
+  // The image row alone (the kept database's bucket lives in a data directory of an earlier run).
+  const image = { id: randomUUID(), filename: 'save-cost.png' };
+  const database = server.built.ctx.database;
+  await database.exec(`INSERT INTO images (id, project_id, organization_id, filename, gcs_uri, gcs_path, mime_type, image_width, image_height)
+      VALUES ('${image.id}', '${project.id}', '${user.org.id}', '${image.filename}', 'gs://none/x.png', 'none/x.png', 'image/png', 4000, 4000);
+    INSERT INTO annotation_documents (image_id, project_id) VALUES ('${image.id}', '${project.id}');`);
+  const setTriggers = (on: boolean) =>
+    database.exec(`ALTER TABLE annotation_changes ${on ? 'ENABLE' : 'DISABLE'} TRIGGER annotation_changes_analytics;
+      ALTER TABLE images ${on ? 'ENABLE' : 'DISABLE'} TRIGGER images_analytics_update;`);
+  let round = 0;
+  const list = () => {
+    round += 1;
+    return Array.from({ length: shapes }, (_, i) => ({ id: `s${i}`, name: 'car', bounding_box: { x: (i % 50) + (round % 7), y: Math.floor(i / 50) % 40, w: 3, h: 3 } }));
+  };
+  const call = async (path: string, body: unknown) => {
+    const res = await api(server.url, 'POST', path, { token: user.token, body });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    return res.body as { version: number };
+  };
+  let version = (await call('/api/v1/annotations/save-data', { image_id: image.id, project_id: project.id, image_filename: image.filename, annotations: list() })).version;
+  const samples: Record<string, { ms: number[]; cpu: number[] }> = {};
+  const time = async (key: string, work: () => Promise<void>) => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await work();
+    const cpu = process.cpuUsage(cpu0);
+    (samples[key] ??= { ms: [], cpu: [] }).ms.push(performance.now() - t0);
+    samples[key].cpu.push((cpu.user + cpu.system) / 1000);
+  };
+  try {
+    for (let b = 0; b < blocks * 2; b++) {
+      const on = b % 2 === 0;
+      await setTriggers(on);
+      for (let i = 0; i < perBlock; i++) {
+        await time(`${on ? 'on' : 'off'}|whole list of ${shapes}, every shape changed (save-data)`, async () => {
+          version = (await call('/api/v1/annotations/save-data', { image_id: image.id, project_id: project.id, image_filename: image.filename, annotations: list() })).version;
+        });
+        await time(`${on ? 'on' : 'off'}|one shape moved on ${shapes} (save-changes)`, async () => {
+          const upserts = [{ id: 's0', name: 'car', bounding_box: { x: 100 + i, y: 1, w: 3, h: 3 } }];
+          version = (await call('/api/v1/annotations/save-changes', { image_id: image.id, project_id: project.id, image_filename: image.filename, base_version: version, upserts, removed_ids: [] })).version;
+        });
+      }
+    }
+  } finally {
+    await setTriggers(true);
+  }
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const writes = [...new Set(Object.keys(samples).map((k) => k.split('|')[1]!))];
+  return writes.map((w) => {
+    const on = samples[`on|${w}`]!;
+    const off = samples[`off|${w}`]!;
+    return {
+      save: w,
+      triggers_on_p50_ms: +median(on.ms).toFixed(1),
+      triggers_off_p50_ms: +median(off.ms).toFixed(1),
+      ratio: +(median(on.ms) / median(off.ms)).toFixed(2),
+      cpu_on_ms: +median(on.cpu).toFixed(1),
+      cpu_off_ms: +median(off.cpu).toFixed(1),
+    };
+  });
+}
+
 async function main() {
   const { bench, projectId: kept } = await keptServer();
   const { server, user } = bench;
@@ -200,6 +283,7 @@ async function main() {
                  (SELECT count(*) FROM analytics_stage_days WHERE project_id = ${projectId}) AS stage_days`,
     );
     console.log(`project: ${counts!.images} images, ${counts!.changes} change rows; rollups: ${counts!.member_days} member-day rows, ${counts!.stage_days} stage-day rows`);
+    const saveCostOnly = process.argv.includes('--save-cost-only');
     const day = 86_400_000;
     const today = new Date().toISOString().slice(0, 10);
     const yearAgo = new Date(Date.now() - 364 * day).toISOString().slice(0, 10);
@@ -212,7 +296,7 @@ async function main() {
     ];
     await fetch(`${server.url}/api/v1/health`).catch(() => undefined);
     const results: { name: string; p50: number; p95: number; cpu_ms_per_call: number; members: number; buckets: number; load: number }[] = [];
-    for (const c of cases) {
+    for (const c of saveCostOnly ? [] : cases) {
       let members = 0;
       let buckets = 0;
       const once = async () => {
@@ -234,15 +318,21 @@ async function main() {
       times.sort((a, b) => a - b);
       results.push({ name: c.name, p50: +percentile(times, 50).toFixed(2), p95: +percentile(times, 95).toFixed(2), cpu_ms_per_call: +((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2), members, buckets, load: +os.loadavg()[0]!.toFixed(1) });
     }
-    console.table(results);
-    const worst = Math.max(...results.filter((r) => !r.name.startsWith('health')).map((r) => r.p95));
-    console.log(`analytics p95 worst ${worst.toFixed(1)} ms (target < 300 ms), ${RUNS} runs each, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
-    const writes = await triggerCosts(bench, projectId, quick ? 5 : 20);
-    console.log('\nthe rollup triggers inside the writes (EXPLAIN ANALYZE, rolled back):');
-    console.table(writes);
+    if (results.length) console.table(results);
+    const worst = Math.max(0, ...results.filter((r) => !r.name.startsWith('health')).map((r) => r.p95));
+    if (results.length) console.log(`analytics p95 worst ${worst.toFixed(1)} ms (target < 300 ms), ${RUNS} runs each, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+    const writes = saveCostOnly ? [] : await triggerCosts(bench, projectId, quick ? 5 : 20);
+    if (writes.length) {
+      console.log('\nthe rollup triggers inside the writes (EXPLAIN ANALYZE, rolled back):');
+      console.table(writes);
+    }
+    const SAVE_SHAPES = Number(arg('save-shapes', '10000'));
+    const saves = await saveCost(bench, SAVE_SHAPES, quick ? 2 : 4, quick ? 2 : 3);
+    console.log(`\nthe save path with the rollup triggers on and off (alternating blocks, p50; load ${os.loadavg()[0]!.toFixed(1)}):`);
+    console.table(saves);
     const out = process.env.ANALYTICS_BENCH_OUT ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'analytics.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), images: Number(counts!.images), changes: Number(counts!.changes), runs: RUNS, results, writes }, null, 2));
+    fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), images: Number(counts!.images), changes: Number(counts!.changes), runs: RUNS, results, writes, saves }, null, 2));
   } finally {
     await bench.stop();
   }
