@@ -1,14 +1,13 @@
 // Entry point of `npm start`: reads the configuration, starts the server, and shuts down cleanly on
 // SIGTERM / SIGINT (in-flight requests finish, then the database closes).
 //
-// The port answers from the first moment: while the database opens and migrates, a small listener
+// The port answers from the first moment: while the app loads and the database opens and migrates, a small listener
 // says the process is live (/api/v1/health/live 200) and not ready (/api/v1/health/ready 503, the
 // rest 503 too); then the app takes the port over. On SIGTERM, /health/ready answers 503 at once,
 // the app keeps serving for SHUTDOWN_DRAIN_SECONDS (so a load balancer stops sending it requests),
 // then stops; a second signal skips the rest of that wait.
 import http from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config';
-import { buildApp } from './app';
 import { listen, type Listening } from './listen';
 
 /** Answers health while the app is built; returns the port it holds and a close that frees it. */
@@ -39,6 +38,9 @@ async function main() {
     throw err;
   }
   const starting = await listenWhileStarting(config);
+  // The app (routes, services, formats, models...) is loaded only now: a wrong setting is said
+  // without loading it, and the port answers health while it loads.
+  const { buildApp } = await import('./app');
   const built = await buildApp(config).catch(async (err: unknown) => {
     await starting.close();
     throw err;
