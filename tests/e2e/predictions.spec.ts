@@ -6,7 +6,7 @@
 // few go); a reload shows what was saved. Also the 1440 x 900 screenshots of both.
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { annotationRows as rows, apiCall, canvasBox, editorProject, loadSaved, openFromDataTab, waitUntilSaved } from './editor-helpers';
+import { annotationRows as rows, apiCall, canvasBox, drawnImageRect, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved } from './editor-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
 
@@ -60,6 +60,15 @@ test('pending predictions: Data tab badge and filter; the editor counts, hides b
   await expect(bar).toContainText('4 shown');
   await expect(bar.getByRole('button', { name: 'Accept all (4)' })).toBeVisible();
   await expect(rows(page).filter({ hasText: 'pending 0.35' })).toHaveAttribute('data-hidden', 'true');
+  // On the canvas the 0.25 box (650..730 x 260..320) is gone: its middle is the background, as below it; the 0.95 box (150..230) is drawn.
+  const img = await drawnImageRect(page);
+  const at = (x: number, y: number) => [img.left + (x * (img.right - img.left)) / 800, img.top + (y * (img.bottom - img.top)) / 600] as const;
+  const sameAsBelow = async (x: number) => {
+    const [inside, below] = [await pixelAt(page, ...at(x, 290)), await pixelAt(page, ...at(x, 345))];
+    return inside.every((v, i) => Math.abs(v - below[i]!) < 6);
+  };
+  await expect.poll(() => sameAsBelow(690)).toBe(true);
+  expect(await sameAsBelow(190)).toBe(false);
   await page.screenshot({ path: 'test-results/shots/predictions-editor-min-score.png' });
 
   // Tab selects the first shown (0.95); Enter accepts it and selects 0.85; Delete rejects that one.

@@ -112,6 +112,19 @@ const ANNOTATED_CHOICES: { value: AnnotationFilter['annotated']; label: string }
   { value: 'no', label: 'None' },
 ];
 
+/** One choice of a few, as pressed buttons in a row. */
+function Segmented<V>({ label, choices, value, onChoose }: { label: string; choices: readonly { value: V; label: string }[]; value: V; onChoose(value: V): void }) {
+  return (
+    <div className={styles.segmented} role="group" aria-label={label}>
+      {choices.map((c) => (
+        <button key={c.label} type="button" aria-pressed={value === c.value} onClick={() => onChoose(c.value)}>
+          {c.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 const PENDING_CHOICES: { value: NonNullable<AnnotationFilter['pending']> | null; label: string }[] = [
   { value: null, label: 'Any' },
   { value: 'yes', label: 'Pending' },
@@ -126,13 +139,7 @@ function PendingFilter({ filter }: { filter: AnnotationFilter }) {
       <h3 id="pending-filter-title" className={styles.title}>
         Predictions
       </h3>
-      <div className={styles.segmented} role="group" aria-label="Has pending predictions">
-        {PENDING_CHOICES.map((c) => (
-          <button key={c.label} type="button" aria-pressed={(filter.pending ?? null) === c.value} onClick={() => view().setAnnotationFilter({ pending: c.value })}>
-            {c.label}
-          </button>
-        ))}
-      </div>
+      <Segmented label="Has pending predictions" choices={PENDING_CHOICES} value={filter.pending ?? null} onChoose={(pending) => view().setAnnotationFilter({ pending })} />
     </section>
   );
 }
@@ -158,13 +165,7 @@ function AnnotationCountFilter({ filter }: { filter: AnnotationFilter }) {
       <h3 id="annotation-filter-title" className={styles.title}>
         Annotations
       </h3>
-      <div className={styles.segmented} role="group" aria-label="Annotated or not">
-        {ANNOTATED_CHOICES.map((c) => (
-          <button key={c.label} type="button" aria-pressed={filter.annotated === c.value} onClick={() => view().setAnnotationFilter({ annotated: c.value })}>
-            {c.label}
-          </button>
-        ))}
-      </div>
+      <Segmented label="Annotated or not" choices={ANNOTATED_CHOICES} value={filter.annotated} onChoose={(annotated) => view().setAnnotationFilter({ annotated })} />
       <form className={styles.range} onSubmit={apply} onBlur={() => apply()} noValidate>
         <label>
           <span>Min</span>
