@@ -3,6 +3,7 @@
 // footer in view at 200% zoom, and at 320 px the sidebar folds to its icons so the page keeps the
 // width.
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { editorProject } from './editor-helpers';
 import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
 
 /** Opens a dialog from `opener` by keyboard, closes it with Escape, and expects focus back on the opener. */
@@ -75,4 +76,15 @@ test('at 200% zoom a dialog scrolls its body and keeps its footer in view; at 32
   await page.screenshot({ path: 'test-results/shots/a11y-data-320.png' });
   await sidebar.getByRole('link', { name: 'Projects' }).click();
   await expect.poll(async () => (await sidebar.boundingBox())?.width).toBeLessThanOrEqual(72);
+});
+
+test('Back from the editor puts focus on the tile of the image it showed', async ({ page }) => {
+  test.setTimeout(60_000);
+  await editorProject(page, { images: [{ name: 'first.png' }, { name: 'second.png' }] });
+  const tile = page.getByRole('button', { name: 'first.png', exact: true });
+  await tile.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'first.png', level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(tile).toBeFocused();
 });

@@ -263,6 +263,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
           className={styles.tileMain}
           aria-label={image.filename}
           aria-describedby={`${detailsId} ${detailsId}-count`}
+          data-focus-key={image.id}
           aria-pressed={selecting ? selected : undefined}
           onClick={(e) => onActivate(e)}
         >

@@ -1,0 +1,92 @@
+// axe-core (WCAG 2.2 A and AA rules) on the app's pages and dialogs (issue 37): a serious or
+// critical violation fails the test, and the message lists each rule with the nodes it found.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { editorProject } from './editor-helpers';
+import { uniqueUser } from './helpers';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** The serious and critical violations on the page now, one line per rule with a few of its nodes. */
+async function seriousViolations(page: Page, include?: string): Promise<string[]> {
+  // Not yet (docs/accessibility.md): an image tile's button is named by its file name while it
+  // also shows the size and date (described, not named), which label-content-name-mismatch
+  // (2.5.3) flags.
+  let builder = new AxeBuilder({ page }).withTags(TAGS).disableRules(['label-content-name-mismatch']);
+  if (include) builder = builder.include(include);
+  const { violations } = await builder.analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.html.slice(0, 100)} ${n.failureSummary?.split('\n')[1] ?? ''}`).join(' | ')}`);
+}
+
+async function expectClean(page: Page, where: string, include?: string) {
+  expect(await seriousViolations(page, include), `axe on ${where}`).toEqual([]);
+}
+
+test('axe: sign-in and sign-up pages', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+  await expectClean(page, 'sign-in');
+  await page.getByLabel('Email address').fill(uniqueUser('axe').email);
+  await page.getByRole('button', { name: 'Continue', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Enter Your Password' })).toBeVisible();
+  await expectClean(page, 'password step');
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
+  await expectClean(page, 'sign-up');
+});
+
+test('axe: projects, the project tabs, their dialogs, settings and models', async ({ page }) => {
+  test.setTimeout(120_000);
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }] });
+  const failures: string[] = [];
+  const check = async (where: string, include?: string) => failures.push(...(await seriousViolations(page, include)).map((v) => `${where}: ${v}`));
+
+  await check('Data tab');
+  for (const [opener, dialogName] of [
+    [page.getByRole('button', { name: /^Export \(\d+\)$/ }), 'Export Dataset'],
+    [page.getByRole('button', { name: 'Import', exact: true }), 'Import Dataset'],
+  ] as const) {
+    await opener.click();
+    await expect(page.getByRole('dialog', { name: dialogName })).toBeVisible();
+    await check(dialogName, '[role="dialog"]');
+    await page.keyboard.press('Escape');
+  }
+  await page.getByRole('tab', { name: /Archive/ }).click();
+  await check('Archive tab');
+  await page.getByRole('tab', { name: /Classes/ }).click();
+  await expect(page.getByRole('button', { name: 'Add Class', exact: true }).first()).toBeVisible();
+  await check('Classes tab');
+  await page.getByRole('button', { name: 'Add Class', exact: true }).first().click();
+  await check('Add Class', '[role="dialog"]');
+  await page.keyboard.press('Escape');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+  await expect(page.getByRole('button', { name: 'Open project Streets' })).toBeVisible();
+  await check('projects');
+  await page.getByRole('button', { name: 'Project settings' }).click();
+  await check('Project Settings', '[role="dialog"]');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: /^Create (Your First )?Project$/ }).first().click();
+  await check('Create Project', '[role="dialog"]');
+  await page.keyboard.press('Escape');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  for (const section of ['Members', 'API Keys']) {
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: section }).click();
+    await check(`settings ${section}`);
+  }
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await check('models');
+  expect(failures).toEqual([]);
+});
+
+test('axe: the editor', async ({ page }) => {
+  test.setTimeout(90_000);
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }], open: 'street.png' });
+  await expect(page.getByTestId('editor-canvas')).toBeVisible();
+  const failures = (await seriousViolations(page)).map((v) => `editor: ${v}`);
+  expect(failures).toEqual([]);
+});
