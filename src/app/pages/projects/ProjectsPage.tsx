@@ -86,7 +86,7 @@ export function ProjectsPage() {
       {!org ? (
         <EmptyState icon={<FolderPlus />} tone="neutral" title="No organization selected" description="Choose an organization in the sidebar to see its projects." />
       ) : projects.isPending ? (
-        <div className={styles.grid} aria-busy="true" aria-label="Loading projects">
+        <div className={styles.grid} role="status" aria-busy="true" aria-label="Loading projects">
           {Array.from({ length: Math.min(pageSize, 8) }, (_, i) => (
             <CardSkeleton key={i} />
           ))}

@@ -39,7 +39,7 @@ function outcomeOf(org: Organization, members: Member[]): Outcome {
 function DeletionPlan({ outcomes, pending }: { outcomes: Outcome[] | undefined; pending: boolean }) {
   if (pending) {
     return (
-      <div className={styles.plan} aria-busy="true" aria-label="Checking your organizations">
+      <div className={styles.plan} role="status" aria-busy="true" aria-label="Checking your organizations">
         <Skeleton className={styles.skeletonTitle} />
         <Skeleton className={styles.skeletonMeta} />
       </div>

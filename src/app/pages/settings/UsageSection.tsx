@@ -32,7 +32,7 @@ export function UsageSection() {
     return (
       <>
         <Card title="Usage" description={description}>
-          <div className={styles.stats} aria-busy="true" aria-label="Loading usage">
+          <div className={styles.stats} role="status" aria-busy="true" aria-label="Loading usage">
             {STAT_LABELS.map((label) => (
               <div key={label} className={styles.stat}>
                 <Skeleton className={styles.skeletonStat} />

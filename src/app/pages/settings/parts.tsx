@@ -79,7 +79,7 @@ export function Meta({ parts }: { parts: ReactNode[] }) {
 /** Rows shaped like a list's items (a title and a line under it) while the list loads. */
 export function ListSkeleton({ rows, label }: { rows: number; label: string }) {
   return (
-    <div className={styles.list} aria-busy="true" aria-label={label}>
+    <div className={styles.list} role="status" aria-busy="true" aria-label={label}>
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className={styles.item}>
           <div className={styles.itemMain}>

@@ -5,7 +5,7 @@ import styles from './DataTab.module.css';
 
 export function TileSkeletons({ count, label }: { count: number; label: string }) {
   return (
-    <div className={styles.skeletonGrid} aria-busy="true" aria-label={label}>
+    <div className={styles.skeletonGrid} role="status" aria-busy="true" aria-label={label}>
       {Array.from({ length: count }, (_, i) => (
         <div key={i} className={styles.skeletonTile}>
           <Skeleton className={styles.skeletonThumb} />
