@@ -8,7 +8,7 @@ import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
 import { EmptyState } from '../../components/EmptyState';
 import { Page, PageHeader } from '../../components/Page';
-import { Skeleton } from '../../components/Skeleton';
+import { Skeleton, SkeletonGroup } from '../../components/Skeleton';
 import { formatCount, formatTier } from '../../lib/format';
 import { projectPath } from '../../lib/links';
 import { useSelection } from '../../stores/selection';
@@ -86,11 +86,11 @@ export function ProjectsPage() {
       {!org ? (
         <EmptyState icon={<FolderPlus />} tone="neutral" title="No organization selected" description="Choose an organization in the sidebar to see its projects." />
       ) : projects.isPending ? (
-        <div className={styles.grid} role="status" aria-busy="true" aria-label="Loading projects">
+        <SkeletonGroup className={styles.grid} label="Loading projects">
           {Array.from({ length: Math.min(pageSize, 8) }, (_, i) => (
             <CardSkeleton key={i} />
           ))}
-        </div>
+        </SkeletonGroup>
       ) : projects.isError ? (
         <EmptyState
           tone="danger"

@@ -9,7 +9,7 @@ import { Trash2, UserRound } from 'lucide-react';
 import type { Organization } from '../../../contract/account';
 import { ACCOUNT_GRACE_DAYS, type Member } from '../../../contract/teams';
 import { isApiError, teamApi } from '../../api/client';
-import { Skeleton } from '../../components/Skeleton';
+import { Skeleton, SkeletonGroup } from '../../components/Skeleton';
 import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
@@ -39,10 +39,10 @@ function outcomeOf(org: Organization, members: Member[]): Outcome {
 function DeletionPlan({ outcomes, pending }: { outcomes: Outcome[] | undefined; pending: boolean }) {
   if (pending) {
     return (
-      <div className={styles.plan} role="status" aria-busy="true" aria-label="Checking your organizations">
+      <SkeletonGroup className={styles.plan} label="Checking your organizations">
         <Skeleton className={styles.skeletonTitle} />
         <Skeleton className={styles.skeletonMeta} />
-      </div>
+      </SkeletonGroup>
     );
   }
   if (!outcomes?.length) return null;

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { BarChart3 } from 'lucide-react';
 import { teamApi } from '../../api/client';
 import { EmptyState } from '../../components/EmptyState';
-import { Skeleton } from '../../components/Skeleton';
+import { Skeleton, SkeletonGroup } from '../../components/Skeleton';
 import { formatBytes } from '../../lib/format';
 import { useSession } from '../../stores/session';
 import { Card, CardAlert, ListSkeleton } from './parts';
@@ -32,14 +32,14 @@ export function UsageSection() {
     return (
       <>
         <Card title="Usage" description={description}>
-          <div className={styles.stats} role="status" aria-busy="true" aria-label="Loading usage">
+          <SkeletonGroup className={styles.stats} label="Loading usage">
             {STAT_LABELS.map((label) => (
               <div key={label} className={styles.stat}>
                 <Skeleton className={styles.skeletonStat} />
                 <span className={styles.statLabel}>{label}</span>
               </div>
             ))}
-          </div>
+          </SkeletonGroup>
         </Card>
         <Card title="By project" description={BY_PROJECT}>
           <ListSkeleton rows={2} label="Loading usage by project" />

@@ -7,7 +7,7 @@ import { ROLE_LABEL } from '../../stores/permissions';
 import { serverMessage } from '../../api/client';
 import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
-import { Skeleton } from '../../components/Skeleton';
+import { Skeleton, SkeletonGroup } from '../../components/Skeleton';
 import styles from './SettingsPage.module.css';
 
 export function Card({ title, description, children, actions }: { title: string; description?: string; children: ReactNode; actions?: ReactNode }) {
@@ -79,7 +79,7 @@ export function Meta({ parts }: { parts: ReactNode[] }) {
 /** Rows shaped like a list's items (a title and a line under it) while the list loads. */
 export function ListSkeleton({ rows, label }: { rows: number; label: string }) {
   return (
-    <div className={styles.list} role="status" aria-busy="true" aria-label={label}>
+    <SkeletonGroup className={styles.list} label={label}>
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className={styles.item}>
           <div className={styles.itemMain}>
@@ -89,7 +89,7 @@ export function ListSkeleton({ rows, label }: { rows: number; label: string }) {
           <Skeleton className={styles.skeletonAction} />
         </div>
       ))}
-    </div>
+    </SkeletonGroup>
   );
 }
 

@@ -1,11 +1,11 @@
 // Placeholder tiles while a grid of images loads, as tall as the tiles that replace them (rows
 // below do not jump). The Data and Archive tabs show them.
-import { Skeleton } from '../../../components/Skeleton';
+import { Skeleton, SkeletonGroup } from '../../../components/Skeleton';
 import styles from './DataTab.module.css';
 
 export function TileSkeletons({ count, label }: { count: number; label: string }) {
   return (
-    <div className={styles.skeletonGrid} role="status" aria-busy="true" aria-label={label}>
+    <SkeletonGroup className={styles.skeletonGrid} label={label}>
       {Array.from({ length: count }, (_, i) => (
         <div key={i} className={styles.skeletonTile}>
           <Skeleton className={styles.skeletonThumb} />
@@ -13,6 +13,6 @@ export function TileSkeletons({ count, label }: { count: number; label: string }
           <Skeleton className={styles.skeletonLineShort} />
         </div>
       ))}
-    </div>
+    </SkeletonGroup>
   );
 }
