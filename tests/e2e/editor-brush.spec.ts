@@ -48,7 +48,7 @@ test('brush and erase a mask, fill its hole and remove an island of a typed size
   // A stroke 400 image px long: a band of the circle's width with round ends.
   await stroke(page, img, scale, [[200, 300], [600, 300]]);
   await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toContainText('Polygon (mask)');
+  await expect(rows(page).first()).toContainText('Mask');
   await page.mouse.move(img.left + 400 * scale, img.top + 300 * scale);
   await page.screenshot({ path: 'test-results/shots/brush.png' });
   await waitUntilSaved(page);
@@ -112,7 +112,7 @@ test('brush and erase a mask, fill its hole and remove an island of a typed size
   await rows(page).first().getByRole('button', { name: /^Change class/ }).click();
   await page.getByRole('menuitem', { name: 'Convert to polygons' }).click();
   await expect(rows(page).first()).toContainText('Polygon');
-  await expect(rows(page).first()).not.toContainText('(mask)');
+  await expect(rows(page).first()).not.toContainText('Mask');
   await waitUntilSaved(page);
   const { annotations } = await loadSaved(page, project, project.images[0]!.id);
   expect(annotations).toHaveLength(1);

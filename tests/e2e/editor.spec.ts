@@ -263,7 +263,7 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotat
   await page.keyboard.press('Enter');
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toContainText('block');
-  await expect(rows(page).first()).toContainText('Polygon (mask)');
+  await expect(rows(page).first()).toContainText('Mask');
   await page.keyboard.press('Control+z');
   await expect(rows(page)).toHaveCount(0);
   await page.keyboard.press('Control+Shift+z');
@@ -331,7 +331,7 @@ test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a
   // Enter accepts: one segmentation annotation of the class, saved.
   await page.keyboard.press('Enter');
   await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toContainText('Polygon (mask)');
+  await expect(rows(page).first()).toContainText('Mask');
   await expect(status).toHaveText('Ready for Input');
   await waitUntilSaved(page);
   await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);

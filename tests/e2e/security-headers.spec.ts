@@ -40,7 +40,7 @@ test('the app, the editor, its worker and the wasm kernels run under the CSP wit
   await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled({ timeout: 30_000 });
   await page.keyboard.press('Enter');
   await expect(rows).toHaveCount(2);
-  await expect(rows.first()).toContainText('Polygon (mask)');
+  await expect(rows.first()).toContainText('Mask');
   await page.waitForTimeout(1000);
   const reported = await page.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? []);
   expect([...reported, ...violations]).toEqual([]);

@@ -30,8 +30,8 @@ const ROW_HEIGHT = 40;
 const OVERSCAN = 6;
 
 const SHAPE_ICON: Record<ShapeType, LucideIcon> = { box: RectangleHorizontal, polygon: Pentagon, polyline: Spline, keypoint: CircleDot, segmentation: Layers, skeleton: PersonStanding };
-/** Masks show as polygons in the list (spec: "segmentation annotation (shown as polygon)"). */
-const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Polygon (mask)', skeleton: 'Skeleton' };
+/** The list's word for each shape type; a mask is a Mask, as its tool is its own entry (issue 33). */
+const SHAPE_TYPE_LABEL: Record<ShapeType, string> = { box: 'Box', polygon: 'Polygon', polyline: 'Polyline', keypoint: 'Keypoint', segmentation: 'Mask', skeleton: 'Skeleton' };
 
 export interface AnnotationListProps {
   editor: Editor;
