@@ -167,7 +167,6 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
   // meanwhile. Checked with plain DOM reads, so the checks cost the page little. (A trace still
   // shows one DevTools command of ~0.4 s CPU on the page's thread as load-data arrives, in every
   // run: the harness's, not the app's; the long-task observer below does not report it.)
-  const bar = page.getByRole('progressbar', { name: 'Loading 100,000 annotations' });
   await page.waitForFunction(() => {
     const shown = (e: Element | null | undefined) => Boolean(e && e.getClientRects().length > 0);
     const progress = document.querySelector('[role="progressbar"][aria-label="Loading 100,000 annotations"]');
@@ -204,13 +203,37 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
 
   // Leaving while it loads: to the previous image and back, then away again mid-load. The small
   // image shows its own three shapes, and the abandoned 100k load never replaces them.
+  // County's document is held at the network until its switch shows the loading state: coming
+  // back, the editor keeps village on the canvas for up to 1.2 s, and a prefetched document on an
+  // idle machine could load in that time, with no progress to see and no load to leave.
   const count = page.getByRole('complementary', { name: 'Annotations' }).locator('[aria-live]');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const countyData = (url: URL) => url.pathname.endsWith(`/annotations/load-data/${image.id}`);
+  await page.route(countyData, async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.keyboard.press(',');
   await expect(page.getByRole('heading', { name: 'village.png', level: 1 })).toBeVisible();
   await expect(count).toHaveText('3', { timeout: 30_000 });
   await page.keyboard.press('.');
   await expect(page.getByRole('heading', { name: 'county.png', level: 1 })).toBeVisible();
-  await expect(bar).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText('Loading image...')).toBeVisible({ timeout: 30_000 });
+  // The bar is caught as it appears (a locator's polling slows to 1 s and could miss a short load).
+  await page.evaluate(() => {
+    const w = window as unknown as { __sawBar?: boolean };
+    w.__sawBar = false;
+    const seen = new MutationObserver(() => {
+      if (!document.querySelector('[role="progressbar"][aria-label="Loading 100,000 annotations"]')) return;
+      w.__sawBar = true;
+      seen.disconnect();
+    });
+    seen.observe(document.body, { childList: true, subtree: true });
+  });
+  release();
+  await page.waitForFunction(() => (window as unknown as { __sawBar?: boolean }).__sawBar === true, null, { timeout: 60_000 });
+  await page.unroute(countyData);
   await page.keyboard.press(',');
   await expect(page.getByRole('heading', { name: 'village.png', level: 1 })).toBeVisible();
   await expect(count).toHaveText('3', { timeout: 30_000 });
