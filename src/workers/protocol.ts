@@ -125,6 +125,12 @@ export interface RendererOptions {
   background?: [number, number, number];
 }
 
+/** Benchmarks: per frame, the draw calls and the bytes uploaded to the GPU since the frame before. */
+export interface FrameCounts {
+  draws: number[];
+  uploadBytes: number[];
+}
+
 export interface RenderStats {
   shapes: number;
   masks: number;

@@ -7,9 +7,10 @@
 import * as Comlink from 'comlink';
 import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState } from '../engine';
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
-import type { ImageSourceMsg, PackedScene, RenderDisplay, RenderIssue, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
+import type { FrameCounts, ImageSourceMsg, PackedScene, RenderDisplay, RenderIssue, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
 import { Renderer } from './renderer';
+import { takeFrameCounts } from './gl-counter';
 import { loadKernels, MASK_POLYGON_TOLERANCE } from '../kernels';
 
 export type { RenderDisplay, RenderIssue } from './protocol';
@@ -93,6 +94,8 @@ export interface RendererHandle {
   /** Benchmarks: finish the GPU in each frame and collect frame times. */
   setMeasure(on: boolean): Promise<void>;
   frameTimes(clear?: boolean): Promise<number[]>;
+  /** Benchmarks (after setMeasure(true)): each frame's draw calls and bytes uploaded to the GPU. */
+  frameCounts(clear?: boolean): Promise<FrameCounts>;
   dispose(): void;
 }
 
@@ -132,6 +135,7 @@ interface Backend {
   stats(): Promise<RenderStats>;
   setMeasure(on: boolean): Promise<void>;
   frameTimes(clear: boolean): Promise<number[]>;
+  frameCounts(clear: boolean): Promise<FrameCounts>;
   dispose(): void;
 }
 
@@ -155,6 +159,7 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
     stats: () => remote.stats(),
     setMeasure: (on) => remote.setMeasure(on),
     frameTimes: (clear) => remote.frameTimes(clear),
+    frameCounts: (clear) => remote.frameCounts(clear),
     dispose: () => {
       void remote.dispose().finally(() => worker.terminate());
       remote[Comlink.releaseProxy]();
@@ -178,9 +183,8 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
     resize: (w, h, dpr) => r.resize(w, h, dpr),
     idle: () => r.idle(),
     stats: async () => r.stats(),
-    setMeasure: async (on) => {
-      r.measure = on;
-    },
+    setMeasure: async (on) => r.setMeasure(on),
+    frameCounts: async (clear) => takeFrameCounts(r, clear),
     frameTimes: async (clear) => {
       const out = r.frameTimes.slice();
       if (clear) r.frameTimes.length = 0;
@@ -568,6 +572,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     stats: () => backend.stats(),
     setMeasure: (on) => backend.setMeasure(on),
     frameTimes: (clear = false) => backend.frameTimes(clear),
+    frameCounts: (clear = false) => backend.frameCounts(clear),
     dispose() {
       if (disposed) return;
       disposed = true;

@@ -2,7 +2,8 @@
 // Renderer. The page talks to it through comlink (RenderWorkerApi, see protocol.ts).
 import * as Comlink from 'comlink';
 import { Renderer } from './renderer';
-import type { RenderWorkerApi } from './protocol';
+import type { FrameCounts, RenderWorkerApi } from './protocol';
+import { takeFrameCounts } from './gl-counter';
 
 let renderer: Renderer | null = null;
 const need = (): Renderer => {
@@ -10,7 +11,7 @@ const need = (): Renderer => {
   return renderer;
 };
 
-const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: boolean): number[] } = {
+const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: boolean): number[]; frameCounts(clear: boolean): FrameCounts } = {
   async init(canvas, options) {
     renderer?.dispose();
     renderer = new Renderer(canvas, options, 'worker');
@@ -29,8 +30,9 @@ const api: RenderWorkerApi & { setMeasure(on: boolean): void; frameTimes(clear: 
   idle: () => need().idle(),
   stats: () => need().stats(),
   setMeasure(on) {
-    need().measure = on;
+    need().setMeasure(on);
   },
+  frameCounts: (clear) => takeFrameCounts(need(), clear),
   frameTimes(clear) {
     const r = need();
     const out = r.frameTimes.slice();

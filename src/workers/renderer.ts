@@ -19,11 +19,12 @@
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, skeletonGeometry, type ShapeGeometry } from './geometry';
-import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
+import { DEFAULT_DISPLAY, type FrameCounts, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
 import { ISSUE_PIN_HALO, ISSUE_PIN_R, issueGeometry } from './issues';
 import { MaskLayer } from './mask-layer';
+import { countGl, type GlCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
 import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
@@ -98,6 +99,9 @@ export class Renderer {
   /** Frame durations (ms, including a GPU finish when `measure` is on). */
   readonly frameTimes: number[] = [];
   measure = false;
+  /** Benchmarks (setMeasure): draw calls and bytes uploaded to the GPU per frame, uploads between frames included. */
+  readonly frameCounts: FrameCounts = { draws: [], uploadBytes: [] };
+  private glCounts: GlCounts | null = null;
   private readonly probe = new Uint8Array(4);
   private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0 };
 
@@ -168,6 +172,12 @@ export class Renderer {
     this.drawFirst({ fill, fillIdx: idx, fillCount: 3, line, lineIdx: idx, lineCount: 3, dots, compact });
     regl.clear({ color: [0, 0, 0, 1] });
     for (const r of [fill, line, compact, dots, idx]) r.destroy();
+  }
+
+  /** Benchmarks: finish the GPU in each frame (frame times until the pixels exist) and count its draw calls and uploads. */
+  setMeasure(on: boolean): void {
+    this.measure = on;
+    if (on && !this.glCounts) this.glCounts = countGl(this.gl);
   }
 
   // ------------------------------------------------------------------ inputs
@@ -556,6 +566,11 @@ export class Renderer {
     this.s.frames++;
     this.frameTimes.push(dt);
     if (this.frameTimes.length > 2000) this.frameTimes.splice(0, 1000);
+    if (this.measure && this.glCounts) {
+      this.frameCounts.draws.push(this.glCounts.draws);
+      this.frameCounts.uploadBytes.push(this.glCounts.uploadBytes);
+      this.glCounts.draws = this.glCounts.uploadBytes = 0;
+    }
     this.lastFrameAt = performance.timeOrigin + performance.now();
     for (const f of this.frameWaiters.splice(0)) f();
     if (this.isIdle()) {

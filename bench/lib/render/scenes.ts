@@ -82,5 +82,8 @@ export const benchScenes: Record<string, () => BenchScene> = {
   boxes1k: () => ({ name: 'boxes1k', image: { width: 4000, height: 3000 }, annotations: boxes(1000, 4000, 3000, 1), steps: 40 }),
   polygons10k: () => ({ name: 'polygons10k', image: { width: 8000, height: 6000 }, annotations: polygons(10_000, 8000, 6000, 2), steps: 30 }),
   polygons100k: () => ({ name: 'polygons100k', image: { width: 20_000, height: 20_000 }, annotations: polygons(100_000, 20_000, 20_000, 3), steps: 12 }),
+  // issue 35: the image alone, on the image and camera path of polygons10k / polygons100k
+  imageOnly10k: () => ({ name: 'imageOnly10k', image: { width: 8000, height: 6000 }, annotations: [], steps: 30 }),
+  imageOnly100k: () => ({ name: 'imageOnly100k', image: { width: 20_000, height: 20_000 }, annotations: [], steps: 12 }),
   masks500: () => ({ name: 'masks500', image: { width: 4096, height: 4096 }, annotations: masks(500, 4096, 4096, 4), steps: 30 }),
 };

@@ -31,6 +31,11 @@ interface Result {
   gpuBytes?: number;
   /** Vellum with ?perStep: the frames of each camera step (a step can draw more than one). */
   frameSteps?: string[];
+  /** Vellum with ?perStep: the camera step of each frame in frameMs. */
+  frameStep?: number[];
+  /** Vellum: each frame's draw calls and bytes uploaded to the GPU (the worker's counters, measuring on). */
+  draws?: number[];
+  uploadBytes?: number[];
   /** Konva: the layer.draw() call alone (recording; the raster after it is in frameMs). */
   drawCallMs?: number[];
   note?: string;
@@ -131,8 +136,11 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   editor.setCamera(path[0]!);
   await client.idle();
   await client.frameTimes(true);
+  await client.frameCounts(true);
+  const marks = window as unknown as { benchMark?: (what: string) => Promise<void> };
+  await marks.benchMark?.('path-start');
   let last = await nextFrame();
-  for (const cam of path) {
+  for (const [step, cam] of path.entries()) {
     const m0 = performance.now();
     editor.setCamera(cam);
     await Promise.resolve(); // the client posts the camera from a microtask
@@ -145,9 +153,14 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
       const ft = await client.frameTimes(true);
       r.frameMs.push(...ft);
       (r.frameSteps ??= []).push(ft.map((x) => x.toFixed(1)).join('+'));
+      (r.frameStep ??= []).push(...ft.map(() => step));
     }
   }
+  await marks.benchMark?.('path-end');
   if (!perStep) r.frameMs = await client.frameTimes(true);
+  const counts = await client.frameCounts(true);
+  r.draws = counts.draws;
+  r.uploadBytes = counts.uploadBytes;
   const st = await client.stats();
   r.gpuBytes = st.gpuBytes;
   r.workerHeapBytes = st.heapBytes;

@@ -1,0 +1,136 @@
+// Shapes against the image alone (issue 35): node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick]
+// Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
+// and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
+// N rounds, each run in a fresh page. Per scene and camera path (pan, zoom): frame time p50 / p95
+// (the worker's frame until its pixels exist: a 1 px readPixels), the ratio to the image-only
+// frame, per frame the draw calls and the bytes uploaded to the GPU (counted in the worker while
+// measuring, gl-counter.ts), and the CPU seconds of the whole browser (every process under this
+// one: page, worker, SwiftShader's GPU process) over the path, per frame, with the load average.
+// Targets: 10k polygons at most 1.2x the image-only frame, 100k at most 1.5x, on pan and zoom.
+// Writes bench/results/render-ratio.json.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, repoRoot, startServer } from '../../tests/render/harness';
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const quick = process.argv.includes('--quick');
+const ROUNDS = Number(arg('rounds') ?? (quick ? 1 : 3));
+const STEPS = arg('steps') ? Number(arg('steps')) : undefined;
+const PAIRS = [['imageOnly10k', 'polygons10k', 1.2], ['imageOnly100k', 'polygons100k', 1.5]] as const;
+const out = path.join(repoRoot, 'bench/results/render-ratio.json');
+
+interface Raw { frameMs: number[]; frameStep?: number[]; draws?: number[]; uploadBytes?: number[]; shapes: number }
+interface Frames { ms: number[]; draws: number[]; bytes: number[]; cpuMs: number; count: number }
+
+/** CPU seconds (user + sys) of every process under this one: the browser and its children. */
+function treeCpuSeconds(): number {
+  const parent = new Map<number, number>(), cpu = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(d), Number(f[1]));
+      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) / 100); // utime, stime in clock ticks (100 Hz)
+    } catch { /* gone */ }
+  }
+  let total = 0;
+  for (const [pid, c] of cpu) {
+    let p = parent.get(pid);
+    while (p && p !== process.pid) p = parent.get(p);
+    if (p === process.pid) total += c;
+  }
+  return total;
+}
+
+const q = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))]!;
+};
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+const acc = new Map<string, Frames>(); // `${scene}/${pan|zoom}`
+const take = (key: string) => {
+  let f = acc.get(key);
+  if (!f) acc.set(key, (f = { ms: [], draws: [], bytes: [], cpuMs: 0, count: 0 }));
+  return f;
+};
+
+const load0 = os.loadavg();
+const { server, url } = await startServer();
+const browser = await launch();
+const started = Date.now();
+try {
+  const warm = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  await warm.goto(`${url}/bench/render/page/index.html`);
+  await warm.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+  await warm.evaluate(() => (window as unknown as { benchRun(s: string, r: string): Promise<unknown> }).benchRun('warmup', 'vellum'));
+  await warm.close();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [imageOnly, shapes] of PAIRS) {
+      for (const scene of round % 2 ? [shapes, imageOnly] : [imageOnly, shapes]) {
+        const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
+        let cpuAt = 0, cpu = 0;
+        await page.exposeFunction('benchMark', (what: string) => {
+          if (what === 'path-start') cpuAt = treeCpuSeconds();
+          else cpu = treeCpuSeconds() - cpuAt;
+        });
+        const t = Date.now();
+        await page.goto(`${url}/bench/render/page/index.html?perStep`);
+        await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
+        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene, STEPS] as const);
+        await page.close();
+        const steps = Math.max(...(raw.frameStep ?? [0])) + 1, half = Math.floor(steps / 2);
+        raw.frameMs.forEach((ms, i) => {
+          const f = take(`${scene}/${(raw.frameStep?.[i] ?? 0) < half ? 'pan' : 'zoom'}`);
+          f.ms.push(ms);
+          f.draws.push(raw.draws?.[i] ?? NaN);
+          f.bytes.push(raw.uploadBytes?.[i] ?? NaN);
+        });
+        // the path's CPU, shared between its pan and zoom frames by their count
+        for (const kind of ['pan', 'zoom']) {
+          const n = raw.frameMs.filter((_, i) => ((raw.frameStep?.[i] ?? 0) < half) === (kind === 'pan')).length;
+          const f = take(`${scene}/${kind}`);
+          f.cpuMs += (cpu * 1000 * n) / Math.max(1, raw.frameMs.length);
+          f.count += n;
+        }
+        console.error(`round ${round + 1} ${scene}: ${raw.frameMs.length} frames, ${cpu.toFixed(2)} CPU s over the path, ${((Date.now() - t) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(2)}`);
+      }
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+const load1 = os.loadavg();
+
+const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const rows: Record<string, unknown>[] = [];
+const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (browser) | draws/frame p50 (max) | upload KB/frame p50 (max) | p50 ratio | p95 ratio | CPU ratio | target', '---|---|---|---|---|---|---|---|---|---|---|---'];
+for (const [imageOnly, shapes, target] of PAIRS) {
+  for (const kind of ['pan', 'zoom']) {
+    const base = acc.get(`${imageOnly}/${kind}`);
+    for (const scene of [imageOnly, shapes]) {
+      const x = acc.get(`${scene}/${kind}`);
+      if (!x || !base) continue;
+      const row = {
+        scene, path: kind, frames: x.ms.length,
+        p50: q(x.ms, 0.5), p95: q(x.ms, 0.95), cpuMsPerFrame: x.cpuMs / Math.max(1, x.count),
+        drawsP50: q(x.draws, 0.5), drawsMax: Math.max(...x.draws), uploadKBP50: q(x.bytes, 0.5) / 1024, uploadKBMax: Math.max(...x.bytes) / 1024,
+        uploadKBMean: mean(x.bytes) / 1024,
+        ratioP50: q(x.ms, 0.5) / q(base.ms, 0.5), ratioP95: q(x.ms, 0.95) / q(base.ms, 0.95),
+        ratioCpu: x.cpuMs / Math.max(1, x.count) / (base.cpuMs / Math.max(1, base.count)),
+        target: scene === shapes ? target : null,
+      };
+      rows.push(row);
+      lines.push([scene, kind, row.frames, f(row.p50, 2), f(row.p95, 2), f(row.cpuMsPerFrame, 1), `${f(row.drawsP50, 0)} (${f(row.drawsMax, 0)})`, `${f(row.uploadKBP50, 1)} (${f(row.uploadKBMax, 0)})`, `${f(row.ratioP50, 2)}x`, `${f(row.ratioP95, 2)}x`, `${f(row.ratioCpu, 2)}x`, row.target ? `<= ${row.target}x: ${row.ratioP50 <= row.target && row.ratioP95 <= row.target ? 'met' : 'not met'}` : 'baseline'].join(' | '));
+    }
+  }
+}
+const environment = `headless Chromium, SwiftShader (software WebGL, CPU), 800x600, dpr 1; ${os.cpus().length} cores; load average ${load0.map((x) => x.toFixed(2)).join(' ')} before, ${load1.map((x) => x.toFixed(2)).join(' ')} after`;
+console.log(lines.join('\n'));
+console.log(`\n${environment}; ${ROUNDS} round(s)${STEPS ? `, ${STEPS} steps` : ''}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), environment, rounds: ROUNDS, steps: STEPS ?? 'per scene', rows }, null, 2));
