@@ -66,6 +66,8 @@ describe('COCO reader', () => {
       { name: 'dog', type: 'polygon' },
       // A category with keypoints is a skeleton class (issue 33): its edges 0-based.
       { name: 'person', skeleton: { points: ['nose', 'left_eye', 'right_eye'], edges: [[0, 1]] } },
+      // Its segmentations' class: a skeleton class holds skeletons only.
+      { name: 'person segmentation', type: 'polygon' },
       { name: 'blob', type: 'polygon' },
       { name: 'unused' },
       { name: 'window', type: 'polygon' },
@@ -93,8 +95,9 @@ describe('COCO reader', () => {
       },
       { class: 'dog', shape: { type: 'polygon', path: [[0, 0], [10, 0], [10, 10]] }, extra: { instance: '12' } },
       { class: 'dog', shape: { type: 'polygon', path: [[20, 20], [30, 20], [30, 30], [20, 30]] }, extra: { instance: '12' } },
-      // One skeleton instance with its bbox; a skeleton class holds skeletons only, so its outline is left out (a warning says so).
+      // One skeleton instance with its bbox, and its outline kept beside it as a polygon of 'person segmentation', tied by instance (a warning counts them).
       { class: 'person', shape: { type: 'skeleton', points: [{ x: 10, y: 11, v: 2 }, { x: 0, y: 0, v: 0 }, { x: 20, y: 21, v: 1 }], box: { x: 5, y: 5, w: 30, h: 30 } } },
+      { class: 'person segmentation', shape: { type: 'polygon', path: [[5, 5], [35, 5], [20, 35]] }, extra: { instance: '14' } },
       { class: 'window', shape: { type: 'polygon', path: [[2, 3], [7, 3], [7, 7], [2, 7]] } },
     ]);
     const b = imageNamed(images, 'b.jpg');
@@ -121,9 +124,46 @@ describe('COCO reader', () => {
     expect(report.skipped).toHaveLength(4);
     expect(report.warnings).toEqual([
       `${f}: annotations[1] (id 11): attribute "tags" is not a single value; kept as its JSON text`,
-      '1 segmentation(s) of skeleton instances left out: a skeleton class holds its skeletons only (each keeps its bbox)',
+      '1 skeleton instance(s) kept their segmentation as polygon or mask annotations of the class "<name> segmentation", beside the skeleton (extra.instance ties them)',
       '1 image file(s) in the archive are not listed in any COCO file; imported without annotations',
     ]);
+  });
+
+  it("keeps a person's segmentation beside its skeleton (polygons or a mask of 'person segmentation'), and reads an outline without keypoints alone", async () => {
+    const rle = encodeMask(MASK, 3, 4);
+    const archive = memoryArchive({
+      'annotations/person_keypoints_val.json': JSON.stringify({
+        images: [{ id: 1, file_name: 'p.jpg', width: 40, height: 40 }],
+        categories: [{ id: 1, name: 'person', keypoints: ['nose', 'tail'], skeleton: [[1, 2]] }],
+        annotations: [
+          // Two rings and attributes: two polygons of the class, each with the instance and the attributes.
+          { id: 7, image_id: 1, category_id: 1, bbox: [0, 0, 30, 30], iscrowd: 0, attributes: { pose: 'standing' }, keypoints: [1, 2, 2, 3, 4, 1], segmentation: [[0, 0, 10, 0, 10, 10], [20, 20, 30, 20, 30, 30]] },
+          // A crowd's RLE: a mask beside the skeleton.
+          { id: 8, image_id: 1, category_id: 1, bbox: [1, 0, 2, 2], iscrowd: 1, keypoints: [5, 6, 2, 0, 0, 0], segmentation: { size: [3, 4], counts: rle } },
+          // Vellum's export of a skeleton: a zero-area polygon at the box's corner is no outline.
+          { id: 9, image_id: 1, category_id: 1, bbox: [2, 2, 4, 4], iscrowd: 0, keypoints: [2, 2, 2, 6, 6, 2], segmentation: [[2, 2, 2, 2, 2, 2]] },
+          // An outline of the class without keypoints (what the export writes for such a polygon): the polygon alone.
+          { id: 10, image_id: 1, category_id: 1, bbox: [0, 0, 5, 5], iscrowd: 0, segmentation: [[0, 0, 5, 0, 5, 5]] },
+          // Neither keypoints nor a segmentation: skipped.
+          { id: 11, image_id: 1, category_id: 1, bbox: [0, 0, 5, 5], iscrowd: 0 },
+        ],
+      }),
+    });
+    const { dataset, images, report } = await readAll(cocoReader, archive);
+    expect(dataset.classes).toEqual([{ name: 'person', skeleton: { points: ['nose', 'tail'], edges: [[0, 1]] } }, { name: 'person segmentation', type: 'polygon' }]);
+    const standing = [{ name: 'pose', value: 'standing' }];
+    expect(imageNamed(images, 'p.jpg').annotations).toEqual([
+      { class: 'person', shape: { type: 'skeleton', points: [{ x: 1, y: 2, v: 2 }, { x: 3, y: 4, v: 1 }], box: { x: 0, y: 0, w: 30, h: 30 } }, attributes: standing },
+      { class: 'person segmentation', shape: { type: 'polygon', path: [[0, 0], [10, 0], [10, 10]] }, attributes: standing, extra: { instance: '7' } },
+      { class: 'person segmentation', shape: { type: 'polygon', path: [[20, 20], [30, 20], [30, 30]] }, attributes: standing, extra: { instance: '7' } },
+      { class: 'person', shape: { type: 'skeleton', points: [{ x: 5, y: 6, v: 2 }, { x: 0, y: 0, v: 0 }], box: { x: 1, y: 0, w: 2, h: 2 } }, extra: { iscrowd: 1 } },
+      { class: 'person segmentation', shape: { type: 'mask', size: [3, 4], counts: rle }, extra: { instance: '8', iscrowd: 1 } },
+      { class: 'person', shape: { type: 'skeleton', points: [{ x: 2, y: 2, v: 2 }, { x: 6, y: 6, v: 2 }], box: { x: 2, y: 2, w: 4, h: 4 } } },
+      { class: 'person segmentation', shape: { type: 'polygon', path: [[0, 0], [5, 0], [5, 5]] }, extra: { instance: '10' } },
+    ]);
+    const f = 'annotations/person_keypoints_val.json';
+    expect(report.skipped).toEqual([{ file: `${f}: annotations[4] (id 11)`, reason: 'class "person" is a skeleton class: an annotation needs keypoints, a list of x, y, v numbers' }]);
+    expect(report.warnings).toEqual(['2 skeleton instance(s) kept their segmentation as polygon or mask annotations of the class "<name> segmentation", beside the skeleton (extra.instance ties them)']);
   });
 
   it("reads Roboflow's <split>/_annotations.coco.json beside the images", async () => {

@@ -24,9 +24,11 @@
 // - Keypoints (issue 33): a category whose annotations carry keypoints is a skeleton class (its
 //   point names in order, unnamed points by their 1-based number; COCO's 1-based skeleton as
 //   0-based edges), and each of its annotations one skeleton instance: its [x, y, v] triples as
-//   points in the category's order, its bbox as the instance's box. A skeleton class holds
-//   skeletons only, so the segmentation of such an annotation is left out (one warning counts
-//   them), and one without keypoints is skipped with its reason. A lone point of a category whose
+//   points in the category's order, its bbox as the instance's box. Its segmentation (not the
+//   zero-area polygon Vellum's export writes for a skeleton) is kept beside it as polygon or mask
+//   annotations of the class "<category> segmentation" (outlineClassName: a skeleton class holds
+//   skeletons only), sharing its `instance` (one warning counts them); one without keypoints keeps
+//   its segmentation alone, and one with neither is skipped with its reason. A lone point of a category whose
 //   keypoints are ['point'] or none (how Vellum exports its keypoint annotations) is a plain
 //   keypoint, and so are the points of a category with more than MAX_SKELETON_POINTS names (each
 //   a keypoint shape with extra {part, instance}, v = 1 adding attribute {name: 'visible', value: false}).
@@ -85,6 +87,16 @@ const READ_CHUNK = 8 * 1024 * 1024;
 const KIND_BOX = 1;
 const KIND_POLYGON = 2;
 const KIND_KEYPOINT = 4;
+/** Labelled keypoints with a segmentation of some area: the skeleton's outline class is needed. */
+const KIND_OUTLINE = 8;
+
+const OUTLINE_SUFFIX = ' segmentation';
+/**
+ * The class a skeleton category's segmentations go to (issue 33): a skeleton class holds skeleton
+ * instances only (the server refuses other shapes in it), so "person"'s outlines are polygons and
+ * masks of "person segmentation", within the 100 characters of a class name.
+ */
+export const outlineClassName = (skeletonClass: string): string => `${skeletonClass.slice(0, 100 - OUTLINE_SUFFIX.length)}${OUTLINE_SUFFIX}`;
 
 /** Ids as text, so that an image id 1 and an image_id "1" meet. */
 type Key = string;
@@ -123,8 +135,8 @@ interface ScannedFile {
   next: number[];
   /** Image key -> [first, last] annotation number. */
   lists: Map<Key, [number, number]>;
-  /** Segmentations of skeleton instances left out (a skeleton class holds skeletons only). */
-  segmentationsLeftOut: number;
+  /** Skeleton instances whose segmentation was kept as annotations of their own. */
+  segmentationsKept: number;
 }
 
 async function cocoFiles(archive: ImportArchive, peekLimit: number): Promise<string[]> {
@@ -160,9 +172,18 @@ function markedBoxRing(a: Record<string, unknown>, ring: readonly number[], bbox
   return (legacy || hasBoxMark(a)) && isBoxRing(ring, bbox);
 }
 
+/** Whether a segmentation has an outline: an RLE, or a ring of some area (not the zero-area polygon Vellum's export writes for a skeleton). */
+function hasOutline(seg: unknown): boolean {
+  if (isRecord(seg)) return true;
+  return Array.isArray(seg) && seg.some((r) => {
+    const ring = ringOf(r);
+    return ring !== null && ring.length >= 6 && ring.length % 2 === 0 && ringArea(pathOf(ring)) > 0;
+  });
+}
+
 /** KIND_* of one raw annotation, for the class type. */
 function kindOf(a: Record<string, unknown>, legacy: boolean): number {
-  if (hasLabelledKeypoint(a.keypoints)) return KIND_KEYPOINT;
+  if (hasLabelledKeypoint(a.keypoints)) return KIND_KEYPOINT | (hasOutline(a.segmentation) ? KIND_OUTLINE : 0);
   const seg = a.segmentation;
   if (isRecord(seg)) return KIND_POLYGON;
   if (Array.isArray(seg) && seg.length > 0) {
@@ -193,7 +214,7 @@ class CocoScan {
     private readonly report: ImportReporter,
     private readonly control: ScanControl,
   ) {
-    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), legacyBoxes: false, spillPath, offset: [], length: [], next: [], lists: new Map(), segmentationsLeftOut: 0 };
+    this.scanned = { file, images: [], categories: new Map(), kinds: new Map(), points: new Map(), legacyBoxes: false, spillPath, offset: [], length: [], next: [], lists: new Map(), segmentationsKept: 0 };
     this.spill = fs.createWriteStream(spillPath);
   }
 
@@ -399,7 +420,8 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
     return [];
   }
   const skeleton = skeletons.get(category.name);
-  if (skeleton) return skeletonInstance(a, where, category.name, skeleton.points.length, s, report);
+  const instanceKey = a.id !== undefined && a.id !== null ? String(a.id) : `a${index}`;
+  if (skeleton) return skeletonInstance(a, where, category.name, skeleton.points.length, s, report, instanceKey);
   const points: Shaped[] = [];
   if (a.keypoints !== undefined) {
     const kp = ringOf(a.keypoints);
@@ -417,45 +439,8 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
   const keypoint = points.length > 0;
   const bbox = a.bbox === undefined ? null : bboxOf(a.bbox);
   if (a.bbox !== undefined && (!bbox || bbox[2] < 0 || bbox[3] < 0)) report.skip(where, 'bbox must be [x, y, width, height] with a width and height not negative; bbox left out');
-  const geometry: Shaped[] = [];
   // A segmentation that was given but could not be read is reported; the bbox does not silently stand in for it.
-  let rejected = false;
-  const seg = a.segmentation;
-  if (Array.isArray(seg) && seg.length > 0) {
-    seg.forEach((raw, j) => {
-      const ring = ringOf(raw);
-      if (!ring || ring.length % 2 !== 0) {
-        rejected = true;
-        report.skip(`${where} segmentation[${j}]`, 'a polygon must be a flat list of x, y numbers');
-        return;
-      }
-      if (seg.length === 1 && markedBoxRing(a, ring, bbox, s.legacyBoxes)) {
-        const [x, y, w, h] = bbox!;
-        geometry.push({ shape: { type: 'box', x, y, w, h } });
-        return;
-      }
-      const path: Point[] = [];
-      for (let k = 0; k < ring.length; k += 2) path.push([ring[k]!, ring[k + 1]!]);
-      if (path.length < 3) {
-        rejected = true;
-        report.skip(`${where} segmentation[${j}]`, `a polygon needs at least 3 points, this one has ${path.length}`);
-        return;
-      }
-      if (keypoint && ringArea(path) === 0) return;
-      // A ring whose holes or parts are joined by zero-width bridges (Vellum's polygon masks, Ultralytics-style) is cut back into them.
-      for (const p of splitBridged(path)) geometry.push({ shape: { type: 'polygon', path: p.path, ...(p.holes.length ? { holes: p.holes } : {}) } });
-    });
-  } else if (isRecord(seg)) {
-    const mask = maskOf(seg);
-    if (typeof mask === 'string') {
-      rejected = true;
-      report.skip(`${where} segmentation`, mask);
-    } else if (!(keypoint && mask.area === 0)) {
-      geometry.push({ shape: mask.shape });
-    }
-  } else if (seg !== undefined && !Array.isArray(seg)) {
-    report.warn(`${where}: segmentation is neither a list of polygons nor an RLE object; the bbox is used`);
-  }
+  const { geometry, rejected } = segmentationShapes(a, where, keypoint ? 'outline' : 'object', bbox, s, report);
   if (geometry.length === 0 && !rejected && bbox && bbox[2] >= 0 && bbox[3] >= 0 && !(keypoint && (bbox[2] === 0 || bbox[3] === 0))) {
     const [x, y, w, h] = bbox;
     geometry.push({ shape: { type: 'box', x, y, w, h } });
@@ -470,7 +455,7 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
   // Vellum's own export of a lone point (category keypoints ['point']) comes back as a plain keypoint.
   const lonePoint = shapes.length === 1 && points.length === 1 && isLonePointCategory(category.keypoints);
   if (lonePoint) delete points[0]!.extra;
-  const instance = (keypoint && !lonePoint) || shapes.length > 1 ? (a.id !== undefined && a.id !== null ? String(a.id) : `a${index}`) : null;
+  const instance = (keypoint && !lonePoint) || shapes.length > 1 ? instanceKey : null;
   return shapes.map((sh) => {
     const extra: Record<string, unknown> = { ...sh.extra };
     if (instance !== null) extra.instance = instance;
@@ -486,22 +471,81 @@ function convert(a: Record<string, unknown>, index: number, s: ScannedFile, repo
 }
 
 /**
- * An annotation of a skeleton category as one skeleton instance: its [x, y, v] triples as points in
- * the category's order (missing ones not labelled), its bbox as the instance's box (else the box of
- * its points). A skeleton class holds skeletons only, so its segmentation is left out (counted).
+ * The shapes of an annotation's segmentation: each polygon ring (cut at zero-width bridges) or its
+ * RLE mask. `outline`: the segmentation outlines a keypoint object, so a flat ring or an empty mask
+ * is no shape (Vellum's COCO export writes a skeleton's segmentation as a zero-area polygon) and a
+ * ring is never read as Vellum's box mark. `rejected`: a segmentation was given and could not be read.
  */
-function skeletonInstance(a: Record<string, unknown>, where: string, className: string, count: number, s: ScannedFile, report: ImportReporter): ImportedAnnotation[] {
+function segmentationShapes(a: Record<string, unknown>, where: string, role: 'object' | 'outline', bbox: readonly number[] | null, s: ScannedFile, report: ImportReporter): { geometry: Shaped[]; rejected: boolean } {
+  const outline = role === 'outline';
+  const geometry: Shaped[] = [];
+  let rejected = false;
+  const seg = a.segmentation;
+  if (Array.isArray(seg) && seg.length > 0) {
+    seg.forEach((raw, j) => {
+      const ring = ringOf(raw);
+      if (!ring || ring.length % 2 !== 0) {
+        rejected = true;
+        report.skip(`${where} segmentation[${j}]`, 'a polygon must be a flat list of x, y numbers');
+        return;
+      }
+      if (!outline && seg.length === 1 && markedBoxRing(a, ring, bbox, s.legacyBoxes)) {
+        const [x, y, w, h] = bbox!;
+        geometry.push({ shape: { type: 'box', x: x!, y: y!, w: w!, h: h! } });
+        return;
+      }
+      const path = pathOf(ring);
+      if (path.length < 3) {
+        rejected = true;
+        report.skip(`${where} segmentation[${j}]`, `a polygon needs at least 3 points, this one has ${path.length}`);
+        return;
+      }
+      if (outline && ringArea(path) === 0) return;
+      // A ring whose holes or parts are joined by zero-width bridges (Vellum's polygon masks, Ultralytics-style) is cut back into them.
+      for (const p of splitBridged(path)) geometry.push({ shape: { type: 'polygon', path: p.path, ...(p.holes.length ? { holes: p.holes } : {}) } });
+    });
+  } else if (isRecord(seg)) {
+    const mask = maskOf(seg);
+    if (typeof mask === 'string') {
+      rejected = true;
+      report.skip(`${where} segmentation`, mask);
+    } else if (!(outline && mask.area === 0)) {
+      geometry.push({ shape: mask.shape });
+    }
+  } else if (seg !== undefined && !Array.isArray(seg)) {
+    report.warn(`${where}: segmentation is neither a list of polygons nor an RLE object; the bbox is used`);
+  }
+  return { geometry, rejected };
+}
+
+/**
+ * An annotation of a skeleton category: one skeleton instance, its [x, y, v] triples as points in
+ * the category's order (missing ones not labelled), its bbox as the instance's box (else the box of
+ * its points); and its segmentation kept beside it (issue 33) as polygon or mask annotations of the
+ * class outlineClassName names, tied to it by `instance` (the COCO annotation id). A skeleton
+ * instance has no outline of its own, and a person's outline is worth as much as its points. One
+ * without keypoints keeps its segmentation alone; with neither it is skipped.
+ */
+function skeletonInstance(a: Record<string, unknown>, where: string, className: string, count: number, s: ScannedFile, report: ImportReporter, instanceKey: string): ImportedAnnotation[] {
   const kp = ringOf(a.keypoints);
+  const bbox = bboxOf(a.bbox);
+  const { geometry } = segmentationShapes(a, where, 'outline', bbox, s, report);
+  const attributes: NamedAttribute[] = isRecord(a.attributes) ? Object.entries(a.attributes).map(([k, v]) => attributeOf(k, v, where, report)) : [];
+  const outlines: ImportedAnnotation[] = geometry.map(({ shape }) => ({
+    class: outlineClassName(className),
+    shape,
+    ...(attributes.length ? { attributes } : {}),
+    extra: { instance: instanceKey, ...(crowdOf(a) ? { iscrowd: 1 } : {}) },
+  }));
   if (!kp || kp.length % 3 !== 0) {
-    report.skip(where, `class "${className.slice(0, 100)}" is a skeleton class: an annotation needs keypoints, a list of x, y, v numbers`);
-    return [];
+    const why = `class "${className.slice(0, 100)}" is a skeleton class: an annotation needs keypoints, a list of x, y, v numbers`;
+    if (outlines.length === 0) report.skip(where, why);
+    else if (a.keypoints !== undefined) report.skip(`${where} keypoints`, `${why}; its segmentation is kept`);
+    return outlines;
   }
   if (kp.length / 3 > count) report.warn(`${where}: ${kp.length / 3} keypoints, the class names ${count}; the rest left out`);
   const points = Array.from({ length: count }, (_, i) => (i * 3 < kp.length ? { x: kp[i * 3]!, y: kp[i * 3 + 1]!, v: kp[i * 3 + 2]! } : { x: 0, y: 0, v: 0 }));
-  const bbox = bboxOf(a.bbox);
-  const seg = a.segmentation;
-  if ((Array.isArray(seg) && seg.some((r) => (ringOf(r)?.length ?? 0) >= 6 && ringArea(pathOf(ringOf(r)!)) > 0)) || isRecord(seg)) s.segmentationsLeftOut += 1;
-  const attributes: NamedAttribute[] = isRecord(a.attributes) ? Object.entries(a.attributes).map(([k, v]) => attributeOf(k, v, where, report)) : [];
+  if (outlines.length > 0) s.segmentationsKept += 1;
   return [
     {
       class: className,
@@ -509,6 +553,7 @@ function skeletonInstance(a: Record<string, unknown>, where: string, className: 
       ...(attributes.length ? { attributes } : {}),
       ...(crowdOf(a) ? { extra: { iscrowd: 1 } } : {}),
     },
+    ...outlines,
   ];
 }
 
@@ -607,11 +652,12 @@ function classesOf(scans: ScannedFile[], skeletons: ReadonlyMap<string, Skeleton
       if (c.supercategory !== c.name) supers.add(c.supercategory);
     }
   }
-  return [...byName].filter(([name, { bits }]) => bits !== 0 || !supers.has(name)).map(([name, { bits, keypoints }]) => {
+  return [...byName].filter(([name, { bits }]) => bits !== 0 || !supers.has(name)).flatMap(([name, { bits, keypoints }]): ImportedClass[] => {
     const skeleton = skeletons.get(name);
-    if (skeleton) return { name, skeleton };
+    // A skeleton category with segmentations: its outline class beside it (unless a category already has that name).
+    if (skeleton) return bits & (KIND_OUTLINE | KIND_POLYGON) && !byName.has(outlineClassName(name)) ? [{ name, skeleton }, { name: outlineClassName(name), type: 'polygon' }] : [{ name, skeleton }];
     const type = classType(bits);
-    return { name, ...(type ? { type } : {}), ...(type === 'keypoint' && keypoints.length > 0 ? { keypoints } : {}) };
+    return [{ name, ...(type ? { type } : {}), ...(type === 'keypoint' && keypoints.length > 0 ? { keypoints } : {}) }];
   });
 }
 
@@ -678,8 +724,8 @@ async function* imagesOf(archive: ImportArchive, scans: ScannedFile[], merged: M
     for (const h of handles) await h.close();
     for (const s of scans) await fsp.rm(s.spillPath, { force: true });
   }
-  const segmentations = scans.reduce((n, s) => n + s.segmentationsLeftOut, 0);
-  if (segmentations > 0) options.report.warn(`${segmentations} segmentation(s) of skeleton instances left out: a skeleton class holds its skeletons only (each keeps its bbox)`);
+  const segmentations = scans.reduce((n, s) => n + s.segmentationsKept, 0);
+  if (segmentations > 0) options.report.warn(`${segmentations} skeleton instance(s) kept their segmentation as polygon or mask annotations of the class "<name>${OUTLINE_SUFFIX}", beside the skeleton (extra.instance ties them)`);
   const used = new Set(merged.map((m) => m.entry).filter(Boolean));
   const rest = archive.paths.filter((p) => isImagePath(p) && !used.has(p));
   if (rest.length > 0) options.report.warn(`${rest.length} image file(s) in the archive are not listed in any COCO file; imported without annotations`);
