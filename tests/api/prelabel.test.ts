@@ -122,7 +122,7 @@ describe('POST /projects/{id}/prelabel validation', () => {
     expect(res.body.code).toBe('validation_failed');
   });
 
-  it('refuses an ONNX model (400 model_not_runnable), an unknown model, another organization\'s model and image (404)', async () => {
+  it('refuses an ONNX model not yet activated (400 model_not_runnable), an unknown model, another organization\'s model and image (404)', async () => {
     const onnx = await api(server.url, 'POST', '/api/v1/models', { token: owner.token, body: { organization_id: owner.org.id, name: 'Yolo', source: 'onnx', filename: 'y.onnx', size: 100 } });
     expect(onnx.status).toBe(201);
     const refused = await prelabel({ model_id: onnx.body.model.id, all: true });

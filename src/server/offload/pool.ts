@@ -22,7 +22,7 @@ export const OFFLOAD_NICE = 10;
  * Tasks of jobs (an import's read-through and label parsing, image edits) that may run for long: together they hold
  * at most all threads but one, so a request's task (process-image) never queues behind them.
  */
-const BACKGROUND_TASKS: ReadonlySet<string> = new Set(['importReadThrough', 'yoloLabels', 'yoloClassTypes', 'importedIds', 'imageEditPixels', 'detectObjects']);
+const BACKGROUND_TASKS: ReadonlySet<string> = new Set(['importReadThrough', 'yoloLabels', 'yoloClassTypes', 'importedIds', 'imageEditPixels', 'detectObjects', 'detectYolo']);
 
 /** The task's thread stopped (crash, out of memory, pool closed) before it answered. */
 export class OffloadCrashed extends Error {

@@ -13,6 +13,7 @@ import { clickMask, dropEmbedding, holdEmbedding, type ClickAnswer } from '../se
 import type { LoadedImage, Points } from '../services/segmentation/types';
 import { detectObjects } from '../services/models/detect-thread';
 import type { Detection, DetectOptions, DetectorSpec } from '../services/models/detector-spec';
+import { detectYolo, type Letterbox, type YoloDetection, type YoloSpec } from '../services/models/yolo-thread';
 import { labelClassTypes, packLabels, parseLabelFile, type PackedLabels, type PoseShape } from '../formats/yolo/read';
 
 let ops: Promise<SegmentOps> | null = null;
@@ -70,6 +71,10 @@ export const tasks = {
   /** An object detector on one image already resized to its input square (services/models/detect-thread.ts: TF.js on wasm, the model kept per thread). */
   detectObjects(spec: DetectorSpec, rgb: Uint8Array, width: number, height: number, opts: DetectOptions): Promise<Detection[]> {
     return detectObjects(spec, rgb, width, height, opts);
+  },
+  /** An organization's own YOLO ONNX model on one letterboxed image (services/models/yolo-thread.ts: onnxruntime-node, the session kept per thread). */
+  detectYolo(spec: YoloSpec, rgb: Uint8Array, lb: Letterbox, opts: DetectOptions): Promise<YoloDetection[]> {
+    return detectYolo(spec, rgb, lb, opts);
   },
 };
 

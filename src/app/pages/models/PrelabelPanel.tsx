@@ -47,7 +47,7 @@ function Select({ label, value, onChange, disabled, children }: { label: string;
 // Long because it is one form: the project, folder, model and class choices depend on each other
 // and share the start's busy state and error.
 export function PrelabelPanel({ orgId, models }: { orgId: string; models: readonly Model[] }) {
-  const runnable = models.filter((m) => m.status === 'ready' && m.source !== 'onnx');
+  const runnable = models.filter((m) => m.status === 'ready');
   const projects = useQuery({ queryKey: ['projects', orgId], queryFn: async () => (await api.listProjects(orgId)).projects });
   const [projectId, setProjectId] = useState('');
   const [folder, setFolder] = useState('/');

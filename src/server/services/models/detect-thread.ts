@@ -70,8 +70,8 @@ const iou = (a: Detection['box'], b: Detection['box']) => {
 };
 
 /** Greedy non-maximum suppression per class, best score first, at most `max` kept. */
-export function suppress(candidates: Detection[], opts: DetectOptions): Detection[] {
-  const kept: Detection[] = [];
+export function suppress<T extends Detection>(candidates: T[], opts: DetectOptions): T[] {
+  const kept: T[] = [];
   for (const d of [...candidates].sort((a, b) => b.score - a.score)) {
     if (kept.length >= opts.maxDetections) break;
     if (kept.every((k) => k.classIndex !== d.classIndex || iou(k.box, d.box) <= opts.iouThreshold)) kept.push(d);

@@ -3,6 +3,9 @@
 // lists them; owners and admins (org.manage) register, activate and delete. Another
 // organization's model answers 404 like a missing one.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { models, organizations } from '../../db/schema';
@@ -41,6 +44,29 @@ function rowJson(r: ModelRow): Model {
 
 const stagingKeyOf = (id: string) => `models/${id}/upload.onnx`;
 const objectKeyOf = (id: string) => `models/${id}/model.onnx`;
+/** Where this process keeps a ready ONNX model's file for onnxruntime, which reads from disk. */
+const localFileOf = (ctx: AppContext, id: string) => path.join(ctx.config.dataDir, 'models', `${id}.onnx`);
+
+/**
+ * A ready ONNX model's checked file on this machine's disk, copied from storage on first use
+ * (written aside and renamed, so a reader never sees half a file). A model's file never changes
+ * once ready, so a copy of the right size is the file.
+ */
+export async function onnxModelFile(ctx: AppContext, model: { id: string; organizationId: string; objectKey: string; size: number }): Promise<string> {
+  const file = localFileOf(ctx, model.id);
+  const have = await fs.promises.stat(file).catch(() => null);
+  if (have?.size === model.size) return file;
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const bucket = await bucketFor(ctx, model.organizationId);
+  const part = `${file}.${randomUUID()}.part`;
+  try {
+    await pipeline(await ctx.storage.getBody(bucket, model.objectKey), fs.createWriteStream(part));
+    await fs.promises.rename(part, file);
+  } finally {
+    await fs.promises.rm(part, { force: true });
+  }
+  return file;
+}
 
 export async function listModels(ctx: AppContext, userId: string, organizationId: string): Promise<Model[]> {
   await requireMember(ctx.db, userId, organizationId, 'org.read');
@@ -144,6 +170,7 @@ export async function deleteModel(ctx: AppContext, userId: string, id: string): 
   const row = await ownModel(ctx, userId, id, 'org.manage');
   await ctx.db.delete(models).where(eq(models.id, row.id));
   if (row.source !== 'onnx') return;
+  await fs.promises.rm(localFileOf(ctx, row.id), { force: true });
   const bucket = await bucketFor(ctx, row.organizationId).catch(() => null);
   if (!bucket) return;
   for (const key of [row.stagingKey, row.objectKey]) if (key) await ctx.storage.delete(bucket, key).catch(() => undefined);

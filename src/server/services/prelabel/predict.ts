@@ -1,6 +1,7 @@
-// One model on one image, for a pre-label job: the model a job names (built-in or the organization's
-// HTTP endpoint), its raw predictions, and their stored-annotation form. The built-in detector runs
-// on an offload thread (models/detect.ts), so the job's process keeps answering requests.
+// One model on one image, for a pre-label job: the model a job names (built-in, the organization's
+// own ONNX model or HTTP endpoint), its raw predictions, and their stored-annotation form. The
+// built-in detector and ONNX models run on an offload thread (models/detect.ts), so the job's
+// process keeps answering requests.
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { models } from '../../db/schema';
@@ -8,14 +9,16 @@ import { errors } from '../../errors';
 import type { PredictionSource } from '../../../contract/annotations';
 import { rleBBox } from '../../../contract/rle';
 import { builtinModel } from '../models/builtin';
-import { detect } from '../models/detect';
+import { detect, detectWithYolo } from '../models/detect';
 import { callHttpModel } from '../models/http-client';
+import { onnxModelFile } from '../models/registry';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A model a job can run. */
 export type RunnableModel =
   | { id: string; source: 'builtin'; classes: readonly string[]; run: 'builtin' }
+  | { id: string; source: 'onnx'; kind: 'detect' | 'segment'; classes: readonly string[]; inputSize: number; organizationId: string; objectKey: string; size: number }
   | { id: string; source: 'http'; classes: readonly string[]; url: string; headers: Record<string, string> };
 
 /** One prediction in the image's pixels, before its class is mapped. */
@@ -35,7 +38,9 @@ export async function runnableModel(ctx: AppContext, organizationId: string, mod
   const [row] = UUID.test(modelId) ? await ctx.db.select().from(models).where(and(eq(models.id, modelId), eq(models.organizationId, organizationId))).limit(1) : [];
   if (!row) throw errors.notFound('Model');
   if (row.source === 'onnx') {
-    throw errors.badRequest('ONNX models are registered and checked, but pre-label jobs do not run them yet: use the built-in detector or an HTTP endpoint', 'model_not_runnable');
+    if (row.status !== 'ready' || !row.objectKey || !row.inputSize || !row.size) throw errors.badRequest('The model is not activated yet: upload its file and activate it first', 'model_not_runnable');
+    if (row.kind === 'pose') throw errors.badRequest('Pose models cannot pre-label yet', 'model_not_runnable');
+    return { id: row.id, source: 'onnx', kind: row.kind, classes: row.classes, inputSize: row.inputSize, organizationId: row.organizationId, objectKey: row.objectKey, size: row.size };
   }
   return { id: row.id, source: 'http', classes: row.classes, url: row.url!, headers: row.headers };
 }
@@ -52,6 +57,11 @@ export async function predictImage(
     const spec = builtinModel(model.id)!.spec();
     const found = await detect(spec, await image.bytes(), { minScore: opts.minScore, maxDetections: opts.maxPerImage });
     out = found.map((d) => ({ modelClass: model.classes[d.classIndex] ?? String(d.classIndex), score: d.score, shape: { box: d.box } }));
+  } else if (model.source === 'onnx') {
+    const file = await onnxModelFile(ctx, model);
+    const spec = { id: model.id, file, kind: model.kind, classes: model.classes.length, inputSize: model.inputSize };
+    const found = await detectWithYolo(spec, await image.bytes(), { minScore: opts.minScore, maxDetections: opts.maxPerImage });
+    out = found.map((d) => ({ modelClass: model.classes[d.classIndex] ?? String(d.classIndex), score: d.score, shape: d.rle ? { rle: d.rle } : { box: d.box } }));
   } else {
     const answer = await callHttpModel(
       { url: model.url, headers: model.headers, classes: [...model.classes] },

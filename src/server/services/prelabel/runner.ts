@@ -211,8 +211,9 @@ async function classesFor(ctx: AppContext, job: Job, model: RunnableModel, model
     else dropped.set(mc, (dropped.get(mc) ?? 0) + 1);
   }
   if (missing.size > 0) {
-    // The built-in detector draws boxes; an HTTP model may answer boxes, polygons or masks.
-    const tools: ProjectClass['tools'] = model.source === 'builtin' ? ['box'] : ['box', 'polygon', 'mask'];
+    // Detectors draw boxes, an ONNX segment model masks; an HTTP model may answer boxes, polygons or masks.
+    const tools: ProjectClass['tools'] =
+      model.source === 'builtin' || (model.source === 'onnx' && model.kind === 'detect') ? ['box'] : model.source === 'onnx' ? ['box', 'mask'] : ['box', 'polygon', 'mask'];
     const added: ProjectClass[] = [];
     for (const name of missing) added.push({ name, color: nextClassColor([...existing, ...added].map((c) => c.color)), tools });
     await updateProject(ctx, job.createdBy, job.projectId, { classes: [...existing, ...added] });
