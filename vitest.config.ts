@@ -43,7 +43,8 @@ export default defineConfig({
     globalSetup: ['tests/support/vitest-tmpdir.ts'],
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
     // files spend much of their time waiting on their server, so two at a time finish sooner.
-    maxWorkers: 2,
+    // VITEST_WORKERS changes it, to compare (a run that leaves a core idle gains from a third).
+    maxWorkers: Number(process.env.VITEST_WORKERS) || 2,
     projects: [
       // The rest share one module graph per worker: the server and its dependencies are loaded
       // once per worker instead of once per file (importing them was 107 s of the 377 s run).

@@ -11,7 +11,7 @@
 // Usage: node --import tsx scripts/test-stages.ts [checks|typecheck|tests|unit|e2e ...]
 // (default: checks, then unit, then e2e, one after the other; TEST_PARALLEL=1: checks, then unit and e2e
 // together. Together was not faster in CI (900 s against 954 s: both suites are CPU-bound on 2 cores)
-// and made timing-sensitive tests flaky, so it is not the default.)
+// and made timing-sensitive tests flaky, so it is not the default; TEST_UNIT_NICE below is untried in CI.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,8 +38,11 @@ const stages: Record<string, Job[]> = {
   unit: [{ name: 'unit', command: 'npm run test:unit' }],
   e2e: [{ name: 'e2e', command: 'npm run test:e2e' }],
 };
-// The e2e suite first: it is the longer, and the one to start at once.
-stages.tests = [stages.e2e![0]!, stages.unit![0]!];
+// The e2e suite first: it is the longer, and the one to start at once. TEST_UNIT_NICE=<n> runs
+// vitest beside it at that niceness, so the browser tests keep the cores they need (their timing
+// made them flaky when both ran at one priority) and vitest takes what they leave idle.
+const unitNice = Number(process.env.TEST_UNIT_NICE) || 0;
+stages.tests = [stages.e2e![0]!, unitNice > 0 ? { name: 'unit', command: `nice -n ${Math.min(19, unitNice)} npm run test:unit` } : stages.unit![0]!];
 const streamed = new Set(['tests']);
 
 /** CPU seconds (user + sys) of this process's finished children, from /proc (Linux); null elsewhere. */
