@@ -34,6 +34,7 @@ import { batchImageMetadata, batchSignedUrls, deleteProjectImages, getImage, lis
 import { checkFilename, createBatchUploadUrls, createUploadUrl, registerImage } from '../../../services/upload';
 import { imageTiles } from '../../../services/tiles';
 import { ImageTiles } from '../../../../contract/tiles';
+import { compressionOptions } from '../../compression';
 
 const ProjectParams = z.object({ id: z.string().uuid('Project id must be a UUID') });
 const ImageParams = z.object({ id: z.string().uuid('Image id must be a UUID') });
@@ -60,8 +61,13 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
     registerImage(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
   );
 
-  app.get('/projects/:id/images', { schema: { tags, params: ProjectParams, querystring: ListImagesQuery, response: { 200: ListImagesResponse } } }, async (request) =>
-    listImages(ctx, callerOf(request).id, request.params.id, request.query),
+  // The body comes as JSON text from the database (services/images/read.ts), so the response
+  // schema documents it without a second walk; bodies up to 512 KB (a page of 200 is ~170 KB) are
+  // compressed in one synchronous call instead of a stream (about 1 ms of CPU less a page).
+  app.get(
+    '/projects/:id/images',
+    { schema: { tags, params: ProjectParams, querystring: ListImagesQuery, response: { 200: ListImagesResponse } }, compress: { ...compressionOptions, syncThreshold: 512 * 1024 } },
+    async (request, reply) => reply.type('application/json; charset=utf-8').send(await listImages(ctx, callerOf(request).id, request.params.id, request.query)),
   );
 
   app.delete(
