@@ -1,5 +1,5 @@
 // Shapes against the image alone (issue 35): node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick]
-// Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
+// (--pairs=10k or 100k: one pair; BENCH_VERBOSE=1 prints each frame.) Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
 // and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
 // N rounds, each run in a fresh page. Per scene and camera path (pan, zoom): frame time p50 / p95
 // (the worker's frame until its pixels exist: a 1 px readPixels), the ratio to the image-only
@@ -17,7 +17,9 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const quick = process.argv.includes('--quick');
 const ROUNDS = Number(arg('rounds') ?? (quick ? 1 : 3));
 const STEPS = arg('steps') ? Number(arg('steps')) : undefined;
-const PAIRS = [['imageOnly10k', 'polygons10k', 1.2], ['imageOnly100k', 'polygons100k', 1.5]] as const;
+const ALL_PAIRS = [['imageOnly10k', 'polygons10k', 1.2], ['imageOnly100k', 'polygons100k', 1.5]] as const;
+/** --pairs=10k or 100k: one pair only. */
+const PAIRS = ALL_PAIRS.filter(([, shapes]) => !arg('pairs') || arg('pairs')!.split(',').some((p) => shapes === `polygons${p}`));
 const out = path.join(repoRoot, 'bench/results/render-ratio.json');
 
 interface Raw { frameMs: number[]; frameStep?: number[]; draws?: number[]; uploadBytes?: number[]; shapes: number }
@@ -82,6 +84,8 @@ try {
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
         const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene, STEPS] as const);
         await page.close();
+        // BENCH_VERBOSE=1: each frame as step:ms/draws/KB uploaded
+        if (process.env.BENCH_VERBOSE) console.error(`${scene}: ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
         const steps = Math.max(...(raw.frameStep ?? [0])) + 1, half = Math.floor(steps / 2);
         raw.frameMs.forEach((ms, i) => {
           const f = take(`${scene}/${(raw.frameStep?.[i] ?? 0) < half ? 'pan' : 'zoom'}`);

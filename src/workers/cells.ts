@@ -44,6 +44,8 @@ export interface Shape {
   chunk: Chunk | null;
   /** Class name (its label). */
   label: string;
+  /** A model's pending prediction (issue 34): outlines dashed, a keypoint hollow. */
+  dashed?: boolean;
   /** A mask's runs, and where its label goes once asked (labels.ts: on its largest part; null when empty). */
   maskLabel?: { counts: ArrayLike<number> | string; height: number; at?: [number, number] | null };
 }
@@ -221,7 +223,7 @@ export function refreshChunk(c: Chunk): void {
     if (b[1] < y0) y0 = b[1];
     if (b[2] > x1) x1 = b[2];
     if (b[3] > y1) y1 = b[3];
-    if (dottable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1])); // polygons are dottable
+    if (dottable(s)) minExt = Math.min(minExt, Math.max(b[2] - b[0], b[3] - b[1]));
   }
   c.bounds = [x0, y0, x1, y1];
   c.minExtent = minExt;
@@ -280,8 +282,11 @@ export function nearestLevel(c: Chunk, want: number): ChunkLevel | null {
   return best;
 }
 
-/** Boxes, polygons and polylines can stand in as a dot when tiny (keypoints and masks cannot). */
-const dottable = (s: Shape) => s.type === 0 || s.type === 1 || s.type === 2;
+/**
+ * Boxes, polygons, polylines and skeletons of two points or more (issue 33) can stand in as a dot
+ * when tiny; keypoints, one-point skeletons and masks cannot (their dots keep their size).
+ */
+const dottable = (s: Shape) => s.type === 0 || s.type === 1 || s.type === 2 || (s.type === 5 && (s.bounds[2] > s.bounds[0] || s.bounds[3] > s.bounds[1]));
 
 /** Writes a tiny shape's stand-in: a dot over its bounds (the shader draws it nearly opaque: it stands for the outline too). */
 function putDot(out: Float32Array, at: number, s: Shape): number {

@@ -314,9 +314,10 @@ export function polylineGeometry(coords: ArrayLike<number>, count: number, color
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: Float32Array.from({ length: count * 2 }, (_, i) => coords[i]!) };
 }
 
-export function keypointGeometry(x: number, y: number, color: number, slot: number): ShapeGeometry {
+/** `hollow`: a ring with a dark centre (a model's pending prediction), not a filled dot. */
+export function keypointGeometry(x: number, y: number, color: number, slot: number, hollow = false): ShapeGeometry {
   const line = lineOut();
-  pushMarker(line, x, y, KEYPOINT_SCALE, color, slot, SIDE_KEYPOINT);
+  pushMarker(line, x, y, KEYPOINT_SCALE, color, slot, hollow ? SIDE_OCCLUDED : SIDE_KEYPOINT);
   return { fill: new Float32Array(0), fillIdx: new Uint32Array(0), ...lineArrays(line), handles: new Float32Array([x, y]) };
 }
 
@@ -325,16 +326,16 @@ export const SIDE_OCCLUDED = 4;
 
 /**
  * A keypoint skeleton (issue 33): its class's edges as lines between labelled points (polyline
- * width), then its labelled points as round dots on top, occluded ones hollow. Points not
+ * width; dashed for a pending prediction), then its labelled points as round dots on top, occluded ones hollow. Points not
  * labelled (v 0) and edges to them draw nothing. Handles: the labelled points.
  */
-export function skeletonGeometry(coords: ArrayLike<number>, v: ArrayLike<number>, edges: ArrayLike<number>, color: number, slot: number): ShapeGeometry {
+export function skeletonGeometry(coords: ArrayLike<number>, v: ArrayLike<number>, edges: ArrayLike<number>, color: number, slot: number, dashed = false): ShapeGeometry {
   const line = lineOut();
   const n = v.length;
   for (let e = 0; e + 1 < edges.length; e += 2) {
     const a = edges[e]!, b = edges[e + 1]!;
     if (a >= n || b >= n || !v[a] || !v[b]) continue;
-    pushRing(line, [coords[2 * a]!, coords[2 * a + 1]!, coords[2 * b]!, coords[2 * b + 1]!], 0, 2, false, color, slot, SIDE_POLYLINE);
+    pushRing(line, [coords[2 * a]!, coords[2 * a + 1]!, coords[2 * b]!, coords[2 * b + 1]!], 0, 2, false, color, slot, SIDE_POLYLINE, dashed);
   }
   const handles: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -261,11 +261,12 @@ export class MaskLayer {
       const a = p.atlas;
       // image (x, y) -> texel (u: row, v: column): the rect's top-left texel and the step per image px
       const u0 = p.u / a.w, v0 = p.v / a.h, du = h ? p.tw / a.w / h : 0, dv = w ? p.th / a.h / w : 0;
-      // two triangles over the rect; corners (-1 / 1) let the shader grow it for the halo
+      // two triangles over the rect; corners (-1 / 1) let the shader grow it for the halo (+-2: dashed)
+      const grow = s.dashed ? 2 : 1;
       const corners = [0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1];
       for (let k = 0; k < 6; k++) {
         const o = (n + k) * MASK_STRIDE, cx = corners[2 * k]!, cy = corners[2 * k + 1]!;
-        v.set([x + cx * w, y + cy * h, cx * 2 - 1, cy * 2 - 1, x, y, x + w, y + h, u0, v0, du, dv, s.color, s.slot], o);
+        v.set([x + cx * w, y + cy * h, (cx * 2 - 1) * grow, (cy * 2 - 1) * grow, x, y, x + w, y + h, u0, v0, du, dv, s.color, s.slot], o);
       }
       const last = runs[runs.length - 1];
       if (last && last.atlas === a) last.count += 6;

@@ -314,11 +314,11 @@ export class Renderer {
       } else if (type === 5) {
         const pts = p.ringLens[ringAt]!;
         const sk = skeletonOf.get(i);
-        geom = skeletonGeometry(p.coords.subarray(coordAt, coordAt + pts * 2), sk?.v ?? [], sk?.edges ?? [], color, slot);
+        geom = skeletonGeometry(p.coords.subarray(coordAt, coordAt + pts * 2), sk?.v ?? [], sk?.edges ?? [], color, slot, dash);
         ringAt += rings;
         coordAt += pts * 2;
       } else if (type === 3) {
-        geom = keypointGeometry(rx, ry, color, slot);
+        geom = keypointGeometry(rx, ry, color, slot, dash);
       } else if (type === 0) {
         geom = boxGeometry(rx, ry, rw, rh, color, slot, dash);
       } else {
@@ -335,8 +335,9 @@ export class Renderer {
         s.rings = ringLens;
         s.bounds = bounds;
         s.label = label;
+        s.dashed = dash;
       } else {
-        s = { id, z: p.z[i]!, type, color, slot, geom, rings: ringLens, mask: null, bounds, chunk: null, label };
+        s = { id, z: p.z[i]!, type, color, slot, geom, rings: ringLens, mask: null, bounds, chunk: null, label, dashed: dash };
         this.shapes.set(id, s);
         this.bySlot[slot] = s;
       }

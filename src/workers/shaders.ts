@@ -251,7 +251,7 @@ void main() {
  */
 export const maskVert = `${common}${stateAlpha}
 attribute vec2 a_pos;        // rect corner, image px
-attribute vec2 a_corner;     // -1 / +1 per axis: the way the quad grows for the halo
+attribute vec2 a_corner;     // -1 / +1 per axis: the way the quad grows for the halo; +-2: a dashed outline (a pending prediction)
 attribute vec4 a_rect;       // x0, y0, x1, y1, image px
 attribute vec4 a_uv;         // atlas (u, v) at the rect's top-left, then du per image px along y, dv per image px along x
 attribute float a_color;
@@ -266,13 +266,15 @@ varying vec3 v_color;
 varying float v_a;
 varying float v_line;        // outline width, image px
 varying float v_halo;        // halo width, image px
+varying float v_dashed;
 void main() {
   vec4 st = stateOf(a_slot);
   v_a = stateAlpha(st);
+  v_dashed = abs(a_corner.x) > 1.5 ? 1.0 : 0.0;
   float lw = u_lineW * (st.g > 0.5 ? u_selScale : 1.0);
   v_line = lw / u_cam.x;
   v_halo = u_halo / u_cam.x;
-  v_img = a_pos + a_corner * (u_halo + 1.0) / u_cam.x;
+  v_img = a_pos + sign(a_corner) * (u_halo + 1.0) / u_cam.x;
   v_rect = a_rect;
   v_uv = a_uv;
   v_color = unpack(a_color);
@@ -300,12 +302,22 @@ bool ring(vec2 p, float r, bool want) {
   return fg(p + vec2(r, 0.0)) == want || fg(p - vec2(r, 0.0)) == want || fg(p + vec2(0.0, r)) == want || fg(p - vec2(0.0, r)) == want
     || fg(p + vec2(q, q)) == want || fg(p - vec2(q, q)) == want || fg(p + vec2(q, -q)) == want || fg(p - vec2(q, -q)) == want;
 }
+varying float v_dashed;
+// A dashed outline's gap (6 px dashes, 4 px gaps as lines have): screen px along the edge, its
+// direction told by which side of p the mask is at distance r (mostly vertical: along y).
+bool dashGap(vec2 p, float r) {
+  float nx = float(fg(p + vec2(r, 0.0))) - float(fg(p - vec2(r, 0.0)));
+  float ny = float(fg(p + vec2(0.0, r))) - float(fg(p - vec2(0.0, r)));
+  float along = abs(nx) > abs(ny) ? gl_FragCoord.y : gl_FragCoord.x;
+  return mod(along, 10.0) >= 6.0;
+}
 void main() {
   if (fg(v_img)) {
     // near the edge (background within the outline's width): the outline
-    gl_FragColor = ring(v_img, v_line, false) ? vec4(v_color, 1.0) : vec4(v_color * v_a, v_a);
+    bool edge = ring(v_img, v_line, false) && (v_dashed < 0.5 || !dashGap(v_img, v_line));
+    gl_FragColor = edge ? vec4(v_color, 1.0) : vec4(v_color * v_a, v_a);
   } else {
-    if (!ring(v_img, v_halo, true)) discard;
+    if (!ring(v_img, v_halo, true) || (v_dashed > 0.5 && dashGap(v_img, v_halo))) discard;
     gl_FragColor = u_haloColor;
   }
 }`;

@@ -218,6 +218,54 @@ describe('renderer pixel facts', () => {
     expect(pill(40 - 10)).toBeGreaterThan(pill(150 - 10) + 15);
   }, 60_000);
 
+  it('a tiny skeleton is drawn as one small dot, a large one whole (issue 33 level of detail)', async () => {
+    const { png } = await renderScene('tinySkeleton', 'worker');
+    const bg: RGB = [0xe8, 0xea, 0xee], car: RGB = [0xff, 0xad, 0xad];
+    // the tiny one (100..104 on screen): visible, and no wider than its bounds (its five 9 px dots were ~15 px)
+    expect(near(at(png, 102, 102), bg, 6)).toBe(false);
+    expect(runAcross(png, 102, 102, bg)).toBeLessThanOrEqual(7);
+    expect(near(at(png, 110, 102), bg, 6)).toBe(true);
+    // the large one keeps its round keypoint dots at its corners (200, 100) and (240, 140)
+    expect(near(at(png, 200, 100), car, 10)).toBe(true);
+    expect(near(at(png, 240, 140), car, 10)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('pending masks, keypoints and skeletons are told apart from accepted ones: dashed outlines, a hollow keypoint (issue 34)', async () => {
+    const { png } = await renderScene('pendingKinds', 'worker');
+    const white: RGB = [255, 255, 255], person: RGB = [0xbd, 0xb2, 0xff], car: RGB = [0xff, 0xad, 0xad];
+    // along a mask's bottom row (inside its outline, clear of the corners): outline colour or not
+    const row = (x0: number, y: number) => {
+      let line = 0, gap = 0;
+      for (let x = x0 + 10; x < x0 + 110; x++) {
+        if (near(at(png, x, y), person, 12)) line++;
+        else gap++;
+      }
+      return { line, gap };
+    };
+    const accepted = row(180, 89), pending = row(20, 89);
+    expect(accepted.gap).toBe(0);
+    expect(pending.line).toBeGreaterThan(40); // 6 px dashes every 10 px
+    expect(pending.gap).toBeGreaterThan(25);
+    // the pending mask's left edge is dashed too (the dash runs along y there)
+    let leftGap = 0;
+    for (let y = 30; y < 80; y++) if (!near(at(png, 20, y), person, 12)) leftGap++;
+    expect(leftGap).toBeGreaterThan(10);
+    // a pending keypoint is a ring around a dark centre; an accepted one is filled
+    expect(near(at(png, 100, 150), car, 10)).toBe(true);
+    expect(lum(at(png, 60, 150))).toBeLessThan(lum(car) - 50);
+    expect(near(at(png, 63, 150), car, 40) || near(at(png, 64, 150), car, 40)).toBe(true);
+    // the pending skeleton's edge (y 200) has gaps between its points
+    let edgeGap = 0, edgeLine = 0;
+    for (let x = 180; x < 280; x++) {
+      if (near(at(png, x, 200), white, 8)) edgeGap++;
+      else edgeLine++;
+    }
+    expect(edgeGap).toBeGreaterThan(25);
+    expect(edgeLine).toBeGreaterThan(40);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
   it('a mask\'s label sits on its largest part, not at the corner of its box (issue 33)', async () => {
     const { png, stats } = await renderScene('maskLabel', 'worker');
     expect(stats.labels).toBe(1);

@@ -327,6 +327,44 @@ export const scenes: Record<string, () => Promise<Scene>> = {
     return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { labels: true } };
   },
   /**
+   * Level of detail for skeletons (issue 33): at scale 0.1 a skeleton 40 image px wide (4 px on
+   * screen, its top-left at (100, 100)) is one dot, not five 9 px keypoint dots; a skeleton 400 px
+   * wide (40 px on screen, from (200, 100)) is drawn whole. No expected PNG: pixel facts.
+   */
+  async tinySkeleton() {
+    const pts = (x: number, y: number, k: number) => [[0, 0], [1, 0], [0.5, 0.5], [0, 1], [1, 1]].map(([dx, dy]) => ({ x: x + dx! * k, y: y + dy! * k, v: 2 as const }));
+    const editor = editorWith([
+      { id: 'tiny', type: 'skeleton', class: 'car', keypoints: pts(1000, 1000, 40) },
+      { id: 'big', type: 'skeleton', class: 'car', keypoints: pts(2000, 1000, 400) },
+    ], { width: 3200, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    editor.skeletons.set(new Map([['car', { points: ['a', 'b', 'c', 'd', 'e'], edges: [[0, 2], [1, 2], [2, 3], [2, 4]] }]]));
+    return { editor, image: await flatImage(3200, 2400, '#e8eaee'), classColor };
+  },
+  /**
+   * Pending predictions of every other kind (issue 34), no fill, on white: a pending rectangle mask
+   * (20..140 x 20..90) next to the same mask accepted (180..300 x 20..90), a pending keypoint
+   * (60, 150) next to an accepted one (100, 150), and a pending two-point skeleton whose edge runs
+   * along y 200 from x 160 to 300. No expected PNG: checked by pixel facts.
+   */
+  async pendingKinds() {
+    const source = (pending: boolean) => ({ source: { model_id: 'builtin', score: 0.6, pending } });
+    const rectMask = (x0: number, y0: number, x1: number, y1: number) => {
+      const m = new Uint8Array(HEIGHT * WIDTH);
+      for (let x = x0; x < x1; x++) for (let y = y0; y < y1; y++) m[x * HEIGHT + y] = 1;
+      return { size: [HEIGHT, WIDTH] as [number, number], counts: rle.encodeMask(m, HEIGHT, WIDTH) };
+    };
+    const editor = editorWith([
+      { id: 'mp', type: 'segmentation', class: 'person', x: 20, y: 20, width: 120, height: 70, rle: rectMask(20, 20, 140, 90), extra: source(true) },
+      { id: 'ma', type: 'segmentation', class: 'person', x: 180, y: 20, width: 120, height: 70, rle: rectMask(180, 20, 300, 90), extra: source(false) },
+      { id: 'kp', type: 'keypoint', class: 'car', x: 60, y: 150, extra: source(true) },
+      { id: 'ka', type: 'keypoint', class: 'car', x: 100, y: 150, extra: source(false) },
+      { id: 'sp', type: 'skeleton', class: 'car', keypoints: [{ x: 160, y: 200, v: 2 }, { x: 300, y: 200, v: 2 }], extra: source(true) },
+    ], { width: WIDTH, height: HEIGHT });
+    editor.skeletons.set(new Map([['car', { points: ['a', 'b'], edges: [[0, 1]] }]]));
+    editor.setTransparency(100);
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor };
+  },
+  /**
    * A mask with a small island at the top left (10..16, 10..16) and its body lower right (a disc
    * about (220, 160), r 40): its label sits on the body, not at the island. No expected PNG.
    */
