@@ -2,12 +2,14 @@
 // organization, an ONNX model registered, uploaded and activated (Ultralytics YOLO graphs built in
 // the test with their metadata), other graphs refused with unsupported_model, HTTP endpoints with
 // the SSRF guard, roles and other organizations.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import type { Member } from '../fixtures/datasets';
 import { sam2TestModels, yoloTestModel } from '../fixtures/onnx';
 import { COCO_80_CLASSES } from '../../src/server/services/models/coco';
+import { models } from '../../src/server/db/schema';
 
 let server: TestServer;
 let owner: Member;
@@ -165,6 +167,20 @@ describe('an HTTP model', () => {
     expect(over.body.code).toBe('models_limit');
     expect((await api(server.url, 'DELETE', `/api/v1/models/${made[0]}`, { token: user.token })).status).toBe(200);
     expect((await http(user, 'https://93.184.215.14/p')).status).toBe(201);
+  });
+
+  it('registrations at once cannot pass the limit: at 99 models, of 8 at once exactly one is 201 and the rest 409 models_limit', async () => {
+    // The limit is counted under a lock on the organization's row (registry.ts insertWithinLimit);
+    // a count then an insert lets several through at 99. On PGlite statements run one at a time
+    // anyway: the race shows on PostgreSQL (CI's second API run).
+    const user = await onboardedUser(server);
+    const rows = Array.from({ length: 99 }, (_, i) => ({ id: randomUUID(), organizationId: user.org.id, name: `m${i}`, source: 'http' as const, kind: 'detect' as const, classes: ['car'], url: 'https://93.184.215.14/p' }));
+    await server.built.ctx.db.insert(models).values(rows);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => http(user, 'https://93.184.215.14/p', { name: `race${i}` })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(7).fill(409)]);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'models_limit')).toBe(true);
+    const listed = (await list(user.token, user.org.id)).body.models.filter((m: { source: string }) => m.source !== 'builtin');
+    expect(listed).toHaveLength(100);
   });
 
   it('bad classes and headers are 400', async () => {
