@@ -132,6 +132,9 @@ export class Editor {
       nudgeSelected: (dx, dy) => this.nudgeSelected(dx, dy),
       clearSelection: () => this.clearSelection(),
       reviewKey: (key) => this.predictions.reviewKey(key),
+      viewport: () => this.viewport,
+      clampToImage: (x, y) => clampToSize(this.image, x, y),
+      showKeyCursor: (p) => this.setViewField('keyCursor', p),
     });
   }
 
@@ -748,6 +751,11 @@ export class Editor {
 
   keyUp(e: KeyInput): void {
     this.input.keyUp(e);
+  }
+
+  /** The canvas has keyboard focus: Enter then draws by keyboard (./keyboard-cursor.ts); false hides the cursor. */
+  setCanvasFocused(on: boolean): void {
+    this.input.setCanvasFocused(on);
   }
 
   // ---------------------------------------------------------------- tools' view of the editor

@@ -36,6 +36,7 @@ export { commands, type CommandName, type CommandPayload, type CommandResult } f
 export { hitRadius, TOOL_IDS, MASK_DEBOUNCE_MS, insideProposal, type AutoPhase } from './tools';
 export type { AbortSignalLike, AutoPoint, AutoPreview, MaskPolygon, MaskProposal, ProposalAccepted, Segmenter, SegmentPrompt } from './tools/auto/types';
 export { HISTORY_LIMIT } from './history';
+export { KEY_CURSOR_STEP, KEY_CURSOR_STEP_FINE, KEY_CURSOR_STEP_SHIFT } from './keyboard-cursor';
 export { isPending, pendingScore, predictionOf, type PredictionSource } from './model/prediction';
 export type { Predictions } from './predictions';
 export { SKELETON_OCCLUDE_KEY, SKELETON_SKIP_KEY, type SkeletonPreview } from './tools';

@@ -1,8 +1,10 @@
 // Pointer and key routing for the Editor facade: panning by middle button or Space + drag in
 // every tool, the active tool's events in image coordinates, the editor's own keys (delete,
-// nudge, Escape, W/A/S/D), and the pause that keeps input off a document on its way out.
-import { PAN_STEP, screenToImage, type CameraState } from './camera';
-import type { VertexRef } from './model/types';
+// nudge, Escape, W/A/S/D), drawing by keyboard on the focused canvas (./keyboard-cursor.ts), and
+// the pause that keeps input off a document on its way out.
+import { PAN_STEP, screenToImage, type CameraState, type Size } from './camera';
+import { KeyboardCursor } from './keyboard-cursor';
+import type { Point, VertexRef } from './model/types';
 import type { Modifiers, Tool, ToolPointerEvent } from './tools/types';
 import type { ViewState } from './view';
 
@@ -40,14 +42,26 @@ export interface InputTarget {
   clearSelection(): void;
   /** Enter / Delete on a selection of pending predictions (accept / reject, then the next); false when not taken. */
   reviewKey(key: 'Enter' | 'Delete'): boolean;
+  viewport(): Size;
+  clampToImage(x: number, y: number): [number, number];
+  /** Shows the keyboard cursor (view.keyCursor); null hides it. */
+  showKeyCursor(p: Point | null): void;
 }
 
 export class InputRouter {
   private paused = false;
   private spaceDown = false;
   private panning: { sx: number; sy: number } | null = null;
+  private readonly cursor: KeyboardCursor;
 
-  constructor(private readonly target: InputTarget) {}
+  constructor(private readonly target: InputTarget) {
+    this.cursor = new KeyboardCursor({ camera: () => target.camera(), viewport: () => target.viewport(), clamp: (x, y) => target.clampToImage(x, y), show: (p) => target.showKeyCursor(p) });
+  }
+
+  /** See Editor.setCanvasFocused. */
+  setCanvasFocused(on: boolean): void {
+    this.cursor.setFocused(on);
+  }
 
   private toToolEvent(e: ScreenPointerInput): ToolPointerEvent {
     const camera = this.target.camera();
@@ -67,6 +81,7 @@ export class InputRouter {
       return;
     }
     if (this.paused) return;
+    this.cursor.hide();
     this.target.tool().onPointerDown(this.toToolEvent(e));
   }
 
@@ -74,7 +89,10 @@ export class InputRouter {
   setPaused(on: boolean): void {
     if (on === this.paused) return;
     this.paused = on;
-    if (on) this.target.tool().cancel();
+    if (on) {
+      this.cursor.hide();
+      this.target.tool().cancel();
+    }
   }
 
   pointerMove(e: ScreenPointerInput): void {
@@ -84,6 +102,8 @@ export class InputRouter {
       return;
     }
     if (this.paused) return;
+    // The pointer takes over from the keyboard's cursor.
+    this.cursor.hide();
     this.target.tool().onPointerMove(this.toToolEvent(e));
   }
 
@@ -105,6 +125,7 @@ export class InputRouter {
   keyDown(e: KeyInput): boolean {
     if (this.paused) return false;
     const tool = this.target.tool();
+    if (this.cursor.keyDown(e, tool)) return true;
     if (tool.onKeyDown({ key: e.key, shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey })) return true;
     const mod = e.ctrlKey || e.metaKey || e.altKey;
     if (e.key === ' ') {

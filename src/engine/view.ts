@@ -39,6 +39,8 @@ export interface ViewState {
    * panned and zoomed, but no command runs.
    */
   readonly readOnly: boolean;
+  /** The keyboard's drawing cursor in image coordinates (issue 37, ./keyboard-cursor.ts); absent or null: none. */
+  readonly keyCursor?: Point | null;
 }
 
 export const initialView = (): ViewState => ({
