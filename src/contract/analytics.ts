@@ -35,14 +35,48 @@ export const ActivityCounts = ShapeCounts.extend({
 });
 export type ActivityCounts = z.infer<typeof ActivityCounts>;
 
-/** Ground-truth scores (issue 36 §2): null until the project has ground truth. */
-export const GroundTruthScore = z.object({ f1: z.number(), mean_iou: z.number(), images: z.number().int() });
+/**
+ * Ground-truth scores (issue 36 §2) over the attempts submitted in the range: the mean of their F1,
+ * the mean of their mean IoU (null when no match was measured by IoU: keypoints only), how many.
+ * Rounded to 4 decimals. The rules: docs/analytics.md "Ground truth and scores".
+ */
+export const GroundTruthScore = z.object({ f1: z.number(), mean_iou: z.number().nullable(), images: z.number().int() });
+export type GroundTruthScore = z.infer<typeof GroundTruthScore>;
 
 export const MemberActivity = ActivityCounts.extend({
   user: Person,
   by_class: z.record(z.string(), ShapeCounts),
+  /** Null while the member submitted no ground-truth attempt in the range. */
   gt: GroundTruthScore.nullable(),
+  /** The member's scores per class (the attempts whose reference or answer holds the class). */
+  gt_by_class: z.record(z.string(), GroundTruthScore),
 });
+
+/** One scored attempt at a ground-truth image. */
+export const GroundTruthAttempt = z.object({
+  image_id: z.string(),
+  filename: z.string(),
+  user: Person,
+  submitted_at: z.string(),
+  f1: z.number(),
+  mean_iou: z.number().nullable(),
+  /** Mean OKS of the matched keypoints and skeletons; null without any. */
+  mean_oks: z.number().nullable(),
+  /** The share of the reference's attributes on matched shapes given equal; null without any. */
+  attributes: z.number().nullable(),
+  /** f1 >= the project's gt_pass_threshold. */
+  passed: z.boolean(),
+});
+export type GroundTruthAttempt = z.infer<typeof GroundTruthAttempt>;
+
+/** The ground-truth scores of the range (the attempts of the members shown), newest first. */
+export const GroundTruthReport = z.object({
+  /** The project's gt_pass_threshold: an F1 under it fails. */
+  pass_threshold: z.number(),
+  attempts: z.array(GroundTruthAttempt),
+  by_class: z.record(z.string(), GroundTruthScore),
+});
+export type GroundTruthReport = z.infer<typeof GroundTruthReport>;
 export type MemberActivity = z.infer<typeof MemberActivity>;
 
 export const StageCounts = z.object({ new: z.number().int(), annotating: z.number().int(), review: z.number().int(), complete: z.number().int() });
@@ -65,5 +99,6 @@ export const AnalyticsResponse = z.object({
   /** The sums over `members`. */
   totals: ActivityCounts.extend({ by_class: z.record(z.string(), ShapeCounts) }),
   buckets: z.array(AnalyticsBucketRow),
+  gt: GroundTruthReport,
 });
 export type AnalyticsResponse = z.infer<typeof AnalyticsResponse>;

@@ -411,6 +411,10 @@ export const Project = z.object({
   annotation_count: z.number(),
   total_size: z.number(),
   archived_images: z.number(),
+  /** Share (0 to 1) of an annotator's queue/next answers that are ground-truth images (issue 36 §2). */
+  gt_rate: z.number(),
+  /** The F1 (0 to 1) a ground-truth attempt needs to pass; the Analytics tab marks those under it. */
+  gt_pass_threshold: z.number(),
   /** Up to 3 latest images, for the project card. */
   preview_images: z.array(PreviewImage),
 });
@@ -430,12 +434,18 @@ export const CreateProjectRequest = z.object({
   classes: ProjectClassList.default([]),
 });
 
+/** A number from 0 to 1 (the ground-truth settings of issue 36 §2). */
+const ShareOfOne = (name: string) =>
+  z.number({ error: `${name} must be a number from 0 to 1` }).min(0, `${name} must be a number from 0 to 1`).max(1, `${name} must be a number from 0 to 1`);
+
 export const UpdateProjectRequest = z
   .object({
     name: ProjectName.optional(),
     description: ProjectDescription.nullable().optional(),
     classes: ProjectClassList.optional(),
     annotation_types: z.array(AnnotationType).min(1).optional(),
+    gt_rate: ShareOfOne('gt_rate').optional(),
+    gt_pass_threshold: ShareOfOne('gt_pass_threshold').optional(),
   })
   .strict();
 

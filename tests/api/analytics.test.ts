@@ -46,6 +46,7 @@ const ANN = {
   active_minutes: 8, issues_opened: 1, issues_resolved: 0,
   by_class: { car: { shapes_created: 3, shapes_edited: 1, shapes_deleted: 1 }, person: { shapes_created: 2, shapes_edited: 2, shapes_deleted: 0 } },
   gt: null,
+  gt_by_class: {},
 };
 const BEA = {
   images_submitted: 1, images_accepted: 0, images_rejected: 1,
@@ -53,8 +54,9 @@ const BEA = {
   active_minutes: 5, issues_opened: 0, issues_resolved: 1,
   by_class: { car: { shapes_created: 1, shapes_edited: 1, shapes_deleted: 1 } },
   gt: null,
+  gt_by_class: {},
 };
-const REX = { ...zero, issues_opened: 1, by_class: {}, gt: null };
+const REX = { ...zero, issues_opened: 1, by_class: {}, gt: null, gt_by_class: {} };
 
 beforeAll(async () => {
   server = await startServer();
@@ -122,7 +124,7 @@ describe('GET /projects/{id}/analytics', () => {
 
   it('counts only the days in the range', async () => {
     const todayOnly = (await analytics(t.owner, { from: dayOf(today), to: dayOf(today) })).body;
-    expect(member(todayOnly, 'Ann Otator')).toEqual({ user: { id: t.annotator.userId, name: 'Ann Otator' }, ...zero, images_submitted: 3, images_accepted: 2, images_rejected: 1, issues_opened: 1, by_class: {}, gt: null });
+    expect(member(todayOnly, 'Ann Otator')).toEqual({ user: { id: t.annotator.userId, name: 'Ann Otator' }, ...zero, images_submitted: 3, images_accepted: 2, images_rejected: 1, issues_opened: 1, by_class: {}, gt: null, gt_by_class: {} });
     const beaDay = (await analytics(t.owner, { from: dayOf(D + DAY), to: dayOf(D + DAY) })).body;
     expect(member(beaDay, 'Bea Second')).toMatchObject({ shapes_created: 1, shapes_edited: 1, shapes_deleted: 1, active_minutes: 5, images_submitted: 0 });
     expect(member(beaDay, 'Ann Otator')).toMatchObject({ ...zero, by_class: {} });
@@ -161,9 +163,11 @@ describe('GET /projects/{id}/analytics', () => {
     const res = await analytics(t.annotator2, { from: dayOf(D), to: dayOf(today) });
     expect(res.status).toBe(200);
     expect(res.body.members).toEqual([{ user: { id: t.annotator2.userId, name: 'Bea Second' }, ...BEA }]);
-    const { by_class, gt, ...counts } = BEA;
+    const { by_class, gt, gt_by_class, ...counts } = BEA;
     expect(res.body.totals).toEqual({ ...counts, by_class });
     expect(gt).toBeNull();
+    expect(gt_by_class).toEqual({});
+    expect(res.body.gt).toEqual({ pass_threshold: 0.8, attempts: [], by_class: {} });
     // The stage counts are the project's (no person in them).
     expect(res.body.buckets.at(-1)!.stage_counts).toEqual({ new: 0, annotating: 1, review: 0, complete: 2 });
   });

@@ -309,4 +309,7 @@ export const ROUTES: RouteRule[] = [
 
   // Analytics (issue 36): owners, admins and reviewers see everyone, annotators themselves (annotations.write), viewers 403.
   { route: 'GET /api/v1/projects/:id/analytics', access: 'annotations.write', request: (f) => ({ path: `/api/v1/projects/${f.project.id}/analytics${q({ bucket: 'week' })}` }) },
+  // Ground truth (issue 36 §2): reviewers, admins and owners mark it (images.review). Turning it off is valid on any image; on needs a complete one.
+  { route: 'GET /api/v1/images/:id/ground-truth', access: 'images.review', request: (f) => ({ path: `/api/v1/images/${f.image.id}/ground-truth` }) },
+  { route: 'POST /api/v1/images/:id/ground-truth', access: 'images.review', request: (f) => ({ path: `/api/v1/images/${f.image.id}/ground-truth`, body: { enabled: false } }) },
 ];

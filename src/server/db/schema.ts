@@ -1,6 +1,6 @@
 // drizzle-orm table definitions. They mirror the SQL migrations in ./migrations, which are the
 // source of truth for the database; keep both in step when a migration changes a table.
-import { bigint, bigserial, boolean, date, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, date, integer, json, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -148,6 +148,10 @@ export const projects = pgTable('projects', {
   annotationCount: integer('annotation_count').notNull().default(0),
   totalSize: bigint('total_size', { mode: 'number' }).notNull().default(0),
   archivedImages: integer('archived_images').notNull().default(0),
+  /** Share of an annotator's queue/next answers that are ground-truth images (0023, issue 36 §2). */
+  gtRate: real('gt_rate').notNull().default(0),
+  /** The F1 a ground-truth attempt needs to pass. */
+  gtPassThreshold: real('gt_pass_threshold').notNull().default(0.8),
   createdAt: created(),
   updatedAt: updated(),
 });
@@ -509,3 +513,26 @@ export const analyticsStageDays = pgTable(
   { projectId: uuid('project_id').notNull(), day: date('day', { mode: 'string' }).notNull(), status: text('status').notNull(), delta: bigint('delta', { mode: 'number' }).notNull() },
   (t) => [primaryKey({ columns: [t.projectId, t.day, t.status] })],
 );
+
+/** Ground truth (0023, issue 36 §2): the image's accepted annotations when a reviewer marked it. */
+export const groundTruth = pgTable('ground_truth', {
+  imageId: uuid('image_id').primaryKey(),
+  projectId: uuid('project_id').notNull(),
+  annotations: jsonb('annotations').$type<unknown[]>().notNull(),
+  markedBy: uuid('marked_by'),
+  markedAt: timestamp('marked_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One person's attempt at a ground-truth image: their scoring layer, then its score once submitted. */
+export const gtAttempts = pgTable('gt_attempts', {
+  id: uuid('id').primaryKey(),
+  imageId: uuid('image_id').notNull(),
+  projectId: uuid('project_id').notNull(),
+  userId: uuid('user_id').notNull(),
+  annotations: jsonb('annotations').$type<unknown[]>().notNull().default([]),
+  version: integer('version').notNull().default(0),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+  savedAt: timestamp('saved_at', { withTimezone: true }),
+  submittedAt: timestamp('submitted_at', { withTimezone: true }),
+  score: jsonb('score').$type<Record<string, unknown>>(),
+});

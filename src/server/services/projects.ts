@@ -29,6 +29,8 @@ function projectJson(p: ProjectRow, previews: PreviewImage[] = []): Project {
     annotation_count: p.annotationCount,
     total_size: p.totalSize,
     archived_images: p.archivedImages,
+    gt_rate: p.gtRate,
+    gt_pass_threshold: p.gtPassThreshold,
     preview_images: previews,
   };
 }
@@ -140,10 +142,11 @@ export async function updateProject(
   ctx: AppContext,
   userId: string,
   projectId: string,
-  patch: { name?: string; description?: string | null; classes?: ClassInput[]; annotation_types?: string[] },
+  patch: { name?: string; description?: string | null; classes?: ClassInput[]; annotation_types?: string[]; gt_rate?: number; gt_pass_threshold?: number },
 ): Promise<Project> {
   const classes = patch.classes === undefined ? undefined : checkedClasses(patch.classes);
-  const touchesDetails = patch.name !== undefined || patch.description !== undefined || patch.annotation_types !== undefined;
+  const touchesDetails =
+    patch.name !== undefined || patch.description !== undefined || patch.annotation_types !== undefined || patch.gt_rate !== undefined || patch.gt_pass_threshold !== undefined;
   const before = await projectFor(ctx, userId, projectId, touchesDetails ? 'project.update' : 'classes.edit');
   if (touchesDetails && patch.classes) await requireMember(ctx.db, userId, before.organizationId, 'classes.edit', 'Project');
   const [row] = await ctx.db
@@ -153,6 +156,8 @@ export async function updateProject(
       ...(patch.description !== undefined && { description: patch.description || null }),
       ...(classes !== undefined && { classes }),
       ...(patch.annotation_types !== undefined && { annotationTypes: patch.annotation_types }),
+      ...(patch.gt_rate !== undefined && { gtRate: patch.gt_rate }),
+      ...(patch.gt_pass_threshold !== undefined && { gtPassThreshold: patch.gt_pass_threshold }),
       updatedAt: new Date(),
     })
     .where(eq(projects.id, projectId))

@@ -7,6 +7,7 @@ import type { ActivityCounts, AnalyticsQuery, AnalyticsResponse, MemberActivity,
 import { can, projectInOrg, roleIn } from '../access';
 import { rowsOf, type Conn } from '../annotations/store';
 import { peopleByIds, personOf } from '../workflow/events';
+import { groundTruthScores } from './gt';
 import { activeMinutes, analyticsRange, bucketsOf, dayKey, type AnalyticsRange } from './range';
 
 const STAGES = ['new', 'annotating', 'review', 'complete'] as const;
@@ -120,8 +121,10 @@ export async function projectAnalytics(ctx: AppContext, userId: string, projectI
   const team = everyone ? working : [userId];
   const buckets = stageBuckets(range, stages);
   const byUser = addUp(rows);
-  const ids = [...new Set([...team, ...byUser.keys()])];
+  const gtUsers = await rowsOf<{ user_id: string }>(ctx.db, sql`SELECT DISTINCT user_id FROM gt_attempts WHERE project_id = ${projectId} AND submitted_at IS NOT NULL`);
+  const ids = [...new Set([...team, ...byUser.keys(), ...(everyone ? gtUsers.map((r) => r.user_id) : [])])];
   const people = await peopleByIds(ctx.db, ids);
+  const gt = await groundTruthScores(ctx.db, projectId, range, project.gtPassThreshold, everyone ? null : [userId], (id) => personOf(people, id));
   const totals = { ...zeroCounts(), by_class: {} as Record<string, ShapeCounts> };
   let totalMs = 0;
   const members: MemberActivity[] = ids.map((id) => {
@@ -132,9 +135,9 @@ export async function projectAnalytics(ctx: AppContext, userId: string, projectI
       const t = (totals.by_class[name] ??= zeroShapes());
       for (const k of SHAPE_KEYS) t[k] += c[k];
     }
-    return { user: personOf(people, id), ...m.counts, active_minutes: activeMinutes(m.activeMs), by_class: m.byClass, gt: null };
+    return { user: personOf(people, id), ...m.counts, active_minutes: activeMinutes(m.activeMs), by_class: m.byClass, gt: gt.byMember.get(id)?.gt ?? null, gt_by_class: gt.byMember.get(id)?.gt_by_class ?? {} };
   });
   totals.active_minutes = activeMinutes(totalMs);
   members.sort((a, b) => a.user.name.localeCompare(b.user.name) || a.user.id.localeCompare(b.user.id));
-  return { from: dayKey(range.fromDay), to: dayKey(range.toDay), bucket: range.bucket, members, totals, buckets };
+  return { from: dayKey(range.fromDay), to: dayKey(range.toDay), bucket: range.bucket, members, totals, buckets, gt: gt.report };
 }

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
 import { annotatedImage } from '../access';
+import { attemptLoad, openAttempt } from './gt-layer';
 import { rowsOf } from './store';
 
 type Annotation = Record<string, unknown>;
@@ -20,6 +21,14 @@ const LOAD_CHUNK_SHAPES = 2000;
  */
 export async function loadDataChunks(ctx: AppContext, userId: string, imageId: string, query: { project_id?: string; encoding?: 'columns' }): Promise<AsyncIterable<string> | string[]> {
   await annotatedImage(ctx, userId, imageId, query.project_id, 'annotations.read');
+  const attempt = await openAttempt(ctx.db, imageId, userId);
+  if (attempt) {
+    const loaded = attemptLoad(attempt);
+    if (query.encoding !== 'columns') return [JSON.stringify(loaded)];
+    const list = loaded.annotations as Annotation[];
+    const blocks = list.length ? [encodeBlock(list)] : [];
+    return [JSON.stringify({ format: COLUMNS_FORMAT, count: list.length, version: loaded.version, saved_at: loaded.saved_at, annotations: blocks })];
+  }
   const rows = await rowsOf<{ version: number; updated_at: string | Date; n: number | string | null; body: string | null }>(
     ctx.db,
     sql`SELECT d.version, d.updated_at, c.n, c.body FROM annotation_documents d

@@ -6,6 +6,7 @@ import { errors } from '../../errors';
 import type { RestoreRequest, SaveChangesRequest, SaveDataRequest, SaveDataResponse } from '../../../contract/annotation-api';
 import { annotatedImage } from '../access';
 import { commit } from './commit';
+import { openAttempt, saveToLayer } from './gt-layer';
 import { annotationsAt } from './history';
 import { allTexts } from './store';
 import { validateForImage } from './validate';
@@ -13,6 +14,8 @@ import { validateForImage } from './validate';
 type Annotation = Record<string, unknown>;
 
 export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
+  const layered = await saveToLayer(ctx, userId, body, body.base_version, { list: body.annotations });
+  if (layered) return layered;
   return commit(ctx, userId, body, body.base_version, async (classes) => {
     await validateForImage(ctx.db, body.image_id, body.annotations, classes);
     const list = body.annotations as Annotation[];
@@ -55,6 +58,8 @@ export async function saveChanges(
   body: Omit<SaveChangesRequest, 'base_version'> & { base_version?: number },
   opts: { rebase?: boolean } = {},
 ): Promise<SaveDataResponse> {
+  const layered = await saveToLayer(ctx, userId, body, body.base_version, { upserts: body.upserts, removedIds: body.removed_ids });
+  if (layered) return layered;
   const touched = opts.rebase ? [...body.upserts.map((a) => String((a as { id?: unknown } | null)?.id)), ...body.removed_ids] : undefined;
   return commit(ctx, userId, body, body.base_version, async (classes) => {
     await validateForImage(ctx.db, body.image_id, body.upserts, classes);
@@ -68,6 +73,7 @@ export async function saveChanges(
 /** Makes the annotations of an earlier version current again, as a new version that says which it restored. */
 export async function restoreVersion(ctx: AppContext, userId: string, body: RestoreRequest): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
+  if (await openAttempt(ctx.db, image.id, userId)) throw errors.badRequest(`Version ${body.version} is not kept`, 'invalid_version');
   return commit(ctx, userId, { ...body, image_filename: image.filename }, body.base_version, () => async (tx, header) => {
     if (body.version >= header.version) throw errors.badRequest(`Version ${body.version} is not earlier than the current version ${header.version}`, 'invalid_version');
     const target = await annotationsAt(tx, body.image_id, body.version, header.version);

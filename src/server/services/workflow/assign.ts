@@ -9,6 +9,7 @@ import type { AssignRequest, QueueRole } from '../../../contract/workflow';
 import type { Image } from '../../../contract/images';
 import { can, projectInOrg, requireMember } from '../access';
 import { imageJsonWithFolder, type ImageRow } from '../images';
+import { groundTruthTurn } from '../quality';
 import { recordEvents, type NewEvent } from './events';
 
 const CHUNK = 5000;
@@ -111,12 +112,18 @@ const QUEUES = {
 } as const;
 
 /**
- * POST /projects/{id}/queue/next: the caller's oldest image waiting in the queue; else the oldest
+ * POST /projects/{id}/queue/next: (annotate) the caller's open ground-truth attempt, or at the
+ * project's gt_rate a ground-truth image to attempt; else the caller's oldest image waiting in the queue; else the oldest
  * image nobody holds, claimed in one UPDATE whose row is picked FOR UPDATE SKIP LOCKED (two callers
  * never claim the same one); null when nothing is left (the route answers 204).
  */
 export async function nextInQueue(ctx: AppContext, userId: string, projectId: string, role: QueueRole, orgId?: string): Promise<{ image: Image } | null> {
   const project = await projectInOrg(ctx, userId, projectId, role === 'annotate' ? 'annotations.write' : 'images.review', orgId);
+  if (role === 'annotate') {
+    // Ground-truth images come first at the project's gt_rate (issue 36 §2), shown like any other.
+    const turn = await groundTruthTurn(ctx, userId, project);
+    if (turn) return turn;
+  }
   const queue = QUEUES[role];
   const live = and(eq(images.projectId, project.id), eq(images.isArchived, false));
   const [mine] = await ctx.db

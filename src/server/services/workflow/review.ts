@@ -9,6 +9,7 @@ import type { ImageStatus } from '../../../contract/images';
 import type { Issue, ReviewRequest } from '../../../contract/workflow';
 import { can, roleIn } from '../access';
 import { adjustCounters, imageJsonWithFolder, type ImageRow } from '../images';
+import { submitAttempt } from '../quality';
 import { recordEvents, statusEvents } from './events';
 import { openIssue } from './issues';
 
@@ -44,6 +45,9 @@ async function transition(tx: Tx, imageId: string, userId: string, from: readonl
 export async function submitImage(ctx: AppContext, userId: string, imageId: string, orgId?: string) {
   const { image, role } = await imageAndRole(ctx, userId, imageId, orgId);
   if (!can(role, 'annotations.write')) throw refuse(role, 'submit images');
+  // A ground-truth image the caller attempts (issue 36 §2): scored, and left as it was.
+  const attempt = await submitAttempt(ctx, userId, image, role);
+  if (attempt) return attempt;
   if (image.assigneeId && image.assigneeId !== userId && !can(role, 'images.stage')) throw errors.forbidden('This image is assigned to someone else');
   const after = await ctx.db.transaction((tx) => transition(tx, imageId, userId, ['new', 'annotating'], 'review', 'submitted for review'));
   return { success: true as const, image: await imageJsonWithFolder(ctx.db, after) };

@@ -28,11 +28,12 @@ describe('the analytics CSV', () => {
     to: '2026-11-02',
     bucket: 'day',
     members: [
-      { user: { id: 'u1', name: '=cmd|calc' }, ...counts, by_class: {}, gt: null },
-      { user: { id: 'u2', name: 'Bea' }, ...counts, images_accepted: 0, images_rejected: 0, by_class: {}, gt: null },
+      { user: { id: 'u1', name: '=cmd|calc' }, ...counts, by_class: {}, gt: null, gt_by_class: {} },
+      { user: { id: 'u2', name: 'Bea' }, ...counts, images_accepted: 0, images_rejected: 0, by_class: {}, gt: null, gt_by_class: {} },
     ],
     totals: { ...counts, images_accepted: 2, images_rejected: 1, by_class: {} },
     buckets: [],
+    gt: { pass_threshold: 0.8, attempts: [], by_class: {} },
   };
   it('has a header, a row per member and a totals row, with the acceptance rate', () => {
     expect(analyticsCsv(data).split('\r\n')).toEqual([
