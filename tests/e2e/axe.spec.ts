@@ -3,7 +3,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { editorProject } from './editor-helpers';
-import { uniqueUser } from './helpers';
+import { signUp, uniqueUser } from './helpers';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
@@ -35,6 +35,11 @@ test('axe: sign-in and sign-up pages', async ({ page }) => {
   await page.getByRole('button', { name: 'Create an account' }).click();
   await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
   await expectClean(page, 'sign-up');
+});
+
+test('axe: onboarding', async ({ page }) => {
+  await signUp(page, uniqueUser('axe-onboarding'));
+  await expectClean(page, 'onboarding');
 });
 
 test('axe: projects, the project tabs, their dialogs, settings and models', async ({ page }) => {
@@ -73,7 +78,7 @@ test('axe: projects, the project tabs, their dialogs, settings and models', asyn
   await page.keyboard.press('Escape');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-  for (const section of ['Members', 'API Keys']) {
+  for (const section of ['Organization', 'Members', 'Usage', 'Account', 'API Keys']) {
     await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: section }).click();
     await check(`settings ${section}`);
   }
@@ -89,4 +94,16 @@ test('axe: the editor', async ({ page }) => {
   await expect(page.getByTestId('editor-canvas')).toBeVisible();
   const failures = (await seriousViolations(page)).map((v) => `editor: ${v}`);
   expect(failures).toEqual([]);
+});
+
+test("axe: the editor's history panel", async ({ page }) => {
+  test.setTimeout(90_000);
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }], open: 'street.png' });
+  await expect(page.getByTestId('editor-canvas')).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden();
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('v');
+  await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible();
+  await expect(page.getByRole('complementary', { name: 'History' })).toContainText('No changes saved yet');
+  await expectClean(page, 'history panel');
 });
