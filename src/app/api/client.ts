@@ -281,6 +281,8 @@ export interface ListImagesParams {
   max_annotations?: number;
   /** Images with (or without) a model's pending predictions (issue 34). */
   has_pending_predictions?: 'true' | 'false';
+  /** Keyset paging: the images after this one in the same filters and order (pagination.nextCursor). */
+  after?: string;
 }
 
 /** A query string; a list repeats its key (class=a&class=b). */

@@ -1,8 +1,9 @@
 // The Data and Archive tabs' counter: how many images are loaded of how many match. A capped total
-// (the server stopped counting at LIST_TOTAL_CAP, pagination.totalCapped) reads "10,000+": more
-// images match, and the exact number comes with the last page.
+// (the server stopped counting at LIST_TOTAL_CAP, 1,000 by default: pagination.totalCapped) reads
+// "1,000+": more images match, and the exact number comes with the last page. The number is the
+// answer's totalItems, so a server with another cap is shown as it counts.
 
-/** "200 / 1,234 loaded", or "200 / 10,000+ loaded" when the total is capped. */
+/** "200 / 834 loaded", or "200 / 1,000+ loaded" when the total is capped. */
 export function loadedCounterText(loaded: number, total: number, capped: boolean): string {
   return `${loaded.toLocaleString()} / ${total.toLocaleString()}${capped ? '+' : ''} loaded`;
 }
