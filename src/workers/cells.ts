@@ -69,6 +69,9 @@ export interface ChunkLevel {
   subBounds: Float32Array;
   dotStart: Uint32Array;
   compactStart: Uint32Array;
+  /** The fill and outline draws' props, made once (a frame allocates nothing per cell). */
+  fillDraw: { buf: Buffer; idx: Elements; count: number };
+  lineDraw: { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[] };
 }
 
 export function destroyLevel(l: ChunkLevel): void {
@@ -110,9 +113,10 @@ export function wantedLevel(c: Chunk, exp: number): number {
  * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
  * dot, a polygon under COMPACT_PX is compact, and the rest keep their full geometry. Half-octave
  * levels: a zoom gesture rebuilds a cell at most every few steps. Paint order within the cell
- * is kept within each pass (fills, then dots, then compact polygons, then outlines).
+ * is kept within each pass (fills, then dots, then compact polygons, then outlines). `halo`: the
+ * outlines' halo colour (their draw's props are made here once).
  */
-export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number): ChunkLevel {
+export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number, halo: number[]): ChunkLevel {
   const scale = level === FULL ? 0 : 2 ** level;
   const dotBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
   const list = [...c.shapes].sort((a, b) => a.z - b.z);
@@ -188,11 +192,15 @@ export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number): 
     nl += g.line.length;
     for (let k = 0; k < g.lineIdx.length; k++) lineIdx[nli++] = g.lineIdx[k]! + lv;
   }
+  const fillBuf = regl.buffer(fill), fillElements = regl.elements({ data: fillIdx, type: 'uint32', primitive: 'triangles' });
+  const lineBuf = regl.buffer(line), lineElements = regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' });
   const l: ChunkLevel = {
-    fill: regl.buffer(fill),
-    fillIdx: regl.elements({ data: fillIdx, type: 'uint32', primitive: 'triangles' }),
-    line: regl.buffer(line),
-    lineIdx: regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' }),
+    fill: fillBuf,
+    fillIdx: fillElements,
+    line: lineBuf,
+    lineIdx: lineElements,
+    fillDraw: { buf: fillBuf, idx: fillElements, count: fillIdx.length },
+    lineDraw: { buf: lineBuf, idx: lineElements, count: lineIdx.length, marker: 3, halo },
     compact: compact ? regl.buffer(compact) : null,
     dots: dots ? regl.buffer(dots) : null,
     fillCount: fillIdx.length,

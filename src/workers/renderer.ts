@@ -103,6 +103,13 @@ export class Renderer {
   readonly frameCounts: FrameCounts = { draws: [], uploadBytes: [] };
   private glCounts: GlCounts | null = null;
   private readonly probe = new Uint8Array(4);
+  private readonly lists = {
+    levels: [] as ChunkLevel[],
+    dots: [] as { buf: Buffer; offset: number; count: number }[],
+    compacts: [] as { buf: Buffer; offset: number; count: number }[],
+    fills: [] as { buf: Buffer; idx: Elements; count: number }[],
+    lines: [] as { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[],
+  };
   private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0 };
 
   constructor(
@@ -443,7 +450,7 @@ export class Renderer {
       return l;
     }
     const t0 = performance.now();
-    const built = buildLevel(this.regl, c, level, this.s.frames);
+    const built = buildLevel(this.regl, c, level, this.s.frames, HALO);
     this.s.buildMs += performance.now() - t0;
     return built;
   }
@@ -615,9 +622,9 @@ export class Renderer {
     const pad = 12 / scale;
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
     const exp = Math.round(Math.log2(scale) * 2) / 2;
-    const levels: ChunkLevel[] = [];
-    const dots: { buf: Buffer; offset: number; count: number }[] = [];
-    const compacts: { buf: Buffer; offset: number; count: number }[] = [];
+    // the frame's lists, reused (no per-frame allocation for them)
+    const { levels, dots, compacts, fills, lines } = this.lists;
+    levels.length = dots.length = compacts.length = fills.length = lines.length = 0;
     let culled = 0;
     for (const c of this.chunks.values()) {
       const b = c.bounds;
@@ -640,14 +647,12 @@ export class Renderer {
     if (this.pendingBuilds.size) this.scheduleBuilds();
     this.s.culledChunks = culled;
     const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
-    const fills: { buf: Buffer; idx: Elements; count: number }[] = [];
-    for (const l of levels) if (l.fillCount) fills.push({ buf: l.fill, idx: l.fillIdx, count: l.fillCount });
+    for (const l of levels) if (l.fillCount) fills.push(l.fillDraw);
     if (fills.length) this.drawFill(fills);
     if (dots.length) this.drawDots(dots);
     if (compacts.length) this.drawCompact(compacts);
     if (oFill.count) this.drawFill([oFill]);
-    const lines: { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[] = [];
-    for (const l of levels) if (l.lineCount) lines.push({ buf: l.line, idx: l.lineIdx, count: l.lineCount, marker: 3, halo: HALO });
+    for (const l of levels) if (l.lineCount) lines.push(l.lineDraw);
     if (oLine.count) lines.push({ ...oLine, marker: 3, halo: HALO });
     if (oHandles.count) lines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
     if (oPoints.count) lines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });

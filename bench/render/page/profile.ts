@@ -12,8 +12,8 @@ const q = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))]! : NaN;
 };
 
-type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawCompact' | 'drawLine';
-const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawCompact', 'drawLine'];
+type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawDots' | 'drawCompact' | 'drawLine';
+const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawDots', 'drawCompact', 'drawLine'];
 
 /** A new VW x VH canvas, alone on the stage. */
 function freshCanvas(): HTMLCanvasElement {
@@ -120,6 +120,8 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
   out.fills = await run(['drawFill']);
   out.lines = await run(['drawLine']);
   out.compact = await run(['drawCompact']);
+  out.dots = await run(['drawDots']);
+  out.imageAndDots = await run(['drawImage', 'drawDots']);
   out.full = await run(PARTS);
   out.stats = r.stats();
   // raw WebGL: clear + 1 px readback on a fresh context, no regl
