@@ -54,7 +54,8 @@ export const PrelabelJobParams = z.object({ job_id: uuid('job_id') });
 export const PRELABEL_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export type PrelabelStatus = (typeof PRELABEL_STATUSES)[number];
 
-export const PrelabelSkipped = z.object({ image_id: z.string(), reason: z.string() });
+/** An image skipped or whose predictions were partly left out: its id, its filename (null once the image is deleted) and why, in words. */
+export const PrelabelSkipped = z.object({ image_id: z.string(), filename: z.string().nullable(), reason: z.string() });
 
 export const PrelabelJob = z.object({
   id: z.string(),

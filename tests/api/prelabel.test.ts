@@ -11,6 +11,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { joinAs } from './team-harness';
 
 let server: TestServer;
 let model: http.Server;
@@ -156,6 +157,8 @@ describe('a pre-label job', () => {
     const reasons = Object.fromEntries((job.report.skipped as { image_id: string; reason: string }[]).map((s) => [s.image_id, s.reason]));
     expect(reasons[ids['d.png']!]).toBe('already annotated (1 annotations)');
     expect(reasons[ids['a.png']!]).toContain('person (1)');
+    // Each entry names the image by its filename too, next to its id.
+    expect(job.report.skipped).toContainEqual({ image_id: ids['d.png'], filename: 'd.png', reason: 'already annotated (1 annotations)' });
     expect(job.report.skipped_total).toBe(3);
 
     const a = await annotationsOf('a.png');
@@ -183,6 +186,21 @@ describe('a pre-label job', () => {
     const project = await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token });
     const classes = (project.body.project?.classes ?? project.body.classes) as { name: string; tools?: string[] }[];
     expect(classes.map((c) => c.name)).toEqual(['car', 'animal', 'dog', 'person']);
+  });
+
+  it('a reviewer may pre-label but not create the missing classes: 403 classes_edit_required, saying why; an admin may', async () => {
+    const reviewer = await joinAs(server, owner.token, owner.org.id, 'reviewer');
+    const refused = await prelabel({ model_id: httpModelId, image_ids: [ids['c.png']!], create_missing_classes: true }, reviewer.token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('classes_edit_required');
+    expect(refused.body.error).toMatch(/may pre-label images but not add classes/);
+    const allowed = await prelabel({ model_id: httpModelId, image_ids: [ids['c.png']!], min_score: 0.95 }, reviewer.token);
+    expect(allowed.status).toBe(202);
+    const admin = await joinAs(server, owner.token, owner.org.id, 'admin');
+    const byAdmin = await prelabel({ model_id: httpModelId, image_ids: [ids['c.png']!], min_score: 0.95, create_missing_classes: true }, admin.token);
+    expect(byAdmin.status).toBe(202);
+    await finished(allowed.body.job_id);
+    await finished(byAdmin.body.job_id);
   });
 
   it('stops at a cancel; a second cancel is 409 prelabel_finished', async () => {

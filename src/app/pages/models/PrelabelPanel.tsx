@@ -13,6 +13,7 @@ import { api, serverMessage } from '../../api/client';
 import { Banner } from '../../components/Banner';
 import { Button } from '../../components/Button';
 import { TextField } from '../../components/TextField';
+import { useDenied } from '../../stores/permissions';
 import { prelabelApi } from './modelsApi';
 import styles from './PrelabelPanel.module.css';
 
@@ -58,6 +59,8 @@ export function PrelabelPanel({ orgId, models }: { orgId: string; models: readon
   const [skipAnnotated, setSkipAnnotated] = useState(true);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const formId = useId();
+  const classesDenied = useDenied('classes.edit', 'add classes to a project');
   const [jobId, setJobId] = useState<string | null>(null);
 
   const project = projects.data?.find((p) => p.id === projectId) ?? projects.data?.[0];
@@ -84,7 +87,7 @@ export function PrelabelPanel({ orgId, models }: { orgId: string; models: readon
         model_id: model.id,
         folder_path: folder,
         class_map: classMapOf(choice),
-        create_missing_classes: createMissing,
+        create_missing_classes: createMissing && !classesDenied,
         skip_annotated: skipAnnotated,
         min_score: score,
       });
@@ -155,10 +158,15 @@ export function PrelabelPanel({ orgId, models }: { orgId: string; models: readon
             ))}
           </fieldset>
         ) : null}
-        <label className={styles.check}>
-          <input type="checkbox" checked={createMissing} disabled={busy} onChange={(e) => setCreateMissing(e.target.checked)} />
+        <label className={styles.check} title={classesDenied ?? undefined}>
+          <input type="checkbox" checked={createMissing && !classesDenied} disabled={busy || Boolean(classesDenied)} aria-describedby={classesDenied ? `${formId}-classes-denied` : undefined} onChange={(e) => setCreateMissing(e.target.checked)} />
           Add the model&apos;s other classes to the project
         </label>
+        {classesDenied ? (
+          <p id={`${formId}-classes-denied`} className={styles.note}>
+            {classesDenied}. Predictions of classes the project lacks are left out, and the report counts them.
+          </p>
+        ) : null}
         <label className={styles.check}>
           <input type="checkbox" checked={skipAnnotated} disabled={busy} onChange={(e) => setSkipAnnotated(e.target.checked)} />
           Skip images that already have annotations
@@ -229,8 +237,8 @@ export function PrelabelProgress({ jobId }: { jobId: string }) {
           {j.report.skipped.length > 0 ? (
             <ul className={styles.skipped}>
               {j.report.skipped.map((s) => (
-                <li key={s.image_id}>
-                  <code>{s.image_id.slice(0, 8)}</code> {s.reason}
+                <li key={s.image_id} title={`Image ${s.image_id}`}>
+                  <span className={styles.skippedName}>{s.filename ?? 'A deleted image'}</span>: {s.reason}
                 </li>
               ))}
             </ul>

@@ -8,6 +8,7 @@ import type { AppContext } from '../../context';
 import { prelabelJobs } from '../../db/schema';
 import { errors } from '../../errors';
 import { PRELABEL_MAX_SKIPPED_LISTED, type PrelabelJob, type PrelabelRequest } from '../../../contract/prelabel';
+import { roleCan } from '../../../contract/permissions';
 import { projectFor, requireMember } from '../access';
 import { folderPathOrThrow, underPath } from '../images/folder-path';
 import { images } from '../../db/schema';
@@ -29,7 +30,13 @@ export interface PrelabelOptions {
 /** Starts a job: checks the caller, the model and the class map, fixes the images, queues the work. */
 export async function createPrelabelJob(ctx: AppContext, userId: string, projectId: string, body: PrelabelRequest): Promise<{ job_id: string }> {
   const project = await projectFor(ctx, userId, projectId, 'images.review');
-  if (body.create_missing_classes) await requireMember(ctx.db, userId, project.organizationId, 'classes.edit', 'Project');
+  // Reviewers may pre-label, but adding classes is an owner's or admin's: said with its own code, so the page can say why.
+  if (body.create_missing_classes) {
+    const role = await requireMember(ctx.db, userId, project.organizationId, 'images.review', 'Project');
+    if (!roleCan(role, 'classes.edit')) {
+      throw errors.forbidden(`Your role (${role}) may pre-label images but not add classes to the project: leave "create missing classes" off, or ask an owner or admin`, 'classes_edit_required');
+    }
+  }
   const model = await runnableModel(ctx, project.organizationId, body.model_id);
   const modelClasses = new Set(model.classes);
   const foreign = Object.keys(body.class_map ?? {}).find((c) => !modelClasses.has(c));
@@ -82,9 +89,10 @@ export async function prelabelJobJson(ctx: AppContext, row: JobRow): Promise<Pre
                coalesce(sum(predictions), 0) AS predictions, count(*) FILTER (WHERE reason IS NOT NULL) AS skipped
         FROM prelabel_job_images WHERE job_id = ${row.id}`,
   );
-  const skipped = await rowsOf<{ image_id: string; reason: string }>(
+  const skipped = await rowsOf<{ image_id: string; filename: string | null; reason: string }>(
     ctx.db,
-    sql`SELECT image_id, reason FROM prelabel_job_images WHERE job_id = ${row.id} AND reason IS NOT NULL ORDER BY seq LIMIT ${PRELABEL_MAX_SKIPPED_LISTED}`,
+    sql`SELECT p.image_id, i.filename, p.reason FROM prelabel_job_images p LEFT JOIN images i ON i.id = p.image_id
+        WHERE p.job_id = ${row.id} AND p.reason IS NOT NULL ORDER BY p.seq LIMIT ${PRELABEL_MAX_SKIPPED_LISTED}`,
   );
   return {
     id: row.id,
