@@ -53,6 +53,12 @@ test('pending predictions: Data tab badge and filter; the editor counts, hides b
   await expect(bar.getByTestId('predictions-pending')).toHaveText('6 predictions pending');
   await expect(rows(page)).toHaveCount(7);
   await expect(rows(page).first()).toContainText('pending 0.95');
+  // At fit zoom the bar sits above the image's top edge: the fit keeps its room (issue 34).
+  const barBottom = async () => {
+    const b = (await bar.boundingBox())!;
+    return b.y + b.height;
+  };
+  await expect.poll(async () => (await drawnImageRect(page)).top - (await barBottom())).toBeGreaterThanOrEqual(0);
   await page.screenshot({ path: 'test-results/shots/predictions-editor.png' });
 
   // The slider hides those under 0.5: 4 shown (the count and Accept all say so).

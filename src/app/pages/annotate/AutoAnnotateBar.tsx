@@ -2,10 +2,10 @@
 // the 'Return to Complete' hint, the keys of a prompt). The prompt and the proposed mask are the
 // engine tool's (the editor's view.drawing, kind 'auto'); the renderer draws them like any shape.
 // The bar also holds the class accepted masks get (asked for once per project, kept on this device)
-// and 'Save as'. While the tool is on, the editor's fit keeps the bar's room clear (useAutoBarRoom).
+// and 'Save as'. While the tool is on, the editor's fit keeps the bar's room clear (./useCanvasBarRoom.ts).
 import { Eraser, Check, WandSparkles } from 'lucide-react';
 import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { NO_INSETS, type AutoPreview, type Editor, type ViewState } from '../../../engine';
+import { type AutoPreview, type ViewState } from '../../../engine';
 import { Button } from '../../components/Button';
 import { Spinner } from '../../components/Spinner';
 import { HINT_MS, MASK_ERROR, POLYGON_TOLERANCES, statusText, type AutoAnnotateSession, type AutoState, type MaskOutput, type PromptInfo } from '../../editor-session/autoAnnotate';
@@ -18,27 +18,6 @@ import own from './AutoAnnotateBar.module.css';
  * image at fit zoom.
  */
 export const AUTO_BAR_ROOM = 96;
-
-/** While Auto-Annotate is the tool, the fit leaves the bar's room at the bottom (a view at fit zoom is fitted again). */
-export function useAutoBarRoom(editor: Editor): void {
-  useEffect(() => {
-    let on: boolean | null = null;
-    const apply = () => {
-      const auto = editor.getView().tool === 'auto';
-      if (auto === on) return;
-      on = auto;
-      editor.setFitInsets(auto ? { ...NO_INSETS, bottom: AUTO_BAR_ROOM } : NO_INSETS);
-    };
-    apply();
-    const off = editor.subscribe((c) => {
-      if (c.view) apply();
-    });
-    return () => {
-      off();
-      editor.setFitInsets(NO_INSETS);
-    };
-  }, [editor]);
-}
 
 export function useAutoState(session: AutoAnnotateSession): AutoState {
   return useSyncExternalStore(

@@ -8,7 +8,8 @@ import styles from './AnnotatePage.module.css';
 import { BrushCursor } from './BrushCursor';
 import { SkeletonCursor } from './SkeletonCursor';
 import { SelectionMaskMenu } from './MaskMenu';
-import { useAutoBarRoom } from './AutoAnnotateBar';
+import { useCanvasBarRoom } from './useCanvasBarRoom';
+import { KeyCursor, useCanvasKeyFocus } from './KeyCursor';
 import { BoxGuides } from './BoxGuides';
 
 export interface EditorCanvasProps {
@@ -27,8 +28,11 @@ export interface EditorCanvasProps {
   testId?: string;
 }
 
+// Long because it is the canvas's whole wiring: the renderer's life, its size, the settings it
+// draws with, and every pointer, focus and wheel event handed to the engine, with its overlays.
 export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onImageReady, cursor, label, onPointerImage, testId = 'editor-canvas' }: EditorCanvasProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  const keyFocus = useCanvasKeyFocus(editor);
   const rendererRef = useRef<RendererHandle | null>(null);
   const colorRef = useRef(classColor);
   colorRef.current = classColor;
@@ -38,7 +42,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
   const labels = useViewSettings((s) => s.labels);
   const outlineWidth = useViewSettings((s) => s.outlineWidth);
   const adjustments = useViewSettings((s) => s.adjustments);
-  useAutoBarRoom(editor);
+  useCanvasBarRoom(editor);
 
   // One renderer for the life of the screen; images and documents change under it.
   useEffect(() => {
@@ -109,7 +113,10 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
         tabIndex={0}
         aria-label={label}
         data-testid={testId}
+        onFocus={keyFocus.onFocus}
+        onBlur={keyFocus.onBlur}
         onPointerDown={(e) => {
+          keyFocus.onPress();
           e.currentTarget.focus({ preventScroll: true });
           e.currentTarget.setPointerCapture(e.pointerId);
           editor.pointerDown(point(e));
@@ -134,6 +141,7 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
       <BrushCursor editor={editor} canvas={canvasRef} />
       <SkeletonCursor editor={editor} canvas={canvasRef} />
       <SelectionMaskMenu editor={editor} canvas={canvasRef} />
+      <KeyCursor editor={editor} />
     </div>
   );
 }

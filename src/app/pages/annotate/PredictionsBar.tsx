@@ -11,6 +11,13 @@ import { Button } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import styles from './PredictionsBar.module.css';
 
+/**
+ * Screen pixels the bar takes at the canvas's top, with a gap under it: its one row (about 44 px)
+ * under its 12 px offset. The fit keeps it clear (./useCanvasBarRoom.ts), so at fit zoom the bar
+ * never covers the image's top edge (e2e predictions.spec).
+ */
+export const PREDICTIONS_BAR_ROOM = 64;
+
 /** Reject all asks first when it would delete more than this many. */
 export const REJECT_ALL_ASKS_OVER = 3;
 

@@ -112,7 +112,7 @@ describe('editor hotkeys', () => {
     }
   });
 
-  it('treats text fields as typing places, but not sliders or checkboxes', () => {
+  it('treats text fields, sliders and checkboxes as places whose keys are their own (issue 37), but not buttons', () => {
     const field = (tag: string, type?: string) => ({
       tagName: tag.toUpperCase(),
       type,
@@ -123,7 +123,9 @@ describe('editor hotkeys', () => {
     });
     expect(isTypingTarget(field('input', 'text') as unknown as EventTarget)).toBe(true);
     expect(isTypingTarget(field('textarea') as unknown as EventTarget)).toBe(true);
-    expect(isTypingTarget(field('input', 'range') as unknown as EventTarget)).toBe(false);
+    expect(isTypingTarget(field('input', 'range') as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget(field('input', 'checkbox') as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget(field('input', 'button') as unknown as EventTarget)).toBe(false);
     expect(isTypingTarget({ tagName: 'DIV', isContentEditable: false, closest: () => null } as unknown as EventTarget)).toBe(false);
     expect(isTypingTarget(null)).toBe(false);
   });

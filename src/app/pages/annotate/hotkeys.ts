@@ -141,16 +141,19 @@ export function resolveWorkflowHotkey(e: KeyLike): WorkflowHotkey | null {
   return null;
 }
 
-/** True when the event comes from a place where keys mean text: hotkeys never fire there. */
+/**
+ * True when the event comes from a form control whose keys are its own: hotkeys never fire there
+ * (issue 37, WCAG 2.1.4). Text fields take letters; a slider takes the arrows; a checkbox, radio or
+ * switch takes Space (it ticks). An input of type button is a button: the hotkeys still work there.
+ */
 export function isTypingTarget(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
   if (!el || typeof el.closest !== 'function') return false;
   if (el.isContentEditable) return true;
-  const field = el.closest('input, textarea, select, [contenteditable="true"], [role="textbox"]');
+  const field = el.closest('input, textarea, select, [contenteditable="true"], [role="textbox"], [role="slider"], [role="checkbox"], [role="radio"], [role="switch"], [role="spinbutton"]');
   if (!field) return false;
-  // A range slider or checkbox takes arrows, but letters should still work.
   const input = field as HTMLInputElement;
-  return !(field.tagName === 'INPUT' && ['range', 'checkbox', 'radio', 'button'].includes(input.type));
+  return !(field.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(input.type));
 }
 
 /** What the Hotkeys tab lists, grouped; every entry is wired above or in the engine. */
@@ -188,6 +191,16 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['N'], what: 'Draw again with the last shape\'s tool and class' },
       { keys: ['X'], what: 'Skeleton: skip the next point' },
       { keys: ['O'], what: 'Skeleton: the next point is occluded' },
+    ],
+  },
+  {
+    group: 'Drawing by keyboard (canvas reached with Tab)',
+    items: [
+      { keys: ['Enter'], what: 'Box, Polygon, Polyline, Keypoint: show the cursor at the middle of the view; then place a corner or a point' },
+      { keys: ['↑ ↓ ← →'], what: 'Move the cursor 10 px (Shift: 50 px, Alt: 1 px)' },
+      { keys: ['Space'], what: 'Place a corner or a point at the cursor' },
+      { keys: ['Enter', 'Enter'], what: 'On the point just placed: close the polygon, finish the polyline' },
+      { keys: ['Esc'], what: 'Cancel the shape; again: hide the cursor' },
     ],
   },
   {
