@@ -3,7 +3,7 @@
 // deletes their account, signs in again within the grace period and sees the reactivation message.
 // Owners, reviewers, annotators and viewers each see on the project pages what their role allows.
 import { expect, test, type Page } from '@playwright/test';
-import { createProject, onboard, showAllImages, signIn, signUp, uniqueUser } from './helpers';
+import { apiSignUp, createProject, showAllImages, signIn, signUp, signUpWithOrganization, uniqueUser, useSession } from './helpers';
 import { apiCall, editorProject, scenePng } from './editor-helpers';
 
 async function token(page: Page): Promise<string> {
@@ -24,9 +24,9 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   const member = uniqueUser('member');
   const orgName = `Team Org ${owner.id}`;
 
-  // The owner: organization, project with a class and an image.
-  await signUp(page, owner);
-  await onboard(page, orgName);
+  // The owner: organization (through the API: sign-up and onboarding have tests of their own),
+  // project with a class and an image.
+  await signUpWithOrganization(page, owner, orgName);
   await createProject(page, 'Streets');
   await page.getByRole('button', { name: 'Open project Streets' }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
@@ -55,7 +55,7 @@ test('an invited annotator annotates but cannot delete the project; made a viewe
   // The second person signs up, opens the link (no onboarding needed) and accepts.
   const context = await browser.newContext();
   const other = await context.newPage();
-  await signUp(other, member);
+  await useSession(other, await apiSignUp(other.request, member));
   await other.goto(link);
   await expect(other.getByRole('heading', { name: `Join ${orgName}` })).toBeVisible();
   await expect(other.getByText('to join as an annotator')).toBeVisible();
@@ -197,8 +197,7 @@ test('a signed-out person opens an invite link, signs up on it and lands back on
   test.setTimeout(120_000);
   const owner = uniqueUser('inviter');
   const orgName = `Link Org ${owner.id}`;
-  await signUp(page, owner);
-  await onboard(page, orgName);
+  await signUpWithOrganization(page, owner, orgName);
   const orgId = (await apiCall(page, 'GET', '/users/me')).body.profile.default_organization_id as string;
   const guest = uniqueUser('guest');
   const invite = await apiCall(page, 'POST', `/organizations/${orgId}/invites`, { email: guest.email, role: 'reviewer' });
@@ -275,7 +274,7 @@ test('a signed-out person opens an invite link, signs up on it and lands back on
   await context.close();
   const thirdContext = await browser.newContext();
   const late = await thirdContext.newPage();
-  await signUp(late, third);
+  await useSession(late, await apiSignUp(late.request, third));
   await late.goto(new URL(second.body.invite_url as string).pathname);
   await expect(late.getByRole('alert')).toContainText('This invite can no longer be used');
   await expect(late.getByRole('alert')).toContainText(`This invite was withdrawn. Ask someone at ${orgName} for a new one.`);
@@ -291,8 +290,7 @@ test('a signed-out person opens an invite link, signs up on it and lands back on
 test('API keys in Settings: a name is required, the key is shown once, listed, works as a Bearer token with its role, and deleting it stops it; Usage shows what was used', async ({ page }) => {
   test.setTimeout(90_000);
   const user = uniqueUser('keys');
-  await signUp(page, user);
-  await onboard(page, `Keys Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Keys Org ${user.id}`);
   const orgId = (await apiCall(page, 'GET', '/users/me')).body.profile.default_organization_id as string;
   const project = (await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Streets', description: null, annotation_types: ['box'], classes: [] })).body.project;
   for (const [annotation_type, annotation_count] of [['bbox', 3], ['polygon', 2]] as const) {
@@ -367,8 +365,7 @@ test('API keys in Settings: a name is required, the key is shown once, listed, w
 test('deleting the account signs out; signing in again within the grace period shows the reactivation message', async ({ page }) => {
   test.setTimeout(90_000);
   const user = uniqueUser('leaver');
-  await signUp(page, user);
-  await onboard(page, `Leaver Org ${user.id}`);
+  await signUpWithOrganization(page, user, `Leaver Org ${user.id}`);
   await createProject(page, 'Keepsake');
 
   await openSettings(page, 'Account');
