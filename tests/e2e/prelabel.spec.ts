@@ -5,12 +5,13 @@
 // followed to Done, the report's counts, and the predictions pending on the image row (the Data
 // tab's filter reads it). Then the review in the editor (accept one with Enter, Reject all the
 // rest) and the COCO export, which holds the accepted one only (issue 34 §3).
+// A reviewer, who may pre-label, finds the option to add classes off, with the reason.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import JSZip from 'jszip';
-import { annotationRows, canvasBox, openFromDataTab, waitUntilSaved } from './editor-helpers';
-import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
+import { annotationRows, apiCall, canvasBox, openFromDataTab, waitUntilSaved } from './editor-helpers';
+import { apiSignUp, createProject, signUpOnboarded, signUpWithOrganization, uniqueUser, useSession } from './helpers';
 
 const SEG_DEV_PHOTO = path.resolve('../shared/datasets/seg-dev/images/car00_000000098392.jpg');
 const PACKAGED_PHOTO = path.resolve('node_modules/@vladmandic/human/assets/samples.jpg');
@@ -99,4 +100,27 @@ test('prelabel: the Models page runs the built-in detector on a folder and repor
   const zip = await JSZip.loadAsync(fs.readFileSync((await (await download).path())!));
   const coco = JSON.parse(await zip.file('annotations.json')!.async('string'));
   expect(coco.annotations).toHaveLength(1);
+});
+
+test('prelabel: a reviewer may pre-label, and sees why the option to add classes is off', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const owner = uniqueUser('prelabel-owner');
+  const { orgId } = await signUpOnboarded(page, owner, `Prelabel Roles ${owner.id}`);
+  expect((await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Cells' })).status).toBe(200);
+  const reviewer = uniqueUser('prelabel-reviewer');
+  const invite = await apiCall(page, 'POST', `/organizations/${orgId}/invites`, { email: reviewer.email, role: 'reviewer' });
+  expect(invite.status).toBe(200);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const other = await context.newPage();
+  await useSession(other, await apiSignUp(other.request, reviewer));
+  expect((await apiCall(other, 'POST', `/invites/${(invite.body.invite_url as string).split('/invite/')[1]}/accept`)).status).toBe(200);
+  await other.goto('/models');
+  const panel = other.getByRole('region', { name: 'Pre-label a folder' });
+  await expect(panel.getByRole('button', { name: 'Start pre-labelling' })).toBeVisible();
+  const addClasses = panel.getByRole('checkbox', { name: "Add the model's other classes to the project" });
+  await expect(addClasses).toBeDisabled();
+  await expect(addClasses).not.toBeChecked();
+  await expect(addClasses).toHaveAccessibleDescription(/Your role \(Reviewer\) cannot add classes to a project\. Predictions of classes the project lacks are left out/);
+  await other.screenshot({ path: 'test-results/shots/prelabel-reviewer.png' });
+  await context.close();
 });
