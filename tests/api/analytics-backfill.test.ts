@@ -67,6 +67,7 @@ describe(`upgrading to the analytics rollups (${process.env.DATABASE_URL ? 'Post
         images_submitted: 1, images_accepted: 1, images_rejected: 0, issues_opened: 1, issues_resolved: 0,
         by_class: { car: { shapes_created: 2, shapes_edited: 1, shapes_deleted: 1 } },
         gt: null,
+        gt_by_class: {},
       });
       expect(byId(u2!)).toMatchObject({ shapes_created: 1, shapes_edited: 0, shapes_deleted: 0, active_minutes: 0, images_submitted: 0, images_accepted: 0, by_class: { dog: { shapes_created: 1, shapes_edited: 0, shapes_deleted: 0 } } });
       expect(res.body.buckets).toEqual([

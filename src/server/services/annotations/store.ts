@@ -70,16 +70,44 @@ export async function lockHeader(tx: Conn, imageId: string, projectId: string): 
   return { version: h!.version, nextSeq: Number(h!.next_seq), updatedAt: new Date(h!.updated_at) };
 }
 
-/** The stored text of the given ids (the rows' json as written). */
-export async function storedTexts(db: Conn, imageId: string, ids: readonly string[]): Promise<Map<string, { seq: number; text: string }>> {
-  const out = new Map<string, { seq: number; text: string }>();
+/** The stored text and class of the given ids (the rows' json as written). */
+export async function storedTexts(db: Conn, imageId: string, ids: readonly string[]): Promise<Map<string, { seq: number; text: string; name: string }>> {
+  const out = new Map<string, { seq: number; text: string; name: string }>();
   if (ids.length === 0) return out;
-  const rows = await rowsOf<{ id: string; seq: number | string; data: string }>(
+  const rows = await rowsOf<{ id: string; seq: number | string; data: string; name: string | null }>(
     db,
-    sql`SELECT id, seq, data::text AS data FROM annotations WHERE image_id = ${imageId} AND id IN (SELECT json_array_elements_text(${JSON.stringify(ids)}::json))`,
+    sql`SELECT id, seq, name, data::text AS data FROM annotations WHERE image_id = ${imageId} AND id IN (SELECT json_array_elements_text(${JSON.stringify(ids)}::json))`,
   );
-  for (const r of rows) out.set(r.id, { seq: Number(r.seq), text: r.data });
+  for (const r of rows) out.set(r.id, { seq: Number(r.seq), text: r.data, name: r.name ?? '' });
   return out;
+}
+
+/** Shapes created, edited and deleted per class by one save, for the analytics rollup. */
+type ClassCounts = Map<string, { c: number; e: number; d: number }>;
+const countIn = (counts: ClassCounts, name: string, key: 'c' | 'e' | 'd') => {
+  let row = counts.get(name);
+  if (!row) counts.set(name, (row = { c: 0, e: 0, d: 0 }));
+  row[key] += 1;
+};
+
+/**
+ * Adds one save's shape counts per class to the member's day in analytics_member_days (issue 36;
+ * rules in docs/analytics.md), in the save's transaction. The save knows what it changed, so no
+ * shape's JSON is read again (0020/0022's trigger did, 1.32x on a 10k-shape whole-list save).
+ * Rows go in sorted by class, the rollup's lock order.
+ */
+async function countShapes(tx: Conn, imageId: string, userId: string, now: Date, counts: ClassCounts): Promise<void> {
+  if (counts.size === 0) return;
+  const rows = JSON.stringify([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, n]) => ({ name, ...n })));
+  await tx.execute(sql`
+    INSERT INTO analytics_member_days AS s (project_id, day, user_id, class_name, shapes_created, shapes_edited, shapes_deleted)
+    SELECT i.project_id, (${now.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date, ${userId}, r.name, r.c, r.e, r.d
+    FROM json_to_recordset(${rows}::json) AS r(name text, c int, e int, d int) JOIN images i ON i.id = ${imageId}
+    ORDER BY r.name
+    ON CONFLICT (project_id, day, user_id, class_name) DO UPDATE SET
+      shapes_created = s.shapes_created + excluded.shapes_created,
+      shapes_edited = s.shapes_edited + excluded.shapes_edited,
+      shapes_deleted = s.shapes_deleted + excluded.shapes_deleted`);
 }
 
 /** Every row of the image in paint order: id, place and stored text (save-data's diff, restore). */
@@ -154,6 +182,7 @@ export async function applyChange(
   const beforeTexts: string[] = [];
   let added = 0;
   let changed = 0;
+  const counts: ClassCounts = new Map();
   for (const a of change.upserts) {
     const id = a.id as string;
     const text = JSON.stringify(a);
@@ -163,17 +192,22 @@ export async function applyChange(
     if (old) {
       if (old.text !== text) {
         changed += 1;
+        countIn(counts, String(a.name ?? ''), 'e');
         beforeTexts.push(old.text);
         upsertTexts.push(text);
       }
     } else {
       added += 1;
+      countIn(counts, String(a.name ?? ''), 'c');
       upsertTexts.push(text);
     }
     writes.push(`{"id":${JSON.stringify(id)},"seq":${seq},"name":${JSON.stringify(String(a.name ?? ''))},"kind":"${kindOf(a)}","data":${text}}`);
   }
   const removedIds = change.removedIds.filter((id) => before.has(id));
-  for (const id of removedIds) beforeTexts.push(before.get(id)!.text);
+  for (const id of removedIds) {
+    beforeTexts.push(before.get(id)!.text);
+    countIn(counts, before.get(id)!.name, 'd');
+  }
 
   if (removedIds.length > 0) {
     await tx.execute(sql`DELETE FROM annotations WHERE image_id = ${imageId} AND id IN (SELECT json_array_elements_text(${JSON.stringify(removedIds)}::json))`);
@@ -189,6 +223,7 @@ export async function applyChange(
     INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed, restored_from)
     VALUES (${imageId}, ${version}, ${who.userId}, ${who.now.toISOString()}, ${`[${upsertTexts.join(',')}]`}::json, ${JSON.stringify(removedIds)}::json,
             ${`[${beforeTexts.join(',')}]`}::json, ${added}, ${changed}, ${removedIds.length}, ${who.restoredFrom ?? null})`);
+  if (who.userId) await countShapes(tx, imageId, who.userId, who.now, counts);
   await tx.execute(sql`UPDATE annotation_documents SET version = ${version}, next_seq = ${nextSeq}, updated_by = ${who.userId}, updated_at = ${who.now.toISOString()} WHERE image_id = ${imageId}`);
   await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${imageId}:${version}`})`);
   return { version, savedAt: who.now, added, changed, removed: removedIds.length };
