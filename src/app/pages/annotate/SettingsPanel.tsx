@@ -31,7 +31,7 @@ export function SettingsPanel({ editor, image, transparency, onTransparency }: S
         </button>
       </Popover.Trigger>
       <Popover.Portal>
-        <Popover.Content className={styles.settingsPanel} side="top" align="end" sideOffset={10} collisionPadding={12}>
+        <Popover.Content className={styles.settingsPanel} aria-label="Editor settings" side="top" align="end" sideOffset={10} collisionPadding={12}>
           <Tabs.Root defaultValue="annotation">
             <Tabs.List className={styles.tabs} aria-label="Editor settings">
               <Tabs.Trigger className={styles.tab} value="image">Image</Tabs.Trigger>
