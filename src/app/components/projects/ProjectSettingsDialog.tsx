@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Settings2, Trash2, TriangleExclamationPoint } from 'lucide-react';
 import type { Project } from '../../../contract/projects';
 import { api, serverMessage } from '../../api/client';
+import { qualityApi } from '../../api/quality';
 import { Banner } from '../Banner';
 import { Button } from '../Button';
 import { Dialog } from '../Dialog';
@@ -11,10 +12,19 @@ import { toast } from '../../stores/toast';
 import { useCan } from '../../stores/permissions';
 import { useProjectCache } from '../../stores/projectQueries';
 
-/** Project Settings (spec section 2): name, description, Save Changes, Delete Project. */
+/** A share of one as a whole percent for a field, and back (null when the text is not 0 to 100). */
+const asPercent = (x: number) => String(Math.round(x * 1000) / 10);
+const fromPercent = (s: string): number | null => {
+  const n = Number(s);
+  return s.trim() !== '' && Number.isFinite(n) && n >= 0 && n <= 100 ? n / 100 : null;
+};
+
+/** Project Settings (spec section 2): name, description, the ground-truth settings (issue 36 §2), Save Changes, Delete Project. */
 export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project: Project | null; onClose(): void; onDeleted?(): void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
+  const [gtRate, setGtRate] = useState('0');
+  const [gtPass, setGtPass] = useState('80');
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -28,6 +38,8 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
     if (project) {
       setName(project.name);
       setDescription(project.description ?? '');
+      setGtRate(asPercent(project.gt_rate));
+      setGtPass(asPercent(project.gt_pass_threshold));
       setError(null);
       setSaving(false);
       setConfirmDelete(false);
@@ -35,15 +47,20 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
   }, [project]);
 
   if (!project) return null;
-  const changed = name.trim() !== project.name || description.trim() !== (project.description ?? '').trim();
-  const canSave = canUpdate && Boolean(name.trim()) && changed && !saving;
+  const rate = fromPercent(gtRate);
+  const pass = fromPercent(gtPass);
+  const differs = (x: number | null, y: number) => x === null || Math.abs(x - y) > 1e-6;
+  const gtChanged = differs(rate, project.gt_rate) || differs(pass, project.gt_pass_threshold);
+  const changed = name.trim() !== project.name || description.trim() !== (project.description ?? '').trim() || gtChanged;
+  const canSave = canUpdate && Boolean(name.trim()) && rate !== null && pass !== null && changed && !saving;
 
   const save = async () => {
     if (!canSave) return;
     setSaving(true);
     setError(null);
     try {
-      const res = await api.updateProject(project.id, { name: name.trim(), description: description.trim() || null });
+      let res = await api.updateProject(project.id, { name: name.trim(), description: description.trim() || null });
+      if (gtChanged && rate !== null && pass !== null) res = await qualityApi.setProjectGroundTruth(project.id, { gt_rate: rate, gt_pass_threshold: pass });
       cache.upsert(res.project);
       updateSelection(res.project);
       toast('Project settings saved', 'success');
@@ -83,6 +100,32 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
         {error ? <Banner tone="danger">{error}</Banner> : null}
         <TextField label="Project name" name="project_name" value={name} onChange={(e) => setName(e.target.value)} disabled={saving || !canUpdate} autoComplete="off" />
         <TextAreaField label="Description" name="project_description" optional value={description} onChange={(e) => setDescription(e.target.value)} disabled={saving || !canUpdate} />
+        <TextField
+          label="Ground-truth rate (%)"
+          name="gt_rate"
+          type="number"
+          min={0}
+          max={100}
+          step="any"
+          value={gtRate}
+          onChange={(e) => setGtRate(e.target.value)}
+          disabled={saving || !canUpdate}
+          error={fromPercent(gtRate) === null ? 'A percent from 0 to 100' : null}
+          hint="Share of the images annotators take from the queue that are ground-truth images, scored against the reviewed annotations."
+        />
+        <TextField
+          label="Ground-truth pass threshold (F1 %)"
+          name="gt_pass_threshold"
+          type="number"
+          min={0}
+          max={100}
+          step="any"
+          value={gtPass}
+          onChange={(e) => setGtPass(e.target.value)}
+          disabled={saving || !canUpdate}
+          error={fromPercent(gtPass) === null ? 'A percent from 0 to 100' : null}
+          hint="Analytics marks scores under it."
+        />
       </Dialog>
       <DeleteProjectDialog
         project={project}

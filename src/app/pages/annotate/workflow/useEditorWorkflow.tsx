@@ -9,6 +9,7 @@ import type { Editor } from '../../../../engine';
 import { deniedReason, ROLE_LABEL } from '../../../stores/permissions';
 import { useSession } from '../../../stores/session';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
+import { GroundTruthToggle } from './GroundTruthToggle';
 import { IssueRegionDrag } from './IssueRegionDrag';
 import { IssuesPanel } from './IssuesPanel';
 import { ReviewActions } from './ReviewActions';
@@ -56,7 +57,12 @@ export function useEditorWorkflow(o: EditorWorkflowOptions): { actions: ReactNod
     dragRegion,
   });
   const openIssues = issues.issues.filter((i) => i.status === 'open').length;
-  const actions = <ReviewActions flow={flow} openIssues={openIssues} issuesOpen={issues.open} onToggleIssues={() => setOpen(!issues.open)} />;
+  const actions = (
+    <>
+      <GroundTruthToggle image={o.image} status={o.status} orgId={o.orgId} />
+      <ReviewActions flow={flow} openIssues={openIssues} issuesOpen={issues.open} onToggleIssues={() => setOpen(!issues.open)} />
+    </>
+  );
   const layer = (
     <>
       {dragging && o.documentIn ? (

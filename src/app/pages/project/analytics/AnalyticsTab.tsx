@@ -1,7 +1,8 @@
 // The project's Analytics tab (issue 36 §1): a date range and a day / week bucket, summary
 // figures, then either the charts (AnalyticsCharts, with Chart.js, loaded on first show) or a
 // table of every number, and a CSV download. Owners, admins and reviewers see every member;
-// an annotator sees herself (the server decides: GET /projects/{id}/analytics).
+// an annotator sees herself (the server decides: GET /projects/{id}/analytics). Below them, the
+// ground-truth scores when the range has any (GroundTruthScores, issue 36 §2).
 import { Suspense, lazy, useId, useState } from 'react';
 import { BarChart3, Download, RefreshCw } from 'lucide-react';
 import type { AnalyticsBucket, AnalyticsResponse } from '../../../../contract/analytics';
@@ -12,6 +13,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { Spinner } from '../../../components/Spinner';
 import { IMAGE_STATUSES, statusLabel } from '../../../lib/stages';
 import { COUNT_COLUMNS, acceptanceRate, analyticsCsv } from './csv';
+import { GroundTruthScores, hasGroundTruth } from './GroundTruthScores';
 import { lastDays, useAnalytics, type AnalyticsRangeChoice } from './useAnalytics';
 import styles from './AnalyticsTab.module.css';
 
@@ -134,6 +136,7 @@ function Tables({ data }: { data: AnalyticsResponse }) {
 }
 
 const isEmpty = (d: AnalyticsResponse) =>
+  !hasGroundTruth(d) &&
   COUNT_COLUMNS.every((c) => d.totals[c.key] === 0) && d.buckets.every((b) => IMAGE_STATUSES.every((s) => b.stage_counts[s] === 0));
 
 export function AnalyticsTab({ project }: { project: Project }) {
@@ -195,6 +198,7 @@ export function AnalyticsTab({ project }: { project: Project }) {
               <AnalyticsCharts data={data} />
             </Suspense>
           )}
+          {hasGroundTruth(data) ? <GroundTruthScores data={data} /> : null}
         </>
       )}
     </div>
