@@ -33,7 +33,7 @@ test('a reviewer marks ground truth, the queue hands it to an annotator blank, h
   await expect(toggle).toHaveAttribute('aria-pressed', 'false', { timeout: 20_000 });
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-pressed', 'true');
-  await expect(r.page.getByText('Ground truth: 1 shapes kept as the reference')).toBeVisible();
+  await expect(r.page.getByText('Ground truth: 1 shape kept as the reference')).toBeVisible();
   await shot(r.page, 'ground-truth-toggle');
   await r.context.close();
 

@@ -36,7 +36,7 @@ export function GroundTruthToggle({ image, status, orgId }: { image: Image; stat
     try {
       const res = await qualityApi.setGroundTruth(image.id, !enabled);
       setEnabled(res.ground_truth.enabled);
-      toast(res.ground_truth.enabled ? `Ground truth: ${res.ground_truth.shapes} shapes kept as the reference` : 'No longer ground truth', 'success');
+      toast(res.ground_truth.enabled ? `Ground truth: ${res.ground_truth.shapes} shape${res.ground_truth.shapes === 1 ? '' : 's'} kept as the reference` : 'No longer ground truth', 'success');
     } catch (err) {
       toast(serverMessage(err, 'Could not change the ground truth'), 'danger');
     } finally {
