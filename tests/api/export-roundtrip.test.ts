@@ -235,7 +235,7 @@ describe('COCO: import, then export, gives the same objects', () => {
     expect(res.status).toBe(200);
     const out = JSON.parse(await (await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()))).file('annotations.json')!.async('string'));
     const cat = (id: number) => out.categories.find((c: { id: number }) => c.id === id);
-    expect(out.categories.map((c: { name: string }) => c.name).sort()).toEqual(['building', 'car', 'person']);
+    expect(out.categories.map((c: { name: string }) => c.name).sort()).toEqual(['building', 'car', 'person', 'person segmentation']);
     expect(out.categories.find((c: { name: string }) => c.name === 'person').keypoints).toEqual(['nose', 'left_eye', 'right_eye']);
     const byName = (name: string) => out.annotations.filter((a: { category_id: number }) => cat(a.category_id).name === name);
 
@@ -252,12 +252,14 @@ describe('COCO: import, then export, gives the same objects', () => {
     expect(person.keypoints).toEqual([20, 8, 2, 18, 7, 1, 0, 0, 0]);
     expect(person.num_keypoints).toBe(2);
     expect(person.bbox).toEqual([14, 6, 12, 20]);
-    // The person category is a skeleton class now (issue 33), which holds skeletons only: the outline is left out (the
-    // import says so), the segmentation written is a zero-area polygon at the box's corner, and the edges come back 1-based.
+    // The person category is a skeleton class now (issue 33), which holds skeletons only: the outline comes in as its own
+    // polygon of 'person segmentation' and goes out as it came; the skeleton's segmentation written is a zero-area
+    // polygon at the box's corner, and the edges come back 1-based.
     expect(person.segmentation).toEqual([[14, 6, 14, 6, 14, 6]]);
+    expect(byName('person segmentation').map((a: { segmentation: unknown }) => a.segmentation)).toEqual([coco.annotations[3]!.segmentation]);
     expect(out.categories.find((c: { name: string }) => c.name === 'person').skeleton).toEqual([[1, 2], [1, 3]]);
     expect(other.keypoints).toEqual([5, 14, 2, 0, 0, 0, 7, 14, 2]);
     expect(other.bbox).toEqual([2, 12, 8, 15]);
-    expect(out.annotations).toHaveLength(5);
+    expect(out.annotations).toHaveLength(6);
   });
 });

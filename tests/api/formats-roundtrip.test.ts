@@ -238,7 +238,8 @@ describe('COCO person keypoints: import as skeletons, then export, gives the sam
     const list = await api(server.url, 'GET', `/api/v1/projects/${target}/images`, { token: owner.token });
     const data = await api(server.url, 'GET', `/api/v1/annotations/load-data/${(list.body.images as { id: string }[])[0]!.id}`, { token: owner.token });
     const instances = data.body.annotations as { name: string; points?: { x: number; y: number; v: number }[]; bounding_box: Box }[];
-    expect(instances.map((a) => [a.name, a.points?.length])).toEqual([['person', 5], ['person', 5], ['b', 3]]);
+    // b's third object also has an outline: it comes in as its own polygon of 'b segmentation' (a skeleton class holds skeletons only).
+    expect(instances.map((a) => [a.name, a.points?.length])).toEqual([['person', 5], ['person', 5], ['b', 3], ['b segmentation', undefined]]);
     expect(instances[0]!.points![3]).toEqual({ x: 14, y: 6, v: 1 });
     expect(instances[0]!.bounding_box).toEqual({ x: 8, y: 3, w: 10, h: 6 });
 
@@ -249,8 +250,10 @@ describe('COCO person keypoints: import as skeletons, then export, gives the sam
     expect(out.annotations.map((a) => a.bbox).slice(0, 2)).toEqual([KEYPOINTS_FILE.annotations[0]!.bbox, KEYPOINTS_FILE.annotations[1]!.bbox]);
     // The unnamed list comes back with each point's 1-based number, in the same places.
     expect(category('b').keypoints).toEqual(['1', '2', '3']);
+    const outline = out.annotations.find((a) => out.categories.find((c) => c.id === a.category_id)!.name === 'b segmentation');
+    expect(outline?.segmentation).toEqual(KEYPOINTS_FILE.annotations[2]!.segmentation);
     const triples = (file: typeof KEYPOINTS_FILE) =>
-      file.annotations.map((a) => [file.categories.find((c) => c.id === a.category_id)!.name, a.keypoints, a.num_keypoints]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
+      file.annotations.filter((a) => a.keypoints).map((a) => [file.categories.find((c) => c.id === a.category_id)!.name, a.keypoints, a.num_keypoints]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
     expect(triples(out)).toEqual(triples(KEYPOINTS_FILE));
     expectPycocotoolsReadable(out as unknown as CocoFileLike);
 
