@@ -233,6 +233,9 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   // four on PostgreSQL); nothing is answered unless the access check passes. The page reads one row
   // more than it shows: that row says whether a next page exists when the total is capped.
   const access = projectInOrg(ctx, userId, projectId, 'images.read', q.org_id);
+  // Its refusal is answered by Promise.all below; until then a search awaits the planner's
+  // estimate, and a refusal landing meanwhile would be an unhandled rejection.
+  access.catch(() => undefined);
   // A keyset page (after=) starts after its cursor image instead of skipping rows; its total is the
   // whole list's, as a numbered page's is.
   const offset = q.after ? 0 : (q.page - 1) * q.limit;
