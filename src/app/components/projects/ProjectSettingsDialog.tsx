@@ -19,6 +19,22 @@ const fromPercent = (s: string): number | null => {
   return s.trim() !== '' && Number.isFinite(n) && n >= 0 && n <= 100 ? n / 100 : null;
 };
 
+/** A number field for a whole percent from 0 to 100, which says so when the text is not one. */
+function PercentField({ value, onChange, ...field }: { label: string; name: string; value: string; onChange(text: string): void; disabled: boolean; hint: string }) {
+  return (
+    <TextField
+      {...field}
+      type="number"
+      min={0}
+      max={100}
+      step="any"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      error={fromPercent(value) === null ? 'A percent from 0 to 100' : null}
+    />
+  );
+}
+
 /** Project Settings (spec section 2): name, description, the ground-truth settings (issue 36 §2), Save Changes, Delete Project. */
 export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project: Project | null; onClose(): void; onDeleted?(): void }) {
   const [name, setName] = useState('');
@@ -100,32 +116,15 @@ export function ProjectSettingsDialog({ project, onClose, onDeleted }: { project
         {error ? <Banner tone="danger">{error}</Banner> : null}
         <TextField label="Project name" name="project_name" value={name} onChange={(e) => setName(e.target.value)} disabled={saving || !canUpdate} autoComplete="off" />
         <TextAreaField label="Description" name="project_description" optional value={description} onChange={(e) => setDescription(e.target.value)} disabled={saving || !canUpdate} />
-        <TextField
+        <PercentField
           label="Ground-truth rate (%)"
           name="gt_rate"
-          type="number"
-          min={0}
-          max={100}
-          step="any"
           value={gtRate}
-          onChange={(e) => setGtRate(e.target.value)}
+          onChange={setGtRate}
           disabled={saving || !canUpdate}
-          error={fromPercent(gtRate) === null ? 'A percent from 0 to 100' : null}
           hint="Share of the images annotators take from the queue that are ground-truth images, scored against the reviewed annotations."
         />
-        <TextField
-          label="Ground-truth pass threshold (F1 %)"
-          name="gt_pass_threshold"
-          type="number"
-          min={0}
-          max={100}
-          step="any"
-          value={gtPass}
-          onChange={(e) => setGtPass(e.target.value)}
-          disabled={saving || !canUpdate}
-          error={fromPercent(gtPass) === null ? 'A percent from 0 to 100' : null}
-          hint="Analytics marks scores under it."
-        />
+        <PercentField label="Ground-truth pass threshold (F1 %)" name="gt_pass_threshold" value={gtPass} onChange={setGtPass} disabled={saving || !canUpdate} hint="Analytics marks scores under it." />
       </Dialog>
       <DeleteProjectDialog
         project={project}
