@@ -5,7 +5,7 @@
 // Screenshots at 1440 x 900 go to test-results/shots.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows, apiCall, drawBox, editorProject, loadSaved, openProjectPage } from './editor-helpers';
+import { annotationRows, apiCall, canvasBox, drawBox, drawnImageRect, editorProject, loadSaved, openProjectPage } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const SHOTS = 'test-results/shots';
@@ -57,7 +57,13 @@ test('a reviewer marks ground truth, the queue hands it to an annotator blank, h
   await expect(a.page.getByRole('button', { name: /Submit for review/ })).toBeVisible();
   await expect(annotationRows(a.page)).toHaveCount(0);
   await expect(a.page.getByTestId('ground-truth-toggle')).toHaveCount(0);
-  await drawBox(a.page, [500, 300], [700, 450]);
+  // She draws the reference's car box (200, 150, 300 x 250 on the 800 x 600 image) where the
+  // image is drawn, so her score is a match, not a miss.
+  const canvas = await canvasBox(a.page);
+  const drawn = await drawnImageRect(a.page);
+  const scale = (drawn.right - drawn.left) / 800;
+  const at = (x: number, y: number): [number, number] => [drawn.left - canvas.x + x * scale, drawn.top - canvas.y + y * scale];
+  await drawBox(a.page, at(200, 150), at(500, 400));
   await expect(annotationRows(a.page)).toHaveCount(1);
   await shot(a.page, 'ground-truth-attempt');
   await a.page.keyboard.press('Control+Enter');
@@ -72,12 +78,15 @@ test('a reviewer marks ground truth, the queue hands it to an annotator blank, h
   const report = await apiCall(page, 'GET', `/projects/${project.projectId}/analytics`);
   const annGt = report.body.members.find((m: { user: { name: string } }) => m.user.name === 'Ann Annotator').gt;
   expect(annGt.images).toBe(1);
+  // Her one box matches the one reference box: F1 1, and the mean IoU of a hand-placed copy is high.
+  expect(annGt.f1).toBe(1);
+  expect(annGt.mean_iou).toBeGreaterThan(0.9);
   await page.goto(`/projects/${project.projectId}/analytics`);
   const perMember = page.getByRole('table', { name: 'Ground-truth score per member' });
   await expect(perMember).toBeVisible({ timeout: 20_000 });
   const row = perMember.getByRole('row', { name: /Ann Annotator/ });
-  await expect(row).toContainText(`${(annGt.f1 * 100).toFixed(1)}%`);
-  await expect(row).toContainText(annGt.f1 >= 0.9 ? 'Pass' : 'Below threshold');
+  await expect(row).toContainText('100.0%');
+  await expect(row).toContainText('Pass');
   await expect(page.getByRole('table', { name: 'Ground-truth score per image' })).toContainText(gt.filename);
   await page.getByRole('table', { name: 'Ground-truth score per member' }).scrollIntoViewIfNeeded();
   await shot(page, 'analytics-ground-truth');
