@@ -119,6 +119,10 @@ export const API_ERRORS = {
   user_not_found: { status: 401, message: 'User not found' },
   validation_failed: { status: 400, message: 'Invalid request' },
   version_conflict: { status: 409, message: 'The annotations changed since they were loaded' },
+  // Consensus (issue 36 §3)
+  invalid_overlap: { status: 400, message: 'overlap must be a whole number from 2 to 5' },
+  not_overlapped: { status: 409, message: 'The image is not given to several annotators' },
+  consensus_pending: { status: 409, message: 'Not every annotator of this image has submitted yet' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;

@@ -142,6 +142,8 @@ export const Image = z.object({
   open_issues: z.number(),
   /** Model predictions on the image still waiting to be accepted or rejected (issue 34). */
   pending_predictions: z.number(),
+  /** How many different annotators the image goes to (issue 36 §3, consensus): 1 for a normal image, 2..5 when overlapped. */
+  overlap: z.number().int(),
 });
 export type Image = z.infer<typeof Image>;
 

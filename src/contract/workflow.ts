@@ -29,10 +29,19 @@ export const AssignRequest = z
     /** Left out: unchanged; null: cleared. */
     assignee_id: uuid('assignee_id').nullable().optional(),
     reviewer_id: uuid('reviewer_id').nullable().optional(),
+    /**
+     * Consensus (issue 36 §3): how many different annotators each image goes to, MIN_OVERLAP..MAX_OVERLAP
+     * (outside: 400 invalid_overlap); null: back to one. Only images nobody has started (409
+     * invalid_transition otherwise). Left out: unchanged.
+     */
+    overlap: z.number({ error: 'overlap must be a number' }).int('overlap must be a whole number').nullable().optional(),
   })
   .strict()
-  .refine((b) => b.assignee_id !== undefined || b.reviewer_id !== undefined, 'Give assignee_id, reviewer_id or both');
+  .refine((b) => b.assignee_id !== undefined || b.reviewer_id !== undefined || b.overlap !== undefined, 'Give assignee_id, reviewer_id, overlap or several');
 export type AssignRequest = z.infer<typeof AssignRequest>;
+/** The range of `overlap` (issue 36 §3); an image not overlapped has overlap 1. */
+export const MIN_OVERLAP = 2;
+export const MAX_OVERLAP = 5;
 export const AssignResponse = z.object({ success: z.literal(true), updated: z.number() });
 
 // --- the queue

@@ -54,10 +54,10 @@ describe('list', () => {
       [
         'annotation_count', 'created_at', 'file_size', 'filename', 'folder_id', 'gcs_path', 'gcs_uri', 'id', 'image_height', 'image_width', 'is_archived',
         'is_edited', 'mime_type', 'organization_id', 'project_id', 'status', 'thumbnail_path', 'updated_at', 'virtual_folder_path',
-        'assignee_id', 'reviewer_id', 'open_issues', 'pending_predictions',
+        'assignee_id', 'reviewer_id', 'open_issues', 'pending_predictions', 'overlap',
       ].sort(),
     );
-    expect(img).toMatchObject({ mime_type: 'image/jpeg', image_width: 120, image_height: 90, virtual_folder_path: '/', folder_id: null, assignee_id: null, reviewer_id: null, open_issues: 0, pending_predictions: 0 });
+    expect(img).toMatchObject({ mime_type: 'image/jpeg', image_width: 120, image_height: 90, virtual_folder_path: '/', folder_id: null, assignee_id: null, reviewer_id: null, open_issues: 0, pending_predictions: 0, overlap: 1 });
     const street = await list('folder_path=/street');
     expect(names(street.body)).toEqual(['epsilon.jpg', 'delta.png']);
     expect(street.body.images[0].folder_id).toBeTruthy();

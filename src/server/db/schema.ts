@@ -190,6 +190,8 @@ export const images = pgTable('images', {
   openIssues: integer('open_issues').notNull().default(0),
   /** Annotations whose source is a pending model prediction (issue 34); kept by triggers on annotations (0019_prelabel.sql). Read only. */
   pendingPredictions: integer('pending_predictions').notNull().default(0),
+  /** How many different annotators the image goes to (0024, issue 36 §3): 1 for a normal image, 2..5 for consensus. */
+  overlap: integer('overlap').notNull().default(1),
   /** The distinct class names of the image's annotations, sorted; kept by triggers on annotations (0011_image_class_names.sql). Read only. */
   classNames: text('class_names').array().notNull().default(sql`'{}'`),
   createdAt: created(),
@@ -535,4 +537,17 @@ export const gtAttempts = pgTable('gt_attempts', {
   savedAt: timestamp('saved_at', { withTimezone: true }),
   submittedAt: timestamp('submitted_at', { withTimezone: true }),
   score: jsonb('score').$type<Record<string, unknown>>(),
+});
+
+/** One annotator's draft of an overlapped image (0024, issue 36 §3): their own list until the reviewer merges. */
+export const drafts = pgTable('drafts', {
+  id: uuid('id').primaryKey(),
+  imageId: uuid('image_id').notNull(),
+  projectId: uuid('project_id').notNull(),
+  userId: uuid('user_id').notNull(),
+  annotations: jsonb('annotations').$type<unknown[]>().notNull().default([]),
+  version: integer('version').notNull().default(0),
+  takenAt: timestamp('taken_at', { withTimezone: true }).notNull().defaultNow(),
+  savedAt: timestamp('saved_at', { withTimezone: true }),
+  submittedAt: timestamp('submitted_at', { withTimezone: true }),
 });

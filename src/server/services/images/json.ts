@@ -29,6 +29,7 @@ export function imageJson(row: ImageRow, folderId: string | null): Image {
     reviewer_id: row.reviewerId,
     open_issues: row.openIssues,
     pending_predictions: row.pendingPredictions,
+    overlap: row.overlap,
   };
 }
 
