@@ -6,7 +6,8 @@
 //                 and live runs and the segmentation quality run only without --quick.
 //   --only=<name> one benchmark (any of them, --quick makes its scenes smaller): engine, kernels,
 //                 image-edit, mask-simplify, render, dataset, export, annotations, segmentation, load, first-load,
-//                 editor-switch, import, live, heavy-work, brush, brush-render, compression, models, analytics.
+//                 editor-switch, import, live, heavy-work, brush, brush-render, compression, models, analytics,
+//                 render-ratio.
 // first-load and editor-switch measure the build in dist/app (`npm run build` first).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,6 +34,8 @@ const BENCHES: Bench[] = [
   { name: 'image-edit', quick: true, run: async () => (await import('./image-edit.bench')).runImageEditBench({ quick }) },
   { name: 'mask-simplify', quick: true, run: async () => (await import('./mask-simplify.bench')).runMaskSimplifyBench({ quick }) },
   { name: 'render', quick: true, file: 'render/run.ts' },
+  // issue 35: shapes against the image alone (frame and CPU ratios); in the full run and --only, not in --quick
+  { name: 'render-ratio', file: 'render/ratio.ts' },
   { name: 'dataset', file: 'dataset.bench.ts' },
   { name: 'export', file: 'export.bench.ts' },
   { name: 'annotations', file: 'annotations.bench.ts' },

@@ -6,6 +6,7 @@
 // BENCH_DETACH=1: the canvas is taken out of the page (its frames do not wait for compositing);
 // BENCH_CHROMIUM_ARGS as for run.ts.
 import { launch, startServer } from '../../tests/render/harness';
+import { renderPagePath } from '../lib/render-page';
 
 const scene = process.argv[2] ?? 'polygons10k';
 const steps = Number(process.argv[3] ?? 10);
@@ -16,7 +17,7 @@ const browser = await launch((process.env.BENCH_CHROMIUM_ARGS ?? '').split(' ').
 try {
   const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
   page.on('console', (m) => { if (m.type() === 'error') console.error('page:', m.text()); });
-  await page.goto(`${url}/bench/render/page/index.html${process.env.BENCH_DETACH ? '?detach' : ''}`);
+  await page.goto(`${url}${renderPagePath}${process.env.BENCH_DETACH ? '?detach' : ''}`);
   await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
   const w = (name: string, ...args: unknown[]) => page.evaluate(([n, a]) => (window as any)[n as string](...(a as unknown[])), [name, args] as const);
   const v = scene === 'gl' ? await w('glCosts', steps * 2) as Record<string, unknown> : await w('benchProfile', scene, steps, reps, warm) as Record<string, unknown>;

@@ -1,4 +1,5 @@
-// Shapes against the image alone (issue 35): node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick]
+// Shapes against the image alone (issue 35): npm run bench -- --only=render-ratio [--quick], or
+// node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick]
 // (--pairs=10k or 100k: one pair; BENCH_VERBOSE=1 prints each frame.) Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
 // and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
 // N rounds, each run in a fresh page. Per scene and camera path (pan, zoom): frame time p50 / p95
@@ -12,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
+import { renderPagePath, warmRenderPage } from '../lib/render-page';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = process.argv.includes('--quick');
@@ -65,11 +67,7 @@ const { server, url } = await startServer();
 const browser = await launch();
 const started = Date.now();
 try {
-  const warm = await browser.newPage({ viewport: { width: 800, height: 600 } });
-  await warm.goto(`${url}/bench/render/page/index.html`);
-  await warm.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-  await warm.evaluate(() => (window as unknown as { benchRun(s: string, r: string): Promise<unknown> }).benchRun('warmup', 'vellum'));
-  await warm.close();
+  await warmRenderPage(browser, url);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [imageOnly, shapes] of PAIRS) {
       for (const scene of round % 2 ? [shapes, imageOnly] : [imageOnly, shapes]) {
@@ -80,7 +78,7 @@ try {
           else cpu = treeCpuSeconds() - cpuAt;
         });
         const t = Date.now();
-        await page.goto(`${url}/bench/render/page/index.html?perStep`);
+        await page.goto(`${url}${renderPagePath}?perStep`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
         const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene, STEPS] as const);
         await page.close();

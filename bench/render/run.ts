@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
+import { renderPagePath, warmRenderPage } from '../lib/render-page';
 
 // Positional: scenes and renderers; flags (`npm run bench` passes its own on: --quick, --only=).
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -84,19 +85,12 @@ const browser = await launch(['--enable-precise-memory-info', '--js-flags=--expo
 const rows: Row[] = [];
 const started = Date.now();
 try {
-  // Warm-up (not measured): the dev server transforms the page and worker modules once.
-  {
-    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    await page.goto(`${url}/bench/render/page/index.html`);
-    await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-    await page.evaluate(() => (window as unknown as { benchRun(s: string, r: string): Promise<unknown> }).benchRun('warmup', 'vellum'));
-    await page.close();
-  }
+  await warmRenderPage(browser, url);
   for (const [scene, renderer] of RUNS) {
     const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
     const t = Date.now();
     try {
-      await page.goto(`${url}/bench/render/page/index.html${process.env.BENCH_PER_STEP ? '?perStep' : ''}`);
+      await page.goto(`${url}${renderPagePath}${process.env.BENCH_PER_STEP ? '?perStep' : ''}`);
       await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
       const raw = await Promise.race([
         page.evaluate(([s, r, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, r as string, n as number | undefined), [scene, renderer, STEPS] as const),
