@@ -1,9 +1,10 @@
 // How alike two shapes of one class are (issue 36 §2): IoU for shapes with an area, OKS for
 // keypoints and skeletons. The rules are in docs/analytics.md ("Ground truth and scores").
-import polygonClipping, { type MultiPolygon, type Polygon } from 'polygon-clipping';
-import { foregroundRuns, numericCounts, rleArea } from '../../../contract/rle';
-import { POINT_MISSING, storedKind, type StoredAnnotation, type StoredBoundingBox } from '../../../contract/annotations';
-import { ringArea } from '../../formats/shapes';
+import { POINT_MISSING, storedKind, type StoredAnnotation } from '../../../contract/annotations';
+import { iou } from '../../../contract/similarity';
+
+/** IoU of shapes with an area: shared with the SPA's consensus merge (src/contract/similarity.ts). */
+export { iou };
 
 /** Which shapes can be compared with which: areas by IoU, lines by their boxes' IoU, points by OKS. */
 export type Family = 'area' | 'line' | 'point';
@@ -31,59 +32,6 @@ export function sigmasFor(pointNames: readonly string[] | null | undefined, coun
     ? pointNames.length === COCO_PERSON_POINTS.length && pointNames.every((n, i) => n === COCO_PERSON_POINTS[i])
     : count === COCO_PERSON_POINTS.length;
   return coco ? COCO_PERSON_SIGMAS : new Array<number>(count).fill(DEFAULT_SIGMA);
-}
-
-const boxRing = (b: StoredBoundingBox): [number, number][] => [[b.x, b.y], [b.x + b.w, b.y], [b.x + b.w, b.y + b.h], [b.x, b.y + b.h], [b.x, b.y]];
-
-function geometryOf(a: StoredAnnotation): Polygon {
-  if (a.polygon) return [a.polygon.path.map(([x, y]) => [x, y] as [number, number]), ...(a.polygon.holes ?? []).map((h) => h.map(([x, y]) => [x, y] as [number, number]))];
-  return [boxRing(a.bounding_box)];
-}
-
-function multiArea(mp: MultiPolygon): number {
-  let area = 0;
-  for (const poly of mp) poly.forEach((ring, i) => (area += i === 0 ? ringArea(ring) : -ringArea(ring)));
-  return area;
-}
-
-function boxIou(a: StoredBoundingBox, b: StoredBoundingBox): number {
-  const w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
-  const inter = w > 0 && h > 0 ? w * h : 0;
-  const union = a.w * a.h + b.w * b.h - inter;
-  return union > 0 ? inter / union : 0;
-}
-
-/** IoU of two RLE masks of one size, from their runs (column-major, as COCO's). */
-function maskIou(a: NonNullable<StoredAnnotation['segmentation']>, b: NonNullable<StoredAnnotation['segmentation']>): number {
-  if (a.size[0] !== b.size[0] || a.size[1] !== b.size[1]) return 0;
-  const ra = foregroundRuns(numericCounts(a));
-  const rb = foregroundRuns(numericCounts(b));
-  let inter = 0;
-  for (let i = 0, j = 0; i < ra.length && j < rb.length; ) {
-    const lo = Math.max(ra[i]!, rb[j]!);
-    const hi = Math.min(ra[i + 1]!, rb[j + 1]!);
-    if (hi > lo) inter += hi - lo;
-    if (ra[i + 1]! < rb[j + 1]!) i += 2;
-    else j += 2;
-  }
-  const union = rleArea(a) + rleArea(b) - inter;
-  return union > 0 ? inter / union : 0;
-}
-
-/**
- * IoU of two shapes with an area. Boxes and polygons (holes cut out) are intersected as polygons;
- * two masks pixel by pixel; a mask against a box or polygon, and a polyline against anything, on
- * their bounding boxes.
- */
-export function iou(a: StoredAnnotation, b: StoredAnnotation): number {
-  if (a.segmentation && b.segmentation) return maskIou(a.segmentation, b.segmentation);
-  if (a.segmentation || b.segmentation || a.polyline || b.polyline) return boxIou(a.bounding_box, b.bounding_box);
-  const ga = geometryOf(a);
-  const gb = geometryOf(b);
-  const inter = multiArea(polygonClipping.intersection(ga, gb));
-  const union = multiArea([ga]) + multiArea([gb]) - inter;
-  return union > 0 ? inter / union : 0;
 }
 
 const pointsOf = (a: StoredAnnotation) => a.points ?? (a.keypoint ? [{ ...a.keypoint, v: 2 as const }] : []);

@@ -1,0 +1,139 @@
+// The reviewer's consensus merge (issue 36 §3), pure: the annotators' draft layers are matched
+// shape to shape (same class, IoU >= 0.5, at most one shape per layer in a group), each group
+// gets a consensus shape (the mean of its boxes; for any other shape, the member closest to the
+// others), and the reviewer's choice per group (consensus, one layer's shape, or nothing) builds
+// the merged list. The IoU is the one ground-truth scoring uses (src/contract/similarity.ts).
+import { storedKind, type StoredAnnotation } from '../../../contract/annotations';
+import { iou } from '../../../contract/similarity';
+
+/** The IoU two shapes need to be the same object (as the agreement score's matching). */
+export const MATCH_IOU = 0.5;
+
+export interface Layer {
+  user: { id: string; name: string };
+  annotations: readonly StoredAnnotation[];
+}
+
+/** One object as the layers drew it: at most one shape per layer (index = the layer's). */
+export interface ShapeGroup {
+  key: string;
+  className: string;
+  members: (StoredAnnotation | null)[];
+  /** How many layers drew it. */
+  support: number;
+  /** More than half of the layers drew it. */
+  majority: boolean;
+  /** The mean of the boxes (boxes only), else the member closest to the others. */
+  consensus: StoredAnnotation;
+}
+
+/** Per group: 'consensus', the index of the layer whose shape is kept, or 'drop'. */
+export type GroupChoice = 'consensus' | 'drop' | number;
+
+/** Boxes, polygons, masks and polylines are compared by IoU; keypoints and skeletons are not matched (each stays its own group). */
+const comparable = (a: StoredAnnotation) => {
+  const kind = storedKind(a);
+  return kind !== 'keypoint' && kind !== 'skeleton';
+};
+const sameFamily = (a: StoredAnnotation, b: StoredAnnotation) => (storedKind(a) === 'polyline') === (storedKind(b) === 'polyline');
+
+function similarity(a: StoredAnnotation, b: StoredAnnotation): number {
+  if (a.name !== b.name || !comparable(a) || !comparable(b) || !sameFamily(a, b)) return 0;
+  return iou(a, b);
+}
+
+/** The mean box of boxes; any other kind: the member with the highest mean IoU to the rest (the first on a tie). */
+export function consensusShape(shapes: readonly StoredAnnotation[]): StoredAnnotation {
+  const first = shapes[0]!;
+  if (shapes.length === 1) return first;
+  if (shapes.every((s) => storedKind(s) === 'box')) {
+    const mean = (f: (s: StoredAnnotation) => number) => shapes.reduce((sum, s) => sum + f(s), 0) / shapes.length;
+    const x = mean((s) => s.bounding_box.x);
+    const y = mean((s) => s.bounding_box.y);
+    const right = mean((s) => s.bounding_box.x + s.bounding_box.w);
+    const bottom = mean((s) => s.bounding_box.y + s.bounding_box.h);
+    return { ...first, bounding_box: { x, y, w: right - x, h: bottom - y } };
+  }
+  let best = first;
+  let bestScore = -1;
+  for (const s of shapes) {
+    const others = shapes.filter((o) => o !== s);
+    const score = others.reduce((sum, o) => sum + iou(s, o), 0) / others.length;
+    if (score > bestScore) [best, bestScore] = [s, score];
+  }
+  return best;
+}
+
+/**
+ * Groups the layers' shapes: every pair of shapes from two different layers whose IoU reaches
+ * MATCH_IOU, highest first, joins their groups unless that would put two shapes of one layer in
+ * a group. Groups come in the order of their first shape (layer by layer, list order).
+ */
+export function groupShapes(layers: readonly Layer[]): ShapeGroup[] {
+  const all = layers.flatMap((l, layer) => l.annotations.map((a) => ({ a, layer })));
+  const groupOf = all.map((_, i) => i);
+  const layersOf = new Map<number, Set<number>>(all.map((s, i) => [i, new Set([s.layer])]));
+  const pairs: { i: number; j: number; sim: number }[] = [];
+  for (let i = 0; i < all.length; i++) {
+    for (let j = i + 1; j < all.length; j++) {
+      if (all[i]!.layer === all[j]!.layer) continue;
+      const sim = similarity(all[i]!.a, all[j]!.a);
+      if (sim >= MATCH_IOU) pairs.push({ i, j, sim });
+    }
+  }
+  pairs.sort((p, q) => q.sim - p.sim || p.i - q.i || p.j - q.j);
+  for (const { i, j } of pairs) {
+    const gi = groupOf[i]!;
+    const gj = groupOf[j]!;
+    if (gi === gj) continue;
+    const li = layersOf.get(gi)!;
+    const lj = layersOf.get(gj)!;
+    if ([...lj].some((l) => li.has(l))) continue;
+    for (let k = 0; k < groupOf.length; k++) if (groupOf[k] === gj) groupOf[k] = gi;
+    for (const l of lj) li.add(l);
+    layersOf.delete(gj);
+  }
+  const order: number[] = [];
+  const membersOf = new Map<number, (StoredAnnotation | null)[]>();
+  all.forEach((s, i) => {
+    const g = groupOf[i]!;
+    if (!membersOf.has(g)) {
+      membersOf.set(g, layers.map(() => null));
+      order.push(g);
+    }
+    membersOf.get(g)![s.layer] = s.a;
+  });
+  return order.map((g) => {
+    const members = membersOf.get(g)!;
+    const present = members.filter((m): m is StoredAnnotation => m !== null);
+    return {
+      key: `${present[0]!.id}@${members.indexOf(present[0]!)}`,
+      className: present[0]!.name,
+      members,
+      support: present.length,
+      majority: present.length * 2 > layers.length,
+      consensus: consensusShape(present),
+    };
+  });
+}
+
+/** What the reviewer starts from: the consensus of every group most layers drew, nothing of the others. */
+export function defaultChoices(groups: readonly ShapeGroup[]): Map<string, GroupChoice> {
+  return new Map(groups.map((g) => [g.key, g.majority ? 'consensus' : 'drop']));
+}
+
+/** The merged annotations for the choices (a group without a choice takes its default); ids kept unique. */
+export function mergedAnnotations(groups: readonly ShapeGroup[], choices: ReadonlyMap<string, GroupChoice>): StoredAnnotation[] {
+  const out: StoredAnnotation[] = [];
+  const ids = new Set<string>();
+  for (const g of groups) {
+    const choice = choices.get(g.key) ?? (g.majority ? 'consensus' : 'drop');
+    const shape = choice === 'drop' ? null : choice === 'consensus' ? g.consensus : g.members[choice] ?? null;
+    if (!shape) continue;
+    let id = shape.id;
+    for (let n = 2; ids.has(id); n++) id = `${shape.id}-${n}`;
+    ids.add(id);
+    out.push(id === shape.id ? shape : { ...shape, id });
+  }
+  return out;
+}
