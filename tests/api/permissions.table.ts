@@ -108,6 +108,8 @@ export const ROUTES: RouteRule[] = [
   { route: 'POST /api/v1/users/onboarding', access: 'self', request: async (f) => ({ token: (await f.newUser()).token, body: { full_name: 'P', organization_name: 'Onboarded', organization_slug: f.unique('onb') } }) },
   { route: 'DELETE /api/v1/users/me', access: 'self', request: async (f) => ({ token: (await f.newUser()).token }) },
   { route: 'DELETE /api/v1/users/me/reactivation', access: 'self' },
+  { route: 'GET /api/v1/users/me/preferences', access: 'self' },
+  { route: 'PUT /api/v1/users/me/preferences', access: 'self', request: () => ({ body: { editor_shortcuts: { enabled: false, tool_keys: { select: 'q', auto: 'm', box: 'g', polygon: 'p', polyline: 'l', keypoint: 'k', brush: 'b', eraser: 'e' } } } }) },
   { route: 'GET /api/v1/organizations', access: 'self' },
   { route: 'POST /api/v1/organizations', access: 'self', request: async (f) => ({ token: (await f.newUser()).token, body: { name: 'Another', slug: f.unique('org') } }) },
   { route: 'GET /api/v1/invites/:token', access: 'self', request: async (f) => ({ path: `/api/v1/invites/${(await f.newInvite()).token}` }) },

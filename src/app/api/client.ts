@@ -44,6 +44,7 @@ import {
 import { CreateImportResponse, ImportJob, ListImportsResponse, StartImportResponse, type ImportFormat } from '../../contract/imports';
 import { RecordAnnotationUsageResponse, UsageSummaryResponse, type UsageAnnotationType } from '../../contract/usage';
 import { AnnotationStatsResponse } from '../../contract/annotation-api';
+import { PreferencesResponse, type UserPreferences } from '../../contract/preferences';
 import { getConfig, getSupabase, loadConfig } from './supabase';
 import { nextTask } from '../../engine';
 
@@ -198,6 +199,8 @@ export const api = {
   getMe: () => request('GET', '/users/me', CurrentUserResponse),
   updateMe: (patch: { full_name?: string; default_organization_id?: string }) =>
     request('PATCH', '/users/me', ProfileEnvelope, patch),
+  getPreferences: () => request('GET', '/users/me/preferences', PreferencesResponse),
+  savePreferences: (preferences: UserPreferences) => request('PUT', '/users/me/preferences', PreferencesResponse, preferences),
   onboarding: (input: { full_name: string; organization_name: string; organization_slug: string }) =>
     request('POST', '/users/onboarding', OnboardingResponse, input),
   listOrganizations: () => request('GET', '/organizations', OrganizationsResponse),

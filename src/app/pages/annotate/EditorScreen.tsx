@@ -43,6 +43,7 @@ import { PeerOverlay } from './PeerOverlay';
 import { PredictionsBar } from './PredictionsBar';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
+import { useLoadShortcuts } from './hooks/useShortcuts';
 import { useRemoveAll } from './RemoveAllDialog';
 import { RestoreDialog, VersionBanner } from './VersionPreview';
 import { useEditorWorkflow } from './workflow/useEditorWorkflow';
@@ -87,6 +88,7 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const tools = useToolsAndClasses({ session, project, imageFilename: image.filename, readOnly, view, documentVersion });
   const { tool, picker, classColor, colorsKey } = tools;
   const stage = useImageStage({ image, orgId, projectId: project.id, saver: session.saver, deniedReason: access.stageDeniedReason });
+  useLoadShortcuts();
   useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
   const removeAll = useRemoveAll(session);
   // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.

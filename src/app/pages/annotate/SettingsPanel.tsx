@@ -1,6 +1,6 @@
 // The round settings button and its 320 px panel (spec section 2): tabs Image (facts, zoom, and
 // the session's brightness / contrast / gamma), Annotation (transparency, class-name labels,
-// crosshair guides, outline width) and Hotkeys (the real list, from hotkeys.ts). Display settings live in
+// crosshair guides, outline width) and Hotkeys (the person's shortcut settings, then the real list, from hotkeys.ts). Display settings live in
 // viewSettings.ts; the canvas reads them from there.
 import * as Popover from '@radix-ui/react-popover';
 import * as Tabs from '@radix-ui/react-tabs';
@@ -9,7 +9,9 @@ import type { Image } from '../../../contract/images';
 import type { Editor } from '../../../engine';
 import { Button } from '../../components/Button';
 import { formatBytes } from '../../lib/format';
-import { HOTKEY_HELP } from './hotkeys';
+import { hotkeyHelp } from './hotkeys';
+import { ShortcutSettings } from './ShortcutSettings';
+import { useShortcuts } from './hooks/useShortcuts';
 import { useCamera } from './useEditor';
 import { OUTLINE_WIDTHS, unadjusted, useViewSettings, type ImageAdjustments } from '../../stores/viewSettings';
 import styles from './AnnotatePage.module.css';
@@ -60,28 +62,39 @@ export function SettingsPanel({ editor, image, transparency, onTransparency }: S
               <DisplayControls />
             </Tabs.Content>
             <Tabs.Content value="hotkeys" className={`${styles.tabPanel} ${styles.hotkeys}`}>
-              {HOTKEY_HELP.map((g) => (
-                <section key={g.group}>
-                  <h3 className={styles.hotkeyGroup}>{g.group}</h3>
-                  <dl className={styles.hotkeyList}>
-                    {g.items.map((item) => (
-                      <div key={item.what} className={styles.hotkeyRow}>
-                        <dt>
-                          {item.keys.map((k) => (
-                            <kbd key={k}>{k}</kbd>
-                          ))}
-                        </dt>
-                        <dd>{item.what}</dd>
-                      </div>
-                    ))}
-                  </dl>
-                </section>
-              ))}
+              <HotkeyList />
             </Tabs.Content>
           </Tabs.Root>
         </Popover.Content>
       </Popover.Portal>
     </Popover.Root>
+  );
+}
+
+/** The shortcut settings, then every key as it works now (the person's tool keys; the single keys marked off while they are). */
+function HotkeyList() {
+  const { enabled, tool_keys } = useShortcuts((s) => s.shortcuts);
+  return (
+    <>
+      <ShortcutSettings />
+      {hotkeyHelp(tool_keys, enabled).map((g) => (
+        <section key={g.group}>
+          <h3 className={styles.hotkeyGroup}>{g.group}</h3>
+          <dl className={styles.hotkeyList}>
+            {g.items.map((item) => (
+              <div key={item.what} className={styles.hotkeyRow}>
+                <dt>
+                  {item.keys.map((k) => (
+                    <kbd key={k}>{k}</kbd>
+                  ))}
+                </dt>
+                <dd>{item.what}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </>
   );
 }
 

@@ -1,10 +1,11 @@
-// Left tool palette (spec section 2): eight tools (the brush and the eraser for masks since issue 33), each with its hotkey in the tooltip. For a role
+// Left tool palette (spec section 2): eight tools (the brush and the eraser for masks since issue 33), each with the person's hotkey in the tooltip. For a role
 // that may not edit (`lockedReason`), every tool but Select stays in place, disabled, and its
 // tooltip says why.
 import { Brush, CircleDot, Eraser, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Tooltip } from '../../components/Tooltip';
-import { TOOL_KEY, TOOL_LABELS, type EditorToolId } from './hotkeys';
+import { TOOL_LABELS, type EditorToolId } from './hotkeys';
+import { useShortcuts } from './hooks/useShortcuts';
 import styles from './AnnotatePage.module.css';
 
 const ICONS: Record<EditorToolId, ReactNode> = {
@@ -24,6 +25,9 @@ const ORDER: EditorToolId[] = ['select', 'auto', 'box', 'polygon', 'polyline', '
 export const VIEW_TOOLS: readonly EditorToolId[] = ['select'];
 
 export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: EditorToolId; onChoose(tool: EditorToolId): void; lockedReason?: string | null }) {
+  // The person's own keys (issue 37); with single-key shortcuts off, none is shown.
+  const { enabled, tool_keys } = useShortcuts((s) => s.shortcuts);
+  const keyOf = (t: EditorToolId) => (enabled ? tool_keys[t].toUpperCase() : null);
   return (
     <div className={styles.palette} role="toolbar" aria-label="Tools" aria-orientation="vertical">
       {ORDER.map((t, i) => {
@@ -34,7 +38,7 @@ export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: Edi
             side="right"
             content={
               <span className={styles.tipKey}>
-                {TOOL_LABELS[t]} <kbd>{TOOL_KEY[t]}</kbd>
+                {TOOL_LABELS[t]} {keyOf(t) ? <kbd>{keyOf(t)}</kbd> : null}
                 {locked ? <span className={styles.tipReason}>{lockedReason}</span> : null}
               </span>
             }
@@ -42,7 +46,7 @@ export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: Edi
             <button
               type="button"
               className={styles.toolButton}
-              aria-label={`${TOOL_LABELS[t]} (${TOOL_KEY[t]})`}
+              aria-label={keyOf(t) ? `${TOOL_LABELS[t]} (${keyOf(t)})` : TOOL_LABELS[t]}
               aria-pressed={tool === t}
               aria-disabled={locked || undefined}
               data-divider={i === 2 || i === 6 || undefined}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOTKEY_HELP, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey, TOOL_KEY, TOOL_KEYS, TOOL_LABELS } from './hotkeys';
+import { DEFAULT_TOOL_KEYS, FIXED_SINGLE_KEYS, SHORTCUT_TOOL_LABELS, shortcutClash } from '../../../contract/preferences';
+import { HOTKEY_HELP, hotkeyHelp, isSingleCharacterKey, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey, TOOL_KEY, TOOL_KEYS, TOOL_LABELS } from './hotkeys';
 
 describe('editor hotkeys', () => {
   it('maps the tool letters, in either case, but not with Shift', () => {
@@ -128,5 +129,37 @@ describe('editor hotkeys', () => {
     expect(isTypingTarget(field('input', 'button') as unknown as EventTarget)).toBe(false);
     expect(isTypingTarget({ tagName: 'DIV', isContentEditable: false, closest: () => null } as unknown as EventTarget)).toBe(false);
     expect(isTypingTarget(null)).toBe(false);
+  });
+
+  it('chooses tools by the person\'s own keys (issue 37): a remapped tool answers its new key, its old key nothing', () => {
+    const keys = { ...DEFAULT_TOOL_KEYS, box: 'g' };
+    expect(resolvePlainHotkey({ key: 'g' }, keys)).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey({ key: 'G' }, keys)).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey({ key: 'r' }, keys)).toBeNull();
+    expect(resolvePlainHotkey({ key: 'r' })).toEqual({ type: 'tool', tool: 'box' });
+    const tools = hotkeyHelp(keys).find((g) => g.group === 'Tools')!.items;
+    expect(tools.find((i) => i.what === 'Bounding Box')!.keys).toEqual(['G']);
+  });
+
+  it('refuses a tool key another tool or a fixed key has, naming the tool just changed', () => {
+    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'p' }, SHORTCUT_TOOL_LABELS, 'box')).toBe('P is already Polygon: choose another key for Bounding Box');
+    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'w' }, SHORTCUT_TOOL_LABELS, 'box')).toBe('W is already Pan the view: choose another key for Bounding Box');
+    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'g' }, SHORTCUT_TOOL_LABELS, 'box')).toBeNull();
+    expect(shortcutClash(DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS)).toBeNull();
+    // Every fixed single key the app and the engine answer is in the fixed table.
+    for (const k of ['h', 'v', 'n', 'c', 'i', 'w', 'a', 's', 'd', 'x', 'o', '[', ']', ',', '.', '1', '9']) expect(FIXED_SINGLE_KEYS[k]).toBeTruthy();
+    for (const tool of Object.values(TOOL_KEYS)) expect(FIXED_SINGLE_KEYS[DEFAULT_TOOL_KEYS[tool]]).toBeUndefined();
+  });
+
+  it('tells single-character keys (WCAG 2.1.4) from the rest, and marks them off in the list while they are', () => {
+    for (const k of ['b', 'B', '1', '[', ',']) expect(isSingleCharacterKey({ key: k })).toBe(true);
+    expect(isSingleCharacterKey({ key: 'R', shiftKey: true })).toBe(true);
+    for (const e of [{ key: ' ' }, { key: 'Enter' }, { key: 'ArrowLeft' }, { key: 'Escape' }, { key: 'z', ctrlKey: true }, { key: 'a', metaKey: true }, { key: 'x', altKey: true }]) expect(isSingleCharacterKey(e)).toBe(false);
+    const off = hotkeyHelp(DEFAULT_TOOL_KEYS, false).flatMap((g) => g.items);
+    expect(off.find((i) => i.keys.join('+') === 'R')!.what).toBe('Bounding Box (off)');
+    expect(off.find((i) => i.keys.join('+') === 'Shift+R')!.what).toContain('(off)');
+    expect(off.find((i) => i.keys.join('+') === '1 … 9')!.what).toContain('(off)');
+    expect(off.find((i) => i.keys.join('+') === 'Ctrl/⌘+A')!.what).toBe('Select all');
+    expect(off.find((i) => i.keys.join('+') === 'Space+Drag')!.what).not.toContain('(off)');
   });
 });

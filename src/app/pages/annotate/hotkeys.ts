@@ -5,7 +5,9 @@
 // nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
 // being drawn, Auto-Annotate's mask keep it).
 
-export type EditorToolId = 'select' | 'auto' | 'box' | 'polygon' | 'polyline' | 'keypoint' | 'brush' | 'eraser';
+import { DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS, SHORTCUT_TOOLS, type ShortcutTool } from '../../../contract/preferences';
+
+export type EditorToolId = ShortcutTool;
 
 export type HotkeyAction =
   | { type: 'tool'; tool: EditorToolId }
@@ -43,21 +45,26 @@ export interface KeyLike {
   altKey?: boolean;
 }
 
-// B is the brush, as in CVAT and image editors (issue 33); the box moved to R (Shift+R stays Reject).
-export const TOOL_KEYS: Record<string, EditorToolId> = { q: 'select', m: 'auto', r: 'box', p: 'polygon', l: 'polyline', k: 'keypoint', b: 'brush', e: 'eraser' };
+/** The tools' keys out of the box (B is the brush, R the box; Shift+R stays Reject). A person may remap them (useShortcuts). */
+export const TOOL_KEYS: Record<string, EditorToolId> = Object.fromEntries(Object.entries(DEFAULT_TOOL_KEYS).map(([tool, key]) => [key, tool as EditorToolId]));
 
-export const TOOL_LABELS: Record<EditorToolId, string> = {
-  select: 'Select',
-  auto: 'Auto-Annotate',
-  box: 'Bounding Box',
-  polygon: 'Polygon',
-  polyline: 'Polyline',
-  keypoint: 'Keypoint',
-  brush: 'Brush',
-  eraser: 'Eraser',
-};
+export const TOOL_LABELS: Record<EditorToolId, string> = SHORTCUT_TOOL_LABELS;
 
-export const TOOL_KEY: Record<EditorToolId, string> = { select: 'Q', auto: 'M', box: 'R', polygon: 'P', polyline: 'L', keypoint: 'K', brush: 'B', eraser: 'E' };
+/** Each tool's key as shown (upper case), from the person's keys. */
+export function toolKeyLabels(toolKeys: Record<EditorToolId, string> = DEFAULT_TOOL_KEYS): Record<EditorToolId, string> {
+  return Object.fromEntries(Object.entries(toolKeys).map(([tool, key]) => [tool, key.toUpperCase()])) as Record<EditorToolId, string>;
+}
+
+export const TOOL_KEY: Record<EditorToolId, string> = toolKeyLabels();
+
+/**
+ * A single-character key (WCAG 2.1.4): a letter, digit or sign, with or without Shift, without
+ * Ctrl, Cmd or Alt. With the person's single-key shortcuts off, none of these acts in the editor.
+ * Space is not one: it pans only while the canvas has focus, and presses a focused control.
+ */
+export function isSingleCharacterKey(e: KeyLike): boolean {
+  return e.key.length === 1 && e.key !== ' ' && !e.ctrlKey && !e.metaKey && !e.altKey;
+}
 
 /** Ctrl/Cmd combinations: these win over the engine (Ctrl+A is not a pan to the left). */
 export function resolveModifiedHotkey(e: KeyLike): HotkeyAction | null {
@@ -84,7 +91,7 @@ export function resolveModifiedHotkey(e: KeyLike): HotkeyAction | null {
  * Plain keys the engine did not take. Left/Right arrows reach here only when nothing is selected
  * (with a selection the engine nudges it), so they move between images then.
  */
-export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
+export function resolvePlainHotkey(e: KeyLike, toolKeys: Record<EditorToolId, string> = DEFAULT_TOOL_KEYS): HotkeyAction | null {
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
   const key = e.key;
   // Shift+comma and Shift+period type '<' and '>' on US layouts: they move too.
@@ -95,7 +102,7 @@ export function resolvePlainHotkey(e: KeyLike): HotkeyAction | null {
   if (lower === 'v' && !e.shiftKey) return { type: 'history' };
   if (key === 'Enter' && !e.shiftKey) return { type: 'attributes' };
   if (lower === 'n' && !e.shiftKey) return { type: 'repeat' };
-  const tool = TOOL_KEYS[lower];
+  const tool = (Object.keys(toolKeys) as EditorToolId[]).find((t) => toolKeys[t] === lower);
   if (tool && !e.shiftKey) return { type: 'tool', tool };
   return null;
 }
@@ -156,21 +163,28 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   return !(field.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(input.type));
 }
 
+const TOOL_HELP: Record<EditorToolId, string> = { ...SHORTCUT_TOOL_LABELS, brush: 'Brush (masks)', eraser: 'Eraser (masks)' };
+
+function toolHelp(toolKeys: Record<EditorToolId, string>) {
+  return SHORTCUT_TOOLS.map((t) => ({ keys: [toolKeys[t].toUpperCase()], what: TOOL_HELP[t] }));
+}
+
+/** A help entry pressed as one character key (with Shift or not): off with the single-key shortcuts. */
+function singleCharacter(keys: string[]): boolean {
+  const rest = keys[0] === 'Shift' ? keys.slice(1) : keys;
+  return rest.length > 0 && rest.every((k) => /^\S$/.test(k) || /^\S … \S$/.test(k));
+}
+
+/** The Hotkeys tab's list with the person's own tool keys; with single-key shortcuts off, those entries say so. */
+export function hotkeyHelp(toolKeys: Record<EditorToolId, string>, enabled = true): typeof HOTKEY_HELP {
+  const groups = HOTKEY_HELP.map((g) => (g.group === 'Tools' ? { group: g.group, items: toolHelp(toolKeys) } : g));
+  if (enabled) return groups;
+  return groups.map((g) => ({ group: g.group, items: g.items.map((i) => (singleCharacter(i.keys) ? { ...i, what: `${i.what} (off)` } : i)) }));
+}
+
 /** What the Hotkeys tab lists, grouped; every entry is wired above or in the engine. */
 export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string }[] }[] = [
-  {
-    group: 'Tools',
-    items: [
-      { keys: ['Q'], what: 'Select' },
-      { keys: ['M'], what: 'Auto-Annotate' },
-      { keys: ['R'], what: 'Bounding Box' },
-      { keys: ['P'], what: 'Polygon' },
-      { keys: ['L'], what: 'Polyline' },
-      { keys: ['K'], what: 'Keypoint' },
-      { keys: ['B'], what: 'Brush (masks)' },
-      { keys: ['E'], what: 'Eraser (masks)' },
-    ],
-  },
+  { group: 'Tools', items: toolHelp(DEFAULT_TOOL_KEYS) },
   {
     group: 'Brush and eraser',
     items: [

@@ -9,7 +9,8 @@
 import { useCallback, useEffect, useRef } from 'react';
 import type { EditorSession } from '../../../editor-session/session';
 import { openAttributesPanel } from '../AttributesPanel';
-import { isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, TOOL_LABELS, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { isSingleCharacterKey, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, TOOL_LABELS, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { useShortcuts } from './useShortcuts';
 
 export interface EditorKeysOptions {
   /** Does the commands (src/app/editor-session/session.ts); knows whether a version is shown. */
@@ -42,6 +43,15 @@ function useLastDrawn(session: EditorSession) {
     return () => offs.forEach((off) => off());
   }, [session]);
   return last;
+}
+
+/**
+ * Keys no editor shortcut may take (issue 37): with the person's single-key shortcuts off, every
+ * single-character key; and Space anywhere but on the canvas (a focused button or option presses).
+ */
+function keyLeftAlone(e: KeyboardEvent, t: HTMLElement | null): boolean {
+  if (e.key === ' ') return t?.tagName !== 'CANVAS';
+  return isSingleCharacterKey(e) && !useShortcuts.getState().shortcuts.enabled;
 }
 
 /** Tab walks the shapes when focus is on the canvas or on nothing in particular; elsewhere it moves focus. */
@@ -128,6 +138,8 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
       // Open dialogs, menus and the settings panel keep their own keys.
       if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
       if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
+      if (keyLeftAlone(e, t)) return;
+      const toolKeys = useShortcuts.getState().shortcuts.tool_keys;
       if (history.isPreviewing()) {
         // An earlier version is shown: Esc goes back, and the preview's read-only editor takes the
         // view keys (W/A/S/D, Space); the user's editor gets none of them.
@@ -149,7 +161,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
           e.preventDefault();
           return;
         }
-        const plain = resolvePlainHotkey(e);
+        const plain = resolvePlainHotkey(e, toolKeys);
         if (plain) {
           e.preventDefault();
           run(plain);
@@ -169,7 +181,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
         e.preventDefault();
         return;
       }
-      const plain = resolvePlainHotkey(e);
+      const plain = resolvePlainHotkey(e, toolKeys);
       if (plain && !waiting(plain)) {
         e.preventDefault();
         run(plain);

@@ -6,7 +6,8 @@
 import { useEffect, useRef } from 'react';
 import type { Editor } from '../../../../engine';
 import { toast } from '../../../stores/toast';
-import { isTypingTarget, resolveWorkflowHotkey, type WorkflowHotkey } from '../hotkeys';
+import { isSingleCharacterKey, isTypingTarget, resolveWorkflowHotkey, type WorkflowHotkey } from '../hotkeys';
+import { useShortcuts } from '../hooks/useShortcuts';
 
 const MESSAGE_MS = 2500;
 
@@ -69,6 +70,8 @@ export function useWorkflowKeys(options: WorkflowKeysOptions): void {
     };
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.repeat || isTypingTarget(e.target)) return;
+      // With the person's single-key shortcuts off, I, Shift+R and Shift+I do nothing (issue 37).
+      if (isSingleCharacterKey(e) && !useShortcuts.getState().shortcuts.enabled) return;
       const a = resolveWorkflowHotkey(e);
       if (!a) return;
       const t = e.target as HTMLElement | null;

@@ -15,6 +15,8 @@ import { createOrganization } from '../../../services/organizations';
 import { roleIn } from '../../../services/access';
 import { ClearReactivationResponse, DeleteAccountResponse } from '../../../../contract/teams';
 import { clearReactivationMessage, deleteAccount } from '../../../services/account';
+import { PreferencesResponse, UserPreferences } from '../../../../contract/preferences';
+import { getPreferences, savePreferences } from '../../../services/preferences';
 
 export const userRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -33,6 +35,14 @@ export const userRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastif
       .where(eq(profiles.id, user.id));
     return { success: true as const, profile: await loadProfile(ctx.db, user.id) };
   });
+
+  // The person's own preferences (issue 37: the editor's single-key shortcuts), on every device.
+  app.get('/users/me/preferences', { config, schema: { tags: ['account'], response: { 200: PreferencesResponse } } }, async (request) => ({
+    preferences: await getPreferences(ctx.db, callerOf(request)),
+  }));
+  app.put('/users/me/preferences', { config, schema: { tags: ['account'], body: UserPreferences, response: { 200: PreferencesResponse } } }, async (request) => ({
+    preferences: await savePreferences(ctx.db, callerOf(request), request.body),
+  }));
 
   app.post('/users/onboarding', { config, schema: { tags: ['account'], body: OnboardingRequest, response: { 200: OnboardingResponse } } }, async (request) => {
     const user = callerOf(request);

@@ -1,0 +1,93 @@
+// Single-key shortcuts (issue 37, WCAG 2.1.4): the Hotkeys tab turns them off (then B or R on the
+// canvas does nothing) or remaps a tool's key (the new key works, the old one does not, a key
+// another tool has is refused with a word why), shows the keys as they are, and resets them. The
+// setting is the person's: it survives a reload and follows them to another browser. Space presses
+// a focused button instead of panning.
+import { expect, test, type Page } from '@playwright/test';
+import { editorProject, gotoEditorImage } from './editor-helpers';
+import { signIn } from './helpers';
+
+async function openHotkeys(page: Page) {
+  await page.getByRole('button', { name: 'Editor settings' }).click();
+  const panel = page.getByRole('dialog', { name: 'Editor settings' });
+  await panel.getByRole('tab', { name: 'Hotkeys' }).click();
+  return panel;
+}
+
+async function closeSettings(page: Page) {
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog', { name: 'Editor settings' })).toBeHidden();
+}
+
+const tool = (page: Page, name: string | RegExp) => page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name, exact: typeof name === 'string' });
+
+test('single-key shortcuts turn off, remap with clashes refused, follow the person to another browser; Space presses a focused button', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  const project = await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#4C6EF5' }], images: [{ name: 'keys.png' }], open: 'keys.png' });
+  const canvas = page.getByTestId('editor-canvas');
+
+  // Off: R and B on the canvas change nothing; the palette shows no keys, the list says "(off)".
+  let panel = await openHotkeys(page);
+  await panel.getByRole('switch', { name: 'Use single-key shortcuts' }).click();
+  await expect(panel.getByRole('status')).toHaveText('Single-key shortcuts off');
+  await expect(panel.getByText('Bounding Box (off)')).toBeVisible();
+  await closeSettings(page);
+  await canvas.focus();
+  await page.keyboard.press('r');
+  await page.keyboard.press('b');
+  await expect(tool(page, 'Select')).toHaveAttribute('aria-pressed', 'true');
+  await expect(tool(page, 'Bounding Box')).toHaveAttribute('aria-pressed', 'false');
+  await expect(tool(page, 'Brush')).toHaveAttribute('aria-pressed', 'false');
+
+  // On again; the box tool remapped to G; Polygon asked for G too is refused, and keeps P.
+  panel = await openHotkeys(page);
+  await panel.getByRole('switch', { name: 'Use single-key shortcuts' }).click();
+  await panel.getByRole('textbox', { name: 'Key for Bounding Box' }).press('g');
+  await expect(panel.getByRole('status')).toHaveText('Bounding Box: G');
+  await expect(panel.getByRole('textbox', { name: 'Key for Bounding Box' })).toHaveValue('G');
+  await panel.getByRole('textbox', { name: 'Key for Polygon' }).press('g');
+  await expect(panel.getByRole('alert')).toHaveText('G is already Bounding Box: choose another key for Polygon.');
+  await expect(panel.getByRole('textbox', { name: 'Key for Polygon' })).toHaveValue('P');
+  // A key the editor keeps for itself (W pans) is refused as well.
+  await panel.getByRole('textbox', { name: 'Key for Polygon' }).press('w');
+  await expect(panel.getByRole('alert')).toHaveText('W is already Pan the view: choose another key for Polygon.');
+  // The list shows the keys as they are now.
+  const boxRow = panel.locator('dl div').filter({ hasText: /^GBounding Box$/ });
+  await expect(boxRow).toHaveCount(1);
+  await closeSettings(page);
+  await canvas.focus();
+  await page.keyboard.press('g');
+  await expect(tool(page, 'Bounding Box (G)')).toHaveAttribute('aria-pressed', 'true');
+  await page.keyboard.press('q');
+  await page.keyboard.press('r');
+  await expect(tool(page, 'Select (Q)')).toHaveAttribute('aria-pressed', 'true');
+
+  // Space on a focused tool button presses it (it does not pan the canvas).
+  await tool(page, 'Polygon (P)').focus();
+  await page.keyboard.press(' ');
+  await expect(tool(page, 'Polygon (P)')).toHaveAttribute('aria-pressed', 'true');
+
+  // A reload keeps G.
+  await page.reload();
+  await expect(tool(page, 'Bounding Box (G)')).toBeVisible();
+
+  // Another browser, signed in afresh: the same keys.
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto('/');
+  await signIn(second, project.user);
+  await expect(second.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await gotoEditorImage(second, project.projectId, project.images[0]);
+  await expect(tool(second, 'Bounding Box (G)')).toBeVisible();
+  await second.getByTestId('editor-canvas').focus();
+  await second.keyboard.press('g');
+  await expect(tool(second, 'Bounding Box (G)')).toHaveAttribute('aria-pressed', 'true');
+
+  // Reset: R is the box's key again.
+  panel = await openHotkeys(second);
+  await panel.getByRole('button', { name: 'Reset to defaults' }).click();
+  await expect(panel.getByRole('status')).toHaveText('Shortcuts reset to the defaults');
+  await expect(panel.getByRole('textbox', { name: 'Key for Bounding Box' })).toHaveValue('R');
+  await expect(tool(second, 'Bounding Box (R)')).toBeVisible();
+  await other.close();
+});
