@@ -17,7 +17,7 @@ import { ProjectsPage } from './pages/projects/ProjectsPage';
 import { ModelsPage } from './pages/models/ModelsPage';
 import { InvitePage } from './pages/invite/InvitePage';
 import { isAuthFailure } from './api/client';
-import { AnnotatePage, ProjectPage, SettingsPage } from './lazyRoutes';
+import { AnnotatePage, MergePage, ProjectPage, SettingsPage } from './lazyRoutes';
 import { useRouteFocus } from './lib/useRouteFocus';
 
 const queryClient = new QueryClient({
@@ -127,6 +127,7 @@ function Gate() {
         <Route path="select" element={<ProjectsPage />} />
         <Route path="projects/:projectId" element={<ProjectIndexRedirect />} />
         <Route path="projects/:projectId/:tab" element={<ProjectPage />} />
+        <Route path="projects/:projectId/images/:imageId/merge" element={<MergePage />} />
         <Route path="project" element={<LegacyProjectRedirect />} />
         <Route path="models" element={<ModelsPage />} />
         <Route path="settings" element={<SettingsPage />} />

@@ -21,3 +21,10 @@ export const SettingsPage = lazyPage(() => import('./pages/settings/SettingsPage
   loading: 'Loading settings...',
   failed: "The settings page didn't load",
 });
+
+/** The reviewer's merge of an overlapped image's drafts (issue 36 §3). */
+export const MergePage = lazyPage(() => import('./pages/merge/MergePage').then((m) => m.MergePage), {
+  layout: 'main',
+  loading: 'Loading the drafts...',
+  failed: "The merge view didn't load",
+});

@@ -154,3 +154,8 @@ export function imagePath(projectId: string, imageId: string, query = ''): strin
   return `/projects/${enc(projectId)}/images/${enc(imageId)}${query}`;
 }
 
+
+/** The reviewer's merge view of an overlapped image's drafts (issue 36 §3). */
+export function mergePath(projectId: string, imageId: string): string {
+  return `/projects/${enc(projectId)}/images/${enc(imageId)}/merge`;
+}

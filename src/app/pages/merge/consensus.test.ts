@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { consensusShape, defaultChoices, groupShapes, mergedAnnotations, type GroupChoice, type Layer } from './consensus';
+import { agreementText, consensusShape, defaultChoices, groupShapes, mergedAnnotations, submittedText, waitingCount, type GroupChoice, type Layer } from './consensus';
 
 const box = (id: string, x: number, y: number, w: number, h: number, name = 'car'): StoredAnnotation => ({ id, name, bounding_box: { x, y, w, h } });
 const square = (id: string, x: number, y: number, s: number): StoredAnnotation => ({
@@ -72,5 +72,22 @@ describe('consensusShape', () => {
     const mid = square('mid', 10, 0, 100);
     const near = square('near', 0, 0, 100);
     expect(consensusShape([near, far, mid]).id).toBe('mid');
+  });
+});
+
+describe('what the merge view says', () => {
+  it('the agreement in percent, or how many submissions are awaited', () => {
+    expect(agreementText({ f1: 0.5, mean_iou: 0.8267 }, 0)).toBe('Agreement: F1 50% · mean IoU 83%');
+    const drafts = [{ submitted_at: '2026-11-30T01:00:00Z' }, { submitted_at: null }];
+    expect(waitingCount(3, drafts)).toBe(2);
+    expect(agreementText(null, waitingCount(3, drafts))).toBe('Agreement: waiting for 2 more');
+    expect(waitingCount(2, [{ submitted_at: 'a' }, { submitted_at: 'b' }])).toBe(0);
+  });
+
+  it('when a layer was submitted (in the browser\'s locale: 12 or 24 hours)', () => {
+    expect(submittedText(null)).toBe('Not submitted yet');
+    const now = new Date(2026, 10, 30, 15, 0);
+    expect(submittedText(new Date(2026, 10, 30, 12, 4).toISOString(), now)).toMatch(/^Submitted 12:04( PM)?$/);
+    expect(submittedText(new Date(2026, 10, 28, 9, 30).toISOString(), now)).toMatch(/^Submitted (28 Nov|Nov 28), 09:30( AM)?$/);
   });
 });

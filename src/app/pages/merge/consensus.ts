@@ -4,6 +4,7 @@
 // others), and the reviewer's choice per group (consensus, one layer's shape, or nothing) builds
 // the merged list. The IoU is the one ground-truth scoring uses (src/contract/similarity.ts).
 import { storedKind, type StoredAnnotation } from '../../../contract/annotations';
+import type { Agreement, Draft } from '../../../contract/consensus';
 import { iou } from '../../../contract/similarity';
 
 /** The IoU two shapes need to be the same object (as the agreement score's matching). */
@@ -136,4 +137,25 @@ export function mergedAnnotations(groups: readonly ShapeGroup[], choices: Readon
     out.push(id === shape.id ? shape : { ...shape, id });
   }
   return out;
+}
+
+const percent = (x: number) => `${Math.round(x * 100)}%`;
+
+/** How many of the image's `overlap` annotators have not submitted yet (0 once all have). */
+export function waitingCount(overlap: number, drafts: readonly Pick<Draft, 'submitted_at'>[]): number {
+  return Math.max(0, overlap - drafts.filter((d) => d.submitted_at).length);
+}
+
+/** The agreement as the merge view's header says it: F1 and mean IoU in percent, or how many are still awaited. */
+export function agreementText(agreement: Agreement | null, waiting: number): string {
+  if (agreement) return `Agreement: F1 ${percent(agreement.f1)} · mean IoU ${percent(agreement.mean_iou)}`;
+  return `Agreement: waiting for ${Math.max(1, waiting)} more`;
+}
+
+/** A layer's submission time: 'Submitted 12:04' today, else with its day; 'Not submitted yet'. */
+export function submittedText(iso: string | null, now = new Date()): string {
+  if (!iso) return 'Not submitted yet';
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return at.toDateString() === now.toDateString() ? `Submitted ${time}` : `Submitted ${at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
 }

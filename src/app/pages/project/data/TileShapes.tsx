@@ -4,10 +4,10 @@
 // update time; an image with more than MAX_TILE_SHAPES shapes is not drawn (a tile cannot show
 // them and the load would be large): its count pill says how many there are.
 import { useQuery } from '@tanstack/react-query';
-import type { StoredAnnotation } from '../../../../contract/annotations';
 import type { Image } from '../../../../contract/images';
 import { editorApi } from '../../../api/annotations/editorApi';
 import { readStorage, writeStorage } from '../../../lib/storage';
+import { ShapeMark } from '../../../components/ShapeMarks';
 import styles from './DataTab.module.css';
 
 export const MAX_TILE_SHAPES = 500;
@@ -16,19 +16,6 @@ const NEUTRAL = '#98A2B3';
 
 export const readTileShapesChoice = (): boolean => readStorage<boolean>(STORAGE_KEY, false) === true;
 export const writeTileShapesChoice = (on: boolean) => writeStorage(STORAGE_KEY, on);
-
-type Point = readonly [number, number];
-const points = (path: readonly (readonly number[])[]) => path.map((p) => `${p[0]},${p[1]}`).join(' ');
-
-/** One shape as SVG: boxes and masks by their box (a mask dashed), polygons, polylines, keypoints. */
-function ShapeMark({ a, color }: { a: StoredAnnotation; color: string }) {
-  const common = { stroke: color, strokeWidth: 2, vectorEffect: 'non-scaling-stroke' as const };
-  const b = a.bounding_box;
-  if (a.polygon) return <polygon points={points(a.polygon.path as Point[])} fill={color} fillOpacity={0.2} {...common} />;
-  if (a.polyline) return <polyline points={points(a.polyline.path as Point[])} fill="none" {...common} />;
-  if (a.keypoint) return <circle cx={a.keypoint.x} cy={a.keypoint.y} r={Math.max(2, Math.min(b.w, b.h) / 2 || 4)} fill={color} {...common} />;
-  return <rect x={b.x} y={b.y} width={b.w} height={b.h} fill={color} fillOpacity={a.segmentation ? 0.25 : 0.12} strokeDasharray={a.segmentation ? '4 3' : undefined} {...common} />;
-}
 
 export function TileShapes({ image, projectId, colors }: { image: Image; projectId: string; colors: ReadonlyMap<string, string> }) {
   const drawable = image.annotation_count > 0 && image.annotation_count <= MAX_TILE_SHAPES && !!image.image_width && !!image.image_height;
