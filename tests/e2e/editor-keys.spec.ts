@@ -1,5 +1,5 @@
 // The editor's keys, stage picker and class handling (issue 19, "A full day in the editor"):
-// number keys choose and relabel classes, C cycles, Tab walks the list, the row class menu, the
+// number keys choose and relabel classes, C cycles, Alt+↓/↑ walk the list, the row class menu, the
 // stage set from the top bar (Shift+S and the mouse) as the Data tab then shows it, a class added in
 // place in a project without classes, and Auto-Annotate's class remembered per project.
 import { expect, test, type Page } from '@playwright/test';
@@ -16,7 +16,7 @@ const CLASSES = [
 const rowName = (page: Page, i: number) => rows(page).nth(i).locator('span > span').first();
 const stageButton = (page: Page) => page.getByTestId('stage-picker');
 
-test('editor keys: number keys and C relabel, Tab walks the list, the row menu changes a class, all saved', async ({ page }) => {
+test('editor keys: number keys and C relabel, Alt+arrows walk the list, the row menu changes a class, all saved', async ({ page }) => {
   test.setTimeout(180_000);
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }] });
   await openFromDataTab(page, 'street_1.png');
@@ -49,17 +49,17 @@ test('editor keys: number keys and C relabel, Tab walks the list, the row menu c
   await expect(page.getByText('There is no class 7')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
 
-  // Select tool; from the canvas, Tab selects the list's first row, then the next one.
+  // Select tool; from the canvas, Alt+↓ selects the list's first row, then the next one (issue 37: Tab leaves the canvas).
   await page.keyboard.press('q');
   await page.getByTestId('editor-canvas').focus();
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
   await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
   await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
   await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'false');
-  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Alt+ArrowUp');
   await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
   await expect(page.getByText('1/3')).toBeVisible();
 
   // 4 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
@@ -248,11 +248,11 @@ test('editor keys: Enter opens the selected shape\'s attributes, and still close
   await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('[data-testid="attributes-panel"] :focus')).toHaveCount(0);
 
-  // Select the box with Tab from the canvas (the list's second row), Enter focuses its first attribute.
+  // Select the box with Alt+↓ from the canvas (the list's second row), Enter focuses its first attribute.
   await page.keyboard.press('q');
   await page.getByTestId('editor-canvas').focus();
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
+  await page.keyboard.press('Alt+ArrowDown');
   await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
   await page.getByTestId('editor-canvas').focus();
   await page.keyboard.press('Enter');

@@ -1,7 +1,7 @@
 // Reviewing a model's predictions (issue 34 §3), in the editor and the Data tab. Pending
 // predictions are saved through the API (annotations with `source: {model_id, score, pending:
 // true}`, as a pre-label job saves them); the Data tab badges the image and filters by them; the
-// editor counts them, hides those under the score slider, steps through them with Tab, accepts
+// editor counts them, hides those under the score slider, steps through them with Alt+↓, accepts
 // with Enter, rejects with Delete, and Accept all / Reject all (which asks first when more than a
 // few go); a reload shows what was saved. Also the 1440 x 900 screenshots of both.
 import { randomUUID } from 'node:crypto';
@@ -77,10 +77,10 @@ test('pending predictions: Data tab badge and filter; the editor counts, hides b
   expect(await sameAsBelow(190)).toBe(false);
   await page.screenshot({ path: 'test-results/shots/predictions-editor-min-score.png' });
 
-  // Tab selects the first shown (0.95); Enter accepts it and selects 0.85; Delete rejects that one.
+  // Alt+↓ selects the first shown (0.95); Enter accepts it and selects 0.85; Delete rejects that one.
   const canvas = await canvasBox(page);
   await page.mouse.click(canvas.x + 8, canvas.y + 8); // the canvas has the keys (an empty spot)
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
   await expect(rows(page).filter({ hasText: 'pending 0.95' })).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Enter');
   await expect(rows(page).filter({ hasText: 'model 0.95' })).toHaveCount(1);

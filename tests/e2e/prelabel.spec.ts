@@ -69,7 +69,7 @@ test('prelabel: the Models page runs the built-in detector on a folder and repor
   expect(reported).toBeGreaterThan(0);
   expect(list.images[0].pending_predictions).toBe(reported);
 
-  // Reviewing them in the editor (issue 34 §3, helper review): Tab selects the first pending one,
+  // Reviewing them in the editor (issue 34 §3, helper review): Alt+↓ selects the first pending one,
   // Enter accepts it, Reject all deletes the rest; then the export holds the accepted one only.
   await page.goto(`/projects/${pid}/data`);
   await openFromDataTab(page, 'street.jpg');
@@ -78,7 +78,7 @@ test('prelabel: the Models page runs the built-in detector on a folder and repor
   await page.screenshot({ path: 'test-results/shots/prelabel-review.png' });
   const canvas = await canvasBox(page);
   await page.mouse.click(canvas.x + 4, canvas.y + 4); // keys to the canvas (outside the image: nothing picked)
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('Alt+ArrowDown');
   await page.keyboard.press('Enter');
   await expect(annotationRows(page).filter({ hasText: 'model 0.' })).toHaveCount(1);
   const rest = reported - 1;

@@ -62,7 +62,7 @@ export function PredictionsBar({ editor, minScore, onMinScore, readOnlyReason }:
         </Button>
       </div>
       <p className={styles.keys}>
-        <kbd>Tab</kbd> next · <kbd>Enter</kbd> accept · <kbd>Delete</kbd> reject
+        <kbd>Alt+↓</kbd> next · <kbd>Enter</kbd> accept · <kbd>Delete</kbd> reject
       </p>
       <Dialog
         open={confirming !== null}

@@ -45,7 +45,7 @@ describe('editor hotkeys', () => {
     expect(resolveModifiedHotkey({ key: 'c', ctrlKey: true, altKey: true })).toBeNull();
   });
 
-  it('takes the class digits, C, Tab and Shift+S before the engine', () => {
+  it('takes the class digits, C, Alt+arrows and Shift+S before the engine, and leaves Tab alone', () => {
     expect(resolveAppFirstHotkey({ key: '1' })).toEqual({ type: 'class-number', n: 1 });
     expect(resolveAppFirstHotkey({ key: '9' })).toEqual({ type: 'class-number', n: 9 });
     expect(resolveAppFirstHotkey({ key: '0' })).toBeNull();
@@ -53,8 +53,13 @@ describe('editor hotkeys', () => {
     expect(resolveAppFirstHotkey({ key: 'c' })).toEqual({ type: 'cycle-class', step: 1 });
     expect(resolveAppFirstHotkey({ key: 'C', shiftKey: true })).toEqual({ type: 'cycle-class', step: -1 });
     expect(resolveAppFirstHotkey({ key: 'c', ctrlKey: true })).toBeNull();
-    expect(resolveAppFirstHotkey({ key: 'Tab' })).toEqual({ type: 'select-next', step: 1 });
-    expect(resolveAppFirstHotkey({ key: 'Tab', shiftKey: true })).toEqual({ type: 'select-next', step: -1 });
+    // Tab is not the editor's (issue 37: it leaves the canvas); Alt+↓ / Alt+↑ walk the shapes.
+    expect(resolveAppFirstHotkey({ key: 'Tab' })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'Tab', shiftKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'ArrowDown', altKey: true })).toEqual({ type: 'select-next', step: 1 });
+    expect(resolveAppFirstHotkey({ key: 'ArrowUp', altKey: true })).toEqual({ type: 'select-next', step: -1 });
+    expect(resolveAppFirstHotkey({ key: 'ArrowLeft', altKey: true })).toBeNull();
+    expect(resolveAppFirstHotkey({ key: 'ArrowDown' })).toBeNull();
     expect(resolveAppFirstHotkey({ key: 'S', shiftKey: true })).toEqual({ type: 'stage' });
     // Plain S is the engine's pan, and the tool letters stay the plain table's.
     expect(resolveAppFirstHotkey({ key: 's' })).toBeNull();
@@ -106,7 +111,7 @@ describe('editor hotkeys', () => {
 
   it('lists every new key in the Hotkeys tab, and no key twice in a group', () => {
     const listed = HOTKEY_HELP.flatMap((g) => g.items.map((i) => i.keys.join('+')));
-    for (const k of ['1 … 9', 'C', 'Shift+C', 'Tab', 'Shift+Tab', 'Enter', 'Shift+S', 'Ctrl/⌘+Enter', 'Shift+R', 'I', 'Shift+I']) expect(listed).toContain(k);
+    for (const k of ['1 … 9', 'C', 'Shift+C', 'Alt+↓', 'Alt+↑', 'Tab', 'Enter', 'Shift+S', 'Ctrl/⌘+Enter', 'Shift+R', 'I', 'Shift+I']) expect(listed).toContain(k);
     for (const g of HOTKEY_HELP) {
       const keys = g.items.map((i) => i.keys.join('+'));
       expect(new Set(keys).size).toBe(keys.length);

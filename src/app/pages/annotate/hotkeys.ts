@@ -1,9 +1,9 @@
 // The editor's app-level hotkeys (spec section 9). Pure: a key event in, an action out, so the
 // whole table is unit-tested and the Hotkeys tab lists exactly what runs. Keys the engine handles
 // itself (Escape, Enter, Delete/Backspace, arrow nudges, W/A/S/D, Space) go to Editor.keyDown first,
-// except the few resolveAppFirstHotkey returns (Shift+S would otherwise pan, 1-9, C and Tab mean
-// nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
-// being drawn, Auto-Annotate's mask keep it).
+// except the few resolveAppFirstHotkey returns (Shift+S would otherwise pan, 1-9, C and Alt+↓/↑
+// mean nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
+// being drawn, Auto-Annotate's mask keep it). Tab is never the editor's: it moves focus (issue 37).
 
 import { DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS, SHORTCUT_TOOLS, type ShortcutTool } from '../../../contract/preferences';
 
@@ -28,7 +28,7 @@ export type HotkeyAction =
   | { type: 'class-number'; n: number }
   /** C / Shift+C: the next / previous class the selected shapes (or the tool) may take. */
   | { type: 'cycle-class'; step: 1 | -1 }
-  /** Tab / Shift+Tab: select the next / previous shape in the annotation list (pending predictions first while there are). */
+  /** Alt+↓ / Alt+↑: select the next / previous shape in the annotation list (pending predictions first while there are). */
   | { type: 'select-next'; step: 1 | -1 }
   /** Enter: open the selected shape's attributes. */
   | { type: 'attributes' }
@@ -108,13 +108,15 @@ export function resolvePlainHotkey(e: KeyLike, toolKeys: Record<EditorToolId, st
 }
 
 /**
- * Plain keys the app takes before the engine: Shift+S (the engine's S pans), the class digits, C
- * and Tab (the engine has no use for them). Enter is not here: a tool may need it first.
+ * Keys the app takes before the engine: Shift+S (the engine's S pans), the class digits, C and
+ * Alt+↓ / Alt+↑ (the engine has no use for them; the keyboard cursor's Alt+arrows are let through
+ * while it is shown). Enter is not here: a tool may need it first.
  */
 export function resolveAppFirstHotkey(e: KeyLike): HotkeyAction | null {
-  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (e.ctrlKey || e.metaKey) return null;
   const key = e.key;
-  if (key === 'Tab') return { type: 'select-next', step: e.shiftKey ? -1 : 1 };
+  // Alt+↓ / Alt+↑ walk the shapes (issue 37): Tab is left to move focus, so it always leaves the canvas.
+  if (e.altKey) return !e.shiftKey && (key === 'ArrowDown' || key === 'ArrowUp') ? { type: 'select-next', step: key === 'ArrowDown' ? 1 : -1 } : null;
   if (/^[1-9]$/.test(key)) return { type: 'class-number', n: Number(key) };
   const lower = key.toLowerCase();
   if (lower === 's' && e.shiftKey) return { type: 'stage' };
@@ -250,8 +252,9 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['1 … 9'], what: 'The project\'s n-th class, whatever the tool: for new shapes, or relabel the selection' },
       { keys: ['C'], what: 'Next class the selection (without one: the tool) may take' },
       { keys: ['Shift', 'C'], what: 'Previous class, as C' },
-      { keys: ['Tab'], what: 'Select the next annotation in the list' },
-      { keys: ['Shift', 'Tab'], what: 'Select the previous annotation in the list' },
+      { keys: ['Alt', '↓'], what: 'Select the next annotation in the list' },
+      { keys: ['Alt', '↑'], what: 'Select the previous annotation in the list' },
+      { keys: ['Tab'], what: 'Leave the canvas (to the annotation list and the rest of the page)' },
       { keys: ['Enter'], what: 'Open the selected annotation\'s attributes' },
       { keys: ['Shift', 'S'], what: 'Set the image\'s stage' },
     ],
@@ -259,8 +262,8 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
   {
     group: 'Predictions (while a model\'s are pending)',
     items: [
-      { keys: ['Tab'], what: 'Select the next pending prediction and centre it' },
-      { keys: ['Shift', 'Tab'], what: 'Select the previous pending prediction' },
+      { keys: ['Alt', '↓'], what: 'Select the next pending prediction and centre it' },
+      { keys: ['Alt', '↑'], what: 'Select the previous pending prediction' },
       { keys: ['Enter'], what: 'Accept the selected prediction, then the next' },
       { keys: ['Delete'], what: 'Reject the selected prediction, then the next' },
     ],

@@ -1,10 +1,10 @@
 // The editor screen's keyboard: one window listener for the hotkeys (../hotkeys), the engine's own
 // keys (drawing, W/A/S/D, Space; Auto-Annotate's Enter and Esc are its engine tool's). The class
-// keys (1-9, C), Tab and Shift+S come before the engine; Enter opens the Attributes panel only when
-// the tool did not take it. Tab walks the shapes only from the canvas (or nowhere in particular),
-// and past the list's last shape it moves focus on as usual. While an earlier version is shown
-// (./useHistoryView), Esc goes back, keys that look act on the preview's editor and keys that edit
-// are refused with a word why. The commands themselves are the session's
+// keys (1-9, C), Alt+↓/↑ (the walk through the shapes) and Shift+S come before the engine; Enter
+// opens the Attributes panel only when the tool did not take it. Tab is left to the browser, so it
+// always leaves the canvas, predictions pending or not (issue 37: no keyboard trap). While an
+// earlier version is shown (./useHistoryView), Esc goes back, keys that look act on the preview's
+// editor and keys that edit are refused with a word why. The commands themselves are the session's
 // (src/app/editor-session/session.ts).
 import { useCallback, useEffect, useRef } from 'react';
 import type { EditorSession } from '../../../editor-session/session';
@@ -52,12 +52,6 @@ function useLastDrawn(session: EditorSession) {
 function keyLeftAlone(e: KeyboardEvent, t: HTMLElement | null): boolean {
   if (e.key === ' ') return t?.tagName !== 'CANVAS';
   return isSingleCharacterKey(e) && !useShortcuts.getState().shortcuts.enabled;
-}
-
-/** Tab walks the shapes when focus is on the canvas or on nothing in particular; elsewhere it moves focus. */
-function tabWalksShapes(t: HTMLElement | null): boolean {
-  if (!t || t === document.body || t === document.documentElement) return true;
-  return t.tagName === 'CANVAS';
 }
 
 // Long because it is one window listener: the order in which the class keys, the engine, the app's
@@ -119,13 +113,14 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
 
   useEffect(() => {
     const waiting = (a: HotkeyAction) => !session.documentReady && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history' && a.type !== 'stage';
-    /** The keys taken before the engine; Tab only where it walks the shapes and there is one to go to. */
-    const appFirst = (e: KeyboardEvent, t: HTMLElement | null): boolean => {
+    /** The keys taken before the engine; Alt+↓/↑ walk the shapes unless the keyboard's drawing cursor (which they move finely) is shown. */
+    const appFirst = (e: KeyboardEvent, on: typeof editor): boolean => {
       const a = resolveAppFirstHotkey(e);
       if (!a) return false;
       if (a.type === 'select-next') {
-        if (!tabWalksShapes(t) || !session.documentReady || !session.selectNext(a.step)) return false;
+        if (on.getView().keyCursor || !session.documentReady) return false;
         e.preventDefault();
+        session.selectNext(a.step);
         return true;
       }
       e.preventDefault();
@@ -156,7 +151,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
           return;
         }
         if ((e.key === 'Enter' || e.key === ' ') && t?.closest?.('button, a, [role="option"]')) return;
-        if (appFirst(e, t)) return;
+        if (appFirst(e, previewEditor)) return;
         if (previewEditor.keyDown(e)) {
           e.preventDefault();
           return;
@@ -176,7 +171,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
       }
       // Enter on a focused button presses it, unless a shape is being drawn (Enter closes it).
       if (e.key === 'Enter' && t?.closest?.('button, a, [role="option"]') && !editor.getView().drawing) return;
-      if (appFirst(e, t)) return;
+      if (appFirst(e, editor)) return;
       if (session.documentReady && editor.keyDown(e)) {
         e.preventDefault();
         return;
