@@ -2,7 +2,7 @@
 // critical violation fails the test, and the message lists each rule with the nodes it found.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { editorProject } from './editor-helpers';
+import { annotationRows, dragOnCanvas, drawBox, editorProject } from './editor-helpers';
 import { signUp, uniqueUser } from './helpers';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -78,8 +78,11 @@ test('axe: projects, the project tabs, their dialogs, settings and models', asyn
   await page.keyboard.press('Escape');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-  for (const section of ['Organization', 'Members', 'Usage', 'Account', 'API Keys']) {
+  // Each section checked once it has loaded (its last card shown, no skeleton left).
+  for (const [section, card] of [['Organization', 'You'], ['Members', 'Invite people'], ['Usage', 'By project'], ['Account', 'Delete account'], ['API Keys', 'API Keys']] as const) {
     await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: section }).click();
+    await expect(page.getByRole('region', { name: card })).toBeVisible();
+    await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
     await check(`settings ${section}`);
   }
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
@@ -88,11 +91,21 @@ test('axe: projects, the project tabs, their dialogs, settings and models', asyn
   expect(failures).toEqual([]);
 });
 
-test('axe: the editor', async ({ page }) => {
+test('axe: the editor, with annotation rows, and its stage menu open', async ({ page }) => {
   test.setTimeout(90_000);
   await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }], open: 'street.png' });
   await expect(page.getByTestId('editor-canvas')).toBeVisible();
+  await expect(page.getByText('Loading image...')).toBeHidden();
+  // Two boxes: the list's rows (options) with their buttons beside them, one selected (issue 37: no nested-interactive).
+  await drawBox(page, [100, 100], [200, 180]);
+  await dragOnCanvas(page, [260, 100], [360, 180]);
+  await expect(annotationRows(page)).toHaveCount(2);
   const failures = (await seriousViolations(page)).map((v) => `editor: ${v}`);
+  // The stage menu open: the page behind it stays readable (no aria-hidden-focus).
+  await page.getByTestId('stage-picker').click();
+  await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeVisible();
+  failures.push(...(await seriousViolations(page)).map((v) => `stage menu: ${v}`));
+  await page.keyboard.press('Escape');
   expect(failures).toEqual([]);
 });
 

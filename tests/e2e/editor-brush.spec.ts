@@ -109,7 +109,7 @@ test('brush and erase a mask, fill its hole and remove an island of a typed size
   expect(await savedMaskArea(page, project)).toBe(filled);
 
   // The row's menu (its class swatch): Convert to polygons (one undo step).
-  await rows(page).first().getByRole('button', { name: /^Change class/ }).click();
+  await page.getByTestId('annotation-row-actions').first().getByRole('button', { name: /^Change class/ }).click();
   await page.getByRole('menuitem', { name: 'Convert to polygons' }).click();
   await expect(rows(page).first()).toContainText('Polygon');
   await expect(rows(page).first()).not.toContainText('Mask');

@@ -76,7 +76,7 @@ test('editor keys: number keys and C relabel, Alt+arrows walk the list, the row 
   await expect(rowName(page, 1)).toHaveText('bus');
 
   // The row class menu (keyboard): the oldest box becomes a truck; it lists box classes only.
-  const menuButton = rows(page).nth(2).getByRole('button', { name: 'Change class (car)' });
+  const menuButton = page.getByTestId('annotation-row-actions').nth(2).getByRole('button', { name: 'Change class (car)' });
   await menuButton.focus();
   await page.keyboard.press('Enter');
   const menu = page.getByRole('menu');
@@ -87,7 +87,7 @@ test('editor keys: number keys and C relabel, Alt+arrows walk the list, the row 
   await page.keyboard.press('Enter');
   await expect(rowName(page, 2)).toHaveText('truck');
   // ... and with the mouse: the newest becomes a car.
-  await rows(page).nth(0).getByRole('button', { name: 'Change class (truck)' }).click();
+  await page.getByTestId('annotation-row-actions').nth(0).getByRole('button', { name: 'Change class (truck)' }).click();
   await page.getByRole('menuitemradio', { name: 'car' }).click();
   await expect(rowName(page, 0)).toHaveText('car');
 

@@ -93,7 +93,7 @@ test('editor: draw every shape, edit, hide, delete, undo, copy to the next image
   await rows(page).filter({ hasText: 'Polygon' }).click();
   await page.keyboard.press('Control+h');
   await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(1);
-  await expect(rows(page).filter({ hasText: 'Polygon' }).getByRole('button', { name: 'Show annotation' })).toBeVisible();
+  await expect(page.getByRole('group', { name: /\(Polygon\)$/ }).getByRole('button', { name: 'Show annotation' })).toBeVisible();
   await page.getByRole('button', { name: 'Show annotation' }).click();
   await expect(page.getByRole('button', { name: 'Show annotation' })).toHaveCount(0);
 

@@ -12,7 +12,8 @@
 // Rows have one fixed height, so the window of rows is arithmetic on the scroll offset: a render
 // costs the rows in view whatever the document's size (a general virtualizer kept a measurement
 // object per row, 100k of them rebuilt when a large document finished loading: a long task), and
-// rows are read from the engine's paint order by index, without copying or reversing it.
+// rows are read from the engine's paint order by index, without copying or reversing it. A row's
+// buttons sit beside the listbox, not in its option (issue 37: no control inside an option).
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, PersonStanding, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
 import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
@@ -160,26 +161,18 @@ export function AnnotationList({
           {(first, end) => {
             // Newest first: row i is the i-th from the top of paint order.
             const order = editor.paintOrder();
-            const rows = [];
+            const options = [];
+            const actions = [];
             for (let i = first; i < end; i++) {
               const a = editor.getAnnotation(order[order.length - 1 - i]!);
               if (!a) continue;
-              rows.push(
-                <Row
-                  key={a.id}
-                  annotation={a}
-                  top={i * ROW_HEIGHT}
-                  selected={view.selected.has(a.id)}
-                  hidden={view.hidden.has(a.id)}
-                  color={classColor(a.class)}
-                  editor={editor}
-                  editable={editable}
-                  classes={classes}
-                  onSetClass={onSetClass}
-                />,
+              const hidden = view.hidden.has(a.id);
+              options.push(<RowOption key={a.id} annotation={a} top={i * ROW_HEIGHT} selected={view.selected.has(a.id)} hidden={hidden} editor={editor} />);
+              actions.push(
+                <RowActions key={a.id} annotation={a} top={i * ROW_HEIGHT} hidden={hidden} color={classColor(a.class)} editor={editor} editable={editable} classes={classes} onSetClass={onSetClass} />,
               );
             }
-            return rows;
+            return { options, actions };
           }}
         </Rows>
       )}
@@ -201,8 +194,11 @@ export function AnnotationList({
 
 let lastListHeight = 0;
 
-/** The scrolling listbox: renders rows [first, end) of `total` for its scroll offset and height. */
-function Rows({ total, children }: { total: number; children: (first: number, end: number) => ReactNode }) {
+/**
+ * The scrolling list: renders rows [first, end) of `total` for its scroll offset and height, the
+ * options in the listbox and their buttons beside it (laid over the options' right ends).
+ */
+function Rows({ total, children }: { total: number; children: (first: number, end: number) => { options: ReactNode; actions: ReactNode } }) {
   const ref = useRef<HTMLDivElement>(null);
   // The list's last height: a list mounted again (a new image's document) renders the rows it
   // shows in one pass, not a few rows first and the rest after the layout effect measured it.
@@ -224,9 +220,15 @@ function Rows({ total, children }: { total: number; children: (first: number, en
   }, []);
   const first = Math.max(0, Math.min(total, Math.floor(box.top / ROW_HEIGHT)) - OVERSCAN);
   const end = Math.min(total, Math.ceil((box.top + box.height) / ROW_HEIGHT) + OVERSCAN);
+  const { options, actions } = children(first, end);
   return (
-    <div ref={ref} className={styles.rows} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
-      <div style={{ height: total * ROW_HEIGHT, position: 'relative' }}>{children(first, end)}</div>
+    <div ref={ref} className={styles.rows}>
+      <div style={{ height: total * ROW_HEIGHT, position: 'relative' }}>
+        <div className={styles.rowList} role="listbox" aria-label="Annotation list" aria-multiselectable="true">
+          {options}
+        </div>
+        {actions}
+      </div>
     </div>
   );
 }
@@ -296,7 +298,8 @@ function PredictionTag({ annotation }: { annotation: EditorAnnotation }) {
   );
 }
 
-const Row = memo(function Row({ annotation: a, top, selected, hidden, color, editor, editable, classes, onSetClass }: RowProps) {
+/** A row's option: the shape's icon, class and type; clicking or Enter / Space selects it. */
+const RowOption = memo(function RowOption({ annotation: a, top, selected, hidden, editor }: Pick<RowProps, 'annotation' | 'top' | 'selected' | 'hidden' | 'editor'>) {
   const Icon = SHAPE_ICON[a.type];
   const choose = (add: boolean) => {
     if (hidden) return;
@@ -327,29 +330,26 @@ const Row = memo(function Row({ annotation: a, top, selected, hidden, color, edi
           <PredictionTag annotation={a} />
         </span>
       </span>
+    </div>
+  );
+});
+
+/**
+ * A row's buttons (class menu, hide, delete): laid over the right end of its option, but outside
+ * the listbox in the document, so an option holds no control (axe nested-interactive, issue 37).
+ */
+const RowActions = memo(function RowActions({ annotation: a, top, hidden, color, editor, editable, classes, onSetClass }: Omit<RowProps, 'selected'>) {
+  return (
+    <div className={styles.rowActions} role="group" aria-label={`${a.class} (${SHAPE_TYPE_LABEL[a.type]})`} data-testid="annotation-row-actions" style={{ transform: `translateY(${top}px)` }}>
       {editable && classes && onSetClass ? <RowClassMenu annotation={a} color={color} classes={classes} onSetClass={onSetClass} editor={editor} /> : <span className={styles.classDot} style={{ background: color }} aria-hidden="true" />}
       <IconButton
         label={hidden ? 'Show annotation' : 'Hide annotation'}
         icon={hidden ? <EyeOff /> : <Eye />}
         className={styles.rowAction}
         tooltipSide="left"
-        onClick={(e) => {
-          e.stopPropagation();
-          editor.toggleHidden(a.id);
-        }}
+        onClick={() => editor.toggleHidden(a.id)}
       />
-      {editable ? (
-        <IconButton
-          label="Delete annotation"
-          icon={<Trash2 />}
-          className={styles.rowAction}
-          tooltipSide="left"
-          onClick={(e) => {
-            e.stopPropagation();
-            editor.execute('delete', { ids: [a.id] });
-          }}
-        />
-      ) : null}
+      {editable ? <IconButton label="Delete annotation" icon={<Trash2 />} className={styles.rowAction} tooltipSide="left" onClick={() => editor.execute('delete', { ids: [a.id] })} /> : null}
     </div>
   );
 });

@@ -116,7 +116,9 @@ export function StagePicker({ stage }: { stage: ImageStage }) {
   );
   if (deniedReason) return <Tooltip content={deniedReason} side="bottom">{trigger}</Tooltip>;
   return (
-    <DropdownMenu.Root open={stage.open} onOpenChange={stage.setOpen}>
+    // Not modal: a modal menu hides the rest of the page from assistive technology while its
+    // controls stay focusable (axe aria-hidden-focus, issue 37).
+    <DropdownMenu.Root open={stage.open} onOpenChange={stage.setOpen} modal={false}>
       <DropdownMenu.Trigger asChild>{trigger}</DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className={`${styles.menu} ${styles.stageMenu}`} sideOffset={6} align="start" aria-label="Set stage" collisionPadding={8}>
