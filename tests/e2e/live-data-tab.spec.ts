@@ -4,6 +4,7 @@
 // Data tab's viewer watches without being anyone's peer. Show collaborators off shows nobody.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { editorProject, openEditorImage } from './editor-helpers';
+import { showAllImages } from './helpers';
 import { joinedSocket, member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -119,7 +120,9 @@ test('Show collaborators off (the editor setting) shows nobody on the tiles', as
     // On again: A shows.
     await b.page.evaluate(() => localStorage.setItem('vellum.editorCollaborators', 'true'));
     await b.page.reload();
-    await leaveMyWork(b.page);
+    // A fresh load: the annotator's Data tab opens on My work (issue 29). Waited for before leaving
+    // it: read at once, it could still say off, and My work came on after the check.
+    await showAllImages(b.page);
     await expect(grace).toBeVisible({ timeout: 15_000 });
   } finally {
     await b.context.close();
