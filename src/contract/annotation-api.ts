@@ -225,6 +225,8 @@ export const HistoryEntry = z.object({
   removed: z.number().int(),
   /** Set when this version restored an earlier one. */
   restored_from: z.number().int().nullable(),
+  /** Present (true) when this version is a reviewer's merge of an overlapped image's drafts (issue 36 §3, contract/consensus.ts). */
+  merged: z.literal(true).optional(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 

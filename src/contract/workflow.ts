@@ -34,7 +34,7 @@ export const AssignRequest = z
      * (outside: 400 invalid_overlap); null: back to one. Only images nobody has started (409
      * invalid_transition otherwise). Left out: unchanged.
      */
-    overlap: z.number({ error: 'overlap must be a number' }).int('overlap must be a whole number').nullable().optional(),
+    overlap: z.number({ error: 'overlap must be a number' }).nullable().optional(),
   })
   .strict()
   .refine((b) => b.assignee_id !== undefined || b.reviewer_id !== undefined || b.overlap !== undefined, 'Give assignee_id, reviewer_id, overlap or several');

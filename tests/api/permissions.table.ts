@@ -314,4 +314,7 @@ export const ROUTES: RouteRule[] = [
   // Ground truth (issue 36 §2): reviewers, admins and owners mark it (images.review). Turning it off is valid on any image; on needs a complete one.
   { route: 'GET /api/v1/images/:id/ground-truth', access: 'images.review', request: (f) => ({ path: `/api/v1/images/${f.image.id}/ground-truth` }) },
   { route: 'POST /api/v1/images/:id/ground-truth', access: 'images.review', request: (f) => ({ path: `/api/v1/images/${f.image.id}/ground-truth`, body: { enabled: false } }) },
+  // Consensus (issue 36 §3): reviewers, admins and owners read an image's drafts and merge them (images.review). The fixture's image is not overlapped: its merge is 409 not_overlapped past the role check.
+  { route: 'GET /api/v1/images/:id/drafts', access: 'images.review', request: (f) => ({ path: `/api/v1/images/${f.image.id}/drafts` }) },
+  { route: 'POST /api/v1/images/:id/merge', access: 'images.review', ok: [409], request: (f) => ({ path: `/api/v1/images/${f.image.id}/merge`, body: { annotations: [] } }) },
 ];

@@ -317,6 +317,8 @@ export const annotationChanges = pgTable(
     changed: integer('changed').notNull().default(0),
     removed: integer('removed').notNull().default(0),
     restoredFrom: integer('restored_from'),
+    /** The version a reviewer's consensus merge wrote (0024, issue 36 §3). */
+    merged: boolean('merged').notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.imageId, t.version] })],
 );

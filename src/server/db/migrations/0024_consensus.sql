@@ -26,3 +26,6 @@ CREATE TABLE drafts (
 );
 -- The queue's "my open drafts" and a member's drafts in a project.
 CREATE INDEX drafts_user_idx ON drafts (project_id, user_id, submitted_at);
+
+-- The change log marks the version a reviewer's merge wrote, so history shows it as the merge.
+ALTER TABLE annotation_changes ADD COLUMN merged boolean NOT NULL DEFAULT false;

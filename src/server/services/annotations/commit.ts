@@ -46,7 +46,7 @@ export async function commit(
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
   prepare: (classes: readonly ProjectClass[]) => Prepare | Promise<Prepare>,
-  opts: { restoredFrom?: number; rebase?: readonly string[] } = {},
+  opts: { restoredFrom?: number; rebase?: readonly string[]; merged?: boolean } = {},
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
   if (body.image_filename !== image.filename) {
@@ -79,7 +79,7 @@ export async function commit(
       rebasedFrom = { version: header.version, savedAt: header.updatedAt };
     }
     const now = ctx.now?.() ?? new Date();
-    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom: opts.restoredFrom });
+    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom: opts.restoredFrom, merged: opts.merged });
     const newCount = Math.max(0, before.annotationCount + applied.added - applied.removed);
     // Spec section 4 "Image status": the server moves a new image with annotations to annotating.
     const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;

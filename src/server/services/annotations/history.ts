@@ -91,9 +91,9 @@ export async function annotationsAt(db: Conn, imageId: string, version: number, 
 /** Versions newest first, with who saved them; `oldest_version` is the earliest whose annotations can still be rebuilt. */
 export async function historyOf(db: Conn, imageId: string, current: number, opts: { before?: number; limit: number }): Promise<HistoryResponse> {
   const before = opts.before ?? current + 1;
-  const rows = await rowsOf<{ version: number; created_at: string | Date; user_id: string | null; user_name: string | null; added: number; changed: number; removed: number; restored_from: number | null }>(
+  const rows = await rowsOf<{ version: number; created_at: string | Date; user_id: string | null; user_name: string | null; added: number; changed: number; removed: number; restored_from: number | null; merged: boolean }>(
     db,
-    sql`SELECT c.version, c.created_at, c.user_id, coalesce(nullif(p.full_name, ''), p.email) AS user_name, c.added, c.changed, c.removed, c.restored_from
+    sql`SELECT c.version, c.created_at, c.user_id, coalesce(nullif(p.full_name, ''), p.email) AS user_name, c.added, c.changed, c.removed, c.restored_from, c.merged
         FROM annotation_changes c LEFT JOIN profiles p ON p.id = c.user_id
         WHERE c.image_id = ${imageId} AND c.version < ${before}
         ORDER BY c.version DESC LIMIT ${opts.limit}`,
@@ -111,6 +111,7 @@ export async function historyOf(db: Conn, imageId: string, current: number, opts
     changed: r.changed,
     removed: r.removed,
     restored_from: r.restored_from,
+    ...(r.merged && { merged: true as const }),
   }));
   return { version: current, oldest_version: contiguous ? first! - 1 : current, entries };
 }

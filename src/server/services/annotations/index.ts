@@ -2,7 +2,7 @@
 // jobs (import, segmentation, image edit) import from here.
 export { batchSave } from './batch-save';
 export { loadDataChunks } from './load';
-export { restoreVersion, saveChanges, saveData } from './save';
+export { restoreVersion, saveChanges, saveData, saveMerge } from './save';
 export { annotationStats, setAnnotationStatus } from './stats';
 export { validateAnnotations } from './validate';
 export { annotationsAtVersion, changesOf, historyOfImage } from './versions';

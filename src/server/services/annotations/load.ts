@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { COLUMNS_FORMAT, encodeBlock } from '../../../contract/annotation-columns';
 import { annotatedImage } from '../access';
-import { attemptLoad, openAttempt } from './gt-layer';
+import { layerLoad, layerOf } from './gt-layer';
 import { rowsOf } from './store';
 
 type Annotation = Record<string, unknown>;
@@ -21,9 +21,10 @@ const LOAD_CHUNK_SHAPES = 2000;
  */
 export async function loadDataChunks(ctx: AppContext, userId: string, imageId: string, query: { project_id?: string; encoding?: 'columns' }): Promise<AsyncIterable<string> | string[]> {
   await annotatedImage(ctx, userId, imageId, query.project_id, 'annotations.read');
-  const attempt = await openAttempt(ctx.db, imageId, userId);
-  if (attempt) {
-    const loaded = attemptLoad(attempt);
+  // The caller's own layer (a ground-truth attempt or a consensus draft), when they hold one.
+  const layer = await layerOf(ctx.db, imageId, userId);
+  if (layer) {
+    const loaded = layerLoad(layer.row);
     if (query.encoding !== 'columns') return [JSON.stringify(loaded)];
     const list = loaded.annotations as Annotation[];
     const blocks = list.length ? [encodeBlock(list)] : [];

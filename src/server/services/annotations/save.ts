@@ -6,7 +6,7 @@ import { errors } from '../../errors';
 import type { RestoreRequest, SaveChangesRequest, SaveDataRequest, SaveDataResponse } from '../../../contract/annotation-api';
 import { annotatedImage } from '../access';
 import { commit } from './commit';
-import { openAttempt, saveToLayer } from './gt-layer';
+import { layerOf, saveToLayer } from './gt-layer';
 import { annotationsAt } from './history';
 import { allTexts } from './store';
 import { validateForImage } from './validate';
@@ -16,17 +16,29 @@ type Annotation = Record<string, unknown>;
 export async function saveData(ctx: AppContext, userId: string, body: SaveDataRequest): Promise<SaveDataResponse> {
   const layered = await saveToLayer(ctx, userId, body, body.base_version, { list: body.annotations });
   if (layered) return layered;
-  return commit(ctx, userId, body, body.base_version, async (classes) => {
-    await validateForImage(ctx.db, body.image_id, body.annotations, classes);
-    const list = body.annotations as Annotation[];
-    return async (tx) => {
-      // The list is the document: what it lacks is removed; rows are written only where they differ.
-      const stored = await allTexts(tx, body.image_id);
-      const listed = new Set(list.map((a) => a.id as string));
-      const removedIds = stored.filter((r) => !listed.has(r.id)).map((r) => r.id);
-      return { upserts: list, removedIds, order: keepsOrder(stored, list) ? undefined : list.map((a) => a.id as string) };
-    };
-  });
+  return commit(ctx, userId, body, body.base_version, (classes) => replaceList(ctx, body.image_id, body.annotations, classes));
+}
+
+/**
+ * A reviewer's merge of an overlapped image's drafts (issue 36 §3, ../consensus): the list becomes
+ * the image's annotations as one version, checked like a save-data and marked `merged` in the log.
+ * Never through the caller's layer: the merge writes the image itself.
+ */
+export async function saveMerge(ctx: AppContext, userId: string, image: { id: string; projectId: string; filename: string }, annotations: unknown[]): Promise<SaveDataResponse> {
+  const body = { image_id: image.id, project_id: image.projectId, image_filename: image.filename };
+  return commit(ctx, userId, body, undefined, (classes) => replaceList(ctx, image.id, annotations, classes), { merged: true });
+}
+
+/** The whole list as the document, validated: what it lacks is removed; rows are written only where they differ. */
+async function replaceList(ctx: AppContext, imageId: string, annotations: unknown[], classes: Parameters<typeof validateForImage>[3]) {
+  await validateForImage(ctx.db, imageId, annotations, classes);
+  const list = annotations as Annotation[];
+  return async (tx: Parameters<typeof allTexts>[0]) => {
+    const stored = await allTexts(tx, imageId);
+    const listed = new Set(list.map((a) => a.id as string));
+    const removedIds = stored.filter((r) => !listed.has(r.id)).map((r) => r.id);
+    return { upserts: list, removedIds, order: keepsOrder(stored, list) ? undefined : list.map((a) => a.id as string) };
+  };
 }
 
 /** True when the list keeps the stored shapes in their paint order and adds new ones only on top (no renumbering needed). */
@@ -73,7 +85,7 @@ export async function saveChanges(
 /** Makes the annotations of an earlier version current again, as a new version that says which it restored. */
 export async function restoreVersion(ctx: AppContext, userId: string, body: RestoreRequest): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
-  if (await openAttempt(ctx.db, image.id, userId)) throw errors.badRequest(`Version ${body.version} is not kept`, 'invalid_version');
+  if (await layerOf(ctx.db, image.id, userId)) throw errors.badRequest(`Version ${body.version} is not kept`, 'invalid_version');
   return commit(ctx, userId, { ...body, image_filename: image.filename }, body.base_version, () => async (tx, header) => {
     if (body.version >= header.version) throw errors.badRequest(`Version ${body.version} is not earlier than the current version ${header.version}`, 'invalid_version');
     const target = await annotationsAt(tx, body.image_id, body.version, header.version);

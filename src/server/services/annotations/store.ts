@@ -167,7 +167,7 @@ export async function applyChange(
   imageId: string,
   header: Header,
   change: ChangeSet,
-  who: { userId: string | null; now: Date; restoredFrom?: number },
+  who: { userId: string | null; now: Date; restoredFrom?: number; merged?: boolean },
 ): Promise<Applied> {
   const touched = [...change.upserts.map((a) => a.id as string), ...change.removedIds];
   const before = await storedTexts(tx, imageId, touched);
@@ -220,9 +220,9 @@ export async function applyChange(
   }
   const version = header.version + 1;
   await tx.execute(sql`
-    INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed, restored_from)
+    INSERT INTO annotation_changes (image_id, version, user_id, created_at, upserts, removed_ids, before, added, changed, removed, restored_from, merged)
     VALUES (${imageId}, ${version}, ${who.userId}, ${who.now.toISOString()}, ${`[${upsertTexts.join(',')}]`}::json, ${JSON.stringify(removedIds)}::json,
-            ${`[${beforeTexts.join(',')}]`}::json, ${added}, ${changed}, ${removedIds.length}, ${who.restoredFrom ?? null})`);
+            ${`[${beforeTexts.join(',')}]`}::json, ${added}, ${changed}, ${removedIds.length}, ${who.restoredFrom ?? null}, ${who.merged ?? false})`);
   if (who.userId) await countShapes(tx, imageId, who.userId, who.now, counts);
   await tx.execute(sql`UPDATE annotation_documents SET version = ${version}, next_seq = ${nextSeq}, updated_by = ${who.userId}, updated_at = ${who.now.toISOString()} WHERE image_id = ${imageId}`);
   await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${imageId}:${version}`})`);

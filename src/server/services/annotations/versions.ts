@@ -5,15 +5,15 @@ import type { AppContext } from '../../context';
 import { errors } from '../../errors';
 import type { ChangesResponse, HistoryResponse, LoadDataResponse } from '../../../contract/annotation-api';
 import { annotatedImage } from '../access';
-import { attemptChanges, attemptLoad, openAttempt } from './gt-layer';
+import { layerChanges, layerLoad, layerOf } from './gt-layer';
 import { annotationsAt, changesSince, historyOf } from './history';
 import { headOf, onSnapshot, readAnnotations, rowsOf } from './store';
 
 /** GET changes: the net change since `since`; 410 when the log no longer reaches back that far. */
 export async function changesOf(ctx: AppContext, userId: string, imageId: string, since: number, projectId?: string): Promise<ChangesResponse> {
   await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
-  const attempt = await openAttempt(ctx.db, imageId, userId);
-  if (attempt) return attemptChanges(attempt, since);
+  const layer = await layerOf(ctx.db, imageId, userId);
+  if (layer) return layerChanges(layer.row, since);
   const head = await headOf(ctx.db, imageId);
   if (since > head.version) throw errors.badRequest(`since ${since} is after the current version ${head.version}`, 'invalid_version');
   const changes = await changesSince(ctx.db, imageId, since, head);
@@ -23,9 +23,9 @@ export async function changesOf(ctx: AppContext, userId: string, imageId: string
 
 export async function historyOfImage(ctx: AppContext, userId: string, imageId: string, query: { project_id?: string; before?: number; limit: number }): Promise<HistoryResponse> {
   await annotatedImage(ctx, userId, imageId, query.project_id, 'annotations.read');
-  // An attempt at a ground-truth image has no history of its own to show (and the image's is not theirs to see).
-  const attempt = await openAttempt(ctx.db, imageId, userId);
-  if (attempt) return { version: attempt.version, oldest_version: attempt.version, entries: [] };
+  // A layer (a ground-truth attempt, a consensus draft) has no history of its own to show (and the image's is not theirs to see).
+  const layer = await layerOf(ctx.db, imageId, userId);
+  if (layer) return { version: layer.row.version, oldest_version: layer.row.version, entries: [] };
   const head = await headOf(ctx.db, imageId);
   return historyOf(ctx.db, imageId, head.version, query);
 }
@@ -33,10 +33,10 @@ export async function historyOfImage(ctx: AppContext, userId: string, imageId: s
 /** The annotations as they were at `version` (read only: restore makes them current). */
 export async function annotationsAtVersion(ctx: AppContext, userId: string, imageId: string, version: number, projectId?: string): Promise<LoadDataResponse> {
   await annotatedImage(ctx, userId, imageId, projectId, 'annotations.read');
-  const attempt = await openAttempt(ctx.db, imageId, userId);
-  if (attempt) {
-    if (version !== attempt.version) throw errors.notFound(`Version ${version}`);
-    return attemptLoad(attempt) as LoadDataResponse;
+  const layer = await layerOf(ctx.db, imageId, userId);
+  if (layer) {
+    if (version !== layer.row.version) throw errors.notFound(`Version ${version}`);
+    return layerLoad(layer.row) as LoadDataResponse;
   }
   return onSnapshot(ctx.db, async (tx) => {
     const head = await headOf(tx, imageId);

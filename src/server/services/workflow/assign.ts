@@ -11,6 +11,7 @@ import { can, projectInOrg, requireMember } from '../access';
 import { imageJsonWithFolder, type ImageRow } from '../images';
 import { groundTruthTurn } from '../quality';
 import { recordEvents, type NewEvent } from './events';
+import { openDraftTurn, overlapOf, setOverlap, takeDraftSlot } from './overlap';
 
 const CHUNK = 5000;
 
@@ -48,16 +49,18 @@ export async function assignImages(ctx: AppContext, userId: string, body: Assign
   const [organizationId] = [...orgs];
   if (body.assignee_id) await requireEligible(ctx, organizationId!, body.assignee_id, 'annotations.write', 'assignee');
   if (body.reviewer_id) await requireEligible(ctx, organizationId!, body.reviewer_id, 'images.review', 'reviewer');
+  const overlap = body.overlap === undefined ? undefined : overlapOf(body.overlap);
 
   return ctx.db.transaction(async (tx) => {
     let updated = 0;
     for (let i = 0; i < ids.length; i += CHUNK) {
       const before = await tx
-        .select({ id: images.id, assigneeId: images.assigneeId, reviewerId: images.reviewerId })
+        .select({ id: images.id, assigneeId: images.assigneeId, reviewerId: images.reviewerId, status: images.status, overlap: images.overlap })
         .from(images)
         .where(inArray(images.id, ids.slice(i, i + CHUNK)))
         .for('update');
       if (before.length === 0) continue;
+      if (overlap !== undefined) await setOverlap(tx, before, overlap);
       await tx
         .update(images)
         .set({ ...(body.assignee_id !== undefined && { assigneeId: body.assignee_id }), ...(body.reviewer_id !== undefined && { reviewerId: body.reviewer_id }), updatedAt: new Date() })
@@ -105,23 +108,25 @@ export async function releaseAssignments(tx: Exec, organizationId: string, userI
   }
 }
 
-/** What each queue takes: the person column, and the stages an image waits in. */
+/** What each queue takes: the person column, the stages an image waits in, and which images (overlapped ones go to annotators through their drafts, ./overlap.ts). */
 const QUEUES = {
-  annotate: { person: images.assigneeId, field: 'assignee', waiting: ['new', 'annotating'], unclaimed: 'new' },
-  review: { person: images.reviewerId, field: 'reviewer', waiting: ['review'], unclaimed: 'review' },
+  annotate: { person: images.assigneeId, field: 'assignee', waiting: ['new', 'annotating'], unclaimed: 'new', only: eq(images.overlap, 1) },
+  review: { person: images.reviewerId, field: 'reviewer', waiting: ['review'], unclaimed: 'review', only: undefined },
 } as const;
 
 /**
  * POST /projects/{id}/queue/next: (annotate) the caller's open ground-truth attempt, or at the
- * project's gt_rate a ground-truth image to attempt; else the caller's oldest image waiting in the queue; else the oldest
- * image nobody holds, claimed in one UPDATE whose row is picked FOR UPDATE SKIP LOCKED (two callers
- * never claim the same one); null when nothing is left (the route answers 204).
+ * project's gt_rate a ground-truth image to attempt; else their open consensus draft; else the
+ * caller's oldest image waiting in the queue; else (annotate) a free slot of an overlapped image,
+ * as a draft of their own; else the oldest image nobody holds, claimed in one UPDATE whose row is
+ * picked FOR UPDATE SKIP LOCKED (two callers never claim the same one); null when nothing is left
+ * (the route answers 204).
  */
 export async function nextInQueue(ctx: AppContext, userId: string, projectId: string, role: QueueRole, orgId?: string): Promise<{ image: Image } | null> {
   const project = await projectInOrg(ctx, userId, projectId, role === 'annotate' ? 'annotations.write' : 'images.review', orgId);
   if (role === 'annotate') {
     // Ground-truth images come first at the project's gt_rate (issue 36 §2), shown like any other.
-    const turn = await groundTruthTurn(ctx, userId, project);
+    const turn = (await groundTruthTurn(ctx, userId, project)) ?? (await openDraftTurn(ctx, userId, project));
     if (turn) return turn;
   }
   const queue = QUEUES[role];
@@ -129,15 +134,17 @@ export async function nextInQueue(ctx: AppContext, userId: string, projectId: st
   const [mine] = await ctx.db
     .select()
     .from(images)
-    .where(and(live, eq(queue.person, userId), inArray(images.status, [...queue.waiting])))
+    .where(and(live, queue.only, eq(queue.person, userId), inArray(images.status, [...queue.waiting])))
     .orderBy(asc(images.createdAt), asc(images.id))
     .limit(1);
   if (mine) return { image: await imageJsonWithFolder(ctx.db, mine) };
+  const slot = role === 'annotate' ? await takeDraftSlot(ctx, userId, project) : null;
+  if (slot) return slot;
   const claimed = await ctx.db.transaction(async (tx) => {
     const pick = tx
       .select({ id: images.id })
       .from(images)
-      .where(and(live, isNull(queue.person), eq(images.status, queue.unclaimed)))
+      .where(and(live, queue.only, isNull(queue.person), eq(images.status, queue.unclaimed)))
       .orderBy(asc(images.createdAt), asc(images.id))
       .limit(1)
       .for('update', { skipLocked: true });

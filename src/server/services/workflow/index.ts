@@ -5,4 +5,4 @@ export { assignImages, nextInQueue, releaseAssignments } from './assign';
 export { reviewImage, submitImage } from './review';
 export { addComment, createIssue, listIssues, setIssueStatus } from './issues';
 export { imageActivity } from './activity';
-export { WORKFLOW_CHANNEL } from './events';
+export { WORKFLOW_CHANNEL, peopleByIds, personOf } from './events';

@@ -12,6 +12,7 @@ import { adjustCounters, imageJsonWithFolder, type ImageRow } from '../images';
 import { submitAttempt } from '../quality';
 import { recordEvents, statusEvents } from './events';
 import { openIssue } from './issues';
+import { refuseSubmitWithoutDraft, reopenDrafts, submitDraft } from './overlap';
 
 /** The image and the caller's role in its organization; 404 when either is missing (or not in orgId). */
 export async function imageAndRole(ctx: AppContext, userId: string, imageId: string, orgId?: string): Promise<{ image: ImageRow; role: Role }> {
@@ -48,6 +49,10 @@ export async function submitImage(ctx: AppContext, userId: string, imageId: stri
   // A ground-truth image the caller attempts (issue 36 §2): scored, and left as it was.
   const attempt = await submitAttempt(ctx, userId, image, role);
   if (attempt) return attempt;
+  // An overlapped image (issue 36 §3): the caller's draft is handed in; the last of the N moves the image to review.
+  const draft = await submitDraft(ctx, userId, image);
+  if (draft) return draft;
+  refuseSubmitWithoutDraft(image);
   if (image.assigneeId && image.assigneeId !== userId && !can(role, 'images.stage')) throw errors.forbidden('This image is assigned to someone else');
   const after = await ctx.db.transaction((tx) => transition(tx, imageId, userId, ['new', 'annotating'], 'review', 'submitted for review'));
   return { success: true as const, image: await imageJsonWithFolder(ctx.db, after) };
@@ -62,6 +67,7 @@ export async function reviewImage(ctx: AppContext, userId: string, imageId: stri
   const after = await ctx.db.transaction(async (tx) => {
     const row = await transition(tx, imageId, userId, ['review'], accept ? 'complete' : 'annotating', accept ? 'accepted' : 'rejected');
     if (!accept && body.comment) issue = await openIssue(tx, image, userId, { body: body.comment });
+    if (!accept) await reopenDrafts(tx, image);
     return row;
   });
   // The issue's open_issues count went up after `after` was read.

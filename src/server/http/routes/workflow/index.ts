@@ -1,11 +1,13 @@
 // /api/v1 team workflow calls of issue 29: assign, the queue, submit and review, activity, issues
-// and their comments. Who may call what: src/contract/permissions.ts (README "Roles").
+// and their comments; consensus (issue 36 §3): an overlapped image's drafts and their merge. Who may call what: src/contract/permissions.ts (README "Roles").
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../../context';
 import { callerOf } from '../../auth-guard';
 import { OrgQuery } from '../../../../contract/images';
+import { MAX_SAVE_BYTES } from '../../../../contract/annotation-api';
+import { DraftsResponse, MergeRequest, MergeResponse } from '../../../../contract/consensus';
 import {
   ActivityQuery,
   ActivityResponse,
@@ -23,6 +25,7 @@ import {
   SubmitResponse,
   UpdateIssueRequest,
 } from '../../../../contract/workflow';
+import { draftsOfImage, mergeDrafts } from '../../../services/consensus';
 import { addComment, assignImages, createIssue, imageActivity, listIssues, nextInQueue, reviewImage, setIssueStatus, submitImage } from '../../../services/workflow';
 
 const ProjectParams = z.object({ id: z.string().uuid('Project id must be a UUID') });
@@ -74,5 +77,16 @@ export const workflowRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
 
   app.patch('/issues/:id', { schema: { tags, params: IssueParams, querystring: OrgQuery, body: UpdateIssueRequest, response: { 200: IssueResponse } } }, async (request) =>
     setIssueStatus(ctx, callerOf(request).id, request.params.id, request.body.status, request.query.org_id),
+  );
+
+  // Consensus (issue 36 §3; reviewer, admin, owner): each annotator's draft with their agreement, and the merge.
+  app.get('/images/:id/drafts', { schema: { tags, params: ImageParams, querystring: OrgQuery, response: { 200: DraftsResponse } } }, async (request) =>
+    draftsOfImage(ctx, callerOf(request).id, request.params.id, request.query.org_id),
+  );
+
+  app.post(
+    '/images/:id/merge',
+    { bodyLimit: MAX_SAVE_BYTES, config: { bodyName: 'The annotations' }, schema: { tags, params: ImageParams, querystring: OrgQuery, body: MergeRequest, response: { 200: MergeResponse } } },
+    async (request) => mergeDrafts(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
   );
 };
