@@ -1,5 +1,6 @@
-// The images list's rows are written as JSON by the database (services/images/read.ts,
-// imageJsonText) instead of mapped in Node: each listed image must be what GET /images/{id}
+// The images list's rows come from the database with the API's keys and ISO timestamps
+// (services/images/read.ts, imageColumns) and are stringified as they come, not through the
+// response schema: each listed image must be what GET /images/{id}
 // answers for it (json.ts, imageJson), key for key and in the same key order, timestamps to the
 // millisecond included, and the body must be the contract's ListImagesResponse. Checked on every
 // way a page is read: the whole project (folders joined), one folder (its id looked up once) and

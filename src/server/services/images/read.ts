@@ -176,44 +176,70 @@ async function folderStatsCount(ctx: AppContext, projectId: string, q: ListImage
 }
 
 /** A timestamp as `Date.toISOString` writes it (UTC, milliseconds): what `imageJson` answers. */
-const isoText = (column: AnyPgColumn) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoText = (column: AnyPgColumn) => sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * An image as the API answers it (`imageJson` in json.ts, the same keys in the same order), written
- * by the database as JSON text. A page of 200 built in Node cost about 4 ms of CPU a request in
- * the driver's parsing, drizzle's row mapping and Date objects, and 2 ms more in the response
- * schema's check and JSON.stringify (CPU profile of the 1M list); built here it is 200 strings
- * joined. images-list-json.test.ts holds it equal to `imageJson`.
+ * The columns of an image as the API answers it (`imageJson` in json.ts: the same keys in the same
+ * order, so a row is stringified as it comes), timestamps as text written by the database (no Date
+ * parsed and formatted again). Plain columns, not JSON built by the database: row_to_json for a
+ * page of 200 cost PostgreSQL 2.3 ms more CPU than these columns (4.1 against 1.8 ms a page at load
+ * 16) and saved Node 1.3, and under load its share of a request waits for a core in one backend:
+ * the page's p95 went 20-28 -> 32-56 ms (docs/performance.md, "where the list's tail came from").
+ * images-list-json.test.ts holds a listed image equal to `imageJson`.
  */
-function imageJsonText(folderId: SQL | AnyPgColumn): SQL<string> {
+function imageColumns(folderId: SQL | AnyPgColumn) {
   const i = images;
-  // row_to_json writes compact JSON (json_build_object's text has spaces around every ':' and ',').
-  return sql<string>`(SELECT row_to_json(image_json) FROM (SELECT ${i.id} AS id, ${i.projectId} AS project_id, ${i.organizationId} AS organization_id, ${i.filename} AS filename, ${i.gcsUri} AS gcs_uri, ${i.gcsPath} AS gcs_path, ${i.status} AS status, ${i.virtualFolderPath} AS virtual_folder_path, ${folderId} AS folder_id, ${i.fileSize} AS file_size, ${i.mimeType} AS mime_type, ${i.imageWidth} AS image_width, ${i.imageHeight} AS image_height, ${isoText(i.createdAt)} AS created_at, ${isoText(i.updatedAt)} AS updated_at, ${i.annotationCount} AS annotation_count, ${i.isArchived} AS is_archived, ${i.isEdited} AS is_edited, ${i.thumbnailPath} AS thumbnail_path, ${i.assigneeId} AS assignee_id, ${i.reviewerId} AS reviewer_id, ${i.openIssues} AS open_issues, ${i.pendingPredictions} AS pending_predictions, ${i.overlap} AS overlap) AS image_json)::text`;
+  return {
+    id: i.id,
+    project_id: i.projectId,
+    organization_id: i.organizationId,
+    filename: i.filename,
+    gcs_uri: i.gcsUri,
+    gcs_path: i.gcsPath,
+    status: i.status,
+    virtual_folder_path: i.virtualFolderPath,
+    folder_id: sql<string | null>`${folderId}`,
+    file_size: i.fileSize,
+    mime_type: i.mimeType,
+    image_width: i.imageWidth,
+    image_height: i.imageHeight,
+    created_at: isoText(i.createdAt),
+    updated_at: isoText(i.updatedAt),
+    annotation_count: i.annotationCount,
+    is_archived: i.isArchived,
+    is_edited: i.isEdited,
+    thumbnail_path: i.thumbnailPath,
+    assignee_id: i.assigneeId,
+    reviewer_id: i.reviewerId,
+    open_issues: i.openIssues,
+    pending_predictions: i.pendingPredictions,
+    overlap: i.overlap,
+  };
 }
 
 /**
- * One page's rows as JSON text with their ids, up to `limit` of them. Page 1 reads its rows at
- * once. A later page picks its ids first, by the index of the order and filters, and reads whole
- * and joins to their folder only those rows (a deferred join): the rows its OFFSET skips cost an
- * index entry each instead of a table row and a folder lookup (0018 puts the class names and
- * annotation count in the newest-first indexes, so a class filter is tested there too). On 100k
- * images page 50 of the whole project went from 150 to 21 ms in the database (load 14); page 1
- * this way cost a few ms more than directly. In one folder every row has that folder's id (one
- * lookup for the page, no join).
+ * One page's images as the API answers them, up to `limit` of them. Page 1 reads its rows at once.
+ * A later page picks its ids first, by the index of the order and filters, and reads whole and
+ * joins to their folder only those rows (a deferred join): the rows its OFFSET skips cost an index
+ * entry each instead of a table row and a folder lookup (0018 puts the class names and annotation
+ * count in the newest-first indexes, so a class filter is tested there too). On 100k images page 50
+ * of the whole project went from 150 to 21 ms in the database (load 14); page 1 this way cost a few
+ * ms more than directly. In one folder every row has that folder's id (one lookup for the page, no
+ * join).
  */
-async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<{ id: string; json: string }[]> {
+async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<Image[]> {
   const order = sortColumns(q.sort_by, q.sort_order);
   const ids = filterFirst ? filteredIds(ctx, condition, q.sort_by, q.sort_order, limit, offset) : ctx.db.select({ id: images.id }).from(images).where(condition).orderBy(...order).limit(limit).offset(offset).as('page_ids');
   const direct = offset === 0 && !filterFirst;
   if (folderPath === undefined) {
     const inFolder = and(eq(folders.projectId, images.projectId), eq(folders.fullPath, images.virtualFolderPath));
-    const columns = { id: images.id, json: imageJsonText(folders.id) };
+    const columns = imageColumns(folders.id);
     return direct
       ? ctx.db.select(columns).from(images).leftJoin(folders, inFolder).where(condition).orderBy(...order).limit(limit)
       : ctx.db.select(columns).from(ids).innerJoin(images, eq(images.id, ids.id)).leftJoin(folders, inFolder).orderBy(...order);
   }
   const folderId = folderPath === ROOT_PATH ? sql`NULL::uuid` : sql`(SELECT ${folders.id} FROM ${folders} WHERE ${folders.projectId} = ${projectId} AND ${folders.fullPath} = ${folderPath} LIMIT 1)`;
-  const columns = { id: images.id, json: imageJsonText(folderId) };
+  const columns = imageColumns(folderId);
   return direct
     ? ctx.db.select(columns).from(images).where(condition).orderBy(...order).limit(limit)
     : ctx.db.select(columns).from(ids).innerJoin(images, eq(images.id, ids.id)).orderBy(...order);
@@ -221,7 +247,8 @@ async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: L
 
 /**
  * A page of a project's images as the JSON text of `ListImagesResponse` (the route sends it as it
- * is: the rows come from the database as JSON, `imageJsonText`).
+ * is: the rows come from the database with the API's keys, `imageColumns`, and are not walked
+ * again by the response schema).
  */
 export async function listImages(ctx: AppContext, userId: string, projectId: string, q: ListImagesQuery): Promise<string> {
   // Inputs first, so a bad one never costs a query. The filters are the export's too (../image-filter.ts).
@@ -233,17 +260,17 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   // four on PostgreSQL); nothing is answered unless the access check passes. The page reads one row
   // more than it shows: that row says whether a next page exists when the total is capped.
   const access = projectInOrg(ctx, userId, projectId, 'images.read', q.org_id);
-  // Its refusal is answered by Promise.all below; until then a search awaits the planner's
-  // estimate, and a refusal landing meanwhile would be an unhandled rejection.
-  access.catch(() => undefined);
   // A keyset page (after=) starts after its cursor image instead of skipping rows; its total is the
   // whole list's, as a numbered page's is.
   const offset = q.after ? 0 : (q.page - 1) * q.limit;
   const pageCondition = q.after ? and(condition, afterCondition(projectId, q.after, q.sort_by, q.sort_order))! : condition;
   // A search the planner expects few matches for is found by its index first (PostgreSQL with
-  // pg_trgm; elsewhere the estimate is of a scan, and small projects are cheap either way).
-  const filterFirst = !!q.search && (await estimatedMatches(ctx, pageCondition)) <= FILTER_FIRST_MAX_ROWS;
-  const rowsQuery = pageRows(ctx, projectId, pageCondition, q, q.limit + 1, offset, folderPath, filterFirst);
+  // pg_trgm; elsewhere the estimate is of a scan, and small projects are cheap either way). The
+  // estimate is chained into the page's query, so every promise here has its handler (Promise.all)
+  // before anything is awaited: a refused access check never lands unhandled.
+  const rowsQuery = (q.search ? estimatedMatches(ctx, pageCondition) : Promise.resolve(Infinity)).then((estimate) =>
+    pageRows(ctx, projectId, pageCondition, q, q.limit + 1, offset, folderPath, estimate <= FILTER_FIRST_MAX_ROWS),
+  );
   const totalQuery: Promise<number | null> =
     source.kind === 'project'
       ? Promise.resolve(null) // the project counters answer, once access has loaded the project
@@ -267,7 +294,7 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   const totalPages = Math.ceil(total / q.limit);
   const hasNext = totalCapped || q.after ? more : q.page < totalPages;
   const pagination: z.infer<typeof Pagination> = { page: q.page, limit: q.limit, totalPages, totalItems: total, totalCapped, hasNext, hasPrev: q.page > 1, nextCursor: hasNext && rows.length > 0 ? rows[rows.length - 1]!.id : null };
-  return `{"images":[${rows.map((r) => r.json).join(',')}],"pagination":${JSON.stringify(pagination)}}`;
+  return JSON.stringify({ images: rows, pagination });
 }
 
 export async function getImage(ctx: AppContext, userId: string, imageId: string, orgId?: string): Promise<Image> {

@@ -61,8 +61,8 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
     registerImage(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
   );
 
-  // The body comes as JSON text from the database (services/images/read.ts), so the response
-  // schema documents it without a second walk; bodies up to 512 KB (a page of 200 is ~170 KB) are
+  // The body comes as JSON text (services/images/read.ts: rows read with the API's keys), so the
+  // response schema documents it without a second walk; bodies up to 512 KB (a page of 200 is ~170 KB) are
   // compressed in one synchronous call instead of a stream (about 1 ms of CPU less a page).
   app.get(
     '/projects/:id/images',
