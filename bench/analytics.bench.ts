@@ -23,10 +23,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
-import { api, signUp, startServer } from '../tests/api/harness';
+import { api } from '../tests/api/harness';
 import { rowsOf } from '../src/server/services/annotations/store';
 import { arg, percentile, seedProject, type BenchServer } from './lib/seed';
+import { keptServer } from './lib/kept-db';
 import { randomUUID } from 'node:crypto';
 import { createProject } from '../tests/fixtures/datasets';
 
@@ -39,50 +39,6 @@ const WARMUP = 20;
 const BATCH = 100_000;
 const DB_NAME = arg('keep-db', 'vellum_bench_analytics')!;
 const PROJECT_NAME = 'Bench analytics';
-
-/** A server on the kept database (created when absent) and its bench user, signed in again when it exists. */
-async function keptServer(): Promise<{ bench: BenchServer; projectId: string | null }> {
-  const base = arg('pg') ?? process.env.DATABASE_URL;
-  if (!base) throw new Error('The analytics bench runs on PostgreSQL: --pg <url> or DATABASE_URL');
-  if (!/^[a-z0-9_]+$/.test(DB_NAME)) throw new Error(`--keep-db ${DB_NAME}: lower-case letters, digits and _ only`);
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    if (process.argv.includes('--reseed')) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME}`);
-    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME])).rowCount === 0) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${DB_NAME}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-bench-'));
-  // The history sweep would drop the seeded change rows older than ANNOTATION_HISTORY_DAYS (90 by
-  // default; the rollups stay): 0 keeps them all, so the project keeps its 2M rows from run to run.
-  const server = await startServer({ DATABASE_URL: url.toString(), ANNOTATION_HISTORY_DAYS: '0' }, dataDir);
-  const stop = async () => {
-    await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  const email = 'bench-analytics@example.com';
-  const password = 'correct horse battery';
-  const signIn = await api(server.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password }, headers: { apikey: server.built.ctx.auth.anonKey } });
-  if (signIn.status === 200) {
-    const [kept] = await rowsOf<{ id: string; org_id: string; slug: string; gcs_bucket_name: string }>(
-      server.built.ctx.db,
-      sql`SELECT p.id, o.id AS org_id, o.slug, o.gcs_bucket_name FROM projects p JOIN organizations o ON o.id = p.organization_id WHERE p.name = ${PROJECT_NAME} AND p.description = 'seeded' LIMIT 1`,
-    );
-    const user = { email, password, token: signIn.body.access_token as string, refreshToken: signIn.body.refresh_token as string, userId: signIn.body.user.id as string, org: { id: kept?.org_id ?? '', slug: kept?.slug ?? '', gcs_bucket_name: kept?.gcs_bucket_name ?? '' } };
-    if (!kept) {
-      await stop();
-      throw new Error(`kept database ${DB_NAME}: no finished seeding (run with --reseed)`);
-    }
-    return { bench: { server, user, stop }, projectId: kept.id };
-  }
-  const signedUp = await signUp(server, { email, password });
-  const onboarded = await api(server.url, 'POST', '/api/v1/users/onboarding', { token: signedUp.token, body: { full_name: 'Bench', organization_name: 'Bench analytics', organization_slug: 'bench-analytics' } });
-  if (onboarded.status !== 200) throw new Error(`onboarding: ${onboarded.status} ${JSON.stringify(onboarded.body)}`);
-  return { bench: { server, user: { ...signedUp, org: onboarded.body.organization }, stop }, projectId: null };
-}
 
 const timed = async (label: string, work: () => Promise<unknown>) => {
   const t0 = performance.now();
@@ -271,7 +227,17 @@ async function saveCost(bench: BenchServer, shapes: number, blocks: number, perB
 }
 
 async function main() {
-  const { bench, projectId: kept } = await keptServer();
+  // The history sweep would drop the seeded change rows older than ANNOTATION_HISTORY_DAYS (90 by
+  // default; the rollups stay): 0 keeps them all, so the project keeps its 2M rows from run to run.
+  const { bench, project } = await keptServer({
+    name: DB_NAME,
+    email: 'bench-analytics@example.com',
+    organizationName: 'Bench analytics',
+    organizationSlug: 'bench-analytics',
+    seededProject: sql`p.name = ${PROJECT_NAME} AND p.description = 'seeded'`,
+    env: { ANNOTATION_HISTORY_DAYS: '0' },
+  });
+  const kept = project?.id ?? null;
   const { server, user } = bench;
   try {
     const projectId = kept ?? (await seed(bench));

@@ -40,11 +40,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
-import { api, signUp, startServer } from '../tests/api/harness';
+import { api } from '../tests/api/harness';
 import { rowsOf } from '../src/server/services/annotations/store';
 import { DEFAULT_LIST_TOTAL_CAP } from '../src/contract/images';
 import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
+import { keptServer } from './lib/kept-db';
 
 const quick = process.argv.includes('--quick'); // bench/run.ts --quick: a smaller project, fewer runs
 const IMAGES = Number(arg('images', process.argv.includes('--million') ? '1000000' : quick ? '20000' : '100000'));
@@ -58,53 +58,15 @@ const SAVES_PER_BLOCK = Number(arg('saves-per-block', quick ? '5' : '10'));
 const MILLION = process.argv.includes('--million');
 const KEEP_DB = arg('keep-db', MILLION ? 'vellum_bench_1m' : undefined);
 
-/**
- * A server on the kept database `name` of the --pg server (created when absent), signed in as the
- * bench's own user, and the project seeded there before (`fresh`: none yet, seed it). The user is
- * made once and signed in again later, so the project and its rows survive from run to run.
- */
-async function keptBench(name: string): Promise<{ bench: BenchServer; project: { id: string; gcs_path: string } | null }> {
-  const base = arg('pg') ?? process.env.DATABASE_URL;
-  if (!base) throw new Error('--keep-db / --million need PostgreSQL: --pg <url> or DATABASE_URL');
-  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`--keep-db ${name}: lower-case letters, digits and _ only`);
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    if (process.argv.includes('--reseed')) await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vellum-bench-'));
-  const server = await startServer({ DATABASE_URL: url.toString() }, dataDir);
-  const email = `bench-${name.replace(/_/g, '-')}@example.com`;
-  const password = 'correct horse battery';
-  const stop = async () => {
-    await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  const signIn = await api(server.url, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password }, headers: { apikey: server.built.ctx.auth.anonKey } });
-  if (signIn.status === 200) {
-    const [kept] = await rowsOf<{ id: string; gcs_path: string; org_id: string; slug: string; gcs_bucket_name: string }>(
-      server.built.ctx.db,
-      sql`SELECT p.id, p.gcs_path, o.id AS org_id, o.slug, o.gcs_bucket_name FROM projects p JOIN organizations o ON o.id = p.organization_id WHERE p.name = 'Bench dataset' AND p.image_count > 0 ORDER BY p.created_at LIMIT 1`,
-    );
-    if (!kept) {
-      await stop();
-      throw new Error(`kept database ${name}: signed in but found no seeded project (run with --reseed)`);
-    }
-    const user = { email, password, token: signIn.body.access_token as string, refreshToken: signIn.body.refresh_token as string, userId: signIn.body.user.id as string, org: { id: kept.org_id, slug: kept.slug, gcs_bucket_name: kept.gcs_bucket_name } };
-    return { bench: { server, user, stop }, project: { id: kept.id, gcs_path: kept.gcs_path } };
-  }
-  const signedUp = await signUp(server, { email, password });
-  const onboarded = await api(server.url, 'POST', '/api/v1/users/onboarding', { token: signedUp.token, body: { full_name: 'Bench', organization_name: `Bench ${name}`, organization_slug: `bench-${name.replace(/_/g, '-')}` } });
-  if (onboarded.status !== 200) throw new Error(`onboarding: ${onboarded.status} ${JSON.stringify(onboarded.body)}`);
-  const user = { ...signedUp, org: onboarded.body.organization as { id: string; slug: string; gcs_bucket_name: string } };
-  return { bench: { server, user, stop }, project: null };
-}
+/** A server on the kept database `name` (bench/lib/kept-db.ts) and the project seeded there before, if any. */
+const keptDataset = (name: string) =>
+  keptServer({
+    name,
+    email: `bench-${name.replace(/_/g, '-')}@example.com`,
+    organizationName: `Bench ${name}`,
+    organizationSlug: `bench-${name.replace(/_/g, '-')}`,
+    seededProject: sql`p.name = 'Bench dataset' AND p.image_count > 0`,
+  });
 
 /** Annotation rows for every image of the project (image number g: g % 6 boxes, classes by g), counts to match. */
 async function seedAnnotations(bench: BenchServer, projectId: string): Promise<number> {
@@ -194,7 +156,7 @@ function printTable(results: { name: string; items: number; total: string; p50: 
 const isAnnotationFilter = (name: string) => /class|annotations/.test(name);
 
 async function main() {
-  const kept = KEEP_DB ? await keptBench(KEEP_DB) : null;
+  const kept = KEEP_DB ? await keptDataset(KEEP_DB) : null;
   const bench = kept?.bench ?? (await benchServer());
   const { server, user } = bench;
   try {
