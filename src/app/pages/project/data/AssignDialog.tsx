@@ -2,11 +2,14 @@
 // The annotator is one member, or several to share the images evenly among (round-robin, one call
 // per member: ./assignPlan); the reviewer is one member. Only members who may do the work are
 // offered (annotators: annotations.write; reviewers: images.review), as the server requires.
+// Annotators per image (issue 36 §3, consensus): 2..5 gives each image to that many different
+// annotators through their queues, each on a draft of their own, merged by a reviewer.
 import { useQueryClient } from '@tanstack/react-query';
 import { UserCheck } from 'lucide-react';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { create } from 'zustand';
 import { MAX_PAGE_SIZE } from '../../../../contract/images';
+import { MAX_OVERLAP } from '../../../../contract/workflow';
 import { roleCan, ROLE_LABEL } from '../../../../contract/permissions';
 import { api, serverMessage } from '../../../api/client';
 import { workflowApi } from '../../../api/workflow';
@@ -16,7 +19,7 @@ import { Dialog } from '../../../components/Dialog';
 import { useSession } from '../../../stores/session';
 import { toast } from '../../../stores/toast';
 import { projectKey } from '../../../stores/projectQueries';
-import { assignmentPlan, type AssigneeChoice, type ReviewerChoice } from './assignPlan';
+import { assignmentPlan, overlapHint, overlapProblem, type AssigneeChoice, type OverlapChoice, type ReviewerChoice } from './assignPlan';
 import { useDataView } from '../../../stores/dataView';
 import { memberName, useOrgMembers } from './tilePeople';
 import styles from './DataTab.module.css';
@@ -50,6 +53,40 @@ async function folderImageIds(projectId: string, orgId: string, path: string): P
 
 type AnnotatorMode = 'assign' | 'keep' | 'clear';
 
+const OVERLAP_OPTIONS = Array.from({ length: MAX_OVERLAP }, (_, i) => i + 1);
+
+/** 'Annotators per image': left as it is, 1 (no overlap) or 2..MAX_OVERLAP, with what it means or why it cannot be. */
+function OverlapField({ value, onChange, problem }: { value: number | null; onChange(v: number | null): void; problem: string | null }) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  return (
+    <div className={styles.assignGroup}>
+      <label className={styles.assignLegend} htmlFor={id}>
+        Annotators per image
+      </label>
+      <select
+        id={id}
+        className={styles.assignSelect}
+        value={value === null ? 'keep' : String(value)}
+        onChange={(e) => onChange(e.target.value === 'keep' ? null : Number(e.target.value))}
+        aria-describedby={hintId}
+        aria-invalid={problem ? true : undefined}
+        data-testid="assign-overlap"
+      >
+        <option value="keep">Leave as it is</option>
+        {OVERLAP_OPTIONS.map((n) => (
+          <option key={n} value={n}>
+            {n === 1 ? '1 (no overlap)' : `${n} (consensus: ${n} layers merged by a reviewer)`}
+          </option>
+        ))}
+      </select>
+      <span id={hintId} className={problem ? styles.assignError : styles.assignHint} role={problem ? 'alert' : undefined}>
+        {problem ?? overlapHint(value) ?? 'How many different people annotate each image. More than one gives a measured agreement and a merge.'}
+      </span>
+    </div>
+  );
+}
+
 // Long because it is one form: the annotators (one, or several to share among), the reviewer, each
 // with keep or clear, and the calls they make together.
 export function AssignDialog({ target, onClose, projectId, orgId }: { target: AssignTarget | null; onClose(): void; projectId: string; orgId: string }) {
@@ -60,6 +97,7 @@ export function AssignDialog({ target, onClose, projectId, orgId }: { target: As
   const [mode, setMode] = useState<AnnotatorMode>('assign');
   const [chosen, setChosen] = useState<string[]>([]);
   const [reviewer, setReviewer] = useState('keep');
+  const [overlap, setOverlap] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const open = target !== null;
@@ -68,27 +106,33 @@ export function AssignDialog({ target, onClose, projectId, orgId }: { target: As
     setMode('assign');
     setChosen([]);
     setReviewer('keep');
+    setOverlap(null);
     setError(null);
   }, [open]);
 
   const count = target ? (target.kind === 'selection' ? target.ids.length : target.count) : 0;
   const what = target?.kind === 'folder' ? `the ${plural(count)} in ${target.name}` : plural(count);
-  const assignee: AssigneeChoice = mode === 'keep' ? { kind: 'keep' } : mode === 'clear' ? { kind: 'clear' } : { kind: 'members', ids: chosen };
+  // Several annotators per image take it from their queues: nobody is assigned to it.
+  const shared = overlap !== null && overlap > 1;
+  const annotatorMode: AnnotatorMode = shared ? 'keep' : mode;
+  const assignee: AssigneeChoice = annotatorMode === 'keep' ? { kind: 'keep' } : annotatorMode === 'clear' ? { kind: 'clear' } : { kind: 'members', ids: chosen };
   const reviewerChoice: ReviewerChoice = reviewer === 'keep' ? { kind: 'keep' } : reviewer === 'none' ? { kind: 'clear' } : { kind: 'member', id: reviewer };
-  const nothing = (mode === 'assign' && chosen.length === 0 && reviewer === 'keep') || (mode === 'keep' && reviewer === 'keep');
+  const overlapChoice: OverlapChoice = overlap === null ? { kind: 'keep' } : { kind: 'set', annotators: overlap };
+  const problem = overlapProblem(overlap, members.data ? annotators.length : undefined);
+  const nothing = overlap === null && ((annotatorMode === 'assign' && chosen.length === 0 && reviewer === 'keep') || (annotatorMode === 'keep' && reviewer === 'keep'));
   const share = mode === 'assign' && chosen.length > 1 && count > 0 ? `About ${Math.floor(count / chosen.length).toLocaleString()}–${Math.ceil(count / chosen.length).toLocaleString()} each, shared round-robin.` : null;
 
   const submit = async () => {
-    if (!target || nothing || busy) return;
+    if (!target || nothing || problem || busy) return;
     setBusy(true);
     setError(null);
     try {
       const ids = target.kind === 'selection' ? target.ids : await folderImageIds(projectId, orgId, target.path);
-      const plan = assignmentPlan(ids, mode === 'assign' && chosen.length === 0 ? { kind: 'keep' } : assignee, reviewerChoice);
+      const plan = assignmentPlan(ids, annotatorMode === 'assign' && chosen.length === 0 ? { kind: 'keep' } : assignee, reviewerChoice, overlapChoice);
       let updated = 0;
       for (const call of plan) updated += (await workflowApi.assign(call, orgId)).updated;
-      const names = mode === 'assign' && chosen.length ? chosen.map((id) => memberName(members.data, id)).join(', ') : null;
-      toast(names ? `${plural(updated)} assigned to ${names}` : `${plural(updated)} updated`, 'success', 4000);
+      const names = annotatorMode === 'assign' && chosen.length ? chosen.map((id) => memberName(members.data, id)).join(', ') : null;
+      toast(names ? `${plural(updated)} assigned to ${names}` : shared ? `${plural(updated)} each go to ${overlap} annotators` : `${plural(updated)} updated`, 'success', 4000);
       useDataView.getState().reload();
       void qc.invalidateQueries({ queryKey: projectKey(projectId) });
       onClose();
@@ -116,13 +160,14 @@ export function AssignDialog({ target, onClose, projectId, orgId }: { target: As
           <Button onClick={onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button type="submit" variant="primary" busy={busy} busyLabel="Assigning..." disabled={nothing}>
+          <Button type="submit" variant="primary" busy={busy} busyLabel="Assigning..." disabled={nothing || Boolean(problem)}>
             Assign
           </Button>
         </>
       }
     >
-      <fieldset className={styles.assignGroup}>
+      <OverlapField value={overlap} onChange={setOverlap} problem={problem} />
+      <fieldset className={styles.assignGroup} hidden={shared}>
         <legend className={styles.assignLegend}>Annotator</legend>
         <div className={styles.assignModes} role="radiogroup" aria-label="Annotator">
           {(

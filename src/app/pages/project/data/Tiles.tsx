@@ -1,11 +1,13 @@
 // Tiles of the dataset grid: images, folders and the 'Back to parent' drop tile.
 import { useId, useRef, useState, type DragEvent, type MouseEvent, type ReactNode } from 'react';
-import { Check, CornerLeftUp, Folder, ImageOff, Pencil, ScanSearch, Shapes, Sparkles, UserCheck } from 'lucide-react';
+import { Check, CornerLeftUp, Folder, GitMerge, ImageOff, Pencil, ScanSearch, Shapes, Sparkles, UserCheck } from 'lucide-react';
+import { useNavigate } from 'react-router-dom';
 import { nextStatus, type Image } from '../../../../contract/images';
 import { ROOT_PATH, type FolderNode } from '../../../../contract/folders';
 import { IconButton } from '../../../components/Button';
 import { Tooltip } from '../../../components/Tooltip';
 import { formatBytes, formatCount, formatRelativeDate } from '../../../lib/format';
+import { mergePath } from '../../../lib/links';
 import { statusLabel } from '../../../lib/stages';
 import { thumbKey, useThumbnails } from './thumbnails';
 import { TileWork } from './tilePeople';
@@ -190,6 +192,18 @@ function AnnotationCount({ count, id }: { count: number; id: string }) {
   );
 }
 
+/** Merge drafts... (issue 36 §3): on an overlapped image its annotators have started, for the roles that review; shown on hover and focus. */
+function MergeAction({ image }: { image: Pick<Image, 'id' | 'project_id' | 'filename' | 'overlap' | 'status' | 'is_archived'> }) {
+  const canReview = useCan('images.review');
+  const navigate = useNavigate();
+  if (!canReview || image.overlap <= 1 || image.status === 'new' || image.is_archived) return null;
+  return (
+    <span className={styles.tileAction}>
+      <IconButton label={`Merge drafts of ${image.filename}`} icon={<GitMerge />} onClick={() => void navigate(mergePath(image.project_id, image.id))} />
+    </span>
+  );
+}
+
 // Long because one tile draws every state of an image (thumbnail, counts, stage, people, folder,
 // selection, drag) and its pointer and keyboard handling share them.
 export function ImageTile({ image, selected, selecting, draggableIds, onActivate, onToggle, onCycleStatus, showFolder = false, people, overlay }: ImageTileProps) {
@@ -289,6 +303,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       {/* Beside the main button, not inside it: a button cannot hold another. */}
       <StatusPill image={image} onCycle={onCycleStatus} />
       <AnnotationCount count={image.annotation_count} id={`${detailsId}-count`} />
+      <MergeAction image={image} />
       {/* Over the thumbnail, left of the edited badge: it takes no room, so nothing moves when someone arrives. */}
       {people ? (
         <div className={styles.people} data-edited={image.is_edited || undefined}>

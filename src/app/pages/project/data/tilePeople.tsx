@@ -3,9 +3,10 @@
 // (LiveClient.watchPresence: the viewer is nobody's peer and hears no changes), and each tile shows
 // the others on its image, at most three and "+N". Settings > Show collaborators off (the
 // editor's setting, kept in the browser) shows nobody and watches nothing.
-// Who the image is assigned to and its open issues (issue 29) are on the tile too (TileWork).
+// Who the image is assigned to and its open issues (issue 29) are on the tile too (TileWork), and
+// how many annotators an overlapped image goes to (issue 36 §3).
 import { useQuery } from '@tanstack/react-query';
-import { MessageSquareWarning } from 'lucide-react';
+import { MessageSquareWarning, Users } from 'lucide-react';
 import { useEffect, useRef } from 'react';
 import { create } from 'zustand';
 import type { Image } from '../../../../contract/images';
@@ -69,14 +70,23 @@ export function memberName(members: readonly Member[] | undefined, userId: strin
   return m ? m.full_name || m.email : members ? 'Former member' : 'A member';
 }
 
-/** The assignee's avatar and the open-issue count, beside the tile's file name (nothing when neither). */
-export function TileWork({ image }: { image: Pick<Image, 'assignee_id' | 'open_issues' | 'filename'> }) {
+/** The assignee's avatar, the open-issue count and an overlapped image's annotators, beside the tile's file name (nothing when none). */
+export function TileWork({ image }: { image: Pick<Image, 'assignee_id' | 'open_issues' | 'filename'> & Partial<Pick<Image, 'overlap'>> }) {
   const orgId = useSession((s) => s.currentOrganization?.id);
   const members = useOrgMembers(image.assignee_id ? orgId : undefined);
-  if (!image.assignee_id && !image.open_issues) return null;
+  const overlap = image.overlap ?? 1;
+  if (!image.assignee_id && !image.open_issues && overlap <= 1) return null;
   const name = image.assignee_id ? memberName(members.data, image.assignee_id) : null;
   return (
     <span className={styles.work}>
+      {overlap > 1 ? (
+        <Tooltip content={`${overlap} annotators, each on a layer of their own; a reviewer merges them`}>
+          <span className={styles.overlapCount} aria-label={`${overlap} annotators`} data-testid="tile-overlap">
+            <Users aria-hidden="true" />
+            {overlap}
+          </span>
+        </Tooltip>
+      ) : null}
       {image.open_issues ? (
         <span className={styles.issueCount} aria-label={`${image.open_issues} open issue${image.open_issues === 1 ? '' : 's'}`} title={`${image.open_issues} open issue${image.open_issues === 1 ? '' : 's'}`} data-testid="tile-issues">
           <MessageSquareWarning aria-hidden="true" />
