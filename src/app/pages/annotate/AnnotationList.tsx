@@ -16,7 +16,7 @@
 // buttons sit beside the listbox, not in its option (issue 37: no control inside an option).
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Check, ChevronsLeft, ChevronsRight, ClipboardCopy, CircleDot, Eye, EyeOff, History, Layers, Pentagon, PersonStanding, RectangleHorizontal, Spline, Trash2, type LucideIcon } from 'lucide-react';
-import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ProjectClass } from '../../../contract/projects';
 import { predictionOf, type AnnotationType as ShapeType, type Editor, type EditorAnnotation, type ViewState } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
@@ -64,6 +64,12 @@ export interface AnnotationListProps {
   classes?: readonly ProjectClass[];
   /** Relabels one shape (one undo step). */
   onSetClass?(id: string, className: string): void;
+  /**
+   * Below 768 px (issue 37, reflow): the open sidebar is a sheet over the canvas, a dialog that
+   * takes focus when it opens and closes on Escape (`onToggleCollapsed`); collapsed, its strip's
+   * button opens it.
+   */
+  sheet?: boolean;
 }
 
 const HISTORY_LABEL = 'Version history (V)';
@@ -91,8 +97,31 @@ export function AnnotationList({
   empty,
   classes,
   onSetClass,
+  sheet = false,
 }: AnnotationListProps) {
   void documentVersion; // a new version re-renders the list: rows are read from the engine below
+  const asideRef = useRef<HTMLElement>(null);
+  const open = sheet && !collapsed;
+  // The sheet takes focus when it opens (on its Close button).
+  useEffect(() => {
+    if (open) asideRef.current?.querySelector<HTMLElement>('[data-sheet-close]')?.focus();
+  }, [open]);
+  const sheetProps = open
+    ? {
+        ref: asideRef,
+        role: 'dialog',
+        'data-sheet': true,
+        onKeyDown: (e: KeyboardEvent) => {
+          // A menu or a dialog opened from the sheet closes first; a tooltip's Escape (which marks
+          // the event handled) does not keep the sheet open.
+          if (e.key !== 'Escape' || (e.target as HTMLElement).closest('[role="menu"], [role="dialog"]:not([data-sheet]), [role="alertdialog"]')) return;
+          e.preventDefault();
+          e.stopPropagation();
+          onToggleCollapsed();
+        },
+      }
+    : {};
+  const collapseLabel = (what: string) => (sheet ? `Close ${what}` : `Collapse ${what}`);
   const total = loading ? 0 : editor.annotationCount;
   const editable = readOnlyReason === null;
   const selectedCount = view.selected.size;
@@ -114,7 +143,7 @@ export function AnnotationList({
   if (collapsed) {
     return (
       <aside className={styles.sidebar} data-collapsed="true" aria-label={historyOpen ? 'History' : 'Annotations'}>
-        <IconButton label={historyOpen ? 'Show history' : 'Show annotations'} icon={<ChevronsLeft />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+        <IconButton label={historyOpen ? 'Show history' : 'Show annotations'} icon={<ChevronsLeft />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} data-sheet-opener={sheet || undefined} aria-haspopup={sheet ? 'dialog' : undefined} />
         {historyToggle}
       </aside>
     );
@@ -122,12 +151,12 @@ export function AnnotationList({
 
   if (historyOpen) {
     return (
-      <aside className={styles.sidebar} aria-label="History">
+      <aside className={styles.sidebar} aria-label="History" {...sheetProps}>
         <div className={styles.sidebarHeader}>
           <h2 className={styles.sidebarTitle}>History</h2>
           <span className={styles.sidebarCount} />
           {historyToggle}
-          <IconButton label="Collapse history" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+          <IconButton label={collapseLabel('history')} data-sheet-close icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
         </div>
         {history}
       </aside>
@@ -135,14 +164,14 @@ export function AnnotationList({
   }
 
   return (
-    <aside className={styles.sidebar} aria-label="Annotations">
+    <aside className={styles.sidebar} aria-label="Annotations" {...sheetProps}>
       <div className={styles.sidebarHeader}>
         <h2 className={styles.sidebarTitle}>Annotations</h2>
         <span className={styles.sidebarCount} aria-live="polite">
           {loading ? '' : selectedCount > 0 ? `${selectedCount.toLocaleString()}/${total.toLocaleString()}` : total.toLocaleString()}
         </span>
         {historyToggle}
-        <IconButton label="Collapse annotations" icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
+        <IconButton label={collapseLabel('annotations')} data-sheet-close icon={<ChevronsRight />} tooltipSide="left" onClick={onToggleCollapsed} className={styles.collapseButton} />
       </div>
       {notice && !loading ? notice : null}
       {loading ? (

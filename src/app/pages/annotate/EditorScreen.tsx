@@ -15,7 +15,7 @@
 // (useEditorKeys) and the review loop (workflow/useEditorWorkflow).
 // Each panel sits behind its own ErrorBoundary (`guarded`, issue 30): a render error in one shows
 // a message with Try again in its place, and the canvas, the other panels and saving go on.
-import type { ReactNode } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import type { Image } from '../../../contract/images';
 import type { Project } from '../../../contract/projects';
 import { PREVIEW_REASON } from '../../editor-session/history';
@@ -44,6 +44,7 @@ import { PredictionsBar } from './PredictionsBar';
 import { SettingsPanel } from './SettingsPanel';
 import { ToolPalette } from './ToolPalette';
 import { useLoadShortcuts } from './hooks/useShortcuts';
+import { NARROW_SCREEN, useMediaQuery } from '../../lib/useMediaQuery';
 import { useRemoveAll } from './RemoveAllDialog';
 import { RestoreDialog, VersionBanner } from './VersionPreview';
 import { useEditorWorkflow } from './workflow/useEditorWorkflow';
@@ -89,6 +90,8 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
   const { tool, picker, classColor, colorsKey } = tools;
   const stage = useImageStage({ image, orgId, projectId: project.id, saver: session.saver, deniedReason: access.stageDeniedReason });
   useLoadShortcuts();
+  const narrow = useMediaQuery(NARROW_SCREEN);
+  const sheet = useSheet();
   useEditorKeys({ session, imageId: image.id, chooseTool: tools.chooseTool, goPrevious: nav.goPrevious, goNext: nav.goNext, toggleHistory: historyView.toggleHistory, classByNumber: tools.classByNumber, cycleClass: tools.cycleClass, openStage: stage.openPicker });
   const removeAll = useRemoveAll(session);
   // The review loop (issue 29): Submit / Accept / Reject in the top bar, the issues panel and pins.
@@ -147,8 +150,9 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
           view={previewShown ? historyView.previewView : view}
           documentVersion={previewShown ? historyView.previewDocumentVersion : documentVersion}
           classColor={classColor}
-          collapsed={panels.collapsed}
-          onToggleCollapsed={panels.toggleSidebar}
+          collapsed={narrow ? !sheet.open : panels.collapsed}
+          onToggleCollapsed={narrow ? sheet.toggle : panels.toggleSidebar}
+          sheet={narrow}
           canCopyPrevious={Boolean(nav.previous && nav.previous.annotation_count > 0) && ready && !previewing}
           copyingPrevious={copyingPrevious}
           onCopyPrevious={() => nav.previous && void session.copyPrevious(nav.previous, image.id)}
@@ -190,4 +194,16 @@ export function EditorScreen({ project, orgId, image, sequence, onNavigate, onBa
       <AddClassDialog open={tools.addClassType !== null} classes={classes} title={`Add New ${TYPE_NAMES[tools.addClassType ?? 'box']} Class`} initialType={tools.addClassType ?? 'box'} onClose={tools.closeAddClass} onAdd={tools.addClass} />
     </div>
   );
+}
+
+/** Below 768 px the sidebar is a sheet (issue 37): open or not, and focus back on its opener when it closes. */
+function useSheet() {
+  const [open, setOpen] = useState(false);
+  const toggle = useCallback(() => {
+    setOpen((was) => {
+      if (was) requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-sheet-opener]')?.focus());
+      return !was;
+    });
+  }, []);
+  return { open, toggle };
 }

@@ -1,0 +1,54 @@
+// Reflow (issue 37, WCAG 1.4.10): below 768 px the editor's side panel is a sheet over the canvas,
+// opened and closed by a button, which takes focus when it opens and gives it back when Escape
+// closes it; the canvas keeps the width. Screenshots at 320 px of the editor and the Data tab, and
+// at 200% (720 x 450 CSS px) of the Export and Add Class dialogs, footers in view.
+import { expect, test } from '@playwright/test';
+import { editorProject } from './editor-helpers';
+
+test('at 320 px the editor panel is a sheet: opened by its button, focus in, Escape closes it and focus comes back', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 320, height: 568 });
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'narrow.png' }], open: 'narrow.png' });
+  const canvas = page.getByTestId('editor-canvas');
+  await expect(page.getByText('Loading image...')).toBeHidden();
+  // The canvas keeps most of the width: the panel is a 30 px strip until it is opened.
+  expect((await canvas.boundingBox())!.width).toBeGreaterThanOrEqual(200);
+  await page.screenshot({ path: 'test-results/shots/a11y-editor-320.png' });
+
+  const opener = page.getByRole('button', { name: 'Show annotations' });
+  await opener.click();
+  const sheet = page.getByRole('dialog', { name: 'Annotations' });
+  await expect(sheet).toBeVisible();
+  await expect(sheet.getByRole('button', { name: 'Close annotations' })).toBeFocused();
+  await expect(sheet).toContainText('No annotations yet');
+  await page.screenshot({ path: 'test-results/shots/a11y-editor-sheet-320.png' });
+  // The canvas did not shrink under it.
+  expect((await canvas.boundingBox())!.width).toBeGreaterThanOrEqual(200);
+  await page.keyboard.press('Escape');
+  await expect(sheet).toBeHidden();
+  await expect(opener).toBeFocused();
+  // The button closes it as well.
+  await opener.click();
+  await sheet.getByRole('button', { name: 'Close annotations' }).click();
+  await expect(sheet).toBeHidden();
+
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await page.screenshot({ path: 'test-results/shots/a11y-data-320.png', fullPage: true });
+});
+
+test('at 200% zoom the Export and Add Class dialogs keep their buttons in view', async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 720, height: 450 });
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'zoom.png' }] });
+  await page.getByRole('button', { name: /^Export \(\d+\)$/ }).click();
+  const exporting = page.getByRole('dialog', { name: 'Export Dataset' });
+  await expect(exporting.getByRole('button', { name: 'Cancel' })).toBeInViewport({ ratio: 1 });
+  await page.screenshot({ path: 'test-results/shots/a11y-export-200.png' });
+  await page.keyboard.press('Escape');
+  await page.getByRole('tab', { name: /Classes/ }).click();
+  await page.getByRole('button', { name: 'Add Class', exact: true }).first().click();
+  const adding = page.getByRole('dialog', { name: 'Add Class' });
+  await expect(adding.getByRole('button', { name: 'Cancel' })).toBeInViewport({ ratio: 1 });
+  await page.screenshot({ path: 'test-results/shots/a11y-add-class-200.png' });
+});
