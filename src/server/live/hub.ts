@@ -16,7 +16,7 @@ import { profiles } from '../db/schema';
 import { ApiError } from '../errors';
 import { authenticate } from '../services/caller';
 import { annotatedImage, can, roleIn } from '../services/access';
-import { CHANGES_CHANNEL, headOf, versionsAfter, type LoggedVersion } from '../services/annotations';
+import { CHANGES_CHANNEL, headOf, layerOf, versionsAfter, type LoggedVersion } from '../services/annotations';
 import { WORKFLOW_CHANNEL } from '../services/workflow/events';
 import {
   LIVE_AUTH_TIMEOUT_MS,
@@ -51,6 +51,8 @@ interface Membership {
   version: number;
   projectId: string;
   canEdit: boolean;
+  /** The socket's person holds a layer of the image (a consensus draft, a ground-truth attempt; issue 36): what they draw is theirs alone, so their cursor, selection and live drafts go to nobody, and nobody's reach them. */
+  layered: boolean;
 }
 
 interface Client {
@@ -118,7 +120,7 @@ export class LiveHub {
                 this.watchers.changed(imageId);
               },
               peerMessage: (imageId, text) => {
-                for (const c of this.rooms.get(imageId)?.clients ?? []) if (c.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(c, text);
+                for (const c of this.rooms.get(imageId)?.clients ?? []) if (!c.joins.get(imageId)?.layered && c.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(c, text);
               },
               localPeers: (imageId) => {
                 const room = this.rooms.get(imageId);
@@ -288,11 +290,11 @@ export class LiveHub {
   }
 
   /** Read access as the HTTP routes check it (annotations.read); anything else is `not_found`, nothing more. */
-  private async access(userId: string, imageId: string, projectId: string): Promise<{ canEdit: boolean } | null> {
+  private async access(userId: string, imageId: string, projectId: string): Promise<{ canEdit: boolean; layered: boolean } | null> {
     try {
       const image = await annotatedImage(this.ctx, userId, imageId, projectId, 'annotations.read');
       const role = await roleIn(this.ctx.db, userId, image.organizationId);
-      return { canEdit: role !== null && can(role, 'annotations.write') };
+      return { canEdit: role !== null && can(role, 'annotations.write'), layered: Boolean(await layerOf(this.ctx.db, imageId, userId)) };
     } catch (err) {
       if (err instanceof ApiError) return null;
       throw err;
@@ -315,7 +317,7 @@ export class LiveHub {
       room = { imageId, clients: new Set(), version: null, pending: 0, chain: Promise.resolve() };
       this.rooms.set(imageId, room);
     }
-    const membership: Membership = { version: Number.MAX_SAFE_INTEGER, projectId, canEdit: access.canEdit };
+    const membership: Membership = { version: Number.MAX_SAFE_INTEGER, projectId, canEdit: access.canEdit, layered: access.layered };
     const again = client.joins.has(imageId);
     client.joins.set(imageId, membership);
     room.clients.add(client);
@@ -353,14 +355,14 @@ export class LiveHub {
    */
   private relay(client: Client, imageId: string, what: { cursor: { x: number; y: number } } | { selection: string[] } | { overlap: string[] } | { draft: LiveDraft }): void {
     const room = client.joins.has(imageId) ? this.rooms.get(imageId) : undefined;
-    if (!room) return;
+    if (!room || client.joins.get(imageId)!.layered) return;
     const message =
       'draft' in what
         ? { type: 'draft', image_id: imageId, user_id: client.user!.id, base_version: what.draft.base_version, upserts: what.draft.upserts, removed_ids: what.draft.removed_ids }
         : { type: 'peer', image_id: imageId, user_id: client.user!.id, ...what };
     const text = JSON.stringify(message);
     for (const other of room.clients) {
-      if (other !== client && other.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(other, text);
+      if (other !== client && !other.joins.get(imageId)?.layered && other.socket.bufferedAmount < PEER_BACKLOG_BYTES) this.sendText(other, text);
     }
     this.cluster?.relay(imageId, message);
   }
@@ -410,6 +412,7 @@ export class LiveHub {
       if (access === undefined) continue; // the database failed: try again next time
       if (!access) return this.close(client, LIVE_CLOSE.forbidden, 'Access to a joined image was lost');
       membership.canEdit = access.canEdit;
+      membership.layered = access.layered;
     }
     if (!client.closed) await this.watchers.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live watch check failed; it runs again later'));
     if (!client.closed) await this.projects.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live project watch check failed; it runs again later'));

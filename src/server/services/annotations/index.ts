@@ -7,4 +7,5 @@ export { annotationStats, setAnnotationStatus } from './stats';
 export { validateAnnotations } from './validate';
 export { annotationsAtVersion, changesOf, historyOfImage } from './versions';
 export { CHANGES_CHANNEL, headOf, readAnnotations, readAnnotationsOf } from './store';
+export { layerOf } from './gt-layer';
 export { startHistorySweep, sweepHistory, versionsAfter, type LoggedVersion } from './history';
