@@ -57,13 +57,18 @@ export async function setGroundTruth(ctx: AppContext, userId: string, imageId: s
   return { success: true as const, ground_truth: stateOf(image.id, row) };
 }
 
+/** Whether a queue/next is a ground-truth turn at `rate`, for a draw `u` uniform in [0, 1): 0 never, 1 always, else `u < rate`. */
+export function isGroundTruthTurn(rate: number, u: number): boolean {
+  return rate > 0 && u < rate;
+}
+
 /**
  * The annotate queue's ground-truth turn: the caller's open attempt in the project, else (with
- * probability gt_rate) the first ground-truth image they have never attempted and did not annotate
- * themselves, as a new attempt. Null when it is not a ground-truth turn or none is left. The image
- * is shown as theirs, being annotated, empty.
+ * probability gt_rate: `draw`, Math.random unless a caller injects another) the first ground-truth
+ * image they have never attempted and did not annotate themselves, as a new attempt. Null when it
+ * is not a ground-truth turn or none is left. The image is shown as theirs, being annotated, empty.
  */
-export async function groundTruthTurn(ctx: AppContext, userId: string, project: ProjectRow): Promise<{ image: Image } | null> {
+export async function groundTruthTurn(ctx: AppContext, userId: string, project: ProjectRow, draw: () => number = Math.random): Promise<{ image: Image } | null> {
   const live = and(eq(images.projectId, project.id), eq(images.isArchived, false));
   const [open] = await ctx.db
     .select({ image: images })
@@ -73,7 +78,7 @@ export async function groundTruthTurn(ctx: AppContext, userId: string, project: 
     .orderBy(asc(gtAttempts.startedAt), asc(gtAttempts.id))
     .limit(1);
   if (open) return { image: asAttemptImage(await imageJsonWithFolder(ctx.db, open.image), userId) };
-  if (!(project.gtRate > 0) || Math.random() >= project.gtRate) return null;
+  if (!isGroundTruthTurn(project.gtRate, draw())) return null;
   const tried = ctx.db.select({ one: sql`1` }).from(gtAttempts).where(and(eq(gtAttempts.imageId, groundTruth.imageId), eq(gtAttempts.userId, userId)));
   const candidates = await ctx.db
     .select({ image: images })
