@@ -211,7 +211,9 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
   const detailsId = useId();
   const pixels = pixelSize(image);
   const folder = image.virtual_folder_path === ROOT_PATH ? 'All images' : image.virtual_folder_path.slice(image.virtual_folder_path.lastIndexOf('/') + 1);
-  // The thumbnail and the name: inside a button when the tile does something, else plain.
+  // The thumbnail and the name: inside a button when the tile does something, else plain. The
+  // button's visible text is its name, the file name (WCAG 2.5.3, issue 37): the counts, people,
+  // size and date are laid over the tile beside it, and the details describe it.
   const content = (
     <>
       <span className={styles.thumb}>
@@ -222,34 +224,40 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
             <Sparkles aria-label="Edited image" />
           </span>
         ) : null}
-        <PendingBadge count={image.pending_predictions} />
       </span>
       <span className={styles.info}>
         <span className={styles.filenameRow}>
           <span className={styles.filename} title={image.filename}>
             {image.filename}
           </span>
-          <TileWork image={image} />
         </span>
-        <span className={`${styles.details} ${styles.dim} tabular`} id={detailsId}>
-          <span className={styles.detailsStart}>
-            {pixels ? (
-              <span data-testid="pixel-size" title={`${pixels} pixels`}>
-                {pixels}
-              </span>
-            ) : null}
-            {pixels ? <span className={styles.dot} aria-hidden="true" /> : null}
-            <span>{formatBytes(image.file_size)}</span>
-          </span>
-          {showFolder ? (
-            <span className={styles.detailsFolder} title={image.virtual_folder_path}>
-              <Folder aria-hidden="true" />
-              <span className={styles.detailsFolderName}>{folder}</span>
+      </span>
+    </>
+  );
+  const beside = (
+    <>
+      <PendingBadge count={image.pending_predictions} />
+      <span className={styles.workBeside}>
+        <TileWork image={image} />
+      </span>
+      <span className={`${styles.details} ${styles.detailsBeside} ${styles.dim} tabular`} id={detailsId}>
+        <span className={styles.detailsStart}>
+          {pixels ? (
+            <span data-testid="pixel-size" title={`${pixels} pixels`}>
+              {pixels}
             </span>
-          ) : (
-            <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
-          )}
+          ) : null}
+          {pixels ? <span className={styles.dot} aria-hidden="true" /> : null}
+          <span>{formatBytes(image.file_size)}</span>
         </span>
+        {showFolder ? (
+          <span className={styles.detailsFolder} title={image.virtual_folder_path}>
+            <Folder aria-hidden="true" />
+            <span className={styles.detailsFolderName}>{folder}</span>
+          </span>
+        ) : (
+          <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
+        )}
       </span>
     </>
   );
@@ -260,6 +268,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
       data-selecting={selecting || undefined}
       data-dragging={dragging || undefined}
       data-testid="image-tile"
+      data-work={image.assignee_id || image.open_issues || image.overlap > 1 || undefined}
       draggable={Boolean(draggableIds)}
       onDragStart={(e) => {
         if (!draggableIds) return;
@@ -301,6 +310,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
         </button>
       ) : null}
       {/* Beside the main button, not inside it: a button cannot hold another. */}
+      {beside}
       <StatusPill image={image} onCycle={onCycleStatus} />
       <AnnotationCount count={image.annotation_count} id={`${detailsId}-count`} />
       <MergeAction image={image} />
