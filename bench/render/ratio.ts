@@ -1,5 +1,5 @@
 // Shapes against the image alone (issue 35): npm run bench -- --only=render-ratio [--quick], or
-// node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick]
+// node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick] [--impostors: also each shapes scene drawn with impostors]
 // (--pairs=10k or 100k: one pair; BENCH_VERBOSE=1 prints each frame.) Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
 // and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
 // N rounds, each run in a fresh page. Per scene and camera path (pan, zoom): frame time p50 / p95
@@ -17,6 +17,8 @@ import { renderPagePath, warmRenderPage } from '../lib/render-page';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = process.argv.includes('--quick');
+/** --impostors: each shapes scene also drawn with impostors (`<scene>/impostors`, src/workers/impostors.ts), in the same rounds. */
+const IMPOSTORS = process.argv.includes('--impostors');
 const ROUNDS = Number(arg('rounds') ?? (quick ? 1 : 3));
 const STEPS = arg('steps') ? Number(arg('steps')) : undefined;
 const ALL_PAIRS = [['imageOnly10k', 'polygons10k', 1.2], ['imageOnly100k', 'polygons100k', 1.5]] as const;
@@ -70,7 +72,8 @@ try {
   await warmRenderPage(browser, url);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [imageOnly, shapes] of PAIRS) {
-      for (const scene of round % 2 ? [shapes, imageOnly] : [imageOnly, shapes]) {
+      const order: string[] = IMPOSTORS ? [imageOnly, shapes, `${shapes}/impostors`] : [imageOnly, shapes];
+      for (const scene of round % 2 ? order.reverse() : order) {
         const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
         let cpuAt = 0, cpu = 0;
         await page.exposeFunction('benchMark', (what: string) => {
@@ -78,9 +81,9 @@ try {
           else cpu = treeCpuSeconds() - cpuAt;
         });
         const t = Date.now();
-        await page.goto(`${url}${renderPagePath}?perStep`);
+        await page.goto(`${url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene, STEPS] as const);
+        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace('/impostors', ''), STEPS] as const);
         await page.close();
         // BENCH_VERBOSE=1: each frame as step:ms/draws/KB uploaded
         if (process.env.BENCH_VERBOSE) console.error(`${scene}: ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
@@ -114,7 +117,7 @@ const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (br
 for (const [imageOnly, shapes, target] of PAIRS) {
   for (const kind of ['pan', 'zoom']) {
     const base = acc.get(`${imageOnly}/${kind}`);
-    for (const scene of [imageOnly, shapes]) {
+    for (const scene of IMPOSTORS ? [imageOnly, shapes, `${shapes}/impostors`] : [imageOnly, shapes]) {
       const x = acc.get(`${scene}/${kind}`);
       if (!x || !base) continue;
       const row = {
@@ -124,7 +127,7 @@ for (const [imageOnly, shapes, target] of PAIRS) {
         uploadKBMean: mean(x.bytes) / 1024,
         ratioP50: q(x.ms, 0.5) / q(base.ms, 0.5), ratioP95: q(x.ms, 0.95) / q(base.ms, 0.95),
         ratioCpu: x.cpuMs / Math.max(1, x.count) / (base.cpuMs / Math.max(1, base.count)),
-        target: scene === shapes ? target : null,
+        target: scene !== imageOnly ? target : null,
       };
       rows.push(row);
       lines.push([scene, kind, row.frames, f(row.p50, 2), f(row.p95, 2), f(row.cpuMsPerFrame, 1), `${f(row.drawsP50, 0)} (${f(row.drawsMax, 0)})`, `${f(row.uploadKBP50, 1)} (${f(row.uploadKBMax, 0)})`, `${f(row.ratioP50, 2)}x`, `${f(row.ratioP95, 2)}x`, `${f(row.ratioCpu, 2)}x`, row.target ? `<= ${row.target}x: ${row.ratioP50 <= row.target && row.ratioP95 <= row.target ? 'met' : 'not met'}` : 'baseline'].join(' | '));

@@ -5,6 +5,7 @@
 import type { Buffer, Elements, Regl } from 'regl';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, compactPolygon, type ShapeGeometry } from './geometry';
 import type { MaskPlace } from './masks';
+import { releaseSlot, type Impostor } from './impostors';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
@@ -72,6 +73,8 @@ export interface ChunkLevel {
   /** The fill and outline draws' props, made once (a frame allocates nothing per cell). */
   fillDraw: { buf: Buffer; idx: Elements; count: number };
   lineDraw: { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[] };
+  /** Its dots and compact polygons drawn once into an atlas slot (impostors.ts), or null. */
+  impostor?: Impostor | null;
 }
 
 export function destroyLevel(l: ChunkLevel): void {
@@ -81,6 +84,7 @@ export function destroyLevel(l: ChunkLevel): void {
   l.lineIdx.destroy();
   l.compact?.destroy();
   l.dots?.destroy();
+  if (l.impostor) releaseSlot(l.impostor.slot);
 }
 
 
@@ -97,6 +101,8 @@ export interface Chunk {
   /** Buffers by level (FULL or a power-of-two zoom exponent), built on first draw. */
   levels: Map<number, ChunkLevel>;
   dirty: boolean;
+  /** Bumped when a shape's selection, hover or hidden state changes (its impostors are drawn again). */
+  gen: number;
 }
 
 /** The level key of a cell's full geometry (zoom exponents stay far below it). */

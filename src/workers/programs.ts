@@ -41,6 +41,8 @@ export interface Programs {
   dots: DrawCommand;
   image: DrawCommand;
   mask: DrawCommand;
+  /** The camera and view uniforms, for other commands drawing in image px (impostors). */
+  cam: { u_cam: () => number[]; u_view: () => number[] };
 }
 
 /** The draw commands; `quad` is the unit quad of image tiles, `maskBuf` the masks' vertex buffer. */
@@ -166,5 +168,5 @@ export function createPrograms(regl: Regl, quad: Buffer, maskBuf: Buffer, state:
     blend,
     depth: { enable: false },
   });
-  return { fill, line, compact, dots, image, mask };
+  return { fill, line, compact, dots, image, mask, cam };
 }

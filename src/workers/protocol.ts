@@ -123,6 +123,11 @@ export interface RendererOptions {
   kernelsUrl?: string;
   /** Background outside the image. */
   background?: [number, number, number];
+  /**
+   * Zoomed-out cells drawn from impostor textures (impostors.ts). Default false: on SwiftShader they
+   * cost more CPU per frame than drawing the dots directly (docs/performance.md, issue 35).
+   */
+  impostors?: boolean;
 }
 
 /** Benchmarks: per frame, the draw calls and the bytes uploaded to the GPU since the frame before. */
@@ -135,6 +140,8 @@ export interface RenderStats {
   shapes: number;
   masks: number;
   chunks: number;
+  /** Impostors drawn (again) since the renderer started (impostors.ts); 0 when they are off. */
+  impostorRenders: number;
   /** Cells left out of the last frame (outside the viewport). */
   culledChunks: number;
   fillVertices: number;

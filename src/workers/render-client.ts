@@ -58,6 +58,8 @@ export interface CreateRendererOptions {
   tileSize?: number;
   maxTiles?: number;
   maxTextureSize?: number;
+  /** RendererOptions.impostors (default false). */
+  impostors?: boolean;
   /** Upserts per posted message (default 500; parts are posted in tasks of a few ms). */
   batchSize?: number;
 }
@@ -445,6 +447,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     tileSize: opts.tileSize,
     maxTiles: opts.maxTiles,
     maxTextureSize: opts.maxTextureSize,
+    impostors: opts.impostors,
   };
   const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
   const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);

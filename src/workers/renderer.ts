@@ -18,17 +18,19 @@
 // smooth their own outer edge in the shader and cover the fill edges.
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, handleGeometry, keypointGeometry, lineOut, polygonGeometry, polylineGeometry, pushRing, skeletonGeometry, type ShapeGeometry } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, keypointGeometry, polygonGeometry, polylineGeometry, skeletonGeometry, type ShapeGeometry } from './geometry';
 import { DEFAULT_DISPLAY, type FrameCounts, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
-import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
-import { ISSUE_PIN_HALO, ISSUE_PIN_R, issueGeometry } from './issues';
+import { PROMPT_POINT_HALO, PROMPT_POINT_R } from './proposal';
+import { ISSUE_PIN_HALO, ISSUE_PIN_R } from './issues';
 import { MaskLayer } from './mask-layer';
 import { countGl, type GlCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
 import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
 import { boundsOf, buildLevel, CELL, destroyLevel, nearestLevel, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
+import { ImpostorAtlas } from './impostors';
+import { overlayParts } from './overlay';
 
 /**
  * A cell that has buffers for another zoom level draws those (the nearest) until its buffers for
@@ -37,8 +39,6 @@ import { boundsOf, buildLevel, CELL, destroyLevel, nearestLevel, pushRanges, ref
  * buffers yet builds them in the frame.
  */
 const BUILD_SLICE_MS = 6;
-/** Selected shapes that get handles drawn, at most. */
-const MAX_HANDLE_SHAPES = 2000;
 type ChunkOverlay = { buf: Buffer; idx: Elements; count: number };
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
@@ -94,6 +94,8 @@ export class Renderer {
   private readonly warmTarget: Framebuffer2D;
   private readonly drawImage: DrawCommand;
   private readonly drawMask: DrawCommand;
+  /** Zoomed out: cells' dots and compact polygons drawn once into textures (RendererOptions.impostors; off by default: slower on SwiftShader). */
+  readonly impostors: ImpostorAtlas | null;
   private readonly background: [number, number, number];
   private disposed = false;
   /** Frame durations (ms, including a GPU finish when `measure` is on). */
@@ -159,6 +161,7 @@ export class Renderer {
     this.drawDots = programs.dots;
     this.drawImage = programs.image;
     this.drawMask = programs.mask;
+    this.impostors = options.impostors ? new ImpostorAtlas(regl, programs.cam) : null;
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
     this.labels = new LabelLayer(regl, () => this.requestFrame());
     this.warmUp();
@@ -391,7 +394,7 @@ export class Renderer {
     if (!s.chunk) {
       let c = this.chunks.get(key);
       if (!c) {
-        c = { key, x0: cx * CELL, y0: cy * CELL, shapes: new Set(), bounds: [0, 0, 0, 0], minExtent: Infinity, levels: new Map(), dirty: true };
+        c = { key, x0: cx * CELL, y0: cy * CELL, shapes: new Set(), bounds: [0, 0, 0, 0], minExtent: Infinity, levels: new Map(), dirty: true, gen: 0 };
         this.chunks.set(key, c);
       }
       c.shapes.add(s);
@@ -408,6 +411,7 @@ export class Renderer {
   }
 
   private writeState(s: Shape): void {
+    if (s.chunk) s.chunk.gen++;
     const o = s.slot * 4;
     this.stateData[o] = this.hidden.has(s.id) ? 255 : 0;
     this.stateData[o + 1] = this.selected.has(s.id) ? 255 : 0;
@@ -501,43 +505,7 @@ export class Renderer {
   // ------------------------------------------------------------------ overlay
 
   private rebuildOverlay(): void {
-    const fill: number[] = [], fillIdx: number[] = [];
-    const line = lineOut(), handles = lineOut();
-    const addFill = (g: ShapeGeometry) => {
-      const v = fill.length / FILL_STRIDE;
-      for (const x of g.fill) fill.push(x);
-      for (const i of g.fillIdx) fillIdx.push(i + v);
-    };
-    let n = 0;
-    for (const id of this.view.selected) {
-      if (n++ >= MAX_HANDLE_SHAPES) break;
-      const s = this.shapes.get(id);
-      if (!s || this.hidden.has(id)) continue;
-      handleGeometry(s.geom.handles, 0xffffff, handles);
-      if (s.mask) {
-        const h = s.geom.handles;
-        pushRing(line, h, 0, 4, true, s.color, -1);
-      }
-    }
-    const d = this.view.drawing;
-    if (d && d.points.length >= 2) {
-      const count = d.points.length / 2;
-      if (d.closed && count >= 3) addFill(polygonGeometry(d.points, [count], d.color, -2));
-      if (count >= 2) pushRing(line, d.points, 0, count, d.closed, d.color, -1);
-      handleGeometry(d.points, 0xffffff, handles);
-    }
-    const points = lineOut(), pins = lineOut();
-    if (this.view.proposal) proposalGeometry(this.view.proposal, addFill, line, points);
-    if (this.issues.length) issueGeometry(this.issues, line, pins);
-    const m = this.view.marquee;
-    if (m) {
-      const g = boxGeometry(m.x, m.y, m.width, m.height, 0x3b5bdb, -2);
-      addFill(g);
-      const v = line.v.length / LINE_STRIDE;
-      for (const x of g.line) line.v.push(x);
-      for (const i of g.lineIdx) line.i.push(i + v);
-    }
-    const parts: [number[], number[]][] = [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i], [points.v, points.i], [pins.v, pins.i]];
+    const parts = overlayParts(this.view, this.shapes, this.hidden, this.issues);
     parts.forEach(([v, i], k) => {
       const o = this.overlay[k]!;
       o.buf(new Float32Array(v));
@@ -626,6 +594,8 @@ export class Renderer {
     const { levels, dots, compacts, fills, lines } = this.lists;
     levels.length = dots.length = compacts.length = fills.length = lines.length = 0;
     let culled = 0;
+    const imp = this.impostors;
+    const impKey = imp ? `${this.view.transparency}|${this.display.outlineWidth}|${this.dpr}` : '';
     for (const c of this.chunks.values()) {
       const b = c.bounds;
       if (b[0] > vx1 || b[2] < vx0 || b[1] > vy1 || b[3] < vy0) {
@@ -640,6 +610,11 @@ export class Renderer {
       }
       const l = standIn ?? this.chunkLevel(c, want);
       levels.push(l);
+      const impostor = imp && (l.dots || l.compact) ? imp.prepare(c, l, this.camera, this.dpr, impKey, this.s.frames, this) : null;
+      if (impostor) {
+        imp!.push(impostor);
+        continue;
+      }
       const inside = b[0] >= vx0 && b[2] <= vx1 && b[1] >= vy0 && b[3] <= vy1;
       if (l.dots) pushRanges(dots, l.dots, l.dotStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
       if (l.compact) pushRanges(compacts, l.compact, l.compactStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
@@ -649,6 +624,7 @@ export class Renderer {
     const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
     for (const l of levels) if (l.fillCount) fills.push(l.fillDraw);
     if (fills.length) this.drawFill(fills);
+    imp?.draw();
     if (dots.length) this.drawDots(dots);
     if (compacts.length) this.drawCompact(compacts);
     if (oFill.count) this.drawFill([oFill]);
@@ -661,6 +637,20 @@ export class Renderer {
     this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
     this.labels.render(this.width, this.height);
     this.gl.flush();
+  }
+
+  /** ImpostorHost: draws a level's dots and compact polygons whole, with this camera and CSS size (into an impostor's slot). */
+  drawPasses(l: ChunkLevel, camera: CameraState, width: number, height: number): void {
+    const { camera: cam, width: w, height: h } = this;
+    this.camera = camera;
+    this.width = width;
+    this.height = height;
+    const n = SUB * SUB;
+    if (l.dots) this.drawDots({ buf: l.dots, offset: 0, count: l.dotStart[n]! });
+    if (l.compact) this.drawCompact({ buf: l.compact, offset: 0, count: l.compactStart[n]! });
+    this.camera = cam;
+    this.width = w;
+    this.height = h;
   }
 
   stats(): RenderStats {
@@ -681,6 +671,7 @@ export class Renderer {
       shapes: this.shapes.size,
       masks: this.maskLayer.count,
       chunks: this.chunks.size,
+      impostorRenders: this.impostors?.renders ?? 0,
       culledChunks: this.s.culledChunks,
       fillVertices: fv,
       lineVertices: lv,
@@ -697,7 +688,7 @@ export class Renderer {
       maxTextureSize: this.maxTextureSize,
       imageMode: image?.mode ?? 'none',
       labels: this.labels.drawn,
-      gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4,
+      gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4 + (this.impostors?.bytes() ?? 0),
       heapBytes: mem ? mem.usedJSHeapSize : null,
       backend: this.backend,
     };
@@ -711,6 +702,7 @@ export class Renderer {
     this.maskLayer.dispose();
     this.warmTarget.destroy();
     this.labels.dispose();
+    this.impostors?.dispose();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }

@@ -226,6 +226,26 @@ void main() {
   gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
 }`;
 
+/** Impostors (impostors.ts): a cell's dots and compact polygons from an atlas slot, premultiplied. */
+export const impostorVert = `
+precision highp float;
+attribute vec2 a_pos;  // image px
+attribute vec2 a_uv;
+uniform vec3 u_cam;
+uniform vec2 u_view;
+varying vec2 v_uv;
+void main() {
+  v_uv = a_uv;
+  vec2 s = a_pos * u_cam.x + u_cam.yz;
+  gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
+}`;
+
+export const impostorFrag = `
+precision mediump float;
+uniform sampler2D u_tex;
+varying vec2 v_uv;
+void main() { gl_FragColor = texture2D(u_tex, v_uv); }`;
+
 /**
  * The image with the annotator's adjustments (display only; the stored image never changes):
  * gamma (c^(1/g)), then contrast about mid-grey, then brightness as a factor, as CSS filters do.

@@ -12,7 +12,7 @@ export interface Scene {
   maxTextureSize?: number;
   classColor?: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
-  afterFirstPicture?: () => void;
+  afterFirstPicture?: (renderer: { refreshColors(): void }) => void;
   /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
   display?: Partial<RenderDisplay>;
 }
@@ -69,6 +69,48 @@ function circleMask(h: number, w: number, cx: number, cy: number, r: number): { 
 
 const COMPACT_CAMERA = { x: 4, y: 4, scale: 0.13 };
 
+/**
+ * Zoomed out (scale 0.1), shapes drawn from impostor textures (issue 35): 1,200 polygons of 3-6 px
+ * on screen (dots) and 40 of 16-20 px (compact), over an image; after the first picture, `change`:
+ * the 'car' shapes selected, the 'tree' class recoloured, or the 'sign' shapes moved 40 px right.
+ */
+function impostorScene(change: 'none' | 'select' | 'recolor' | 'edit'): () => Promise<Scene> {
+  return async () => {
+    const shapes: EditorAnnotation[] = [];
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const cls = ['car', 'tree', 'road', 'sign', 'person'];
+    for (let i = 0; i < 1240; i++) {
+      const big = i >= 1200, r = big ? 80 + rand() * 20 : 15 + rand() * 15;
+      const cx = 120 + rand() * 2960, cy = 120 + rand() * 2160;
+      const points = Array.from({ length: 12 }, (_, k) => [cx + Math.cos((k / 12) * Math.PI * 2) * r * (k % 2 ? 0.8 : 1), cy + Math.sin((k / 12) * Math.PI * 2) * r] as [number, number]);
+      shapes.push({ id: `i${i}`, type: 'polygon', class: cls[i % 5]!, points });
+    }
+    const editor = editorWith(shapes, { width: 3200, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    // saturated colours: a selected dot (opaque) is told from an unselected one (60%) over the grey image
+    const own: Record<string, string> = { car: '#D00000', tree: '#00A000', road: '#0030E0', sign: '#E0A000', person: '#8000C0' };
+    const ofClass = (c: string) => shapes.filter((a) => a.class === c).map((a) => a.id);
+    return {
+      editor,
+      image: await testImage(3200, 2400, 200),
+      classColor: (c) => own[c] ?? '#FDFFB6',
+      afterFirstPicture: (renderer) => {
+        if (change === 'select') editor.select(ofClass('car'));
+        if (change === 'recolor') {
+          own.tree = '#FF00FF';
+          renderer.refreshColors();
+        }
+        if (change === 'edit') {
+          editor.select(ofClass('sign'));
+          editor.nudgeSelected(400, 0);
+          editor.clearSelection();
+        }
+      },
+    };
+  };
+}
+
+
 /** The compact scene's editor at `camera`, and how to reach the final view (camera, then hover). */
 function compactScene(camera: { x: number; y: number; scale: number }): { editor: Editor; classColor: Scene['classColor']; finish: () => void } {
   let seed = 3;
@@ -99,6 +141,10 @@ function compactScene(camera: { x: number; y: number; scale: number }): { editor
 }
 
 export const scenes: Record<string, () => Promise<Scene>> = {
+  impostors: impostorScene('none'),
+  impostorsSelect: impostorScene('select'),
+  impostorsRecolor: impostorScene('recolor'),
+  impostorsEdit: impostorScene('edit'),
   async boxes() {
     const editor = editorWith([
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 120, height: 80 },

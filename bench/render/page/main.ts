@@ -122,7 +122,8 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const path = cameraPath(scene);
   editor.setCamera(path[0]!);
   const t1 = performance.now();
-  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512 });
+  // ?impostors: zoomed-out cells drawn from impostor textures (off by default), to compare in the same run
+  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512, impostors: new URLSearchParams(location.search).has('impostors') });
   await client.idle();
   r.loadMs = performance.now() - t1;
   heapAfterLoad(r);
