@@ -147,7 +147,7 @@ export function MergeWorkspace({ projectId, image, imageUrl, drafts, colors, wai
           </p>
         ) : null}
         <div className={styles.mergeBar}>
-          <span className={`${styles.mergeCount} tabular`}>{`${formatCount(result.length, 'shape')} become the image's annotations`}</span>
+          <span className={`${styles.mergeCount} tabular`}>{`${formatCount(result.length, 'shape')} ${result.length === 1 ? 'becomes' : 'become'} the image's annotations`}</span>
           <Button variant="primary" icon={<GitMerge />} busy={busy} busyLabel="Merging..." disabled={waitingFor > 0 || merged} disabledReason={waitingFor > 0 ? `Waiting for ${waitingFor} more to submit` : undefined} onClick={() => void merge()}>
             Merge
           </Button>

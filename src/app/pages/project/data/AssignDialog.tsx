@@ -132,7 +132,7 @@ export function AssignDialog({ target, onClose, projectId, orgId }: { target: As
       let updated = 0;
       for (const call of plan) updated += (await workflowApi.assign(call, orgId)).updated;
       const names = annotatorMode === 'assign' && chosen.length ? chosen.map((id) => memberName(members.data, id)).join(', ') : null;
-      toast(names ? `${plural(updated)} assigned to ${names}` : shared ? `${plural(updated)} each go to ${overlap} annotators` : `${plural(updated)} updated`, 'success', 4000);
+      toast(names ? `${plural(updated)} assigned to ${names}` : shared ? `${plural(updated)} ${updated === 1 ? 'goes' : 'each go'} to ${overlap} annotators` : `${plural(updated)} updated`, 'success', 4000);
       useDataView.getState().reload();
       void qc.invalidateQueries({ queryKey: projectKey(projectId) });
       onClose();
@@ -167,47 +167,49 @@ export function AssignDialog({ target, onClose, projectId, orgId }: { target: As
       }
     >
       <OverlapField value={overlap} onChange={setOverlap} problem={problem} />
-      <fieldset className={styles.assignGroup} hidden={shared}>
-        <legend className={styles.assignLegend}>Annotator</legend>
-        <div className={styles.assignModes} role="radiogroup" aria-label="Annotator">
-          {(
-            [
-              ['assign', 'Assign to'],
-              ['keep', 'Leave as it is'],
-              ['clear', 'Unassign'],
-            ] as const
-          ).map(([value, label]) => (
-            <label key={value} className={styles.assignMode}>
-              <input type="radio" name="assign-mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
-              {label}
-            </label>
-          ))}
-        </div>
-        {mode === 'assign' ? (
-          members.isPending ? (
-            <p className={styles.assignHint}>Loading members...</p>
-          ) : (
-            <>
-              <ul className={styles.memberList} aria-label="Members who annotate">
-                {annotators.map((m) => (
-                  <li key={m.user_id}>
-                    <label className={styles.memberRow}>
-                      <input type="checkbox" checked={chosen.includes(m.user_id)} onChange={(e) => setChosen((c) => (e.target.checked ? [...c, m.user_id] : c.filter((id) => id !== m.user_id)))} />
-                      <Avatar name={m.full_name || m.email} className={styles.memberAvatar} />
-                      <span className={styles.memberName}>
-                        {m.full_name || m.email}
-                        {m.is_you ? ' (you)' : ''}
-                      </span>
-                      <span className={styles.memberRole}>{ROLE_LABEL[m.role]}</span>
-                    </label>
-                  </li>
-                ))}
-              </ul>
-              <p className={styles.assignHint}>{share ?? 'Choose several to share the images evenly among them.'}</p>
-            </>
-          )
-        ) : null}
-      </fieldset>
+      {shared ? null : (
+        <fieldset className={styles.assignGroup}>
+          <legend className={styles.assignLegend}>Annotator</legend>
+          <div className={styles.assignModes} role="radiogroup" aria-label="Annotator">
+            {(
+              [
+                ['assign', 'Assign to'],
+                ['keep', 'Leave as it is'],
+                ['clear', 'Unassign'],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className={styles.assignMode}>
+                <input type="radio" name="assign-mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
+                {label}
+              </label>
+            ))}
+          </div>
+          {mode === 'assign' ? (
+            members.isPending ? (
+              <p className={styles.assignHint}>Loading members...</p>
+            ) : (
+              <>
+                <ul className={styles.memberList} aria-label="Members who annotate">
+                  {annotators.map((m) => (
+                    <li key={m.user_id}>
+                      <label className={styles.memberRow}>
+                        <input type="checkbox" checked={chosen.includes(m.user_id)} onChange={(e) => setChosen((c) => (e.target.checked ? [...c, m.user_id] : c.filter((id) => id !== m.user_id)))} />
+                        <Avatar name={m.full_name || m.email} className={styles.memberAvatar} />
+                        <span className={styles.memberName}>
+                          {m.full_name || m.email}
+                          {m.is_you ? ' (you)' : ''}
+                        </span>
+                        <span className={styles.memberRole}>{ROLE_LABEL[m.role]}</span>
+                      </label>
+                    </li>
+                  ))}
+                </ul>
+                <p className={styles.assignHint}>{share ?? 'Choose several to share the images evenly among them.'}</p>
+              </>
+            )
+          ) : null}
+        </fieldset>
+      )}
       <label className={styles.assignGroup}>
         <span className={styles.assignLegend}>Reviewer</span>
         <select className={styles.assignSelect} value={reviewer} onChange={(e) => setReviewer(e.target.value)} data-testid="assign-reviewer">

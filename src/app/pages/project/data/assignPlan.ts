@@ -40,7 +40,7 @@ export function assignmentPlan(imageIds: readonly string[], assignee: AssigneeCh
 export function overlapHint(annotators: number | null): string | null {
   if (annotators === null) return null;
   if (annotators === 1) return 'One annotator per image: each image goes to the person it is assigned to (or the first to take it).';
-  return `Each image goes to ${annotators} different annotators, the first ${annotators} to take it with Start working. Each draws on a layer of their own without seeing the others'; once all ${annotators} have submitted, a reviewer compares the layers and merges them. Only images nobody has started can change.`;
+  return `Each image goes to ${annotators} different annotators, the first ${annotators} to take it with Start working. Each draws on a layer of their own without seeing the others'; once ${annotators === 2 ? 'both' : `all ${annotators}`} have submitted, a reviewer compares the layers and merges them. Only images nobody has started can change.`;
 }
 
 /** Why the choice cannot be sent (more annotators per image than members who annotate), else null. */
