@@ -3,19 +3,9 @@
 // so the numbers are exact and the test cannot flake; the queue takes Math.random by default and
 // any other draw when injected (groundTruthTurn's last parameter).
 import { describe, expect, it } from 'vitest';
+import { prng as seeded } from '../image-edit/pixels';
 import { isGroundTruthTurn } from './ground-truth';
 
-/** mulberry32: a small seeded generator of uniform numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const turns = (rate: number, draws: number, seed = 36) => {
   const draw = seeded(seed);
