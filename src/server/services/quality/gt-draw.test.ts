@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { prng as seeded } from '../image-edit/pixels';
 import { isGroundTruthTurn } from './ground-truth';
 
-
 const turns = (rate: number, draws: number, seed = 36) => {
   const draw = seeded(seed);
   let n = 0;
