@@ -34,6 +34,12 @@ test('at 320 px the editor panel is a sheet: opened by its button, focus in, Esc
 
   await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  // Nothing of the project's header or tabs runs past the right edge at 320 px (WCAG 1.4.10).
+  for (const control of [page.getByRole('button', { name: 'Add', exact: true }), page.getByRole('tab', { name: /Analytics/ })]) {
+    const box = (await control.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(320);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
   await page.screenshot({ path: 'test-results/shots/a11y-data-320.png', fullPage: true });
 });
 
