@@ -1,10 +1,10 @@
-// The annotation list's order as the keyboard walks it (Tab), pure.
+// The annotation list's order as the keyboard walks it (Alt+Down / Alt+Up), pure.
 
 /**
- * Tab / Shift+Tab: the shape to select next in the list's order (`listOrder`, top row first),
+ * Alt+Down / Alt+Up: the shape to select next in the list's order (`listOrder`, top row first),
  * skipping hidden ones. From the selection's last row forward (its first row backward); with
- * nothing selected, the first (or last) row. Null past either end, so Tab then leaves the canvas
- * as it would anywhere else (no keyboard trap).
+ * nothing selected, the first (or last) row. Null past either end (Tab itself always leaves the
+ * canvas: no keyboard trap).
  */
 export function nextInList(listOrder: readonly string[], selected: ReadonlySet<string>, hidden: ReadonlySet<string>, step: 1 | -1): string | null {
   const n = listOrder.length;

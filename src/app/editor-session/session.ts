@@ -3,7 +3,7 @@
 // and what joins them: usage records for created shapes, an accepted mask becoming an annotation,
 // the toasts of merges and overlaps and the engine's short messages, the keepalive flush when the
 // page is hidden, the History's preview and restore (./history.ts), Discard of recovered work,
-// and the commands on the document (undo, redo, copy, paste, hide, Tab's walk, Copy Previous,
+// and the commands on the document (undo, redo, copy, paste, hide, the Alt+arrow walk of the shapes, Copy Previous,
 // Remove All; while an earlier version is shown, those that look act on it and those that edit
 // are refused with a word why), and what the member's role allows (./access.ts: a role without
 // annotations.write gets a read-only editor and commands). The editor screen creates one
@@ -257,7 +257,7 @@ export class EditorSession {
   }
 
   /**
-   * Tab / Shift+Tab: selects the shape after (before) the selection in the annotation list's order;
+   * Alt+Down / Alt+Up: selects the shape after (before) the selection in the annotation list's order;
    * false past the end. While a model's predictions are pending and shown, the next (previous) one
    * of them instead, centred (issue 34), wrapping around.
    */
