@@ -15,8 +15,11 @@ const shot = async (page: Page, name: string) => {
   await page.screenshot({ path: `${SHOTS}/${name}.png` });
 };
 
-/** Starts working in a fresh browser of the annotator, draws a box (image pixels, 800 x 600 image) and submits it. */
-async function annotate(page: Page, filename: string, from: [number, number], to: [number, number]) {
+/**
+ * Starts working in a fresh browser of the annotator, draws a box (image pixels, 800 x 600 image)
+ * and submits it; the last of the two sends the image to review, the first is told it waits.
+ */
+async function annotate(page: Page, filename: string, from: [number, number], to: [number, number], last: boolean) {
   await page.getByRole('button', { name: 'Start working' }).click();
   await expect(page.getByRole('heading', { name: filename, level: 1 })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
@@ -29,7 +32,8 @@ async function annotate(page: Page, filename: string, from: [number, number], to
   await drawBox(page, at(...from), at(...to));
   await expect(annotationRows(page)).toHaveCount(1);
   await page.keyboard.press('Control+Enter');
-  await expect(page.getByText(`${filename} submitted for review`)).toBeVisible({ timeout: 20_000 });
+  const told = last ? `${filename} submitted for review` : `Your layer of ${filename} is handed in; it goes to review once all 2 annotators have submitted`;
+  await expect(page.getByText(told)).toBeVisible({ timeout: 20_000 });
 }
 
 test('two annotators draw on their own layers of an overlap-2 image, a reviewer merges them, the analytics lists both', async ({ page, browser }) => {
@@ -68,10 +72,10 @@ test('two annotators draw on their own layers of an overlap-2 image, a reviewer 
 
   // 2. Ann and Bob each take it from their queue, draw a box and submit; Bob does not see Ann's.
   const a = await memberBrowser(browser, ann);
-  await annotate(a.page, image.filename, [200, 150], [500, 400]);
+  await annotate(a.page, image.filename, [200, 150], [500, 400], false);
   await a.context.close();
   const b = await memberBrowser(browser, bob);
-  await annotate(b.page, image.filename, [220, 150], [520, 400]);
+  await annotate(b.page, image.filename, [220, 150], [520, 400], true);
   await b.context.close();
   expect((await apiCall(page, 'GET', `/images/${image.id}`)).body.image).toMatchObject({ status: 'review', annotation_count: 0 });
 

@@ -114,7 +114,9 @@ export function useReviewFlow({ image, status, orgId, projectId, saver, link, on
         try {
           const res = await workflowApi.submit(image.id, orgId);
           learn(res.image);
-          toast(`${image.filename} submitted for review`, 'success', MESSAGE_MS);
+          // An overlapped image (issue 36 §3) goes to review only once all its annotators have handed in their layers.
+          const waiting = res.image.overlap > 1 && res.image.status !== 'review';
+          toast(waiting ? `Your layer of ${image.filename} is handed in; it goes to review once all ${res.image.overlap} annotators have submitted` : `${image.filename} submitted for review`, 'success', MESSAGE_MS);
         } catch (err) {
           toast(serverMessage(err, "Couldn't submit the image. Please try again."), 'danger', MESSAGE_MS);
           return;
