@@ -256,7 +256,7 @@ export function ImageTile({ image, selected, selecting, draggableIds, onActivate
             <span className={styles.detailsFolderName}>{folder}</span>
           </span>
         ) : (
-          <span title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
+          <span className={styles.detailsDate} title={new Date(image.created_at).toLocaleString()}>{formatRelativeDate(image.created_at)}</span>
         )}
       </span>
     </>
