@@ -8,7 +8,7 @@
 import type { Buffer, DrawCommand, Framebuffer2D, Regl, Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import type { Chunk, ChunkLevel } from './cells';
-import { impostorFrag, impostorVert } from './shaders';
+import { impostorVert, labelFrag } from './shaders';
 
 /** Side of an atlas page, device px. */
 const PAGE = 2048;
@@ -91,7 +91,7 @@ export class ImpostorAtlas {
     const F = 4;
     this.drawQuads = regl({
       vert: impostorVert,
-      frag: impostorFrag,
+      frag: labelFrag, // the same plain texture read as the labels'
       attributes: {
         a_pos: { buffer: regl.prop<any, 'buf'>('buf'), stride: QUAD_STRIDE * F, offset: 0 },
         a_uv: { buffer: regl.prop<any, 'buf'>('buf'), stride: QUAD_STRIDE * F, offset: 2 * F },

@@ -240,12 +240,6 @@ void main() {
   gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
 }`;
 
-export const impostorFrag = `
-precision mediump float;
-uniform sampler2D u_tex;
-varying vec2 v_uv;
-void main() { gl_FragColor = texture2D(u_tex, v_uv); }`;
-
 /**
  * The image with the annotator's adjustments (display only; the stored image never changes):
  * gamma (c^(1/g)), then contrast about mid-grey, then brightness as a factor, as CSS filters do.
