@@ -124,6 +124,18 @@ export function storageContract(name: string, setup: () => Promise<ContractTarge
       expect((await readAll(await s.getBody(bucket, 'images/photo 1+é.jpg'))).equals(body)).toBe(true);
     });
 
+    it('gets the bytes alone, whole (a Buffer) or as a stream, the same bytes either way', async () => {
+      const body = randomBytes(70_000); // more than one 64 KiB read
+      await s.put(bucket, 'images/whole.bin', body, { contentType: 'application/octet-stream' });
+      const bytesOf = async (got: Buffer | Readable) => (Buffer.isBuffer(got) ? got : await readAll(got));
+      expect((await bytesOf(await s.getBytes(bucket, 'images/whole.bin', body.length))).equals(body)).toBe(true);
+      expect((await bytesOf(await s.getBytes(bucket, 'images/whole.bin', body.length - 1))).equals(body)).toBe(true);
+      await s.put(bucket, 'images/empty.bin', Buffer.alloc(0), { contentType: 'application/octet-stream' });
+      expect((await bytesOf(await s.getBytes(bucket, 'images/empty.bin', 1024))).length).toBe(0);
+      await expect(s.getBytes(bucket, 'nope/missing.txt', 1024)).rejects.toBeInstanceOf(ObjectNotFoundError);
+      await expect(s.getBytes(freshBucket(), 'missing.txt', 1024)).rejects.toBeInstanceOf(ObjectNotFoundError);
+    });
+
     it('puts streams, with and without a known length', async () => {
       const body = randomBytes(100_000);
       await s.put(bucket, 'streams/known.bin', chunked(body, 4096), { contentType: 'application/octet-stream', contentLength: body.length });

@@ -295,6 +295,7 @@ describe('local storage driver', () => {
     expect(await res.text()).not.toContain(SECRET);
     await expect(rig.driver.get(bucket, 'link.txt')).rejects.toThrow(/not found/i);
     await expect(rig.driver.getBody(bucket, 'link.txt')).rejects.toThrow(/not found/i);
+    await expect(rig.driver.getBytes(bucket, 'link.txt', 1024)).rejects.toThrow(/not found/i);
     expect((await collect(rig.driver.list(bucket, 'link'))).length).toBe(0);
   });
 

@@ -330,6 +330,26 @@ export class LocalStorage implements StorageDriver {
     return opened.handle.createReadStream();
   }
 
+  async getBytes(bucket: string, key: string, maxBytes: number): Promise<Buffer | Readable> {
+    const opened = await this.openFile(bucket, key);
+    if (!opened) throw new ObjectNotFoundError(bucket, key);
+    const { handle, st } = opened;
+    if (st.size > maxBytes) return handle.createReadStream();
+    try {
+      // Objects are replaced by rename, never written in place: the open file keeps its size.
+      const bytes = Buffer.allocUnsafe(st.size);
+      let filled = 0;
+      while (filled < bytes.length) {
+        const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return filled === bytes.length ? bytes : bytes.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  }
+
   async head(bucket: string, key: string): Promise<ObjectInfo | null> {
     const { file, meta } = this.paths(bucket, key);
     try {

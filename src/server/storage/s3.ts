@@ -265,6 +265,11 @@ export class S3Storage implements StorageDriver {
     return (await this.get(bucket, key)).body;
   }
 
+  /** A stream always: an object's bytes arrive over the network as they come. */
+  async getBytes(bucket: string, key: string): Promise<Readable> {
+    return this.getBody(bucket, key);
+  }
+
   async get(bucket: string, key: string): Promise<{ body: Readable; info: ObjectInfo }> {
     const target = this.where(bucket, key);
     try {

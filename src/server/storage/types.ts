@@ -49,6 +49,12 @@ export interface StorageDriver {
   get(bucket: string, key: string): Promise<{ body: Readable; info: ObjectInfo }>;
   /** The bytes alone, without the object's description (the export's image files: the local driver skips reading its sidecar). Throws ObjectNotFoundError. */
   getBody(bucket: string, key: string): Promise<Readable>;
+  /**
+   * The bytes of an object of at most `maxBytes` as one Buffer, read at once (the export's image
+   * files: no stream and no chunk per 64 KiB); a larger one, or any on a driver that cannot tell its
+   * size before reading, as getBody's stream. Throws ObjectNotFoundError.
+   */
+  getBytes(bucket: string, key: string, maxBytes: number): Promise<Buffer | Readable>;
   head(bucket: string, key: string): Promise<ObjectInfo | null>;
   /** Idempotent: deleting a missing object is not an error. */
   delete(bucket: string, key: string): Promise<void>;

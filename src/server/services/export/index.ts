@@ -10,7 +10,8 @@
 //   until the end: ~3 KB of heap per entry, +86 MB of RSS at 10k images with their files); at most
 //   a few entries wait in the queue (ZipSink.room, ./sink.ts), so a slow client slows the producer
 //   down instead of buffering the dataset;
-// - image files are piped from storage, a few open at a time;
+// - image files up to 8 MiB are read whole (one read into one buffer), a few ahead of the one being
+//   written (QUEUE_AHEAD); larger ones are piped from storage;
 // - what must span the whole export but is written at its end (COCO's images and annotations
 //   lists, VOC's image set) is spooled to temporary files during the single pass (the export's temp
 //   directory is removed afterwards, also on abort); YOLO's and VOC's renamings are decided by
@@ -267,6 +268,7 @@ async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: stri
       batch = await readBatch(s.ctx, s.where, batch[batch.length - 1]!.image.filename);
     }
     await writer.finish();
+    await sink.drained(); // the image files read ahead are written, or known to be missing, before README.txt lists them
     await sink.addText('README.txt', readme(s, writer));
     await sink.end(() => {
       if (progress) progress.state = 'done';
@@ -276,18 +278,22 @@ async function run(s: RunState, writer: FormatWriter, first: Row[], bucket: stri
   }
 }
 
+/**
+ * An image file up to this size is read whole, in one read into one buffer, and written as one
+ * piece (a larger one is streamed): the files queued ahead (QUEUE_AHEAD in ./sink.ts) bound the
+ * memory this takes.
+ */
+const WHOLE_FILE_MAX = 8 * 1024 * 1024;
+
+/** Queues an image file, read while the entries before it are written; a file gone from storage is reported missing. */
 async function addImageFile(s: RunState, bucket: string, image: ImageRow, entryPath: string): Promise<void> {
   await s.sink.room();
-  let body: Readable;
-  try {
-    body = await s.ctx.storage.getBody(bucket, image.gcsPath);
-  } catch (err) {
-    if (!(err instanceof ObjectNotFoundError)) throw err;
-    s.report.missing.add(entryPath);
-    return;
-  }
+  const read = s.ctx.storage.getBytes(bucket, image.gcsPath, WHOLE_FILE_MAX).catch((err: unknown) => {
+    if (err instanceof ObjectNotFoundError) return null;
+    throw err;
+  });
   // Image formats are compressed already: stored, not deflated again.
-  s.sink.add(body, entryPath, image.mimeType === 'image/svg+xml' || image.mimeType === 'image/bmp');
+  s.sink.addFile(entryPath, read, image.mimeType === 'image/svg+xml' || image.mimeType === 'image/bmp', () => s.report.missing.add(entryPath));
 }
 
 /** The annotations an export writes: pending model predictions (issue 34) only when the request includes them. */

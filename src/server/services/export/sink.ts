@@ -16,11 +16,26 @@ const SPOOL_BATCH_CHARS = 64 * 1024;
 /** Zip entries queued ahead of the writer. */
 const QUEUE_AHEAD = 4;
 
-/** One zip entry waiting for the writer: its whole content, or a stream of it (an image file). */
+/** An entry's content: whole, or a stream of it (a large image file). */
+type EntryData = Buffer | Readable;
+
+/**
+ * One zip entry waiting for the writer. An image file's content is still being read while the
+ * entries before it are written (`data` a promise: null when the file is gone from storage, and
+ * `missing` is told).
+ */
 interface Pending {
   path: string;
-  data: Buffer | Readable;
+  data: EntryData | Promise<EntryData | null>;
   compress: boolean;
+  missing?: () => void;
+}
+
+/** Frees an entry that will not be written: a stream is destroyed, also one still being opened. */
+function discard(e: Pending): void {
+  if (Buffer.isBuffer(e.data)) return;
+  if (e.data instanceof Readable) e.data.destroy();
+  else void e.data.then((d) => d instanceof Readable && d.destroy(), () => undefined);
 }
 
 /**
@@ -63,7 +78,7 @@ export class ZipSink {
       this.aborted = !this.out.readableEnded || this.aborted;
       this.out.wake();
       if (this.aborted) {
-        for (const e of this.queue) if (!Buffer.isBuffer(e.data)) e.data.destroy();
+        for (const e of this.queue) discard(e);
         this.queue.length = 0;
         this.zip.abandon();
       }
@@ -85,7 +100,7 @@ export class ZipSink {
   private fail(err: Error): void {
     if (this.failure || this.aborted) return;
     this.failure = err;
-    for (const e of this.queue) if (!Buffer.isBuffer(e.data)) e.data.destroy();
+    for (const e of this.queue) discard(e);
     this.out.destroy(err);
     this.notify();
   }
@@ -105,7 +120,9 @@ export class ZipSink {
       while (this.queue.length > 0 && !this.aborted && !this.failure) {
         const e = this.queue[0]!;
         try {
-          await this.zip.add(e.path, e.data, e.compress);
+          const data = await e.data;
+          if (data === null) e.missing?.();
+          else await this.zip.add(e.path, data, e.compress);
         } catch (err) {
           if (!this.aborted) this.fail(err as Error);
           break;
@@ -123,12 +140,35 @@ export class ZipSink {
     this.check();
   }
 
-  add(data: Buffer | Readable, entryPath: string, compress: boolean): void {
+  add(data: EntryData, entryPath: string, compress: boolean): void {
     this.check();
     // A stream that fails while it waits ends the export at once (and never goes unhandled).
     if (!Buffer.isBuffer(data)) data.on('error', (err) => this.fail(err));
     this.queue.push({ path: entryPath, data, compress });
     this.pump();
+  }
+
+  /**
+   * Queues a file whose content is still being read (`read`: null when it is gone, then `missing`
+   * is told instead of an entry written). Files are read up to QUEUE_AHEAD at once, each while the
+   * entries before it are written. Call room() first.
+   */
+  addFile(entryPath: string, read: Promise<EntryData | null>, compress: boolean, missing: () => void): void {
+    this.check();
+    // A read that fails ends the export at once (and never goes unhandled), as a failing stream does.
+    const data = read.then((d) => {
+      if (d instanceof Readable) d.on('error', (err) => this.fail(err));
+      return d;
+    });
+    data.catch((err: Error) => this.fail(err));
+    this.queue.push({ path: entryPath, data, compress, missing });
+    this.pump();
+  }
+
+  /** Resolves once every queued entry is written (or skipped as missing). */
+  async drained(): Promise<void> {
+    while ((this.queue.length > 0 || this.pumping) && !this.aborted && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.check();
   }
 
   async addText(entryPath: string, text: string | Buffer): Promise<void> {
@@ -142,8 +182,7 @@ export class ZipSink {
    * whole zip already sees its effect: the progress route's 'done').
    */
   async end(written?: () => void): Promise<void> {
-    while ((this.queue.length > 0 || this.pumping) && !this.aborted && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
-    this.check();
+    await this.drained();
     await this.zip.finish();
     written?.();
     this.out.push(null);
