@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/server/config';
 import { buildApp, type BuiltApp } from '../../src/server/app';
 import { openDatabase } from '../../src/server/db/client';
+import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
 
 export interface TestServer {
@@ -30,6 +31,11 @@ export async function migratedDataDir(): Promise<string> {
   if (database.kind === 'pglite') await copyMigratedDatabase(database.dir);
   return dir;
 }
+
+// Under vitest, passwords are hashed at a test cost (about 1 ms instead of 22 to hash, and to
+// verify: every test signs up people of its own; docs/security.md). Benches import this harness
+// too, outside vitest, and keep the real cost.
+if (process.env.VITEST) usePasswordCostForTests();
 
 let pgTemplate: Promise<string> | null = null;
 

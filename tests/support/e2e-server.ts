@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { loadConfig } from '../../src/server/config';
 import { copyMigratedDatabase } from './pglite-template';
+import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 
 let database;
 try {
@@ -13,4 +14,6 @@ try {
   // main.ts reads the configuration again and reports what is wrong with it.
 }
 if (database?.kind === 'pglite' && !fs.existsSync(database.dir)) await copyMigratedDatabase(database.dir);
+// Passwords at the tests' hash cost (docs/security.md): the same process runs main.ts below.
+usePasswordCostForTests();
 await import('../../src/server/main');

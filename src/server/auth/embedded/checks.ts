@@ -36,9 +36,21 @@ export function parsePkce(challenge: unknown, method: unknown): PkceParams {
   return { codeChallenge: c, codeChallengeMethod: m };
 }
 
+/** Replaced only by the API tests' harness (`usePasswordCostForTests`); nothing in the server sets it. */
+let testCost: { memoryCost: number; timeCost: number } | undefined;
+
 /** argon2id (the library's default algorithm) with its default cost: 19 MiB, 2 passes. */
 export function hashPassword(password: string): Promise<string> {
-  return argonHash(password);
+  return argonHash(password, testCost);
+}
+
+/**
+ * For test servers only (tests/api/harness.ts, tests/support/e2e-server.ts; docs/security.md):
+ * argon2id at 1 MiB and one pass, about 1 ms a hash instead of 22, and as little to verify one (the
+ * cost is read from the hash). Tests sign up people by the hundred; nothing in the server calls it.
+ */
+export function usePasswordCostForTests(): void {
+  testCost = { memoryCost: 1024, timeCost: 1 };
 }
 
 export function isBanned(user: UserRow): boolean {
