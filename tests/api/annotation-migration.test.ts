@@ -21,13 +21,15 @@ const CLASSES = [
 
 /**
  * Turns a current database back into the layout before 0006: each image's rows become its document
- * again. 0024 is undone too, as it adds a column to the change log 0006 creates: the next start-up
- * then runs 0006 and 0024 in order, as an upgrade from before 0006 does.
+ * again. 0024 is undone too, as it adds a column to the change log 0006 creates, and with it 0026
+ * (its trigger lives on 0024's drafts table): the next start-up then runs 0006, 0024 and 0026 in
+ * order, as an upgrade from before 0006 does.
  */
 const DOWNGRADE = `
 DROP TABLE drafts;
 ALTER TABLE images DROP COLUMN overlap;
 DELETE FROM schema_migrations WHERE name = '0024_consensus.sql';
+DELETE FROM schema_migrations WHERE name = '0026_consensus_analytics.sql';
 UPDATE annotation_documents d SET annotations = coalesce((SELECT json_agg(a.data ORDER BY a.seq) FROM annotations a WHERE a.image_id = d.image_id), '[]'::json);
 DROP TABLE annotation_changes;
 DROP TABLE annotations;

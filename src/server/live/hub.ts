@@ -384,9 +384,14 @@ export class LiveHub {
     return room ? this.peersOf(room) : withPeerColors(mergePeers(this.cluster?.peersOn(imageId) ?? []));
   }
 
-  /** The people on this process's sockets, each in their own colour (what the cluster announces; peersOf gives the colours sent to clients). */
+  /**
+   * The people on this process's sockets, each in their own colour (what the cluster announces;
+   * peersOf gives the colours sent to clients). A socket whose person holds a layer of the image (a
+   * consensus draft, a ground-truth attempt) is nobody's peer: they work without being seen.
+   */
   private localPeersOf(room: Room): LivePeer[] {
-    return mergePeers([...room.clients].map((c) => ({ user_id: c.user!.id, name: c.user!.name, color: peerColor(c.user!.id), can_edit: c.joins.get(room.imageId)?.canEdit ?? false })));
+    const seen = [...room.clients].filter((c) => !c.joins.get(room.imageId)?.layered);
+    return mergePeers(seen.map((c) => ({ user_id: c.user!.id, name: c.user!.name, color: peerColor(c.user!.id), can_edit: c.joins.get(room.imageId)?.canEdit ?? false })));
   }
 
   private presence(room: Room, except: Client | null): void {
@@ -411,8 +416,16 @@ export class LiveHub {
       const access = await this.access(client.user.id, imageId, membership.projectId).catch(() => undefined);
       if (access === undefined) continue; // the database failed: try again next time
       if (!access) return this.close(client, LIVE_CLOSE.forbidden, 'Access to a joined image was lost');
+      const shown = membership.layered !== access.layered;
       membership.canEdit = access.canEdit;
       membership.layered = access.layered;
+      // A layer handed in or merged (or newly taken) shows or hides the person: the others are told.
+      const room = shown ? this.rooms.get(imageId) : undefined;
+      if (room) {
+        this.presence(room, null);
+        this.watchers.changed(imageId);
+        this.cluster?.announce(imageId, this.localPeersOf(room));
+      }
     }
     if (!client.closed) await this.watchers.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live watch check failed; it runs again later'));
     if (!client.closed) await this.projects.recheck(client, client.user.id).catch((err: unknown) => this.ctx.log.warn({ err }, 'live project watch check failed; it runs again later'));

@@ -21,7 +21,8 @@ import type { ProjectClass } from '../../../contract/projects';
 import { CONFLICT_CURRENT_MAX_SHAPES, type ChangesResponse, type LoadDataResponse, type SaveDataResponse } from '../../../contract/annotation-api';
 import type { ImageStatus } from '../../../contract/images';
 import { annotatedImage } from '../access';
-import { adjustCounters } from '../images';
+import type { Tx } from '../../db/client';
+import { adjustCounters, type ImageRow } from '../images';
 import { changesSince } from './history';
 import { applyChange, headOf, lockHeader, onSnapshot, readAnnotations, rowsOf, type ChangeSet, type Conn, type Header } from './store';
 
@@ -46,7 +47,7 @@ export async function commit(
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
   prepare: (classes: readonly ProjectClass[]) => Prepare | Promise<Prepare>,
-  opts: { restoredFrom?: number; rebase?: readonly string[]; merged?: boolean } = {},
+  opts: { restoredFrom?: number; rebase?: readonly string[]; merged?: boolean; whileLocked?: (tx: Tx, image: ImageRow) => Promise<void> } = {},
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
   if (body.image_filename !== image.filename) {
@@ -70,6 +71,8 @@ export async function commit(
   const saved = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before) throw errors.notFound('Image');
+    // A caller's own check of the locked image (the merge's stage: a reject meanwhile must refuse it).
+    await opts.whileLocked?.(tx, before);
     const header = await lockHeader(tx, image.id, before.projectId);
     let rebasedFrom: { version: number; savedAt: Date } | undefined;
     if (baseVersion !== undefined && baseVersion !== header.version) {

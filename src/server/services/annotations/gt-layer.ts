@@ -14,7 +14,9 @@ import { drafts, gtAttempts, images, projects } from '../../db/schema';
 import { errors } from '../../errors';
 import type { ChangesResponse, SaveDataResponse } from '../../../contract/annotation-api';
 import type { Image } from '../../../contract/images';
+import { sameJson } from '../../../contract/json';
 import { annotatedImage } from '../access';
+import { countIn, countShapes, type ClassCounts } from './store';
 import { validateForImage } from './validate';
 
 type Annotation = Record<string, unknown>;
@@ -128,8 +130,29 @@ export async function saveToLayer(
     const list = 'list' in change ? [...change.list] : applyUpserts(a.annotations as Annotation[], change.upserts as Annotation[], change.removedIds);
     const version = a.version + 1;
     await writeLayer(tx, layer.kind, a.id, { annotations: list, version, savedAt: now });
+    // A draft is its holder's work on the image: its shapes count in their analytics (an attempt is a test, not work).
+    if (layer.kind === 'draft') await countShapes(tx, image.id, userId, now, shapeCounts(a.annotations as Annotation[], list as Annotation[]));
     return { success: true as const, status_updated: false, status: 'annotating' as const, new_count: list.length, version, saved_at: now.toISOString() };
   });
+}
+
+/**
+ * What a save of a layer did, per class, by the image's rule (docs/analytics.md): an id the list did
+ * not hold is created, one whose shape differs is edited (under its new class), one gone is deleted
+ * (under the class it had). Compared as JSON values: the stored list comes back from jsonb.
+ */
+export function shapeCounts(before: readonly Annotation[], after: readonly Annotation[]): ClassCounts {
+  const counts: ClassCounts = new Map();
+  const was = new Map(before.map((x) => [x.id as string, x]));
+  const kept = new Set<string>();
+  for (const x of after) {
+    const old = was.get(x.id as string);
+    kept.add(x.id as string);
+    if (!old) countIn(counts, String(x.name ?? ''), 'c');
+    else if (!sameJson(old, x)) countIn(counts, String(x.name ?? ''), 'e');
+  }
+  for (const [id, old] of was) if (!kept.has(id)) countIn(counts, String(old.name ?? ''), 'd');
+  return counts;
 }
 
 /** save-changes' rule on a list: removals first, then each upsert replaces its id in place or goes on top. */

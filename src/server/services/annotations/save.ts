@@ -22,11 +22,18 @@ export async function saveData(ctx: AppContext, userId: string, body: SaveDataRe
 /**
  * A reviewer's merge of an overlapped image's drafts (issue 36 §3, ../consensus): the list becomes
  * the image's annotations as one version, checked like a save-data and marked `merged` in the log.
- * Never through the caller's layer: the merge writes the image itself.
+ * Never through the caller's layer: the merge writes the image itself. `whileLocked` checks the
+ * image under the save's lock of its row (its stage and drafts), so a reject cannot slip in between.
  */
-export async function saveMerge(ctx: AppContext, userId: string, image: { id: string; projectId: string; filename: string }, annotations: unknown[]): Promise<SaveDataResponse> {
+export async function saveMerge(
+  ctx: AppContext,
+  userId: string,
+  image: { id: string; projectId: string; filename: string },
+  annotations: unknown[],
+  whileLocked: NonNullable<Parameters<typeof commit>[5]>['whileLocked'],
+): Promise<SaveDataResponse> {
   const body = { image_id: image.id, project_id: image.projectId, image_filename: image.filename };
-  return commit(ctx, userId, body, undefined, (classes) => replaceList(ctx, image.id, annotations, classes), { merged: true });
+  return commit(ctx, userId, body, undefined, (classes) => replaceList(ctx, image.id, annotations, classes), { merged: true, whileLocked });
 }
 
 /** The whole list as the document, validated: what it lacks is removed; rows are written only where they differ. */

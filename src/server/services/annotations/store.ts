@@ -83,8 +83,8 @@ export async function storedTexts(db: Conn, imageId: string, ids: readonly strin
 }
 
 /** Shapes created, edited and deleted per class by one save, for the analytics rollup. */
-type ClassCounts = Map<string, { c: number; e: number; d: number }>;
-const countIn = (counts: ClassCounts, name: string, key: 'c' | 'e' | 'd') => {
+export type ClassCounts = Map<string, { c: number; e: number; d: number }>;
+export const countIn = (counts: ClassCounts, name: string, key: 'c' | 'e' | 'd') => {
   let row = counts.get(name);
   if (!row) counts.set(name, (row = { c: 0, e: 0, d: 0 }));
   row[key] += 1;
@@ -96,7 +96,7 @@ const countIn = (counts: ClassCounts, name: string, key: 'c' | 'e' | 'd') => {
  * shape's JSON is read again (0020/0022's trigger did, 1.32x on a 10k-shape whole-list save).
  * Rows go in sorted by class, the rollup's lock order.
  */
-async function countShapes(tx: Conn, imageId: string, userId: string, now: Date, counts: ClassCounts): Promise<void> {
+export async function countShapes(tx: Conn, imageId: string, userId: string, now: Date, counts: ClassCounts): Promise<void> {
   if (counts.size === 0) return;
   const rows = JSON.stringify([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, n]) => ({ name, ...n })));
   await tx.execute(sql`
