@@ -7,6 +7,7 @@ import { ArrowLeft, GitMerge, Layers, RefreshCw, ShieldOff } from 'lucide-react'
 import { useMemo } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { editorApi } from '../../api/annotations/editorApi';
+import { skeletonPointsOf } from '../../../contract/skeleton';
 import { consensusApi } from '../../api/consensus';
 import { serverMessage } from '../../api/client';
 import { Button } from '../../components/Button';
@@ -19,7 +20,7 @@ import { imagePath, projectPath } from '../../lib/links';
 import { useDocumentTitle } from '../../lib/useDocumentTitle';
 import { useCan } from '../../stores/permissions';
 import { useRoutedProject } from '../../stores/useRoutedProject';
-import { agreementText, waitingCount } from './consensus';
+import { agreementText, waitingCount, type PointNames } from './consensus';
 import { MergeWorkspace } from './MergeWorkspace';
 import styles from './MergePage.module.css';
 
@@ -44,6 +45,10 @@ export function MergePage() {
   const url = useQuery({ queryKey: ['image-url', imageId, orgId], queryFn: () => editorApi.originalUrl(imageId!, orgId!), enabled, staleTime: 30 * 60_000 });
   const drafts = useQuery({ queryKey: ['drafts', imageId], queryFn: ({ signal }) => consensusApi.drafts(imageId!, signal), enabled, staleTime: 0 });
   const colors = useMemo(() => new Map(routed.status === 'ready' ? routed.project.classes.map((c) => [c.name, c.color]) : []), [routed]);
+  const pointNames = useMemo<PointNames>(() => {
+    const byName = new Map(routed.status === 'ready' ? routed.project.classes.map((c) => [c.name, c]) : []);
+    return (name) => skeletonPointsOf(byName.get(name));
+  }, [routed]);
   useDocumentTitle(image.data ? `Merge ${image.data.filename}` : 'Merge drafts');
 
   if (routed.status === 'notFound') return <NotFoundPage />;
@@ -98,7 +103,7 @@ export function MergePage() {
             {`${overlap - waiting} of ${overlap} have submitted. The layers below are what they have so far; you can merge once all have submitted.`}
           </Banner>
         ) : null}
-        <MergeWorkspace projectId={projectId!} image={image.data} imageUrl={url.data ?? null} drafts={drafts.data.drafts} colors={colors} waitingFor={waiting} />
+        <MergeWorkspace projectId={projectId!} image={image.data} imageUrl={url.data ?? null} drafts={drafts.data.drafts} colors={colors} pointNames={pointNames} waitingFor={waiting} />
       </>
     );
   }

@@ -15,7 +15,7 @@ import { Banner } from '../../components/Banner';
 import { formatCount } from '../../lib/format';
 import { imagePath } from '../../lib/links';
 import { toast } from '../../stores/toast';
-import { defaultChoices, groupShapes, mergedAnnotations, submittedText, type GroupChoice, type Layer, type ShapeGroup } from './consensus';
+import { defaultChoices, groupShapes, mergedAnnotations, submittedText, type GroupChoice, type Layer, type PointNames, type ShapeGroup } from './consensus';
 import { LayerPanel, type PanelShape } from './LayerPanel';
 import styles from './MergePage.module.css';
 
@@ -56,10 +56,20 @@ function GroupRow({ group, number, layers, choice, onChoose, onFocus }: { group:
 
 // Long because it is the one screen of the merge: the layers, the preview, the choices and the
 // Merge call share the groups and the choices.
-export function MergeWorkspace({ projectId, image, imageUrl, drafts, colors, waitingFor }: { projectId: string; image: Image; imageUrl: string | null; drafts: readonly Draft[]; colors: ReadonlyMap<string, string>; waitingFor: number }) {
+export function MergeWorkspace(props: {
+  projectId: string;
+  image: Image;
+  imageUrl: string | null;
+  drafts: readonly Draft[];
+  colors: ReadonlyMap<string, string>;
+  /** Skeleton classes' point names, for OKS's sigmas when keypoints are grouped. */
+  pointNames: PointNames;
+  waitingFor: number;
+}) {
+  const { projectId, image, imageUrl, drafts, colors, pointNames, waitingFor } = props;
   const navigate = useNavigate();
   const layers = useMemo<Layer[]>(() => drafts.map((d) => ({ user: d.user, annotations: d.annotations as StoredAnnotation[] })), [drafts]);
-  const groups = useMemo(() => groupShapes(layers), [layers]);
+  const groups = useMemo(() => groupShapes(layers, pointNames), [layers, pointNames]);
   const [choices, setChoices] = useState(() => defaultChoices(groups));
   const [active, setActive] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

@@ -1,14 +1,18 @@
 // The reviewer's consensus merge (issue 36 §3), pure: the annotators' draft layers are matched
-// shape to shape (same class, IoU >= 0.5, at most one shape per layer in a group), each group
-// gets a consensus shape (the mean of its boxes; for any other shape, the member closest to the
-// others), and the reviewer's choice per group (consensus, one layer's shape, or nothing) builds
-// the merged list. The IoU is the one ground-truth scoring uses (src/contract/similarity.ts).
+// shape to shape (same class and family, similarity >= 0.5, at most one shape per layer in a
+// group), each group gets a consensus shape (the mean of its boxes; for any other shape, the member
+// most similar to the others), and the reviewer's choice per group (consensus, one layer's shape,
+// or nothing) builds the merged list. The similarity is the one ground-truth scoring uses
+// (src/contract/similarity.ts): IoU for areas and lines, OKS for keypoints and skeletons.
 import { storedKind, type StoredAnnotation } from '../../../contract/annotations';
 import type { Agreement, Draft } from '../../../contract/consensus';
-import { iou } from '../../../contract/similarity';
+import { familyOf, iou, oks } from '../../../contract/similarity';
 
-/** The IoU two shapes need to be the same object (as the agreement score's matching). */
-export const MATCH_IOU = 0.5;
+/** The similarity (IoU, or OKS for points) two shapes need to be the same object (as the agreement score's matching). */
+export const MATCH_SIMILARITY = 0.5;
+
+/** A skeleton class's point names (COCO's person points take COCO's sigmas in OKS); null for any other class. */
+export type PointNames = (className: string) => readonly string[] | null;
 
 export interface Layer {
   user: { id: string; name: string };
@@ -24,27 +28,29 @@ export interface ShapeGroup {
   support: number;
   /** More than half of the layers drew it. */
   majority: boolean;
-  /** The mean of the boxes (boxes only), else the member closest to the others. */
+  /** The mean of the boxes (boxes only), else the member most similar to the others. */
   consensus: StoredAnnotation;
 }
 
 /** Per group: 'consensus', the index of the layer whose shape is kept, or 'drop'. */
 export type GroupChoice = 'consensus' | 'drop' | number;
 
-/** Boxes, polygons, masks and polylines are compared by IoU; keypoints and skeletons are not matched (each stays its own group). */
-const comparable = (a: StoredAnnotation) => {
-  const kind = storedKind(a);
-  return kind !== 'keypoint' && kind !== 'skeleton';
-};
-const sameFamily = (a: StoredAnnotation, b: StoredAnnotation) => (storedKind(a) === 'polyline') === (storedKind(b) === 'polyline');
-
-function similarity(a: StoredAnnotation, b: StoredAnnotation): number {
-  if (a.name !== b.name || !comparable(a) || !comparable(b) || !sameFamily(a, b)) return 0;
-  return iou(a, b);
+/**
+ * How alike two keypoints or skeletons of one class are: COCO's OKS taken both ways and averaged,
+ * as no layer is the reference (OKS scales by the reference's box and counts its labelled points).
+ */
+export function pointSimilarity(a: StoredAnnotation, b: StoredAnnotation, pointNames: readonly string[] | null = null): number {
+  return ((oks(a, b, pointNames) ?? 0) + (oks(b, a, pointNames) ?? 0)) / 2;
 }
 
-/** The mean box of boxes; any other kind: the member with the highest mean IoU to the rest (the first on a tie). */
-export function consensusShape(shapes: readonly StoredAnnotation[]): StoredAnnotation {
+/** 0 unless same class and family; then OKS for points (keypoints, skeletons), IoU for areas and lines. */
+export function similarity(a: StoredAnnotation, b: StoredAnnotation, pointNames?: PointNames): number {
+  if (a.name !== b.name || familyOf(a) !== familyOf(b)) return 0;
+  return familyOf(a) === 'point' ? pointSimilarity(a, b, pointNames?.(a.name) ?? null) : iou(a, b);
+}
+
+/** The mean box of boxes; any other kind: the member most similar to the rest on average (the first on a tie). */
+export function consensusShape(shapes: readonly StoredAnnotation[], pointNames?: PointNames): StoredAnnotation {
   const first = shapes[0]!;
   if (shapes.length === 1) return first;
   if (shapes.every((s) => storedKind(s) === 'box')) {
@@ -59,18 +65,18 @@ export function consensusShape(shapes: readonly StoredAnnotation[]): StoredAnnot
   let bestScore = -1;
   for (const s of shapes) {
     const others = shapes.filter((o) => o !== s);
-    const score = others.reduce((sum, o) => sum + iou(s, o), 0) / others.length;
+    const score = others.reduce((sum, o) => sum + similarity(s, o, pointNames), 0) / others.length;
     if (score > bestScore) [best, bestScore] = [s, score];
   }
   return best;
 }
 
 /**
- * Groups the layers' shapes: every pair of shapes from two different layers whose IoU reaches
- * MATCH_IOU, highest first, joins their groups unless that would put two shapes of one layer in
- * a group. Groups come in the order of their first shape (layer by layer, list order).
+ * Groups the layers' shapes: every pair of shapes from two different layers whose similarity
+ * reaches MATCH_SIMILARITY, highest first, joins their groups unless that would put two shapes of one
+ * layer in a group. Groups come in the order of their first shape (layer by layer, list order).
  */
-export function groupShapes(layers: readonly Layer[]): ShapeGroup[] {
+export function groupShapes(layers: readonly Layer[], pointNames?: PointNames): ShapeGroup[] {
   const all = layers.flatMap((l, layer) => l.annotations.map((a) => ({ a, layer })));
   const groupOf = all.map((_, i) => i);
   const layersOf = new Map<number, Set<number>>(all.map((s, i) => [i, new Set([s.layer])]));
@@ -78,8 +84,8 @@ export function groupShapes(layers: readonly Layer[]): ShapeGroup[] {
   for (let i = 0; i < all.length; i++) {
     for (let j = i + 1; j < all.length; j++) {
       if (all[i]!.layer === all[j]!.layer) continue;
-      const sim = similarity(all[i]!.a, all[j]!.a);
-      if (sim >= MATCH_IOU) pairs.push({ i, j, sim });
+      const sim = similarity(all[i]!.a, all[j]!.a, pointNames);
+      if (sim >= MATCH_SIMILARITY) pairs.push({ i, j, sim });
     }
   }
   pairs.sort((p, q) => q.sim - p.sim || p.i - q.i || p.j - q.j);
@@ -113,7 +119,7 @@ export function groupShapes(layers: readonly Layer[]): ShapeGroup[] {
       members,
       support: present.length,
       majority: present.length * 2 > layers.length,
-      consensus: consensusShape(present),
+      consensus: consensusShape(present, pointNames),
     };
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { countsToString } from '../../../contract/rle';
 import { score } from './score';
-import { iou, oks } from './similarity';
+import { iou, oks } from '../../../contract/similarity';
 
 const box = (id: string, name: string, x: number, y: number, w: number, h: number, extra: Partial<StoredAnnotation> = {}): StoredAnnotation => ({ id, name, bounding_box: { x, y, w, h }, ...extra });
 const square = (id: string, name: string, x: number, y: number, s: number): StoredAnnotation =>

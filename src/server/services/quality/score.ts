@@ -1,7 +1,7 @@
 // Scoring one list of annotations against another (issue 36 §2; consensus, §3, compares two
 // drafts with the same function). The rules are in docs/analytics.md ("Ground truth and scores").
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { familyOf, iou, oks } from './similarity';
+import { familyOf, iou, oks } from '../../../contract/similarity';
 
 /** The similarity (IoU, or OKS for points) two shapes need to match. */
 export const MATCH_THRESHOLD = 0.5;
