@@ -1,11 +1,13 @@
-// Spatial cells of the renderer's shapes and their GPU buffers per level of detail. Shapes live
-// in cells of CELL x CELL image px (by the centre of a shape's bounds); a cell's buffers are built
-// from the cached per-shape arrays when it is first drawn at a level, where shapes small on screen
-// become dots or compact polygons (see renderer.ts for why).
-import type { Buffer, Elements, Regl } from 'regl';
+// Spatial cells of the renderer's shapes and their geometry per level of detail. Shapes live
+// in cells of CELL x CELL image px (by the centre of a shape's bounds); a cell's geometry at a
+// level is built from the cached per-shape arrays when it is first drawn at that level, where
+// shapes small on screen become dots or compact polygons (see renderer.ts for why), into ranges
+// of the level's buffers that all cells share (LevelBuffers, level-buffers.ts).
+import type { Regl } from 'regl';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, compactPolygon, type ShapeGeometry } from './geometry';
 import type { MaskPlace } from './masks';
 import { releaseSlot, type Impostor } from './impostors';
+import { Pool, type Range, type RunList } from './level-buffers';
 
 /** Side of a spatial cell in image px. */
 export const CELL = 1024;
@@ -51,40 +53,81 @@ export interface Shape {
   maskLabel?: { counts: ArrayLike<number> | string; height: number; at?: [number, number] | null };
 }
 
-/** GPU buffers of one cell at one level of detail (counts are indices). */
+/** The shared buffers of one level of detail (level-buffers.ts): every cell's geometry at that level is a range of them. */
+export class LevelBuffers {
+  readonly fillV: Pool;
+  readonly fillI: Pool;
+  readonly lineV: Pool;
+  readonly lineI: Pool;
+  readonly compact: Pool;
+  readonly dots: Pool;
+  /** Cell levels holding ranges here (the buffers go with the last). */
+  users = 0;
+
+  constructor(regl: Regl) {
+    this.fillV = new Pool(regl, FILL_STRIDE);
+    this.fillI = new Pool(regl, 0);
+    this.lineV = new Pool(regl, LINE_STRIDE);
+    this.lineI = new Pool(regl, 0);
+    this.compact = new Pool(regl, COMPACT_STRIDE);
+    // a blank dot is off every view (the dot shader culls it)
+    this.dots = new Pool(regl, DOT_STRIDE, [-1e9, -1e9, 0, 0, 0, -1]);
+  }
+
+  get bytes(): number {
+    return this.fillV.bytes + this.fillI.bytes + this.lineV.bytes + this.lineI.bytes + this.compact.bytes + this.dots.bytes;
+  }
+
+  destroy(): void {
+    for (const p of [this.fillV, this.fillI, this.lineV, this.lineI, this.compact, this.dots]) p.destroy();
+  }
+}
+
+/** Destroys the levels' buffers that no cell holds a range of any more. */
+export function dropUnusedStores(stores: Map<number, LevelBuffers>): void {
+  for (const [k, st] of stores) {
+    if (st.users) continue;
+    st.destroy();
+    stores.delete(k);
+  }
+}
+
+/** One cell at one level of detail: its ranges of the level's buffers (counts are indices or vertices). */
 export interface ChunkLevel {
-  fill: Buffer;
-  fillIdx: Elements;
-  line: Buffer;
-  lineIdx: Elements;
+  store: LevelBuffers;
+  fillV: Range | null;
+  fillI: Range | null;
+  lineV: Range | null;
+  lineI: Range | null;
   /** Compact polygons (unindexed triangles), or null. */
-  compact: Buffer | null;
+  compact: Range | null;
   /** Shapes drawn as dots (points), or null. */
-  dots: Buffer | null;
+  dots: Range | null;
   fillCount: number;
   lineCount: number;
   bytes: number;
   /** Frame number of the last draw (for dropping the least recently drawn level). */
   used: number;
-  /** Per sub-cell: the bounds of its dots and compact polygons (4 numbers each), and where they start (in vertices; SUB * SUB + 1 entries). */
+  /** Its cell changed since it was built: rebuilt into its ranges (an edit) before it is drawn again. */
+  stale: boolean;
+  /** Per sub-cell: the bounds of its dots and compact polygons (4 numbers each), and where they start (in vertices from the range's start; SUB * SUB + 1 entries). */
   subBounds: Float32Array;
   dotStart: Uint32Array;
   compactStart: Uint32Array;
-  /** The fill and outline draws' props, made once (a frame allocates nothing per cell). */
-  fillDraw: { buf: Buffer; idx: Elements; count: number };
-  lineDraw: { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[] };
   /** Its dots and compact polygons drawn once into an atlas slot (impostors.ts), or null. */
   impostor?: Impostor | null;
 }
 
 export function destroyLevel(l: ChunkLevel): void {
-  l.fill.destroy();
-  l.fillIdx.destroy();
-  l.line.destroy();
-  l.lineIdx.destroy();
-  l.compact?.destroy();
-  l.dots?.destroy();
+  const st = l.store;
+  for (const [pool, r] of [[st.fillV, l.fillV], [st.fillI, l.fillI], [st.lineV, l.lineV], [st.lineI, l.lineI], [st.compact, l.compact], [st.dots, l.dots]] as const) if (r) pool.release(r);
+  st.users--;
+  dropImpostor(l);
+}
+
+function dropImpostor(l: ChunkLevel): void {
   if (l.impostor) releaseSlot(l.impostor.slot);
+  l.impostor = null;
 }
 
 
@@ -98,7 +141,7 @@ export interface Chunk {
   bounds: [number, number, number, number];
   /** Smallest max(width, height) of a shape that can be drawn as a dot or compact; Infinity if none. */
   minExtent: number;
-  /** Buffers by level (FULL or a power-of-two zoom exponent), built on first draw. */
+  /** Ranges by level (FULL or a power-of-two zoom exponent), built on first draw. */
   levels: Map<number, ChunkLevel>;
   dirty: boolean;
   /** Bumped when a shape's selection, hover or hidden state changes (its impostors are drawn again). */
@@ -113,69 +156,71 @@ export function wantedLevel(c: Chunk, exp: number): number {
   return c.minExtent * 2 ** exp < COMPACT_PX ? exp : FULL;
 }
 
+/** How a level draws each shape of a cell, in paint order: 0 full, 1 dot, 2 compact (its triangles in `compactOf`). */
+interface Tiers {
+  list: Shape[];
+  tier: Uint8Array;
+  compactOf: Float32Array[];
+  nf: number;
+  nfi: number;
+  nl: number;
+  nli: number;
+  nc: number;
+  nd: number;
+}
 
-/**
- * The cell's buffers at a level: FULL, or zoom exponent e (scale within a quarter octave of 2^e)
- * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
- * dot, a polygon under COMPACT_PX is compact, and the rest keep their full geometry. Half-octave
- * levels: a zoom gesture rebuilds a cell at most every few steps. Paint order within the cell
- * is kept within each pass (fills, then dots, then compact polygons, then outlines). `halo`: the
- * outlines' halo colour (their draw's props are made here once).
- */
-export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number, halo: number[]): ChunkLevel {
+function tiersOf(c: Chunk, level: number): Tiers {
   const scale = level === FULL ? 0 : 2 ** level;
   const dotBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
   const list = [...c.shapes].sort((a, b) => a.z - b.z);
-  // per shape: 0 full, 1 dot, 2 compact (its triangles in `compactOf`)
-  const tier = new Uint8Array(list.length);
-  const compactOf: Float32Array[] = [];
-  let nf = 0, nfi = 0, nl = 0, nli = 0, nc = 0, nd = 0;
+  const t: Tiers = { list, tier: new Uint8Array(list.length), compactOf: [], nf: 0, nfi: 0, nl: 0, nli: 0, nc: 0, nd: 0 };
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     const ext = Math.max(s.bounds[2] - s.bounds[0], s.bounds[3] - s.bounds[1]);
     if (scale && dottable(s) && ext < dotBelow) {
-      tier[i] = 1;
-      nd += DOT_STRIDE;
+      t.tier[i] = 1;
+      t.nd += DOT_STRIDE;
       continue;
     }
     if (scale && s.rings && ext < compactBelow) {
       const tris = compactPolygon(s.geom.handles, s.rings, COMPACT_TOLERANCE_PX / scale, s.color, s.slot);
       if (tris) {
-        tier[i] = 2;
-        compactOf[i] = tris;
-        nc += tris.length;
+        t.tier[i] = 2;
+        t.compactOf[i] = tris;
+        t.nc += tris.length;
         continue;
       }
     }
-    nf += s.geom.fill.length;
-    nfi += s.geom.fillIdx.length;
-    nl += s.geom.line.length;
-    nli += s.geom.lineIdx.length;
+    t.nf += s.geom.fill.length;
+    t.nfi += s.geom.fillIdx.length;
+    t.nl += s.geom.line.length;
+    t.nli += s.geom.lineIdx.length;
   }
-  const fill = new Float32Array(nf), fillIdx = new Uint32Array(nfi), line = new Float32Array(nl), lineIdx = new Uint32Array(nli);
-  const compact = nc ? new Float32Array(nc) : null;
-  const dots = nd ? new Float32Array(nd) : null;
-  // dots and compact polygons by sub-cell, in paint order within each
+  return t;
+}
+
+/** Dots and compact polygons by sub-cell, in paint order within each, with each sub-cell's bounds and start. */
+function subCells(c: Chunk, t: Tiers, dots: Float32Array | null, compact: Float32Array | null): Pick<ChunkLevel, 'subBounds' | 'dotStart' | 'compactStart'> {
   const SUBS = SUB * SUB, span = CELL / SUB;
   const bySub: number[][] = Array.from({ length: SUBS }, () => []);
-  for (let i = 0; i < list.length; i++) {
-    if (!tier[i]) continue;
-    const b = list[i]!.bounds;
+  for (let i = 0; i < t.list.length; i++) {
+    if (!t.tier[i]) continue;
+    const b = t.list[i]!.bounds;
     const sx = Math.min(SUB - 1, Math.max(0, Math.floor(((b[0] + b[2]) / 2 - c.x0) / span)));
     const sy = Math.min(SUB - 1, Math.max(0, Math.floor(((b[1] + b[3]) / 2 - c.y0) / span)));
     bySub[sy * SUB + sx]!.push(i);
   }
   const subBounds = new Float32Array(SUBS * 4), dotStart = new Uint32Array(SUBS + 1), compactStart = new Uint32Array(SUBS + 1);
-  nd = nc = 0;
+  let nd = 0, nc = 0;
   for (let k = 0; k < SUBS; k++) {
     dotStart[k] = nd / DOT_STRIDE;
     compactStart[k] = nc / COMPACT_STRIDE;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const i of bySub[k]!) {
-      const s = list[i]!;
+      const s = t.list[i]!;
       const b = s.bounds;
       x0 = Math.min(x0, b[0]); y0 = Math.min(y0, b[1]); x1 = Math.max(x1, b[2]); y1 = Math.max(y1, b[3]);
-      const tris = compactOf[i];
+      const tris = t.compactOf[i];
       if (tris) {
         compact!.set(tris, nc);
         nc += tris.length;
@@ -185,12 +230,127 @@ export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number, h
   }
   dotStart[SUBS] = nd / DOT_STRIDE;
   compactStart[SUBS] = nc / COMPACT_STRIDE;
-  nf = nfi = nl = nli = 0;
-  for (let i = 0; i < list.length; i++) {
-    const s = list[i]!;
-    if (tier[i]) continue;
-    const g = s.geom;
-    const fv = nf / FILL_STRIDE, lv = nl / LINE_STRIDE;
+  return { subBounds, dotStart, compactStart };
+}
+
+/** Fits `n` elements of `pool` in `r` (or a new range), or frees it when there are none. */
+function fit(pool: Pool, r: Range | null, n: number): Range | null {
+  if (n) return pool.refit(r, n);
+  if (r) pool.release(r);
+  return null;
+}
+
+/**
+ * The cell's ranges at a level: FULL, or zoom exponent e (scale within a quarter octave of 2^e)
+ * where a shape whose extent * 2^e is under LOD_PX (so under ~1.2 LOD_PX on screen) becomes one
+ * dot, a polygon under COMPACT_PX is compact, and the rest keep their full geometry. Half-octave
+ * levels: a zoom gesture rebuilds a cell at most every few steps. Paint order within the cell
+ * is kept within each pass (fills, then dots, then compact polygons, then outlines). A stale
+ * level of the cell (an edit) is rewritten in its ranges where the new geometry fits
+ * (bufferSubData), so an edit makes no buffer and no new draw.
+ */
+export function buildLevel(stores: (level: number) => LevelBuffers, c: Chunk, level: number, frame: number, t = tiersOf(c, level)): ChunkLevel {
+  const old = c.levels.get(level);
+  const store = old?.store ?? stores(level);
+  if (!old) store.users++;
+  const l: ChunkLevel = old ?? { store, fillV: null, fillI: null, lineV: null, lineI: null, compact: null, dots: null, fillCount: 0, lineCount: 0, bytes: 0, used: frame, stale: false, subBounds: new Float32Array(0), dotStart: new Uint32Array(0), compactStart: new Uint32Array(0) };
+  dropImpostor(l);
+  l.fillV = fit(store.fillV, l.fillV, t.nf / FILL_STRIDE);
+  l.fillI = fit(store.fillI, l.fillI, t.nfi);
+  l.lineV = fit(store.lineV, l.lineV, t.nl / LINE_STRIDE);
+  l.lineI = fit(store.lineI, l.lineI, t.nli);
+  l.compact = fit(store.compact, l.compact, t.nc / COMPACT_STRIDE);
+  l.dots = fit(store.dots, l.dots, t.nd / DOT_STRIDE);
+  const compact = t.nc ? new Float32Array(t.nc) : null, dots = t.nd ? new Float32Array(t.nd) : null;
+  Object.assign(l, subCells(c, t, dots, compact));
+  if (compact) l.compact!.page.write(l.compact!, compact);
+  if (dots) l.dots!.page.write(l.dots!, dots);
+  writeFull(l, t);
+  l.fillCount = t.nfi;
+  l.lineCount = t.nli;
+  l.bytes = 4 * (t.nf + t.nfi + t.nl + t.nli + t.nc + t.nd);
+  l.used = frame;
+  l.stale = false;
+  if (!old) {
+    if (c.levels.size >= MAX_LEVELS) {
+      let oldest: number | null = null;
+      for (const [k, v] of c.levels) if (oldest === null || v.used < c.levels.get(oldest)!.used) oldest = k;
+      destroyLevel(c.levels.get(oldest!)!);
+      c.levels.delete(oldest!);
+    }
+    c.levels.set(level, l);
+  }
+  return l;
+}
+
+/**
+ * Builds several cells' levels (those a frame needs), their room reserved first in each level's
+ * buffers so the ranges lie one after another: the cells drawn in the first frame at a level are
+ * then one draw per pass.
+ */
+export function buildLevels(stores: (level: number) => LevelBuffers, cells: readonly Chunk[], levels: readonly number[], frame: number): ChunkLevel[] {
+  const tiers = cells.map((c, k) => tiersOf(c, levels[k]!));
+  const need = new Map<number, number[]>();
+  tiers.forEach((t, k) => {
+    const n = need.get(levels[k]!) ?? [0, 0, 0, 0, 0, 0];
+    [t.nf / FILL_STRIDE, t.nfi, t.nl / LINE_STRIDE, t.nli, t.nc / COMPACT_STRIDE, t.nd / DOT_STRIDE].forEach((x, i) => (n[i]! += x));
+    need.set(levels[k]!, n);
+  });
+  for (const [level, n] of need) {
+    const st = stores(level);
+    [st.fillV, st.fillI, st.lineV, st.lineI, st.compact, st.dots].forEach((pool, i) => pool.reserve(n[i]!));
+  }
+  return cells.map((c, k) => buildLevel(stores, c, levels[k]!, frame, tiers[k]));
+}
+
+/**
+ * The cells in view (`box`: image px) and the level each draws this frame, into `out.cells` and
+ * `out.levels`: the level wanted at zoom exponent `exp`; else the nearest built one while the
+ * wanted one is built between frames (the cell goes into `pending`); else (none, or the wanted one
+ * stale: an edit) the wanted one built now, all such cells together (buildLevels). Returns the
+ * cells culled.
+ */
+export function levelsInView(chunks: Iterable<Chunk>, box: readonly number[], exp: number, frame: number, stores: (level: number) => LevelBuffers, pending: Map<Chunk, number>, out: { cells: Chunk[]; levels: ChunkLevel[]; build: Chunk[]; wants: number[] }): number {
+  const { cells, levels, build, wants } = out;
+  const [vx0, vy0, vx1, vy1] = box as [number, number, number, number];
+  cells.length = levels.length = build.length = wants.length = 0;
+  let culled = 0;
+  for (const c of chunks) {
+    const b = c.bounds;
+    if (b[0] > vx1 || b[2] < vx0 || b[1] > vy1 || b[3] < vy0) {
+      culled++;
+      continue;
+    }
+    const want = wantedLevel(c, exp);
+    const have = c.levels.get(want);
+    const l = have && !have.stale ? have : have ? null : nearestLevel(c, want);
+    cells.push(c);
+    if (!l) {
+      build.push(c);
+      wants.push(want);
+      levels.push(null!); // its place in the cells' order, filled below
+      continue;
+    }
+    if (l !== have) pending.set(c, want);
+    l.used = frame;
+    levels.push(l);
+  }
+  if (build.length) {
+    const built = buildLevels(stores, build, wants, frame);
+    for (let k = 0, b = 0; k < levels.length; k++) if (!levels[k]) levels[k] = built[b++]!;
+  }
+  return culled;
+}
+
+/** The full-geometry shapes' fill and outline vertices, and their indices (from the ranges' first vertex), into the level's ranges. */
+function writeFull(l: ChunkLevel, t: Tiers): void {
+  const fill = new Float32Array(t.nf), fillIdx = new Uint32Array(t.nfi), line = new Float32Array(t.nl), lineIdx = new Uint32Array(t.nli);
+  let nf = 0, nfi = 0, nl = 0, nli = 0;
+  const fBase = l.fillV?.start ?? 0, lBase = l.lineV?.start ?? 0;
+  for (let i = 0; i < t.list.length; i++) {
+    if (t.tier[i]) continue;
+    const g = t.list[i]!.geom;
+    const fv = fBase + nf / FILL_STRIDE, lv = lBase + nl / LINE_STRIDE;
     fill.set(g.fill, nf);
     nf += g.fill.length;
     for (let k = 0; k < g.fillIdx.length; k++) fillIdx[nfi++] = g.fillIdx[k]! + fv;
@@ -198,37 +358,18 @@ export function buildLevel(regl: Regl, c: Chunk, level: number, frame: number, h
     nl += g.line.length;
     for (let k = 0; k < g.lineIdx.length; k++) lineIdx[nli++] = g.lineIdx[k]! + lv;
   }
-  const fillBuf = regl.buffer(fill), fillElements = regl.elements({ data: fillIdx, type: 'uint32', primitive: 'triangles' });
-  const lineBuf = regl.buffer(line), lineElements = regl.elements({ data: lineIdx, type: 'uint32', primitive: 'triangles' });
-  const l: ChunkLevel = {
-    fill: fillBuf,
-    fillIdx: fillElements,
-    line: lineBuf,
-    lineIdx: lineElements,
-    fillDraw: { buf: fillBuf, idx: fillElements, count: fillIdx.length },
-    lineDraw: { buf: lineBuf, idx: lineElements, count: lineIdx.length, marker: 3, halo },
-    compact: compact ? regl.buffer(compact) : null,
-    dots: dots ? regl.buffer(dots) : null,
-    fillCount: fillIdx.length,
-    lineCount: lineIdx.length,
-    bytes: fill.byteLength + fillIdx.byteLength + line.byteLength + lineIdx.byteLength + (compact?.byteLength ?? 0) + (dots?.byteLength ?? 0),
-    used: frame,
-    subBounds,
-    dotStart,
-    compactStart,
-  };
-  if (c.levels.size >= MAX_LEVELS) {
-    let oldest: number | null = null;
-    for (const [k, v] of c.levels) if (oldest === null || v.used < c.levels.get(oldest)!.used) oldest = k;
-    destroyLevel(c.levels.get(oldest!)!);
-    c.levels.delete(oldest!);
-  }
-  c.levels.set(level, l);
-  return l;
+  if (l.fillV) l.fillV.page.write(l.fillV, fill);
+  if (l.fillI) l.fillI.page.write(l.fillI, fillIdx);
+  if (l.lineV) l.lineV.page.write(l.lineV, line);
+  if (l.lineI) l.lineI.page.write(l.lineI, lineIdx);
 }
 
 
-/** After a change: bounds and the smallest extent that can be a dot; drops the cached buffers. */
+/**
+ * After a change: bounds and the smallest extent that can be a dot. The level drawn last is kept,
+ * stale (rebuilt into its ranges when next drawn: an edit rewrites its cell's part of the level's
+ * buffers); the others are dropped.
+ */
 export function refreshChunk(c: Chunk): void {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, minExt = Infinity;
   for (const s of c.shapes) {
@@ -241,8 +382,15 @@ export function refreshChunk(c: Chunk): void {
   }
   c.bounds = [x0, y0, x1, y1];
   c.minExtent = minExt;
-  for (const l of c.levels.values()) destroyLevel(l);
-  c.levels.clear();
+  let last: number | null = null;
+  for (const [k, l] of c.levels) if (last === null || l.used > c.levels.get(last)!.used) last = k;
+  for (const [k, l] of c.levels) {
+    if (k === last) l.stale = true;
+    else {
+      destroyLevel(l);
+      c.levels.delete(k);
+    }
+  }
   c.dirty = false;
 }
 
@@ -262,13 +410,14 @@ export function boundsOf(type: number, x: number, y: number, w: number, h: numbe
 }
 
 /**
- * Adds the draws of one level buffer's sub-cells in view: runs of consecutive sub-cells merged,
- * the whole buffer when the cell is inside the view.
+ * Adds the draws of a cell level's dots or compact polygons (`r`, sub-cells starting at `start`
+ * from its first vertex) in view: runs of consecutive sub-cells, the whole range when the cell is
+ * inside the view (runs of adjacent cells are joined later: RunList.joined).
  */
-export function pushRanges(out: { buf: Buffer; offset: number; count: number }[], buf: Buffer, start: Uint32Array, bounds: Float32Array, inside: boolean, vx0: number, vy0: number, vx1: number, vy1: number): void {
+export function pushRanges(out: RunList, r: Range, start: Uint32Array, bounds: Float32Array, inside: boolean, vx0: number, vy0: number, vx1: number, vy1: number): void {
   const n = start.length - 1;
   if (inside) {
-    if (start[n]! > 0) out.push({ buf, offset: 0, count: start[n]! });
+    out.add(r.page, r.page, r.start, r.cap);
     return;
   }
   let from = -1;
@@ -276,17 +425,18 @@ export function pushRanges(out: { buf: Buffer; offset: number; count: number }[]
     const visible = k < n && start[k + 1]! > start[k]! && !(bounds[4 * k]! > vx1 || bounds[4 * k + 2]! < vx0 || bounds[4 * k + 1]! > vy1 || bounds[4 * k + 3]! < vy0);
     if (visible && from < 0) from = k;
     else if (!visible && from >= 0) {
-      out.push({ buf, offset: start[from]!, count: start[k]! - start[from]! });
+      out.add(r.page, r.page, r.start + start[from]!, start[k]! - start[from]!);
       from = -1;
     }
   }
 }
 
-/** The cell's built level nearest to `want` (FULL counts as the finest), or null if it has none. */
+/** The cell's built level nearest to `want` (FULL counts as the finest), or null if it has none (a stale one shows the cell before its change: never). */
 export function nearestLevel(c: Chunk, want: number): ChunkLevel | null {
   const rank = (k: number) => (k === FULL ? 64 : k);
   let best: ChunkLevel | null = null, bestD = Infinity;
   for (const [k, l] of c.levels) {
+    if (l.stale) continue;
     const d = Math.abs(rank(k) - rank(want));
     if (d < bestD) {
       best = l;

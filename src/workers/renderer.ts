@@ -28,7 +28,8 @@ import { countGl, type GlCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
 import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
-import { boundsOf, buildLevel, CELL, destroyLevel, nearestLevel, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
+import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffers, levelsInView, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
+import { RunList } from './level-buffers';
 import { ImpostorAtlas } from './impostors';
 import { overlayParts } from './overlay';
 
@@ -39,7 +40,8 @@ import { overlayParts } from './overlay';
  * buffers yet builds them in the frame.
  */
 const BUILD_SLICE_MS = 6;
-type ChunkOverlay = { buf: Buffer; idx: Elements; count: number };
+type ChunkOverlay = { buf: Buffer; idx: Elements; offset: number; count: number };
+type LineDraw = ChunkOverlay & { marker: number; halo: number[]; haloW?: number; round?: boolean };
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
 
@@ -71,7 +73,7 @@ export class Renderer {
   private readonly frameWaiters: (() => void)[] = [];
   /** When the last frame was drawn: epoch ms (performance.timeOrigin based, comparable across realms). */
   private lastFrameAt = 0;
-  private readonly overlay: { buf: Buffer; idx: Elements; count: number }[];
+  private readonly overlay: ChunkOverlay[];
   private overlayDirty = true;
   private issues: RenderIssue[] = [];
   private frameRequested = false;
@@ -105,12 +107,25 @@ export class Renderer {
   readonly frameCounts: FrameCounts = { draws: [], uploadBytes: [] };
   private glCounts: GlCounts | null = null;
   private readonly probe = new Uint8Array(4);
+  /** The shared buffers of each level of detail (cells.ts: a cell's geometry is a range of its level's). */
+  private readonly stores = new Map<number, LevelBuffers>();
+  private readonly storeOf = (level: number): LevelBuffers => {
+    let st = this.stores.get(level);
+    if (!st) this.stores.set(level, (st = new LevelBuffers(this.regl)));
+    return st;
+  };
+  /** The frame's draws by pass, reused (no per-frame allocation for them). */
   private readonly lists = {
     levels: [] as ChunkLevel[],
-    dots: [] as { buf: Buffer; offset: number; count: number }[],
-    compacts: [] as { buf: Buffer; offset: number; count: number }[],
-    fills: [] as { buf: Buffer; idx: Elements; count: number }[],
-    lines: [] as { buf: Buffer; idx: Elements; count: number; marker: number; halo: number[]; haloW?: number; round?: boolean }[],
+    cells: [] as Chunk[],
+    /** Cells built in the frame, and the level each wants. */
+    build: [] as Chunk[],
+    wants: [] as number[],
+    dots: new RunList(),
+    compacts: new RunList(),
+    fills: new RunList(),
+    lines: new RunList({ marker: 3, halo: HALO }),
+    overlayLines: [] as LineDraw[],
   };
   private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0 };
 
@@ -143,6 +158,7 @@ export class Renderer {
     this.overlay = [0, 1, 2, 3, 4].map(() => ({
       buf: regl.buffer({ usage: 'dynamic', type: 'float', length: 0 }),
       idx: regl.elements({ data: new Uint32Array(0), type: 'uint32', primitive: 'triangles', usage: 'dynamic' }),
+      offset: 0,
       count: 0,
     }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
@@ -179,7 +195,7 @@ export class Renderer {
     const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
     const dots = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
     const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
-    this.drawFirst({ fill, fillIdx: idx, fillCount: 3, line, lineIdx: idx, lineCount: 3, dots, compact });
+    this.drawFirst({ fill: [fill, idx, 0], line: [line, idx, 0], dots: [dots, 0], compact: [compact, 0] });
     regl.clear({ color: [0, 0, 0, 1] });
     for (const r of [fill, line, compact, dots, idx]) r.destroy();
   }
@@ -449,12 +465,12 @@ export class Renderer {
   /** The cell's buffers at a level (see buildLevel), built on first use. */
   private chunkLevel(c: Chunk, level: number): ChunkLevel {
     const l = c.levels.get(level);
-    if (l) {
+    if (l && !l.stale) {
       l.used = this.s.frames;
       return l;
     }
     const t0 = performance.now();
-    const built = buildLevel(this.regl, c, level, this.s.frames, HALO);
+    const built = buildLevel(this.storeOf, c, level, this.s.frames);
     this.s.buildMs += performance.now() - t0;
     return built;
   }
@@ -470,17 +486,19 @@ export class Renderer {
     this.requestFrame();
   }
 
-  /** Draws a few vertices of each of a level's buffers into the 1 x 1 warm-up target. */
+  /** Draws a few vertices of each of a level's ranges into the 1 x 1 warm-up target. */
   private warmLevel(l: ChunkLevel): void {
-    this.warmTarget.use(() => this.drawFirst(l));
+    const idx = (v: ChunkLevel['fillV'], i: ChunkLevel['fillI']) => (v && i ? ([v.page.buf as Buffer, i.page.buf as Elements, i.start] as const) : undefined);
+    const at = (r: ChunkLevel['dots']) => (r ? ([r.page.buf as Buffer, r.start] as const) : undefined);
+    this.warmTarget.use(() => this.drawFirst({ fill: idx(l.fillV, l.fillI), line: idx(l.lineV, l.lineI), dots: at(l.dots), compact: at(l.compact) }));
   }
 
-  /** Draws the first primitive of each of a level's buffers (into the bound target). */
-  private drawFirst(l: Pick<ChunkLevel, 'fill' | 'fillIdx' | 'fillCount' | 'line' | 'lineIdx' | 'lineCount' | 'dots' | 'compact'>): void {
-    if (l.fillCount) this.drawFill([{ buf: l.fill, idx: l.fillIdx, count: 3 }]);
-    if (l.dots) this.drawDots([{ buf: l.dots, offset: 0, count: 1 }]);
-    if (l.compact) this.drawCompact([{ buf: l.compact, offset: 0, count: 3 }]);
-    if (l.lineCount) this.drawLine([{ buf: l.line, idx: l.lineIdx, count: 3, marker: 3, halo: HALO }]);
+  /** Draws the first primitive of each pass's buffer from the offset given (into the bound target). */
+  private drawFirst(p: { fill?: readonly [Buffer, Elements, number]; line?: readonly [Buffer, Elements, number]; dots?: readonly [Buffer, number]; compact?: readonly [Buffer, number] }): void {
+    if (p.fill) this.drawFill([{ buf: p.fill[0], idx: p.fill[1], offset: p.fill[2], count: 3 }]);
+    if (p.dots) this.drawDots([{ buf: p.dots[0], offset: p.dots[1], count: 1 }]);
+    if (p.compact) this.drawCompact([{ buf: p.compact[0], offset: p.compact[1], count: 3 }]);
+    if (p.line) this.drawLine([{ buf: p.line[0], idx: p.line[1], offset: p.line[2], count: 3, marker: 3, halo: HALO }]);
   }
 
   /** Builds the levels that frames deferred, a slice at a time, then redraws. */
@@ -575,6 +593,7 @@ export class Renderer {
       this.stateDirty = false;
     }
     for (const c of this.chunks.values()) if (c.dirty) refreshChunk(c);
+    dropUnusedStores(this.stores);
     if (this.overlayDirty) this.rebuildOverlay();
     const [r, g, b] = this.background;
     regl.clear({ color: [r, g, b, 1] });
@@ -591,25 +610,45 @@ export class Renderer {
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
     const exp = Math.round(Math.log2(scale) * 2) / 2;
     // the frame's lists, reused (no per-frame allocation for them)
-    const { levels, dots, compacts, fills, lines } = this.lists;
-    levels.length = dots.length = compacts.length = fills.length = lines.length = 0;
-    let culled = 0;
+    const { levels, dots, compacts, fills, lines, overlayLines } = this.lists;
+    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, exp);
+    if (this.pendingBuilds.size) this.scheduleBuilds();
+    const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
+    // each pass: the cells' ranges, those that touch in their level's buffer joined into one draw
+    for (const l of levels) if (l.fillV && l.fillI) fills.add(l.fillV.page, l.fillI.page, l.fillI.start, l.fillI.cap);
+    if (fills.list.length) this.drawFill(fills.joined());
+    this.impostors?.draw();
+    if (dots.list.length) this.drawDots(dots.joined());
+    if (compacts.list.length) this.drawCompact(compacts.joined());
+    if (oFill.count) this.drawFill([oFill]);
+    for (const l of levels) if (l.lineV && l.lineI) lines.add(l.lineV.page, l.lineI.page, l.lineI.start, l.lineI.cap);
+    if (lines.list.length) this.drawLine(lines.joined());
+    if (oLine.count) overlayLines.push({ ...oLine, marker: 3, halo: HALO });
+    if (oHandles.count) overlayLines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
+    if (oPoints.count) overlayLines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
+    if (oPins.count) overlayLines.push({ ...oPins, marker: ISSUE_PIN_R, halo: ISSUE_PIN_HALO, haloW: 2, round: true });
+    if (overlayLines.length) this.drawLine(overlayLines);
+    this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
+    this.labels.render(this.width, this.height);
+    this.gl.flush();
+  }
+
+  /**
+   * The frame's cells in view and the level each draws (into `lists.levels`), and the runs of
+   * their dots and compact polygons in view. Cells with no level near the one wanted (or a stale
+   * one: an edit) are built in the frame, together (buildLevels); returns the cells culled.
+   */
+  private collectCells(vx0: number, vy0: number, vx1: number, vy1: number, exp: number): number {
+    const { levels, cells, dots, compacts, fills, lines, overlayLines } = this.lists;
+    overlayLines.length = 0;
+    for (const list of [dots, compacts, fills, lines]) list.clear();
+    const t0 = performance.now();
+    const culled = levelsInView(this.chunks.values(), [vx0, vy0, vx1, vy1], exp, this.s.frames, this.storeOf, this.pendingBuilds, this.lists);
+    this.s.buildMs += this.lists.build.length ? performance.now() - t0 : 0;
     const imp = this.impostors;
     const impKey = imp ? `${this.view.transparency}|${this.display.outlineWidth}|${this.dpr}` : '';
-    for (const c of this.chunks.values()) {
-      const b = c.bounds;
-      if (b[0] > vx1 || b[2] < vx0 || b[1] > vy1 || b[3] < vy0) {
-        culled++;
-        continue;
-      }
-      const want = wantedLevel(c, exp);
-      const standIn = c.levels.has(want) ? null : nearestLevel(c, want);
-      if (standIn) {
-        this.pendingBuilds.set(c, want);
-        standIn.used = this.s.frames;
-      }
-      const l = standIn ?? this.chunkLevel(c, want);
-      levels.push(l);
+    for (let k = 0; k < cells.length; k++) {
+      const c = cells[k]!, l = levels[k]!, b = c.bounds;
       const impostor = imp && (l.dots || l.compact) ? imp.prepare(c, l, this.camera, this.dpr, impKey, this.s.frames, this) : null;
       if (impostor) {
         imp!.push(impostor);
@@ -619,38 +658,17 @@ export class Renderer {
       if (l.dots) pushRanges(dots, l.dots, l.dotStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
       if (l.compact) pushRanges(compacts, l.compact, l.compactStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
     }
-    if (this.pendingBuilds.size) this.scheduleBuilds();
-    this.s.culledChunks = culled;
-    const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
-    for (const l of levels) if (l.fillCount) fills.push(l.fillDraw);
-    if (fills.length) this.drawFill(fills);
-    imp?.draw();
-    if (dots.length) this.drawDots(dots);
-    if (compacts.length) this.drawCompact(compacts);
-    if (oFill.count) this.drawFill([oFill]);
-    for (const l of levels) if (l.lineCount) lines.push(l.lineDraw);
-    if (oLine.count) lines.push({ ...oLine, marker: 3, halo: HALO });
-    if (oHandles.count) lines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
-    if (oPoints.count) lines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
-    if (oPins.count) lines.push({ ...oPins, marker: ISSUE_PIN_R, halo: ISSUE_PIN_HALO, haloW: 2, round: true });
-    if (lines.length) this.drawLine(lines);
-    this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
-    this.labels.render(this.width, this.height);
-    this.gl.flush();
+    return culled;
   }
 
   /** ImpostorHost: draws a level's dots and compact polygons whole, with this camera and CSS size (into an impostor's slot). */
   drawPasses(l: ChunkLevel, camera: CameraState, width: number, height: number): void {
     const { camera: cam, width: w, height: h } = this;
-    this.camera = camera;
-    this.width = width;
-    this.height = height;
+    [this.camera, this.width, this.height] = [camera, width, height];
     const n = SUB * SUB;
-    if (l.dots) this.drawDots({ buf: l.dots, offset: 0, count: l.dotStart[n]! });
-    if (l.compact) this.drawCompact({ buf: l.compact, offset: 0, count: l.compactStart[n]! });
-    this.camera = cam;
-    this.width = w;
-    this.height = h;
+    if (l.dots) this.drawDots({ buf: l.dots.page.buf, offset: l.dots.start, count: l.dotStart[n]! });
+    if (l.compact) this.drawCompact({ buf: l.compact.page.buf, offset: l.compact.start, count: l.compactStart[n]! });
+    [this.camera, this.width, this.height] = [cam, w, h];
   }
 
   stats(): RenderStats {
@@ -659,9 +677,9 @@ export class Renderer {
       for (const l of c.levels.values()) {
         fv += l.fillCount + l.compactStart[SUB * SUB]! + l.dotStart[SUB * SUB]!;
         lv += l.lineCount;
-        geomBytes += l.bytes;
       }
     }
+    for (const st of this.stores.values()) geomBytes += st.bytes;
     const maskBytes = this.maskLayer.bytes();
     const tile = this.options.tileSize ?? 512;
     const image = this.images.image;

@@ -8,13 +8,19 @@ import { createServer, type ViteDevServer } from 'vite';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export async function startServer(): Promise<{ server: ViteDevServer; url: string }> {
+/**
+ * `root`: another checkout of the repository (bench/render/ratio.ts --before: the build before a
+ * change, served next to this one), with its own dependency cache.
+ */
+export async function startServer(root = repoRoot): Promise<{ server: ViteDevServer; url: string }> {
+  const other = root !== repoRoot;
   const server = await createServer({
     configFile: false,
-    root: repoRoot,
+    root,
+    ...(other ? { cacheDir: path.join(root, '.vite-other') } : {}),
     logLevel: 'error',
     clearScreen: false,
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, ...(other ? { fs: { strict: false } } : {}) },
     worker: { format: 'es' },
     // Every bare import of the pages' module graph (worker included), bundled before the first
     // request: a dependency discovered mid-load makes Vite re-optimize, and modules already

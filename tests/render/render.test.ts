@@ -290,6 +290,21 @@ describe('renderer pixel facts', () => {
     }
     expect(differ).toBeGreaterThanOrEqual(4);
   }, 60_000);
+  it('an edit rewrites its cell\'s range of the shared level buffers: grown, moved and removed shapes look as drawn from scratch in the next frame (issue 35)', async () => {
+    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
+    const before = (await renderScene('rangeEditBefore', 'worker')).png;
+    const edited = await renderScene('rangeEdited', 'worker');
+    const fresh = (await renderScene('rangeEditFinal', 'worker')).png;
+    expect(differ(before, fresh)).toBeGreaterThan(0.005); // the edit is there to see
+    expect(differ(edited.png, fresh)).toBeLessThanOrEqual(0.0002);
+    const white: RGB = [255, 255, 255];
+    // b2 (a box at 20..100, 130..190) and dot d3 (at 92, 222) are gone; d10 moved from 260 to 272
+    expect(near(at(edited.png, 60, 160), white, 4)).toBe(true);
+    expect(near(at(edited.png, 92, 222), white, 4)).toBe(true);
+    expect(near(at(edited.png, 260, 222), white, 4)).toBe(true);
+    expect(near(at(edited.png, 272, 222), white, 4)).toBe(false);
+  }, 60_000);
+
   it('zoomed out, cells drawn once into impostor textures look as drawn directly, and an edit, a selection or a class colour change shows in the next frame (issue 35)', async () => {
     const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
     const unchanged = await renderScene('impostors', 'worker', { impostors: false });

@@ -140,7 +140,41 @@ function compactScene(camera: { x: number; y: number; scale: number }): { editor
   return { editor, classColor, finish };
 }
 
+/** A regular polygon of `n` points about (cx, cy). */
+const ngon = (cx: number, cy: number, r: number, n: number) => Array.from({ length: n }, (_, k) => [cx + Math.cos((k / n) * Math.PI * 2) * r, cy + Math.sin((k / n) * Math.PI * 2) * r] as [number, number]);
+
+/**
+ * One cell at scale 1 holding full shapes, compact polygons (15 px) and dots (5 px) (issue 35: an
+ * edit rewrites the cell's range of its level's buffers). 'before': as loaded; 'edited': then,
+ * after the first picture, p2 grows from 8 to 24 points (its range no longer fits: it moves),
+ * c2 moves 20 px down (same size: rewritten in place), box b2 and dot d3 are removed and the last
+ * dot d10 moves 12 px right (the dots' range shrinks: its old last dot must not stay drawn);
+ * 'final': the edited shapes loaded from the start.
+ */
+function rangeEditScene(state: 'before' | 'edited' | 'final'): () => Promise<Scene> {
+  return async () => {
+    const shapes = (after: boolean): EditorAnnotation[] => {
+      const out: EditorAnnotation[] = [
+        { id: 'b1', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
+        { id: 'p1', type: 'polygon', class: 'tree', points: ngon(180, 55, 40, 10) },
+        { id: 'p2', type: 'polygon', class: 'road', points: ngon(265, 150, 35, after ? 24 : 8) },
+        { id: 'p3', type: 'polygon', class: 'person', points: ngon(160, 160, 30, 12) },
+      ];
+      if (!after) out.push({ id: 'b2', type: 'box', class: 'sign', x: 20, y: 130, width: 80, height: 60 });
+      for (let i = 1; i <= 6; i++) out.push({ id: `c${i}`, type: 'polygon', class: 'car', points: ngon(20 + i * 30, 105 + (after && i === 2 ? 20 : 0), 7.5, 9) });
+      for (let i = 1; i <= 10; i++) if (!(after && i === 3)) out.push({ id: `d${i}`, type: 'polygon', class: 'sign', points: ngon(20 + i * 24 + (after && i === 10 ? 12 : 0), 222, 2.5, 6) });
+      return out;
+    };
+    const editor = editorWith(shapes(state === 'final'), { width: WIDTH, height: HEIGHT });
+    const edit = () => editor.applyRemote(shapes(true).filter((a) => ['p2', 'c2', 'd10'].includes(a.id)), ['b2', 'd3']);
+    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, ...(state === 'edited' ? { afterFirstPicture: edit } : {}) };
+  };
+}
+
 export const scenes: Record<string, () => Promise<Scene>> = {
+  rangeEditBefore: rangeEditScene('before'),
+  rangeEdited: rangeEditScene('edited'),
+  rangeEditFinal: rangeEditScene('final'),
   impostors: impostorScene('none'),
   impostorsSelect: impostorScene('select'),
   impostorsRecolor: impostorScene('recolor'),
