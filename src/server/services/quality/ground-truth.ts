@@ -64,11 +64,11 @@ export function isGroundTruthTurn(rate: number, u: number): boolean {
 
 /**
  * The annotate queue's ground-truth turn: the caller's open attempt in the project, else (with
- * probability gt_rate: `draw`, Math.random unless a caller injects another) the first ground-truth
+ * probability gt_rate: `draw`, the context's `random` or else Math.random) the first ground-truth
  * image they have never attempted and did not annotate themselves, as a new attempt. Null when it
  * is not a ground-truth turn or none is left. The image is shown as theirs, being annotated, empty.
  */
-export async function groundTruthTurn(ctx: AppContext, userId: string, project: ProjectRow, draw: () => number = Math.random): Promise<{ image: Image } | null> {
+export async function groundTruthTurn(ctx: AppContext, userId: string, project: ProjectRow, draw: () => number = ctx.random ?? Math.random): Promise<{ image: Image } | null> {
   const live = and(eq(images.projectId, project.id), eq(images.isArchived, false));
   const [open] = await ctx.db
     .select({ image: images })
