@@ -57,7 +57,7 @@ export function Dialog({ open, onOpenChange, title, description, icon, tone = 'a
     <>
       {children ? <div className={styles.body}>{children}</div> : null}
       {footer || footerStart ? (
-        <div className={styles.footer}>
+        <div className={styles.footer} data-dialog-footer="">
           {footerStart ? <div className={styles.footerStart}>{footerStart}</div> : null}
           {footer}
         </div>
