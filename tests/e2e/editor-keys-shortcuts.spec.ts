@@ -1,6 +1,7 @@
 // Single-key shortcuts (issue 37, WCAG 2.1.4): the Hotkeys tab turns them off (then B or R on the
-// canvas does nothing) or remaps a tool's key (the new key works, the old one does not, a key
-// another tool has is refused with a word why), shows the keys as they are, and resets them. The
+// canvas does nothing) or remaps any of them, a tool's key or any other single key (the new key
+// works, the old one does not, a key another shortcut has is refused with a word why), shows the
+// keys as they are, and resets them. The
 // setting is the person's: it survives a reload and follows them to another browser. Space presses
 // a focused button instead of panning.
 import { expect, test, type Page } from '@playwright/test';
@@ -48,9 +49,9 @@ test('single-key shortcuts turn off, remap with clashes refused, follow the pers
   await panel.getByRole('textbox', { name: 'Key for Polygon' }).press('g');
   await expect(panel.getByRole('alert')).toHaveText('G is already Bounding Box: choose another key for Polygon.');
   await expect(panel.getByRole('textbox', { name: 'Key for Polygon' })).toHaveValue('P');
-  // A key the editor keeps for itself (W pans) is refused as well.
+  // A key another of the editor's shortcuts has (W pans up) is refused as well.
   await panel.getByRole('textbox', { name: 'Key for Polygon' }).press('w');
-  await expect(panel.getByRole('alert')).toHaveText('W is already Pan the view: choose another key for Polygon.');
+  await expect(panel.getByRole('alert')).toHaveText('W is already Pan up: choose another key for Polygon.');
   // The list shows the keys as they are now.
   const boxRow = panel.locator('dl div').filter({ hasText: /^GBounding Box$/ });
   await expect(boxRow).toHaveCount(1);
@@ -90,4 +91,50 @@ test('single-key shortcuts turn off, remap with clashes refused, follow the pers
   await expect(panel.getByRole('textbox', { name: 'Key for Bounding Box' })).toHaveValue('R');
   await expect(tool(second, 'Bounding Box (R)')).toBeVisible();
   await other.close();
+});
+
+test('every other single-key shortcut remaps too: V for the history moves to J, Shift and a letter included, a taken key refused', async ({ page }) => {
+  test.setTimeout(150_000);
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#4C6EF5' }], images: [{ name: 'keys.png' }], open: 'keys.png' });
+  const canvas = page.getByTestId('editor-canvas');
+  const history = page.getByRole('complementary', { name: 'History' });
+
+  const panel = await openHotkeys(page);
+  await panel.getByText('Other keys').click();
+  const field = (name: string) => panel.getByRole('textbox', { name: `Key for ${name}` });
+  await field('Version history').press('j');
+  await expect(panel.getByRole('status')).toHaveText('Version history: J');
+  await expect(field('Version history')).toHaveValue('J');
+  // Hide asked for Q (the Select tool's) is refused and keeps H.
+  await field('Hide').press('q');
+  await expect(panel.getByRole('alert')).toHaveText('Q is already Select: choose another key for Hide.');
+  await expect(field('Hide')).toHaveValue('H');
+  // Shift and a letter is a key of its own: the stage picker on Shift+U.
+  await field('Set stage').press('Shift+U');
+  await expect(field('Set stage')).toHaveValue('Shift+U');
+  // The list below says so.
+  await expect(panel.locator('dl div').filter({ hasText: /^JShow or hide the version history$/ })).toHaveCount(1);
+  await closeSettings(page);
+
+  await canvas.focus();
+  await page.keyboard.press('v');
+  await expect(history).toBeHidden();
+  await page.keyboard.press('j');
+  await expect(history).toBeVisible();
+  await page.keyboard.press('j');
+  await expect(history).toBeHidden();
+  await canvas.focus();
+  await page.keyboard.press('Shift+U');
+  await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  // Shift+S, the stage's old key, opens nothing now.
+  await canvas.focus();
+  await page.keyboard.press('Shift+S');
+  await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeHidden();
+  // A reload keeps them.
+  await page.reload();
+  await expect(page.getByText('Loading image...')).toBeHidden();
+  await page.getByTestId('editor-canvas').focus();
+  await page.keyboard.press('j');
+  await expect(history).toBeVisible();
 });

@@ -73,11 +73,11 @@ export function SettingsPanel({ editor, image, transparency, onTransparency }: S
 
 /** The shortcut settings, then every key as it works now (the person's tool keys; the single keys marked off while they are). */
 function HotkeyList() {
-  const { enabled, tool_keys } = useShortcuts((s) => s.shortcuts);
+  const shortcuts = useShortcuts((s) => s.shortcuts);
   return (
     <>
       <ShortcutSettings />
-      {hotkeyHelp(tool_keys, enabled).map((g) => (
+      {hotkeyHelp(shortcuts, shortcuts.enabled).map((g) => (
         <section key={g.group}>
           <h3 className={styles.hotkeyGroup}>{g.group}</h3>
           <dl className={styles.hotkeyList}>

@@ -1,25 +1,44 @@
-// The Hotkeys tab's own settings (issue 37, WCAG 2.1.4): single-key shortcuts on or off, each
-// tool's key (press the new key in its field; a key already taken is refused with a word why),
-// and back to the defaults. Kept with the person's profile (hooks/useShortcuts).
+// The Hotkeys tab's own settings (issue 37, WCAG 2.1.4): single-key shortcuts on or off, the key
+// of each (the tools', then every other single-key shortcut, folded under "Other keys"; press the
+// new key in its field, Shift and a letter included; a key already taken is refused with a word
+// why), and back to the defaults. Kept with the person's profile (hooks/useShortcuts).
 import { useState, type KeyboardEvent } from 'react';
-import { SHORTCUT_TOOLS, type ShortcutTool } from '../../../contract/preferences';
+import { shortcutKeyLabel, shortcutLabel, SHORTCUT_TOOLS, type ShortcutAction, type ShortcutTool } from '../../../contract/preferences';
 import { Button } from '../../components/Button';
-import { TOOL_LABELS } from './hotkeys';
-import { remapToolKey, resetShortcuts, setShortcutsEnabled, useShortcuts } from './hooks/useShortcuts';
+import { OTHER_SHORTCUT_GROUPS, pressedCharacter } from './hotkeys';
+import { remapShortcutKey, resetShortcuts, setShortcutsEnabled, useShortcuts } from './hooks/useShortcuts';
 import styles from './AnnotatePage.module.css';
 import own from './SettingsPanel.module.css';
 
+type ShortcutId = ShortcutTool | ShortcutAction;
+
 export function ShortcutSettings() {
-  const { enabled, tool_keys } = useShortcuts((s) => s.shortcuts);
+  const shortcuts = useShortcuts((s) => s.shortcuts);
   const [message, setMessage] = useState<{ text: string; refused: boolean } | null>(null);
   const done = (ok: string) => (error: string | null) => setMessage(error ? { text: error, refused: true } : { text: ok, refused: false });
 
-  const remap = (tool: ShortcutTool, key: string) => void remapToolKey(tool, key).then(done(`${TOOL_LABELS[tool]}: ${key.toUpperCase()}`));
-  const onKey = (tool: ShortcutTool) => (e: KeyboardEvent<HTMLInputElement>) => {
+  const keyOf = (id: ShortcutId) => (id in shortcuts.tool_keys ? shortcuts.tool_keys[id as ShortcutTool] : shortcuts.action_keys[id as ShortcutAction]);
+  const remap = (id: ShortcutId, key: string) => void remapShortcutKey(id, key).then(done(`${shortcutLabel(id)}: ${shortcutKeyLabel(key)}`));
+  const onKey = (id: ShortcutId) => (e: KeyboardEvent<HTMLInputElement>) => {
     if (e.key.length !== 1 || e.ctrlKey || e.metaKey || e.altKey) return;
     e.preventDefault();
-    remap(tool, e.key);
+    remap(id, pressedCharacter(e));
   };
+  const field = (id: ShortcutId) => (
+    <label key={id} className={own.keyRow}>
+      <span>{shortcutLabel(id)}</span>
+      <input
+        className={own.keyField}
+        value={shortcutKeyLabel(keyOf(id))}
+        aria-label={`Key for ${shortcutLabel(id)}`}
+        onKeyDown={onKey(id)}
+        onChange={(e) => {
+          const typed = e.target.value.slice(-1);
+          if (typed) remap(id, typed);
+        }}
+      />
+    </label>
+  );
 
   return (
     <section className={own.section} aria-labelledby="shortcut-settings">
@@ -30,31 +49,28 @@ export function ShortcutSettings() {
           type="checkbox"
           role="switch"
           className={own.switch}
-          checked={enabled}
+          checked={shortcuts.enabled}
           onChange={(e) => void setShortcutsEnabled(e.target.checked).then(done(e.target.checked ? 'Single-key shortcuts on' : 'Single-key shortcuts off'))}
         />
       </label>
       <p className={styles.note}>
-        {enabled ? 'Press a new key in a tool\'s field to change it.' : 'Off: letters, digits and signs do nothing in the editor; Ctrl/⌘ combinations, the arrows, Enter and Esc still work.'}
+        {shortcuts.enabled ? 'Press a new key in a field to change it (Shift and a letter too).' : 'Off: letters, digits and signs do nothing in the editor; Ctrl/⌘ combinations, the arrows, Enter and Esc still work.'}
       </p>
-      {enabled ? (
-        <div className={own.keyGrid}>
-          {SHORTCUT_TOOLS.map((tool) => (
-            <label key={tool} className={own.keyRow}>
-              <span>{TOOL_LABELS[tool]}</span>
-              <input
-                className={own.keyField}
-                value={tool_keys[tool].toUpperCase()}
-                aria-label={`Key for ${TOOL_LABELS[tool]}`}
-                onKeyDown={onKey(tool)}
-                onChange={(e) => {
-                  const typed = e.target.value.slice(-1);
-                  if (typed) remap(tool, typed);
-                }}
-              />
-            </label>
-          ))}
-        </div>
+      {shortcuts.enabled ? (
+        <>
+          <div className={own.keyGrid} role="group" aria-label="Tools">
+            {SHORTCUT_TOOLS.map(field)}
+          </div>
+          <details className={own.moreKeys}>
+            <summary>Other keys</summary>
+            {OTHER_SHORTCUT_GROUPS.map((g) => (
+              <div key={g.group} role="group" aria-label={g.group}>
+                <h4 className={own.keyGroup}>{g.group}</h4>
+                <div className={own.keyGrid}>{g.ids.map(field)}</div>
+              </div>
+            ))}
+          </details>
+        </>
       ) : null}
       <p className={message?.refused ? own.refused : styles.note} role={message?.refused ? 'alert' : 'status'}>
         {message?.text}

@@ -3,6 +3,7 @@
 // tooltip says why.
 import { Brush, CircleDot, Eraser, MousePointer2, Pentagon, Spline, Square, WandSparkles } from 'lucide-react';
 import type { ReactNode } from 'react';
+import { shortcutKeyLabel } from '../../../contract/preferences';
 import { Tooltip } from '../../components/Tooltip';
 import { TOOL_LABELS, type EditorToolId } from './hotkeys';
 import { useShortcuts } from './hooks/useShortcuts';
@@ -27,7 +28,7 @@ export const VIEW_TOOLS: readonly EditorToolId[] = ['select'];
 export function ToolPalette({ tool, onChoose, lockedReason = null }: { tool: EditorToolId; onChoose(tool: EditorToolId): void; lockedReason?: string | null }) {
   // The person's own keys (issue 37); with single-key shortcuts off, none is shown.
   const { enabled, tool_keys } = useShortcuts((s) => s.shortcuts);
-  const keyOf = (t: EditorToolId) => (enabled ? tool_keys[t].toUpperCase() : null);
+  const keyOf = (t: EditorToolId) => (enabled ? shortcutKeyLabel(tool_keys[t]) : null);
   return (
     <div className={styles.palette} role="toolbar" aria-label="Tools" aria-orientation="vertical">
       {ORDER.map((t, i) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOOL_KEYS, FIXED_SINGLE_KEYS, SHORTCUT_TOOL_LABELS, shortcutClash } from '../../../contract/preferences';
-import { HOTKEY_HELP, hotkeyHelp, isSingleCharacterKey, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey, TOOL_KEY, TOOL_KEYS, TOOL_LABELS } from './hotkeys';
+import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_ACTIONS, SHORTCUT_TOOLS, shortcutClash, type EditorShortcuts } from '../../../contract/preferences';
+import { HOTKEY_HELP, hotkeyHelp, isSingleCharacterKey, isTypingTarget, OTHER_SHORTCUT_GROUPS, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, resolveWorkflowHotkey, TOOL_KEY, TOOL_KEYS, TOOL_LABELS, translateKey } from './hotkeys';
 
 describe('editor hotkeys', () => {
   it('maps the tool letters, in either case, but not with Shift', () => {
@@ -136,31 +136,68 @@ describe('editor hotkeys', () => {
     expect(isTypingTarget(null)).toBe(false);
   });
 
-  it('chooses tools by the person\'s own keys (issue 37): a remapped tool answers its new key, its old key nothing', () => {
-    const keys = { ...DEFAULT_TOOL_KEYS, box: 'g' };
-    expect(resolvePlainHotkey({ key: 'g' }, keys)).toEqual({ type: 'tool', tool: 'box' });
-    expect(resolvePlainHotkey({ key: 'G' }, keys)).toEqual({ type: 'tool', tool: 'box' });
-    expect(resolvePlainHotkey({ key: 'r' }, keys)).toBeNull();
-    expect(resolvePlainHotkey({ key: 'r' })).toEqual({ type: 'tool', tool: 'box' });
-    const tools = hotkeyHelp(keys).find((g) => g.group === 'Tools')!.items;
-    expect(tools.find((i) => i.what === 'Bounding Box')!.keys).toEqual(['G']);
+  /** The defaults with some keys changed. */
+  const keysWith = (tools: Partial<EditorShortcuts['tool_keys']>, actions: Partial<EditorShortcuts['action_keys']> = {}): EditorShortcuts => ({
+    enabled: true,
+    tool_keys: { ...DEFAULT_TOOL_KEYS, ...tools },
+    action_keys: { ...DEFAULT_ACTION_KEYS, ...actions },
   });
 
-  it('refuses a tool key another tool or a fixed key has, naming the tool just changed', () => {
-    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'p' }, SHORTCUT_TOOL_LABELS, 'box')).toBe('P is already Polygon: choose another key for Bounding Box');
-    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'w' }, SHORTCUT_TOOL_LABELS, 'box')).toBe('W is already Pan the view: choose another key for Bounding Box');
-    expect(shortcutClash({ ...DEFAULT_TOOL_KEYS, box: 'g' }, SHORTCUT_TOOL_LABELS, 'box')).toBeNull();
-    expect(shortcutClash(DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS)).toBeNull();
-    // Every fixed single key the app and the engine answer is in the fixed table.
-    for (const k of ['h', 'v', 'n', 'c', 'i', 'w', 'a', 's', 'd', 'x', 'o', '[', ']', ',', '.', '1', '9']) expect(FIXED_SINGLE_KEYS[k]).toBeTruthy();
-    for (const tool of Object.values(TOOL_KEYS)) expect(FIXED_SINGLE_KEYS[DEFAULT_TOOL_KEYS[tool]]).toBeUndefined();
+  it("turns a person's keys into the keys out of the box (issue 37): a remapped shortcut answers its new key, its old key nothing", () => {
+    const keys = keysWith({ box: 'g' }, { pan_up: 'u', previous_class: 'Y', class_1: '!', reject: 'T', history: 'j' });
+    // The box's new key, in either case without Shift (Caps Lock), is its old one; R is nobody's now.
+    expect(resolvePlainHotkey(translateKey({ key: 'g' }, keys)!)).toEqual({ type: 'tool', tool: 'box' });
+    expect(resolvePlainHotkey(translateKey({ key: 'G' }, keys)!)).toEqual({ type: 'tool', tool: 'box' });
+    expect(translateKey({ key: 'r' }, keys)).toBeNull();
+    // The engine's pan key, Shift+letter shortcuts, a digit given to a sign, the workflow's Reject.
+    expect(translateKey({ key: 'u' }, keys)).toMatchObject({ key: 'w', shiftKey: false });
+    expect(translateKey({ key: 'w' }, keys)).toBeNull();
+    expect(resolveAppFirstHotkey(translateKey({ key: 'Y', shiftKey: true }, keys)!)).toEqual({ type: 'cycle-class', step: -1 });
+    expect(translateKey({ key: 'C', shiftKey: true }, keys)).toBeNull();
+    expect(resolveAppFirstHotkey(translateKey({ key: 'c' }, keys)!)).toEqual({ type: 'cycle-class', step: 1 });
+    expect(resolveAppFirstHotkey(translateKey({ key: '!', shiftKey: true }, keys)!)).toEqual({ type: 'class-number', n: 1 });
+    expect(translateKey({ key: '1' }, keys)).toBeNull();
+    expect(resolveWorkflowHotkey(translateKey({ key: 'T', shiftKey: true }, keys)!)).toEqual({ type: 'reject' });
+    expect(translateKey({ key: 'R', shiftKey: true }, keys)).toBeNull();
+    expect(resolvePlainHotkey(translateKey({ key: 'j' }, keys)!)).toEqual({ type: 'history' });
+    // Keys no shortcut has, and keys that are not single characters, pass as they are.
+    for (const e of [{ key: 'z' }, { key: 'Enter' }, { key: 'ArrowLeft' }, { key: 'v', ctrlKey: true }, { key: '<', shiftKey: true }]) expect(translateKey(e, keys)).toBe(e);
+    // Out of the box nothing changes.
+    for (const [, key] of Object.entries({ ...DEFAULT_TOOL_KEYS, ...DEFAULT_ACTION_KEYS })) {
+      const e = { key, shiftKey: /^[A-Z]$/.test(key) };
+      expect(translateKey(e, DEFAULT_EDITOR_SHORTCUTS)).toBe(e);
+    }
+  });
+
+  it('refuses a key another shortcut has, tool or not, naming the one just changed and the one that has it', () => {
+    expect(shortcutClash(keysWith({ box: 'p' }), 'box')).toBe('P is already Polygon: choose another key for Bounding Box');
+    expect(shortcutClash(keysWith({ box: 'w' }), 'box')).toBe('W is already Pan up: choose another key for Bounding Box');
+    expect(shortcutClash(keysWith({ box: 'R' }), 'box')).toBe('Shift+R is already Reject: choose another key for Bounding Box');
+    expect(shortcutClash(keysWith({}, { hide: 'q' }), 'hide')).toBe('Q is already Select: choose another key for Hide');
+    expect(shortcutClash(keysWith({}, { class_2: '1' }), 'class_2')).toBe('1 is already Class 1: choose another key for Class 2');
+    // Shift and a letter is another key than the letter: C and Shift+C may go to two shortcuts.
+    expect(shortcutClash(keysWith({ box: 'g' }, { hide: 'G' }))).toBeNull();
+    expect(shortcutClash(DEFAULT_EDITOR_SHORTCUTS)).toBeNull();
+  });
+
+  it('lists every single-key shortcut once in the Hotkeys fields, and with its key in the Hotkeys list', () => {
+    expect(OTHER_SHORTCUT_GROUPS.flatMap((g) => g.ids).sort()).toEqual([...SHORTCUT_ACTIONS].sort());
+    const listed = HOTKEY_HELP.flatMap((g) => g.items.flatMap((i) => i.ids ?? []));
+    for (const id of [...SHORTCUT_TOOLS, ...SHORTCUT_ACTIONS]) expect(listed, id).toContain(id);
+    const help = hotkeyHelp(keysWith({ box: 'g' }, { reject: 'T', history: 'j', pan_up: 'u', previous_image: ';' })).flatMap((g) => g.items);
+    expect(help.find((i) => i.what === 'Bounding Box')!.keys).toEqual(['G']);
+    expect(help.find((i) => i.what === 'Reject… (an image in review)')!.keys).toEqual(['Shift', 'T']);
+    expect(help.find((i) => i.what === 'Show or hide the version history')!.keys).toEqual(['J']);
+    expect(help.find((i) => i.what.startsWith('Pan the view'))!.keys).toEqual(['U', 'A', 'S', 'D']);
+    expect(help.find((i) => i.what.startsWith('Previous image'))!.keys).toEqual([';', '←']);
+    expect(help.find((i) => i.what.startsWith('The project'))!.keys).toEqual(['1 … 9']);
   });
 
   it('tells single-character keys (WCAG 2.1.4) from the rest, and marks them off in the list while they are', () => {
     for (const k of ['b', 'B', '1', '[', ',']) expect(isSingleCharacterKey({ key: k })).toBe(true);
     expect(isSingleCharacterKey({ key: 'R', shiftKey: true })).toBe(true);
     for (const e of [{ key: ' ' }, { key: 'Enter' }, { key: 'ArrowLeft' }, { key: 'Escape' }, { key: 'z', ctrlKey: true }, { key: 'a', metaKey: true }, { key: 'x', altKey: true }]) expect(isSingleCharacterKey(e)).toBe(false);
-    const off = hotkeyHelp(DEFAULT_TOOL_KEYS, false).flatMap((g) => g.items);
+    const off = hotkeyHelp(DEFAULT_EDITOR_SHORTCUTS, false).flatMap((g) => g.items);
     expect(off.find((i) => i.keys.join('+') === 'R')!.what).toBe('Bounding Box (off)');
     expect(off.find((i) => i.keys.join('+') === 'Shift+R')!.what).toContain('(off)');
     expect(off.find((i) => i.keys.join('+') === '1 … 9')!.what).toContain('(off)');

@@ -4,8 +4,19 @@
 // except the few resolveAppFirstHotkey returns (Shift+S would otherwise pan, 1-9, C and Alt+↓/↑
 // mean nothing to the engine); Enter reaches the app only when the tool did not take it (a polygon
 // being drawn, Auto-Annotate's mask keep it). Tab is never the editor's: it moves focus (issue 37).
+// Every table here reads the keys out of the box: a person's own keys are turned into those first
+// (translateKey), so the engine, these tables and the workflow's need not know them.
 
-import { DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS, SHORTCUT_TOOLS, type ShortcutTool } from '../../../contract/preferences';
+import {
+  allShortcutKeys,
+  DEFAULT_ACTION_KEYS,
+  DEFAULT_TOOL_KEYS,
+  SHORTCUT_TOOL_LABELS,
+  SHORTCUT_TOOLS,
+  type EditorShortcuts,
+  type ShortcutAction,
+  type ShortcutTool,
+} from '../../../contract/preferences';
 
 export type EditorToolId = ShortcutTool;
 
@@ -65,6 +76,50 @@ export const TOOL_KEY: Record<EditorToolId, string> = toolKeyLabels();
 export function isSingleCharacterKey(e: KeyLike): boolean {
   return e.key.length === 1 && e.key !== ' ' && !e.ctrlKey && !e.metaKey && !e.altKey;
 }
+
+type ShortcutKeys = Pick<EditorShortcuts, 'tool_keys' | 'action_keys'>;
+
+/** The character a single-key press stands for: a letter by Shift, not Caps Lock (r, or R for Shift+R). */
+export function pressedCharacter(e: KeyLike): string {
+  return /^[a-z]$/i.test(e.key) ? (e.shiftKey ? e.key.toUpperCase() : e.key.toLowerCase()) : e.key;
+}
+
+const DEFAULT_KEYS = new Set(allShortcutKeys({ tool_keys: DEFAULT_TOOL_KEYS, action_keys: DEFAULT_ACTION_KEYS }).map(([, k]) => k));
+const toDefault = new WeakMap<ShortcutKeys, Map<string, string>>();
+
+/** The person's key of each shortcut -> its key out of the box (built once per set of keys). */
+function defaultKeyOf(keys: ShortcutKeys): Map<string, string> {
+  let map = toDefault.get(keys);
+  if (!map) {
+    const defaults = new Map(allShortcutKeys({ tool_keys: DEFAULT_TOOL_KEYS, action_keys: DEFAULT_ACTION_KEYS }));
+    map = new Map(allShortcutKeys(keys).map(([id, k]) => [k, defaults.get(id)!]));
+    toDefault.set(keys, map);
+  }
+  return map;
+}
+
+/**
+ * A key event as the tables and the engine know it (issue 37, every single-key shortcut
+ * remappable): a person's key becomes the key its shortcut has out of the box (their G for the
+ * box becomes R); a key out of the box whose shortcut was given another key answers null (nothing
+ * acts on it). Other keys come back as they are.
+ */
+export function translateKey<E extends KeyLike>(e: E, keys: ShortcutKeys): KeyLike | null {
+  if (!isSingleCharacterKey(e)) return e;
+  const pressed = pressedCharacter(e);
+  const meant = defaultKeyOf(keys).get(pressed);
+  if (meant === undefined) return DEFAULT_KEYS.has(pressed) ? null : e;
+  if (meant === pressed) return e;
+  return { key: meant, shiftKey: /^[A-Z]$/.test(meant), ctrlKey: false, metaKey: false, altKey: false };
+}
+
+/** The single-key shortcuts besides the tools', grouped as the Hotkeys tab shows their fields. */
+export const OTHER_SHORTCUT_GROUPS: { group: string; ids: ShortcutAction[] }[] = [
+  { group: 'Classes', ids: ['next_class', 'previous_class', 'class_1', 'class_2', 'class_3', 'class_4', 'class_5', 'class_6', 'class_7', 'class_8', 'class_9'] },
+  { group: 'Drawing and editing', ids: ['hide', 'repeat', 'brush_smaller', 'brush_larger', 'skeleton_skip', 'skeleton_occluded'] },
+  { group: 'View and images', ids: ['pan_up', 'pan_left', 'pan_down', 'pan_right', 'previous_image', 'next_image', 'history'] },
+  { group: 'Review and issues', ids: ['stage', 'new_issue', 'issue_region', 'reject'] },
+];
 
 /** Ctrl/Cmd combinations: these win over the engine (Ctrl+A is not a pan to the left). */
 export function resolveModifiedHotkey(e: KeyLike): HotkeyAction | null {
@@ -168,7 +223,22 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 const TOOL_HELP: Record<EditorToolId, string> = { ...SHORTCUT_TOOL_LABELS, brush: 'Brush (masks)', eraser: 'Eraser (masks)' };
 
 function toolHelp(toolKeys: Record<EditorToolId, string>) {
-  return SHORTCUT_TOOLS.map((t) => ({ keys: [toolKeys[t].toUpperCase()], what: TOOL_HELP[t] }));
+  return SHORTCUT_TOOLS.map((t) => ({ keys: keyParts(toolKeys[t]), what: TOOL_HELP[t], ids: [t] as ShortcutId[] }));
+}
+
+type ShortcutId = ShortcutTool | ShortcutAction;
+export interface HotkeyHelpItem {
+  keys: string[];
+  what: string;
+  /** The remappable single-key shortcuts the entry is about: shown with the person's keys. */
+  ids?: ShortcutId[];
+  /** Keys the entry shows after those (the arrow that does the same). */
+  also?: string[];
+}
+
+/** A key as the list shows it: ['R'], ['Shift', 'R'] for R, ['[']. */
+export function keyParts(key: string): string[] {
+  return /^[A-Z]$/.test(key) ? ['Shift', key] : [key.toUpperCase()];
 }
 
 /** A help entry pressed as one character key (with Shift or not): off with the single-key shortcuts. */
@@ -177,23 +247,32 @@ function singleCharacter(keys: string[]): boolean {
   return rest.length > 0 && rest.every((k) => /^\S$/.test(k) || /^\S … \S$/.test(k));
 }
 
-/** The Hotkeys tab's list with the person's own tool keys; with single-key shortcuts off, those entries say so. */
-export function hotkeyHelp(toolKeys: Record<EditorToolId, string>, enabled = true): typeof HOTKEY_HELP {
-  const groups = HOTKEY_HELP.map((g) => (g.group === 'Tools' ? { group: g.group, items: toolHelp(toolKeys) } : g));
+const keyOf = (keys: ShortcutKeys, id: ShortcutId): string => (id in keys.tool_keys ? keys.tool_keys[id as ShortcutTool] : keys.action_keys[id as ShortcutAction]);
+const defaultKeyOfId = (id: ShortcutId): string => keyOf({ tool_keys: DEFAULT_TOOL_KEYS, action_keys: DEFAULT_ACTION_KEYS }, id);
+
+/** An entry with the person's keys; one whose keys are all as out of the box keeps its short form (1 … 9). */
+function withKeys(item: HotkeyHelpItem, keys: ShortcutKeys): HotkeyHelpItem {
+  if (!item.ids || item.ids.every((id) => keyOf(keys, id) === defaultKeyOfId(id))) return item;
+  return { ...item, keys: [...item.ids.flatMap((id) => keyParts(keyOf(keys, id))), ...(item.also ?? [])] };
+}
+
+/** The Hotkeys tab's list with the person's own keys; with single-key shortcuts off, those entries say so. */
+export function hotkeyHelp(keys: ShortcutKeys, enabled = true): typeof HOTKEY_HELP {
+  const groups = HOTKEY_HELP.map((g) => ({ group: g.group, items: g.group === 'Tools' ? toolHelp(keys.tool_keys) : g.items.map((i) => withKeys(i, keys)) }));
   if (enabled) return groups;
-  return groups.map((g) => ({ group: g.group, items: g.items.map((i) => (singleCharacter(i.keys) ? { ...i, what: `${i.what} (off)` } : i)) }));
+  return groups.map((g) => ({ group: g.group, items: g.items.map((i) => (i.ids || singleCharacter(i.keys) ? { ...i, what: `${i.what} (off)` } : i)) }));
 }
 
 /** What the Hotkeys tab lists, grouped; every entry is wired above or in the engine. */
-export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string }[] }[] = [
+export const HOTKEY_HELP: { group: string; items: HotkeyHelpItem[] }[] = [
   { group: 'Tools', items: toolHelp(DEFAULT_TOOL_KEYS) },
   {
     group: 'Brush and eraser',
     items: [
       { keys: ['Drag'], what: 'Paint into the selected mask, or a new mask of the class' },
       { keys: ['Shift', 'Drag'], what: 'Erase with the brush (paint with the eraser)' },
-      { keys: ['['], what: 'Smaller brush' },
-      { keys: [']'], what: 'Larger brush' },
+      { keys: ['['], what: 'Smaller brush', ids: ['brush_smaller'] },
+      { keys: [']'], what: 'Larger brush', ids: ['brush_larger'] },
       { keys: ['Right-click'], what: 'Mask commands: to polygons, to mask, fill holes, remove islands' },
     ],
   },
@@ -204,9 +283,9 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Backspace'], what: 'Remove the last point while drawing' },
       { keys: ['Esc'], what: 'Cancel drawing, or clear the selection' },
       { keys: ['Shift', 'Click'], what: 'Polygon: start inside a polygon to cut a hole' },
-      { keys: ['N'], what: 'Draw again with the last shape\'s tool and class' },
-      { keys: ['X'], what: 'Skeleton: skip the next point' },
-      { keys: ['O'], what: 'Skeleton: the next point is occluded' },
+      { keys: ['N'], what: 'Draw again with the last shape\'s tool and class', ids: ['repeat'] },
+      { keys: ['X'], what: 'Skeleton: skip the next point', ids: ['skeleton_skip'] },
+      { keys: ['O'], what: 'Skeleton: the next point is occluded', ids: ['skeleton_occluded'] },
     ],
   },
   {
@@ -242,21 +321,21 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
       { keys: ['Delete'], what: 'Delete the selection or the picked vertex' },
       { keys: ['↑ ↓ ← →'], what: 'Nudge the selection 1 px (Shift: 10 px)' },
       { keys: ['Alt', 'Click'], what: 'Add a vertex on an edge / remove a vertex' },
-      { keys: ['H'], what: 'Hide the selection, or hide / show all' },
+      { keys: ['H'], what: 'Hide the selection, or hide / show all', ids: ['hide'] },
       { keys: ['Ctrl/⌘', 'H'], what: 'Hide the selection' },
     ],
   },
   {
     group: 'Classes and shapes',
     items: [
-      { keys: ['1 … 9'], what: 'The project\'s n-th class, whatever the tool: for new shapes, or relabel the selection' },
-      { keys: ['C'], what: 'Next class the selection (without one: the tool) may take' },
-      { keys: ['Shift', 'C'], what: 'Previous class, as C' },
+      { keys: ['1 … 9'], what: 'The project\'s n-th class, whatever the tool: for new shapes, or relabel the selection', ids: ['class_1', 'class_2', 'class_3', 'class_4', 'class_5', 'class_6', 'class_7', 'class_8', 'class_9'] },
+      { keys: ['C'], what: 'Next class the selection (without one: the tool) may take', ids: ['next_class'] },
+      { keys: ['Shift', 'C'], what: 'Previous class, as the next', ids: ['previous_class'] },
       { keys: ['Alt', '↓'], what: 'Select the next annotation in the list' },
       { keys: ['Alt', '↑'], what: 'Select the previous annotation in the list' },
       { keys: ['Tab'], what: 'Leave the canvas (to the annotation list and the rest of the page)' },
       { keys: ['Enter'], what: 'Open the selected annotation\'s attributes' },
-      { keys: ['Shift', 'S'], what: 'Set the image\'s stage' },
+      { keys: ['Shift', 'S'], what: 'Set the image\'s stage', ids: ['stage'] },
     ],
   },
   {
@@ -271,26 +350,26 @@ export const HOTKEY_HELP: { group: string; items: { keys: string[]; what: string
   {
     group: 'View and images',
     items: [
-      { keys: ['W', 'A', 'S', 'D'], what: 'Pan the view' },
+      { keys: ['W', 'A', 'S', 'D'], what: 'Pan the view (up, left, down, right)', ids: ['pan_up', 'pan_left', 'pan_down', 'pan_right'] },
       { keys: ['Space', 'Drag'], what: 'Pan while held' },
       { keys: ['Wheel'], what: 'Zoom at the pointer' },
-      { keys: [',', '←'], what: 'Previous image (← when nothing is selected)' },
-      { keys: ['.', '→'], what: 'Next image (→ when nothing is selected)' },
+      { keys: [',', '←'], what: 'Previous image (← when nothing is selected)', ids: ['previous_image'], also: ['←'] },
+      { keys: ['.', '→'], what: 'Next image (→ when nothing is selected)', ids: ['next_image'], also: ['→'] },
     ],
   },
   {
     group: 'Review and issues',
     items: [
       { keys: ['Ctrl/⌘', 'Enter'], what: 'Submit for review (in review: Accept)' },
-      { keys: ['Shift', 'R'], what: 'Reject… (an image in review)' },
-      { keys: ['I'], what: 'New issue at the pointer' },
-      { keys: ['Shift', 'I'], what: 'New issue on a region: drag it out on the image' },
+      { keys: ['Shift', 'R'], what: 'Reject… (an image in review)', ids: ['reject'] },
+      { keys: ['I'], what: 'New issue at the pointer', ids: ['new_issue'] },
+      { keys: ['Shift', 'I'], what: 'New issue on a region: drag it out on the image', ids: ['issue_region'] },
     ],
   },
   {
     group: 'History',
     items: [
-      { keys: ['V'], what: 'Show or hide the version history' },
+      { keys: ['V'], what: 'Show or hide the version history', ids: ['history'] },
       { keys: ['Esc'], what: 'Back to the current version from an earlier one' },
     ],
   },

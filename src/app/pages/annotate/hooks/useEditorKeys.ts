@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useRef } from 'react';
 import type { EditorSession } from '../../../editor-session/session';
 import { openAttributesPanel } from '../AttributesPanel';
-import { isSingleCharacterKey, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, TOOL_LABELS, type EditorToolId, type HotkeyAction } from '../hotkeys';
+import { isSingleCharacterKey, isTypingTarget, resolveAppFirstHotkey, resolveModifiedHotkey, resolvePlainHotkey, TOOL_LABELS, translateKey, type EditorToolId, type HotkeyAction, type KeyLike } from '../hotkeys';
 import { useShortcuts } from './useShortcuts';
 
 export interface EditorKeysOptions {
@@ -52,6 +52,11 @@ function useLastDrawn(session: EditorSession) {
 function keyLeftAlone(e: KeyboardEvent, t: HTMLElement | null): boolean {
   if (e.key === ' ') return t?.tagName !== 'CANVAS';
   return isSingleCharacterKey(e) && !useShortcuts.getState().shortcuts.enabled;
+}
+
+/** The key and its modifiers (a KeyboardEvent's are getters: a spread would lose them). */
+function pick(e: KeyLike) {
+  return { key: e.key, shiftKey: !!e.shiftKey, ctrlKey: !!e.ctrlKey, metaKey: !!e.metaKey, altKey: !!e.altKey };
 }
 
 // Long because it is one window listener: the order in which the class keys, the engine, the app's
@@ -114,7 +119,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
   useEffect(() => {
     const waiting = (a: HotkeyAction) => !session.documentReady && a.type !== 'previous' && a.type !== 'next' && a.type !== 'tool' && a.type !== 'history' && a.type !== 'stage';
     /** The keys taken before the engine; Alt+↓/↑ walk the shapes unless the keyboard's drawing cursor (which they move finely) is shown. */
-    const appFirst = (e: KeyboardEvent, on: typeof editor): boolean => {
+    const appFirst = (e: KeyLike & { preventDefault(): void }, on: typeof editor): boolean => {
       const a = resolveAppFirstHotkey(e);
       if (!a) return false;
       if (a.type === 'select-next') {
@@ -127,14 +132,17 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
       if (!waiting(a)) run(a);
       return true;
     };
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || isTypingTarget(e.target)) return;
-      const t = e.target as HTMLElement | null;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || isTypingTarget(event.target)) return;
+      const t = event.target as HTMLElement | null;
       // Open dialogs, menus and the settings panel keep their own keys.
       if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
       if (document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"]')) return;
-      if (keyLeftAlone(e, t)) return;
-      const toolKeys = useShortcuts.getState().shortcuts.tool_keys;
+      if (keyLeftAlone(event, t)) return;
+      // The person's own keys become the keys out of the box, which everything below knows.
+      const key = translateKey(event, useShortcuts.getState().shortcuts);
+      if (!key) return;
+      const e = { ...pick(key), preventDefault: () => event.preventDefault() };
       if (history.isPreviewing()) {
         // An earlier version is shown: Esc goes back, and the preview's read-only editor takes the
         // view keys (W/A/S/D, Space); the user's editor gets none of them.
@@ -156,7 +164,7 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
           e.preventDefault();
           return;
         }
-        const plain = resolvePlainHotkey(e, toolKeys);
+        const plain = resolvePlainHotkey(e);
         if (plain) {
           e.preventDefault();
           run(plain);
@@ -176,15 +184,18 @@ export function useEditorKeys({ session, imageId, chooseTool, goPrevious, goNext
         e.preventDefault();
         return;
       }
-      const plain = resolvePlainHotkey(e, toolKeys);
+      const plain = resolvePlainHotkey(e);
       if (plain && !waiting(plain)) {
         e.preventDefault();
         run(plain);
       }
     };
-    const onKeyUp = (e: KeyboardEvent) => {
-      editor.keyUp(e);
-      previewEditor.keyUp(e);
+    const onKeyUp = (event: KeyboardEvent) => {
+      // A held key (W/A/S/D pan) is let go under the same translation as it was pressed.
+      const key = translateKey(event, useShortcuts.getState().shortcuts);
+      if (!key) return;
+      editor.keyUp(pick(key));
+      previewEditor.keyUp(pick(key));
     };
     window.addEventListener('keydown', onKeyDown);
     window.addEventListener('keyup', onKeyUp);

@@ -1,11 +1,11 @@
-// The person's single-key shortcuts (issue 37, WCAG 2.1.4): on or off, and the tools' keys, kept
+// The person's single-key shortcuts (issue 37, WCAG 2.1.4): on or off, and each one's key, kept
 // with their profile on the server (GET/PUT /api/v1/users/me/preferences) so they follow them to
 // every device. One store the window's key listeners read as a key comes (useEditorKeys,
 // useWorkflowKeys) and the palette and the Hotkeys tab show.
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { api, serverMessage } from '../../../api/client';
-import { DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_TOOL_LABELS, shortcutClash, type EditorShortcuts, type ShortcutTool } from '../../../../contract/preferences';
+import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_TOOLS, shortcutClash, type EditorShortcuts, type ShortcutAction, type ShortcutTool } from '../../../../contract/preferences';
 
 interface ShortcutsState {
   shortcuts: EditorShortcuts;
@@ -47,17 +47,21 @@ export function setShortcutsEnabled(enabled: boolean): Promise<string | null> {
   return save({ ...useShortcuts.getState().shortcuts, enabled });
 }
 
-/** Gives `tool` the key `key`; a key another tool or a fixed shortcut has is refused with a message. */
-export function remapToolKey(tool: ShortcutTool, key: string): Promise<string | null> {
-  const lower = key.toLowerCase();
-  if (!/^[\x21-\x7e]$/.test(lower)) return Promise.resolve('A shortcut is one key: a letter, a digit or a sign.');
+/**
+ * Gives the shortcut `id` (a tool or another single-key shortcut) the key `key`, the character
+ * pressed (an upper-case letter is Shift and the letter); a key another shortcut has is refused
+ * with a message naming it.
+ */
+export function remapShortcutKey(id: ShortcutTool | ShortcutAction, key: string): Promise<string | null> {
+  if (!/^[\x21-\x7e]$/.test(key)) return Promise.resolve('A shortcut is one key: a letter, a digit or a sign.');
   const current = useShortcuts.getState().shortcuts;
-  const tool_keys = { ...current.tool_keys, [tool]: lower };
-  const clash = shortcutClash(tool_keys, SHORTCUT_TOOL_LABELS, tool);
+  const isTool = (SHORTCUT_TOOLS as readonly string[]).includes(id);
+  const next: EditorShortcuts = isTool ? { ...current, tool_keys: { ...current.tool_keys, [id]: key } } : { ...current, action_keys: { ...current.action_keys, [id]: key } };
+  const clash = shortcutClash(next, id);
   if (clash) return Promise.resolve(`${clash}.`);
-  return save({ ...current, tool_keys });
+  return save(next);
 }
 
 export function resetShortcuts(): Promise<string | null> {
-  return save({ enabled: true, tool_keys: { ...DEFAULT_TOOL_KEYS } });
+  return save({ enabled: true, tool_keys: { ...DEFAULT_TOOL_KEYS }, action_keys: { ...DEFAULT_ACTION_KEYS } });
 }

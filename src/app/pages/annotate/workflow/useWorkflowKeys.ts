@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'react';
 import type { Editor } from '../../../../engine';
 import { toast } from '../../../stores/toast';
-import { isSingleCharacterKey, isTypingTarget, resolveWorkflowHotkey, type WorkflowHotkey } from '../hotkeys';
+import { isSingleCharacterKey, isTypingTarget, resolveWorkflowHotkey, translateKey, type WorkflowHotkey } from '../hotkeys';
 import { useShortcuts } from '../hooks/useShortcuts';
 
 const MESSAGE_MS = 2500;
@@ -72,7 +72,9 @@ export function useWorkflowKeys(options: WorkflowKeysOptions): void {
       if (e.defaultPrevented || e.repeat || isTypingTarget(e.target)) return;
       // With the person's single-key shortcuts off, I, Shift+R and Shift+I do nothing (issue 37).
       if (isSingleCharacterKey(e) && !useShortcuts.getState().shortcuts.enabled) return;
-      const a = resolveWorkflowHotkey(e);
+      // The person's own keys (their key for Reject, say) become the keys out of the box.
+      const key = translateKey(e, useShortcuts.getState().shortcuts);
+      const a = key && resolveWorkflowHotkey(key);
       if (!a) return;
       const t = e.target as HTMLElement | null;
       if (t && typeof t.closest === 'function' && t.closest('[role="dialog"], [role="menu"], [role="alertdialog"]')) return;
