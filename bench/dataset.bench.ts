@@ -6,6 +6,8 @@
 //   options: --images 100000 --folders 1000 --runs 300, --quick (20k images, 200 folders, 100 runs)
 //   node --import tsx bench/dataset.bench.ts --million --pg <url>   # 1M images (issue 35 §3), see below
 //   --keep-db NAME: seed into database NAME on the --pg server once and reuse it on later runs
+//   --in-process-client: time the calls with fetch in the server's process (before 30 Nov 2026 06:30 UTC
+//   always; now a client in a process of its own times each call to its last byte, as a browser would)
 //
 // --million (PostgreSQL only): one project of 1,000,000 images in 1,000 folders, no annotation rows,
 // seeded once into the kept database vellum_bench_1m (--keep-db picks another; about 20 minutes on a
@@ -34,6 +36,7 @@
 // "total" column says "10000+" where a page's total was capped). Then the price of
 // image_class_stats' trigger on images (0015) in bulk updates of one folder's 20k images: a change
 // that moves no count and an archive / restore. --no-save-cost skips the save and bulk-update parts.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,6 +158,72 @@ function printTable(results: { name: string; items: number; total: string; p50: 
 
 const isAnnotationFilter = (name: string) => /class|annotations/.test(name);
 
+/** --in-process-client: time the pages with fetch in this process (the server's), as runs before 30 Nov 2026 06:30 UTC did. */
+const IN_PROCESS_CLIENT = process.argv.includes('--in-process-client');
+
+/**
+ * Times `runs` calls of `url` (after `warmup`) from a client in a process of its own, as a browser
+ * is: in this process the client's gunzip and JSON.parse of each 144 KB page ran on the server's
+ * thread inside the timed interval (about as much CPU as the server's own work for the page). Each
+ * call is timed to its last byte, then its JSON is read, outside the time, for the items and total.
+ */
+function timeInClient(url: string, headers: Record<string, string>, warmup: number, runs: number): Promise<{ times: number[]; status: number; body: string; items: number; total: string }> {
+  const code = `(async () => {
+    const [url, headers, warmup, runs] = JSON.parse(process.argv[1]);
+    const times = [];
+    let res, buf;
+    for (let i = 0; i < warmup + runs; i++) {
+      const start = performance.now();
+      res = await fetch(url, { headers });
+      buf = Buffer.from(await res.arrayBuffer());
+      if (i >= warmup) times.push(performance.now() - start);
+      if (res.status !== 200) break;
+    }
+    const body = buf.toString();
+    let items = 0, total = '';
+    try {
+      const j = JSON.parse(body);
+      items = j.images?.length ?? j.folders?.length ?? 0;
+      total = j.pagination ? j.pagination.totalItems + (j.pagination.totalCapped ? '+' : '') : '';
+    } catch {}
+    process.stdout.write(JSON.stringify({ times, status: res.status, body: body.slice(0, 300), items, total }));
+  })().catch((err) => { console.error(err); process.exit(1); });`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', code, JSON.stringify([url, headers, warmup, runs])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (rc) => (rc === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited with ${rc}`))));
+  });
+}
+
+/** One case's timed calls (after the warm-up), by a client in its own process or, with --in-process-client, in this one. */
+async function timeCase(bench: BenchServer, c: { name: string; path: string }): Promise<{ times: number[]; items: number; total: string }> {
+  const headers: Record<string, string> = c.path.startsWith('/api/v1/health') ? {} : { authorization: `Bearer ${bench.user.token}` };
+  if (!IN_PROCESS_CLIENT) {
+    const timed = await timeInClient(`${bench.server.url}${c.path}`, { 'accept-encoding': 'gzip, deflate, br', ...headers }, WARMUP, RUNS);
+    if (timed.status !== 200) throw new Error(`${c.name}: ${timed.status} ${timed.body}`);
+    return timed;
+  }
+  let items = 0;
+  let total = '';
+  const once = async () => {
+    const start = performance.now();
+    const res = await fetch(`${bench.server.url}${c.path}`, { headers }).catch((err: unknown) => {
+      throw new Error(`${c.name}: ${String(err)} (${String((err as { cause?: unknown }).cause)}) after ${(performance.now() - start).toFixed(0)} ms`);
+    });
+    const body = (await res.json()) as { images?: unknown[]; folders?: unknown[]; pagination?: { totalItems: number; totalCapped: boolean } };
+    const ms = performance.now() - start;
+    if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    items = body.images?.length ?? body.folders?.length ?? 0;
+    total = body.pagination ? `${body.pagination.totalItems}${body.pagination.totalCapped ? '+' : ''}` : '';
+    return ms;
+  };
+  for (let i = 0; i < WARMUP; i++) await once();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) times.push(await once());
+  return { times, items, total };
+}
+
 async function main() {
   const kept = KEEP_DB ? await keptDataset(KEEP_DB) : null;
   const bench = kept?.bench ?? (await benchServer());
@@ -177,23 +246,7 @@ async function main() {
     await fetch(`${server.url}/api/v1/health`).catch(() => undefined);
     let healthP95 = 0;
     for (const c of cases) {
-      let items = 0;
-      let total = '';
-      const once = async () => {
-        const start = performance.now();
-        const res = await fetch(`${server.url}${c.path}`, { headers: c.path.startsWith('/api/v1/health') ? {} : { authorization: `Bearer ${user.token}` } }).catch((err: unknown) => {
-          throw new Error(`${c.name}: ${String(err)} (${String((err as { cause?: unknown }).cause)}) after ${(performance.now() - start).toFixed(0)} ms`);
-        });
-        const body = (await res.json()) as { images?: unknown[]; folders?: unknown[]; pagination?: { totalItems: number; totalCapped: boolean } };
-        const ms = performance.now() - start;
-        if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        items = body.images?.length ?? body.folders?.length ?? 0;
-        total = body.pagination ? `${body.pagination.totalItems}${body.pagination.totalCapped ? '+' : ''}` : '';
-        return ms;
-      };
-      for (let i = 0; i < WARMUP; i++) await once();
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) times.push(await once());
+      const { times, items, total } = await timeCase(bench, c);
       times.sort((a, b) => a - b);
       const p95 = percentile(times, 95);
       if (c.name.startsWith('health')) healthP95 = p95;
@@ -210,7 +263,7 @@ async function main() {
     }
 
     const database_kind = database.kind;
-    console.log(`\nDataset list benchmark: ${IMAGES} images, ${FOLDERS} folders, ${database_kind}, limit ${LIMIT}, ${RUNS} runs each (seeded in ${seedSeconds.toFixed(1)} s, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs)\n`);
+    console.log(`\nDataset list benchmark: ${IMAGES} images, ${FOLDERS} folders, ${database_kind}, limit ${LIMIT}, ${RUNS} runs each, client ${IN_PROCESS_CLIENT ? 'in the server\'s process' : 'in its own process'} (seeded in ${seedSeconds.toFixed(1)} s, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs)\n`);
     printTable(results);
     const listP95 = MILLION ? 0 : Math.max(...results.filter((r) => r.name.startsWith('list: root') && !r.name.includes('page 50') && !r.name.includes('search') && !isAnnotationFilter(r.name)).map((r) => r.p95));
     const filterP95 = MILLION ? 0 : Math.max(...results.filter((r) => isAnnotationFilter(r.name)).map((r) => r.p95));
@@ -239,6 +292,7 @@ async function main() {
       cpus: os.cpus().length,
       // Other work on the machine inflates tail latencies: compare runs with similar load.
       load_average_1m: +os.loadavg()[0].toFixed(2),
+      client: IN_PROCESS_CLIENT ? 'in the server process' : 'own process',
       images: IMAGES,
       folders: FOLDERS,
       limit: LIMIT,
