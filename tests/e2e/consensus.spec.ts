@@ -1,15 +1,17 @@
 // Consensus end to end (issue 36 §3): the owner gives an image to 2 annotators in the Assign dialog
 // (Annotators per image: 2); Ann and Bob each take it with Start working, each draws a box on a
-// draft of their own (Bob does not see Ann's) and submits; Rita, a reviewer, opens the merge view
-// from the image's tile, sees both layers and their agreement, merges, and the editor shows the
-// merged box; the owner's Analytics tab lists both annotators. Screenshots at 1440 x 900 of the
-// Assign dialog and the merge view go to test-results/shots.
+// draft of their own (Bob does not see Ann's) and submits; Rita, a reviewer, sees Merge drafts on
+// the image's tile and opens the merge view from the editor's top bar by keyboard, sees both layers
+// and their agreement, merges, and the editor shows the merged box; the owner's Analytics tab lists
+// both annotators. Screenshots at 1440 x 900 of the Assign dialog, the editor's Merge drafts and
+// the merge view go to test-results/shots.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { annotationRows, apiCall, canvasBox, drawBox, drawnImageRect, editorProject, loadSaved } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
-const SHOTS = 'test-results/shots';
+/** Where the screenshots go: SHOTS_DIR, else test-results/shots (which the next run's clean-up empties). */
+const SHOTS = process.env.SHOTS_DIR ?? 'test-results/shots';
 const shot = async (page: Page, name: string) => {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${name}.png` });
@@ -79,11 +81,21 @@ test('two annotators draw on their own layers of an overlap-2 image, a reviewer 
   await b.context.close();
   expect((await apiCall(page, 'GET', `/images/${image.id}`)).body.image).toMatchObject({ status: 'review', annotation_count: 0 });
 
-  // 3. Rita opens the merge view from the image's tile: both layers, their agreement, the preview.
+  // 3. Rita finds Merge drafts on the image's tile and in the editor's top bar, and opens the merge
+  // view from the editor with the keyboard: both layers, their agreement, the preview.
   const r = await memberBrowser(browser, rita);
   const ritaTile = r.page.getByTestId('image-tile').filter({ hasText: image.filename });
   await ritaTile.hover();
-  await ritaTile.getByRole('button', { name: `Merge drafts of ${image.filename}` }).click();
+  await expect(ritaTile.getByRole('button', { name: `Merge drafts of ${image.filename}` })).toBeVisible();
+  await r.page.goto(`/projects/${project.projectId}/images/${image.id}`);
+  await expect(r.page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  const mergeButton = r.page.getByRole('button', { name: 'Merge drafts' });
+  await expect(mergeButton).toBeVisible({ timeout: 20_000 });
+  await r.page.mouse.move(0, 0);
+  await shot(r.page, 'consensus-editor-merge-drafts');
+  await mergeButton.focus();
+  await expect(mergeButton).toBeFocused();
+  await r.page.keyboard.press('Enter');
   await expect(r.page).toHaveURL(new RegExp(`/projects/${project.projectId}/images/${image.id}/merge$`));
   await expect(r.page.getByRole('heading', { name: `Merge ${image.filename}`, level: 1 })).toBeVisible({ timeout: 20_000 });
   const annLayer = r.page.getByRole('region', { name: "Ann Annotator's layer" });

@@ -128,7 +128,7 @@ export function MergeWorkspace(props: {
       </div>
       <aside className={styles.side} aria-label="Merge choices">
         <h2 className={styles.sideTitle}>Shapes</h2>
-        <p className={styles.sideHint}>Shapes of one class that overlap (IoU 50% or more) are one shape. Most annotators agree: the consensus is kept; otherwise it is left out unless you keep someone's.</p>
+        <p className={styles.sideHint}>Shapes of one class that overlap (IoU 50% or more; points: OKS 50% or more) are one shape. Most annotators agree: the consensus is kept; otherwise it is left out unless you keep someone's.</p>
         {groups.length === 0 ? (
           <p className={styles.sideEmpty}>No annotator drew anything on this image. Merging leaves it without annotations.</p>
         ) : (

@@ -1,9 +1,10 @@
 // The review loop in the editor's top bar (issue 29): Submit for review (Ctrl/Cmd+Enter) for the
 // annotator of an image in work; Accept (Ctrl/Cmd+Enter) and Reject... (Shift+R, a dialog with a
 // comment for the annotator) for a reviewer of an image in review; and the Issues button with the
-// count of open issues, which shows or hides the issues panel. What the member may not do is not
-// shown (src/app/stores/permissions.ts).
-import { Check, MessageSquareWarning, Send, Undo2 } from 'lucide-react';
+// count of open issues, which shows or hides the issues panel. On an overlapped image in review
+// (all its annotators submitted), Merge drafts opens the reviewer's merge view (issue 36 §3). What
+// the member may not do is not shown (src/app/stores/permissions.ts).
+import { Check, GitMerge, MessageSquareWarning, Send, Undo2 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { MAX_COMMENT_LENGTH } from '../../../../contract/workflow';
 import { Button } from '../../../components/Button';
@@ -13,7 +14,8 @@ import { Tooltip } from '../../../components/Tooltip';
 import type { ReviewFlow } from './useReviewFlow';
 import styles from './Workflow.module.css';
 
-export function ReviewActions({ flow, openIssues, issuesOpen, onToggleIssues }: { flow: ReviewFlow; openIssues: number; issuesOpen: boolean; onToggleIssues(): void }) {
+export function ReviewActions(props: { flow: ReviewFlow; openIssues: number; issuesOpen: boolean; onToggleIssues(): void; onMerge?: () => void }) {
+  const { flow, openIssues, issuesOpen, onToggleIssues, onMerge } = props;
   return (
     <div className={styles.actions} data-testid="review-actions">
       <Tooltip content={issuesOpen ? 'Hide the issues' : 'Show the issues (I opens one at the pointer)'} side="bottom">
@@ -34,6 +36,11 @@ export function ReviewActions({ flow, openIssues, issuesOpen, onToggleIssues }: 
       ) : null}
       {flow.canReview ? (
         <>
+          {onMerge ? (
+            <Button variant="secondary" size="sm" icon={<GitMerge />} disabled={flow.busy !== null} onClick={onMerge} data-testid="merge-drafts">
+              Merge drafts
+            </Button>
+          ) : null}
           <Button variant="secondary" size="sm" icon={<Undo2 />} disabled={flow.busy !== null} aria-keyshortcuts="Shift+R" onClick={() => flow.setRejectOpen(true)}>
             Reject… <kbd className={styles.kbd}>Shift+R</kbd>
           </Button>

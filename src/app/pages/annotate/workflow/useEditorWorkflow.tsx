@@ -3,9 +3,11 @@
 // issues panel, the region drag). Behind them: the review flow (./useReviewFlow), the image's
 // issues (./useIssues) and the workflow keys (./useWorkflowKeys).
 import { useCallback, useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router-dom';
 import type { Image, ImageStatus } from '../../../../contract/images';
 import { roleCan } from '../../../../contract/permissions';
 import type { Editor } from '../../../../engine';
+import { mergePath } from '../../../lib/links';
 import { deniedReason, ROLE_LABEL } from '../../../stores/permissions';
 import { useSession } from '../../../stores/session';
 import type { EditorSaveLink, SaveManager } from '../../../sync/save';
@@ -35,6 +37,7 @@ export interface EditorWorkflowOptions {
 
 export function useEditorWorkflow(o: EditorWorkflowOptions): { actions: ReactNode; layer: ReactNode } {
   const flow = useReviewFlow(o);
+  const navigate = useNavigate();
   const issues = useIssues({ editor: o.editor, image: o.image, orgId: o.orgId, documentIn: o.documentIn });
   const role = useSession((s) => s.organizations.find((org) => org.id === o.orgId)?.user_role ?? null);
   const issueDenied = role && roleCan(role, 'issues.write') ? null : deniedReason(role ? ROLE_LABEL[role] : 'member', 'open or answer issues');
@@ -60,7 +63,7 @@ export function useEditorWorkflow(o: EditorWorkflowOptions): { actions: ReactNod
   const actions = (
     <>
       <GroundTruthToggle image={o.image} status={o.status} orgId={o.orgId} />
-      <ReviewActions flow={flow} openIssues={openIssues} issuesOpen={issues.open} onToggleIssues={() => setOpen(!issues.open)} />
+      <ReviewActions flow={flow} openIssues={openIssues} issuesOpen={issues.open} onToggleIssues={() => setOpen(!issues.open)} onMerge={o.image.overlap > 1 ? () => void navigate(mergePath(o.projectId, o.image.id)) : undefined} />
     </>
   );
   const layer = (
