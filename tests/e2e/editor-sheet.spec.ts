@@ -58,3 +58,43 @@ test('at 200% zoom the Export and Add Class dialogs keep their buttons in view',
   await expect(adding.getByRole('button', { name: 'Cancel' })).toBeInViewport({ ratio: 1 });
   await page.screenshot({ path: 'test-results/shots/a11y-add-class-200.png' });
 });
+
+test('at 320 px the top bar is one compact row: nothing past the edge, the rest in a More menu that the keyboard works', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 320, height: 640 });
+  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'a-rather-long-file-name.png' }], open: 'a-rather-long-file-name.png' });
+  await expect(page.getByText('Loading image...')).toBeHidden();
+  const bar = page.locator('header').filter({ has: page.getByRole('heading', { level: 1 }) });
+  const height = async () => (await bar.boundingBox())!.height;
+  // One row (it wrapped to about 150 px), and nothing of it past the right edge.
+  expect(await height()).toBeLessThanOrEqual(49);
+  const past = await bar.evaluate((el) => [...el.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > 320.5).map((e) => e.outerHTML.slice(0, 80)));
+  expect(past).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+  for (const name of ['Back', 'Submit for review', 'More']) await expect(bar.getByRole('button', { name: new RegExp(`^${name}`) })).toBeInViewport({ ratio: 1 });
+  await page.screenshot({ path: 'test-results/shots/a11y-editor-top-bar-320.png' });
+
+  // More is a menu button: Enter opens it on its first item, Escape closes it and gives focus back.
+  const more = bar.getByRole('button', { name: 'More' });
+  await expect(more).toHaveAttribute('aria-haspopup', 'menu');
+  await more.focus();
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: 'More' });
+  await expect(menu).toBeVisible();
+  await expect(menu).toContainText('Streets · 1 of 1');
+  await expect(menu.getByRole('menuitem', { name: 'Copy link' })).toBeFocused();
+  const box = (await menu.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(320);
+  await page.screenshot({ path: 'test-results/shots/a11y-editor-top-bar-menu-320.png' });
+  await page.keyboard.press('Escape');
+  await expect(menu).toBeHidden();
+  await expect(more).toBeFocused();
+
+  // At 1440 px the bar is as it was: Copy link, the project's name and the image's place in it.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expect(bar.getByRole('button', { name: 'Copy link' })).toBeVisible();
+  await expect(bar.getByRole('button', { name: 'More' })).toHaveCount(0);
+  await expect(bar).toContainText('1 of 1');
+  await page.screenshot({ path: 'test-results/shots/a11y-editor-top-bar-1440.png' });
+});

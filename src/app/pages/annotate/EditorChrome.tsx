@@ -1,17 +1,20 @@
 // Pieces of the editor screen's layout (./EditorScreen.tsx): the top bar with Copy link and the
-// image's stage picker, the notice of work restored from this device, the stage's loading and
+// image's stage picker (below 768 px one compact row: Copy link, the project, the image's place and
+// the people here move into its More menu), the notice of work restored from this device, the stage's loading and
 // error overlay, a version's canvas and its notice, the zoom controls and the dialog shown when a
 // drawing tool has no class to use and the role may not add one.
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, History, Link2, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
+import { ArrowLeft, Check, ChevronDown, ChevronLeft, ChevronRight, Ellipsis, History, Link2, Maximize, TriangleAlert, ZoomIn, ZoomOut } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { Image, ImageStatus } from '../../../contract/images';
+import { shortcutKeyLabel } from '../../../contract/preferences';
 import type { Editor } from '../../../engine';
 import { Button, IconButton } from '../../components/Button';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
 import { StageEntry } from '../../components/StageEntry';
 import { Tooltip } from '../../components/Tooltip';
+import { NARROW_SCREEN, useMediaQuery } from '../../lib/useMediaQuery';
 import { STAGE_OPTIONS, stageLabel, stageOption } from '../../lib/stages';
 import { toast } from '../../stores/toast';
 import type { ImageSourceInput } from '../../../workers/render-client';
@@ -21,6 +24,7 @@ import type { LoadState, ProgressStore } from '../../editor-session/imageLoading
 import { LoadingProgress } from './LoadingProgress';
 import type { SaveStatus } from '../../sync/save';
 import { SaveIndicator, ViewOnlyIndicator } from './SaveIndicator';
+import { useShortcuts } from './hooks/useShortcuts';
 import { useCamera } from './useEditor';
 import styles from './AnnotatePage.module.css';
 
@@ -47,33 +51,70 @@ export interface TopBarProps {
 }
 
 export function EditorTopBar({ image, projectName, index, count, hasPrevious, hasNext, onBack, goPrevious, goNext, viewOnlyReason, saveStatus, stage, peers, workflow }: TopBarProps) {
+  // Below 768 px (issue 37, reflow at 320 px) one row of one height: icons for Back and the
+  // review actions, and the less used parts in a More menu, so the canvas keeps its height.
+  const compact = useMediaQuery(NARROW_SCREEN);
+  const keys = useShortcuts((s) => (s.shortcuts.enabled ? s.shortcuts.action_keys : null));
+  const keyHint = (id: 'previous_image' | 'next_image') => (keys ? ` (${shortcutKeyLabel(keys[id])})` : '');
+  const position = count !== undefined && index >= 0 ? `${(index + 1).toLocaleString()} of ${count.toLocaleString()}` : null;
   return (
-    <header className={styles.bar}>
-      <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
-        Back
-      </Button>
-      <span className={styles.barDivider} aria-hidden="true" />
-      <IconButton label="Previous image (,)" icon={<ChevronLeft />} tooltipSide="bottom" disabled={!hasPrevious} onClick={goPrevious} />
-      <IconButton label="Next image (.)" icon={<ChevronRight />} tooltipSide="bottom" disabled={!hasNext} onClick={goNext} />
+    <header className={styles.bar} data-compact={compact || undefined}>
+      {compact ? (
+        <IconButton label="Back" icon={<ArrowLeft />} tooltipSide="bottom" onClick={onBack} />
+      ) : (
+        <>
+          <Button variant="ghost" size="sm" icon={<ArrowLeft />} onClick={onBack}>
+            Back
+          </Button>
+          <span className={styles.barDivider} aria-hidden="true" />
+        </>
+      )}
+      <IconButton label={`Previous image${keyHint('previous_image')}`} icon={<ChevronLeft />} tooltipSide="bottom" disabled={!hasPrevious} onClick={goPrevious} />
+      <IconButton label={`Next image${keyHint('next_image')}`} icon={<ChevronRight />} tooltipSide="bottom" disabled={!hasNext} onClick={goNext} />
       <div className={styles.imageTitle}>
         <h1 className={styles.name} title={image.filename}>
           {image.filename}
         </h1>
-        {count !== undefined && index >= 0 ? (
-          <span className={styles.position}>
-            {(index + 1).toLocaleString()} of {count.toLocaleString()}
-          </span>
-        ) : null}
+        {position && !compact ? <span className={styles.position}>{position}</span> : null}
       </div>
       {stage ? <StagePicker stage={stage} /> : null}
       <div className={styles.barEnd}>
         {workflow}
-        <CopyLinkButton />
-        {peers}
+        {compact ? null : <CopyLinkButton />}
+        {compact ? null : peers}
         {viewOnlyReason ? <ViewOnlyIndicator reason={viewOnlyReason} /> : <SaveIndicator status={saveStatus} />}
-        <span className={styles.projectName}>{projectName}</span>
+        {compact ? <MoreMenu projectName={projectName} position={position} peers={peers} /> : <span className={styles.projectName}>{projectName}</span>}
       </div>
     </header>
+  );
+}
+
+/**
+ * The compact top bar's More menu (a menu button: Enter, Space or ↓ opens it, the arrows walk it,
+ * Escape closes it and gives focus back to the button): the project and the image's place, the
+ * people here, and Copy link.
+ */
+function MoreMenu({ projectName, position, peers }: { projectName: string; position: string | null; peers?: ReactNode }) {
+  return (
+    <DropdownMenu.Root modal={false}>
+      <DropdownMenu.Trigger asChild>
+        <IconButton label="More" icon={<Ellipsis />} tooltipSide="bottom" data-testid="top-bar-more" />
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content className={styles.menu} sideOffset={6} align="end" collisionPadding={8} aria-label="More">
+          <DropdownMenu.Label className={styles.menuLabel}>
+            {projectName}
+            {position ? ` · ${position}` : ''}
+          </DropdownMenu.Label>
+          {peers ? <div className={styles.menuPeers}>{peers}</div> : null}
+          <DropdownMenu.Separator className={styles.menuSeparator} />
+          <DropdownMenu.Item className={styles.menuItem} onSelect={copyLink}>
+            <Link2 aria-hidden="true" />
+            <span className={styles.menuItemText}>Copy link</span>
+          </DropdownMenu.Item>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
   );
 }
 
@@ -81,15 +122,15 @@ export function EditorTopBar({ image, projectName, index, count, hasPrevious, ha
  * Copies this editor's URL (issue 29: the project, the image and the Data view it was opened from,
  * so a teammate's previous / next follow the same view) and says so in a toast.
  */
+function copyLink() {
+  navigator.clipboard.writeText(window.location.href).then(
+    () => toast('Link copied to the clipboard', 'success'),
+    () => toast("Couldn't copy the link. Copy it from the address bar.", 'danger'),
+  );
+}
+
 export function CopyLinkButton() {
-  const copy = () => {
-    const url = window.location.href;
-    navigator.clipboard.writeText(url).then(
-      () => toast('Link copied to the clipboard', 'success'),
-      () => toast("Couldn't copy the link. Copy it from the address bar.", 'danger'),
-    );
-  };
-  return <IconButton label="Copy link" icon={<Link2 />} tooltipSide="bottom" onClick={copy} data-testid="copy-link" />;
+  return <IconButton label="Copy link" icon={<Link2 />} tooltipSide="bottom" onClick={copyLink} data-testid="copy-link" />;
 }
 
 /**
@@ -98,6 +139,7 @@ export function CopyLinkButton() {
  */
 export function StagePicker({ stage }: { stage: ImageStage }) {
   const { deniedReason } = stage;
+  const stageKey = useShortcuts((s) => (s.shortcuts.enabled ? shortcutKeyLabel(s.shortcuts.action_keys.stage) : null));
   const current = stageOption(stage.status);
   const name = `Stage: ${stageLabel(stage.status)}`;
   const trigger = (
@@ -105,7 +147,7 @@ export function StagePicker({ stage }: { stage: ImageStage }) {
       type="button"
       className={styles.stageTrigger}
       aria-label={deniedReason ? name : `${name}. Change stage`}
-      aria-keyshortcuts="Shift+S"
+      aria-keyshortcuts={stageKey ?? undefined}
       aria-disabled={deniedReason ? true : undefined}
       data-busy={stage.busy || undefined}
       data-testid="stage-picker"
@@ -134,11 +176,14 @@ export function StagePicker({ stage }: { stage: ImageStage }) {
             ))}
           </DropdownMenu.RadioGroup>
           <DropdownMenu.Separator className={styles.menuSeparator} />
-          <p className={styles.stageHint} aria-hidden="true">
-            <kbd>Shift</kbd>
-            <kbd>S</kbd>
-            <span>opens this menu</span>
-          </p>
+          {stageKey ? (
+            <p className={styles.stageHint} aria-hidden="true">
+              {stageKey.split('+').map((k) => (
+                <kbd key={k}>{k}</kbd>
+              ))}
+              <span>opens this menu</span>
+            </p>
+          ) : null}
         </DropdownMenu.Content>
       </DropdownMenu.Portal>
     </DropdownMenu.Root>
