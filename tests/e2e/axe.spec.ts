@@ -42,7 +42,7 @@ test('axe: onboarding', async ({ page }) => {
 });
 
 test('axe: projects, the project tabs, their dialogs, settings and models', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }] });
   const failures: string[] = [];
   const check = async (where: string, include?: string) => failures.push(...(await seriousViolations(page, include)).map((v) => `${where}: ${v}`));
@@ -84,6 +84,17 @@ test('axe: projects, the project tabs, their dialogs, settings and models', asyn
     await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
     await check(`settings ${section}`);
   }
+  // The API Keys section is shown last: its Create API Key dialog; then Members' Invite created.
+  await page.getByRole('region', { name: 'API Keys' }).getByRole('button', { name: 'Create API Key' }).click();
+  await expect(page.getByRole('dialog', { name: 'Create API Key' })).toBeVisible();
+  await check('Create API Key', '[role="dialog"]');
+  await page.keyboard.press('Escape');
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Members' }).click();
+  await page.getByLabel('Email address').fill(`axe-invitee-${Date.now()}@example.com`);
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await expect(page.getByRole('dialog', { name: 'Invite created' })).toBeVisible();
+  await check('Invite created', '[role="dialog"]');
+  await page.keyboard.press('Escape');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   await check('models');

@@ -85,3 +85,41 @@ test('a box and a polygon drawn by keyboard alone are saved where the cursor put
   await page.reload();
   await expect(rows(page)).toHaveCount(2);
 });
+
+test('a keypoint placed by keyboard is saved there; in the Attributes panel Space ticks a checkbox and B types "b"', async ({ page }) => {
+  test.setTimeout(150_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const attributes = [{ name: 'visible', kind: 'checkbox', default: false }, { name: 'note', kind: 'text' }];
+  const project = await editorProject(page, { classes: [{ name: 'pin', type: 'keypoint', color: '#4C6EF5', attributes }] as never, images: [{ name: 'pin.png', width: W, height: H }] });
+  await openFromDataTab(page, 'pin.png');
+  const img = await drawnImageRect(page);
+  const step = 50 / ((img.right - img.left) / W);
+  const canvas = page.getByTestId('editor-canvas');
+  await page.keyboard.press('k');
+  await canvas.focus();
+  await page.keyboard.press('Enter');
+  const start = (await page.getByTestId('key-cursor-status').textContent())!.match(/Cursor at (\d+), (\d+)/)!;
+  const [cx, cy] = [Number(start[1]), Number(start[2])];
+  await press(page, 'Shift+ArrowRight', 2);
+  await page.keyboard.press(' ');
+  await expect(rows(page)).toHaveCount(1);
+  await page.keyboard.press('Escape');
+
+  // The shape's attributes: Space on the checkbox ticks it; B in the text field is a "b", not the brush.
+  await rows(page).first().click();
+  const panel = page.getByTestId('attributes-panel');
+  await panel.getByLabel('visible').focus();
+  await page.keyboard.press(' ');
+  await expect(panel.getByLabel('visible')).toBeChecked();
+  await panel.getByLabel('note').focus();
+  await page.keyboard.press('b');
+  await expect(panel.getByLabel('note')).toHaveValue('b');
+  await expect(page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name: /^Brush/ })).toHaveAttribute('aria-pressed', 'false');
+  await panel.getByLabel('note').blur();
+
+  await waitUntilSaved(page);
+  const saved = (await loadSaved(page, project, project.images[0]!.id)).annotations[0];
+  expect(Math.abs(saved.keypoint.x - (cx + 2 * step))).toBeLessThanOrEqual(1);
+  expect(Math.abs(saved.keypoint.y - cy)).toBeLessThanOrEqual(1);
+  expect(saved.attributes).toEqual(expect.arrayContaining([{ name: 'visible', value: true }, { name: 'note', value: 'b' }]));
+});
