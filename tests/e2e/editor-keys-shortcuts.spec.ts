@@ -115,6 +115,8 @@ test('every other single-key shortcut remaps too: V for the history moves to J, 
   // The list below says so.
   await expect(panel.locator('dl div').filter({ hasText: /^JShow or hide the version history$/ })).toHaveCount(1);
   await closeSettings(page);
+  // The history button names its new key, for the eye and for assistive technology.
+  await expect(page.getByRole('button', { name: 'Version history (J)' })).toHaveAttribute('aria-keyshortcuts', 'J');
 
   await canvas.focus();
   await page.keyboard.press('v');

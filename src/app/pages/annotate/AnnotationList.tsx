@@ -24,6 +24,7 @@ import { Spinner } from '../../components/Spinner';
 import { Tooltip } from '../../components/Tooltip';
 import { classesForShape } from '../../editor-session/classKeys';
 import styles from './AnnotatePage.module.css';
+import { useShortcutLabel } from './hooks/useShortcuts';
 import { MaskCommandItems } from './MaskMenu';
 
 const ROW_HEIGHT = 40;
@@ -71,8 +72,6 @@ export interface AnnotationListProps {
    */
   sheet?: boolean;
 }
-
-const HISTORY_LABEL = 'Version history (V)';
 
 // Long because it is one virtualised list: the rows, the header's actions and the keyboard share
 // the virtualizer and the selection it reads; the row itself is its own component.
@@ -127,14 +126,15 @@ export function AnnotationList({
   const selectedCount = view.selected.size;
   const allHidden = total > 0 && view.hidden.size >= total && editor.allHidden();
 
+  const historyKey = useShortcutLabel('history');
   const historyToggle = onToggleHistory ? (
     <IconButton
-      label={HISTORY_LABEL}
+      label={`Version history${historyKey ? ` (${historyKey})` : ''}`}
       icon={<History />}
       tooltipSide="left"
       onClick={onToggleHistory}
       aria-pressed={historyOpen}
-      aria-keyshortcuts="V"
+      aria-keyshortcuts={historyKey ?? undefined}
       className={styles.collapseButton}
       data-active={historyOpen || undefined}
     />

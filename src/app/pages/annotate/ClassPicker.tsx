@@ -8,7 +8,9 @@ import { Check, ChevronDown, Plus, Settings2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import type { ClassTool, ProjectClass } from '../../../contract/projects';
 import { classesForTool, classKeyOf, TYPE_NAMES } from '../../editor-session/classKeys';
+import { shortcutKeyLabel, type ShortcutAction } from '../../../contract/preferences';
 import styles from './AnnotatePage.module.css';
+import { useShortcuts } from './hooks/useShortcuts';
 
 export interface ClassPickerProps {
   classes: ProjectClass[];
@@ -33,6 +35,8 @@ export function ClassPicker({ classes, type, listed: given, value, placeholder, 
   const listed = given ?? classesForTool(classes, type);
   const current = classes.find((c) => c.name === value);
   const [open, setOpen] = useState(false);
+  // The digits' keys as this person has them (issue 37); none while single-key shortcuts are off.
+  const classKeys = useShortcuts((s) => (s.shortcuts.enabled ? s.shortcuts.action_keys : null));
   const seen = useRef(attention);
   useEffect(() => {
     if (attention === seen.current) return;
@@ -54,9 +58,10 @@ export function ClassPicker({ classes, type, listed: given, value, placeholder, 
           {listed.length === 0 ? <div className={styles.menuEmpty}>No {type ? `${TYPE_NAMES[type].toLowerCase()} ` : ''}classes yet</div> : null}
           <div className={styles.menuScroll}>
             {listed.map((c) => {
-              const key = classKeyOf(classes, c.name);
+              const digit = classKeyOf(classes, c.name);
+              const key = digit && classKeys ? shortcutKeyLabel(classKeys[`class_${digit}` as ShortcutAction]) : null;
               return (
-                <DropdownMenu.Item key={c.name} className={styles.menuItem} onSelect={() => onChoose(c.name)} aria-keyshortcuts={key ? String(key) : undefined}>
+                <DropdownMenu.Item key={c.name} className={styles.menuItem} onSelect={() => onChoose(c.name)} aria-keyshortcuts={key ?? undefined}>
                   <span className={styles.classDot} style={{ background: c.color }} />
                   <span className={styles.menuItemText}>{c.name}</span>
                   {c.name === value ? <Check aria-hidden="true" className={styles.menuCheck} /> : null}

@@ -5,7 +5,7 @@
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { api, serverMessage } from '../../../api/client';
-import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_TOOLS, shortcutClash, type EditorShortcuts, type ShortcutAction, type ShortcutTool } from '../../../../contract/preferences';
+import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_TOOLS, shortcutClash, shortcutKeyLabel, type EditorShortcuts, type ShortcutAction, type ShortcutTool } from '../../../../contract/preferences';
 
 interface ShortcutsState {
   shortcuts: EditorShortcuts;
@@ -14,6 +14,14 @@ interface ShortcutsState {
 }
 
 export const useShortcuts = create<ShortcutsState>(() => ({ shortcuts: DEFAULT_EDITOR_SHORTCUTS, loaded: false }));
+
+/**
+ * The key of the single-key shortcut `id` as this person has it, as they read it (Shift+R, V, 4),
+ * for hints and aria-keyshortcuts; null while single-key shortcuts are off (the key does nothing).
+ */
+export function useShortcutLabel(id: ShortcutAction): string | null {
+  return useShortcuts((s) => (s.shortcuts.enabled ? shortcutKeyLabel(s.shortcuts.action_keys[id]) : null));
+}
 
 /** Reads the person's shortcuts once the editor opens (a failure keeps the defaults). */
 export function useLoadShortcuts(): void {

@@ -11,14 +11,18 @@ import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
 import { TextAreaField } from '../../../components/TextField';
 import { Tooltip } from '../../../components/Tooltip';
+import { useShortcutLabel } from '../hooks/useShortcuts';
 import type { ReviewFlow } from './useReviewFlow';
 import styles from './Workflow.module.css';
 
 export function ReviewActions(props: { flow: ReviewFlow; openIssues: number; issuesOpen: boolean; onToggleIssues(): void; onMerge?: () => void }) {
   const { flow, openIssues, issuesOpen, onToggleIssues, onMerge } = props;
+  // The person's keys (issue 37: they may remap or turn off single-key shortcuts).
+  const issueKey = useShortcutLabel('new_issue');
+  const rejectKey = useShortcutLabel('reject');
   return (
     <div className={styles.actions} data-testid="review-actions">
-      <Tooltip content={issuesOpen ? 'Hide the issues' : 'Show the issues (I opens one at the pointer)'} side="bottom">
+      <Tooltip content={issuesOpen ? 'Hide the issues' : `Show the issues${issueKey ? ` (${issueKey} opens one at the pointer)` : ''}`} side="bottom">
         <button type="button" className={styles.issuesToggle} aria-pressed={issuesOpen} onClick={onToggleIssues} data-testid="issues-toggle">
           <MessageSquareWarning aria-hidden="true" />
           <span>Issues</span>
@@ -41,8 +45,8 @@ export function ReviewActions(props: { flow: ReviewFlow; openIssues: number; iss
               Merge drafts
             </Button>
           ) : null}
-          <Button variant="secondary" size="sm" icon={<Undo2 />} disabled={flow.busy !== null} aria-keyshortcuts="Shift+R" onClick={() => flow.setRejectOpen(true)}>
-            Reject… <kbd className={styles.kbd}>Shift+R</kbd>
+          <Button variant="secondary" size="sm" icon={<Undo2 />} disabled={flow.busy !== null} aria-keyshortcuts={rejectKey ?? undefined} onClick={() => flow.setRejectOpen(true)}>
+            Reject… {rejectKey ? <kbd className={styles.kbd}>{rejectKey}</kbd> : null}
           </Button>
           <Button variant="primary" size="sm" icon={<Check />} busy={flow.busy === 'accept'} busyLabel="Accepting..." disabled={flow.busy !== null} aria-keyshortcuts="Control+Enter" onClick={() => void flow.accept()}>
             Accept <kbd className={styles.kbd}>Ctrl+Enter</kbd>
