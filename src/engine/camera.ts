@@ -5,6 +5,10 @@ export const MIN_SCALE = 0.1;
 export const MAX_SCALE = 10;
 export const ZOOM_IN = 1.1;
 export const ZOOM_OUT = 0.9;
+/** Wheel delta (in CSS pixels) of one mouse-wheel notch, which zooms by ZOOM_IN. */
+export const WHEEL_NOTCH = 100;
+/** The most one wheel event may zoom by, either way: a merged burst or a page-mode delta stays a few notches. */
+export const WHEEL_MAX_NOTCHES = 5;
 export const PAN_STEP = 50;
 export const FIT_MARGIN = 20;
 

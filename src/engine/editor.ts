@@ -14,6 +14,8 @@ import {
   zoomAt as cameraZoomAt,
   ZOOM_IN,
   ZOOM_OUT,
+  WHEEL_NOTCH,
+  WHEEL_MAX_NOTCHES,
   FIT_MARGIN,
   NO_INSETS,
   centreOn,
@@ -735,10 +737,15 @@ export class Editor {
     this.setViewField('hovered', null);
   }
 
-  /** Wheel zooms at the cursor: 1.1 in (deltaY < 0), 0.9 out. */
+  /**
+   * Wheel zooms at the cursor by its delta: 1.1 a notch (deltaY -100 in), 1/1.1 a notch out, and a
+   * trackpad's small deltas by as little. By delta, not by event, because browsers merge the wheel
+   * events that queue while the page is busy into one with the summed delta.
+   */
   wheel(e: WheelInput): void {
-    if (e.deltaY === 0) return;
-    this.zoomAt(e.x, e.y, e.deltaY < 0 ? ZOOM_IN : ZOOM_OUT);
+    if (e.deltaY === 0 || !Number.isFinite(e.deltaY)) return;
+    const notches = Math.max(-WHEEL_MAX_NOTCHES, Math.min(WHEEL_MAX_NOTCHES, -e.deltaY / WHEEL_NOTCH));
+    this.zoomAt(e.x, e.y, ZOOM_IN ** notches);
   }
 
   /**

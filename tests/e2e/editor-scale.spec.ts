@@ -13,9 +13,9 @@ async function whiteNear(page: Page, x: number, y: number, r: number): Promise<b
 }
 
 /**
- * The zoom shown, for a poll that wheels once more while it is 300% or less: one wheel event zooms
- * by 1.1 whatever its delta, and Chromium merges wheel events that queue while the page is busy,
- * so under load 30 of them can end short (166% at load 20, a failure at aa13139). A person scrolls on.
+ * The zoom shown, for a poll that wheels once more while it is 300% or less. The editor zooms by
+ * the wheel's delta, so the events Chromium merges while the page is busy still count; the poll
+ * is for the ones a busy page has not yet handled when the loop ends. A person scrolls on.
  */
 function zoomedPast300(page: Page, zoom: Locator) {
   return async () => {

@@ -60,15 +60,28 @@ describe('camera', () => {
 });
 
 describe('camera through the editor', () => {
-  it('wheel zooms 1.1 in / 0.9 out at the cursor', () => {
+  it('wheel zooms 1.1 a notch in and back out at the cursor', () => {
     const t = new TestEditor();
     t.editor.wheel({ x: 300, y: 200, deltaY: -100 });
     expect(t.editor.getCamera().scale).toBeCloseTo(1.1);
     t.editor.wheel({ x: 300, y: 200, deltaY: 100 });
-    expect(t.editor.getCamera().scale).toBeCloseTo(0.99);
+    expect(t.editor.getCamera().scale).toBeCloseTo(1);
     const [ix, iy] = t.editor.screenToImage(300, 200);
     expect(ix).toBeCloseTo(300);
     expect(iy).toBeCloseTo(200);
+  });
+
+  it('wheel zooms by the delta, so a merged burst of notches zooms as the notches would', () => {
+    const t = new TestEditor();
+    t.editor.wheel({ x: 300, y: 200, deltaY: -300 });
+    expect(t.editor.getCamera().scale).toBeCloseTo(1.1 ** 3);
+    t.editor.wheel({ x: 300, y: 200, deltaY: 30 });
+    expect(t.editor.getCamera().scale).toBeCloseTo(1.1 ** 2.7);
+    // One event never zooms by more than 5 notches, and a non-finite delta does nothing.
+    t.editor.wheel({ x: 300, y: 200, deltaY: 100_000 });
+    expect(t.editor.getCamera().scale).toBeCloseTo(1.1 ** -2.3);
+    t.editor.wheel({ x: 300, y: 200, deltaY: Number.NaN });
+    expect(t.editor.getCamera().scale).toBeCloseTo(1.1 ** -2.3);
   });
 
   it('pans with W/A/S/D by 50 px', () => {

@@ -55,10 +55,12 @@ export function EditorCanvas({ editor, classColor, colorsKey, imageSource, onIma
     const ro = new ResizeObserver(size);
     ro.observe(box);
     // Wheel must be non-passive to keep the page from scrolling while zooming.
+    // Deltas in lines (Firefox's mouse wheel: 3 a notch) or pages become CSS pixels, as Chromium sends.
     const onWheel = (e: WheelEvent) => {
       e.preventDefault();
-      if (e.ctrlKey || Math.abs(e.deltaY) >= Math.abs(e.deltaX)) editor.wheel({ x: e.offsetX, y: e.offsetY, deltaY: e.deltaY });
-      else editor.panBy(-e.deltaX, 0);
+      const unit = e.deltaMode === WheelEvent.DOM_DELTA_LINE ? 100 / 3 : e.deltaMode === WheelEvent.DOM_DELTA_PAGE ? box.clientHeight : 1;
+      if (e.ctrlKey || Math.abs(e.deltaY) >= Math.abs(e.deltaX)) editor.wheel({ x: e.offsetX, y: e.offsetY, deltaY: e.deltaY * unit });
+      else editor.panBy(-e.deltaX * unit, 0);
     };
     canvas.addEventListener('wheel', onWheel, { passive: false });
     return () => {
