@@ -54,6 +54,9 @@ async function list(query: string, limit = 2) {
   const strict = ListImagesResponse.extend({ images: ListImagesResponse.shape.images.element.strict().array() }).strict();
   const parsed = strict.safeParse(res.body);
   expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  // The bytes as JSON.stringify writes the answer (the rows are encoded one by one: read.ts listBody).
+  const raw = await (await fetch(`${server.url}/api/v1/projects/${projectId}/images?limit=${limit}&${query}`, { headers: { authorization: `Bearer ${owner.token}` } })).text();
+  expect(raw).toBe(JSON.stringify(res.body));
   return res.body as { images: Record<string, unknown>[]; pagination: { nextCursor: string | null; hasNext: boolean } };
 }
 

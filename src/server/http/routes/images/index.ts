@@ -69,7 +69,7 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
     { schema: { tags, params: ProjectParams, querystring: ListImagesQuery, response: { 200: ListImagesResponse } }, compress: { ...compressionOptions, syncThreshold: 512 * 1024 } },
     async (request, reply) => {
       const body = await listImages(ctx, callerOf(request).id, request.params.id, request.query);
-      // A string with a JSON content type is sent as it is (Fastify serializes only objects).
+      // JSON bytes with a JSON content type are sent as they are (Fastify serializes only objects).
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
