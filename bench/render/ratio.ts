@@ -1,5 +1,6 @@
 // Shapes against the image alone (issue 35): npm run bench -- --only=render-ratio [--quick], or
 // node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick] [--impostors: also each shapes scene drawn with impostors]
+// [--loose: also each shapes scene drawn without the compaction of its levels' buffers (src/workers/compaction.ts)]
 // [--before=DIR: also each shapes scene drawn by another checkout of the repository (the build before a change), served next to this one, in the same rounds]
 // (--pairs=10k or 100k: one pair; BENCH_VERBOSE=1 prints each frame.) Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
 // and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
@@ -20,6 +21,8 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const quick = process.argv.includes('--quick');
 /** --impostors: each shapes scene also drawn with impostors (`<scene>/impostors`, src/workers/impostors.ts), in the same rounds. */
 const IMPOSTORS = process.argv.includes('--impostors');
+/** --loose: each shapes scene also drawn without compaction (`<scene>/loose`), in the same rounds. */
+const LOOSE = process.argv.includes('--loose');
 /** --before=DIR: each shapes scene also drawn by the checkout in DIR (`<scene>/before`). */
 const BEFORE = arg('before');
 const ROUNDS = Number(arg('rounds') ?? (quick ? 1 : 3));
@@ -77,7 +80,7 @@ try {
   if (before) await warmRenderPage(browser, before.url);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [imageOnly, shapes] of PAIRS) {
-      const order: string[] = [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(before ? [`${shapes}/before`] : [])];
+      const order: string[] = [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(before ? [`${shapes}/before`] : [])];
       for (const scene of round % 2 ? order.reverse() : order) {
         const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
         let cpuAt = 0, cpu = 0;
@@ -86,9 +89,9 @@ try {
           else cpu = treeCpuSeconds() - cpuAt;
         });
         const t = Date.now();
-        await page.goto(`${scene.endsWith('/before') ? before!.url : url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}`);
+        await page.goto(`${scene.endsWith('/before') ? before!.url : url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}${scene.endsWith('/loose') ? '&loose' : ''}`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace(/\/(impostors|before)$/, ''), STEPS] as const);
+        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace(/\/(impostors|loose|before)$/, ''), STEPS] as const);
         await page.close();
         // BENCH_VERBOSE=1: each frame as step:ms/draws/KB uploaded
         if (process.env.BENCH_VERBOSE) console.error(`${scene}: ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
@@ -123,7 +126,7 @@ const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (br
 for (const [imageOnly, shapes, target] of PAIRS) {
   for (const kind of ['pan', 'zoom']) {
     const base = acc.get(`${imageOnly}/${kind}`);
-    for (const scene of [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(before ? [`${shapes}/before`] : [])]) {
+    for (const scene of [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(before ? [`${shapes}/before`] : [])]) {
       const x = acc.get(`${scene}/${kind}`);
       if (!x || !base) continue;
       const row = {

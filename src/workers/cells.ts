@@ -63,6 +63,10 @@ export class LevelBuffers {
   readonly dots: Pool;
   /** Cell levels holding ranges here (the buffers go with the last). */
   users = 0;
+  /** Ranges handed out since the level was last laid out in one run (compaction.ts): cells built apart, or moved by an edit. */
+  moves = 0;
+  /** Laid out by a compaction (compaction.ts) at least once. */
+  compacted = false;
 
   constructor(regl: Regl) {
     this.fillV = new Pool(regl, FILL_STRIDE);
@@ -157,7 +161,7 @@ export function wantedLevel(c: Chunk, exp: number): number {
 }
 
 /** How a level draws each shape of a cell, in paint order: 0 full, 1 dot, 2 compact (its triangles in `compactOf`). */
-interface Tiers {
+export interface Tiers {
   list: Shape[];
   tier: Uint8Array;
   compactOf: Float32Array[];
@@ -169,7 +173,7 @@ interface Tiers {
   nd: number;
 }
 
-function tiersOf(c: Chunk, level: number): Tiers {
+export function tiersOf(c: Chunk, level: number): Tiers {
   const scale = level === FULL ? 0 : 2 ** level;
   const dotBelow = scale ? LOD_PX / scale : 0, compactBelow = scale ? COMPACT_PX / scale : 0;
   const list = [...c.shapes].sort((a, b) => a.z - b.z);
@@ -233,9 +237,13 @@ function subCells(c: Chunk, t: Tiers, dots: Float32Array | null, compact: Float3
   return { subBounds, dotStart, compactStart };
 }
 
-/** Fits `n` elements of `pool` in `r` (or a new range), or frees it when there are none. */
-function fit(pool: Pool, r: Range | null, n: number): Range | null {
-  if (n) return pool.refit(r, n);
+/** Fits `n` elements of `pool` in `r` (or a new range: counted in the store's `moves`), or frees it when there are none. */
+function fit(store: LevelBuffers, pool: Pool, r: Range | null, n: number): Range | null {
+  if (n) {
+    const out = pool.refit(r, n);
+    if (out !== r) store.moves++;
+    return out;
+  }
   if (r) pool.release(r);
   return null;
 }
@@ -251,26 +259,10 @@ function fit(pool: Pool, r: Range | null, n: number): Range | null {
  */
 export function buildLevel(stores: (level: number) => LevelBuffers, c: Chunk, level: number, frame: number, t = tiersOf(c, level)): ChunkLevel {
   const old = c.levels.get(level);
-  const store = old?.store ?? stores(level);
-  if (!old) store.users++;
-  const l: ChunkLevel = old ?? { store, fillV: null, fillI: null, lineV: null, lineI: null, compact: null, dots: null, fillCount: 0, lineCount: 0, bytes: 0, used: frame, stale: false, subBounds: new Float32Array(0), dotStart: new Uint32Array(0), compactStart: new Uint32Array(0) };
+  const l = old ?? newLevel(stores(level), frame);
   dropImpostor(l);
-  l.fillV = fit(store.fillV, l.fillV, t.nf / FILL_STRIDE);
-  l.fillI = fit(store.fillI, l.fillI, t.nfi);
-  l.lineV = fit(store.lineV, l.lineV, t.nl / LINE_STRIDE);
-  l.lineI = fit(store.lineI, l.lineI, t.nli);
-  l.compact = fit(store.compact, l.compact, t.nc / COMPACT_STRIDE);
-  l.dots = fit(store.dots, l.dots, t.nd / DOT_STRIDE);
-  const compact = t.nc ? new Float32Array(t.nc) : null, dots = t.nd ? new Float32Array(t.nd) : null;
-  Object.assign(l, subCells(c, t, dots, compact));
-  if (compact) l.compact!.page.write(l.compact!, compact);
-  if (dots) l.dots!.page.write(l.dots!, dots);
-  writeFull(l, t);
-  l.fillCount = t.nfi;
-  l.lineCount = t.nli;
-  l.bytes = 4 * (t.nf + t.nfi + t.nl + t.nli + t.nc + t.nd);
+  writeLevel(l, c, t);
   l.used = frame;
-  l.stale = false;
   if (!old) {
     if (c.levels.size >= MAX_LEVELS) {
       let oldest: number | null = null;
@@ -281,6 +273,32 @@ export function buildLevel(stores: (level: number) => LevelBuffers, c: Chunk, le
     c.levels.set(level, l);
   }
   return l;
+}
+
+/** An empty cell level holding ranges of `store` (counted as one of its users). */
+export function newLevel(store: LevelBuffers, frame: number): ChunkLevel {
+  store.users++;
+  return { store, fillV: null, fillI: null, lineV: null, lineI: null, compact: null, dots: null, fillCount: 0, lineCount: 0, bytes: 0, used: frame, stale: false, subBounds: new Float32Array(0), dotStart: new Uint32Array(0), compactStart: new Uint32Array(0) };
+}
+
+/** Writes the cell's geometry of tiers `t` into the level's ranges (refitted: in place where it fits, else a new range: a move). */
+export function writeLevel(l: ChunkLevel, c: Chunk, t: Tiers): void {
+  const store = l.store;
+  l.fillV = fit(store, store.fillV, l.fillV, t.nf / FILL_STRIDE);
+  l.fillI = fit(store, store.fillI, l.fillI, t.nfi);
+  l.lineV = fit(store, store.lineV, l.lineV, t.nl / LINE_STRIDE);
+  l.lineI = fit(store, store.lineI, l.lineI, t.nli);
+  l.compact = fit(store, store.compact, l.compact, t.nc / COMPACT_STRIDE);
+  l.dots = fit(store, store.dots, l.dots, t.nd / DOT_STRIDE);
+  const compact = t.nc ? new Float32Array(t.nc) : null, dots = t.nd ? new Float32Array(t.nd) : null;
+  Object.assign(l, subCells(c, t, dots, compact));
+  if (compact) l.compact!.page.write(l.compact!, compact);
+  if (dots) l.dots!.page.write(l.dots!, dots);
+  writeFull(l, t);
+  l.fillCount = t.nfi;
+  l.lineCount = t.nli;
+  l.bytes = 4 * (t.nf + t.nfi + t.nl + t.nli + t.nc + t.nd);
+  l.stale = false;
 }
 
 /**

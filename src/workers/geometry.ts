@@ -11,6 +11,7 @@
 // pending prediction, issue 34) carries its distance along the ring in the side instead:
 // +-(DASH_SIDE + image px from the ring's start), the closing point repeated at the perimeter.
 import earcut from 'earcut';
+import type { PackedScene } from './protocol';
 
 export const FILL_STRIDE = 4;
 export const LINE_STRIDE = 7;
@@ -142,6 +143,28 @@ function pushMarker(out: LineOut, x: number, y: number, k: number, color: number
 const lineArrays = (o: LineOut) => ({ line: new Float32Array(o.v), lineIdx: new Uint32Array(o.i) });
 
 /** `dashed`: a dashed outline (a model's pending prediction). */
+/**
+ * Shape `i` of a packed scene diff (its type, rect, rings and coordinates from `at`, which it
+ * moves past them), and a polygon's ring lengths.
+ */
+export function packedGeometry(p: PackedScene, i: number, at: { ring: number; coord: number }, sk: { v: ArrayLike<number>; edges: ArrayLike<number> } | undefined, slot: number, dash: boolean): { geom: ShapeGeometry; ringLens: Uint32Array | null } {
+  const type = p.types[i]!, color = p.colors[i]!, rings = p.ringCounts[i]!;
+  const rx = p.rect[4 * i]!, ry = p.rect[4 * i + 1]!, rw = p.rect[4 * i + 2]!, rh = p.rect[4 * i + 3]!;
+  if (type === 1 || type === 2 || type === 5) {
+    let pts = 0;
+    for (let r = 0; r < (type === 5 ? 1 : rings); r++) pts += p.ringLens[at.ring + r]!;
+    const coords = p.coords.subarray(at.coord, at.coord + pts * 2);
+    const ringLens = type === 1 ? p.ringLens.slice(at.ring, at.ring + rings) : null;
+    at.ring += rings;
+    at.coord += pts * 2;
+    if (type === 5) return { geom: skeletonGeometry(coords, sk?.v ?? [], sk?.edges ?? [], color, slot, dash), ringLens };
+    return { geom: ringLens ? polygonGeometry(coords, ringLens, color, slot, dash) : polylineGeometry(coords, pts, color, slot, false, dash), ringLens };
+  }
+  if (type === 3) return { geom: keypointGeometry(rx, ry, color, slot, dash), ringLens: null };
+  if (type === 0) return { geom: boxGeometry(rx, ry, rw, rh, color, slot, dash), ringLens: null };
+  return { geom: { fill: new Float32Array(0), fillIdx: new Uint32Array(0), line: new Float32Array(0), lineIdx: new Uint32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) }, ringLens: null };
+}
+
 export function boxGeometry(x: number, y: number, w: number, h: number, color: number, slot: number, dashed = false): ShapeGeometry {
   const x1 = x + w, y1 = y + h;
   const fill = new Float32Array([x, y, color, slot, x1, y, color, slot, x, y1, color, slot, x1, y1, color, slot]);

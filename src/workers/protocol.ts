@@ -128,6 +128,8 @@ export interface RendererOptions {
    * cost more CPU per frame than drawing the dots directly (docs/performance.md, issue 35).
    */
   impostors?: boolean;
+  /** A level's cells laid out again in one run of its buffers once the scene is quiet (compaction.ts). Default true; false for comparisons. */
+  compaction?: boolean;
 }
 
 /** Benchmarks: per frame, the draw calls and the bytes uploaded to the GPU since the frame before. */
@@ -142,6 +144,10 @@ export interface RenderStats {
   chunks: number;
   /** Impostors drawn (again) since the renderer started (impostors.ts); 0 when they are off. */
   impostorRenders: number;
+  /** Levels laid out again in one run of their buffers (compaction.ts). */
+  compactions: number;
+  /** Draw calls of the shapes' passes (fills, dots, compact polygons, outlines) in the last frame. */
+  shapeDraws: number;
   /** Cells left out of the last frame (outside the viewport). */
   culledChunks: number;
   fillVertices: number;

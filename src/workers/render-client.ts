@@ -60,6 +60,8 @@ export interface CreateRendererOptions {
   maxTextureSize?: number;
   /** RendererOptions.impostors (default false). */
   impostors?: boolean;
+  /** RendererOptions.compaction (default true). */
+  compaction?: boolean;
   /** Upserts per posted message (default 500; parts are posted in tasks of a few ms). */
   batchSize?: number;
 }
@@ -448,6 +450,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     maxTiles: opts.maxTiles,
     maxTextureSize: opts.maxTextureSize,
     impostors: opts.impostors,
+    compaction: opts.compaction,
   };
   const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
   const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);

@@ -18,7 +18,7 @@
 // smooth their own outer edge in the shader and cover the fill edges.
 import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, boxGeometry, keypointGeometry, polygonGeometry, polylineGeometry, skeletonGeometry, type ShapeGeometry } from './geometry';
+import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, packedGeometry } from './geometry';
 import { DEFAULT_DISPLAY, type FrameCounts, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { PROMPT_POINT_HALO, PROMPT_POINT_R } from './proposal';
@@ -30,6 +30,7 @@ import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
 import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffers, levelsInView, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
 import { RunList } from './level-buffers';
+import { Compactor } from './compaction';
 import { ImpostorAtlas } from './impostors';
 import { overlayParts } from './overlay';
 
@@ -114,6 +115,18 @@ export class Renderer {
     if (!st) this.stores.set(level, (st = new LevelBuffers(this.regl)));
     return st;
   };
+  /** Lays a level's cells out in one run of its buffers once the scene is quiet (compaction.ts). */
+  private readonly compactor = new Compactor({
+    chunks: this.chunks,
+    stores: this.stores,
+    newStore: () => new LevelBuffers(this.regl),
+    enabled: () => this.options.compaction !== false,
+    building: () => this.pendingBuilds.size > 0,
+    done: (sample) => {
+      if (sample) this.warmLevel(sample);
+      this.requestFrameWhenLoaded();
+    },
+  });
   /** The frame's draws by pass, reused (no per-frame allocation for them). */
   private readonly lists = {
     levels: [] as ChunkLevel[],
@@ -127,7 +140,7 @@ export class Renderer {
     lines: new RunList({ marker: 3, halo: HALO }),
     overlayLines: [] as LineDraw[],
   };
-  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0 };
+  private s = { frames: 0, lastFrameMs: 0, lastSceneMs: 0, culledChunks: 0, buildMs: 0, shapeDraws: 0 };
 
   constructor(
     private readonly canvas: Canvas,
@@ -313,7 +326,7 @@ export class Renderer {
     const t0 = performance.now();
     if (p.reset) this.clearShapes();
     for (const id of p.removed) this.removeShape(id);
-    let ringAt = 0, coordAt = 0;
+    const at = { ring: 0, coord: 0 };
     const maskOf = new Map<number, PackedScene['masks'][number]>();
     for (const m of p.masks) maskOf.set(m.index, m);
     const skeletonOf = new Map<number, NonNullable<PackedScene['skeletons']>[number]>();
@@ -326,30 +339,7 @@ export class Renderer {
       const type = p.types[i]!, color = p.colors[i]!;
       const slot = s ? s.slot : this.allocSlot();
       const rx = p.rect[4 * i]!, ry = p.rect[4 * i + 1]!, rw = p.rect[4 * i + 2]!, rh = p.rect[4 * i + 3]!;
-      let geom: ShapeGeometry;
-      let ringLens: Uint32Array | null = null;
-      const rings = p.ringCounts[i]!;
-      if (type === 1 || type === 2) {
-        let pts = 0;
-        for (let r = 0; r < rings; r++) pts += p.ringLens[ringAt + r]!;
-        const coords = p.coords.subarray(coordAt, coordAt + pts * 2);
-        if (type === 1) ringLens = p.ringLens.slice(ringAt, ringAt + rings);
-        geom = ringLens ? polygonGeometry(coords, ringLens, color, slot, dash) : polylineGeometry(coords, pts, color, slot, false, dash);
-        ringAt += rings;
-        coordAt += pts * 2;
-      } else if (type === 5) {
-        const pts = p.ringLens[ringAt]!;
-        const sk = skeletonOf.get(i);
-        geom = skeletonGeometry(p.coords.subarray(coordAt, coordAt + pts * 2), sk?.v ?? [], sk?.edges ?? [], color, slot, dash);
-        ringAt += rings;
-        coordAt += pts * 2;
-      } else if (type === 3) {
-        geom = keypointGeometry(rx, ry, color, slot, dash);
-      } else if (type === 0) {
-        geom = boxGeometry(rx, ry, rw, rh, color, slot, dash);
-      } else {
-        geom = { fill: new Float32Array(0), fillIdx: new Uint32Array(0), line: new Float32Array(0), lineIdx: new Uint32Array(0), handles: new Float32Array([rx, ry, rx + rw, ry, rx + rw, ry + rh, rx, ry + rh]) };
-      }
+      const { geom, ringLens } = packedGeometry(p, i, at, skeletonOf.get(i), slot, dash);
       const bounds = boundsOf(type, rx, ry, rw, rh, geom.handles);
       const label = p.names[p.nameIdx[i]!] ?? '';
       if (s) {
@@ -376,6 +366,7 @@ export class Renderer {
     if (this.maskLayer.pendingDecodes) this.maskLayer.decode();
     this.overlayDirty = true;
     this.s.lastSceneMs = performance.now() - t0;
+    this.compactor.poke();
     this.requestFrame();
   }
 
@@ -516,7 +507,10 @@ export class Renderer {
         if (this.chunks.get(c.key) === c && !c.dirty && level === wantedLevel(c, exp)) this.warmLevel(this.chunkLevel(c, level));
       }
       if (this.pendingBuilds.size) this.scheduleBuilds();
-      else this.requestFrameWhenLoaded();
+      else {
+        this.requestFrameWhenLoaded();
+        this.compactor.poke();
+      }
     }, 0);
   }
 
@@ -574,7 +568,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && !this.maskLayer.pending;
+    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && !this.maskLayer.pending && !this.compactor.pending;
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -612,6 +606,7 @@ export class Renderer {
     // the frame's lists, reused (no per-frame allocation for them)
     const { levels, dots, compacts, fills, lines, overlayLines } = this.lists;
     this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, exp);
+    if (this.lists.build.length) this.compactor.poke();
     if (this.pendingBuilds.size) this.scheduleBuilds();
     const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
     // each pass: the cells' ranges, those that touch in their level's buffer joined into one draw
@@ -623,6 +618,7 @@ export class Renderer {
     if (oFill.count) this.drawFill([oFill]);
     for (const l of levels) if (l.lineV && l.lineI) lines.add(l.lineV.page, l.lineI.page, l.lineI.start, l.lineI.cap);
     if (lines.list.length) this.drawLine(lines.joined());
+    this.s.shapeDraws = fills.list.length + dots.list.length + compacts.list.length + lines.list.length;
     if (oLine.count) overlayLines.push({ ...oLine, marker: 3, halo: HALO });
     if (oHandles.count) overlayLines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
     if (oPoints.count) overlayLines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
@@ -690,6 +686,8 @@ export class Renderer {
       masks: this.maskLayer.count,
       chunks: this.chunks.size,
       impostorRenders: this.impostors?.renders ?? 0,
+      compactions: this.compactor.count,
+      shapeDraws: this.s.shapeDraws,
       culledChunks: this.s.culledChunks,
       fillVertices: fv,
       lineVertices: lv,
@@ -715,6 +713,7 @@ export class Renderer {
   dispose(): void {
     this.disposed = true;
     if (this.buildTimer !== null) clearTimeout(this.buildTimer);
+    this.compactor.dispose();
     for (const f of this.frameWaiters.splice(0)) f();
     this.images.dispose();
     this.maskLayer.dispose();

@@ -12,7 +12,7 @@ export interface Scene {
   maxTextureSize?: number;
   classColor?: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
-  afterFirstPicture?: (renderer: { refreshColors(): void }) => void;
+  afterFirstPicture?: (renderer: { refreshColors(): void }) => void | Promise<void>;
   /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
   display?: Partial<RenderDisplay>;
 }
@@ -29,9 +29,16 @@ async function flatImage(w: number, h: number, color: string): Promise<ImageBitm
   return createImageBitmap(c);
 }
 
+/** Canvases drawn by testImage, by size and grid: the tiled scenes (6000 x 3000) share one (a bitmap is transferred to the renderer, so each scene gets its own copy). */
+const drawn = new Map<string, OffscreenCanvas>();
+
 /** A deterministic photo-like image: gradient, grid, discs (so tiles and levels are visible). */
 async function testImage(w: number, h: number, grid = 40): Promise<ImageBitmap> {
+  const key = `${w}x${h}/${grid}`;
+  const had = drawn.get(key);
+  if (had) return createImageBitmap(had);
   const c = new OffscreenCanvas(w, h);
+  drawn.set(key, c);
   const g = c.getContext('2d')!;
   const grad = g.createLinearGradient(0, 0, w, h);
   grad.addColorStop(0, '#d9dde3');
@@ -171,7 +178,39 @@ function rangeEditScene(state: 'before' | 'edited' | 'final'): () => Promise<Sce
   };
 }
 
+/**
+ * 300 shapes over 8 x 6 cells (issue 35, compaction), zoomed out to where they are full boxes and
+ * polylines, compact polygons and dots; after the first picture the polylines grow from 3 to 12
+ * points in six edits with frames between them, so the cells' outline ranges move apart in the
+ * order they were edited and leave holes: a pass falls into many runs. No two shapes overlap
+ * (a grid of 400 px slots), so paint order between cells cannot change a pixel.
+ */
+async function looseGrid(): Promise<Scene> {
+  let seed = 5;
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const cls = ['car', 'tree', 'road', 'sign', 'person'];
+  const zigzag = (cx: number, cy: number, n: number) => Array.from({ length: n }, (_, k) => [cx - 150 + (300 * k) / (n - 1), cy + (k % 2 ? 60 : -60)] as [number, number]);
+  const shape = (i: number, grown: boolean): EditorAnnotation => {
+    const cx = 200 + (i % 20) * 400, cy = 200 + Math.floor(i / 20) * 400, kind = (i + Math.floor(i / 20)) % 4, id = `g${i}`, c = cls[i % 5]!;
+    if (kind === 0) return { id, type: 'box', class: c, x: cx - 180, y: cy - 140, width: 360, height: 280 };
+    if (kind === 3) return { id, type: 'polyline', class: c, points: zigzag(cx, cy, grown ? 12 : 3) };
+    return { id, type: 'polygon', class: c, points: ngon(cx, cy, kind === 1 ? 60 + rand() * 30 : 150 + rand() * 40, 9) };
+  };
+  const shapes = Array.from({ length: 20 * 15 }, (_, i) => shape(i, false));
+  const lines = shapes.map((_, i) => i).filter((i) => shapes[i]!.type === 'polyline');
+  const editor = editorWith(shapes, { width: 8000, height: 6000 }, { x: 0, y: 0, scale: 0.04 });
+  // six edits 80 ms apart (frames drawn between them), each growing a sixth of the polylines
+  const grow = async () => {
+    for (let step = 0; step < 6; step++) {
+      editor.applyRemote(lines.filter((_, k) => (k * 7 + step) % 6 === 0).map((i) => shape(i, true)), []);
+      await new Promise((r) => setTimeout(r, 80));
+    }
+  };
+  return { editor, image: { none: { width: 8000, height: 6000 } }, classColor, afterFirstPicture: grow };
+}
+
 export const scenes: Record<string, () => Promise<Scene>> = {
+  looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),
   rangeEditFinal: rangeEditScene('final'),

@@ -122,8 +122,9 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const path = cameraPath(scene);
   editor.setCamera(path[0]!);
   const t1 = performance.now();
-  // ?impostors: zoomed-out cells drawn from impostor textures (off by default), to compare in the same run
-  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512, impostors: new URLSearchParams(location.search).has('impostors') });
+  // ?impostors: zoomed-out cells drawn from impostor textures (off by default); ?loose: no compaction of the levels' buffers; to compare in the same run
+  const query = new URLSearchParams(location.search);
+  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512, impostors: query.has('impostors'), compaction: !query.has('loose') });
   await client.idle();
   r.loadMs = performance.now() - t1;
   heapAfterLoad(r);

@@ -6,7 +6,7 @@ import { scenes } from '../scenes';
 
 let current: RendererHandle | null = null;
 
-async function render(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean } = {}): Promise<unknown> {
+async function render(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean } = {}): Promise<unknown> {
   current?.dispose();
   const old = document.getElementById('c')!;
   const canvas = document.createElement('canvas');
@@ -19,7 +19,7 @@ async function render(name: string, mode: 'worker' | 'main', extra: { impostors?
   let beforeChange: unknown = null;
   if (scene.afterFirstPicture) {
     beforeChange = await current.idle();
-    scene.afterFirstPicture(current!);
+    await scene.afterFirstPicture(current!);
     stats = await current.idle();
   }
   // one more idle: tiles requested by the first frame
