@@ -30,10 +30,12 @@
 // dataset grows.
 //
 // --throughput (issue 32 section 6; sizes 1000,10000 unless --sizes): image bytes streamed by a COCO
-// export with include_images, against a plain `cat` of the same files in the same run. Every image
-// has its own stored file, but the files are hard links to one generated JPEG (generated images: a
-// throughput figure, not a quality claim; the bytes are in the page cache for both the export and
-// cat, so this measures the pipeline, not the disk). `cat` reads them through xargs into a pipe
+// export with include_images, against a plain `cat` of the same files in the same run. The images
+// are real photographs: the 160 JPEGs of ../shared/datasets/seg-dev/images (SEG_DEV_DIR; 18-384 KiB,
+// 166 KiB on average; the run is skipped with a message when they are absent), each stored once and
+// hard-linked in turn under the images' keys, so every image has its own stored file (the bytes are
+// in the page cache for both the export and cat: this measures the pipeline, not the disk). `cat`
+// reads exactly those files through xargs into a pipe
 // counted by wc, as the export streams into a socket. The zip is read by curl in a process of its
 // own (a browser is not in the server's process either); --in-process-client reads it here with
 // node:http instead, as the runs before 29 Nov 2026 14:20 did, its CPU then counted as the export's.
@@ -473,27 +475,49 @@ async function cpuProfile(size: number): Promise<() => Promise<void>> {
   };
 }
 
-// Long because it reads as the throughput run's script: one stored JPEG hard-linked under every
-// image's key, then per size the export (memory sampled by exportOnce) and cat of the same files.
+/** The real photographs of --throughput (160 COCO val2017 JPEGs, 18-384 KiB), by path: never copied into the repo. */
+const SEG_DEV_IMAGES = path.join(process.env.SEG_DEV_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/datasets/seg-dev'), 'images');
+
+/**
+ * The photographs, each put into storage once (bench/photos/<name>, with its sidecar); null when
+ * the folder is absent.
+ */
+async function storedPhotos(ctx: BenchServer['server']['built']['ctx'], root: string, bucket: string): Promise<{ file: string; meta: string; bytes: number }[] | null> {
+  if (!fs.existsSync(SEG_DEV_IMAGES)) return null;
+  const names = fs.readdirSync(SEG_DEV_IMAGES).filter((n) => /\.jpe?g$/i.test(n)).sort();
+  const stored = [];
+  for (const name of names) {
+    const bytes = fs.readFileSync(path.join(SEG_DEV_IMAGES, name));
+    const key = `bench/photos/${name}`;
+    await ctx.storage.put(bucket, key, bytes, { contentType: 'image/jpeg', contentLength: bytes.length });
+    stored.push({ file: path.join(root, bucket, ...key.split('/')), meta: path.join(root, '.meta', bucket, ...key.split('/')), bytes: bytes.length });
+  }
+  return stored.length > 0 ? stored : null;
+}
+
+// Long because it reads as the throughput run's script: the photographs hard-linked under the
+// images' keys in turn, then per size the export (memory sampled by exportOnce) and cat of the same files.
 async function throughput() {
   const bench = await benchServer();
   try {
     const ctx = bench.server.built.ctx;
     const storage = ctx.storage as unknown as { root?: string };
-    if (!storage.root) throw new Error('--throughput needs the local storage driver (hard links to one file)');
+    if (!storage.root) throw new Error('--throughput needs the local storage driver (hard links to the stored photographs)');
     const bucket = bench.user.org.gcs_bucket_name;
-    const jpeg = await photo();
-    const sourceKey = 'bench/shared/photo.jpg';
-    await ctx.storage.put(bucket, sourceKey, jpeg, { contentType: 'image/jpeg', contentLength: jpeg.length });
-    const source = path.join(storage.root, bucket, ...sourceKey.split('/'));
-    const sourceMeta = path.join(storage.root, '.meta', bucket, ...sourceKey.split('/'));
+    const photos = await storedPhotos(ctx, storage.root, bucket);
+    if (!photos) {
+      console.log(`export --throughput: ${SEG_DEV_IMAGES} is absent (the real photographs it streams), skipped`);
+      return;
+    }
     const v: Variant = { name: 'coco + images', format: 'coco', includeImages: true };
     const rows = [];
     for (const size of SIZES) {
       const project = await createBenchProject(bench, `Throughput ${size}`, CLASSES);
       const seeded = await seedProject(bench, project, { images: size, folders: Math.max(1, Math.round(size / 100)), statuses: 'complete', shapes: SHAPES });
       await moveDocumentsToRows(ctx.database);
+      // Image g gets photograph g mod 160: each photograph under size / 160 keys, all in the export.
       const files: string[] = [];
+      let imageBytes = 0;
       for (let g = 0; g < size; g++) {
         const key = `${project.gcs_path}/images/img_${g}`;
         const file = path.join(storage.root, bucket, ...key.split('/'));
@@ -502,11 +526,13 @@ async function throughput() {
           fs.mkdirSync(path.dirname(file), { recursive: true });
           fs.mkdirSync(path.dirname(meta), { recursive: true });
         }
-        fs.linkSync(source, file);
-        fs.linkSync(sourceMeta, meta);
+        const photo = photos[g % photos.length]!;
+        fs.linkSync(photo.file, file);
+        fs.linkSync(photo.meta, meta);
         files.push(file);
+        imageBytes += photo.bytes;
       }
-      console.log(`seeded ${size} images with ${size} linked files in ${seeded.toFixed(1)} s`);
+      console.log(`seeded ${size} images with ${size} linked files (${photos.length} photographs, ${(imageBytes / MB).toFixed(1)} MB) in ${seeded.toFixed(1)} s`);
       if (rows.length === 0) await exportOnce(bench, project.id, v); // warm-up, not measured
       await catFiles(files); // warm the page cache's directory entries as the warm-up export did
       const loadBefore = os.loadavg()[0];
@@ -514,9 +540,9 @@ async function throughput() {
       const run = await exportOnce(bench, project.id, v, { liveHeap: false, client: inProcessClient ? 'in-process' : 'curl' });
       await stopProfile();
       const cat = await catFiles(files);
-      if (cat.bytes !== size * jpeg.length) throw new Error(`cat read ${cat.bytes} bytes, expected ${size * jpeg.length}`);
+      if (cat.bytes !== imageBytes) throw new Error(`cat read ${cat.bytes} bytes, expected ${imageBytes}`);
       if (run.entries !== size + 2) throw new Error(`export of ${size}: ${run.entries} zip entries, expected ${size + 2}`);
-      const imageMb = (size * jpeg.length) / MB;
+      const imageMb = imageBytes / MB;
       const peakRss = Math.max(run.peakRssKernel ?? 0, run.peak.rss);
       const row = {
         images: size,
@@ -546,12 +572,12 @@ async function throughput() {
       console.log(row);
     }
     const [a, b] = [rows[0]!, rows[rows.length - 1]!];
-    console.log(`\nExport throughput (COCO + images, ${ctx.database.kind}, ${(jpeg.length / 1024).toFixed(0)} KiB JPEG per image, ${os.cpus().length} CPUs):`);
+    console.log(`\nExport throughput (COCO + images, ${ctx.database.kind}, ${photos.length} seg-dev photographs in turn, ${(photos.reduce((n, p) => n + p.bytes, 0) / photos.length / 1024).toFixed(0)} KiB on average, ${os.cpus().length} CPUs):`);
     console.table(rows.map((r) => ({ images: r.images, 'image MB': r.image_mb, 'export MB/s': r.export_image_mb_per_s, 'cat MB/s': r.cat_mb_per_s, 'export MB/CPU s': r.export_image_mb_per_cpu_s, 'cat MB/CPU s': r.cat_mb_per_cpu_s, 'export / cat time': r.export_over_cat_time, 'export CPU s': r.export_cpu_s, 'export CPU ms/MB': r.export_cpu_ms_per_image_mb, 'client CPU s': r.client_cpu_s ?? 'in export', 'cat CPU s': r.cat_cpu_s, 'peak RSS MB': r.peak_rss_mb, 'over baseline MB': r.peak_rss_over_baseline_mb, load: `${r.load_before} -> ${r.load_after}` })));
     console.log(`peak RSS at ${b.images} / at ${a.images} images: ${(b.peak_rss_mb / a.peak_rss_mb).toFixed(2)}x; target >= 50 MB/s of image bytes: ${rows.every((r) => r.export_image_mb_per_s >= 50) ? 'met' : 'NOT met'}`);
     const outFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'export-throughput.json');
     fs.mkdirSync(path.dirname(outFile), { recursive: true });
-    fs.writeFileSync(outFile, `${JSON.stringify({ benchmark: 'export --throughput', date: new Date().toISOString(), database: ctx.database.kind, cpus: os.cpus().length, image_file_bytes: jpeg.length, rows }, null, 2)}\n`);
+    fs.writeFileSync(outFile, `${JSON.stringify({ benchmark: 'export --throughput', date: new Date().toISOString(), database: ctx.database.kind, cpus: os.cpus().length, images_from: 'seg-dev (160 COCO val2017 photographs, hard-linked in turn)', photographs: photos.length, photograph_bytes_mean: Math.round(photos.reduce((n, p) => n + p.bytes, 0) / photos.length), load_average: os.loadavg().map((l) => +l.toFixed(1)), rows }, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
   } finally {
     await bench.stop();
