@@ -28,8 +28,24 @@ function addLine(c: Chunk, i: number, pts: number): void {
   c.shapes.add(s);
 }
 
-/** `n` cells of `lines` polylines at FULL, then every other cell grown (an edit): its ranges moved to the end, leaving holes. */
-function looseLevel(n: number, lines: number) {
+/** A Map that counts walks over its values (the compactor reads the cells only to look at a level's layout). */
+class WalkedMap<K, V> extends Map<K, V> {
+  walks = 0;
+  override values(): MapIterator<V> {
+    this.walks++;
+    return super.values();
+  }
+}
+
+/** Cell `c` grown (an edit) and its level built again: its ranges move to the end, leaving a hole. */
+function grow(storeOf: (level: number) => LevelBuffers, c: Chunk): void {
+  addLine(c, 0, 12);
+  refreshChunk(c);
+  buildLevel(storeOf, c, FULL, 1);
+}
+
+/** `n` cells of `lines` polylines at FULL, then the cells `grown` picks grown (default every other one). */
+function looseLevel(n: number, lines: number, grown = (k: number) => k % 2 === 0) {
   const regl = fakeRegl();
   const stores = new Map<number, LevelBuffers>();
   const storeOf = (level: number) => {
@@ -37,16 +53,11 @@ function looseLevel(n: number, lines: number) {
     if (!st) stores.set(level, (st = new LevelBuffers(regl)));
     return st;
   };
-  const chunks = new Map<number, Chunk>();
+  const chunks = new WalkedMap<number, Chunk>();
   for (let k = 0; k < n; k++) chunks.set(k, cell(k, lines, 3));
   for (const c of chunks.values()) buildLevel(storeOf, c, FULL, 0);
-  for (const c of chunks.values()) {
-    if (c.key % 2) continue;
-    addLine(c, 0, 12);
-    refreshChunk(c);
-    buildLevel(storeOf, c, FULL, 1);
-  }
-  return { regl, stores, chunks };
+  for (const c of chunks.values()) if (grown(c.key)) grow(storeOf, c);
+  return { regl, stores, storeOf, chunks };
 }
 
 afterEach(() => vi.useRealTimers());
@@ -91,5 +102,31 @@ describe('compaction of a level', () => {
     const off = new Compactor({ chunks, stores, newStore: () => new LevelBuffers(regl), enabled: () => false, building: () => false, done: () => {} });
     off.poke();
     expect(off.pending).toBe(false);
+  });
+
+  it('only re-arms its timer on a change, looks at the layout once quiet, and not again until a range moves', async () => {
+    vi.useFakeTimers();
+    // one cell grown: its level moved a range but falls into two runs a pass, tight enough
+    const { regl, stores, storeOf, chunks } = looseLevel(16, 3, (k) => k === 5);
+    const done = vi.fn();
+    const compactor = new Compactor({ chunks, stores, newStore: () => new LevelBuffers(regl), enabled: () => true, building: () => false, done });
+    chunks.walks = 0;
+    for (let i = 0; i < 100; i++) compactor.poke(); // a scene loading in parts, a zoom's frames
+    expect(chunks.walks).toBe(0);
+    expect(compactor.pending).toBe(true);
+    await vi.runAllTimersAsync();
+    expect(chunks.walks).toBeGreaterThan(0);
+    expect(done).toHaveBeenCalledWith(null);
+    expect(compactor.count).toBe(0);
+    expect(compactor.pending).toBe(false);
+    compactor.poke();
+    expect(compactor.pending).toBe(false); // looked at, nothing moved since
+    // more edits move ranges: looked at again, and now loose enough to lay out
+    for (const k of [0, 2, 8, 10, 12, 14]) grow(storeOf, chunks.get(k)!);
+    compactor.poke();
+    expect(compactor.pending).toBe(true);
+    await vi.runAllTimersAsync();
+    expect(compactor.count).toBe(1);
+    expect(looseRuns([...chunks.values()].map((c) => c.levels.get(FULL)!))).toBe(0);
   });
 });

@@ -69,6 +69,8 @@ function pageIndex(r: Range): number {
 export class Compactor {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private job: Job | null = null;
+  /** Each level's `moves` when its ranges were last found tight enough (poke's cheap test). */
+  private readonly seen = new WeakMap<LevelBuffers, number>();
   private disposed = false;
   /** Compactions finished (tests and benchmarks read it through the renderer's stats). */
   count = 0;
@@ -80,9 +82,13 @@ export class Compactor {
     return this.timer !== null;
   }
 
-  /** After a change to the scene or a level built: a compaction waits for QUIET_MS of quiet (one under way goes on, checked at its end). */
+  /**
+   * After a change to the scene or a level built: a compaction waits for QUIET_MS of quiet (one
+   * under way goes on, checked at its end). Called on every scene change and zoom frame, so it
+   * only re-arms the timer: which level to lay out (a sort of its ranges) is chosen in the tick.
+   */
   poke(): void {
-    if (this.disposed || !this.host.enabled() || (!this.job && this.candidate() === null)) return;
+    if (this.disposed || !this.host.enabled() || (!this.job && !this.moved())) return;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.tick(), this.job ? 0 : QUIET_MS);
   }
@@ -93,13 +99,20 @@ export class Compactor {
     this.timer = null;
   }
 
-  /** The level whose ranges are loosest (past LOOSE_RUNS), or null. */
+  /** Some level took new ranges since its layout was last looked at (O(levels), no sort). */
+  private moved(): boolean {
+    for (const st of this.host.stores.values()) if (st.users >= 2 && st.moves > 0 && this.seen.get(st) !== st.moves) return true;
+    return false;
+  }
+
+  /** The level whose ranges are loosest (past LOOSE_RUNS), or null; a level found tight is not looked at again until it moves a range. */
   private candidate(): number | null {
     let best: number | null = null, bestRuns = LOOSE_RUNS;
     for (const [level, st] of this.host.stores) {
-      if (st.users < 2 || st.moves === 0) continue;
+      if (st.users < 2 || st.moves === 0 || this.seen.get(st) === st.moves) continue;
       const runs = looseRuns(this.levelsOf(level, st).map(([, l]) => l));
       if (runs > bestRuns) [best, bestRuns] = [level, runs];
+      else this.seen.set(st, st.moves);
     }
     return best;
   }
@@ -181,5 +194,6 @@ export class Compactor {
     this.host.stores.set(job.level, job.fresh);
     this.count++;
     this.host.done(job.built[0]!);
+    this.poke(); // another level may be loose too
   }
 }
