@@ -133,10 +133,24 @@ test('every other single-key shortcut remaps too: V for the history moves to J, 
   await canvas.focus();
   await page.keyboard.press('Shift+S');
   await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeHidden();
-  // A reload keeps them.
+  // A reload keeps them, from the first key: this device kept a copy, so J opens the history even
+  // while the server has not yet answered for the person's preferences (held here until then).
+  let releasePreferences = () => {};
+  const held = new Promise<void>((resolve) => (releasePreferences = resolve));
+  let answered = false;
+  await page.route('**/api/v1/users/me/preferences', async (route) => {
+    if (route.request().method() === 'GET') await held;
+    await route.continue();
+    answered = true;
+  });
   await page.reload();
   await expect(page.getByText('Loading image...')).toBeHidden();
   await page.getByTestId('editor-canvas').focus();
   await page.keyboard.press('j');
   await expect(history).toBeVisible();
+  // The server's answer, once it comes, changes nothing: the same keys.
+  releasePreferences();
+  await expect.poll(() => answered).toBe(true);
+  await page.keyboard.press('j');
+  await expect(history).toBeHidden();
 });

@@ -1,19 +1,25 @@
 // The person's single-key shortcuts (issue 37, WCAG 2.1.4): on or off, and each one's key, kept
 // with their profile on the server (GET/PUT /api/v1/users/me/preferences) so they follow them to
 // every device. One store the window's key listeners read as a key comes (useEditorKeys,
-// useWorkflowKeys) and the palette and the Hotkeys tab show.
+// useWorkflowKeys) and the palette and the Hotkeys tab show. This device also keeps the last copy
+// it read or saved, per person, so a key pressed the moment the editor opens (before the server
+// answers) already means what the person made it mean.
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { api, serverMessage } from '../../../api/client';
-import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, SHORTCUT_TOOLS, shortcutClash, shortcutKeyLabel, type EditorShortcuts, type ShortcutAction, type ShortcutTool } from '../../../../contract/preferences';
+import { readStorage, writeStorage } from '../../../lib/storage';
+import { useSession } from '../../../stores/session';
+import { DEFAULT_ACTION_KEYS, DEFAULT_EDITOR_SHORTCUTS, DEFAULT_TOOL_KEYS, EditorShortcuts, SHORTCUT_TOOLS, shortcutClash, shortcutKeyLabel, type ShortcutAction, type ShortcutTool } from '../../../../contract/preferences';
 
 interface ShortcutsState {
   shortcuts: EditorShortcuts;
-  /** The person's own shortcuts were read (until then, the defaults). */
+  /** The person's own shortcuts were read from the server (until then, this device's copy or the defaults). */
   loaded: boolean;
+  /** Whose shortcuts these are (null: nobody's yet, the defaults). */
+  userId: string | null;
 }
 
-export const useShortcuts = create<ShortcutsState>(() => ({ shortcuts: DEFAULT_EDITOR_SHORTCUTS, loaded: false }));
+export const useShortcuts = create<ShortcutsState>(() => ({ shortcuts: DEFAULT_EDITOR_SHORTCUTS, loaded: false, userId: null }));
 
 /**
  * The key of the single-key shortcut `id` as this person has it, as they read it (Shift+R, V, 4),
@@ -23,18 +29,40 @@ export function useShortcutLabel(id: ShortcutAction): string | null {
   return useShortcuts((s) => (s.shortcuts.enabled ? shortcutKeyLabel(s.shortcuts.action_keys[id]) : null));
 }
 
-/** Reads the person's shortcuts once the editor opens (a failure keeps the defaults). */
+/** This device's copy of a person's shortcuts (validated when read: storage is anyone's to edit). */
+const cacheKey = (userId: string) => `vellum.shortcuts.${userId}`;
+
+function cachedShortcuts(userId: string): EditorShortcuts | null {
+  const parsed = EditorShortcuts.safeParse(readStorage<unknown>(cacheKey(userId), null));
+  return parsed.success ? parsed.data : null;
+}
+
+/** The person's shortcuts as the server answered or took them: in force at once, and kept on this device. */
+function adopt(shortcuts: EditorShortcuts): void {
+  const userId = useSession.getState().user?.id ?? null;
+  useShortcuts.setState({ shortcuts, loaded: true, userId });
+  if (userId) writeStorage(cacheKey(userId), shortcuts);
+}
+
+/**
+ * Reads the person's shortcuts once the editor opens: this device's copy at once (another person's
+ * never), then the server's (a failure keeps what is in force).
+ */
 export function useLoadShortcuts(): void {
+  const userId = useSession((s) => s.user?.id ?? null);
   useEffect(() => {
+    if (!userId) return;
     let live = true;
+    // A person's own keys already in force (an editor opened before in this tab) stay until the server answers.
+    if (useShortcuts.getState().userId !== userId) useShortcuts.setState({ shortcuts: cachedShortcuts(userId) ?? DEFAULT_EDITOR_SHORTCUTS, loaded: false, userId });
     api
       .getPreferences()
-      .then((r) => live && useShortcuts.setState({ shortcuts: r.preferences.editor_shortcuts, loaded: true }))
+      .then((r) => live && useSession.getState().user?.id === userId && adopt(r.preferences.editor_shortcuts))
       .catch(() => undefined);
     return () => {
       live = false;
     };
-  }, []);
+  }, [userId]);
 }
 
 /** Saves `next`; the answer is an error message (a clash, or the server's refusal), or null when saved. */
@@ -43,7 +71,7 @@ async function save(next: EditorShortcuts): Promise<string | null> {
   useShortcuts.setState({ shortcuts: next });
   try {
     const r = await api.savePreferences({ editor_shortcuts: next });
-    useShortcuts.setState({ shortcuts: r.preferences.editor_shortcuts, loaded: true });
+    adopt(r.preferences.editor_shortcuts);
     return null;
   } catch (err) {
     useShortcuts.setState({ shortcuts: before });
