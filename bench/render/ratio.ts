@@ -32,7 +32,7 @@ const ALL_PAIRS = [['imageOnly10k', 'polygons10k', 1.2], ['imageOnly100k', 'poly
 const PAIRS = ALL_PAIRS.filter(([, shapes]) => !arg('pairs') || arg('pairs')!.split(',').some((p) => shapes === `polygons${p}`));
 const out = path.join(repoRoot, 'bench/results/render-ratio.json');
 
-interface Raw { frameMs: number[]; frameStep?: number[]; draws?: number[]; uploadBytes?: number[]; shapes: number }
+interface Raw { frameMs: number[]; frameStep?: number[]; draws?: number[]; uploadBytes?: number[]; shapes: number; note?: string }
 interface Frames { ms: number[]; draws: number[]; bytes: number[]; cpuMs: number; count: number }
 
 /** CPU seconds (user + sys) of every process under this one: the browser and its children. */
@@ -94,7 +94,7 @@ try {
         const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace(/\/(impostors|loose|before)$/, ''), STEPS] as const);
         await page.close();
         // BENCH_VERBOSE=1: each frame as step:ms/draws/KB uploaded
-        if (process.env.BENCH_VERBOSE) console.error(`${scene}: ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
+        if (process.env.BENCH_VERBOSE) console.error(`${scene} (${raw.note ?? ''}): ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
         const steps = Math.max(...(raw.frameStep ?? [0])) + 1, half = Math.floor(steps / 2);
         raw.frameMs.forEach((ms, i) => {
           const f = take(`${scene}/${(raw.frameStep?.[i] ?? 0) < half ? 'pan' : 'zoom'}`);

@@ -166,7 +166,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const st = await client.stats();
   r.gpuBytes = st.gpuBytes;
   r.workerHeapBytes = st.heapBytes;
-  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last)`;
+  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last), compactions ${st.compactions}`;
   client.dispose();
 }
 
