@@ -459,18 +459,31 @@ async function catFiles(files: string[]): Promise<{ ms: number; cpuMs: number; b
 /**
  * EXPORT_CPU_PROF=<dir>: a V8 CPU profile of the measured export alone (seeding and cat left out),
  * written as <dir>/export-<size>.cpuprofile (open it in Chrome DevTools or speedscope).
+ * EXPORT_HEAP_PROF=<dir>: the same export's allocations, sampled every 32 KiB (what the garbage
+ * collector has to clear), as <dir>/export-<size>.heapprofile.
  */
 async function cpuProfile(size: number): Promise<() => Promise<void>> {
-  const dir = process.env.EXPORT_CPU_PROF;
-  if (!dir) return async () => undefined;
+  const cpuDir = process.env.EXPORT_CPU_PROF;
+  const heapDir = process.env.EXPORT_HEAP_PROF;
+  if (!cpuDir && !heapDir) return async () => undefined;
   const session = new inspector.Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  if (cpuDir) {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  if (heapDir) await session.post('HeapProfiler.startSampling', { samplingInterval: 32 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   return async () => {
-    const { profile } = await session.post('Profiler.stop');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `export-${size}.cpuprofile`), JSON.stringify(profile));
+    if (cpuDir) {
+      const { profile } = await session.post('Profiler.stop');
+      fs.mkdirSync(cpuDir, { recursive: true });
+      fs.writeFileSync(path.join(cpuDir, `export-${size}.cpuprofile`), JSON.stringify(profile));
+    }
+    if (heapDir) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      fs.mkdirSync(heapDir, { recursive: true });
+      fs.writeFileSync(path.join(heapDir, `export-${size}.heapprofile`), JSON.stringify(profile));
+    }
     session.disconnect();
   };
 }

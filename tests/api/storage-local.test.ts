@@ -299,6 +299,16 @@ describe('local storage driver', () => {
     expect((await collect(rig.driver.list(bucket, 'link'))).length).toBe(0);
   });
 
+  it('reads whole objects without leaving descriptors open, and a folder is no object', async () => {
+    const body = randomBytes(70_000);
+    await rig.driver.put(bucket, 'fds/one.bin', body, { contentType: 'application/octet-stream' });
+    const open = () => fs.readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 50; i++) expect(((await rig.driver.getBytes(bucket, 'fds/one.bin', 1 << 20)) as Buffer).equals(body)).toBe(true);
+    for (let i = 0; i < 20; i++) await expect(rig.driver.getBytes(bucket, 'fds', 1024)).rejects.toThrow(/not found/i);
+    expect(open()).toBeLessThan(before + 10); // 70 reads: a leak would leave 70 (other work may hold a few)
+  });
+
   it('keeps tokens across restarts (the secret lives in DATA_DIR) and rejects tokens of another secret', async () => {
     await rig.driver.put(bucket, 'restart.txt', Buffer.from('still here'), { contentType: 'text/plain' });
     const { url } = await rig.driver.signedDownloadUrl(bucket, 'restart.txt', { expiresInSeconds: 60 });
