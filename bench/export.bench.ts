@@ -31,8 +31,8 @@
 //
 // --throughput (issue 32 section 6; sizes 1000,10000 unless --sizes): image bytes streamed by a COCO
 // export with include_images, against a plain `cat` of the same files in the same run. The images
-// are real photographs: the 160 JPEGs of ../shared/datasets/seg-dev/images (SEG_DEV_DIR; 18-384 KiB,
-// 166 KiB on average; the run is skipped with a message when they are absent), each stored once and
+// are real photographs: the 160 JPEGs of ../shared/datasets/seg-dev/images (SEG_DEV_DIR; 52-379 KiB,
+// 161 KiB on average; the run is skipped with a message when they are absent), each stored once and
 // hard-linked in turn under the images' keys, so every image has its own stored file (the bytes are
 // in the page cache for both the export and cat: this measures the pipeline, not the disk). `cat`
 // reads exactly those files through xargs into a pipe
@@ -488,7 +488,7 @@ async function cpuProfile(size: number): Promise<() => Promise<void>> {
   };
 }
 
-/** The real photographs of --throughput (160 COCO val2017 JPEGs, 18-384 KiB), by path: never copied into the repo. */
+/** The real photographs of --throughput (160 COCO val2017 JPEGs, 52-379 KiB), by path: never copied into the repo. */
 const SEG_DEV_IMAGES = path.join(process.env.SEG_DEV_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/datasets/seg-dev'), 'images');
 
 /**
