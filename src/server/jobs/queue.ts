@@ -166,6 +166,9 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
     }
     ticking = claimLoop().finally(() => {
       ticking = null;
+      // A poke that landed after the loop's last look at `again` (a job queued meanwhile) would
+      // otherwise wait for the next poll: look again now (queue.test.ts).
+      if (again && !stopping) void tick();
     });
     return ticking;
   }
