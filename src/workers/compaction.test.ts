@@ -129,4 +129,29 @@ describe('compaction of a level', () => {
     expect(compactor.count).toBe(1);
     expect(looseRuns([...chunks.values()].map((c) => c.levels.get(FULL)!))).toBe(0);
   });
+
+  it('lays out every loose level, one after another, not only the loosest', async () => {
+    vi.useFakeTimers();
+    const { regl, stores, storeOf, chunks } = looseLevel(16, 3);
+    // 16 more cells, drawn at another level (zoomed out), their ranges moved apart by fewer edits: less loose
+    const OTHER = 2;
+    const others = Array.from({ length: 16 }, (_, k) => cell(16 + k, 3, 3));
+    for (const c of others) {
+      chunks.set(c.key, c);
+      buildLevel(storeOf, c, OTHER, 0);
+    }
+    for (const c of others.filter((o) => o.key % 3 === 0)) {
+      addLine(c, 0, 12);
+      refreshChunk(c);
+      buildLevel(storeOf, c, OTHER, 1);
+    }
+    const runsAt = (level: number) => looseRuns([...chunks.values()].flatMap((c) => c.levels.get(level) ?? []));
+    expect(runsAt(FULL)).toBeGreaterThan(runsAt(OTHER));
+    expect(runsAt(OTHER)).toBeGreaterThan(4);
+    const compactor = new Compactor({ chunks, stores, newStore: () => new LevelBuffers(regl), enabled: () => true, building: () => false, done: () => {} });
+    compactor.poke();
+    await vi.runAllTimersAsync();
+    expect(compactor.count).toBe(2);
+    expect([runsAt(FULL), runsAt(OTHER)]).toEqual([0, 0]);
+  });
 });

@@ -112,7 +112,7 @@ export class Compactor {
       if (st.users < 2 || st.moves === 0 || this.seen.get(st) === st.moves) continue;
       const runs = looseRuns(this.levelsOf(level, st).map(([, l]) => l));
       if (runs > bestRuns) [best, bestRuns] = [level, runs];
-      else this.seen.set(st, st.moves);
+      else if (runs <= LOOSE_RUNS) this.seen.set(st, st.moves); // loose but not the loosest: laid out next
     }
     return best;
   }
