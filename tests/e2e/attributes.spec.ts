@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import JSZip from 'jszip';
 import { expect, test, type Page } from '@playwright/test';
-import { apiCall, drawBox, editorProject, loadSaved, openEditorImage } from './editor-helpers';
+import { apiCall, drawBox, editorProject, loadSaved, openFromDataTab } from './editor-helpers';
 
 const rows = (page: Page) => page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
 
@@ -73,7 +73,9 @@ test('attributes: defined on the Classes tab, edited in the editor panel, saved 
 
   // The editor: a new box starts with the defaults, shown in the panel.
   const img = project.images[0]!;
-  await openEditorImage(page, 'lot.png');
+  // From the Data tab's tile (the app is not loaded again).
+  await page.getByRole('tab', { name: /Data/ }).click();
+  await openFromDataTab(page, 'lot.png');
   await drawBox(page, [200, 180], [330, 280]);
   await expect(rows(page)).toHaveCount(1);
   await page.keyboard.press('q');
@@ -122,7 +124,7 @@ test('attributes: defined on the Classes tab, edited in the editor panel, saved 
   expect(annotations[0].attributes).toEqual({ colour: 'red', occluded: true });
 
   // A second box: with both selected, values that differ show as mixed; one change sets both.
-  await openEditorImage(page, 'lot.png');
+  await openFromDataTab(page, 'lot.png');
   await drawBox(page, [420, 180], [540, 280]);
   await expect(rows(page)).toHaveCount(2);
   await page.keyboard.press('q');

@@ -5,7 +5,7 @@
 // after a reload and shown in the history as restored.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { apiCall, editorProject, editorUrl, loadSaved, drawBox, openEditorImage } from './editor-helpers';
+import { apiCall, editorProject, editorUrl, loadSaved, drawBox, gotoEditorImage } from './editor-helpers';
 
 const IMAGE = 'crossing.png';
 const CLASSES = [
@@ -19,11 +19,10 @@ const version = (page: Page, n: number) => page.getByRole('listbox', { name: 'Ve
 const banner = (page: Page) => page.getByRole('region', { name: 'Version preview' });
 const saveState = (page: Page) => page.getByRole('status').filter({ hasText: /^(Saved|Saving\.\.\.|Unsaved changes)$/ });
 
-const openImage = (page: Page) => openEditorImage(page, IMAGE);
-
 test('history: look at an earlier version, go back, restore it', async ({ page }) => {
   test.setTimeout(180_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  // The versions are seeded before the app's first load, straight on the image (below).
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: false });
   const img = project.images[0]!;
   const box = (name: string, x: number, y: number) => ({ id: randomUUID(), name, bounding_box: { x, y, w: 120, h: 90 } });
   const a = box('car', 60, 60);
@@ -44,7 +43,7 @@ test('history: look at an earlier version, go back, restore it', async ({ page }
     if (/\/annotations\/(save-data|save-changes|batch-save-data|restore)/.test(r.url())) saves.push(r.url().replace(/.*\/annotations\//, ''));
   });
 
-  await openImage(page);
+  await gotoEditorImage(page, project.projectId, img);
   await expect(rows(page)).toHaveCount(1);
 
   // An edit of the user's own: version 5, saved by the editor.
@@ -165,7 +164,7 @@ test('history: look at an earlier version, go back, restore it', async ({ page }
 
 test('history: paging back, versions past the retention, a version no longer kept, and an image never saved', async ({ page }) => {
   test.setTimeout(120_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }, { name: 'empty.png' }] });
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }, { name: 'empty.png' }], open: false });
   const img = project.images[0]!;
   // The server's answers stand for a long history whose oldest versions were swept: 60 versions,
   // of which 8 and older can no longer be rebuilt (oldest_version 9), and 10 swept meanwhile (410).
@@ -184,7 +183,7 @@ test('history: paging back, versions past the retention, a version no longer kep
     route.fulfill({ status: 410, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Version 10 is no longer kept (the history keeps 90 days)', code: 'history_expired' }) }),
   );
 
-  await openImage(page);
+  await gotoEditorImage(page, project.projectId, img);
   await page.getByRole('button', { name: 'Version history (V)' }).click();
   await expect(versions(page)).toHaveCount(50);
   await expect(version(page, 60)).toContainText('Current');

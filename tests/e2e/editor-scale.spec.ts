@@ -70,7 +70,7 @@ test('editor: 20,000 annotations load, the list stays virtual, a row selects its
   expect(res.status).toBe(200);
   // Class names off: a selected shape's label (white text) would sit beside the handles looked for below.
   await page.evaluate(() => localStorage.setItem('vellum.editorLabels', 'false'));
-  await openProjectPage(page);
+  await openProjectPage(page, project.projectId);
   await page.getByRole('button', { name: 'forest.png', exact: true }).click();
   await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 60_000 });
   const list = page.getByRole('listbox', { name: 'Annotation list' });

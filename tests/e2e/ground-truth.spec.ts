@@ -38,7 +38,7 @@ test('a reviewer marks ground truth, the queue hands it to an annotator blank, h
   await r.context.close();
 
   // 2. The owner sets the ground-truth rate to 100% in the project's settings.
-  await openProjectPage(page);
+  await openProjectPage(page, project.projectId);
   await page.getByRole('button', { name: 'Project settings' }).click();
   const settings = page.getByRole('dialog', { name: 'Project Settings' });
   await settings.getByLabel('Ground-truth rate (%)').fill('100');
@@ -81,7 +81,8 @@ test('a reviewer marks ground truth, the queue hands it to an annotator blank, h
   // Her one box matches the one reference box: F1 1, and the mean IoU of a hand-placed copy is high.
   expect(annGt.f1).toBe(1);
   expect(annGt.mean_iou).toBeGreaterThan(0.9);
-  await page.goto(`/projects/${project.projectId}/analytics`);
+  // The owner's page is still on the project (step 2): its Analytics tab, without loading the app again.
+  await page.getByRole('tab', { name: 'Analytics' }).click();
   const perMember = page.getByRole('table', { name: 'Ground-truth score per member' });
   await expect(perMember).toBeVisible({ timeout: 20_000 });
   const row = perMember.getByRole('row', { name: /Ann Annotator/ });

@@ -3,7 +3,7 @@
 // on a bare live socket of the test process.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import WebSocket from 'ws';
-import { apiCall, gotoEditorImage, type EditorProject } from './editor-helpers';
+import { apiCall, gotoEditorImage, openProjectPage, type EditorProject } from './editor-helpers';
 import { apiSignUp, showAllImages, uniqueUser, useSession, type Session } from './helpers';
 
 export interface Member {
@@ -11,6 +11,8 @@ export interface Member {
   role: 'annotator' | 'viewer';
   fullName: string;
   session: Session;
+  /** The project they were brought in for: `memberBrowser` opens it. */
+  projectId: string;
 }
 
 /** Signs a new person up and makes them a member of the project's organization (invited by `owner`, whose page is signed in). */
@@ -22,7 +24,7 @@ export async function member(owner: Page, project: EditorProject, fullName: stri
   const token = new URL(invite.body.invite_url as string).pathname.split('/').pop()!;
   const accepted = await owner.request.post(`/api/v1/invites/${token}/accept`, { headers: { authorization: `Bearer ${session.access_token}` } });
   expect(accepted.status()).toBe(200);
-  return { email: user.email, role, fullName, session };
+  return { email: user.email, role, fullName, session, projectId: project.projectId };
 }
 
 /**
@@ -38,9 +40,7 @@ export async function memberBrowser(browser: Browser, who: Member, opts: { allIm
     await gotoEditorImage(page, opts.image.projectId, opts.image);
     return { context, page };
   }
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Open project Streets' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await openProjectPage(page, who.projectId);
   if (opts.allImages && who.role === 'annotator') await showAllImages(page);
   return { context, page };
 }

@@ -5,7 +5,7 @@
 // An editor's document is read the way a user takes it: select all, copy (the copied shapes are
 // in browser storage, with their ids and geometry).
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openEditorImage, type EditorProject } from './editor-helpers';
+import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const CLASSES = [{ name: 'car', type: 'box' as const, color: '#FFADAD' }];
@@ -43,14 +43,13 @@ async function selectsAt(page: Page, at: [number, number]): Promise<boolean> {
 
 test('B offline draws and moves while A draws; back online, both editors and the server hold one document, and B\'s undo keeps A\'s work', async ({ page, browser }) => {
   test.setTimeout(180_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }] });
+  // Each person's app loads once, straight on the image in the editor.
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const img = project.images[0]!;
-  await openEditorImage(page, IMAGE);
   const ada = await member(page, project, 'Ada Lovelace');
-  const b = await memberBrowser(browser, ada);
+  const b = await memberBrowser(browser, ada, { image: { projectId: project.projectId, ...img } });
   try {
     const second = b.page;
-    await openEditorImage(second, IMAGE);
     await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
 
     // A draws a box; B has it.

@@ -2,7 +2,7 @@
 // the editor with its render worker and the wasm kernels (an Auto-Annotate mask is decoded by
 // them) all run with no violation reported, and the page's headers are what the server promises.
 import { expect, test } from '@playwright/test';
-import { drawBox, editorProject, openEditorImage } from './editor-helpers';
+import { drawBox, editorProject, openFromDataTab } from './editor-helpers';
 
 test('the app, the editor, its worker and the wasm kernels run under the CSP without a violation', async ({ page }) => {
   test.setTimeout(150_000);
@@ -27,7 +27,8 @@ test('the app, the editor, its worker and the wasm kernels run under the CSP wit
   expect(headers['x-content-type-options']).toBe('nosniff');
 
   await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }, { name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
-  await openEditorImage(page, 'blocks.png');
+  // The project page, then the editor from its tile (one load of the app, both under the CSP).
+  await openFromDataTab(page, 'blocks.png');
   const rows = page.getByRole('listbox', { name: 'Annotation list' }).getByRole('option');
   await drawBox(page, [100, 100], [220, 200]);
   await expect(rows).toHaveCount(1);

@@ -5,7 +5,7 @@
 // 1440 x 900 of the queue (My work), the review bar and the issues panel go to test-results/shots.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, pixelAt, scenePng, uploadImages, waitUntilSaved } from './editor-helpers';
+import { annotationRows, apiCall, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, openProjectPage, pixelAt, scenePng, uploadImages, waitUntilSaved } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
 const SHOTS = 'test-results/shots';
@@ -30,7 +30,8 @@ const tile = (page: Page) => page.getByTestId('image-tile').filter({ hasText: IM
 test('assign, start working, submit, reject with a pinned issue, fix, resubmit, accept', async ({ page, browser }) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  const project = await editorProject(page, { classes: CLASSES });
+  // The folder, its image and both members are set up before the owner's app first loads.
+  const project = await editorProject(page, { classes: CLASSES, open: false });
   expect((await apiCall(page, 'POST', '/api/folders/create', { project_id: project.projectId, name: 'batch', parent_folder_path: '/' })).status).toBe(200);
   const [image] = await uploadImages(page, project.projectId, project.orgId, [{ name: IMAGE, folder: '/batch', buffer: await scenePng(800, 600, 30) }]);
   const ann = await member(page, project, 'Ann Annotator');
@@ -38,7 +39,7 @@ test('assign, start working, submit, reject with a pinned issue, fix, resubmit, 
   const rita = await member(page, project, 'Rita Reviewer', 'reviewer' as 'annotator');
 
   // 1. The admin (the owner) assigns the folder: Ann annotates, Rita reviews.
-  await page.reload();
+  await openProjectPage(page, project.projectId);
   const folder = page.getByTestId('folder-tile').filter({ hasText: 'batch' });
   await folder.hover();
   await folder.getByRole('button', { name: 'Assign folder batch…' }).click();
@@ -181,10 +182,10 @@ test('Assign... shares a selection evenly among several annotators, one avatar p
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   const names = ['s1.png', 's2.png', 's3.png', 's4.png', 's5.png'];
-  const project = await editorProject(page, { classes: CLASSES, images: names.map((name) => ({ name, width: 200, height: 150 })) });
+  const project = await editorProject(page, { classes: CLASSES, images: names.map((name) => ({ name, width: 200, height: 150 })), open: false });
   await member(page, project, 'Ann Annotator');
   await member(page, project, 'Bob Annotator');
-  await page.reload();
+  await openProjectPage(page, project.projectId);
   for (const name of names) await page.getByRole('checkbox', { name: `Select ${name}` }).click();
   await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Assign…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Assign 5 images' });
