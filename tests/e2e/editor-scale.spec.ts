@@ -298,8 +298,11 @@ test('editor: 100,000 annotations load in slices with progress; leaving mid-load
   expect(answer.status()).toBe(200);
   expect(((await answer.json()) as { version: number }).version).toBe(before.version + 1);
   await expect(saveState).toHaveText('Saved', { timeout: 30_000 });
-  expect(saves.length).toBe(1);
-  expect(saves[0]).toBeLessThan(2048);
+  // The shape alone goes out: each save is small. Usually one; a drag that outlasts the save's 3 s
+  // ceiling (a machine at load 25-35 handles its pointer moves over 100k shapes that slowly) also
+  // sends where the shape was on the way, as it should: no change waits longer than that.
+  expect(saves.length).toBeGreaterThanOrEqual(1);
+  for (const bytes of saves) expect(bytes).toBeLessThan(2048);
   const after = (await loadSaved(page, project, image.id)) as typeof before;
   const movedShape = after.annotations.find((a) => a.id === 's-99999')!;
   expect(movedShape.bounding_box.x).toBeCloseTo(3990 - 40, -1);
