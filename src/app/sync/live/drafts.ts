@@ -88,6 +88,7 @@ export class PeerDrafts {
    * shown again on top.
    */
   saved(change: SavedChange): void {
+    if (!this.drafts.size) return;
     const up: StoredAnnotation[] = [];
     const rm: string[] = [];
     const confirm = (id: string, removed: boolean) => {

@@ -42,15 +42,19 @@ describe('LiveImage', () => {
     /** The editor's document, by id. */
     const doc = new Map<string, StoredAnnotation>();
     const edits = new Set<(ids: readonly string[]) => void>();
+    const serverChanges = new Set<(change: { upserts: StoredAnnotation[]; removed_ids: string[] }) => void>();
+    /** What the save link answers a saved change with ('known': a rebased save of ours took it in first). */
+    let remoteKind: 'applied' | 'known' = 'applied';
     const link = {
       image: readOnly ? null : { imageId: IMG, projectId: 'p' },
-      applyRemoteChange: () => ({ kind: 'applied' as const }),
+      applyRemoteChange: () => ({ kind: remoteKind }),
       applyToEditor: (upserts: StoredAnnotation[], removed: string[]) => {
         applied.push({ upserts, removed });
         for (const id of removed) doc.delete(id);
         for (const a of upserts) doc.set(a.id, a);
       },
       onEdit: (l: (ids: readonly string[]) => void) => (edits.add(l), () => edits.delete(l)),
+      onServerChange: (l: (change: { upserts: StoredAnnotation[]; removed_ids: string[] }) => void) => (serverChanges.add(l), () => serverChanges.delete(l)),
       showsDrafts: () => () => undefined,
       storedOf: (ids: Iterable<string>) => {
         const list = [...ids];
@@ -64,7 +68,13 @@ describe('LiveImage', () => {
       for (const a of shapes) doc.set(a.id, a);
       for (const l of edits) l(shapes.map((a) => a.id));
     };
-    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, doc, edit, setReady: () => (ready = true) };
+    /** A save of ours was rebased over saved versions (or a conflict merged): the link put their shapes into the document. */
+    const absorb = (upserts: StoredAnnotation[], removed: string[]) => {
+      link.applyToEditor(upserts, removed);
+      for (const l of serverChanges) l({ upserts, removed_ids: removed });
+    };
+    const answerRemote = (kind: 'applied' | 'known') => (remoteKind = kind);
+    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, doc, edit, absorb, answerRemote, setReady: () => (ready = true) };
   }
 
   it('a view-only editor applies a change on the version it loaded, and knows older ones and gaps', () => {
@@ -157,6 +167,32 @@ describe('LiveImage', () => {
     vi.advanceTimersByTime(1);
     expect(s.doc.has('c')).toBe(false);
     expect(s.image.getState().presence.drafts.size).toBe(0);
+    s.stop();
+  });
+
+  it('a draft whose save the document took in through a rebased save of ours ends on the saved shape, not by removing it', () => {
+    const s = setup(false);
+    s.setReady();
+    const box = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
+    s.handler().onPeers!([peer('me'), peer('ada')]);
+    // Ada draws a box while our save is failing (offline HTTP, the socket still up): her draft shows.
+    s.handler().onDraft!('ada', [box('a', 1)], []);
+    // Our save goes through, rebased over her version: the box goes in with the skipped versions,
+    // and her `changed` for it, waiting for our save's answer, is then already held.
+    s.absorb([box('a', 1)], []);
+    s.answerRemote('known');
+    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [box('a', 1)], removed_ids: [], by: 'ada' })).toBe('known');
+    expect(s.image.getState().presence.drafts.size).toBe(0);
+    vi.advanceTimersByTime(LIVE_DRAFT_TIMEOUT_MS);
+    expect(s.doc.get('a')).toEqual(box('a', 1));
+    // Without her `changed` (the socket closed meanwhile): her draft ends a grace after she is
+    // gone, and the document keeps the box the rebased save brought.
+    s.handler().onDraft!('ada', [box('b', 2)], []);
+    s.absorb([box('b', 2)], []);
+    s.handler().onPeers!([]);
+    vi.advanceTimersByTime(LIVE_DRAFT_LEAVE_GRACE_MS);
+    expect(s.image.getState().presence.drafts.size).toBe(0);
+    expect(s.doc.get('b')).toEqual(box('b', 2));
     s.stop();
   });
 

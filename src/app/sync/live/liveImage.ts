@@ -26,7 +26,7 @@ export interface LiveImageOptions {
   imageId: string;
   projectId: string;
   readOnly: boolean;
-  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor' | 'onEdit' | 'storedOf' | 'showsDrafts'>;
+  link: Pick<EditorSaveLink, 'image' | 'applyRemoteChange' | 'applyToEditor' | 'onEdit' | 'onServerChange' | 'storedOf' | 'showsDrafts'>;
   saver: Pick<SaveManager, 'version'>;
   live: LiveClient;
   /** This image's document is in the editor. */
@@ -100,9 +100,13 @@ export class LiveImage {
     });
     const offEdits = this.opts.link.onEdit((ids) => this.edited(ids));
     const offShown = this.opts.link.showsDrafts(() => this.state.presence.drafts.keys());
+    // Saved shapes the document took in from a rebased save or a merge (not through this
+    // channel): drafts of them must end on those shapes, not on what was held before.
+    const offServer = this.opts.link.onServerChange((change) => this.drafts.saved({ by: null, ...change }));
     return () => {
       off();
       offEdits();
+      offServer();
       offShown();
       this.cursor.cancel();
       this.draft.cancel();
@@ -177,8 +181,10 @@ export class LiveImage {
 
   private apply(change: LiveChange): ApplyResult {
     const result = this.applySaved(change);
-    // The saved shapes are what the server holds now: drafts they match end, newer ones show again on top.
-    if (result === 'applied') this.drafts.saved(change);
+    // The saved shapes are what the server holds now: drafts they match end, newer ones show again
+    // on top. 'known' too: the document took the change in already (a rebased save of ours
+    // skipped over it), and a draft it confirms must not end later by putting back the older shape.
+    if (result === 'applied' || result === 'known') this.drafts.saved(change);
     return result;
   }
 

@@ -88,8 +88,12 @@ describe('a save the server applied on a newer version than its base', () => {
     expect(link.applyRemoteChange(IMG, theirs).kind).toBe('busy');
     // Meanwhile here: b moved again (still gathering).
     editor.execute('move', { ids: ['b'], dx: 0, dy: 9 });
+    const told: unknown[] = [];
+    link.onServerChange((change) => told.push(change));
     release();
     await clock.advance(0);
+    // The skipped version's shapes are told as the server's (the live image's drafts of them end on those).
+    expect(told).toEqual([{ upserts: [box('b', 150), box('c', 300)], removed_ids: [] }]);
     // One request: the server applied it on top of theirs.
     expect(server.calls).toHaveLength(1);
     expect(manager.version(IMG)).toBe(v0 + 2);

@@ -38,6 +38,12 @@ export interface Overlap {
   kept: string[];
 }
 
+/** Saved shapes that went into the document (see EditorSaveLink.onServerChange). */
+export interface ServerChange {
+  upserts: readonly StoredAnnotation[];
+  removed_ids: readonly string[];
+}
+
 export class EditorSaveLink {
   private ref: ImageRef | null = null;
   private quiet = false;
@@ -108,6 +114,16 @@ export class EditorSaveLink {
   onEdit(listener: (ids: readonly string[]) => void): () => void {
     this.editListeners.add(listener);
     return () => this.editListeners.delete(listener);
+  }
+
+  /**
+   * Saved shapes that went into the document outside the live channel (a rebased save's skipped
+   * versions, a merged conflict), after they went in: the live image's drafts learn what the
+   * server holds of those shapes, so a draft that ends puts back the saved shape, not an older one.
+   */
+  onServerChange(listener: (change: ServerChange) => void): () => void {
+    this.serverListeners.add(listener);
+    return () => this.serverListeners.delete(listener);
   }
 
   /** The ids of shapes shown as other people's drafts (the live image says): a change of the whole document leaves them out of its save. */
@@ -254,6 +270,7 @@ export class EditorSaveLink {
     }
     const keep = new Set([...absorbed.local, ...this.changed]);
     this.applyToEditor(absorbed.change.upserts, absorbed.change.removed_ids, keep);
+    this.tellServerChange(absorbed.change.upserts, absorbed.change.removed_ids);
     this.tellOverlap(absorbed.change, [], keep);
   }
 
@@ -265,10 +282,16 @@ export class EditorSaveLink {
     // Gathered shapes were changed after everything the merge knows: they stay as they are here
     // and reach the manager with the next delta (a reload would save a new shape as removed).
     this.applyToEditor(merge.changes.upserts, merge.changes.removed, this.changed);
+    this.tellServerChange(merge.changes.upserts, merge.changes.removed);
     this.opts.onMerged?.(merge);
   }
 
+  private tellServerChange(upserts: readonly StoredAnnotation[], removed: readonly string[]): void {
+    for (const l of [...this.serverListeners]) l({ upserts, removed_ids: removed });
+  }
+
   private readonly editListeners = new Set<(ids: readonly string[]) => void>();
+  private readonly serverListeners = new Set<(change: ServerChange) => void>();
   private othersDrafts: () => Iterable<string> = () => [];
   /** Loads in progress: their document changes are not the user's. */
   private loading = 0;
