@@ -41,6 +41,8 @@ export default defineConfig({
     pool: 'forks',
     // One temporary directory per run, removed at its end (tests/support/vitest-tmpdir.ts).
     globalSetup: ['tests/support/vitest-tmpdir.ts'],
+    // VITEST_CPU_LOG=<file>: a line per test file with its CPU and wall seconds (tests/README.md).
+    setupFiles: process.env.VITEST_CPU_LOG ? ['tests/support/vitest-cpu-log.ts'] : [],
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
     // files spend much of their time waiting on their server, so two at a time finish sooner.
     // VITEST_WORKERS changes it, to compare (a run that leaves a core idle gains from a third).

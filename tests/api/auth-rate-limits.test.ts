@@ -24,10 +24,23 @@ async function server(env: Record<string, string> = {}) {
   return s;
 }
 
-/** A server that mails through a local SMTP server (see `catcher`). */
-async function mailingServer(env: Record<string, string> = {}) {
-  catcher ??= await startMailCatcher();
-  return server({ ...catcher.smtpEnv, ...env });
+// Tests whose requests name their client address (X-Forwarded-For, trusted from 127.0.0.1) share
+// one server: the throttles count per address, and each test uses addresses of its own. A test
+// that spends 127.0.0.1's own share, or needs another limit, starts a server of its own.
+let proxied: Promise<TestServer> | null = null;
+let mailing: Promise<TestServer> | null = null;
+const TRUSTED = { TRUST_PROXY: '127.0.0.1, ::1' };
+
+/** The shared server behind a trusted proxy, without mail (a sign-up is signed in at once). */
+const proxiedServer = () => (proxied ??= server(TRUSTED));
+
+/** The shared server behind a trusted proxy that mails through a local SMTP server (see `catcher`). */
+function mailingServer() {
+  mailing ??= startMailCatcher().then((c) => {
+    catcher = c;
+    return server({ ...c.smtpEnv, ...TRUSTED });
+  });
+  return mailing;
 }
 
 const mailsTo = (email: string) => catcher!.countTo(email);
@@ -76,7 +89,7 @@ describe('sign-up limits', () => {
     for (let i = 0; i < SIGN_UPS_PER_ADDRESS.max; i++) expect((await refusedSignUp(untrusting, `203.0.113.${(i % 250) + 1}`)).status).toBe(422);
     expect((await signUpCall(untrusting, { email: uniqueEmail('forged'), password: 'a good password' }, '198.51.100.200')).status).toBe(429);
 
-    const behindProxy = await server({ TRUST_PROXY: '127.0.0.1, ::1' });
+    const behindProxy = await proxiedServer();
     for (let i = 0; i < SIGN_UPS_PER_ADDRESS.max; i++) expect((await refusedSignUp(behindProxy, '203.0.113.9')).status).toBe(422);
     expect((await signUpCall(behindProxy, { email: uniqueEmail('same'), password: 'a good password' }, '203.0.113.9')).status).toBe(429);
     const other = await signUpCall(behindProxy, { email: uniqueEmail('other'), password: 'a good password' }, '203.0.113.10');
@@ -87,7 +100,7 @@ describe('sign-up limits', () => {
 
 describe('mail limits', () => {
   it(`the confirmation mail for one address is sent at most once a minute and ${MAILS_PER_RECIPIENT.max} times an hour`, async () => {
-    const s = await mailingServer({ TRUST_PROXY: '127.0.0.1, ::1' });
+    const s = await mailingServer();
     const email = uniqueEmail('inbox');
     const body = { email, password: 'a good password' };
     expect((await signUpCall(s, body, '192.0.2.1')).status).toBe(200);
@@ -114,7 +127,7 @@ describe('mail limits', () => {
   }, 60_000);
 
   it(`past ${MAILS_PER_ADDRESS.max} mails an hour from one address, a sign-up for a new address and one for a registered address get the same 429`, async () => {
-    const s = await mailingServer({ TRUST_PROXY: '127.0.0.1, ::1' });
+    const s = await mailingServer();
     const known = uniqueEmail('known');
     expect((await signUpCall(s, { email: known, password: 'a good password' }, '192.0.2.50')).status).toBe(200);
     expect((await fetch(catcher!.linkFor(known), { redirect: 'manual' })).status).toBe(303);
@@ -140,7 +153,7 @@ describe('mail limits', () => {
 
 describe('token refresh limits', () => {
   it(`refresh past ${REFRESHES_PER_ADDRESS.max} in 5 minutes from one address answers 429 and a fresh address still refreshes`, async () => {
-    const s = await server({ TRUST_PROXY: '127.0.0.1, ::1' });
+    const s = await proxiedServer();
     const user = await signUp(s);
     for (let i = 0; i < REFRESHES_PER_ADDRESS.max; i++) expect((await refresh(s, `not-a-token-${i}`, '198.51.100.1')).status).toBe(400);
     const held = await refresh(s, user.refreshToken, '198.51.100.1');
@@ -152,7 +165,7 @@ describe('token refresh limits', () => {
   }, 60_000);
 
   it(`one session refreshed more than ${REFRESHES_PER_SESSION.max} times in 5 minutes answers 429, and the account's other sessions still refresh`, async () => {
-    const s = await server();
+    const s = await proxiedServer();
     const user = await signUp(s);
     let token = user.refreshToken;
     for (let i = 0; i < REFRESHES_PER_SESSION.max; i++) {
