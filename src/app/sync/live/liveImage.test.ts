@@ -101,9 +101,22 @@ describe('LiveImage', () => {
     s.handler().onCursor!('ada', { x: 10, y: 20 });
     expect(s.image.getState().peers.map((p) => (p as unknown as { user_id: string }).user_id)).toEqual(['me', 'ada']);
     expect(s.image.getState().presence.cursors.size).toBe(1);
-    vi.advanceTimersByTime(PEER_CURSOR_IDLE_MS + PEER_CURSOR_FADE_MS + 500);
+    // Still: nothing is redrawn until it starts to fade (the screen re-renders on each change).
+    const heard = seen.length;
+    vi.advanceTimersByTime(PEER_CURSOR_IDLE_MS - 1);
+    expect(seen.length).toBe(heard);
+    // It moves: the wait starts again.
+    s.handler().onCursor!('ada', { x: 11, y: 20 });
+    vi.advanceTimersByTime(PEER_CURSOR_IDLE_MS - 1);
+    expect(seen.length).toBe(heard + 1);
+    // Then it fades out on a few redraws, and goes.
+    vi.advanceTimersByTime(PEER_CURSOR_FADE_MS + 500);
     expect(s.image.getState().presence.cursors.size).toBe(0);
     expect(seen.at(-1)).toBe(0);
+    expect(seen.length - heard - 1).toBeGreaterThanOrEqual(3);
+    expect(seen.length - heard - 1).toBeLessThanOrEqual(8);
+    vi.advanceTimersByTime(60_000);
+    expect(seen.length - heard - 1).toBeLessThanOrEqual(8);
     s.stop();
   });
 

@@ -17,7 +17,7 @@ import type { StoredAnnotation } from '../../../contract/annotations';
 import type { EditorSaveLink, SaveManager } from '../save';
 import type { ApplyResult, LiveChange, LiveClient } from './client';
 import { PeerDrafts } from './drafts';
-import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, throttle, withCursor, withSelection, type PeerPresence } from './peerPresence';
+import { CURSOR_SEND_INTERVAL_MS, EMPTY_PRESENCE, dropFaded, keepPeers, nextFadeAt, throttle, withCursor, withSelection, type PeerPresence } from './peerPresence';
 
 /** How often faded cursors are dropped (and the overlay redrawn) while any is shown. */
 const FADE_TICK_MS = 250;
@@ -51,7 +51,9 @@ export class LiveImage {
   /** The version a view-only editor loaded (and moved on with the changes it applied). */
   private viewVersion: number | null = null;
   private lastSelection: string | null = null;
-  private fadeTimer: ReturnType<typeof setInterval> | null = null;
+  private fadeTimer: ReturnType<typeof setTimeout> | null = null;
+  /** When fadeTimer fires (Infinity: not armed). */
+  private fadeAt = Infinity;
   private readonly cursor: { call: (x: number, y: number) => void; cancel: () => void };
   private readonly now: () => number;
   /** The others' drafts shown in the document. */
@@ -202,23 +204,36 @@ export class LiveImage {
 
   private set(patch: Partial<LiveImageState>): void {
     this.state = { ...this.state, ...patch };
-    // Cursors not moved for a while fade out: the overlay is redrawn on a tick while any is shown.
-    if (this.state.presence.cursors.size > 0) this.startFading();
-    else this.stopFading();
+    this.armFade();
     for (const l of [...this.listeners]) l();
   }
 
-  private startFading(): void {
-    if (this.fadeTimer !== null) return;
-    this.fadeTimer = setInterval(() => {
-      const t = this.now();
-      this.set({ now: t, presence: dropFaded(this.state.presence, t) });
-    }, FADE_TICK_MS);
+  /**
+   * Cursors not moved for PEER_CURSOR_IDLE_MS fade out: the overlay is redrawn on a tick while one
+   * fades, and nothing runs before that. (A tick while any cursor was shown re-rendered the editor
+   * 4 times a second for 11 s after each move of a peer's pointer.) A timer armed for an earlier
+   * time stays: when it fires it looks again (the cursor may have moved since).
+   */
+  private armFade(): void {
+    const next = nextFadeAt(this.state.presence, this.now(), FADE_TICK_MS);
+    if (next >= this.fadeAt) return;
+    this.stopFading();
+    this.fadeAt = next;
+    this.fadeTimer = setTimeout(
+      () => {
+        this.fadeTimer = null;
+        this.fadeAt = Infinity;
+        const t = this.now();
+        if (nextFadeAt(this.state.presence, t, FADE_TICK_MS) <= t + FADE_TICK_MS) this.set({ now: t, presence: dropFaded(this.state.presence, t) });
+        else this.armFade();
+      },
+      Math.max(0, next - this.now()),
+    );
   }
 
   private stopFading(): void {
-    if (this.fadeTimer === null) return;
-    clearInterval(this.fadeTimer);
+    if (this.fadeTimer !== null) clearTimeout(this.fadeTimer);
     this.fadeTimer = null;
+    this.fadeAt = Infinity;
   }
 }

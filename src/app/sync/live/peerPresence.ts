@@ -100,6 +100,19 @@ export function keepPeers(s: PeerPresence, peers: readonly LivePeer[]): PeerPres
 }
 
 /** Drops cursors that have faded out entirely (the state itself when none has). */
+/**
+ * When the cursors' overlay must next be redrawn for fading: `tick` ms from now while a cursor
+ * fades, else when the first one starts to (Infinity: no cursor). Nothing needs a redraw before.
+ */
+export function nextFadeAt(s: PeerPresence, now: number, tick: number): number {
+  let next = Infinity;
+  for (const c of s.cursors.values()) {
+    const starts = c.at + PEER_CURSOR_IDLE_MS;
+    next = Math.min(next, starts <= now ? now + tick : starts);
+  }
+  return next;
+}
+
 export function dropFaded(s: PeerPresence, now: number): PeerPresence {
   if (![...s.cursors.values()].some((c) => cursorOpacity(c.at, now) === 0)) return s;
   return { ...s, cursors: new Map([...s.cursors].filter(([, c]) => cursorOpacity(c.at, now) > 0)) };
