@@ -115,7 +115,17 @@ async function isolatedDatabaseUrl(base: string): Promise<string> {
  * (tests/support/test-tmp.ts). A test that starts a server again on the same data passes its own
  * (`tempDir()`), which stays until the run ends.
  */
+/** With VITEST_CPU_LOG set, a line per server start and stop with its CPU (tests/support/vitest-cpu-log.ts). */
+function logServerCpu(what: string, since: NodeJS.CpuUsage, wallStart: number): void {
+  const log = process.env.VITEST_CPU_LOG;
+  if (!log) return;
+  const cpu = process.cpuUsage(since);
+  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+  fs.appendFileSync(log, `${((cpu.user + cpu.system) / 1e6).toFixed(2)}\t${((performance.now() - wallStart) / 1000).toFixed(1)}\t${load}\t${process.pid}\t[${what}]\n`);
+}
+
 export async function startServer(env: Record<string, string> = {}, ownDataDir?: string, opts: { beforeListen?: (app: BuiltApp['app']) => void | Promise<void> } = {}): Promise<TestServer> {
+  const [cpuStart, wallStart] = [process.cpuUsage(), performance.now()];
   const madeDir = ownDataDir === undefined;
   const dataDir = ownDataDir ?? tempDir();
   const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
@@ -136,9 +146,12 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   await opts.beforeListen?.(built.app);
   await built.app.listen({ port, host: '127.0.0.1' });
   const stop = async () => {
+    const [stopCpu, stopWall] = [process.cpuUsage(), performance.now()];
     await built.close();
     if (madeDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    logServerCpu('server stop', stopCpu, stopWall);
   };
+  logServerCpu('server start', cpuStart, wallStart);
   return { url, config, built, stop };
 }
 
