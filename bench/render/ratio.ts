@@ -1,6 +1,7 @@
 // Shapes against the image alone (issue 35): npm run bench -- --only=render-ratio [--quick], or
 // node --import tsx bench/render/ratio.ts [--rounds=N] [--steps=N] [--quick] [--impostors: also each shapes scene drawn with impostors]
 // [--loose: also each shapes scene drawn without the compaction of its levels' buffers (src/workers/compaction.ts)]
+// [--direct: also each shapes scene drawn without the fused path (src/workers/fused.ts): every shape drawn each frame]
 // [--before=DIR: also each shapes scene drawn by another checkout of the repository (the build before a change), served next to this one, in the same rounds]
 // (--pairs=10k or 100k: one pair; BENCH_VERBOSE=1 prints each frame.) Runs Vellum's render worker on `imageOnly10k` next to `polygons10k` (the same 8000 x 6000 image
 // and camera path) and `imageOnly100k` next to `polygons100k` (20,000 x 20,000), interleaved over
@@ -8,7 +9,7 @@
 // (the worker's frame until its pixels exist: a 1 px readPixels), the ratio to the image-only
 // frame, per frame the draw calls and the bytes uploaded to the GPU (counted in the worker while
 // measuring, gl-counter.ts), and the CPU seconds of the whole browser (every process under this
-// one: page, worker, SwiftShader's GPU process) over the path, per frame, with the load average.
+// one: page, worker, SwiftShader's GPU process) over the pan and over the zoom, per frame, with the load average.
 // Targets: 10k polygons at most 1.2x the image-only frame, 100k at most 1.5x, on pan and zoom.
 // Writes bench/results/render-ratio.json.
 import fs from 'node:fs';
@@ -23,6 +24,8 @@ const quick = process.argv.includes('--quick');
 const IMPOSTORS = process.argv.includes('--impostors');
 /** --loose: each shapes scene also drawn without compaction (`<scene>/loose`), in the same rounds. */
 const LOOSE = process.argv.includes('--loose');
+/** --direct: each shapes scene also drawn without the fused path (`<scene>/direct`), in the same rounds. */
+const DIRECT = process.argv.includes('--direct');
 /** --before=DIR: each shapes scene also drawn by the checkout in DIR (`<scene>/before`). */
 const BEFORE = arg('before');
 const ROUNDS = Number(arg('rounds') ?? (quick ? 1 : 3));
@@ -80,18 +83,19 @@ try {
   if (before) await warmRenderPage(browser, before.url);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [imageOnly, shapes] of PAIRS) {
-      const order: string[] = [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(before ? [`${shapes}/before`] : [])];
+      const order: string[] = [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(DIRECT ? [`${shapes}/direct`] : []), ...(before ? [`${shapes}/before`] : [])];
       for (const scene of round % 2 ? order.reverse() : order) {
         const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
-        let cpuAt = 0, cpu = 0;
+        let cpuAt = 0, cpu = 0, panCpu = NaN;
         await page.exposeFunction('benchMark', (what: string) => {
           if (what === 'path-start') cpuAt = treeCpuSeconds();
+          else if (what === 'zoom-start') panCpu = treeCpuSeconds() - cpuAt;
           else cpu = treeCpuSeconds() - cpuAt;
         });
         const t = Date.now();
-        await page.goto(`${scene.endsWith('/before') ? before!.url : url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}${scene.endsWith('/loose') ? '&loose' : ''}`);
+        await page.goto(`${scene.endsWith('/before') ? before!.url : url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}${scene.endsWith('/loose') ? '&loose' : ''}${scene.endsWith('/direct') ? '&direct' : ''}`);
         await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
-        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace(/\/(impostors|loose|before)$/, ''), STEPS] as const);
+        const raw = await page.evaluate(([s, n]) => (window as unknown as { benchRun(s: string, r: string, n?: number): Promise<Raw> }).benchRun(s as string, 'vellum', n as number | undefined), [scene.replace(/\/(impostors|loose|direct|before)$/, ''), STEPS] as const);
         await page.close();
         // BENCH_VERBOSE=1: each frame as step:ms/draws/KB uploaded
         if (process.env.BENCH_VERBOSE) console.error(`${scene} (${raw.note ?? ''}): ${raw.frameMs.map((ms, i) => `${raw.frameStep?.[i]}:${ms.toFixed(0)}/${raw.draws?.[i]}/${((raw.uploadBytes?.[i] ?? 0) / 1024).toFixed(0)}`).join(' ')}`);
@@ -102,11 +106,13 @@ try {
           f.draws.push(raw.draws?.[i] ?? NaN);
           f.bytes.push(raw.uploadBytes?.[i] ?? NaN);
         });
-        // the path's CPU, shared between its pan and zoom frames by their count
+        // the CPU up to the zoom's first step is the pan's, the rest the zoom's (a page without the
+        // mark, --before's: the path's CPU shared between its pan and zoom frames by their count)
         for (const kind of ['pan', 'zoom']) {
           const n = raw.frameMs.filter((_, i) => ((raw.frameStep?.[i] ?? 0) < half) === (kind === 'pan')).length;
           const f = take(`${scene}/${kind}`);
-          f.cpuMs += (cpu * 1000 * n) / Math.max(1, raw.frameMs.length);
+          const share = Number.isNaN(panCpu) ? (cpu * n) / Math.max(1, raw.frameMs.length) : kind === 'pan' ? panCpu : cpu - panCpu;
+          f.cpuMs += share * 1000;
           f.count += n;
         }
         console.error(`round ${round + 1} ${scene}: ${raw.frameMs.length} frames, ${cpu.toFixed(2)} CPU s over the path, ${((Date.now() - t) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(2)}`);
@@ -126,7 +132,7 @@ const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (br
 for (const [imageOnly, shapes, target] of PAIRS) {
   for (const kind of ['pan', 'zoom']) {
     const base = acc.get(`${imageOnly}/${kind}`);
-    for (const scene of [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(before ? [`${shapes}/before`] : [])]) {
+    for (const scene of [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(DIRECT ? [`${shapes}/direct`] : []), ...(before ? [`${shapes}/before`] : [])]) {
       const x = acc.get(`${scene}/${kind}`);
       if (!x || !base) continue;
       const row = {

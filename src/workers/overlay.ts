@@ -2,8 +2,10 @@
 // preview, Auto-Annotate's proposal, the issues' pins and regions, the marquee.
 import { boxGeometry, FILL_STRIDE, handleGeometry, LINE_STRIDE, lineOut, polygonGeometry, pushRing, type ShapeGeometry } from './geometry';
 import type { Shape } from './cells';
-import { issueGeometry } from './issues';
-import { proposalGeometry } from './proposal';
+import type { Buffer, Elements } from 'regl';
+import { ISSUE_PIN_HALO, ISSUE_PIN_R, issueGeometry } from './issues';
+import { PROMPT_POINT_HALO, PROMPT_POINT_R, proposalGeometry } from './proposal';
+import { HALO, HANDLE_HALO } from './programs';
 import type { RenderIssue, RenderView } from './protocol';
 
 /** Selected shapes that get handles drawn, at most. */
@@ -48,4 +50,17 @@ export function overlayParts(view: RenderView, shapes: ReadonlyMap<string, Shape
       for (const i of g.lineIdx) line.i.push(i + v);
     }
   return [[fill, fillIdx], [line.v, line.i], [handles.v, handles.i], [points.v, points.i], [pins.v, pins.i]];
+}
+
+/** An overlay part's GPU buffers and what of them is drawn. */
+export type ChunkOverlay = { buf: Buffer; idx: Elements; offset: number; count: number };
+export type LineDraw = ChunkOverlay & { marker: number; halo: number[]; haloW?: number; round?: boolean };
+
+/** The line draws of the overlay's parts that have geometry (outlines, handles, Auto-Annotate's points, issue pins), into `out`. */
+export function overlayLineDraws(overlay: ChunkOverlay[], out: LineDraw[]): void {
+  const [, oLine, oHandles, oPoints, oPins] = overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
+  if (oLine.count) out.push({ ...oLine, marker: 3, halo: HALO });
+  if (oHandles.count) out.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
+  if (oPoints.count) out.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
+  if (oPins.count) out.push({ ...oPins, marker: ISSUE_PIN_R, halo: ISSUE_PIN_HALO, haloW: 2, round: true });
 }

@@ -1,12 +1,12 @@
 // The renderer's regl draw commands (programs) and the constants of how shapes look. Uniforms
 // read the renderer's state through getters at draw time, so a camera or display change is a
 // new uniform value, never a rebuilt command.
-import type { Buffer, DrawCommand, Regl, Texture2D } from 'regl';
+import type { Buffer, DrawCommand, Elements, Regl, Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE } from './geometry';
 import type { RenderDisplay } from './protocol';
-import { DOT_STRIDE } from './cells';
-import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert } from './shaders';
+import { DOT_STRIDE, type ChunkLevel } from './cells';
+import { colorFrag, compactFrag, compactVert, dotFrag, dotVert, fillVert, imageFrag, imageFusedFrag, lineFrag, lineVert, maskFrag, maskVert, quadVert, shapesFrag } from './shaders';
 
 /** Width of the slot state texture (one RGBA texel per shape slot: hidden, selected, hovered). */
 export const STATE_W = 1024;
@@ -32,6 +32,8 @@ export interface ProgramState {
   stateRows(): number;
   transparency(): number;
   display(): RenderDisplay;
+  /** The fused frame's shapes texture and where a fragment's texel is (fused.ts). */
+  fused(): { tex: Texture2D | null; at: number[] };
 }
 
 export interface Programs {
@@ -40,6 +42,9 @@ export interface Programs {
   compact: DrawCommand;
   dots: DrawCommand;
   image: DrawCommand;
+  /** The image with the shapes' texture composited in the same pass, and that texture alone where no image is (fused.ts). */
+  imageFused: DrawCommand;
+  shapesTexture: DrawCommand;
   mask: DrawCommand;
   /** The camera and view uniforms, for other commands drawing in image px (impostors). */
   cam: { u_cam: () => number[]; u_view: () => number[] };
@@ -142,6 +147,17 @@ export function createPrograms(regl: Regl, quad: Buffer, maskBuf: Buffer, state:
     },
   };
   const image = regl({ vert: quadVert, frag: imageFrag, attributes: quadAttrs, uniforms: quadUniforms, count: 6, depth: { enable: false } });
+  const fusedUniforms = { u_shapes: () => state.fused().tex, u_shapesAt: () => state.fused().at };
+  const imageFused = regl({ vert: quadVert, frag: imageFusedFrag, attributes: quadAttrs, uniforms: { ...quadUniforms, ...fusedUniforms }, count: 6, depth: { enable: false } });
+  const shapesTexture = regl({
+    vert: quadVert,
+    frag: shapesFrag,
+    attributes: quadAttrs,
+    uniforms: { u_cam: cam.u_cam, u_view: cam.u_view, u_rect: regl.prop<any, 'rect'>('rect'), u_uv: [0, 0, 1, 1], ...fusedUniforms },
+    count: 6,
+    blend,
+    depth: { enable: false },
+  });
   const M = MASK_STRIDE * F;
   const mask = regl({
     vert: maskVert,
@@ -170,5 +186,37 @@ export function createPrograms(regl: Regl, quad: Buffer, maskBuf: Buffer, state:
     blend,
     depth: { enable: false },
   });
-  return { fill, line, compact, dots, image, mask, cam };
+  return { fill, line, compact, dots, image, imageFused, shapesTexture, mask, cam };
+}
+
+type First = { fill?: readonly [Buffer, Elements, number]; line?: readonly [Buffer, Elements, number]; dots?: readonly [Buffer, number]; compact?: readonly [Buffer, number] };
+
+/** Draws the first primitive of each pass's buffer from the offset given (into the bound target). */
+function drawFirst(p: Programs, f: First): void {
+  if (f.fill) p.fill([{ buf: f.fill[0], idx: f.fill[1], offset: f.fill[2], count: 3 }]);
+  if (f.dots) p.dots([{ buf: f.dots[0], offset: f.dots[1], count: 1 }]);
+  if (f.compact) p.compact([{ buf: f.compact[0], offset: f.compact[1], count: 3 }]);
+  if (f.line) p.line([{ buf: f.line[0], idx: f.line[1], offset: f.line[2], count: 3, marker: 3, halo: HALO }]);
+}
+
+/**
+ * Draws one pixel with each shape program (then clears): software WebGL compiles a program's
+ * routines at its first draw (10-20 ms), which otherwise lands on the first zoom frame that
+ * needs it.
+ */
+export function warmPrograms(regl: Regl, p: Programs): void {
+  const tri = (stride: number, extra: number[]) => regl.buffer(new Float32Array([0, 0, 0, -1, ...extra, 1, 0, 0, -1, ...extra, 0, 1, 0, -1, ...extra].slice(0, 3 * stride)));
+  const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
+  const dots = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
+  const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
+  drawFirst(p, { fill: [fill, idx, 0], line: [line, idx, 0], dots: [dots, 0], compact: [compact, 0] });
+  regl.clear({ color: [0, 0, 0, 1] });
+  for (const r of [fill, line, compact, dots, idx]) r.destroy();
+}
+
+/** Draws a few vertices of each of a level's ranges (into the bound target: the renderer's 1 x 1 warm-up target). */
+export function drawLevelFirst(p: Programs, l: ChunkLevel): void {
+  const idx = (v: ChunkLevel['fillV'], i: ChunkLevel['fillI']) => (v && i ? ([v.page.buf as Buffer, i.page.buf as Elements, i.start] as const) : undefined);
+  const at = (r: ChunkLevel['dots']) => (r ? ([r.page.buf as Buffer, r.start] as const) : undefined);
+  drawFirst(p, { fill: idx(l.fillV, l.fillI), line: idx(l.lineV, l.lineI), dots: at(l.dots), compact: at(l.compact) });
 }

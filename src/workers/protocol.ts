@@ -130,6 +130,11 @@ export interface RendererOptions {
   impostors?: boolean;
   /** A level's cells laid out again in one run of its buffers once the scene is quiet (compaction.ts). Default true; false for comparisons. */
   compaction?: boolean;
+  /**
+   * Issue 35: at rest and while panning, the masks and shapes drawn once into a texture and
+   * composited in the image's pass (fused.ts). Default true (off with impostors); false for comparisons.
+   */
+  fused?: boolean;
 }
 
 /** Benchmarks: per frame, the draw calls and the bytes uploaded to the GPU since the frame before. */
@@ -146,7 +151,10 @@ export interface RenderStats {
   impostorRenders: number;
   /** Levels laid out again in one run of their buffers (compaction.ts). */
   compactions: number;
-  /** Draw calls of the shapes' passes (fills, dots, compact polygons, outlines) in the last frame. */
+  /** The fused path (fused.ts): textures of the shapes drawn, and frames composited from one. */
+  fusedRenders: number;
+  fusedFrames: number;
+  /** Draw calls of the shapes' passes (fills, dots, compact polygons, outlines) in the last frame that drew them (a frame from the fused texture draws none). */
   shapeDraws: number;
   /** Cells left out of the last frame (outside the viewport). */
   culledChunks: number;

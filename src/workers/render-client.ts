@@ -62,6 +62,8 @@ export interface CreateRendererOptions {
   impostors?: boolean;
   /** RendererOptions.compaction (default true). */
   compaction?: boolean;
+  /** RendererOptions.fused (default true). */
+  fused?: boolean;
   /** Upserts per posted message (default 500; parts are posted in tasks of a few ms). */
   batchSize?: number;
 }
@@ -451,6 +453,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     maxTextureSize: opts.maxTextureSize,
     impostors: opts.impostors,
     compaction: opts.compaction,
+    fused: opts.fused,
   };
   const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
   const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);

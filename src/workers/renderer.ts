@@ -16,23 +16,22 @@
 //
 // No MSAA: software WebGL (SwiftShader) spent ~80% of a frame resolving 4x samples; outlines
 // smooth their own outer edge in the shader and cover the fill edges.
-import createREGL, { type Buffer, type DrawCommand, type Elements, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
+import createREGL, { type Buffer, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
-import { COMPACT_STRIDE, FILL_STRIDE, LINE_STRIDE, packedGeometry } from './geometry';
+import { packedGeometry } from './geometry';
 import { DEFAULT_DISPLAY, type FrameCounts, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
-import { PROMPT_POINT_HALO, PROMPT_POINT_R } from './proposal';
-import { ISSUE_PIN_HALO, ISSUE_PIN_R } from './issues';
 import { MaskLayer } from './mask-layer';
 import { countGl, type GlCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
-import { createPrograms, HALO, HANDLE_HALO, STATE_W } from './programs';
+import { createPrograms, drawLevelFirst, HALO, STATE_W, warmPrograms, type Programs } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
 import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffers, levelsInView, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
 import { RunList } from './level-buffers';
 import { Compactor } from './compaction';
 import { ImpostorAtlas } from './impostors';
-import { overlayParts } from './overlay';
+import { FusedLayer } from './fused';
+import { overlayLineDraws, overlayParts, type ChunkOverlay, type LineDraw } from './overlay';
 
 /**
  * A cell that has buffers for another zoom level draws those (the nearest) until its buffers for
@@ -41,8 +40,6 @@ import { overlayParts } from './overlay';
  * buffers yet builds them in the frame.
  */
 const BUILD_SLICE_MS = 6;
-type ChunkOverlay = { buf: Buffer; idx: Elements; offset: number; count: number };
-type LineDraw = ChunkOverlay & { marker: number; halo: number[]; haloW?: number; round?: boolean };
 
 type Canvas = OffscreenCanvas | HTMLCanvasElement;
 
@@ -85,20 +82,19 @@ export class Renderer {
   private buildTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly quad: Buffer;
-  private readonly drawFill: DrawCommand;
-  private readonly drawLine: DrawCommand;
-  private readonly drawCompact: DrawCommand;
-  private readonly drawDots: DrawCommand;
   /**
    * A 1 x 1 target where new buffers and textures are drawn once between frames: software WebGL
    * does per-resource work at a resource's first draw (~1 ms a tile texture), which otherwise
    * lands in the frame that shows it.
    */
   private readonly warmTarget: Framebuffer2D;
-  private readonly drawImage: DrawCommand;
-  private readonly drawMask: DrawCommand;
   /** Zoomed out: cells' dots and compact polygons drawn once into textures (RendererOptions.impostors; off by default: slower on SwiftShader). */
   readonly impostors: ImpostorAtlas | null;
+  /** Panning and at rest: the shapes drawn once into a texture, composited in the image's pass (fused.ts; off with impostors or `fused: false`). */
+  private readonly fused: FusedLayer | null;
+  private readonly programs: Programs;
+  /** Counts every change to what the masks and shapes' passes draw (the fused texture's key). */
+  private gen = 0;
   private readonly background: [number, number, number];
   private disposed = false;
   /** Frame durations (ms, including a GPU finish when `measure` is on). */
@@ -123,7 +119,10 @@ export class Renderer {
     enabled: () => this.options.compaction !== false,
     building: () => this.pendingBuilds.size > 0,
     done: (sample) => {
-      if (sample) this.warmLevel(sample);
+      if (sample) {
+        this.gen++; // a level laid out anew (null: nothing was)
+        this.warmLevel(sample);
+      }
       this.requestFrameWhenLoaded();
     },
   });
@@ -175,7 +174,10 @@ export class Renderer {
       count: 0,
     }));
     this.quad = regl.buffer(new Float32Array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]));
-    this.maskLayer = new MaskLayer(regl, this.maxTextureSize, glMaxTexture, options.kernelsUrl ?? undefined, this.shapes, () => this.requestFrame());
+    this.maskLayer = new MaskLayer(regl, this.maxTextureSize, glMaxTexture, options.kernelsUrl ?? undefined, this.shapes, () => {
+      this.gen++; // a mask decoded or dropped
+      this.requestFrame();
+    });
     const programs = createPrograms(regl, this.quad, this.maskLayer.buf, {
       camera: () => this.camera,
       size: () => ({ width: this.width, height: this.height, dpr: this.dpr }),
@@ -183,34 +185,16 @@ export class Renderer {
       stateRows: () => this.stateRows,
       transparency: () => this.view.transparency,
       display: () => this.display,
+      fused: () => this.fused?.uniforms ?? { tex: null, at: [] },
     });
-    this.drawFill = programs.fill;
-    this.drawLine = programs.line;
-    this.drawCompact = programs.compact;
-    this.drawDots = programs.dots;
-    this.drawImage = programs.image;
-    this.drawMask = programs.mask;
+    this.programs = programs;
     this.impostors = options.impostors ? new ImpostorAtlas(regl, programs.cam) : null;
+    this.fused = options.fused !== false && !options.impostors ? new FusedLayer(regl, this.maxTextureSize) : null;
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
+    this.warmTarget.use(() => this.fused?.warm(programs));
     this.labels = new LabelLayer(regl, () => this.requestFrame());
-    this.warmUp();
+    warmPrograms(regl, programs);
     this.requestFrame();
-  }
-
-  /**
-   * Draws one pixel with each shape program (then clears): software WebGL compiles a program's
-   * routines at its first draw (10-20 ms), which otherwise lands on the first zoom frame that
-   * needs it.
-   */
-  private warmUp(): void {
-    const regl = this.regl;
-    const tri = (stride: number, extra: number[]) => regl.buffer(new Float32Array([0, 0, 0, -1, ...extra, 1, 0, 0, -1, ...extra, 0, 1, 0, -1, ...extra].slice(0, 3 * stride)));
-    const fill = tri(FILL_STRIDE, []), line = tri(LINE_STRIDE, [0, 0, 0]), compact = tri(COMPACT_STRIDE, [0, 0, 0]);
-    const dots = regl.buffer(new Float32Array([0.5, 0.5, 0.5, 0.5, 0, -1]));
-    const idx = regl.elements({ data: new Uint32Array([0, 1, 2]), type: 'uint32', primitive: 'triangles' });
-    this.drawFirst({ fill: [fill, idx, 0], line: [line, idx, 0], dots: [dots, 0], compact: [compact, 0] });
-    regl.clear({ color: [0, 0, 0, 1] });
-    for (const r of [fill, line, compact, dots, idx]) r.destroy();
   }
 
   /** Benchmarks: finish the GPU in each frame (frame times until the pixels exist) and count its draw calls and uploads. */
@@ -265,7 +249,7 @@ export class Renderer {
   private newLayer(source: TileSource): ImageLayer {
     return new ImageLayer(this.regl, source, this.maxTextureSize, this.options.tileSize ?? 512, this.options.maxTiles ?? 160, () => this.requestFrameWhenLoaded(), (tex) => {
       // one texel over the whole 1 x 1 target
-      this.warmTarget.use(() => this.drawImage({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
+      this.warmTarget.use(() => this.programs.image({ tex, rect: [-1e7, -1e7, 2e7, 2e7], uv: [0, 0, 1, 1] }));
     });
   }
 
@@ -419,6 +403,7 @@ export class Renderer {
 
   private writeState(s: Shape): void {
     if (s.chunk) s.chunk.gen++;
+    this.gen++;
     const o = s.slot * 4;
     this.stateData[o] = this.hidden.has(s.id) ? 255 : 0;
     this.stateData[o + 1] = this.selected.has(s.id) ? 255 : 0;
@@ -439,6 +424,7 @@ export class Renderer {
       if (!c.shapes.size) this.dropChunk(c);
     }
     if (s.mask) this.maskLayer.drop(s);
+    this.gen++;
     this.stateData[s.slot * 4] = 255; // a freed slot draws nothing
     this.stateDirty = true;
   }
@@ -449,6 +435,7 @@ export class Renderer {
     this.shapes.clear();
     this.bySlot.length = 0;
     this.nextSlot = 0;
+    this.gen++;
     this.stateData.fill(0);
     this.stateDirty = true;
   }
@@ -479,17 +466,7 @@ export class Renderer {
 
   /** Draws a few vertices of each of a level's ranges into the 1 x 1 warm-up target. */
   private warmLevel(l: ChunkLevel): void {
-    const idx = (v: ChunkLevel['fillV'], i: ChunkLevel['fillI']) => (v && i ? ([v.page.buf as Buffer, i.page.buf as Elements, i.start] as const) : undefined);
-    const at = (r: ChunkLevel['dots']) => (r ? ([r.page.buf as Buffer, r.start] as const) : undefined);
-    this.warmTarget.use(() => this.drawFirst({ fill: idx(l.fillV, l.fillI), line: idx(l.lineV, l.lineI), dots: at(l.dots), compact: at(l.compact) }));
-  }
-
-  /** Draws the first primitive of each pass's buffer from the offset given (into the bound target). */
-  private drawFirst(p: { fill?: readonly [Buffer, Elements, number]; line?: readonly [Buffer, Elements, number]; dots?: readonly [Buffer, number]; compact?: readonly [Buffer, number] }): void {
-    if (p.fill) this.drawFill([{ buf: p.fill[0], idx: p.fill[1], offset: p.fill[2], count: 3 }]);
-    if (p.dots) this.drawDots([{ buf: p.dots[0], offset: p.dots[1], count: 1 }]);
-    if (p.compact) this.drawCompact([{ buf: p.compact[0], offset: p.compact[1], count: 3 }]);
-    if (p.line) this.drawLine([{ buf: p.line[0], idx: p.line[1], offset: p.line[2], count: 3, marker: 3, halo: HALO }]);
+    this.warmTarget.use(() => drawLevelFirst(this.programs, l));
   }
 
   /** Builds the levels that frames deferred, a slice at a time, then redraws. */
@@ -508,6 +485,7 @@ export class Renderer {
       }
       if (this.pendingBuilds.size) this.scheduleBuilds();
       else {
+        this.gen++; // the levels built replace their stand-ins (in a fused texture too)
         this.requestFrameWhenLoaded();
         this.compactor.poke();
       }
@@ -589,45 +567,63 @@ export class Renderer {
     for (const c of this.chunks.values()) if (c.dirty) refreshChunk(c);
     dropUnusedStores(this.stores);
     if (this.overlayDirty) this.rebuildOverlay();
+    const camera = this.camera;
+    // at rest or panning: the shapes from their texture (fused.ts), drawn on whole device px of its pan
+    const fused = this.fused?.frame(`${camera.scale}|${this.dpr}|${this.gen}|${this.view.transparency}|${this.display.outlineWidth}`, camera, this.dpr, this.width, this.height, !this.overlay[0]!.count && this.chunks.size > 0, !this.pendingBuilds.size && !this.maskLayer.pending, this.chunks, this.drawShapesAt);
+    if (fused) this.camera = fused.cam;
     const [r, g, b] = this.background;
     regl.clear({ color: [r, g, b, 1] });
     const image = this.images.image;
-    if (image) {
-      const quads = image.visible(this.camera, this.width, this.height, this.dpr);
-      if (quads.length) this.drawImage(quads);
+    const quads = image ? image.visible(this.camera, this.width, this.height, this.dpr) : [];
+    if (fused) this.fused!.composite(fused, this.camera, this.dpr, this.width, this.height, image && quads.length && !image.gaps ? image.source : null, quads, this.programs);
+    else {
+      if (quads.length) this.programs.image(quads);
+      this.drawShapes();
     }
+    const { x: cx, y: cy, scale } = this.camera;
+    const { overlayLines } = this.lists;
+    overlayLines.length = 0;
+    overlayLineDraws(this.overlay, overlayLines);
+    if (overlayLines.length) this.programs.line(overlayLines);
+    this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, -cx / scale, -cy / scale, (this.width - cx) / scale, (this.height - cy) / scale) : [], this.width, this.height, this.dpr);
+    this.labels.render(this.width, this.height);
+    this.camera = camera;
+    this.gl.flush();
+  }
+
+  /** The masks and the shapes' passes over the view of this camera and size (the canvas, or the fused texture). */
+  private drawShapes(): void {
     const masks = this.maskLayer.draws();
-    if (masks.length) this.drawMask(masks);
+    if (masks.length) this.programs.mask(masks);
     // Visible cells (the viewport in image px, grown by the widest outline or marker).
     const { x: cx, y: cy, scale } = this.camera;
     const pad = 12 / scale;
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
-    const exp = Math.round(Math.log2(scale) * 2) / 2;
     // the frame's lists, reused (no per-frame allocation for them)
-    const { levels, dots, compacts, fills, lines, overlayLines } = this.lists;
-    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, exp);
+    const { levels, dots, compacts, fills, lines } = this.lists;
+    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, Math.round(Math.log2(scale) * 2) / 2);
     if (this.lists.build.length) this.compactor.poke();
     if (this.pendingBuilds.size) this.scheduleBuilds();
-    const [oFill, oLine, oHandles, oPoints, oPins] = this.overlay as [ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay, ChunkOverlay];
+    const oFill = this.overlay[0]!;
     // each pass: the cells' ranges, those that touch in their level's buffer joined into one draw
     for (const l of levels) if (l.fillV && l.fillI) fills.add(l.fillV.page, l.fillI.page, l.fillI.start, l.fillI.cap);
-    if (fills.list.length) this.drawFill(fills.joined());
+    if (fills.list.length) this.programs.fill(fills.joined());
     this.impostors?.draw();
-    if (dots.list.length) this.drawDots(dots.joined());
-    if (compacts.list.length) this.drawCompact(compacts.joined());
-    if (oFill.count) this.drawFill([oFill]);
+    if (dots.list.length) this.programs.dots(dots.joined());
+    if (compacts.list.length) this.programs.compact(compacts.joined());
+    if (oFill.count) this.programs.fill([oFill]);
     for (const l of levels) if (l.lineV && l.lineI) lines.add(l.lineV.page, l.lineI.page, l.lineI.start, l.lineI.cap);
-    if (lines.list.length) this.drawLine(lines.joined());
+    if (lines.list.length) this.programs.line(lines.joined());
     this.s.shapeDraws = fills.list.length + dots.list.length + compacts.list.length + lines.list.length;
-    if (oLine.count) overlayLines.push({ ...oLine, marker: 3, halo: HALO });
-    if (oHandles.count) overlayLines.push({ ...oHandles, marker: 3, halo: HANDLE_HALO });
-    if (oPoints.count) overlayLines.push({ ...oPoints, marker: PROMPT_POINT_R, halo: PROMPT_POINT_HALO, haloW: 2, round: true });
-    if (oPins.count) overlayLines.push({ ...oPins, marker: ISSUE_PIN_R, halo: ISSUE_PIN_HALO, haloW: 2, round: true });
-    if (overlayLines.length) this.drawLine(overlayLines);
-    this.labels.update(this.display.labels ? labelInputs({ cells: this.chunks.values(), shapes: this.shapes, hovered: this.view.hovered, selected: this.selected, hidden: this.hidden, camera: this.camera }, vx0 + pad, vy0 + pad, vx1 - pad, vy1 - pad) : [], this.width, this.height, this.dpr);
-    this.labels.render(this.width, this.height);
-    this.gl.flush();
   }
+
+  /** FusedLayer's draw: the masks and shapes with this camera and CSS size (into its texture). */
+  private readonly drawShapesAt = (camera: CameraState, width: number, height: number): void => {
+    const { camera: cam, width: w, height: h } = this;
+    [this.camera, this.width, this.height] = [camera, width, height];
+    this.drawShapes();
+    [this.camera, this.width, this.height] = [cam, w, h];
+  };
 
   /**
    * The frame's cells in view and the level each draws (into `lists.levels`), and the runs of
@@ -635,8 +631,7 @@ export class Renderer {
    * one: an edit) are built in the frame, together (buildLevels); returns the cells culled.
    */
   private collectCells(vx0: number, vy0: number, vx1: number, vy1: number, exp: number): number {
-    const { levels, cells, dots, compacts, fills, lines, overlayLines } = this.lists;
-    overlayLines.length = 0;
+    const { levels, cells, dots, compacts, fills, lines } = this.lists;
     for (const list of [dots, compacts, fills, lines]) list.clear();
     const t0 = performance.now();
     const culled = levelsInView(this.chunks.values(), [vx0, vy0, vx1, vy1], exp, this.s.frames, this.storeOf, this.pendingBuilds, this.lists);
@@ -662,8 +657,8 @@ export class Renderer {
     const { camera: cam, width: w, height: h } = this;
     [this.camera, this.width, this.height] = [camera, width, height];
     const n = SUB * SUB;
-    if (l.dots) this.drawDots({ buf: l.dots.page.buf, offset: l.dots.start, count: l.dotStart[n]! });
-    if (l.compact) this.drawCompact({ buf: l.compact.page.buf, offset: l.compact.start, count: l.compactStart[n]! });
+    if (l.dots) this.programs.dots({ buf: l.dots.page.buf, offset: l.dots.start, count: l.dotStart[n]! });
+    if (l.compact) this.programs.compact({ buf: l.compact.page.buf, offset: l.compact.start, count: l.compactStart[n]! });
     [this.camera, this.width, this.height] = [cam, w, h];
   }
 
@@ -686,6 +681,8 @@ export class Renderer {
       masks: this.maskLayer.count,
       chunks: this.chunks.size,
       impostorRenders: this.impostors?.renders ?? 0,
+      fusedRenders: this.fused?.renders ?? 0,
+      fusedFrames: this.fused?.frames ?? 0,
       compactions: this.compactor.count,
       shapeDraws: this.s.shapeDraws,
       culledChunks: this.s.culledChunks,
@@ -704,7 +701,7 @@ export class Renderer {
       maxTextureSize: this.maxTextureSize,
       imageMode: image?.mode ?? 'none',
       labels: this.labels.drawn,
-      gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4 + (this.impostors?.bytes() ?? 0),
+      gpuBytes: geomBytes + maskBytes + tileBytes + STATE_W * this.stateRows * 4 + (this.impostors?.bytes() ?? 0) + (this.fused?.bytes() ?? 0),
       heapBytes: mem ? mem.usedJSHeapSize : null,
       backend: this.backend,
     };
@@ -720,6 +717,7 @@ export class Renderer {
     this.warmTarget.destroy();
     this.labels.dispose();
     this.impostors?.dispose();
+    this.fused?.dispose();
     this.regl.destroy();
     for (const f of this.idleWaiters.splice(0)) f();
   }

@@ -256,6 +256,45 @@ void main() {
   gl_FragColor = vec4(clamp(c * u_adjust.x, 0.0, 1.0), 1.0);
 }`;
 
+/** Issue 35, the fused path (fused.ts): the shapes' texture (premultiplied) at this fragment, none outside it. */
+const fusedSample = `
+uniform sampler2D u_shapes;
+uniform vec4 u_shapesAt;  // the fragment's texel: (gl_FragCoord.xy + xy) * zw
+vec4 shapesHere() {
+  vec2 st = (gl_FragCoord.xy + u_shapesAt.xy) * u_shapesAt.zw;
+  vec2 inside = step(vec2(0.0), st) * step(st, vec2(1.0));
+  return texture2D(u_shapes, st) * inside.x * inside.y;
+}`;
+
+/** The image's pass with the shapes' texture composited over it (one pass where there were two). */
+export const imageFusedFrag = `
+#ifdef GL_FRAGMENT_PRECISION_HIGH
+precision highp float;
+#else
+precision mediump float;
+#endif
+uniform sampler2D u_tex;
+uniform vec3 u_adjust;
+varying vec2 v_uv;
+${fusedSample}
+void main() {
+  vec3 c = texture2D(u_tex, v_uv).rgb;
+  c = pow(c, vec3(1.0 / u_adjust.z));
+  c = (c - 0.5) * u_adjust.y + 0.5;
+  vec4 s = shapesHere();
+  gl_FragColor = vec4(s.rgb + clamp(c * u_adjust.x, 0.0, 1.0) * (1.0 - s.a), 1.0);
+}`;
+
+/** The shapes' texture alone (blended): where the view shows no image. */
+export const shapesFrag = `
+#ifdef GL_FRAGMENT_PRECISION_HIGH
+precision highp float;
+#else
+precision mediump float;
+#endif
+${fusedSample}
+void main() { gl_FragColor = shapesHere(); }`;
+
 /**
  * Masks: quads over their rects (grown on screen by the outline's halo), textured from a shared
  * atlas whose blocks are the column-major RLE decode (u: row y, v: column x). Filled in the class

@@ -242,6 +242,9 @@ export class ImageLayer {
     }
   }
 
+  /** Cells of the view the last visible() left without any tile (the fused path then composites over the image, fused.ts). */
+  gaps = 0;
+
   get pending(): number {
     return this.loading + this.queue.length + this.arrived.length;
   }
@@ -293,8 +296,10 @@ export class ImageLayer {
     this.lastShown = performance.now();
     const out: ImageQuad[] = [];
     const span = this.tileSize * 2 ** level;
+    let cells = 0;
     for (let ty = Math.floor(minY / span); ty < Math.ceil(maxY / span); ty++) {
       for (let tx = Math.floor(minX / span); tx < Math.ceil(maxX / span); tx++) {
+        cells++;
         for (let L = level; L <= this.maxLevel; L++) {
           const k = 2 ** (L - level);
           const key = `${L}/${Math.floor(tx / k)}/${Math.floor(ty / k)}`;
@@ -308,6 +313,7 @@ export class ImageLayer {
         }
       }
     }
+    this.gaps = cells - out.length;
     const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2;
     wanted.sort((a, b) => b.level - a.level || Math.hypot(a.x + a.w / 2 - cx, a.y + a.h / 2 - cy) - Math.hypot(b.x + b.w / 2 - cx, b.y + b.h / 2 - cy));
     this.queue.length = 0;

@@ -12,7 +12,7 @@ export interface Scene {
   maxTextureSize?: number;
   classColor?: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
-  afterFirstPicture?: (renderer: { refreshColors(): void }) => void | Promise<void>;
+  afterFirstPicture?: (renderer: { refreshColors(): void; idle(): Promise<unknown> }) => void | Promise<void>;
   /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
   display?: Partial<RenderDisplay>;
 }
@@ -209,7 +209,71 @@ async function looseGrid(): Promise<Scene> {
   return { editor, image: { none: { width: 8000, height: 6000 } }, classColor, afterFirstPicture: grow };
 }
 
+/** The fused scene's camera (scale 1.5: the 400 x 300 image from (30, 20) on screen, far past the view's right and bottom edges). */
+const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
+
+/**
+ * Issue 35, the fused path (src/workers/fused.ts): boxes (one across the image's left edge, where
+ * its outline is drawn over the background), a polygon with a hole, a polyline, a keypoint, a
+ * mask, small polygons drawn as dots and compact, one shape selected and one hovered, labels on.
+ * After the first picture (drawn directly), `change`: 'rest' none; 'pan' the view moved 37 x 18 px
+ * (the texture is drawn at the pan's first frame); then, after that pan and its frames: 'panOn'
+ * on to 60 x 30 px; 'panFraction' on to 60.4 x 30.3 px (a fused frame moves by whole device px of
+ * its texture: it must look like 'panOn'); 'panFar' on to 250 x 150 px (shapes past the texture's margin come into view); 'edit' a box
+ * moved, the polyline removed and the mask replaced, 'hover' another shape hovered, 'select'
+ * another shape selected, each followed by its frames and a pan on to 40 x 20 px.
+ */
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select'): () => Promise<Scene> {
+  return async () => {
+    const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
+    const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
+    const shapes: EditorAnnotation[] = [
+      { id: 'b1', type: 'box', class: 'car', x: -20, y: 40, width: 90, height: 70 },
+      { id: 'b2', type: 'box', class: 'tree', x: 150, y: 30, width: 120, height: 90 },
+      { id: 'p1', type: 'polygon', class: 'road', points: [[40, 100], [200, 90], [190, 230], [60, 210]], holes: [[[90, 140], [150, 140], [140, 180], [100, 180]]] },
+      { id: 'l1', type: 'polyline', class: 'sign', points: [[220, 150], [300, 130], [380, 160]] },
+      { id: 'k1', type: 'keypoint', class: 'person', x: 180, y: 20 },
+      seg('m1', m1),
+    ];
+    for (let i = 0; i < 12; i++) shapes.push({ id: `s${i}`, type: 'polygon', class: 'car', points: ngon(130 + (i % 4) * 16, 105 + Math.floor(i / 4) * 12, i % 2 ? 6 : 2, 8) });
+    const editor = editorWith(shapes, { width: 400, height: 300 }, FUSED_CAMERA);
+    editor.setTransparency(40);
+    editor.select(['b2']);
+    editor.pointerMove({ x: 70 * 1.5 + 30, y: 120 * 1.5 + 20 }); // hovers p1
+    const pan = (dx: number, dy: number) => editor.setCamera({ ...FUSED_CAMERA, x: FUSED_CAMERA.x - dx, y: FUSED_CAMERA.y - dy });
+    const changes = {
+      rest: () => {},
+      pan: () => {},
+      panOn: () => pan(60, 30),
+      panFraction: () => pan(60.4, 30.3),
+      panFar: () => pan(250, 150), // the polyline comes into view
+      edit: () => editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation, seg('m2', m2)], ['l1', 'm1']),
+      hover: () => editor.pointerMove({ x: 20 * 1.5 + 30 - 37, y: 75 * 1.5 + 20 - 18 }), // b1
+      select: () => editor.select(['p1']),
+    };
+    const afterFirstPicture = async (renderer: { idle(): Promise<unknown> }) => {
+      if (change === 'rest') return;
+      pan(37, 18);
+      if (change === 'pan') return;
+      await renderer.idle();
+      changes[change]();
+      if (change.startsWith('pan')) return;
+      await renderer.idle();
+      pan(40, 20);
+    };
+    return { editor, image: await testImage(400, 300), classColor, display: { labels: true }, afterFirstPicture };
+  };
+}
+
 export const scenes: Record<string, () => Promise<Scene>> = {
+  fusedRest: fusedScene('rest'),
+  fusedPan: fusedScene('pan'),
+  fusedPanOn: fusedScene('panOn'),
+  fusedPanFraction: fusedScene('panFraction'),
+  fusedPanFar: fusedScene('panFar'),
+  fusedEdit: fusedScene('edit'),
+  fusedHover: fusedScene('hover'),
+  fusedSelect: fusedScene('select'),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),

@@ -122,9 +122,10 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const path = cameraPath(scene);
   editor.setCamera(path[0]!);
   const t1 = performance.now();
-  // ?impostors: zoomed-out cells drawn from impostor textures (off by default); ?loose: no compaction of the levels' buffers; to compare in the same run
+  // ?impostors: zoomed-out cells drawn from impostor textures (off by default); ?loose: no compaction of the levels' buffers;
+  // ?direct: no fused path (every shape drawn each frame); to compare in the same run
   const query = new URLSearchParams(location.search);
-  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512, impostors: query.has('impostors'), compaction: !query.has('loose') });
+  const client = createRenderer({ canvas, editor, imageSource: { pattern: scene.image }, mode: 'worker', tileSize: 512, impostors: query.has('impostors'), compaction: !query.has('loose'), fused: !query.has('direct') });
   await client.idle();
   r.loadMs = performance.now() - t1;
   heapAfterLoad(r);
@@ -143,6 +144,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   await marks.benchMark?.('path-start');
   let last = await nextFrame();
   for (const [step, cam] of path.entries()) {
+    if (step === Math.floor(path.length / 2)) await marks.benchMark?.('zoom-start'); // the pan's CPU apart from the zoom's
     const m0 = performance.now();
     editor.setCamera(cam);
     await Promise.resolve(); // the client posts the camera from a microtask
@@ -166,7 +168,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const st = await client.stats();
   r.gpuBytes = st.gpuBytes;
   r.workerHeapBytes = st.heapBytes;
-  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last), compactions ${st.compactions}`;
+  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last), compactions ${st.compactions}, fused textures ${st.fusedRenders}, fused frames ${st.fusedFrames}`;
   client.dispose();
 }
 

@@ -6,7 +6,7 @@ import { scenes } from '../scenes';
 
 let current: RendererHandle | null = null;
 
-async function render(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean } = {}): Promise<unknown> {
+async function render(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean; fused?: boolean } = {}): Promise<unknown> {
   current?.dispose();
   const old = document.getElementById('c')!;
   const canvas = document.createElement('canvas');
