@@ -81,26 +81,32 @@ export async function uploadImages(page: Page, projectId: string, orgId: string,
 }
 
 /**
- * Signs up, onboards, creates a project with `classes` and uploads `images` (oldest first, so the
- * Data tab's default newest-first order lists the last one first), all through the API before the
+ * Signs up, onboards, creates a project (`name`, else Streets) with `classes` and uploads `images`
+ * (oldest first, so the Data tab's default newest-first order lists the last one first; each a
+ * `scenePng` of its size unless it brings its own PNG `buffer`), all through the API before the
  * app's first load (each load of the app costs the page about a second of CPU), then opens the
  * project page; with `open` the editor on the image of that name instead, and with `open: false`
  * nothing (the page stays on a static file of the origin, signed in: the app is not started).
  */
 export async function editorProject(
   page: Page,
-  opts: { classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[]; images?: { name: string; width?: number; height?: number; folder?: string }[]; open?: string | false } = {},
+  opts: {
+    name?: string;
+    classes?: { name: string; type: 'box' | 'polygon' | 'polyline' | 'keypoint'; color: string }[];
+    images?: { name: string; width?: number; height?: number; folder?: string; buffer?: Buffer }[];
+    open?: string | false;
+  } = {},
 ): Promise<EditorProject> {
   const user = uniqueUser('editor');
   const { orgId } = await signUpOnboarded(page, user, `Editor Org ${user.id}`);
-  const created = await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: 'Streets', description: null, annotation_types: ['box', 'polygon', 'polyline', 'keypoint'], classes: opts.classes ?? [] });
+  const created = await apiCall(page, 'POST', '/projects', { organization_id: orgId, name: opts.name ?? 'Streets', description: null, annotation_types: ['box', 'polygon', 'polyline', 'keypoint'], classes: opts.classes ?? [] });
   expect(created.status).toBe(200);
   const projectId = created.body.project.id;
   const images = await uploadImages(
     page,
     projectId,
     orgId,
-    await Promise.all((opts.images ?? []).map(async (im, i) => ({ name: im.name, folder: im.folder, buffer: await scenePng(im.width ?? 800, im.height ?? 600, i * 30) }))),
+    await Promise.all((opts.images ?? []).map(async (im, i) => ({ name: im.name, folder: im.folder, buffer: im.buffer ?? (await scenePng(im.width ?? 800, im.height ?? 600, i * 30)) }))),
   );
   if (opts.open === false) return { projectId, orgId, images, user };
   if (opts.open) {

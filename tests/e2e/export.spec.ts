@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { expect, test, type Download, type Page } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
-import { apiCall, editorProject, uploadImages } from './editor-helpers';
+import { apiCall, editorProject, openProjectPage, uploadImages } from './editor-helpers';
 
 async function png(r: number, g: number, b: number): Promise<Buffer> {
   return sharp({ create: { width: 40, height: 30, channels: 3, background: { r, g, b } } }).png().toBuffer();
@@ -42,39 +41,21 @@ async function savedZip(download: Download): Promise<SavedZip> {
   return { filename: download.suggestedFilename(), zip, files: Object.keys(zip.files).filter((n) => !zip.files[n]!.dir).sort() };
 }
 
-async function token(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
-    return JSON.parse(localStorage.getItem(key!)!).access_token as string;
-  });
-}
-
 test('export: the dialog validates, streams the zip and saves {name}_{format}.zip that holds the COCO json, or the YOLO labels', async ({ page }) => {
   test.setTimeout(120_000);
-  const user = uniqueUser('export');
-  await signUpWithOrganization(page, user, `Export Org ${user.id}`);
-  await createProject(page, 'Birds');
-  await page.getByRole('button', { name: 'Open project Birds' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  await page.getByTestId('add-images-input').setInputFiles([
-    { name: 'a.png', mimeType: 'image/png', buffer: await png(200, 40, 40) },
-    { name: 'b.png', mimeType: 'image/png', buffer: await png(40, 200, 40) },
-    { name: 'c.png', mimeType: 'image/png', buffer: await png(40, 40, 200) },
-  ]);
-  const tiles = page.getByTestId('image-tile');
-  await expect(tiles).toHaveCount(3);
-  await page.getByRole('region', { name: 'Uploads' }).getByRole('button', { name: 'Close uploads' }).click();
-
-  // Classes and annotations through the API the editor uses.
-  const auth = { authorization: `Bearer ${await token(page)}` };
-  const me = await (await page.request.get('/api/v1/users/me', { headers: auth })).json();
-  const projects = await (await page.request.get(`/api/v1/projects/organization/${me.profile.default_organization_id}`, { headers: auth })).json();
-  const pid = projects.projects[0].id as string;
-  expect(
-    (await page.request.patch(`/api/v1/projects/${pid}`, { headers: auth, data: { classes: [{ name: 'bird', type: 'box', color: '#FFADAD' }, { name: 'wing', type: 'polygon', color: '#A0C4FF' }] } })).status(),
-  ).toBe(200);
-  const list = await (await page.request.get(`/api/v1/projects/${pid}/images?limit=50`, { headers: auth })).json();
-  const byName = Object.fromEntries((list.images as { id: string; filename: string }[]).map((i) => [i.filename, i]));
+  // The project, its classes, images and annotations through the API before the app's first load
+  // (creating a project and uploading have tests of their own): the Data tab loads once.
+  const project = await editorProject(page, {
+    name: 'Birds',
+    classes: [{ name: 'bird', type: 'box', color: '#FFADAD' }, { name: 'wing', type: 'polygon', color: '#A0C4FF' }],
+    images: [
+      { name: 'a.png', buffer: await png(200, 40, 40) },
+      { name: 'b.png', buffer: await png(40, 200, 40) },
+      { name: 'c.png', buffer: await png(40, 40, 200) },
+    ],
+    open: false,
+  });
+  const byName = Object.fromEntries(project.images.map((i) => [i.filename, i]));
   const docs: Record<string, unknown[]> = {
     'a.png': [
       { id: 'a1', name: 'bird', bounding_box: { x: 1, y: 2, w: 10, h: 8 } },
@@ -85,12 +66,11 @@ test('export: the dialog validates, streams the zip and saves {name}_{format}.zi
     'c.png': [{ id: 'c1', name: 'bird', bounding_box: { x: 4, y: 4, w: 4, h: 4 } }],
   };
   for (const [name, annotations] of Object.entries(docs)) {
-    const res = await page.request.post('/api/v1/annotations/save-data', { headers: auth, data: { image_id: byName[name]!.id, project_id: pid, image_filename: name, annotations } });
-    expect(res.status()).toBe(200);
+    const res = await apiCall(page, 'POST', '/annotations/save-data', { image_id: byName[name]!.id, project_id: project.projectId, image_filename: name, annotations });
+    expect(res.status).toBe(200);
   }
-
-  // The page picks up the classes made through the API.
-  await page.reload();
+  await openProjectPage(page, project.projectId);
+  const tiles = page.getByTestId('image-tile');
   await expect(tiles).toHaveCount(3);
   await expect(page.getByRole('tab', { name: /Classes/ })).toContainText('2');
 
@@ -234,7 +214,8 @@ const vellumImages = (saved: SavedZip) => saved.files.filter((n) => n.startsWith
 test('export scope: "All images" at the root holds every folder; "This folder" takes its sub-folders unless toggled off; the count is shown first', async ({ page }) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  const project = await editorProject(page);
+  // Folders and images through the API before the app's first load (open: false): one load.
+  const project = await editorProject(page, { open: false });
   for (const [name, parent] of [['north', '/'], ['deep', '/north'], ['south', '/']] as const) {
     expect((await apiCall(page, 'POST', '/api/folders/create', { project_id: project.projectId, name, parent_folder_path: parent })).status).toBe(200);
   }
@@ -248,8 +229,7 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
     { name: 's1.png', buffer: tiny, folder: '/south' },
   ];
   await uploadImages(page, project.projectId, project.orgId, files);
-  await page.reload();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await openProjectPage(page, project.projectId);
 
   const sent: Record<string, unknown>[] = [];
   await page.route('**/api/v1/annotations/export', async (route) => {
@@ -303,11 +283,11 @@ test('export scope: "All images" at the root holds every folder; "This folder" t
 test('export for training: a split with a seed, the YOLO task, progress while the zip streams, and Cancel', async ({ page }) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  const project = await editorProject(page);
+  // The 20 images through the API before the app's first load (open: false): one load.
+  const project = await editorProject(page, { open: false });
   const tiny = await png(60, 90, 120);
   await uploadImages(page, project.projectId, project.orgId, Array.from({ length: 20 }, (_, i) => ({ name: `s-${String(i).padStart(2, '0')}.png`, buffer: tiny, folder: '/' })));
-  await page.reload();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  await openProjectPage(page, project.projectId);
   const sent: Record<string, unknown>[] = [];
   await page.route('**/api/v1/annotations/export', async (route) => {
     sent.push(route.request().postDataJSON());

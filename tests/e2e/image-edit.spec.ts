@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
-import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
+import { editorProject, openProjectPage, pageToken } from './editor-helpers';
 
 const W = 64;
 const H = 48;
@@ -10,14 +10,6 @@ async function marked(): Promise<Buffer> {
   const raw = Buffer.alloc(W * H * 3, 110);
   for (let y = 6; y < 18; y++) for (let x = 4; x < 20; x++) raw.set([220, 30, 30], (y * W + x) * 3);
   return sharp(raw, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
-}
-
-/** The signed-in user's access token, as supabase-js keeps it. */
-async function token(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
-    return JSON.parse(localStorage.getItem(key!)!).access_token as string;
-  });
 }
 
 /**
@@ -43,32 +35,22 @@ function afterSteps<T>(page: Page, read: () => Promise<T>) {
 
 test('image edit: three selected images, "flip horizontally and make it night", edited copies with their labels', async ({ page }) => {
   test.setTimeout(120_000);
-  const user = uniqueUser('edit');
-  await signUpWithOrganization(page, user, `Edit Org ${user.id}`);
-  await createProject(page, 'Streets');
-  await page.getByRole('button', { name: 'Open project Streets' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-
+  // The project, its class, the three images and their labels through the API before the app's
+  // first load (creating a project and uploading have tests of their own): the Data tab loads once.
   const bytes = await marked();
-  await page.getByTestId('add-images-input').setInputFiles(['street_1.png', 'street_2.png', 'street_3.png'].map((name) => ({ name, mimeType: 'image/png', buffer: bytes })));
-  const uploads = page.getByRole('region', { name: 'Uploads' });
-  await expect(uploads.getByTestId('upload-summary')).toHaveText('3 uploaded');
-  await uploads.getByRole('button', { name: 'Close uploads' }).click();
-  const tiles = page.getByTestId('image-tile');
-  await expect(tiles).toHaveCount(3);
-
-  // Labels on the sources, through the API the editor uses.
-  const auth = { authorization: `Bearer ${await token(page)}` };
-  const list = await (await page.request.get('/api/v1/projects/' + (await projectId(page)) + '/images?limit=50', { headers: auth })).json();
-  const pid = list.images[0].project_id as string;
-  expect((await page.request.patch(`/api/v1/projects/${pid}`, { headers: auth, data: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } })).status()).toBe(200);
-  for (const img of list.images as { id: string; filename: string }[]) {
+  const project = await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }], images: ['street_1.png', 'street_2.png', 'street_3.png'].map((name) => ({ name, buffer: bytes })), open: false });
+  const pid = project.projectId;
+  const auth = { authorization: `Bearer ${await pageToken(page)}` };
+  for (const img of project.images) {
     const res = await page.request.post('/api/v1/annotations/save-data', {
       headers: auth,
       data: { image_id: img.id, project_id: pid, image_filename: img.filename, annotations: [{ id: 'car1', name: 'car', bounding_box: { x: 4, y: 6, w: 16, h: 12 } }] },
     });
     expect(res.status()).toBe(200);
   }
+  await openProjectPage(page, pid);
+  const tiles = page.getByTestId('image-tile');
+  await expect(tiles).toHaveCount(3);
 
   // Select the three and open Edit from the floating toolbar.
   for (const n of ['street_1.png', 'street_2.png', 'street_3.png']) await page.getByRole('checkbox', { name: `Select ${n}` }).click();
@@ -129,11 +111,8 @@ test('image edit: three selected images, "flip horizontally and make it night", 
 
 test('image edit: a prompt the built-in editor does not know shows the error, then clears it', async ({ page }) => {
   test.setTimeout(90_000);
-  const user = uniqueUser('edit-err');
-  await signUpWithOrganization(page, user, `Edit Err Org ${user.id}`);
-  await createProject(page, 'Fields');
-  await page.getByRole('button', { name: 'Open project Fields' }).click();
-  await page.getByTestId('add-images-input').setInputFiles([{ name: 'field.png', mimeType: 'image/png', buffer: await marked() }]);
+  // Its image through the API before the app's first load, straight on the project page.
+  await editorProject(page, { images: [{ name: 'field.png', buffer: await marked() }] });
   await expect(page.getByTestId('image-tile')).toHaveCount(1);
   await page.getByRole('checkbox', { name: 'Select field.png' }).click();
   await page.getByRole('toolbar', { name: 'Selected images' }).getByRole('button', { name: 'Edit' }).click();
@@ -154,16 +133,11 @@ test('image edit: a prompt the built-in editor does not know shows the error, th
 
 test('image edit: the dialog follows the job through every progress text, and a failed poll is retried after 10 s', async ({ page }) => {
   test.setTimeout(120_000);
-  const user = uniqueUser('edit-poll');
-  await signUpWithOrganization(page, user, `Edit Poll Org ${user.id}`);
-  await createProject(page, 'Roads');
-  await page.getByRole('button', { name: 'Open project Roads' }).click();
+  // Its images through the API before the app's first load, straight on the project page.
   const bytes = await marked();
-  await page.getByTestId('add-images-input').setInputFiles(['road_1.png', 'road_2.png'].map((name) => ({ name, mimeType: 'image/png', buffer: bytes })));
+  await editorProject(page, { images: ['road_1.png', 'road_2.png'].map((name) => ({ name, buffer: bytes })) });
   const tiles = page.getByTestId('image-tile');
   await expect(tiles).toHaveCount(2);
-  const uploads = page.getByRole('region', { name: 'Uploads' });
-  if (await uploads.isVisible()) await uploads.getByRole('button', { name: 'Close uploads' }).click();
 
   // The built-in editor finishes two small images within the first 5 s poll; the status answers
   // are held back to show the states in between (as the server reports them for a slower job),
@@ -216,12 +190,3 @@ test('image edit: the dialog follows the job through every progress text, and a 
   await expect(tiles).toHaveCount(4);
   await expect(tiles.filter({ hasText: 'road_1_edit_rotate_90_fog.png' }).getByLabel('Edited image')).toBeVisible();
 });
-
-async function projectId(page: Page): Promise<string> {
-  // The selected project is kept by the SPA in local storage; fall back to the projects list.
-  const auth = { authorization: `Bearer ${await token(page)}` };
-  const me = await (await page.request.get('/api/v1/users/me', { headers: auth })).json();
-  const orgId = me.profile.default_organization_id as string;
-  const projects = await (await page.request.get(`/api/v1/projects/organization/${orgId}`, { headers: auth })).json();
-  return projects.projects[0].id as string;
-}

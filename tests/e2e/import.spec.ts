@@ -3,8 +3,7 @@
 import { expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
-import { openEditorImage } from './editor-helpers';
+import { editorProject, openEditorImage } from './editor-helpers';
 
 const png = (r: number, g: number, b: number) => sharp({ create: { width: 320, height: 240, channels: 3, background: { r, g, b } } }).png().toBuffer();
 
@@ -35,11 +34,8 @@ async function cocoZip(): Promise<Buffer> {
 
 test('import: a COCO zip through the dialog, its report, then its shapes in the editor', async ({ page }) => {
   test.setTimeout(120_000);
-  const user = uniqueUser('import');
-  await signUpWithOrganization(page, user, `Import Org ${user.id}`);
-  await createProject(page, 'Harbours');
-  await page.getByRole('button', { name: 'Open project Harbours' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  // An empty project made through the API, the app loaded straight on it (creating a project has tests of its own).
+  await editorProject(page, { name: 'Harbours' });
 
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Import Dataset' });
@@ -85,11 +81,8 @@ test('import: a COCO zip through the dialog, its report, then its shapes in the 
 
 test('import: Cancel import, from the keyboard, stops a running import and keeps what it added', async ({ page }) => {
   test.setTimeout(180_000);
-  const user = uniqueUser('import-cancel');
-  await signUpWithOrganization(page, user, `Import Cancel Org ${user.id}`);
-  await createProject(page, 'Frames');
-  await page.getByRole('button', { name: 'Open project Frames' }).click();
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+  // An empty project made through the API, the app loaded straight on it (creating a project has tests of its own).
+  await editorProject(page, { name: 'Frames' });
 
   // Enough images that the import is still running when Cancel is pressed.
   const zip = new JSZip();

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { createProject, signUpWithOrganization, uniqueUser } from './helpers';
+import { editorProject, openProjectPage } from './editor-helpers';
 
 /** Image i as GET /projects/{id}/images answers it, for the stubbed lists below. */
 function stubImage(i: number, filename: string, extra: Record<string, unknown> = {}) {
@@ -41,9 +41,8 @@ const noThumbnails = (page: Page) =>
 // The list answers are stubbed so the grid can be driven with a 100k-image folder: only the rows
 // near the viewport are in the DOM, and scrolling loads 50 more at a time after the first 200.
 test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a time; a failed move alerts and reloads', async ({ page }) => {
-  const user = uniqueUser('scale');
-  await signUpWithOrganization(page, user, `Scale Org ${user.id}`);
-  await createProject(page, 'Huge');
+  // The project through the API; the app's first load is on it, with the list answers stubbed.
+  const project = await editorProject(page, { name: 'Huge', open: false });
 
   const TOTAL = 100_000;
   const requests: { page: number; limit: number }[] = [];
@@ -62,7 +61,7 @@ test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a tim
   });
   await noThumbnails(page);
 
-  await page.getByRole('button', { name: 'Open project Huge' }).click();
+  await openProjectPage(page, project.projectId);
   const counter = page.getByTestId('loaded-counter');
   await expect(counter).toHaveText('200 / 100,000 loaded');
   expect(requests[0]).toEqual({ page: 1, limit: 200 });
@@ -107,9 +106,8 @@ test('data: a 100k-image folder stays virtualised and loads 200 then 50 at a tim
 // the tiles take its place without the page moving), the error with Try again, the empty folder,
 // and the empty filter. Screenshots of each under test-results/.
 test('data: loading skeleton, error with Try again, empty and filtered-empty states; tiles replace the skeleton without a layout jump', async ({ page }) => {
-  const user = uniqueUser('states');
-  await signUpWithOrganization(page, user, `States Org ${user.id}`);
-  await createProject(page, 'States');
+  // The project through the API; the app's first load is on it, with the list answers stubbed.
+  const project = await editorProject(page, { name: 'States', open: false });
 
   let mode: 'hold' | 'fail' | 'ok' = 'hold';
   let release!: () => void;
@@ -126,7 +124,7 @@ test('data: loading skeleton, error with Try again, empty and filtered-empty sta
   await noThumbnails(page);
 
   // Loading: the skeleton grid, busy; the header and path bar are already in place.
-  await page.getByRole('button', { name: 'Open project States' }).click();
+  await page.goto(`/projects/${project.projectId}/data`);
   const skeleton = page.getByLabel('Loading images');
   await expect(skeleton).toBeVisible();
   await expect(skeleton).toHaveAttribute('aria-busy', 'true');
