@@ -618,12 +618,18 @@ export class Renderer {
   }
 
   /** FusedLayer's draw: the masks and shapes with this camera and CSS size (into its texture). */
-  private readonly drawShapesAt = (camera: CameraState, width: number, height: number): void => {
+  private readonly drawShapesAt = (camera: CameraState, width: number, height: number): void => this.withView(camera, width, height, () => this.drawShapes());
+
+  /** Runs `draw` with the programs' camera and CSS size set to these (an offscreen target's), then puts the view's back. */
+  private withView(camera: CameraState, width: number, height: number, draw: () => void): void {
     const { camera: cam, width: w, height: h } = this;
     [this.camera, this.width, this.height] = [camera, width, height];
-    this.drawShapes();
-    [this.camera, this.width, this.height] = [cam, w, h];
-  };
+    try {
+      draw();
+    } finally {
+      [this.camera, this.width, this.height] = [cam, w, h];
+    }
+  }
 
   /**
    * The frame's cells in view and the level each draws (into `lists.levels`), and the runs of
@@ -654,12 +660,11 @@ export class Renderer {
 
   /** ImpostorHost: draws a level's dots and compact polygons whole, with this camera and CSS size (into an impostor's slot). */
   drawPasses(l: ChunkLevel, camera: CameraState, width: number, height: number): void {
-    const { camera: cam, width: w, height: h } = this;
-    [this.camera, this.width, this.height] = [camera, width, height];
     const n = SUB * SUB;
-    if (l.dots) this.programs.dots({ buf: l.dots.page.buf, offset: l.dots.start, count: l.dotStart[n]! });
-    if (l.compact) this.programs.compact({ buf: l.compact.page.buf, offset: l.compact.start, count: l.compactStart[n]! });
-    [this.camera, this.width, this.height] = [cam, w, h];
+    this.withView(camera, width, height, () => {
+      if (l.dots) this.programs.dots({ buf: l.dots.page.buf, offset: l.dots.start, count: l.dotStart[n]! });
+      if (l.compact) this.programs.compact({ buf: l.compact.page.buf, offset: l.compact.start, count: l.compactStart[n]! });
+    });
   }
 
   stats(): RenderStats {
