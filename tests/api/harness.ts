@@ -8,6 +8,7 @@ import { buildApp, type BuiltApp } from '../../src/server/app';
 import { openDatabase } from '../../src/server/db/client';
 import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
+import { appendCpuLine } from '../support/cpu-log-line';
 
 export interface TestServer {
   url: string;
@@ -108,6 +109,12 @@ async function isolatedDatabaseUrl(base: string): Promise<string> {
   return url.toString();
 }
 
+/** With VITEST_CPU_LOG set, a line per server start and stop with its CPU (tests/support/vitest-cpu-log.ts). */
+function logServerCpu(what: string, since: NodeJS.CpuUsage, wallStart: number): void {
+  const cpu = process.cpuUsage(since);
+  appendCpuLine((cpu.user + cpu.system) / 1e6, (performance.now() - wallStart) / 1000, `[${what}]`);
+}
+
 /**
  * `beforeListen` may add routes of the test's own before the server starts taking requests. A
  * data directory the harness made (none given) is removed when the server stops: a run's
@@ -115,15 +122,6 @@ async function isolatedDatabaseUrl(base: string): Promise<string> {
  * (tests/support/test-tmp.ts). A test that starts a server again on the same data passes its own
  * (`tempDir()`), which stays until the run ends.
  */
-/** With VITEST_CPU_LOG set, a line per server start and stop with its CPU (tests/support/vitest-cpu-log.ts). */
-function logServerCpu(what: string, since: NodeJS.CpuUsage, wallStart: number): void {
-  const log = process.env.VITEST_CPU_LOG;
-  if (!log) return;
-  const cpu = process.cpuUsage(since);
-  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-  fs.appendFileSync(log, `${((cpu.user + cpu.system) / 1e6).toFixed(2)}\t${((performance.now() - wallStart) / 1000).toFixed(1)}\t${load}\t${process.pid}\t[${what}]\n`);
-}
-
 export async function startServer(env: Record<string, string> = {}, ownDataDir?: string, opts: { beforeListen?: (app: BuiltApp['app']) => void | Promise<void> } = {}): Promise<TestServer> {
   const [cpuStart, wallStart] = [process.cpuUsage(), performance.now()];
   const madeDir = ownDataDir === undefined;

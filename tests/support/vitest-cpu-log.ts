@@ -6,6 +6,7 @@
 // run's CPU goes (tests/README.md, "Where the time goes").
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { appendCpuLine } from './cpu-log-line';
 
 const TICKS_PER_SECOND = 100;
 
@@ -41,14 +42,9 @@ function treeTicks(pid: number | 'self' = 'self'): number {
   return ownTicks(pid) + childrenOf(pid).reduce((sum, child) => sum + treeTicks(child), 0);
 }
 
-/** Appends `cpu wall load pid what` for the span since `since`. */
+/** Appends the line for the span since `since`. */
 function logSpan(since: { ticks: number; wall: number }, what: string): void {
-  const log = process.env.VITEST_CPU_LOG;
-  if (!log) return;
-  const cpu = (treeTicks() - since.ticks) / TICKS_PER_SECOND;
-  const wall = (performance.now() - since.wall) / 1000;
-  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-  fs.appendFileSync(log, `${cpu.toFixed(2)}\t${wall.toFixed(1)}\t${load}\t${process.pid}\t${what}\n`);
+  appendCpuLine((treeTicks() - since.ticks) / TICKS_PER_SECOND, (performance.now() - since.wall) / 1000, what);
 }
 
 const now = () => ({ ticks: treeTicks(), wall: performance.now() });
