@@ -29,6 +29,8 @@ function standIn() {
 }
 
 const change = (base: number, version: number): LiveChange => ({ base_version: base, version, upserts: [{ id: 'x', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }], removed_ids: [], by: 'ada' });
+/** A car box of `id` at x (the drafts' tests). */
+const carBox = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
 const peer = (id: string): LivePeer => ({ user_id: id, name: id, color: '#123456' }) as unknown as LivePeer;
 
 describe('LiveImage', () => {
@@ -159,21 +161,20 @@ describe('LiveImage', () => {
   it('shows another person\'s draft as theirs until their save confirms it; it ends a grace after they leave, or when no save came in time', () => {
     const s = setup(false);
     s.setReady();
-    const box = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
     s.handler().onPeers!([peer('me'), peer('ada')]);
-    s.handler().onDraft!('ada', [box('a', 1)], []);
-    expect(s.doc.get('a')).toEqual(box('a', 1));
+    s.handler().onDraft!('ada', [carBox('a', 1)], []);
+    expect(s.doc.get('a')).toEqual(carBox('a', 1));
     expect(s.image.getState().presence.drafts).toEqual(new Map([['a', 'ada']]));
     // Her save confirms it: no longer a draft, and it stays after the timeout.
-    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [box('a', 1)], removed_ids: [], by: 'ada' })).toBe('applied');
+    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [carBox('a', 1)], removed_ids: [], by: 'ada' })).toBe('applied');
     expect(s.image.getState().presence.drafts.size).toBe(0);
     // The next draft is never saved: it ends after the timeout.
-    s.handler().onDraft!('ada', [box('b', 2)], []);
+    s.handler().onDraft!('ada', [carBox('b', 2)], []);
     vi.advanceTimersByTime(LIVE_DRAFT_TIMEOUT_MS);
     expect(s.doc.has('b')).toBe(false);
     expect(s.doc.has('a')).toBe(true);
     // Her tab closes: her drafts end a grace later (unless the save her tab sent as it went lands).
-    s.handler().onDraft!('ada', [box('c', 3)], []);
+    s.handler().onDraft!('ada', [carBox('c', 3)], []);
     s.handler().onPeers!([peer('me')]);
     vi.advanceTimersByTime(LIVE_DRAFT_LEAVE_GRACE_MS - 1);
     expect(s.doc.has('c')).toBe(true);
@@ -186,26 +187,25 @@ describe('LiveImage', () => {
   it('a draft whose save the document took in through a rebased save of ours ends on the saved shape, not by removing it', () => {
     const s = setup(false);
     s.setReady();
-    const box = (id: string, x: number): StoredAnnotation => ({ id, name: 'car', bounding_box: { x, y: 0, w: 5, h: 5 } });
     s.handler().onPeers!([peer('me'), peer('ada')]);
     // Ada draws a box while our save is failing (offline HTTP, the socket still up): her draft shows.
-    s.handler().onDraft!('ada', [box('a', 1)], []);
+    s.handler().onDraft!('ada', [carBox('a', 1)], []);
     // Our save goes through, rebased over her version: the box goes in with the skipped versions,
     // and her `changed` for it, waiting for our save's answer, is then already held.
-    s.absorb([box('a', 1)], []);
+    s.absorb([carBox('a', 1)], []);
     s.answerRemote('known');
-    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [box('a', 1)], removed_ids: [], by: 'ada' })).toBe('known');
+    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [carBox('a', 1)], removed_ids: [], by: 'ada' })).toBe('known');
     expect(s.image.getState().presence.drafts.size).toBe(0);
     vi.advanceTimersByTime(LIVE_DRAFT_TIMEOUT_MS);
-    expect(s.doc.get('a')).toEqual(box('a', 1));
+    expect(s.doc.get('a')).toEqual(carBox('a', 1));
     // Without her `changed` (the socket closed meanwhile): her draft ends a grace after she is
     // gone, and the document keeps the box the rebased save brought.
-    s.handler().onDraft!('ada', [box('b', 2)], []);
-    s.absorb([box('b', 2)], []);
+    s.handler().onDraft!('ada', [carBox('b', 2)], []);
+    s.absorb([carBox('b', 2)], []);
     s.handler().onPeers!([]);
     vi.advanceTimersByTime(LIVE_DRAFT_LEAVE_GRACE_MS);
     expect(s.image.getState().presence.drafts.size).toBe(0);
-    expect(s.doc.get('b')).toEqual(box('b', 2));
+    expect(s.doc.get('b')).toEqual(carBox('b', 2));
     s.stop();
   });
 
