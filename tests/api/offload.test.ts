@@ -103,8 +103,10 @@ describe('the pool', () => {
   it("keeps a thread for requests: a process-image's task does not wait behind long job tasks", async () => {
     const pool = new OffloadPool(2);
     try {
-      // Both threads up first.
+      // Both threads up first. Two tasks at once do not ensure it: the first thread may answer both before the second is ready.
       await Promise.all([pool.run('segmentationStructure', [scene.rgb, W, H]), pool.run('segmentationStructure', [scene.rgb, W, H])]);
+      const slots = (pool as unknown as { slots: { ready: boolean }[] }).slots;
+      while (slots.length < 2 || !slots.every((s) => s.ready)) await new Promise((r) => setTimeout(r, 5));
       const big = { data: new Uint8Array(4000 * 3000 * 3).fill(90), width: 4000, height: 3000, channels: 3 };
       const jobs = [pool.run('imageEditPixels', [big, 'noise', 1]), pool.run('imageEditPixels', [big, 'noise', 2]), pool.run('segmentationStructure', [scene.rgb, W, H])];
       // Tasks start as they are queued: the request took the second thread at once, while the second edit waits for the first
