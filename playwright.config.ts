@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { makeRunDir } from './tests/support/test-tmp';
+import { joinWorkerCgroup } from './tests/support/cpu-reporter';
 
 function freePort(): number {
   const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})";
@@ -15,6 +16,8 @@ function freePort(): number {
 
 // Worker processes load this file again; the environment carries the runner's choices to them.
 const inRunner = !process.env.VELLUM_E2E_PORT;
+// With E2E_CPU_CGROUP (tests/support/cpu-reporter.ts) each worker, and the Chromium it launches, is counted apart.
+if (!inRunner) joinWorkerCgroup();
 process.env.VELLUM_E2E_PORT ??= String(freePort());
 if (!process.env.VELLUM_E2E_DATA_DIR) {
   // Made by the runner, removed when it exits (after the server has stopped): each run's data

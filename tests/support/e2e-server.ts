@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import { loadConfig } from '../../src/server/config';
 import { copyMigratedDatabase } from './pglite-template';
 import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
+import { joinCpuCgroup } from './cpu-reporter';
+
+// With E2E_CPU_CGROUP the server's CPU is counted apart from the workers' (cpu-reporter.ts).
+joinCpuCgroup('server');
 
 let database;
 try {
