@@ -3,7 +3,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { annotationRows, dragOnCanvas, drawBox, editorProject } from './editor-helpers';
-import { signUp, uniqueUser } from './helpers';
+import { uniqueUser } from './helpers';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
@@ -32,22 +32,30 @@ async function expectClean(page: Page, where: string, include?: string) {
   expect(await seriousViolations(page, include), `axe on ${where}`).toEqual([]);
 }
 
-test('axe: sign-in and sign-up pages', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
-  await expectClean(page, 'sign-in');
-  await page.getByLabel('Email address').fill(uniqueUser('axe').email);
-  await page.getByRole('button', { name: 'Continue', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Enter Your Password' })).toBeVisible();
-  await expectClean(page, 'password step');
-  await page.getByRole('button', { name: 'Create an account' }).click();
-  await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
-  await expectClean(page, 'sign-up');
-});
-
-test('axe: onboarding', async ({ page }) => {
-  await signUp(page, uniqueUser('axe-onboarding'));
-  await expectClean(page, 'onboarding');
+// Journeys rather than a test per page: a test's fixed part (a context, a sign-up, the app's first
+// load) is some 3 s of CPU (tests/README.md, "Where the time goes"). Each step names its page.
+test('axe: sign-in, sign-up and onboarding pages', async ({ page }) => {
+  const user = uniqueUser('axe');
+  await test.step('sign-in and sign-up', async () => {
+    await page.goto('/');
+    await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible();
+    await expectClean(page, 'sign-in');
+    await page.getByLabel('Email address').fill(user.email);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'Enter Your Password' })).toBeVisible();
+    await expectClean(page, 'password step');
+    await page.getByRole('button', { name: 'Create an account' }).click();
+    await expect(page.getByRole('heading', { name: 'Complete Your Profile' })).toBeVisible();
+    await expectClean(page, 'sign-up');
+  });
+  await test.step('onboarding', async () => {
+    // The sign-up form above, completed: the new person lands on onboarding.
+    await page.getByLabel('Full name').fill(user.fullName);
+    await page.getByLabel('Password', { exact: true }).fill(user.password);
+    await page.getByRole('button', { name: 'Create Account' }).click();
+    await expect(page.getByRole('heading', { name: 'Welcome to Vellum!' })).toBeVisible();
+    await expectClean(page, 'onboarding');
+  });
 });
 
 test('axe: projects, the project tabs, their dialogs, settings and models', async ({ page }) => {
@@ -110,32 +118,36 @@ test('axe: projects, the project tabs, their dialogs, settings and models', asyn
   expect(failures).toEqual([]);
 });
 
-test('axe: the editor, with annotation rows, and its stage menu open', async ({ page }) => {
-  test.setTimeout(90_000);
+test("axe: the editor's history panel; the editor with annotation rows, and its stage menu open", async ({ page }) => {
+  test.setTimeout(120_000);
   await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }], open: 'street.png' });
   await expect(page.getByTestId('editor-canvas')).toBeVisible();
   await expect(page.getByText('Loading image...')).toBeHidden();
-  // Two boxes: the list's rows (options) with their buttons beside them, one selected (issue 37: no nested-interactive).
-  await drawBox(page, [100, 100], [200, 180]);
-  await dragOnCanvas(page, [260, 100], [360, 180]);
-  await expect(annotationRows(page)).toHaveCount(2);
-  const failures = (await seriousViolations(page)).map((v) => `editor: ${v}`);
-  // The stage menu open: the page behind it stays readable (no aria-hidden-focus).
-  await page.getByTestId('stage-picker').click();
-  await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeVisible();
-  failures.push(...(await seriousViolations(page)).map((v) => `stage menu: ${v}`));
-  await page.keyboard.press('Escape');
-  expect(failures).toEqual([]);
-});
 
-test("axe: the editor's history panel", async ({ page }) => {
-  test.setTimeout(90_000);
-  await editorProject(page, { classes: [{ name: 'car', type: 'box', color: '#F07575' }], images: [{ name: 'street.png' }], open: 'street.png' });
-  await expect(page.getByTestId('editor-canvas')).toBeVisible();
-  await expect(page.getByText('Loading image...')).toBeHidden();
-  await page.getByTestId('editor-canvas').focus();
-  await page.keyboard.press('v');
-  await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible();
-  await expect(page.getByRole('complementary', { name: 'History' })).toContainText('No changes saved yet');
-  await expectClean(page, 'history panel');
+  await test.step("the history panel of an image never saved", async () => {
+    await page.getByTestId('editor-canvas').focus();
+    await page.keyboard.press('v');
+    await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible();
+    await expect(page.getByRole('complementary', { name: 'History' })).toContainText('No changes saved yet');
+    await expectClean(page, 'history panel');
+    // V again: the annotation list is back in its place.
+    await page.getByTestId('editor-canvas').focus();
+    await page.keyboard.press('v');
+    await expect(page.getByRole('complementary', { name: 'History' })).toHaveCount(0);
+    await expect(page.getByRole('complementary', { name: 'Annotations' })).toBeVisible();
+  });
+
+  await test.step('the editor with annotation rows, and its stage menu open', async () => {
+    // Two boxes: the list's rows (options) with their buttons beside them, one selected (issue 37: no nested-interactive).
+    await drawBox(page, [100, 100], [200, 180]);
+    await dragOnCanvas(page, [260, 100], [360, 180]);
+    await expect(annotationRows(page)).toHaveCount(2);
+    const failures = (await seriousViolations(page)).map((v) => `editor: ${v}`);
+    // The stage menu open: the page behind it stays readable (no aria-hidden-focus).
+    await page.getByTestId('stage-picker').click();
+    await expect(page.getByRole('menu').filter({ hasText: 'Set stage' })).toBeVisible();
+    failures.push(...(await seriousViolations(page)).map((v) => `stage menu: ${v}`));
+    await page.keyboard.press('Escape');
+    expect(failures).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@
 // and everything still there after a reload.
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { annotationRows as rows, canvasBox, dragOnCanvas, drawnImageRect, editorProject, loadSaved, openFromDataTab, pixelAt, waitUntilSaved, type EditorProject } from './editor-helpers';
+import { annotationRows as rows, canvasBox, dragOnCanvas, drawnImageRect, editorProject, gotoEditorImage, loadSaved, openFromDataTab, pixelAt, scenePng, waitUntilSaved, type EditorProject } from './editor-helpers';
 
 const CLASSES = [
   { name: 'car', type: 'box' as const, color: '#FFADAD' },
@@ -220,147 +220,153 @@ test('editor: a drawing tool without a class of its type offers Add New Class', 
   expect(doc.annotations[0].keypoint).toBeTruthy();
 });
 
-test('editor: Auto-Annotate turns clicks into a mask that is saved as an annotation', async ({ page }) => {
-  test.setTimeout(150_000);
-  const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
-  await openFromDataTab(page, 'blocks.png');
-  await page.keyboard.press('m');
-  await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
-  const status = page.getByTestId('auto-status');
-  await expect(status).toHaveText(/Starting Up\.\.\.|Embedding Image\.\.\.|Ready for Input/);
-  await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
-  await expect(page.getByRole('button', { name: 'Complete' })).toBeDisabled();
+// One person and project for both Auto-Annotate tests, an image each (a test's fixed part, a
+// context, a sign-up and the app's first load, is some 3 s of CPU: tests/README.md, "Where the
+// time goes"). The second step loads the editor afresh, so its Auto-Annotate starts from off.
+test('editor: Auto-Annotate turns clicks into a mask that is saved; draws a box prompt and the proposal, a Shift-click refines it and Enter saves it', async ({ page }) => {
+  test.setTimeout(240_000);
+  const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }, { name: 'blocks-2.png', buffer: await scenePng(800, 600, 0) }] });
 
-  // The image's dark square fills its middle third: click its centre.
-  const b = await canvasBox(page);
-  await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
-  await expect(status).toHaveText('1 point');
-  await expect(page.getByTestId('auto-area')).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
-  await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled();
-  await expect(page.getByText('Return to Complete')).toBeVisible();
-  const area = Number((await page.getByTestId('auto-area').textContent())!.replace('%', ''));
-  // The square is a ninth of the image (11.1%).
-  expect(area).toBeGreaterThan(8);
-  expect(area).toBeLessThan(14);
+  await test.step('Auto-Annotate turns clicks into a mask that is saved as an annotation', async () => {
+    const image = project.images[0]!;
+    await openFromDataTab(page, image.filename);
+    await page.keyboard.press('m');
+    await expect(page.getByRole('button', { name: 'Auto-Annotate (M)' })).toHaveAttribute('aria-pressed', 'true');
+    const status = page.getByTestId('auto-status');
+    await expect(status).toHaveText(/Starting Up\.\.\.|Embedding Image\.\.\.|Ready for Input/);
+    await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
+    await expect(page.getByRole('button', { name: 'Complete' })).toBeDisabled();
 
-  // A shift-click outside adds a negative point; Clear empties, a new click starts again.
-  await page.keyboard.down('Shift');
-  await page.mouse.click(b.x + b.width * 0.15, b.y + b.height * 0.15);
-  await page.keyboard.up('Shift');
-  await expect(status).toHaveText('2 points');
-  // The renderer draws the points: the positive one green, the negative one red.
-  const [pr, pg] = await pixelAt(page, b.x + b.width / 2, b.y + b.height / 2);
-  expect(pg).toBeGreaterThan(pr + 40);
-  const [nr, ng] = await pixelAt(page, b.x + b.width * 0.15, b.y + b.height * 0.15);
-  expect(nr).toBeGreaterThan(ng + 40);
-  await page.screenshot({ path: 'test-results/editor-auto.png' });
-  await page.getByRole('button', { name: 'Clear' }).click();
-  await expect(status).toHaveText('Ready for Input');
-  await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
-  await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled({ timeout: 30_000 });
+    // The image's dark square fills its middle third: click its centre.
+    const b = await canvasBox(page);
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+    await expect(status).toHaveText('1 point');
+    await expect(page.getByTestId('auto-area')).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+    await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled();
+    await expect(page.getByText('Return to Complete')).toBeVisible();
+    const area = Number((await page.getByTestId('auto-area').textContent())!.replace('%', ''));
+    // The square is a ninth of the image (11.1%).
+    expect(area).toBeGreaterThan(8);
+    expect(area).toBeLessThan(14);
 
-  // Enter completes with the picked class; the mask is a row, undoable, and saved.
-  await page.keyboard.press('Enter');
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toContainText('block');
-  await expect(rows(page).first()).toContainText('Mask');
-  await page.keyboard.press('Control+z');
-  await expect(rows(page)).toHaveCount(0);
-  await page.keyboard.press('Control+Shift+z');
-  await expect(rows(page)).toHaveCount(1);
-  await waitUntilSaved(page);
-  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
-  const doc = await loadSaved(page, project, project.images[0]!.id);
-  expect(doc.annotations[0].name).toBe('block');
-  expect(doc.annotations[0].segmentation.size).toEqual([600, 800]);
-  expect(doc.annotations[0].bounding_box.w).toBeGreaterThan(200);
-});
+    // A shift-click outside adds a negative point; Clear empties, a new click starts again.
+    await page.keyboard.down('Shift');
+    await page.mouse.click(b.x + b.width * 0.15, b.y + b.height * 0.15);
+    await page.keyboard.up('Shift');
+    await expect(status).toHaveText('2 points');
+    // The renderer draws the points: the positive one green, the negative one red.
+    const [pr, pg] = await pixelAt(page, b.x + b.width / 2, b.y + b.height / 2);
+    expect(pg).toBeGreaterThan(pr + 40);
+    const [nr, ng] = await pixelAt(page, b.x + b.width * 0.15, b.y + b.height * 0.15);
+    expect(nr).toBeGreaterThan(ng + 40);
+    await page.screenshot({ path: 'test-results/editor-auto.png' });
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect(status).toHaveText('Ready for Input');
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+    await expect(page.getByRole('button', { name: 'Complete' })).toBeEnabled({ timeout: 30_000 });
 
-test('editor: Auto-Annotate draws a box prompt and the proposal on the canvas; a Shift-click refines it and Enter saves it', async ({ page }) => {
-  test.setTimeout(150_000);
-  const project = await editorProject(page, { classes: [{ name: 'block', type: 'polygon', color: '#BDB2FF' }], images: [{ name: 'blocks.png' }] });
-  await openFromDataTab(page, 'blocks.png');
-  await page.keyboard.press('m');
-  const status = page.getByTestId('auto-status');
-  const area = page.getByTestId('auto-area');
-  const complete = page.getByRole('button', { name: 'Complete' });
-  await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
-  const b = await canvasBox(page);
-  // The dark square is the image's middle third (800 x 600 image, fitted above the bar's room): a box a little larger.
-  const img = await drawnImageRect(page);
-  const cx = (img.left + img.right) / 2, cy = (img.top + img.bottom) / 2;
-  const half = ((img.right - img.left) / 6) * 1.15;
-  const inside: [number, number] = [cx + half * 0.5, cy + half * 0.5];
-  const before = await pixelAt(page, ...inside);
+    // Enter completes with the picked class; the mask is a row, undoable, and saved.
+    await page.keyboard.press('Enter');
+    await expect(rows(page)).toHaveCount(1);
+    await expect(rows(page).first()).toContainText('block');
+    await expect(rows(page).first()).toContainText('Mask');
+    await page.keyboard.press('Control+z');
+    await expect(rows(page)).toHaveCount(0);
+    await page.keyboard.press('Control+Shift+z');
+    await expect(rows(page)).toHaveCount(1);
+    await waitUntilSaved(page);
+    await expect.poll(async () => (await loadSaved(page, project, image.id)).annotations.length).toBe(1);
+    const doc = await loadSaved(page, project, image.id);
+    expect(doc.annotations[0].name).toBe('block');
+    expect(doc.annotations[0].segmentation.size).toEqual([600, 800]);
+    expect(doc.annotations[0].bounding_box.w).toBeGreaterThan(200);
+  });
 
-  // Press and drag: a box prompt, drawn by the renderer with the mask it gives.
-  await dragOnCanvas(page, [cx - b.x - half, cy - b.y - half], [cx - b.x + half, cy - b.y + half]);
-  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
-  await expect(complete).toBeEnabled();
-  const boxEdge = await pixelAt(page, cx, cy - half);
-  expect(boxEdge[2]).toBeGreaterThan(boxEdge[0] + 40);
-  await page.screenshot({ path: 'test-results/editor-auto-box.png' });
-  // Escape drops the prompt.
-  await page.keyboard.press('Escape');
-  await expect(status).toHaveText('Ready for Input');
-  await expect(complete).toBeDisabled();
+  await test.step('Auto-Annotate draws a box prompt and the proposal on the canvas; a Shift-click refines it and Enter saves it', async () => {
+    const image = project.images[1]!;
+    await gotoEditorImage(page, project.projectId, image);
+    await page.keyboard.press('m');
+    const status = page.getByTestId('auto-status');
+    const area = page.getByTestId('auto-area');
+    const complete = page.getByRole('button', { name: 'Complete' });
+    await expect(status).toHaveText('Ready for Input', { timeout: 60_000 });
+    const b = await canvasBox(page);
+    // The dark square is the image's middle third (800 x 600 image, fitted above the bar's room): a box a little larger.
+    const img = await drawnImageRect(page);
+    const cx = (img.left + img.right) / 2, cy = (img.top + img.bottom) / 2;
+    const half = ((img.right - img.left) / 6) * 1.15;
+    const inside: [number, number] = [cx + half * 0.5, cy + half * 0.5];
+    const before = await pixelAt(page, ...inside);
 
-  // Click: a positive point (green) and the mask (translucent blue over the square).
-  await page.mouse.click(cx, cy);
-  await expect(status).toHaveText('1 point');
-  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
-  const [pr, pg] = await pixelAt(page, cx, cy);
-  expect(pg).toBeGreaterThan(pr + 40);
-  const tinted = await pixelAt(page, ...inside);
-  expect(tinted[2]).toBeGreaterThan(before[2] + 20);
-  const first = Number((await area.textContent())!.replace('%', ''));
-  expect(first).toBeGreaterThan(8);
-  expect(first).toBeLessThan(14);
+    // Press and drag: a box prompt, drawn by the renderer with the mask it gives.
+    await dragOnCanvas(page, [cx - b.x - half, cy - b.y - half], [cx - b.x + half, cy - b.y + half]);
+    await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+    await expect(complete).toBeEnabled();
+    const boxEdge = await pixelAt(page, cx, cy - half);
+    expect(boxEdge[2]).toBeGreaterThan(boxEdge[0] + 40);
+    await page.screenshot({ path: 'test-results/editor-auto-box.png' });
+    // Escape drops the prompt.
+    await page.keyboard.press('Escape');
+    await expect(status).toHaveText('Ready for Input');
+    await expect(complete).toBeDisabled();
 
-  // Shift-click outside the square: a negative point (red); the mask is asked again.
-  const neg: [number, number] = [cx - half * 1.6, cy - half * 0.2];
-  await page.keyboard.down('Shift');
-  await page.mouse.click(...neg);
-  await page.keyboard.up('Shift');
-  await expect(status).toHaveText('2 points');
-  await expect(complete).toBeEnabled({ timeout: 30_000 });
-  const [nr, ng] = await pixelAt(page, ...neg);
-  expect(nr).toBeGreaterThan(ng + 40);
-  await page.screenshot({ path: 'test-results/editor-auto-points.png' });
+    // Click: a positive point (green) and the mask (translucent blue over the square).
+    await page.mouse.click(cx, cy);
+    await expect(status).toHaveText('1 point');
+    await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+    const [pr, pg] = await pixelAt(page, cx, cy);
+    expect(pg).toBeGreaterThan(pr + 40);
+    const tinted = await pixelAt(page, ...inside);
+    expect(tinted[2]).toBeGreaterThan(before[2] + 20);
+    const first = Number((await area.textContent())!.replace('%', ''));
+    expect(first).toBeGreaterThan(8);
+    expect(first).toBeLessThan(14);
 
-  // Enter accepts: one segmentation annotation of the class, saved.
-  await page.keyboard.press('Enter');
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toContainText('Mask');
-  await expect(status).toHaveText('Ready for Input');
-  await waitUntilSaved(page);
-  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(1);
-  const doc = await loadSaved(page, project, project.images[0]!.id);
-  const saved0 = doc.annotations[0];
-  expect(saved0.name).toBe('block');
-  expect(saved0.segmentation.size).toEqual([600, 800]);
-  expect(saved0.bounding_box.w).toBeGreaterThan(200);
-  expect(saved0.bounding_box.w).toBeLessThan(330);
-  expect(JSON.stringify(saved0)).toContain('"point_count":2');
+    // Shift-click outside the square: a negative point (red); the mask is asked again.
+    const neg: [number, number] = [cx - half * 1.6, cy - half * 0.2];
+    await page.keyboard.down('Shift');
+    await page.mouse.click(...neg);
+    await page.keyboard.up('Shift');
+    await expect(status).toHaveText('2 points');
+    await expect(complete).toBeEnabled({ timeout: 30_000 });
+    const [nr, ng] = await pixelAt(page, ...neg);
+    expect(nr).toBeGreaterThan(ng + 40);
+    await page.screenshot({ path: 'test-results/editor-auto-points.png' });
 
-  // Save as a polygon snapped within 2 px: the next accepted mask is a polygon of a few corners
-  // around the square, and the choice is kept after a reload.
-  await page.getByLabel('Save as').selectOption({ label: 'Polygon, 2 px' });
-  await page.mouse.click(cx, cy);
-  await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
-  await expect(complete).toBeEnabled({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-  await expect(rows(page)).toHaveCount(2);
-  await waitUntilSaved(page);
-  await expect.poll(async () => (await loadSaved(page, project, project.images[0]!.id)).annotations.length).toBe(2);
-  const polygon = (await loadSaved(page, project, project.images[0]!.id)).annotations.find((a: { polygon?: unknown }) => a.polygon);
-  expect(polygon.name).toBe('block');
-  expect(polygon.polygon.path.length).toBeGreaterThanOrEqual(4);
-  expect(polygon.polygon.path.length).toBeLessThanOrEqual(12);
-  expect(polygon.bounding_box.w).toBeGreaterThan(200);
-  expect(polygon.bounding_box.w).toBeLessThan(330);
-  await page.reload();
-  await expect(page.getByRole('heading', { name: 'blocks.png', level: 1 })).toBeVisible();
-  await page.keyboard.press('m');
-  await expect(page.getByLabel('Save as')).toHaveValue('polygon-2');
+    // Enter accepts: one segmentation annotation of the class, saved.
+    await page.keyboard.press('Enter');
+    await expect(rows(page)).toHaveCount(1);
+    await expect(rows(page).first()).toContainText('Mask');
+    await expect(status).toHaveText('Ready for Input');
+    await waitUntilSaved(page);
+    await expect.poll(async () => (await loadSaved(page, project, image.id)).annotations.length).toBe(1);
+    const doc = await loadSaved(page, project, image.id);
+    const saved0 = doc.annotations[0];
+    expect(saved0.name).toBe('block');
+    expect(saved0.segmentation.size).toEqual([600, 800]);
+    expect(saved0.bounding_box.w).toBeGreaterThan(200);
+    expect(saved0.bounding_box.w).toBeLessThan(330);
+    expect(JSON.stringify(saved0)).toContain('"point_count":2');
+
+    // Save as a polygon snapped within 2 px: the next accepted mask is a polygon of a few corners
+    // around the square, and the choice is kept after a reload.
+    await page.getByLabel('Save as').selectOption({ label: 'Polygon, 2 px' });
+    await page.mouse.click(cx, cy);
+    await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
+    await expect(complete).toBeEnabled({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    await expect(rows(page)).toHaveCount(2);
+    await waitUntilSaved(page);
+    await expect.poll(async () => (await loadSaved(page, project, image.id)).annotations.length).toBe(2);
+    const polygon = (await loadSaved(page, project, image.id)).annotations.find((a: { polygon?: unknown }) => a.polygon);
+    expect(polygon.name).toBe('block');
+    expect(polygon.polygon.path.length).toBeGreaterThanOrEqual(4);
+    expect(polygon.polygon.path.length).toBeLessThanOrEqual(12);
+    expect(polygon.bounding_box.w).toBeGreaterThan(200);
+    expect(polygon.bounding_box.w).toBeLessThan(330);
+    await page.reload();
+    await expect(page.getByRole('heading', { name: image.filename, level: 1 })).toBeVisible();
+    await page.keyboard.press('m');
+    await expect(page.getByLabel('Save as')).toHaveValue('polygon-2');
+  });
 });

@@ -69,10 +69,11 @@ export async function signUpOnboarded(page: Page, user: { email: string; passwor
  * `signUpOnboarded`, then the app's first load, for tests whose subject comes after onboarding (the
  * sign-up and onboarding pages have tests of their own). Lands on the organization's projects page.
  */
-export async function signUpWithOrganization(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string) {
-  await signUpOnboarded(page, user, organizationName);
+export async function signUpWithOrganization(page: Page, user: { email: string; password: string; fullName: string }, organizationName: string): Promise<{ session: Session; orgId: string }> {
+  const onboarded = await signUpOnboarded(page, user, organizationName);
   await page.goto('/');
   await expect(page.getByRole('heading', { name: organizationName, level: 1 })).toBeVisible();
+  return onboarded;
 }
 
 /** Completes onboarding with an organization named `name` (its identifier derives from it). */
