@@ -1,13 +1,10 @@
 // The account, organization and project calls of spec section 7, as a client sees them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, signUp, startServer, tempDir, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, signUp, startServer, tempDir, type TestServer } from './harness';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await sharedServer();
 });
 
 describe('system', () => {

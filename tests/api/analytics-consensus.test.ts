@@ -4,8 +4,8 @@
 // set times) and submit; the reviewer rejects, both submit again, the reviewer merges and accepts.
 // Each drafter counts her own draft's shapes and active time, two submits, one reject and one
 // accept; the reviewer counts the merge's shape and no review outcome.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { team } from './workflow-fixture';
 import type { AnalyticsResponse, MemberActivity } from '../../src/contract/analytics';
 
@@ -37,7 +37,7 @@ const member = (body: AnalyticsResponse, name: string): MemberActivity => {
 };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   const classes = [
     { name: 'car', type: 'box', color: '#FFADAD' },
@@ -46,9 +46,6 @@ beforeAll(async () => {
   expect((await t.call(t.owner, 'PATCH', `/api/v1/projects/${t.project.id}`, { classes })).status).toBe(200);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('analytics of an overlap-2 image', () => {
   it('count each drafter\'s shapes, time, submits and review outcomes, and the merge for the reviewer', { timeout: 60_000 }, async () => {

@@ -2,8 +2,8 @@
 // annotators save boxes and polygons of two classes at set times (gaps under, at and over 5
 // minutes), submit; a reviewer and an admin accept and reject; issues are opened and resolved.
 // Every field per member and in total, day and week buckets, who sees whom, the 400s and the 404.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject } from '../fixtures/datasets';
 import { team } from './workflow-fixture';
 import type { AnalyticsResponse, MemberActivity } from '../../src/contract/analytics';
@@ -59,7 +59,7 @@ const BEA = {
 const REX = { ...zero, issues_opened: 1, by_class: {}, gt: null, gt_by_class: {} };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   const classes = [
     { name: 'car', type: 'box', color: '#FFADAD' },
@@ -97,9 +97,6 @@ beforeAll(async () => {
   await ok(t.call(t.annotator2, 'PATCH', `/api/v1/issues/${rejected.issue.id}`, { status: 'resolved' }));
   await ok(t.call(t.annotator, 'POST', `/api/v1/images/${img3.id}/issues`, { body: 'Is this a car?' }));
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('GET /projects/{id}/analytics', () => {
   it('counts every field per member and in total, by class, with active time from the gaps between saves', async () => {

@@ -2,9 +2,9 @@
 // save rewrites only that shape's row, every version can be read back as changes, the history
 // lists who saved what, an earlier version can be looked at and restored, the log's retention
 // answers 410, a stale save gets what changed, and concurrent editors of one image lose nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { sweepHistory } from '../../src/server/services/annotations';
 import { organizationMembers } from '../../src/server/db/schema';
@@ -21,16 +21,13 @@ const CLASSES = [
 ];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
   const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } });
   if (patch.status !== 200) throw new Error(JSON.stringify(patch.body));
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 let imageCounter = 0;
 async function newImage() {

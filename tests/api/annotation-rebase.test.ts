@@ -4,8 +4,8 @@
 // changed after its base (changed, removed, or added with the same id by someone else) still gets
 // the 409 with what changed; save-data and restore keep the strict check; batch-save-data's
 // change-only entries behave like save-changes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { organizationMembers } from '../../src/server/db/schema';
 import { LiveClient } from './support/live';
@@ -16,7 +16,7 @@ let other: { token: string; userId: string };
 let project: { id: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner);
   const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } });
@@ -24,9 +24,6 @@ beforeAll(async () => {
   other = await onboardedUser(server);
   await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: other.userId, role: 'annotator' });
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 type Img = { id: string; filename: string };
 let imageCounter = 0;

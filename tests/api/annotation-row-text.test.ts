@@ -3,8 +3,8 @@
 // (quotes, backslashes, control and line-separator characters, non-BMP letters) must still land in
 // the right columns: load-data gives every shape back exactly, the change log holds it, the stats
 // count it under its class and kind, and a second save of the same text writes no change.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, projectWithImage, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, projectWithImage, sharedServer, type TestServer } from './harness';
 import type { Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -24,14 +24,11 @@ const SHAPES = [
 ];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   const made = await projectWithImage(server, { classes: CLASSES, filename: 'odd.png' });
   ({ owner, project } = made);
   img = { id: made.image.id, filename: made.image.filename };
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const saveChanges = (upserts: unknown[], base_version: number) =>
   api(server.url, 'POST', '/api/v1/annotations/save-changes', { token: owner.token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, base_version, upserts, removed_ids: [] } });

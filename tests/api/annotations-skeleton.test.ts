@@ -1,8 +1,8 @@
 // Keypoint skeleton instances through the annotation API (issue 33 §4): one annotation per
 // instance with one {x, y, v} per named point of its class, the box derived when left out, the
 // load-data columns carrying them, and a clear 400 for a client that sends them wrongly.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, projectWithImage, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, projectWithImage, sharedServer, type TestServer } from './harness';
 import { png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -13,12 +13,9 @@ const PERSON = { name: 'person', color: '#FFADAD', kind: 'skeleton', skeleton: {
 const CLASSES = [PERSON, { name: 'car', type: 'box', color: '#CAFFBF' }, { name: 'head', type: 'keypoint', color: '#9BF6FF' }];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   ({ owner, project } = await projectWithImage(server, { classes: CLASSES }));
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 let n = 0;
 async function newImage() {

@@ -1,8 +1,8 @@
 // The annotation calls (/api/v1/annotations) as a client sees them: load and save with versions,
 // conflicts, status and counters, validation of every annotation, body limits, batch saves,
 // the stage call, stats, roles and tenant isolation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { organizationMembers } from '../../src/server/db/schema';
 
@@ -23,7 +23,7 @@ const CLASSES = [
 ];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
@@ -40,9 +40,6 @@ beforeAll(async () => {
   annotator = await onboardedUser(server);
   await db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: annotator.userId, role: 'annotator' });
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 let imageCounter = 0;
 async function newImage(p = project) {

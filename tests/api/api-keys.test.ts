@@ -1,18 +1,15 @@
 // API keys (issue 6): created and checked by the server, shown once, stored as hashes; a key
 // carries its creator's organization and a role no higher than the creator's; revoked keys stop
 // at once; another organization's resources answer 404.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { apiKeys } from '../../src/server/db/schema';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await sharedServer();
 });
 
 const createKey = (token: string, body: Record<string, unknown>) => api(server.url, 'POST', '/api/v1/api-keys', { token, body });

@@ -1,8 +1,8 @@
 // The batch image calls (/api/images/batch): move, stage/archive, delete, with the project counters.
 // An id of another organization's image answers 404 and nothing is touched; ids of the
 // organization's other projects, or of no image, are skipped without being touched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, keysUnder, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -11,15 +11,12 @@ let stranger: Member;
 let foreign: { id: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   const theirs = await createProject(server, stranger);
   foreign = await uploadImage(server, stranger, theirs.id, 'theirs.png', await png(6, 6));
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const GONE = '00000000-0000-4000-8000-000000000000';
 const expectImageNotFound = (res: { status: number; body: any }) => {

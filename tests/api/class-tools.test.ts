@@ -3,8 +3,8 @@
 // and reads back with its type's tools, names are unique whatever the tools with a message a person
 // can act on (not the schema's field path), an older client's "person" as box and as polygon
 // becomes one class, and a skeleton class's points and edges are checked with their own codes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -12,11 +12,10 @@ let owner: Member;
 let project: { id: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner, 'Tools');
 }, 60_000);
-afterAll(async () => server?.stop());
 
 const patchClasses = (classes: unknown[]) => api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes } });
 const classesNow = async () => (await api(server.url, 'GET', `/api/v1/projects/${project.id}`, { token: owner.token })).body.project.classes as Record<string, unknown>[];

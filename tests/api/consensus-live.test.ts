@@ -2,8 +2,8 @@
 // overlapped image, and the owner, all joined to it. What a draft holder draws is theirs alone: their
 // live drafts, selections and cursors reach nobody (not the other holder, not the owner), and
 // nobody's reach them; the owner's own edits still reach the owner's peers as before.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { closedAfterEach, LiveClient, sleep } from './support/live';
 import { team } from './workflow-fixture';
 
@@ -21,13 +21,10 @@ async function live(token: string): Promise<LiveClient> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   expect((await t.call(t.owner, 'PATCH', `/api/v1/projects/${t.project.id}`, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] })).status).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('consensus drafts on the live socket', () => {
   it('a draft holder\'s live drafts, selections and cursor reach nobody, and nobody\'s reach them', async () => {

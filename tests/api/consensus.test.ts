@@ -6,8 +6,8 @@
 // agreement (exact numbers), and the reviewer's merge becomes the image's annotations as one
 // history entry; an export holds no draft before the merge and the merged shapes after it.
 import JSZip from 'jszip';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { onboardedUser, sharedServer, type TestServer } from './harness';
 import { join, team } from './workflow-fixture';
 
 let server: TestServer;
@@ -47,7 +47,7 @@ async function exported(): Promise<Record<string, unknown[]>> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   third = await join(server, t.owner, 'annotator', 'Cy Third');
   const classes = [{ name: 'car', type: 'box', color: '#FFADAD' }];
@@ -55,9 +55,6 @@ beforeAll(async () => {
   img = await t.newImage();
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('consensus (issue 36 §3)', () => {
   it('assign takes overlap 2..5 (else 400 invalid_overlap), from owners, admins and reviewers; image rows carry it', async () => {

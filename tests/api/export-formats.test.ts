@@ -4,10 +4,10 @@
 import JSZip from 'jszip';
 import { SaxesParser } from 'saxes';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeMask } from '../../src/contract/rle';
 import { vocToBox } from '../../src/server/formats/shapes';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, jpeg, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -98,7 +98,7 @@ const all = (n: XmlNode, name: string) => n.children.filter((c) => c.name === na
 const val = (n: XmlNode, ...path: string[]) => path.reduce((m, p) => child(m, p), n).text;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner, 'Streets');
   const classes = [
@@ -142,9 +142,6 @@ beforeAll(async () => {
   ]);
 }, 90_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('yolo format', () => {
   it('with yolo_task segment, writes segment labels, one line per object, normalised to 1e-6', async () => {

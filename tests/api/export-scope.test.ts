@@ -3,9 +3,9 @@
 // dialog shows before it starts), and README.txt stating the scope and the count.
 import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { images } from '../../src/server/db/schema';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -45,7 +45,7 @@ async function exported(body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   other = await onboardedUser(server);
   project = await createProject(server, owner, 'Scopes');
@@ -57,9 +57,6 @@ beforeAll(async () => {
   await server.built.ctx.db.insert(images).values(rows);
 }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('scope all', () => {
   it('exports every image not archived, in every folder, and README.txt says so with the count', async () => {

@@ -2,9 +2,9 @@
 // COCO's mask_format (§3), in every format: what a training script reads from the zip.
 import JSZip from 'jszip';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeMask, rleArea } from '../../src/contract/rle';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { expectPycocotoolsReadable, maskIoU, pycocotoolsPolygonMask } from '../support/coco-check';
 
@@ -58,7 +58,7 @@ function expectStratified(sets: Record<string, string[]>) {
 
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner, 'Splits');
   const classes = [
@@ -95,9 +95,6 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
 }, 180_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('export split', () => {
   it('refuses fractions that do not sum to 1 or are outside 0..1 with 400 invalid_split', async () => {

@@ -1,7 +1,7 @@
 // The folder calls (/api/folders) as a client sees them: the tree with counts, create, rename,
 // move and delete, with the paths of folders and images inside rewritten in one go.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -9,12 +9,9 @@ let owner: Member;
 let stranger: Member;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const create = (projectId: string, name: string | null, parent = '/', token = owner.token) =>

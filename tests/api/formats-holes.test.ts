@@ -6,12 +6,12 @@
 // pycocotools itself draws from the exported polygons is checked the same way, and a COCO object
 // joined Ultralytics-style (its two polygons in one ring, merge_multi_segment) imports as its two
 // parts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { encodeMask } from '../../src/contract/rle';
 import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
 import { maskIoU, pycocotoolsPolygonMask } from '../support/coco-check';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -64,7 +64,7 @@ const draw = (polygons: Polygon[]) => kernels.polygonsToMask(polygons.map((p) =>
 
 beforeAll(async () => {
   kernels = await loadKernelsNode();
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   source = (await createProject(server, owner, 'Holes')).id;
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${source}`, { token: owner.token, body: { classes: [{ name: 'blob', type: 'polygon', color: '#00ff00' }] } })).status).toBe(200);
@@ -74,9 +74,6 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
 }, 90_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('a mask with holes, through one-ring polygons and back', () => {
   it('COCO polygons (mask_format polygon): pycocotools draws the holes empty, and the import gives back each part with its holes', { timeout: 90_000 }, async () => {

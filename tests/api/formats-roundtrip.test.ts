@@ -11,7 +11,7 @@
 //   voc     boxes, and every other shape but a point as its bounding box; pose / truncated /
 //           difficult and named attributes.
 // CVAT is read only (no writer). The import job itself is covered by export-roundtrip.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { decodeRle, encodeMask, numericCounts } from '../../src/contract/rle';
 import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
@@ -20,7 +20,7 @@ import { toStored } from '../../src/server/services/import/convert';
 import type { ImportFormat } from '../../src/contract/imports';
 import { memoryArchive, readAll } from '../support/test-archive';
 import { expectPycocotoolsReadable, type CocoFileLike } from '../support/coco-check';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -107,7 +107,7 @@ const byName = (list: Stored[], name: string) => list.filter((a) => a.name === n
 
 beforeAll(async () => {
   kernels = await loadKernelsNode();
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Formats')).id;
   const classes = [
@@ -123,9 +123,6 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
 }, 90_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('write, then read, gives the same annotations', () => {
   it('Vellum: every annotation exactly as stored', { timeout: 60_000 }, async () => {

@@ -3,10 +3,10 @@
 // back as a skeleton class with its point names in order and one instance with the same points,
 // value by value (v 0 not labelled, 1 occluded, 2 visible), and its box. COCO carries the edges
 // (1-based in the file, 0-based in Vellum); YOLO has none. A box of another class rides along.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { parse as parseYaml } from 'yaml';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -58,7 +58,7 @@ function expectNear(actual: Record<string, number>, want: Record<string, number>
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   source = (await createProject(server, owner, 'Skeletons')).id;
   const classes = [
@@ -76,9 +76,6 @@ beforeAll(async () => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }, 90_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('skeletons through the formats and back', () => {
   it('COCO: keypoints and num_keypoints per instance, the category keypoints and 1-based skeleton; imported as the same skeleton', { timeout: 90_000 }, async () => {

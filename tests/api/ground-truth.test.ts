@@ -3,8 +3,8 @@
 // it blank and as theirs, saves into the scoring layer (save-data and save-changes), submits; the
 // image keeps its annotations, stage and people, and the analytics carry the score per image, per
 // member and per class with the pass threshold. Rate 0 never hands it out; turning it off ends open attempts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { team } from './workflow-fixture';
 import type { AnalyticsResponse } from '../../src/contract/analytics';
 
@@ -25,7 +25,7 @@ const setProject = (who: { token: string }, body: Record<string, unknown>) => t.
 const analytics = (who: { token: string }) => t.call<AnalyticsResponse>(who, 'GET', `/api/v1/projects/${t.project.id}/analytics`);
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   const classes = [
     { name: 'car', type: 'box', color: '#FFADAD' },
@@ -39,9 +39,6 @@ beforeAll(async () => {
   third = await t.newImage();
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('ground truth and scores (issue 36 §2)', () => {
   it('only an accepted image can be ground truth; annotators may not mark it', async () => {

@@ -2,8 +2,8 @@
 // or a seeded run), else Math.random. At gt_rate 0.5 a draw of 0.75 is no ground-truth turn and one of
 // 0.25 is, through the real route, each queue/next drawing once. The count of many seeded draws is
 // src/server/services/quality/gt-draw.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { team } from './workflow-fixture';
 
 let server: TestServer;
@@ -11,7 +11,7 @@ let t: Awaited<ReturnType<typeof team>>;
 let gtImage: { id: string; filename: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   expect((await t.call(t.owner, 'PATCH', `/api/v1/projects/${t.project.id}`, { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] })).status).toBe(200);
   gtImage = await t.newImage();
@@ -25,9 +25,6 @@ beforeAll(async () => {
   expect((await t.call(t.owner, 'PATCH', `/api/v1/projects/${t.project.id}`, { gt_rate: 0.5 })).status).toBe(200);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('the queue\'s ground-truth draw', () => {
   it('is the context\'s random when one is set: 0.75 at rate 0.5 is no turn, 0.25 is', async () => {

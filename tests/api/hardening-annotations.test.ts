@@ -6,8 +6,8 @@
 //   answered 500), and query numbers are decimal digits only (`since=0x1`, `since=+1` were read as 1);
 // - a relabel cannot slip in attribute values the new class refuses (finding 4): the "unchanged
 //   value" rule holds only while the shape keeps its class.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, projectWithImage, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, projectWithImage, sharedServer, type TestServer } from './harness';
 import type { Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -21,10 +21,9 @@ const TREE = { name: 'tree', type: 'box', color: '#ACF6E7' };
 const bb = { x: 1, y: 1, w: 5, h: 5 };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   ({ owner, project, image } = await projectWithImage(server, { classes: [CAR, TREE], filename: 'keys.png', width: 32, height: 32 }));
 }, 120_000);
-afterAll(async () => server?.stop());
 
 const head = async () => ((await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: owner.token })).body as { version: number }).version;
 /** The body as JSON text; a list item `{json}` is put in as that text. */

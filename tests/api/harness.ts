@@ -1,5 +1,7 @@
-// Starts a real Vellum server for a test file: its own temporary DATA_DIR, a free port, and the
-// database named by DATABASE_URL when set (CI runs the API suite on PGlite and on PostgreSQL).
+// Real Vellum servers for the API tests: the worker's shared one of the default configuration
+// (sharedServer) or one of a file's own (startServer), each with its own temporary DATA_DIR, a
+// free port, and the database named by DATABASE_URL when set (CI runs the API suite on PGlite and
+// on PostgreSQL). tests/README.md says which a file should take.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -151,6 +153,35 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   };
   logServerCpu('server start', cpuStart, wallStart);
   return { url, config, built, stop };
+}
+
+let shared: Promise<TestServer> | null = null;
+
+/**
+ * The worker's one server of the default configuration, started by the first file that asks and
+ * left running for the next: vitest's `shared` project keeps this module, so this singleton,
+ * across a worker's files (with VELLUM_TEST_ISOLATE=1 each file gets one of its own). It dies with
+ * the worker, and its data directory with the run's temporary directory. A start is about 1.45 s
+ * of CPU, a third of a small API file's.
+ *
+ * A file may take it when what it checks is about what it made: people from `uniqueEmail`
+ * (signUp's default), random organization slugs, its own projects, images, jobs and counts;
+ * `ctx.now` or `ctx.random` changed for a test and put back in a `finally`. A file starts its own
+ * (`startServer`) when it needs a configuration, stops or restarts the server or reuses its
+ * DATA_DIR, counts or sweeps anything server-wide and asserts on the count (organizations, jobs,
+ * metrics, purged accounts), runs a job queue of its own, replaces a server function that another
+ * file's leftover work could call first (the next `db.transaction`), or spends a per-address auth
+ * limit on purpose. Only the sign-up limit per address is raised here: a worker's files all sign
+ * up from 127.0.0.1. Its `stop` throws, so no file can take it from the files after it.
+ */
+export function sharedServer(): Promise<TestServer> {
+  shared ??= startServer({ SIGN_UPS_PER_HOUR: '100000' }).then((server) => ({
+    ...server,
+    stop: () => Promise.reject(new Error('the shared server outlives the file: use startServer() for a server of the file\'s own')),
+  }));
+  // A start that failed (a hook timeout under load) is tried again by the next file, not handed on.
+  shared.catch(() => (shared = null));
+  return shared;
 }
 
 /** fetch with JSON in and out; returns status and parsed body. */

@@ -3,9 +3,9 @@
 // (services/image-filter.ts). Names hold LIKE's '_' (file names cannot hold '%' or '\': upload
 // replaces them), mixed case and non-ASCII letters; searches hold '%', '_' and '\', so a search
 // that took them as wildcards, or compared case differently, would pick other images on one side.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -51,7 +51,7 @@ async function exported(filters: Filters): Promise<{ count: number; names: strin
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Filters')).id;
   expect((await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: projectId, name: 'pets' } })).status).toBe(200);
@@ -68,9 +68,6 @@ beforeAll(async () => {
   expect(archived.status, JSON.stringify(archived.body)).toBe(200);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('the list and the export select the same images', () => {
   const cases: [string, Filters, string[] | null][] = [

@@ -4,9 +4,9 @@
 // images; and an image's classes follow every save path (save-data, save-changes with a rename, a
 // removal, a rebased save, a restore), as the list reads them from the image row
 // (images.class_names, kept by triggers on the annotation rows).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -61,7 +61,7 @@ async function save(name: string, classes: string[]) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Annotation filters')).id;
   const classes = ['car', 'bus', 'person', 'dog', 'cat', 'tree'].map((name) => ({ name, type: 'box', color: '#ff0000' }));
@@ -75,9 +75,6 @@ beforeAll(async () => {
   expect(archived.status, JSON.stringify(archived.body)).toBe(200);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('each filter', () => {
   it('class: the images having that class, case-sensitively, archived ones left out', async () => {

@@ -6,8 +6,8 @@
 // images. After each step every class x archive filter x folder (or none) is listed and compared
 // with what the test did (support/class-lists.ts): the images listed, the total the list answers,
 // and the class panel's images_by_class, which reads the same counts. Runs on PGlite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { expectClassListsMatch, type KnownImage } from './support/class-lists';
 
@@ -62,7 +62,7 @@ async function folderId(path: string): Promise<string> {
 const expectListsMatch = () => expectClassListsMatch(server, owner.token, projectId, model, CLASSES);
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Class counts')).id;
   const classes = CLASSES.map((name) => ({ name, type: 'box', color: '#ff0000' }));
@@ -79,9 +79,6 @@ beforeAll(async () => {
   await add('ab-dog.png', '/a/b', ['dog', 'car']);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('one class with the archive and folders, as images change', () => {
   it('after uploads and saves', async () => {

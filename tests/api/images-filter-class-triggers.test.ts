@@ -5,9 +5,9 @@
 // sorted distinct names of the image's rows (0014_image_class_names_one_pass.sql), and
 // image_class_stats a recount of the images (0015_image_class_stats.sql). Runs on PGlite and
 // PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { rowsOf } from '../../src/server/services/annotations/store';
 
@@ -53,15 +53,12 @@ async function expectConsistent(want: string[][]) {
 const row = (image: number, id: string, name: string, seq = 0) => `('${ids[image]}', '${id}', ${seq}, '${name}', 'box', '{}')`;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Class triggers')).id;
   for (const name of ['0.png', '1.png', '2.png']) ids.push((await uploadImage(server, owner, projectId, name, await png(8, 8))).id);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('class_names and image_class_stats after one statement over several images', () => {
   it('an INSERT of rows of three images, names repeated', async () => {

@@ -6,8 +6,8 @@
 // way a page is read: the whole project (folders joined), one folder (its id looked up once) and
 // the root, page 1 and a later page (the deferred join), and a keyset page (after=). Runs on
 // PGlite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { ListImagesResponse } from '../../src/contract/images';
 
@@ -24,7 +24,7 @@ const IMAGES: [name: string, folder: string][] = [
 ];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'List JSON')).id;
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#ff0000' }] } })).status).toBe(200);
@@ -42,9 +42,6 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 async function list(query: string, limit = 2) {
   const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?limit=${limit}&${query}`, { token: owner.token });

@@ -2,8 +2,8 @@
 // count as the saves left it (the stored counter, no count per request), its pixel size, and the
 // name search across every folder (no folder_path) combined with the status filter, paged and
 // counted. Another organization's project answers 404 whatever the search.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -13,7 +13,7 @@ let project: { id: string };
 const byName: Record<string, { id: string; filename: string }> = {};
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
@@ -31,9 +31,6 @@ beforeAll(async () => {
   ];
   for (const [name, w, h, folder] of files) byName[name] = await uploadImage(server, owner, project.id, name, await png(w, h), { folder });
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const list = (query: string, token = owner.token, projectId = project.id) => api(server.url, 'GET', `/api/v1/projects/${projectId}/images?${query}`, { token });
 const box = (id: string) => ({ id, name: 'bird', bounding_box: { x: 1, y: 2, w: 12, h: 10 }, attributes: [] });

@@ -1,16 +1,13 @@
 // Deleting a project (or its organization's data) with images in folders: the cascades and the
 // per-folder stats triggers must let it through and leave nothing behind.
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await sharedServer();
 });
 
 it('deletes a project that holds images, and its per-folder counts go with them', async () => {

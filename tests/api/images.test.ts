@@ -2,8 +2,8 @@
 // filters), one image, stages and counters, signed URLs, deletion, and tenant isolation.
 import { eq, inArray } from 'drizzle-orm';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, jpeg, keysUnder, png, uploadImage, type Member } from '../fixtures/datasets';
 import { annotationDocuments, images } from '../../src/server/db/schema';
 
@@ -15,7 +15,7 @@ let project: { id: string; gcs_path: string };
 const uploaded: Record<string, any>[] = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
@@ -35,9 +35,6 @@ beforeAll(async () => {
   const db = server.built.ctx.db;
   for (const [i, img] of uploaded.entries()) await db.update(images).set({ annotationCount: (i * 3) % 5 }).where(eq(images.id, img.id));
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const list = (query: string, token = owner.token) => api(server.url, 'GET', `/api/v1/projects/${project.id}/images?${query}`, { token });
 const names = (body: { images: { filename: string }[] }) => body.images.map((i) => i.filename);

@@ -2,9 +2,9 @@
 // skeleton instance with its points value by value, and keeps its segmentation beside it as a
 // polygon of the class "person segmentation" (a skeleton class holds skeletons only) carrying the
 // COCO id as `instance`. Exported to COCO and imported again, both come back the same.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -18,13 +18,10 @@ const KEYPOINTS = [10, 8, 2, 12.5, 7.25, 1, 0, 0, 0];
 const RING = [4, 4, 30, 4, 30, 26, 4, 26, 2, 15];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
 }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 async function importInto(zip: JSZip): Promise<{ project: string; annotations: Stored[]; warnings: string[]; classes: { name: string; kind?: string }[] }> {
   const project = (await createProject(server, owner)).id;

@@ -1,17 +1,16 @@
 // Invites (issue 6): a link for one address and one role, single use, expiring after 7 days,
 // accepted after signing in (a new user signs up first).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, signUp, startServer, uniqueEmail, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, signUp, startServer, type TestServer, uniqueEmail } from './harness';
 import { invite, joinAs } from './team-harness';
 import { startMailCatcher, type MailCatcher } from './support/mail-catcher';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
 });
-afterAll(async () => {
-  server.built.ctx.now = undefined;
-  await server?.stop();
+afterAll(() => {
+  if (server) server.built.ctx.now = undefined;
 });
 
 const accept = (token: string, userToken: string) => api(server.url, 'POST', `/api/v1/invites/${token}/accept`, { token: userToken });

@@ -1,15 +1,12 @@
 // Members and roles (issue 6): listing, role changes, removal, leaving; an organization always
 // keeps an owner; only owners touch owners.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { joinAs, teamOf } from './team-harness';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await sharedServer();
 });
 
 const members = (orgId: string, token: string) => api(server.url, 'GET', `/api/v1/organizations/${orgId}/members`, { token });

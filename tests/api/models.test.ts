@@ -3,8 +3,8 @@
 // the test with their metadata), other graphs refused with unsupported_model, HTTP endpoints with
 // the SSRF guard, roles and other organizations.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import type { Member } from '../fixtures/datasets';
 import { sam2TestModels, yoloTestModel } from '../fixtures/onnx';
@@ -15,10 +15,9 @@ let server: TestServer;
 let owner: Member;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
 }, 60_000);
-afterAll(async () => server?.stop());
 
 const list = (token: string, orgId: string) => api(server.url, 'GET', `/api/v1/models?organization_id=${orgId}`, { token });
 

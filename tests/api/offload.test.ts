@@ -3,9 +3,9 @@
 // in-line, and /api/v1/health answers while a 12 MP process-image is being prepared (ordering of
 // completions, no timing).
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 import { syntheticImage } from '../fixtures/segmentation';
 import { buildKernels } from '../../assembly/build.mjs';
@@ -197,16 +197,13 @@ describe('requests during heavy work', () => {
   let project: { id: string };
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await sharedServer();
     owner = await onboardedUser(server);
     project = await createProject(server, owner);
     // A 12 MP photo-like picture (the synthetic scene enlarged).
     const big = await sharp(Buffer.from(scene.rgb), { raw: { width: W, height: H, channels: 3 } }).resize(4000, 3000).jpeg({ quality: 85 }).toBuffer();
     await uploadImage(server, owner, project.id, 'big.jpg', big);
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('answers /api/v1/health while a 12 MP process-image is being prepared, before it finishes', async () => {
     const done: string[] = [];

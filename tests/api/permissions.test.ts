@@ -4,8 +4,8 @@
 // with an API key (like its role; 403 on the account's own routes; 404 in another organization).
 // The routes and what each needs are listed in ./permissions.table.ts: a registered route missing
 // there fails here by name.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, signUp, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, signUp, type TestServer } from './harness';
 import { createProject, png, putUpload, uploadImage, type Member } from '../fixtures/datasets';
 import { registeredApiRoutes } from '../../src/server/http/auth-guard';
 import { roleCan } from '../../src/contract/permissions';
@@ -128,7 +128,7 @@ async function fixture(): Promise<Fixture> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   home = await fixture();
   other = await fixture();
   callers.set('owner', { token: home.ownerToken });
@@ -136,9 +136,6 @@ beforeAll(async () => {
   ownerKey = (await api(server.url, 'POST', '/api/v1/api-keys', { token: home.ownerToken, body: { organization_id: home.org.id, name: 'table' } })).body.key;
   viewerKey = (await api(server.url, 'POST', '/api/v1/api-keys', { token: home.ownerToken, body: { organization_id: home.org.id, name: 'table viewer', role: 'viewer' } })).body.key;
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 function split(route: string): { method: string; url: string } {
   const [method, url] = route.split(' ');

@@ -1,16 +1,13 @@
 // A person's own preferences (issue 37): the editor's single-key shortcuts, off or remapped (the
 // tools' keys and every other single key), kept with the profile (so they follow the person to
 // another device), a clash refused with a word why.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACTION_KEYS } from '../../src/contract/preferences';
-import { api, signUp, startServer, type TestServer } from './harness';
+import { api, sharedServer, signUp, type TestServer } from './harness';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await sharedServer();
 });
 
 const DEFAULT_KEYS = { select: 'q', auto: 'm', box: 'r', polygon: 'p', polyline: 'l', keypoint: 'k', brush: 'b', eraser: 'e' };

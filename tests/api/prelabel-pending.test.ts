@@ -5,8 +5,8 @@
 // has_pending_predictions=true|false. Exports leave pending predictions out unless asked
 // (include_predictions), and the zip's README.txt says which.
 import JSZip from 'jszip';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, projectWithImage, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, projectWithImage, sharedServer, type TestServer } from './harness';
 import { png, uploadImage } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -38,7 +38,7 @@ async function rows(query = ''): Promise<Map<string, number>> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   const made = await projectWithImage(server, { classes: [{ name: 'car', type: 'box', color: '#ff0000' }], filename: 'a.png' });
   token = made.owner.token;
   projectId = made.project.id;
@@ -46,9 +46,6 @@ beforeAll(async () => {
   imageB = { id: (await uploadImage(server, made.owner, projectId, 'b.png', await png(20, 20))).id, filename: 'b.png' };
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('the prediction source', () => {
   it.each([

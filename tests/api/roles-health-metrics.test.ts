@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, startServer, tempDir, type TestServer } from './harness';
 import { createProject, png } from '../fixtures/datasets';
 import { startImport } from './support/imports';
 import { LiveClient } from './support/live';
@@ -150,16 +150,12 @@ describe('ROLE', () => {
   }, 120_000);
 });
 
-// One server of the default configuration, shared by the health checks and the metrics that are
-// off by default (a server start is ~1.5 s of CPU).
-let plain: Promise<TestServer> | null = null;
-const plainServer = () => (plain ??= startServer());
-afterAll(async () => (await plain)?.stop());
-
+// The health checks and the metrics that are off by default take the worker's server of the
+// default configuration (harness.ts sharedServer); the rest need a configuration of their own.
 describe('health', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await plainServer();
+    server = await sharedServer();
   }, 60_000);
 
   it('live answers while the process runs; ready once the database and storage answer; /health as before', async () => {
@@ -200,7 +196,7 @@ describe('health', () => {
 
 describe('GET /metrics', () => {
   it('is not served when neither METRICS_TOKEN nor METRICS_PORT is set', async () => {
-    const server = await plainServer();
+    const server = await sharedServer();
     expect((await scrape(server.url)).status).toBe(404);
     expect((await scrape(server.url, null)).status).toBe(404);
   }, 60_000);

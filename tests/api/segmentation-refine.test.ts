@@ -2,9 +2,9 @@
 // noisy background) the built-in backend's mask edge, worked out at 1024 px and refined at full
 // resolution, lies within 1 px of the true edge on most rows, and clearly closer than the same
 // mask scaled up without refinement (the built-in segmenter run in-process on the working copy only).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, uploadImage, type Member } from '../fixtures/datasets';
 import { loadKernelsNode, type Kernels } from '../../src/kernels/node';
 import { buildKernels } from '../../assembly/build.mjs';
@@ -35,14 +35,11 @@ beforeAll(async () => {
     }
   }
   bytes = await sharp(Buffer.from(rgb), { raw: { width: W, height: H, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner);
   await uploadImage(server, owner, project.id, 'big.png', bytes);
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 /** Per row crossing the ellipse: |mask's first/last foreground x - the truth's| for both ends. */
 function edgeErrors(mask: { size: [number, number]; counts: string }): number[] {

@@ -2,9 +2,9 @@
 // process-image with its cache, get-mask on a generated image with a known object (IoU after one
 // click and after corrective clicks), the mask result's shape, save-segmentation into the image's
 // annotation document, roles, tenant isolation and bad input (never a 500).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { iou, nextClick, syntheticImage } from '../fixtures/segmentation';
 import { and, eq } from 'drizzle-orm';
@@ -29,7 +29,7 @@ const BASE = '/api/v1/auto-annotate/sam2';
 beforeAll(async () => {
   await buildKernels({ quiet: true });
   k = await loadKernelsNode();
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
@@ -44,9 +44,6 @@ beforeAll(async () => {
   viewer = await onboardedUser(server);
   await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: viewer.userId, role: 'viewer' });
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const post = (path: string, body: unknown, token = owner.token) => api(server.url, 'POST', `${BASE}/${path}`, { token, body });
 const getMask = (body: Record<string, unknown>, token = owner.token) => post('get-mask', { project_id: project.id, image_name: 'scene.png', ...body }, token);

@@ -3,7 +3,7 @@
 // storage origin: S3 signed GET URLs carry response-content-disposition: attachment, the local
 // driver's object route sends a sandbox CSP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, startServer, type TestServer } from './harness';
 import { createProject, putUpload, register, uploadImage, type Member } from '../fixtures/datasets';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3Server, type S3TestServer } from './storage-s3-server';
 import { svgProblem } from '../../src/server/services/svg-safety';
@@ -87,12 +87,9 @@ describe('register refuses unsafe SVG and accepts inert SVG (local storage)', ()
   let owner: Member;
   let project: { id: string };
   beforeAll(async () => {
-    server = await startServer();
+    server = await sharedServer();
     owner = await onboardedUser(server);
     project = await createProject(server, owner);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   it('answers 415 unsafe_svg for every attack', async () => {

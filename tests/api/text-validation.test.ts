@@ -1,8 +1,8 @@
 // Issue 15 item 4: a string PostgreSQL cannot hold (NUL, an unpaired surrogate) is refused with
 // 400 at validation on every route that stores text, so one bad annotation can no longer break a
 // project's stats; and a seeded fuzz of real-world Unicode round-trips byte for byte.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -14,7 +14,7 @@ const CLASSES = [{ name: 'car', type: 'box', color: '#FFADAD' }];
 const box = { x: 1, y: 2, w: 3, h: 4 };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner);
   const patch = await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: CLASSES } });
@@ -22,9 +22,6 @@ beforeAll(async () => {
   const img = await uploadImage(server, owner, project.id, 'repro.png', await png(8, 8));
   image = { id: img.id, filename: img.filename };
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const saveData = (img: { id: string; filename: string }, annotations: unknown[]) =>
   api(server.url, 'POST', '/api/v1/annotations/save-data', { token: owner.token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations } });

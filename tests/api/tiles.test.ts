@@ -4,8 +4,8 @@
 // worker died is taken by another when the lease runs out; a failed build is reported once.
 import sharp from 'sharp';
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { deleteTiles, startTilesWorkers, tilesJobId, tilesPrefix } from '../../src/server/services/tiles';
 import { jobs } from '../../src/server/db/schema';
@@ -16,14 +16,11 @@ let stranger: Member;
 let project: { id: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
 }, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 /** 9000 x 5000, grey with a red square at (1000..1500, 1000..1500) and a blue one at the far corner. */
 async function largePng(): Promise<Buffer> {

@@ -2,7 +2,7 @@
 // S3-compatible server: an upload URL writes a staging object of its own, register copies the bytes
 // it checked to the image's key, and nothing a later PUT sends is ever read or served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3Server, type S3TestServer } from './storage-s3-server';
 import { createProject, keysUnder, png, register, type Member } from '../fixtures/datasets';
@@ -19,10 +19,10 @@ interface Rig {
 }
 
 async function localRig(): Promise<Rig> {
-  const server = await startServer();
+  const server = await sharedServer();
   const owner = await onboardedUser(server);
   const project = await createProject(server, owner);
-  return { server, owner, project, stop: () => server.stop() };
+  return { server, owner, project, stop: async () => {} }; // the worker's server outlives the file
 }
 
 async function s3Rig(): Promise<Rig> {

@@ -6,9 +6,9 @@ import path from 'node:path';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, jpeg, keysUnder, png, pngClaiming, putUpload, register, sizeOf, uploadImage, type Member } from '../fixtures/datasets';
 import { annotationDocuments, images } from '../../src/server/db/schema';
 import { sweepOrphans } from '../../src/server/services/upload';
@@ -19,13 +19,10 @@ let project: { id: string; gcs_path: string };
 let bucket: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner);
   bucket = owner.org.gcs_bucket_name;
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const base = () => `/api/v1/projects/${project.id}/images`;
@@ -220,7 +217,7 @@ describe('register', () => {
   });
 
   async function expectNothingLeft(filename: string) {
-    const rows = await server.built.ctx.db.select().from(images).where(eq(images.filename, filename));
+    const rows = await server.built.ctx.db.select().from(images).where(and(eq(images.projectId, project.id), eq(images.filename, filename)));
     expect(rows).toEqual([]);
     const left = [...(await keysUnder(server, bucket, `${project.gcs_path}/images/${filename}`)), ...(await keysUnder(server, bucket, `${project.gcs_path}/thumbnails/${filename}`))];
     expect(left).toEqual([]);

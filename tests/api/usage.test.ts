@@ -1,7 +1,7 @@
 // Usage calls: annotation usage records and the organization's summary (annotations by type per
 // project, storage used by originals and thumbnails).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 
 let server: TestServer;
@@ -9,12 +9,9 @@ let owner: Member;
 let stranger: Member;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const record = (body: Record<string, unknown>, token = owner.token) => api(server.url, 'POST', '/api/v1/usage/annotation', { token, body });

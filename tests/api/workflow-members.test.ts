@@ -1,19 +1,16 @@
 // Assignments follow membership (issue 29): a member who leaves, is removed, or whose new role may
 // no longer do the work stops holding those images, and the image's activity says who changed it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { team } from './workflow-fixture';
 
 let server: TestServer;
 let t: Awaited<ReturnType<typeof team>>;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const imageOf = async (id: string) => (await t.call(t.owner, 'GET', `/api/v1/images/${id}`)).body.image as { assignee_id: string | null; reviewer_id: string | null };
 const assign = async (ids: string[], body: Record<string, unknown>) => {

@@ -2,8 +2,8 @@
 // every unassigned image is handed out once, and each claim is recorded. Runs on PGlite, and on
 // PostgreSQL when DATABASE_URL is set (the claim is one UPDATE over a row picked FOR UPDATE SKIP
 // LOCKED, which only a real concurrent server puts to the test).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { join, team, type Person } from './workflow-fixture';
 
@@ -12,14 +12,11 @@ let t: Awaited<ReturnType<typeof team>>;
 let takers: Person[];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   takers = [t.annotator, t.annotator2];
   while (takers.length < 10) takers.push(await join(server, t.owner, 'annotator'));
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe(`queue/next with ten takers at once (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('never gives two people the same unassigned image, and hands out each one once', { timeout: 120_000 }, async () => {

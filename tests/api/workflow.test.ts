@@ -1,8 +1,8 @@
 // The team workflow of issue 29 through the API: stages as one pipeline, assignments and the list
 // filters, the queue, submit and review with every transition and refusal, issues pinned to
 // regions with their comments, and each image's activity.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { team } from './workflow-fixture';
 
@@ -10,13 +10,10 @@ let server: TestServer;
 let t: Awaited<ReturnType<typeof team>>;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   t = await team(server);
   await api(server.url, 'PATCH', `/api/v1/projects/${t.project.id}`, { token: t.owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#FFADAD' }] } });
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 const status = async (id: string) => (await t.call(t.owner, 'GET', `/api/v1/images/${id}`)).body.image.status as string;
 const setStatus = (id: string, s: string) => t.call(t.owner, 'PATCH', `/api/v1/images/${id}/status`, { status: s });
