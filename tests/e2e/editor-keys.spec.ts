@@ -16,145 +16,148 @@ const CLASSES = [
 const rowName = (page: Page, i: number) => rows(page).nth(i).locator('span > span').first();
 const stageButton = (page: Page) => page.getByTestId('stage-picker');
 
-test('editor keys: number keys and C relabel, Alt+arrows walk the list, the row menu changes a class, all saved', async ({ page }) => {
-  test.setTimeout(180_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }] });
-  await openFromDataTab(page, 'street_1.png');
+// The keys and the stage picker on one project, an image each (a test's fixed part, a context, a
+// sign-up and the app's first load, is some 3 s of CPU: tests/README.md, "Where the time goes").
+test('editor keys: number keys and C relabel, Alt+arrows walk the list, the row menu changes a class, all saved; the stage picker follows a save, set with Shift+S and with the mouse, shown on the Data tab', async ({ page }) => {
+  test.setTimeout(300_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'street_1.png' }, { name: 'stage_1.png' }] });
 
-  // Two car boxes; the one just drawn is selected (issue 33), Escape lets it go; 2 is road, which the
-  // box tool may not draw (refused with a word); 3 picks the project's third class (truck), the same
-  // key whatever the tool (issue 33).
-  await page.keyboard.press('r');
-  await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
-  await dragOnCanvas(page, [100, 100], [200, 180]);
-  await dragOnCanvas(page, [260, 100], [360, 180]);
-  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('2');
-  await expect(page.getByText("'road' cannot be drawn with the box tool")).toBeVisible();
-  await page.keyboard.press('3');
-  await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
-  // The picker's menu lists the box classes, each with the key that picks it (its place in the project).
-  await page.getByRole('button', { name: 'Class: truck' }).click();
-  await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '4');
-  await expect(page.getByRole('menuitem', { name: 'road' })).toHaveCount(0);
-  await page.getByRole('menu').screenshot({ path: 'test-results/editor-class-picker-keys.png' });
-  await page.keyboard.press('Escape');
-  await dragOnCanvas(page, [420, 100], [520, 180]);
-  await expect(rows(page)).toHaveCount(3);
-  await expect(rowName(page, 0)).toHaveText('truck');
-  // A number past the project's classes changes nothing (the new box let go first: with it selected, 7 would be its class).
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('7');
-  await expect(page.getByText('There is no class 7')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
+  await test.step('number keys and C relabel, Alt+arrows walk the list, the row menu changes a class, all saved', async () => {
+    await openFromDataTab(page, 'street_1.png');
 
-  // Select tool; from the canvas, Alt+↓ selects the list's first row, then the next one (issue 37: Tab leaves the canvas).
-  await page.keyboard.press('q');
-  await page.getByTestId('editor-canvas').focus();
-  await page.keyboard.press('Alt+ArrowDown');
-  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Alt+ArrowDown');
-  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
-  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'false');
-  await page.keyboard.press('Alt+ArrowUp');
-  await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Alt+ArrowDown');
-  await expect(page.getByText('1/3')).toBeVisible();
+    // Two car boxes; the one just drawn is selected (issue 33), Escape lets it go; 2 is road, which the
+    // box tool may not draw (refused with a word); 3 picks the project's third class (truck), the same
+    // key whatever the tool (issue 33).
+    await page.keyboard.press('r');
+    await expect(page.getByRole('button', { name: 'Class: car' })).toBeVisible();
+    await dragOnCanvas(page, [100, 100], [200, 180]);
+    await dragOnCanvas(page, [260, 100], [360, 180]);
+    await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('2');
+    await expect(page.getByText("'road' cannot be drawn with the box tool")).toBeVisible();
+    await page.keyboard.press('3');
+    await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
+    // The picker's menu lists the box classes, each with the key that picks it (its place in the project).
+    await page.getByRole('button', { name: 'Class: truck' }).click();
+    await expect(page.getByRole('menuitem', { name: 'bus' })).toHaveAttribute('aria-keyshortcuts', '4');
+    await expect(page.getByRole('menuitem', { name: 'road' })).toHaveCount(0);
+    await page.getByRole('menu').screenshot({ path: 'test-results/editor-class-picker-keys.png' });
+    await page.keyboard.press('Escape');
+    await dragOnCanvas(page, [420, 100], [520, 180]);
+    await expect(rows(page)).toHaveCount(3);
+    await expect(rowName(page, 0)).toHaveText('truck');
+    // A number past the project's classes changes nothing (the new box let go first: with it selected, 7 would be its class).
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('7');
+    await expect(page.getByText('There is no class 7')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Class: truck' })).toBeVisible();
 
-  // 4 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
-  // undo takes back one step.
-  await page.keyboard.press('4');
-  await expect(rowName(page, 1)).toHaveText('bus');
-  await page.keyboard.press('c');
-  await expect(rowName(page, 1)).toHaveText('car');
-  await page.keyboard.press('Shift+C');
-  await expect(rowName(page, 1)).toHaveText('bus');
-  await page.keyboard.press('Control+z');
-  await expect(rowName(page, 1)).toHaveText('car');
-  await page.keyboard.press('Control+y');
-  await expect(rowName(page, 1)).toHaveText('bus');
+    // Select tool; from the canvas, Alt+↓ selects the list's first row, then the next one (issue 37: Tab leaves the canvas).
+    await page.keyboard.press('q');
+    await page.getByTestId('editor-canvas').focus();
+    await page.keyboard.press('Alt+ArrowDown');
+    await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
+    await page.keyboard.press('Alt+ArrowDown');
+    await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
+    await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'false');
+    await page.keyboard.press('Alt+ArrowUp');
+    await expect(rows(page).nth(0)).toHaveAttribute('aria-selected', 'true');
+    await page.keyboard.press('Alt+ArrowDown');
+    await expect(page.getByText('1/3')).toBeVisible();
 
-  // The row class menu (keyboard): the oldest box becomes a truck; it lists box classes only.
-  const menuButton = page.getByTestId('annotation-row-actions').nth(2).getByRole('button', { name: 'Change class (car)' });
-  await menuButton.focus();
-  await page.keyboard.press('Enter');
-  const menu = page.getByRole('menu');
-  await expect(menu.getByRole('menuitemradio')).toHaveCount(3);
-  await expect(menu.getByRole('menuitemradio', { name: 'road' })).toHaveCount(0);
-  await expect(menu.getByRole('menuitemradio', { name: 'car' })).toHaveAttribute('aria-checked', 'true');
-  await menu.getByRole('menuitemradio', { name: 'truck' }).focus();
-  await page.keyboard.press('Enter');
-  await expect(rowName(page, 2)).toHaveText('truck');
-  // ... and with the mouse: the newest becomes a car.
-  await page.getByTestId('annotation-row-actions').nth(0).getByRole('button', { name: 'Change class (truck)' }).click();
-  await page.getByRole('menuitemradio', { name: 'car' }).click();
-  await expect(rowName(page, 0)).toHaveText('car');
+    // 4 relabels the selected (second) box to bus; C cycles to the next box class (wrapping to car);
+    // undo takes back one step.
+    await page.keyboard.press('4');
+    await expect(rowName(page, 1)).toHaveText('bus');
+    await page.keyboard.press('c');
+    await expect(rowName(page, 1)).toHaveText('car');
+    await page.keyboard.press('Shift+C');
+    await expect(rowName(page, 1)).toHaveText('bus');
+    await page.keyboard.press('Control+z');
+    await expect(rowName(page, 1)).toHaveText('car');
+    await page.keyboard.press('Control+y');
+    await expect(rowName(page, 1)).toHaveText('bus');
 
-  await waitUntilSaved(page);
-  const names = (await loadSaved(page, project, project.images[0]!.id)).annotations.map((a) => a.name).sort();
-  expect(names).toEqual(['bus', 'car', 'truck']);
-  await page.reload();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-  await expect(rows(page)).toHaveCount(3);
-  await expect(rowName(page, 0)).toHaveText('car');
-  await expect(rowName(page, 1)).toHaveText('bus');
-  await expect(rowName(page, 2)).toHaveText('truck');
-});
+    // The row class menu (keyboard): the oldest box becomes a truck; it lists box classes only.
+    const menuButton = page.getByTestId('annotation-row-actions').nth(2).getByRole('button', { name: 'Change class (car)' });
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    const menu = page.getByRole('menu');
+    await expect(menu.getByRole('menuitemradio')).toHaveCount(3);
+    await expect(menu.getByRole('menuitemradio', { name: 'road' })).toHaveCount(0);
+    await expect(menu.getByRole('menuitemradio', { name: 'car' })).toHaveAttribute('aria-checked', 'true');
+    await menu.getByRole('menuitemradio', { name: 'truck' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(rowName(page, 2)).toHaveText('truck');
+    // ... and with the mouse: the newest becomes a car.
+    await page.getByTestId('annotation-row-actions').nth(0).getByRole('button', { name: 'Change class (truck)' }).click();
+    await page.getByRole('menuitemradio', { name: 'car' }).click();
+    await expect(rowName(page, 0)).toHaveText('car');
 
-test('editor stage picker: follows a save, set with Shift+S and with the mouse, shown on the Data tab', async ({ page }) => {
-  test.setTimeout(180_000);
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await editorProject(page, { classes: CLASSES, images: [{ name: 'stage_1.png' }] });
-  await openFromDataTab(page, 'stage_1.png');
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Not started. Change stage');
+    await waitUntilSaved(page);
+    const names = (await loadSaved(page, project, project.images.find((i) => i.filename === 'street_1.png')!.id)).annotations.map((a) => a.name).sort();
+    expect(names).toEqual(['bus', 'car', 'truck']);
+    await page.reload();
+    await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await expect(rows(page)).toHaveCount(3);
+    await expect(rowName(page, 0)).toHaveText('car');
+    await expect(rowName(page, 1)).toHaveText('bus');
+    await expect(rowName(page, 2)).toHaveText('truck');
+  });
 
-  // The first annotation's save moves the image to In progress (the server's rule); the picker follows.
-  await page.keyboard.press('r');
-  await dragOnCanvas(page, [100, 100], [220, 200]);
-  await waitUntilSaved(page);
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: In progress. Change stage');
+  await test.step('the stage picker: follows a save, set with Shift+S and with the mouse, shown on the Data tab', async () => {
+    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    await openFromDataTab(page, 'stage_1.png');
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: Not started. Change stage');
 
-  // Shift+S from the canvas opens the menu; the keyboard sets Done.
-  await page.keyboard.press('q');
-  await page.getByTestId('editor-canvas').focus();
-  await page.keyboard.press('Shift+S');
-  // The menu is named by its trigger ('Stage: ...'); its label says what it does.
-  const menu = page.getByRole('menu').filter({ hasText: 'Set stage' });
-  await expect(menu).toBeVisible();
-  await expect(menu.getByRole('menuitemradio', { name: 'In progress' })).toHaveAttribute('aria-checked', 'true');
-  await menu.getByRole('menuitemradio', { name: 'Done' }).focus();
-  await page.keyboard.press('Enter');
-  await expect(menu).toBeHidden();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
-  await expect(page.getByText('stage_1.png set to Done')).toBeVisible();
+    // The first annotation's save moves the image to In progress (the server's rule); the picker follows.
+    await page.keyboard.press('r');
+    await dragOnCanvas(page, [100, 100], [220, 200]);
+    await waitUntilSaved(page);
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: In progress. Change stage');
 
-  // Screenshots of the open picker at 1440 and 1024 px (once the toast has gone).
-  await expect(page.getByText('stage_1.png set to Done')).toBeHidden({ timeout: 10_000 });
-  await stageButton(page).click();
-  await expect(menu).toBeVisible();
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: 'test-results/editor-stage-picker-1440.png', clip: { x: 0, y: 0, width: 1440, height: 240 } });
-  await page.keyboard.press('Escape');
-  await page.setViewportSize({ width: 1024, height: 768 });
-  await stageButton(page).click();
-  await expect(menu).toBeVisible();
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: 'test-results/editor-stage-picker-1024.png', clip: { x: 0, y: 0, width: 1024, height: 240 } });
+    // Shift+S from the canvas opens the menu; the keyboard sets Done.
+    await page.keyboard.press('q');
+    await page.getByTestId('editor-canvas').focus();
+    await page.keyboard.press('Shift+S');
+    // The menu is named by its trigger ('Stage: ...'); its label says what it does.
+    const menu = page.getByRole('menu').filter({ hasText: 'Set stage' });
+    await expect(menu).toBeVisible();
+    await expect(menu.getByRole('menuitemradio', { name: 'In progress' })).toHaveAttribute('aria-checked', 'true');
+    await menu.getByRole('menuitemradio', { name: 'Done' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(menu).toBeHidden();
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
+    await expect(page.getByText('stage_1.png set to Done')).toBeVisible();
 
-  // The mouse sets In review; it survives a reload.
-  await menu.getByRole('menuitemradio', { name: 'In review' }).click();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
-  await page.reload();
-  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
-  await stageButton(page).click();
-  await page.getByRole('menuitemradio', { name: 'Done' }).click();
-  await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
+    // Screenshots of the open picker at 1440 and 1024 px (once the toast has gone).
+    await expect(page.getByText('stage_1.png set to Done')).toBeHidden({ timeout: 10_000 });
+    await stageButton(page).click();
+    await expect(menu).toBeVisible();
+    await page.waitForTimeout(250);
+    await page.screenshot({ path: 'test-results/editor-stage-picker-1440.png', clip: { x: 0, y: 0, width: 1440, height: 240 } });
+    await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await stageButton(page).click();
+    await expect(menu).toBeVisible();
+    await page.waitForTimeout(250);
+    await page.screenshot({ path: 'test-results/editor-stage-picker-1024.png', clip: { x: 0, y: 0, width: 1024, height: 240 } });
 
-  // Back on the Data tab the tile shows the stage set in the editor.
-  await page.getByRole('button', { name: 'Back', exact: true }).click();
-  await expect(page.getByTestId('image-tile').filter({ hasText: 'stage_1.png' })).toContainText('Done');
+    // The mouse sets In review; it survives a reload.
+    await menu.getByRole('menuitemradio', { name: 'In review' }).click();
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
+    await page.reload();
+    await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: In review. Change stage');
+    await stageButton(page).click();
+    await page.getByRole('menuitemradio', { name: 'Done' }).click();
+    await expect(stageButton(page)).toHaveAccessibleName('Stage: Done. Change stage');
+
+    // Back on the Data tab the tile shows the stage set in the editor.
+    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    await expect(page.getByTestId('image-tile').filter({ hasText: 'stage_1.png' })).toContainText('Done');
+  });
 });
 
 test('editor without classes: a class is added in place; Auto-Annotate asks for its class and remembers it', async ({ page }) => {
