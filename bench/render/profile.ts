@@ -3,7 +3,8 @@
 // over the benchmark's camera path; an empty frame is clear + a 1 px readback).
 // Scene 'gl': glCosts (raw WebGL: empty frame, 10k quads in 1 / 24 / 500 draws, a textured quad).
 // Prints each pass's median and p95; 'cold' as 5th argument: frames in the benchmark's order, unwarmed.
-// BENCH_DETACH=1: the canvas is taken out of the page (its frames do not wait for compositing);
+// BENCH_FUSED=1: a renderer with the fused path, its pan frames with and without the shapes' texture
+// fetch (else the passes are drawn directly, fused off). BENCH_DETACH=1: the canvas is taken out of the page (its frames do not wait for compositing);
 // BENCH_CHROMIUM_ARGS as for run.ts.
 import { launch, startServer } from '../../tests/render/harness';
 import { renderPagePath } from '../lib/render-page';
@@ -17,7 +18,9 @@ const browser = await launch((process.env.BENCH_CHROMIUM_ARGS ?? '').split(' ').
 try {
   const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
   page.on('console', (m) => { if (m.type() === 'error') console.error('page:', m.text()); });
-  await page.goto(`${url}${renderPagePath}${process.env.BENCH_DETACH ? '?detach' : ''}`);
+  // BENCH_FUSED=1: the pan's frames from the shapes' texture against the same frames with the image's plain pass
+  const query = [process.env.BENCH_DETACH ? 'detach' : '', process.env.BENCH_FUSED ? 'fused' : ''].filter(Boolean).join('&');
+  await page.goto(`${url}${renderPagePath}${query ? `?${query}` : ''}`);
   await page.waitForFunction(() => (window as unknown as { benchReady?: boolean }).benchReady, null, { timeout: 90_000 });
   const w = (name: string, ...args: unknown[]) => page.evaluate(([n, a]) => (window as any)[n as string](...(a as unknown[])), [name, args] as const);
   const v = scene === 'gl' ? await w('glCosts', steps * 2) as Record<string, unknown> : await w('benchProfile', scene, steps, reps, warm) as Record<string, unknown>;

@@ -5,12 +5,18 @@
 // primitive and fragment of the shapes' passes (the dots alone cost what the image costs at 100k);
 // the texture costs them once per change.
 //
-// The texture is kept for one key (zoom, pixel ratio, size, the scene's and state's generation,
-// transparency, outline width); a pan reuses it while the shapes in view stay inside it. It is
-// sampled texel for texel (nearest), so a fused frame's camera is the texture's moved by whole
-// device pixels: a pan by a fraction of a pixel is drawn up to half a device pixel off the
-// engine's camera (image, shapes and overlay together), never blurred.
-import type { Framebuffer2D, Regl, Texture2D } from 'regl';
+// The texture is kept for one key (pixel ratio, size, the scene's and state's generation,
+// transparency, outline width) and its zoom; a pan reuses it while the shapes in view stay inside
+// it, sampled texel for texel, so a fused frame's camera is the texture's moved by whole device
+// pixels: a pan by a fraction of a pixel is drawn up to half a device pixel off the engine's camera
+// (image, shapes and overlay together), never blurred.
+//
+// A zoom gesture (wheel, pinch: a new scale every frame) shows the kept texture scaled, as map and
+// design tools do: a level of detail held for the gesture's frames, the image sharp under it. It
+// is drawn again at the frame's zoom when the view's shapes leave it or the zoom has gone past
+// MAX_STRETCH either way (blurred or aliased), and once the zoom rests SETTLE_MS (no new scale),
+// so the frame at rest is exact (as drawn directly) and the pans and zooms after it start from it.
+import type { Framebuffer2D, Regl, Texture2D, Texture2DOptions } from 'regl';
 import type { CameraState } from '../engine';
 
 /** x0, y0, x1, y1 in device px from the top-left of the view the texture was drawn for. */
@@ -18,6 +24,10 @@ export type DeviceRect = [number, number, number, number];
 
 /** The share of the view's width and height the texture reaches past each side: a pan reuses it until the view leaves it. */
 const MARGIN = 0.25;
+/** A zoom gesture shows the texture scaled by at most this either way (2: a texel over 2 x 2 px, or 2 x 2 texels in a px). */
+const MAX_STRETCH = 2;
+/** The zoom rests when no frame brought a new scale for this long: then the texture is drawn again at it (exact). */
+export const SETTLE_MS = 120;
 
 /** What a fused frame needs: its camera, the texture and where the view's pixels fall in it. */
 export interface FusedFrame {
@@ -49,8 +59,24 @@ export function shapesRect(cells: Map<number, { bounds: number[] }>, camera: Cam
   return [(x0 * scale + x) * dpr - pad, (y0 * scale + y) * dpr - pad, (x1 * scale + x) * dpr + pad, (y1 * scale + y) * dpr + pad];
 }
 
+/** What the renderer gives the fused layer. */
+export interface FusedHost {
+  /** Asks for a frame (the frame at rest once a zoom settles). */
+  requestFrame(): void;
+  /** A level or mask is still being made (a texture drawn now would hold stand-ins). */
+  building(): boolean;
+  /** The cells, for where the shapes are. */
+  cells: Map<number, { bounds: number[] }>;
+  /** Draws the masks and shapes' passes with this camera and CSS size into the bound target. */
+  draw(cam: CameraState, width: number, height: number): void;
+  /** Asks for the levels of detail the cells in view at this camera and CSS size want (made between frames), drawing nothing. */
+  prepare(cam: CameraState, width: number, height: number): void;
+}
+
 interface Held {
+  /** The key without the zoom (the zoom is `cam.scale`) and the generation of the cells' levels. */
   key: string;
+  lod: number;
   cam: CameraState;
   region: DeviceRect;
   /** Where the shapes are (their bounds grown by the widest outline or marker), in the same px. */
@@ -58,42 +84,105 @@ interface Held {
 }
 
 export class FusedLayer {
-  private readonly fb: Framebuffer2D;
-  private readonly tex: Texture2D;
+  /** Two targets: a pan past the held one's margin copies what they share into the other and draws only the rest (scroll). */
+  private readonly fbs: [Framebuffer2D, Framebuffer2D];
+  private readonly texs: [Texture2D, Texture2D];
+  private cur = 0;
   private held: Held | null = null;
-  /** The last frame's key and camera position: a frame with the same key and another position is panning. */
+  /** A part of the texture drawn alone: the viewport (grown by the widest dot or marker, whose sprites are clipped by their centre) and the scissor. */
+  private readonly band: (props: { vp: object; box: object }, body: () => void) => void;
+  /** The last frame's key and camera: a frame with the same key and another scale is zooming, another position panning. */
   private lastKey = '';
+  private lastScale = NaN;
   private lastX = NaN;
   private lastY = NaN;
+  /** Armed by a zooming frame: until it fires, frames show the texture scaled. */
+  private settleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The zoom rested: the next frame that can draws the texture at its zoom. */
+  private sharp = false;
   /** The programs' uniforms of the frame being drawn (programs.ts reads them). */
   readonly uniforms: { tex: Texture2D | null; at: number[] } = { tex: null, at: [0, 0, 1, 1] };
   /** Textures drawn, and frames composited from one (stats). */
   renders = 0;
   frames = 0;
+  /** Frames that showed it scaled (a zoom gesture's). */
+  scaledFrames = 0;
+  /** Of the renders, those that copied the part they share with the one before (a pan past the margin). */
+  scrolls = 0;
 
-  constructor(private readonly regl: Regl, private readonly maxSize: number) {
-    this.tex = regl.texture({ width: 1, height: 1, min: 'nearest', mag: 'nearest', wrapS: 'clamp', wrapT: 'clamp' });
-    this.fb = regl.framebuffer({ color: this.tex, depthStencil: false });
+  constructor(private readonly regl: Regl, private readonly maxSize: number, private readonly host: FusedHost) {
+    // linear: a zoom gesture's frames sample it scaled; an exact frame samples texel centres, where linear is the texel
+    const tex = () => regl.texture({ width: 1, height: 1, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
+    this.texs = [tex(), tex()];
+    this.fbs = [regl.framebuffer({ color: this.texs[0], depthStencil: false }), regl.framebuffer({ color: this.texs[1], depthStencil: false })];
+    this.band = regl({ viewport: regl.prop<{ vp: object }, 'vp'>('vp'), scissor: { enable: true, box: regl.prop<{ box: object }, 'box'>('box') } }) as unknown as typeof this.band;
+  }
+
+  private get tex(): Texture2D {
+    return this.texs[this.cur];
   }
 
   /**
-   * This frame's fused draw, or null to draw it directly: the kept texture moved with the pan, else
-   * a new one when the camera's position and nothing else changed since the last frame (a pan;
-   * `key` holds the rest: zoom, the scene's generation, display) and `canBuild` (no level or mask
-   * still building). A frame at rest after a change is drawn directly: frames at rest come one or
-   * two at a time (tiles arriving after a zoom step), too few to pay for the texture's margin.
+   * This frame's fused draw, or null to draw it directly. `key` holds what the texture shows
+   * besides the camera (the scene's generation, display), `lod` the generation of the cells' levels
+   * (a level built in place of a stand-in: a zoom gesture's scaled texture is still good). Panning:
+   * the kept texture moved with the pan, else a new one (what it shares with the kept one copied).
+   * Zooming (the last frame's key, another scale) and until the zoom settles: the kept texture
+   * scaled, else a new one at this zoom. Once it settles: the levels the new zoom wants are made
+   * first (the scaled texture shown meanwhile), then a new texture at this zoom, drawn once.
+   * Any other frame (at rest after a change) is drawn directly: frames at rest come one or two at a
+   * time, too few to pay for the texture's margin.
    * `usable`: nothing is drawn between the shapes' passes that the texture would leave out.
    */
-  frame(key: string, camera: CameraState, dpr: number, width: number, height: number, usable: boolean, canBuild: boolean, cells: Map<number, { bounds: number[] }>, draw: (cam: CameraState, width: number, height: number) => void): FusedFrame | null {
+  frame(key: string, lod: number, camera: CameraState, dpr: number, width: number, height: number, usable: boolean): FusedFrame | null {
     const wd = width * dpr, hd = height * dpr;
     key = `${key}|${wd}|${hd}`;
-    const panning = key === this.lastKey && (camera.x !== this.lastX || camera.y !== this.lastY);
-    [this.lastKey, this.lastX, this.lastY] = [key, camera.x, camera.y];
+    const same = key === this.lastKey, zooming = same && camera.scale !== this.lastScale;
+    const panning = same && !zooming && (camera.x !== this.lastX || camera.y !== this.lastY);
+    [this.lastKey, this.lastScale, this.lastX, this.lastY] = [key, camera.scale, camera.x, camera.y];
+    if (zooming) this.armSettle();
     // a drawing buffer off whole device px would stretch the texture's texels over the view's
-    if (!usable || !Number.isInteger(wd) || !Number.isInteger(hd)) return null;
-    const kept = this.reuse(key, camera, dpr, wd, hd);
-    if (kept || !panning || !canBuild) return kept;
-    return this.build(key, camera, dpr, wd, hd, shapesRect(cells, camera, dpr), draw);
+    if (!usable || !Number.isInteger(wd) || !Number.isInteger(hd)) {
+      this.sharp = false;
+      return null;
+    }
+    const kept = this.reuse(key, lod, camera, dpr, wd, hd);
+    if (kept) {
+      this.sharp = false;
+      return kept;
+    }
+    const gesture = this.settleTimer !== null, { building } = this.host;
+    const scaled = gesture || this.sharp ? this.scaled(key, camera, dpr, wd, hd) : null;
+    if (gesture && scaled) return scaled;
+    if (!(gesture || this.sharp || panning) || building()) return null;
+    const shapes = shapesRect(this.host.cells, camera, dpr);
+    if (this.sharp) {
+      // at rest after a zoom: the levels its texture wants first, so it is drawn once, without stand-ins
+      const r = this.region(wd, hd, shapes, true), tw = r[2] - r[0], th = r[3] - r[1];
+      this.host.prepare({ scale: camera.scale, x: camera.x - r[0] / dpr, y: camera.y - r[1] / dpr }, tw / dpr, th / dpr);
+      if (building()) return scaled; // they ask for a frame when made
+    }
+    // No margin at rest after a zoom (a pan draws it as it scrolls: a zoom's levels for it were the
+    // costliest part of the settle), nor zooming in (the gesture's next views lie inside this one).
+    const tight = this.sharp || (gesture && !!this.held && camera.scale > this.held.cam.scale);
+    const f = (panning && this.scroll(key, lod, camera, dpr, wd, hd)) || this.build(key, lod, camera, dpr, wd, hd, shapes, tight);
+    // drawn with stand-ins for levels still being made: drawn again once they are (they ask for a frame)
+    this.sharp = !gesture && building();
+    return f;
+  }
+
+  /** True while a zoom has not settled or its frame at rest is still to be drawn (the renderer is not idle). */
+  get settling(): boolean {
+    return this.settleTimer !== null || this.sharp;
+  }
+
+  private armSettle(): void {
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = null;
+      this.sharp = true;
+      this.host.requestFrame();
+    }, SETTLE_MS);
   }
 
   /**
@@ -128,17 +217,25 @@ export class FusedLayer {
     draw.imageFused(quads);
   }
 
-  /** The kept texture's frame at `camera` (moved by whole device px), or null when its key changed or the view's shapes leave it. */
-  reuse(key: string, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
+  /** The kept texture's frame at `camera` (moved by whole device px), or null when its key or zoom changed or the view's shapes leave it. */
+  reuse(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
+    const h = this.held;
+    if (!h || h.key !== key || h.lod !== lod || h.cam.scale !== camera.scale) return null;
+    const dx = Math.round((camera.x - h.cam.x) * dpr), dy = Math.round((camera.y - h.cam.y) * dpr);
+    if (!covers(h, 1, -dx, -dy, wd, hd)) return null;
+    return this.frameAt(h, { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr }, 1, -dx, -dy, hd);
+  }
+
+  /** The kept texture scaled to `camera`'s zoom (a zoom gesture's frame), or null when its key changed, the zoom went past MAX_STRETCH or the view's shapes leave it. */
+  scaled(key: string, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
     const h = this.held;
     if (!h || h.key !== key) return null;
-    const dx = Math.round((camera.x - h.cam.x) * dpr), dy = Math.round((camera.y - h.cam.y) * dpr);
-    // the view in the texture's px, clipped to the shapes, must lie inside the texture
-    const x0 = Math.max(-dx, h.shapes[0]), y0 = Math.max(-dy, h.shapes[1]);
-    const x1 = Math.min(wd - dx, h.shapes[2]), y1 = Math.min(hd - dy, h.shapes[3]);
-    const inside = x0 >= h.region[0] && y0 >= h.region[1] && x1 <= h.region[2] && y1 <= h.region[3];
-    if (x0 < x1 && y0 < y1 && !inside) return null;
-    return this.frameAt(h, dx, dy, dpr, hd);
+    const k = h.cam.scale / camera.scale; // the texture's px per view px
+    if (k > MAX_STRETCH || k < 1 / MAX_STRETCH) return null;
+    const ox = (h.cam.x - camera.x * k) * dpr, oy = (h.cam.y - camera.y * k) * dpr;
+    if (!covers(h, k, ox, oy, wd, hd)) return null;
+    this.scaledFrames++;
+    return this.frameAt(h, camera, k, ox, oy, hd);
   }
 
   /**
@@ -146,21 +243,70 @@ export class FusedLayer {
    * view) through `draw` (the masks and shapes' passes with the camera and CSS size given, into
    * the bound target), keeps it under `key` and returns its frame; null if the view is too large.
    */
-  build(key: string, camera: CameraState, dpr: number, wd: number, hd: number, shapes: DeviceRect, draw: (cam: CameraState, width: number, height: number) => void): FusedFrame | null {
+  build(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number, shapes: DeviceRect, tight = false): FusedFrame | null {
     if (wd > this.maxSize || hd > this.maxSize) return null;
-    const mx = Math.min(Math.round(wd * MARGIN), Math.floor((this.maxSize - wd) / 2)), my = Math.min(Math.round(hd * MARGIN), Math.floor((this.maxSize - hd) / 2));
     const s: DeviceRect = [Math.floor(shapes[0]), Math.floor(shapes[1]), Math.ceil(shapes[2]), Math.ceil(shapes[3])];
-    let region: DeviceRect = [Math.max(-mx, s[0]), Math.max(-my, s[1]), Math.min(wd + mx, s[2]), Math.min(hd + my, s[3])];
+    let region = this.region(wd, hd, s, tight);
     if (region[0] >= region[2] || region[1] >= region[3]) region = [0, 0, 1, 1]; // no shape near: an empty texel
     const [rx0, ry0, rx1, ry1] = region, tw = rx1 - rx0, th = ry1 - ry0;
-    this.fb.resize(tw, th);
-    this.fb.use(() => {
+    const { draw } = this.host;
+    const fb = this.fbs[this.cur];
+    fb.resize(tw, th);
+    fb.use(() => {
       this.regl.clear({ color: [0, 0, 0, 0] });
       draw({ scale: camera.scale, x: camera.x - rx0 / dpr, y: camera.y - ry0 / dpr }, tw / dpr, th / dpr);
     });
-    this.held = { key, cam: { ...camera }, region, shapes: s };
+    this.held = { key, lod, cam: { ...camera }, region, shapes: s };
     this.renders++;
-    return this.frameAt(this.held, 0, 0, dpr, hd);
+    return this.frameAt(this.held, { ...camera }, 1, 0, 0, hd);
+  }
+
+  /**
+   * A pan past the held texture's margin: the texture for the view at `camera` (moved by whole
+   * device px from the held one, as a pan's frames are), on the other target, with what both cover
+   * copied from the held one and only the rest drawn (up to four bands), so a pan frame pays for the
+   * area it uncovers, not the whole texture. Null when they share nothing (then `build`).
+   */
+  private scroll(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
+    const h = this.held, { draw } = this.host;
+    if (!h || h.key !== key || h.lod !== lod || h.cam.scale !== camera.scale || wd > this.maxSize || hd > this.maxSize) return null;
+    const dx = Math.round((camera.x - h.cam.x) * dpr), dy = Math.round((camera.y - h.cam.y) * dpr);
+    const cam = { scale: camera.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr };
+    // in the held view's px (this view's px p is p - d there)
+    const s: DeviceRect = [h.shapes[0] + dx, h.shapes[1] + dy, h.shapes[2] + dx, h.shapes[3] + dy];
+    const r = this.region(wd, hd, s);
+    const [ox0, oy0, ox1, oy1] = [Math.max(r[0] - dx, h.region[0]), Math.max(r[1] - dy, h.region[1]), Math.min(r[2] - dx, h.region[2]), Math.min(r[3] - dy, h.region[3])];
+    if (r[0] >= r[2] || r[1] >= r[3] || ox0 >= ox1 || oy0 >= oy1) return null;
+    const tw = r[2] - r[0], th = r[3] - r[1], thHeld = h.region[3] - h.region[1];
+    const from = this.fbs[this.cur], next = this.cur ^ 1;
+    this.fbs[next].resize(tw, th);
+    // the shared part, in the other's px (WebGL rows bottom-up in both)
+    const bx0 = ox0 + dx - r[0], by0 = oy0 + dy - r[1], bx1 = ox1 + dx - r[0], by1 = oy1 + dy - r[1];
+    const copy = { copy: true, x: ox0 - h.region[0], y: thHeld - (oy1 - h.region[1]), width: ox1 - ox0, height: oy1 - oy0 };
+    from.use(() => this.texs[next].subimage(copy as unknown as Texture2DOptions, bx0, th - by1)); // regl's copy from the bound target (copyTexSubImage2D)
+    const g = Math.ceil(12 * dpr);
+    this.fbs[next].use(() => {
+      for (const [x0, y0, x1, y1] of [[0, 0, tw, by0], [0, by1, tw, th], [0, by0, bx0, by1], [bx1, by0, tw, by1]] as DeviceRect[]) {
+        if (x0 >= x1 || y0 >= y1) continue;
+        const vp = { x: x0 - g, y: th - y1 - g, width: x1 - x0 + 2 * g, height: y1 - y0 + 2 * g };
+        this.band({ vp, box: { x: x0, y: th - y1, width: x1 - x0, height: y1 - y0 } }, () => {
+          this.regl.clear({ color: [0, 0, 0, 0] });
+          draw({ scale: cam.scale, x: cam.x - (r[0] + x0 - g) / dpr, y: cam.y - (r[1] + y0 - g) / dpr }, vp.width / dpr, vp.height / dpr);
+        });
+      }
+    });
+    this.cur = next;
+    this.held = { key, lod, cam, region: r, shapes: s };
+    this.renders++;
+    this.scrolls++;
+    return this.frameAt(this.held, cam, 1, 0, 0, hd);
+  }
+
+  /** The texture's rect for a view of wd x hd device px whose shapes are at `s` (its px): the view and the margin (`tight`: none), clipped to the shapes. */
+  private region(wd: number, hd: number, s: DeviceRect, tight = false): DeviceRect {
+    const m = tight ? 0 : MARGIN;
+    const mx = Math.min(Math.round(wd * m), Math.floor((this.maxSize - wd) / 2)), my = Math.min(Math.round(hd * m), Math.floor((this.maxSize - hd) / 2));
+    return [Math.max(-mx, Math.floor(s[0])), Math.max(-my, Math.floor(s[1])), Math.min(wd + mx, Math.ceil(s[2])), Math.min(hd + my, Math.ceil(s[3]))];
   }
 
   /** Draws each of its programs once (into the bound 1 x 1 warm-up target): software WebGL compiles a program at its first draw (10-20 ms), else the first pan frame's. */
@@ -171,24 +317,47 @@ export class FusedLayer {
     draw.shapesTexture([{ rect }]);
   }
 
-  private frameAt(h: Held, dx: number, dy: number, dpr: number, hd: number): FusedFrame {
+  /**
+   * The frame that shows `h` with a view px p (device px, y down) on the texture's view px k * p + o
+   * (`cam`: the camera it shows). A fragment's texture coordinate is (gl_FragCoord.xy + at.xy) *
+   * at.zw; WebGL counts rows up from the bottom in both, so a fragment's row y = hd - p.y falls on
+   * the texture's row th - (k * p.y + o.y - ry0).
+   */
+  private frameAt(h: Held, cam: CameraState, k: number, ox: number, oy: number, hd: number): FusedFrame {
     const [rx0, ry0, rx1, ry1] = h.region, tw = rx1 - rx0, th = ry1 - ry0;
     this.frames++;
-    // A view px (x, y down) is the texture's px (x - dx - rx0, y - dy - ry0); WebGL counts rows up
-    // from the bottom in both, so the row is th - (hd - fragY - dy - ry0).
     return {
-      cam: { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr },
+      cam,
       tex: this.tex,
-      at: [-dx - rx0, th - hd + dy + ry0, 1 / tw, 1 / th],
-      region: [rx0 + dx, ry0 + dy, rx1 + dx, ry1 + dy],
+      at: [(ox - rx0) / k, (th - k * hd - oy + ry0) / k, k / tw, k / th],
+      region: [(rx0 - ox) / k, (ry0 - oy) / k, (rx1 - ox) / k, (ry1 - oy) / k],
     };
   }
 
+  /** RenderStats' fused figures. */
+  stats(): { fusedRenders: number; fusedFrames: number; fusedScaledFrames: number; fusedScrolls: number } {
+    return { fusedRenders: this.renders, fusedFrames: this.frames, fusedScaledFrames: this.scaledFrames, fusedScrolls: this.scrolls };
+  }
+
   bytes(): number {
-    return this.held ? (this.held.region[2] - this.held.region[0]) * (this.held.region[3] - this.held.region[1]) * 4 : 0;
+    return this.texs.reduce((n, t) => n + t.width * t.height * 4, 0);
   }
 
   dispose(): void {
-    this.fb.destroy();
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer = null;
+    this.sharp = false;
+    for (const fb of this.fbs) fb.destroy();
   }
 }
+
+/** The view (wd x hd device px, on the texture's view px k * p + o), clipped to the shapes, lies inside `h`'s texture. */
+function covers(h: Held, k: number, ox: number, oy: number, wd: number, hd: number): boolean {
+  const x0 = Math.max(ox, h.shapes[0]), y0 = Math.max(oy, h.shapes[1]);
+  const x1 = Math.min(k * wd + ox, h.shapes[2]), y1 = Math.min(k * hd + oy, h.shapes[3]);
+  return x0 >= x1 || y0 >= y1 || (x0 >= h.region[0] && y0 >= h.region[1] && x1 <= h.region[2] && y1 <= h.region[3]);
+}
+
+
+/** The stats of a renderer without the fused path. */
+export const NO_FUSED = { stats: () => ({ fusedRenders: 0, fusedFrames: 0, fusedScaledFrames: 0, fusedScrolls: 0 }) };

@@ -154,6 +154,10 @@ export interface RenderStats {
   /** The fused path (fused.ts): textures of the shapes drawn, and frames composited from one. */
   fusedRenders: number;
   fusedFrames: number;
+  /** Of those, frames of a zoom gesture that showed the texture scaled (drawn sharp once the zoom settles). */
+  fusedScaledFrames: number;
+  /** Of the textures drawn, those that copied what they share with the one before and drew the rest (a pan past the margin). */
+  fusedScrolls: number;
   /** Draw calls of the shapes' passes (fills, dots, compact polygons, outlines) in the last frame that drew them (a frame from the fused texture draws none). */
   shapeDraws: number;
   /** Cells left out of the last frame (outside the viewport). */

@@ -30,7 +30,7 @@ import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffer
 import { RunList } from './level-buffers';
 import { Compactor } from './compaction';
 import { ImpostorAtlas } from './impostors';
-import { FusedLayer } from './fused';
+import { FusedLayer, NO_FUSED } from './fused';
 import { overlayLineDraws, overlayParts, type ChunkOverlay, type LineDraw } from './overlay';
 
 /**
@@ -95,6 +95,8 @@ export class Renderer {
   private readonly programs: Programs;
   /** Counts every change to what the masks and shapes' passes draw (the fused texture's key). */
   private gen = 0;
+  /** Counts the cells' levels built in place of stand-ins and laid out anew (the same shapes, drawn exactly; a zoom's scaled texture holds). */
+  private lod = 0;
   private readonly background: [number, number, number];
   private disposed = false;
   /** Frame durations (ms, including a GPU finish when `measure` is on). */
@@ -120,7 +122,7 @@ export class Renderer {
     building: () => this.pendingBuilds.size > 0,
     done: (sample) => {
       if (sample) {
-        this.gen++; // a level laid out anew (null: nothing was)
+        this.lod++; // a level laid out anew (null: nothing was)
         this.warmLevel(sample);
       }
       this.requestFrameWhenLoaded();
@@ -189,7 +191,10 @@ export class Renderer {
     });
     this.programs = programs;
     this.impostors = options.impostors ? new ImpostorAtlas(regl, programs.cam) : null;
-    this.fused = options.fused !== false && !options.impostors ? new FusedLayer(regl, this.maxTextureSize) : null;
+    this.fused = options.fused !== false && !options.impostors ? new FusedLayer(regl, this.maxTextureSize, {
+      requestFrame: () => this.requestFrame(), building: () => this.pendingBuilds.size > 0 || this.maskLayer.pending, cells: this.chunks,
+      draw: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes()), prepare: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes(true)),
+    }) : null;
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
     this.warmTarget.use(() => this.fused?.warm(programs));
     this.labels = new LabelLayer(regl, () => this.requestFrame());
@@ -485,7 +490,7 @@ export class Renderer {
       }
       if (this.pendingBuilds.size) this.scheduleBuilds();
       else {
-        this.gen++; // the levels built replace their stand-ins (in a fused texture too)
+        this.lod++; // the levels built replace their stand-ins (in a fused texture too)
         this.requestFrameWhenLoaded();
         this.compactor.poke();
       }
@@ -546,7 +551,7 @@ export class Renderer {
   }
 
   private isIdle(): boolean {
-    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && !this.maskLayer.pending && !this.compactor.pending;
+    return !this.frameRequested && !this.images.held && !this.labels.loading && !this.pendingBuilds.size && !this.images.loading && (this.images.image?.pending ?? 0) === 0 && !this.maskLayer.pending && !this.compactor.pending && !this.fused?.settling;
   }
 
   /** Resolves after the next frame once nothing is loading. */
@@ -569,7 +574,7 @@ export class Renderer {
     if (this.overlayDirty) this.rebuildOverlay();
     const camera = this.camera;
     // at rest or panning: the shapes from their texture (fused.ts), drawn on whole device px of its pan
-    const fused = this.fused?.frame(`${camera.scale}|${this.dpr}|${this.gen}|${this.view.transparency}|${this.display.outlineWidth}`, camera, this.dpr, this.width, this.height, !this.overlay[0]!.count && this.chunks.size > 0, !this.pendingBuilds.size && !this.maskLayer.pending, this.chunks, this.drawShapesAt);
+    const fused = this.fused?.frame(`${this.dpr}|${this.gen}|${this.view.transparency}|${this.display.outlineWidth}`, this.lod, camera, this.dpr, this.width, this.height, !this.overlay[0]!.count && this.chunks.size > 0);
     if (fused) this.camera = fused.cam;
     const [r, g, b] = this.background;
     regl.clear({ color: [r, g, b, 1] });
@@ -591,10 +596,8 @@ export class Renderer {
     this.gl.flush();
   }
 
-  /** The masks and the shapes' passes over the view of this camera and size (the canvas, or the fused texture). */
-  private drawShapes(): void {
-    const masks = this.maskLayer.draws();
-    if (masks.length) this.programs.mask(masks);
+  /** The masks and the shapes' passes over the view of this camera and size (the canvas, or the fused texture); `dry`: only the levels they want asked for. */
+  private drawShapes(dry = false): void {
     // Visible cells (the viewport in image px, grown by the widest outline or marker).
     const { x: cx, y: cy, scale } = this.camera;
     const pad = 12 / scale;
@@ -604,6 +607,9 @@ export class Renderer {
     this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, Math.round(Math.log2(scale) * 2) / 2);
     if (this.lists.build.length) this.compactor.poke();
     if (this.pendingBuilds.size) this.scheduleBuilds();
+    if (dry) return; // the levels this view wants asked for, nothing drawn (FusedHost.prepare)
+    const masks = this.maskLayer.draws();
+    if (masks.length) this.programs.mask(masks);
     const oFill = this.overlay[0]!;
     // each pass: the cells' ranges, those that touch in their level's buffer joined into one draw
     for (const l of levels) if (l.fillV && l.fillI) fills.add(l.fillV.page, l.fillI.page, l.fillI.start, l.fillI.cap);
@@ -617,8 +623,6 @@ export class Renderer {
     this.s.shapeDraws = fills.list.length + dots.list.length + compacts.list.length + lines.list.length;
   }
 
-  /** FusedLayer's draw: the masks and shapes with this camera and CSS size (into its texture). */
-  private readonly drawShapesAt = (camera: CameraState, width: number, height: number): void => this.withView(camera, width, height, () => this.drawShapes());
 
   /** Runs `draw` with the programs' camera and CSS size set to these (an offscreen target's), then puts the view's back. */
   private withView(camera: CameraState, width: number, height: number, draw: () => void): void {
@@ -686,8 +690,7 @@ export class Renderer {
       masks: this.maskLayer.count,
       chunks: this.chunks.size,
       impostorRenders: this.impostors?.renders ?? 0,
-      fusedRenders: this.fused?.renders ?? 0,
-      fusedFrames: this.fused?.frames ?? 0,
+      ...(this.fused ?? NO_FUSED).stats(),
       compactions: this.compactor.count,
       shapeDraws: this.s.shapeDraws,
       culledChunks: this.s.culledChunks,

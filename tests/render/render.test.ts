@@ -42,6 +42,15 @@ async function renderScene(name: string, mode: 'worker' | 'main', extra: { impos
   return { png: PNG.sync.read(buf), stats };
 }
 
+/** The share of pixels that differ between two pictures of one size. */
+const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
+
+/** Keeps two pictures that should match in test-results/render (`<name>-<how>.png`) to look at. */
+function keepPair(name: string, ...pictures: [string, PNG][]): void {
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const [how, png] of pictures) fs.writeFileSync(path.join(outDir, `${name}-${how}.png`), PNG.sync.write(png));
+}
+
 function compare(name: string, actual: PNG): number {
   const file = path.join(expectedDir, `${name}.png`);
   if (update || !fs.existsSync(file)) {
@@ -291,7 +300,6 @@ describe('renderer pixel facts', () => {
     expect(differ).toBeGreaterThanOrEqual(4);
   }, 60_000);
   it('an edit rewrites its cell\'s range of the shared level buffers: grown, moved and removed shapes look as drawn from scratch in the next frame (issue 35)', async () => {
-    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
     const before = (await renderScene('rangeEditBefore', 'worker')).png;
     const edited = await renderScene('rangeEdited', 'worker');
     const fresh = (await renderScene('rangeEditFinal', 'worker')).png;
@@ -306,7 +314,6 @@ describe('renderer pixel facts', () => {
   }, 60_000);
 
   it('once the scene is quiet, a level whose cells moved apart (edits that grew them, frames between) is laid out in one run of its buffers: a few draws a frame, the same pixels (issue 35)', async () => {
-    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
     const loose = await renderScene('looseGrid', 'worker', { compaction: false });
     const laid = await renderScene('looseGrid', 'worker');
     expect(loose.stats.compactions).toBe(0);
@@ -322,14 +329,8 @@ describe('renderer pixel facts', () => {
   }, 60_000);
 
   it('at rest and panning, the shapes drawn once into a texture and composited in the image\'s pass look as drawn directly, and an edit, a hover or a selection shows in the next frame (issue 35, fused path)', async () => {
-    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
     const stat = (r: { stats: Record<string, unknown> }, k: 'fusedRenders' | 'fusedFrames', before = false) => ((before ? r.stats.beforeChange : r.stats) as Record<string, number>)[k]!;
     const rest = await renderScene('fusedRest', 'worker', { fused: false });
-    const keep = (name: string, a: PNG, b: PNG) => {
-      fs.mkdirSync(outDir, { recursive: true });
-      fs.writeFileSync(path.join(outDir, `${name}-fused.png`), PNG.sync.write(a));
-      fs.writeFileSync(path.join(outDir, `${name}-direct.png`), PNG.sync.write(b));
-    };
     for (const name of ['fusedPan', 'fusedPanOn', 'fusedPanFraction', 'fusedPanFar', 'fusedEdit', 'fusedHover', 'fusedSelect']) {
       const via = await renderScene(name, 'worker');
       // a pan by a fraction of a pixel is drawn on the texture's whole pixels: as the pan rounded
@@ -341,16 +342,37 @@ describe('renderer pixel facts', () => {
       expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002); // the change is there to see
       // Premultiplied 8-bit colours in the texture round the blend a level or two apart: under the threshold.
       const bad = differ(via.png, direct.png);
-      if (bad > 0) keep(name, via.png, direct.png);
+      if (bad > 0) keepPair(name, ['fused', via.png], ['direct', direct.png]);
       expect(bad, name).toBe(0);
       // drawn at the pan's first frame, then reused; drawn again for a pan past its margin, an edit, a hover or a selection
       expect(stat(via, 'fusedRenders'), name).toBe(['fusedPan', 'fusedPanOn', 'fusedPanFraction'].includes(name) ? 1 : 2);
+      // past the margin, what the texture shares with the one before is copied and only the rest drawn
+      expect(via.stats.fusedScrolls, name).toBe(name === 'fusedPanFar' ? 1 : 0);
     }
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
+  it('during a zoom gesture the fused texture is shown scaled, drawn again at the zoom when the view leaves it, and once the zoom rests the frame looks as drawn directly (issue 35, fused path)', async () => {
+    const rest = await renderScene('fusedRest', 'worker', { fused: false });
+    for (const name of ['fusedZoomIn', 'fusedZoomOut']) {
+      const via = await renderScene(name, 'worker');
+      const direct = await renderScene(name, 'worker', { fused: false });
+      const n = (k: string) => via.stats[k] as number;
+      expect(direct.stats.fusedFrames, name).toBe(0);
+      expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002); // the zoom is there to see
+      // the gesture's frames showed the pan's texture scaled
+      expect(n('fusedScaledFrames'), name).toBeGreaterThan(0);
+      // none drawn for the gesture's frames zooming in: the pan's texture, the one at rest, and that
+      // once more when the new zoom's levels replace their stand-ins (a half-octave crossed)
+      if (name === 'fusedZoomIn') expect(n('fusedRenders'), name).toBeLessThanOrEqual(3);
+      const bad = differ(via.png, direct.png);
+      if (bad > 0) keepPair(name, ['fused', via.png], ['direct', direct.png]);
+      expect(bad, name).toBe(0);
+    }
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
   it('zoomed out, cells drawn once into impostor textures look as drawn directly, and an edit, a selection or a class colour change shows in the next frame (issue 35)', async () => {
-    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: THRESHOLD }) / (a.width * a.height);
     const unchanged = await renderScene('impostors', 'worker', { impostors: false });
     for (const name of ['impostors', 'impostorsSelect', 'impostorsRecolor', 'impostorsEdit']) {
       const via = await renderScene(name, 'worker', { impostors: true });
@@ -363,11 +385,7 @@ describe('renderer pixel facts', () => {
       // its cell's dots and compact polygons together, the direct draw all cells' dots first (a
       // moved shape: 0.056%). The selection of a fifth of the dots left out of the impostors: 0.13%.
       const bad = differ(via.png, direct.png);
-      if (bad > 0.0008) {
-        fs.mkdirSync(outDir, { recursive: true });
-        fs.writeFileSync(path.join(outDir, `${name}-impostors.png`), PNG.sync.write(via.png));
-        fs.writeFileSync(path.join(outDir, `${name}-direct.png`), PNG.sync.write(direct.png));
-      }
+      if (bad > 0.0008) keepPair(name, ['impostors', via.png], ['direct', direct.png]);
       expect(bad, name).toBeLessThanOrEqual(0.0008);
       // drawn again for the change, not drawn directly instead
       if (name !== 'impostors') expect(via.stats.impostorRenders, name).toBeGreaterThan((via.stats.beforeChange as { impostorRenders: number }).impostorRenders);

@@ -221,9 +221,13 @@ const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
  * on to 60 x 30 px; 'panFraction' on to 60.4 x 30.3 px (a fused frame moves by whole device px of
  * its texture: it must look like 'panOn'); 'panFar' on to 250 x 150 px (shapes past the texture's margin come into view); 'edit' a box
  * moved, the polyline removed and the mask replaced, 'hover' another shape hovered, 'select'
- * another shape selected, each followed by its frames and a pan on to 40 x 20 px.
+ * another shape selected, each followed by its frames and a pan on to 40 x 20 px. 'zoomIn' and
+ * 'zoomOut': after the pan, a zoom gesture about (150, 120) on screen, a new scale every 20 ms (as
+ * a pinch or a spun wheel gives them), in to 1.5 x 1.1^4 (the texture shown scaled all the way) or
+ * out to 1.5 x 0.8^5 (the view's shapes leave the texture's margin on the way: drawn again at
+ * that zoom), then the zoom rests.
  */
-function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select'): () => Promise<Scene> {
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut'): () => Promise<Scene> {
   return async () => {
     const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
     const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
@@ -250,14 +254,22 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       edit: () => editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation, seg('m2', m2)], ['l1', 'm1']),
       hover: () => editor.pointerMove({ x: 20 * 1.5 + 30 - 37, y: 75 * 1.5 + 20 - 18 }), // b1
       select: () => editor.select(['p1']),
+      zoomIn: () => zoomGesture(1.1, 4),
+      zoomOut: () => zoomGesture(0.8, 5),
+    };
+    const zoomGesture = async (factor: number, steps: number) => {
+      for (let i = 0; i < steps; i++) {
+        editor.zoomAt(150, 120, factor);
+        await new Promise((r) => setTimeout(r, 20));
+      }
     };
     const afterFirstPicture = async (renderer: { idle(): Promise<unknown> }) => {
       if (change === 'rest') return;
       pan(37, 18);
       if (change === 'pan') return;
       await renderer.idle();
-      changes[change]();
-      if (change.startsWith('pan')) return;
+      await changes[change]();
+      if (change.startsWith('pan') || change.startsWith('zoom')) return;
       await renderer.idle();
       pan(40, 20);
     };
@@ -274,6 +286,8 @@ export const scenes: Record<string, () => Promise<Scene>> = {
   fusedEdit: fusedScene('edit'),
   fusedHover: fusedScene('hover'),
   fusedSelect: fusedScene('select'),
+  fusedZoomIn: fusedScene('zoomIn'),
+  fusedZoomOut: fusedScene('zoomOut'),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),

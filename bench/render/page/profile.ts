@@ -12,8 +12,9 @@ const q = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))]! : NaN;
 };
 
-type Parts = 'drawImage' | 'drawMask' | 'drawFill' | 'drawDots' | 'drawCompact' | 'drawLine';
-const PARTS: Parts[] = ['drawImage', 'drawMask', 'drawFill', 'drawDots', 'drawCompact', 'drawLine'];
+/** The renderer's draw commands (src/workers/programs.ts) switched off in turn. */
+type Parts = 'image' | 'mask' | 'fill' | 'dots' | 'compact' | 'line';
+const PARTS: Parts[] = ['image', 'mask', 'fill', 'dots', 'compact', 'line'];
 
 /** A new VW x VH canvas, alone on the stage. */
 function freshCanvas(): HTMLCanvasElement {
@@ -33,7 +34,9 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
   const canvas = freshCanvas();
   const editor = new Editor({ viewport: { width: VW, height: VH }, image: scene.image });
   await editor.loadAsync(scene.annotations);
-  const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512 }, 'main');
+  // the passes drawn directly (fused: the pan frames from the shapes' texture, measured apart below)
+  const fused = new URLSearchParams(location.search).has('fused');
+  const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512, fused }, 'main');
   const tracker = new SceneTracker(editor);
   // ?detach: the canvas is not in the page, so frames do not wait for the compositor's
   if (new URLSearchParams(location.search).has('detach')) canvas.remove();
@@ -70,9 +73,10 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
     await r.idle();
   }
   r.measure = true;
-  const saved = Object.fromEntries(PARTS.map((p) => [p, (r as any)[p]]));
+  const programs = (r as any).programs;
+  const saved = Object.fromEntries(PARTS.map((p) => [p, programs[p]]));
   const run = async (on: Parts[], pathHere: CameraState[] = path) => {
-    for (const p of PARTS) (r as any)[p] = on.includes(p) ? saved[p] : () => undefined;
+    for (const p of PARTS) programs[p] = on.includes(p) ? saved[p] : () => undefined;
     const all: number[] = [];
     for (let k = 0; k < reps; k++) {
       r.frameTimes.length = 0;
@@ -115,14 +119,28 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
     out.clearOnly = await run([]);
     rr.draw = draw;
   }
-  out.image = await run(['drawImage']);
-  out.masks = await run(['drawMask']);
-  out.fills = await run(['drawFill']);
-  out.lines = await run(['drawLine']);
-  out.compact = await run(['drawCompact']);
-  out.dots = await run(['drawDots']);
-  out.imageAndDots = await run(['drawImage', 'drawDots']);
+  if (fused) {
+    // ?fused: the pan's frames from the shapes' texture (src/workers/fused.ts), and the same frames
+    // with the image's plain pass in place of the fused one (no second texel fetch, no texture alone past the image)
+    const pan = path.slice(0, Math.floor(path.length / 2));
+    out.fusedPan = await run(PARTS, pan);
+    const { imageFused, shapesTexture } = programs;
+    [programs.imageFused, programs.shapesTexture] = [saved.image, () => undefined];
+    out.fusedPanImagePass = await run(PARTS, pan);
+    [programs.imageFused, programs.shapesTexture] = [imageFused, shapesTexture];
+    out.stats = r.stats();
+    r.dispose();
+    return out;
+  }
+  out.image = await run(['image']);
+  out.masks = await run(['mask']);
+  out.fills = await run(['fill']);
+  out.lines = await run(['line']);
+  out.compact = await run(['compact']);
+  out.dots = await run(['dots']);
+  out.imageAndDots = await run(['image', 'dots']);
   out.full = await run(PARTS);
+  out.imagePan = await run(['image'], path.slice(0, Math.floor(path.length / 2)));
   out.stats = r.stats();
   // raw WebGL: clear + 1 px readback on a fresh context, no regl
   {
