@@ -41,8 +41,9 @@ export default defineConfig({
     pool: 'forks',
     // One temporary directory per run, removed at its end (tests/support/vitest-tmpdir.ts).
     globalSetup: ['tests/support/vitest-tmpdir.ts'],
+    // The API harness's shared server stopped at the end of an isolated file (tests/support/vitest-file-end.ts);
     // VITEST_CPU_LOG=<file>: a line per test file with its CPU and wall seconds (tests/README.md).
-    setupFiles: process.env.VITEST_CPU_LOG ? ['tests/support/vitest-cpu-log.ts'] : [],
+    setupFiles: ['tests/support/vitest-file-end.ts', ...(process.env.VITEST_CPU_LOG ? ['tests/support/vitest-cpu-log.ts'] : [])],
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine. API
     // files spend much of their time waiting on their server, so two at a time finish sooner.
     // VITEST_WORKERS changes it, to compare (a run that leaves a core idle gains from a third).
@@ -50,8 +51,9 @@ export default defineConfig({
     projects: [
       // The rest share one module graph per worker: the server and its dependencies are loaded
       // once per worker instead of once per file (importing them was 107 s of the 377 s run).
-      { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...isolated], isolate: !shareModules } },
-      { extends: true, test: { name: 'isolated', include: isolated } },
+      // VELLUM_FILE_ISOLATED tells a file's end that its module graph, so any shared server in it, is its own.
+      { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...isolated], isolate: !shareModules, env: shareModules ? {} : { VELLUM_FILE_ISOLATED: '1' } } },
+      { extends: true, test: { name: 'isolated', include: isolated, env: { VELLUM_FILE_ISOLATED: '1' } } },
     ],
   },
 });

@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/server/db/client';
 import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
 import { appendCpuLine } from '../support/cpu-log-line';
+import { setSharedServerStop } from '../support/shared-server-end';
 
 export interface TestServer {
   url: string;
@@ -160,7 +161,8 @@ let shared: Promise<TestServer> | null = null;
 /**
  * The worker's one server of the default configuration, started by the first file that asks and
  * left running for the next: vitest's `shared` project keeps this module, so this singleton,
- * across a worker's files (with VELLUM_TEST_ISOLATE=1 each file gets one of its own). It dies with
+ * across a worker's files (a file with a module graph of its own, as with VELLUM_TEST_ISOLATE=1,
+ * gets one of its own, stopped at its end: tests/support/vitest-file-end.ts). It dies with
  * the worker, and its data directory with the run's temporary directory. A start is about 1.45 s
  * of CPU, a third of a small API file's.
  *
@@ -175,10 +177,11 @@ let shared: Promise<TestServer> | null = null;
  * up from 127.0.0.1. Its `stop` throws, so no file can take it from the files after it.
  */
 export function sharedServer(): Promise<TestServer> {
-  shared ??= startServer({ SIGN_UPS_PER_HOUR: '100000' }).then((server) => ({
-    ...server,
-    stop: () => Promise.reject(new Error('the shared server outlives the file: use startServer() for a server of the file\'s own')),
-  }));
+  shared ??= startServer({ SIGN_UPS_PER_HOUR: '100000' }).then((server) => {
+    // In a file with a module graph of its own this server is the file's: stopped at its end.
+    setSharedServerStop(server.stop);
+    return { ...server, stop: () => Promise.reject(new Error('the shared server outlives the file: use startServer() for a server of the file\'s own')) };
+  });
   // A start that failed (a hook timeout under load) is tried again by the next file, not handed on.
   shared.catch(() => (shared = null));
   return shared;
