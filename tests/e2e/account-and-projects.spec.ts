@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { slugify } from '../../src/contract/validation';
-import { createProject, onboard, signIn, signUp, uniqueUser } from './helpers';
+import { createProject, signIn, signUp, signUpWithOrganization, uniqueUser } from './helpers';
 import { apiCall, editorProject } from './editor-helpers';
 
 test('a new user signs up, onboards, creates a project that survives a reload and a new sign-in', async ({ page }) => {
@@ -57,103 +57,103 @@ test('a new user signs up, onboards, creates a project that survives a reload an
   await expect(page.getByRole('heading', { name: 'Street scenes', level: 1 })).toBeVisible();
 });
 
-test('project settings rename a project and delete it after confirmation', async ({ page }) => {
-  const user = uniqueUser('settings');
-  await signUp(page, user);
-  await onboard(page, `Settings Co ${user.id}`);
-  await createProject(page, 'Draft dataset');
-
-  await page.getByRole('button', { name: 'Project settings' }).click();
-  const settings = page.getByRole('dialog', { name: 'Project Settings' });
-  const save = settings.getByRole('button', { name: 'Save Changes' });
-  await expect(save).toBeDisabled();
-  await settings.getByLabel('Project name').fill('');
-  await expect(save).toBeDisabled();
-  await settings.getByLabel('Project name').fill('Final dataset');
-  await save.click();
-  await expect(settings).toBeHidden();
-  await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
-  await page.reload();
-  await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
-
-  await page.getByRole('button', { name: 'Project settings' }).click();
-  await page.getByRole('dialog', { name: 'Project Settings' }).getByRole('button', { name: 'Delete Project' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Delete project?' });
-  await expect(confirm).toBeVisible();
-  await expect(confirm.getByRole('button', { name: 'Delete Project' })).not.toBeFocused();
-  await confirm.getByRole('button', { name: 'Delete Project' }).click();
-  await expect(confirm).toBeHidden();
-  await expect(page.getByText('No projects yet')).toBeVisible();
-  await page.reload();
-  await expect(page.getByText('No projects yet')).toBeVisible();
-});
-
-test('routes: unknown paths show the not-found page, /project without a project goes to /select; the sidebar remembers collapsing', async ({ page }) => {
-  const user = uniqueUser('routes');
-  await signUp(page, user);
-  await onboard(page, `Routes Inc ${user.id}`);
-
-  await page.goto('/somewhere/else');
-  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
-  await expect(page).toHaveURL(/\/somewhere\/else$/);
-  await page.getByRole('button', { name: 'Go to projects' }).click();
-  await expect(page).toHaveURL(/\/select$/);
-  await page.goto('/project');
-  await expect(page).toHaveURL(/\/select$/);
-  await page.goto('/');
-  await expect(page).toHaveURL(/\/select$/);
-
-  await page.getByRole('link', { name: 'Models' }).click();
-  await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
-  await expect(page.getByRole('listitem', { name: 'COCO objects (CenterNet, built-in)' })).toBeVisible();
-
-  await page.getByRole('link', { name: 'Settings' }).click();
-  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
-  await expect(page.getByText(user.email).first()).toBeVisible();
-
-  await page.getByRole('button', { name: 'Collapse sidebar' }).click();
-  await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
-  await page.reload();
-  await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Projects' })).toBeVisible();
-});
-
-test('the organization switcher changes the current organization and remembers it', async ({ page }) => {
+// One person through project settings, the organization switcher and the routes (a test's fixed
+// part, a context, a sign-up and the app's first load, is some 3 s of CPU: tests/README.md, "Where
+// the time goes"). The routes come last: they collapse the sidebar, which is remembered.
+test('project settings rename and delete a project; the organization switcher changes the organization and remembers it; unknown paths show not-found, the sidebar remembers collapsing', async ({ page }) => {
+  test.setTimeout(180_000);
   const user = uniqueUser('switch');
-  await signUp(page, user);
   const first = `First Org ${user.id}`;
-  await onboard(page, first);
-  await createProject(page, 'Only in the first');
+  await signUpWithOrganization(page, user, first);
 
-  // A second organization, created through the API with the page's own session.
-  const second = `Second Org ${user.id}`;
-  const status = await page.evaluate(async ({ name, slug }) => {
-    const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
-    const token = JSON.parse(localStorage.getItem(key!)!).access_token as string;
-    const res = await fetch('/api/v1/organizations', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name, slug }),
-    });
-    return res.status;
-  }, { name: second, slug: `second-${user.id}` });
-  expect(status).toBe(200);
+  await test.step('project settings rename a project and delete it after confirmation', async () => {
+    await createProject(page, 'Draft dataset');
 
-  await page.reload();
-  await expect(page.getByRole('heading', { name: first, level: 1 })).toBeVisible();
-  await page.getByRole('button', { name: /Switch organization/ }).click();
-  const remembered = page.waitForResponse((r) => r.url().endsWith('/api/v1/users/me') && r.request().method() === 'PATCH');
-  await page.getByRole('menuitem', { name: new RegExp(second) }).click();
-  await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
-  expect((await remembered).status()).toBe(200);
-  await expect(page.getByText('No projects yet')).toBeVisible();
+    await page.getByRole('button', { name: 'Project settings' }).click();
+    const settings = page.getByRole('dialog', { name: 'Project Settings' });
+    const save = settings.getByRole('button', { name: 'Save Changes' });
+    await expect(save).toBeDisabled();
+    await settings.getByLabel('Project name').fill('');
+    await expect(save).toBeDisabled();
+    await settings.getByLabel('Project name').fill('Final dataset');
+    await save.click();
+    await expect(settings).toBeHidden();
+    await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'Open project Final dataset' })).toBeVisible();
 
-  await page.reload();
-  await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
+    await page.getByRole('button', { name: 'Project settings' }).click();
+    await page.getByRole('dialog', { name: 'Project Settings' }).getByRole('button', { name: 'Delete Project' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete project?' });
+    await expect(confirm).toBeVisible();
+    await expect(confirm.getByRole('button', { name: 'Delete Project' })).not.toBeFocused();
+    await confirm.getByRole('button', { name: 'Delete Project' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(page.getByText('No projects yet')).toBeVisible();
+    await page.reload();
+    await expect(page.getByText('No projects yet')).toBeVisible();
+  });
 
-  await page.getByRole('button', { name: /Switch organization/ }).click();
-  await page.getByRole('menuitem', { name: new RegExp(first) }).click();
-  await expect(page.getByRole('button', { name: 'Open project Only in the first' })).toBeVisible();
+  await test.step('the organization switcher changes the current organization and remembers it', async () => {
+    // The step above left the first organization with no project.
+    await createProject(page, 'Only in the first');
+
+    // A second organization, created through the API with the page's own session.
+    const second = `Second Org ${user.id}`;
+    const status = await page.evaluate(async ({ name, slug }) => {
+      const key = Object.keys(localStorage).find((k) => k.startsWith('sb-') && k.endsWith('-auth-token'));
+      const token = JSON.parse(localStorage.getItem(key!)!).access_token as string;
+      const res = await fetch('/api/v1/organizations', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, slug }),
+      });
+      return res.status;
+    }, { name: second, slug: `second-${user.id}` });
+    expect(status).toBe(200);
+
+    await page.reload();
+    await expect(page.getByRole('heading', { name: first, level: 1 })).toBeVisible();
+    await page.getByRole('button', { name: /Switch organization/ }).click();
+    const remembered = page.waitForResponse((r) => r.url().endsWith('/api/v1/users/me') && r.request().method() === 'PATCH');
+    await page.getByRole('menuitem', { name: new RegExp(second) }).click();
+    await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
+    expect((await remembered).status()).toBe(200);
+    await expect(page.getByText('No projects yet')).toBeVisible();
+
+    await page.reload();
+    await expect(page.getByRole('heading', { name: second, level: 1 })).toBeVisible();
+
+    await page.getByRole('button', { name: /Switch organization/ }).click();
+    await page.getByRole('menuitem', { name: new RegExp(first) }).click();
+    await expect(page.getByRole('button', { name: 'Open project Only in the first' })).toBeVisible();
+  });
+
+  await test.step('routes: unknown paths show the not-found page, /project without a project goes to /select; the sidebar remembers collapsing', async () => {
+    await page.goto('/somewhere/else');
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    await expect(page).toHaveURL(/\/somewhere\/else$/);
+    await page.getByRole('button', { name: 'Go to projects' }).click();
+    await expect(page).toHaveURL(/\/select$/);
+    await page.goto('/project');
+    await expect(page).toHaveURL(/\/select$/);
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/select$/);
+
+    await page.getByRole('link', { name: 'Models' }).click();
+    await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
+    await expect(page.getByRole('listitem', { name: 'COCO objects (CenterNet, built-in)' })).toBeVisible();
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+    await expect(page.getByText(user.email).first()).toBeVisible();
+
+    await page.getByRole('button', { name: 'Collapse sidebar' }).click();
+    await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'Expand sidebar' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Projects' })).toBeVisible();
+  });
 });
 
 test('a project card stacks the three newest thumbnails with +N, two class chips with +N, and progress in the amber tone at 40%', async ({ page }) => {

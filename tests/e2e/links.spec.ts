@@ -157,76 +157,78 @@ test('a link opened signed out is where sign-up and onboarding end', async ({ pa
   await expect(page).toHaveURL(/\/settings$/);
 });
 
-test("another organization's links show the ordinary not-found page, as links to nothing do; a member is switched to the link's organization", async ({ page, browser }) => {
-  test.setTimeout(120_000);
+// The owner's old paths, then another organization's view of the same project: one owner and
+// project (a test's fixed part, a context, a sign-up and the app's first load, is some 3 s of
+// CPU: tests/README.md, "Where the time goes").
+test("the paths before issue 29 redirect to the new ones; another organization's links show the ordinary not-found page, as links to nothing do; a member is switched to the link's organization", async ({ page, browser }) => {
+  test.setTimeout(180_000);
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'a.png', width: 320, height: 240 }] });
   const base = `/projects/${project.projectId}`;
   const image = project.images[0]!;
 
-  const fresh = await browser.newContext();
-  const other = await fresh.newPage();
-  const outsider = uniqueUser('outsider');
-  await signUpWithOrganization(other, outsider, `Outsider Org ${outsider.id}`);
-  const notFound = async (path: string) => {
-    await other.goto(path);
-    await expect(other.getByRole('heading', { name: 'Page not found' })).toBeVisible();
-    expect(new URL(other.url()).pathname + new URL(other.url()).search).toBe(path);
-    return other.getByRole('main').innerText();
-  };
-  // The project and its image exist, in another organization: the same page as for nothing.
-  const theirs = await notFound(`${base}/data`);
-  await other.setViewportSize({ width: 1440, height: 900 });
-  await other.screenshot({ path: 'test-results/not-found.png' });
-  expect(await notFound(`${base}/images/${image.id}?folder=%2F`)).toBe(theirs);
-  expect(await notFound(`/projects/${randomUUID()}/data`)).toBe(theirs);
-  expect(await notFound(`/projects/${randomUUID()}/images/${randomUUID()}`)).toBe(theirs);
-  expect(await notFound('/projects/not-an-id/data')).toBe(theirs);
-  expect(await notFound(`${base}/images/not-an-id`)).toBe(theirs);
-  expect(theirs).not.toContain('Streets');
-  expect(theirs).not.toContain('a.png');
-  // Its one way out.
-  await other.getByRole('button', { name: 'Go to projects' }).click();
-  await expect(other).toHaveURL(/\/select$/);
+  await test.step('the paths before issue 29 redirect to the new ones', async () => {
+    // /project: the last project's Data tab; /projects/:id: its Data tab.
+    await page.goto('/project');
+    await expect(page).toHaveURL(at(`${base}/data`));
+    await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
+    await page.goto(base);
+    await expect(page).toHaveURL(at(`${base}/data`));
+    // /project/annotate/<name>: the image of that name in the last project, else that project.
+    await page.goto('/project/annotate/a.png');
+    await expect(page).toHaveURL(at(`${base}/images/${image.id}`));
+    await expect(page.getByRole('heading', { name: 'a.png', level: 1 })).toBeVisible();
+    await page.goto('/project/annotate/nothing.png');
+    await expect(page).toHaveURL(at(`${base}/data`));
+    // A redirect replaces its entry: Back does not bounce through it.
+    await page.goBack();
+    await expect(page).toHaveURL(at(`${base}/images/${image.id}`));
+  });
 
-  // The owner: an image id that is not there, and a tab that does not exist.
-  await page.goto(`${base}/images/${randomUUID()}`);
-  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
-  await page.goto(`${base}/settings`);
-  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await test.step("another organization's links show the ordinary not-found page, as links to nothing do; a member is switched to the link's organization", async () => {
 
-  // Once a member, the outsider's link opens, and the current organization becomes the project's.
-  const invite = await apiCall(page, 'POST', `/organizations/${project.orgId}/invites`, { email: outsider.email, role: 'annotator' });
-  expect(invite.status).toBe(200);
-  const inviteToken = (invite.body.invite_url as string).split('/invite/')[1];
-  expect((await apiCall(other, 'POST', `/invites/${inviteToken}/accept`)).status).toBe(200);
-  await other.goto('/select');
-  await expect(other.getByRole('heading', { name: `Outsider Org ${outsider.id}`, level: 1 })).toBeVisible();
-  await other.goto(`${base}/images/${image.id}`);
-  await expect(other.getByRole('heading', { name: 'a.png', level: 1 })).toBeVisible({ timeout: 20_000 });
-  await other.goto(`${base}/data`);
-  await expect(other.getByRole('heading', { name: 'Streets', level: 1 })).toBeVisible();
-  await expect(other.getByRole('navigation', { name: 'Main' })).toContainText(`Editor Org ${project.user.id}`);
-  await fresh.close();
-});
+    const fresh = await browser.newContext();
+    const other = await fresh.newPage();
+    const outsider = uniqueUser('outsider');
+    await signUpWithOrganization(other, outsider, `Outsider Org ${outsider.id}`);
+    const notFound = async (path: string) => {
+      await other.goto(path);
+      await expect(other.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+      expect(new URL(other.url()).pathname + new URL(other.url()).search).toBe(path);
+      return other.getByRole('main').innerText();
+    };
+    // The project and its image exist, in another organization: the same page as for nothing.
+    const theirs = await notFound(`${base}/data`);
+    await other.setViewportSize({ width: 1440, height: 900 });
+    await other.screenshot({ path: 'test-results/not-found.png' });
+    expect(await notFound(`${base}/images/${image.id}?folder=%2F`)).toBe(theirs);
+    expect(await notFound(`/projects/${randomUUID()}/data`)).toBe(theirs);
+    expect(await notFound(`/projects/${randomUUID()}/images/${randomUUID()}`)).toBe(theirs);
+    expect(await notFound('/projects/not-an-id/data')).toBe(theirs);
+    expect(await notFound(`${base}/images/not-an-id`)).toBe(theirs);
+    expect(theirs).not.toContain('Streets');
+    expect(theirs).not.toContain('a.png');
+    // Its one way out.
+    await other.getByRole('button', { name: 'Go to projects' }).click();
+    await expect(other).toHaveURL(/\/select$/);
 
-test('the paths before issue 29 redirect to the new ones', async ({ page }) => {
-  test.setTimeout(120_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: 'a.png', width: 320, height: 240 }] });
-  const base = `/projects/${project.projectId}`;
-  const image = project.images[0]!;
-  // /project: the last project's Data tab; /projects/:id: its Data tab.
-  await page.goto('/project');
-  await expect(page).toHaveURL(at(`${base}/data`));
-  await expect(page.getByRole('heading', { name: 'Manage Dataset' })).toBeVisible();
-  await page.goto(base);
-  await expect(page).toHaveURL(at(`${base}/data`));
-  // /project/annotate/<name>: the image of that name in the last project, else that project.
-  await page.goto('/project/annotate/a.png');
-  await expect(page).toHaveURL(at(`${base}/images/${image.id}`));
-  await expect(page.getByRole('heading', { name: 'a.png', level: 1 })).toBeVisible();
-  await page.goto('/project/annotate/nothing.png');
-  await expect(page).toHaveURL(at(`${base}/data`));
-  // A redirect replaces its entry: Back does not bounce through it.
-  await page.goBack();
-  await expect(page).toHaveURL(at(`${base}/images/${image.id}`));
+    // The owner: an image id that is not there, and a tab that does not exist.
+    await page.goto(`${base}/images/${randomUUID()}`);
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    await page.goto(`${base}/settings`);
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+
+    // Once a member, the outsider's link opens, and the current organization becomes the project's.
+    const invite = await apiCall(page, 'POST', `/organizations/${project.orgId}/invites`, { email: outsider.email, role: 'annotator' });
+    expect(invite.status).toBe(200);
+    const inviteToken = (invite.body.invite_url as string).split('/invite/')[1];
+    expect((await apiCall(other, 'POST', `/invites/${inviteToken}/accept`)).status).toBe(200);
+    await other.goto('/select');
+    await expect(other.getByRole('heading', { name: `Outsider Org ${outsider.id}`, level: 1 })).toBeVisible();
+    await other.goto(`${base}/images/${image.id}`);
+    await expect(other.getByRole('heading', { name: 'a.png', level: 1 })).toBeVisible({ timeout: 20_000 });
+    await other.goto(`${base}/data`);
+    await expect(other.getByRole('heading', { name: 'Streets', level: 1 })).toBeVisible();
+    await expect(other.getByRole('navigation', { name: 'Main' })).toContainText(`Editor Org ${project.user.id}`);
+    await fresh.close();
+  });
 });
