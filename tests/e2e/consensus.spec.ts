@@ -18,27 +18,6 @@ const shot = async (page: Page, name: string) => {
 };
 
 /**
- * Where the 800 x 600 image is drawn, once the editor shows it at rest: two reads in a row agree and
- * have its shape. Read before its first frame (a busy machine), the canvas is dark and the boxes
- * would land elsewhere on the image.
- */
-async function settledImageRect(page: Page) {
-  let last = { left: 0, right: 0, top: 0, bottom: 0 };
-  await expect
-    .poll(
-      async () => {
-        const now = await drawnImageRect(page);
-        const settled = Math.abs((now.right - now.left) / (now.bottom - now.top) - 4 / 3) < 0.03 && Math.abs(now.left - last.left) < 1 && Math.abs(now.top - last.top) < 1 && Math.abs(now.right - last.right) < 1;
-        last = now;
-        return settled;
-      },
-      { timeout: 20_000 },
-    )
-    .toBe(true);
-  return last;
-}
-
-/**
  * Starts working in a fresh browser of the annotator, draws a box (image pixels, 800 x 600 image)
  * and submits it; the last of the two sends the image to review, the first is told it waits.
  */
@@ -49,7 +28,7 @@ async function annotate(page: Page, filename: string, from: [number, number], to
   // Nobody else's draft shows: the layer starts empty.
   await expect(annotationRows(page)).toHaveCount(0);
   const canvas = await canvasBox(page);
-  const drawn = await settledImageRect(page);
+  const drawn = await drawnImageRect(page, { aspect: 4 / 3 });
   const scale = (drawn.right - drawn.left) / 800;
   const at = (x: number, y: number): [number, number] => [drawn.left - canvas.x + x * scale, drawn.top - canvas.y + y * scale];
   await drawBox(page, at(...from), at(...to));

@@ -224,12 +224,37 @@ export async function pixelAt(page: Page, x: number, y: number): Promise<[number
 }
 
 /**
- * The image's rectangle as drawn on the canvas (page pixels), found in a screenshot with what lies
- * over the canvas (the Auto-Annotate bar, the class picker, the zoom controls) hidden: scenePng's
- * light image against the editor's dark surround, along the canvas's middle row and a column just
- * inside the image's left edge.
+ * The image's rectangle as drawn on the canvas (page pixels), once the editor shows it at rest: two
+ * reads in a row agree, and the rectangle is not empty (and has the image's `aspect`, width over
+ * height, when given). Read before the image's first frame (a busy machine), the canvas is dark and
+ * the rectangle comes out inside out: a spec that places points from it puts them elsewhere (the
+ * keyboard-draw and consensus specs failed so, under load).
  */
-export async function drawnImageRect(page: Page) {
+export async function drawnImageRect(page: Page, opts: { aspect?: number } = {}) {
+  let last = { left: 0, right: 0, top: 0, bottom: 0 };
+  await expect
+    .poll(
+      async () => {
+        const now = await readImageRect(page);
+        const w = now.right - now.left;
+        const h = now.bottom - now.top;
+        const shaped = w > 0 && h > 0 && (opts.aspect === undefined || Math.abs(w / h - opts.aspect) < 0.03);
+        const settled = shaped && (['left', 'right', 'top', 'bottom'] as const).every((k) => Math.abs(now[k] - last[k]) < 1);
+        last = now;
+        return settled;
+      },
+      { timeout: 20_000, intervals: [100, 250, 500] },
+    )
+    .toBe(true);
+  return last;
+}
+
+/**
+ * One read of drawnImageRect: a screenshot with what lies over the canvas (the Auto-Annotate bar,
+ * the class picker, the zoom controls) hidden, scenePng's light image against the editor's dark
+ * surround, along the canvas's middle row and a column just inside the image's left edge.
+ */
+async function readImageRect(page: Page) {
   const b = await canvasBox(page);
   const overlays = (hidden: boolean) =>
     page.getByTestId('editor-canvas').evaluate((canvas, h) => {
