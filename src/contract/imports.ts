@@ -1,6 +1,7 @@
 // Dataset import (issue 17): POST /api/v1/projects/{project_id}/imports reserves an upload of one
 // archive (.zip) or annotation file (.json, .xml); POST /api/v1/imports/{id}/start queues it; GET
 // /api/v1/imports/{id} reports its progress and, at the end, what it created, matched and skipped.
+// POST /api/v1/imports/{id}/cancel cancels a queued import at once and asks a running one to stop.
 import { z } from 'zod';
 import { storedText } from './text';
 
@@ -62,6 +63,12 @@ export const ImportJob = z.object({
   project_id: z.string().uuid(),
   filename: z.string(),
   status: z.enum(IMPORT_STATUSES),
+  /**
+   * Someone asked to cancel (POST /imports/{id}/cancel). While status is still 'running' the import
+   * is stopping: it finishes the images it has in flight, writes its report, then becomes
+   * 'cancelled' (the UI's "Cancelling..."). Only an ended status means the report is final.
+   */
+  cancel_requested: z.boolean(),
   /** The format asked for ('auto' until the content is read), then the one detected. */
   format: z.enum(['auto', ...IMPORT_FORMATS]),
   folder_path: z.string(),

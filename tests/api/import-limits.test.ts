@@ -317,7 +317,8 @@ describe('cancelling an import', () => {
       expect((await api(idle.url, 'POST', `/api/v1/imports/${id}/start`, { token: user.token })).status).toBe(202);
       const cancelled = await api(idle.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: user.token });
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-      expect(cancelled.body).toMatchObject({ import_id: id, status: 'cancelled' });
+      // Queued: nothing is in flight, so it ends at once.
+      expect(cancelled.body).toMatchObject({ import_id: id, status: 'cancelled', cancel_requested: true });
       expect((await api(idle.url, 'GET', `/api/v1/imports/${id}`, { token: user.token })).body.status).toBe('cancelled');
       const [row] = await idle.built.ctx.db.select().from(imports).where(eq(imports.id, id));
       expect(await idle.built.ctx.storage.head(user.org.gcs_bucket_name, row!.stagingKey)).toBeNull();
@@ -329,6 +330,7 @@ describe('cancelling an import', () => {
     }
   }, 120_000);
 
+  // Its report equals the project's images exactly, with images held in flight: import-cancel.test.ts.
   it('cancels a running import: it stops, keeps the images it added and reports them', async () => {
     const projectId = (await createProject(server, owner)).id;
     const files: Record<string, string | Buffer> = { 'data.yaml': 'names:\n  - car\n' };
@@ -345,8 +347,8 @@ describe('cancelling an import', () => {
     }
     const res = await api(server.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: owner.token });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.status).toBe('cancelled');
-    // The worker stops at its next image, writes its final report, and its job completes; the status stays cancelled.
+    expect(res.body).toMatchObject({ status: 'running', cancel_requested: true });
+    // The worker stops at its next image, finishes those in flight, writes its final report, then ends the import as cancelled and its job completes.
     const ctx = server.built.ctx;
     for (let i = 0; i < 600; i++) {
       const rows = await ctx.db.select({ status: jobs.status, payload: jobs.payload }).from(jobs).where(eq(jobs.kind, 'import'));

@@ -368,6 +368,8 @@ export const imports = pgTable('imports', {
   total: integer('total').notNull().default(0),
   report: jsonb('report').$type<Record<string, unknown>>().notNull().default({}),
   error: text('error'),
+  /** When someone asked to cancel (0027): a running import stays 'running' until its worker has stopped and written its report. */
+  cancelRequestedAt: ts('cancel_requested_at'),
   createdAt: created(),
   updatedAt: updated(),
 });

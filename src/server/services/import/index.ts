@@ -8,7 +8,7 @@
 // import answers 404.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { createJobQueue } from '../../jobs/queue';
 import { imports, jobs } from '../../db/schema';
@@ -19,7 +19,7 @@ import { projectInOrg, requireMember } from '../access';
 import { folderPathOrThrow, requireFolder } from '../images';
 import { bucketFor } from '../stored-objects';
 import { MAX_UPLOAD_URL_MINUTES } from '../upload';
-import { dropUpload, processImport, type ImportJobPayload, type ImportRow } from './run';
+import { dropUpload, endStoppedCancel, processImport, type ImportJobPayload, type ImportRow } from './run';
 import { sweepImportTmp } from './resume';
 
 export const IMPORT_JOB_KIND = 'import';
@@ -40,7 +40,11 @@ export interface ImportService {
   create(userId: string, projectId: string, body: CreateImportRequest): Promise<{ import_id: string; upload_url: string; expires_at: string; content_type: string }>;
   begin(userId: string, importId: string): Promise<{ import_id: string; status: ImportJob['status'] }>;
   get(userId: string, importId: string): Promise<ImportJob>;
-  /** Stops a queued or running import: what it added stays (in its report), its status becomes 'cancelled'. */
+  /**
+   * Cancels a queued import at once; asks a running one to stop (it stays 'running', with
+   * cancel_requested, until its worker has finished the images in flight and written its report:
+   * ./run.ts). Asking again while it stops answers the import. What it added stays.
+   */
   cancel(userId: string, importId: string): Promise<ImportJob>;
   list(userId: string, projectId: string): Promise<{ imports: ImportJob[] }>;
 }
@@ -52,6 +56,7 @@ export function importJson(row: ImportRow): ImportJob {
     project_id: row.projectId,
     filename: row.filename,
     status: row.status,
+    cancel_requested: row.cancelRequestedAt !== null,
     format: row.format as ImportJob['format'],
     folder_path: row.folderPath,
     progress: { done: row.done, total: row.total },
@@ -122,6 +127,8 @@ export function createImportService(ctx: AppContext): ImportService {
     giveUp: async (job) => {
       const { import_id: id } = job.payload as unknown as ImportJobPayload;
       await ctx.db.update(jobs).set({ status: 'failed', error: 'interrupted too many times', updatedAt: new Date() }).where(eq(jobs.id, job.id));
+      // One that was asked to stop ends as asked, with its report, rather than as failed.
+      if (await endStoppedCancel(ctx, id)) return;
       const [row] = await ctx.db
         .update(imports)
         .set({ status: 'failed', error: 'The import was interrupted too many times (the server stopped while it ran); what it did is in the report', updatedAt: new Date() })
@@ -222,15 +229,27 @@ export function createImportService(ctx: AppContext): ImportService {
       const row = await importFor(userId, importId);
       await requireMember(ctx.db, userId, row.organizationId, 'images.upload', 'Import');
       await requireMember(ctx.db, userId, row.organizationId, 'annotations.write', 'Import');
-      const [stopped] = await ctx.db
+      const now = new Date();
+      // Queued: nothing is in flight, so it ends now (a worker that claims its job finds it ended).
+      const [queued] = await ctx.db
         .update(imports)
-        .set({ status: 'cancelled', updatedAt: new Date() })
-        .where(and(eq(imports.id, row.id), inArray(imports.status, ['queued', 'running'])))
+        .set({ status: 'cancelled', cancelRequestedAt: now, updatedAt: now })
+        .where(and(eq(imports.id, row.id), eq(imports.status, 'queued')))
         .returning();
-      if (!stopped) throw apiError('import_not_active', `The import is ${row.status}; only a queued or running import can be cancelled`);
-      // A running import stops at its next image (./run.ts) and removes the upload itself.
-      if (row.status === 'queued') await dropUpload(ctx, stopped);
-      return importJson(stopped);
+      if (queued) {
+        await dropUpload(ctx, queued);
+        return importJson(queued);
+      }
+      // Running: only asked; the worker stops at its next image, finishes those in flight, writes
+      // its report, then sets 'cancelled' (./run.ts). The first request's time is kept.
+      const [asked] = await ctx.db
+        .update(imports)
+        .set({ cancelRequestedAt: sql`coalesce(${imports.cancelRequestedAt}, now())`, updatedAt: now })
+        .where(and(eq(imports.id, row.id), eq(imports.status, 'running')))
+        .returning();
+      if (asked) return importJson(asked);
+      const [current] = await ctx.db.select({ status: imports.status }).from(imports).where(eq(imports.id, row.id)).limit(1);
+      throw apiError('import_not_active', `The import is ${current?.status ?? row.status}; only a queued or running import can be cancelled`);
     },
 
     async list(userId, projectId) {

@@ -29,6 +29,11 @@ export async function freshTmpDir(ctx: AppContext, importId: string): Promise<st
   return dir;
 }
 
+/** Removes the import's temporary directory (an import that has ended). */
+export async function dropTmpDir(ctx: AppContext, importId: string): Promise<void> {
+  await fsp.rm(path.join(importTmpRoot(ctx), importId), { recursive: true, force: true });
+}
+
 /** Removes the temporary directories of imports that are not queued or running. Returns how many. */
 export async function sweepImportTmp(ctx: AppContext): Promise<number> {
   const root = importTmpRoot(ctx);

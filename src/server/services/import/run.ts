@@ -24,7 +24,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import type { JobRow } from '../../jobs/queue';
+import { StopRequested, type JobRow } from '../../jobs/queue';
 import { images, imports, projects } from '../../db/schema';
 import { ApiError } from '../../errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
@@ -41,7 +41,7 @@ import { bucketFor } from '../stored-objects';
 import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
 import { openImportFile, type OpenedArchive } from './archive';
-import { freshTmpDir, ownReservation } from './resume';
+import { dropTmpDir, freshTmpDir, ownReservation } from './resume';
 import { checkClassCount, classKey, ensureClasses, type ClassTarget } from './classes';
 import { importedId, refusedKeyPath, toStored } from './convert';
 import { READERS, detectFormat } from '../../formats';
@@ -417,17 +417,44 @@ const labelsOffThread: LabelParsing = {
   classTypes: (text, names, pose) => offload('yoloClassTypes', [text, [...names], pose]),
 };
 
-/** How often a running import looks whether it was cancelled (POST /imports/{id}/cancel). */
+/** How often a running import looks whether it was asked to stop (POST /imports/{id}/cancel). */
 const CANCEL_CHECK_MS = 250;
 
-/** True once the import has been cancelled; asks the database at most every CANCEL_CHECK_MS. */
+/** True once a stop was asked for (or the import ended elsewhere); asks the database at most every CANCEL_CHECK_MS. */
 async function cancelled(r: Run): Promise<boolean> {
   if (r.cancel.seen) return true;
   if (Date.now() - r.cancel.checkedAt < CANCEL_CHECK_MS) return false;
   r.cancel.checkedAt = Date.now();
-  const [row] = await r.ctx.db.select({ status: imports.status }).from(imports).where(eq(imports.id, r.row.id)).limit(1);
-  r.cancel.seen = !row || row.status === 'cancelled';
+  const [row] = await r.ctx.db.select({ status: imports.status, asked: imports.cancelRequestedAt }).from(imports).where(eq(imports.id, r.row.id)).limit(1);
+  r.cancel.seen = !row || row.status !== 'running' || row.asked !== null;
   return r.cancel.seen;
+}
+
+/**
+ * Ends an import that was asked to stop and whose run stopped before it could end it: a worker
+ * that died (its lease lapsed, or it was interrupted too many times) or a server that stopped
+ * cleanly. It is never resumed. `exact` is the report of a run that finished its images in flight
+ * (a clean stop); otherwise the saved one stands, and since an image in flight when a worker dies
+ * may have been added after the last save, the report says so. Returns whether it ended the import.
+ */
+export async function endStoppedCancel(ctx: AppContext, id: string, exact?: ImportReport): Promise<boolean> {
+  const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
+  if (!row || row.status !== 'running' || row.cancelRequestedAt === null) return false;
+  const report = new ReportBuilder(exact ?? (row.report as Partial<ImportReport>));
+  const unsure = Math.min(IMAGES_AT_ONCE, Math.max(0, row.total - row.done));
+  if (!exact && unsure > 0) {
+    report.warn(`The server stopped while this import was being cancelled: up to ${unsure} image${unsure === 1 ? '' : 's'} it was adding then may be in the project without being counted here`);
+  }
+  const [ended] = await ctx.db
+    .update(imports)
+    .set({ status: 'cancelled', report: report.report as unknown as Record<string, unknown>, updatedAt: new Date() })
+    .where(and(eq(imports.id, id), eq(imports.status, 'running')))
+    .returning();
+  if (!ended) return false;
+  await dropTmpDir(ctx, id);
+  await dropUpload(ctx, ended);
+  await notifyProjectChanged(ctx, ended.projectId);
+  return true;
 }
 
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
@@ -479,13 +506,22 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
 /** Runs the import of `job`; bad input ends it as failed with its message, anything else is retried by the queue. */
 export async function processImport(ctx: AppContext, job: JobRow, signal: AbortSignal): Promise<void> {
   const { import_id: id } = job.payload as unknown as ImportJobPayload;
-  const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
-  if (!row || (ENDED_IMPORT_STATUSES as readonly string[]).includes(row.status)) {
-    if (row?.status === 'cancelled') await dropUpload(ctx, row);
+  const [found] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
+  // A run that stopped while a cancel was pending is not picked up again: the import ends now.
+  if (found?.status === 'running' && found.cancelRequestedAt !== null && (await endStoppedCancel(ctx, id))) return;
+  // Only a queued or running import starts (a cancel may have ended a queued one since it was read).
+  const [row] = found
+    ? await ctx.db
+        .update(imports)
+        .set({ status: 'running', updatedAt: new Date() })
+        .where(and(eq(imports.id, id), inArray(imports.status, ['queued', 'running'])))
+        .returning()
+    : [];
+  if (!row) {
+    if (found && (ENDED_IMPORT_STATUSES as readonly string[]).includes(found.status)) await dropUpload(ctx, found);
     return;
   }
-  const resumed = row.status === 'running';
-  await save(ctx, id, { status: 'running' });
+  const resumed = found!.status === 'running';
   const tmpDir = await freshTmpDir(ctx, id);
   const report = new ReportBuilder(row.report as Partial<ImportReport>);
   let archive: OpenedArchive | null = null;
@@ -506,13 +542,16 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal, stateRefused: new Set() };
     await readDataset(r, format);
     await cleanUp();
-    // A cancelled import keeps its status; what it added until then is in its report.
+    // Every image in flight has been added and counted: only now does the import end, as
+    // 'cancelled' if a stop was asked for at any time before this write (the report is final).
     await ctx.db
       .update(imports)
-      .set({ status: r.cancel.seen ? 'cancelled' : 'done', report: finalReport(r) as unknown as Record<string, unknown>, updatedAt: new Date() })
-      .where(and(eq(imports.id, id), inArray(imports.status, ['running', 'cancelled'])));
+      .set({ status: sql`case when ${imports.cancelRequestedAt} is null then 'done' else 'cancelled' end`, report: finalReport(r) as unknown as Record<string, unknown>, updatedAt: new Date() })
+      .where(and(eq(imports.id, id), eq(imports.status, 'running')));
     await dropUpload(ctx, row);
   } catch (err) {
+    // A server stopping cleanly has let the images in flight finish: a cancel asked for ends here, exactly counted.
+    if (signal.aborted && signal.reason instanceof StopRequested) await endStoppedCancel(ctx, id, report.report);
     if (signal.aborted) throw err;
     const known = err instanceof ImportInputError || err instanceof ApiError;
     if (!known) throw err;
