@@ -298,6 +298,14 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
   let queue: ScenePart[] = [];
   let more = false;
   let resetting = false;
+  // The skeleton edges each class's shapes were packed with (as text): definitions given later
+  // (editor.skeletons.set, the project's classes changed) send the scene again.
+  const packedEdges = new Map<string, string>();
+  const edgesText = (cls: string) => editor.skeletons.of(cls)?.edges.join(';') ?? '';
+  const edgesOf = (cls: string) => {
+    packedEdges.set(cls, edgesText(cls));
+    return editor.skeletons.of(cls)?.edges;
+  };
   const warm = () => {
     // the whole scene is out: build the engine's hit-test index in slices meanwhile
     if (!disposed && !editor.prepareIndex(WARM_BUDGET_MS)) setTimeout(warm, 0);
@@ -317,7 +325,7 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
           p = queue.shift();
         }
       }
-      if (p) backend.applyScene(packScene(p, p.items, colorOf, (cls) => editor.skeletons.of(cls)?.edges));
+      if (p) backend.applyScene(packScene(p, p.items, colorOf, edgesOf));
       // Done only when a pull finds nothing more: a change made between two tasks of this sync
       // (its schedule() found one already scheduled) is pulled here, not left for the next change.
       else if (!more) break;
@@ -337,6 +345,13 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
     syncScheduled = true;
     queueMicrotask(sync);
   };
+  const restart = () => {
+    tracker.dispose();
+    tracker = new SceneTracker(editor);
+    queue = [];
+    packedEdges.clear();
+    schedule();
+  };
   return {
     sync,
     schedule,
@@ -345,11 +360,12 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
       queue = [];
     },
     /** Send the whole scene again (new class colours). */
-    restart() {
-      tracker.dispose();
-      tracker = new SceneTracker(editor);
-      queue = [];
-      schedule();
+    restart,
+    /** After a view change: the whole scene again if a skeleton class it was packed with has other edges now. */
+    skeletonsChanged() {
+      for (const [cls, was] of packedEdges) {
+        if (edgesText(cls) !== was) return restart();
+      }
     },
     /** True while parts are still to be posted. */
     get pending() {
@@ -504,7 +520,10 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
       }
     }
     if (c.document) scene.schedule();
-    if (c.view) backend.setView(renderView(editor.getView(), colors.colorOf));
+    if (c.view) {
+      scene.skeletonsChanged();
+      backend.setView(renderView(editor.getView(), colors.colorOf));
+    }
     if (c.camera && !cameraScheduled) {
       cameraScheduled = true;
       queueMicrotask(sendCamera);

@@ -36,7 +36,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function renderScene(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean; fused?: boolean } = {}): Promise<{ png: PNG; stats: Record<string, unknown> }> {
+/** A scene's picture, and the renderer's stats (its counters since the scene's start). */
+type Rendered = { png: PNG; stats: Record<string, unknown> };
+
+async function renderScene(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean; fused?: boolean } = {}): Promise<Rendered> {
   const stats = await page.evaluate(([n, m, x]) => (window as unknown as { vellumRender(n: string, m: string, x: object): Promise<Record<string, unknown>> }).vellumRender(n as string, m as string, x as object), [name, mode, extra] as const);
   const buf = await page.locator('#c').screenshot();
   return { png: PNG.sync.read(buf), stats };
@@ -72,15 +75,25 @@ function compare(name: string, actual: PNG): number {
   return ratio;
 }
 
+// Grouped by renderer: the page opens each scene in the renderer of the one before, as the SPA
+// opens the next image, and makes a new one only for other options (the tiled scenes' texture
+// cap, the main-thread backend). The worker's default renderer comes last: the pixel facts below
+// go on with it.
 const cases: [scene: string, mode: 'worker' | 'main'][] = [
+  ['tiledOverview', 'worker'],
+  ['tiledDetail', 'worker'],
+  ['tiledDetail', 'main'],
+  ['labels', 'main'],
+  // the main-thread fallback draws the same pixels
+  ['boxes', 'main'],
+  ['selected', 'main'],
+  ['mask', 'main'],
   ['boxes', 'worker'],
   ['polygonHole', 'worker'],
   ['lines', 'worker'],
   ['selected', 'worker'],
   ['mask', 'worker'],
   ['maskState', 'worker'],
-  ['tiledOverview', 'worker'],
-  ['tiledDetail', 'worker'],
   ['drawing', 'worker'],
   ['tiny', 'worker'],
   ['compact', 'worker'],
@@ -93,12 +106,6 @@ const cases: [scene: string, mode: 'worker' | 'main'][] = [
   ['polylineHalo', 'worker'],
   ['outlineThick', 'worker'],
   ['adjusted', 'worker'],
-  ['labels', 'main'],
-  // the main-thread fallback draws the same pixels
-  ['boxes', 'main'],
-  ['selected', 'main'],
-  ['mask', 'main'],
-  ['tiledDetail', 'main'],
 ];
 
 describe('renderer pixels (headless Chromium)', () => {
@@ -314,8 +321,8 @@ describe('renderer pixel facts', () => {
   }, 60_000);
 
   it('once the scene is quiet, a level whose cells moved apart (edits that grew them, frames between) is laid out in one run of its buffers: a few draws a frame, the same pixels (issue 35)', async () => {
-    const loose = await renderScene('looseGrid', 'worker', { compaction: false });
     const laid = await renderScene('looseGrid', 'worker');
+    const loose = await renderScene('looseGrid', 'worker', { compaction: false });
     expect(loose.stats.compactions).toBe(0);
     expect(loose.stats.shapeDraws).toBeGreaterThan(6); // the grown cells' outlines moved apart
     expect(laid.stats.compactions).toBeGreaterThanOrEqual(1);
@@ -330,11 +337,17 @@ describe('renderer pixel facts', () => {
 
   it('at rest and panning, the shapes drawn once into a texture and composited in the image\'s pass look as drawn directly, and an edit, a hover or a selection shows in the next frame (issue 35, fused path)', async () => {
     const stat = (r: { stats: Record<string, unknown> }, k: 'fusedRenders' | 'fusedFrames', before = false) => ((before ? r.stats.beforeChange : r.stats) as Record<string, number>)[k]!;
+    const names = ['fusedPan', 'fusedPanOn', 'fusedPanFraction', 'fusedPanFar', 'fusedEdit', 'fusedHover', 'fusedSelect'];
+    // all through the fused path, then all drawn directly (each set on one renderer)
+    const fused = new Map<string, Rendered>();
+    for (const name of names) fused.set(name, await renderScene(name, 'worker'));
     const rest = await renderScene('fusedRest', 'worker', { fused: false });
-    for (const name of ['fusedPan', 'fusedPanOn', 'fusedPanFraction', 'fusedPanFar', 'fusedEdit', 'fusedHover', 'fusedSelect']) {
-      const via = await renderScene(name, 'worker');
+    const drawn = new Map<string, Rendered>();
+    for (const name of names) if (name !== 'fusedPanFraction') drawn.set(name, await renderScene(name, 'worker', { fused: false }));
+    for (const name of names) {
+      const via = fused.get(name)!;
       // a pan by a fraction of a pixel is drawn on the texture's whole pixels: as the pan rounded
-      const direct = await renderScene(name === 'fusedPanFraction' ? 'fusedPanOn' : name, 'worker', { fused: false });
+      const direct = drawn.get(name === 'fusedPanFraction' ? 'fusedPanOn' : name)!;
       expect(stat(direct, 'fusedFrames'), name).toBe(0);
       // the first picture is drawn directly; the pan's frames, and those at rest after it, from the texture
       expect(stat(via, 'fusedFrames', true), name).toBe(0);
@@ -353,10 +366,13 @@ describe('renderer pixel facts', () => {
   }, 300_000);
 
   it('during a zoom gesture the fused texture is shown scaled, drawn again at the zoom when the view leaves it, and once the zoom rests the frame looks as drawn directly (issue 35, fused path)', async () => {
+    // drawn directly first (on the fused test's last renderer), then through the fused path
     const rest = await renderScene('fusedRest', 'worker', { fused: false });
+    const drawn = new Map<string, Rendered>();
+    for (const name of ['fusedZoomIn', 'fusedZoomOut']) drawn.set(name, await renderScene(name, 'worker', { fused: false }));
     for (const name of ['fusedZoomIn', 'fusedZoomOut']) {
       const via = await renderScene(name, 'worker');
-      const direct = await renderScene(name, 'worker', { fused: false });
+      const direct = drawn.get(name)!;
       const n = (k: string) => via.stats[k] as number;
       expect(direct.stats.fusedFrames, name).toBe(0);
       expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002); // the zoom is there to see
@@ -373,10 +389,14 @@ describe('renderer pixel facts', () => {
   }, 120_000);
 
   it('zoomed out, cells drawn once into impostor textures look as drawn directly, and an edit, a selection or a class colour change shows in the next frame (issue 35)', async () => {
-    const unchanged = await renderScene('impostors', 'worker', { impostors: false });
-    for (const name of ['impostors', 'impostorsSelect', 'impostorsRecolor', 'impostorsEdit']) {
+    const names = ['impostors', 'impostorsSelect', 'impostorsRecolor', 'impostorsEdit'];
+    // drawn directly first (on the zoom test's last renderer), then all through impostors
+    const drawn = new Map<string, Rendered>();
+    for (const name of names) drawn.set(name, await renderScene(name, 'worker', { impostors: false }));
+    const unchanged = drawn.get('impostors')!;
+    for (const name of names) {
       const via = await renderScene(name, 'worker', { impostors: true });
-      const direct = await renderScene(name, 'worker', { impostors: false });
+      const direct = drawn.get(name)!;
       expect(direct.stats.impostorRenders, name).toBe(0);
       expect(via.stats.impostorRenders, name).toBeGreaterThan(0);
       // the change is there to see (drawn directly), and the impostors show it too

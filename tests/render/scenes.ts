@@ -1,16 +1,28 @@
-// Pixel-test scenes: each builds an Editor (engine facade) and an image source, then the page
-// renders it through createRenderer exactly as the SPA does.
-import { Editor, rle, type EditorAnnotation } from '../../src/engine';
+// Pixel-test scenes: each opens its image's document in the page's Editor, as the SPA opens the
+// next image (./page/main.ts draws it through createRenderer, as the SPA does).
+import { Editor, rle, type CameraState, type EditorAnnotation } from '../../src/engine';
 import type { RenderDisplay } from '../../src/workers/protocol';
 
 export const WIDTH = 320;
 export const HEIGHT = 240;
 
+type SceneImage = ImageBitmap | { none: { width: number; height: number } };
+
+/** Opens a scene in the page's Editor (`open`) and says how to draw it. */
+export type SceneBuilder = (editor: Editor) => Promise<Scene>;
+
+/**
+ * Renderer options a scene needs besides the defaults (the page draws each set of options on a
+ * renderer of its own): the tiled scenes' texture cap, so their 6000 x 3000 image is cut into tiles.
+ */
+export const sceneOptions: Record<string, { maxTextureSize?: number }> = {
+  tiledOverview: { maxTextureSize: 4096 },
+  tiledDetail: { maxTextureSize: 4096 },
+};
+
 export interface Scene {
-  editor: Editor;
-  image: ImageBitmap | { none: { width: number; height: number } };
-  maxTextureSize?: number;
-  classColor?: (c: string) => string;
+  image: SceneImage;
+  classColor: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
   afterFirstPicture?: (renderer: { refreshColors(): void; idle(): Promise<unknown> }) => void | Promise<void>;
   /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
@@ -61,11 +73,31 @@ async function testImage(w: number, h: number, grid = 40): Promise<ImageBitmap> 
   return createImageBitmap(c);
 }
 
-function editorWith(annotations: EditorAnnotation[], image: { width: number; height: number }, camera = { x: 0, y: 0, scale: 1 }): Editor {
-  const editor = new Editor({ viewport: { width: WIDTH, height: HEIGHT }, image });
-  editor.load(annotations);
+/** A scene draws on the page's Editor of this size (one for each renderer it makes). */
+export const newEditor = () => new Editor({ viewport: { width: WIDTH, height: HEIGHT } });
+
+/** What a scene may set that a person's or a project's settings keep across images (as a new Editor has it). */
+const DEFAULT_VIEW = newEditor().getView();
+
+/** Documents opened so far: each scene's under a key of its own, as each image's in the SPA. */
+let opened = 0;
+
+/**
+ * Opens a scene in `editor` as the SPA opens the next image (src/app/editor-session/openImage.ts):
+ * the pixels first, then the image's size, the document loaded under a new key (the renderer
+ * holds the last frame until `setImage`), then the camera. The settings a scene may have changed
+ * go back to a new Editor's first. Resolves to the image, for the page's `setImage`.
+ */
+async function open(editor: Editor, annotations: EditorAnnotation[], pixels: SceneImage | Promise<SceneImage>, camera: CameraState = { x: 0, y: 0, scale: 1 }): Promise<SceneImage> {
+  const image = await pixels;
+  editor.setTool(DEFAULT_VIEW.tool);
+  editor.setActiveClass(DEFAULT_VIEW.activeClass);
+  editor.setTransparency(DEFAULT_VIEW.transparency);
+  editor.skeletons.set(new Map());
+  editor.setImageSize('none' in image ? image.none : { width: image.width, height: image.height });
+  if (!(await editor.loadAsync(annotations, { historyKey: `scene-${++opened}` }))) throw new Error('the scene\'s load was cancelled');
   editor.setCamera(camera);
-  return editor;
+  return image;
 }
 
 function circleMask(h: number, w: number, cx: number, cy: number, r: number): { rle: { size: [number, number]; counts: number[] }; bbox: [number, number, number, number] } {
@@ -81,8 +113,8 @@ const COMPACT_CAMERA = { x: 4, y: 4, scale: 0.13 };
  * on screen (dots) and 40 of 16-20 px (compact), over an image; after the first picture, `change`:
  * the 'car' shapes selected, the 'tree' class recoloured, or the 'sign' shapes moved 40 px right.
  */
-function impostorScene(change: 'none' | 'select' | 'recolor' | 'edit'): () => Promise<Scene> {
-  return async () => {
+function impostorScene(change: 'none' | 'select' | 'recolor' | 'edit'): SceneBuilder {
+  return async (editor) => {
     const shapes: EditorAnnotation[] = [];
     let seed = 11;
     const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
@@ -93,13 +125,12 @@ function impostorScene(change: 'none' | 'select' | 'recolor' | 'edit'): () => Pr
       const points = Array.from({ length: 12 }, (_, k) => [cx + Math.cos((k / 12) * Math.PI * 2) * r * (k % 2 ? 0.8 : 1), cy + Math.sin((k / 12) * Math.PI * 2) * r] as [number, number]);
       shapes.push({ id: `i${i}`, type: 'polygon', class: cls[i % 5]!, points });
     }
-    const editor = editorWith(shapes, { width: 3200, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    const image = await open(editor, shapes, testImage(3200, 2400, 200), { x: 0, y: 0, scale: 0.1 });
     // saturated colours: a selected dot (opaque) is told from an unselected one (60%) over the grey image
     const own: Record<string, string> = { car: '#D00000', tree: '#00A000', road: '#0030E0', sign: '#E0A000', person: '#8000C0' };
     const ofClass = (c: string) => shapes.filter((a) => a.class === c).map((a) => a.id);
     return {
-      editor,
-      image: await testImage(3200, 2400, 200),
+      image,
       classColor: (c) => own[c] ?? '#FDFFB6',
       afterFirstPicture: (renderer) => {
         if (change === 'select') editor.select(ofClass('car'));
@@ -118,8 +149,8 @@ function impostorScene(change: 'none' | 'select' | 'recolor' | 'edit'): () => Pr
 }
 
 
-/** The compact scene's editor at `camera`, and how to reach the final view (camera, then hover). */
-function compactScene(camera: { x: number; y: number; scale: number }): { editor: Editor; classColor: Scene['classColor']; finish: () => void } {
+/** Opens the compact scene in `editor` at `camera`; resolves to its image and how to reach the final view (camera, then hover). */
+async function compactScene(editor: Editor, camera: CameraState): Promise<{ image: SceneImage; finish: () => void }> {
   let seed = 3;
   const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
   const ring = (cx: number, cy: number, r: number, n = 16) => Array.from({ length: n }, (_, k) => {
@@ -135,7 +166,7 @@ function compactScene(camera: { x: number; y: number; scale: number }): { editor
   shapes[9] = { id: 'p9', type: 'polygon', class: 'road', points: ring(150 + 290, 410, 100), holes: [ring(150 + 290, 410, 45, 10).reverse()] };
   shapes.push({ id: 'line', type: 'polyline', class: 'sign', points: [[300, 1700], [500, 1600], [700, 1720]] });
   shapes.push({ id: 'box', type: 'box', class: 'car', x: 900, y: 1600, width: 120, height: 90 });
-  const editor = editorWith(shapes, { width: 2400, height: 1800 }, camera);
+  const image = await open(editor, shapes, testImage(2400, 1800, 200), camera);
   editor.setTransparency(40);
   editor.select(['p2']);
   editor.hide(['p4']);
@@ -144,7 +175,7 @@ function compactScene(camera: { x: number; y: number; scale: number }): { editor
     // hover p10 through the select tool, as a user would
     editor.pointerMove({ x: (150 + 2 * 290) * COMPACT_CAMERA.scale + COMPACT_CAMERA.x, y: (150 + 260) * COMPACT_CAMERA.scale + COMPACT_CAMERA.y });
   };
-  return { editor, classColor, finish };
+  return { image, finish };
 }
 
 /** A regular polygon of `n` points about (cx, cy). */
@@ -158,8 +189,8 @@ const ngon = (cx: number, cy: number, r: number, n: number) => Array.from({ leng
  * dot d10 moves 12 px right (the dots' range shrinks: its old last dot must not stay drawn);
  * 'final': the edited shapes loaded from the start.
  */
-function rangeEditScene(state: 'before' | 'edited' | 'final'): () => Promise<Scene> {
-  return async () => {
+function rangeEditScene(state: 'before' | 'edited' | 'final'): SceneBuilder {
+  return async (editor) => {
     const shapes = (after: boolean): EditorAnnotation[] => {
       const out: EditorAnnotation[] = [
         { id: 'b1', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
@@ -172,9 +203,9 @@ function rangeEditScene(state: 'before' | 'edited' | 'final'): () => Promise<Sce
       for (let i = 1; i <= 10; i++) if (!(after && i === 3)) out.push({ id: `d${i}`, type: 'polygon', class: 'sign', points: ngon(20 + i * 24 + (after && i === 10 ? 12 : 0), 222, 2.5, 6) });
       return out;
     };
-    const editor = editorWith(shapes(state === 'final'), { width: WIDTH, height: HEIGHT });
+    const image = await open(editor, shapes(state === 'final'), flatImage(WIDTH, HEIGHT, '#ffffff'));
     const edit = () => editor.applyRemote(shapes(true).filter((a) => ['p2', 'c2', 'd10'].includes(a.id)), ['b2', 'd3']);
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, ...(state === 'edited' ? { afterFirstPicture: edit } : {}) };
+    return { image, classColor, ...(state === 'edited' ? { afterFirstPicture: edit } : {}) };
   };
 }
 
@@ -185,7 +216,7 @@ function rangeEditScene(state: 'before' | 'edited' | 'final'): () => Promise<Sce
  * order they were edited and leave holes: a pass falls into many runs. No two shapes overlap
  * (a grid of 400 px slots), so paint order between cells cannot change a pixel.
  */
-async function looseGrid(): Promise<Scene> {
+async function looseGrid(editor: Editor): Promise<Scene> {
   let seed = 5;
   const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
   const cls = ['car', 'tree', 'road', 'sign', 'person'];
@@ -198,7 +229,7 @@ async function looseGrid(): Promise<Scene> {
   };
   const shapes = Array.from({ length: 20 * 15 }, (_, i) => shape(i, false));
   const lines = shapes.map((_, i) => i).filter((i) => shapes[i]!.type === 'polyline');
-  const editor = editorWith(shapes, { width: 8000, height: 6000 }, { x: 0, y: 0, scale: 0.04 });
+  const image = await open(editor, shapes, { none: { width: 8000, height: 6000 } }, { x: 0, y: 0, scale: 0.04 });
   // six edits 80 ms apart (frames drawn between them), each growing a sixth of the polylines
   const grow = async () => {
     for (let step = 0; step < 6; step++) {
@@ -206,7 +237,7 @@ async function looseGrid(): Promise<Scene> {
       await new Promise((r) => setTimeout(r, 80));
     }
   };
-  return { editor, image: { none: { width: 8000, height: 6000 } }, classColor, afterFirstPicture: grow };
+  return { image, classColor, afterFirstPicture: grow };
 }
 
 /** The fused scene's camera (scale 1.5: the 400 x 300 image from (30, 20) on screen, far past the view's right and bottom edges). */
@@ -227,8 +258,8 @@ const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
  * out to 1.5 x 0.8^5 (the view's shapes leave the texture's margin on the way: drawn again at
  * that zoom), then the zoom rests.
  */
-function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut'): () => Promise<Scene> {
-  return async () => {
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut'): SceneBuilder {
+  return async (editor) => {
     const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
     const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
     const shapes: EditorAnnotation[] = [
@@ -240,7 +271,7 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       seg('m1', m1),
     ];
     for (let i = 0; i < 12; i++) shapes.push({ id: `s${i}`, type: 'polygon', class: 'car', points: ngon(130 + (i % 4) * 16, 105 + Math.floor(i / 4) * 12, i % 2 ? 6 : 2, 8) });
-    const editor = editorWith(shapes, { width: 400, height: 300 }, FUSED_CAMERA);
+    const image = await open(editor, shapes, testImage(400, 300), FUSED_CAMERA);
     editor.setTransparency(40);
     editor.select(['b2']);
     editor.pointerMove({ x: 70 * 1.5 + 30, y: 120 * 1.5 + 20 }); // hovers p1
@@ -273,11 +304,11 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       await renderer.idle();
       pan(40, 20);
     };
-    return { editor, image: await testImage(400, 300), classColor, display: { labels: true }, afterFirstPicture };
+    return { image, classColor, display: { labels: true }, afterFirstPicture };
   };
 }
 
-export const scenes: Record<string, () => Promise<Scene>> = {
+export const scenes: Record<string, SceneBuilder> = {
   fusedRest: fusedScene('rest'),
   fusedPan: fusedScene('pan'),
   fusedPanOn: fusedScene('panOn'),
@@ -296,86 +327,86 @@ export const scenes: Record<string, () => Promise<Scene>> = {
   impostorsSelect: impostorScene('select'),
   impostorsRecolor: impostorScene('recolor'),
   impostorsEdit: impostorScene('edit'),
-  async boxes() {
-    const editor = editorWith([
+  async boxes(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 120, height: 80 },
       { id: 'b', type: 'box', class: 'tree', x: 100, y: 60, width: 150, height: 110 },
       { id: 'c', type: 'box', class: 'road', x: 200, y: 150, width: 100, height: 70 },
       { id: 'hidden', type: 'box', class: 'sign', x: 30, y: 140, width: 100, height: 80 },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.hide(['hidden']);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    return { image, classColor };
   },
-  async polygonHole() {
-    const editor = editorWith([
+  async polygonHole(editor) {
+    const image = await open(editor, [
       { id: 'p', type: 'polygon', class: 'road', points: [[40, 30], [280, 40], [260, 210], [150, 180], [50, 200]], holes: [[[110, 80], [200, 80], [190, 150], [120, 140]]] },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.setTransparency(30);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    return { image, classColor };
   },
-  async lines() {
-    const editor = editorWith([
+  async lines(editor) {
+    const image = await open(editor, [
       { id: 'l', type: 'polyline', class: 'sign', points: [[20, 200], [90, 60], [170, 170], [300, 30]] },
       { id: 'k1', type: 'keypoint', class: 'person', x: 60, y: 40 },
       { id: 'k2', type: 'keypoint', class: 'car', x: 250, y: 190 },
-    ], { width: WIDTH, height: HEIGHT });
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    ], testImage(WIDTH, HEIGHT));
+    return { image, classColor };
   },
-  async selected() {
-    const editor = editorWith([
+  async selected(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 30, y: 30, width: 110, height: 90 },
       { id: 'b', type: 'polygon', class: 'tree', points: [[180, 40], [290, 70], [260, 200], [170, 160]] },
       { id: 'c', type: 'box', class: 'road', x: 40, y: 150, width: 100, height: 60 },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.setTransparency(20);
     editor.select(['a', 'b']);
     // hover 'c' through the select tool, as a user would
     editor.pointerMove({ x: 90, y: 180 });
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    return { image, classColor };
   },
-  async mask() {
+  async mask(editor) {
     const m1 = circleMask(HEIGHT, WIDTH, 110, 110, 60);
     const m2 = circleMask(HEIGHT, WIDTH, 230, 150, 45);
-    const editor = editorWith([
+    const image = await open(editor, [
       { id: 'm1', type: 'segmentation', class: 'person', x: m1.bbox[0], y: m1.bbox[1], width: m1.bbox[2], height: m1.bbox[3], rle: m1.rle },
       { id: 'm2', type: 'segmentation', class: 'car', x: m2.bbox[0], y: m2.bbox[1], width: m2.bbox[2], height: m2.bbox[3], rle: { size: m2.rle.size, counts: rle.countsToString(m2.rle.counts) } },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.setTransparency(40);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    return { image, classColor };
   },
   /** Masks from the shared atlas with view state: m1 selected, m2 hidden, m3 over m1 (paint order). */
-  async maskState() {
+  async maskState(editor) {
     const m1 = circleMask(HEIGHT, WIDTH, 110, 110, 60);
     const m2 = circleMask(HEIGHT, WIDTH, 250, 80, 40);
     const m3 = circleMask(HEIGHT, WIDTH, 170, 150, 50);
     const seg = (id: string, cls: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: cls, x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
-    const editor = editorWith([seg('m1', 'person', m1), seg('m2', 'car', m2), seg('m3', 'car', m3)], { width: WIDTH, height: HEIGHT });
+    const image = await open(editor, [seg('m1', 'person', m1), seg('m2', 'car', m2), seg('m3', 'car', m3)], testImage(WIDTH, HEIGHT));
     editor.setTransparency(40);
     editor.select(['m1']);
     editor.hide(['m2']);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+    return { image, classColor };
   },
   /** 6000 x 3000 image with a 4096 texture cap: drawn from tiles, at level 3 (whole) here. */
-  async tiledOverview() {
-    const editor = editorWith([
+  async tiledOverview(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 1200, y: 600, width: 1500, height: 900 },
-    ], { width: 6000, height: 3000 });
+    ], testImage(6000, 3000, 500));
     editor.fitToScreen();
-    return { editor, image: await testImage(6000, 3000, 500), maxTextureSize: 4096, classColor };
+    return { image, classColor };
   },
   /** The same image zoomed to 1:1 near a disc edge: full-resolution tiles (level 0). */
-  async tiledDetail() {
-    const editor = editorWith([
+  async tiledDetail(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'polygon', class: 'tree', points: [[3250, 1700], [3450, 1750], [3400, 1900], [3270, 1880]] },
-    ], { width: 6000, height: 3000 }, { x: -3200, y: -1650, scale: 1 });
-    return { editor, image: await testImage(6000, 3000, 500), maxTextureSize: 4096, classColor };
+    ], testImage(6000, 3000, 500), { x: -3200, y: -1650, scale: 1 });
+    return { image, classColor };
   },
   /**
    * Level of detail and culling: 1,200 polygons of ~50 image px seen at scale 0.1 (~5 px: each
    * drawn as one quad), a large box drawn in full, a selected tiny shape (opaque), and as many
    * shapes again to the right of the view (their cells are not drawn).
    */
-  async tiny() {
+  async tiny(editor) {
     const shapes: EditorAnnotation[] = [];
     let seed = 7;
     const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
@@ -386,31 +417,30 @@ export const scenes: Record<string, () => Promise<Scene>> = {
       shapes.push({ id: `t${i}`, type: 'polygon', class: cls[i % 5]!, points });
     }
     shapes.push({ id: 'big', type: 'box', class: 'road', x: 1000, y: 700, width: 1200, height: 900 });
-    const editor = editorWith(shapes, { width: 6400, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    const image = await open(editor, shapes, { none: { width: 6400, height: 2400 } }, { x: 0, y: 0, scale: 0.1 });
     editor.select(['t0']);
-    return { editor, image: { none: { width: 6400, height: 2400 } }, classColor };
+    return { image, classColor };
   },
   /**
    * Small polygons drawn compact (level of detail): jagged 16-gons of 9-20 px on screen, one with
    * a hole, one selected, one hovered, one hidden, a polyline and a box of the same size (drawn in
    * full), and shapes under 8 px (quads); transparency 40.
    */
-  async compact() {
-    const { editor, classColor: cc, finish } = compactScene(COMPACT_CAMERA);
+  async compact(editor) {
+    const { image, finish } = await compactScene(editor, COMPACT_CAMERA);
     finish();
-    return { editor, classColor: cc, image: await testImage(2400, 1800, 200) };
+    return { image, classColor };
   },
   /** The same, reached by zooming in from 0.04 (all quads): cells draw their quads until the new level is built. */
-  async compactZoomed() {
-    const image = await testImage(2400, 1800, 200);
-    const { editor, classColor: cc, finish } = compactScene({ x: 0, y: 0, scale: 0.04 });
-    return { editor, classColor: cc, image, afterFirstPicture: finish };
+  async compactZoomed(editor) {
+    const { image, finish } = await compactScene(editor, { x: 0, y: 0, scale: 0.04 });
+    return { image, classColor, afterFirstPicture: finish };
   },
   /**
    * Tiny boxes (6 px on screen, drawn as dots) centred on the four edges of the view: each shows
    * its inner half (GPUs that clip a point by its centre would drop them; SwiftShader does not).
    */
-  async dotsAtEdges() {
+  async dotsAtEdges(editor) {
     const shapes: EditorAnnotation[] = [];
     const cls = ['car', 'tree', 'road', 'sign', 'person'];
     // camera x/y -500 image px: the view spans 500..3700 x 500..2900 at scale 0.1
@@ -423,13 +453,13 @@ export const scenes: Record<string, () => Promise<Scene>> = {
       add(500, y);
       add(3700, y);
     }
-    const editor = editorWith(shapes, { width: 4200, height: 3400 }, { x: -50, y: -50, scale: 0.1 });
-    return { editor, image: { none: { width: 4200, height: 3400 } }, classColor };
+    const image = await open(editor, shapes, { none: { width: 4200, height: 3400 } }, { x: -50, y: -50, scale: 0.1 });
+    return { image, classColor };
   },
-  async drawing() {
-    const editor = editorWith([
+  async drawing(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 80, height: 60 },
-    ], { width: WIDTH, height: HEIGHT });
+    ], { none: { width: WIDTH, height: HEIGHT } });
     editor.setActiveClass('tree');
     editor.setTool('polygon');
     for (const [x, y] of [[150, 40], [280, 60], [260, 180]] as const) {
@@ -437,105 +467,106 @@ export const scenes: Record<string, () => Promise<Scene>> = {
       editor.pointerUp({ x, y, button: 0 });
     }
     editor.pointerMove({ x: 170, y: 200 });
-    return { editor, image: { none: { width: WIDTH, height: HEIGHT } }, classColor };
+    return { image, classColor };
   },
   /** Class names: one per shape at its top-left corner (inside it at the view's top), a keypoint's to its right, a selected shape's on top. */
-  async labels() {
-    const editor = editorWith([
+  async labels(editor) {
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 30, y: 64, width: 110, height: 80 },
       { id: 'b', type: 'polygon', class: 'tree', points: [[180, 60], [290, 90], [260, 200], [170, 170]] },
       { id: 'c', type: 'box', class: 'road', x: 10, y: 4, width: 60, height: 30 },
       { id: 'k', type: 'keypoint', class: 'person', x: 60, y: 190 },
       { id: 'l', type: 'polyline', class: 'a very long class name that is cut', points: [[150, 228], [310, 216]] },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.select(['b']);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { labels: true } };
+    return { image, classColor, display: { labels: true } };
   },
   /** 400 small boxes in view (dense): only the hovered and the selected shape keep a label. */
-  async labelsDense() {
+  async labelsDense(editor) {
     const shapes: EditorAnnotation[] = [];
     const cls = ['car', 'tree', 'road', 'sign', 'person'];
     for (let i = 0; i < 400; i++) shapes.push({ id: `d${i}`, type: 'box', class: cls[i % 5]!, x: 4 + (i % 25) * 12.6, y: 8 + Math.floor(i / 25) * 14.5, width: 9, height: 10 });
-    const editor = editorWith(shapes, { width: WIDTH, height: HEIGHT });
+    const image = await open(editor, shapes, { none: { width: WIDTH, height: HEIGHT } });
     editor.select(['d130']);
     editor.pointerMove({ x: 4 + 7 * 12.6 + 4, y: 8 + 12 * 14.5 + 5 }); // hovers d307
-    return { editor, image: { none: { width: WIDTH, height: HEIGHT } }, classColor, display: { labels: true } };
+    return { image, classColor, display: { labels: true } };
   },
   /** Keypoints at scale 1: round dots of a constant screen size (see keypointsZoomed). */
-  async keypoints() {
-    const editor = editorWith(keypointShapes(), { width: WIDTH, height: HEIGHT });
+  async keypoints(editor) {
+    const image = await open(editor, keypointShapes(), flatImage(WIDTH, HEIGHT, '#e8eaee'));
     editor.select(['k3']);
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+    return { image, classColor };
   },
   /** The same keypoints at scale 3 (about the middle one): the dots keep their size on screen. */
-  async keypointsZoomed() {
-    const editor = editorWith(keypointShapes(), { width: WIDTH, height: HEIGHT }, { x: -2 * 160, y: -2 * 120, scale: 3 });
+  async keypointsZoomed(editor) {
+    const image = await open(editor, keypointShapes(), flatImage(WIDTH, HEIGHT, '#e8eaee'), { x: -2 * 160, y: -2 * 120, scale: 3 });
     editor.select(['k3']);
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+    return { image, classColor };
   },
   /** A polyline on a white image: 2 px in the class colour with the dark halo on both sides. */
-  async polylineHalo() {
-    const editor = editorWith([
+  async polylineHalo(editor) {
+    const image = await open(editor, [
       { id: 'l', type: 'polyline', class: 'tree', points: [[20, 120], [300, 120]] },
       { id: 'l2', type: 'polyline', class: 'sign', points: [[40, 40], [160, 200], [280, 60]] },
-    ], { width: WIDTH, height: HEIGHT });
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { outlineWidth: 1 } };
+    ], flatImage(WIDTH, HEIGHT, '#ffffff'));
+    return { image, classColor, display: { outlineWidth: 1 } };
   },
   /** The outline width setting at Thick (3 px): boxes, a polygon, a mask. */
-  async outlineThick() {
+  async outlineThick(editor) {
     const m = circleMask(HEIGHT, WIDTH, 240, 160, 50);
-    const editor = editorWith([
+    const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 20, y: 20, width: 120, height: 80 },
       { id: 'b', type: 'polygon', class: 'tree', points: [[40, 130], [150, 140], [120, 220]] },
       { id: 'm', type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle },
-    ], { width: WIDTH, height: HEIGHT });
+    ], testImage(WIDTH, HEIGHT));
     editor.setTransparency(60);
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { outlineWidth: 3 } };
+    return { image, classColor, display: { outlineWidth: 3 } };
   },
   /** Image adjustments: brightness 1.3, contrast 1.5, gamma 0.7 over the test image (no shapes). */
-  async adjusted() {
-    const editor = editorWith([], { width: WIDTH, height: HEIGHT });
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor, display: { brightness: 1.3, contrast: 1.5, gamma: 0.7 } };
+  async adjusted(editor) {
+    const image = await open(editor, [], testImage(WIDTH, HEIGHT));
+    return { image, classColor, display: { brightness: 1.3, contrast: 1.5, gamma: 0.7 } };
   },
   /**
    * A keypoint skeleton (issue 33) on a flat image: edges nose-left_eye, nose-right_eye (occluded),
    * nose-neck, neck-hip (hip not labelled: no edge); nose (100, 60), left_eye (60, 60), right_eye
    * (140, 60) occluded, neck (100, 160). No expected PNG: checked by pixel facts.
    */
-  async skeleton() {
-    const editor = editorWith([
+  async skeleton(editor) {
+    const image = await open(editor, [
       { id: 's', type: 'skeleton', class: 'car', keypoints: [{ x: 100, y: 60, v: 2 }, { x: 60, y: 60, v: 2 }, { x: 140, y: 60, v: 1 }, { x: 100, y: 160, v: 2 }, { x: 0, y: 0, v: 0 }] },
-    ], { width: WIDTH, height: HEIGHT });
+    ], flatImage(WIDTH, HEIGHT, '#e8eaee'));
+    // given after the document is in (as when the project's classes change while an image is open): the edges must still be drawn
     editor.skeletons.set(new Map([['car', { points: ['nose', 'left_eye', 'right_eye', 'neck', 'hip'], edges: [[0, 1], [0, 2], [0, 3], [3, 4]] }]]));
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#e8eaee'), classColor };
+    return { image, classColor };
   },
   /**
    * A model's predictions (issue 34) on a flat image, no fill: a pending box (20..300 x 40..110)
    * drawn dashed with its score on its label, and the same box accepted (20..300 x 150..220),
    * drawn whole. No expected PNG: checked by pixel facts along their bottom edges.
    */
-  async predictions() {
+  async predictions(editor) {
     const source = (pending: boolean) => ({ source: { model_id: 'builtin', score: 0.87, pending } });
-    const editor = editorWith([
+    const image = await open(editor, [
       { id: 'p', type: 'box', class: 'car', x: 20, y: 40, width: 280, height: 70, extra: source(true) },
       { id: 'a', type: 'box', class: 'car', x: 20, y: 150, width: 280, height: 70, extra: source(false) },
-    ], { width: WIDTH, height: HEIGHT });
+    ], flatImage(WIDTH, HEIGHT, '#ffffff'));
     editor.setTransparency(100);
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { labels: true } };
+    return { image, classColor, display: { labels: true } };
   },
   /**
    * Level of detail for skeletons (issue 33): at scale 0.1 a skeleton 40 image px wide (4 px on
    * screen, its top-left at (100, 100)) is one dot, not five 9 px keypoint dots; a skeleton 400 px
    * wide (40 px on screen, from (200, 100)) is drawn whole. No expected PNG: pixel facts.
    */
-  async tinySkeleton() {
+  async tinySkeleton(editor) {
     const pts = (x: number, y: number, k: number) => [[0, 0], [1, 0], [0.5, 0.5], [0, 1], [1, 1]].map(([dx, dy]) => ({ x: x + dx! * k, y: y + dy! * k, v: 2 as const }));
-    const editor = editorWith([
+    const image = await open(editor, [
       { id: 'tiny', type: 'skeleton', class: 'car', keypoints: pts(1000, 1000, 40) },
       { id: 'big', type: 'skeleton', class: 'car', keypoints: pts(2000, 1000, 400) },
-    ], { width: 3200, height: 2400 }, { x: 0, y: 0, scale: 0.1 });
+    ], flatImage(3200, 2400, '#e8eaee'), { x: 0, y: 0, scale: 0.1 });
     editor.skeletons.set(new Map([['car', { points: ['a', 'b', 'c', 'd', 'e'], edges: [[0, 2], [1, 2], [2, 3], [2, 4]] }]]));
-    return { editor, image: await flatImage(3200, 2400, '#e8eaee'), classColor };
+    return { image, classColor };
   },
   /**
    * Pending predictions of every other kind (issue 34), no fill, on white: a pending rectangle mask
@@ -543,42 +574,42 @@ export const scenes: Record<string, () => Promise<Scene>> = {
    * (60, 150) next to an accepted one (100, 150), and a pending two-point skeleton whose edge runs
    * along y 200 from x 160 to 300. No expected PNG: checked by pixel facts.
    */
-  async pendingKinds() {
+  async pendingKinds(editor) {
     const source = (pending: boolean) => ({ source: { model_id: 'builtin', score: 0.6, pending } });
     const rectMask = (x0: number, y0: number, x1: number, y1: number) => {
       const m = new Uint8Array(HEIGHT * WIDTH);
       for (let x = x0; x < x1; x++) for (let y = y0; y < y1; y++) m[x * HEIGHT + y] = 1;
       return { size: [HEIGHT, WIDTH] as [number, number], counts: rle.encodeMask(m, HEIGHT, WIDTH) };
     };
-    const editor = editorWith([
+    const image = await open(editor, [
       { id: 'mp', type: 'segmentation', class: 'person', x: 20, y: 20, width: 120, height: 70, rle: rectMask(20, 20, 140, 90), extra: source(true) },
       { id: 'ma', type: 'segmentation', class: 'person', x: 180, y: 20, width: 120, height: 70, rle: rectMask(180, 20, 300, 90), extra: source(false) },
       { id: 'kp', type: 'keypoint', class: 'car', x: 60, y: 150, extra: source(true) },
       { id: 'ka', type: 'keypoint', class: 'car', x: 100, y: 150, extra: source(false) },
       { id: 'sp', type: 'skeleton', class: 'car', keypoints: [{ x: 160, y: 200, v: 2 }, { x: 300, y: 200, v: 2 }], extra: source(true) },
-    ], { width: WIDTH, height: HEIGHT });
+    ], flatImage(WIDTH, HEIGHT, '#ffffff'));
     editor.skeletons.set(new Map([['car', { points: ['a', 'b'], edges: [[0, 1]] }]]));
     editor.setTransparency(100);
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor };
+    return { image, classColor };
   },
   /**
    * A mask with a small island at the top left (10..16, 10..16) and its body lower right (a disc
    * about (220, 160), r 40): its label sits on the body, not at the island. No expected PNG.
    */
-  async maskLabel() {
+  async maskLabel(editor) {
     const m = new Uint8Array(HEIGHT * WIDTH);
     for (let x = 0; x < WIDTH; x++) {
       for (let y = 0; y < HEIGHT; y++) {
         if ((x >= 10 && x < 16 && y >= 10 && y < 16) || (x + 0.5 - 220) ** 2 + (y + 0.5 - 160) ** 2 <= 40 * 40) m[x * HEIGHT + y] = 1;
       }
     }
-    const editor = editorWith([{ id: 'm', type: 'segmentation', class: 'person', x: 10, y: 10, width: 250, height: 190, rle: { size: [HEIGHT, WIDTH], counts: rle.encodeMask(m, HEIGHT, WIDTH) } }], { width: WIDTH, height: HEIGHT });
-    return { editor, image: await flatImage(WIDTH, HEIGHT, '#ffffff'), classColor, display: { labels: true } };
+    const image = await open(editor, [{ id: 'm', type: 'segmentation', class: 'person', x: 10, y: 10, width: 250, height: 190, rle: { size: [HEIGHT, WIDTH], counts: rle.encodeMask(m, HEIGHT, WIDTH) } }], flatImage(WIDTH, HEIGHT, '#ffffff'));
+    return { image, classColor, display: { labels: true } };
   },
   /** The test image as it is (the adjusted scene's reference; no expected PNG of its own). */
-  async unadjusted() {
-    const editor = editorWith([], { width: WIDTH, height: HEIGHT });
-    return { editor, image: await testImage(WIDTH, HEIGHT), classColor };
+  async unadjusted(editor) {
+    const image = await open(editor, [], testImage(WIDTH, HEIGHT));
+    return { image, classColor };
   },
 };
 

@@ -1,29 +1,61 @@
-// Pixel-test page: window.vellumRender(scene, mode) renders a scene through createRenderer
+// Pixel-test page: window.vellumRender(scene, mode, extra) draws a scene through createRenderer
 // (worker or main-thread backend) and resolves when the frame is drawn and nothing is loading.
+//
+// As the SPA's editor screen, the page keeps one Editor and one renderer (one canvas, one WebGL
+// context) and opens each scene in them as the next image: its document under a new key, then
+// `setImage`. A renderer is made only for other construction options (mode, texture cap, the
+// impostors / compaction / fused flags): in a new context each program's first draw costs
+// SwiftShader 65-840 ms, most of a scene's CPU (tests/README.md, render.test).
 import { createRenderer, type RendererHandle } from '../../../src/workers/render-client';
-import { DEFAULT_DISPLAY } from '../../../src/workers/protocol';
-import { scenes } from '../scenes';
+import { DEFAULT_DISPLAY, type RenderStats } from '../../../src/workers/protocol';
+import type { Editor } from '../../../src/engine';
+import { newEditor, sceneOptions, scenes, type Scene } from '../scenes';
 
-let current: RendererHandle | null = null;
+type Extra = { impostors?: boolean; compaction?: boolean; fused?: boolean };
 
-async function render(name: string, mode: 'worker' | 'main', extra: { impostors?: boolean; compaction?: boolean; fused?: boolean } = {}): Promise<unknown> {
-  current?.dispose();
-  const old = document.getElementById('c')!;
+/** Counters kept since the renderer started: the page reports them since the scene's start. */
+const COUNTERS = ['impostorRenders', 'compactions', 'fusedRenders', 'fusedFrames', 'fusedScaledFrames', 'fusedScrolls', 'frames'] as const;
+
+let current: { handle: RendererHandle; editor: Editor; options: string } | null = null;
+/** The shown scene's class colours (the renderer's classColor reads them, as the SPA's reads the project's). */
+let colorOf: Scene['classColor'] = () => '#000000';
+
+/** A new canvas, Editor and renderer for these options (a canvas transferred to a worker cannot be reused). */
+function newRenderer(mode: 'worker' | 'main', options: Extra & { maxTextureSize?: number }, key: string) {
+  current?.handle.dispose();
   const canvas = document.createElement('canvas');
   canvas.id = 'c';
-  old.replaceWith(canvas); // a canvas transferred to a worker cannot be reused
-  const scene = await scenes[name]!();
-  current = createRenderer({ canvas, editor: scene.editor, imageSource: scene.image, mode, classColor: scene.classColor, maxTextureSize: scene.maxTextureSize, tileSize: 512, ...extra });
-  current.setDisplay({ ...DEFAULT_DISPLAY, labels: false, ...scene.display });
-  let stats = await current.idle();
+  document.getElementById('c')!.replaceWith(canvas);
+  const editor = newEditor();
+  // as EditorCanvas: made with no image; each scene's image comes with setImage
+  const handle = createRenderer({ canvas, editor, imageSource: null, mode, classColor: (c) => colorOf(c), tileSize: 512, ...options });
+  current = { handle, editor, options: key };
+  return current;
+}
+
+async function render(name: string, mode: 'worker' | 'main', extra: Extra = {}): Promise<unknown> {
+  const options = { ...sceneOptions[name], ...extra };
+  // the defaults spelled out: `fused: true` and no flag are the same renderer
+  const key = JSON.stringify([mode, options.maxTextureSize ?? null, options.impostors ?? false, options.compaction ?? true, options.fused ?? true]);
+  const { handle, editor } = current?.options === key ? current : newRenderer(mode, options, key);
+  const start = await handle.stats();
+  const since = (s: RenderStats) => ({ ...s, ...Object.fromEntries(COUNTERS.map((k) => [k, s[k] - start[k]])) });
+  const scene = await scenes[name]!(editor);
+  if (scene.classColor !== colorOf) {
+    colorOf = scene.classColor;
+    handle.refreshColors();
+  }
+  handle.setDisplay({ ...DEFAULT_DISPLAY, labels: false, ...scene.display });
+  await handle.setImage(scene.image);
+  let stats = await handle.idle();
   let beforeChange: unknown = null;
   if (scene.afterFirstPicture) {
-    beforeChange = await current.idle();
-    await scene.afterFirstPicture(current!);
-    stats = await current.idle();
+    beforeChange = since(await handle.idle());
+    await scene.afterFirstPicture(handle);
+    stats = await handle.idle();
   }
   // one more idle: tiles requested by the first frame
-  return { ...(await current.idle()), first: stats, beforeChange };
+  return { ...since(await handle.idle()), first: since(stats), beforeChange };
 }
 
 Object.assign(window, { vellumRender: render, vellumReady: true });
