@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { editorProject, openEditorImage } from './editor-helpers';
+import { editorProject, openEditorImage, runnerApi } from './editor-helpers';
 
 const png = (r: number, g: number, b: number) => sharp({ create: { width: 320, height: 240, channels: 3, background: { r, g, b } } }).png().toBuffer();
 
@@ -79,10 +79,10 @@ test('import: a COCO zip through the dialog, its report, then its shapes in the 
   await expect(list).toContainText('pier');
 });
 
-test('import: Cancel import, from the keyboard, stops a running import and keeps what it added', async ({ page }) => {
+test('import: Cancel import, from the keyboard, says Cancelling... until the import has stopped, then reports exactly what it added', async ({ page }) => {
   test.setTimeout(180_000);
   // An empty project made through the API, the app loaded straight on it (creating a project has tests of its own).
-  await editorProject(page, { name: 'Frames' });
+  const { projectId } = await editorProject(page, { name: 'Frames' });
 
   // Enough images that the import is still running when Cancel is pressed.
   const zip = new JSZip();
@@ -98,20 +98,52 @@ test('import: Cancel import, from the keyboard, stops a running import and keeps
   const dialog = page.getByRole('dialog', { name: 'Import Dataset' });
   await dialog.getByTestId('import-file-input').setInputFiles({ name: 'frames.zip', mimeType: 'application/zip', buffer: bytes });
   await dialog.getByRole('button', { name: 'Import', exact: true }).click();
-  const cancel = dialog.getByRole('button', { name: 'Cancel import' });
-  await expect(cancel).toBeVisible({ timeout: 60_000 });
+  const cancel = dialog.getByTestId('import-cancel');
+  const progress = dialog.getByTestId('import-progress');
+  // Running (not only queued): a running import has images in flight when it is asked to stop.
+  await expect(progress).toContainText('Importing image', { timeout: 60_000 });
+  await expect(cancel).toHaveAccessibleName('Cancel import');
   await page.screenshot({ path: test.info().outputPath('import-running.png') });
+
+  // The dialog's polls of the import wait while the test looks at the Cancelling state (the cancel
+  // answer puts it there; the server may meanwhile end the import), then go through.
+  const held: (() => Promise<void>)[] = [];
+  let holding = true;
+  const poll = /\/api\/v1\/imports\/[0-9a-f-]{36}$/;
+  await page.route(poll, (route) => void (holding && route.request().method() === 'GET' ? held.push(() => route.continue()) : route.continue()));
+  let cancels = 0;
+  page.on('request', (req) => void (req.method() === 'POST' && req.url().endsWith('/cancel') && (cancels += 1)));
   await cancel.focus();
   await page.keyboard.press('Enter');
+  await expect(cancel).toHaveAccessibleName('Cancelling...');
+  await expect(cancel).toHaveAttribute('aria-disabled', 'true');
+  await expect(cancel).toBeFocused();
+  await expect(progress).toHaveAttribute('aria-live', 'polite');
+  await expect(progress).toContainText('Cancelling... finishing the images in progress');
+  await page.screenshot({ path: test.info().outputPath('import-cancelling.png') });
+  await page.setViewportSize({ width: 320, height: 700 });
+  await expect(cancel).toBeInViewport();
+  await page.screenshot({ path: test.info().outputPath('import-cancelling-320.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // Pressed again while it stops: nothing more is asked (counted below, once the report is in).
+  await page.keyboard.press('Enter');
+  holding = false;
+  for (const go of held.splice(0)) await go();
+  await page.unroute(poll);
 
   const report = dialog.getByTestId('import-report');
   await expect(report).toBeVisible({ timeout: 60_000 });
   await expect(report).toContainText('The import of frames.zip was cancelled');
+  await expect(dialog.getByRole('button', { name: 'Done' })).toBeFocused();
+  expect(cancels).toBe(1);
   await page.screenshot({ path: test.info().outputPath('import-cancelled.png') });
   const added = Number((await report.getByText('Images added').locator('..').locator('dd').textContent())?.replace(/\D/g, ''));
+  expect(added).toBeGreaterThan(0);
   expect(added).toBeLessThan(150);
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(dialog).toBeHidden();
-  // What the import added before it stopped is kept (the Data tab reloads once the import ends).
+  // The report is what the project holds: the Data tab shows as many images, and the import added none after it.
   await expect(page.getByTestId('image-tile')).toHaveCount(added, { timeout: 30_000 });
+  const listed = await runnerApi(page, 'GET', `/projects/${projectId}/images?page_size=200`);
+  expect(listed.body.images).toHaveLength(added);
 });

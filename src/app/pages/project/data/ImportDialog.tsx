@@ -3,7 +3,7 @@
 // shows the upload, then the server's progress image by image, then the report: what was created
 // and matched, and every skipped file with its reason. The import runs on the server: closing the
 // dialog does not stop it, and opening it again shows where it is.
-import { useId, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { create } from 'zustand';
 import { useQueryClient } from '@tanstack/react-query';
 import { FileUp, Upload } from 'lucide-react';
@@ -12,12 +12,13 @@ import { ROOT_PATH } from '../../../../contract/folders';
 import type { Project } from '../../../../contract/projects';
 import { Button } from '../../../components/Button';
 import { Dialog } from '../../../components/Dialog';
+import { Spinner } from '../../../components/Spinner';
 import { formatBytes } from '../../../lib/format';
 import { useDenied } from '../../../stores/permissions';
 import { serverMessage } from '../../../api/client';
 import { toast } from '../../../stores/toast';
 import { useDataView } from '../../../stores/dataView';
-import { cancelImport, IMPORT_ACCEPT, ImportFailure, runImport, type ImportPhase } from './importFlow';
+import { cancelImport, IMPORT_ACCEPT, importEnded, ImportFailure, runImport, type ImportPhase } from './importFlow';
 import { ImportReportView, RecentImports } from './ImportReport';
 import editStyles from './EditDialog.module.css';
 import styles from './ImportDialog.module.css';
@@ -67,8 +68,32 @@ function progressOf(phase: ImportPhase | null): { percent: number | null; text: 
   const job: ImportJob | null = phase.job;
   if (!job || job.status === 'queued' || job.status === 'uploading') return { percent: null, text: 'Waiting for the server to start...' };
   const { done, total } = job.progress;
+  if (stopping(job)) return { percent: total ? (done / total) * 100 : null, text: 'Cancelling... finishing the images in progress' };
   if (!total) return { percent: null, text: 'Reading the archive...' };
   return { percent: (done / total) * 100, text: `Importing image ${Math.min(done + 1, total).toLocaleString()} of ${total.toLocaleString()}` };
+}
+
+/** Asked to stop, not yet stopped: the server finishes the images in flight, then the report is final. */
+function stopping(job: ImportJob | null): boolean {
+  return Boolean(job?.cancel_requested && job.status === 'running');
+}
+
+/**
+ * Cancel import: the server stops at its next image, finishes those in flight and keeps what it
+ * added; the dialog says "Cancelling..." (from the answer, then each poll) until the poll sees
+ * 'cancelled', then shows the final report.
+ */
+async function askToCancel(importId: string): Promise<void> {
+  useImportDialog.setState({ cancelling: true });
+  try {
+    const job = await cancelImport(importId);
+    const now = useImportDialog.getState().phase;
+    if (now?.kind === 'working' && now.importId === job.import_id && !importEnded(job)) useImportDialog.setState({ phase: { ...now, job } });
+  } catch (err) {
+    toast(serverMessage(err, 'The import could not be cancelled'), 'danger');
+  } finally {
+    useImportDialog.setState({ cancelling: false });
+  }
 }
 
 export function ImportButton({ project }: { project: Project }) {
@@ -94,6 +119,9 @@ function ImportDialog({ project }: { project: Project }) {
   const input = useRef<HTMLInputElement>(null);
   const fileId = useId();
   const finished = s.phase?.kind === 'finished' ? s.phase.job : null;
+  // The report replaces the running import's buttons (the focused Cancel import among them): focus goes to Done.
+  const done = useRef<HTMLButtonElement>(null);
+  useEffect(() => done.current?.focus(), [finished]);
   const close = () => {
     useImportDialog.getState().hide();
     if (!useImportDialog.getState().running) useImportDialog.getState().reset();
@@ -120,18 +148,8 @@ function ImportDialog({ project }: { project: Project }) {
   const progress = progressOf(s.phase);
   const uploading = s.phase?.kind === 'uploading';
   const working = s.phase?.kind === 'working' ? s.phase : null;
-  // The server stops at its next image and keeps what it added; the poll then shows the report.
-  const stop = async () => {
-    if (!working || s.cancelling) return;
-    useImportDialog.setState({ cancelling: true });
-    try {
-      await cancelImport(working.importId);
-    } catch (err) {
-      toast(serverMessage(err, 'The import could not be cancelled'), 'danger');
-    } finally {
-      useImportDialog.setState({ cancelling: false });
-    }
-  };
+  const cancelAsked = s.cancelling || stopping(working?.job ?? null);
+  const stop = () => void (working && !cancelAsked ? askToCancel(working.importId) : undefined);
   return (
     <Dialog
       open={s.open}
@@ -161,7 +179,7 @@ function ImportDialog({ project }: { project: Project }) {
             <Button variant="secondary" onClick={() => useImportDialog.getState().reset()}>
               Import another
             </Button>
-            <Button variant="primary" onClick={close}>
+            <Button ref={done} variant="primary" onClick={close}>
               Done
             </Button>
           </>
@@ -176,8 +194,17 @@ function ImportDialog({ project }: { project: Project }) {
                 <Button variant="secondary" onClick={close}>
                   Close
                 </Button>
-                <Button variant="danger" busy={s.cancelling} busyLabel="Cancelling..." onClick={() => void stop()} data-testid="import-cancel">
-                  Cancel import
+                {/* While it stops the button is aria-disabled, not disabled: keyboard focus stays on it. */}
+                <Button
+                  variant="danger"
+                  icon={cancelAsked ? <Spinner /> : undefined}
+                  aria-disabled={cancelAsked || undefined}
+                  aria-busy={cancelAsked || undefined}
+                  data-busy={cancelAsked || undefined}
+                  onClick={stop}
+                  data-testid="import-cancel"
+                >
+                  {cancelAsked ? 'Cancelling...' : 'Cancel import'}
                 </Button>
               </>
             ) : (
@@ -185,7 +212,7 @@ function ImportDialog({ project }: { project: Project }) {
                 {s.running ? 'Close' : 'Cancel'}
               </Button>
             )}
-            <Button type="submit" variant="primary" icon={<Upload />} busy={s.running} busyLabel="Importing..." disabled={!s.file || s.running}>
+            <Button type="submit" variant="primary" icon={<Upload />} busy={s.running && !cancelAsked} busyLabel="Importing..." disabled={!s.file || s.running}>
               Import
             </Button>
           </>

@@ -93,7 +93,7 @@ export function RecentImports({ projectId, onOpen }: { projectId: string; onOpen
               <span className={styles.itemFile}>{job.filename}</span>
               <span className={styles.recentMeta} data-status={job.status}>
                 {job.status === 'running' ? <LoaderCircle aria-hidden="true" className={styles.spin} /> : null}
-                {job.status === 'running' && job.progress.total ? `${job.progress.done.toLocaleString()} of ${job.progress.total.toLocaleString()} images` : STATUS_TEXT[job.status]}
+                {job.status === 'running' && job.cancel_requested ? 'Cancelling' : job.status === 'running' && job.progress.total ? `${job.progress.done.toLocaleString()} of ${job.progress.total.toLocaleString()} images` : STATUS_TEXT[job.status]}
                 {job.status === 'done' || job.status === 'cancelled' ? `, ${job.report.images_created + job.report.images_matched} images, ${job.report.annotations_created.toLocaleString()} annotations` : ''}
                 {' · '}
                 {formatRelativeDate(job.created_at)}

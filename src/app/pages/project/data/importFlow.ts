@@ -17,12 +17,16 @@ const MAX_MISSED_POLLS = 30;
 
 export class ImportFailure extends Error {}
 
-/** Stops a queued or running import (POST /imports/{id}/cancel); what it added stays. Its poll then sees 'cancelled'. */
+/**
+ * Cancels an import (POST /imports/{id}/cancel); what it added stays. A queued one answers
+ * 'cancelled'; a running one answers 'running' with cancel_requested, and its poll sees 'cancelled'
+ * once the server has finished the images in flight and written the final report.
+ */
 export function cancelImport(importId: string): Promise<ImportJob> {
   return request('POST', `/imports/${encodeURIComponent(importId)}/cancel`, ImportJob);
 }
 
-/** An import that will change no more. */
+/** An import that will change no more (a running one asked to cancel has not ended yet). */
 export function importEnded(job: ImportJob): boolean {
   return job.status === 'done' || job.status === 'failed' || job.status === 'cancelled';
 }
