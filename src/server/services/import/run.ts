@@ -459,6 +459,8 @@ export async function endStoppedCancel(ctx: AppContext, id: string, exact?: Impo
 
 async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const reader = READERS.find((x) => x.format === format)!;
+  // Asked to stop while the upload was copied: nothing was added, and reading it all through would only delay the end.
+  if (await cancelled(r)) return;
   // A resumed import was read through before it began.
   const total = r.row.done === 0 ? await dryRun(r, format) : r.row.total;
   if (await cancelled(r)) return;
