@@ -303,7 +303,8 @@ export function sceneSync(editor: Editor, backend: Backend, colorOf: (cls: strin
   const packedEdges = new Map<string, string>();
   const edgesText = (cls: string) => editor.skeletons.of(cls)?.edges.join(';') ?? '';
   const edgesOf = (cls: string) => {
-    packedEdges.set(cls, edgesText(cls));
+    // once per class (a change since is caught by skeletonsChanged, which sends all again)
+    if (!packedEdges.has(cls)) packedEdges.set(cls, edgesText(cls));
     return editor.skeletons.of(cls)?.edges;
   };
   const warm = () => {
