@@ -1,19 +1,20 @@
 // Cancelling a running import (session 29's bug): the cancel only asks it to stop. The import
 // stays 'running' with cancel_requested until its worker has finished the images it had in flight
 // and written its report; only then is it 'cancelled', and its report is what the project holds.
-// A worker that died while a cancel was pending ends the import as cancelled, never resumes it.
+// A worker that died while a cancel was pending ends the import as cancelled, never resumes it; a
+// server that stops cleanly meanwhile ends it with the run's exact report.
 // Each test here failed before the fix (the cancel answered 'cancelled' at once, with a report the
 // images still in flight were added after).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { finishedImport, startImport, type ImportJob } from './support/imports';
 import { LiveClient, closedAfterEach } from './support/live';
-import { imports, jobs } from '../../src/server/db/schema';
+import { images, imports, jobs } from '../../src/server/db/schema';
 import { IMPORT_JOB_KIND } from '../../src/server/services/import';
 import type { StorageDriver } from '../../src/server/storage/types';
 
@@ -197,4 +198,41 @@ describe('a worker that died while a cancel was pending', () => {
       expect(await server.built.ctx.storage.head(owner.org.gcs_bucket_name, stagingKey)).toBeNull();
     }, 60_000);
   }
+});
+
+describe('a server that stops cleanly while a cancel is pending', () => {
+  it('finishes the images in flight and ends the import as cancelled with its exact report (no warning), before the database closes', async () => {
+    const dir = tempDir();
+    const first = await startServer({ IMPORT_POLL_MS: '50' }, dir);
+    let second: TestServer | null = null;
+    try {
+      const user = await onboardedUser(first);
+      const project = await createProject(first, user);
+      const gate = imageWriteGate(first.built.ctx.storage, `${project.gcs_path}/images/`);
+      const id = await startImport(first, user.token, project.id, 'frames.zip', await yoloZip(30));
+      await until('two images imported', async () => (await api<Job>(first.url, 'GET', `/api/v1/imports/${id}`, { token: user.token })).body.progress.done >= 2);
+      gate.hold();
+      await until('three images in flight', () => gate.state.waiting === 3);
+      expect((await api<Job>(first.url, 'POST', `/api/v1/imports/${id}/cancel`, { token: user.token })).body).toMatchObject({ status: 'running', cancel_requested: true });
+      // The server stops: its import worker is told to stop (the run's signal), and waits for the run.
+      const stopped = first.stop();
+      await until('the server stopping', () => first.built.ctx.lifecycle?.stopping === true);
+      await new Promise((r) => setTimeout(r, 1000)); // the stop reaches the worker's signal before the images go on
+      gate.release();
+      await stopped;
+
+      const env: Record<string, string> = { IMPORT_POLL_MS: '50', ...(first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {}) };
+      second = await startServer(env, dir);
+      const [row] = await second.built.ctx.db.select().from(imports).where(eq(imports.id, id));
+      expect(row!.status).toBe('cancelled');
+      const report = row!.report as { images_created: number; warnings: string[] };
+      expect(report.warnings).toEqual([]);
+      const held = await second.built.ctx.db.select({ id: images.id }).from(images).where(eq(images.projectId, project.id));
+      expect(report.images_created).toBe(held.length);
+      expect(held.length).toBeGreaterThanOrEqual(5);
+      expect(held.length).toBeLessThan(30);
+    } finally {
+      await second?.stop();
+    }
+  }, 120_000);
 });
