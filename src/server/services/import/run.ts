@@ -443,7 +443,7 @@ export async function endStoppedCancel(ctx: AppContext, id: string, exact?: Impo
   const report = new ReportBuilder(exact ?? (row.report as Partial<ImportReport>));
   const unsure = Math.min(IMAGES_AT_ONCE, Math.max(0, row.total - row.done));
   if (!exact && unsure > 0) {
-    report.warn(`The server stopped while this import was being cancelled: up to ${unsure} image${unsure === 1 ? '' : 's'} it was adding then may be in the project without being counted here`);
+    report.warn(`The server stopped while this import was being cancelled: up to ${unsure} image${unsure === 1 ? '' : 's'} it was adding then may be in the project, with their annotations, without being counted here`);
   }
   const [ended] = await ctx.db
     .update(imports)
