@@ -10,7 +10,8 @@
 // (the worker's frame until its pixels exist: a 1 px readPixels), the ratio to the image-only
 // frame, per frame the draw calls and the bytes uploaded to the GPU (counted in the worker while
 // measuring, gl-counter.ts), and the CPU seconds of the whole browser (every process under this
-// one: page, worker, SwiftShader's GPU process) over the pan and over the zoom, per frame, with the load average.
+// one: page, worker, SwiftShader's GPU process) over the pan and over the zoom, per frame, with the GPU
+// process's share of it (SwiftShader's drawing; the rest is the page and the worker's JS) and the load average.
 // Targets: 10k polygons at most 1.2x the image-only frame, 100k at most 1.5x, on pan and zoom.
 // Writes bench/results/render-ratio.json.
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launch, repoRoot, startServer } from '../../tests/render/harness';
 import { renderPagePath, warmRenderPage } from '../lib/render-page';
+import { treeCpu } from '../lib/proc-cpu';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = process.argv.includes('--quick');
@@ -39,28 +41,7 @@ const PAIRS = ALL_PAIRS.filter(([, shapes]) => !arg('pairs') || arg('pairs')!.sp
 const out = path.join(repoRoot, 'bench/results/render-ratio.json');
 
 interface Raw { frameMs: number[]; frameStep?: number[]; draws?: number[]; uploadBytes?: number[]; shapes: number; note?: string }
-interface Frames { ms: number[]; draws: number[]; bytes: number[]; cpuMs: number; count: number; runs: number }
-
-/** CPU seconds (user + sys) of every process under this one: the browser and its children. */
-function treeCpuSeconds(): number {
-  const parent = new Map<number, number>(), cpu = new Map<number, number>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(f[1]));
-      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) / 100); // utime, stime in clock ticks (100 Hz)
-    } catch { /* gone */ }
-  }
-  let total = 0;
-  for (const [pid, c] of cpu) {
-    let p = parent.get(pid);
-    while (p && p !== process.pid) p = parent.get(p);
-    if (p === process.pid) total += c;
-  }
-  return total;
-}
+interface Frames { ms: number[]; draws: number[]; bytes: number[]; cpuMs: number; gpuMs: number; count: number; runs: number }
 
 const q = (xs: number[], p: number) => {
   if (!xs.length) return NaN;
@@ -72,7 +53,7 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
 const acc = new Map<string, Frames>(); // `${scene}/${pan|zoom}`
 const take = (key: string) => {
   let f = acc.get(key);
-  if (!f) acc.set(key, (f = { ms: [], draws: [], bytes: [], cpuMs: 0, count: 0, runs: 0 }));
+  if (!f) acc.set(key, (f = { ms: [], draws: [], bytes: [], cpuMs: 0, gpuMs: 0, count: 0, runs: 0 }));
   return f;
 };
 
@@ -89,11 +70,13 @@ try {
       const order: string[] = [imageOnly, shapes, ...(IMPOSTORS ? [`${shapes}/impostors`] : []), ...(LOOSE ? [`${shapes}/loose`] : []), ...(DIRECT ? [`${shapes}/direct`] : []), ...(before ? [`${shapes}/before`] : [])];
       for (const scene of round % 2 ? order.reverse() : order) {
         const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
-        let cpuAt = 0, cpu = 0, panCpu = NaN;
+        // the browser's CPU over the path, and its GPU process's (SwiftShader) apart
+        let at = { total: 0, gpu: 0 }, cpu = 0, panCpu = NaN, gpu = 0, panGpu = NaN;
         await page.exposeFunction('benchMark', (what: string) => {
-          if (what === 'path-start') cpuAt = treeCpuSeconds();
-          else if (what === 'zoom-start') panCpu = treeCpuSeconds() - cpuAt;
-          else cpu = treeCpuSeconds() - cpuAt;
+          const now = treeCpu();
+          if (what === 'path-start') at = now;
+          else if (what === 'zoom-start') [panCpu, panGpu] = [now.total - at.total, now.gpu - at.gpu];
+          else [cpu, gpu] = [now.total - at.total, now.gpu - at.gpu];
         });
         const t = Date.now();
         await page.goto(`${scene.endsWith('/before') ? before!.url : url}${renderPagePath}?perStep${scene.endsWith('/impostors') ? '&impostors' : ''}${scene.endsWith('/loose') ? '&loose' : ''}${scene.endsWith('/direct') ? '&direct' : ''}${GESTURE ? '&gesture' : ''}`);
@@ -114,12 +97,13 @@ try {
         for (const kind of ['pan', 'zoom']) {
           const n = raw.frameMs.filter((_, i) => ((raw.frameStep?.[i] ?? 0) < half) === (kind === 'pan')).length;
           const f = take(`${scene}/${kind}`);
-          const share = Number.isNaN(panCpu) ? (cpu * n) / Math.max(1, raw.frameMs.length) : kind === 'pan' ? panCpu : cpu - panCpu;
-          f.cpuMs += share * 1000;
+          const split = (all: number, pan: number) => (Number.isNaN(pan) ? (all * n) / Math.max(1, raw.frameMs.length) : kind === 'pan' ? pan : all - pan);
+          f.cpuMs += split(cpu, panCpu) * 1000;
+          f.gpuMs += split(gpu, panGpu) * 1000;
           f.count += n;
           f.runs++;
         }
-        console.error(`round ${round + 1} ${scene}: ${raw.frameMs.length} frames, ${cpu.toFixed(2)} CPU s over the path, ${((Date.now() - t) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(2)}`);
+        console.error(`round ${round + 1} ${scene}: ${raw.frameMs.length} frames, ${cpu.toFixed(2)} CPU s over the path (GPU process ${gpu.toFixed(2)}), ${((Date.now() - t) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(2)}`);
       }
     }
   }
@@ -132,7 +116,7 @@ const load1 = os.loadavg();
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const rows: Record<string, unknown>[] = [];
-const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (browser) | CPU ms/path | draws/frame p50 (max) | upload KB/frame p50 (max) | p50 ratio | p95 ratio | CPU ratio | CPU/path ratio | target', '---|---|---|---|---|---|---|---|---|---|---|---|---|---'];
+const lines = ['scene | path | frames | frame p50 ms | p95 ms | CPU ms/frame (browser) | CPU ms/path | GPU process share | draws/frame p50 (max) | upload KB/frame p50 (max) | p50 ratio | p95 ratio | CPU ratio | CPU/path ratio | target', '---|---|---|---|---|---|---|---|---|---|---|---|---|---|---'];
 for (const [imageOnly, shapes, target] of PAIRS) {
   for (const kind of ['pan', 'zoom']) {
     const base = acc.get(`${imageOnly}/${kind}`);
@@ -148,11 +132,12 @@ for (const [imageOnly, shapes, target] of PAIRS) {
         ratioCpu: x.cpuMs / Math.max(1, x.count) / (base.cpuMs / Math.max(1, base.count)),
         // the same camera steps in both: the CPU of the whole path, whatever frames it took (a zoom gesture coalesces steps, a settle adds one)
         cpuMsPerPath: x.cpuMs / Math.max(1, x.runs),
+        gpuShare: x.gpuMs / Math.max(1e-9, x.cpuMs),
         ratioCpuPath: x.cpuMs / Math.max(1, x.runs) / (base.cpuMs / Math.max(1, base.runs)),
         target: scene !== imageOnly ? target : null,
       };
       rows.push(row);
-      lines.push([scene, kind, row.frames, f(row.p50, 2), f(row.p95, 2), f(row.cpuMsPerFrame, 1), f(row.cpuMsPerPath, 0), `${f(row.drawsP50, 0)} (${f(row.drawsMax, 0)})`, `${f(row.uploadKBP50, 1)} (${f(row.uploadKBMax, 0)})`, `${f(row.ratioP50, 2)}x`, `${f(row.ratioP95, 2)}x`, `${f(row.ratioCpu, 2)}x`, `${f(row.ratioCpuPath, 2)}x`, row.target ? `<= ${row.target}x: ${row.ratioP50 <= row.target && row.ratioP95 <= row.target ? 'met' : 'not met'}` : 'baseline'].join(' | '));
+      lines.push([scene, kind, row.frames, f(row.p50, 2), f(row.p95, 2), f(row.cpuMsPerFrame, 1), f(row.cpuMsPerPath, 0), `${f(row.gpuShare * 100, 0)}%`, `${f(row.drawsP50, 0)} (${f(row.drawsMax, 0)})`, `${f(row.uploadKBP50, 1)} (${f(row.uploadKBMax, 0)})`, `${f(row.ratioP50, 2)}x`, `${f(row.ratioP95, 2)}x`, `${f(row.ratioCpu, 2)}x`, `${f(row.ratioCpuPath, 2)}x`, row.target ? `<= ${row.target}x: ${row.ratioP50 <= row.target && row.ratioP95 <= row.target ? 'met' : 'not met'}` : 'baseline'].join(' | '));
     }
   }
 }

@@ -156,9 +156,12 @@ export interface Chunk {
 export const FULL = 1000;
 
 /** FULL, or the zoom exponent when some shape of the cell is small enough for a lighter form. */
-export function wantedLevel(c: Chunk, exp: number): number {
+export function wantedLevel(c: Pick<Chunk, 'minExtent'>, exp: number): number {
   return c.minExtent * 2 ** exp < COMPACT_PX ? exp : FULL;
 }
+
+/** The half-octave zoom exponent a frame at this scale draws its cells' levels for. */
+export const levelExp = (scale: number): number => Math.round(Math.log2(scale) * 2) / 2;
 
 /** How a level draws each shape of a cell, in paint order: 0 full, 1 dot, 2 compact (its triangles in `compactOf`). */
 export interface Tiers {

@@ -13,11 +13,13 @@
 //
 // A zoom gesture (wheel, pinch: a new scale every frame) shows the kept texture scaled, as map and
 // design tools do: a level of detail held for the gesture's frames, the image sharp under it. It
-// is drawn again at the frame's zoom when the view's shapes leave it or the zoom has gone past
-// MAX_STRETCH either way (blurred or aliased), and once the zoom rests SETTLE_MS (no new scale),
+// is drawn again at the frame's zoom when the view's shapes leave it, the zoom has gone past
+// MAX_STRETCH either way (blurred or aliased) or, zooming in, the new zoom draws its shapes in other
+// forms (stale()), and once the zoom rests SETTLE_MS (no new scale),
 // so the frame at rest is exact (as drawn directly) and the pans and zooms after it start from it.
 import type { Framebuffer2D, Regl, Texture2D, Texture2DOptions } from 'regl';
 import type { CameraState } from '../engine';
+import { FULL, levelExp, wantedLevel, type Chunk } from './cells';
 
 /** x0, y0, x1, y1 in device px from the top-left of the view the texture was drawn for. */
 export type DeviceRect = [number, number, number, number];
@@ -26,6 +28,8 @@ export type DeviceRect = [number, number, number, number];
 const MARGIN = 0.25;
 /** A zoom gesture shows the texture scaled by at most this either way (2: a texel over 2 x 2 px, or 2 x 2 texels in a px). */
 const MAX_STRETCH = 2;
+/** Zooming in past the forms a texture holds (stale()), it is shown scaled by at most this while the new zoom's levels are made; then drawn directly (stand-ins at their size). */
+const STALE_STRETCH = Math.SQRT2;
 /** The zoom rests when no frame brought a new scale for this long: then the texture is drawn again at it (exact). */
 export const SETTLE_MS = 120;
 
@@ -37,6 +41,8 @@ export interface FusedFrame {
   at: [number, number, number, number];
   /** The texture's rect in this frame's device px (y down). */
   region: DeviceRect;
+  /** Texel for texel (a pan, at rest), not scaled: sampled nearest, the same pixels as linear at texel centres. */
+  exact: boolean;
 }
 
 /** The draw commands a fused frame uses (programs.ts). */
@@ -47,7 +53,7 @@ export interface FusedDraws {
 }
 
 /** Where the cells' shapes are, in device px from the view's top-left, grown by the widest outline, halo or marker (12 CSS px, as the cells' culling). */
-export function shapesRect(cells: Map<number, { bounds: number[] }>, camera: CameraState, dpr: number): DeviceRect {
+export function shapesRect(cells: Map<number, Pick<Chunk, 'bounds'>>, camera: CameraState, dpr: number): DeviceRect {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (const { bounds: b } of cells.values()) {
     x0 = Math.min(x0, b[0]!);
@@ -65,8 +71,8 @@ export interface FusedHost {
   requestFrame(): void;
   /** A level or mask is still being made (a texture drawn now would hold stand-ins). */
   building(): boolean;
-  /** The cells, for where the shapes are. */
-  cells: Map<number, { bounds: number[] }>;
+  /** The cells, for where the shapes are and which are drawn in a lighter form (dots, compact polygons) at a zoom. */
+  cells: Map<number, Pick<Chunk, 'bounds' | 'minExtent'>>;
   /** Draws the masks and shapes' passes with this camera and CSS size into the bound target. */
   draw(cam: CameraState, width: number, height: number): void;
   /** Asks for the levels of detail the cells in view at this camera and CSS size want (made between frames), drawing nothing. */
@@ -81,6 +87,9 @@ interface Held {
   region: DeviceRect;
   /** Where the shapes are (their bounds grown by the widest outline or marker), in the same px. */
   shapes: DeviceRect;
+  /** The half-octave level of detail it was drawn for (cells.ts), and whether some of its cells were still stand-ins then. */
+  exp: number;
+  partial: boolean;
 }
 
 export class FusedLayer {
@@ -109,9 +118,17 @@ export class FusedLayer {
   scaledFrames = 0;
   /** Of the renders, those that copied the part they share with the one before (a pan past the margin). */
   scrolls = 0;
+  /**
+   * How a texel-for-texel frame samples the texture: nearest by default. SwiftShader's linear filter
+   * cost about 8 ms of a 10k pan frame's 37 (a third of the image pass) for the same pixels (profile:
+   * bench/render/page/fused-profile.ts, which sets 'linear' to compare). A zoom's scaled frames sample linearly.
+   */
+  exactFilter: 'nearest' | 'linear' = 'nearest';
+  /** Each target's filter as set (created linear). */
+  private readonly filters: ('nearest' | 'linear')[] = ['linear', 'linear'];
 
   constructor(private readonly regl: Regl, private readonly maxSize: number, private readonly host: FusedHost) {
-    // linear: a zoom gesture's frames sample it scaled; an exact frame samples texel centres, where linear is the texel
+    // linear: a zoom gesture's frames sample it scaled (an exact frame sets nearest: filter())
     const tex = () => regl.texture({ width: 1, height: 1, min: 'linear', mag: 'linear', wrapS: 'clamp', wrapT: 'clamp' });
     this.texs = [tex(), tex()];
     this.fbs = [regl.framebuffer({ color: this.texs[0], depthStencil: false }), regl.framebuffer({ color: this.texs[1], depthStencil: false })];
@@ -153,14 +170,18 @@ export class FusedLayer {
     }
     const gesture = this.settleTimer !== null, { building } = this.host;
     const scaled = gesture || this.sharp ? this.scaled(key, camera, dpr, wd, hd) : null;
-    if (gesture && scaled) return scaled;
-    if (!(gesture || this.sharp || panning) || building()) return null;
+    const stale = gesture && !!scaled && this.stale(lod, camera, wd / dpr, hd / dpr);
+    if (gesture && scaled && !stale) return scaled;
+    if (!(gesture || this.sharp || panning)) return null;
+    const interim = stale && camera.scale <= this.held!.cam.scale * STALE_STRETCH ? scaled : null;
+    if (building()) return interim;
     const shapes = shapesRect(this.host.cells, camera, dpr);
-    if (this.sharp) {
-      // at rest after a zoom: the levels its texture wants first, so it is drawn once, without stand-ins
+    if (this.sharp || stale) {
+      // at rest after a zoom, or zooming in past the kept texture's forms: the levels its texture
+      // wants first (the scaled one shown meanwhile), so it is drawn once, without stand-ins
       const r = this.region(wd, hd, shapes, true), tw = r[2] - r[0], th = r[3] - r[1];
       this.host.prepare({ scale: camera.scale, x: camera.x - r[0] / dpr, y: camera.y - r[1] / dpr }, tw / dpr, th / dpr);
-      if (building()) return scaled; // they ask for a frame when made
+      if (building()) return this.sharp ? scaled : interim; // they ask for a frame when made
     }
     // No margin at rest after a zoom (a pan draws it as it scrolls: a zoom's levels for it were the
     // costliest part of the settle), nor zooming in (the gesture's next views lie inside this one).
@@ -192,6 +213,9 @@ export class FusedLayer {
    * quads or tiles still missing in view (then the image is drawn as usual and the texture over it).
    */
   composite(f: FusedFrame, camera: CameraState, dpr: number, width: number, height: number, image: { width: number; height: number } | null, quads: object[], draw: FusedDraws): void {
+    this.filter(this.texs.indexOf(f.tex), f.exact ? this.exactFilter : 'linear');
+    this.frames++;
+    if (!f.exact) this.scaledFrames++;
     this.uniforms.tex = f.tex;
     this.uniforms.at = f.at;
     const img = (px: number, c: number) => (px / dpr - c) / camera.scale;
@@ -234,7 +258,6 @@ export class FusedLayer {
     if (k > MAX_STRETCH || k < 1 / MAX_STRETCH) return null;
     const ox = (h.cam.x - camera.x * k) * dpr, oy = (h.cam.y - camera.y * k) * dpr;
     if (!covers(h, k, ox, oy, wd, hd)) return null;
-    this.scaledFrames++;
     return this.frameAt(h, camera, k, ox, oy, hd);
   }
 
@@ -256,7 +279,7 @@ export class FusedLayer {
       this.regl.clear({ color: [0, 0, 0, 0] });
       draw({ scale: camera.scale, x: camera.x - rx0 / dpr, y: camera.y - ry0 / dpr }, tw / dpr, th / dpr);
     });
-    this.held = { key, lod, cam: { ...camera }, region, shapes: s };
+    this.held = { key, lod, cam: { ...camera }, region, shapes: s, exp: levelExp(camera.scale), partial: this.host.building() };
     this.renders++;
     return this.frameAt(this.held, { ...camera }, 1, 0, 0, hd);
   }
@@ -296,10 +319,29 @@ export class FusedLayer {
       }
     });
     this.cur = next;
-    this.held = { key, lod, cam, region: r, shapes: s };
+    this.held = { key, lod, cam, region: r, shapes: s, exp: h.exp, partial: h.partial || this.host.building() };
     this.renders++;
     this.scrolls++;
     return this.frameAt(this.held, cam, 1, 0, 0, hd);
+  }
+
+  /**
+   * Zooming in, the kept texture holds forms this zoom draws otherwise: stand-ins whose levels are
+   * built since, or dots and compact polygons in view past a half-octave (magnified, they showed as
+   * blurred squares and the compact outline's inner edges, bench/render/gesture-shots.ts). Zooming
+   * out they are only smaller.
+   */
+  private stale(lod: number, camera: CameraState, width: number, height: number): boolean {
+    const h = this.held!;
+    if (camera.scale <= h.cam.scale) return false;
+    if (h.partial && h.lod !== lod) return true;
+    if (levelExp(camera.scale) === h.exp) return false;
+    const { x, y, scale } = camera, exp = h.exp, x0 = -x / scale, y0 = -y / scale, x1 = (width - x) / scale, y1 = (height - y) / scale;
+    for (const c of this.host.cells.values()) {
+      const b = c.bounds;
+      if (b[0]! < x1 && b[2]! > x0 && b[1]! < y1 && b[3]! > y0 && wantedLevel(c, exp) !== FULL) return true;
+    }
+    return false;
   }
 
   /** The texture's rect for a view of wd x hd device px whose shapes are at `s` (its px): the view and the margin (`tight`: none), clipped to the shapes. */
@@ -309,12 +351,30 @@ export class FusedLayer {
     return [Math.max(-mx, Math.floor(s[0])), Math.max(-my, Math.floor(s[1])), Math.min(wd + mx, Math.ceil(s[2])), Math.min(hd + my, Math.ceil(s[3]))];
   }
 
-  /** Draws each of its programs once (into the bound 1 x 1 warm-up target): software WebGL compiles a program at its first draw (10-20 ms), else the first pan frame's. */
+  /**
+   * Draws each of its programs once with each filter (into the bound 1 x 1 warm-up target): software
+   * WebGL compiles a program at its first draw with a sampler state (10-20 ms), else the first pan frame's.
+   */
   warm(draw: FusedDraws): void {
     this.uniforms.tex = this.tex;
     const rect = [-1e7, -1e7, 2e7, 2e7];
-    draw.imageFused([{ tex: this.tex, rect, uv: [0, 0, 1, 1] }]);
-    draw.shapesTexture([{ rect }]);
+    for (const f of ['nearest', 'linear'] as const) {
+      this.filter(this.cur, f);
+      draw.imageFused([{ tex: this.tex, rect, uv: [0, 0, 1, 1] }]);
+      draw.shapesTexture([{ rect }]);
+    }
+  }
+
+  /** Sets target i's texture filter (regl has no call for it without re-making the texture: its GL texture, the binding put back as regl left it). */
+  private filter(i: number, f: 'nearest' | 'linear'): void {
+    if (i < 0 || this.filters[i] === f) return;
+    this.filters[i] = f;
+    const gl = this.regl._gl, mode = f === 'nearest' ? gl.NEAREST : gl.LINEAR;
+    const bound = gl.getParameter(gl.TEXTURE_BINDING_2D) as WebGLTexture | null;
+    gl.bindTexture(gl.TEXTURE_2D, (this.texs[i] as unknown as { _texture: { texture: WebGLTexture } })._texture.texture);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, mode);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, mode);
+    gl.bindTexture(gl.TEXTURE_2D, bound);
   }
 
   /**
@@ -325,12 +385,12 @@ export class FusedLayer {
    */
   private frameAt(h: Held, cam: CameraState, k: number, ox: number, oy: number, hd: number): FusedFrame {
     const [rx0, ry0, rx1, ry1] = h.region, tw = rx1 - rx0, th = ry1 - ry0;
-    this.frames++;
     return {
       cam,
       tex: this.tex,
       at: [(ox - rx0) / k, (th - k * hd - oy + ry0) / k, k / tw, k / th],
       region: [(rx0 - ox) / k, (ry0 - oy) / k, (rx1 - ox) / k, (ry1 - oy) / k],
+      exact: k === 1 && Number.isInteger(ox) && Number.isInteger(oy),
     };
   }
 

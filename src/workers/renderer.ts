@@ -26,7 +26,7 @@ import { countGl, type GlCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
 import { createPrograms, drawLevelFirst, HALO, STATE_W, warmPrograms, type Programs } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
-import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffers, levelsInView, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
+import { boundsOf, buildLevel, CELL, destroyLevel, dropUnusedStores, LevelBuffers, levelExp, levelsInView, pushRanges, refreshChunk, SUB, wantedLevel, type Chunk, type ChunkLevel, type Shape } from './cells';
 import { RunList } from './level-buffers';
 import { Compactor } from './compaction';
 import { ImpostorAtlas } from './impostors';
@@ -481,7 +481,7 @@ export class Renderer {
       this.buildTimer = null;
       if (this.disposed) return;
       const t0 = performance.now();
-      const exp = Math.round(Math.log2(this.camera.scale) * 2) / 2;
+      const exp = levelExp(this.camera.scale);
       for (const [c, level] of this.pendingBuilds) {
         if (performance.now() - t0 > BUILD_SLICE_MS) break;
         this.pendingBuilds.delete(c);
@@ -604,7 +604,7 @@ export class Renderer {
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
     // the frame's lists, reused (no per-frame allocation for them)
     const { levels, dots, compacts, fills, lines } = this.lists;
-    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, Math.round(Math.log2(scale) * 2) / 2);
+    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, levelExp(scale));
     if (this.lists.build.length) this.compactor.poke();
     if (this.pendingBuilds.size) this.scheduleBuilds();
     if (dry) return; // the levels this view wants asked for, nothing drawn (FusedHost.prepare)

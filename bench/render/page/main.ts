@@ -8,6 +8,8 @@ import { createRenderer } from '../../../src/workers/render-client';
 import { benchScenes, type BenchScene } from '../../lib/render/scenes';
 import { cameraPath, VH, VW } from './path';
 import { benchProfile, glCosts } from './profile';
+import { fusedProfile } from './fused-profile';
+import { gestureShots } from './gesture-shots';
 
 let heapAtStart: number | null = null;
 const heapAfterLoad = (r: Result) => {
@@ -310,4 +312,4 @@ async function benchRun(sceneName: string, renderer: 'vellum' | 'konva' | 'svg',
   return r;
 }
 
-Object.assign(window, { benchRun, benchProfile, glCosts, benchReady: true });
+Object.assign(window, { benchRun, benchProfile, fusedProfile, gestureShots, glCosts, benchReady: true });

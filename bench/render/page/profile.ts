@@ -26,31 +26,45 @@ function freshCanvas(): HTMLCanvasElement {
   return canvas;
 }
 
-// Long because it runs in the page as one piece: the same scene and camera path drawn with each
-// pass switched off in turn, the GL costs read between frames, in one renderer's lifetime.
-export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm = true): Promise<Record<string, unknown>> {
-  const scene = benchScenes[sceneName]!();
-  scene.steps = steps;
-  const canvas = freshCanvas();
-  const editor = new Editor({ viewport: { width: VW, height: VH }, image: scene.image });
-  await editor.loadAsync(scene.annotations);
-  // the passes drawn directly (fused: the pan frames from the shapes' texture, measured apart below)
-  const fused = new URLSearchParams(location.search).has('fused');
-  const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512, fused }, 'main');
+/** The editor's scene into the renderer in parts of 500 shapes, as the render client posts it. */
+export function loadScene(r: Renderer, editor: Editor): void {
   const tracker = new SceneTracker(editor);
-  // ?detach: the canvas is not in the page, so frames do not wait for the compositor's
-  if (new URLSearchParams(location.search).has('detach')) canvas.remove();
   const colorOf = (c: string) => parseColor(defaultClassColor(c));
   for (;;) {
     const diff = tracker.pull(500);
     for (const p of splitDiff(diff, 500)) if (p.items.length || p.reset) r.applyScene(packScene(p, p.items, colorOf));
     if (!diff.more) break;
   }
+}
+
+/**
+ * A Renderer on the page's thread (dpr 1, 512 px tiles) with the scene loaded in parts of 500 (as
+ * the client posts it), the image set and the camera at the path's start, idle. `fused`: with the
+ * fused path (src/workers/fused.ts), else the passes drawn directly.
+ */
+export async function profiledRenderer(sceneName: string, steps: number, fused: boolean): Promise<{ r: Renderer; path: CameraState[] }> {
+  const scene = benchScenes[sceneName]!();
+  scene.steps = steps;
+  const canvas = freshCanvas();
+  const editor = new Editor({ viewport: { width: VW, height: VH }, image: scene.image });
+  await editor.loadAsync(scene.annotations);
+  const r = new Renderer(canvas, { width: VW, height: VH, dpr: 1, tileSize: 512, fused }, 'main');
+  // ?detach: the canvas is not in the page, so frames do not wait for the compositor's
+  if (new URLSearchParams(location.search).has('detach')) canvas.remove();
+  loadScene(r, editor);
   await r.setImage({ kind: 'pattern', width: scene.image.width, height: scene.image.height });
   const path = cameraPath(scene);
   r.setCamera(path[0]!);
   await r.idle();
   await r.idle();
+  return { r, path };
+}
+
+// Long because it runs in the page as one piece: the same scene and camera path drawn with each
+// pass switched off in turn, the GL costs read between frames, in one renderer's lifetime.
+export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm = true): Promise<Record<string, unknown>> {
+  // the passes drawn directly (the fused path has its own profile: fused-profile.ts)
+  const { r, path } = await profiledRenderer(sceneName, steps, false);
   if (!warm) {
     // cold: the benchmark's order (cell levels and tiles built as the path reaches them)
     r.measure = true;
@@ -118,19 +132,6 @@ export async function benchProfile(sceneName: string, steps = 10, reps = 3, warm
     };
     out.clearOnly = await run([]);
     rr.draw = draw;
-  }
-  if (fused) {
-    // ?fused: the pan's frames from the shapes' texture (src/workers/fused.ts), and the same frames
-    // with the image's plain pass in place of the fused one (no second texel fetch, no texture alone past the image)
-    const pan = path.slice(0, Math.floor(path.length / 2));
-    out.fusedPan = await run(PARTS, pan);
-    const { imageFused, shapesTexture } = programs;
-    [programs.imageFused, programs.shapesTexture] = [saved.image, () => undefined];
-    out.fusedPanImagePass = await run(PARTS, pan);
-    [programs.imageFused, programs.shapesTexture] = [imageFused, shapesTexture];
-    out.stats = r.stats();
-    r.dispose();
-    return out;
   }
   out.image = await run(['image']);
   out.masks = await run(['mask']);
@@ -350,6 +351,16 @@ export async function glCosts(frames = 20): Promise<Record<string, unknown>> {
   out.quads10k24Draws = await time(quads(24, true));
   out.quads10k500Draws = await time(quads(500, true));
   out.image1024Linear = await time(image);
+  // the same quad sampled nearest (the fused path's texel-for-texel frames), then linear again: the filter's own cost
+  const filterOf = (f: number) => {
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, f);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, f);
+  };
+  filterOf(gl.NEAREST);
+  out.image1024Nearest = await time(image);
+  filterOf(gl.LINEAR);
+  out.image1024LinearAgain = await time(image);
   gl.getExtension('WEBGL_lose_context')?.loseContext();
   return out;
 }
