@@ -6,6 +6,8 @@
 //   options: --images 100000 --folders 1000 --runs 300, --quick (20k images, 200 folders, 100 runs)
 //   node --import tsx bench/dataset.bench.ts --million --pg <url>   # 1M images (issue 35 §3), see below
 //   --keep-db NAME: seed into database NAME on the --pg server once and reuse it on later runs
+//   --explain: instead of timing, one request of each case with the queries it sent, each run again under
+//   EXPLAIN (ANALYZE) 30 times (bench/lib/request-queries.ts): where a page's time goes in the database
 //   --in-process-client: time the calls with fetch in the server's process (before 30 Nov 2026 06:30 UTC
 //   always; now a client in a process of its own times each call to its last byte, as a browser would)
 //
@@ -48,6 +50,7 @@ import { rowsOf } from '../src/server/services/annotations/store';
 import { DEFAULT_LIST_TOTAL_CAP } from '../src/contract/images';
 import { arg, benchServer, createBenchProject, percentile, seedProject, type BenchServer } from './lib/seed';
 import { keptServer } from './lib/kept-db';
+import { explainRequest } from './lib/request-queries';
 
 const quick = process.argv.includes('--quick'); // bench/run.ts --quick: a smaller project, fewer runs
 const IMAGES = Number(arg('images', process.argv.includes('--million') ? '1000000' : quick ? '20000' : '100000'));
@@ -244,6 +247,16 @@ async function main() {
     // seeding held the event loop for minutes, and the first call then met ECONNRESET): one call to
     // spend it.
     await fetch(`${server.url}/api/v1/health`).catch(() => undefined);
+    if (process.argv.includes('--explain')) {
+      const dbUrl = new URL(arg('pg') ?? process.env.DATABASE_URL!);
+      if (KEEP_DB) dbUrl.pathname = `/${KEEP_DB}`;
+      for (const c of cases.filter((x) => !x.name.startsWith('health'))) {
+        for (let i = 0; i < 5; i++) await fetch(`${server.url}${c.path}`, { headers: { authorization: `Bearer ${user.token}` } }).then((r) => r.arrayBuffer()); // warm
+        console.log(`\n${c.name} (load ${os.loadavg()[0].toFixed(1)})`);
+        for (const line of await explainRequest(`${server.url}${c.path}`, { authorization: `Bearer ${user.token}`, 'accept-encoding': 'gzip, deflate, br' }, dbUrl.toString(), 30)) console.log(line);
+      }
+      return;
+    }
     let healthP95 = 0;
     for (const c of cases) {
       const { times, items, total } = await timeCase(bench, c);
