@@ -15,8 +15,9 @@
 //    with the one stored-annotation validator and saved like the editor's saves (saveChanges):
 //    counters, history, status. Ids are derived from the import, the file and the position, so a
 //    resumed import replaces what it wrote before instead of adding it twice.
-// 5. After every image the row records done/total and the report; a resumed import skips the
-//    images already done. Bad input ends the import as 'failed' with its message; the report of
+// 5. After every image the row records done/total and the report of the images up to `done` (each
+//    image records into its own report, merged in order); a resumed import skips the images
+//    already done and counts each of the others once. Bad input ends the import as 'failed' with its message; the report of
 //    what was done until then stays.
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
@@ -55,6 +56,12 @@ import { notifyProjectChanged } from '../../live/notify';
 export type ImportRow = typeof imports.$inferSelect;
 /** Images imported at once. */
 const IMAGES_AT_ONCE = 3;
+/**
+ * How far past `done` (the images finished in order) a run may start an image while an earlier
+ * one is still running: a run that dies leaves at most this many images added but not counted in
+ * its saved report, which a resumed run imports again.
+ */
+const MAX_AHEAD = 4 * IMAGES_AT_ONCE;
 /**
  * Annotations saved per version when an image brings many. With PGlite the database runs on the
  * event loop: one save of 10,000 shapes held it about 2 s (max event-loop delay importing a
@@ -103,6 +110,19 @@ export class ReportBuilder implements ImportReporter {
     this.seen.add(key);
     if (this.report.warnings.length < MAX_IMPORT_REPORT_ITEMS) this.report.warnings.push(message);
     else this.report.warnings_more += 1;
+  }
+
+  /** Adds what one image recorded in its own builder: counters summed, its lines said once and capped here. */
+  merge(part: ReportBuilder): void {
+    const p = part.report;
+    this.report.images_created += p.images_created;
+    this.report.images_matched += p.images_matched;
+    this.report.annotations_created += p.annotations_created;
+    for (const s of p.skipped) this.skip(s.file, s.reason);
+    for (const w of p.warnings) this.warn(w);
+    this.report.skipped_more += p.skipped_more;
+    this.report.warnings_more += p.warnings_more;
+    this.clipped += part.clipped;
   }
 }
 
@@ -434,14 +454,14 @@ async function cancelled(r: Run): Promise<boolean> {
  * Ends an import that was asked to stop and whose run stopped before it could end it: a worker
  * that died (its lease lapsed, or it was interrupted too many times) or a server that stopped
  * cleanly. It is never resumed. `exact` is the report of a run that finished its images in flight
- * (a clean stop); otherwise the saved one stands, and since an image in flight when a worker dies
- * may have been added after the last save, the report says so. Returns whether it ended the import.
+ * (a clean stop); otherwise the saved one stands, and since it counts the images up to `done` only,
+ * while those past it (at most MAX_AHEAD) may have been added, the report says so. Returns whether it ended the import.
  */
 export async function endStoppedCancel(ctx: AppContext, id: string, exact?: ImportReport): Promise<boolean> {
   const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id)).limit(1);
   if (!row || row.status !== 'running' || row.cancelRequestedAt === null) return false;
   const report = new ReportBuilder(exact ?? (row.report as Partial<ImportReport>));
-  const unsure = Math.min(IMAGES_AT_ONCE, Math.max(0, row.total - row.done));
+  const unsure = Math.min(MAX_AHEAD, Math.max(0, row.total - row.done));
   if (!exact && unsure > 0) {
     report.warn(`The server stopped while this import was being cancelled: up to ${unsure} image${unsure === 1 ? '' : 's'} it was adding then may be in the project, with their annotations, without being counted here`);
   }
@@ -472,14 +492,23 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   await save(r.ctx, r.row.id, { format, total: Math.max(total, skipTo) });
   // IMAGES_AT_ONCE images are imported at once (an image's checks, thumbnail and save wait on the
   // database, storage and sharp's threads); `done` only counts an image once every one before it
-  // is done, so a resumed import never skips one that was still running.
+  // is done, so a resumed import never skips one that was still running. Each image records into
+  // its own report, merged into the run's as `done` passes it: the saved report holds only what
+  // images up to `done` brought, so an image finished out of order is not counted twice by a run
+  // that resumes after `done` (created, then matched, its annotations again).
   const running = new Set<Promise<void>>();
+  /** The reports of images started and not yet merged, in order. */
+  const parts = new Map<number, ReportBuilder>();
   const finished = new Set<number>();
   let done = skipTo;
   let failure: unknown = null;
   const settle = async (i: number) => {
     finished.add(i);
-    while (finished.delete(done + 1)) done += 1;
+    while (finished.delete(done + 1)) {
+      done += 1;
+      r.report.merge(parts.get(done)!);
+      parts.delete(done);
+    }
     await save(r.ctx, r.row.id, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> });
   };
   try {
@@ -491,16 +520,21 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       // Classes first, one image at a time: two images must not add the same class twice.
       await ensureClasses(classTarget(r), classesOf(img));
       const i = index;
-      const task: Promise<void> = importImage(r, img, i)
+      const part = new ReportBuilder(null);
+      parts.set(i, part);
+      const task: Promise<void> = importImage({ ...r, report: part }, img, i)
         .then(() => settle(i))
         .catch((err: unknown) => void (failure ??= err))
         .finally(() => running.delete(task));
       running.add(task);
-      if (running.size >= IMAGES_AT_ONCE) await Promise.race(running);
+      while (!failure && (running.size >= IMAGES_AT_ONCE || index - done >= MAX_AHEAD)) await Promise.race(running);
       if (failure) throw failure;
     }
   } finally {
     await Promise.all(running);
+    // However the run ends (its last image, a cancel, a failure, a stop), its report counts every
+    // image it touched, in order; only the saved progress waits for `done`.
+    for (const part of parts.values()) r.report.merge(part);
   }
   if (failure) throw failure;
 }

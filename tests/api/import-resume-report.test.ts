@@ -1,0 +1,107 @@
+// The report of an import whose run died and was resumed (session 29's bug): images run three at
+// once, and `done` counts only those finished in order. The saved report used to count the images
+// finished past `done` too; the resumed run imports every image after `done` again, so those were
+// counted twice (created by the dead run, then matched; their annotations added twice) and
+// created + matched exceeded the images the project holds. The saved report now holds only what
+// the images up to `done` brought (src/server/services/import/run.ts, readDataset).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { eq } from 'drizzle-orm';
+import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, png, type Member } from '../fixtures/datasets';
+import { finishedImport, startImport } from './support/imports';
+import { jobs } from '../../src/server/db/schema';
+import { IMPORT_JOB_KIND } from '../../src/server/services/import';
+
+let server: TestServer;
+let owner: Member;
+
+beforeAll(async () => {
+  server = await startServer({ IMPORT_POLL_MS: '50' });
+  owner = await onboardedUser(server);
+}, 60_000);
+afterAll(async () => server?.stop());
+
+/** A YOLO zip of f00.png, f01.png, f02.png (32x24), one box each. */
+async function yoloZip(): Promise<Buffer> {
+  const zip = new JSZip();
+  zip.file('data.yaml', 'names:\n  - car\n');
+  const image = await png(32, 24);
+  for (const name of ['f00', 'f01', 'f02']) {
+    zip.file(`images/${name}.png`, image);
+    zip.file(`labels/${name}.txt`, '0 0.5 0.5 0.2 0.2\n');
+  }
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+async function imagesOf(projectId: string) {
+  const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return res.body.images as { filename: string; annotation_count: number }[];
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, tries = 600): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+
+/**
+ * Holds the storage write of one image's bytes (`key`) until `die()`, which fails it: the run
+ * that was adding the image ends there without writing anything more, as if its process had died.
+ */
+function holdThenFail(server: TestServer, key: string) {
+  const storage = server.built.ctx.storage;
+  const put = storage.put.bind(storage);
+  let fail: (err: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const state = { held: false };
+  storage.put = async (bucket, k, body, opts) => {
+    if (k !== key) return put(bucket, k, body, opts);
+    state.held = true;
+    (body as { destroy?: () => void }).destroy?.();
+    return failed;
+  };
+  return { state, die: () => fail(new Error('the process died')), restore: () => void (storage.put = put) };
+}
+
+describe('an import resumed after its run died', () => {
+  it('counts each image and annotation once: images finished past `done` by the dead run are not counted twice', async () => {
+    const project = await createProject(server, owner);
+    const gate = holdThenFail(server, `${project.gcs_path}/images/f00.png`);
+    try {
+      const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip());
+      // f00 is held; f01 and f02 finish after it started: done stays 0 while they are in the project.
+      await until('f01 and f02 added with their boxes while f00 is held', async () => {
+        const kept = await imagesOf(project.id);
+        return gate.state.held && kept.length === 2 && kept.every((i) => i.annotation_count === 1);
+      });
+      expect((await imagesOf(project.id)).map((i) => i.filename).sort()).toEqual(['f01.png', 'f02.png']);
+
+      // The run dies: its lease lapses (another worker may take the job) and it writes nothing more.
+      const ctx = server.built.ctx;
+      const job = (await ctx.db.select().from(jobs).where(eq(jobs.kind, IMPORT_JOB_KIND))).find((j) => (j.payload as { import_id?: string }).import_id === id)!;
+      await ctx.db.update(jobs).set({ lockedBy: 'a worker that died', lockedUntil: new Date(Date.now() - 60_000) }).where(eq(jobs.id, job.id));
+      gate.die();
+      gate.restore();
+
+      // A run picks the import up where it was saved (done 0) and imports every image after it.
+      const ended = await finishedImport(server, owner.token, id);
+      expect(ended.status, ended.error).toBe('done');
+      expect(ended.progress).toEqual({ done: 3, total: 3 });
+      const [resumedJob] = await ctx.db.select({ attempts: jobs.attempts }).from(jobs).where(eq(jobs.id, job.id));
+      expect(resumedJob!.attempts).toBe(2);
+
+      const kept = await imagesOf(project.id);
+      expect(kept.map((i) => i.filename).sort()).toEqual(['f00.png', 'f01.png', 'f02.png']);
+      expect(ended.report.images_created + ended.report.images_matched).toBe(kept.length);
+      expect(ended.report.annotations_created).toBe(kept.reduce((n, i) => n + i.annotation_count, 0));
+      expect(kept.map((i) => i.annotation_count)).toEqual([1, 1, 1]);
+    } finally {
+      gate.die();
+      gate.restore();
+    }
+  }, 120_000);
+});
