@@ -388,6 +388,24 @@ describe('renderer pixel facts', () => {
     expect(pageErrors).toEqual([]);
   }, 120_000);
 
+  it('zooming in from a view of dots and compact polygons, once the gesture crosses a half-octave the frame shows the new zoom\'s forms, as drawn directly, not the old texture magnified (issue 35, fused path)', async () => {
+    // both on the zoom test's last renderer: the view at rest is drawn directly (its first picture)
+    const direct = await renderScene('fusedDotsRest', 'worker');
+    expect(direct.stats.fusedFrames).toBe(0);
+    // the gesture held open at the same view, its levels made: its frame as shown, then released
+    const during = await renderScene('fusedDotsZoomIn', 'worker');
+    const after = await page.evaluate(() => (window as unknown as { vellumRelease(): Promise<Record<string, number>> }).vellumRelease());
+    // the gesture's first steps showed the pan's texture scaled (the fused path was on)
+    expect(during.stats.fusedScaledFrames).toBeGreaterThan(0);
+    // Shown scaled from the view at 0.85, the 7 px shapes stay magnified dots and the 20 px ones
+    // compact, 1.46x (blurred, the compact outlines' inner edges); the view at 1.24 draws them compact and full.
+    const bad = differ(during.png, direct.png);
+    if (bad > 0) keepPair('fusedDotsZoomIn', ['during', during.png], ['direct', direct.png]);
+    expect(bad, `${(bad * 100).toFixed(2)}% of pixels differ from the direct draw`).toBe(0);
+    expect(after.fusedFrames).toBeGreaterThan(0);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
   it('zoomed out, cells drawn once into impostor textures look as drawn directly, and an edit, a selection or a class colour change shows in the next frame (issue 35)', async () => {
     const names = ['impostors', 'impostorsSelect', 'impostorsRecolor', 'impostorsEdit'];
     // drawn directly first (on the zoom test's last renderer), then all through impostors

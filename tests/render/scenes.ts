@@ -20,11 +20,20 @@ export const sceneOptions: Record<string, { maxTextureSize?: number }> = {
   tiledDetail: { maxTextureSize: 4096 },
 };
 
+/** What a scene's afterFirstPicture may ask of the page's renderer. */
+export interface SceneRenderer {
+  refreshColors(): void;
+  idle(): Promise<unknown>;
+  stats(): Promise<{ frames: number; buildMs: number }>;
+}
+
 export interface Scene {
   image: SceneImage;
   classColor: (c: string) => string;
   /** Applied once the first picture is drawn (the page then waits for the renderer again). */
-  afterFirstPicture?: (renderer: { refreshColors(): void; idle(): Promise<unknown> }) => void | Promise<void>;
+  afterFirstPicture?: (renderer: SceneRenderer) => void | Promise<void>;
+  /** A zoom gesture left open by afterFirstPicture: the page resolves without waiting for it to rest (the test takes its picture), then `release`s it. */
+  held?: { release(): void };
   /** Display settings over the defaults; scenes without it draw no labels (they test other things). */
   display?: Partial<RenderDisplay>;
 }
@@ -308,7 +317,67 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
   };
 }
 
+/**
+ * Issue 35, the fused path's zoom-in rule (fused.ts, stale()): jagged polygons of 3, 7, 12 and 20
+ * image px in a grid over the image, seen at scale 0.85 (level exp 0: the 3 and 7 px ones dots,
+ * the others compact polygons). 'rest': opened at the gesture's last view (its first picture is
+ * drawn directly); 'zoomIn': from the view at 0.85 (after a pan, so the texture is kept), a zoom
+ * gesture of four steps of 1.1x about the view's centre, a step every 20 ms; only the last one
+ * crosses a half-octave (1.24: exp 0.5, the 7 px ones compact, the 20 px ones full). The gesture
+ * is then held open (`held`) at that view, as a pinch held still: its scale moved by 1e-9 every
+ * 20 ms (no pixel moves), until 10 frames were drawn after the last step and no level was built
+ * in the last 3 of them (the new zoom's levels made), and until `release`.
+ */
+function fusedDotsScene(change: 'rest' | 'zoomIn'): SceneBuilder {
+  return async (editor) => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const jagged = (cx: number, cy: number, ext: number) => Array.from({ length: 14 }, (_, k) => {
+      const r = (ext / 2) * (k % 2 ? 0.55 + 0.2 * rand() : 1);
+      return [cx + Math.cos((k / 14) * Math.PI * 2) * r, cy + Math.sin((k / 14) * Math.PI * 2) * r] as [number, number];
+    });
+    const cls = ['car', 'tree', 'road', 'sign', 'person'], sizes = [3, 7, 12, 20];
+    const shapes: EditorAnnotation[] = [];
+    for (let i = 0; i < 16 * 12; i++) shapes.push({ id: `d${i}`, type: 'polygon', class: cls[i % 5]!, points: jagged(14 + (i % 16) * 24, 14 + Math.floor(i / 16) * 24, sizes[(i + Math.floor(i / 16)) % 4]!) });
+    const start = { x: 10, y: 8, scale: 0.85 };
+    const image = await open(editor, shapes, testImage(400, 300), start);
+    const zoom = () => editor.zoomAt(WIDTH / 2, HEIGHT / 2, 1.1);
+    if (change === 'rest') {
+      editor.setCamera({ ...start, x: start.x - 5, y: start.y - 3 });
+      for (let i = 0; i < 4; i++) zoom();
+      return { image, classColor };
+    }
+    const held = { release: () => {} };
+    const afterFirstPicture = async (renderer: SceneRenderer) => {
+      editor.setCamera({ ...start, x: start.x - 5, y: start.y - 3 });
+      await renderer.idle();
+      for (let i = 0; i < 4; i++) {
+        zoom();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const cam = editor.getCamera();
+      let step = 0;
+      const jiggle = setInterval(() => editor.setCamera({ ...cam, scale: step++ % 2 ? cam.scale : cam.scale * (1 + 1e-9) }), 20);
+      held.release = () => {
+        clearInterval(jiggle);
+        editor.setCamera(cam);
+      };
+      const s0 = await renderer.stats(), polls = [s0];
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 20));
+        const s = await renderer.stats();
+        polls.push(s);
+        const before = polls.findLast((p) => p.frames <= s.frames - 3);
+        if (s.frames - s0.frames >= 10 && before && before.buildMs === s.buildMs) break;
+      }
+    };
+    return { image, classColor, afterFirstPicture, held };
+  };
+}
+
 export const scenes: Record<string, SceneBuilder> = {
+  fusedDotsRest: fusedDotsScene('rest'),
+  fusedDotsZoomIn: fusedDotsScene('zoomIn'),
   fusedRest: fusedScene('rest'),
   fusedPan: fusedScene('pan'),
   fusedPanOn: fusedScene('panOn'),

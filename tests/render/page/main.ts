@@ -17,6 +17,8 @@ type Extra = { impostors?: boolean; compaction?: boolean; fused?: boolean };
 const COUNTERS = ['impostorRenders', 'compactions', 'fusedRenders', 'fusedFrames', 'fusedScaledFrames', 'fusedScrolls', 'frames'] as const;
 
 let current: { handle: RendererHandle; editor: Editor; options: string } | null = null;
+/** Ends the gesture a held scene left open (Scene.held), once the test has its picture. */
+let held: (() => Promise<unknown>) | null = null;
 /** The shown scene's class colours (the renderer's classColor reads them, as the SPA's reads the project's). */
 let colorOf: Scene['classColor'] = () => '#000000';
 
@@ -52,10 +54,27 @@ async function render(name: string, mode: 'worker' | 'main', extra: Extra = {}):
   if (scene.afterFirstPicture) {
     beforeChange = since(await handle.idle());
     await scene.afterFirstPicture(handle);
+    if (scene.held) {
+      // the gesture is still on: the test takes its picture, then vellumRelease ends it
+      const { release } = scene.held;
+      held = async () => {
+        release();
+        return since(await handle.idle());
+      };
+      return { ...since(await handle.stats()), beforeChange };
+    }
     stats = await handle.idle();
   }
   // one more idle: tiles requested by the first frame
   return { ...since(await handle.idle()), first: since(stats), beforeChange };
 }
 
-Object.assign(window, { vellumRender: render, vellumReady: true });
+/** Ends the gesture a held scene left open (Scene.held) and resolves, at rest, to the stats since the scene's start. */
+async function release(): Promise<unknown> {
+  const end = held;
+  held = null;
+  if (!end) throw new Error('no scene is held');
+  return end();
+}
+
+Object.assign(window, { vellumRender: render, vellumRelease: release, vellumReady: true });
