@@ -527,7 +527,12 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
         .catch((err: unknown) => void (failure ??= err))
         .finally(() => running.delete(task));
       running.add(task);
-      while (!failure && (running.size >= IMAGES_AT_ONCE || index - done >= MAX_AHEAD)) await Promise.race(running);
+      while (!failure && (running.size >= IMAGES_AT_ONCE || index - done >= MAX_AHEAD)) {
+        await Promise.race(running);
+        // After waiting on an image, the next one starts only after a fresh look for a cancel (a
+        // cancel asked for while images were held must not let new ones start).
+        r.cancel.checkedAt = 0;
+      }
       if (failure) throw failure;
     }
   } finally {
