@@ -6,13 +6,12 @@
 // Each test here failed before the fix (the cancel answered 'cancelled' at once, with a report the
 // images still in flight were added after).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import JSZip from 'jszip';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { api, onboardedUser, startServer, tempDir, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
-import { finishedImport, startImport, type ImportJob } from './support/imports';
+import { finishedImport, imagesOf as projectImages, startImport, until, yoloZip, type ImportJob } from './support/imports';
 import { LiveClient, closedAfterEach } from './support/live';
 import { images, imports, jobs } from '../../src/server/db/schema';
 import { IMPORT_JOB_KIND } from '../../src/server/services/import';
@@ -30,35 +29,12 @@ afterAll(async () => server?.stop());
 
 type Job = ImportJob & { cancel_requested: boolean };
 
-/** A YOLO zip of `n` 32x24 images (f00.png ...), one box each. */
-async function yoloZip(n: number): Promise<Buffer> {
-  const zip = new JSZip();
-  zip.file('data.yaml', 'names:\n  - car\n');
-  const image = await png(32, 24);
-  for (let i = 0; i < n; i++) {
-    const name = `f${String(i).padStart(2, '0')}`;
-    zip.file(`images/${name}.png`, image);
-    zip.file(`labels/${name}.txt`, '0 0.5 0.5 0.2 0.2\n');
-  }
-  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
-}
 
-async function imagesOf(projectId: string) {
-  const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100`, { token: owner.token });
-  expect(res.status).toBe(200);
-  return res.body.images as { filename: string; annotation_count: number }[];
-}
 
+const imagesOf = (projectId: string) => projectImages(server, owner.token, projectId);
 const getImport = async (id: string, token = owner.token) => (await api<Job>(server.url, 'GET', `/api/v1/imports/${id}`, { token })).body;
 const cancel = (id: string, token = owner.token) => api<Job & { code?: string }>(server.url, 'POST', `/api/v1/imports/${id}/cancel`, { token });
 
-async function until(what: string, check: () => Promise<boolean> | boolean, tries = 600): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting: ${what}`);
-}
 
 /**
  * Holds the storage writes of imported images' bytes (PNGs under `prefix`) while held: each image

@@ -5,11 +5,10 @@
 // created + matched exceeded the images the project holds. The saved report now holds only what
 // the images up to `done` brought (src/server/services/import/run.ts, readDataset).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import JSZip from 'jszip';
 import { eq } from 'drizzle-orm';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, png, type Member } from '../fixtures/datasets';
-import { finishedImport, startImport } from './support/imports';
+import { onboardedUser, startServer, type TestServer } from './harness';
+import { createProject, type Member } from '../fixtures/datasets';
+import { finishedImport, imagesOf as projectImages, startImport, until, yoloZip } from './support/imports';
 import { jobs } from '../../src/server/db/schema';
 import { IMPORT_JOB_KIND } from '../../src/server/services/import';
 
@@ -22,31 +21,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => server?.stop());
 
-/** A YOLO zip of f00.png, f01.png, f02.png (32x24), one box each. */
-async function yoloZip(): Promise<Buffer> {
-  const zip = new JSZip();
-  zip.file('data.yaml', 'names:\n  - car\n');
-  const image = await png(32, 24);
-  for (const name of ['f00', 'f01', 'f02']) {
-    zip.file(`images/${name}.png`, image);
-    zip.file(`labels/${name}.txt`, '0 0.5 0.5 0.2 0.2\n');
-  }
-  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
-}
+const imagesOf = (projectId: string) => projectImages(server, owner.token, projectId);
 
-async function imagesOf(projectId: string) {
-  const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100`, { token: owner.token });
-  expect(res.status).toBe(200);
-  return res.body.images as { filename: string; annotation_count: number }[];
-}
 
-async function until(what: string, check: () => Promise<boolean> | boolean, tries = 600): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting: ${what}`);
-}
+
 
 /**
  * Holds the storage write of one image's bytes (`key`) until `die()`, which fails it: the run
@@ -72,7 +50,7 @@ describe('an import resumed after its run died', () => {
     const project = await createProject(server, owner);
     const gate = holdThenFail(server, `${project.gcs_path}/images/f00.png`);
     try {
-      const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip());
+      const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip(3));
       // f00 is held; f01 and f02 finish after it started: done stays 0 while they are in the project.
       await until('f01 and f02 added with their boxes while f00 is held', async () => {
         const kept = await imagesOf(project.id);

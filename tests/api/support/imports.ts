@@ -1,6 +1,8 @@
 // Dataset imports through the API, as a client does them: reserve, PUT, start, poll to the end.
+import JSZip from 'jszip';
 import { expect } from 'vitest';
 import { api, type TestServer } from '../harness';
+import { png } from '../../fixtures/datasets';
 
 export type ImportReport = { images_created: number; images_matched: number; annotations_created: number; classes_created: string[]; skipped: { file: string; reason: string }[]; warnings: string[] };
 export type ImportJob = { import_id: string; status: string; format: string; progress: { done: number; total: number }; report: ImportReport; error?: string };
@@ -31,4 +33,33 @@ export async function finishedImport(server: TestServer, token: string, id: stri
 /** The whole import of one file; resolves with the finished job. */
 export async function importFile(server: TestServer, token: string, projectId: string, filename: string, bytes: Buffer, body: Record<string, unknown> = {}, seconds = 30): Promise<ImportJob> {
   return finishedImport(server, token, await startImport(server, token, projectId, filename, bytes, body), seconds);
+}
+
+/** A YOLO zip of `n` 32x24 images (f00.png, f01.png ...), one box of class car each. */
+export async function yoloZip(n: number): Promise<Buffer> {
+  const zip = new JSZip();
+  zip.file('data.yaml', 'names:\n  - car\n');
+  const image = await png(32, 24);
+  for (let i = 0; i < n; i++) {
+    const name = `f${String(i).padStart(2, '0')}`;
+    zip.file(`images/${name}.png`, image);
+    zip.file(`labels/${name}.txt`, '0 0.5 0.5 0.2 0.2\n');
+  }
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+/** The project's images (up to 100), as the list answers them. */
+export async function imagesOf(server: TestServer, token: string, projectId: string) {
+  const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?page_size=100`, { token });
+  expect(res.status).toBe(200);
+  return res.body.images as { filename: string; annotation_count: number }[];
+}
+
+/** Checks every 50 ms until `check` holds (`tries` times at most: a guard against a hang, not a timing goal). */
+export async function until(what: string, check: () => Promise<boolean> | boolean, tries = 600): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting: ${what}`);
 }
