@@ -32,6 +32,10 @@ const MAX_STRETCH = 2;
 const STALE_STRETCH = Math.SQRT2;
 /** The zoom rests when no frame brought a new scale for this long: then the texture is drawn again at it (exact). */
 export const SETTLE_MS = 120;
+/** Between frames, the next texture of a pan is drawn ahead this long at a time (each piece waited for on the GPU, so no frame pays for it). */
+const AHEAD_SLICE_MS = 6;
+/** A band drawn ahead is cut into pieces of about this many device px (a piece is the unit of a slice). */
+const PIECE_PX = 96 * 1024;
 
 /** What a fused frame needs: its camera, the texture and where the view's pixels fall in it. */
 export interface FusedFrame {
@@ -77,6 +81,8 @@ export interface FusedHost {
   draw(cam: CameraState, width: number, height: number): void;
   /** Asks for the levels of detail the cells in view at this camera and CSS size want (made between frames), drawing nothing. */
   prepare(cam: CameraState, width: number, height: number): void;
+  /** Work between frames ended (a texture drawn ahead): whoever waits for the renderer to be idle may go on. */
+  settled(): void;
 }
 
 interface Held {
@@ -90,6 +96,14 @@ interface Held {
   /** The half-octave level of detail it was drawn for (cells.ts), and whether some of its cells were still stand-ins then. */
   exp: number;
   partial: boolean;
+}
+
+/** A texture on the other target for a view moved from the held one's (scroll, ahead): what both cover copied, the bands still to draw (its px, y down). */
+interface Next extends Held {
+  bands: DeviceRect[];
+  dpr: number;
+  /** Sizes the target and copies the shared part into it: done with the first bands (between frames for a texture drawn ahead), then null. */
+  start: (() => void) | null;
 }
 
 export class FusedLayer {
@@ -116,14 +130,22 @@ export class FusedLayer {
   frames = 0;
   /** Frames that showed it scaled (a zoom gesture's). */
   scaledFrames = 0;
-  /** Of the renders, those that copied the part they share with the one before (a pan past the margin). */
+  /** Of the renders, those that copied the part they share with the one before in the frame that needed them (a pan past the margin). */
   scrolls = 0;
+  /** Of the renders, those drawn ahead of a pan between frames (ahead()), and of these the ones a frame had to finish (the view reached them first). */
+  aheads = 0;
+  aheadsLate = 0;
+  /** The next texture of a pan, drawn ahead on the other target between frames, and the timer of its next slice. */
+  private next: Next | null = null;
+  private aheadTimer: ReturnType<typeof setTimeout> | null = null;
   /**
    * How a texel-for-texel frame samples the texture: nearest by default. SwiftShader's linear filter
    * cost about 8 ms of a 10k pan frame's 37 (a third of the image pass) for the same pixels (profile:
    * bench/render/page/fused-profile.ts, which sets 'linear' to compare). A zoom's scaled frames sample linearly.
    */
   exactFilter: 'nearest' | 'linear' = 'nearest';
+  /** A 1 px read's bytes (a piece drawn ahead waited for). */
+  private readonly probe = new Uint8Array(4);
   /** Each target's filter as set (created linear). */
   private readonly filters: ('nearest' | 'linear')[] = ['linear', 'linear'];
 
@@ -156,6 +178,8 @@ export class FusedLayer {
     key = `${key}|${wd}|${hd}`;
     const same = key === this.lastKey, zooming = same && camera.scale !== this.lastScale;
     const panning = same && !zooming && (camera.x !== this.lastX || camera.y !== this.lastY);
+    // the view's move over the texture since the last frame (device px): the next move is guessed alike (ahead())
+    const moved: [number, number] = panning ? [(this.lastX - camera.x) * dpr, (this.lastY - camera.y) * dpr] : [0, 0];
     [this.lastKey, this.lastScale, this.lastX, this.lastY] = [key, camera.scale, camera.x, camera.y];
     if (zooming) this.armSettle();
     // a drawing buffer off whole device px would stretch the texture's texels over the view's
@@ -163,9 +187,11 @@ export class FusedLayer {
       this.sharp = false;
       return null;
     }
+    this.takeNext(key, lod, camera, dpr, wd, hd);
     const kept = this.reuse(key, lod, camera, dpr, wd, hd);
     if (kept) {
       this.sharp = false;
+      if (panning) this.ahead(key, kept.cam, moved, dpr, wd, hd);
       return kept;
     }
     const gesture = this.settleTimer !== null, { building } = this.host;
@@ -189,12 +215,13 @@ export class FusedLayer {
     const f = (panning && this.scroll(key, lod, camera, dpr, wd, hd)) || this.build(key, lod, camera, dpr, wd, hd, shapes, tight);
     // drawn with stand-ins for levels still being made: drawn again once they are (they ask for a frame)
     this.sharp = !gesture && building();
+    if (panning && f) this.ahead(key, f.cam, moved, dpr, wd, hd);
     return f;
   }
 
   /** True while a zoom has not settled or its frame at rest is still to be drawn (the renderer is not idle). */
   get settling(): boolean {
-    return this.settleTimer !== null || this.sharp;
+    return this.settleTimer !== null || this.sharp || (!!this.next && undrawn(this.next));
   }
 
   private armSettle(): void {
@@ -268,6 +295,7 @@ export class FusedLayer {
    */
   build(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number, shapes: DeviceRect, tight = false): FusedFrame | null {
     if (wd > this.maxSize || hd > this.maxSize) return null;
+    this.dropNext();
     const s: DeviceRect = [Math.floor(shapes[0]), Math.floor(shapes[1]), Math.ceil(shapes[2]), Math.ceil(shapes[3])];
     let region = this.region(wd, hd, s, tight);
     if (region[0] >= region[2] || region[1] >= region[3]) region = [0, 0, 1, 1]; // no shape near: an empty texel
@@ -285,16 +313,79 @@ export class FusedLayer {
   }
 
   /**
-   * A pan past the held texture's margin: the texture for the view at `camera` (moved by whole
-   * device px from the held one, as a pan's frames are), on the other target, with what both cover
-   * copied from the held one and only the rest drawn (up to four bands), so a pan frame pays for the
-   * area it uncovers, not the whole texture. Null when they share nothing (then `build`).
+   * A pan past the held texture's margin, with no texture drawn ahead for it: the texture for the
+   * view at `camera` (moved by whole device px from the held one, as a pan's frames are), on the
+   * other target, with what both cover copied from the held one and only the rest drawn (up to four
+   * bands), so the frame pays for the area it uncovers, not the whole texture. Null when they share
+   * nothing (then `build`).
    */
   private scroll(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
-    const h = this.held, { draw } = this.host;
+    const h = this.held;
     if (!h || h.key !== key || h.lod !== lod || h.cam.scale !== camera.scale || wd > this.maxSize || hd > this.maxSize) return null;
-    const dx = Math.round((camera.x - h.cam.x) * dpr), dy = Math.round((camera.y - h.cam.y) * dpr);
-    const cam = { scale: camera.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr };
+    this.dropNext(); // its target is the one drawn on
+    const n = this.begin(h, Math.round((camera.x - h.cam.x) * dpr), Math.round((camera.y - h.cam.y) * dpr), dpr, wd, hd);
+    if (!n) return null;
+    this.drawBands(n, Infinity);
+    this.adopt(n);
+    this.scrolls++;
+    return this.frameAt(n, n.cam, 1, 0, 0, hd);
+  }
+
+  /**
+   * After a pan's frame (`cam`: its camera; `moved`: the view's move since the frame before, device
+   * px): when the view nears the held texture's edge (a quarter of the margin left) or a next move
+   * alike would leave it, the next texture is drawn ahead on the other target, in slices between
+   * frames, for the view moved on by that move (at most half the margin): the frame that leaves the
+   * held texture finds it drawn. A pan that turns back keeps the held one; the one ahead is
+   * dropped when a frame's key, levels or zoom are no longer its own (an edit, a resize, a zoom).
+   */
+  private ahead(key: string, cam: CameraState, moved: [number, number], dpr: number, wd: number, hd: number): void {
+    const h = this.held;
+    if (!h || h.key !== key || h.cam.scale !== cam.scale || this.settleTimer !== null || wd > this.maxSize || hd > this.maxSize) return;
+    const [mx, my] = this.margins(wd, hd), lx = Math.round(mx / 4), ly = Math.round(my / 4);
+    const near = (t: Held) => {
+      const ox = Math.round((t.cam.x - cam.x) * dpr), oy = Math.round((t.cam.y - cam.y) * dpr); // the view's origin in t's px
+      return !covers(t, 1, ox - lx, oy - ly, wd + 2 * lx, hd + 2 * ly) || !covers(t, 1, ox + Math.round(moved[0]), oy + Math.round(moved[1]), wd, hd);
+    };
+    if (!near(h) || (this.next && !near(this.next))) return;
+    this.dropNext();
+    const lead = (v: number, m: number) => Math.round(Math.max(-m / 2, Math.min(m / 2, v)));
+    const dx = Math.round((cam.x - h.cam.x) * dpr) - lead(moved[0], mx), dy = Math.round((cam.y - h.cam.y) * dpr) - lead(moved[1], my);
+    this.next = this.begin(h, dx, dy, dpr, wd, hd);
+    this.schedule(0);
+  }
+
+  /**
+   * Before a frame: the texture drawn ahead takes the held one's place once drawn and under the
+   * view, or is finished in this frame when the view has left the held one for it; dropped when
+   * its key, levels or zoom are not the frame's, or the view has left both.
+   */
+  private takeNext(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): void {
+    const n = this.next, h = this.held;
+    if (!n || !h) return;
+    if (n.key !== key || n.lod !== lod || n.cam.scale !== camera.scale) return this.dropNext();
+    const on = (t: Held) => covers(t, 1, Math.round((t.cam.x - camera.x) * dpr), Math.round((t.cam.y - camera.y) * dpr), wd, hd);
+    const heldOn = h.key === key && h.lod === lod && h.cam.scale === camera.scale && on(h);
+    if (!on(n)) {
+      if (!heldOn) this.dropNext();
+      return;
+    }
+    if (undrawn(n)) {
+      if (heldOn) return;
+      this.drawBands(n, Infinity);
+      this.aheadsLate++;
+    }
+    this.adopt(n);
+    this.aheads++;
+  }
+
+  /**
+   * The texture for the view moved by (dx, dy) device px from `h`'s, begun on the other target: what
+   * both cover copied from `h`'s (copyTexSubImage2D), the rest left as up to four bands to draw.
+   * Null when they share nothing.
+   */
+  private begin(h: Held, dx: number, dy: number, dpr: number, wd: number, hd: number): Next | null {
+    const cam = { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr };
     // in the held view's px (this view's px p is p - d there)
     const s: DeviceRect = [h.shapes[0] + dx, h.shapes[1] + dy, h.shapes[2] + dx, h.shapes[3] + dy];
     const r = this.region(wd, hd, s);
@@ -302,27 +393,71 @@ export class FusedLayer {
     if (r[0] >= r[2] || r[1] >= r[3] || ox0 >= ox1 || oy0 >= oy1) return null;
     const tw = r[2] - r[0], th = r[3] - r[1], thHeld = h.region[3] - h.region[1];
     const from = this.fbs[this.cur], next = this.cur ^ 1;
-    this.fbs[next].resize(tw, th);
     // the shared part, in the other's px (WebGL rows bottom-up in both)
     const bx0 = ox0 + dx - r[0], by0 = oy0 + dy - r[1], bx1 = ox1 + dx - r[0], by1 = oy1 + dy - r[1];
     const copy = { copy: true, x: ox0 - h.region[0], y: thHeld - (oy1 - h.region[1]), width: ox1 - ox0, height: oy1 - oy0 };
-    from.use(() => this.texs[next].subimage(copy as unknown as Texture2DOptions, bx0, th - by1)); // regl's copy from the bound target (copyTexSubImage2D)
-    const g = Math.ceil(12 * dpr);
-    this.fbs[next].use(() => {
-      for (const [x0, y0, x1, y1] of [[0, 0, tw, by0], [0, by1, tw, th], [0, by0, bx0, by1], [bx1, by0, tw, by1]] as DeviceRect[]) {
-        if (x0 >= x1 || y0 >= y1) continue;
+    const start = () => {
+      this.fbs[next].resize(tw, th);
+      from.use(() => this.texs[next].subimage(copy as unknown as Texture2DOptions, bx0, th - by1)); // regl's copy from the bound target (copyTexSubImage2D)
+    };
+    const bands = ([[0, 0, tw, by0], [0, by1, tw, th], [0, by0, bx0, by1], [bx1, by0, tw, by1]] as DeviceRect[]).filter(([x0, y0, x1, y1]) => x0 < x1 && y0 < y1);
+    return { key: h.key, lod: h.lod, cam, region: r, shapes: s, exp: h.exp, partial: h.partial, bands, dpr, start };
+  }
+
+  /**
+   * Draws `n`'s bands on its target (each band's viewport grown by the widest dot or marker, since
+   * point sprites are clipped by their centre, and scissored) until none is left or, between
+   * frames, `until` (performance.now()) has passed: then a piece at a time, each waited for on the
+   * GPU (a 1 px read), so its work does not land in the next frame.
+   */
+  private drawBands(n: Next, until: number): void {
+    const { draw } = this.host, sliced = until !== Infinity;
+    const g = Math.ceil(12 * n.dpr), th = n.region[3] - n.region[1], { cam, dpr } = n;
+    n.start?.();
+    n.start = null;
+    this.fbs[this.cur ^ 1].use(() => {
+      while (n.bands.length) {
+        const [x0, y0, x1, y1] = piece(n.bands, sliced ? PIECE_PX : Infinity);
         const vp = { x: x0 - g, y: th - y1 - g, width: x1 - x0 + 2 * g, height: y1 - y0 + 2 * g };
         this.band({ vp, box: { x: x0, y: th - y1, width: x1 - x0, height: y1 - y0 } }, () => {
           this.regl.clear({ color: [0, 0, 0, 0] });
-          draw({ scale: cam.scale, x: cam.x - (r[0] + x0 - g) / dpr, y: cam.y - (r[1] + y0 - g) / dpr }, vp.width / dpr, vp.height / dpr);
+          draw({ scale: cam.scale, x: cam.x - (n.region[0] + x0 - g) / dpr, y: cam.y - (n.region[1] + y0 - g) / dpr }, vp.width / dpr, vp.height / dpr);
         });
+        if (!sliced) continue;
+        this.regl.read({ x: 0, y: 0, width: 1, height: 1, data: this.probe });
+        if (performance.now() >= until) break;
       }
     });
-    this.cur = next;
-    this.held = { key, lod, cam, region: r, shapes: s, exp: h.exp, partial: h.partial || this.host.building() };
+    n.partial ||= this.host.building();
+  }
+
+  /** The next texture, all its bands drawn, becomes the held one (its target the current). */
+  private adopt(n: Next): void {
+    this.dropNext();
+    this.cur ^= 1;
+    this.held = { key: n.key, lod: n.lod, cam: n.cam, region: n.region, shapes: n.shapes, exp: n.exp, partial: n.partial };
     this.renders++;
-    this.scrolls++;
-    return this.frameAt(this.held, cam, 1, 0, 0, hd);
+  }
+
+  private dropNext(): void {
+    if (this.aheadTimer !== null) clearTimeout(this.aheadTimer);
+    this.aheadTimer = null;
+    this.next = null;
+  }
+
+  /** The next slice of the texture drawn ahead, in `delay` ms; once it is drawn the host is told (the renderer may be idle). */
+  private schedule(delay: number): void {
+    if (this.aheadTimer !== null || !this.next) return;
+    this.aheadTimer = setTimeout(() => {
+      this.aheadTimer = null;
+      const n = this.next;
+      if (!n || !undrawn(n)) return;
+      // levels or masks still being made: the bands would hold stand-ins (the texture dropped once they are in)
+      if (this.host.building()) return this.schedule(16);
+      this.drawBands(n, performance.now() + AHEAD_SLICE_MS);
+      if (undrawn(n)) this.schedule(0);
+      else this.host.settled();
+    }, delay);
   }
 
   /**
@@ -346,9 +481,13 @@ export class FusedLayer {
 
   /** The texture's rect for a view of wd x hd device px whose shapes are at `s` (its px): the view and the margin (`tight`: none), clipped to the shapes. */
   private region(wd: number, hd: number, s: DeviceRect, tight = false): DeviceRect {
-    const m = tight ? 0 : MARGIN;
-    const mx = Math.min(Math.round(wd * m), Math.floor((this.maxSize - wd) / 2)), my = Math.min(Math.round(hd * m), Math.floor((this.maxSize - hd) / 2));
+    const [mx, my] = tight ? [0, 0] : this.margins(wd, hd);
     return [Math.max(-mx, Math.floor(s[0])), Math.max(-my, Math.floor(s[1])), Math.min(wd + mx, Math.ceil(s[2])), Math.min(hd + my, Math.ceil(s[3]))];
+  }
+
+  /** The margin past the view's sides (device px), within the largest texture. */
+  private margins(wd: number, hd: number): [number, number] {
+    return [Math.min(Math.round(wd * MARGIN), Math.floor((this.maxSize - wd) / 2)), Math.min(Math.round(hd * MARGIN), Math.floor((this.maxSize - hd) / 2))];
   }
 
   /**
@@ -395,8 +534,8 @@ export class FusedLayer {
   }
 
   /** RenderStats' fused figures. */
-  stats(): { fusedRenders: number; fusedFrames: number; fusedScaledFrames: number; fusedScrolls: number } {
-    return { fusedRenders: this.renders, fusedFrames: this.frames, fusedScaledFrames: this.scaledFrames, fusedScrolls: this.scrolls };
+  stats(): { fusedRenders: number; fusedFrames: number; fusedScaledFrames: number; fusedScrolls: number; fusedAhead: number; fusedAheadLate: number } {
+    return { fusedRenders: this.renders, fusedFrames: this.frames, fusedScaledFrames: this.scaledFrames, fusedScrolls: this.scrolls, fusedAhead: this.aheads, fusedAheadLate: this.aheadsLate };
   }
 
   bytes(): number {
@@ -407,8 +546,28 @@ export class FusedLayer {
     if (this.settleTimer !== null) clearTimeout(this.settleTimer);
     this.settleTimer = null;
     this.sharp = false;
+    this.dropNext();
     for (const fb of this.fbs) fb.destroy();
   }
+}
+
+/** Some of the texture is still to draw (its copy or bands). */
+function undrawn(n: Next): boolean {
+  return n.start !== null || n.bands.length > 0;
+}
+
+/** The first piece of `bands` of about `px` device px (whole rows or columns of the first band, across its longer side), taken off them. */
+function piece(bands: DeviceRect[], px: number): DeviceRect {
+  const b = bands[0]!, w = b[2] - b[0], h = b[3] - b[1];
+  if (w * h <= px) return bands.shift()!;
+  if (h >= w) {
+    const rows = Math.max(1, Math.floor(px / w)), p: DeviceRect = [b[0], b[1], b[2], b[1] + rows];
+    b[1] += rows;
+    return p;
+  }
+  const cols = Math.max(1, Math.floor(px / h)), p: DeviceRect = [b[0], b[1], b[0] + cols, b[3]];
+  b[0] += cols;
+  return p;
 }
 
 /** The view (wd x hd device px, on the texture's view px k * p + o), clipped to the shapes, lies inside `h`'s texture. */
@@ -420,4 +579,4 @@ function covers(h: Held, k: number, ox: number, oy: number, wd: number, hd: numb
 
 
 /** The stats of a renderer without the fused path. */
-export const NO_FUSED = { stats: () => ({ fusedRenders: 0, fusedFrames: 0, fusedScaledFrames: 0, fusedScrolls: 0 }) };
+export const NO_FUSED = { stats: () => ({ fusedRenders: 0, fusedFrames: 0, fusedScaledFrames: 0, fusedScrolls: 0, fusedAhead: 0, fusedAheadLate: 0 }) };

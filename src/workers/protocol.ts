@@ -158,6 +158,9 @@ export interface RenderStats {
   fusedScaledFrames: number;
   /** Of the textures drawn, those that copied what they share with the one before and drew the rest (a pan past the margin). */
   fusedScrolls: number;
+  /** Of the textures drawn, those drawn ahead of a pan between frames (fused.ts, ahead()), and of these the ones a frame had to finish (the view reached them first). */
+  fusedAhead: number;
+  fusedAheadLate: number;
   /** Draw calls of the shapes' passes (fills, dots, compact polygons, outlines) in the last frame that drew them (a frame from the fused texture draws none). */
   shapeDraws: number;
   /** Cells left out of the last frame (outside the viewport). */

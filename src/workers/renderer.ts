@@ -192,7 +192,7 @@ export class Renderer {
     this.programs = programs;
     this.impostors = options.impostors ? new ImpostorAtlas(regl, programs.cam) : null;
     this.fused = options.fused !== false && !options.impostors ? new FusedLayer(regl, this.maxTextureSize, {
-      requestFrame: () => this.requestFrame(), building: () => this.pendingBuilds.size > 0 || this.maskLayer.pending, cells: this.chunks,
+      requestFrame: () => this.requestFrame(), settled: () => this.resolveIdle(), building: () => this.pendingBuilds.size > 0 || this.maskLayer.pending, cells: this.chunks,
       draw: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes()), prepare: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes(true)),
     }) : null;
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
@@ -544,10 +544,12 @@ export class Renderer {
     }
     this.lastFrameAt = performance.timeOrigin + performance.now();
     for (const f of this.frameWaiters.splice(0)) f();
-    if (this.isIdle()) {
-      const w = this.idleWaiters.splice(0);
-      for (const f of w) f();
-    }
+    this.resolveIdle();
+  }
+
+  /** Resolves the idle() waiters once nothing is loading (after a frame, or work between frames that ended). */
+  private resolveIdle(): void {
+    if (this.isIdle()) for (const f of this.idleWaiters.splice(0)) f();
   }
 
   private isIdle(): boolean {

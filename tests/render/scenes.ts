@@ -265,9 +265,13 @@ const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
  * 'zoomOut': after the pan, a zoom gesture about (150, 120) on screen, a new scale every 20 ms (as
  * a pinch or a spun wheel gives them), in to 1.5 x 1.1^4 (the texture shown scaled all the way) or
  * out to 1.5 x 0.8^5 (the view's shapes leave the texture's margin on the way: drawn again at
- * that zoom), then the zoom rests.
+ * that zoom), then the zoom rests. 'ahead': after the pan, on in 8 steps of 30 x 15 px, each at
+ * rest (the view crosses the texture's margin, 80 x 60 px, twice: the next texture is drawn ahead
+ * between the steps), then back in 9 steps of 40 x 20 px, past the pan's start. 'aheadEdit': 5 of
+ * those steps on (the last one leaves a texture drawn ahead, not yet shown), then the box b2 moved
+ * and the polyline removed (both in that texture), then one step more onto it.
  */
-function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut'): SceneBuilder {
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut' | 'ahead' | 'aheadEdit'): SceneBuilder {
   return async (editor) => {
     const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
     const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
@@ -296,6 +300,15 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       select: () => editor.select(['p1']),
       zoomIn: () => zoomGesture(1.1, 4),
       zoomOut: () => zoomGesture(0.8, 5),
+      ahead: () => {},
+      aheadEdit: () => {},
+    };
+    /** `n` pan steps of `by` from `from`, each waited until the renderer is idle. */
+    const steps = async (renderer: { idle(): Promise<unknown> }, from: [number, number], by: [number, number], n: number) => {
+      for (let k = 1; k <= n; k++) {
+        pan(from[0] + by[0] * k, from[1] + by[1] * k);
+        await renderer.idle();
+      }
     };
     const zoomGesture = async (factor: number, steps: number) => {
       for (let i = 0; i < steps; i++) {
@@ -308,6 +321,16 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       pan(37, 18);
       if (change === 'pan') return;
       await renderer.idle();
+      if (change.startsWith('ahead')) {
+        if (change === 'ahead') {
+          await steps(renderer, [37, 18], [30, 15], 8);
+          return steps(renderer, [277, 138], [-40, -20], 9);
+        }
+        await steps(renderer, [37, 18], [30, 15], 5);
+        editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation], ['l1']);
+        await renderer.idle();
+        return pan(217, 108);
+      }
       await changes[change]();
       if (change.startsWith('pan') || change.startsWith('zoom')) return;
       await renderer.idle();
@@ -388,6 +411,8 @@ export const scenes: Record<string, SceneBuilder> = {
   fusedSelect: fusedScene('select'),
   fusedZoomIn: fusedScene('zoomIn'),
   fusedZoomOut: fusedScene('zoomOut'),
+  fusedAhead: fusedScene('ahead'),
+  fusedAheadEdit: fusedScene('aheadEdit'),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),

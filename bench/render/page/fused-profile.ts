@@ -42,7 +42,7 @@ function recordFrames(r: Renderer): { take(): Frame[] } {
     draw.call(this);
     const dt = performance.now() - t, s1 = this.fused?.stats() ?? {};
     const d = (k: string) => (s1[k] ?? 0) - (s0[k] ?? 0);
-    const kind = d('fusedScrolls') ? 'scroll' : d('fusedRenders') ? 'texture' : d('fusedScaledFrames') ? 'scaled' : d('fusedFrames') ? 'reuse' : 'direct';
+    const kind = d('fusedAheadLate') ? 'aheadLate' : d('fusedAhead') ? 'ahead' : d('fusedScrolls') ? 'scroll' : d('fusedRenders') ? 'texture' : d('fusedScaledFrames') ? 'scaled' : d('fusedFrames') ? 'reuse' : 'direct';
     js.push({ js: dt, kind, buildMs: r.stats().buildMs - b0 });
   };
   return {
@@ -158,8 +158,8 @@ export async function fusedProfile(sceneName: string, steps = 12, reps = 3): Pro
   });
   for (const [path, t] of [['pan', panTally], ['gesture', gestureTally]] as const) {
     for (const [name, tally] of Object.entries(t)) out[`${path}/${name}`] = summary(tally);
-    // each frame of the last rep of the gesture, as kind:ms(js)
-    if (path === 'gesture') out.gestureFrames = Object.fromEntries(Object.entries(t).map(([n, x]) => [n, x.frames.slice(-Math.ceil(x.frames.length / reps)).map((f) => `${f.kind}:${f.ms.toFixed(0)}(${f.js.toFixed(0)})`).join(' ')]));
+    // each frame of the last rep, as kind:ms(js)
+    out[`${path}Frames`] = Object.fromEntries(Object.entries(t).map(([n, x]) => [n, x.frames.slice(-Math.ceil(x.frames.length / reps)).map((f) => `${f.kind}:${f.ms.toFixed(0)}(${f.js.toFixed(0)})`).join(' ')]));
   }
   out.stats = r.stats();
   r.dispose();

@@ -178,7 +178,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const st = await client.stats();
   r.gpuBytes = st.gpuBytes;
   r.workerHeapBytes = st.heapBytes;
-  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last), compactions ${st.compactions}, fused textures ${st.fusedRenders} (${st.fusedScrolls} scrolled), fused frames ${st.fusedFrames} (${st.fusedScaledFrames} scaled)`;
+  r.note = `mask decode ${st.maskDecodeMs.toFixed(0)} ms, kernels ${st.kernelsLoadMs.toFixed(0)} ms, image ${st.imageLoadMs.toFixed(0)} ms, frames ${st.frames}, scene ${st.lastSceneMs.toFixed(0)} ms, cell buffers ${st.buildMs.toFixed(0)} ms, cells ${st.chunks} (${st.culledChunks} culled last), compactions ${st.compactions}, fused textures ${st.fusedRenders} (${st.fusedScrolls} scrolled in a frame, ${st.fusedAhead} drawn ahead between frames, ${st.fusedAheadLate} of them finished in a frame), fused frames ${st.fusedFrames} (${st.fusedScaledFrames} scaled)`;
   client.dispose();
 }
 

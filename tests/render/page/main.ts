@@ -14,7 +14,7 @@ import { newEditor, sceneOptions, scenes, type Scene } from '../scenes';
 type Extra = { impostors?: boolean; compaction?: boolean; fused?: boolean };
 
 /** Counters kept since the renderer started: the page reports them since the scene's start. */
-const COUNTERS = ['impostorRenders', 'compactions', 'fusedRenders', 'fusedFrames', 'fusedScaledFrames', 'fusedScrolls', 'frames'] as const;
+const COUNTERS = ['impostorRenders', 'compactions', 'fusedRenders', 'fusedFrames', 'fusedScaledFrames', 'fusedScrolls', 'fusedAhead', 'fusedAheadLate', 'frames'] as const;
 
 let current: { handle: RendererHandle; editor: Editor; options: string } | null = null;
 /** Ends the gesture a held scene left open (Scene.held), once the test has its picture. */
