@@ -1,8 +1,10 @@
 // Who may do what in an organization. Every route that touches an organization's data goes
 // through requireMember(), or one of the helpers on it below that also load the resource
-// (projectFor, projectInOrg, imageFor, annotatedImage): a non-member gets 404 (we never reveal
+// (projectFor, projectInOrg, projectFieldsInOrg, imageFor, annotatedImage): a non-member gets 404 (we never reveal
 // that another organization's resource exists), a member whose role lacks the permission gets 403.
 import { and, eq } from 'drizzle-orm';
+import type { SelectedFields } from 'drizzle-orm/pg-core';
+import type { SelectResultFields } from 'drizzle-orm/query-builders/select.types';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
 import { images, organizationMembers, projects, type Role } from '../db/schema';
@@ -46,19 +48,29 @@ export async function projectFor(ctx: AppContext, userId: string, projectId: str
 
 /**
  * The project if the caller may `permission` in its organization (404 when not a member or when it
- * is not in the org_id the client sent, 403 when the role lacks the permission). One round trip:
- * the list call runs it on every page.
+ * is not in the org_id the client sent, 403 when the role lacks the permission). One round trip.
  */
 export async function projectInOrg(ctx: AppContext, userId: string, projectId: string, permission: Permission, orgId?: string): Promise<ProjectRow> {
-  const [row] = await ctx.db
-    .select({ project: projects, role: organizationMembers.role })
+  return (await projectFieldsInOrg(ctx, userId, projectId, permission, orgId, { project: projects })).project;
+}
+
+/**
+ * projectInOrg's check, answering `fields` (columns of the project, or subqueries) instead of the
+ * whole row: the check and what the caller reads with it in one query, run only for a member. The
+ * image list asks its total this way on every page (services/images/read.ts).
+ */
+export async function projectFieldsInOrg<T extends SelectedFields>(ctx: AppContext, userId: string, projectId: string, permission: Permission, orgId: string | undefined, fields: T): Promise<SelectResultFields<T>> {
+  const checked: SelectedFields = { ...fields, accessOrganizationId: projects.organizationId, accessRole: organizationMembers.role };
+  const [row] = (await ctx.db
+    .select(checked)
     .from(projects)
     .innerJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, userId)))
     .where(eq(projects.id, projectId))
-    .limit(1);
-  if (!row || (orgId && orgId !== row.project.organizationId)) throw errors.notFound('Project');
-  if (!can(row.role, permission)) throw errors.forbidden(`Your role (${row.role}) does not allow this`);
-  return row.project;
+    .limit(1)) as (SelectResultFields<T> & { accessOrganizationId: string; accessRole: Role })[];
+  if (!row || (orgId && orgId !== row.accessOrganizationId)) throw errors.notFound('Project');
+  if (!can(row.accessRole, permission)) throw errors.forbidden(`Your role (${row.accessRole}) does not allow this`);
+  const { accessOrganizationId: _org, accessRole: _role, ...answer } = row;
+  return answer as SelectResultFields<T>;
 }
 
 /** The image, if the caller may `permission` in its organization; 404 otherwise (also for another organization's image). */

@@ -1,13 +1,13 @@
 // Reading images: the list of a project (filters, sort, page, total), one image, and the
 // metadata of every image of a project by filename.
 import { and, count, eq, sql, type SQL } from 'drizzle-orm';
-import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { alias, PgDialect, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../../context';
-import { folders, imageClassStats, imageFolderStats, images } from '../../db/schema';
+import { folders, imageClassStats, imageFolderStats, images, projects } from '../../db/schema';
 import type { z } from 'zod';
 import type { Image, ListImagesQuery, Pagination } from '../../../contract/images';
 import { ROOT_PATH } from '../../../contract/folders';
-import { imageFor, projectFor, projectInOrg } from '../access';
+import { imageFor, projectFieldsInOrg, projectFor } from '../access';
 import { imageFilter } from '../image-filter';
 import { asAttemptImage, openAttempt } from '../annotations/gt-layer';
 import { imageJsonWithFolder } from './json';
@@ -152,40 +152,50 @@ async function cappedCount(ctx: AppContext, condition: SQL, cap: number): Promis
   return row?.n ?? 0;
 }
 
-/** Images having `className` in the project, by the archive filter, in one folder or all. */
-async function classImageCount(ctx: AppContext, projectId: string, className: string, archived: ListImagesQuery['is_archived'], folderPath: string | undefined): Promise<number> {
-  const [row] = await ctx.db
-    .select({ n: sql<number>`coalesce(sum(${imageClassStats.imageCount}), 0)`.mapWith(Number) })
-    .from(imageClassStats)
-    .where(
-      and(
-        eq(imageClassStats.projectId, projectId),
-        eq(imageClassStats.className, className),
-        archived === 'all' ? undefined : eq(imageClassStats.isArchived, archived === 'true'),
-        folderPath === undefined ? undefined : eq(imageClassStats.virtualFolderPath, folderPath),
-      ),
-    );
-  return row?.n ?? 0;
+/** The images the stats rows matching `where` count: a subquery, asked with the access check. */
+const statsSum = (stats: typeof imageClassStats | typeof imageFolderStats, where: SQL | undefined) => sql<number>`(SELECT coalesce(sum(${stats.imageCount}), 0) FROM ${stats} WHERE ${where})`.mapWith(Number);
+
+/** Images having `className` in the project, by the archive filter, in one folder or all: a subquery, asked with the access check. */
+function classStatsTotal(projectId: string, className: string, archived: ListImagesQuery['is_archived'], folderPath: string | undefined): SQL<number> {
+  const where = and(
+    eq(imageClassStats.projectId, projectId),
+    eq(imageClassStats.className, className),
+    archived === 'all' ? undefined : eq(imageClassStats.isArchived, archived === 'true'),
+    folderPath === undefined ? undefined : eq(imageClassStats.virtualFolderPath, folderPath),
+  );
+  return statsSum(imageClassStats, where);
 }
 
 /**
  * Folder, archive, status and mime filters: the trigger-kept folder stats hold the total, a few rows
- * to add up instead of counting a 20k-image folder.
+ * to add up instead of counting a 20k-image folder (a subquery, asked with the access check).
  */
-async function folderStatsCount(ctx: AppContext, projectId: string, q: ListImagesQuery, folderPath: string | undefined, mime: string | null): Promise<number> {
-  const [row] = await ctx.db
-    .select({ n: sql<number>`coalesce(sum(${imageFolderStats.imageCount}), 0)`.mapWith(Number) })
-    .from(imageFolderStats)
-    .where(
-      and(
-        eq(imageFolderStats.projectId, projectId),
-        q.is_archived === 'all' ? undefined : eq(imageFolderStats.isArchived, q.is_archived === 'true'),
-        folderPath === undefined ? undefined : eq(imageFolderStats.virtualFolderPath, folderPath),
-        q.status ? eq(imageFolderStats.status, q.status) : undefined,
-        mime ? eq(imageFolderStats.mimeType, mime) : undefined,
-      ),
-    );
-  return row?.n ?? 0;
+function folderStatsTotal(projectId: string, q: ListImagesQuery, folderPath: string | undefined, mime: string | null): SQL<number> {
+  const where = and(
+    eq(imageFolderStats.projectId, projectId),
+    q.is_archived === 'all' ? undefined : eq(imageFolderStats.isArchived, q.is_archived === 'true'),
+    folderPath === undefined ? undefined : eq(imageFolderStats.virtualFolderPath, folderPath),
+    q.status ? eq(imageFolderStats.status, q.status) : undefined,
+    mime ? eq(imageFolderStats.mimeType, mime) : undefined,
+  );
+  return statsSum(imageFolderStats, where);
+}
+
+/**
+ * The list's total where no count of rows is needed, read by the access check's query (one round
+ * trip fewer): the project counters, or the folder or class stats; null for a count of rows.
+ */
+function statsTotal(source: TotalSource, projectId: string, q: ListImagesQuery, folderPath: string | undefined, mime: string | null): SQL<number | null> {
+  switch (source.kind) {
+    case 'project':
+      return sql<number>`${q.is_archived === 'true' ? projects.archivedImages : projects.imageCount}`;
+    case 'folder_stats':
+      return folderStatsTotal(projectId, q, folderPath, mime);
+    case 'class_stats':
+      return classStatsTotal(projectId, source.className, q.is_archived, folderPath);
+    default:
+      return sql<null>`NULL`;
+  }
 }
 
 /** A timestamp as `Date.toISOString` writes it (UTC, milliseconds): what `imageJson` answers. */
@@ -198,39 +208,59 @@ const isoText = (column: AnyPgColumn) => sql<string>`to_char(${column} AT TIME Z
  * page of 200 cost PostgreSQL 2.3 ms more CPU than these columns (4.1 against 1.8 ms a page at load
  * 16) and saved Node 1.3, and under load its share of a request waits for a core in one backend:
  * the page's p95 went 20-28 -> 32-56 ms (docs/performance.md, "where the list's tail came from").
- * images-list-json.test.ts holds a listed image equal to `imageJson`.
+ * images-list-json.test.ts holds a listed image equal to `imageJson`. `folder_id` is the caller's
+ * (the folder's id column, or one id for a page in one folder).
  */
-function imageColumns(folderId: SQL | AnyPgColumn): Record<keyof Image, SQL.Aliased> {
+function imageColumnList(folderId: SQL | AnyPgColumn): [keyof Image, SQL | AnyPgColumn][] {
   const i = images;
-  const columns = {
-    id: i.id,
-    project_id: i.projectId,
-    organization_id: i.organizationId,
-    filename: i.filename,
-    gcs_uri: i.gcsUri,
-    gcs_path: i.gcsPath,
-    status: i.status,
-    virtual_folder_path: i.virtualFolderPath,
-    folder_id: sql<string | null>`${folderId}`,
-    file_size: i.fileSize,
-    mime_type: i.mimeType,
-    image_width: i.imageWidth,
-    image_height: i.imageHeight,
-    created_at: isoText(i.createdAt),
-    updated_at: isoText(i.updatedAt),
-    annotation_count: i.annotationCount,
-    is_archived: i.isArchived,
-    is_edited: i.isEdited,
-    thumbnail_path: i.thumbnailPath,
-    assignee_id: i.assigneeId,
-    reviewer_id: i.reviewerId,
-    open_issues: i.openIssues,
-    pending_predictions: i.pendingPredictions,
-    overlap: i.overlap,
-  };
-  // Each under its API name (`AS "key"`), so the driver's rows are the API's objects as they come.
-  return Object.fromEntries(Object.entries(columns).map(([key, column]) => [key, sql`${column}`.as(key)])) as Record<keyof Image, SQL.Aliased>;
+  return [
+    ['id', i.id],
+    ['project_id', i.projectId],
+    ['organization_id', i.organizationId],
+    ['filename', i.filename],
+    ['gcs_uri', i.gcsUri],
+    ['gcs_path', i.gcsPath],
+    ['status', i.status],
+    ['virtual_folder_path', i.virtualFolderPath],
+    ['folder_id', folderId],
+    ['file_size', i.fileSize],
+    ['mime_type', i.mimeType],
+    ['image_width', i.imageWidth],
+    ['image_height', i.imageHeight],
+    ['created_at', isoText(i.createdAt)],
+    ['updated_at', isoText(i.updatedAt)],
+    ['annotation_count', i.annotationCount],
+    ['is_archived', i.isArchived],
+    ['is_edited', i.isEdited],
+    ['thumbnail_path', i.thumbnailPath],
+    ['assignee_id', i.assigneeId],
+    ['reviewer_id', i.reviewerId],
+    ['open_issues', i.openIssues],
+    ['pending_predictions', i.pendingPredictions],
+    ['overlap', i.overlap],
+  ];
 }
+
+/**
+ * The column list as SQL text, each column under its API name (`AS "key"`, so the driver's rows are
+ * the API's objects as they come), rendered once: the columns before `folder_id` and after it.
+ * Drizzle rendering these 24 columns on every request was about half of its ~1 ms of building a
+ * page's queries (a CPU profile of 400 pages, 1M project). Names of the schema only, no value: a
+ * column given a parameter would fail here, at start.
+ */
+const [COLUMNS_BEFORE_FOLDER, COLUMNS_AFTER_FOLDER] = (() => {
+  const columns = imageColumnList(sql`NULL`);
+  const at = columns.findIndex(([key]) => key === 'folder_id');
+  const render = (part: typeof columns) => {
+    const query = new PgDialect().sqlToQuery(sql.join(part.map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`), sql`, `));
+    if (query.params.length > 0) throw new Error('the image list columns must not carry parameters');
+    return sql.raw(query.sql);
+  };
+  return [render(columns.slice(0, at)), render(columns.slice(at + 1))];
+})();
+
+/** The page's select list: the pre-rendered columns around this page's `folder_id`. */
+const imageColumns = (folderId: SQL | AnyPgColumn) => ({ before: COLUMNS_BEFORE_FOLDER, folder_id: sql`${folderId}`.as('folder_id'), after: COLUMNS_AFTER_FOLDER });
 
 /**
  * The page's rows as the driver parses them, not mapped again by drizzle (its per-field mapping was
@@ -269,17 +299,30 @@ async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: L
 }
 
 /**
- * `{"images":[...],"pagination":...}` as UTF-8 bytes, each row stringified and encoded on its own.
- * One JSON.stringify of the whole page returns a string of many joined parts, which the compressor
- * (or the socket) must first flatten and then encode: 1.1 ms more CPU for a page of 200 than 200
- * small strings encoded and concatenated (1.76 against 0.70 ms, measured alone, load 13). Same
- * bytes as JSON.stringify of the object: images-list-json.test.ts.
+ * `{"images":[...],"pagination":...}` as UTF-8 bytes, each row stringified on its own and written
+ * into one buffer. One JSON.stringify of the whole page returns a string of many joined parts,
+ * which the compressor (or the socket) must first flatten and then encode: 1.1 ms more CPU for a
+ * page of 200 than 200 small strings encoded and concatenated (1.76 against 0.70 ms, measured
+ * alone, load 13); writing them into one buffer instead of a Buffer each and a concat saves
+ * 0.3-0.4 ms more (0.40-0.80 against 0.80-1.13 ms, a real 174 KB page, load 3). Same bytes as
+ * JSON.stringify of the object: images-list-json.test.ts.
  */
 function listBody(rows: Image[], pagination: z.infer<typeof Pagination>): Buffer {
-  const parts: Buffer[] = [Buffer.from('{"images":[')];
-  rows.forEach((row, i) => parts.push(Buffer.from(i === 0 ? JSON.stringify(row) : `,${JSON.stringify(row)}`)));
-  parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`));
-  return Buffer.concat(parts);
+  let body = Buffer.allocUnsafe(4096 + rows.length * 1024); // a row is ~870 bytes
+  let length = 0;
+  const append = (text: string) => {
+    // UTF-8 takes at most 3 bytes for a UTF-16 unit (a surrogate pair's 4 bytes are 2 units)
+    if (length + text.length * 3 > body.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(body.length * 2, length + text.length * 3));
+      body.copy(bigger, 0, 0, length);
+      body = bigger;
+    }
+    length += body.write(text, length);
+  };
+  append('{"images":[');
+  rows.forEach((row, i) => append(i === 0 ? JSON.stringify(row) : `,${JSON.stringify(row)}`));
+  append(`],"pagination":${JSON.stringify(pagination)}}`);
+  return body.subarray(0, length);
 }
 
 /**
@@ -293,10 +336,11 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   const source = totalSource(q, folderPath, mime);
   const cap = ctx.config.listTotalCap;
 
-  // The access check, the page, the folder id and the total run at once (one round trip instead of
-  // four on PostgreSQL); nothing is answered unless the access check passes. The page reads one row
-  // more than it shows: that row says whether a next page exists when the total is capped.
-  const access = projectInOrg(ctx, userId, projectId, 'images.read', q.org_id);
+  // The access check (with the total, when the counters or stats hold it), the page and a count of
+  // rows run at once (one round trip instead of three on PostgreSQL); nothing is answered unless the
+  // access check passes. The page reads one row more than it shows: that row says whether a next
+  // page exists when the total is capped.
+  const access = projectFieldsInOrg(ctx, userId, projectId, 'images.read', q.org_id, { total: statsTotal(source, projectId, q, folderPath, mime) });
   // A keyset page (after=) starts after its cursor image instead of skipping rows; its total is the
   // whole list's, as a numbered page's is.
   const offset = q.after ? 0 : (q.page - 1) * q.limit;
@@ -312,19 +356,12 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   // OFFSET alone passed `cap` matches): the count runs only when such a page comes back empty. Page
   // 20 of a two-class filter at 100k (OFFSET 3,800) no longer pays a second scan beside its walk.
   const countUnlessPageHasRows = source.kind === 'rows' && !q.after && offset >= cap;
-  const totalQuery: Promise<number | null> =
-    source.kind === 'project' || countUnlessPageHasRows
-      ? Promise.resolve(null) // the project counters answer, once access has loaded the project; or the page below
-      : source.kind === 'class_stats'
-        ? classImageCount(ctx, projectId, source.className, q.is_archived, folderPath)
-        : source.kind === 'rows'
-          ? cappedCount(ctx, condition, cap)
-          : folderStatsCount(ctx, projectId, q, folderPath, mime);
-  const [project, fetched, pageCounted] = await Promise.all([access, rowsQuery, totalQuery]);
-  const counted = countUnlessPageHasRows ? (fetched.length > 0 ? cap + 1 : await cappedCount(ctx, condition, cap)) : pageCounted;
+  const rowCount: Promise<number | null> = source.kind === 'rows' && !countUnlessPageHasRows ? cappedCount(ctx, condition, cap) : Promise.resolve(null);
+  const [{ total: statsCounted }, fetched, rowsCounted] = await Promise.all([access, rowsQuery, rowCount]);
+  const counted = countUnlessPageHasRows ? (fetched.length > 0 ? cap + 1 : await cappedCount(ctx, condition, cap)) : (rowsCounted ?? statsCounted ?? 0);
   const more = fetched.length > q.limit;
   const rows = more ? fetched.slice(0, q.limit) : fetched;
-  let total = counted ?? (q.is_archived === 'true' ? project.archivedImages : project.imageCount);
+  let total = counted;
   let totalCapped = false;
   if (total > cap && source.kind === 'rows') {
     // Counting stopped at the cap. The last page knows the exact total; any other page says
