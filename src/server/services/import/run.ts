@@ -52,6 +52,7 @@ import { offload, OffloadCrashed } from '../../offload/pool';
 import { importFolderPath, type ReadThrough } from './read-through';
 import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from '../../formats/reader';
 import { notifyProjectChanged } from '../../live/notify';
+import { progressWriter } from './progress';
 
 export type ImportRow = typeof imports.$inferSelect;
 /** Images imported at once. */
@@ -502,6 +503,9 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   const finished = new Set<number>();
   let done = skipTo;
   let failure: unknown = null;
+  // Progress is written one write at a time, with the state as it is when the write starts
+  // (./progress.ts): writes issued together could commit out of order and take `done` back.
+  const progress = progressWriter();
   const settle = async (i: number) => {
     finished.add(i);
     while (finished.delete(done + 1)) {
@@ -509,7 +513,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       r.report.merge(parts.get(done)!);
       parts.delete(done);
     }
-    await save(r.ctx, r.row.id, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> });
+    await progress.save(() => save(r.ctx, r.row.id, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> }));
   };
   try {
     for await (const img of data.images) {
