@@ -15,7 +15,7 @@
 //    with the one stored-annotation validator and saved like the editor's saves (saveChanges):
 //    counters, history, status. Ids are derived from the import, the file and the position, so a
 //    resumed import replaces what it wrote before instead of adding it twice.
-// 5. After every image the row records done/total and the report of the images up to `done` (each
+// 5. As images finish the row records done/total (one write at a time, ./progress.ts) and the report of the images up to `done` (each
 //    image records into its own report, merged in order); a resumed import skips the images
 //    already done and counts each of the others once. Bad input ends the import as 'failed' with its message; the report of
 //    what was done until then stays.
