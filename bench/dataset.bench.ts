@@ -10,6 +10,7 @@
 //   EXPLAIN (ANALYZE) 30 times (bench/lib/request-queries.ts): where a page's time goes in the database
 //   --in-process-client: time the calls with fetch in the server's process (before 30 Nov 2026 06:30 UTC
 //   always; now a client in a process of its own times each call to its last byte, as a browser would)
+//   --fetch-client: that client times with fetch (30 Nov 06:30 UTC to 1 Dec 00:30) instead of node:http
 //
 // --million (PostgreSQL only): one project of 1,000,000 images in 1,000 folders, no annotation rows,
 // seeded once into the kept database vellum_bench_1m (--keep-db picks another; about 20 minutes on a
@@ -165,24 +166,48 @@ const isAnnotationFilter = (name: string) => /class|annotations/.test(name);
 const IN_PROCESS_CLIENT = process.argv.includes('--in-process-client');
 
 /**
+ * --fetch-client: the client in its own process times with `fetch` (undici), as runs from 30 Nov 2026
+ * 06:30 UTC to 1 Dec 00:30 did. Its JavaScript streams and decompression cost 3.9-4.1 ms of CPU a
+ * page of 200 against 1.3 for node:http with one synchronous decompression (load 2), and its p50 was
+ * 1.5-2 ms higher: the measure was half client. A browser reads and decompresses natively.
+ */
+const FETCH_CLIENT = process.argv.includes('--fetch-client');
+
+/**
  * Times `runs` calls of `url` (after `warmup`) from a client in a process of its own, as a browser
  * is: in this process the client's gunzip and JSON.parse of each 144 KB page ran on the server's
  * thread inside the timed interval (about as much CPU as the server's own work for the page). Each
- * call is timed to its last byte, then its JSON is read, outside the time, for the items and total.
+ * call is timed to its last byte, decompressed (node:http on one keep-alive socket, one synchronous
+ * call: the least a client can do; or `fetch` with --fetch-client), then its JSON is read, outside
+ * the time, for the items and total.
  */
 function timeInClient(url: string, headers: Record<string, string>, warmup: number, runs: number): Promise<{ times: number[]; status: number; body: string; items: number; total: string }> {
   const code = `(async () => {
-    const [url, headers, warmup, runs] = JSON.parse(process.argv[1]);
+    const [url, headers, warmup, runs, useFetch] = JSON.parse(process.argv[1]);
+    const http = require('node:http'), zlib = require('node:zlib');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const viaHttp = () => new Promise((resolve, reject) => {
+      http.get(url, { agent, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks), enc = res.headers['content-encoding'];
+          resolve({ status: res.statusCode, buf: enc === 'br' ? zlib.brotliDecompressSync(raw) : enc === 'gzip' ? zlib.gunzipSync(raw) : enc === 'deflate' ? zlib.inflateSync(raw) : raw });
+        });
+      }).on('error', reject);
+    });
+    const viaFetch = async () => { const res = await fetch(url, { headers }); return { status: res.status, buf: Buffer.from(await res.arrayBuffer()) }; };
     const times = [];
-    let res, buf;
+    let res;
     for (let i = 0; i < warmup + runs; i++) {
       const start = performance.now();
-      res = await fetch(url, { headers });
-      buf = Buffer.from(await res.arrayBuffer());
+      res = await (useFetch ? viaFetch() : viaHttp());
       if (i >= warmup) times.push(performance.now() - start);
       if (res.status !== 200) break;
     }
-    const body = buf.toString();
+    agent.destroy();
+    const body = res.buf.toString();
     let items = 0, total = '';
     try {
       const j = JSON.parse(body);
@@ -192,7 +217,7 @@ function timeInClient(url: string, headers: Record<string, string>, warmup: numb
     process.stdout.write(JSON.stringify({ times, status: res.status, body: body.slice(0, 300), items, total }));
   })().catch((err) => { console.error(err); process.exit(1); });`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', code, JSON.stringify([url, headers, warmup, runs])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', code, JSON.stringify([url, headers, warmup, runs, FETCH_CLIENT])], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('close', (rc) => (rc === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited with ${rc}`))));
@@ -276,7 +301,7 @@ async function main() {
     }
 
     const database_kind = database.kind;
-    console.log(`\nDataset list benchmark: ${IMAGES} images, ${FOLDERS} folders, ${database_kind}, limit ${LIMIT}, ${RUNS} runs each, client ${IN_PROCESS_CLIENT ? 'in the server\'s process' : 'in its own process'} (seeded in ${seedSeconds.toFixed(1)} s, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs)\n`);
+    console.log(`\nDataset list benchmark: ${IMAGES} images, ${FOLDERS} folders, ${database_kind}, limit ${LIMIT}, ${RUNS} runs each, client ${IN_PROCESS_CLIENT ? 'in the server\'s process' : `in its own process (${FETCH_CLIENT ? 'fetch' : 'node:http'})`} (seeded in ${seedSeconds.toFixed(1)} s, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs)\n`);
     printTable(results);
     const listP95 = MILLION ? 0 : Math.max(...results.filter((r) => r.name.startsWith('list: root') && !r.name.includes('page 50') && !r.name.includes('search') && !isAnnotationFilter(r.name)).map((r) => r.p95));
     const filterP95 = MILLION ? 0 : Math.max(...results.filter((r) => isAnnotationFilter(r.name)).map((r) => r.p95));
@@ -305,7 +330,7 @@ async function main() {
       cpus: os.cpus().length,
       // Other work on the machine inflates tail latencies: compare runs with similar load.
       load_average_1m: +os.loadavg()[0].toFixed(2),
-      client: IN_PROCESS_CLIENT ? 'in the server process' : 'own process',
+      client: IN_PROCESS_CLIENT ? 'in the server process' : `own process, ${FETCH_CLIENT ? 'fetch' : 'node:http'}`,
       images: IMAGES,
       folders: FOLDERS,
       limit: LIMIT,
