@@ -1,5 +1,5 @@
 // The images list's rows come from the database with the API's keys and ISO timestamps
-// (services/images/read.ts, imageColumns) and are stringified as they come, not through the
+// (services/images/read.ts, imageColumnList) and are stringified as they come, not through the
 // response schema: each listed image must be what GET /images/{id}
 // answers for it (json.ts, imageJson), key for key and in the same key order, timestamps to the
 // millisecond included, and the body must be the contract's ListImagesResponse. Checked on every
@@ -54,7 +54,7 @@ async function list(query: string, limit = 2) {
   // The bytes as JSON.stringify writes the answer (the rows are encoded one by one: read.ts listBody).
   const raw = await (await fetch(`${server.url}/api/v1/projects/${projectId}/images?limit=${limit}&${query}`, { headers: { authorization: `Bearer ${owner.token}` } })).text();
   expect(raw).toBe(JSON.stringify(res.body));
-  return res.body as { images: Record<string, unknown>[]; pagination: { nextCursor: string | null; hasNext: boolean } };
+  return res.body as { images: Record<string, unknown>[]; pagination: { nextCursor: string | null; hasNext: boolean; totalItems: number } };
 }
 
 /** Each listed image is GET /images/{id}'s image, keys in the same order. */
@@ -99,5 +99,36 @@ describe('the list answers each image as GET /images/{id} does', () => {
     expect([...idOf.keys()].sort()).toEqual(['/pets', '/pets/cats']);
     for (const image of images) expect(image.folder_id, image.filename as string).toBe(image.virtual_folder_path === '/' ? null : idOf.get(image.virtual_folder_path as string));
     expect(images.find((i) => i.filename === 'a-02.png')).toMatchObject({ annotation_count: 1, status: 'annotating' });
+  });
+});
+
+// The total comes with the access check's own query (read.ts statsTotal, access.ts projectFieldsInOrg)
+// when counters or stats hold it; a count of rows otherwise.
+describe('the total, read with the access check', () => {
+  const kinds = [
+    ['the project counters', ''],
+    ['the folder stats, a folder', 'folder_path=/pets'],
+    ['the folder stats, a stage', 'status=annotating'],
+    ['the class stats', 'class=car'],
+    ['a count of rows', 'search=a-0'],
+  ] as const;
+
+  it('is the number of images each kind of filter lists', async () => {
+    for (const [what, query] of kinds) {
+      const all = await list(query, 100);
+      expect(all.images.length, what).toBeGreaterThan(0);
+      expect(all.pagination.totalItems, what).toBe(all.images.length);
+    }
+  });
+
+  it("is not answered to another organization's member, nor for an org_id that is not the project's: 404", async () => {
+    const stranger = await onboardedUser(server);
+    for (const [what, query] of kinds) {
+      const res = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?${query}`, { token: stranger.token });
+      expect(res.status, what).toBe(404);
+      expect(res.body.pagination, what).toBeUndefined();
+      const otherOrg = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?org_id=${stranger.org.id}&${query}`, { token: owner.token });
+      expect(otherOrg.status, what).toBe(404);
+    }
   });
 });
