@@ -4,13 +4,17 @@
 // counted twice (created by the dead run, then matched; their annotations added twice) and
 // created + matched exceeded the images the project holds. The saved report now holds only what
 // the images up to `done` brought (src/server/services/import/run.ts, readDataset).
+// And a run whose job another run took writes nothing more to the import (run.ts, heldBy).
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, type Member } from '../fixtures/datasets';
 import { finishedImport, imagesOf as projectImages, startImport, until, yoloZip } from './support/imports';
-import { jobs } from '../../src/server/db/schema';
+import { imports, jobs } from '../../src/server/db/schema';
 import { IMPORT_JOB_KIND } from '../../src/server/services/import';
+import { bucketFor } from '../../src/server/services/stored-objects';
 
 let server: TestServer;
 let owner: Member;
@@ -22,9 +26,6 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 const imagesOf = (projectId: string) => projectImages(server, owner.token, projectId);
-
-
-
 
 /**
  * Holds the storage write of one image's bytes (`key`) until `die()`, which fails it: the run
@@ -79,6 +80,67 @@ describe('an import resumed after its run died', () => {
       expect(kept.map((i) => i.annotation_count)).toEqual([1, 1, 1]);
     } finally {
       gate.die();
+      gate.restore();
+    }
+  }, 120_000);
+});
+
+/** Holds the storage write of one image's bytes (`key`) until `release()`, which lets it through as it was asked. */
+function holdThenRelease(server: TestServer, key: string) {
+  const storage = server.built.ctx.storage;
+  const put = storage.put.bind(storage);
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const state = { held: false };
+  storage.put = async (bucket, k, body, opts) => {
+    if (k !== key) return put(bucket, k, body, opts);
+    state.held = true;
+    await released;
+    return put(bucket, k, body, opts);
+  };
+  return { state, release, restore: () => void (storage.put = put) };
+}
+
+/** The outcome the import queue records for the next run of an import job that ends (the queue's metric). */
+function nextImportOutcome(server: TestServer): Promise<string> {
+  const metrics = server.built.ctx.metrics!;
+  const jobEnded = metrics.jobEnded.bind(metrics);
+  return new Promise((resolve) => {
+    metrics.jobEnded = (kind, outcome, seconds) => {
+      jobEnded(kind, outcome, seconds);
+      if (kind !== IMPORT_JOB_KIND) return;
+      metrics.jobEnded = jobEnded;
+      resolve(outcome);
+    };
+  });
+}
+
+describe('a run whose lease lapsed and whose job another run took', () => {
+  it('writes nothing more to the import: its progress stays, it does not end it, and the upload and files stay for the other run', async () => {
+    const project = await createProject(server, owner);
+    const gate = holdThenRelease(server, `${project.gcs_path}/images/f00.png`);
+    try {
+      const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip(3));
+      await until('f01 and f02 added while f00 is held', async () => gate.state.held && (await imagesOf(project.id)).length === 2);
+
+      // Another run takes the job (another process, or this one after a stall): its claim, a later attempt.
+      const ctx = server.built.ctx;
+      const job = (await ctx.db.select().from(jobs).where(eq(jobs.kind, IMPORT_JOB_KIND))).find((j) => (j.payload as { import_id?: string }).import_id === id)!;
+      await ctx.db.update(jobs).set({ lockedBy: 'another worker', attempts: job.attempts + 1, lockedUntil: new Date(Date.now() + 10 * 60_000) }).where(eq(jobs.id, job.id));
+      const outcome = nextImportOutcome(server);
+      gate.release();
+
+      // The first run finishes the image it held, then finds the job taken and stops there.
+      expect(await outcome).toBe('lease_lost');
+      expect((await imagesOf(project.id)).map((i) => i.filename).sort()).toEqual(['f00.png', 'f01.png', 'f02.png']);
+      const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id));
+      expect(row!.status).toBe('running');
+      expect(row!.done).toBe(0);
+      // What the other run reads is still there: the upload, and the import's temporary directory.
+      expect(await ctx.storage.head(await bucketFor(ctx, row!.organizationId), row!.stagingKey)).not.toBeNull();
+      expect(fs.existsSync(path.join(ctx.config.dataDir, 'tmp', 'imports', id))).toBe(true);
+    } finally {
+      gate.release();
       gate.restore();
     }
   }, 120_000);

@@ -23,10 +23,10 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { StopRequested, type JobRow } from '../../jobs/queue';
-import { images, imports, projects } from '../../db/schema';
+import { LeaseLost, StopRequested, type JobRow } from '../../jobs/queue';
+import { images, imports, jobs, projects } from '../../db/schema';
 import { ApiError } from '../../errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
@@ -148,6 +148,24 @@ interface Run {
   signal: AbortSignal;
   /** Image state the importer's role may not change ('stage', 'archive state'), warned about once. */
   stateRefused: Set<string>;
+  /** True while this run's claim of the job stands (`heldBy`): every write of the import row carries it. */
+  held: SQL;
+}
+
+/**
+ * The condition that `job`'s claim still stands: the job is locked by the worker and with the
+ * attempt that claimed it. A run whose lease lapsed and whose job another run took (another
+ * process, or this one again after a stall) writes nothing more to the import: its progress would
+ * go back, it would end an import the other run is still doing, and drop the upload that run reads.
+ */
+function heldBy(job: JobRow): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${jobs} WHERE ${jobs.id} = ${job.id} AND ${jobs.lockedBy} = ${job.lockedBy} AND ${jobs.attempts} = ${job.attempts})`;
+}
+
+/** Throws LeaseLost when this run's claim of the job no longer stands (the queue then leaves the job to its new holder). */
+async function ensureHeld(ctx: AppContext, held: SQL): Promise<void> {
+  const res = (await ctx.db.execute(sql`SELECT ${held} AS held`)) as unknown as { rows: { held: boolean }[] };
+  if (!res.rows[0]?.held) throw new LeaseLost();
 }
 
 async function downloadStaged(ctx: AppContext, row: ImportRow, file: string): Promise<void> {
@@ -390,8 +408,10 @@ async function keepImageState(r: Run, img: ImportedImage, target: typeof images.
   }
 }
 
-async function save(ctx: AppContext, id: string, set: Partial<typeof imports.$inferInsert>): Promise<void> {
-  await ctx.db.update(imports).set({ ...set, updatedAt: new Date() }).where(eq(imports.id, id));
+/** Writes the import's progress while this run's claim stands (`held`); throws LeaseLost once it does not. */
+async function save(ctx: AppContext, id: string, held: SQL, set: Partial<typeof imports.$inferInsert>): Promise<void> {
+  const written = await ctx.db.update(imports).set({ ...set, updatedAt: new Date() }).where(and(eq(imports.id, id), held)).returning({ id: imports.id });
+  if (written.length === 0) await ensureHeld(ctx, held);
 }
 
 function finalReport(r: Run): ImportReport {
@@ -490,7 +510,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   for (const f of data.folders ?? []) await folderFor(r, f);
   let index = 0;
   const skipTo = r.row.done;
-  await save(r.ctx, r.row.id, { format, total: Math.max(total, skipTo) });
+  await save(r.ctx, r.row.id, r.held, { format, total: Math.max(total, skipTo) });
   // IMAGES_AT_ONCE images are imported at once (an image's checks, thumbnail and save wait on the
   // database, storage and sharp's threads); `done` only counts an image once every one before it
   // is done, so a resumed import never skips one that was still running. Each image records into
@@ -513,7 +533,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       r.report.merge(parts.get(done)!);
       parts.delete(done);
     }
-    await progress.save(() => save(r.ctx, r.row.id, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> }));
+    await progress.save(() => save(r.ctx, r.row.id, r.held, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> }));
   };
   try {
     for await (const img of data.images) {
@@ -570,11 +590,14 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
   const tmpDir = await freshTmpDir(ctx, id);
   const report = new ReportBuilder(row.report as Partial<ImportReport>);
   let archive: OpenedArchive | null = null;
+  const held = heldBy(job);
+  // Set when the job was taken by another run: the directory is the import's, and that run's now.
+  let lost = false;
   // The temporary files go before the import is said to have ended.
   const cleanUp = async () => {
     archive?.close();
     archive = null;
-    await fsp.rm(tmpDir, { recursive: true, force: true });
+    if (!lost) await fsp.rm(tmpDir, { recursive: true, force: true });
   };
   try {
     const file = path.join(tmpDir, 'upload');
@@ -584,17 +607,20 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
     const classes = new Map((project[0]?.classes ?? []).map((c) => [classKey(c.name), c]));
-    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal, stateRefused: new Set() };
+    const r: Run = { ctx, row, userId: row.createdBy!, report, tmpDir, archive, file, classes, folders: new Set(), names: new Map(), resumed, cancel: { seen: false, checkedAt: 0 }, signal, stateRefused: new Set(), held };
     await readDataset(r, format);
+    await ensureHeld(ctx, held);
     await cleanUp();
     // Every image in flight has been added and counted: only now does the import end, as
     // 'cancelled' if a stop was asked for at any time before this write (the report is final).
     await ctx.db
       .update(imports)
       .set({ status: sql`case when ${imports.cancelRequestedAt} is null then 'done' else 'cancelled' end`, report: finalReport(r) as unknown as Record<string, unknown>, updatedAt: new Date() })
-      .where(and(eq(imports.id, id), eq(imports.status, 'running')));
+      .where(and(eq(imports.id, id), eq(imports.status, 'running'), held));
+    await ensureHeld(ctx, held);
     await dropUpload(ctx, row);
   } catch (err) {
+    lost = err instanceof LeaseLost || (signal.aborted && signal.reason instanceof LeaseLost);
     // A server stopping cleanly has let the images in flight finish: a cancel asked for ends here, exactly counted.
     if (signal.aborted && signal.reason instanceof StopRequested) await endStoppedCancel(ctx, id, report.report);
     if (signal.aborted) throw err;
@@ -604,7 +630,11 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     await ctx.db
       .update(imports)
       .set({ status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown>, updatedAt: new Date() })
-      .where(and(eq(imports.id, id), eq(imports.status, 'running')));
+      .where(and(eq(imports.id, id), eq(imports.status, 'running'), held));
+    await ensureHeld(ctx, held).catch((lease: unknown) => {
+      lost = true;
+      throw lease;
+    });
     await dropUpload(ctx, row);
   } finally {
     await cleanUp();
