@@ -191,7 +191,7 @@ export class FusedLayer {
     const kept = this.reuse(key, lod, camera, dpr, wd, hd);
     if (kept) {
       this.sharp = false;
-      if (panning) this.ahead(key, kept.cam, moved, dpr, wd, hd);
+      if (panning) this.ahead(key, lod, kept.cam, moved, dpr, wd, hd);
       return kept;
     }
     const gesture = this.settleTimer !== null, { building } = this.host;
@@ -215,7 +215,7 @@ export class FusedLayer {
     const f = (panning && this.scroll(key, lod, camera, dpr, wd, hd)) || this.build(key, lod, camera, dpr, wd, hd, shapes, tight);
     // drawn with stand-ins for levels still being made: drawn again once they are (they ask for a frame)
     this.sharp = !gesture && building();
-    if (panning && f) this.ahead(key, f.cam, moved, dpr, wd, hd);
+    if (panning && f) this.ahead(key, lod, f.cam, moved, dpr, wd, hd);
     return f;
   }
 
@@ -271,7 +271,7 @@ export class FusedLayer {
   /** The kept texture's frame at `camera` (moved by whole device px), or null when its key or zoom changed or the view's shapes leave it. */
   reuse(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
     const h = this.held;
-    if (!h || h.key !== key || h.lod !== lod || h.cam.scale !== camera.scale) return null;
+    if (!h || h.key !== key || outdated(h, lod) || h.cam.scale !== camera.scale) return null;
     const dx = Math.round((camera.x - h.cam.x) * dpr), dy = Math.round((camera.y - h.cam.y) * dpr);
     if (!covers(h, 1, -dx, -dy, wd, hd)) return null;
     return this.frameAt(h, { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr }, 1, -dx, -dy, hd);
@@ -321,9 +321,9 @@ export class FusedLayer {
    */
   private scroll(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): FusedFrame | null {
     const h = this.held;
-    if (!h || h.key !== key || h.lod !== lod || h.cam.scale !== camera.scale || wd > this.maxSize || hd > this.maxSize) return null;
+    if (!h || h.key !== key || outdated(h, lod) || h.cam.scale !== camera.scale || wd > this.maxSize || hd > this.maxSize) return null;
     this.dropNext(); // its target is the one drawn on
-    const n = this.begin(h, Math.round((camera.x - h.cam.x) * dpr), Math.round((camera.y - h.cam.y) * dpr), dpr, wd, hd);
+    const n = this.begin(h, lod, Math.round((camera.x - h.cam.x) * dpr), Math.round((camera.y - h.cam.y) * dpr), dpr, wd, hd);
     if (!n) return null;
     this.drawBands(n, Infinity);
     this.adopt(n);
@@ -339,7 +339,7 @@ export class FusedLayer {
    * held texture finds it drawn. A pan that turns back keeps the held one; the one ahead is
    * dropped when a frame's key, levels or zoom are no longer its own (an edit, a resize, a zoom).
    */
-  private ahead(key: string, cam: CameraState, moved: [number, number], dpr: number, wd: number, hd: number): void {
+  private ahead(key: string, lod: number, cam: CameraState, moved: [number, number], dpr: number, wd: number, hd: number): void {
     const h = this.held;
     if (!h || h.key !== key || h.cam.scale !== cam.scale || this.settleTimer !== null || wd > this.maxSize || hd > this.maxSize) return;
     const [mx, my] = this.margins(wd, hd), lx = Math.round(mx / 4), ly = Math.round(my / 4);
@@ -351,7 +351,7 @@ export class FusedLayer {
     this.dropNext();
     const lead = (v: number, m: number) => Math.round(Math.max(-m / 2, Math.min(m / 2, v)));
     const dx = Math.round((cam.x - h.cam.x) * dpr) - lead(moved[0], mx), dy = Math.round((cam.y - h.cam.y) * dpr) - lead(moved[1], my);
-    this.next = this.begin(h, dx, dy, dpr, wd, hd);
+    this.next = this.begin(h, lod, dx, dy, dpr, wd, hd);
     this.schedule(0);
   }
 
@@ -363,9 +363,9 @@ export class FusedLayer {
   private takeNext(key: string, lod: number, camera: CameraState, dpr: number, wd: number, hd: number): void {
     const n = this.next, h = this.held;
     if (!n || !h) return;
-    if (n.key !== key || n.lod !== lod || n.cam.scale !== camera.scale) return this.dropNext();
+    if (n.key !== key || outdated(n, lod) || n.cam.scale !== camera.scale) return this.dropNext();
     const on = (t: Held) => covers(t, 1, Math.round((t.cam.x - camera.x) * dpr), Math.round((t.cam.y - camera.y) * dpr), wd, hd);
-    const heldOn = h.key === key && h.lod === lod && h.cam.scale === camera.scale && on(h);
+    const heldOn = h.key === key && !outdated(h, lod) && h.cam.scale === camera.scale && on(h);
     if (!on(n)) {
       if (!heldOn) this.dropNext();
       return;
@@ -380,11 +380,11 @@ export class FusedLayer {
   }
 
   /**
-   * The texture for the view moved by (dx, dy) device px from `h`'s, begun on the other target: what
+   * The texture for the view moved by (dx, dy) device px from `h`'s (its levels' generation `lod`), begun on the other target: what
    * both cover copied from `h`'s (copyTexSubImage2D), the rest left as up to four bands to draw.
    * Null when they share nothing.
    */
-  private begin(h: Held, dx: number, dy: number, dpr: number, wd: number, hd: number): Next | null {
+  private begin(h: Held, lod: number, dx: number, dy: number, dpr: number, wd: number, hd: number): Next | null {
     const cam = { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr };
     // in the held view's px (this view's px p is p - d there)
     const s: DeviceRect = [h.shapes[0] + dx, h.shapes[1] + dy, h.shapes[2] + dx, h.shapes[3] + dy];
@@ -401,7 +401,7 @@ export class FusedLayer {
       from.use(() => this.texs[next].subimage(copy as unknown as Texture2DOptions, bx0, th - by1)); // regl's copy from the bound target (copyTexSubImage2D)
     };
     const bands = ([[0, 0, tw, by0], [0, by1, tw, th], [0, by0, bx0, by1], [bx1, by0, tw, by1]] as DeviceRect[]).filter(([x0, y0, x1, y1]) => x0 < x1 && y0 < y1);
-    return { key: h.key, lod: h.lod, cam, region: r, shapes: s, exp: h.exp, partial: h.partial, bands, dpr, start };
+    return { key: h.key, lod, cam, region: r, shapes: s, exp: h.exp, partial: h.partial, bands, dpr, start };
   }
 
   /**
@@ -549,6 +549,15 @@ export class FusedLayer {
     this.dropNext();
     for (const fb of this.fbs) fb.destroy();
   }
+}
+
+/**
+ * Levels were built since `h` was drawn (`lod` moved) and it holds stand-ins they replace. A texture
+ * drawn with no level still being made holds each cell at the level it wants: levels built later
+ * (cells out of it, or laid out anew by compaction) leave its pixels as they are.
+ */
+function outdated(h: Held, lod: number): boolean {
+  return h.partial && h.lod !== lod;
 }
 
 /** Some of the texture is still to draw (its copy or bands). */

@@ -121,10 +121,9 @@ export class Renderer {
     enabled: () => this.options.compaction !== false,
     building: () => this.pendingBuilds.size > 0,
     done: (sample) => {
-      if (sample) {
-        this.lod++; // a level laid out anew (null: nothing was)
-        this.warmLevel(sample);
-      }
+      if (!sample) return this.resolveIdle(); // nothing laid out: no pixel changed, no frame to draw
+      this.lod++; // a level laid out anew
+      this.warmLevel(sample);
       this.requestFrameWhenLoaded();
     },
   });
