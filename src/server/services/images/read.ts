@@ -211,34 +211,34 @@ const isoText = (column: AnyPgColumn) => sql<string>`to_char(${column} AT TIME Z
  * images-list-json.test.ts holds a listed image equal to `imageJson`. `folder_id` is the caller's
  * (the folder's id column, or one id for a page in one folder).
  */
-function imageColumnList(folderId: SQL | AnyPgColumn): [keyof Image, SQL | AnyPgColumn][] {
+function imageColumnList(folderId: SQL | AnyPgColumn): Record<keyof Image, SQL | AnyPgColumn> {
   const i = images;
-  return [
-    ['id', i.id],
-    ['project_id', i.projectId],
-    ['organization_id', i.organizationId],
-    ['filename', i.filename],
-    ['gcs_uri', i.gcsUri],
-    ['gcs_path', i.gcsPath],
-    ['status', i.status],
-    ['virtual_folder_path', i.virtualFolderPath],
-    ['folder_id', folderId],
-    ['file_size', i.fileSize],
-    ['mime_type', i.mimeType],
-    ['image_width', i.imageWidth],
-    ['image_height', i.imageHeight],
-    ['created_at', isoText(i.createdAt)],
-    ['updated_at', isoText(i.updatedAt)],
-    ['annotation_count', i.annotationCount],
-    ['is_archived', i.isArchived],
-    ['is_edited', i.isEdited],
-    ['thumbnail_path', i.thumbnailPath],
-    ['assignee_id', i.assigneeId],
-    ['reviewer_id', i.reviewerId],
-    ['open_issues', i.openIssues],
-    ['pending_predictions', i.pendingPredictions],
-    ['overlap', i.overlap],
-  ];
+  return {
+    id: i.id,
+    project_id: i.projectId,
+    organization_id: i.organizationId,
+    filename: i.filename,
+    gcs_uri: i.gcsUri,
+    gcs_path: i.gcsPath,
+    status: i.status,
+    virtual_folder_path: i.virtualFolderPath,
+    folder_id: folderId,
+    file_size: i.fileSize,
+    mime_type: i.mimeType,
+    image_width: i.imageWidth,
+    image_height: i.imageHeight,
+    created_at: isoText(i.createdAt),
+    updated_at: isoText(i.updatedAt),
+    annotation_count: i.annotationCount,
+    is_archived: i.isArchived,
+    is_edited: i.isEdited,
+    thumbnail_path: i.thumbnailPath,
+    assignee_id: i.assigneeId,
+    reviewer_id: i.reviewerId,
+    open_issues: i.openIssues,
+    pending_predictions: i.pendingPredictions,
+    overlap: i.overlap,
+  };
 }
 
 /**
@@ -249,7 +249,7 @@ function imageColumnList(folderId: SQL | AnyPgColumn): [keyof Image, SQL | AnyPg
  * column given a parameter would fail here, at start.
  */
 const [COLUMNS_BEFORE_FOLDER, COLUMNS_AFTER_FOLDER] = (() => {
-  const columns = imageColumnList(sql`NULL`);
+  const columns = Object.entries(imageColumnList(sql`NULL`));
   const at = columns.findIndex(([key]) => key === 'folder_id');
   const render = (part: typeof columns) => {
     const query = new PgDialect().sqlToQuery(sql.join(part.map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`), sql`, `));
