@@ -89,6 +89,36 @@ describe('job queue', () => {
     expect((await rowOf(id!)).attempts).toBe(1);
   });
 
+  it('a job whose lease ran out while its run stalled is not claimed again by the worker still running it', async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    const ran: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    // Two slots, so the worker looks for more while the first run waits; a long lease, so no heartbeat renews it meanwhile.
+    const q = queueOf(
+      kind,
+      async (job) => {
+        ran.push(job.id);
+        await held;
+        await q.own(job.id, { status: 'completed', lockedBy: null, lockedUntil: null });
+      },
+      { concurrency: 2, leaseMs: 120_000 },
+    );
+    const [stalled] = await enqueue(kind, 1);
+    q.start();
+    await until(async () => ran.length === 1);
+    // The run stalls past its lease (its worker's id still on the row), then a newer job is queued.
+    await ctx().db.update(jobs).set({ lockedUntil: new Date(Date.now() - 60_000) }).where(eq(jobs.id, stalled!));
+    const [next] = await enqueue(kind, 1);
+    await until(async () => ran.length === 2);
+    expect(ran).toEqual([stalled, next]);
+    expect((await rowOf(stalled!)).attempts).toBe(1);
+    release();
+    await until(async () => (await Promise.all([rowOf(stalled!), rowOf(next!)])).every((r) => r.status === 'completed'));
+    await q.stop();
+    expect(ran).toEqual([stalled, next]);
+  });
+
   it('a job claimed more often than its attempts allow is given up, not run', async () => {
     const kind = `test_${randomUUID().slice(0, 8)}`;
     let ran = 0;

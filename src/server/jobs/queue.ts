@@ -127,14 +127,20 @@ function outcomeOf(status: string | undefined): JobOutcome {
   return status === 'failed' || status === 'cancelled' ? status : 'completed';
 }
 
-/** Claims the oldest runnable job of `kind` (queued and due, or running with its lease run out) for `workerId`. */
-async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number): Promise<JobRow | null> {
+/**
+ * Claims the oldest runnable job of `kind` (queued and due, or running with its lease run out) for
+ * `workerId`, but none of `busy`: the jobs this worker is still running. One of them whose lease ran
+ * out while its run stalled is still that run's; claimed again under the same worker id, it would
+ * run twice with both runs' writes accepted as the holder's.
+ */
+async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number, busy: string[]): Promise<JobRow | null> {
+  const notBusy = busy.length > 0 ? sql`AND id NOT IN (${sql.join(busy.map((id) => sql`${id}`), sql`, `)})` : sql``;
   const res = (await ctx.db.execute(sql`
     UPDATE jobs SET status = 'running', locked_by = ${workerId},
       locked_until = now() + (${leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
     WHERE id = (
       SELECT id FROM jobs
-      WHERE kind = ${kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
+      WHERE kind = ${kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now())) ${notBusy}
       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING id`)) as unknown as { rows: { id: string }[] };
   const id = res.rows[0]?.id;
@@ -178,7 +184,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       do {
         again = false;
         while (!stopping && running.size < opts.concurrency) {
-          const job = await claimOne(ctx, opts.kind, workerId, opts.leaseMs);
+          const job = await claimOne(ctx, opts.kind, workerId, opts.leaseMs, [...running.keys()]);
           if (!job) break;
           if (stopping) {
             await handBack(job.id);
