@@ -365,9 +365,9 @@ describe('renderer pixel facts', () => {
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
-  it('a pan across the fused texture\'s margin in steps finds the next texture drawn ahead between them (none drawn in a frame), the frames look as drawn directly, and an edit after one was drawn ahead is shown, not the texture (issue 35, fused path)', async () => {
+  it('a pan across the fused texture\'s margin in steps finds the next texture drawn ahead between them (none drawn in a frame), the frames look as drawn directly, and an edit after one was drawn ahead is shown, not the texture; a fling that turns ends as drawn directly too (issue 35, fused path)', async () => {
     // on the fused test's renderers: all through the fused path, then all drawn directly
-    const names = ['fusedAhead', 'fusedAheadEdit'];
+    const names = ['fusedAhead', 'fusedAheadEdit', 'fusedAheadFling'];
     const fused = new Map<string, Rendered>();
     for (const name of names) fused.set(name, await renderScene(name, 'worker'));
     const rest = await renderScene('fusedRest', 'worker', { fused: false });
@@ -376,12 +376,15 @@ describe('renderer pixel facts', () => {
       const n = (k: string) => via.stats[k] as number;
       expect(direct.stats.fusedFrames, name).toBe(0);
       expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002); // the pan (and the edit) are there to see
-      // the steps crossed the margin on textures drawn ahead, each done before a frame needed it
-      // ('aheadEdit': the one drawn ahead before the edit is dropped, not shown)
-      expect(n('fusedAhead'), name).toBeGreaterThanOrEqual(name === 'fusedAhead' ? 3 : 1);
-      expect(n('fusedAheadLate'), name).toBe(0);
-      expect(n('fusedScrolls'), name).toBe(0);
-      expect(n('fusedFrames'), name).toBeGreaterThanOrEqual(name === 'fusedAhead' ? 18 : 6); // the steps' frames, from the textures
+      if (name === 'fusedAheadFling') expect(n('fusedFrames'), name).toBeGreaterThan(1); // how its moves coalesce depends on the machine
+      else {
+        // the steps crossed the margin on textures drawn ahead, each done before a frame needed it
+        // ('aheadEdit': the one drawn ahead before the edit is dropped, not shown)
+        expect(n('fusedAhead'), name).toBeGreaterThanOrEqual(name === 'fusedAhead' ? 3 : 1);
+        expect(n('fusedAheadLate'), name).toBe(0);
+        expect(n('fusedScrolls'), name).toBe(0);
+        expect(n('fusedFrames'), name).toBeGreaterThanOrEqual(name === 'fusedAhead' ? 18 : 6); // the steps' frames, from the textures
+      }
       const bad = differ(via.png, direct.png);
       if (bad > 0) keepPair(name, ['fused', via.png], ['direct', direct.png]);
       expect(bad, `${name}: ${(bad * 100).toFixed(2)}% of pixels differ from the direct draw`).toBe(0);

@@ -269,9 +269,11 @@ const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
  * rest (the view crosses the texture's margin, 80 x 60 px, twice: the next texture is drawn ahead
  * between the steps), then back in 9 steps of 40 x 20 px, past the pan's start. 'aheadEdit': 5 of
  * those steps on (the last one leaves a texture drawn ahead, not yet shown), then the box b2 moved
- * and the polyline removed (both in that texture), then one step more onto it.
+ * and the polyline removed (both in that texture), then one step more onto it. 'aheadFling': 12
+ * moves of 25 x 12 px 8 ms apart, then 6 of 40 x 20 px back (a fling that turns), not waiting for
+ * the renderer between them (frames coalesce; textures begun ahead are taken late, or dropped).
  */
-function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut' | 'ahead' | 'aheadEdit'): SceneBuilder {
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut' | 'ahead' | 'aheadEdit' | 'aheadFling'): SceneBuilder {
   return async (editor) => {
     const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
     const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
@@ -302,6 +304,7 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       zoomOut: () => zoomGesture(0.8, 5),
       ahead: () => {},
       aheadEdit: () => {},
+      aheadFling: () => {},
     };
     /** `n` pan steps of `by` from `from`, each waited until the renderer is idle. */
     const steps = async (renderer: { idle(): Promise<unknown> }, from: [number, number], by: [number, number], n: number) => {
@@ -321,6 +324,14 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       pan(37, 18);
       if (change === 'pan') return;
       await renderer.idle();
+      if (change === 'aheadFling') {
+        const moves: [number, number][] = [...Array.from({ length: 12 }, (_, k) => [37 + 25 * (k + 1), 18 + 12 * (k + 1)] as [number, number]), ...Array.from({ length: 6 }, (_, k) => [337 - 40 * (k + 1), 162 - 20 * (k + 1)] as [number, number])];
+        for (const [x, y] of moves) {
+          pan(x, y);
+          await new Promise((r) => setTimeout(r, 8));
+        }
+        return;
+      }
       if (change.startsWith('ahead')) {
         if (change === 'ahead') {
           await steps(renderer, [37, 18], [30, 15], 8);
@@ -413,6 +424,7 @@ export const scenes: Record<string, SceneBuilder> = {
   fusedZoomOut: fusedScene('zoomOut'),
   fusedAhead: fusedScene('ahead'),
   fusedAheadEdit: fusedScene('aheadEdit'),
+  fusedAheadFling: fusedScene('aheadFling'),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),
