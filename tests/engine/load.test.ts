@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Editor, editorToStored, SceneTracker } from '../../src/engine';
+import { Editor, editorToStored, nextTask, SceneTracker } from '../../src/engine';
 import { box } from './helpers';
 
 const shapes = (n: number, prefix = 'b') => Array.from({ length: n }, (_, i) => box(`${prefix}${i}`, (i % 100) * 20, Math.floor(i / 100) * 20, 10, 10));
@@ -12,10 +12,14 @@ describe('loadAsync', () => {
     b.execute('create', { annotation: box('old', 0, 0, 20, 20) });
     let changes = 0;
     b.subscribe((c) => { if (c.document?.all) changes++; });
-    let yielded = false;
-    setTimeout(() => (yielded = true), 0);
-    await b.loadAsync(shapes(5000), 0);
-    expect(yielded).toBe(true); // it gave the event loop a turn
+    let finished = false;
+    const loading = b.loadAsync(shapes(5000), 0).then(() => (finished = true));
+    // A task later the load is still going and the document has not changed: it runs in several
+    // tasks. (A setTimeout(0) here raced the load: Node delivers up to 1,000 port messages, the
+    // load's slices, in one turn, so the timer fired only when the first slice took over 1 ms.)
+    await nextTask();
+    expect([finished, changes]).toEqual([false, 0]);
+    await loading;
     expect(changes).toBe(1); // the document changed once, at the end
     expect(b.getDocument()).toEqual(a.getDocument());
     expect(b.getOrderedIds()).toEqual(a.getOrderedIds());
