@@ -28,28 +28,39 @@ afterAll(async () => server?.stop());
 const imagesOf = (projectId: string) => projectImages(server, owner.token, projectId);
 
 /**
- * Holds the storage write of one image's bytes (`key`) until `die()`, which fails it: the run
- * that was adding the image ends there without writing anything more, as if its process had died.
+ * Holds the storage write of one image's bytes (`key`): `release()` lets it through as it was
+ * asked; `die()` fails it, so the run that was adding the image ends there without writing
+ * anything more, as if its process had died.
  */
-function holdThenFail(server: TestServer, key: string) {
+function holdWrite(server: TestServer, key: string) {
   const storage = server.built.ctx.storage;
   const put = storage.put.bind(storage);
-  let fail: (err: Error) => void = () => undefined;
-  const failed = new Promise<never>((_, reject) => (fail = reject));
+  let release: () => void = () => undefined;
+  let die: () => void = () => undefined;
+  const ends = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    die = () => reject(new Error('the process died'));
+  });
+  ends.catch(() => undefined); // a gate released never rejects; one that dies is awaited by the held write
   const state = { held: false };
   storage.put = async (bucket, k, body, opts) => {
     if (k !== key) return put(bucket, k, body, opts);
     state.held = true;
-    (body as { destroy?: () => void }).destroy?.();
-    return failed;
+    try {
+      await ends;
+    } catch (err) {
+      (body as { destroy?: () => void }).destroy?.();
+      throw err;
+    }
+    return put(bucket, k, body, opts);
   };
-  return { state, die: () => fail(new Error('the process died')), restore: () => void (storage.put = put) };
+  return { state, release, die, restore: () => void (storage.put = put) };
 }
 
 describe('an import resumed after its run died', () => {
   it('counts each image and annotation once: images finished past `done` by the dead run are not counted twice', async () => {
     const project = await createProject(server, owner);
-    const gate = holdThenFail(server, `${project.gcs_path}/images/f00.png`);
+    const gate = holdWrite(server, `${project.gcs_path}/images/f00.png`);
     try {
       const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip(3));
       // f00 is held; f01 and f02 finish after it started: done stays 0 while they are in the project.
@@ -85,22 +96,6 @@ describe('an import resumed after its run died', () => {
   }, 120_000);
 });
 
-/** Holds the storage write of one image's bytes (`key`) until `release()`, which lets it through as it was asked. */
-function holdThenRelease(server: TestServer, key: string) {
-  const storage = server.built.ctx.storage;
-  const put = storage.put.bind(storage);
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const state = { held: false };
-  storage.put = async (bucket, k, body, opts) => {
-    if (k !== key) return put(bucket, k, body, opts);
-    state.held = true;
-    await released;
-    return put(bucket, k, body, opts);
-  };
-  return { state, release, restore: () => void (storage.put = put) };
-}
-
 /** The outcome the import queue records for the next run of an import job that ends (the queue's metric). */
 function nextImportOutcome(server: TestServer): Promise<string> {
   const metrics = server.built.ctx.metrics!;
@@ -118,7 +113,7 @@ function nextImportOutcome(server: TestServer): Promise<string> {
 describe('a run whose lease lapsed and whose job another run took', () => {
   it('writes nothing more to the import: its progress stays, it does not end it, and the upload and files stay for the other run', async () => {
     const project = await createProject(server, owner);
-    const gate = holdThenRelease(server, `${project.gcs_path}/images/f00.png`);
+    const gate = holdWrite(server, `${project.gcs_path}/images/f00.png`);
     try {
       const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip(3));
       await until('f01 and f02 added while f00 is held', async () => gate.state.held && (await imagesOf(project.id)).length === 2);

@@ -291,7 +291,7 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
     editor.select(['b2']);
     editor.pointerMove({ x: 70 * 1.5 + 30, y: 120 * 1.5 + 20 }); // hovers p1
     const pan = (dx: number, dy: number) => editor.setCamera({ ...FUSED_CAMERA, x: FUSED_CAMERA.x - dx, y: FUSED_CAMERA.y - dy });
-    const changes = {
+    const changes: Record<typeof change, (renderer: SceneRenderer) => unknown> = {
       rest: () => {},
       pan: () => {},
       panOn: () => pan(60, 30),
@@ -300,8 +300,8 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       edit: () => editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation, seg('m2', m2)], ['l1', 'm1']),
       hover: () => editor.pointerMove({ x: 20 * 1.5 + 30 - 37, y: 75 * 1.5 + 20 - 18 }), // b1
       select: () => editor.select(['p1']),
-      zoomIn: () => {}, // zoomGesture(1.1, 4), below: it needs the renderer
-      zoomOut: () => {}, // zoomGesture(0.8, 5)
+      zoomIn: (renderer) => zoomGesture(renderer, 1.1, 4),
+      zoomOut: (renderer) => zoomGesture(renderer, 0.8, 5),
       ahead: () => {},
       aheadEdit: () => {},
       aheadFling: () => {},
@@ -350,9 +350,8 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
         await renderer.idle();
         return pan(217, 108);
       }
-      if (change === 'zoomIn' || change === 'zoomOut') return zoomGesture(renderer, change === 'zoomIn' ? 1.1 : 0.8, change === 'zoomIn' ? 4 : 5);
-      await changes[change]();
-      if (change.startsWith('pan')) return;
+      await changes[change](renderer);
+      if (change.startsWith('pan') || change.startsWith('zoom')) return;
       await renderer.idle();
       pan(40, 20);
     };

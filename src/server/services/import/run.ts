@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../../context';
 import { LeaseLost, StopRequested, type JobRow } from '../../jobs/queue';
 import { images, imports, jobs, projects } from '../../db/schema';
@@ -408,9 +409,13 @@ async function keepImageState(r: Run, img: ImportedImage, target: typeof images.
   }
 }
 
-/** Writes the import's progress while this run's claim stands (`held`); throws LeaseLost once it does not. */
-async function save(ctx: AppContext, id: string, held: SQL, set: Partial<typeof imports.$inferInsert>): Promise<void> {
-  const written = await ctx.db.update(imports).set({ ...set, updatedAt: new Date() }).where(and(eq(imports.id, id), held)).returning({ id: imports.id });
+/**
+ * Writes the import row while this run's claim stands (`held`; `running`: only while the import
+ * runs); throws LeaseLost when nothing was written because the claim no longer stands.
+ */
+async function save(ctx: AppContext, id: string, held: SQL, set: PgUpdateSetSource<typeof imports>, running = false): Promise<void> {
+  const where = and(eq(imports.id, id), running ? eq(imports.status, 'running') : undefined, held);
+  const written = await ctx.db.update(imports).set({ ...set, updatedAt: new Date() }).where(where).returning({ id: imports.id });
   if (written.length === 0) await ensureHeld(ctx, held);
 }
 
@@ -613,11 +618,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     await cleanUp();
     // Every image in flight has been added and counted: only now does the import end, as
     // 'cancelled' if a stop was asked for at any time before this write (the report is final).
-    await ctx.db
-      .update(imports)
-      .set({ status: sql`case when ${imports.cancelRequestedAt} is null then 'done' else 'cancelled' end`, report: finalReport(r) as unknown as Record<string, unknown>, updatedAt: new Date() })
-      .where(and(eq(imports.id, id), eq(imports.status, 'running'), held));
-    await ensureHeld(ctx, held);
+    await save(ctx, id, held, { status: sql`case when ${imports.cancelRequestedAt} is null then 'done' else 'cancelled' end`, report: finalReport(r) as unknown as Record<string, unknown> }, true);
     await dropUpload(ctx, row);
   } catch (err) {
     lost = err instanceof LeaseLost || (signal.aborted && signal.reason instanceof LeaseLost);
@@ -627,11 +628,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
     const known = err instanceof ImportInputError || err instanceof ApiError;
     if (!known) throw err;
     await cleanUp();
-    await ctx.db
-      .update(imports)
-      .set({ status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown>, updatedAt: new Date() })
-      .where(and(eq(imports.id, id), eq(imports.status, 'running'), held));
-    await ensureHeld(ctx, held).catch((lease: unknown) => {
+    await save(ctx, id, held, { status: 'failed', error: printableText(err.message), report: report.report as unknown as Record<string, unknown> }, true).catch((lease: unknown) => {
       lost = true;
       throw lease;
     });
