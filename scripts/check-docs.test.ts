@@ -55,6 +55,17 @@ describe('check:docs', () => {
     ]);
   });
 
+  it('reads the docs in folders under docs/ too, paths and links alike', () => {
+    const root = tree({
+      ...GOOD,
+      'docs/perf/render.md': 'Part of [the map](../map.md), see [gone](../gone.md); bench `src/lib/a.ts` and `src/lib/c.ts`.\n',
+    });
+    expect(brief(checkDocs(root))).toEqual([
+      'path docs/perf/render.md: `src/lib/c.ts` does not exist',
+      'link docs/perf/render.md: link to ../gone.md points nowhere',
+    ]);
+  });
+
   it('does not take an emptied folder for one that exists (git keeps no empty folders)', () => {
     const root = tree({ ...GOOD, 'src/lib/README.md': `${GOOD['src/lib/README.md']}\nThe old \`src/lib/moved/\`.\n` });
     fs.mkdirSync(path.join(root, 'src/lib/moved'));

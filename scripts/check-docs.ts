@@ -1,6 +1,6 @@
 // `npm run check:docs` (issue 31 §1): the docs name what exists, and what exists is named.
 // Rules (each problem is printed, and any problem fails the run):
-//   path    a backticked repository path in docs/*.md or a README.md does not exist;
+//   path    a backticked repository path in docs/ (any depth) or a README.md does not exist;
 //   link    a relative Markdown link in those files points nowhere;
 //   readme  a folder under src/ or bench/ with 5 or more source files has no README.md;
 //   named   a source file under src/, tests/, bench/, assembly/ or scripts/ is not named in its
@@ -70,9 +70,9 @@ const dirOf = (file: string): string => {
 };
 const join = (dir: string, rel: string): string => path.posix.normalize(dir ? `${dir}/${rel}` : rel).replace(/\/$/, '');
 
-/** The Markdown files whose paths are checked: docs/*.md and every README.md. */
+/** The Markdown files whose paths are checked: every .md under docs/ and every README.md. */
 export function documentFiles(tree: RepoTree): string[] {
-  return tree.files.filter((f) => isReadme(f) || /^docs\/[^/]+\.md$/.test(f));
+  return tree.files.filter((f) => isReadme(f) || /^docs\/.+\.md$/.test(f));
 }
 
 /** The text of inline code spans, fenced blocks left out. */

@@ -259,7 +259,7 @@ export type ListImagesQuery = z.infer<typeof ListImagesQuery>;
 /**
  * The default of LIST_TOTAL_CAP: a list that would count its matching images one by one stops here.
  * 1,000: counting 1,001 rows of several classes took 1.5 ms in the database on 100k images against
- * 28 ms p95 for 10,001 (docs/performance.md), and the Data tab shows one page of 200 at a time.
+ * 28 ms p95 for 10,001 (docs/performance/image-list.md), and the Data tab shows one page of 200 at a time.
  */
 export const DEFAULT_LIST_TOTAL_CAP = 1_000;
 

@@ -54,7 +54,7 @@ export type FillRule = 'evenodd' | 'nonzero';
 /**
  * The tolerance (pixels) of mask-to-polygon conversions a user gets by default: the export's
  * polygons and the editor's "save as polygons". On seg-dev's masks it keeps a mean IoU of 0.99
- * with the mask at about a fifteenth of the staircase's vertices (docs/performance.md, "Masks to
+ * with the mask at about a fifteenth of the staircase's vertices (docs/performance/client.md, "Masks to
  * polygons").
  */
 export const MASK_POLYGON_TOLERANCE = 1;

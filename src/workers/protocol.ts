@@ -125,7 +125,7 @@ export interface RendererOptions {
   background?: [number, number, number];
   /**
    * Zoomed-out cells drawn from impostor textures (impostors.ts). Default false: on SwiftShader they
-   * cost more CPU per frame than drawing the dots directly (docs/performance.md, issue 35).
+   * cost more CPU per frame than drawing the dots directly (docs/performance/render.md, issue 35).
    */
   impostors?: boolean;
   /** A level's cells laid out again in one run of its buffers once the scene is quiet (compaction.ts). Default true; false for comparisons. */

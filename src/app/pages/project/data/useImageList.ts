@@ -1,7 +1,7 @@
 // One folder's images, loaded in pages: 200 on the first or folder load, 50 for each 'more'
 // (spec section 9). Each 'more' asks for the images after the last one loaded (keyset paging,
 // `after=`): a deep page costs the server what the first does (an OFFSET of 100,000 rows cost
-// 2.6-4.2x page 1 at 1M images, docs/performance.md), and removals never make it skip images; an
+// 2.6-4.2x page 1 at 1M images, docs/performance/image-list.md), and removals never make it skip images; an
 // image met twice (its sort key changed meanwhile) is dropped by id. A name search looks through
 // the whole project; while its answer comes, the previous results stay on screen (`searching`), so
 // typing does not flash.
