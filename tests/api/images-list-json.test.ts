@@ -132,3 +132,66 @@ describe('the total, read with the access check', () => {
     }
   });
 });
+
+// The rows' JSON is written by the database (read.ts pageOf, row_to_json): its strings must be
+// escaped byte for byte as JSON.stringify escapes them. Names the API accepts (quotes, apostrophes,
+// markup, non-ASCII, emoji, U+2028 / U+2029 in a folder name), and text only the database could
+// hold (an older row, a direct write): control characters with and without a short escape, DEL,
+// backslashes, a folder path with no folder row.
+describe('the list writes every string as JSON.stringify does', () => {
+  const FOLDER = 'q"uote \'é\' 🐱 \u2028\u2029 <script> &amp;';
+  const NASTY = 'a"b\\c\b\f\n\r\t\u0001\u0007\u000b\u001f\u007f\u0080\u2028\u2029é漢字🐱</script>.png';
+  let nastyProject: string;
+
+  beforeAll(async () => {
+    nastyProject = (await createProject(server, owner, 'List JSON bytes')).id;
+    const made = await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: nastyProject, name: FOLDER } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const uploaded = [
+      await uploadImage(server, owner, nastyProject, 'plain.png', await png(8, 8)),
+      await uploadImage(server, owner, nastyProject, 'ünï €0 🐱 it\'s &amp;.png', await png(9, 9), { folder: `/${FOLDER}` }),
+      await uploadImage(server, owner, nastyProject, 'raw.png', await png(10, 10)),
+      await uploadImage(server, owner, nastyProject, 'raw-folder.png', await png(11, 11), { folder: `/${FOLDER}` }),
+    ];
+    // What the API would refuse or clean, written as a row could hold it.
+    const db = server.built.ctx.database;
+    const text = (s: string) => `'${s.replace(/'/g, "''")}'`;
+    await db.exec(`UPDATE images SET filename = ${text(NASTY)}, gcs_path = ${text(`p/${NASTY}`)}, gcs_uri = ${text(`gs://b/${NASTY}`)}, thumbnail_path = ${text(`t\\${NASTY}`)} WHERE id = '${uploaded[2]!.id}'`);
+    await db.exec(`UPDATE images SET virtual_folder_path = ${text('/no "row" \\ here\u0007')}, filename = ${text('\u001e"\\\\"\u007f.png')} WHERE id = '${uploaded[3]!.id}'`);
+  }, 120_000);
+
+  async function rawList(query: string) {
+    const res = await fetch(`${server.url}/api/v1/projects/${nastyProject}/images?${query}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(res.status).toBe(200);
+    return res.text();
+  }
+
+  for (const [what, query] of [
+    ['whole project', 'limit=50'],
+    ['the folder', `limit=50&folder_path=${encodeURIComponent(`/${FOLDER}`)}`],
+    ['by file name', 'limit=50&sort_by=filename&sort_order=asc'],
+    ['page 2 (the deferred join)', 'limit=1&page=2'],
+    ['page 3', 'limit=1&page=3'],
+  ] as const) {
+    it(`${what}: the bytes are JSON.stringify's, and each image's bytes are those of GET /images/{id}'s`, async () => {
+      const raw = await rawList(query);
+      const body = JSON.parse(raw) as { images: { id: string }[] };
+      expect(body.images.length).toBeGreaterThan(0);
+      expect(raw).toBe(JSON.stringify(body));
+      for (const listed of body.images) {
+        const one = await api(server.url, 'GET', `/api/v1/images/${listed.id}`, { token: owner.token });
+        expect(one.status).toBe(200);
+        expect(raw).toContain(JSON.stringify(one.body.image)); // imageJson's values, written by JSON.stringify
+      }
+    });
+  }
+
+  it('the rows hold the strings as written (the escapes decode to the same text)', async () => {
+    const { images } = JSON.parse(await rawList('limit=50')) as { images: { filename: string; thumbnail_path: string | null; virtual_folder_path: string; folder_id: string | null }[] };
+    const byName = new Map(images.map((i) => [i.filename, i]));
+    expect(byName.get(NASTY)?.thumbnail_path).toBe(`t\\${NASTY}`);
+    expect(byName.get('\u001e"\\\\"\u007f.png')).toMatchObject({ virtual_folder_path: '/no "row" \\ here\u0007', folder_id: null });
+    expect(byName.get('ünï €0 🐱 it\'s &amp;.png')?.virtual_folder_path).toBe(`/${FOLDER}`);
+    expect(byName.get('ünï €0 🐱 it\'s &amp;.png')?.folder_id).toEqual(expect.any(String));
+  });
+});

@@ -203,11 +203,10 @@ const isoText = (column: AnyPgColumn) => sql<string>`to_char(${column} AT TIME Z
 
 /**
  * The columns of an image as the API answers it (`imageJson` in json.ts: the same keys in the same
- * order, so a row is stringified as it comes), timestamps as text written by the database (no Date
- * parsed and formatted again). Plain columns, not JSON built by the database: row_to_json for a
- * page of 200 cost PostgreSQL 2.3 ms more CPU than these columns (4.1 against 1.8 ms a page at load
- * 16) and saved Node 1.3, and under load its share of a request waits for a core in one backend:
- * the page's p95 went 20-28 -> 32-56 ms (docs/performance.md, "where the list's tail came from").
+ * order, so `row_to_json` of a row is the image's JSON: `pageOf`), timestamps as the text
+ * `toISOString` writes. (Session 22's row JSON, a `row_to_json` subquery per row, cost PostgreSQL
+ * 2.3 ms more a page than plain columns and was taken back; `pageOf`'s one `row_to_json` of the
+ * page's own row costs it about 0.9 ms more and saves Node more: docs/performance.md.)
  * images-list-json.test.ts holds a listed image equal to `imageJson`. `folder_id` is the caller's
  * (the folder's id column, or one id for a page in one folder).
  */
@@ -262,12 +261,22 @@ const [COLUMNS_BEFORE_FOLDER, COLUMNS_AFTER_FOLDER] = (() => {
 /** The page's select list: the pre-rendered columns around this page's `folder_id`. */
 const imageColumns = (folderId: SQL | AnyPgColumn) => ({ before: COLUMNS_BEFORE_FOLDER, folder_id: sql`${folderId}`.as('folder_id'), after: COLUMNS_AFTER_FOLDER });
 
+/** A page's image: its id (the next page's cursor) and its JSON as the API answers it, written by the database. */
+type PageRow = { id: string; json: string };
+
 /**
- * The page's rows as the driver parses them, not mapped again by drizzle (its per-field mapping was
- * ~0.9 ms of a 1M page's ~13 ms of server CPU at load 17; the aliased columns already carry the
- * API's keys and types: text, numbers, booleans, null).
+ * The page's rows as JSON text written by the database (`row_to_json` of each row of the page's
+ * query, whose columns carry the API's keys in order: `imageColumnList`), beside each row's id. The
+ * server copies the text into the answer: the driver reads 2 values a row instead of 24 and nothing
+ * is stringified again in Node. PostgreSQL's JSON escapes strings as JSON.stringify does (\b \f \n
+ * \r \t, other control characters as lowercase \u00XX, the rest as is), and the timestamps are
+ * already `toISOString`'s text; images-list-json.test.ts holds the bytes equal. Per row and not one
+ * `string_agg` per page: aggregating the 200 texts cost the backend 6.2-7.5 ms a page against
+ * 2.2-3.1 ms (load 0.7-0.9). The outer query only projects its subquery, whose ORDER BY keeps it a
+ * subquery (PostgreSQL does not pull up a sorted subquery), so the rows come in the page's order.
  */
-const pageOf = (ctx: AppContext, query: { getSQL(): SQL }): Promise<Image[]> => rowsOf<Image>(ctx.db, query.getSQL());
+const pageOf = (ctx: AppContext, query: { getSQL(): SQL }): Promise<PageRow[]> =>
+  rowsOf<PageRow>(ctx.db, sql`SELECT ${sql.identifier('page')}.${sql.identifier('id')}, row_to_json(${sql.identifier('page')})::text AS ${sql.identifier('json')} FROM (${query.getSQL()}) AS ${sql.identifier('page')}`);
 
 /**
  * One page's images as the API answers them, up to `limit` of them. Page 1 reads its rows at once.
@@ -279,7 +288,7 @@ const pageOf = (ctx: AppContext, query: { getSQL(): SQL }): Promise<Image[]> => 
  * ms more than directly. In one folder every row has that folder's id (one lookup for the page, no
  * join).
  */
-async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<Image[]> {
+async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<PageRow[]> {
   const order = sortColumns(q.sort_by, q.sort_order);
   const ids = filterFirst ? filteredIds(ctx, condition, q.sort_by, q.sort_order, limit, offset) : ctx.db.select({ id: images.id }).from(images).where(condition).orderBy(...order).limit(limit).offset(offset).as('page_ids');
   const direct = offset === 0 && !filterFirst;
@@ -299,15 +308,14 @@ async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: L
 }
 
 /**
- * `{"images":[...],"pagination":...}` as UTF-8 bytes, each row stringified on its own and written
- * into one buffer. One JSON.stringify of the whole page returns a string of many joined parts,
- * which the compressor (or the socket) must first flatten and then encode: 1.1 ms more CPU for a
- * page of 200 than 200 small strings encoded and concatenated (1.76 against 0.70 ms, measured
- * alone, load 13); writing them into one buffer instead of a Buffer each and a concat saves
- * 0.3-0.4 ms more (0.40-0.80 against 0.80-1.13 ms, a real 174 KB page, load 3). Same bytes as
- * JSON.stringify of the object: images-list-json.test.ts.
+ * `{"images":[...],"pagination":...}` as UTF-8 bytes: each row's JSON text (the database's,
+ * `pageOf`) written into one buffer. One string of the whole page would be a string of many joined
+ * parts, which the compressor (or the socket) must first flatten and then encode: 1.1 ms more CPU
+ * for a page of 200 than 200 small strings encoded one by one (1.76 against 0.70 ms, measured
+ * alone, load 13); one buffer instead of a Buffer each and a concat saves 0.3-0.4 ms more (a real
+ * 174 KB page, load 3). Same bytes as JSON.stringify of the object: images-list-json.test.ts.
  */
-function listBody(rows: Image[], pagination: z.infer<typeof Pagination>): Buffer {
+function listBody(rows: PageRow[], pagination: z.infer<typeof Pagination>): Buffer {
   let body = Buffer.allocUnsafe(4096 + rows.length * 1024); // a row is ~870 bytes
   let length = 0;
   const append = (text: string) => {
@@ -320,15 +328,18 @@ function listBody(rows: Image[], pagination: z.infer<typeof Pagination>): Buffer
     length += body.write(text, length);
   };
   append('{"images":[');
-  rows.forEach((row, i) => append(i === 0 ? JSON.stringify(row) : `,${JSON.stringify(row)}`));
+  rows.forEach((row, i) => {
+    if (i > 0) append(',');
+    append(row.json);
+  });
   append(`],"pagination":${JSON.stringify(pagination)}}`);
   return body.subarray(0, length);
 }
 
 /**
  * A page of a project's images as the JSON bytes of `ListImagesResponse` (the route sends them as
- * they are: the rows come from the database with the API's keys, `imageColumns`, and are not
- * walked again by the response schema).
+ * they are: the rows' JSON comes from the database, `pageOf`, and is not walked again by the
+ * response schema).
  */
 export async function listImages(ctx: AppContext, userId: string, projectId: string, q: ListImagesQuery): Promise<Buffer> {
   // Inputs first, so a bad one never costs a query. The filters are the export's too (../image-filter.ts).
