@@ -261,22 +261,25 @@ const [COLUMNS_BEFORE_FOLDER, COLUMNS_AFTER_FOLDER] = (() => {
 /** The page's select list: the pre-rendered columns around this page's `folder_id`. */
 const imageColumns = (folderId: SQL | AnyPgColumn) => ({ before: COLUMNS_BEFORE_FOLDER, folder_id: sql`${folderId}`.as('folder_id'), after: COLUMNS_AFTER_FOLDER });
 
-/** A page's image: its id (the next page's cursor) and its JSON as the API answers it, written by the database. */
-type PageRow = { id: string; json: string };
-
 /**
  * The page's rows as JSON text written by the database (`row_to_json` of each row of the page's
- * query, whose columns carry the API's keys in order: `imageColumnList`), beside each row's id. The
- * server copies the text into the answer: the driver reads 2 values a row instead of 24 and nothing
- * is stringified again in Node. PostgreSQL's JSON escapes strings as JSON.stringify does (\b \f \n
- * \r \t, other control characters as lowercase \u00XX, the rest as is), and the timestamps are
- * already `toISOString`'s text; images-list-json.test.ts holds the bytes equal. Per row and not one
- * `string_agg` per page: aggregating the 200 texts cost the backend 6.2-7.5 ms a page against
- * 2.2-3.1 ms (load 0.7-0.9). The outer query only projects its subquery, whose ORDER BY keeps it a
- * subquery (PostgreSQL does not pull up a sorted subquery), so the rows come in the page's order.
+ * query, whose columns carry the API's keys in order: `imageColumnList`). The server copies the text
+ * into the answer: the driver reads one value a row instead of 24, and nothing is stringified again
+ * in Node. PostgreSQL's JSON escapes strings as JSON.stringify does (\b \f \n \r \t, other control
+ * characters as lowercase \u00XX, the rest as is), and the timestamps are already `toISOString`'s
+ * text; images-list-json.test.ts holds the bytes equal. Per row and not one `string_agg` per page:
+ * aggregating the 200 texts cost the backend 6.2-7.5 ms a page against 2.2-3.1 ms (load 0.7-0.9).
+ * The outer query only projects its subquery, whose ORDER BY keeps it a subquery (PostgreSQL does
+ * not pull up a sorted subquery), so the rows come in the page's order.
  */
-const pageOf = (ctx: AppContext, query: { getSQL(): SQL }): Promise<PageRow[]> =>
-  rowsOf<PageRow>(ctx.db, sql`SELECT ${sql.identifier('page')}.${sql.identifier('id')}, row_to_json(${sql.identifier('page')})::text AS ${sql.identifier('json')} FROM (${query.getSQL()}) AS ${sql.identifier('page')}`);
+async function pageOf(ctx: AppContext, query: { getSQL(): SQL }): Promise<string[]> {
+  const page = sql.identifier('page');
+  const rows = await rowsOf<{ json: string }>(ctx.db, sql`SELECT row_to_json(${page})::text AS ${sql.identifier('json')} FROM (${query.getSQL()}) AS ${page}`);
+  return rows.map((row) => row.json);
+}
+
+/** The id of an image of the page (the next page's cursor): its JSON parsed, one row, not an id column read for every row. */
+const idOf = (json: string): string => (JSON.parse(json) as Image).id;
 
 /**
  * One page's images as the API answers them, up to `limit` of them. Page 1 reads its rows at once.
@@ -288,7 +291,7 @@ const pageOf = (ctx: AppContext, query: { getSQL(): SQL }): Promise<PageRow[]> =
  * ms more than directly. In one folder every row has that folder's id (one lookup for the page, no
  * join).
  */
-async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<PageRow[]> {
+async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: ListImagesQuery, limit: number, offset: number, folderPath: string | undefined, filterFirst: boolean): Promise<string[]> {
   const order = sortColumns(q.sort_by, q.sort_order);
   const ids = filterFirst ? filteredIds(ctx, condition, q.sort_by, q.sort_order, limit, offset) : ctx.db.select({ id: images.id }).from(images).where(condition).orderBy(...order).limit(limit).offset(offset).as('page_ids');
   const direct = offset === 0 && !filterFirst;
@@ -315,7 +318,7 @@ async function pageRows(ctx: AppContext, projectId: string, condition: SQL, q: L
  * alone, load 13); one buffer instead of a Buffer each and a concat saves 0.3-0.4 ms more (a real
  * 174 KB page, load 3). Same bytes as JSON.stringify of the object: images-list-json.test.ts.
  */
-function listBody(rows: PageRow[], pagination: z.infer<typeof Pagination>): Buffer {
+function listBody(rows: string[], pagination: z.infer<typeof Pagination>): Buffer {
   let body = Buffer.allocUnsafe(4096 + rows.length * 1024); // a row is ~870 bytes
   let length = 0;
   const append = (text: string) => {
@@ -330,7 +333,7 @@ function listBody(rows: PageRow[], pagination: z.infer<typeof Pagination>): Buff
   append('{"images":[');
   rows.forEach((row, i) => {
     if (i > 0) append(',');
-    append(row.json);
+    append(row);
   });
   append(`],"pagination":${JSON.stringify(pagination)}}`);
   return body.subarray(0, length);
@@ -383,7 +386,7 @@ export async function listImages(ctx: AppContext, userId: string, projectId: str
   }
   const totalPages = Math.ceil(total / q.limit);
   const hasNext = totalCapped || q.after ? more : q.page < totalPages;
-  const pagination: z.infer<typeof Pagination> = { page: q.page, limit: q.limit, totalPages, totalItems: total, totalCapped, hasNext, hasPrev: q.page > 1, nextCursor: hasNext && rows.length > 0 ? rows[rows.length - 1]!.id : null };
+  const pagination: z.infer<typeof Pagination> = { page: q.page, limit: q.limit, totalPages, totalItems: total, totalCapped, hasNext, hasPrev: q.page > 1, nextCursor: hasNext && rows.length > 0 ? idOf(rows[rows.length - 1]!) : null };
   return listBody(rows, pagination);
 }
 
