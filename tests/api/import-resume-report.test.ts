@@ -10,9 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, type Member } from '../fixtures/datasets';
+import JSZip from 'jszip';
+import { createProject, png, type Member } from '../fixtures/datasets';
+import { MAX_IMPORT_REPORT_ITEMS } from '../../src/contract/imports';
 import { finishedImport, imagesOf as projectImages, startImport, until, yoloZip } from './support/imports';
-import { imports, jobs } from '../../src/server/db/schema';
+import { imports, jobs, projects } from '../../src/server/db/schema';
 import { IMPORT_JOB_KIND } from '../../src/server/services/import';
 import { bucketFor } from '../../src/server/services/stored-objects';
 
@@ -57,6 +59,14 @@ function holdWrite(server: TestServer, key: string) {
   return { state, release, die, restore: () => void (storage.put = put) };
 }
 
+/** The import's job, its run taken for dead: the lease has lapsed, so the queue's next look resumes it. */
+async function leaseLapses(importId: string) {
+  const ctx = server.built.ctx;
+  const job = (await ctx.db.select().from(jobs).where(eq(jobs.kind, IMPORT_JOB_KIND))).find((j) => (j.payload as { import_id?: string }).import_id === importId)!;
+  await ctx.db.update(jobs).set({ lockedBy: 'a worker that died', lockedUntil: new Date(Date.now() - 60_000) }).where(eq(jobs.id, job.id));
+  return job;
+}
+
 describe('an import resumed after its run died', () => {
   it('counts each image and annotation once: images finished past `done` by the dead run are not counted twice', async () => {
     const project = await createProject(server, owner);
@@ -72,8 +82,7 @@ describe('an import resumed after its run died', () => {
 
       // The run dies: its lease lapses (another worker may take the job) and it writes nothing more.
       const ctx = server.built.ctx;
-      const job = (await ctx.db.select().from(jobs).where(eq(jobs.kind, IMPORT_JOB_KIND))).find((j) => (j.payload as { import_id?: string }).import_id === id)!;
-      await ctx.db.update(jobs).set({ lockedBy: 'a worker that died', lockedUntil: new Date(Date.now() - 60_000) }).where(eq(jobs.id, job.id));
+      const job = await leaseLapses(id);
       gate.die();
       gate.restore();
 
@@ -92,6 +101,76 @@ describe('an import resumed after its run died', () => {
     } finally {
       gate.die();
       gate.restore();
+    }
+  }, 120_000);
+});
+
+/** A COCO zip of images i0..i2 whose JSON holds MAX_IMPORT_REPORT_ITEMS + 7 polygons of 2 points on i0: each is skipped, 7 past the report's list. */
+async function cocoWithManySkips(): Promise<Buffer> {
+  const images = [0, 1, 2].map((i) => ({ id: i + 1, file_name: `i${i}.png`, width: 40, height: 30 }));
+  const thin = Array.from({ length: MAX_IMPORT_REPORT_ITEMS + 7 }, (_, i) => ({ id: i + 1, image_id: 1, category_id: 1, segmentation: [[1, 1, 5, 5]], bbox: [1, 1, 4, 4], area: 0, iscrowd: 0 }));
+  const zip = new JSZip();
+  zip.file('annotations.json', JSON.stringify({ images, categories: [{ id: 1, name: 'car' }], annotations: thin }));
+  for (const img of images) zip.file(img.file_name, await png(40, 30));
+  return zip.generateAsync({ type: 'nodebuffer' });
+}
+
+describe('the lines past the report\'s lists, after a resume', () => {
+  // i0 held: the run dies at done 0, after the dry run's lines were saved with the progress of i1
+  // and i2 (a resumed run reads the dataset through again). i1 held: it dies at done 1.
+  it.each([
+    ['done 0', 'i0.png', 0],
+    ['done 1', 'i1.png', 1],
+  ])('a run that died at %s and was resumed still counts each skipped line once', async (_, held, done) => {
+    const project = await createProject(server, owner);
+    const gate = holdWrite(server, `${project.gcs_path}/images/${held}`);
+    try {
+      const id = await startImport(server, owner.token, project.id, 'thin.zip', await cocoWithManySkips());
+      const ctx = server.built.ctx;
+      await until('the held image waits and the others are in', async () => gate.state.held && (await imagesOf(project.id)).length === 2);
+      await until('the progress saved', async () => {
+        const [row] = await ctx.db.select().from(imports).where(eq(imports.id, id));
+        return row!.done === done && (row!.report as { skipped_more?: number }).skipped_more === 7;
+      });
+      await leaseLapses(id);
+      gate.die();
+      gate.restore();
+
+      const ended = await finishedImport(server, owner.token, id);
+      expect(ended.status, ended.error).toBe('done');
+      expect(ended.report.skipped).toHaveLength(MAX_IMPORT_REPORT_ITEMS);
+      expect(ended.report.skipped_more).toBe(7);
+      expect((await imagesOf(project.id)).map((i) => i.filename).sort()).toEqual(['i0.png', 'i1.png', 'i2.png']);
+    } finally {
+      gate.die();
+      gate.restore();
+    }
+  }, 120_000);
+});
+
+describe('the classes an import created, after a resume', () => {
+  it('a run that died after adding a class, before any image was done, still names it in the report', async () => {
+    const project = await createProject(server, owner);
+    const gates = ['f00.png', 'f01.png'].map((name) => holdWrite(server, `${project.gcs_path}/images/${name}`));
+    try {
+      const id = await startImport(server, owner.token, project.id, 'frames.zip', await yoloZip(2));
+      const ctx = server.built.ctx;
+      await until('both images held, the class added', async () => {
+        const [p] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, project.id));
+        return gates.every((g) => g.state.held) && (p!.classes ?? []).some((c) => c.name === 'car');
+      });
+      await leaseLapses(id);
+      for (const g of gates) g.die();
+      for (const g of [...gates].reverse()) g.restore(); // each wraps the one before it
+
+      // The resumed run finds the class in the project and adds none; the report still says it made it.
+      const ended = await finishedImport(server, owner.token, id);
+      expect(ended.status, ended.error).toBe('done');
+      expect(ended.report.classes_created).toEqual(['car']);
+      expect(ended.report.images_created).toBe(2);
+    } finally {
+      for (const g of gates) g.die();
+      for (const g of [...gates].reverse()) g.restore();
     }
   }, 120_000);
 });

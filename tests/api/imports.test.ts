@@ -12,6 +12,7 @@ import { finishedImport, startImport as startImportAs, type ImportJob } from './
 import { eq } from 'drizzle-orm';
 import { imports } from '../../src/server/db/schema';
 import { ABANDONED_IMPORT_MS, sweepAbandonedImports } from '../../src/server/services/import';
+import { MAX_IMPORT_REPORT_ITEMS } from '../../src/contract/imports';
 
 let server: TestServer;
 let owner: Member;
@@ -145,6 +146,16 @@ describe('annotation-only files and bad input', () => {
     expect(job.report.skipped).toContainEqual(expect.objectContaining({ file: 'dog.png' }));
     expect((await annotationsOf(owner, img.id)).map((a) => a.bounding_box)).toEqual([{ x: 10, y: 10, w: 5, h: 5 }]);
     expect((await imagesOf(owner, projectId)).map((i) => i.filename)).toEqual(['cat.png']);
+  });
+
+  it('past the report\'s 1,000 lines, counts each further skipped shape once', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const bad = Array.from({ length: MAX_IMPORT_REPORT_ITEMS + 7 }, (_, i) => ({ id: i + 1, image_id: 1, category_id: 1, segmentation: [[1, 1, 5, 5]], bbox: [1, 1, 4, 4], area: 0, iscrowd: 0 }));
+    const coco = { images: [{ id: 1, file_name: 'a.png', width: 40, height: 30 }], categories: [{ id: 1, name: 'car' }], annotations: bad };
+    const job = await finished(owner, await startImport(owner, projectId, 'thin.zip', await zipOf({ 'annotations.json': JSON.stringify(coco), 'a.png': await png(40, 30) })));
+    expect(job.status, job.error).toBe('done');
+    expect(job.report.skipped).toHaveLength(MAX_IMPORT_REPORT_ITEMS);
+    expect(job.report.skipped_more).toBe(7);
   });
 
   it('keeps two images of one name in two splits apart, each with its own labels', async () => {

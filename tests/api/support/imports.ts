@@ -3,8 +3,9 @@ import JSZip from 'jszip';
 import { expect } from 'vitest';
 import { api, type TestServer } from '../harness';
 import { png } from '../../fixtures/datasets';
+import type { ImportReport } from '../../../src/contract/imports';
 
-export type ImportReport = { images_created: number; images_matched: number; annotations_created: number; classes_created: string[]; skipped: { file: string; reason: string }[]; warnings: string[] };
+export type { ImportReport };
 export type ImportJob = { import_id: string; status: string; format: string; progress: { done: number; total: number }; report: ImportReport; error?: string };
 
 /** Reserve, PUT and start; returns the import id. */

@@ -54,6 +54,12 @@ export interface ClassTarget {
   report: ImportReporter;
   /** Names of the classes added (the report's classes_created). */
   created: string[];
+  /**
+   * Saves the import's report. Called with the names of the classes about to be added already in
+   * `created`, before they are added: a run that dies right after adding them leaves them in the
+   * saved report, where the run that resumes it, finding the classes there, would not add them.
+   */
+  persist?: () => Promise<void>;
 }
 
 function classesToAdd(t: ClassTarget, wanted: readonly WantedClass[], current: readonly ProjectClass[]): ProjectClass[] {
@@ -89,9 +95,15 @@ export async function ensureClasses(t: ClassTarget, wanted: readonly WantedClass
     const more = checked.error.issues.length > 1 ? ` (and ${checked.error.issues.length - 1} more)` : '';
     throw new ImportInputError(`The dataset's classes cannot be added to the project: ${at ? `class "${at.name}": ` : ''}${issue.message}${more}`);
   }
+  // Said before they are added (see `persist`): a run that dies between the two leaves them named
+  // and not added, and the run that resumes it adds them and does not name them twice.
+  const named = added.map((c) => c.name).filter((name) => !t.created.includes(name));
+  t.created.push(...named);
   try {
+    await t.persist?.();
     await updateProject(t.ctx, t.userId, t.projectId, { classes: checked.data });
   } catch (err) {
+    t.created.splice(t.created.length - named.length, named.length);
     if (err instanceof ApiError && err.status === 403) {
       throw new ImportInputError(`The dataset has classes the project lacks (${listSome(added.map((c) => `"${c.name}"`), 10)}) and your role cannot add classes`);
     }
@@ -99,5 +111,4 @@ export async function ensureClasses(t: ClassTarget, wanted: readonly WantedClass
     throw err;
   }
   for (const c of added) t.classes.set(classKey(c.name), c);
-  t.created.push(...added.map((c) => c.name));
 }

@@ -30,11 +30,24 @@ export function importFolderPath(base: string, sub: string | undefined, where: s
   return checked.path;
 }
 
-/** Records report lines, at most MAX_IMPORT_REPORT_ITEMS of each (the importer's report keeps no more), counting the rest. */
+/**
+ * Records report lines, each once, at most MAX_IMPORT_REPORT_ITEMS of each (the importer's report
+ * keeps no more), counting the rest: the counts are what the import's report says past its lists.
+ */
 function recorder(out: ReadThrough): ImportReporter {
+  const seen = new Set<string>();
+  const once = (key: string) => !seen.has(key) && Boolean(seen.add(key));
   return {
-    skip: (file, reason) => (out.skipped.length < MAX_IMPORT_REPORT_ITEMS ? void out.skipped.push({ file, reason }) : void (out.skippedMore += 1)),
-    warn: (message) => (out.warnings.length < MAX_IMPORT_REPORT_ITEMS ? void out.warnings.push(message) : void (out.warningsMore += 1)),
+    skip: (file, reason) => {
+      if (!once(`s\u0000${file}\u0000${reason}`)) return;
+      if (out.skipped.length < MAX_IMPORT_REPORT_ITEMS) out.skipped.push({ file, reason });
+      else out.skippedMore += 1;
+    },
+    warn: (message) => {
+      if (!once(`w\u0000${message}`)) return;
+      if (out.warnings.length < MAX_IMPORT_REPORT_ITEMS) out.warnings.push(message);
+      else out.warningsMore += 1;
+    },
   };
 }
 

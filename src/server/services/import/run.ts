@@ -93,25 +93,36 @@ export class ReportBuilder implements ImportReporter {
     for (const w of this.report.warnings) this.seen.add(`w\u0000${w}`);
   }
 
+  /**
+   * Where the reading of the dataset reports (the archive's opening, the reader). The dry run
+   * (./read-through.ts) read the same dataset first and its lines are in the report, those past
+   * the lists' cap as counts only (in this run, or in the run this one resumes): a line past the
+   * cap is therefore not counted again here, where its key may not have been kept.
+   */
+  readonly reading: ImportReporter = {
+    skip: (file, reason) => this.skip(file, reason, false),
+    warn: (message) => this.warn(message, false),
+  };
+
   // Entry names and reasons come from the archive: NULs and unpaired surrogates would make the
   // report unstorable (and the job crash on every retry), so they are shown as U+FFFD.
-  skip(rawFile: string, rawReason: string): void {
+  skip(rawFile: string, rawReason: string, countPastCap = true): void {
     const file = printableText(rawFile);
     const reason = printableText(rawReason);
     const key = `s\u0000${file}\u0000${reason}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (this.report.skipped.length < MAX_IMPORT_REPORT_ITEMS) this.report.skipped.push({ file, reason });
-    else this.report.skipped_more += 1;
+    else if (countPastCap) this.report.skipped_more += 1;
   }
 
-  warn(rawMessage: string): void {
+  warn(rawMessage: string, countPastCap = true): void {
     const message = printableText(rawMessage);
     const key = `w\u0000${message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (this.report.warnings.length < MAX_IMPORT_REPORT_ITEMS) this.report.warnings.push(message);
-    else this.report.warnings_more += 1;
+    else if (countPastCap) this.report.warnings_more += 1;
   }
 
   /** Adds what one image recorded in its own builder: counters summed, its lines said once and capped here. */
@@ -189,8 +200,8 @@ function classesOf(img: ImportedImage): { name: string; type: AnnotationType }[]
 }
 
 /** The project's classes the import may add to (./classes.ts). */
-function classTarget(r: Run): ClassTarget {
-  return { ctx: r.ctx, userId: r.userId, projectId: r.row.projectId, classes: r.classes, report: r.report, created: r.report.report.classes_created };
+function classTarget(r: Run, persist: () => Promise<void>): ClassTarget {
+  return { ctx: r.ctx, userId: r.userId, projectId: r.row.projectId, classes: r.classes, report: r.report, created: r.report.report.classes_created, persist };
 }
 
 /**
@@ -448,10 +459,12 @@ async function dryRun(r: Run, format: ImportFormat): Promise<number> {
     throw new ImportInputError(`The dataset could not be read (${why})`);
   }
   if (r.signal.aborted) throw r.signal.reason;
-  for (const s of found.skipped) r.report.skip(s.file, s.reason);
-  for (const w of found.warnings) r.report.warn(w);
-  r.report.report.skipped_more += found.skippedMore;
-  r.report.report.warnings_more += found.warningsMore;
+  for (const s of found.skipped) r.report.reading.skip(s.file, s.reason);
+  for (const w of found.warnings) r.report.reading.warn(w);
+  // Set, not added: before the first image nothing else counts past the cap, and a run resumed
+  // before its first image may hold this same count from the run that died.
+  r.report.report.skipped_more = found.skippedMore;
+  r.report.report.warnings_more = found.warningsMore;
   // Every class the import would add, so a project it would take past its class limit fails now.
   checkClassCount([...r.classes.values()], found.classKeys);
   return found.images;
@@ -510,11 +523,17 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   // A resumed import was read through before it began.
   const total = r.row.done === 0 ? await dryRun(r, format) : r.row.total;
   if (await cancelled(r)) return;
-  const data = await reader.read(r.archive, { report: r.report, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal, yoloLabels: labelsOffThread });
-  await ensureClasses(classTarget(r), data.classes);
-  for (const f of data.folders ?? []) await folderFor(r, f);
+  const data = await reader.read(r.archive, { report: r.report.reading, tmpDir: await fsp.mkdtemp(path.join(r.tmpDir, 'read-')), signal: r.signal, yoloLabels: labelsOffThread });
   let index = 0;
   const skipTo = r.row.done;
+  let done = skipTo;
+  // Progress is written one write at a time, with the state as it is when the write starts
+  // (./progress.ts): writes issued together could commit out of order and take `done` back.
+  const progress = progressWriter();
+  const saveProgress = () => progress.save(() => save(r.ctx, r.row.id, r.held, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> }));
+  const classes = classTarget(r, saveProgress);
+  await ensureClasses(classes, data.classes);
+  for (const f of data.folders ?? []) await folderFor(r, f);
   await save(r.ctx, r.row.id, r.held, { format, total: Math.max(total, skipTo) });
   // IMAGES_AT_ONCE images are imported at once (an image's checks, thumbnail and save wait on the
   // database, storage and sharp's threads); `done` only counts an image once every one before it
@@ -526,11 +545,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
   /** The reports of images started and not yet merged, in order. */
   const parts = new Map<number, ReportBuilder>();
   const finished = new Set<number>();
-  let done = skipTo;
   let failure: unknown = null;
-  // Progress is written one write at a time, with the state as it is when the write starts
-  // (./progress.ts): writes issued together could commit out of order and take `done` back.
-  const progress = progressWriter();
   const settle = async (i: number) => {
     finished.add(i);
     while (finished.delete(done + 1)) {
@@ -538,7 +553,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       r.report.merge(parts.get(done)!);
       parts.delete(done);
     }
-    await progress.save(() => save(r.ctx, r.row.id, r.held, { done, total: Math.max(total, index), report: r.report.report as unknown as Record<string, unknown> }));
+    await saveProgress();
   };
   try {
     for await (const img of data.images) {
@@ -547,7 +562,7 @@ async function readDataset(r: Run, format: ImportFormat): Promise<void> {
       index += 1;
       if (index <= skipTo) continue;
       // Classes first, one image at a time: two images must not add the same class twice.
-      await ensureClasses(classTarget(r), classesOf(img));
+      await ensureClasses(classes, classesOf(img));
       const i = index;
       const part = new ReportBuilder(null);
       parts.set(i, part);
@@ -607,7 +622,7 @@ export async function processImport(ctx: AppContext, job: JobRow, signal: AbortS
   try {
     const file = path.join(tmpDir, 'upload');
     await downloadStaged(ctx, row, file);
-    archive = await openImportFile(file, row.filename, report);
+    archive = await openImportFile(file, row.filename, report.reading);
     const format = row.format !== 'auto' ? (row.format as ImportFormat) : await detectFormat(archive);
     if (!format) throw new ImportInputError(unrecognised(archive));
     const project = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, row.projectId)).limit(1);
