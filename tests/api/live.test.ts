@@ -6,6 +6,7 @@
 // restart with the app's live client: tests/api/live-restart.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
+import WebSocket from 'ws';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
@@ -310,6 +311,34 @@ describe('presence', () => {
     expect(Date.now() - started).toBeLessThan(1500);
     // The viewer's changes never reached anyone: they only watched.
     expect(a.messages.filter((m) => m.type === 'changed' && m.image_id === img.id)).toEqual([]);
+  });
+});
+
+describe('pings', () => {
+  it('a stall of the server longer than two pings drops no socket that answered them', async () => {
+    // The pong is sent, then the process (server and this client alike) is held 3 pings long before
+    // the server can read it: its next ping round comes first. Pongs are answered by hand here, so
+    // the stall falls right after one, where a busy machine's would drop the socket (1006).
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v1/live`, { autoPong: false });
+    let closedWith: number | null = null;
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve((closedWith = code))));
+    let pongs = 0;
+    socket.on('ping', () => {
+      socket.pong();
+      pongs += 1;
+      if (pongs === 2) {
+        const until = performance.now() + 3 * 200; // LIVE_PING_MS is 200 in this file
+        while (performance.now() < until);
+      }
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const ready = new Promise((resolve) => socket.once('message', resolve));
+    socket.send(JSON.stringify({ type: 'auth', token: owner.token }));
+    await ready;
+    while (pongs < 5 && closedWith === null) await sleep(50);
+    expect(closedWith).toBeNull();
+    socket.close();
+    expect(await closed).toBe(1005);
   });
 });
 

@@ -95,6 +95,8 @@ export class LiveHub {
   /** The issue notices of services/workflow (an image id each): `issues` to the image's sockets. */
   private stopIssues: (() => Promise<void>) | null = null;
   private pinger: NodeJS.Timeout | null = null;
+  /** When `ping` last ran (performance.now()), to tell a stalled event loop from sockets that stopped answering. */
+  private lastPing: number | null = null;
   /** Presence and peer messages shared with the other processes (PostgreSQL only). */
   private readonly cluster: LiveCluster | null;
   /** Sockets watching images' presence without joining them (`watch`). */
@@ -432,8 +434,14 @@ export class LiveHub {
   }
 
   private ping(): void {
+    // After the event loop stalled for longer than a ping's interval, the pongs that came during the
+    // stall are still unread (timers run before I/O): terminating now would drop every socket the
+    // stall held up, so this round only pings again.
+    const now = performance.now();
+    const stalled = this.lastPing !== null && now - this.lastPing > 1.5 * this.ctx.config.live.pingMs;
+    this.lastPing = now;
     for (const client of this.clients) {
-      if (!client.alive) {
+      if (!client.alive && !stalled) {
         client.socket.terminate(); // 'close' follows: dropped() tells the rooms
         continue;
       }
