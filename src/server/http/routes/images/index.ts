@@ -64,8 +64,8 @@ export const imageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fasti
     registerImage(ctx, callerOf(request).id, request.params.id, request.body, request.query.org_id),
   );
 
-  // The body comes as JSON text (services/images/read.ts: rows read with the API's keys), so the
-  // response schema documents it without a second walk; bodies up to 512 KB (a page of 200 is ~170 KB) are
+  // The body comes as JSON bytes (services/images/read.ts: each row's JSON written by the database), so
+  // the response schema documents it without a second walk; bodies up to 512 KB (a page of 200 is ~170 KB) are
   // compressed in one synchronous call instead of a stream (about 1 ms of CPU less a page), by brotli
   // quality 1: in one call it does not meet quality 1's weakness on piecewise writes (../../compression.ts),
   // and a real page of 200 (174 KB) costs 0.22-0.28 ms against quality 2's 0.45-0.63, 4% larger (15.3 KB).
