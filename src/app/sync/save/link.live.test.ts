@@ -181,3 +181,37 @@ describe('both edit one shape and the other\'s save arrives later: the earlier e
     expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[0]!.bounding_box).toMatchObject({ x: 40, y: 0 });
   });
 });
+
+describe('offline edits, another person\'s shape, then undo (live-offline.spec, in the save link)', () => {
+  // B (this tab) draws b1 and moves a offline; A saves a2 meanwhile; B comes back. B's three undos
+  // take back B's own edits only: a2 stays in B's document and on the server.
+  const orders = ['the rebased save first', 'the socket first, while the save is held', 'the socket first, before the save'] as const;
+  it.each(orders)('%s', async (order) => {
+    const { clock, server, editor, link, v0 } = await setup();
+    editor.execute('create', { annotation: rect('b1', 500) });
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    for (let i = 0; i < 10; i++) server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' });
+    await clock.advance(150 + 2000); // offline: the save fails and waits to be tried again
+    server.script.length = 0; // back online for the next try
+    server.saveAs(IMG, [box('a', 0), box('b', 100), box('a2', 700)]);
+    const theirs = { version: v0 + 1, base_version: v0, upserts: [box('a2', 700)], removed_ids: [], by: 'user-2' };
+    if (order === 'the socket first, before the save') link.applyRemoteChange(IMG, theirs);
+    const release = order === 'the socket first, while the save is held' ? server.holdSaves() : null;
+    await clock.advance(60_000); // back online: the save goes
+    if (release) {
+      link.applyRemoteChange(IMG, theirs);
+      release();
+    }
+    await clock.advance(0);
+    if (order === 'the rebased save first') link.applyRemoteChange(IMG, theirs);
+    await clock.advance(150 + 2000);
+    expect([...editor.getOrderedIds()].sort()).toEqual(['a', 'a2', 'b', 'b1']);
+    editor.undo();
+    editor.undo();
+    editor.undo();
+    await clock.advance(150 + 2000 + 60_000);
+    expect([...editor.getOrderedIds()].sort()).toEqual(['a', 'a2', 'b']);
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 0 });
+    expect((server.doc(IMG).annotations as { id: string }[]).map((s) => s.id).sort()).toEqual(['a', 'a2', 'b']);
+  });
+});
