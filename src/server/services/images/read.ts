@@ -206,7 +206,7 @@ const isoText = (column: AnyPgColumn) => sql<string>`to_char(${column} AT TIME Z
  * order, so `row_to_json` of a row is the image's JSON: `pageOf`), timestamps as the text
  * `toISOString` writes. (Session 22's row JSON, a `row_to_json` subquery per row, cost PostgreSQL
  * 2.3 ms more a page than plain columns and was taken back; `pageOf`'s one `row_to_json` of the
- * page's own row costs it about 0.9 ms more and saves Node more: docs/performance.md.)
+ * page's own row costs it about 0.9 ms more and saves the server about as much: docs/performance/image-list.md.)
  * images-list-json.test.ts holds a listed image equal to `imageJson`. `folder_id` is the caller's
  * (the folder's id column, or one id for a page in one folder).
  */
