@@ -59,7 +59,7 @@ export interface ClassTarget {
    * `created`, before they are added: a run that dies right after adding them leaves them in the
    * saved report, where the run that resumes it, finding the classes there, would not add them.
    */
-  persist?: () => Promise<void>;
+  persist: () => Promise<void>;
 }
 
 function classesToAdd(t: ClassTarget, wanted: readonly WantedClass[], current: readonly ProjectClass[]): ProjectClass[] {
@@ -100,7 +100,7 @@ export async function ensureClasses(t: ClassTarget, wanted: readonly WantedClass
   const named = added.map((c) => c.name).filter((name) => !t.created.includes(name));
   t.created.push(...named);
   try {
-    await t.persist?.();
+    await t.persist();
     await updateProject(t.ctx, t.userId, t.projectId, { classes: checked.data });
   } catch (err) {
     t.created.splice(t.created.length - named.length, named.length);

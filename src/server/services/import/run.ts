@@ -31,7 +31,8 @@ import { images, imports, jobs, projects } from '../../db/schema';
 import { ApiError } from '../../errors';
 import type { AnnotationType, ProjectClass } from '../../../contract/projects';
 import { fittingAttributes } from '../../../contract/annotations-attributes';
-import { emptyImportReport, ENDED_IMPORT_STATUSES, MAX_IMPORT_ENTRY_RATIO, MAX_IMPORT_REPORT_ITEMS, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { ENDED_IMPORT_STATUSES, MAX_IMPORT_ENTRY_RATIO, MAX_SHAPES_PER_IMAGE, type ImportFormat, type ImportReport } from '../../../contract/imports';
+import { ReportBuilder } from './report';
 import { ROOT_PATH } from '../../../contract/folders';
 import { sanitizeFilename } from '../../../contract/images';
 import { printableText } from '../../../contract/text';
@@ -51,7 +52,7 @@ import { unpackLabels, type LabelParsing } from '../../formats/yolo/read';
 import { timeSlice } from '../../offload/slice';
 import { offload, OffloadCrashed } from '../../offload/pool';
 import { importFolderPath, type ReadThrough } from './read-through';
-import { ImportInputError, type ImportedAnnotation, type ImportedImage, type ImportReporter } from '../../formats/reader';
+import { ImportInputError, type ImportedAnnotation, type ImportedImage } from '../../formats/reader';
 import { notifyProjectChanged } from '../../live/notify';
 import { progressWriter } from './progress';
 
@@ -79,64 +80,6 @@ const SAVE_CHUNK = 1_000;
 const CONVERT_SLICE_MS = 5;
 export interface ImportJobPayload {
   import_id: string;
-}
-
-/** The report of one import, with its lists capped and each line said once (a resumed import reads the skipped files again). */
-export class ReportBuilder implements ImportReporter {
-  readonly report: ImportReport;
-  private readonly seen = new Set<string>();
-  clipped = 0;
-
-  constructor(saved: Partial<ImportReport> | null) {
-    this.report = { ...emptyImportReport(), ...(saved ?? {}) };
-    for (const s of this.report.skipped) this.seen.add(`s\u0000${s.file}\u0000${s.reason}`);
-    for (const w of this.report.warnings) this.seen.add(`w\u0000${w}`);
-  }
-
-  /**
-   * Where the reading of the dataset reports (the archive's opening, the reader). The dry run
-   * (./read-through.ts) read the same dataset first and its lines are in the report, those past
-   * the lists' cap as counts only (in this run, or in the run this one resumes): a line past the
-   * cap is therefore not counted again here, where its key may not have been kept.
-   */
-  readonly reading: ImportReporter = {
-    skip: (file, reason) => this.skip(file, reason, false),
-    warn: (message) => this.warn(message, false),
-  };
-
-  // Entry names and reasons come from the archive: NULs and unpaired surrogates would make the
-  // report unstorable (and the job crash on every retry), so they are shown as U+FFFD.
-  skip(rawFile: string, rawReason: string, countPastCap = true): void {
-    const file = printableText(rawFile);
-    const reason = printableText(rawReason);
-    const key = `s\u0000${file}\u0000${reason}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    if (this.report.skipped.length < MAX_IMPORT_REPORT_ITEMS) this.report.skipped.push({ file, reason });
-    else if (countPastCap) this.report.skipped_more += 1;
-  }
-
-  warn(rawMessage: string, countPastCap = true): void {
-    const message = printableText(rawMessage);
-    const key = `w\u0000${message}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    if (this.report.warnings.length < MAX_IMPORT_REPORT_ITEMS) this.report.warnings.push(message);
-    else if (countPastCap) this.report.warnings_more += 1;
-  }
-
-  /** Adds what one image recorded in its own builder: counters summed, its lines said once and capped here. */
-  merge(part: ReportBuilder): void {
-    const p = part.report;
-    this.report.images_created += p.images_created;
-    this.report.images_matched += p.images_matched;
-    this.report.annotations_created += p.annotations_created;
-    for (const s of p.skipped) this.skip(s.file, s.reason);
-    for (const w of p.warnings) this.warn(w);
-    this.report.skipped_more += p.skipped_more;
-    this.report.warnings_more += p.warnings_more;
-    this.clipped += part.clipped;
-  }
 }
 
 interface Run {
