@@ -87,5 +87,5 @@ export const SignUpRequest = z.object({
   password: z.string().min(6, MESSAGES.passwordShort),
   full_name: trimmed(MESSAGES.fullNameRequired, 'Full name'),
 });
-export const SignInRequest = z.object({ email: z.string().trim().min(1, MESSAGES.emailRequired), password: z.string().min(1, MESSAGES.passwordRequired) });
+export const SignInRequest = z.object({ email: storedText(z.string().trim().min(1, MESSAGES.emailRequired), 'The e-mail address'), password: z.string().min(1, MESSAGES.passwordRequired) });
 export const VerifyRequest = z.object({ access_token: z.string().min(1) });

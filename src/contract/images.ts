@@ -231,7 +231,7 @@ export const ListImagesQuery = z.object({
   sort_by: z.preprocess(blankToUndefined, z.enum(LIST_SORT_FIELDS).default('created_at')),
   sort_order: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : blankToUndefined(v)), z.enum(['asc', 'desc']).default('desc')),
   status: z.preprocess((v) => (v === 'all' ? undefined : blankToUndefined(v)), ImageStatus.optional()),
-  search: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  search: z.preprocess(blankToUndefined, storedText(z.string().max(200), 'search').optional()),
   /** 'false' (default: the Data view), 'true' (the Archive view) or 'all'. */
   is_archived: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(ARCHIVE_FILTER).default('false')),
   mime_type: z.preprocess(blankToUndefined, z.string().max(100).optional()),
@@ -246,7 +246,7 @@ export const ListImagesQuery = z.object({
   /** Images having any of these classes (the query repeats `class=`); an unknown class matches nothing. */
   class: z.preprocess(
     (v) => (v === undefined || v === null || v === '' ? undefined : Array.isArray(v) ? v : [v]),
-    z.array(z.string().min(1, 'class must not be empty').max(MAX_CLASS_FILTER_LENGTH)).max(MAX_CLASS_FILTERS, `At most ${MAX_CLASS_FILTERS} classes`).optional(),
+    z.array(storedText(z.string().min(1, 'class must not be empty').max(MAX_CLASS_FILTER_LENGTH), 'class')).max(MAX_CLASS_FILTERS, `At most ${MAX_CLASS_FILTERS} classes`).optional(),
   ),
   /** 'true': images with at least one annotation; 'false': images with none. */
   has_annotations: z.preprocess((v) => (typeof v === 'boolean' ? String(v) : blankToUndefined(v)), z.enum(['true', 'false']).optional()),

@@ -17,7 +17,7 @@ export type SegmentationPoint = z.infer<typeof SegmentationPoint>;
 const ImageRef = {
   project_id: uuid('project_id'),
   /** The image's filename in the project. */
-  image_name: z.string().min(1, 'image_name is required').max(1024),
+  image_name: storedText(z.string().min(1, 'image_name is required').max(1024), 'image_name'),
   /** Accepted for compatibility; the server finds the file from project_id and image_name. */
   gcs_uri: z.string().max(2048).optional(),
 };

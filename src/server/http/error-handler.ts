@@ -3,6 +3,8 @@
 // {"success": false, "error", "code"}; codes and statuses: src/contract/errors.ts.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { UNSTORABLE_TEXT } from '../../contract/text';
+import { isUnstorableTextError } from '../db/errors';
 import { ApiError, apiError, errorBody } from '../errors';
 import { BucketNotFoundError, InvalidObjectNameError, ObjectNotFoundError } from '../storage/types';
 import { tooLargeMessage } from './errors';
@@ -26,6 +28,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status === 415) return send(apiError('unsupported_media_type'));
     // Fastify's own refusals (a bad header, an unknown method): its code, lower-cased.
     if (status >= 400 && status < 500) return reply.status(status).send({ success: false, error: err.message, code: (err.code ?? 'bad_request').toLowerCase() });
+    // A NUL in a lookup parameter no contract rule caught (a search, a name to find): bad input.
+    if (isUnstorableTextError(err)) return send(apiError('validation_failed', `Text ${UNSTORABLE_TEXT}`));
     request.log.error({ err }, 'unhandled error');
     return send(apiError('internal_error'));
   });

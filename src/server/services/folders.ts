@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, like, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import { isUniqueViolation } from '../db/errors';
 import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
@@ -34,10 +35,6 @@ function nameOrThrow(raw: string): string {
   return checked.name;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
 
 /** The folder and its project, if the caller may `permission` there; 404 otherwise. */
 async function folderFor(ctx: AppContext, userId: string, folderId: string, permission: 'images.read' | 'images.organize'): Promise<{ folder: FolderRow; project: ProjectRow }> {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import { isUniqueViolation } from '../db/errors';
 import { organizationMembers, organizations, profiles, type Role } from '../db/schema';
 import { errors } from '../errors';
 import { bucketNameFor, MESSAGES } from '../../contract/validation';
@@ -16,10 +17,6 @@ function withRole(org: OrgRow, role: Role): Organization {
   return { ...organizationJson(org), user_role: role };
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
 
 /** Creates the bucket; on failure the organization stays without one ('Storage Not Configured'), which fix-bucket repairs. */
 async function provisionBucket(ctx: AppContext, org: OrgRow): Promise<OrgRow> {

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { and, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import { isUniqueViolation } from '../db/errors';
 import { annotationDocuments, images, organizations, projects, uploadReservations } from '../db/schema';
 import { ApiError, apiError, errors } from '../errors';
 import { InvalidObjectNameError } from '../storage/types';
@@ -238,10 +239,6 @@ function sidecarJson(key: string, filename: string, width: number, height: numbe
   return Buffer.from(JSON.stringify({ image_path: key, filename, width, height, stage: 'New', annotations: [] }, null, 2));
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
 
 async function rowExists(ctx: AppContext, projectId: string, filename: string): Promise<boolean> {
   const [row] = await ctx.db

@@ -2,6 +2,8 @@
 // follow supabase/auth (internal/api/*.go); the logic lives in service.ts.
 import querystring from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { UNSTORABLE_TEXT } from '../../../contract/text';
+import { isUnstorableTextError } from '../../db/errors';
 import { bearerToken } from '../caller';
 import { API_VERSION_HEADER, GoTrueError, gotrue, sendGoTrueError, wantsModernErrors } from '../gotrue-errors';
 import type { AuthSession } from '../types';
@@ -118,6 +120,7 @@ function useGoTrueHttp(app: FastifyInstance): void {
     if (status === 413) return sendGoTrueError(request, reply, new GoTrueError(413, 'request_too_large', 'Request body is too large'));
     if (status === 415) return sendGoTrueError(request, reply, new GoTrueError(415, 'validation_failed', 'Unsupported content type'));
     if (status >= 400 && status < 500) return sendGoTrueError(request, reply, gotrue.badJson(err.message));
+    if (isUnstorableTextError(err)) return sendGoTrueError(request, reply, gotrue.validation(`Text ${UNSTORABLE_TEXT}`));
     request.log.error({ err }, 'auth service error');
     return sendGoTrueError(request, reply, gotrue.internal('Unexpected failure, please check server logs for more information'));
   });
