@@ -25,3 +25,30 @@ export function isUnstorableTextError(err: unknown): boolean {
   const state = sqlState(err);
   return state === '22021' || state === '22P05';
 }
+
+/**
+ * PostgreSQL chose this transaction to end a deadlock (40P01), or could not serialize it (40001):
+ * it was rolled back whole, and running it again is what the server is expected to do. Two saves
+ * and moves of one project at once can meet so, each touching the trigger-kept counts
+ * (image_class_stats, image_folder_stats) in its own order (tests/api/team-chaos.test.ts).
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  const state = sqlState(err);
+  return state === '40P01' || state === '40001';
+}
+
+/**
+ * Runs `work` (a whole transaction, or one statement outside one), again when the database rolled
+ * it back as a deadlock's victim: up to `attempts` times in all, after a short random pause so the
+ * other side finishes first. `work` must do nothing outside the database before it commits.
+ */
+export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts || !isRetryableConflict(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}

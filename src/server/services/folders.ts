@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, like, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import { isUniqueViolation } from '../db/errors';
+import { isUniqueViolation, retryOnConflict } from '../db/errors';
 import { folders, imageFolderStats, images } from '../db/schema';
 import { errors } from '../errors';
 import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FOLDER, type Folder, type FolderNode } from '../../contract/folders';
@@ -87,9 +87,14 @@ export async function listFolders(ctx: AppContext, userId: string, projectId: st
   };
 }
 
-async function parentOrThrow(db: ProjectDb, projectId: string, path: string): Promise<FolderRow | null> {
+/**
+ * The folder at `path` (null for the root); 404 when there is none. In a transaction, `lock` holds
+ * it FOR SHARE until the commit, so it is not renamed, moved or deleted under what goes into it.
+ */
+async function parentOrThrow(db: ProjectDb, projectId: string, path: string, opts: { lock?: boolean } = {}): Promise<FolderRow | null> {
   if (path === ROOT_PATH) return null;
-  const [parent] = await db.select().from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  const query = db.select().from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  const [parent] = opts.lock ? await query.for('share') : await query;
   if (!parent) throw errors.notFound(`Folder ${path}`);
   return parent;
 }
@@ -98,7 +103,7 @@ type ProjectDb = AppContext['db'] | Tx;
 export async function createFolder(ctx: AppContext, userId: string, body: { project_id: string; name?: string | null; parent_folder_path: string }) {
   const project = await projectFor(ctx, userId, body.project_id, 'images.organize');
   const parentPath = folderPathOrThrow(body.parent_folder_path, 'parent_folder_path');
-  const parent = await parentOrThrow(ctx.db, project.id, parentPath);
+  await parentOrThrow(ctx.db, project.id, parentPath);
   let name: string;
   if (body.name && body.name.trim()) {
     name = nameOrThrow(body.name);
@@ -115,10 +120,18 @@ export async function createFolder(ctx: AppContext, userId: string, body: { proj
   }
   const fullPath = joinFolderPath(parentPath, name);
   try {
-    const [row] = await ctx.db
-      .insert(folders)
-      .values({ id: randomUUID(), projectId: project.id, name, fullPath, parentFolderPath: parentPath, parentFolderId: parent?.id ?? null })
-      .returning();
+    // The parent is looked up again and held while the folder is added, so a rename, move or
+    // delete of it at once waits: the new folder's path is never one that no longer exists.
+    const row = await retryOnConflict(() =>
+      ctx.db.transaction(async (tx) => {
+        const held = await parentOrThrow(tx, project.id, parentPath, { lock: true });
+        const [inserted] = await tx
+          .insert(folders)
+          .values({ id: randomUUID(), projectId: project.id, name, fullPath, parentFolderPath: parentPath, parentFolderId: held?.id ?? null })
+          .returning();
+        return inserted!;
+      }),
+    );
     return { success: true as const, folder: folderJson(row) };
   } catch (err) {
     if (isUniqueViolation(err)) throw errors.conflict(`A folder named "${name}" already exists in ${parentPath}`, 'folder_exists');
@@ -186,13 +199,13 @@ function relocateErrors(err: unknown, name: string): never {
 export async function renameFolder(ctx: AppContext, userId: string, folderId: string, rawName: string) {
   const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
   const name = nameOrThrow(rawName);
-  const result = await ctx.db
+  const result = await retryOnConflict(() => ctx.db
     .transaction(async (tx) => {
       const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
       if (!current) throw errors.notFound('Folder');
-      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath);
+      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath, { lock: true });
       return relocate(tx, current, parent, name);
-    })
+    }))
     .catch((err) => relocateErrors(err, name));
   return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
 }
@@ -200,21 +213,21 @@ export async function renameFolder(ctx: AppContext, userId: string, folderId: st
 export async function moveFolder(ctx: AppContext, userId: string, folderId: string, targetRaw: string) {
   const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
   const target = folderPathOrThrow(targetRaw, 'target_parent_path');
-  const result = await ctx.db
+  const result = await retryOnConflict(() => ctx.db
     .transaction(async (tx) => {
       const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
       if (!current) throw errors.notFound('Folder');
       if (isSameOrInside(target, current.fullPath)) throw errors.badRequest(`A folder cannot be moved into itself or a folder inside it (${target})`, 'invalid_move');
-      const parent = await parentOrThrow(tx, current.projectId, target);
+      const parent = await parentOrThrow(tx, current.projectId, target, { lock: true });
       return relocate(tx, current, parent, current.name);
-    })
+    }))
     .catch((err) => relocateErrors(err, folder.name));
   return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
 }
 
 export async function deleteFolder(ctx: AppContext, userId: string, folderId: string, contents: 'refuse' | 'move_to_parent') {
   const { folder } = await folderFor(ctx, userId, folderId, 'images.organize');
-  return ctx.db
+  return retryOnConflict(() => ctx.db
     .transaction(async (tx) => {
       const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
       if (!current) throw errors.notFound('Folder');
@@ -229,7 +242,7 @@ export async function deleteFolder(ctx: AppContext, userId: string, folderId: st
           image_count: imageCount,
         });
       }
-      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath);
+      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath, { lock: true });
       for (const child of children) await relocate(tx, child, parent, child.name);
       const moved = await tx
         .update(images)
@@ -238,6 +251,6 @@ export async function deleteFolder(ctx: AppContext, userId: string, folderId: st
         .returning({ id: images.id });
       await tx.delete(folders).where(eq(folders.id, current.id));
       return { success: true as const, deleted_folder_id: current.id, moved_images: moved.length, moved_folders: children.length };
-    })
+    }))
     .catch((err) => relocateErrors(err, folder.name));
 }

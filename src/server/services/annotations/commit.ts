@@ -15,6 +15,7 @@
 // The 409 carries what changed since the base, and the whole document while it is small (staleBase).
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { retryOnConflict } from '../../db/errors';
 import { images, projects } from '../../db/schema';
 import { errors, type ApiError } from '../../errors';
 import type { ProjectClass } from '../../../contract/projects';
@@ -68,7 +69,8 @@ export async function commit(
     }
   }
 
-  const saved = await ctx.db.transaction(async (tx) => {
+  // A deadlock's victim (another save or a move of the project's images at once) is run again.
+  const saved = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before) throw errors.notFound('Image');
     // A caller's own check of the locked image (the merge's stage: a reject meanwhile must refuse it).
@@ -90,7 +92,7 @@ export async function commit(
     await adjustCounters(tx, before.projectId, [before], [after!]);
     const res: SaveDataResponse = { success: true as const, status_updated: status !== before.status, status, new_count: newCount, version: applied.version, saved_at: now.toISOString() };
     return { res, rebasedFrom };
-  });
+  }));
   if (!saved) throw await staleBase(ctx, image.id, baseVersion!);
   if (!saved.rebasedFrom) return saved.res;
   // What the client skipped, for it to catch up: the net change from its base to the version this save was applied on.

@@ -2,6 +2,7 @@
 // files after the commit.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { retryOnConflict } from '../../db/errors';
 import { images } from '../../db/schema';
 import { bucketFor, deleteKeys, sidecarKey, thumbnailKey } from '../stored-objects';
 import { deleteTiles, needsTiles } from '../tiles';
@@ -24,7 +25,7 @@ export interface DeleteResult {
 export async function deleteProjectImages(ctx: AppContext, project: ProjectRow, ids: string[] | null, opts: { deleteFiles: boolean }): Promise<DeleteResult> {
   if (ids) await refuseForeignImages(ctx.db, project.organizationId, ids);
   const bucket = await bucketFor(ctx, project.organizationId).catch(() => null);
-  const removed = await ctx.db.transaction(async (tx) => {
+  const removed = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const rows = ids
       ? await lockRows(tx, project.id, ids)
       : await tx.select().from(images).where(and(eq(images.projectId, project.id), eq(images.isArchived, true))).for('update');
@@ -34,7 +35,7 @@ export async function deleteProjectImages(ctx: AppContext, project: ProjectRow, 
     }
     await adjustCounters(tx, project.id, rows, []);
     return rows;
-  });
+  }));
   let filesDeleted = 0;
   if (bucket && opts.deleteFiles) {
     const keys = removed.flatMap((r) => [r.gcsPath, sidecarKey(project, r.filename), r.thumbnailPath ?? thumbnailKey(project, r.filename)]);

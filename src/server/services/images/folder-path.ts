@@ -12,17 +12,23 @@ export function folderPathOrThrow(raw: string, field = 'folder_path'): string {
   return result.path;
 }
 
-/** The id of the folder row at `path` (null for the root, which has none, or when there is no such folder). */
-export async function folderIdOf(db: Exec, projectId: string, path: string): Promise<string | null> {
+/**
+ * The id of the folder row at `path` (null for the root, which has none, or when there is no such
+ * folder). With `lock` (inside a transaction) the row is held FOR SHARE until it commits: a rename,
+ * move or delete of the folder waits, so images put in it are not left at a path that no longer
+ * exists (tests/api/team-chaos.test.ts).
+ */
+export async function folderIdOf(db: Exec, projectId: string, path: string, opts: { lock?: boolean } = {}): Promise<string | null> {
   if (path === ROOT_PATH) return null;
-  const [f] = await db.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  const query = db.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
+  const [f] = opts.lock ? await query.for('share') : await query;
   return f?.id ?? null;
 }
 
 /** 404 unless the folder exists in the project ('/' always does). */
-export async function requireFolder(db: Exec, projectId: string, path: string): Promise<string | null> {
+export async function requireFolder(db: Exec, projectId: string, path: string, opts: { lock?: boolean } = {}): Promise<string | null> {
   if (path === ROOT_PATH) return null;
-  const id = await folderIdOf(db, projectId, path);
+  const id = await folderIdOf(db, projectId, path, opts);
   if (!id) throw errors.notFound(`Folder ${path}`);
   return id;
 }
