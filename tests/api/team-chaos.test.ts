@@ -1,13 +1,13 @@
-// A team working one project at once, at random: four people save shapes of three classes, move
-// images between folders, archive and restore them, change their stage, and make, rename, move and
-// delete folders, all overlapping. Afterwards what every list, total and count answers must agree
-// with the images as they are (each image's folder and archive state from the list, its classes
-// from its own annotations): the counters and stats the triggers keep cannot drift under
-// concurrent writes. No call may answer 5xx; refusals (a folder not empty, a name taken, a stale
+// A team working one project at once, at random: four people save shapes of three classes, upload
+// images into folders and move them between folders, archive and restore them, change their stage,
+// assign, submit and review them, and make, rename, move and delete folders, all overlapping.
+// Afterwards what every list, total and count answers must agree with the images as they are
+// (each image's folder and archive state from the list, its classes from its own annotations): the
+// counters and stats the triggers keep cannot drift under concurrent writes. No call may answer 5xx; refusals (a folder not empty, a name taken, a stale
 // version) are part of the game. Runs on PGlite and PostgreSQL (where the writes truly overlap).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, onboardedUser, startServer, type TestServer } from './harness';
-import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { createProject, png, putUpload, register, uploadImage, type Member } from '../fixtures/datasets';
 import { IMAGE_STATUSES } from '../../src/contract/images';
 // The project's one seeded random source (mulberry32).
 import { prng } from '../../src/server/services/image-edit/pixels';
@@ -20,7 +20,7 @@ const ROUNDS = 60;
 
 let server: TestServer;
 let owner: Member;
-let people: { token: string }[];
+let people: { token: string; userId: string }[];
 let projectId: string;
 let images: { id: string; filename: string }[];
 
@@ -49,13 +49,13 @@ describe('a team working one project at once', () => {
     const folderPaths = async () => flatten((await api(server.url, 'GET', `/api/folders/list/${projectId}`, { token: owner.token })).body.folders ?? []).map((f) => ({ id: f.id, path: f.full_path }));
     const failures: string[] = [];
     const done = new Map<string, number>();
-    const act = async (who: { token: string }, what: string, method: string, path: string, body?: unknown) => {
+    const act = async (who: { token: string; userId: string }, what: string, method: string, path: string, body?: unknown) => {
       const res = await api(server.url, method, path, { token: who.token, body });
       if (res.status >= 500) failures.push(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       if (res.status < 300) done.set(what, (done.get(what) ?? 0) + 1);
     };
 
-    const moves: ((who: { token: string }) => Promise<void>)[] = [
+    const moves: ((who: { token: string; userId: string }) => Promise<void>)[] = [
       async (who) => {
         const image = pick(images);
         const annotations = some(CLASSES, Math.floor(rnd() * 4)).map((name, i) => ({ id: `s${i}-${Math.floor(rnd() * 1e6)}`, name, bounding_box: { x: i, y: 1, w: 2, h: 2 } }));
@@ -82,12 +82,33 @@ describe('a team working one project at once', () => {
         if (folders.length) await act(who, 'move folder', 'POST', `/api/folders/${pick(folders).id}/move`, { target_parent_path: rnd() < 0.5 ? '/' : pick(folders).path });
       },
       async (who) => {
+        // An upload into a folder (the file, then its registration), as the Data tab's.
+        const folders = await folderPaths();
+        const folder = folders.length && rnd() < 0.7 ? pick(folders).path : '/';
+        const me = { ...who, org: owner.org };
+        const bytes = await png(8, 8);
+        const up = await putUpload(server, me, projectId, `up-${images.length}-${Math.floor(rnd() * 1e6)}.png`, bytes, { folder }).catch((err: Error) => {
+          if (/failed: 5\d\d/.test(err.message)) failures.push(`upload: ${err.message}`);
+          return null;
+        });
+        if (!up) return;
+        const res = await register(server, me, projectId, up.filename, { gcs_bucket: up.gcs_bucket, gcs_path: up.gcs_path, gcs_uri: up.gcs_uri, folder_path: folder, file_size: bytes.length, mime_type: 'image/png' });
+        if (res.status >= 500) failures.push(`upload: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        if (res.status === 200) {
+          images.push({ id: res.body.image.id, filename: res.body.image.filename });
+          done.set('upload', (done.get('upload') ?? 0) + 1);
+        }
+      },
+      async (who) => act(who, 'assign', 'POST', '/api/v1/images/assign', { image_ids: some(images, 2).map((i) => i.id), assignee_id: pick(people).userId }),
+      async (who) => act(who, 'submit', 'POST', `/api/v1/images/${pick(images).id}/submit`, {}),
+      async (who) => act(who, 'review', 'POST', `/api/v1/images/${pick(images).id}/review`, { decision: pick(['accept', 'reject'] as const), comment: 'look again' }),
+      async (who) => {
         const folders = await folderPaths();
         if (folders.length) await act(who, 'delete folder', 'DELETE', `/api/folders/${pick(folders).id}?contents=${rnd() < 0.7 ? 'move_to_parent' : 'refuse'}`);
       },
     ];
     // How often each move is made: shapes and images move most; a folder is deleted now and then.
-    const weighted = [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 6, 7].map((i) => moves[i]!);
+    const weighted = [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 8, 9, 10, 11].map((i) => moves[i]!);
     // Each round, every person makes one move, all at once. The seed fixes the first choices; the
     // answers' order, and so the rest, varies from run to run.
     for (let round = 0; round < ROUNDS; round++) {
@@ -96,13 +117,13 @@ describe('a team working one project at once', () => {
     expect(failures, 'no call answers 5xx').toEqual([]);
     // The game was played: every kind of move went through at least once (others were refused:
     // a folder not empty, a name taken, an annotator archiving).
-    for (const what of ['save', 'move images', 'archive', 'stage', 'new folder', 'rename folder', 'move folder', 'delete folder']) {
+    for (const what of ['save', 'move images', 'archive', 'stage', 'new folder', 'rename folder', 'move folder', 'upload', 'assign', 'delete folder']) {
       expect(done.get(what) ?? 0, `${what}: done at least once`).toBeGreaterThan(0);
     }
 
     // The images as they are now: folder and archive state from the list, classes from each image's own annotations.
     const list = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?is_archived=all&limit=100`, { token: owner.token });
-    expect(list.body.images).toHaveLength(IMAGES);
+    expect(list.body.images).toHaveLength(images.length);
     const known = new Map<string, KnownImage>();
     for (const image of list.body.images as { id: string; filename: string; virtual_folder_path: string; is_archived: boolean }[]) {
       const doc = await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: owner.token });
@@ -135,6 +156,11 @@ describe('a team working one project at once', () => {
       const listed = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?status=${stage}&limit=100`, { token: owner.token });
       expect(listed.status).toBe(200);
       expect(listed.body.pagination.totalItems, `stage ${stage}: the total`).toBe(listed.body.images.length);
+    }
+    // The assignee filter's totals agree with its pages.
+    for (const assignee of [...people.map((p) => p.userId), 'none']) {
+      const listed = await api(server.url, 'GET', `/api/v1/projects/${projectId}/images?assignee=${assignee}&limit=100`, { token: owner.token });
+      expect(listed.body.pagination.totalItems, `assignee ${assignee}: the total`).toBe(listed.body.images.length);
     }
     const project = await api(server.url, 'GET', `/api/v1/projects/${projectId}`, { token: owner.token });
     expect(project.status).toBe(200);

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { and, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import { isUniqueViolation } from '../db/errors';
+import { isUniqueViolation, retryOnConflict } from '../db/errors';
 import { annotationDocuments, images, organizations, projects, uploadReservations } from '../db/schema';
 import { ApiError, apiError, errors } from '../errors';
 import { InvalidObjectNameError } from '../storage/types';
@@ -324,7 +324,10 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       await ctx.storage.put(bucket, jsonKey, sidecarJson(key, filename, width, height), { contentType: 'application/json' });
 
       const id = randomUUID();
-      const row = await ctx.db.transaction(async (tx) => {
+      // The folder is held while the image goes into it (a rename or delete at once waits), and a
+      // deadlock's victim (saves and moves of the project at once) is run again.
+      const row = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
+        await requireFolder(tx, project.id, folderPath, { lock: true });
         const [inserted] = await tx
           .insert(images)
           .values({
@@ -349,7 +352,7 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
         await adjustCounters(tx, project.id, [], [inserted]);
         await tx.delete(uploadReservations).where(and(eq(uploadReservations.projectId, project.id), sql`lower(${uploadReservations.filename}) = ${filename.toLowerCase()}`));
         return inserted;
-      });
+      }));
       // A large image's tile pyramid is queued now (a job), so the editor finds it ready.
       if (needsTiles(row)) await queueTiles(ctx, row).catch((err: unknown) => ctx.log.warn({ err, imageId: row.id }, 'could not queue the tile pyramid; the first tiles request will'));
       return { success: true as const, image: imageJson(row, await requireFolder(ctx.db, project.id, folderPath).catch(() => null)) };
