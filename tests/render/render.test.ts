@@ -365,9 +365,9 @@ describe('renderer pixel facts', () => {
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
-  it('a pan across the fused texture\'s margin in steps finds the next texture drawn ahead between them (none drawn in a frame), the frames look as drawn directly, and an edit after one was drawn ahead is shown, not the texture; a fling that turns ends as drawn directly too (issue 35, fused path)', async () => {
+  it('a pan across the fused texture\'s margin in steps finds the next texture drawn ahead between them (none drawn in a frame), the frames look as drawn directly, and an edit after one was drawn ahead is shown, not the texture, and a resize then looks as drawn directly at the new size; a fling that turns ends as drawn directly too (issue 35, fused path)', async () => {
     // on the fused test's renderers: all through the fused path, then all drawn directly
-    const names = ['fusedAhead', 'fusedAheadEdit', 'fusedAheadFling'];
+    const names = ['fusedAhead', 'fusedAheadEdit', 'fusedAheadFling', 'fusedAheadResize'];
     const fused = new Map<string, Rendered>();
     for (const name of names) fused.set(name, await renderScene(name, 'worker'));
     const rest = await renderScene('fusedRest', 'worker', { fused: false });
@@ -375,11 +375,14 @@ describe('renderer pixel facts', () => {
       const via = fused.get(name)!, direct = await renderScene(name, 'worker', { fused: false });
       const n = (k: string) => via.stats[k] as number;
       expect(direct.stats.fusedFrames, name).toBe(0);
-      expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002); // the pan (and the edit) are there to see
+      // the pan (and the edit) are there to see; the resize, in the picture's size
+      if (name === 'fusedAheadResize') expect([via.png.width, via.png.height, direct.png.width, direct.png.height], name).toEqual([360, 270, 360, 270]);
+      else expect(differ(direct.png, rest.png), name).toBeGreaterThan(0.002);
       if (name === 'fusedAheadFling') expect(n('fusedFrames'), name).toBeGreaterThan(1); // how its moves coalesce depends on the machine
       else {
         // the steps crossed the margin on textures drawn ahead, each done before a frame needed it
         // ('aheadEdit': the one drawn ahead before the edit is dropped, not shown)
+        // ('aheadResize': the canvas resized while one waits, then a step: the frames map the textures at the new size)
         expect(n('fusedAhead'), name).toBeGreaterThanOrEqual(name === 'fusedAhead' ? 3 : 1);
         expect(n('fusedAheadLate'), name).toBe(0);
         expect(n('fusedScrolls'), name).toBe(0);
@@ -389,6 +392,24 @@ describe('renderer pixel facts', () => {
       if (bad > 0) keepPair(name, ['fused', via.png], ['direct', direct.png]);
       expect(bad, `${name}: ${(bad * 100).toFixed(2)}% of pixels differ from the direct draw`).toBe(0);
     }
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
+
+  it('a pan over dense dots and compact polygons across cells, its next textures drawn ahead in bands, ends as drawn directly: no dot is lost at a band\'s or a sub-cell\'s edge (issue 35, fused path)', async () => {
+    // on the ahead test's renderers: through the fused path, then drawn directly
+    const via = await renderScene('fusedBands', 'worker');
+    const direct = await renderScene('fusedBands', 'worker', { fused: false });
+    const start = await renderScene('fusedBandsRest', 'worker', { fused: false });
+    const n = (k: string) => via.stats[k] as number;
+    expect(direct.stats.fusedFrames).toBe(0);
+    expect(differ(direct.png, start.png)).toBe(0); // the direct draw of the pan's end is the view at rest there
+    // the steps crossed the margin on textures drawn ahead in bands, each done before a frame needed it
+    expect(n('fusedAhead')).toBeGreaterThanOrEqual(4);
+    expect(n('fusedAheadLate')).toBe(0);
+    expect(n('fusedScrolls')).toBe(0);
+    const bad = differ(via.png, direct.png);
+    if (bad > 0) keepPair('fusedBands', ['fused', via.png], ['direct', direct.png]);
+    expect(bad, `${(bad * 100).toFixed(2)}% of pixels differ from the direct draw`).toBe(0);
     expect(pageErrors).toEqual([]);
   }, 180_000);
 

@@ -23,6 +23,8 @@ export const sceneOptions: Record<string, { maxTextureSize?: number }> = {
 /** What a scene's afterFirstPicture may ask of the page's renderer. */
 export interface SceneRenderer {
   refreshColors(): void;
+  /** The canvas's CSS size (the page puts it back to WIDTH x HEIGHT for the next scene). */
+  resize(width: number, height: number): void;
   idle(): Promise<unknown>;
   stats(): Promise<{ frames: number; buildMs: number }>;
 }
@@ -249,6 +251,15 @@ async function looseGrid(editor: Editor): Promise<Scene> {
   return { image, classColor, afterFirstPicture: grow };
 }
 
+/** Resizes the page's canvas (its CSS size, the renderer's drawing buffer and the editor's viewport), as a window resize does. */
+function resizeView(editor: Editor, renderer: SceneRenderer, width: number, height: number): void {
+  const canvas = document.getElementById('c')!;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  renderer.resize(width, height);
+  editor.setViewport({ width, height });
+}
+
 /** The fused scene's camera (scale 1.5: the 400 x 300 image from (30, 20) on screen, far past the view's right and bottom edges). */
 const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
 
@@ -269,11 +280,13 @@ const FUSED_CAMERA = { x: 30, y: 20, scale: 1.5 };
  * rest (the view crosses the texture's margin, 80 x 60 px, twice: the next texture is drawn ahead
  * between the steps), then back in 9 steps of 40 x 20 px, past the pan's start. 'aheadEdit': 5 of
  * those steps on (the last one leaves a texture drawn ahead, not yet shown), then the box b2 moved
- * and the polyline removed (both in that texture), then one step more onto it. 'aheadFling': 12
+ * and the polyline removed (both in that texture), then one step more onto it. 'aheadResize': the
+ * same 5 steps, then the canvas resized to 360 x 270 (the texture drawn ahead is for the old size),
+ * then the same step more. 'aheadFling': 12
  * moves of 25 x 12 px 8 ms apart, then 6 of 40 x 20 px back (a fling that turns), not waiting for
  * the renderer between them (frames coalesce; textures begun ahead are taken late, or dropped).
  */
-function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut' | 'ahead' | 'aheadEdit' | 'aheadFling'): SceneBuilder {
+function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' | 'edit' | 'hover' | 'select' | 'zoomIn' | 'zoomOut' | 'ahead' | 'aheadEdit' | 'aheadFling' | 'aheadResize'): SceneBuilder {
   return async (editor) => {
     const m1 = circleMask(300, 400, 120, 70, 30), m2 = circleMask(300, 400, 100, 100, 25);
     const seg = (id: string, m: ReturnType<typeof circleMask>): EditorAnnotation => ({ id, type: 'segmentation', class: 'person', x: m.bbox[0], y: m.bbox[1], width: m.bbox[2], height: m.bbox[3], rle: m.rle });
@@ -305,6 +318,7 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       ahead: () => {},
       aheadEdit: () => {},
       aheadFling: () => {},
+      aheadResize: () => {},
     };
     /** `n` pan steps of `by` from `from`, each waited until the renderer is idle. */
     const steps = async (renderer: { idle(): Promise<unknown> }, from: [number, number], by: [number, number], n: number) => {
@@ -346,8 +360,14 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
           return steps(renderer, [277, 138], [-40, -20], 9);
         }
         await steps(renderer, [37, 18], [30, 15], 5);
-        editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation], ['l1']);
-        await renderer.idle();
+        if (change === 'aheadResize') {
+          resizeView(editor, renderer, 360, 270);
+          await renderer.idle();
+          await renderer.idle(); // the canvas's new size reaches the renderer through its ResizeObserver too
+        } else {
+          editor.applyRemote([{ ...shapes[1]!, x: 180, y: 60 } as EditorAnnotation], ['l1']);
+          await renderer.idle();
+        }
         return pan(217, 108);
       }
       await changes[change](renderer);
@@ -356,6 +376,64 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
       pan(40, 20);
     };
     return { image, classColor, display: { labels: true }, afterFirstPicture };
+  };
+}
+
+/**
+ * Issue 35, the fused path's bands (fused.ts): each band of a texture drawn ahead draws the dots and
+ * compact polygons of the sub-cells that meet its grown viewport (cells.ts, pushRanges); none may be
+ * lost at a band's edge or a sub-cell's. About 3,600
+ * boxes of 20-80 image px, one in each 96 px slot of a 7000 x 5000 image (none overlap: the paint
+ * order between cells cannot change a pixel), and 220 polygons of 120-240 px, one in each 384 px slot,
+ * at scale 0.1 (the least zoom, and the benchmark's pan's): 2-8 px dots 9.6 px apart and 12-24 px
+ * compact polygons over 7 x 5 cells (102 px on screen, their 4 x 4 sub-cells 25.6 px, which the
+ * dots overhang by up to 4 px), so every band's edge, across and along, cuts through dots and
+ * sub-cells. 'rest': opened at the pan's last view; 'pan': on from the start in 9 steps of
+ * 30 x 20 px and back in 8 of 45 x 25 px, each at rest, crossing the texture's 80 x 60 px margin
+ * several times each way: the next texture is drawn ahead in bands between the steps.
+ */
+function fusedBandsScene(change: 'rest' | 'pan'): SceneBuilder {
+  return async (editor) => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const cls = ['car', 'tree', 'road', 'sign', 'person', 'bike'];
+    const shapes: EditorAnnotation[] = [];
+    // No shape across the last view's edges (image x -100 and 3100, y 400 and 2800, a screen px
+    // each side): there the direct draw moves a dot's centre inside the view and clips a compact
+    // polygon's triangles, which can change a row of edge pixels against the same shape drawn whole
+    // into the texture (5 px in this scene, with the code before the bands' clip too); the bands'
+    // edges, what this scene is about, lie inside the view.
+    const clear = (x0: number, y0: number, x1: number, y1: number) => ![-100, 3100].some((e) => x0 - 10 <= e && e <= x1 + 10) && ![400, 2800].some((e) => y0 - 10 <= e && e <= y1 + 10);
+    for (let j = 0; j < 52; j++) {
+      for (let i = 0; i < 72; i++) {
+        const w = 20 + rand() * 60, h = 20 + rand() * 60, x = i * 96 + rand() * (96 - w), y = j * 96 + rand() * (96 - h);
+        if (clear(x, y, x + w, y + h)) shapes.push({ id: `d${i}-${j}`, type: 'box', class: cls[(i * 7 + j * 3) % 6]!, x, y, width: w, height: h });
+      }
+    }
+    for (let j = 0; j < 13; j++) {
+      for (let i = 0; i < 18; i++) {
+        const cx = 192 + i * 384 + (rand() - 0.5) * 60, cy = 192 + j * 384 + (rand() - 0.5) * 60, r = 60 + rand() * 60;
+        if (clear(cx - r, cy - r, cx + r, cy + r)) shapes.push({ id: `c${i}-${j}`, type: 'polygon', class: cls[(i + j) % 6]!, points: ngon(cx, cy, r, 9) });
+      }
+    }
+    const start = { x: -80, y: -60, scale: 0.1 };
+    const at = (dx: number, dy: number) => editor.setCamera({ ...start, x: start.x - dx, y: start.y - dy });
+    const path: [number, number][] = [...Array.from({ length: 9 }, (_, k) => [30 * (k + 1), 20 * (k + 1)] as [number, number]), ...Array.from({ length: 8 }, (_, k) => [270 - 45 * (k + 1), 180 - 25 * (k + 1)] as [number, number])];
+    const end = path[path.length - 1]!;
+    const image = await open(editor, shapes, { none: { width: 7000, height: 5000 } }, start); // no pixels: every dot stands out on the dark background
+    if (change === 'rest') {
+      at(...end);
+      return { image, classColor };
+    }
+    const afterFirstPicture = async (renderer: SceneRenderer) => {
+      at(7, 3); // a first pan: the texture is drawn
+      await renderer.idle();
+      for (const [x, y] of path) {
+        at(x, y);
+        await renderer.idle();
+      }
+    };
+    return { image, classColor, afterFirstPicture };
   };
 }
 
@@ -433,6 +511,9 @@ export const scenes: Record<string, SceneBuilder> = {
   fusedAhead: fusedScene('ahead'),
   fusedAheadEdit: fusedScene('aheadEdit'),
   fusedAheadFling: fusedScene('aheadFling'),
+  fusedAheadResize: fusedScene('aheadResize'),
+  fusedBandsRest: fusedBandsScene('rest'),
+  fusedBands: fusedBandsScene('pan'),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),

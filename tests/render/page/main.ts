@@ -9,7 +9,7 @@
 import { createRenderer, type RendererHandle } from '../../../src/workers/render-client';
 import { DEFAULT_DISPLAY, type RenderStats } from '../../../src/workers/protocol';
 import type { Editor } from '../../../src/engine';
-import { newEditor, sceneOptions, scenes, type Scene } from '../scenes';
+import { HEIGHT, newEditor, sceneOptions, scenes, WIDTH, type Scene } from '../scenes';
 
 type Extra = { impostors?: boolean; compaction?: boolean; fused?: boolean };
 
@@ -35,11 +35,21 @@ function newRenderer(mode: 'worker' | 'main', options: Extra & { maxTextureSize?
   return current;
 }
 
+/** A scene that resized the canvas (scenes.ts, resizeView) leaves it for the next one at the page's size. */
+function unsize(handle: RendererHandle, editor: Editor): void {
+  const canvas = document.getElementById('c')!;
+  if (!canvas.style.width) return;
+  canvas.style.width = canvas.style.height = '';
+  handle.resize(WIDTH, HEIGHT);
+  editor.setViewport({ width: WIDTH, height: HEIGHT });
+}
+
 async function render(name: string, mode: 'worker' | 'main', extra: Extra = {}): Promise<unknown> {
   const options = { ...sceneOptions[name], ...extra };
   // the defaults spelled out: `fused: true` and no flag are the same renderer
   const key = JSON.stringify([mode, options.maxTextureSize ?? null, options.impostors ?? false, options.compaction ?? true, options.fused ?? true]);
   const { handle, editor } = current?.options === key ? current : newRenderer(mode, options, key);
+  unsize(handle, editor);
   const start = await handle.stats();
   const since = (s: RenderStats) => ({ ...s, ...Object.fromEntries(COUNTERS.map((k) => [k, s[k] - start[k]])) });
   const scene = await scenes[name]!(editor);
