@@ -145,19 +145,26 @@ export async function createFolder(ctx: AppContext, userId: string, body: { proj
  */
 export async function ensureFolderPath(ctx: AppContext, projectId: string, path: string): Promise<void> {
   const normalized = folderPathOrThrow(path);
-  let parent: string = ROOT_PATH;
-  let parentId: string | null = null;
-  for (const part of normalized.split('/').filter(Boolean)) {
-    const name = nameOrThrow(part);
-    const fullPath = joinFolderPath(parent, name);
-    await ctx.db
-      .insert(folders)
-      .values({ id: randomUUID(), projectId, name, fullPath, parentFolderPath: parent, parentFolderId: parentId })
-      .onConflictDoNothing();
-    const [row] = await ctx.db.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, fullPath))).limit(1);
-    parent = fullPath;
-    parentId = row?.id ?? null;
-  }
+  const parts = normalized.split('/').filter(Boolean).map(nameOrThrow);
+  // One transaction holding each folder of the path FOR SHARE once found or made, so a rename or
+  // delete of one of them at once waits instead of leaving a child under a path that is gone.
+  await retryOnConflict(() =>
+    ctx.db.transaction(async (tx) => {
+      let parent: string = ROOT_PATH;
+      let parentId: string | null = null;
+      for (const name of parts) {
+        const fullPath = joinFolderPath(parent, name);
+        await tx
+          .insert(folders)
+          .values({ id: randomUUID(), projectId, name, fullPath, parentFolderPath: parent, parentFolderId: parentId })
+          .onConflictDoNothing();
+        const [row] = await tx.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, fullPath))).limit(1).for('share');
+        if (!row) throw errors.notFound(`Folder ${fullPath}`);
+        parent = fullPath;
+        parentId = row.id;
+      }
+    }),
+  );
 }
 
 
