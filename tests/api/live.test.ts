@@ -283,28 +283,34 @@ describe('presence', () => {
     const a = await live(owner.token);
     await a.join(img.id, project.id);
     const v = await live(viewer.token);
+    const toldOfV = a.next((m) => m.type === 'presence' && m.peers.length === 2);
     const joined = await v.join(img.id, project.id);
     expect(joined.peers.map((p: any) => [p.user_id, p.can_edit])).toEqual([
       [owner.userId, true],
       [viewer.userId, false],
     ]);
-    expect((await a.next((m) => m.type === 'presence' && m.peers.length === 2)).image_id).toBe(img.id);
-    // A second tab of the same person is not a second peer.
+    expect((await toldOfV).image_id).toBe(img.id);
+    // A second tab of the same person is not a second peer. (Each wait starts before what it waits
+    // for: the others' presence goes out right after the joiner's `joined`, so it can arrive first.)
     const a2 = await live(owner.token);
+    const toldOfA2 = v.next((m) => m.type === 'presence');
     await a2.join(img.id, project.id);
-    expect((await v.next((m) => m.type === 'presence')).peers).toHaveLength(2);
+    expect((await toldOfA2).peers).toHaveLength(2);
+    const toldOfA2Gone = v.next((m) => m.type === 'presence');
     a2.close();
-    await v.next((m) => m.type === 'presence');
+    await toldOfA2Gone;
     await v.send({ type: 'leave', image_id: img.id });
     expect((await a.next((m) => m.type === 'presence')).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
+    const vBack = a.next((m) => m.type === 'presence' && m.peers.length === 2);
     await v.join(img.id, project.id);
-    await a.next((m) => m.type === 'presence' && m.peers.length === 2);
+    await vBack;
     v.socket.terminate(); // dropped without a close frame
     expect((await a.next((m) => m.type === 'presence', 10_000)).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
     // A socket that stops answering pings (a lost network) is dropped within two LIVE_PING_MS (200 ms here).
     const silent = await live(viewer.token);
+    const silentIn = a.next((m) => m.type === 'presence' && m.peers.length === 2);
     await silent.join(img.id, project.id);
-    await a.next((m) => m.type === 'presence' && m.peers.length === 2);
+    await silentIn;
     (silent.socket as unknown as { _socket: { pause(): void } })._socket.pause();
     const started = Date.now();
     expect((await a.next((m) => m.type === 'presence', 5000)).peers.map((p: any) => p.user_id)).toEqual([owner.userId]);
