@@ -11,7 +11,7 @@ import { checkFolderName, isSameOrInside, joinFolderPath, ROOT_PATH, UNTITLED_FO
 import type { Tx } from '../db/client';
 import { projectFor, projectInOrg } from './access';
 import { folderPathOrThrow, type ProjectRow } from './images';
-import { underPath } from './images/folder-path';
+import { requireFolder, underPath } from './images/folder-path';
 
 type FolderRow = typeof folders.$inferSelect;
 /** Natural order ('Folder 2' before 'Folder 10'); one collator, not one per comparison. */
@@ -87,23 +87,10 @@ export async function listFolders(ctx: AppContext, userId: string, projectId: st
   };
 }
 
-/**
- * The folder at `path` (null for the root); 404 when there is none. In a transaction, `lock` holds
- * it FOR SHARE until the commit, so it is not renamed, moved or deleted under what goes into it.
- */
-async function parentOrThrow(db: ProjectDb, projectId: string, path: string, opts: { lock?: boolean } = {}): Promise<FolderRow | null> {
-  if (path === ROOT_PATH) return null;
-  const query = db.select().from(folders).where(and(eq(folders.projectId, projectId), eq(folders.fullPath, path))).limit(1);
-  const [parent] = opts.lock ? await query.for('share') : await query;
-  if (!parent) throw errors.notFound(`Folder ${path}`);
-  return parent;
-}
-type ProjectDb = AppContext['db'] | Tx;
 
 export async function createFolder(ctx: AppContext, userId: string, body: { project_id: string; name?: string | null; parent_folder_path: string }) {
   const project = await projectFor(ctx, userId, body.project_id, 'images.organize');
   const parentPath = folderPathOrThrow(body.parent_folder_path, 'parent_folder_path');
-  await parentOrThrow(ctx.db, project.id, parentPath);
   let name: string;
   if (body.name && body.name.trim()) {
     name = nameOrThrow(body.name);
@@ -120,14 +107,14 @@ export async function createFolder(ctx: AppContext, userId: string, body: { proj
   }
   const fullPath = joinFolderPath(parentPath, name);
   try {
-    // The parent is looked up again and held while the folder is added, so a rename, move or
+    // The parent is looked up and held while the folder is added, so a rename, move or
     // delete of it at once waits: the new folder's path is never one that no longer exists.
     const row = await retryOnConflict(() =>
       ctx.db.transaction(async (tx) => {
-        const held = await parentOrThrow(tx, project.id, parentPath, { lock: true });
+        const parentId = await requireFolder(tx, project.id, parentPath, { lock: true });
         const [inserted] = await tx
           .insert(folders)
-          .values({ id: randomUUID(), projectId: project.id, name, fullPath, parentFolderPath: parentPath, parentFolderId: held?.id ?? null })
+          .values({ id: randomUUID(), projectId: project.id, name, fullPath, parentFolderPath: parentPath, parentFolderId: parentId })
           .returning();
         return inserted!;
       }),
@@ -171,21 +158,26 @@ export async function ensureFolderPath(ctx: AppContext, projectId: string, path:
 /**
  * Gives `folder` a new parent and/or name: rewrites its row, the full_path and parent_folder_path
  * of every folder inside it, and the virtual_folder_path of every image inside it (archived too).
+ * The new parent is `parentPath`, whose row `parentId` (null: the root) the caller holds.
  */
-async function relocate(tx: Tx, folder: FolderRow, parent: FolderRow | null, name: string): Promise<{ folder: FolderRow; updatedFolders: number; updatedImages: number }> {
-  const parentPath = parent?.fullPath ?? ROOT_PATH;
+async function relocate(tx: Tx, folder: FolderRow, parentPath: string, parentId: string | null, name: string): Promise<{ folder: FolderRow; updatedFolders: number; updatedImages: number }> {
   const oldPath = folder.fullPath;
   const newPath = joinFolderPath(parentPath, name);
   if (newPath === oldPath) return { folder, updatedFolders: 0, updatedImages: 0 };
   const [clash] = await tx.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, folder.projectId), eq(folders.fullPath, newPath))).limit(1);
   if (clash) throw errors.conflict(`A folder named "${name}" already exists in ${parentPath}`, 'folder_exists');
+  // Every folder of the subtree is locked first, in a statement of its own: one being moved or
+  // created into it at once (which holds its parent FOR SHARE) commits before the rewrite below
+  // starts, so the rewrite's fresh snapshot sees it. In one statement, a folder moved in while it
+  // waited was left at the old path (tests/api/folders-postgres.test.ts).
+  await tx.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, folder.projectId), underPath(folders.fullPath, oldPath))).for('update');
   const cut = oldPath.length + 1; // substr() is 1-based: the rest after the old prefix
   const moved = await tx
     .update(folders)
     .set({
       fullPath: sql`${newPath} || substr(${folders.fullPath}, ${cut})`,
       parentFolderPath: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${parentPath} ELSE ${newPath} || substr(${folders.parentFolderPath}, ${cut}) END`,
-      parentFolderId: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${parent?.id ?? null}::uuid ELSE ${folders.parentFolderId} END`,
+      parentFolderId: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${parentId}::uuid ELSE ${folders.parentFolderId} END`,
       name: sql`CASE WHEN ${folders.id} = ${folder.id} THEN ${name} ELSE ${folders.name} END`,
     })
     .where(and(eq(folders.projectId, folder.projectId), underPath(folders.fullPath, oldPath)))
@@ -210,8 +202,8 @@ export async function renameFolder(ctx: AppContext, userId: string, folderId: st
     .transaction(async (tx) => {
       const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
       if (!current) throw errors.notFound('Folder');
-      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath, { lock: true });
-      return relocate(tx, current, parent, name);
+      const parentId = await requireFolder(tx, current.projectId, current.parentFolderPath, { lock: true });
+      return relocate(tx, current, current.parentFolderPath, parentId, name);
     }))
     .catch((err) => relocateErrors(err, name));
   return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
@@ -225,8 +217,8 @@ export async function moveFolder(ctx: AppContext, userId: string, folderId: stri
       const [current] = await tx.select().from(folders).where(eq(folders.id, folder.id)).for('update');
       if (!current) throw errors.notFound('Folder');
       if (isSameOrInside(target, current.fullPath)) throw errors.badRequest(`A folder cannot be moved into itself or a folder inside it (${target})`, 'invalid_move');
-      const parent = await parentOrThrow(tx, current.projectId, target, { lock: true });
-      return relocate(tx, current, parent, current.name);
+      const parentId = await requireFolder(tx, current.projectId, target, { lock: true });
+      return relocate(tx, current, target, parentId, current.name);
     }))
     .catch((err) => relocateErrors(err, folder.name));
   return { success: true as const, folder: folderJson(result.folder), updated_folders: result.updatedFolders, updated_images: result.updatedImages };
@@ -249,8 +241,8 @@ export async function deleteFolder(ctx: AppContext, userId: string, folderId: st
           image_count: imageCount,
         });
       }
-      const parent = await parentOrThrow(tx, current.projectId, current.parentFolderPath, { lock: true });
-      for (const child of children) await relocate(tx, child, parent, child.name);
+      const parentId = await requireFolder(tx, current.projectId, current.parentFolderPath, { lock: true });
+      for (const child of children) await relocate(tx, child, current.parentFolderPath, parentId, child.name);
       const moved = await tx
         .update(images)
         .set({ virtualFolderPath: current.parentFolderPath, updatedAt: new Date() })

@@ -326,8 +326,8 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
       const id = randomUUID();
       // The folder is held while the image goes into it (a rename or delete at once waits), and a
       // deadlock's victim (saves and moves of the project at once) is run again.
-      const row = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
-        await requireFolder(tx, project.id, folderPath, { lock: true });
+      const { row, folderId } = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
+        const folderId = await requireFolder(tx, project.id, folderPath, { lock: true });
         const [inserted] = await tx
           .insert(images)
           .values({
@@ -351,11 +351,11 @@ export async function registerImage(ctx: AppContext, userId: string, projectId: 
         await tx.insert(annotationDocuments).values({ imageId: id, projectId: project.id, version: 0, updatedBy: userId });
         await adjustCounters(tx, project.id, [], [inserted]);
         await tx.delete(uploadReservations).where(and(eq(uploadReservations.projectId, project.id), sql`lower(${uploadReservations.filename}) = ${filename.toLowerCase()}`));
-        return inserted;
+        return { row: inserted, folderId };
       }));
       // A large image's tile pyramid is queued now (a job), so the editor finds it ready.
       if (needsTiles(row)) await queueTiles(ctx, row).catch((err: unknown) => ctx.log.warn({ err, imageId: row.id }, 'could not queue the tile pyramid; the first tiles request will'));
-      return { success: true as const, image: imageJson(row, await requireFolder(ctx.db, project.id, folderPath).catch(() => null)) };
+      return { success: true as const, image: imageJson(row, folderId) };
     } catch (err) {
       // Nothing half-done: unless a row owns the name (a racing register won), remove every file of it.
       if (!(await rowExists(ctx, project.id, filename).catch(() => true))) await deleteKeys(ctx, bucket, [key, thumbKey, jsonKey, ...(staged ? [staged] : [])]);
