@@ -169,7 +169,7 @@ async function relocate(tx: Tx, folder: FolderRow, parentPath: string, parentId:
   // Every folder of the subtree is locked first, in a statement of its own: one being moved or
   // created into it at once (which holds its parent FOR SHARE) commits before the rewrite below
   // starts, so the rewrite's fresh snapshot sees it. In one statement, a folder moved in while it
-  // waited was left at the old path (tests/api/folders-postgres.test.ts).
+  // waited was left at the old path (tests/api/writes-at-once-postgres.test.ts).
   await tx.select({ id: folders.id }).from(folders).where(and(eq(folders.projectId, folder.projectId), underPath(folders.fullPath, oldPath))).for('update');
   const cut = oldPath.length + 1; // substr() is 1-based: the rest after the old prefix
   const moved = await tx

@@ -10,6 +10,7 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Exec } from '../db/client';
+import { retryOnConflict } from '../db/errors';
 import { apiKeys, organizationInvites, organizationMembers, organizations, profiles, type Role } from '../db/schema';
 import { errors } from '../errors';
 import { ROLE_RANK, type Member } from '../../contract/teams';
@@ -51,10 +52,13 @@ const LAST_OWNER = 'An organization must keep at least one owner. Make another m
 /**
  * Serialises the changes that could take an organization's last owner away. Row locks on the two
  * members are not enough: two owners stepping each other down lock different rows, both count two
- * owners under READ COMMITTED, and both commit.
+ * owners under READ COMMITTED, and both commit. FOR NO KEY UPDATE, not FOR UPDATE: the latter also
+ * blocks every insert that points at the organization (an image, an issue, a usage record, a job
+ * takes FOR KEY SHARE on it), so a role change waiting on an image a reviewer was rejecting
+ * deadlocked with that review's new issue, and stalled the organization's uploads while it waited.
  */
 async function lockOrganization(tx: Exec, orgId: string): Promise<void> {
-  await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
+  await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('no key update');
 }
 
 async function targetOf(tx: Exec, orgId: string, userId: string) {
@@ -70,7 +74,9 @@ async function targetOf(tx: Exec, orgId: string, userId: string) {
 
 export async function changeRole(ctx: AppContext, callerId: string, orgId: string, targetId: string, role: Role): Promise<Member> {
   await requireMember(ctx.db, callerId, orgId, 'members.manage');
-  await ctx.db.transaction(async (tx) => {
+  // Run again if chosen as a deadlock's victim: the released assignments update images that a
+  // team's batch writes may hold in another order.
+  await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     // Read again under the lock: a caller stepped down a moment ago acts with the role they have now.
     const callerRole = await requireMember(tx, callerId, orgId, 'members.manage');
@@ -85,7 +91,7 @@ export async function changeRole(ctx: AppContext, callerId: string, orgId: strin
     }
     // Not only on a drop in rank: a reviewer made annotator can no longer review.
     await releaseAssignments(tx, orgId, targetId, role, callerId);
-  });
+  }));
   const member = (await humanMembers(ctx.db, orgId)).find((m) => m.userId === targetId);
   if (!member) throw errors.notFound('Member');
   return memberJson(member, callerId);
@@ -95,7 +101,7 @@ export async function changeRole(ctx: AppContext, callerId: string, orgId: strin
 export async function removeMember(ctx: AppContext, callerId: string, orgId: string, targetId: string): Promise<void> {
   const leaving = callerId === targetId;
   await requireMember(ctx.db, callerId, orgId, leaving ? 'org.read' : 'members.manage');
-  await ctx.db.transaction(async (tx) => {
+  await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     const callerRole = await requireMember(tx, callerId, orgId, leaving ? 'org.read' : 'members.manage');
     const target = await targetOf(tx, orgId, targetId);
@@ -104,7 +110,7 @@ export async function removeMember(ctx: AppContext, callerId: string, orgId: str
       throw errors.conflict(leaving ? 'You are the last owner of this organization. Make another member an owner before you leave.' : LAST_OWNER, 'last_owner');
     }
     await detachMember(tx, orgId, targetId, callerId);
-  });
+  }));
 }
 
 /**

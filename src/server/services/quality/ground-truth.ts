@@ -16,6 +16,7 @@ import { readAnnotations } from '../annotations';
 import { asAttemptImage, openAttempt } from '../annotations/gt-layer';
 import { imageJsonWithFolder, type ImageRow, type ProjectRow } from '../images';
 import { score } from './score';
+import { retryOnConflict } from '../../db/errors';
 
 const stateOf = (imageId: string, row: typeof groundTruth.$inferSelect | undefined): GroundTruthState => ({
   image_id: imageId,
@@ -40,10 +41,10 @@ export async function groundTruthOf(ctx: AppContext, userId: string, imageId: st
 export async function setGroundTruth(ctx: AppContext, userId: string, imageId: string, enabled: boolean, orgId?: string) {
   const image = await imageFor(ctx, userId, imageId, 'images.review', orgId);
   if (!enabled) {
-    await ctx.db.transaction(async (tx) => {
+    await retryOnConflict(() => ctx.db.transaction(async (tx) => {
       await tx.delete(groundTruth).where(eq(groundTruth.imageId, image.id));
       await tx.delete(gtAttempts).where(and(eq(gtAttempts.imageId, image.id), isNull(gtAttempts.submittedAt)));
-    });
+    }));
     return { success: true as const, ground_truth: stateOf(image.id, undefined) };
   }
   if (image.status !== 'complete') throw errors.conflict(`An image in ${image.status} has no accepted annotations to be ground truth`, 'ground_truth_not_accepted', { status: image.status });
@@ -108,7 +109,7 @@ export async function submitAttempt(ctx: AppContext, userId: string, image: Imag
   if (!(await openAttempt(ctx.db, image.id, userId))) return null;
   const [project] = await ctx.db.select({ classes: projects.classes }).from(projects).where(eq(projects.id, image.projectId)).limit(1);
   const classes = new Map((project?.classes ?? []).map((c) => [c.name, c]));
-  const done = await ctx.db.transaction(async (tx) => {
+  const done = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const [attempt] = await tx.select().from(gtAttempts).where(and(eq(gtAttempts.imageId, image.id), eq(gtAttempts.userId, userId), isNull(gtAttempts.submittedAt))).for('update');
     const [reference] = await tx.select().from(groundTruth).where(eq(groundTruth.imageId, image.id)).limit(1);
     if (!attempt || !reference) return false;
@@ -118,7 +119,7 @@ export async function submitAttempt(ctx: AppContext, userId: string, image: Imag
       .set({ submittedAt: ctx.now?.() ?? new Date(), score: result as unknown as Record<string, unknown> })
       .where(eq(gtAttempts.id, attempt.id));
     return true;
-  });
+  }));
   if (!done) return null;
   return { success: true as const, image: asAttemptImage(await imageJsonWithFolder(ctx.db, image), userId, 'review') };
 }

@@ -12,6 +12,7 @@ import { imageJsonWithFolder, type ImageRow } from '../images';
 import { groundTruthTurn } from '../quality';
 import { recordEvents, type NewEvent } from './events';
 import { openDraftTurn, overlapOf, setOverlap, takeDraftSlot } from './overlap';
+import { retryOnConflict } from '../../db/errors';
 
 const CHUNK = 5000;
 
@@ -51,7 +52,7 @@ export async function assignImages(ctx: AppContext, userId: string, body: Assign
   if (body.reviewer_id) await requireEligible(ctx, organizationId!, body.reviewer_id, 'images.review', 'reviewer');
   const overlap = body.overlap === undefined ? undefined : overlapOf(body.overlap);
 
-  return ctx.db.transaction(async (tx) => {
+  return retryOnConflict(() => ctx.db.transaction(async (tx) => {
     let updated = 0;
     for (let i = 0; i < ids.length; i += CHUNK) {
       const before = await tx
@@ -74,7 +75,7 @@ export async function assignImages(ctx: AppContext, userId: string, body: Assign
       await recordEvents(tx, events);
     }
     return { success: true as const, updated };
-  });
+  }));
 }
 
 const assignEvent = (imageId: string, userId: string | null, field: 'assignee' | 'reviewer', from: string | null, to: string | null): NewEvent => ({
@@ -140,7 +141,7 @@ export async function nextInQueue(ctx: AppContext, userId: string, projectId: st
   if (mine) return { image: await imageJsonWithFolder(ctx.db, mine) };
   const slot = role === 'annotate' ? await takeDraftSlot(ctx, userId, project) : null;
   if (slot) return slot;
-  const claimed = await ctx.db.transaction(async (tx) => {
+  const claimed = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const pick = tx
       .select({ id: images.id })
       .from(images)
@@ -156,6 +157,6 @@ export async function nextInQueue(ctx: AppContext, userId: string, projectId: st
       .returning();
     if (row) await recordEvents(tx, [assignEvent(row.id, userId, queue.field, null, userId)]);
     return row;
-  });
+  }));
   return claimed ? { image: await imageJsonWithFolder(ctx.db, claimed) } : null;
 }

@@ -12,6 +12,7 @@ import { MAX_COMMENTS_PER_ISSUE, MAX_ISSUES_PER_IMAGE, regionInside, type Commen
 import { imageFor, requireMember } from '../access';
 import type { ImageRow } from '../images';
 import { announceIssues, peopleByIds, personOf, recordEvents } from './events';
+import { retryOnConflict } from '../../db/errors';
 
 type IssueRow = typeof issues.$inferSelect;
 type CommentRow = typeof issueComments.$inferSelect;
@@ -69,7 +70,7 @@ export async function openIssue(tx: Tx, image: ImageRow, userId: string, input: 
 /** POST /images/{id}/issues. */
 export async function createIssue(ctx: AppContext, userId: string, imageId: string, input: CreateIssueRequest, orgId?: string) {
   const image = await imageFor(ctx, userId, imageId, 'issues.write', orgId);
-  return { issue: await ctx.db.transaction((tx) => openIssue(tx, image, userId, input)) };
+  return { issue: await retryOnConflict(() => ctx.db.transaction((tx) => openIssue(tx, image, userId, input))) };
 }
 
 /** GET /images/{id}/issues: every issue of the image, oldest first, with their comments. */
@@ -90,7 +91,7 @@ async function issueFor(ctx: AppContext, userId: string, issueId: string, permis
 /** POST /issues/{id}/comments. */
 export async function addComment(ctx: AppContext, userId: string, issueId: string, body: string, orgId?: string) {
   const issue = await issueFor(ctx, userId, issueId, 'issues.write', orgId);
-  const row = await ctx.db.transaction(async (tx) => {
+  const row = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     // Lock the issue: concurrent comments count against the cap one after the other.
     await tx.select({ id: issues.id }).from(issues).where(eq(issues.id, issueId)).for('update');
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(issueComments).where(eq(issueComments.issueId, issueId));
@@ -99,14 +100,14 @@ export async function addComment(ctx: AppContext, userId: string, issueId: strin
     await recordEvents(tx, [{ imageId: issue.imageId, type: 'comment', userId, issueId }]);
     await announceIssues(tx, issue.imageId);
     return comment!;
-  });
+  }));
   return { comment: commentJson(row, await peopleByIds(ctx.db, [userId])) };
 }
 
 /** PATCH /issues/{id}: resolve or reopen. */
 export async function setIssueStatus(ctx: AppContext, userId: string, issueId: string, status: IssueStatus, orgId?: string) {
   await issueFor(ctx, userId, issueId, 'issues.write', orgId);
-  const row = await ctx.db.transaction(async (tx) => {
+  const row = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(issues).where(eq(issues.id, issueId)).for('update');
     if (!before) throw errors.notFound('Issue');
     if (before.status === status) return before;
@@ -118,7 +119,7 @@ export async function setIssueStatus(ctx: AppContext, userId: string, issueId: s
     await recordEvents(tx, [{ imageId: before.imageId, type: 'issue', userId, fromValue: before.status, toValue: status, issueId }]);
     await announceIssues(tx, before.imageId);
     return after!;
-  });
+  }));
   const [issue] = await issuesJson(ctx.db, [row]);
   return { issue: issue! };
 }

@@ -15,6 +15,7 @@ import type { Image, ImageStatus } from '../../../contract/images';
 import { draftOf } from '../annotations/gt-layer';
 import { adjustCounters, imageJsonWithFolder, type ImageRow, type ProjectRow } from '../images';
 import { recordEvents, statusEvents } from './events';
+import { retryOnConflict } from '../../db/errors';
 
 /** The stages in which an overlapped image still takes annotators. */
 const OPEN_STAGES: ImageStatus[] = ['new', 'annotating'];
@@ -69,7 +70,7 @@ export async function openDraftTurn(ctx: AppContext, userId: string, project: Pr
  */
 export async function takeDraftSlot(ctx: AppContext, userId: string, project: ProjectRow): Promise<{ image: Image } | null> {
   for (let tries = 0; tries < TAKE_TRIES; tries++) {
-    const taken = await ctx.db.transaction((tx) => takeSlot(tx, ctx, userId, overlapped(project)));
+    const taken = await retryOnConflict(() => ctx.db.transaction((tx) => takeSlot(tx, ctx, userId, overlapped(project))));
     if (taken === 'none') return null;
     if (taken !== 'full') return { image: await imageJsonWithFolder(ctx.db, taken) };
   }
@@ -108,7 +109,7 @@ async function takeSlot(tx: Tx, ctx: AppContext, userId: string, live: SQL): Pro
  */
 export async function submitDraft(ctx: AppContext, userId: string, image: ImageRow): Promise<{ success: true; image: Image } | null> {
   if (image.overlap <= 1 || !(await draftOf(ctx.db, image.id, userId))) return null;
-  const after = await ctx.db.transaction(async (tx) => {
+  const after = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(images).where(eq(images.id, image.id)).for('update');
     if (!before || !OPEN_STAGES.includes(before.status)) throw errors.conflict(`An image in ${before?.status ?? 'no'} stage cannot be submitted`, 'invalid_transition', { status: before?.status });
     const [mine] = await tx.select().from(drafts).where(and(eq(drafts.imageId, image.id), eq(drafts.userId, userId))).for('update');
@@ -120,7 +121,7 @@ export async function submitDraft(ctx: AppContext, userId: string, image: ImageR
     await adjustCounters(tx, before.projectId, [before], [moved!]);
     await recordEvents(tx, statusEvents(userId, [before], [moved!]));
     return moved!;
-  });
+  }));
   return { success: true as const, image: await imageJsonWithFolder(ctx.db, after) };
 }
 

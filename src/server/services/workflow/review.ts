@@ -13,6 +13,7 @@ import { submitAttempt } from '../quality';
 import { recordEvents, statusEvents } from './events';
 import { openIssue } from './issues';
 import { refuseSubmitWithoutDraft, reopenDrafts, submitDraft } from './overlap';
+import { retryOnConflict } from '../../db/errors';
 
 /** The image and the caller's role in its organization; 404 when either is missing (or not in orgId). */
 export async function imageAndRole(ctx: AppContext, userId: string, imageId: string, orgId?: string): Promise<{ image: ImageRow; role: Role }> {
@@ -54,7 +55,7 @@ export async function submitImage(ctx: AppContext, userId: string, imageId: stri
   if (draft) return draft;
   refuseSubmitWithoutDraft(image);
   if (image.assigneeId && image.assigneeId !== userId && !can(role, 'images.stage')) throw errors.forbidden('This image is assigned to someone else');
-  const after = await ctx.db.transaction((tx) => transition(tx, imageId, userId, ['new', 'annotating'], 'review', 'submitted for review'));
+  const after = await retryOnConflict(() => ctx.db.transaction((tx) => transition(tx, imageId, userId, ['new', 'annotating'], 'review', 'submitted for review')));
   return { success: true as const, image: await imageJsonWithFolder(ctx.db, after) };
 }
 
@@ -64,12 +65,12 @@ export async function reviewImage(ctx: AppContext, userId: string, imageId: stri
   if (!can(role, 'images.review')) throw refuse(role, 'review images');
   const accept = body.decision === 'accept';
   let issue: Issue | null = null;
-  const after = await ctx.db.transaction(async (tx) => {
+  const after = await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const row = await transition(tx, imageId, userId, ['review'], accept ? 'complete' : 'annotating', accept ? 'accepted' : 'rejected');
     if (!accept && body.comment) issue = await openIssue(tx, image, userId, { body: body.comment });
     if (!accept) await reopenDrafts(tx, image);
     return row;
-  });
+  }));
   // The issue's open_issues count went up after `after` was read.
   const [fresh] = issue ? await ctx.db.select().from(images).where(eq(images.id, imageId)).limit(1) : [after];
   return { success: true as const, image: await imageJsonWithFolder(ctx.db, fresh ?? after), issue };

@@ -1,4 +1,4 @@
-// Folder writes at once on PostgreSQL, made deterministic: a second connection holds a transaction
+// Writes at once on PostgreSQL, made deterministic: a second connection holds a transaction
 // open at the point a racing request would, and the test lets it commit while the request under
 // test waits on its lock. Runs when DATABASE_URL names a PostgreSQL server (.ci/run's "API suite
 // on PostgreSQL" stage); skipped otherwise, since PGlite runs one transaction at a time.
@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
+import { joinAs } from './team-harness';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
-describe.skipIf(!onPostgres)('folder writes at once on PostgreSQL', () => {
+describe.skipIf(!onPostgres)('writes at once on PostgreSQL', () => {
   let server: TestServer;
   let owner: Awaited<ReturnType<typeof onboardedUser>>;
   let other: pg.Client;
@@ -68,5 +69,32 @@ describe.skipIf(!onPostgres)('folder writes at once on PostgreSQL', () => {
     expect(b.children[0].children[0]).toMatchObject({ id: c.id, full_path: '/B/T/c', parent_folder_path: '/B/T', parent_folder_id: t.id, image_count: 1 });
     const listed = await api(server.url, 'GET', `/api/v1/projects/${p.id}/images?folder_path=${encodeURIComponent('/B/T/c')}`, { token: owner.token });
     expect(listed.body.images.map((i: { filename: string }) => i.filename)).toEqual(['in-c.png']);
+  });
+
+  it('a role change waiting on an image a reviewer is rejecting lets the review open its issue, and both go through', async () => {
+    const p = await createProject(server, owner);
+    const image = await uploadImage(server, owner, p.id, 'held.png', await png(4, 4));
+    const annotator = await joinAs(server, owner.token, owner.org.id, 'annotator');
+    expect((await api(server.url, 'POST', '/api/v1/images/assign', { token: owner.token, body: { image_ids: [image.id], assignee_id: annotator.userId } })).status).toBe(200);
+    expect((await api(server.url, 'GET', `/api/v1/images/${image.id}`, { token: owner.token })).body.image.assignee_id).toBe(annotator.userId);
+
+    // What a rejection does, left uncommitted: its image row is locked, then it opens an issue
+    // (here a usage record: any row that points at the organization takes FOR KEY SHARE on it).
+    await other.query('BEGIN');
+    await other.query('SELECT id FROM images WHERE id = $1 FOR UPDATE', [image.id]);
+    const change = api(server.url, 'PATCH', `/api/v1/organizations/${owner.org.id}/members/${annotator.userId}`, { token: owner.token, body: { role: 'viewer' } });
+    await someoneWaitsOnALock();
+    // With the organization held FOR UPDATE by the role change, this insert waited on it while the
+    // role change waited on the image: a deadlock, one of the two failed (the role change as a 500).
+    // It must not wait on a lock at all (lock_timeout counts only time spent waiting on one).
+    await other.query("SET LOCAL lock_timeout = '500ms'");
+    await other.query("INSERT INTO usage_records (organization_id, project_id, image_id, annotation_type) VALUES ($1, $2, $3, 'box')", [owner.org.id, p.id, image.id]);
+    await other.query('COMMIT');
+    const changed = await change;
+    expect(changed.status).toBe(200);
+    expect(changed.body.member).toMatchObject({ role: 'viewer' });
+    const after = await api(server.url, 'GET', `/api/v1/images/${image.id}`, { token: owner.token });
+    // A viewer cannot annotate: the assignment was released.
+    expect(after.body.image.assignee_id).toBeNull();
   });
 });
