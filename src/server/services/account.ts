@@ -16,6 +16,7 @@ import { ensureProfile } from './profiles';
 import { detachMember, humanMembers, nextOwner } from './members';
 import { revokeKeysWhere } from './api-keys';
 import { usageSummary } from './usage';
+import { retryOnConflict } from '../db/errors';
 
 const GRACE_MS = ACCOUNT_GRACE_DAYS * 86_400_000;
 const ACTIVE_CACHE_MS = 10_000;
@@ -133,7 +134,7 @@ export async function deleteAccount(ctx: AppContext, user: AuthUser, token: stri
   const now = nowOf(ctx);
   const purgeAfter = new Date(now.getTime() + GRACE_MS);
   const scheduled = plans.filter((p) => p.outcome === 'scheduled_for_deletion').map((p) => p.orgId);
-  await ctx.db.transaction(async (tx) => {
+  await retryOnConflict(() => ctx.db.transaction(async (tx) => {
     for (const p of plans) {
       if (p.newOwner) {
         await tx.update(organizationMembers).set({ role: 'owner' }).where(and(eq(organizationMembers.organizationId, p.orgId), eq(organizationMembers.userId, p.newOwner.userId)));
@@ -147,7 +148,7 @@ export async function deleteAccount(ctx: AppContext, user: AuthUser, token: stri
       .insert(accountDeletions)
       .values({ userId: user.id, requestedAt: now, purgeAfter, organizationIds: scheduled, finalBilling })
       .onConflictDoUpdate({ target: accountDeletions.userId, set: { requestedAt: now, purgeAfter, organizationIds: scheduled, finalBilling } });
-  });
+  }));
   activeUntil.delete(user.id);
   await endSessions(ctx, user, token);
 
