@@ -17,7 +17,8 @@ export async function settle(rounds = 12): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, 0));
 }
 
-export function fakeClock(start = Date.UTC(2026, 0, 1)) {
+/** `wait`: what lets async work finish between timers (a test against a real server waits for its requests too). */
+export function fakeClock(start = Date.UTC(2026, 0, 1), wait: () => Promise<void> = () => settle()) {
   let now = start;
   let nextId = 0;
   const timers = new Map<number, { at: number; fn: () => void }>();
@@ -33,7 +34,7 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)) {
     async advance(ms: number) {
       const end = now + ms;
       for (;;) {
-        await settle();
+        await wait();
         const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
         if (!due) break;
         timers.delete(due[0]);
@@ -41,7 +42,7 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)) {
         due[1].fn();
       }
       now = end;
-      await settle();
+      await wait();
     },
     /** Delays (ms from now) of the timers waiting. */
     waiting: () => [...timers.values()].map((t) => t.at - now).sort((a, b) => a - b),
@@ -66,6 +67,8 @@ export function fakeServer(clock: FakeClock) {
   const script: SaveOutcome[] = [];
   let hold: { promise: Promise<void>; release: () => void } | null = null;
   let refreshOk = true;
+  /** Saves applied whose answer is lost (the device sees a network failure). */
+  let lostAnswers = 0;
   let loadable = true;
   const loads: string[] = [];
   let refreshes = 0;
@@ -128,6 +131,14 @@ export function fakeServer(clock: FakeClock) {
   const apply = (body: SaveBody): SaveOutcome => {
     const failure = script.shift();
     if (failure) return failure;
+    const outcome = applySave(body);
+    if (lostAnswers > 0 && outcome.kind === 'saved') {
+      lostAnswers -= 1;
+      return { kind: 'retry', status: null, message: 'The connection was lost before the answer came' };
+    }
+    return outcome;
+  };
+  const applySave = (body: SaveBody): SaveOutcome => {
     const current = doc(body.image_id);
     if (!isWholeSave(body)) {
       const both = body.removed_ids.find((id) => body.upserts.some((a) => (a as { id: string }).id === id));
@@ -191,6 +202,10 @@ export function fakeServer(clock: FakeClock) {
       const current = doc(imageId);
       store(imageId, { annotations: structuredClone(annotations) as Record<string, unknown>[], version: current.version + 1, saved_at: new Date(clock.now()).toISOString() });
     },
+    /** The next `n` saves are applied, but their answers are lost: the device sees a network failure. */
+    loseAnswers(n = 1) {
+      lostAnswers += n;
+    },
     /** Saves wait until release() is called. */
     holdSaves() {
       let release!: () => void;
@@ -222,7 +237,7 @@ export interface Harness {
 }
 
 /** A manager wired to the fakes; `idb` and `userId` pick the device database (same values = same device and user). */
-export function harness(clock: FakeClock, server: FakeServer, idb: IDBFactory, userId: string | { current: string } = 'user-1', extra: Partial<SaveDeps> = {}): Harness {
+export function harness(clock: FakeClock, server: Pick<FakeServer, 'transport'>, idb: IDBFactory, userId: string | { current: string } = 'user-1', extra: Partial<SaveDeps> = {}): Harness {
   const user = typeof userId === 'string' ? { current: userId } : userId;
   const onlineCbs = new Set<() => void>();
   const authCbs = new Set<() => void>();

@@ -4,7 +4,7 @@
 import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, applyServerChanges, byId, deltaBetween, merge3 } from './merge';
-import { docOf, editTimes, listOf, netDelta, parseTime, rebase, settledIds, type Prepared, type Slot } from './slot';
+import { docOf, editTimes, listOf, madeBy, netDelta, parseTime, rebase, settledIds, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
 
 export interface TheirDoc {
@@ -37,7 +37,7 @@ export function mergeConflict(core: ManagerCore, s: Slot, p: Prepared, current: 
   const baseList = listOf(s.base);
   // What the screen held when the save left: the base with the changes the save carried.
   const ours = applyDelta(baseList, p.upserts, p.removed);
-  const merged = merge3(baseList, ours, theirsList, { oursAt: (id) => times.get(id) ?? fallback, theirsAt: theirs.savedAt });
+  const merged = merge3(baseList, ours, theirsList, { oursAt: (id) => times.get(id) ?? fallback, theirsAt: theirs.savedAt, removed: new Set(p.removed), mine: madeBy(entries) });
   // Changes made while the save was in flight are not in ours: lay them on top.
   const newer = netDelta(s.pending);
   const result = applyDelta(merged.annotations, newer.upserts, newer.removed);

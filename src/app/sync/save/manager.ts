@@ -68,6 +68,8 @@ export function createManager(deps: SaveDeps): SaveManager {
     core.mergedNotice = false;
     // The whole document was replaced: every shape the device knew and the new one lacks is removed.
     if (opts?.replace) delta = replaceDelta(s, delta);
+    // Nothing changed (a remove-all where this device knows no shape): the server would make an empty version of it.
+    if (!delta.upserts.length && !delta.removed.length) return;
     const entry = core.newEntry(s, delta);
     s.pending.push(entry);
     s.needsSave = true;
@@ -99,6 +101,9 @@ export function createManager(deps: SaveDeps): SaveManager {
   // ---------------------------------------------------------------- outside events
   const wakeAll = (filter: (s: Slot) => boolean) => {
     for (const s of slots.values()) if (hasWork(s) && filter(s)) void sched.kick(s, { reset: true });
+    // Work left for images not opened whose load failed (offline, signed out) is tried again too,
+    // not only on the next open(): until then it is on the device alone, and the top bar says Saved.
+    if (screenOpen.size) void recovery.resumeOthers();
   };
   const offOnline = deps.onOnline(() => wakeAll(() => true));
   const offAuth = deps.onAuthChange(() => {
@@ -110,7 +115,7 @@ export function createManager(deps: SaveDeps): SaveManager {
     async open(ref, loaded) {
       screenOpen.add(ref.imageId);
       const recovered = await recovery.openImage(ref, loaded);
-      void recovery.resumeOthers();
+      if (screenOpen.size) void recovery.resumeOthers();
       return recovered;
     },
 
@@ -124,17 +129,11 @@ export function createManager(deps: SaveDeps): SaveManager {
     },
 
     async flush() {
+      if (screenOpen.size) void recovery.resumeOthers();
       await Promise.all([...slots.values()].filter(hasWork).map((s) => sched.kick(s, { reset: true })));
     },
 
-    flushOnPageHide() {
-      const ready = [...slots.values()].filter((s) => s.needsSave && !s.running);
-      if (ready.length <= 1) {
-        for (const s of ready) void sched.kick(s, { reset: true, keepalive: true });
-        return;
-      }
-      sched.flushBatch(ready);
-    },
+    flushOnPageHide: () => sched.flushBatch([...slots.values()].filter((s) => s.needsSave && !s.running)),
 
     discard: (imageId) => recovery.discard(imageId),
 

@@ -18,6 +18,19 @@ export interface MergeTimes {
   oursAt(id: string): number;
   /** When the server's current document was saved (ms), null if never. */
   theirsAt: number | null;
+  /**
+   * Ids this device's changes removed. One the base lacks is still this side's change (a
+   * deletion): the shape was drawn here and its save applied, but its answer was lost, so the
+   * server holds it and the base does not. Compared with the base alone, ours would look
+   * unchanged and the server's copy would come back.
+   */
+  removed?: ReadonlySet<string>;
+  /**
+   * True when this device's changes once made the shape `shape` (an entry carried it): the
+   * server's copy is then this device's own save whose answer was lost, not another person's
+   * edit, and this side's later state of it wins, whenever the document was saved since.
+   */
+  mine?(id: string, shape: StoredAnnotation): boolean;
 }
 
 export interface Merged {
@@ -40,10 +53,11 @@ export function merge3(base: readonly StoredAnnotation[], ours: readonly StoredA
     const bv = b.get(id);
     const ov = o.get(id);
     const tv = t.get(id);
-    const oursChanged = !sameJson(ov, bv);
+    const oursChanged = !sameJson(ov, bv) || (ov === undefined && !!times.removed?.has(id));
     const theirsChanged = !sameJson(tv, bv);
     let pick: StoredAnnotation | undefined;
-    if (!oursChanged) pick = tv;
+    if (theirsChanged && tv !== undefined && !sameJson(ov, tv) && times.mine?.(id, tv)) pick = ov;
+    else if (!oursChanged) pick = tv;
     else if (!theirsChanged || sameJson(ov, tv)) pick = ov;
     else {
       conflicts.push(id);

@@ -6,7 +6,7 @@ import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, byId, countDifferences, deltaBetween, merge3 } from './merge';
 import type { Scheduler } from './scheduler';
-import { docInSlices, editTimes, hasWork, listOf, netDelta, newSlot, parseTime, rebase, settledIds, type ServerDoc, type Slot } from './slot';
+import { docInSlices, editTimes, hasWork, listOf, madeBy, netDelta, newSlot, parseTime, rebase, settledIds, type ServerDoc, type Slot } from './slot';
 import type { PendingEntry } from './store';
 import type { ImageRef, Recovery, SaveManager } from './types';
 
@@ -74,7 +74,7 @@ export function createRecovery(
     const base = recoveryBase(entries, server, serverList);
     const ours = applyDelta(base, net.upserts, net.removed);
     const times = editTimes(entries);
-    const merged = merge3(base, ours, serverList, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt });
+    const merged = merge3(base, ours, serverList, { oursAt: (id) => times.get(id) ?? -Infinity, theirsAt: server.savedAt, removed: new Set(net.removed), mine: madeBy(entries) });
     const changes = countDifferences(merged.annotations, loaded.annotations);
     if (countDifferences(merged.annotations, serverList) === 0) {
       // The server already holds all of it (a keepalive save that landed, another tab's save).

@@ -47,7 +47,7 @@ export interface Scheduler {
   /** Stops the slot's debounce and backoff timers. */
   stopTimers(s: Slot): void;
   clearRetry(s: Slot): void;
-  /** The page is hidden: these slots' pending changes go in one keepalive batch. */
+  /** The page is hidden: these slots' pending changes go in one keepalive batch (one slot's as its keepalive save-changes). */
   flushBatch(ready: Slot[]): void;
 }
 
@@ -243,6 +243,7 @@ export function createScheduler(core: ManagerCore): Scheduler {
   }
 
   function flushBatch(ready: Slot[]) {
+    if (ready.length <= 1) return ready.forEach((s) => void kick(s, { reset: true, keepalive: true }));
     for (const s of ready) clearRetry(s);
     const prepared = ready.map((s) => ({ s, p: prepare(s) }));
     const outcomes = deps.transport.saveBatch(prepared.map((x) => x.p.body), { keepalive: true }).catch((err: unknown): SaveOutcome[] => prepared.map(() => failure(err)));

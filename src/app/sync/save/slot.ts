@@ -183,6 +183,13 @@ export function editTimes(entries: readonly PendingEntry[]): Map<string, number>
   return at;
 }
 
+/** Whether the entries ever carried `shape` for its id (a state this device made, perhaps saved with its answer lost). */
+export function madeBy(entries: readonly PendingEntry[]): (id: string, shape: StoredAnnotation) => boolean {
+  const made = new Map<string, StoredAnnotation[]>();
+  for (const e of entries) for (const a of e.upserts) made.set(a.id, [...(made.get(a.id) ?? []), a]);
+  return (id, shape) => !!made.get(id)?.some((a) => sameJson(a, shape));
+}
+
 /** Touched ids of the entries whose wanted shape (from `want`) is already the server's. */
 export function settledIds(entries: readonly PendingEntry[], want: ReadonlyMap<string, StoredAnnotation>, server: ReadonlyMap<string, StoredAnnotation>): Set<string> {
   const out = new Set<string>();
