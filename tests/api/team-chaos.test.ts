@@ -1,6 +1,8 @@
-// A team working one project at once, at random: four people save shapes of three classes, upload
-// images into folders and move them between folders, archive and restore them, change their stage,
-// assign, submit and review them, and make, rename, move and delete folders, all overlapping.
+// A team working one project at once, at random: four people save shapes of three classes (whole
+// lists, and changes on a version read a moment before), restore earlier versions, upload images
+// into folders and move them between folders, archive, restore and delete them, change their stage,
+// assign, submit and review them, make, rename, move and delete folders, export the project, and the
+// owner changes the others' roles, all overlapping.
 // Afterwards what every list, total and count answers must agree with the images as they are
 // (each image's folder and archive state from the list, its classes from its own annotations): the
 // counters and stats the triggers keep cannot drift under concurrent writes. No call may answer 5xx; refusals (a folder not empty, a name taken, a stale
@@ -13,6 +15,7 @@ import { IMAGE_STATUSES } from '../../src/contract/images';
 import { prng } from '../../src/server/services/image-edit/pixels';
 import { expectClassListsMatch, type KnownImage } from './support/class-lists';
 import { joinAs } from './team-harness';
+import JSZip from 'jszip';
 
 const CLASSES = ['car', 'person', 'tree'];
 const IMAGES = 24;
@@ -108,9 +111,55 @@ describe('a team working one project at once', () => {
         const folders = await folderPaths();
         if (folders.length) await act(who, 'delete folder', 'DELETE', `/api/folders/${pick(folders).id}?contents=${rnd() < 0.7 ? 'move_to_parent' : 'refuse'}`);
       },
+      async (who) => {
+        // A deletion (the project keeps at least 10 images to play with).
+        if (images.length < 10) return;
+        const victim = pick(images);
+        const res = await api(server.url, 'DELETE', '/api/images/batch/delete', { token: who.token, body: { image_ids: [victim.id], project_id: projectId } });
+        if (res.status >= 500) failures.push(`delete: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        if (res.status === 200) {
+          images.splice(images.indexOf(victim), 1);
+          done.set('delete', (done.get('delete') ?? 0) + 1);
+        }
+      },
+      async (who) => {
+        // Changes on the version just read: others may save in between (the server rebases or answers 409).
+        const image = pick(images);
+        const doc = await api(server.url, 'GET', `/api/v1/annotations/load-data/${image.id}`, { token: who.token });
+        if (doc.status !== 200) return;
+        const removed = (doc.body.annotations as { id: string }[]).filter(() => rnd() < 0.3).map((a) => a.id);
+        const upserts = some(CLASSES, Math.floor(rnd() * 3)).map((name, i) => ({ id: `c${i}-${Math.floor(rnd() * 1e6)}`, name, bounding_box: { x: i, y: 2, w: 2, h: 2 } }));
+        await act(who, 'save changes', 'POST', '/api/v1/annotations/save-changes', { image_id: image.id, project_id: projectId, image_filename: image.filename, base_version: doc.body.version, upserts, removed_ids: removed });
+      },
+      async (who) => {
+        const image = pick(images);
+        const history = await api(server.url, 'GET', `/api/v1/annotations/history/${image.id}`, { token: who.token });
+        const entries = ((history.body?.entries ?? []) as { version: number }[]).filter((e) => e.version < history.body.version);
+        if (history.status === 200 && entries.length) await act(who, 'restore', 'POST', '/api/v1/annotations/restore', { image_id: image.id, project_id: projectId, version: pick(entries).version });
+      },
+      async (who) => {
+        // An export while the others work: a whole zip, or a clear refusal.
+        const format = pick(['vellum', 'coco', 'yolo', 'voc']);
+        const res = await fetch(`${server.url}/api/v1/annotations/export`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: projectId, scope: 'all', format }) });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        if (res.status >= 500) failures.push(`export ${format}: ${res.status} ${bytes.toString().slice(0, 200)}`);
+        if (res.status !== 200) return;
+        try {
+          const zip = await JSZip.loadAsync(bytes);
+          if (Object.keys(zip.files).length === 0) failures.push(`export ${format}: an empty zip`);
+          else done.set('export', (done.get('export') ?? 0) + 1);
+        } catch (err) {
+          failures.push(`export ${format}: not a zip (${(err as Error).message})`);
+        }
+      },
+      async () => {
+        // The owner changes someone's role: a role that cannot annotate or review releases what they held.
+        const member = pick(people.slice(1));
+        await act(owner, 'role', 'PATCH', `/api/v1/organizations/${owner.org.id}/members/${member.userId}`, { role: pick(['admin', 'annotator', 'reviewer', 'viewer']) });
+      },
     ];
     // How often each move is made: shapes and images move most; a folder is deleted now and then.
-    const weighted = [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 8, 9, 10, 11].map((i) => moves[i]!);
+    const weighted = [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 8, 9, 10, 11, 12, 13, 13, 14, 14, 15, 16].map((i) => moves[i]!);
     // Each round, every person makes one move, all at once. The seed fixes the first choices; the
     // answers' order, and so the rest, varies from run to run.
     for (let round = 0; round < ROUNDS; round++) {
@@ -119,7 +168,7 @@ describe('a team working one project at once', () => {
     expect(failures, 'no call answers 5xx').toEqual([]);
     // The game was played: every kind of move went through at least once (others were refused:
     // a folder not empty, a name taken, an annotator archiving).
-    for (const what of ['save', 'move images', 'archive', 'stage', 'new folder', 'rename folder', 'move folder', 'upload', 'assign', 'delete folder']) {
+    for (const what of ['save changes', 'restore', 'export', 'delete', 'role', 'save', 'move images', 'archive', 'stage', 'new folder', 'rename folder', 'move folder', 'upload', 'assign', 'delete folder']) {
       expect(done.get(what) ?? 0, `${what}: done at least once`).toBeGreaterThan(0);
     }
 
