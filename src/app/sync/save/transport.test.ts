@@ -2,10 +2,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpTransport, outcomeOf } from './transport';
 
+const session = vi.hoisted(() => ({ token: 'token', renewed: [] as (() => void)[] }));
 vi.mock('../../api/supabase', () => ({
   getConfig: () => ({ supabaseAnonKey: 'anon' }),
   loadConfig: async () => ({ supabaseAnonKey: 'anon' }),
-  getSupabase: async () => ({ auth: { getSession: async () => ({ data: { session: { access_token: 'token' } } }) } }),
+  getSupabase: async () => ({ auth: { getSession: async () => ({ data: { session: { access_token: session.token } } }) } }),
+  onSessionRenewed: (cb: () => void) => {
+    session.renewed.push(cb);
+    return () => undefined;
+  },
 }));
 
 const body = (o: unknown) => JSON.stringify(o);
@@ -35,9 +40,9 @@ describe('the HTTP transport', () => {
   const saved = { success: true, status_updated: false, status: 'annotating', new_count: 1, version: 4, saved_at: '2026-01-01T00:00:00.000Z' };
 
   function fakeFetch(answer: unknown) {
-    const sent: { url: string; body: string; keepalive: boolean }[] = [];
+    const sent: { url: string; body: string; keepalive: boolean; auth?: string }[] = [];
     vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
-      sent.push({ url, body: String(init.body), keepalive: !!init.keepalive });
+      sent.push({ url, body: String(init.body), keepalive: !!init.keepalive, auth: (init.headers as Record<string, string>).authorization });
       return new Response(JSON.stringify(answer), { status: 200 });
     });
     return sent;
@@ -62,6 +67,28 @@ describe('the HTTP transport', () => {
     const outcomes = await createHttpTransport().saveBatch(bodies, { keepalive: true });
     expect(outcomes.map((o) => o.kind)).toEqual(['saved', 'saved']);
     expect(sent.map((r) => [r.url, JSON.parse(r.body), r.keepalive])).toEqual([['/api/v1/annotations/batch-save-data', { saves: bodies }, true]]);
+  });
+
+  it('a keepalive save carries the session renewed since the last save, not the token cached then', async () => {
+    // The keepalive save takes the cached headers (a hidden page may not wait for a token lookup);
+    // they followed only the transport's own requests, so after a token refresh and no save since,
+    // the page-hide save went with the old token, expired by then: 401, the work left on the device.
+    const sent = fakeFetch(saved);
+    const t = createHttpTransport();
+    const body = changes([{ id: 'a', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }]);
+    await t.save(body);
+    session.token = 'renewed';
+    try {
+      for (const cb of session.renewed) cb();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await t.save(body, { keepalive: true });
+      expect(sent.map((r) => [r.keepalive, r.auth])).toEqual([
+        [false, 'Bearer token'],
+        [true, 'Bearer renewed'],
+      ]);
+    } finally {
+      session.token = 'token';
+    }
   });
 
   it('sends a body over 64 KB without keepalive, counting bytes, not characters', async () => {

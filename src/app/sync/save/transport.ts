@@ -4,7 +4,7 @@
 import { BatchSaveResponse, ChangesResponse, LoadDataResponse, SaveDataResponse, type SaveChangesRequest, type SaveDataRequest } from '../../../contract/annotation-api';
 import { statusOfCode } from '../../../contract/errors';
 import { ApiRequestError, apiFetch, authHeaders } from '../../api/client';
-import { getSupabase } from '../../api/supabase';
+import { getSupabase, onSessionRenewed } from '../../api/supabase';
 
 export type SaveOutcome =
   /** Saved; `res.rebased_from` / `res.changes`: applied on a newer version than the base, with what it skipped. */
@@ -69,6 +69,10 @@ export function createHttpTransport(): SaveTransport {
       throw err;
     }
   };
+  // The keepalive save takes the cached headers: they follow each renewed session, not only this
+  // transport's requests (after a token refresh and no save since, the page-hide save carried the
+  // old token, expired by then: 401, and the work stayed on the device).
+  onSessionRenewed(() => void headers().catch(() => undefined));
 
   const post = async (path: string, payload: unknown, keepalive: boolean): Promise<{ status: number; text: string } | { error: string }> => {
     try {
