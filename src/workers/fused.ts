@@ -36,6 +36,18 @@ export const SETTLE_MS = 120;
 const AHEAD_SLICE_MS = 6;
 /** A band drawn ahead is cut into pieces of about this many device px (a piece is the unit of a slice). */
 const PIECE_PX = 96 * 1024;
+/**
+ * A texture drawn ahead of a pan covers this many next moves like the last one (a band that many
+ * moves wide, drawn once every that many moves): it reaches that far past the view on the pan's
+ * leading sides (at least a margin), a quarter margin on a side the pan does not move towards
+ * (across it), and AHEAD_BEHIND margins behind. Each move uncovers its strip of the plane once,
+ * whatever the texture's size; a band's own edges (its viewport grown by the widest dot, the
+ * sub-cells it cuts) are paid once a band, so once every AHEAD_MOVES moves (bench/render: a 100k
+ * pan step of a quarter of the view, with a band every move, drew about as many dots as a direct frame).
+ */
+const AHEAD_MOVES = 3;
+/** Behind the first of those views, the texture drawn ahead keeps this share of the margin (a pan that turns back finds it drawn; what the held texture covers there is copied, not drawn). */
+const AHEAD_BEHIND = 1;
 
 /** What a fused frame needs: its camera, the texture and where the view's pixels fall in it. */
 export interface FusedFrame {
@@ -77,8 +89,8 @@ export interface FusedHost {
   building(): boolean;
   /** The cells, for where the shapes are and which are drawn in a lighter form (dots, compact polygons) at a zoom. */
   cells: Map<number, Pick<Chunk, 'bounds' | 'minExtent'>>;
-  /** Draws the masks and shapes' passes with this camera and CSS size into the bound target. */
-  draw(cam: CameraState, width: number, height: number): void;
+  /** Draws the masks and shapes' passes with this camera and CSS size into the bound target; `inset`: CSS px at each edge scissored away (a band's grown viewport), where no dot or compact polygon needs drawing. */
+  draw(cam: CameraState, width: number, height: number, inset?: number): void;
   /** Asks for the levels of detail the cells in view at this camera and CSS size want (made between frames), drawing nothing. */
   prepare(cam: CameraState, width: number, height: number): void;
   /** Work between frames ended (a texture drawn ahead): whoever waits for the renderer to be idle may go on. */
@@ -335,23 +347,36 @@ export class FusedLayer {
    * After a pan's frame (`cam`: its camera; `moved`: the view's move since the frame before, device
    * px): when the view nears the held texture's edge (a quarter of the margin left) or a next move
    * alike would leave it, the next texture is drawn ahead on the other target, in slices between
-   * frames, for the view moved on by that move (at most half the margin): the frame that leaves the
-   * held texture finds it drawn. A pan that turns back keeps the held one; the one ahead is
+   * frames, over the views of the next AHEAD_MOVES moves alike (a band that wide drawn once for
+   * them): the frame that leaves the held texture finds it drawn. A pan that turns back keeps the held one; the one ahead is
    * dropped when a frame's key, levels or zoom are no longer its own (an edit, a resize, a zoom).
    */
   private ahead(key: string, lod: number, cam: CameraState, moved: [number, number], dpr: number, wd: number, hd: number): void {
     const h = this.held;
     if (!h || h.key !== key || h.cam.scale !== cam.scale || this.settleTimer !== null || wd > this.maxSize || hd > this.maxSize) return;
     const [mx, my] = this.margins(wd, hd), lx = Math.round(mx / 4), ly = Math.round(my / 4);
-    const near = (t: Held) => {
-      const ox = Math.round((t.cam.x - cam.x) * dpr), oy = Math.round((t.cam.y - cam.y) * dpr); // the view's origin in t's px
-      return !covers(t, 1, ox - lx, oy - ly, wd + 2 * lx, hd + 2 * ly) || !covers(t, 1, ox + Math.round(moved[0]), oy + Math.round(moved[1]), wd, hd);
+    const origin = (t: Held) => [Math.round((t.cam.x - cam.x) * dpr), Math.round((t.cam.y - cam.y) * dpr)] as const; // the view's origin in t's px
+    const leaves = (t: Held) => {
+      const [ox, oy] = origin(t);
+      return !covers(t, 1, ox + Math.round(moved[0]), oy + Math.round(moved[1]), wd, hd);
     };
-    if (!near(h) || (this.next && !near(this.next))) return;
+    const near = (t: Held) => {
+      const [ox, oy] = origin(t);
+      return !covers(t, 1, ox - lx, oy - ly, wd + 2 * lx, hd + 2 * ly) || leaves(t);
+    };
+    // the one drawn ahead is kept while it holds the view after a move alike (it need not hold this view)
+    if (!near(h) || (this.next && !leaves(this.next))) return;
     this.dropNext();
-    const lead = (v: number, m: number) => Math.round(Math.max(-m / 2, Math.min(m / 2, v)));
-    const dx = Math.round((cam.x - h.cam.x) * dpr) - lead(moved[0], mx), dy = Math.round((cam.y - h.cam.y) * dpr) - lead(moved[1], my);
-    this.next = this.begin(h, lod, dx, dy, dpr, wd, hd);
+    // drawn for this view's camera, over the next AHEAD_MOVES views a move alike gives (past the
+    // view's leading side: at least a margin and the next move, at most AHEAD_MOVES margins or the
+    // next move) and a quarter margin around them; within the largest texture
+    const reach = (v: number, size: number, m: number, slack: number): [number, number] => {
+      const lead = Math.min(Math.max(AHEAD_MOVES * Math.abs(v), m), Math.max(AHEAD_MOVES * m, Math.abs(v)), Math.max(0, this.maxSize - size - 2 * slack));
+      const back = Math.min(Math.abs(v), lead) - Math.round(m * AHEAD_BEHIND); // behind the first next view's trailing edge
+      return v > 0 ? [back, size + lead + slack] : v < 0 ? [-lead - slack, size - back] : [-slack, size + slack];
+    };
+    const [x0, x1] = reach(Math.round(moved[0]), wd, mx, lx), [y0, y1] = reach(Math.round(moved[1]), hd, my, ly);
+    this.next = this.begin(h, lod, Math.round((cam.x - h.cam.x) * dpr), Math.round((cam.y - h.cam.y) * dpr), dpr, wd, hd, [x0, y0, x1, y1]);
     this.schedule(0);
   }
 
@@ -382,13 +407,13 @@ export class FusedLayer {
   /**
    * The texture for the view moved by (dx, dy) device px from `h`'s (its levels' generation `lod`), begun on the other target: what
    * both cover copied from `h`'s (copyTexSubImage2D), the rest left as up to four bands to draw.
-   * Null when they share nothing.
+   * Its rect: `reach` (that view's px), else the view and the margin; clipped to the shapes. Null when they share nothing.
    */
-  private begin(h: Held, lod: number, dx: number, dy: number, dpr: number, wd: number, hd: number): Next | null {
+  private begin(h: Held, lod: number, dx: number, dy: number, dpr: number, wd: number, hd: number, reach?: DeviceRect): Next | null {
     const cam = { scale: h.cam.scale, x: h.cam.x + dx / dpr, y: h.cam.y + dy / dpr };
     // in the held view's px (this view's px p is p - d there)
     const s: DeviceRect = [h.shapes[0] + dx, h.shapes[1] + dy, h.shapes[2] + dx, h.shapes[3] + dy];
-    const r = this.region(wd, hd, s);
+    const r = reach ? clip(reach, s) : this.region(wd, hd, s);
     const [ox0, oy0, ox1, oy1] = [Math.max(r[0] - dx, h.region[0]), Math.max(r[1] - dy, h.region[1]), Math.min(r[2] - dx, h.region[2]), Math.min(r[3] - dy, h.region[3])];
     if (r[0] >= r[2] || r[1] >= r[3] || ox0 >= ox1 || oy0 >= oy1) return null;
     const tw = r[2] - r[0], th = r[3] - r[1], thHeld = h.region[3] - h.region[1];
@@ -421,7 +446,7 @@ export class FusedLayer {
         const vp = { x: x0 - g, y: th - y1 - g, width: x1 - x0 + 2 * g, height: y1 - y0 + 2 * g };
         this.band({ vp, box: { x: x0, y: th - y1, width: x1 - x0, height: y1 - y0 } }, () => {
           this.regl.clear({ color: [0, 0, 0, 0] });
-          draw({ scale: cam.scale, x: cam.x - (n.region[0] + x0 - g) / dpr, y: cam.y - (n.region[1] + y0 - g) / dpr }, vp.width / dpr, vp.height / dpr);
+          draw({ scale: cam.scale, x: cam.x - (n.region[0] + x0 - g) / dpr, y: cam.y - (n.region[1] + y0 - g) / dpr }, vp.width / dpr, vp.height / dpr, g / dpr);
         });
         if (!sliced) continue;
         this.regl.read({ x: 0, y: 0, width: 1, height: 1, data: this.probe });
@@ -482,7 +507,7 @@ export class FusedLayer {
   /** The texture's rect for a view of wd x hd device px whose shapes are at `s` (its px): the view and the margin (`tight`: none), clipped to the shapes. */
   private region(wd: number, hd: number, s: DeviceRect, tight = false): DeviceRect {
     const [mx, my] = tight ? [0, 0] : this.margins(wd, hd);
-    return [Math.max(-mx, Math.floor(s[0])), Math.max(-my, Math.floor(s[1])), Math.min(wd + mx, Math.ceil(s[2])), Math.min(hd + my, Math.ceil(s[3]))];
+    return clip([-mx, -my, wd + mx, hd + my], s);
   }
 
   /** The margin past the view's sides (device px), within the largest texture. */
@@ -577,6 +602,11 @@ function piece(bands: DeviceRect[], px: number): DeviceRect {
   const cols = Math.max(1, Math.floor(px / h)), p: DeviceRect = [b[0], b[1], b[0] + cols, b[3]];
   b[0] += cols;
   return p;
+}
+
+/** The rect `r` clipped to the shapes at `s` (whole px). */
+function clip(r: DeviceRect, s: DeviceRect): DeviceRect {
+  return [Math.max(r[0], Math.floor(s[0])), Math.max(r[1], Math.floor(s[1])), Math.min(r[2], Math.ceil(s[2])), Math.min(r[3], Math.ceil(s[3]))];
 }
 
 /** The view (wd x hd device px, on the texture's view px k * p + o), clipped to the shapes, lies inside `h`'s texture. */

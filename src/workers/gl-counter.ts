@@ -6,7 +6,12 @@ import type { FrameCounts } from './protocol';
 export interface GlCounts {
   draws: number;
   uploadBytes: number;
+  /** Point primitives submitted (drawArrays of POINTS: the dots pass), culled or drawn. */
+  points: number;
 }
+
+/** Per frame: the counts of protocol.ts' FrameCounts, and the points submitted (benchmarks read it when present). */
+export type PointCounts = FrameCounts & { points: number[] };
 
 type AnyFn = (...args: unknown[]) => unknown;
 
@@ -20,7 +25,7 @@ const sourceBytes = (x: unknown): number => {
 
 /** Wraps `gl`'s draw and upload calls (own properties over the prototype's); returns the live counts. */
 export function countGl(gl: WebGLRenderingContext): GlCounts {
-  const counts: GlCounts = { draws: 0, uploadBytes: 0 };
+  const counts: GlCounts = { draws: 0, uploadBytes: 0, points: 0 };
   const g = gl as unknown as Record<string, AnyFn>;
   const wrap = (target: Record<string, AnyFn>, name: string, onCall: (args: unknown[]) => void) => {
     const orig = target[name];
@@ -31,7 +36,11 @@ export function countGl(gl: WebGLRenderingContext): GlCounts {
     };
   };
   const draw = () => counts.draws++;
-  wrap(g, 'drawArrays', draw);
+  // drawArrays(mode, first, count)
+  wrap(g, 'drawArrays', (a) => {
+    counts.draws++;
+    if (a[0] === gl.POINTS) counts.points += Number(a[2]);
+  });
   wrap(g, 'drawElements', draw);
   wrap(g, 'bufferData', (a) => { counts.uploadBytes += byteLength(a[1]); });
   wrap(g, 'bufferSubData', (a) => { counts.uploadBytes += byteLength(a[2]); });
@@ -48,8 +57,8 @@ export function countGl(gl: WebGLRenderingContext): GlCounts {
 }
 
 /** A renderer's per-frame counts so far (copied), emptied when `clear`. */
-export function takeFrameCounts(r: { frameCounts: FrameCounts }, clear: boolean): FrameCounts {
-  const out = { draws: r.frameCounts.draws.slice(), uploadBytes: r.frameCounts.uploadBytes.slice() };
-  if (clear) r.frameCounts.draws.length = r.frameCounts.uploadBytes.length = 0;
+export function takeFrameCounts(r: { frameCounts: PointCounts }, clear: boolean): PointCounts {
+  const out = { draws: r.frameCounts.draws.slice(), uploadBytes: r.frameCounts.uploadBytes.slice(), points: r.frameCounts.points.slice() };
+  if (clear) r.frameCounts.draws.length = r.frameCounts.uploadBytes.length = r.frameCounts.points.length = 0;
   return out;
 }

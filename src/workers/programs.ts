@@ -34,6 +34,8 @@ export interface ProgramState {
   display(): RenderDisplay;
   /** The fused frame's shapes texture and where a fragment's texel is (fused.ts). */
   fused(): { tex: Texture2D | null; at: number[] };
+  /** CSS px at the view's edges that are scissored away (a band of a fused texture: its viewport grown past the scissor); 0 otherwise. */
+  inset(): number;
 }
 
 export interface Programs {
@@ -127,7 +129,7 @@ export function createPrograms(regl: Regl, quad: Buffer, maskBuf: Buffer, state:
     vert: dotVert,
     frag: dotFrag,
     attributes: fromBuf(DOT_STRIDE, { a_pos: 0, a_half: 2, a_color: 4, a_slot: 5 }),
-    uniforms: { ...cam, u_alpha: alpha, u_dpr: () => state.size().dpr },
+    uniforms: { ...cam, u_alpha: alpha, u_dpr: () => state.size().dpr, u_inset: () => state.inset() },
     offset: regl.prop<any, 'offset'>('offset'),
     count: regl.prop<any, 'count'>('count'),
     primitive: 'points',

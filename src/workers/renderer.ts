@@ -19,10 +19,10 @@
 import createREGL, { type Buffer, type Framebuffer2D, type Regl, type Texture2D } from 'regl';
 import type { CameraState } from '../engine';
 import { packedGeometry } from './geometry';
-import { DEFAULT_DISPLAY, type FrameCounts, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
+import { DEFAULT_DISPLAY, type ImageSourceMsg, type PackedScene, type RenderDisplay, type RenderIssue, type RenderStats, type RenderView, type RendererOptions, type TileLevel } from './protocol';
 import { LabelLayer, labelInputs } from './labels';
 import { MaskLayer } from './mask-layer';
-import { countGl, type GlCounts } from './gl-counter';
+import { countGl, type GlCounts, type PointCounts } from './gl-counter';
 import { ImageSwap } from './image-swap';
 import { createPrograms, drawLevelFirst, HALO, STATE_W, warmPrograms, type Programs } from './programs';
 import { ImageLayer, type TileSource } from './tiles';
@@ -74,6 +74,8 @@ export class Renderer {
   private readonly overlay: ChunkOverlay[];
   private overlayDirty = true;
   private issues: RenderIssue[] = [];
+  /** CSS px at the view's edges scissored away while a fused texture's band is drawn (its viewport grown past the scissor): dots and compact polygons there are not drawn (ProgramState.inset). */
+  private inset = 0;
   private frameRequested = false;
   /** An animation frame callback is on its way (requestFrame). */
   private framePending = false;
@@ -103,7 +105,7 @@ export class Renderer {
   readonly frameTimes: number[] = [];
   measure = false;
   /** Benchmarks (setMeasure): draw calls and bytes uploaded to the GPU per frame, uploads between frames included. */
-  readonly frameCounts: FrameCounts = { draws: [], uploadBytes: [] };
+  readonly frameCounts: PointCounts = { draws: [], uploadBytes: [], points: [] };
   private glCounts: GlCounts | null = null;
   private readonly probe = new Uint8Array(4);
   /** The shared buffers of each level of detail (cells.ts: a cell's geometry is a range of its level's). */
@@ -186,13 +188,13 @@ export class Renderer {
       stateRows: () => this.stateRows,
       transparency: () => this.view.transparency,
       display: () => this.display,
-      fused: () => this.fused?.uniforms ?? { tex: null, at: [] },
+      fused: () => this.fused?.uniforms ?? { tex: null, at: [] }, inset: () => this.inset,
     });
     this.programs = programs;
     this.impostors = options.impostors ? new ImpostorAtlas(regl, programs.cam) : null;
     this.fused = options.fused !== false && !options.impostors ? new FusedLayer(regl, this.maxTextureSize, {
       requestFrame: () => this.requestFrame(), settled: () => this.resolveIdle(), building: () => this.pendingBuilds.size > 0 || this.maskLayer.pending, cells: this.chunks,
-      draw: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes()), prepare: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes(true)),
+      draw: (cam, w, h, inset = 0) => this.withView(cam, w, h, () => this.drawShapes(), inset), prepare: (cam, w, h) => this.withView(cam, w, h, () => this.drawShapes(true)),
     }) : null;
     this.warmTarget = regl.framebuffer({ width: 1, height: 1, depthStencil: false });
     this.warmTarget.use(() => this.fused?.warm(programs));
@@ -537,9 +539,8 @@ export class Renderer {
     this.frameTimes.push(dt);
     if (this.frameTimes.length > 2000) this.frameTimes.splice(0, 1000);
     if (this.measure && this.glCounts) {
-      this.frameCounts.draws.push(this.glCounts.draws);
-      this.frameCounts.uploadBytes.push(this.glCounts.uploadBytes);
-      this.glCounts.draws = this.glCounts.uploadBytes = 0;
+      for (const k of ['draws', 'uploadBytes', 'points'] as const) this.frameCounts[k].push(this.glCounts[k]);
+      this.glCounts.draws = this.glCounts.uploadBytes = this.glCounts.points = 0;
     }
     this.lastFrameAt = performance.timeOrigin + performance.now();
     for (const f of this.frameWaiters.splice(0)) f();
@@ -605,7 +606,9 @@ export class Renderer {
     const vx0 = -cx / scale - pad, vy0 = -cy / scale - pad, vx1 = (this.width - cx) / scale + pad, vy1 = (this.height - cy) / scale + pad;
     // the frame's lists, reused (no per-frame allocation for them)
     const { levels, dots, compacts, fills, lines } = this.lists;
-    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, levelExp(scale));
+    // dots and compact polygons have no outline past their bounds: their sub-cells that meet the
+    // view's scissored part (a band's: `inset` in from its edges), 1 px to spare
+    this.s.culledChunks = this.collectCells(vx0, vy0, vx1, vy1, levelExp(scale), this.inset > 1 ? pad + (this.inset - 1) / scale : 0);
     if (this.lists.build.length) this.compactor.poke();
     if (this.pendingBuilds.size) this.scheduleBuilds();
     if (dry) return; // the levels this view wants asked for, nothing drawn (FusedHost.prepare)
@@ -625,14 +628,14 @@ export class Renderer {
   }
 
 
-  /** Runs `draw` with the programs' camera and CSS size set to these (an offscreen target's), then puts the view's back. */
-  private withView(camera: CameraState, width: number, height: number, draw: () => void): void {
+  /** Runs `draw` with the programs' camera, CSS size and scissored inset set to these (an offscreen target's), then puts the view's back. */
+  private withView(camera: CameraState, width: number, height: number, draw: () => void, inset = 0): void {
     const { camera: cam, width: w, height: h } = this;
-    [this.camera, this.width, this.height] = [camera, width, height];
+    [this.camera, this.width, this.height, this.inset] = [camera, width, height, inset];
     try {
       draw();
     } finally {
-      [this.camera, this.width, this.height] = [cam, w, h];
+      [this.camera, this.width, this.height, this.inset] = [cam, w, h, 0];
     }
   }
 
@@ -641,14 +644,15 @@ export class Renderer {
    * their dots and compact polygons in view. Cells with no level near the one wanted (or a stale
    * one: an edit) are built in the frame, together (buildLevels); returns the cells culled.
    */
-  private collectCells(vx0: number, vy0: number, vx1: number, vy1: number, exp: number): number {
+  private collectCells(vx0: number, vy0: number, vx1: number, vy1: number, exp: number, cut: number): number {
     const { levels, cells, dots, compacts, fills, lines } = this.lists;
     for (const list of [dots, compacts, fills, lines]) list.clear();
     const t0 = performance.now();
     const culled = levelsInView(this.chunks.values(), [vx0, vy0, vx1, vy1], exp, this.s.frames, this.storeOf, this.pendingBuilds, this.lists);
     this.s.buildMs += this.lists.build.length ? performance.now() - t0 : 0;
     const imp = this.impostors;
-    const impKey = imp ? `${this.view.transparency}|${this.display.outlineWidth}|${this.dpr}` : '';
+    // the dots' and compact polygons' box: the view's, `cut` image px in from each side
+    const impKey = imp ? `${this.view.transparency}|${this.display.outlineWidth}|${this.dpr}` : '', x0 = vx0 + cut, y0 = vy0 + cut, x1 = vx1 - cut, y1 = vy1 - cut;
     for (let k = 0; k < cells.length; k++) {
       const c = cells[k]!, l = levels[k]!, b = c.bounds;
       const impostor = imp && (l.dots || l.compact) ? imp.prepare(c, l, this.camera, this.dpr, impKey, this.s.frames, this) : null;
@@ -656,9 +660,9 @@ export class Renderer {
         imp!.push(impostor);
         continue;
       }
-      const inside = b[0] >= vx0 && b[2] <= vx1 && b[1] >= vy0 && b[3] <= vy1;
-      if (l.dots) pushRanges(dots, l.dots, l.dotStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
-      if (l.compact) pushRanges(compacts, l.compact, l.compactStart, l.subBounds, inside, vx0, vy0, vx1, vy1);
+      const inside = b[0] >= x0 && b[2] <= x1 && b[1] >= y0 && b[3] <= y1;
+      if (l.dots) pushRanges(dots, l.dots, l.dotStart, l.subBounds, inside, x0, y0, x1, y1);
+      if (l.compact) pushRanges(compacts, l.compact, l.compactStart, l.subBounds, inside, x0, y0, x1, y1);
     }
     return culled;
   }

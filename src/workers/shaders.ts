@@ -132,6 +132,7 @@ attribute float a_color;
 attribute float a_slot;
 uniform float u_alpha;
 uniform float u_dpr;
+uniform float u_inset;       // CSS px of the view's edges past the scissor (a fused band's grown viewport): a dot none of whose px falls inside is culled
 varying vec4 v_color;
 varying vec2 v_half;         // half extent, CSS px
 varying vec2 v_off;          // the bounds' centre from the sprite's, CSS px
@@ -147,7 +148,9 @@ void main() {
   v_size = 2.0 * max(abs(v_off.x) + v_half.x, abs(v_off.y) + v_half.y);
   gl_PointSize = v_size * u_dpr;
   // hidden, or wholly outside the view: nothing to draw
-  bool cull = st.r > 0.5 || abs(v_off.x) > v_half.x + 0.5 || abs(v_off.y) > v_half.y + 0.5;
+  // or wholly outside the scissored part of the view (1 px to spare): it would be drawn and scissored away
+  vec2 inner = c - clamp(c, vec2(u_inset + 0.5), u_view - u_inset - 0.5);
+  bool cull = st.r > 0.5 || abs(v_off.x) > v_half.x + 0.5 || abs(v_off.y) > v_half.y + 0.5 || abs(inner.x) > v_half.x + 1.0 || abs(inner.y) > v_half.y + 1.0;
   gl_Position = cull ? vec4(2.0, 2.0, 2.0, 1.0) : toClip(at);
 }`;
 

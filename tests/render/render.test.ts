@@ -413,6 +413,26 @@ describe('renderer pixel facts', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
+  it('a steady pan whose moves are a large part of the margin takes a texture drawn ahead every third move, each drawn once for the next three views, and its last frame, the third view of the last one, looks as drawn directly (issue 35, fused path)', async () => {
+    // on the ahead test's renderers: through the fused path, then drawn directly
+    const via = await renderScene('fusedWide', 'worker');
+    const direct = await renderScene('fusedWide', 'worker', { fused: false });
+    const start = await renderScene('fusedWideRest', 'worker', { fused: false });
+    const n = (k: string) => via.stats[k] as number;
+    expect(direct.stats.fusedFrames).toBe(0);
+    expect(differ(direct.png, start.png)).toBe(0); // the direct draw of the pan's end is the view at rest there
+    // 7 moves after the first: textures drawn ahead taken at the 2nd and 5th (one a move would be 6), none late or scrolled
+    expect(n('fusedAhead')).toBeGreaterThanOrEqual(2);
+    expect(n('fusedAhead')).toBeLessThanOrEqual(3);
+    expect(n('fusedAheadLate')).toBe(0);
+    expect(n('fusedScrolls')).toBe(0);
+    expect(n('fusedFrames')).toBeGreaterThanOrEqual(7);
+    const bad = differ(via.png, direct.png);
+    if (bad > 0) keepPair('fusedWide', ['fused', via.png], ['direct', direct.png]);
+    expect(bad, `${(bad * 100).toFixed(2)}% of pixels differ from the direct draw`).toBe(0);
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
+
   it('during a zoom gesture the fused texture is shown scaled, drawn again at the zoom when the view leaves it, and once the zoom rests the frame looks as drawn directly (issue 35, fused path)', async () => {
     // drawn directly first (on the fused test's last renderer), then through the fused path
     const rest = await renderScene('fusedRest', 'worker', { fused: false });

@@ -394,28 +394,12 @@ function fusedScene(change: 'rest' | 'pan' | 'panOn' | 'panFraction' | 'panFar' 
  */
 function fusedBandsScene(change: 'rest' | 'pan'): SceneBuilder {
   return async (editor) => {
-    let seed = 11;
-    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-    const cls = ['car', 'tree', 'road', 'sign', 'person', 'bike'];
-    const shapes: EditorAnnotation[] = [];
     // No shape across the last view's edges (image x -100 and 3100, y 400 and 2800, a screen px
     // each side): there the direct draw moves a dot's centre inside the view and clips a compact
     // polygon's triangles, which can change a row of edge pixels against the same shape drawn whole
     // into the texture (5 px in this scene, with the code before the bands' clip too); the bands'
     // edges, what this scene is about, lie inside the view.
-    const clear = (x0: number, y0: number, x1: number, y1: number) => ![-100, 3100].some((e) => x0 - 10 <= e && e <= x1 + 10) && ![400, 2800].some((e) => y0 - 10 <= e && e <= y1 + 10);
-    for (let j = 0; j < 52; j++) {
-      for (let i = 0; i < 72; i++) {
-        const w = 20 + rand() * 60, h = 20 + rand() * 60, x = i * 96 + rand() * (96 - w), y = j * 96 + rand() * (96 - h);
-        if (clear(x, y, x + w, y + h)) shapes.push({ id: `d${i}-${j}`, type: 'box', class: cls[(i * 7 + j * 3) % 6]!, x, y, width: w, height: h });
-      }
-    }
-    for (let j = 0; j < 13; j++) {
-      for (let i = 0; i < 18; i++) {
-        const cx = 192 + i * 384 + (rand() - 0.5) * 60, cy = 192 + j * 384 + (rand() - 0.5) * 60, r = 60 + rand() * 60;
-        if (clear(cx - r, cy - r, cx + r, cy + r)) shapes.push({ id: `c${i}-${j}`, type: 'polygon', class: cls[(i + j) % 6]!, points: ngon(cx, cy, r, 9) });
-      }
-    }
+    const shapes = denseDots(11, [-100, 3100], [400, 2800]);
     const start = { x: -80, y: -60, scale: 0.1 };
     const at = (dx: number, dy: number) => editor.setCamera({ ...start, x: start.x - dx, y: start.y - dy });
     const path: [number, number][] = [...Array.from({ length: 9 }, (_, k) => [30 * (k + 1), 20 * (k + 1)] as [number, number]), ...Array.from({ length: 8 }, (_, k) => [270 - 45 * (k + 1), 180 - 25 * (k + 1)] as [number, number])];
@@ -430,6 +414,63 @@ function fusedBandsScene(change: 'rest' | 'pan'): SceneBuilder {
       await renderer.idle();
       for (const [x, y] of path) {
         at(x, y);
+        await renderer.idle();
+      }
+    };
+    return { image, classColor, afterFirstPicture };
+  };
+}
+
+/**
+ * The dense dots and compact polygons of fusedBandsScene (seeded): about 3,600 boxes of 20-80 image
+ * px, one in each 96 px slot of a 7000 x 5000 image, and 220 polygons of 120-240 px, one in each
+ * 384 px slot; none across the image x's in `xs` or y's in `ys` (10 px to spare: a view's edges).
+ */
+function denseDots(seed: number, xs: number[], ys: number[]): EditorAnnotation[] {
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const cls = ['car', 'tree', 'road', 'sign', 'person', 'bike'];
+  const shapes: EditorAnnotation[] = [];
+  const clear = (x0: number, y0: number, x1: number, y1: number) => !xs.some((e) => x0 - 10 <= e && e <= x1 + 10) && !ys.some((e) => y0 - 10 <= e && e <= y1 + 10);
+  for (let j = 0; j < 52; j++) {
+    for (let i = 0; i < 72; i++) {
+      const w = 20 + rand() * 60, h = 20 + rand() * 60, x = i * 96 + rand() * (96 - w), y = j * 96 + rand() * (96 - h);
+      if (clear(x, y, x + w, y + h)) shapes.push({ id: `d${i}-${j}`, type: 'box', class: cls[(i * 7 + j * 3) % 6]!, x, y, width: w, height: h });
+    }
+  }
+  for (let j = 0; j < 13; j++) {
+    for (let i = 0; i < 18; i++) {
+      const cx = 192 + i * 384 + (rand() - 0.5) * 60, cy = 192 + j * 384 + (rand() - 0.5) * 60, r = 60 + rand() * 60;
+      if (clear(cx - r, cy - r, cx + r, cy + r)) shapes.push({ id: `c${i}-${j}`, type: 'polygon', class: cls[(i + j) % 6]!, points: ngon(cx, cy, r, 9) });
+    }
+  }
+  return shapes;
+}
+
+/**
+ * Issue 35, the fused path's wide bands (fused.ts, AHEAD_MOVES): a steady pan whose moves (60 x 25
+ * px of the 320 x 240 view, against its 80 x 60 px margin: the code before drew a texture ahead
+ * every move) are large enough that each texture drawn ahead covers the next three moves, drawn once for them. The dense dots of fusedBandsScene at scale
+ * 0.1, none across the last view's edges. 'rest': opened at the pan's last view; 'pan': a first pan
+ * of one move (the texture is drawn), then `moves` moves, each at rest. With 7, the textures drawn
+ * ahead are taken at the 2nd and 5th of them and the last frame is the third of the last one's three
+ * views, at the leading edge of its band: shown one move too long, or drawn for another view, it
+ * would lack or shift the dots there.
+ */
+function fusedWideScene(change: 'rest' | 'pan', moves: number): SceneBuilder {
+  return async (editor) => {
+    const start = { x: 200, y: 100, scale: 0.1 }, step: [number, number] = [60, 25];
+    // the last view (image px, 3200 x 2400 from here), (moves + 1) steps on from the start
+    const ex = (step[0] * (moves + 1) - start.x) * 10, ey = (step[1] * (moves + 1) - start.y) * 10;
+    const shapes = denseDots(23, [ex, ex + 3200], [ey, ey + 2400]);
+    const at = (k: number) => editor.setCamera({ ...start, x: start.x - step[0] * k, y: start.y - step[1] * k });
+    const image = await open(editor, shapes, { none: { width: 7000, height: 5000 } }, start);
+    if (change === 'rest') {
+      at(moves + 1);
+      return { image, classColor };
+    }
+    const afterFirstPicture = async (renderer: SceneRenderer) => {
+      for (let k = 1; k <= moves + 1; k++) {
+        at(k);
         await renderer.idle();
       }
     };
@@ -514,6 +555,8 @@ export const scenes: Record<string, SceneBuilder> = {
   fusedAheadResize: fusedScene('aheadResize'),
   fusedBandsRest: fusedBandsScene('rest'),
   fusedBands: fusedBandsScene('pan'),
+  fusedWideRest: fusedWideScene('rest', 7),
+  fusedWide: fusedWideScene('pan', 7),
   looseGrid,
   rangeEditBefore: rangeEditScene('before'),
   rangeEdited: rangeEditScene('edited'),

@@ -38,6 +38,8 @@ interface Result {
   /** Vellum: each frame's draw calls and bytes uploaded to the GPU (the worker's counters, measuring on). */
   draws?: number[];
   uploadBytes?: number[];
+  /** Vellum: each frame's point primitives submitted (the dots pass, culled or drawn; work between frames counts in the next frame). */
+  points?: number[];
   /** Konva: the layer.draw() call alone (recording; the raster after it is in frameMs). */
   drawCallMs?: number[];
   note?: string;
@@ -175,6 +177,7 @@ async function runVellum(scene: BenchScene, stage: HTMLElement, r: Result): Prom
   const counts = await client.frameCounts(true);
   r.draws = counts.draws;
   r.uploadBytes = counts.uploadBytes;
+  r.points = (counts as { points?: number[] }).points;
   const st = await client.stats();
   r.gpuBytes = st.gpuBytes;
   r.workerHeapBytes = st.heapBytes;
