@@ -193,7 +193,20 @@ export const LiveReady = z.object({ type: z.literal('ready'), user_id: z.string(
 export const LiveJoined = z.object({ type: z.literal('joined'), image_id: z.string(), version: z.number().int(), peers: z.array(LivePeer) });
 export const LiveErrorCode = z.enum(['not_found', 'invalid_message', 'not_authenticated', 'not_joined', 'too_many_joins', 'rate_limited']);
 /** `not_found`: the image (or the project, for watch_project) does not exist, is in another organization or cannot be read (nothing more is said about it). */
-export const LiveError = z.object({ type: z.literal('error'), code: LiveErrorCode, image_id: z.string().optional(), project_id: z.string().optional(), message: z.string().optional() });
+/**
+ * `refused`: on `rate_limited`, the type of the message refused, with its `image_id` (join, leave,
+ * cursor, selection, overlap, draft) or `project_id` (watch, watch_project), so the client can send
+ * it again once the second's budget is back (a join or leave refused and not sent again left the
+ * socket off an image it showed, or on one it had left).
+ */
+export const LiveError = z.object({
+  type: z.literal('error'),
+  code: LiveErrorCode,
+  image_id: z.string().optional(),
+  project_id: z.string().optional(),
+  message: z.string().optional(),
+  refused: z.enum(['auth', 'join', 'leave', 'cursor', 'selection', 'overlap', 'draft', 'watch', 'watch_project']).optional(),
+});
 /**
  * A committed change (any write path, any server process): what version `version` changed on top
  * of `base_version` (= version - 1). `by` is the user id (or API key id) that saved it. The

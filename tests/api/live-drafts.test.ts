@@ -146,7 +146,7 @@ describe('drafts', () => {
     const { img, a, b } = await twoOnImage();
     for (let i = 0; i < LIVE_MAX_DRAFTS_PER_SECOND; i++) await a.send(draft(img.id, [box('drag', i)]));
     await a.send(draft(img.id, [box('drag', 999)]));
-    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'rate_limited', image_id: img.id, message: expect.stringContaining('drafts') });
+    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'rate_limited', refused: 'draft', image_id: img.id, message: expect.stringContaining('drafts') });
     for (let i = 0; i < LIVE_MAX_PEER_MESSAGES_PER_SECOND; i++) await a.send({ type: 'cursor', image_id: img.id, x: i, y: i });
     await b.next((m) => m.type === 'peer' && m.cursor?.x === LIVE_MAX_PEER_MESSAGES_PER_SECOND - 1);
     const drafts = b.messages.filter((m) => m.type === 'draft');

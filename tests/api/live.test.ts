@@ -502,8 +502,24 @@ describe('watch (presence only: the Data tab)', () => {
     // watch counts with auth, join and leave: at most LIVE_MAX_CONTROL_MESSAGES_PER_SECOND a second.
     const r = await live(owner.token);
     for (let i = 0; i < LIVE_MAX_CONTROL_MESSAGES_PER_SECOND + 5; i++) await r.send({ type: 'watch', project_id: project.id, image_ids: [x.id] });
-    await r.next((m) => m.type === 'error' && m.code === 'rate_limited', 5000, true);
+    // The refusal names what it refused, so the client can send it again a second later.
+    expect(await r.next((m) => m.type === 'error' && m.code === 'rate_limited', 5000, true)).toEqual({ type: 'error', code: 'rate_limited', refused: 'watch', project_id: project.id, message: expect.stringContaining('watch') });
     expect((await r.next((m) => m.type === 'watching', 5000, true)).images).toHaveLength(1);
+    // A join and a leave past the budget name their image (and the join its project).
+    const j = await live(owner.token);
+    const y = await newImage();
+    for (let i = 0; i < LIVE_MAX_CONTROL_MESSAGES_PER_SECOND; i++) await j.send({ type: 'leave', image_id: x.id });
+    await j.send({ type: 'join', image_id: y.id, project_id: project.id });
+    await j.send({ type: 'leave', image_id: y.id });
+    const refusals = async () => {
+      const named = () => j.messages.filter((m) => m.code === 'rate_limited' && m.image_id === y.id);
+      for (let i = 0; i < 100 && named().length < 2; i++) await sleep(20);
+      return named();
+    };
+    expect(await refusals()).toEqual([
+      { type: 'error', code: 'rate_limited', refused: 'join', image_id: y.id, project_id: project.id, message: expect.any(String) },
+      { type: 'error', code: 'rate_limited', refused: 'leave', image_id: y.id, message: expect.any(String) },
+    ]);
   });
 
   it('a watcher who loses read access (removed from the organization) is answered not_found for those images at the next check, and hears nothing more', async () => {
@@ -612,7 +628,7 @@ describe('overlap', () => {
     const { img, a, b } = await twoOnImage('annotator');
     for (let i = 0; i < LIVE_MAX_PEER_MESSAGES_PER_SECOND; i++) await a.send({ type: 'cursor', image_id: img.id, x: i, y: i });
     await a.send({ type: 'overlap', image_id: img.id, ids: ['late'] });
-    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'rate_limited', image_id: img.id, message: expect.stringContaining('overlap') });
+    expect(await a.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'rate_limited', refused: 'overlap', image_id: img.id, message: expect.stringContaining('overlap') });
     // Once the second is over, the next goes through, and it is the only overlap b ever got.
     await sleep(1100);
     await a.send({ type: 'overlap', image_id: img.id, ids: ['again'] });

@@ -210,14 +210,22 @@ export class LiveHub {
       // Over the limit: dropped, cursors and selections without an answer (a client sends these as
       // the pointer moves); an overlap is rare and worth knowing about, so its sender is told.
       if (!client.peerRate.allow(now)) {
-        if (message.type === 'overlap') this.send(client, { type: 'error', code: 'rate_limited', image_id: message.image_id, message: `At most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} cursor, selection and overlap messages a second` });
+        if (message.type === 'overlap') this.send(client, { type: 'error', code: 'rate_limited', refused: 'overlap', image_id: message.image_id, message: `At most ${LIVE_MAX_PEER_MESSAGES_PER_SECOND} cursor, selection and overlap messages a second` });
         return;
       }
     } else if (message.type === 'draft') {
       // Dropped past the budget, and said so: the peers miss this state of the edit until the next draft or the save.
-      if (!client.draftRate.allow(now)) return this.send(client, { type: 'error', code: 'rate_limited', image_id: message.image_id, message: `At most ${LIVE_MAX_DRAFTS_PER_SECOND} drafts a second` });
+      if (!client.draftRate.allow(now)) return this.send(client, { type: 'error', code: 'rate_limited', refused: 'draft', image_id: message.image_id, message: `At most ${LIVE_MAX_DRAFTS_PER_SECOND} drafts a second` });
     } else if (!client.controlRate.allow(now)) {
-      return this.send(client, { type: 'error', code: 'rate_limited', message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join, leave and watch messages a second` });
+      // Named, with what it was for: the client sends a refused join or leave again a second later.
+      return this.send(client, {
+        type: 'error',
+        code: 'rate_limited',
+        refused: message.type,
+        ...('image_id' in message && { image_id: message.image_id }),
+        ...('project_id' in message && message.project_id !== null && { project_id: message.project_id }),
+        message: `At most ${LIVE_MAX_CONTROL_MESSAGES_PER_SECOND} auth, join, leave and watch messages a second`,
+      });
     }
     client.queue = client.queue
       .then(() => (client.closed ? undefined : this.handle(client, message)))

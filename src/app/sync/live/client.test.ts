@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import type { LivePeer } from '../../../contract/live';
-import { LiveClient, LIVE_BUSY_RETRY_MS, LIVE_OVERLAP_RETRIES, LIVE_OVERLAP_RETRY_MS, LIVE_WATCH_DEBOUNCE_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LivePresenceHandler, type LiveSocket } from './client';
+import { LiveClient, LIVE_BUSY_RETRY_MS, LIVE_CONTROL_RETRY_MS, LIVE_OVERLAP_RETRIES, LIVE_OVERLAP_RETRY_MS, LIVE_WATCH_DEBOUNCE_MS, type ApplyResult, type LiveChange, type LiveDeps, type LiveImageHandler, type LivePresenceHandler, type LiveSocket } from './client';
 
 const IMG = '11111111-1111-4111-8111-111111111111';
 const PROJ = '22222222-2222-4222-8222-222222222222';
@@ -322,6 +322,48 @@ describe('LiveClient', () => {
     sock.server({ type: 'error', code: 'rate_limited', image_id: IMG });
     expect(t.runTimers()).toEqual([]);
     expect(overlaps()).toHaveLength(LIVE_OVERLAP_RETRIES + 1);
+  });
+
+  it('a join or leave the server refused for its rate goes again a second later, if still wanted then; one timer for all', async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    const OTHER = '33333333-3333-4333-8333-333333333333';
+    const GONE = '44444444-4444-4444-8444-444444444444';
+    // The screen moved on fast: a leave and a join refused (the control budget of the second spent).
+    const offOther = t.client.watch(OTHER, PROJ, screen().handler);
+    const offGone = t.client.watch(GONE, PROJ, screen().handler);
+    offGone();
+    const sentBefore = sock.sent.length;
+    sock.server({ type: 'error', code: 'rate_limited', refused: 'join', image_id: OTHER, message: 'At most 10 auth, join, leave and watch messages a second' });
+    sock.server({ type: 'error', code: 'rate_limited', refused: 'leave', image_id: GONE, message: 'At most 10 auth, join, leave and watch messages a second' });
+    // Not an overlap: no overlap goes again.
+    expect(t.runTimers()).toEqual([LIVE_CONTROL_RETRY_MS]);
+    expect(sock.sent.slice(sentBefore)).toEqual([
+      { type: 'join', image_id: OTHER, project_id: PROJ },
+      { type: 'leave', image_id: GONE },
+    ]);
+    // Refused again, but no longer wanted when the second is up: nothing goes.
+    sock.server({ type: 'error', code: 'rate_limited', refused: 'join', image_id: OTHER });
+    offOther();
+    const after = sock.sent.length;
+    t.runTimers();
+    expect(sock.sent.slice(after)).toEqual([]);
+  });
+
+  it('a refused join waiting for its second is dropped with the socket: the reconnect joins again once', async () => {
+    const t = setup();
+    const sock = await connected(t, screen());
+    sock.server({ type: 'error', code: 'rate_limited', refused: 'join', image_id: IMG });
+    sock.drop();
+    const delays = t.runTimers();
+    expect(delays).not.toContain(LIVE_CONTROL_RETRY_MS);
+    const next = t.last();
+    expect(next).not.toBe(sock);
+    next.open();
+    await flush();
+    next.server({ type: 'ready', user_id: 'u1' });
+    t.runTimers();
+    expect(next.sent.filter((m) => m.type === 'join')).toEqual([{ type: 'join', image_id: IMG, project_id: PROJ }]);
   });
 
   it('ignores messages that are not JSON or not of the contract, and carries on', async () => {

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { ChangesResponse } from '../../../contract/annotation-api';
 import type { StoredAnnotation } from '../../../contract/annotations';
-import { LIVE_MAX_DRAFT_SHAPES, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_SELECTION_IDS, LiveServerMessage, type LiveClientMessage, type LivePeer, type LiveProjectChange } from '../../../contract/live';
+import { LIVE_MAX_DRAFT_SHAPES, LIVE_MAX_JOINS_PER_SOCKET, LIVE_MAX_MESSAGE_BYTES, LIVE_MAX_SELECTION_IDS, LiveError, LiveServerMessage, type LiveClientMessage, type LivePeer, type LiveProjectChange } from '../../../contract/live';
 
 /** The part of a WebSocket the client uses (the browser's, or a test's fake). */
 export interface LiveSocket {
@@ -121,6 +121,8 @@ export const LIVE_RECONNECT_MAX_MS = 30_000;
 /** An overlap the server refused (`rate_limited`: the second's peer-message budget spent) goes again after this long, at most this many times. */
 export const LIVE_OVERLAP_RETRY_MS = 1_000;
 export const LIVE_OVERLAP_RETRIES = 3;
+/** A join, leave, watch or re-auth the server refused (`rate_limited`: the second's budget of them spent) goes again after this long. */
+export const LIVE_CONTROL_RETRY_MS = 1_000;
 /** A change met a save of this tab in flight: tried again after this long. */
 export const LIVE_BUSY_RETRY_MS = 250;
 /** Catch-up rounds in a row before giving up until the next message (a change saved during each load). */
@@ -174,6 +176,9 @@ export class LiveClient {
   private readonly readyListeners = new Set<(connected: boolean) => void>();
   private readonly overlapListeners = new Set<(imageId: string, overlap: PeerOverlap) => void>();
   private readonly issuesListeners = new Set<(imageId: string) => void>();
+  /** What the server refused for its rate (join and leave by image id), sent again when `refusedTimer` fires. */
+  private refused = noneRefused();
+  private refusedTimer: unknown = null;
 
   constructor(private readonly deps: LiveDeps) {
     this.offToken = deps.onTokenChange(() => void this.reauth());
@@ -391,6 +396,7 @@ export class LiveClient {
     this.projectWatch = null;
     if (this.reconnectTimer !== null) this.deps.clearTimer(this.reconnectTimer);
     this.reconnectTimer = null;
+    this.dropRefused();
     const s = this.socket;
     this.socket = null;
     this.setReady(false);
@@ -429,6 +435,8 @@ export class LiveClient {
         this.presenceWatch.sent = null;
         this.presenceWatch.handler.onDisconnected();
       }
+      // The next socket's ready sends every join and watch again; a refused leave is moot.
+      this.dropRefused();
       if (ev.code === 4401) this.deps.log('The live socket was refused its credential; trying again with the session of then');
       this.scheduleReconnect();
     };
@@ -555,12 +563,58 @@ export class LiveClient {
       case 'watching_project':
         return;
       case 'error':
-        // An overlap and a draft are answered rate_limited with an image id; a refused draft is not sent again (the next one, or the save, carries the edit).
-        if (m.code === 'rate_limited' && m.image_id && !m.message?.includes('draft')) this.overlapRefused(m.image_id);
+        // A refused draft is not sent again (the next one, or the save, carries the edit). A server
+        // before `refused` named only an overlap's or a draft's image.
+        if (m.code === 'rate_limited' && m.image_id && (m.refused ? m.refused === 'overlap' : !m.message?.includes('draft'))) this.overlapRefused(m.image_id);
+        if (m.code === 'rate_limited' && m.refused) this.controlRefused(m.refused, m.image_id);
         if (m.code === 'not_found' && m.image_id) this.deps.log(`The live socket cannot watch image ${m.image_id}`);
         else this.deps.log(`The live socket answered ${m.code}${m.message ? `: ${m.message}` : ''}`);
         return;
     }
+  }
+
+  /**
+   * The server refused a join, leave, watch or auth for its rate: each goes again a second later
+   * (one timer for all), if it is still wanted then. Left refused, a join left the image without
+   * its live changes and people, and a leave left this person shown on an image they had left.
+   */
+  private controlRefused(type: NonNullable<z.infer<typeof LiveError>['refused']>, imageId: string | undefined): void {
+    const r = this.refused;
+    if (type === 'join' && imageId) r.joins.add(imageId);
+    else if (type === 'leave' && imageId) r.leaves.add(imageId);
+    else if (type === 'watch') r.watch = true;
+    else if (type === 'watch_project') r.project = true;
+    else if (type === 'auth') r.auth = true;
+    else return;
+    if (this.refusedTimer === null) this.refusedTimer = this.deps.setTimer(() => this.sendRefused(), LIVE_CONTROL_RETRY_MS);
+  }
+
+  private sendRefused(): void {
+    this.refusedTimer = null;
+    const r = this.refused;
+    this.refused = noneRefused();
+    if (!this.ready) return;
+    for (const id of r.joins) {
+      const w = this.watches.get(id);
+      if (w) this.send({ type: 'join', image_id: id, project_id: w.projectId });
+    }
+    for (const id of r.leaves) if (!this.watches.has(id)) this.send({ type: 'leave', image_id: id });
+    const pw = this.presenceWatch;
+    if (r.watch && pw && pw.projectId !== null) {
+      this.send({ type: 'watch', project_id: pw.projectId, image_ids: pw.ids });
+      pw.sent = pw.ids.length === 0 ? null : `${pw.projectId}:${pw.ids.join(',')}`;
+    }
+    if (r.project) {
+      if (this.projectWatch) this.sendProjectWatch();
+      else this.send({ type: 'watch_project', project_id: null });
+    }
+    if (r.auth) void this.reauth();
+  }
+
+  private dropRefused(): void {
+    if (this.refusedTimer !== null) this.deps.clearTimer(this.refusedTimer);
+    this.refusedTimer = null;
+    this.refused = noneRefused();
   }
 
   private onReady(userId: string): void {
@@ -675,4 +729,8 @@ export class LiveClient {
       w.catching = false;
     }
   }
+}
+
+function noneRefused() {
+  return { joins: new Set<string>(), leaves: new Set<string>(), watch: false, project: false, auth: false };
 }
