@@ -23,7 +23,22 @@ async function currentUserId(): Promise<string> {
   return data.session?.user.id ?? 'signed-out';
 }
 
+/** Each tab holds a Web Lock named after its id while it is open: the others see it in `navigator.locks.query()`. */
+const TAB_LOCK_PREFIX = 'vellum-save-tab:';
+
+/** Holds this tab's lock for the tab's life; the open tabs' ids, or null without Web Locks. */
+function tabLocks(tabId: string): () => Promise<ReadonlySet<string> | null> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  if (!locks) return async () => null;
+  void locks.request(TAB_LOCK_PREFIX + tabId, () => new Promise<never>(() => undefined)).catch(() => undefined);
+  return async () => {
+    const { held = [] } = await locks.query();
+    return new Set(held.map((l) => l.name ?? '').filter((n) => n.startsWith(TAB_LOCK_PREFIX)).map((n) => n.slice(TAB_LOCK_PREFIX.length)));
+  };
+}
+
 function defaultDeps(): SaveDeps {
+  const tabId = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID().slice(0, 8) : Math.random().toString(36).slice(2, 10);
   return {
     transport: createHttpTransport(),
     // Per signed-in user, so a shared computer never mixes accounts' unsaved work.
@@ -38,7 +53,8 @@ function defaultDeps(): SaveDeps {
       return () => window.removeEventListener('online', cb);
     },
     onAuthChange: onSessionRenewed,
-    tabId: typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID().slice(0, 8) : Math.random().toString(36).slice(2, 10),
+    tabId,
+    liveTabs: tabLocks(tabId),
     debounceMs: SAVE_DEBOUNCE_MS,
     maxRetries: SAVE_MAX_RETRIES,
     baseRetryMs: SAVE_BASE_RETRY_MS,

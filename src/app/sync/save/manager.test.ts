@@ -277,6 +277,36 @@ describe('the device store', () => {
     expect(await harness(clock, server, idb).manager.open(ref(), server.loaded(IMG))).toBeNull();
   });
 
+  it("takes in no entries of another tab still open (its Web Lock held): that tab saves them; once it is closed, the next open does", async () => {
+    const clock = fakeClock();
+    const server = fakeServer(clock);
+    const idb = newIdb();
+    server.saveAs(IMG, [box('a')]);
+    const open = new Set<string>(['one', 'two']);
+    const liveTabs = async () => new Set(open);
+    const first = harness(clock, server, idb, 'user-1', { tabId: 'one', liveTabs });
+    await first.manager.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(first.manager, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('a', 5));
+    await clock.advance(500); // in the store, its save not sent yet
+    // A second tab of the same user opens the image: the first tab's edit is not its work.
+    const second = harness(clock, server, idb, 'user-1', { tabId: 'two', liveTabs });
+    expect(await second.manager.open(ref(), server.loaded(IMG))).toBeNull();
+    expect((await storedEntries(idb, IMG)).map((e) => e.key.split(':')[0])).toEqual(['one']);
+    // The first tab saves its own edit; the second sent nothing.
+    await clock.advance(2000);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a', 5)] });
+    expect(server.calls.filter((c) => c.body.image_id === IMG)).toHaveLength(1);
+
+    // Another edit, and the first tab is closed before its save: a tab opened now takes it in.
+    ed.upsert(box('a', 9));
+    await clock.advance(500);
+    first.manager.dispose();
+    open.delete('one');
+    const third = harness(clock, server, idb, 'user-1', { tabId: 'three', liveTabs });
+    expect(await third.manager.open(ref(), server.loaded(IMG))).toMatchObject({ annotations: [box('a', 9)] });
+  });
+
   it('recovers onto a document someone else changed since: both sides kept', async () => {
     const clock = fakeClock();
     const server = fakeServer(clock);

@@ -12,6 +12,23 @@ import type { ImageRef, Recovery, SaveManager } from './types';
 
 type Loaded = Parameters<SaveManager['open']>[1];
 
+/** The tab that wrote an entry (its key is `${tab}:${seq}`). */
+export function tabOf(entry: PendingEntry): string {
+  return entry.key.slice(0, entry.key.lastIndexOf(':'));
+}
+
+/**
+ * The entries this tab may take in: its own, and those of tabs no longer open. Another open tab's
+ * are its own work in progress: taken in here as well, both tabs saved them, and the older copy
+ * could land over a newer edit of the other tab (tests/api/save-chaos.test.ts, a second tab).
+ */
+export async function orphaned(entries: readonly PendingEntry[], tabId: string, liveTabs: (() => Promise<ReadonlySet<string> | null>) | undefined): Promise<PendingEntry[]> {
+  if (!liveTabs || entries.every((e) => tabOf(e) === tabId)) return [...entries];
+  const live = await liveTabs().catch(() => null);
+  if (!live) return [...entries];
+  return entries.filter((e) => tabOf(e) === tabId || !live.has(tabOf(e)));
+}
+
 /** The image's entries: those in the store, with this tab's copies in memory (the freshest) in their place, oldest first. */
 export function gatherEntries(stored: readonly PendingEntry[], s: Slot | undefined): PendingEntry[] {
   const mine = new Map<string, PendingEntry>();
@@ -114,7 +131,7 @@ export function createRecovery(
       s.isOpen = true;
       if (hasWork(s)) await sched.kick(s, { reset: true });
     }
-    const stored = await device.forImage(ref.imageId);
+    const stored = await orphaned(await device.forImage(ref.imageId), deps.tabId, deps.liveTabs);
     const fromServer = await docInSlices(loaded.annotations, loaded.version, parseTime(loaded.saved_at));
     // Read after the awaits: a save of this tab that landed meanwhile moved the base on.
     s = slots.get(ref.imageId);
@@ -149,7 +166,7 @@ export function createRecovery(
       const st = await device.open();
       for (const id of await st.images()) {
         if (slots.has(id) || core.disposed) continue;
-        const first = (await st.forImage(id))[0];
+        const first = (await orphaned(await st.forImage(id), deps.tabId, deps.liveTabs))[0];
         if (!first) continue;
         const ref: ImageRef = { imageId: id, projectId: first.projectId, imageFilename: first.imageFilename };
         const loaded = await deps.transport.load(id, ref.projectId);

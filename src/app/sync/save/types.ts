@@ -93,6 +93,12 @@ export interface SaveDeps {
   onAuthChange: (cb: () => void) => () => void;
   /** Unique per tab; keys of this tab's entries. */
   tabId: string;
+  /**
+   * The ids of this user's tabs open now on this device, this one included (each holds a Web Lock
+   * named after its id while it lives); null where that cannot be known. Recovery takes in only the
+   * entries of tabs not open: another open tab saves its own.
+   */
+  liveTabs?: () => Promise<ReadonlySet<string> | null>;
   debounceMs: number;
   maxRetries: number;
   baseRetryMs: number;
