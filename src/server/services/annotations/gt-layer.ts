@@ -10,6 +10,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Exec, Tx } from '../../db/client';
+import { retryOnConflict } from '../../db/errors';
 import { drafts, gtAttempts, images, projects } from '../../db/schema';
 import { errors } from '../../errors';
 import type { ChangesResponse, SaveDataResponse } from '../../../contract/annotation-api';
@@ -121,7 +122,8 @@ export async function saveToLayer(
   const incoming = 'list' in change ? change.list : change.upserts;
   await validateForImage(ctx.db, image.id, [...incoming], project?.classes ?? []);
   const now = ctx.now?.() ?? new Date();
-  return ctx.db.transaction(async (tx) => {
+  // A deadlock's victim (the layer's shape counts meet a team's other writes) runs again.
+  return retryOnConflict(() => ctx.db.transaction(async (tx) => {
     const a = await lockLayer(tx, layer.kind, image.id, userId);
     if (!a || a.submittedAt) throw errors.conflict('The image was handed in meanwhile', 'invalid_transition', { status: 'review' });
     if (baseVersion !== undefined && baseVersion !== a.version) {
@@ -133,7 +135,7 @@ export async function saveToLayer(
     // A draft is its holder's work on the image: its shapes count in their analytics (an attempt is a test, not work).
     if (layer.kind === 'draft') await countShapes(tx, image.id, userId, now, shapeCounts(a.annotations as Annotation[], list as Annotation[]));
     return { success: true as const, status_updated: false, status: 'annotating' as const, new_count: list.length, version, saved_at: now.toISOString() };
-  });
+  }));
 }
 
 /**
