@@ -210,6 +210,28 @@ describe('folder names in the dry run', () => {
   }, 120_000);
 });
 
+describe('the folder an import goes to', () => {
+  it('fails the import, adding nothing, when its folder was renamed after the import was made; no folder of the old name comes back', async () => {
+    const projectId = (await createProject(server, owner)).id;
+    const made = await api(server.url, 'POST', '/api/folders/create', { token: owner.token, body: { project_id: projectId, name: 'train', parent_folder_path: '/' } });
+    expect(made.status).toBe(200);
+    const bytes = await zipOf({ 'data.yaml': 'names:\n  - car\n', 'images/a.png': await png(10, 10), 'labels/a.txt': '0 0.5 0.5 0.2 0.2\n' });
+    const res = await api(server.url, 'POST', `/api/v1/projects/${projectId}/imports`, { token: owner.token, body: { filename: 'into-train.zip', size: bytes.length, folder_path: '/train' } });
+    expect(res.status).toBe(201);
+    await fetch(res.body.upload_url, { method: 'PUT', headers: { 'content-type': res.body.content_type }, body: new Uint8Array(bytes) });
+    // A teammate renames the folder before the import runs.
+    expect((await api(server.url, 'PATCH', `/api/folders/${made.body.folder.id}/name?name=training`, { token: owner.token })).status).toBe(200);
+    expect((await api(server.url, 'POST', `/api/v1/imports/${res.body.import_id}/start`, { token: owner.token })).status).toBe(202);
+    const job = await finishedImport(server, owner.token, res.body.import_id, 60);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe('The folder /train no longer exists: it was renamed, moved or deleted after the import was made. Import again into the folder as it is now.');
+    expect(job.report.images_created).toBe(0);
+    expect(await imagesOf(projectId)).toEqual([]);
+    const tree = await api(server.url, 'GET', `/api/folders/list/${projectId}`, { token: owner.token });
+    expect(tree.body.folders.map((f: { full_path: string }) => f.full_path)).toEqual(['/training']);
+  }, 90_000);
+});
+
 describe('an import stopped hard (kill -9) and picked up again', () => {
   /** Reserves and uploads an import, then leaves it as a run that died mid-way leaves it: 'running', with its job queued again. */
   async function diedMidway(projectId: string, filename: string, bytes: Buffer, before: (id: string) => Promise<void>): Promise<string> {

@@ -40,6 +40,7 @@ import { storedAnnotationIssue } from '../../../contract/annotation-check';
 import { findSkeletonProblem, withDerivedBoxes } from '../../../contract/skeleton';
 import { saveChanges } from '../annotations';
 import { batchUpdate, setImageStatus } from '../images';
+import { folderIdOf } from '../images/folder-path';
 import { bucketFor } from '../stored-objects';
 import { ensureFolderPath } from '../folders';
 import { checkFilename, registerImage } from '../upload';
@@ -410,6 +411,11 @@ async function dryRun(r: Run, format: ImportFormat): Promise<number> {
   r.report.report.warnings_more = found.warningsMore;
   // Every class the import would add, so a project it would take past its class limit fails now.
   checkClassCount([...r.classes.values()], found.classKeys);
+  // The folder chosen when the import was made must still be there: renamed, moved or deleted
+  // since, its images went to a new folder of the old name (ensureFolderPath makes what is missing).
+  if (r.row.folderPath !== ROOT_PATH && !(await folderIdOf(r.ctx.db, r.row.projectId, r.row.folderPath))) {
+    throw new ImportInputError(`The folder ${r.row.folderPath} no longer exists: it was renamed, moved or deleted after the import was made. Import again into the folder as it is now.`);
+  }
   return found.images;
 }
 
