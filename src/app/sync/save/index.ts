@@ -30,7 +30,11 @@ const TAB_LOCK_PREFIX = 'vellum-save-tab:';
 function tabLocks(tabId: string): () => Promise<ReadonlySet<string> | null> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!locks) return async () => null;
-  void locks.request(TAB_LOCK_PREFIX + tabId, () => new Promise<never>(() => undefined)).catch(() => undefined);
+  try {
+    void locks.request(TAB_LOCK_PREFIX + tabId, () => new Promise<never>(() => undefined)).catch(() => undefined);
+  } catch {
+    return async () => null; // a document not fully active: no lock, so no tab is known
+  }
   return async () => {
     const { held = [] } = await locks.query();
     return new Set(held.map((l) => l.name ?? '').filter((n) => n.startsWith(TAB_LOCK_PREFIX)).map((n) => n.slice(TAB_LOCK_PREFIX.length)));
