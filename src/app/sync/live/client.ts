@@ -261,7 +261,7 @@ export class LiveClient {
   /** The watched set to the server, unless it has it already (an empty set only to end one it has). */
   private sendWatch(pw: PresenceWatch): void {
     if (!this.ready || this.presenceWatch !== pw || pw.projectId === null) return;
-    const key = `${pw.projectId}:${pw.ids.join(',')}`;
+    const key = watchKey(pw);
     if (pw.ids.length === 0 ? pw.sent === null : pw.sent === key) return;
     this.send({ type: 'watch', project_id: pw.projectId, image_ids: pw.ids });
     pw.sent = pw.ids.length === 0 ? null : key;
@@ -602,7 +602,7 @@ export class LiveClient {
     const pw = this.presenceWatch;
     if (r.watch && pw && pw.projectId !== null) {
       this.send({ type: 'watch', project_id: pw.projectId, image_ids: pw.ids });
-      pw.sent = pw.ids.length === 0 ? null : `${pw.projectId}:${pw.ids.join(',')}`;
+      pw.sent = pw.ids.length === 0 ? null : watchKey(pw);
     }
     if (r.project) {
       if (this.projectWatch) this.sendProjectWatch();
@@ -733,4 +733,9 @@ export class LiveClient {
 
 function noneRefused() {
   return { joins: new Set<string>(), leaves: new Set<string>(), watch: false, project: false, auth: false };
+}
+
+/** What a watch message said: the set the server holds once it is answered (`PresenceWatch.sent`). */
+function watchKey(pw: PresenceWatch): string {
+  return `${pw.projectId}:${pw.ids.join(',')}`;
 }
