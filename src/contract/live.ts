@@ -209,8 +209,8 @@ export const LiveError = z.object({
 });
 /**
  * A committed change (any write path, any server process): what version `version` changed on top
- * of `base_version` (= version - 1). `by` is the user id (or API key id) that saved it. The
- * author's own sockets get it too. `omitted: true`: the lists are left out (the change was larger
+ * of `base_version` (= version - 1). `by` is the user id (or API key id) that saved it, `saved_at`
+ * when (server clock; optional: servers before it did not send it). The author's own sockets get it too. `omitted: true`: the lists are left out (the change was larger
  * than LIVE_MAX_CHANGED_BYTES); load it with GET /api/v1/annotations/changes/{image_id}?since=base_version.
  */
 export const LiveChanged = z.object({
@@ -221,6 +221,7 @@ export const LiveChanged = z.object({
   upserts: z.array(z.record(z.string(), z.unknown())),
   removed_ids: z.array(z.string()),
   by: z.string().nullable(),
+  saved_at: z.string().optional(),
   omitted: z.literal(true).optional(),
 });
 export const LivePresence = z.object({ type: z.literal('presence'), image_id: z.string(), peers: z.array(LivePeer) });

@@ -102,7 +102,7 @@ describe('the live socket', () => {
       expect(await watcher.changed(img.id, 2)).toMatchObject({ base_version: 1, upserts: [box('a', 5)], by: other.userId });
       const res = await saveChanges(img, 1, [box('b', 6)]);
       expect(res.body).toMatchObject({ version: 3, rebased_from: 2 });
-      expect(await watcher.changed(img.id, 3)).toEqual({ type: 'changed', image_id: img.id, version: 3, base_version: 2, upserts: [box('b', 6)], removed_ids: [], by: owner.userId });
+      expect(await watcher.changed(img.id, 3)).toEqual({ type: 'changed', image_id: img.id, version: 3, base_version: 2, upserts: [box('b', 6)], removed_ids: [], by: owner.userId, saved_at: res.body.saved_at });
     } finally {
       watcher.socket.terminate();
       await watcher.closed;

@@ -55,8 +55,9 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
         body: { image_id: img.id, project_id: project.id, image_filename: img.filename, base_version: base, upserts, removed_ids: removed },
       });
     // Saved on B: A's socket hears it through NOTIFY and reads the change from the database.
-    expect((await save(b, 0, [box('x', 1)])).status).toBe(200);
-    const expected1 = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('x', 1)], removed_ids: [], by: owner.userId };
+    const first = await save(b, 0, [box('x', 1)]);
+    expect(first.status).toBe(200);
+    const expected1 = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('x', 1)], removed_ids: [], by: owner.userId, saved_at: first.body.saved_at };
     expect(await onA.changed(img.id, 1)).toEqual(expected1);
     expect(await onB.changed(img.id, 1)).toEqual(expected1);
     // Saved on A, several in a row: both see every version once, in order.

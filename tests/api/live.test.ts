@@ -174,12 +174,15 @@ describe('changed after every kind of write', () => {
     const theirs = await live(annotator.token);
     await mine.join(img.id, project.id);
     await theirs.join(img.id, project.id);
-    expect((await saveChanges(img, 0, [box('a'), box('b')])).status).toBe(200);
-    const expected = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('a'), box('b')], removed_ids: [], by: owner.userId };
+    const first = await saveChanges(img, 0, [box('a'), box('b')]);
+    expect(first.status).toBe(200);
+    // saved_at: when the version was saved, as the save's answer says (clients weigh it against their unsaved edits).
+    const expected = { type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [box('a'), box('b')], removed_ids: [], by: owner.userId, saved_at: first.body.saved_at };
     expect(await mine.changed(img.id, 1)).toEqual(expected);
     expect(await theirs.changed(img.id, 1)).toEqual(expected);
-    expect((await saveChanges(img, 1, [box('a', 9)], ['b'], annotator.token)).status).toBe(200);
-    expect(await mine.changed(img.id, 2)).toEqual({ type: 'changed', image_id: img.id, version: 2, base_version: 1, upserts: [box('a', 9)], removed_ids: ['b'], by: annotator.userId });
+    const second = await saveChanges(img, 1, [box('a', 9)], ['b'], annotator.token);
+    expect(second.status).toBe(200);
+    expect(await mine.changed(img.id, 2)).toEqual({ type: 'changed', image_id: img.id, version: 2, base_version: 1, upserts: [box('a', 9)], removed_ids: ['b'], by: annotator.userId, saved_at: second.body.saved_at });
   });
 
   it('save-data, batch-save-data, Copy Previous (a save-changes of the copied shapes) and restore', async () => {
@@ -213,7 +216,7 @@ describe('changed after every kind of write', () => {
     const many = Array.from({ length: 1100 }, (_, i) => ({ ...box(`big-${i}`), attributes: [{ note: 'n'.repeat(1000) }] }));
     const saved = await saveChanges(img, 0, many);
     expect(saved.status, JSON.stringify(saved.body).slice(0, 300)).toBe(200);
-    expect(await a.changed(img.id, 1)).toEqual({ type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [], removed_ids: [], by: owner.userId, omitted: true });
+    expect(await a.changed(img.id, 1)).toEqual({ type: 'changed', image_id: img.id, version: 1, base_version: 0, upserts: [], removed_ids: [], by: owner.userId, saved_at: saved.body.saved_at, omitted: true });
     const changes = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=0`, { token: owner.token });
     expect(changes.body.upserts).toHaveLength(1100);
   });

@@ -340,11 +340,13 @@ async function play(seed: number, rounds: number, clock: FakeClock): Promise<voi
     if (since === null) return;
     const res = await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?project_id=${projectId}&since=${since}`, { token: d.token });
     if (res.status !== 200 || d.state !== 'open' || d.image !== img || m(d).version(img.id) !== since) return;
-    const c = res.body as { since: number; version: number; upserts: StoredAnnotation[]; removed_ids: string[] };
+    const c = res.body as { since: number; version: number; upserts: StoredAnnotation[]; removed_ids: string[]; saved_at: string | null };
     if (c.version === since) return;
-    const out = m(d).remote(img.id, { version: c.version, base_version: since, upserts: c.upserts, removed_ids: c.removed_ids });
-    trace.push(`   ${d.name} catch-up ${since}->${c.version}: ${out.kind}`);
+    // saved_at as the live client passes it: a pending shape changed here before it loses to the change.
+    const out = m(d).remote(img.id, { version: c.version, base_version: since, upserts: c.upserts, removed_ids: c.removed_ids, saved_at: c.saved_at });
+    trace.push(`   ${d.name} catch-up ${since}->${c.version}: ${out.kind}${out.kind === 'applied' && out.theirsWon.length ? ` (theirs later: ${out.theirsWon.join(', ')})` : ''}`);
     if (out.kind !== 'applied') return;
+    if (out.theirsWon.length) count('catch-up: a pending shape lost to a later save', out.theirsWon.length);
     for (const id of c.removed_ids) if (!out.local.has(id)) d.view.delete(id);
     for (const a of c.upserts) if (!out.local.has(a.id)) d.view.set(a.id, a);
   };

@@ -20,7 +20,9 @@ class MemoryStorage {
   removeItem = (k: string) => void this.m.delete(k);
 }
 
-const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: () => undefined } as unknown as LiveClient;
+/** What the session sent on the live socket as `overlap` (image, ids). */
+const overlapsSent: [string, string[]][] = [];
+const liveStandIn = { userId: 'user-1', onPeerOverlap: () => () => undefined, sendOverlap: (imageId: string, ids: string[]) => void overlapsSent.push([imageId, ids]) } as unknown as LiveClient;
 
 async function setup() {
   const clock = fakeClock();
@@ -67,6 +69,23 @@ describe('the editor session', () => {
   });
   afterEach(() => {
     delete (globalThis as { window?: unknown }).window;
+  });
+
+  it('an unsaved edit that a change saved later replaced: the user is told theirs was kept, and its author through the live socket', async () => {
+    const { clock, server, session, editor, open, settle, told } = await setup();
+    await open(IMG);
+    overlapsSent.length = 0;
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(1000); // handed to the manager, its save not gone yet
+    const v = server.doc(IMG).version;
+    server.saveAs(IMG, [box('a', 60)]);
+    const change = { version: v + 1, base_version: v, upserts: [box('a', 60)], removed_ids: [], by: 'user-2', saved_at: new Date(clock.now()).toISOString() };
+    expect(session.link.applyRemoteChange(IMG, change).kind).toBe('applied');
+    await settle();
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 60 });
+    expect(overlapsSent).toEqual([[IMG, ['a']]]);
+    expect(told).toContain('Someone else changed 1 annotation(s) you edited: the later edit, theirs, was kept.');
+    expect(server.doc(IMG).version).toBe(v + 1);
   });
 
   it('saves a keypoint placed with one click and records it as created', async () => {

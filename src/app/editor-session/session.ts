@@ -124,7 +124,10 @@ export class EditorSession {
       onMerged: (merge) => this.merged(merge),
       onOverlap: (o) => {
         const image = this.link.image;
-        if (image) void this.tellOverlap(image.imageId, image.projectId, o);
+        if (!image) return;
+        // The other side's later edit won over unsaved work here, as after a 409 merge: only this tells its author.
+        if (o.theirsWon.length) this.live.sendOverlap(image.imageId, o.theirsWon);
+        void this.tellOverlap(image.imageId, image.projectId, o);
       },
     });
     this.history = new VersionHistory({ editor: this.editor, link: this.link, saver: this.saver, projectId: this.projectId, api: this.api, tell: this.tell });

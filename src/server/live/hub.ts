@@ -504,7 +504,8 @@ export class LiveHub {
     // The log's json texts go out as they are stored, never parsed here.
     const text =
       `{"type":"changed","image_id":${JSON.stringify(room.imageId)},"version":${logged.version},"base_version":${logged.version - 1},` +
-      `"upserts":${omitted ? '[]' : logged.upserts},"removed_ids":${omitted ? '[]' : logged.removedIds},"by":${JSON.stringify(logged.userId)}${omitted ? ',"omitted":true' : ''}}`;
+      `"upserts":${omitted ? '[]' : logged.upserts},"removed_ids":${omitted ? '[]' : logged.removedIds},"by":${JSON.stringify(logged.userId)},` +
+      `"saved_at":${JSON.stringify(logged.savedAt)}${omitted ? ',"omitted":true' : ''}}`;
     for (const c of only ? [only] : room.clients) {
       const membership = c.joins.get(room.imageId);
       if (!membership || membership.version >= logged.version) continue;

@@ -167,8 +167,9 @@ describe('LiveClient', () => {
     const t = setup({ changes: (since) => ({ version: 3, base_version: since, upserts: [box('x', 5)], removed_ids: ['s1'], by: null }) });
     const s = screen();
     const first = await connected(t, s);
-    first.server(changed(1));
+    first.server(changed(1, { saved_at: '2026-12-01T10:00:00.000Z' }));
     expect(s.state.version).toBe(1);
+    expect(s.applied[0]).toMatchObject({ version: 1, by: 'u2', saved_at: '2026-12-01T10:00:00.000Z' }); // when it was saved, for the later-edit rule
     expect(s.state.peers).toEqual(['Ann']);
     first.drop();
     // Nobody is known to be on the image while the socket is away.

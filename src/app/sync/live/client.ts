@@ -35,6 +35,8 @@ export interface LiveChange {
   removed_ids: string[];
   /** Who saved it (null: unknown, as for the net change of GET changes). */
   by: string | null;
+  /** When `version` was saved (server clock; null: not told). The later edit wins against this device's unsaved ones. */
+  saved_at?: string | null;
 }
 
 /** What the screen did with a change ('busy': a save of its own is in flight, try again soon). */
@@ -96,7 +98,7 @@ interface ProjectWatch {
 
 /** A GET changes answer as a change to apply (`by` unknown: it may span several people's versions). */
 export function changeOfResponse(res: ChangesResponse): LiveChange {
-  return { version: res.version, base_version: res.since, upserts: res.upserts as StoredAnnotation[], removed_ids: res.removed_ids, by: null };
+  return { version: res.version, base_version: res.since, upserts: res.upserts as StoredAnnotation[], removed_ids: res.removed_ids, by: null, saved_at: res.saved_at };
 }
 
 export type FetchChanges = (imageId: string, projectId: string, since: number) => Promise<LiveChange | 'expired'>;
@@ -649,7 +651,7 @@ export class LiveClient {
       void this.catchUp(w);
       return;
     }
-    const change: LiveChange = { version: m.version, base_version: m.base_version, upserts: upserts.data as StoredAnnotation[], removed_ids: m.removed_ids, by: m.by };
+    const change: LiveChange = { version: m.version, base_version: m.base_version, upserts: upserts.data as StoredAnnotation[], removed_ids: m.removed_ids, by: m.by, saved_at: m.saved_at ?? null };
     this.afterApply(w, w.handler.apply(change), change);
   }
 

@@ -107,7 +107,7 @@ describe('a save the server applied on a newer version than its base', () => {
     expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 5)], removed_ids: [], by: 'user-1' }).kind).toBe('known');
     expect(editor.getOrderedIds()).toEqual(['a', 'b', 'c']);
     // b: both edited it; this side's unsaved edit is the later one and is kept (who did the other is not known from the answer).
-    expect(overlaps).toEqual([{ by: null, since: v0, version: v0 + 1, overwritten: [], kept: ['b'] }]);
+    expect(overlaps).toEqual([{ by: null, since: v0, version: v0 + 1, overwritten: [], theirsWon: [], kept: ['b'] }]);
     await clock.advance(150 + 2000);
     expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 2 });
     expect(server.doc(IMG).annotations).toEqual([box('a', 5), { ...box('b', 100), bounding_box: { x: 100, y: 9, w: 10, h: 10 } }, box('c', 300)]);
@@ -127,7 +127,7 @@ describe('both people edit one shape: the later edit wins and both are told', ()
     server.saveAs(IMG, [box('a', 40)]);
     expect(link.applyRemoteChange(IMG, { version: v0 + 2, base_version: v0 + 1, upserts: [box('a', 40)], removed_ids: ['b'], by: 'user-2' }).kind).toBe('applied');
     expect(editor.getAnnotation('a')).toMatchObject({ x: 40 });
-    expect(overlaps).toEqual([{ by: 'user-2', since: v0 + 1, version: v0 + 2, overwritten: ['a'], kept: [] }]);
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0 + 1, version: v0 + 2, overwritten: ['a'], theirsWon: [], kept: [] }]);
   });
 
   it('the one whose unsaved edit is the later: kept, and told whose change it met', async () => {
@@ -137,7 +137,7 @@ describe('both people edit one shape: the later edit wins and both are told', ()
     server.saveAs(IMG, [box('a', 0), box('b', 170)]);
     expect(link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('b', 170)], removed_ids: [], by: 'user-2' }).kind).toBe('applied');
     expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 3 });
-    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: [], kept: ['b'] }]);
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: [], theirsWon: [], kept: ['b'] }]);
     await clock.advance(2000);
     expect(server.doc(IMG)).toMatchObject({ version: v0 + 2 });
     expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[1]!.bounding_box).toMatchObject({ x: 100, y: 3 });
@@ -213,5 +213,79 @@ describe('offline edits, another person\'s shape, then undo (live-offline.spec, 
     expect([...editor.getOrderedIds()].sort()).toEqual(['a', 'a2', 'b']);
     expect(editor.getAnnotation('a')).toMatchObject({ x: 0 });
     expect((server.doc(IMG).annotations as { id: string }[]).map((s) => s.id).sort()).toEqual(['a', 'a2', 'b']);
+  });
+});
+
+describe('an unsaved edit here meets a change of the same shape saved later (a device back after a while)', () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it('the later saved edit wins: the editor takes theirs, this change is never saved, and both are told', async () => {
+    const { clock, server, manager, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150); // pending, its save not gone yet (the debounce; or offline)
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a', 40), box('b', 100)]);
+    const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 40)], removed_ids: [], by: 'user-2', saved_at: at(clock.now()) });
+    expect(out).toMatchObject({ kind: 'applied', theirsWon: ['a'] });
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 40 });
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: ['a'], theirsWon: ['a'], kept: [] }]);
+    await clock.advance(10_000);
+    expect(server.calls).toHaveLength(0);
+    expect(manager.status().state).toBe('saved');
+    expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[0]!.bounding_box).toMatchObject({ x: 40 });
+  });
+
+  it('a removal saved later wins over an unsaved move; an unsaved edit made after the change was saved is kept', async () => {
+    const { clock, server, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150);
+    const theirsAt = clock.now() + 500;
+    await clock.advance(1000);
+    editor.execute('move', { ids: ['b'], dx: 0, dy: 7 }); // after their save
+    await clock.advance(150);
+    server.saveAs(IMG, []);
+    const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [], removed_ids: ['a', 'b'], by: 'user-2', saved_at: at(theirsAt) });
+    expect(out).toMatchObject({ kind: 'applied', theirsWon: ['a'] });
+    expect(editor.getAnnotation('a')).toBeUndefined();
+    expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 7 });
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: ['a'], theirsWon: ['a'], kept: ['b'] }]);
+    await clock.advance(2000);
+    expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 1, removed_ids: [] });
+    expect((server.doc(IMG).annotations as { id: string }[]).map((s) => s.id)).toEqual(['b']);
+  });
+
+  it('this device\'s own save, its answer lost, is no later edit of someone else', async () => {
+    const { clock, server, editor, link, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150);
+    await clock.advance(1000);
+    server.saveAs(IMG, [box('a', 5), box('b', 100)]);
+    const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 5)], removed_ids: [], by: 'user-1', saved_at: at(clock.now()) });
+    expect(out).toMatchObject({ kind: 'applied', theirsWon: [] });
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 5 });
+    expect(overlaps).toEqual([]);
+    await clock.advance(10_000);
+    expect(server.calls).toHaveLength(0); // already on the server: nothing sent again
+  });
+
+  it('a rebased save\'s skipped version, saved after an unsaved edit here of its shape, wins too', async () => {
+    const { clock, server, manager, editor, overlaps, v0 } = await setup();
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150);
+    const release = server.holdSaves();
+    await clock.advance(2000); // the save of a's move is on its way
+    editor.execute('move', { ids: ['b'], dx: 0, dy: 9 });
+    await clock.advance(150); // b pending here
+    await clock.advance(500);
+    server.saveAs(IMG, [box('a', 0), box('b', 150)]); // someone else moves b, later
+    release();
+    await clock.advance(0);
+    expect(manager.version(IMG)).toBe(v0 + 2);
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 5 });
+    expect(editor.getAnnotation('b')).toMatchObject({ x: 150, y: 0 });
+    expect(overlaps).toEqual([{ by: null, since: v0, version: v0 + 1, overwritten: ['b'], theirsWon: ['b'], kept: [] }]);
+    await clock.advance(10_000);
+    expect(server.calls).toHaveLength(1);
+    expect(manager.status().state).toBe('saved');
   });
 });

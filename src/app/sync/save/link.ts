@@ -25,16 +25,19 @@ export interface EditorSaveLinkOptions {
 /**
  * Another person's saved change touched shapes the user edited here: both edited them, the later
  * edit wins. `overwritten`: shapes the user saved in the last minutes (RECENT_EDIT_MS) that the
- * change replaced or removed (theirs is later). `kept`: shapes the user changed and has not saved
- * yet (pending or gathering): the user's shape stays and its save follows on the new version
- * (the user's is later). `by`: who saved the change (null: not known, as for a rebased save's
- * skipped versions); the change spans the versions after `since` up to `version`.
+ * change replaced or removed, or changed here but not saved yet before the change was saved
+ * (theirs is later). `theirsWon`: those of them whose unsaved change here was dropped: only the
+ * other person can be told (live `overlap`), no version says so. `kept`: shapes the user changed
+ * later and has not saved yet (pending or gathering): the user's shape stays and its save follows
+ * on the new version (the user's is later). `by`: who saved the change (null: not known, as for a
+ * rebased save's skipped versions); the change spans the versions after `since` up to `version`.
  */
 export interface Overlap {
   by: string | null;
   since: number;
   version: number;
   overwritten: string[];
+  theirsWon: string[];
   kept: string[];
 }
 
@@ -224,18 +227,23 @@ export class EditorSaveLink {
   applyRemoteChange(imageId: string, change: RemoteChange): RemoteOutcome {
     if (this.ref?.imageId !== imageId) return { kind: 'closed' };
     const outcome = this.saver.remote(imageId, change);
-    if (outcome.kind === 'known') this.tellOverlap(change, outcome.overwritten, new Set());
+    if (outcome.kind === 'known') this.tellOverlap(change, outcome.overwritten, new Set(), []);
     if (outcome.kind !== 'applied') return outcome;
     const keep = new Set([...outcome.local, ...this.changed]);
     this.applyToEditor(change.upserts, change.removed_ids, keep);
-    this.tellOverlap(change, outcome.overwritten, keep);
+    this.tellOverlap(change, outcome.overwritten, keep, outcome.theirsWon);
     return outcome;
   }
 
-  /** Tells onOverlap when the change replaced recent edits of the user, or met ones not saved yet (`mine`). */
-  private tellOverlap(change: RemoteChange, overwritten: string[], mine: ReadonlySet<string>): void {
+  /**
+   * Tells onOverlap when the change replaced recent edits of the user, dropped unsaved ones it was
+   * later than (`theirsWon`; not those still gathering, which stay), or met later ones not saved yet (`mine`).
+   */
+  private tellOverlap(change: RemoteChange, overwritten: string[], mine: ReadonlySet<string>, theirsWon: readonly string[]): void {
     const kept = mine.size ? [...change.upserts.map((a) => a.id), ...change.removed_ids].filter((id) => mine.has(id)) : [];
-    if (overwritten.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, since: change.base_version, version: change.version, overwritten, kept: [...new Set(kept)] });
+    const dropped = theirsWon.filter((id) => !mine.has(id));
+    const lost = [...new Set([...overwritten, ...dropped])];
+    if (lost.length || kept.length) this.opts.onOverlap?.({ by: change.by ?? null, since: change.base_version, version: change.version, overwritten: lost, theirsWon: dropped, kept: [...new Set(kept)] });
   }
 
   /**
@@ -271,7 +279,7 @@ export class EditorSaveLink {
     const keep = new Set([...absorbed.local, ...this.changed]);
     this.applyToEditor(absorbed.change.upserts, absorbed.change.removed_ids, keep);
     this.tellServerChange(absorbed.change.upserts, absorbed.change.removed_ids);
-    this.tellOverlap(absorbed.change, [], keep);
+    this.tellOverlap(absorbed.change, [], keep, absorbed.theirsWon);
   }
 
   private applyMerge(imageId: string, merge: MergeResult): void {

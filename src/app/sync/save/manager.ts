@@ -15,7 +15,7 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, netDelta, newEntry, overwrittenBy, rebase, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
+import { computeStatus, hasWork, netDelta, newEntry, outlastedBy, overwrittenBy, rebase, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
 import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 // Long because it is the pipeline's wiring: each method of the SaveManager interface is a few lines
@@ -162,12 +162,17 @@ export function createManager(deps: SaveDeps): SaveManager {
       for (const id of change.removed_ids) shapes.delete(id);
       for (const a of change.upserts) shapes.set(a.id, a);
       s.base = { shapes, version: change.version, savedAt: s.base.savedAt };
-      const local = touchedIds(s.pending);
+      // Shapes changed here before the change was saved lose to it (the later edit wins): dropped
+      // from the pending work, the screen takes theirs. The rest stay this device's, saved next.
+      const theirsWon = outlastedBy(s.pending, change);
       // Pending changes now build on the new version (the next save sends them on it, no 409).
       // Those the server holds already leave (a save whose answer was lost is this change): sent
       // again they would make an empty version.
       const want = new Map(netDelta(s.pending).upserts.map((a) => [a.id, a]));
-      const rebased = rebase(s.base, s.pending, settledIds(s.pending, want, s.base.shapes));
+      const drop = new Set([...settledIds(s.pending, want, s.base.shapes), ...theirsWon]);
+      const local = touchedIds(s.pending);
+      for (const id of drop) local.delete(id);
+      const rebased = rebase(s.base, s.pending, drop);
       const kept = new Set(rebased.map((e) => e.key));
       const dropped = s.pending.filter((e) => !kept.has(e.key)).map((e) => e.key);
       s.pending = rebased;
@@ -177,7 +182,7 @@ export function createManager(deps: SaveDeps): SaveManager {
         s.phase = 'idle';
         core.emit();
       }
-      return { kind: 'applied', local, overwritten: overwrittenBy(s, change, deps.now()).filter((id) => !local.has(id)) };
+      return { kind: 'applied', local, overwritten: overwrittenBy(s, change, deps.now()).filter((id) => !local.has(id)), theirsWon: [...theirsWon] };
     },
 
     recentEdits: (imageId, ids) => recentAmong(slots.get(imageId), ids, deps.now()),

@@ -8,23 +8,23 @@ const history = [entry(7, 'me', 'Me Myself'), entry(6, 'u2', 'Ada Lovelace'), en
 
 describe('overlapAuthor', () => {
   it('names who saved the change, found by user and version', () => {
-    expect(overlapAuthor({ by: 'u2', since: 5, version: 6, overwritten: ['a'], kept: [] }, history, 'me')).toBe('Ada Lovelace');
+    expect(overlapAuthor({ by: 'u2', since: 5, version: 6, overwritten: ['a'], theirsWon: [], kept: [] }, history, 'me')).toBe('Ada Lovelace');
     // A change the socket told of but the history page does not reach: not known.
-    expect(overlapAuthor({ by: 'u9', since: 5, version: 6, overwritten: ['a'], kept: [] }, history, 'me')).toBeNull();
+    expect(overlapAuthor({ by: 'u9', since: 5, version: 6, overwritten: ['a'], theirsWon: [], kept: [] }, history, 'me')).toBeNull();
   });
 
   it('names the one other person who saved in the skipped versions of a rebased save, and nobody when several did', () => {
-    expect(overlapAuthor({ by: null, since: 5, version: 7, overwritten: [], kept: ['a'] }, history, 'me')).toBe('Ada Lovelace');
-    expect(overlapAuthor({ by: null, since: 4, version: 7, overwritten: [], kept: ['a'] }, history, 'me')).toBeNull();
+    expect(overlapAuthor({ by: null, since: 5, version: 7, overwritten: [], theirsWon: [], kept: ['a'] }, history, 'me')).toBe('Ada Lovelace');
+    expect(overlapAuthor({ by: null, since: 4, version: 7, overwritten: [], theirsWon: [], kept: ['a'] }, history, 'me')).toBeNull();
   });
 });
 
 describe('overlapMessages', () => {
   it('tells the one whose edit was replaced, and the one whose unsaved edit is the later', () => {
-    expect(overlapMessages({ by: 'u2', since: 5, version: 6, overwritten: ['a', 'b'], kept: [] }, 'Ada Lovelace')).toEqual([
+    expect(overlapMessages({ by: 'u2', since: 5, version: 6, overwritten: ['a', 'b'], theirsWon: [], kept: [] }, 'Ada Lovelace')).toEqual([
       'Ada Lovelace changed 2 annotation(s) you edited: the later edit, theirs, was kept.',
     ]);
-    expect(overlapMessages({ by: null, since: 5, version: 6, overwritten: [], kept: ['a'] }, null)).toEqual([
+    expect(overlapMessages({ by: null, since: 5, version: 6, overwritten: [], theirsWon: [], kept: ['a'] }, null)).toEqual([
       'Someone else also changed 1 annotation(s) you are editing: the later edit, yours, is kept.',
     ]);
   });

@@ -6,7 +6,7 @@
 import type { ManagerCore } from './core';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { mergeConflict, theirsOf, type TheirDoc } from './conflict';
-import { giveBack, hasWork, noteSaved, parseTime, rebase, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
+import { giveBack, hasWork, noteSaved, outlastedBy, parseTime, rebase, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
 import type { RemoteChange } from './types';
 
@@ -66,7 +66,7 @@ type SavedRes = Extract<SaveOutcome, { kind: 'saved' }>['res'];
 function skippedOf(s: Slot, res: SavedRes): RemoteChange | null {
   const c = res.changes;
   if (!c || c.since !== s.base.version || c.version !== res.rebased_from) return null;
-  return { version: c.version, base_version: c.since, upserts: c.upserts as StoredAnnotation[], removed_ids: c.removed_ids };
+  return { version: c.version, base_version: c.since, upserts: c.upserts as StoredAnnotation[], removed_ids: c.removed_ids, saved_at: c.saved_at };
 }
 
 /**
@@ -89,15 +89,22 @@ function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: 
   noteSaved(s, [...p.upserts.map((a) => a.id), ...p.removed], res.version, core.deps.now());
   const savedKeys = s.inFlight.map((e) => e.key);
   s.inFlight = [];
-  // Only what this save carried leaves the device; newer changes now build on the saved version.
+  // Only what this save carried leaves the device; newer changes now build on the saved version,
+  // less those of shapes a skipped version changed later (the later edit wins, as in remote()).
+  const theirsWon = skipped ? outlastedBy(s.pending, skipped) : new Set<string>();
   const local = skipped ? touchedIds(s.pending) : null;
-  s.pending = rebase(s.base, s.pending);
-  core.device.persist(savedKeys, s.pending);
+  for (const id of theirsWon) local!.delete(id);
+  const rebased = rebase(s.base, s.pending, theirsWon);
+  const kept = new Set(rebased.map((e) => e.key));
+  const dropped = s.pending.filter((e) => !kept.has(e.key)).map((e) => e.key);
+  s.pending = rebased;
+  if (!rebased.length && dropped.length) s.needsSave = false;
+  core.device.persist([...savedKeys, ...dropped], s.pending);
   if (s.recovery) s.recovery.saved = true;
   s.attempts = 0;
   s.phase = hasWork(s) ? 'pending' : 'idle';
   s.message = undefined;
-  if (skipped) for (const l of core.absorbedListeners) l(s.ref.imageId, { change: skipped, local: local! });
+  if (skipped) for (const l of core.absorbedListeners) l(s.ref.imageId, { change: skipped, local: local!, theirsWon: [...theirsWon] });
   for (const l of core.savedListeners) l(s.ref.imageId, res);
   return s.needsSave && s.again ? 'again' : 'done';
 }

@@ -190,6 +190,26 @@ export function madeBy(entries: readonly PendingEntry[]): (id: string, shape: St
   return (id, shape) => !!made.get(id)?.some((a) => sameJson(a, shape));
 }
 
+/**
+ * Ids the entries change that `change`, saved elsewhere at its `saved_at`, changed later than this
+ * device last did: the later edit wins, so theirs stays and the entries' change of them is to be
+ * dropped (as the 409 merge does by the same times). Not counted: a shape the change holds as one of
+ * the entries carried, or removes where the entries remove it too (this device's own save, its
+ * answer lost). Empty when the change's time is not known.
+ */
+export function outlastedBy(entries: readonly PendingEntry[], change: { upserts: readonly StoredAnnotation[]; removed_ids: readonly string[]; saved_at?: string | null }): Set<string> {
+  const out = new Set<string>();
+  const theirsAt = parseTime(change.saved_at);
+  if (theirsAt === null || !entries.length) return out;
+  const times = editTimes(entries);
+  const mine = madeBy(entries);
+  const removedHere = new Set(netDelta(entries).removed);
+  const earlier = (id: string) => (times.get(id) ?? Infinity) < theirsAt;
+  for (const id of change.removed_ids) if (earlier(id) && !removedHere.has(id)) out.add(id);
+  for (const a of change.upserts) if (earlier(a.id) && !mine(a.id, a)) out.add(a.id);
+  return out;
+}
+
 /** Touched ids of the entries whose wanted shape (from `want`) is already the server's. */
 export function settledIds(entries: readonly PendingEntry[], want: ReadonlyMap<string, StoredAnnotation>, server: ReadonlyMap<string, StoredAnnotation>): Set<string> {
   const out = new Set<string>();

@@ -59,6 +59,12 @@ export interface RemoteChange {
   removed_ids: string[];
   /** Who saved it (the live socket's `by`; null or absent: unknown, as for a net change of several versions). */
   by?: string | null;
+  /**
+   * When `version` was saved (server clock; null or absent: not told). A shape this device changed
+   * and has not saved, changed here before that, loses to it (the later edit wins); untold, the
+   * device's unsaved edit is kept as the later one.
+   */
+  saved_at?: string | null;
 }
 
 /**
@@ -69,13 +75,16 @@ export interface RemoteChange {
  * again once it is answered), 'closed' (no document of the image is open here).
  * `overwritten` (applied and known): ids this tab saved within RECENT_EDIT_MS at an earlier
  * version that the change replaced or removed: the other person's later edit won over the user's.
+ * `theirsWon` (applied): ids this device changed and had not saved, changed in the change later
+ * (its `saved_at`): this device's change of them is dropped, never saved, and the screen takes theirs.
  */
-export type RemoteOutcome = { kind: 'applied'; local: Set<string>; overwritten: string[] } | { kind: 'known'; overwritten: string[] } | { kind: 'gap' | 'busy' | 'closed' };
+export type RemoteOutcome = { kind: 'applied'; local: Set<string>; overwritten: string[]; theirsWon: string[] } | { kind: 'known'; overwritten: string[] } | { kind: 'gap' | 'busy' | 'closed' };
 
-/** Changes saved elsewhere that the manager took in itself (a rebased save's skipped versions), for the screen's document; `local` as in RemoteOutcome. */
+/** Changes saved elsewhere that the manager took in itself (a rebased save's skipped versions), for the screen's document; `local` and `theirsWon` as in RemoteOutcome. */
 export interface AbsorbedChange {
   change: RemoteChange;
   local: Set<string>;
+  theirsWon: string[];
 }
 
 export interface SaveDeps {

@@ -51,16 +51,18 @@ export interface LoggedVersion {
   userId: string | null;
   upserts: string;
   removedIds: string;
+  /** When it was saved (ISO 8601, server clock): a client weighs it against its own unsaved edits (the later edit wins). */
+  savedAt: string;
 }
 
 /** The logged versions after `since` up to `upTo`, oldest first (those the log still holds). */
 export async function versionsAfter(db: Conn, imageId: string, since: number, upTo: number): Promise<LoggedVersion[]> {
   if (upTo <= since) return [];
-  const rows = await rowsOf<{ version: number; user_id: string | null; upserts: string; removed_ids: string }>(
+  const rows = await rowsOf<{ version: number; user_id: string | null; upserts: string; removed_ids: string; created_at: string | Date }>(
     db,
-    sql`SELECT version, user_id, upserts::text AS upserts, removed_ids::text AS removed_ids FROM annotation_changes WHERE image_id = ${imageId} AND version > ${since} AND version <= ${upTo} ORDER BY version`,
+    sql`SELECT version, user_id, upserts::text AS upserts, removed_ids::text AS removed_ids, created_at FROM annotation_changes WHERE image_id = ${imageId} AND version > ${since} AND version <= ${upTo} ORDER BY version`,
   );
-  return rows.map((r) => ({ version: r.version, userId: r.user_id, upserts: r.upserts, removedIds: r.removed_ids }));
+  return rows.map((r) => ({ version: r.version, userId: r.user_id, upserts: r.upserts, removedIds: r.removed_ids, savedAt: new Date(r.created_at).toISOString() }));
 }
 
 /**
