@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EditorAnnotation } from '../../engine';
 import type { LiveClient } from '../sync/live';
 import { EditorSession, type Tell } from './session';
+import { THEIR_EDIT_WINDOW_MS } from '../sync/save/slot';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
 import { roleHolder } from '../../../tests/support/sessionTestkit';
 
@@ -71,12 +72,13 @@ describe('the editor session', () => {
     delete (globalThis as { window?: unknown }).window;
   });
 
-  it('an unsaved edit that a change saved later replaced: the user is told theirs was kept, and its author through the live socket', async () => {
+  it('an old unsaved edit (offline) that a change saved later replaced: the user is told theirs was kept, and its author through the live socket', async () => {
     const { clock, server, session, editor, open, settle, told } = await setup();
     await open(IMG);
     overlapsSent.length = 0;
+    for (let i = 0; i < 20; i++) server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' }); // offline
     editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
-    await clock.advance(1000); // handed to the manager, its save not gone yet
+    await clock.advance(150 + THEIR_EDIT_WINDOW_MS + 1000); // handed to the manager, its save failed
     const v = server.doc(IMG).version;
     server.saveAs(IMG, [box('a', 60)]);
     const change = { version: v + 1, base_version: v, upserts: [box('a', 60)], removed_ids: [], by: 'user-2', saved_at: new Date(clock.now()).toISOString() };
@@ -85,6 +87,8 @@ describe('the editor session', () => {
     expect(editor.getAnnotation('a')).toMatchObject({ x: 60 });
     expect(overlapsSent).toEqual([[IMG, ['a']]]);
     expect(told).toContain('Someone else changed 1 annotation(s) you edited: the later edit, theirs, was kept.');
+    server.script.length = 0; // back online
+    await settle();
     expect(server.doc(IMG).version).toBe(v + 1);
   });
 

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Editor, type EditorAnnotation } from '../../../engine';
 import { EditorSaveLink, type Overlap } from './link';
+import { THEIR_EDIT_WINDOW_MS } from './slot';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../../tests/support/saveTestkit';
 
 const IMG = '00000000-0000-4000-8000-000000000001';
@@ -218,28 +219,34 @@ describe('offline edits, another person\'s shape, then undo (live-offline.spec, 
 
 describe('an unsaved edit here meets a change of the same shape saved later (a device back after a while)', () => {
   const at = (ms: number) => new Date(ms).toISOString();
+  /** The network is down: this device's saves fail and wait (until the script is emptied). */
+  const offline = (server: ReturnType<typeof fakeServer>) => {
+    for (let i = 0; i < 20; i++) server.script.push({ kind: 'retry', status: null, message: 'Failed to fetch' });
+  };
 
-  it('the later saved edit wins: the editor takes theirs, this change is never saved, and both are told', async () => {
+  it('saved surely later (past the window an online save can take): the editor takes theirs, this change is never saved, and both are told', async () => {
     const { clock, server, manager, editor, link, overlaps, v0 } = await setup();
+    offline(server);
     editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
-    await clock.advance(150); // pending, its save not gone yet (the debounce; or offline)
-    await clock.advance(1000);
+    await clock.advance(150 + 2000 + THEIR_EDIT_WINDOW_MS); // its save failed: offline
     server.saveAs(IMG, [box('a', 40), box('b', 100)]);
     const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 40)], removed_ids: [], by: 'user-2', saved_at: at(clock.now()) });
     expect(out).toMatchObject({ kind: 'applied', theirsWon: ['a'] });
     expect(editor.getAnnotation('a')).toMatchObject({ x: 40 });
     expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: ['a'], theirsWon: ['a'], kept: [] }]);
-    await clock.advance(10_000);
-    expect(server.calls).toHaveLength(0);
+    server.script.length = 0; // back online
+    await clock.advance(60_000);
+    expect(server.doc(IMG).version).toBe(v0 + 1); // nothing of a's older move was saved over it
     expect(manager.status().state).toBe('saved');
     expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[0]!.bounding_box).toMatchObject({ x: 40 });
   });
 
-  it('a removal saved later wins over an unsaved move; an unsaved edit made after the change was saved is kept', async () => {
+  it('a removal saved surely later wins over an old unsaved move; an unsaved edit made after it was saved is kept', async () => {
     const { clock, server, editor, link, overlaps, v0 } = await setup();
+    offline(server);
     editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
-    await clock.advance(150);
-    const theirsAt = clock.now() + 500;
+    await clock.advance(150 + THEIR_EDIT_WINDOW_MS + 1000);
+    const theirsAt = clock.now();
     await clock.advance(1000);
     editor.execute('move', { ids: ['b'], dx: 0, dy: 7 }); // after their save
     await clock.advance(150);
@@ -249,34 +256,51 @@ describe('an unsaved edit here meets a change of the same shape saved later (a d
     expect(editor.getAnnotation('a')).toBeUndefined();
     expect(editor.getAnnotation('b')).toMatchObject({ x: 100, y: 7 });
     expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: ['a'], theirsWon: ['a'], kept: ['b'] }]);
-    await clock.advance(2000);
+    server.script.length = 0;
+    await clock.advance(60_000);
     expect(server.calls.at(-1)!.body).toMatchObject({ base_version: v0 + 1, removed_ids: [] });
     expect((server.doc(IMG).annotations as { id: string }[]).map((s) => s.id)).toEqual(['b']);
   });
 
+  it('saved within the window of this unsaved edit: the edit here is kept as the later (its own edit time is not known)', async () => {
+    const { clock, server, editor, link, overlaps, v0 } = await setup();
+    offline(server);
+    editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
+    await clock.advance(150 + THEIR_EDIT_WINDOW_MS - 1000);
+    server.saveAs(IMG, [box('a', 40), box('b', 100)]);
+    const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 40)], removed_ids: [], by: 'user-2', saved_at: at(clock.now()) });
+    expect(out).toMatchObject({ kind: 'applied', theirsWon: [] });
+    expect(editor.getAnnotation('a')).toMatchObject({ x: 5 });
+    expect(overlaps).toEqual([{ by: 'user-2', since: v0, version: v0 + 1, overwritten: [], theirsWon: [], kept: ['a'] }]);
+    server.script.length = 0;
+    await clock.advance(60_000);
+    expect((server.doc(IMG).annotations as ReturnType<typeof box>[])[0]!.bounding_box).toMatchObject({ x: 5 });
+  });
+
   it('this device\'s own save, its answer lost, is no later edit of someone else', async () => {
     const { clock, server, editor, link, overlaps, v0 } = await setup();
+    offline(server);
     editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
-    await clock.advance(150);
-    await clock.advance(1000);
+    await clock.advance(150 + THEIR_EDIT_WINDOW_MS + 1000);
     server.saveAs(IMG, [box('a', 5), box('b', 100)]);
     const out = link.applyRemoteChange(IMG, { version: v0 + 1, base_version: v0, upserts: [box('a', 5)], removed_ids: [], by: 'user-1', saved_at: at(clock.now()) });
     expect(out).toMatchObject({ kind: 'applied', theirsWon: [] });
     expect(editor.getAnnotation('a')).toMatchObject({ x: 5 });
     expect(overlaps).toEqual([]);
-    await clock.advance(10_000);
-    expect(server.calls).toHaveLength(0); // already on the server: nothing sent again
+    server.script.length = 0;
+    await clock.advance(60_000);
+    expect(server.doc(IMG).version).toBe(v0 + 1); // already on the server: nothing sent again
   });
 
-  it('a rebased save\'s skipped version, saved after an unsaved edit here of its shape, wins too', async () => {
+  it('a rebased save\'s skipped version, saved surely after an unsaved edit here of its shape, wins too', async () => {
     const { clock, server, manager, editor, overlaps, v0 } = await setup();
     editor.execute('move', { ids: ['a'], dx: 5, dy: 0 });
     await clock.advance(150);
     const release = server.holdSaves();
-    await clock.advance(2000); // the save of a's move is on its way
+    await clock.advance(2000); // the save of a's move is on its way, and stays there a while
     editor.execute('move', { ids: ['b'], dx: 0, dy: 9 });
     await clock.advance(150); // b pending here
-    await clock.advance(500);
+    await clock.advance(THEIR_EDIT_WINDOW_MS + 1000);
     server.saveAs(IMG, [box('a', 0), box('b', 150)]); // someone else moves b, later
     release();
     await clock.advance(0);
@@ -285,7 +309,7 @@ describe('an unsaved edit here meets a change of the same shape saved later (a d
     expect(editor.getAnnotation('b')).toMatchObject({ x: 150, y: 0 });
     expect(overlaps).toEqual([{ by: null, since: v0, version: v0 + 1, overwritten: ['b'], theirsWon: ['b'], kept: [] }]);
     await clock.advance(10_000);
-    expect(server.calls).toHaveLength(1);
+    expect(server.doc(IMG).version).toBe(v0 + 2);
     expect(manager.status().state).toBe('saved');
   });
 });

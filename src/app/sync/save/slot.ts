@@ -191,20 +191,30 @@ export function madeBy(entries: readonly PendingEntry[]): (id: string, shape: St
 }
 
 /**
- * Ids the entries change that `change`, saved elsewhere at its `saved_at`, changed later than this
- * device last did: the later edit wins, so theirs stays and the entries' change of them is to be
- * dropped (as the 409 merge does by the same times). Not counted: a shape the change holds as one of
- * the entries carried, or removes where the entries remove it too (this device's own save, its
- * answer lost). Empty when the change's time is not known.
+ * How long before its save another person's edit may have been made while they were online: the
+ * save ceiling (SAVE_MAX_WAIT_MS, 3 s, ./scheduler.ts) and 2 s for the network and the two clocks.
+ * A change saved at T holds edits made after T minus this, as far as this device can tell.
+ */
+export const THEIR_EDIT_WINDOW_MS = 5000;
+
+/**
+ * Ids the entries change that `change`, saved elsewhere at its `saved_at`, surely changed later
+ * than this device last did (this device's edit is older than the change's save by more than
+ * THEIR_EDIT_WINDOW_MS: a device back online after a while): the later edit wins, so theirs stays
+ * and the entries' change of them is to be dropped. Within the window the change's own edit time
+ * is not known (a save leaves up to 3 s after its edit), and this device's unsaved edit, made
+ * while the other's save was on its way, is kept as the later one (as before). Not counted: a
+ * shape the change holds as one of the entries carried, or removes where the entries remove it too
+ * (this device's own save, its answer lost). Empty when the change's time is not known.
  */
 export function outlastedBy(entries: readonly PendingEntry[], change: { upserts: readonly StoredAnnotation[]; removed_ids: readonly string[]; saved_at?: string | null }): Set<string> {
   const out = new Set<string>();
-  const theirsAt = parseTime(change.saved_at);
-  if (theirsAt === null || !entries.length) return out;
+  const savedAt = parseTime(change.saved_at);
+  if (savedAt === null || !entries.length) return out;
   const times = editTimes(entries);
   const mine = madeBy(entries);
   const removedHere = new Set(netDelta(entries).removed);
-  const earlier = (id: string) => (times.get(id) ?? Infinity) < theirsAt;
+  const earlier = (id: string) => (times.get(id) ?? Infinity) < savedAt - THEIR_EDIT_WINDOW_MS;
   for (const id of change.removed_ids) if (earlier(id) && !removedHere.has(id)) out.add(id);
   for (const a of change.upserts) if (earlier(a.id) && !mine(a.id, a)) out.add(a.id);
   return out;
