@@ -107,14 +107,20 @@ export const SaveDataResponse = z.object({
   status: ImageStatus,
   /** The image's annotation count after the save. */
   new_count: z.number().int(),
+  /**
+   * The version this save made. save-changes (and its batch entries) whose change is nothing
+   * (every removed id absent, every upsert the stored shape) make none: `version` is then the
+   * head as it was (`base_version`, or `rebased_from` when stale) and nothing else moved.
+   */
   version: z.number().int(),
-  /** When this version was saved (server clock, ISO 8601). */
+  /** When this version was saved (server clock, ISO 8601); for a save that made none, when the head was saved. */
   saved_at: z.string(),
   /**
    * save-changes (and its batch entries) only, when `base_version` was stale but none of the ids
    * it upserts or removes changed after it (a new id counts as unchanged while nobody else added
    * it): the save was applied on top of this version, the head at the time, and `version` is
-   * `rebased_from + 1`. Absent when the save was applied on `base_version` itself.
+   * `rebased_from + 1` (`rebased_from` itself when the save changed nothing). Absent when the
+   * save was applied on `base_version` itself.
    */
   rebased_from: z.number().int().optional(),
   /**

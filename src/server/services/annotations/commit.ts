@@ -13,6 +13,13 @@
 //   log); the change is applied on the head and the answer says so (`rebased_from`) with the net
 //   change the client skipped (`changes`). Otherwise 409.
 // The 409 carries what changed since the base, and the whole document while it is small (staleBase).
+//
+// A save that changes nothing (`unchangedKeepsHead`: save-changes and batch entries; every removed
+// id absent, every upsert the stored shape) writes no version: no log row, no live `changed`, the
+// image's count, status and updated_at untouched. It answers the head as it is (`version` and
+// `saved_at` of the head; a stale base the rebase rule accepts still gets `rebased_from` = the
+// head and the skipped `changes`), so a client's base moves to the head and its entries are done.
+// A save with one real part is written whole, as before.
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { retryOnConflict } from '../../db/errors';
@@ -48,7 +55,7 @@ export async function commit(
   body: { image_id: string; project_id: string; image_filename: string },
   baseVersion: number | undefined,
   prepare: (classes: readonly ProjectClass[]) => Prepare | Promise<Prepare>,
-  opts: { restoredFrom?: number; rebase?: readonly string[]; merged?: boolean; whileLocked?: (tx: Tx, image: ImageRow) => Promise<void> } = {},
+  opts: { restoredFrom?: number; rebase?: readonly string[]; merged?: boolean; unchangedKeepsHead?: boolean; whileLocked?: (tx: Tx, image: ImageRow) => Promise<void> } = {},
 ): Promise<SaveDataResponse> {
   const image = await annotatedImage(ctx, userId, body.image_id, body.project_id, 'annotations.write');
   if (body.image_filename !== image.filename) {
@@ -84,7 +91,13 @@ export async function commit(
       rebasedFrom = { version: header.version, savedAt: header.updatedAt };
     }
     const now = ctx.now?.() ?? new Date();
-    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), { userId, now, restoredFrom: opts.restoredFrom, merged: opts.merged });
+    const who = { userId, now, restoredFrom: opts.restoredFrom, merged: opts.merged, unchangedKeepsHead: opts.unchangedKeepsHead };
+    const applied = await applyChange(tx, image.id, header, await changeOf(tx, header), who);
+    if (!applied.wrote) {
+      // Nothing changed: the head as it is (saved_at: when it was saved; version 0's header: when the image's annotations began).
+      const res: SaveDataResponse = { success: true as const, status_updated: false, status: before.status, new_count: before.annotationCount, version: header.version, saved_at: header.updatedAt.toISOString() };
+      return { res, rebasedFrom };
+    }
     const newCount = Math.max(0, before.annotationCount + applied.added - applied.removed);
     // Spec section 4 "Image status": the server moves a new image with annotations to annotating.
     const status: ImageStatus = before.status === 'new' && newCount > 0 ? 'annotating' : before.status;

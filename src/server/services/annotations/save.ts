@@ -69,7 +69,9 @@ function keepsOrder(stored: readonly { id: string; seq: number }[], list: readon
  * Applies upserts and removals on `base_version` (a change without a base applies to whatever is
  * current: assisted segmentation's append). `rebase` (the save-changes call and batch entries): a
  * stale base whose shapes nobody changed since is applied on the head, the answer carrying
- * `rebased_from` and the skipped `changes`; without it (save-segmentation) a stale base is a 409.
+ * `rebased_from` and the skipped `changes`, and a save that changes nothing (removals of absent
+ * ids, upserts of the stored shapes) writes no version but answers the head; without it
+ * (save-segmentation, import, pre-labelling) a stale base is a 409 and every save is a version.
  */
 export async function saveChanges(
   ctx: AppContext,
@@ -86,7 +88,7 @@ export async function saveChanges(
     const both = body.removed_ids.find((id) => upserts.has(id));
     if (both !== undefined) throw errors.badRequest(`Annotation "${both.slice(0, 100)}" is both changed and removed`, 'conflicting_changes');
     return () => ({ upserts: body.upserts as Annotation[], removedIds: body.removed_ids });
-  }, { rebase: touched });
+  }, { rebase: touched, unchangedKeepsHead: opts.rebase });
 }
 
 /** Makes the annotations of an earlier version current again, as a new version that says which it restored. */

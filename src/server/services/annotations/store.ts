@@ -8,6 +8,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { ANNOTATION_KINDS } from '../../../contract/annotation-api';
+import { sameJson } from '../../../contract/json';
 
 /** The transaction or database a statement runs on. */
 export type Conn = Pick<Db, 'execute'>;
@@ -155,19 +156,26 @@ export interface Applied {
   added: number;
   changed: number;
   removed: number;
+  /** False when nothing was written (`unchangedKeepsHead` and a change that changes nothing): `version` and `savedAt` are the head's. */
+  wrote: boolean;
 }
 
 /**
  * Applies one change on the locked header as version + 1: writes the upserts that differ from
  * what is stored, deletes the removed ids that are there, records the change with the values it
  * replaced, and moves the header on. Returns what it did; the caller keeps the image's counters.
+ *
+ * `who.unchangedKeepsHead` (save-changes and its batch entries): a change whose every removed id
+ * is absent and every upsert is the stored shape (the same JSON, keys in any order) in its place
+ * writes nothing at all (no version, no log row, no NOTIFY) and returns the head as it is. A
+ * change with anything real in it is written whole, as without the option.
  */
 export async function applyChange(
   tx: Conn,
   imageId: string,
   header: Header,
   change: ChangeSet,
-  who: { userId: string | null; now: Date; restoredFrom?: number; merged?: boolean },
+  who: { userId: string | null; now: Date; restoredFrom?: number; merged?: boolean; unchangedKeepsHead?: boolean },
 ): Promise<Applied> {
   const touched = [...change.upserts.map((a) => a.id as string), ...change.removedIds];
   const before = await storedTexts(tx, imageId, touched);
@@ -183,12 +191,16 @@ export async function applyChange(
   let added = 0;
   let changed = 0;
   const counts: ClassCounts = new Map();
+  // Until one part is found to change something, the change may be nothing at all (then, with
+  // unchangedKeepsHead, nothing is written). A shape whose text differs is parsed only then.
+  let real = !who.unchangedKeepsHead;
   for (const a of change.upserts) {
     const id = a.id as string;
     const text = JSON.stringify(a);
     const old = before.get(id);
     const seq = place?.get(id) ?? old?.seq ?? nextSeq++;
     if (old && old.text === text && old.seq === seq) continue;
+    if (!real) real = !old || old.seq !== seq || !sameJson(JSON.parse(old.text), a);
     if (old) {
       if (old.text !== text) {
         changed += 1;
@@ -204,6 +216,7 @@ export async function applyChange(
     writes.push(`{"id":${JSON.stringify(id)},"seq":${seq},"name":${JSON.stringify(String(a.name ?? ''))},"kind":"${kindOf(a)}","data":${text}}`);
   }
   const removedIds = change.removedIds.filter((id) => before.has(id));
+  if (!real && removedIds.length === 0) return { version: header.version, savedAt: header.updatedAt, added: 0, changed: 0, removed: 0, wrote: false };
   for (const id of removedIds) {
     beforeTexts.push(before.get(id)!.text);
     countIn(counts, before.get(id)!.name, 'd');
@@ -226,5 +239,5 @@ export async function applyChange(
   if (who.userId) await countShapes(tx, imageId, who.userId, who.now, counts);
   await tx.execute(sql`UPDATE annotation_documents SET version = ${version}, next_seq = ${nextSeq}, updated_by = ${who.userId}, updated_at = ${who.now.toISOString()} WHERE image_id = ${imageId}`);
   await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${imageId}:${version}`})`);
-  return { version, savedAt: who.now, added, changed, removed: removedIds.length };
+  return { version, savedAt: who.now, added, changed, removed: removedIds.length, wrote: true };
 }
