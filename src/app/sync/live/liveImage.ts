@@ -34,6 +34,8 @@ export interface LiveImageOptions {
   /** Opens the image again (the whole document: the change log no longer reaches back). */
   reopen: () => void;
   now?: () => number;
+  /** The drafts', the draft throttle's and the cursors' fading timers (the page's by default; tests pass a fake clock's, with its `now`). */
+  timers?: { setTimer: (fn: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void };
 }
 
 export interface LiveImageState {
@@ -51,7 +53,8 @@ export class LiveImage {
   /** The version a view-only editor loaded (and moved on with the changes it applied). */
   private viewVersion: number | null = null;
   private lastSelection: string | null = null;
-  private fadeTimer: ReturnType<typeof setTimeout> | null = null;
+  private fadeTimer: unknown = null;
+  private readonly timers: { setTimer: (fn: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void };
   /** When fadeTimer fires (Infinity: not armed). */
   private fadeAt = Infinity;
   private readonly cursor: { call: (x: number, y: number) => void; cancel: () => void };
@@ -69,10 +72,13 @@ export class LiveImage {
     this.state = { peers: [], presence: EMPTY_PRESENCE, now: this.now() };
     const clock = {
       now: () => this.now(),
-      setTimer: (fn: () => void, ms: number) => setTimeout(fn, ms),
-      clearTimer: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      setTimer: opts.timers?.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms)),
+      clearTimer: opts.timers?.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>)),
     };
-    this.cursor = throttle((x: number, y: number) => opts.live.sendCursor(opts.imageId, x, y), CURSOR_SEND_INTERVAL_MS, { ...clock, now: () => performance.now() });
+    this.timers = clock;
+    // The cursor's throttle stays on the page's clock and timers.
+    const page = { now: () => performance.now(), setTimer: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimer: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+    this.cursor = throttle((x: number, y: number) => opts.live.sendCursor(opts.imageId, x, y), CURSOR_SEND_INTERVAL_MS, page);
     this.draft = throttle(() => this.sendDraft(), LIVE_DRAFT_INTERVAL_MS, clock);
     this.drafts = new PeerDrafts(
       {
@@ -219,7 +225,7 @@ export class LiveImage {
     if (next >= this.fadeAt) return;
     this.stopFading();
     this.fadeAt = next;
-    this.fadeTimer = setTimeout(
+    this.fadeTimer = this.timers.setTimer(
       () => {
         this.fadeTimer = null;
         this.fadeAt = Infinity;
@@ -232,7 +238,7 @@ export class LiveImage {
   }
 
   private stopFading(): void {
-    if (this.fadeTimer !== null) clearTimeout(this.fadeTimer);
+    if (this.fadeTimer !== null) this.timers.clearTimer(this.fadeTimer);
     this.fadeTimer = null;
     this.fadeAt = Infinity;
   }
