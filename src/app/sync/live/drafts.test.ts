@@ -22,6 +22,7 @@ function setup(start: StoredAnnotation[] = [], asEditorGives: (a: StoredAnnotati
         for (const id of removed) doc.delete(id);
         for (const a of upserts) doc.set(a.id, a);
       },
+      asShown: asEditorGives,
     },
     { now: () => now, setTimer: (fn, ms) => (timers.set(++next, { fn, at: now + ms }), next), clearTimer: (h) => void timers.delete(h as number) },
   );
@@ -34,7 +35,7 @@ function setup(start: StoredAnnotation[] = [], asEditorGives: (a: StoredAnnotati
     }
   };
   /** A saved change as the screen applies it (the document takes it, then the drafts hear of it). */
-  const saved = (by: string, upserts: StoredAnnotation[], removed: string[] = []) => {
+  const saved = (by: string | null, upserts: StoredAnnotation[], removed: string[] = []) => {
     for (const id of removed) doc.delete(id);
     for (const a of upserts) doc.set(a.id, a);
     drafts.saved({ by, upserts, removed_ids: removed });
@@ -140,6 +141,32 @@ describe('PeerDrafts', () => {
     t.advance(LIVE_DRAFT_TIMEOUT_MS);
     expect(t.xOf('a')).toBe(5);
     expect(t.drafts.authors().size).toBe(0);
+  });
+
+  it('a saved change heard again (the document took it in before) ends a draft shown over it on the saved shape, not on the draft', () => {
+    // Found by tests/api/live-chaos.test.ts (seed 3): a rebased save of this tab took Ada's change
+    // in, Bea's draft was shown over it, then the socket's changed for Ada's version answered
+    // known; read from the document, the server's shape was Bea's draft, and it stayed after the
+    // draft ended: this editor kept Bea's dropped edit for good.
+    const t = setup([box('a', 1)]);
+    t.drafts.received('bea', [box('a', 50)], [], nobody);
+    t.saved('ada', [box('a', 7)]);
+    expect(t.xOf('a')).toBe(50);
+    t.drafts.saved({ by: 'ada', upserts: [box('a', 7)], removed_ids: [] });
+    expect(t.xOf('a')).toBe(50);
+    t.advance(LIVE_DRAFT_TIMEOUT_MS);
+    expect(t.xOf('a')).toBe(7);
+    expect(t.drafts.authors().size).toBe(0);
+  });
+
+  it('a change of unknown authors (a catch-up\'s net change) that holds the draft\'s shape confirms it; one holding another shape does not', () => {
+    // Found by tests/api/live-chaos.test.ts (seed 7): the author's save reached this tab through a
+    // catch-up (GET changes names nobody), and the saved shape stayed marked as their draft.
+    const t = setup();
+    t.drafts.received('ada', [box('a', 5), box('b', 6)], [], nobody);
+    t.saved(null, [box('a', 5), box('b', 2)]);
+    expect(t.drafts.authors()).toEqual(new Map([['b', 'ada']]));
+    expect([t.xOf('a'), t.xOf('b')]).toEqual([5, 6]);
   });
 
   it('compares a save with the draft as the editor gives shapes (a saved shape in another form still confirms it)', () => {

@@ -19,6 +19,11 @@ export interface DraftTarget {
   current(id: string): StoredAnnotation | null;
   /** Shapes into the live document as a change made elsewhere: not saved, not undoable. */
   apply(upserts: StoredAnnotation[], removed: string[]): void;
+  /**
+   * A saved shape in the form the document would give it (as a draft is made), null when the
+   * document would leave it out. Without it, what a saved change holds is read from the document.
+   */
+  asShown?(saved: StoredAnnotation): StoredAnnotation | null;
 }
 
 export interface DraftClock {
@@ -91,18 +96,24 @@ export class PeerDrafts {
     if (!this.drafts.size) return;
     const up: StoredAnnotation[] = [];
     const rm: string[] = [];
-    const confirm = (id: string, removed: boolean) => {
+    const confirm = (id: string, saved: StoredAnnotation | null) => {
       const d = this.drafts.get(id);
       if (!d) return;
-      // The document holds the saved shape now, in the form the editor gives (as the author's draft was made), so the two compare.
-      const server = removed ? null : this.target.current(id);
+      // The saved shape in the form the editor gives (as the author's draft was made), so the two
+      // compare. Taken from the change, not read from the document: a change heard again (the
+      // document took it in before: `known`) finds the draft shown there on top of it, and that
+      // draft, taken for the server's shape, was never put back when it ended.
+      const server = saved === null ? null : this.target.asShown ? this.target.asShown(saved) : this.target.current(id);
       d.server = server;
-      if (d.by === change.by && sameJson(d.shape, server)) this.drafts.delete(id);
+      // A change of unknown authors (a catch-up's net change of several versions) that holds the
+      // draft's very shape confirms it too: the author's save is among them, or the shape shows
+      // nothing unsaved anyway (left, the draft marked a saved shape as unsaved until its timeout).
+      if ((d.by === change.by || change.by === null) && sameJson(d.shape, server)) this.drafts.delete(id);
       else if (d.shape) up.push(d.shape);
       else if (server) rm.push(id);
     };
-    for (const a of change.upserts) confirm(a.id, false);
-    for (const id of change.removed_ids) confirm(id, true);
+    for (const a of change.upserts) confirm(a.id, a);
+    for (const id of change.removed_ids) confirm(id, null);
     if (up.length || rm.length) this.target.apply(up, rm);
     this.onChange();
   }

@@ -14,6 +14,7 @@
 // The editor session makes one per image (src/app/editor-session/liveOpen.ts); the screen reads it.
 import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
 import type { StoredAnnotation } from '../../../contract/annotations';
+import { editorToStored, parseStoredAnnotations } from '../../../engine';
 import type { EditorSaveLink, SaveManager } from '../save';
 import type { ApplyResult, LiveChange, LiveClient } from './client';
 import { PeerDrafts } from './drafts';
@@ -84,6 +85,14 @@ export class LiveImage {
       {
         current: (id) => opts.link.storedOf([id]).upserts[0] ?? null,
         apply: (upserts, removed) => opts.link.applyToEditor(upserts, removed, new Set()),
+        asShown: (saved) => {
+          try {
+            const [a] = parseStoredAnnotations([saved]);
+            return a ? editorToStored(a) : null;
+          } catch {
+            return null;
+          }
+        },
       },
       clock,
       () => this.set({ presence: { ...this.state.presence, drafts: this.drafts.authors() } }),
