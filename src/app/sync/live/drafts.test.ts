@@ -169,6 +169,17 @@ describe('PeerDrafts', () => {
     expect([t.xOf('a'), t.xOf('b')]).toEqual([5, 6]);
   });
 
+  it('its author\'s merge dropping their edit for a later one (their overlap) ends their drafts of those shapes at once', () => {
+    const t = setup([box('a', 1), box('b', 2)]);
+    t.drafts.received('bea', [box('a', 50), box('b', 60)], [], nobody);
+    t.drafts.received('ada', [box('c', 3)], [], nobody);
+    t.saved('ada', [box('a', 7)]); // Ada's later edit saved: Bea's draft still shown on top
+    expect(t.xOf('a')).toBe(50);
+    t.drafts.dropped('bea', ['a', 'c']);
+    expect([t.xOf('a'), t.xOf('b'), t.xOf('c')]).toEqual([7, 60, 3]);
+    expect(t.drafts.authors()).toEqual(new Map([['b', 'bea'], ['c', 'ada']]));
+  });
+
   it('compares a save with the draft as the editor gives shapes (a saved shape in another form still confirms it)', () => {
     // The editor gives every shape with its attributes list; the server's copy came without one.
     const t = setup([], (a) => ({ attributes: [], ...a }));

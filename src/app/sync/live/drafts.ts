@@ -5,7 +5,8 @@
 // first draft, moved on by every saved change applied since), so a draft that ends without its
 // save shows that again: LIVE_DRAFT_LEAVE_GRACE_MS after its author leaves the image (tab closed,
 // reloading, offline) or the socket closes, or when no save of it by its author came within
-// LIVE_DRAFT_TIMEOUT_MS (refused, or lost).
+// LIVE_DRAFT_TIMEOUT_MS (refused, or lost), or at once when the author's merge dropped their edit
+// of it for a later one (their `overlap`).
 // The author's saved change confirms a draft it matches; a saved change older than the draft (the
 // author kept editing) leaves the draft shown on top of it. Shapes the user edits here are theirs:
 // drafts of them are forgotten, and a draft never replaces a shape the user changed lately.
@@ -118,6 +119,16 @@ export class PeerDrafts {
     this.onChange();
   }
 
+  /**
+   * `by`'s save met a later edit of these shapes and their merge dropped their own (their live
+   * `overlap`): their drafts of them are never saved, and end now (the server's shape shows).
+   * Left, each showed the dropped edit over the saved shape until its timeout.
+   */
+  dropped(by: string, ids: Iterable<string>): void {
+    const which = new Set(ids);
+    this.end((d, id) => d.by === by && which.has(id));
+  }
+
   /** The user changed these shapes here: their edit now (saved by them), no longer a draft. */
   edited(ids: Iterable<string>): void {
     let any = false;
@@ -155,12 +166,12 @@ export class PeerDrafts {
   }
 
   /** Ends the drafts `which` picks: their shapes go back to what the server holds. */
-  private end(which: (d: Draft) => boolean): void {
+  private end(which: (d: Draft, id: string) => boolean): void {
     const up: StoredAnnotation[] = [];
     const rm: string[] = [];
     let ended = 0;
     for (const [id, d] of this.drafts) {
-      if (!which(d)) continue;
+      if (!which(d, id)) continue;
       ended++;
       this.drafts.delete(id);
       // Already what the server holds (the draft was the saved shape): nothing to put back.

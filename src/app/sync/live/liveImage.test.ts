@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { LIVE_DRAFT_INTERVAL_MS, LIVE_DRAFT_LEAVE_GRACE_MS, LIVE_DRAFT_TIMEOUT_MS, type LivePeer } from '../../../contract/live';
-import type { LiveChange, LiveClient, LiveImageHandler } from './client';
+import type { LiveChange, LiveClient, LiveImageHandler, PeerOverlap } from './client';
 import { LiveImage } from './liveImage';
 import { PEER_CURSOR_FADE_MS, PEER_CURSOR_IDLE_MS } from './peerPresence';
 
@@ -13,9 +13,11 @@ const IMG = 'image-1';
 function standIn() {
   const handlers = new Map<string, LiveImageHandler>();
   const sent: unknown[] = [];
+  const overlaps = new Set<(imageId: string, o: PeerOverlap) => void>();
   const client = {
     connected: true,
     userId: 'me',
+    onPeerOverlap: (l: (imageId: string, o: PeerOverlap) => void) => (overlaps.add(l), () => overlaps.delete(l)),
     watch: (imageId: string, _projectId: string, h: LiveImageHandler) => {
       handlers.set(imageId, h);
       return () => handlers.delete(imageId);
@@ -25,7 +27,7 @@ function standIn() {
     sendSelection: (imageId: string, ids: string[]) => sent.push(['selection', imageId, ids]),
     sendDraft: (imageId: string, base: number, upserts: unknown[], removed: string[]) => sent.push(['draft', imageId, base, upserts, removed]),
   };
-  return { client: client as unknown as LiveClient, handlers, sent };
+  return { client: client as unknown as LiveClient, handlers, sent, overlaps };
 }
 
 const change = (base: number, version: number): LiveChange => ({ base_version: base, version, upserts: [{ id: 'x', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }], removed_ids: [], by: 'ada' });
@@ -38,7 +40,7 @@ describe('LiveImage', () => {
   afterEach(() => vi.useRealTimers());
 
   function setup(readOnly: boolean) {
-    const { client, handlers, sent } = standIn();
+    const { client, handlers, sent, overlaps } = standIn();
     const applied: unknown[] = [];
     let ready = false;
     /** The editor's document, by id. */
@@ -76,7 +78,7 @@ describe('LiveImage', () => {
       for (const l of serverChanges) l({ upserts, removed_ids: removed });
     };
     const answerRemote = (kind: 'applied' | 'known') => (remoteKind = kind);
-    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, doc, edit, absorb, answerRemote, setReady: () => (ready = true) };
+    return { image, stop, handler: () => handlers.get(IMG)!, handlers, applied, sent, doc, edit, absorb, answerRemote, overlaps, setReady: () => (ready = true) };
   }
 
   it('a view-only editor applies a change on the version it loaded, and knows older ones and gaps', () => {
@@ -207,6 +209,25 @@ describe('LiveImage', () => {
     expect(s.image.getState().presence.drafts.size).toBe(0);
     expect(s.doc.get('b')).toEqual(carBox('b', 2));
     s.stop();
+  });
+
+  it('another person\'s overlap on this image (their merge dropped their edit for a later saved one) ends their drafts of those shapes', () => {
+    // Found by tests/api/live-chaos.test.ts (seeds 3 and 7): Bea's dropped edit stayed shown over
+    // Ada's saved shape, as Bea's draft, until the draft's timeout.
+    const s = setup(false);
+    s.setReady();
+    s.handler().onPeers!([peer('me'), peer('ada'), peer('bea')]);
+    s.doc.set('a', carBox('a', 1));
+    s.handler().onDraft!('bea', [carBox('a', 50)], []);
+    expect(s.handler().apply({ base_version: 4, version: 5, upserts: [carBox('a', 7)], removed_ids: [], by: 'ada' })).toBe('applied');
+    expect(s.doc.get('a')).toEqual(carBox('a', 50)); // her draft, shown again over Ada's later save
+    for (const l of s.overlaps) l('other-image', { user_id: 'bea', name: 'bea', ids: ['a'] });
+    expect(s.image.getState().presence.drafts).toEqual(new Map([['a', 'bea']]));
+    for (const l of s.overlaps) l(IMG, { user_id: 'bea', name: 'bea', ids: ['a'] });
+    expect(s.image.getState().presence.drafts.size).toBe(0);
+    expect(s.doc.get('a')).toEqual(carBox('a', 7));
+    s.stop();
+    expect(s.overlaps.size).toBe(0);
   });
 
   it('another person\'s draft does not replace a shape the user just changed', () => {

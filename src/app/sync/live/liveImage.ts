@@ -115,6 +115,10 @@ export class LiveImage {
       onSelection: (userId, ids) => this.set({ presence: withSelection(this.state.presence, userId, ids) }),
       onDraft: (userId, upserts, removed) => this.receivedDraft(userId, upserts, removed),
     });
+    // Another person's merge dropped their edit of these shapes (the later edit, saved, won): their drafts of them end.
+    const offOverlap = live.onPeerOverlap((id, o) => {
+      if (id === imageId) this.drafts.dropped(o.user_id, o.ids);
+    });
     const offEdits = this.opts.link.onEdit((ids) => this.edited(ids));
     const offShown = this.opts.link.showsDrafts(() => this.state.presence.drafts.keys());
     // Saved shapes the document took in from a rebased save or a merge (not through this
@@ -122,6 +126,7 @@ export class LiveImage {
     const offServer = this.opts.link.onServerChange((change) => this.drafts.saved({ by: null, ...change }));
     return () => {
       off();
+      offOverlap();
       offEdits();
       offServer();
       offShown();
