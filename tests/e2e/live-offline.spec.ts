@@ -105,3 +105,59 @@ test('B offline draws and moves while A draws; back online, both editors and the
     await b.context.close();
   }
 });
+
+// Issue 20's rule, the later edit wins, for a device back after a while: B's move made offline is
+// older than A's saved move of the same box, so B's editor gives way to A's when A's change reaches
+// it (before, a change heard live always lost to B's unsaved edit, which then landed over A's).
+// B's saves keep failing until B's editor shows A's box, so the live change, not a 409, decides.
+test('B moves a box offline, A moves it later; when A\'s change reaches B, B\'s older move gives way in both editors and on the server, and both are told', async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
+  const img = project.images[0]!;
+  const ada = await member(page, project, 'Ada Lovelace');
+  const b = await memberBrowser(browser, ada, { image: { projectId: project.projectId, ...img } });
+  try {
+    const second = b.page;
+    await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
+    await drawBox(page, [150, 150], [260, 240]);
+    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
+    await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 20_000 }).toBe(1);
+    const [before] = await serverShapes(page, project, img.id);
+
+    // B, offline, moves the box down.
+    await b.context.setOffline(true);
+    await second.keyboard.press('q');
+    await second.keyboard.press('Escape');
+    await dragOnCanvas(second, [205, 195], [205, 305]);
+    await expect(saveState(second)).toHaveText('Offline - changes kept on this device', { timeout: 15_000 });
+    // A while later (more than the 3 s an online save may take after its edit), A moves it right.
+    await page.waitForTimeout(4000);
+    await page.keyboard.press('q');
+    await page.keyboard.press('Escape');
+    await dragOnCanvas(page, [205, 195], [265, 195]);
+    await expect.poll(async () => (await serverShapes(page, project, img.id))[0]!.x, { timeout: 20_000 }).toBeGreaterThan(before!.x + 20);
+    const afterA = await loadSaved(page, project, img.id);
+
+    // B is back online, its saves still failing: the live socket brings A's change, and B's editor takes it.
+    await second.route('**/api/v1/annotations/save-changes', (route) => route.abort('internetdisconnected'));
+    await b.context.setOffline(false);
+    const afterAShapes = await serverShapes(page, project, img.id);
+    await expect.poll(() => editorShapes(second), { timeout: 30_000 }).toEqual(afterAShapes);
+    await expect(second.getByText(/^.+ changed 1 annotation\(s\) you edited: the later edit, theirs, was kept\.$/)).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByText('Ada Lovelace also edited 1 annotation(s) you edited: the later edit, yours, was kept.')).toBeVisible({ timeout: 20_000 });
+    await second.screenshot({ path: 'test-results/live-offline-theirs-later.png' });
+
+    // B's saves work again: B's move is never saved; the server, A and B hold A's box.
+    await second.unroute('**/api/v1/annotations/save-changes');
+    await expect(saveState(second)).toHaveText(/^(Saved|Conflict merged)$/, { timeout: 30_000 });
+    const saved = await loadSaved(page, project, img.id);
+    expect(saved.version).toBe(afterA.version);
+    expect(saved.annotations).toEqual(afterA.annotations);
+    const server = await serverShapes(page, project, img.id);
+    await expect.poll(() => editorShapes(second), { timeout: 20_000 }).toEqual(server);
+    await expect.poll(() => editorShapes(page), { timeout: 20_000 }).toEqual(server);
+    expect(await selectsAt(second, [205, 305])).toBe(false);
+  } finally {
+    await b.context.close().catch(() => undefined);
+  }
+});
