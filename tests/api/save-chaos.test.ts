@@ -534,8 +534,9 @@ async function play(seed: number, rounds: number, clock: FakeClock): Promise<voi
     const mine = entries.filter((e) => e.version > first).sort((a, b) => a.version - b.version);
     if (mine.length !== head.version - first || mine.some((e, i) => e.version !== first + i + 1)) failures.push(`the history of ${img.filename} holds versions ${mine.map((e) => e.version).join(',')} up to ${head.version}`);
     // A version that changed nothing is not one: a shape drawn and deleted before its save is sent as
-    // its removal (its save may have landed with the answer lost), a no-op when it had not.
-    count(`empty versions`, mine.filter((e) => e.added + e.changed + e.removed === 0).length);
+    // its removal (its save may have landed with the answer lost); the server makes no version of it when it had not.
+    const empty = mine.filter((e) => e.added + e.changed + e.removed === 0);
+    if (empty.length) failures.push(`versions of ${img.filename} that changed nothing: ${empty.map((e) => e.version).join(',')}`);
   }
 
   for (const [body, n] of applied) if (n > 1) failures.push(`a save applied ${n} times: ${body.slice(0, 300)}`);

@@ -2,8 +2,8 @@
 // in-memory server that keeps versions like the real one (save-changes applies upserts and
 // removals to the stored list as src/server/services/annotations saveChanges does; a stale
 // base_version is applied on the current version with `rebased_from` and the skipped `changes`
-// when none of the save's ids changed since, else 409 with the current document) and can be
-// told to fail. Used by the tests of src/app/sync/save.
+// when none of the save's ids changed since, else 409 with the current document; a save-changes
+// that changes nothing makes no version and answers the head) and can be told to fail. Used by the tests of src/app/sync/save.
 import { IDBFactory } from 'fake-indexeddb';
 import type { StoredAnnotation } from '../../src/contract/annotations';
 import type { LoadDataResponse } from '../../src/contract/annotation-api';
@@ -152,6 +152,11 @@ export function fakeServer(clock: FakeClock) {
       else return conflictWith === 'changes' ? { kind: 'conflict', changes: changesSince(body.image_id, body.base_version) } : { kind: 'conflict', current: structuredClone(current) };
     }
     const annotations = isWholeSave(body) ? (structuredClone(body.annotations) as Record<string, unknown>[]) : applyChanges(current.annotations, structuredClone(body.upserts), body.removed_ids);
+    if (!isWholeSave(body) && JSON.stringify(annotations) === JSON.stringify(current.annotations)) {
+      // A change that changes nothing makes no version: the head as it is (with the skipped changes when stale).
+      const head = { success: true as const, status_updated: false, status: (current.version === 0 ? 'new' : 'annotating') as 'new' | 'annotating', new_count: annotations.length, version: current.version, saved_at: current.saved_at ?? new Date(0).toISOString() };
+      return { kind: 'saved', res: skipped ? { ...head, rebased_from: current.version, changes: skipped } : head };
+    }
     const version = current.version + 1;
     const saved_at = new Date(clock.now()).toISOString();
     store(body.image_id, { annotations, version, saved_at });

@@ -828,6 +828,51 @@ describe('a stale save the server applied on top (its shapes untouched since its
   });
 });
 
+describe('a save the server answers with no version (its change was nothing)', () => {
+  it('a shape drawn and deleted before its save: the base stays, the device holds nothing, Saved, and the next edit keeps the server clock', async () => {
+    const { clock, server, idb, m } = setup({ doc: [box('a')] });
+    // The document was saved an hour before this visit.
+    await clock.advance(3_600_000);
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    ed.upsert(box('x'));
+    ed.remove('x');
+    await clock.advance(3000);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ base_version: 1, upserts: [], removed_ids: ['x'] }]);
+    expect(server.doc(IMG)).toMatchObject({ version: 1, annotations: [box('a')] });
+    expect(m.version(IMG)).toBe(1);
+    expect(m.status()).toEqual({ state: 'saved', label: 'Saved', unsavedImages: 0 });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+    // The answer's saved_at is the head's, an hour old: the clock offset the next edit is stamped with stays the server's (0 here).
+    const release = server.holdSaves();
+    ed.upsert(box('b'));
+    await clock.advance(3000);
+    expect((await storedEntries(idb, IMG)).map((e) => [e.baseVersion, e.offset])).toEqual([[1, 0]]);
+    release();
+    await clock.advance(0);
+    expect(server.doc(IMG)).toMatchObject({ version: 2, annotations: [box('a'), box('b')] });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+
+  it('on a stale base: takes in the versions it skipped and moves to the head', async () => {
+    const { clock, server, idb, m } = setup({ doc: [box('a'), box('b')] });
+    await m.open(ref(), server.loaded(IMG));
+    const ed = fakeEditor(m, IMG, server.loaded(IMG).annotations);
+    const absorbed: { upserts: unknown[]; version: number }[] = [];
+    m.onAbsorbed((_id, a) => absorbed.push({ upserts: a.change.upserts, version: a.change.version }));
+    ed.upsert(box('x'));
+    server.saveAs(IMG, [box('a', 4), box('b')]);
+    ed.remove('x');
+    await clock.advance(3000);
+    expect(server.calls.map((c) => c.body)).toMatchObject([{ base_version: 1, upserts: [], removed_ids: ['x'] }]);
+    expect(server.doc(IMG).version).toBe(2);
+    expect(absorbed).toEqual([{ upserts: [box('a', 4)], version: 2 }]);
+    expect(m.version(IMG)).toBe(2);
+    expect(m.status()).toMatchObject({ state: 'saved' });
+    expect(await storedEntries(idb, IMG)).toEqual([]);
+  });
+});
+
 describe('another person\'s change over this tab\'s recent edits', () => {
   it('reports the shapes this tab saved that a later change elsewhere replaced or removed, once each', async () => {
     const { clock, server, m } = setup({ doc: [box('a'), box('b'), box('c')] });

@@ -76,7 +76,10 @@ function skippedOf(s: Slot, res: SavedRes): RemoteChange | null {
  */
 function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: RemoteChange | null): Next {
   const savedAt = parseTime(res.saved_at);
-  if (savedAt !== null) core.offset = savedAt - (p.sentAt + core.deps.now()) / 2;
+  // A save that changed nothing made no version (the answer's version is the one it was applied
+  // on): its saved_at is the head's, perhaps long ago, not the server's clock at the answer.
+  const madeVersion = res.version !== (res.rebased_from ?? p.body.base_version);
+  if (savedAt !== null && madeVersion) core.offset = savedAt - (p.sentAt + core.deps.now()) / 2;
   const shapes = s.base.shapes;
   if (skipped) {
     for (const id of skipped.removed_ids) shapes.delete(id);

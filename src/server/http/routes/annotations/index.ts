@@ -86,6 +86,7 @@ export const annotationRoutes = (ctx: AppContext): FastifyPluginAsync => async (
     description:
       'Applies `upserts` (replaced in place, or added on top) and `removed_ids` on `base_version` as a new version. ' +
       'A stale `base_version` whose ids (upserted or removed) nobody added, changed or removed since is applied on the current version instead: the answer then has `rebased_from` (the version it was applied on; `version` is one more) and `changes`, the net change from `base_version` to `rebased_from` (as GET changes), so the client catches up without a reload. ' +
+      'A change that changes nothing (every removed id absent, every upsert equal to the stored shape) makes no version: the answer carries the version it was applied on (`version` = `base_version`, or = `rebased_from` when stale) and that version\'s `saved_at`. ' +
       'Errors: 409 `version_conflict` when one of its ids changed after `base_version` (with `changes` since the base, and `current` while the document is small); 400 for a bad shape, an unknown class, an id both changed and removed; 413 over 8 MB.',
   };
   app.post('/annotations/save-changes', { ...save, schema: { ...save.schema, ...saveChangesDoc, body: SaveChangesRequest } }, async (request) => saveChanges(ctx, callerOf(request).id, request.body, { rebase: true }));
