@@ -33,7 +33,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHealth(url: string, timeoutMs = 60_000) {
+/** Waits for the server's /health; a process that ends first, or a start past the timeout, fails with its output (a start is ~8 s of CPU: minutes only on a machine far over its cores). */
+async function waitForHealth(url: string, proc: ReturnType<typeof run>, timeoutMs = 90_000) {
+  const ended: { code?: number | null } = {};
+  void proc.exited.then((code) => (ended.code = code));
+  const output = () => `${proc.err()}${proc.out()}`.slice(-4000);
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
@@ -42,9 +46,10 @@ async function waitForHealth(url: string, timeoutMs = 60_000) {
     } catch {
       /* not up yet */
     }
+    if ('code' in ended) throw new Error(`the server exited (code ${ended.code}) before it was healthy:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error('server did not become healthy');
+  throw new Error(`the server did not become healthy in ${timeoutMs / 1000} s:\n${output()}`);
 }
 
 describe('server lifecycle', () => {
@@ -71,7 +76,7 @@ describe('server lifecycle', () => {
     const url = `http://127.0.0.1:${port}`;
     const env = { DATA_DIR: tempDir(), PORT: String(port), PUBLIC_URL: url };
     let proc = run(env);
-    await waitForHealth(url);
+    await waitForHealth(url, proc);
     const config = await api(url, 'GET', '/api/v1/config');
     const signup = await api(url, 'POST', '/auth/v1/signup', { body: { email: 'life@example.com', password: 'long enough', data: { full_name: 'L' } }, headers: { apikey: config.body.supabaseAnonKey } });
     expect(signup.status).toBe(200);
@@ -93,7 +98,7 @@ describe('server lifecycle', () => {
       expect({ signal, code, log: code === 0 ? '' : proc.err() + proc.out() }).toEqual({ signal, code: 0, log: '' });
 
       proc = run(env);
-      await waitForHealth(url);
+      await waitForHealth(url, proc);
       const again = await api(url, 'POST', '/auth/v1/token?grant_type=password', { body: { email: 'life@example.com', password: 'long enough' }, headers: { apikey: config.body.supabaseAnonKey } });
       expect(again.status).toBe(200);
       const list = await api(url, 'GET', `/api/v1/projects/organization/${orgId}`, { token: again.body.access_token });
@@ -108,7 +113,7 @@ describe('server lifecycle', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const proc = run({ DATA_DIR: await migratedDataDir(), PORT: String(port), PUBLIC_URL: url, SHUTDOWN_DRAIN_SECONDS: '120' });
-    await waitForHealth(url);
+    await waitForHealth(url, proc);
     expect((await api(url, 'GET', '/api/v1/health/ready')).status).toBe(200);
     proc.child.kill('SIGTERM');
     const ready = await pollUntil(() => api(url, 'GET', '/api/v1/health/ready'), (r) => r.status === 503);
