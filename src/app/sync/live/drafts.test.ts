@@ -180,6 +180,20 @@ describe('PeerDrafts', () => {
     expect(t.drafts.authors()).toEqual(new Map([['b', 'bea'], ['c', 'ada']]));
   });
 
+  it('a draft back at what the server holds (an edit undone, a new shape removed before its save) is no draft', () => {
+    // Found by tests/api/live-chaos.test.ts (seed 51): Ada deleted a box and undid it before her
+    // save; the save changed nothing, made no version, and the box stayed marked as her draft.
+    const t = setup([box('a', 1)]);
+    t.drafts.received('ada', [], ['a'], nobody);
+    t.drafts.received('ada', [box('b', 4)], [], nobody);
+    expect(t.drafts.authors()).toEqual(new Map([['a', 'ada'], ['b', 'ada']]));
+    t.drafts.received('ada', [box('a', 1)], ['b'], nobody);
+    expect(t.drafts.authors().size).toBe(0);
+    expect([t.xOf('a'), t.doc.has('b')]).toEqual([1, false]);
+    t.advance(LIVE_DRAFT_TIMEOUT_MS);
+    expect([t.xOf('a'), t.doc.has('b')]).toEqual([1, false]);
+  });
+
   it('compares a save with the draft as the editor gives shapes (a saved shape in another form still confirms it)', () => {
     // The editor gives every shape with its attributes list; the server's copy came without one.
     const t = setup([], (a) => ({ attributes: [], ...a }));

@@ -78,6 +78,13 @@ export class PeerDrafts {
     for (const a of up) this.note(a.id, by, a, until);
     for (const id of rm) this.note(id, by, null, until);
     this.target.apply(up, rm);
+    // A draft back at what the server holds (an edit undone, a new shape removed before its save)
+    // shows nothing unsaved, and no save of it will come (a save that changes nothing makes no
+    // version): not a draft. Kept, it marked the saved shape as their unsaved edit until its timeout.
+    for (const id of [...up.map((a) => a.id), ...rm]) {
+      const d = this.drafts.get(id);
+      if (d && sameJson(d.shape, d.server)) this.drafts.delete(id);
+    }
     this.arm();
     this.onChange();
   }
