@@ -161,7 +161,7 @@ export function AnalyticsTab({ project }: { project: Project }) {
         <Segmented<View> legend="Show" value={view} options={[{ id: 'charts', label: 'Charts' }, { id: 'table', label: 'Table' }]} onChange={setView} />
         <span className={styles.grow} />
         {query.isFetching && data ? <Spinner size="sm" label="Updating" /> : null}
-        <Button variant="secondary" icon={<Download />} disabled={!data} onClick={() => data && download(project, data)}>
+        <Button variant="secondary" size="sm" icon={<Download />} disabled={!data} onClick={() => data && download(project, data)}>
           Download CSV
         </Button>
       </div>
