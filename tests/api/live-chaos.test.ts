@@ -13,7 +13,13 @@
 // drops (the client reconnects by its own backoff), its next save fails (refused before the
 // server, applied with the answer lost or answered 502, a 503, held before or after the server
 // and overtaken by later actions), it goes offline (every request fails, the socket cannot
-// connect) and later comes back, or it closes the image and opens it again. The managers', the
+// connect) and later comes back, it closes the image and opens it again, or it closes the tab (the
+// page-hide handler runs, its keepalive save mostly goes; then the socket closes, nothing of the
+// page runs any more, requests not yet at the server are cancelled, answers to it go nowhere) and
+// a new tab of the same person on the same IndexedDB opens the image and takes in what the closed
+// one left. A save held in the network stays held until a later round lets it go: meanwhile that
+// image saves nothing more in that tab and does not open again there (the save manager's open
+// waits for the tab's save in flight). The managers', the
 // save links', the live clients' and the live images' (drafts, their throttle) timers run on a
 // fake clock, which the server's clock follows; the sockets, the requests and the time between
 // timers are real, so a seed replays the same actions but not always the same interleaving of
@@ -22,8 +28,7 @@
 // When the faults stop, everyone is back online with the image open and nothing left to save, the
 // tabs make a few last edits at once, and everything settles again (all saved, every socket up
 // and every manager at the server's version). Then (4) no shape is shown in anybody's editor as
-// another person's draft (every author's save has landed and nobody is away; a draft removing a
-// shape neither side holds shows nothing and is only counted), everyone sees everyone on the
+// another person's draft (every author's save has landed and nobody is away), everyone sees everyone on the
 // image, (1) every editor's document (its shapes as stored) is the server's (load-data) exactly,
 // there and again once any draft left has timed out, (2) a shape only one tab ever changed is on
 // the server exactly as that tab last left it, (3) a shape several changed is as one of them last
@@ -503,12 +508,17 @@ async function play(seed: number, rounds: number, clock: FakeClock, everyone: Pe
       // it runs any more, its requests not yet at the server are cancelled (a keepalive one goes
       // on), answers to it go nowhere. A new tab of the same person opens the image, mostly at once,
       // and takes in from IndexedDB what the closed one left.
+      // The page's pagehide runs the session's handler: the link's gathered edits to the manager
+      // (and its device store), and the keepalive save, which now and then does not go out (too
+      // large, refused, offline). The device-store write begun then is let finish: whether a
+      // browser finishes it as the page unloads is not sure, and an edit made within the link's
+      // 150 ms before a tab closed offline is then on the device only (seed 41 lost a box drawn
+      // just before when the store closed under that write). A crash, which runs nothing, is not played.
       const hide = rnd() < 0.7;
-      what = `closes the tab${hide ? ' after hiding the page' : ''}`;
-      if (hide) {
-        p.session.link.flush();
-        p.h.manager.flushOnPageHide();
-      }
+      what = `closes the tab${hide ? '' : ', its keepalive save not going out'}`;
+      p.session.link.flush();
+      if (hide) p.h.manager.flushOnPageHide();
+      await quiet();
       p.stop();
       p.open?.drop();
       p.live.dispose();
@@ -528,7 +538,7 @@ async function play(seed: number, rounds: number, clock: FakeClock, everyone: Pe
       p.session.link.flush();
     }
     trace.push(`${round} ${p.name} ${what}`);
-    count(what.split(/[:(]/)[0]!.split(' ').slice(0, 2).join(' '));
+    count(what.split(/[:(]/)[0]!.replace(/ [A-Z]-\S+/g, '').replace(/ \d+ /, ' n ').trim());
     // Now and then several people act within a moment (their saves and drafts cross).
     await clock.advance(rnd() < 0.4 ? int(0, 200) : int(0, 2500));
     for (const x of everyone) {
@@ -584,15 +594,10 @@ async function play(seed: number, rounds: number, clock: FakeClock, everyone: Pe
   const onServer = new Map((head.annotations as StoredAnnotation[]).map((a) => [a.id, a]));
 
   // (4) Drafts: every author's save has landed and nobody is away, so no shape is shown as
-  // another person's unsaved draft any more (a draft that removes a shape neither the editor nor
-  // the server holds shows nothing: counted, not a failure).
+  // another person's unsaved draft any more.
   for (const p of everyone) {
     const drafts = p.open?.live.getState().presence.drafts ?? new Map<string, string>();
     for (const [id, by] of drafts) {
-      if (!doc(p).has(id) && !onServer.has(id)) {
-        count('draft of nothing left');
-        continue;
-      }
       const author = everyone.filter((x) => x.userId === by).map((x) => x.name).join('/');
       failures.push(`${p.name} still shows ${id} as ${author}'s draft after every save landed: ${p.name} shows ${short(doc(p).get(id))}, the server holds ${short(onServer.get(id))}`);
     }
