@@ -458,7 +458,7 @@ async function play(seed: number, rounds: number, clock: FakeClock, everyone: Pe
     } else if (!ready(p)) {
       what = 'waits for the image';
     } else if (r < 0.2) {
-      const id = `${p.name.replace('2', '')}-${p.name}${++p.made}`;
+      const id = `${p.name.replace('2', '')}-${p.name}.${++p.made}`;
       const a: EditorAnnotation = { id, type: 'box', class: 'car', x: int(0, 170), y: int(0, 170), width: int(10, 30), height: int(10, 30), attributes: [] };
       what = edit(p, 'draws a box', () => p.editor.execute('create', { annotation: a }));
     } else if (r < 0.36) {
@@ -584,7 +584,7 @@ async function play(seed: number, rounds: number, clock: FakeClock, everyone: Pe
   for (let i = 0; i < everyone.length * 2; i++) {
     const p = pick(everyone);
     const id = someShape(p, 0.3);
-    const what = !id || rnd() < 0.3 ? edit(p, 'draws a box', () => p.editor.execute('create', { annotation: { id: `${p.name.replace('2', '')}-${p.name}${++p.made}`, type: 'box', class: 'car', x: int(0, 170), y: int(0, 170), width: 12, height: 12, attributes: [] } })) : edit(p, `moves ${id}`, () => p.editor.execute('move', { ids: [id], dx: int(-9, 9), dy: int(-9, 9) }));
+    const what = !id || rnd() < 0.3 ? edit(p, 'draws a box', () => p.editor.execute('create', { annotation: { id: `${p.name.replace('2', '')}-${p.name}.${++p.made}`, type: 'box', class: 'car', x: int(0, 170), y: int(0, 170), width: 12, height: 12, attributes: [] } })) : edit(p, `moves ${id}`, () => p.editor.execute('move', { ids: [id], dx: int(-9, 9), dy: int(-9, 9) }));
     trace.push(`last ${p.name} ${what}`);
     await clock.advance(int(0, 400));
   }
