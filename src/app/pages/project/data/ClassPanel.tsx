@@ -54,11 +54,13 @@ export function ClassPanel({ projectId, classes, filter, reloadToken, showShapes
         <h3 id="class-panel-title" className={styles.title}>
           Classes
         </h3>
-        <div className={styles.columns} aria-hidden="true">
-          <span>Class</span>
-          <span>Shapes</span>
-          <span>Images</span>
-        </div>
+        {rows.length > 0 && !stats.isError ? (
+          <div className={styles.columns} aria-hidden="true">
+            <span>Class</span>
+            <span>Shapes</span>
+            <span>Images</span>
+          </div>
+        ) : null}
         {stats.isError ? (
           <p className={styles.note}>Counts could not be loaded.</p>
         ) : rows.length === 0 ? (
