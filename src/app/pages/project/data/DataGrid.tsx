@@ -1,8 +1,8 @@
 // The Data tab's body: skeleton tiles while the folder loads, an error with Try again when it
 // failed, else the virtualised grid of tiles with 'Loading more…' under it, and the empty states
 // (no name matches the search; nothing with this status; no images yet, or an empty folder).
-import type { ReactNode } from 'react';
-import { RefreshCw, SearchX, UploadCloud } from 'lucide-react';
+import { useRef, type ReactNode } from 'react';
+import { Plus, RefreshCw, SearchX, UploadCloud } from 'lucide-react';
 import type { ImageStatus } from '../../../../contract/images';
 import { ROOT_PATH } from '../../../../contract/folders';
 import { Button } from '../../../components/Button';
@@ -10,6 +10,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { statusLabel } from '../../../lib/stages';
 import { useDataView } from '../../../stores/dataView';
 import { folderName } from './folders';
+import { ACCEPT_ATTR } from './uploads';
 import { TileSkeletons } from './TileSkeletons';
 import type { Item } from './useGridItems';
 import type { ImageList } from './useImageList';
@@ -24,6 +25,7 @@ export function DataGrid({
   search,
   hasFolders,
   uploadDenied,
+  onUpload,
   onRange,
   renderItem,
 }: {
@@ -34,6 +36,8 @@ export function DataGrid({
   search: string;
   hasFolders: boolean;
   uploadDenied: string | null;
+  /** Uploads files chosen from the empty state's button to the folder shown (as Add and a drop do). */
+  onUpload(files: File[]): void;
   onRange(start: number, end: number): void;
   renderItem(item: Item): ReactNode;
 }) {
@@ -100,11 +104,36 @@ export function DataGrid({
             icon={<UploadCloud />}
             title={folderPath === ROOT_PATH ? (uploadDenied ? 'No images yet' : 'Add your first images') : 'This folder is empty'}
             description={
-              uploadDenied ? `${uploadDenied}; they appear here once a teammate adds them.` : 'Drop image files here, or choose them with Add. JPEG, PNG, GIF, WebP, BMP and SVG are accepted.'
+              uploadDenied ? `${uploadDenied}; they appear here once a teammate adds them.` : 'Drop image files here, or choose them. JPEG, PNG, GIF, WebP, BMP and SVG are accepted.'
             }
+            action={uploadDenied ? undefined : <ChooseImages onUpload={onUpload} />}
           />
         )
       ) : null}
+    </>
+  );
+}
+
+/** The empty grid's main action (DESIGN.md: an empty state has one): the file picker Add opens. */
+function ChooseImages({ onUpload }: { onUpload(files: File[]): void }) {
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <Button variant="primary" icon={<Plus />} onClick={() => input.current?.click()}>
+        Choose Images
+      </Button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        accept={ACCEPT_ATTR}
+        hidden
+        aria-label="Choose images to upload"
+        onChange={(e) => {
+          onUpload(Array.from(e.target.files ?? []));
+          e.target.value = '';
+        }}
+      />
     </>
   );
 }

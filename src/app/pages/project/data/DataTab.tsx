@@ -119,6 +119,7 @@ export function DataTab({ project, orgId, onUpload }: { project: Project; orgId:
             search={search}
             hasFolders={childFolders.length > 0}
             uploadDenied={uploadDenied}
+            onUpload={onUpload}
             onRange={onRange}
             renderItem={renderItem}
           />
