@@ -22,15 +22,18 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   const tiles = page.getByTestId('image-tile');
   const counter = page.getByTestId('loaded-counter');
 
-  // Upload three PNGs and one text file through the Add button's file picker. blue.png's PUT is
-  // held until the progress is checked: the batch bar, a bar per file, 'n of 3'.
+  // Upload three PNGs and one text file through the empty folder's Choose Images button (the file
+  // picker Add opens; Add's is used below). blue.png's PUT is held until the progress is checked:
+  // the batch bar, a bar per file, 'n of 3'.
   let releasePut!: () => void;
   const putHeld = new Promise<void>((r) => (releasePut = r));
   await routeUploadPut(page, 'blue.png', async (route) => {
     await putHeld;
     await route.fallback();
   });
-  await page.getByTestId('add-images-input').setInputFiles([
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Choose Images' }).click();
+  await (await chooser).setFiles([
     { name: 'red.png', mimeType: 'image/png', buffer: await png(220, 40, 40) },
     { name: 'green.png', mimeType: 'image/png', buffer: await png(40, 200, 60) },
     { name: 'blue.png', mimeType: 'image/png', buffer: await png(40, 60, 220) },
