@@ -85,8 +85,11 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
     const bar = page.getByRole('status', { name: 'Auto-Annotate status' });
     const img = await drawnImageRect(page);
     expect((await bar.boundingBox())!.y).toBeGreaterThanOrEqual(img.bottom);
-    // Nothing of the bar spills out of it (its rows do not wrap: they must fit).
+    // Nothing of the bar spills out of it, and it lies over neither the zoom group nor the settings button.
     expect(await bar.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    const [barBox, fit, settings] = await Promise.all([bar.boundingBox(), page.getByRole('button', { name: 'Fit to screen' }).boundingBox(), page.getByRole('button', { name: 'Editor settings' }).boundingBox()]);
+    expect(barBox!.x).toBeGreaterThanOrEqual(fit!.x + fit!.width);
+    expect(barBox!.x + barBox!.width).toBeLessThanOrEqual(settings!.x);
     // The keys row is no wider than the first: the bar is as wide as it was with one row.
     const [keys, row] = await bar.evaluate((el) => [el.querySelector('[data-testid="auto-keys"]')!.getBoundingClientRect().width, el.firstElementChild!.getBoundingClientRect().width]);
     expect(keys).toBeLessThanOrEqual(row! + 1);
