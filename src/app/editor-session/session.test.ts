@@ -1,7 +1,7 @@
 // The editor session joined as the screen starts it: the real engine and save link, the save
 // manager on a fake clock and in-memory server, a stand-in live client. What the user does in the
 // editor reaches the server, and is recorded as usage, whoever created it.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EditorAnnotation } from '../../engine';
 import type { LiveClient } from '../sync/live';
 import { EditorSession, type Tell } from './session';
@@ -86,7 +86,8 @@ describe('the editor session', () => {
     await settle();
     expect(editor.getAnnotation('a')).toMatchObject({ x: 60 });
     expect(overlapsSent).toEqual([[IMG, ['a']]]);
-    expect(told).toContain('Someone else changed 1 annotation(s) you edited: the later edit, theirs, was kept.');
+    // The toast names the other person from the image's history, a request of its own (not on the fake clock).
+    await vi.waitFor(() => expect(told).toContain('Someone else changed 1 annotation(s) you edited: the later edit, theirs, was kept.'));
     server.script.length = 0; // back online
     await settle();
     expect(server.doc(IMG).version).toBe(v + 1);

@@ -1,6 +1,6 @@
 // How server answers become save outcomes (what the manager retries, merges, or waits on).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHttpTransport, outcomeOf } from './transport';
+import { createHttpTransport, outcomeOf, saveTimeoutMs } from './transport';
 
 const session = vi.hoisted(() => ({ token: 'token', renewed: [] as (() => void)[] }));
 vi.mock('../../api/supabase', () => ({
@@ -96,6 +96,31 @@ describe('the HTTP transport', () => {
     // 25,000 characters of three bytes each: 75 KB.
     await createHttpTransport().save(changes([{ id: 'a', name: '\u6f22'.repeat(25_000), bounding_box: { x: 1, y: 2, w: 3, h: 4 } }]), { keepalive: true });
     expect(sent.map((r) => r.keepalive)).toEqual([false]);
+  });
+
+  it('a save the server never answers fails after its timeout, to be tried again; a keepalive one is not timed', async () => {
+    const sent: { keepalive: boolean; signal: AbortSignal | null }[] = [];
+    vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
+      sent.push({ keepalive: !!init.keepalive, signal: init.signal ?? null });
+      // Never answers; only an abort ends it.
+      return new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+    });
+    const t = createHttpTransport({ timeoutMs: (bytes) => (bytes > 0 ? 30 : 0) });
+    const body = changes([{ id: 'a', name: 'car', bounding_box: { x: 1, y: 2, w: 3, h: 4 } }]);
+    expect(await t.save(body)).toEqual({ kind: 'retry', status: null, message: 'The server did not answer within 0 s' });
+    expect(await t.saveBatch([body])).toEqual([{ kind: 'retry', status: null, message: 'The server did not answer within 0 s' }]);
+    void t.save(body, { keepalive: true });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent.map((r) => [r.keepalive, r.signal === null])).toEqual([
+      [false, false],
+      [false, false],
+      [true, true],
+    ]);
+  });
+
+  it('gives a large save more time: 30 s and 1 s per 100 KB', () => {
+    expect(saveTimeoutMs(2_000)).toBe(30_020);
+    expect(saveTimeoutMs(8_000_000)).toBe(110_000);
   });
 
   it('sends a whole list to save-data', async () => {

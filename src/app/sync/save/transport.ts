@@ -35,6 +35,15 @@ export interface SaveTransport {
 /** Chromium refuses keepalive bodies over 64 KiB in total; bigger saves go as plain requests (IndexedDB holds them anyway). */
 const KEEPALIVE_LIMIT = 60 * 1024;
 
+/**
+ * How long a save request may go unanswered before it counts as a network failure (tried again
+ * later, and, should it land after all, a save applied with its answer lost, which the manager
+ * handles): 30 s, and 1 s more per 100 KB it carries (an 8 MB save on a slow uplink). Without it a
+ * request that never answered (a dead connection the browser had not noticed) held that image's
+ * saves, and its opening again in the tab, for as long as it hung (tests/api/live-chaos.test.ts).
+ */
+export const saveTimeoutMs = (bytes: number): number => 30_000 + Math.ceil(bytes / 100);
+
 export function outcomeOf(status: number, body: string): SaveOutcome {
   const err = new ApiRequestError(status, body);
   const message = err.error ?? `The server answered ${status}`;
@@ -54,7 +63,8 @@ function conflictOf(current: unknown, changes: unknown): SaveOutcome | null {
   return { kind: 'conflict', ...(c.success && { current: c.data }), ...(ch.success && { changes: ch.data }) };
 }
 
-export function createHttpTransport(): SaveTransport {
+export function createHttpTransport(opts: { timeoutMs?: (bytes: number) => number } = {}): SaveTransport {
+  const timeoutMs = opts.timeoutMs ?? saveTimeoutMs;
   let lastHeaders: Record<string, string> | null = null;
 
   const headers = async (): Promise<Record<string, string>> => {
@@ -75,15 +85,22 @@ export function createHttpTransport(): SaveTransport {
   onSessionRenewed(() => void headers().catch(() => undefined));
 
   const post = async (path: string, payload: unknown, keepalive: boolean): Promise<{ status: number; text: string } | { error: string }> => {
+    let timeout: { ms: number; signal: AbortSignal } | null = null;
     try {
       const body = JSON.stringify(payload);
       // A page being hidden may never resume: do not wait for a token lookup if one is cached.
       const h = keepalive && lastHeaders ? lastHeaders : await headers();
       // The limit is in bytes: a class name outside ASCII takes several per character.
       const small = body.length < KEEPALIVE_LIMIT / 3 || new TextEncoder().encode(body).byteLength < KEEPALIVE_LIMIT;
-      const res = await apiFetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && small });
+      // A keepalive request outlives the page: nothing here waits for it, so it is not timed.
+      if (!keepalive) {
+        const ms = timeoutMs(body.length);
+        timeout = { ms, signal: AbortSignal.timeout(ms) };
+      }
+      const res = await apiFetch(`/api/v1/annotations/${path}`, { method: 'POST', headers: h, body, keepalive: keepalive && small, signal: timeout?.signal });
       return { status: res.status, text: await res.text() };
     } catch (err) {
+      if (timeout?.signal.aborted) return { error: `The server did not answer within ${Math.round(timeout.ms / 1000)} s` };
       return { error: err instanceof Error ? err.message : String(err) };
     }
   };
