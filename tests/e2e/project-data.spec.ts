@@ -19,6 +19,13 @@ test('data: upload by picker and by drop, thumbnails, folders, move, stage, arch
   test.setTimeout(300_000);
   await openNewProject(page);
   await expect(page.getByText('Add your first images')).toBeVisible();
+  // Offline, a banner says so above the page; it goes when the connection is back.
+  const offline = page.getByRole('alert').filter({ hasText: 'You are offline' });
+  await page.context().setOffline(true);
+  await expect(offline).toBeVisible();
+  await page.screenshot({ path: 'test-results/data-offline-banner.png' });
+  await page.context().setOffline(false);
+  await expect(offline).toBeHidden();
   const tiles = page.getByTestId('image-tile');
   const counter = page.getByTestId('loaded-counter');
 
