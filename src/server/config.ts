@@ -15,7 +15,8 @@ export interface Config {
   /** Absolute origin the browser uses to reach this server (signed URLs, OAuth redirects). */
   publicUrl: string;
   logLevel: string;
-  database: { kind: 'pglite'; dir: string } | { kind: 'postgres'; url: string };
+  /** PGlite's shared_buffers in MB when set (PGLITE_SHARED_BUFFERS_MB); PGlite's own 128 MB otherwise. */
+  database: { kind: 'pglite'; dir: string; sharedBuffersMb?: number } | { kind: 'postgres'; url: string };
   storage: { kind: 'local'; dir: string } | { kind: 's3'; url: string };
   auth:
     | { kind: 'embedded'; jwtSecret: string | null; siteUrl: string; smtpUrl: string | null; smtpFrom: string; signUpsPerHour: number }
@@ -136,7 +137,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`);
 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db') };
+  const sharedBuffersMb = env.PGLITE_SHARED_BUFFERS_MB?.trim() ? integer(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 4096) : undefined;
+  const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dir: path.join(dataDir, 'db'), ...(sharedBuffersMb ? { sharedBuffersMb } : {}) };
 
   const storageUrl = url(env, 'STORAGE_URL', ['s3:', 'file:']);
   if (storageUrl?.startsWith('s3:')) {

@@ -11,7 +11,7 @@ afterEach(() => {
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: '16', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -33,7 +33,7 @@ async function freePort(): Promise<number> {
 
 function startProcess(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: '16', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);

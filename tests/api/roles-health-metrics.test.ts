@@ -72,8 +72,19 @@ describe('ROLE', () => {
     expect(message({ METRICS_PORT: 'nine' })).toMatch(/^Invalid configuration: METRICS_PORT must be a whole number/);
     expect(message({ PORT: '4000', METRICS_PORT: '4000' })).toMatch(/^Invalid configuration: METRICS_PORT must differ from PORT/);
     expect(message({ SHUTDOWN_DRAIN_SECONDS: '-1' })).toMatch(/^Invalid configuration: SHUTDOWN_DRAIN_SECONDS/);
+    expect(message({ PGLITE_SHARED_BUFFERS_MB: '0' })).toMatch(/^Invalid configuration: PGLITE_SHARED_BUFFERS_MB must be a whole number 1-4096/);
+    expect(message({ PGLITE_SHARED_BUFFERS_MB: '16MB' })).toMatch(/^Invalid configuration: PGLITE_SHARED_BUFFERS_MB must be a whole number/);
     expect(loadConfig({ DATA_DIR: '/unused' }).role).toBe('all');
     expect(loadConfig({ DATA_DIR: '/unused', ROLE: ' Worker ' }).role).toBe('worker');
+    expect(loadConfig({ DATA_DIR: '/unused' }).database).toEqual({ kind: 'pglite', dir: '/unused/db' });
+    expect(loadConfig({ DATA_DIR: '/unused', PGLITE_SHARED_BUFFERS_MB: '16' }).database).toEqual({ kind: 'pglite', dir: '/unused/db', sharedBuffersMb: 16 });
+  });
+
+  it('a PGlite server runs with the buffer pool PGLITE_SHARED_BUFFERS_MB names (the harness asks for 16 MB)', async () => {
+    const server = await sharedServer();
+    if (server.config.database.kind !== 'pglite') return; // PostgreSQL keeps its own server's setting
+    const rows = (await server.built.ctx.db.execute(sql`SHOW shared_buffers`)) as unknown as { rows: { shared_buffers: string }[] };
+    expect(rows.rows[0]!.shared_buffers).toBe('16MB');
   });
 
   it('an api process queues an import and never runs it; a worker on the same data runs it and serves only health and metrics', async () => {

@@ -56,7 +56,7 @@ export async function pgliteTemplate(): Promise<string> {
   }
   fs.mkdirSync(cacheDir, { recursive: true });
   const building = fs.mkdtempSync(path.join(cacheDir, BUILDING));
-  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db') });
+  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db'), sharedBuffersMb: 16 });
   await database.close();
   fs.writeFileSync(path.join(building, 'ready'), '');
   try {
