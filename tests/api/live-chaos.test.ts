@@ -58,6 +58,7 @@ import { roleHolder } from '../support/sessionTestkit';
 import { prng } from '../../src/server/services/image-edit/pixels';
 import { api, projectWithImage, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
+import { FAULTS, flakyNetwork, type Fault } from './support/flaky-network';
 
 // The browser's session, per tab: each tab's requests run in its own async context.
 const auth = vi.hoisted(() => ({ token: (): string | undefined => undefined }));
@@ -72,9 +73,6 @@ vi.mock('../../src/app/api/supabase', () => ({
   }),
   onSessionRenewed: () => () => undefined,
 }));
-
-type Fault = 'offline' | 'lost' | '503' | '502-after' | 'hold-before' | 'hold-after';
-const FAULTS: Fault[] = ['offline', 'lost', '503', '502-after', 'hold-before', 'hold-after'];
 
 /** The image open in a person's editor: as the screen's useOpenImage joins ImageLoading and the live image. */
 interface Open {
@@ -119,7 +117,6 @@ let projectId: string;
 let orgId: string;
 let image: Image;
 let people: { token: string; userId: string }[];
-const realFetch = globalThis.fetch;
 const seen = new Map<string, number>();
 const count = (what: string, n = 1) => seen.set(what, (seen.get(what) ?? 0) + n);
 /**
@@ -130,13 +127,31 @@ const count = (what: string, n = 1) => seen.set(what, (seen.get(what) ?? 0) + n)
 const answered = new Map<number, Set<string>>();
 const trace: string[] = [];
 const verbose = !!process.env.LIVE_CHAOS_VERBOSE;
-/** Requests on their way (not held in the network): the clock waits for them between timers. */
-const inflight = new Set<Promise<unknown>>();
-const track = <T,>(p: Promise<T>): Promise<T> => {
-  inflight.add(p);
-  void p.catch(() => undefined).finally(() => inflight.delete(p));
-  return p;
-};
+
+/**
+ * fetch as the tab whose request this is sees it: the server's origin, offline, and the fault
+ * queued for its next save. Requests on their way (not held in the network) are `inflight`: the
+ * clock waits for them between timers.
+ */
+const { fetch: tabFetch, inflight } = flakyNetwork<Person>({
+  origin: () => server.url,
+  tab: () => context.getStore(),
+  closed: (p) => p.closed,
+  offline: (p) => p.offline,
+  nextFault: (p) => p.faults.shift(),
+  hold: (p, before) => new Promise<void>((go) => p.held.push({ go, before })),
+  onSaveAnswer: async (p, { url, init, fault, res }) => {
+    const body = (await res.clone().json().catch(() => null)) as { rebased_from?: number; version?: number; code?: string } | null;
+    if (res.status === 200 && !url.includes('batch') && body?.version !== undefined) {
+      if (!answered.has(body.version)) answered.set(body.version, new Set());
+      answered.get(body.version)!.add(`${p.name} ${String(init?.body)}`);
+    }
+    const sent = JSON.parse(String(init?.body)) as { base_version?: number; upserts: { id: string; bounding_box: { x: number; y: number; w: number; h: number } }[]; removed_ids: string[]; saves?: unknown[] };
+    const one = (b: typeof sent) => `base ${b.base_version} up ${b.upserts.map((a) => `${a.id}@${box(a.bounding_box)}`).join(' ')} rm ${b.removed_ids.join(' ')}`;
+    trace.push(`   ${p.name} ${fault ?? ''} ${url.replace(/.*annotations./, '')}${init?.keepalive ? ' keepalive' : ''}: ${sent.saves ? (sent.saves as (typeof sent)[]).map(one).join(' | ') : one(sent)} -> ${res.status} ${body?.version ?? body?.code ?? ''}${body?.rebased_from !== undefined ? ` rebased from ${body.rebased_from}` : ''}`);
+    count(`save ${res.status}${body?.rebased_from !== undefined ? ' rebased' : ''}${init?.keepalive ? ' keepalive' : ''}`);
+  },
+});
 
 /** Lets requests, socket messages, IndexedDB and promise chains finish (held requests stay held). */
 async function quiet(): Promise<void> {
@@ -151,64 +166,6 @@ async function quiet(): Promise<void> {
     await Promise.race(inflight).catch(() => undefined);
   }
   throw new Error('requests never settled');
-}
-
-/** fetch as the tab whose request this is sees it: the server's origin, offline, and the fault queued for its next save. */
-async function tabFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const url = String(input);
-  const p = context.getStore();
-  const full = url.startsWith('/') ? `${server.url}${url}` : url;
-  if (!p) return realFetch(full, init);
-  if (p.offline) throw new TypeError('fetch failed (offline)');
-  // What reaches the server still does after the tab closed; the answer goes nowhere.
-  return faulty(p, url, full, init).then(
-    (res) => (p.closed ? new Promise<Response>(() => undefined) : res),
-    (err: unknown) => (p.closed ? new Promise<Response>(() => undefined) : Promise.reject(err)),
-  );
-}
-
-async function faulty(p: Person, url: string, full: string, init?: RequestInit): Promise<Response> {
-  const isSave = /annotations\/(save-changes|batch-save-data)/.test(url);
-  const fault = isSave ? p.faults.shift() : undefined;
-  const send = () =>
-    realFetch(full, { ...init, keepalive: false }).then(async (res) => {
-      if (isSave) {
-        const body = (await res.clone().json().catch(() => null)) as { rebased_from?: number; version?: number; code?: string } | null;
-        if (res.status === 200 && !url.includes('batch') && body?.version !== undefined) {
-          if (!answered.has(body.version)) answered.set(body.version, new Set());
-          answered.get(body.version)!.add(`${p.name} ${String(init?.body)}`);
-        }
-        const sent = JSON.parse(String(init?.body)) as { base_version?: number; upserts: { id: string; bounding_box: { x: number; y: number; w: number; h: number } }[]; removed_ids: string[]; saves?: unknown[] };
-        const one = (b: typeof sent) => `base ${b.base_version} up ${b.upserts.map((a) => `${a.id}@${box(a.bounding_box)}`).join(' ')} rm ${b.removed_ids.join(' ')}`;
-        trace.push(`   ${p.name} ${fault ?? ''} ${url.replace(/.*annotations./, '')}${init?.keepalive ? ' keepalive' : ''}: ${sent.saves ? (sent.saves as (typeof sent)[]).map(one).join(' | ') : one(sent)} -> ${res.status} ${body?.version ?? body?.code ?? ''}${body?.rebased_from !== undefined ? ` rebased from ${body.rebased_from}` : ''}`);
-        count(`save ${res.status}${body?.rebased_from !== undefined ? ' rebased' : ''}${init?.keepalive ? ' keepalive' : ''}`);
-      }
-      return res;
-    });
-  const gate = (before: boolean) => new Promise<void>((go) => p.held.push({ go, before }));
-  switch (fault) {
-    case 'offline':
-      throw new TypeError('fetch failed');
-    case '503':
-      return new Response(JSON.stringify({ success: false, code: 'unavailable', error: 'Service Unavailable' }), { status: 503 });
-    case 'lost':
-      await track(send().then((r) => r.text()));
-      throw new TypeError('network connection lost');
-    case '502-after':
-      await track(send().then((r) => r.text()));
-      return new Response('Bad Gateway', { status: 502 });
-    case 'hold-before':
-      await gate(true);
-      return track(send());
-    case 'hold-after': {
-      const res = await track(send());
-      const text = await track(res.text());
-      await gate(false);
-      return new Response(text, { status: res.status, headers: res.headers });
-    }
-    default:
-      return track(send());
-  }
 }
 
 const box = (b: { x: number; y: number; w: number; h: number } | undefined) => (b ? `${b.x},${b.y},${b.w}x${b.h}` : '?');

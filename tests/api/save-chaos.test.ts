@@ -34,6 +34,7 @@ import { prng } from '../../src/server/services/image-edit/pixels';
 import { api, projectWithImage, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { png, uploadImage } from '../fixtures/datasets';
+import { FAULTS, flakyNetwork, type Fault } from './support/flaky-network';
 
 // The browser's session, per device: each device's requests run in its own async context.
 const session = vi.hoisted(() => ({ token: (): string | undefined => undefined, refresh: async (): Promise<boolean> => false }));
@@ -48,9 +49,6 @@ vi.mock('../../src/app/api/supabase', () => ({
   }),
   onSessionRenewed: () => () => undefined,
 }));
-
-type Fault = 'offline' | 'lost' | '503' | '502-after' | 'hold-before' | 'hold-after';
-const FAULTS: Fault[] = ['offline', 'lost', '503', '502-after', 'hold-before', 'hold-after'];
 
 interface Device {
   name: string;
@@ -100,7 +98,6 @@ interface Img {
 }
 let images: Img[];
 let people: { token: string; userId: string }[];
-const realFetch = globalThis.fetch;
 /** What happened in a run, by kind (saves by answer, merges, recoveries...): the game was played. */
 const seen = new Map<string, number>();
 const count = (what: string, n = 1) => seen.set(what, (seen.get(what) ?? 0) + n);
@@ -108,13 +105,31 @@ const count = (what: string, n = 1) => seen.set(what, (seen.get(what) ?? 0) + n)
 const applied = new Map<string, number>();
 /** The run's actions and requests, printed when it fails. */
 const trace: string[] = [];
-/** Requests on their way (not held in the network): the clock waits for them between timers. */
-const inflight = new Set<Promise<unknown>>();
-const track = <T,>(p: Promise<T>): Promise<T> => {
-  inflight.add(p);
-  void p.catch(() => undefined).finally(() => inflight.delete(p));
-  return p;
-};
+
+/**
+ * fetch as the device whose request this is sees it: the server's origin, and the fault queued for
+ * its next save. Requests on their way (not held in the network) are `inflight`: the clock waits
+ * for them between timers.
+ */
+const { fetch: deviceFetch, inflight } = flakyNetwork<Tab>({
+  origin: () => server.url,
+  tab: () => context.getStore(),
+  closed: (tab) => tab.closed,
+  nextFault: (tab) => tab.d.faults.shift(),
+  hold: (tab, before, init) => new Promise<void>((go) => tab.d.held.push({ go, before, keepalive: !!init?.keepalive, tab })),
+  onSaveAnswer: async (tab, { url, init, fault, res }) => {
+    const d = tab.d;
+    if (res.status === 200 && !url.includes('batch')) {
+      const key = `${d.name} ${String(init?.body)}`;
+      applied.set(key, (applied.get(key) ?? 0) + 1);
+    }
+    const body = (await res.clone().json().catch(() => null)) as { rebased_from?: number; version?: number; code?: string } | null;
+    const sent = JSON.parse(String(init?.body)) as { base_version?: number; image_id: string; upserts: { id: string; bounding_box: { x: number; y: number } }[]; removed_ids: string[]; saves?: unknown[] };
+    const one = (b: typeof sent) => `${b.image_id.slice(0, 4)} base ${b.base_version} up ${b.upserts.map((a) => `${a.id}@${a.bounding_box.x},${a.bounding_box.y}`).join(' ')} rm ${b.removed_ids.join(' ')}`;
+    trace.push(`   ${d.name} ${fault ?? ''} ${url.replace(/.*annotations./, '')}${init?.keepalive ? ' keepalive' : ''}: ${sent.saves ? (sent.saves as (typeof sent)[]).map(one).join(' | ') : one(sent)} -> ${res.status} ${body?.version ?? body?.code ?? ''}${body?.rebased_from !== undefined ? ` rebased from ${body.rebased_from}` : ''}`);
+    count(`save ${res.status}${body?.rebased_from !== undefined ? ' rebased' : ''}${init?.keepalive ? ' keepalive' : ''}${url.includes('batch') ? ' batch' : ''}`);
+  },
+});
 
 /** Lets requests, IndexedDB and promise chains finish (held requests stay held). */
 async function quiet(): Promise<void> {
@@ -127,65 +142,6 @@ async function quiet(): Promise<void> {
     await Promise.race(inflight).catch(() => undefined);
   }
   throw new Error('requests never settled');
-}
-
-/** fetch as the device whose request this is sees it: the server's origin, and the fault queued for its next save. */
-async function deviceFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const url = String(input);
-  const tab = context.getStore();
-  const full = url.startsWith('/') ? `${server.url}${url}` : url;
-  if (!tab) return realFetch(full, init);
-  // What reaches the server still does after the tab closed (a keepalive save); the answer goes nowhere.
-  const answer = faulty(tab, url, full, init);
-  return answer.then(
-    (res) => (tab.closed ? new Promise<Response>(() => undefined) : res),
-    (err: unknown) => (tab.closed ? new Promise<Response>(() => undefined) : Promise.reject(err)),
-  );
-}
-
-async function faulty(tab: Tab, url: string, full: string, init?: RequestInit): Promise<Response> {
-  const d = tab.d;
-  const isSave = /annotations\/(save-changes|batch-save-data)/.test(url);
-  const fault = isSave ? d.faults.shift() : undefined;
-  const send = () =>
-    realFetch(full, { ...init, keepalive: false }).then(async (res) => {
-      if (isSave) {
-        if (res.status === 200 && !url.includes('batch')) {
-          const key = `${d.name} ${String(init?.body)}`;
-          applied.set(key, (applied.get(key) ?? 0) + 1);
-        }
-        const body = (await res.clone().json().catch(() => null)) as { rebased_from?: number; version?: number; code?: string } | null;
-        const sent = JSON.parse(String(init?.body)) as { base_version?: number; image_id: string; upserts: { id: string; bounding_box: { x: number; y: number } }[]; removed_ids: string[]; saves?: unknown[] };
-        const one = (b: typeof sent) => `${b.image_id.slice(0, 4)} base ${b.base_version} up ${b.upserts.map((a) => `${a.id}@${a.bounding_box.x},${a.bounding_box.y}`).join(' ')} rm ${b.removed_ids.join(' ')}`;
-        trace.push(`   ${d.name} ${fault ?? ''} ${url.replace(/.*annotations./, '')}${init?.keepalive ? ' keepalive' : ''}: ${sent.saves ? (sent.saves as (typeof sent)[]).map(one).join(' | ') : one(sent)} -> ${res.status} ${body?.version ?? body?.code ?? ''}${body?.rebased_from !== undefined ? ` rebased from ${body.rebased_from}` : ''}`);
-        count(`save ${res.status}${body?.rebased_from !== undefined ? ' rebased' : ''}${init?.keepalive ? ' keepalive' : ''}${url.includes('batch') ? ' batch' : ''}`);
-      }
-      return res;
-    });
-  const gate = (before: boolean) => new Promise<void>((go) => d.held.push({ go, before, keepalive: !!init?.keepalive, tab }));
-  switch (fault) {
-    case 'offline':
-      throw new TypeError('fetch failed');
-    case '503':
-      return new Response(JSON.stringify({ success: false, code: 'unavailable', error: 'Service Unavailable' }), { status: 503 });
-    case 'lost':
-      await track(send().then((r) => r.text()));
-      throw new TypeError('network connection lost');
-    case '502-after':
-      await track(send().then((r) => r.text()));
-      return new Response('Bad Gateway', { status: 502 });
-    case 'hold-before':
-      await gate(true);
-      return track(send());
-    case 'hold-after': {
-      const res = await track(send());
-      const text = await track(res.text());
-      await gate(false);
-      return new Response(text, { status: res.status, headers: res.headers });
-    }
-    default:
-      return track(send());
-  }
 }
 
 beforeAll(async () => {
