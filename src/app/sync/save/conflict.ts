@@ -4,7 +4,7 @@
 import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, applyServerChanges, byId, deltaBetween, merge3 } from './merge';
-import { docOf, editTimes, listOf, madeBy, netDelta, parseTime, rebase, settledIds, type Prepared, type Slot } from './slot';
+import { docOf, editTimes, listOf, madeBy, netDelta, parseTime, rebaseWithDropped, settledIds, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
 
 export interface TheirDoc {
@@ -46,9 +46,7 @@ export function mergeConflict(core: ManagerCore, s: Slot, p: Prepared, current: 
   // server's shape (its side won, both made the same change, or ours came back to where
   // it started) leave them, so the next save carries only what the server lacks.
   const settled = settledIds(entries, byId(result), theirs.shapes);
-  const rebased = rebase(s.base, entries, settled);
-  const kept = new Set(rebased.map((e) => e.key));
-  const dropped = entries.filter((e) => !kept.has(e.key)).map((e) => e.key);
+  const { rebased, dropped } = rebaseWithDropped(s.base, entries, settled);
   s.inFlight = [];
   s.pending = rebased;
   core.device.persist(dropped, rebased);

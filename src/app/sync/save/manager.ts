@@ -15,7 +15,7 @@ import type { ManagerCore } from './core';
 import { deviceStore } from './device';
 import { createRecovery } from './recovery';
 import { createScheduler } from './scheduler';
-import { computeStatus, hasWork, netDelta, newEntry, outlastedBy, overwrittenBy, rebase, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
+import { computeStatus, hasWork, netDelta, newEntry, outlastedBy, overwrittenBy, rebaseWithDropped, recentAmong, replaceDelta, sameStatus, settledIds, touchedIds, type Slot } from './slot';
 import type { AbsorbedChange, Delta, MergeResult, SaveDeps, SaveManager, SaveStatus } from './types';
 
 // Long because it is the pipeline's wiring: each method of the SaveManager interface is a few lines
@@ -172,9 +172,7 @@ export function createManager(deps: SaveDeps): SaveManager {
       const drop = new Set([...settledIds(s.pending, want, s.base.shapes), ...theirsWon]);
       const local = touchedIds(s.pending);
       for (const id of drop) local.delete(id);
-      const rebased = rebase(s.base, s.pending, drop);
-      const kept = new Set(rebased.map((e) => e.key));
-      const dropped = s.pending.filter((e) => !kept.has(e.key)).map((e) => e.key);
+      const { rebased, dropped } = rebaseWithDropped(s.base, s.pending, drop);
       s.pending = rebased;
       device.persist(dropped, rebased);
       if (!rebased.length && s.needsSave) {

@@ -6,7 +6,7 @@
 import type { ManagerCore } from './core';
 import type { StoredAnnotation } from '../../../contract/annotations';
 import { mergeConflict, theirsOf, type TheirDoc } from './conflict';
-import { giveBack, hasWork, noteSaved, outlastedBy, parseTime, rebase, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
+import { giveBack, hasWork, noteSaved, outlastedBy, parseTime, rebaseWithDropped, takeForSave, touchedIds, type Phase, type Prepared, type Slot } from './slot';
 import type { SaveOutcome } from './transport';
 import type { RemoteChange } from './types';
 
@@ -97,9 +97,7 @@ function saved(core: ManagerCore, s: Slot, p: Prepared, res: SavedRes, skipped: 
   const theirsWon = skipped ? outlastedBy(s.pending, skipped) : new Set<string>();
   const local = skipped ? touchedIds(s.pending) : null;
   for (const id of theirsWon) local!.delete(id);
-  const rebased = rebase(s.base, s.pending, theirsWon);
-  const kept = new Set(rebased.map((e) => e.key));
-  const dropped = s.pending.filter((e) => !kept.has(e.key)).map((e) => e.key);
+  const { rebased, dropped } = rebaseWithDropped(s.base, s.pending, theirsWon);
   s.pending = rebased;
   if (!rebased.length && dropped.length) s.needsSave = false;
   core.device.persist([...savedKeys, ...dropped], s.pending);

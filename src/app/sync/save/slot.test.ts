@@ -3,7 +3,7 @@
 // top bar's word. The pipeline around them is tested in manager.test.ts.
 import { describe, expect, it } from 'vitest';
 import { gatherEntries, recoveryBase } from './recovery';
-import { computeStatus, docOf, editTimes, giveBack, netDelta, newEntry, newSlot, rebase, replaceDelta, settledIds, takeForSave, type Slot } from './slot';
+import { computeStatus, docOf, editTimes, giveBack, netDelta, newEntry, newSlot, rebase, rebaseWithDropped, replaceDelta, settledIds, takeForSave, type Slot } from './slot';
 import type { PendingEntry } from './store';
 import { box } from '../../../../tests/support/saveTestkit';
 
@@ -65,13 +65,17 @@ describe('rebase', () => {
     expect(e.baseVersion).toBe(3); // the entry itself is left as it was
   });
 
-  it('drops the ids the server already holds, and entries left empty', () => {
+  it('drops the ids the server already holds, and entries left empty; rebaseWithDropped names the entries that went', () => {
     const s = slotOn();
     const one = newEntry(s, { upserts: [box('a', 1)], removed: [] }, stamp());
     const two = newEntry(s, { upserts: [box('c')], removed: ['b'] }, stamp());
     const kept = rebase(docOf([box('a', 1)], 4, null), [one, two], new Set(['a', 'b']));
     expect(kept.map((e) => e.key)).toEqual([two.key]);
     expect(kept[0]).toMatchObject({ upserts: [box('c')], removed: [], before: { c: null } });
+    const { rebased, dropped } = rebaseWithDropped(docOf([box('a', 1)], 4, null), [one, two], new Set(['a', 'b']));
+    expect(rebased).toEqual(kept);
+    expect(dropped).toEqual([one.key]);
+    expect(rebaseWithDropped(docOf([], 4, null), [one, two]).dropped).toEqual([]);
   });
 
   it('settledIds names the touched ids whose wanted shape is already the server\'s (after a 409: the other side won, or both made the same change)', () => {

@@ -172,6 +172,13 @@ export function rebase(base: ServerDoc, entries: readonly PendingEntry[], drop: 
   return kept;
 }
 
+/** rebase, and the keys of the entries it left out (all their ids dropped): what leaves the device's store. */
+export function rebaseWithDropped(base: ServerDoc, entries: readonly PendingEntry[], drop?: ReadonlySet<string>): { rebased: PendingEntry[]; dropped: string[] } {
+  const rebased = rebase(base, entries, drop);
+  const kept = new Set(rebased.map((e) => e.key));
+  return { rebased, dropped: entries.filter((e) => !kept.has(e.key)).map((e) => e.key) };
+}
+
 /** When this device last changed each shape, in server time. */
 export function editTimes(entries: readonly PendingEntry[]): Map<string, number> {
   const at = new Map<string, number>();
