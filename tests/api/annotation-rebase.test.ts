@@ -5,8 +5,8 @@
 // the 409 with what changed; save-data and restore keep the strict check; batch-save-data's
 // change-only entries behave like save-changes.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, sharedServer, type TestServer } from './harness';
-import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
+import { annotationSaves, api, onboardedUser, sharedServer, type SaveImage as Img, type TestServer } from './harness';
+import { createProject, type Member } from '../fixtures/datasets';
 import { organizationMembers } from '../../src/server/db/schema';
 import { LiveClient } from './support/live';
 
@@ -25,28 +25,9 @@ beforeAll(async () => {
   await server.built.ctx.db.insert(organizationMembers).values({ organizationId: owner.org.id, userId: other.userId, role: 'annotator' });
 }, 120_000);
 
-type Img = { id: string; filename: string };
-let imageCounter = 0;
-async function newImage(): Promise<Img> {
-  imageCounter += 1;
-  const img = await uploadImage(server, owner, project.id, `rebase${imageCounter}.png`, await png(20 + imageCounter, 20));
-  return { id: img.id, filename: img.filename };
-}
-
-const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 3, h: 4 }, attributes: [] });
-const changeBody = (img: Img, base: number, upserts: unknown[], removed: string[] = []) => ({
-  image_id: img.id,
-  project_id: project.id,
-  image_filename: img.filename,
-  base_version: base,
-  upserts,
-  removed_ids: removed,
-});
-const saveChanges = (img: Img, base: number, upserts: unknown[], removed: string[] = [], token = owner.token) =>
-  api(server.url, 'POST', '/api/v1/annotations/save-changes', { token, body: changeBody(img, base, upserts, removed) });
+const { newImage, box, changeBody, saveChanges, load } = annotationSaves('rebase', () => ({ server, owner, project }));
 const saveData = (img: Img, annotations: unknown[], extra: Record<string, unknown> = {}, token = owner.token) =>
   api(server.url, 'POST', '/api/v1/annotations/save-data', { token, body: { image_id: img.id, project_id: project.id, image_filename: img.filename, annotations, ...extra } });
-const load = async (img: Img) => (await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}?project_id=${project.id}`, { token: owner.token })).body;
 const changes = async (img: Img, since: number) => (await api(server.url, 'GET', `/api/v1/annotations/changes/${img.id}?since=${since}`, { token: owner.token })).body;
 
 /** An image at version 1 holding a, b and c, then another person's two saves: a moved (v2), d added (v3). */

@@ -12,6 +12,7 @@ import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
 import { appendCpuLine } from '../support/cpu-log-line';
 import { setSharedServerStop } from '../support/shared-server-end';
+import type { Member } from '../fixtures/datasets';
 
 export interface TestServer {
   url: string;
@@ -247,4 +248,43 @@ export async function projectWithImage(server: TestServer, opts: { classes?: unk
   }
   const image = await uploadImage(server, owner, project.id, opts.filename ?? 'image.png', await png(opts.width ?? 20, opts.height ?? 20));
   return { owner, project, image };
+}
+
+/** An image as the annotation routes name it. */
+export type SaveImage = { id: string; filename: string };
+
+/**
+ * Saves of shapes on a project's images, for tests of the save routes: `at()` gives the server, the
+ * owner (who uploads, and saves and loads by default) and the project, read at each call (a file
+ * sets them in its beforeAll). The project has the class 'car'.
+ */
+export function annotationSaves(prefix: string, at: () => { server: TestServer; owner: Member; project: { id: string } }) {
+  let images = 0;
+  /** A box of class car, at `x`. */
+  const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 3, h: 4 }, attributes: [] });
+  const changeBody = (img: SaveImage, base: number, upserts: unknown[], removed: string[] = []) => ({
+    image_id: img.id,
+    project_id: at().project.id,
+    image_filename: img.filename,
+    base_version: base,
+    upserts,
+    removed_ids: removed,
+  });
+  return {
+    box,
+    changeBody,
+    /** A new image of the project, never saved: `<prefix><n>.png`, each of another size. */
+    async newImage(): Promise<SaveImage> {
+      images += 1;
+      const n = images;
+      // Loaded when called: the dataset fixtures import this file.
+      const { png, uploadImage } = await import('../fixtures/datasets');
+      const { server, owner, project } = at();
+      const img = await uploadImage(server, owner, project.id, `${prefix}${n}.png`, await png(20 + n, 20));
+      return { id: img.id, filename: img.filename };
+    },
+    saveChanges: (img: SaveImage, base: number, upserts: unknown[], removed: string[] = [], token = at().owner.token) =>
+      api(at().server.url, 'POST', '/api/v1/annotations/save-changes', { token, body: changeBody(img, base, upserts, removed) }),
+    load: async (img: SaveImage) => (await api(at().server.url, 'GET', `/api/v1/annotations/load-data/${img.id}?project_id=${at().project.id}`, { token: at().owner.token })).body,
+  };
 }

@@ -5,9 +5,9 @@
 // base the rebase rule accepts), the history gains no entry, the live socket hears no `changed`,
 // and the image's count and status stay. A save with one real part is written whole, as before.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, projectWithImage, sharedServer, type TestServer } from './harness';
+import { annotationSaves, api, projectWithImage, sharedServer, type SaveImage as Img, type TestServer } from './harness';
 import { joinAs, type Session } from './team-harness';
-import { png, uploadImage, type Member } from '../fixtures/datasets';
+import type { Member } from '../fixtures/datasets';
 import { closedAfterEach, LiveClient } from './support/live';
 
 let server: TestServer;
@@ -23,26 +23,7 @@ beforeAll(async () => {
   other = await joinAs(server, owner.token, owner.org.id, 'annotator');
 }, 120_000);
 
-type Img = { id: string; filename: string };
-let imageCounter = 0;
-async function newImage(): Promise<Img> {
-  imageCounter += 1;
-  const img = await uploadImage(server, owner, project.id, `noop${imageCounter}.png`, await png(20 + imageCounter, 20));
-  return { id: img.id, filename: img.filename };
-}
-
-const box = (id: string, x = 1) => ({ id, name: 'car', bounding_box: { x, y: 2, w: 3, h: 4 }, attributes: [] });
-const changeBody = (img: Img, base: number, upserts: unknown[], removed: string[] = []) => ({
-  image_id: img.id,
-  project_id: project.id,
-  image_filename: img.filename,
-  base_version: base,
-  upserts,
-  removed_ids: removed,
-});
-const saveChanges = (img: Img, base: number, upserts: unknown[], removed: string[] = [], token = owner.token) =>
-  api(server.url, 'POST', '/api/v1/annotations/save-changes', { token, body: changeBody(img, base, upserts, removed) });
-const load = async (img: Img) => (await api(server.url, 'GET', `/api/v1/annotations/load-data/${img.id}?project_id=${project.id}`, { token: owner.token })).body;
+const { newImage, box, changeBody, saveChanges, load } = annotationSaves('noop', () => ({ server, owner, project }));
 const history = async (img: Img) => (await api(server.url, 'GET', `/api/v1/annotations/history/${img.id}`, { token: owner.token })).body;
 const imageOf = async (img: Img) => (await api(server.url, 'GET', `/api/v1/images/${img.id}`, { token: owner.token })).body.image;
 
