@@ -4,7 +4,7 @@
 // takes back B's own edits only: A's shapes stay, in B's editor and on the server.
 // An editor's document is read the way a user takes it: select all, copy (the copied shapes are
 // in browser storage, with their ids and geometry).
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { annotationRows, canvasBox, dragOnCanvas, drawBox, editorProject, loadSaved, type EditorProject } from './editor-helpers';
 import { member, memberBrowser } from './live-helpers';
 
@@ -41,9 +41,12 @@ async function selectsAt(page: Page, at: [number, number]): Promise<boolean> {
   return (await annotationRows(page).and(page.locator('[aria-selected="true"]')).count()) === 1;
 }
 
-test('B offline draws and moves while A draws; back online, both editors and the server hold one document, and B\'s undo keeps A\'s work', async ({ page, browser }) => {
-  test.setTimeout(180_000);
-  // Each person's app loads once, straight on the image in the editor.
+/**
+ * Two people on one image, each app loaded once straight on it in the editor: A (the page) sees B
+ * (Ada Lovelace, a browser of her own) there, draws a box, B has it and it is saved. `box` is the
+ * box as saved. A step that fails here closes B's browser; once this returns, the test closes it.
+ */
+async function bothOnABox(page: Page, browser: Browser) {
   const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
   const img = project.images[0]!;
   const ada = await member(page, project, 'Ada Lovelace');
@@ -51,13 +54,22 @@ test('B offline draws and moves while A draws; back online, both editors and the
   try {
     const second = b.page;
     await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
-
-    // A draws a box; B has it.
     await drawBox(page, [150, 150], [260, 240]);
     await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
     await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 20_000 }).toBe(1);
-    const [a1] = await serverShapes(page, project, img.id);
+    const [box] = await serverShapes(page, project, img.id);
+    return { project, img, b, second, box: box! };
+  } catch (err) {
+    await b.context.close().catch(() => undefined);
+    throw err;
+  }
+}
 
+test('B offline draws and moves while A draws; back online, both editors and the server hold one document, and B\'s undo keeps A\'s work', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  // A draws a box; B has it.
+  const { project, img, b, second, box: a1 } = await bothOnABox(page, browser);
+  try {
     // B goes offline: draws a box, and moves A's.
     await b.context.setOffline(true);
     await drawBox(second, [330, 330], [430, 420]);
@@ -82,21 +94,21 @@ test('B offline draws and moves while A draws; back online, both editors and the
     await expect.poll(() => editorShapes(page), { timeout: 20_000 }).toEqual(server);
     expect(new Set(server.map((s) => s.id)).size).toBe(3);
     // A's first box where B moved it (50 and 60 screen pixels further: fewer image pixels at this zoom), B's box, A's second box.
-    const moved = server.find((s) => s.id === a1!.id)!;
-    expect(moved.x - a1!.x).toBeGreaterThan(20);
-    expect(moved.y - a1!.y).toBeGreaterThan(moved.x - a1!.x);
-    expect([moved.w, moved.h]).toEqual([a1!.w, a1!.h]);
+    const moved = server.find((s) => s.id === a1.id)!;
+    expect(moved.x - a1.x).toBeGreaterThan(20);
+    expect(moved.y - a1.y).toBeGreaterThan(moved.x - a1.x);
+    expect([moved.w, moved.h]).toEqual([a1.w, a1.h]);
     await page.screenshot({ path: 'test-results/live-offline-converged.png' });
 
     // B undoes: first B's move (A's box back where A drew it), then B's box; A's second box stays,
     // in B's editor and on the server; a third undo has nothing of B's left to take back.
-    const a2 = server.find((s) => s.id !== a1!.id && s.x > 300 && s.y < 200)!;
+    const a2 = server.find((s) => s.id !== a1.id && s.x > 300 && s.y < 200)!;
     expect(a2).toBeTruthy();
     await second.keyboard.press('Escape');
     await second.keyboard.press('Control+z');
     await second.keyboard.press('Control+z');
     await second.keyboard.press('Control+z');
-    const expected = [a1!, a2].sort(byId);
+    const expected = [a1, a2].sort(byId);
     await expect.poll(() => serverShapes(page, project, img.id), { timeout: 30_000 }).toEqual(expected);
     await expect(saveState(second)).toHaveText('Saved', { timeout: 30_000 });
     await expect.poll(() => editorShapes(second), { timeout: 20_000 }).toEqual(expected);
@@ -112,18 +124,8 @@ test('B offline draws and moves while A draws; back online, both editors and the
 // B's saves keep failing until B's editor shows A's box, so the live change, not a 409, decides.
 test('B moves a box offline, A moves it later; when A\'s change reaches B, B\'s older move gives way in both editors and on the server, and both are told', async ({ page, browser }) => {
   test.setTimeout(150_000);
-  const project = await editorProject(page, { classes: CLASSES, images: [{ name: IMAGE }], open: IMAGE });
-  const img = project.images[0]!;
-  const ada = await member(page, project, 'Ada Lovelace');
-  const b = await memberBrowser(browser, ada, { image: { projectId: project.projectId, ...img } });
+  const { project, img, b, second, box: before } = await bothOnABox(page, browser);
   try {
-    const second = b.page;
-    await expect(page.getByRole('list', { name: 'People on this image' }).getByRole('img', { name: 'Ada Lovelace', exact: true })).toBeVisible({ timeout: 15_000 });
-    await drawBox(page, [150, 150], [260, 240]);
-    await expect(annotationRows(second)).toHaveCount(1, { timeout: 20_000 });
-    await expect.poll(async () => (await serverShapes(page, project, img.id)).length, { timeout: 20_000 }).toBe(1);
-    const [before] = await serverShapes(page, project, img.id);
-
     // B, offline, moves the box down.
     await b.context.setOffline(true);
     await second.keyboard.press('q');
@@ -135,7 +137,7 @@ test('B moves a box offline, A moves it later; when A\'s change reaches B, B\'s 
     await page.keyboard.press('q');
     await page.keyboard.press('Escape');
     await dragOnCanvas(page, [205, 195], [265, 195]);
-    await expect.poll(async () => (await serverShapes(page, project, img.id))[0]!.x, { timeout: 20_000 }).toBeGreaterThan(before!.x + 20);
+    await expect.poll(async () => (await serverShapes(page, project, img.id))[0]!.x, { timeout: 20_000 }).toBeGreaterThan(before.x + 20);
     const afterA = await loadSaved(page, project, img.id);
 
     // B is back online, its saves still failing: the live socket brings A's change, and B's editor takes it.
