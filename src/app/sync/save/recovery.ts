@@ -6,7 +6,7 @@ import type { StoredAnnotation } from '../../../contract/annotations';
 import type { ManagerCore } from './core';
 import { applyDelta, byId, countDifferences, deltaBetween, merge3 } from './merge';
 import type { Scheduler } from './scheduler';
-import { docInSlices, editTimes, hasWork, listOf, madeBy, netDelta, newSlot, parseTime, rebase, settledIds, type ServerDoc, type Slot } from './slot';
+import { docInSlices, editTimes, hasWork, listOf, madeBy, netDelta, newSlot, parseTime, rebaseWithDropped, settledIds, type ServerDoc, type Slot } from './slot';
 import type { PendingEntry } from './store';
 import type { ImageRef, Recovery, SaveManager } from './types';
 
@@ -105,13 +105,10 @@ export function createRecovery(
     }
     // The entries now describe the merge on top of the server document (what the save sends):
     // ids where it holds the server's shape leave them.
-    s.pending = rebase(s.base, entries, settledIds(entries, byId(merged.annotations), server.shapes));
+    const { rebased, dropped } = rebaseWithDropped(s.base, entries, settledIds(entries, byId(merged.annotations), server.shapes));
+    s.pending = rebased;
     s.inFlight = [];
-    const keep = new Set(s.pending.map((e) => e.key));
-    device.persist(
-      entries.filter((e) => !keep.has(e.key)).map((e) => e.key),
-      s.pending,
-    );
+    device.persist(dropped, s.pending);
     s.needsSave = true;
     s.phase = 'pending';
     s.recovery = { before: serverList, saved: false };
