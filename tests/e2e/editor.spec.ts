@@ -255,10 +255,9 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved; draws a box 
     await page.keyboard.up('Shift');
     await expect(status).toHaveText('2 points');
     // The renderer draws the points: the positive one green, the negative one red.
-    const [pr, pg] = await pixelAt(page, b.x + b.width / 2, b.y + b.height / 2);
-    expect(pg).toBeGreaterThan(pr + 40);
-    const [nr, ng] = await pixelAt(page, b.x + b.width * 0.15, b.y + b.height * 0.15);
-    expect(nr).toBeGreaterThan(ng + 40);
+    // (a frame or more after the status line: polled)
+    await expect.poll(async () => { const [pr, pg] = await pixelAt(page, b.x + b.width / 2, b.y + b.height / 2); return pg - pr; }).toBeGreaterThan(40);
+    await expect.poll(async () => { const [nr, ng] = await pixelAt(page, b.x + b.width * 0.15, b.y + b.height * 0.15); return nr - ng; }).toBeGreaterThan(40);
     await page.screenshot({ path: 'test-results/editor-auto.png' });
     await page.getByRole('button', { name: 'Clear' }).click();
     await expect(status).toHaveText('Ready for Input');
@@ -302,8 +301,8 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved; draws a box 
     await dragOnCanvas(page, [cx - b.x - half, cy - b.y - half], [cx - b.x + half, cy - b.y + half]);
     await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
     await expect(complete).toBeEnabled();
-    const boxEdge = await pixelAt(page, cx, cy - half);
-    expect(boxEdge[2]).toBeGreaterThan(boxEdge[0] + 40);
+    // The canvas is drawn by the render worker a frame or more after the panel's text changes: polled.
+    await expect.poll(async () => { const [r, , bl] = await pixelAt(page, cx, cy - half); return bl - r; }).toBeGreaterThan(40);
     await page.screenshot({ path: 'test-results/editor-auto-box.png' });
     // Escape drops the prompt.
     await page.keyboard.press('Escape');
@@ -314,10 +313,8 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved; draws a box 
     await page.mouse.click(cx, cy);
     await expect(status).toHaveText('1 point');
     await expect(area).toHaveText(/^\d+\.\d%$/, { timeout: 30_000 });
-    const [pr, pg] = await pixelAt(page, cx, cy);
-    expect(pg).toBeGreaterThan(pr + 40);
-    const tinted = await pixelAt(page, ...inside);
-    expect(tinted[2]).toBeGreaterThan(before[2] + 20);
+    await expect.poll(async () => { const [pr, pg] = await pixelAt(page, cx, cy); return pg - pr; }).toBeGreaterThan(40);
+    await expect.poll(async () => (await pixelAt(page, ...inside))[2]).toBeGreaterThan(before[2] + 20);
     const first = Number((await area.textContent())!.replace('%', ''));
     expect(first).toBeGreaterThan(8);
     expect(first).toBeLessThan(14);
@@ -329,8 +326,7 @@ test('editor: Auto-Annotate turns clicks into a mask that is saved; draws a box 
     await page.keyboard.up('Shift');
     await expect(status).toHaveText('2 points');
     await expect(complete).toBeEnabled({ timeout: 30_000 });
-    const [nr, ng] = await pixelAt(page, ...neg);
-    expect(nr).toBeGreaterThan(ng + 40);
+    await expect.poll(async () => { const [nr, ng] = await pixelAt(page, ...neg); return nr - ng; }).toBeGreaterThan(40);
     await page.screenshot({ path: 'test-results/editor-auto-points.png' });
 
     // Enter accepts: one segmentation annotation of the class, saved.
