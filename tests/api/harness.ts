@@ -131,7 +131,8 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   const madeDir = ownDataDir === undefined;
   const dataDir = ownDataDir ?? tempDir();
   // A small PGlite buffer pool: its start zeroes the pool, 0.5 s of CPU at the default 128 MB (tests/README.md).
-  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PGLITE_SHARED_BUFFERS_MB: '16' };
+  // PGLITE_SHARED_BUFFERS_MB from the environment overrides it, to compare.
+  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16' };
   if (process.env.DATABASE_URL && !env.DATABASE_URL) baseEnv.DATABASE_URL = await isolatedDatabaseUrl(process.env.DATABASE_URL);
   // Bind first to learn the port, then build with PUBLIC_URL pointing at it (signed URLs and redirects need it).
   const net = await import('node:net');
