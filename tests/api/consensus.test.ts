@@ -105,6 +105,11 @@ describe('consensus (issue 36 §3)', () => {
     const changes = await t.call(b, 'POST', '/api/v1/annotations/save-changes', { image_id: img.id, project_id: t.project.id, image_filename: img.filename, base_version: 0, upserts: [box('b1', 2)], removed_ids: [] });
     expect(changes.status, JSON.stringify(changes.body)).toBe(200);
     expect((await load(b, img.id)).body).toMatchObject({ annotations: [box('b1', 2)], version: 1 });
+    // The same change again (a retry, a second tab), and a removal of an id the draft lacks: no new version.
+    const again = await t.call(b, 'POST', '/api/v1/annotations/save-changes', { image_id: img.id, project_id: t.project.id, image_filename: img.filename, base_version: 1, upserts: [box('b1', 2)], removed_ids: ['nothing'] });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ version: 1, new_count: 1, saved_at: changes.body.saved_at });
+    expect((await load(b, img.id)).body).toMatchObject({ annotations: [box('b1', 2)], version: 1 });
     expect((await load(a, img.id)).body.annotations).toEqual([box('a1', 0)]);
     expect((await t.call(a, 'GET', `/api/v1/annotations/changes/${img.id}?since=0`)).body.upserts).toEqual([box('a1', 0)]);
     // A stale base on one's own draft is a conflict with one's own list, not the other's.

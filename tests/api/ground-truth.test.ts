@@ -91,6 +91,9 @@ describe('ground truth and scores (issue 36 §2)', () => {
     expect(stale.body).toMatchObject({ code: 'version_conflict' });
     const second = await t.call(t.annotator, 'POST', '/api/v1/annotations/save-changes', { ...base, base_version: 1, upserts: [dog('d1')], removed_ids: [] });
     expect(second.body).toMatchObject({ version: 2, new_count: 3 });
+    // The same change again writes no version of the attempt.
+    const again = await t.call(t.annotator, 'POST', '/api/v1/annotations/save-changes', { ...base, base_version: 2, upserts: [dog('d1')], removed_ids: [] });
+    expect(again.body).toMatchObject({ version: 2, new_count: 3, saved_at: second.body.saved_at });
     expect((await load(t.annotator, gtImage.id)).body.annotations.map((a: { id: string }) => a.id)).toEqual(['c1', 'c2', 'd1']);
     expect((await t.call(t.annotator, 'GET', `/api/v1/annotations/history/${gtImage.id}?project_id=${t.project.id}`)).body).toMatchObject({ entries: [] });
 

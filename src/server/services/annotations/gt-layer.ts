@@ -130,6 +130,11 @@ export async function saveToLayer(
       throw errors.conflict(`The annotations changed since version ${baseVersion} (now version ${a.version}); reload them and apply your changes again`, 'version_conflict', { current: layerLoad(a) });
     }
     const list = 'list' in change ? [...change.list] : applyUpserts(a.annotations as Annotation[], change.upserts as Annotation[], change.removedIds);
+    // As on the image (commit.ts, `unchangedKeepsHead`): a save-changes that changes nothing (a
+    // retried or second tab's identical upsert, a removal of an id it lacks) writes no version.
+    if (!('list' in change) && sameJson(list, a.annotations)) {
+      return { success: true as const, status_updated: false, status: 'annotating' as const, new_count: list.length, version: a.version, saved_at: (a.savedAt ?? now).toISOString() };
+    }
     const version = a.version + 1;
     await writeLayer(tx, layer.kind, a.id, { annotations: list, version, savedAt: now });
     // A draft is its holder's work on the image: its shapes count in their analytics (an attempt is a test, not work).
