@@ -99,8 +99,6 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       // Every test signs its people up from 127.0.0.1: the suite makes more than the 100 an hour one address may.
       SIGN_UPS_PER_HOUR: '10000',
-      // PGlite's start zeroes its buffer pool: a small one starts faster (tests/README.md).
-      PGLITE_SHARED_BUFFERS_MB: '16',
     },
   },
 });

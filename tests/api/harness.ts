@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/server/config';
 import { buildApp, type BuiltApp } from '../../src/server/app';
 import { openDatabase } from '../../src/server/db/client';
 import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
-import { copyMigratedDatabase, schemaKey } from '../support/pglite-template';
+import { copyMigratedDatabase, schemaKey, TEST_SHARED_BUFFERS_MB } from '../support/pglite-template';
 import { appendCpuLine } from '../support/cpu-log-line';
 import { setSharedServerStop } from '../support/shared-server-end';
 import type { Member } from '../fixtures/datasets';
@@ -130,9 +130,7 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   const [cpuStart, wallStart] = [process.cpuUsage(), performance.now()];
   const madeDir = ownDataDir === undefined;
   const dataDir = ownDataDir ?? tempDir();
-  // A small PGlite buffer pool: its start zeroes the pool, 0.5 s of CPU at the default 128 MB (tests/README.md).
-  // PGLITE_SHARED_BUFFERS_MB from the environment overrides it, to compare.
-  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16' };
+  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PGLITE_SHARED_BUFFERS_MB: TEST_SHARED_BUFFERS_MB };
   if (process.env.DATABASE_URL && !env.DATABASE_URL) baseEnv.DATABASE_URL = await isolatedDatabaseUrl(process.env.DATABASE_URL);
   // Bind first to learn the port, then build with PUBLIC_URL pointing at it (signed URLs and redirects need it).
   const net = await import('node:net');

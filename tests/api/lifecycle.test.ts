@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, migratedDataDir, tempDir } from './harness';
+import { TEST_SHARED_BUFFERS_MB } from '../support/pglite-template';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -11,7 +12,7 @@ afterEach(() => {
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: '16', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: TEST_SHARED_BUFFERS_MB, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -10,6 +10,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, migratedDataDir, type TestServer } from './harness';
+import { TEST_SHARED_BUFFERS_MB } from '../support/pglite-template';
 import { png, uploadImage, type Member } from '../fixtures/datasets';
 
 const IMAGES = 6;
@@ -33,7 +34,7 @@ async function freePort(): Promise<number> {
 
 function startProcess(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: '16', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PGLITE_SHARED_BUFFERS_MB: TEST_SHARED_BUFFERS_MB, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);

@@ -4,13 +4,15 @@
 // 9 s of CPU at every run's start, the copy 0.1 s.
 import fs from 'node:fs';
 import { loadConfig } from '../../src/server/config';
-import { copyMigratedDatabase } from './pglite-template';
+import { copyMigratedDatabase, TEST_SHARED_BUFFERS_MB } from './pglite-template';
 import { usePasswordCostForTests } from '../../src/server/auth/embedded/checks';
 import { joinCpuCgroup } from './cpu-reporter';
 
 // With E2E_CPU_CGROUP the server's CPU is counted apart from the workers' (cpu-reporter.ts).
 joinCpuCgroup('server');
 
+// The test servers' small PGlite buffer pool: a start zeroes it (pglite-template.ts).
+process.env.PGLITE_SHARED_BUFFERS_MB = TEST_SHARED_BUFFERS_MB;
 let database;
 try {
   database = loadConfig().database;

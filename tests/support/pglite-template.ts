@@ -17,6 +17,13 @@ const PREFIX = 'pglite-template-';
 const BUILDING = 'building-';
 const UNUSED_MS = 24 * 3600_000;
 
+/**
+ * The test servers' PGlite buffer pool in MB, as PGLITE_SHARED_BUFFERS_MB: a start zeroes the
+ * pool, about 0.5 s of CPU at PGlite's default 128 MB (tests/README.md, session 35). The variable
+ * in the test run's environment overrides it, to compare.
+ */
+export const TEST_SHARED_BUFFERS_MB = process.env.PGLITE_SHARED_BUFFERS_MB ?? '16';
+
 /** What a migrated database depends on: the migrations' text and the PGlite version. */
 export function schemaKey(): string {
   const hash = createHash('sha256');
@@ -56,7 +63,7 @@ export async function pgliteTemplate(): Promise<string> {
   }
   fs.mkdirSync(cacheDir, { recursive: true });
   const building = fs.mkdtempSync(path.join(cacheDir, BUILDING));
-  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db'), sharedBuffersMb: 16 });
+  const database = await openDatabase({ kind: 'pglite', dir: path.join(building, 'db'), sharedBuffersMb: Number(TEST_SHARED_BUFFERS_MB) });
   await database.close();
   fs.writeFileSync(path.join(building, 'ready'), '');
   try {
