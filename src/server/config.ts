@@ -184,7 +184,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const imports = {
     concurrency: integer(env, 'IMPORT_CONCURRENCY', 1, 0, 16),
     leaseMs: integer(env, 'IMPORT_LEASE_SECONDS', 60, 2, 3600) * 1000,
-    pollMs: integer(env, 'IMPORT_POLL_MS', 1000, 50, 60_000),
+    pollMs: integer(env, 'IMPORT_POLL_MS', 30_000, 50, 60_000),
   };
   const annotationHistoryDays = integer(env, 'ANNOTATION_HISTORY_DAYS', 90, 0, 36_500);
   const listTotalCap = integer(env, 'LIST_TOTAL_CAP', DEFAULT_LIST_TOTAL_CAP, 1, 10_000_000);
@@ -250,12 +250,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-/** <PREFIX>_CONCURRENCY, <PREFIX>_LEASE_SECONDS (60) and <PREFIX>_POLL_MS (1000). */
+/** <PREFIX>_CONCURRENCY, <PREFIX>_LEASE_SECONDS (60) and <PREFIX>_POLL_MS (30000: the longest an idle worker sleeps; it is woken when there is work, jobs/queue.ts). */
 function workers(env: Env, prefix: string, concurrency: number): JobWorkersConfig {
   return {
     concurrency: integer(env, `${prefix}_CONCURRENCY`, concurrency, 0, 64),
     leaseMs: integer(env, `${prefix}_LEASE_SECONDS`, 60, 2, 3600) * 1000,
-    pollMs: integer(env, `${prefix}_POLL_MS`, 1000, 50, 60_000),
+    pollMs: integer(env, `${prefix}_POLL_MS`, 30_000, 50, 60_000),
   };
 }
 
@@ -276,6 +276,6 @@ function imageEditConfig(env: Env): ImageEditConfig {
     sendParams: sendParams === 'true',
     concurrency: integer(env, 'IMAGE_EDIT_CONCURRENCY', 1, 0, 64),
     leaseMs: integer(env, 'IMAGE_EDIT_LEASE_SECONDS', 60, 2, 3600) * 1000,
-    pollMs: integer(env, 'IMAGE_EDIT_POLL_MS', 1000, 50, 60_000),
+    pollMs: integer(env, 'IMAGE_EDIT_POLL_MS', 30_000, 50, 60_000),
   };
 }

@@ -10,7 +10,7 @@ import { PURGE_JOB_KIND, startAccountPurge, type AccountPurge } from '../../src/
 import { jobIdFor } from '../../src/server/jobs/queue';
 import type { AuthProvider } from '../../src/server/auth/types';
 
-const ENV = { ACCOUNT_PURGE_POLL_MS: '50', ACCOUNT_PURGE_INTERVAL_SECONDS: '1' };
+const ENV = { ACCOUNT_PURGE_INTERVAL_SECONDS: '1' };
 let first: TestServer;
 /** The second instance: another server on the same PostgreSQL database, or on PGlite (one process
  * per database) a second set of purge workers over the first server's database. */

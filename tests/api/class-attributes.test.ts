@@ -28,7 +28,7 @@ const TREE = { name: 'tree', type: 'polygon', color: '#ACF6E7' };
 const box = { x: 2, y: 3, w: 10, h: 5 };
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner, 'Attributes');
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [CAR, TREE] } })).status).toBe(200);

@@ -22,7 +22,7 @@ async function exported(format: string): Promise<JSZip> {
 }
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner)).id;
   const manifest = { format: 'vellum', version: 1, project: { classes: [{ name: 'car', type: 'box', color: '#112233' }] }, folders: [] };

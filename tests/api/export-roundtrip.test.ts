@@ -81,7 +81,7 @@ function expectSameBoxes(actual: Awaited<ReturnType<typeof importedBoxes>>) {
 }
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   source = await createProject(server, owner, 'Round trip');
   const classes = [

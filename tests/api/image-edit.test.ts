@@ -155,7 +155,7 @@ async function listFolder(s: TestServer, user: Member, projectId: string, folder
 }
 
 beforeAll(async () => {
-  server = await startServer({ IMAGE_EDIT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   other = await onboardedUser(server);
   project = await createProject(server, owner, 'Streets');
@@ -513,7 +513,6 @@ describe('remote provider', () => {
       IMAGE_EDIT_MODEL: 'qwen-image-edit',
       IMAGE_EDIT_TIMEOUT_MS: '800',
       IMAGE_EDIT_RETRIES: '1',
-      IMAGE_EDIT_POLL_MS: '100',
     });
     user = await onboardedUser(remote);
     proj = await createProject(remote, user, 'Remote');
@@ -600,7 +599,7 @@ describe('restart', () => {
     await new Promise<void>((r) => edit.srv.listen(0, '127.0.0.1', r));
     const port = (edit.srv.address() as AddressInfo).port;
     const dataDir = tempDir();
-    const env = { IMAGE_EDIT_PROVIDER: 'remote', IMAGE_EDIT_URL: `http://127.0.0.1:${port}/v1/images/edits`, IMAGE_EDIT_POLL_MS: '100', IMAGE_EDIT_TIMEOUT_MS: '10000' };
+    const env = { IMAGE_EDIT_PROVIDER: 'remote', IMAGE_EDIT_URL: `http://127.0.0.1:${port}/v1/images/edits`, IMAGE_EDIT_TIMEOUT_MS: '10000' };
     let first: TestServer | null = await startServer(env, dataDir);
     let second: TestServer | null = null;
     try {

@@ -22,7 +22,7 @@ let owner: Member;
 const sockets = closedAfterEach();
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '50' });
+  server = await startServer();
   owner = await onboardedUser(server);
 }, 60_000);
 afterAll(async () => server?.stop());
@@ -179,7 +179,7 @@ describe('a worker that died while a cancel was pending', () => {
 describe('a server that stops cleanly while a cancel is pending', () => {
   it('finishes the images in flight and ends the import as cancelled with its exact report (no warning), before the database closes', async () => {
     const dir = tempDir();
-    const first = await startServer({ IMPORT_POLL_MS: '50' }, dir);
+    const first = await startServer({}, dir);
     let second: TestServer | null = null;
     try {
       const user = await onboardedUser(first);
@@ -197,7 +197,7 @@ describe('a server that stops cleanly while a cancel is pending', () => {
       gate.release();
       await stopped;
 
-      const env: Record<string, string> = { IMPORT_POLL_MS: '50', ...(first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {}) };
+      const env: Record<string, string> = first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {};
       second = await startServer(env, dir);
       const [row] = await second.built.ctx.db.select().from(imports).where(eq(imports.id, id));
       expect(row!.status).toBe('cancelled');

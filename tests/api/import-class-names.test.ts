@@ -54,7 +54,7 @@ async function importInto(project: string, filename: string, bytes: Buffer) {
 }
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Imported classes')).id;
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#ff0000' }] } })).status).toBe(200);

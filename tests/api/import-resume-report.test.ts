@@ -22,7 +22,7 @@ let server: TestServer;
 let owner: Member;
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '50' });
+  server = await startServer();
   owner = await onboardedUser(server);
 }, 60_000);
 afterAll(async () => server?.stop());

@@ -13,7 +13,7 @@ let server: TestServer;
 let owner: Member;
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
 }, 60_000);
 afterAll(async () => server?.stop());

@@ -18,7 +18,7 @@ let server: TestServer;
 let owner: Member;
 
 beforeAll(async () => {
-  server = await startServer({ IMPORT_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
 }, 60_000);
 afterAll(async () => server?.stop());
@@ -304,7 +304,7 @@ describe('who may import', () => {
 describe('an import outlives the server that ran it', () => {
   it('resumes after a stop where it left off, without adding anything twice', async () => {
     const dataDir = tempDir();
-    const first = await startServer({ IMPORT_POLL_MS: '50' }, dataDir);
+    const first = await startServer({}, dataDir);
     const sameDb: Record<string, string> = first.config.database.kind === 'postgres' ? { DATABASE_URL: first.config.database.url } : {};
     const user = await onboardedUser(first);
     const projectId = (await createProject(first, user)).id;
@@ -332,7 +332,7 @@ describe('an import outlives the server that ran it', () => {
     expect(done).toBeGreaterThanOrEqual(3);
     expect(done).toBeLessThan(n);
 
-    const second = await startServer({ IMPORT_POLL_MS: '50', ...sameDb }, dataDir);
+    const second = await startServer(sameDb, dataDir);
     try {
       // Tokens name the server's address as their issuer: sign in again on the new one.
       const token = await signIn(second, user.email, user.password);

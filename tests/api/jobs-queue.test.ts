@@ -1,7 +1,9 @@
 // The database job queue (src/server/jobs/queue.ts) on its own, with a job kind of the test's: two
 // workers share the queue and each job runs once; a stop hands running jobs back, unclaimed
 // attempts are not counted, and the next worker finishes them; a job past its attempts is given up;
-// enqueueOnce keeps one row per key.
+// enqueueOnce keeps one row per key. An idle worker with a minute's poll takes a job another process
+// queued (a row written straight into the table) at once, one that falls due later when it does, and
+// a dead worker's job when its lease runs out, and makes no claim in between.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,5 +150,52 @@ describe('job queue', () => {
     await ctx().db.update(jobs).set({ status: 'failed', error: 'boom', lockedBy: null, lockedUntil: null }).where(eq(jobs.id, id));
     expect((await once()).queued).toBe(true);
     expect(await rowOf(id)).toMatchObject({ status: 'queued', attempts: 0, error: null, payload: { key } });
+  });
+
+  it("with a minute's poll, an idle worker takes another process's job at once, a later one when it falls due, a dead worker's when its lease runs out, and looks at nothing in between", async () => {
+    const kind = `test_${randomUUID().slice(0, 8)}`;
+    const ran: { id: string; at: number }[] = [];
+    // The database as the queue sees it, counting its claims (each look is one execute).
+    let looks = 0;
+    const db = ctx().db;
+    const counting = new Proxy(db, { get: (t, p) => (p === 'execute' ? (...a: Parameters<typeof db.execute>) => (looks++, t.execute(...a)) : (Reflect.get(t, p, t) as unknown)) });
+    const q = createJobQueue({ ...ctx(), db: counting }, {
+      kind,
+      concurrency: 1,
+      pollMs: 60_000,
+      leaseMs: 2000,
+      maxAttempts: 3,
+      run: async (job) => {
+        ran.push({ id: job.id, at: Date.now() });
+        await q.own(job.id, { status: 'completed', lockedBy: null, lockedUntil: null });
+      },
+      giveUp: async () => undefined,
+    });
+    q.start();
+    await until(async () => looks > 0);
+    // Queued by another process: this one hears of it from the database, not from a poke.
+    const [now] = await enqueue(kind, 1);
+    await until(async () => ran.length === 1, 10_000);
+    // Due in 1.5 s.
+    const later = randomUUID();
+    const dueAt = Date.now() + 1500;
+    await db.insert(jobs).values({ id: later, kind, payload: {}, status: 'queued', runAfter: new Date(dueAt) });
+    await until(async () => ran.length === 2, 10_000);
+    expect(ran[1]!.at).toBeGreaterThanOrEqual(dueAt - 50);
+    // Running under a worker that died: its lease runs out in 1.5 s, and nobody renews it.
+    const orphan = randomUUID();
+    const leaseEnd = Date.now() + 1500;
+    await db.insert(jobs).values({ id: orphan, kind, payload: {}, status: 'running', attempts: 1, lockedBy: 'dead-worker', lockedUntil: new Date(leaseEnd) });
+    await until(async () => ran.length === 3, 10_000);
+    expect(ran[2]!.at).toBeGreaterThanOrEqual(leaseEnd - 50);
+    expect(ran.map((r) => r.id)).toEqual([now, later, orphan]);
+    expect((await rowOf(orphan)).attempts).toBe(2);
+    // Nothing left to fall due: no look for a second and a half.
+    await until(async () => (await rowOf(orphan)).status === 'completed');
+    await new Promise((r) => setTimeout(r, 300));
+    const before = looks;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(looks).toBe(before);
+    await q.stop();
   });
 });

@@ -37,7 +37,7 @@ async function cocoZip(names: string[]): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  server = await startServer({ LIVE_RECHECK_MS: '300', IMPORT_POLL_MS: '100' });
+  server = await startServer({ LIVE_RECHECK_MS: '300' });
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);
@@ -123,8 +123,8 @@ describe.skipIf(!process.env.DATABASE_URL)('across two server processes on one P
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
-    a = await startServer({ SUPABASE_JWT_SECRET: secret, IMPORT_POLL_MS: '100' });
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, IMPORT_POLL_MS: '100', DATABASE_URL: a.config.database.kind === 'postgres' ? a.config.database.url : '', PUBLIC_URL: a.url });
+    a = await startServer({ SUPABASE_JWT_SECRET: secret });
+    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.kind === 'postgres' ? a.config.database.url : '', PUBLIC_URL: a.url });
   }, 120_000);
   afterAll(async () => {
     await b?.stop();

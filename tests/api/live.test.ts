@@ -50,7 +50,7 @@ const saveChanges = (img: { id: string; filename: string }, base: number, upsert
   });
 
 beforeAll(async () => {
-  server = await startServer({ LIVE_RECHECK_MS: '300', LIVE_PING_MS: '200', LIVE_MAX_SOCKETS_PER_USER: '3', IMPORT_POLL_MS: '100', IMAGE_EDIT_POLL_MS: '100' });
+  server = await startServer({ LIVE_RECHECK_MS: '300', LIVE_PING_MS: '200', LIVE_MAX_SOCKETS_PER_USER: '3' });
   owner = await onboardedUser(server);
   stranger = await onboardedUser(server);
   project = await createProject(server, owner);

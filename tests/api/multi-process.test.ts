@@ -82,7 +82,6 @@ describe.skipIf(!base)('2 api processes and 1 worker on PostgreSQL and S3', () =
         AWS_SECRET_ACCESS_KEY: S3_SECRET_KEY,
         SUPABASE_JWT_SECRET: SECRET,
         METRICS_TOKEN: METRICS_TOKEN,
-        IMPORT_POLL_MS: '100',
         // A killed worker's import is taken up once its lease has run out.
         IMPORT_LEASE_SECONDS: '3',
       },

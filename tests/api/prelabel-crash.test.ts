@@ -75,7 +75,7 @@ describe('a pre-label job whose worker process is killed', () => {
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = { DATA_DIR: await migratedDataDir(), PORT: String(port), PUBLIC_URL: url, MODELS_ALLOW_PRIVATE_URLS: 'true', PRELABEL_POLL_MS: '100', PRELABEL_LEASE_SECONDS: '2' };
+    const env = { DATA_DIR: await migratedDataDir(), PORT: String(port), PUBLIC_URL: url, MODELS_ALLOW_PRIVATE_URLS: 'true', PRELABEL_LEASE_SECONDS: '2' };
     const first = startProcess(env);
     await waitFor('the server', () => fetch(`${url}/api/v1/health`), (r) => r.ok);
     const server = { url } as TestServer;

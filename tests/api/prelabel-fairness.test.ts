@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
   modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/predict`;
-  server = await startServer({ MODELS_ALLOW_PRIVATE_URLS: 'true', PRELABEL_POLL_MS: '100' });
+  server = await startServer({ MODELS_ALLOW_PRIVATE_URLS: 'true' });
 }, 120_000);
 
 afterAll(async () => {

@@ -53,7 +53,7 @@ function output0(anchors: number[][], layout: 'yolov8' | 'yolov5'): Float32Array
 }
 
 beforeAll(async () => {
-  server = await startServer({ PRELABEL_POLL_MS: '100' });
+  server = await startServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Own model')).id;
   const classes = [

@@ -76,7 +76,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
-  server = await startServer({ MODELS_ALLOW_PRIVATE_URLS: 'true', PRELABEL_POLL_MS: '100' });
+  server = await startServer({ MODELS_ALLOW_PRIVATE_URLS: 'true' });
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Pre-label')).id;
   const classes = ['car', 'animal'].map((name) => ({ name, type: 'box', color: '#ff0000' }));

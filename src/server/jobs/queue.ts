@@ -7,6 +7,9 @@
 // `maxAttempts` times is given up. Finished jobs are kept `retentionDays`, then deleted by a sweep.
 // Work that must be done once per thing (one pyramid per image, one purge per account) is enqueued
 // with enqueueOnce: its row id is derived from the kind and the thing, so there is one row at most.
+// An idle worker does not poll: it sleeps until the next job falls due (a queued job's run_after, a
+// running one's lease end) and is woken sooner by this process's pokes and by the database, which
+// announces new and re-queued rows on JOBS_CHANNEL; pollMs only bounds the sleep.
 import os from 'node:os';
 import { createHash, randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
@@ -58,6 +61,12 @@ export interface JobQueueOptions {
   kind: string;
   /** Jobs run at once in this process; 0 runs none (the API still enqueues). */
   concurrency: number;
+  /**
+   * The longest an idle worker waits before looking anyway. A job is normally taken at once: this
+   * process pokes the queue when it queues one, the database announces new and re-queued rows
+   * (JOBS_CHANNEL), and the queue sleeps only until the next job falls due. The look is the net
+   * under a notification lost with a dropped connection.
+   */
   pollMs: number;
   leaseMs: number;
   /** A job claimed more times than this without finishing is given up (see giveUp). */
@@ -127,27 +136,94 @@ function outcomeOf(status: string | undefined): JobOutcome {
   return status === 'failed' || status === 'cancelled' ? status : 'completed';
 }
 
+/** A look's answer: the job claimed, or none and when the next one of the kind falls due (ms from now, by the database's clock; null: none is queued or running elsewhere). */
+interface Look {
+  job: JobRow | null;
+  dueInMs: number | null;
+}
+
 /**
  * Claims the oldest runnable job of `kind` (queued and due, or running with its lease run out) for
  * `workerId`, but none of `busy`: the jobs this worker is still running. One of them whose lease ran
  * out while its run stalled is still that run's; claimed again under the same worker id, it would
- * run twice with both runs' writes accepted as the holder's.
+ * run twice with both runs' writes accepted as the holder's. When there is none, the same statement
+ * says when the next falls due: a queued job's `run_after`, a running one's lease end (a worker that
+ * died loses its job then), so the queue sleeps until then instead of polling.
  */
-async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number, busy: string[]): Promise<JobRow | null> {
+async function claimOne(ctx: AppContext, kind: string, workerId: string, leaseMs: number, busy: string[]): Promise<Look> {
   const notBusy = busy.length > 0 ? sql`AND id NOT IN (${sql.join(busy.map((id) => sql`${id}`), sql`, `)})` : sql``;
   const res = (await ctx.db.execute(sql`
-    UPDATE jobs SET status = 'running', locked_by = ${workerId},
-      locked_until = now() + (${leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
-    WHERE id = (
-      SELECT id FROM jobs
-      WHERE kind = ${kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now())) ${notBusy}
-      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`)) as unknown as { rows: { id: string }[] };
+    WITH claimed AS (
+      UPDATE jobs SET status = 'running', locked_by = ${workerId},
+        locked_until = now() + (${leaseMs}::double precision * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE kind = ${kind} AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now())) ${notBusy}
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id)
+    SELECT (SELECT id FROM claimed) AS id,
+      CASE WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN (
+        SELECT ceil(extract(epoch FROM min(CASE WHEN status = 'queued' THEN run_after ELSE locked_until END) - now()) * 1000)
+        FROM jobs WHERE kind = ${kind} AND status IN ('queued', 'running') ${notBusy}) END AS due_in_ms`)) as unknown as {
+    rows: { id: string | null; due_in_ms: number | string | null }[];
+  };
   const id = res.rows[0]?.id;
-  if (!id) return null;
+  const due = res.rows[0]?.due_in_ms;
+  if (!id) return { job: null, dueInMs: due === null || due === undefined ? null : Number(due) };
   const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-  return row ?? null;
+  return { job: row ?? null, dueInMs: null };
 }
+
+/** What migration 0028's triggers notify, with the job's kind, when a row of `jobs` may have become claimable. */
+export const JOBS_CHANNEL = 'vellum_jobs';
+
+/**
+ * One LISTEN a database for all the queues of a process (on PostgreSQL each is a connection of its
+ * own): a notification pokes the queues of its kind, a reconnect all of them (it may have missed
+ * some). Started with the first queue, stopped with the last.
+ */
+class JobBell {
+  private readonly byKind = new Map<string, Set<() => void>>();
+  private stopListening: Promise<(() => Promise<void>) | null> | null = null;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  add(kind: string, ring: () => void): () => Promise<void> {
+    const rings = this.byKind.get(kind) ?? new Set();
+    this.byKind.set(kind, rings.add(ring));
+    this.stopListening ??= this.ctx.database
+      .listen(JOBS_CHANNEL, (k) => this.ring(this.byKind.get(k)), () => this.ring(...this.byKind.values()))
+      .catch((err: unknown) => {
+        this.ctx.log.warn({ err }, 'job queues: cannot listen for new jobs; they are found by polling');
+        return null;
+      });
+    return async () => {
+      rings.delete(ring);
+      if (rings.size === 0) this.byKind.delete(kind);
+      if (this.byKind.size > 0 || !this.stopListening) return;
+      const stop = this.stopListening;
+      this.stopListening = null;
+      await (await stop)?.();
+    };
+  }
+
+  private ring(...sets: (Set<() => void> | undefined)[]): void {
+    for (const set of sets) for (const ring of set ?? []) ring();
+  }
+}
+
+const bells = new WeakMap<AppContext['database'], JobBell>();
+
+/** Hears the database announce jobs of `kind` (none without a database that can listen: a test's own). */
+function listenForJobs(ctx: AppContext, kind: string, ring: () => void): () => Promise<void> {
+  if (!ctx.database?.listen) return async () => undefined;
+  let bell = bells.get(ctx.database);
+  if (!bell) bells.set(ctx.database, (bell = new JobBell(ctx)));
+  return bell.add(kind, ring);
+}
+
+/** The shortest sleep when a job is due but could not be claimed (another process is claiming it). */
+const MIN_SLEEP_MS = 100;
 
 // Long because it is one closure: the claiming loop, each job's run, the lease checks and the
 // sweeps share the running map and the stopping flag, which start(), stop() and poke() also read.
@@ -155,7 +231,11 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   const label = opts.kind.replace(/_/g, ' ');
-  let timer: NodeJS.Timeout | null = null;
+  /** Started and not stopped. */
+  let started = false;
+  /** The next look when nothing wakes the queue sooner: when the next job falls due, at most pollMs away. */
+  let wake: NodeJS.Timeout | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
   let sweepTimers: NodeJS.Timeout[] = [];
   let stopping = false;
   /** The claiming loop while it runs (stop waits for it: a job it claims after the stop is handed back). */
@@ -173,10 +253,18 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
     ticking = claimLoop().finally(() => {
       ticking = null;
       // A poke that landed after the loop's last look at `again` (a job queued meanwhile) would
-      // otherwise wait for the next poll: look again now (queue.test.ts).
+      // otherwise sleep until the next job falls due or the next poll: look again now (queue.test.ts).
       if (again && !stopping) void tick();
     });
     return ticking;
+  }
+
+  /** The next look in `ms` (at most pollMs: a notification lost with a dropped connection is found then). */
+  function sleep(ms: number): void {
+    clearTimeout(wake ?? undefined);
+    if (stopping || !started) return void (wake = null);
+    wake = setTimeout(() => void tick(), Math.min(opts.pollMs, Math.max(MIN_SLEEP_MS, ms)));
+    wake.unref();
   }
 
   async function claimLoop(): Promise<void> {
@@ -184,8 +272,12 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       do {
         again = false;
         while (!stopping && running.size < opts.concurrency) {
-          const job = await claimOne(ctx, opts.kind, workerId, opts.leaseMs, [...running.keys()]);
-          if (!job) break;
+          const { job, dueInMs } = await claimOne(ctx, opts.kind, workerId, opts.leaseMs, [...running.keys()]);
+          // Nothing to take now: sleep until the next job falls due (a new one wakes the queue sooner).
+          if (!job) {
+            if (!again) sleep(dueInMs ?? opts.pollMs);
+            break;
+          }
           if (stopping) {
             await handBack(job.id);
             break;
@@ -199,7 +291,8 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
         }
       } while (again && !stopping);
     } catch (err) {
-      if (!stopping) ctx.log.warn({ err }, `${label}: claiming a job failed; trying again later`);
+      if (!stopping) ctx.log.warn({ err }, `${label}: claiming a job failed; trying again in a second`);
+      sleep(1000);
     }
   }
 
@@ -275,18 +368,20 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       return stopping;
     },
     start() {
-      if (opts.concurrency === 0 || timer) return;
+      if (opts.concurrency === 0 || started) return;
       stopping = false;
-      timer = setInterval(() => void tick(), opts.pollMs);
-      timer.unref();
+      started = true;
+      unlisten = listenForJobs(ctx, opts.kind, () => void tick());
       sweepTimers = [setTimeout(runSweep, 60_000), setInterval(runSweep, opts.sweepIntervalMs ?? 3_600_000)];
       for (const t of sweepTimers) t.unref();
       void tick();
     },
     async stop() {
       stopping = true;
-      if (timer) clearInterval(timer);
-      timer = null;
+      started = false;
+      clearTimeout(wake ?? undefined);
+      await unlisten?.();
+      unlisten = null;
       for (const t of sweepTimers) clearTimeout(t);
       sweepTimers = [];
       await ticking; // a job claimed meanwhile is handed back, or is in `running`
@@ -294,7 +389,7 @@ export function createJobQueue(ctx: AppContext, opts: JobQueueOptions): JobQueue
       await Promise.allSettled([...running.values()].map((r) => r.done));
     },
     poke() {
-      if (!stopping && timer) void tick();
+      if (!stopping && started) void tick();
     },
     own,
     sweep,
