@@ -168,7 +168,8 @@ describe.skipIf(!process.env.DATABASE_URL)('drafts across two server processes o
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
     if (a.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url });
+    // One database and one storage directory, as two processes of one deployment (either may run a job).
+    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url }, a.config.dataDir);
   }, 120_000);
   afterAll(async () => {
     await b?.stop();

@@ -124,7 +124,8 @@ describe.skipIf(!process.env.DATABASE_URL)('across two server processes on one P
   let b: TestServer;
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.kind === 'postgres' ? a.config.database.url : '', PUBLIC_URL: a.url });
+    // One database and one storage directory, as two processes of one deployment: either may run the import (its workers hear it queued).
+    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.kind === 'postgres' ? a.config.database.url : '', PUBLIC_URL: a.url }, a.config.dataDir);
   }, 120_000);
   afterAll(async () => {
     await b?.stop();

@@ -17,7 +17,8 @@ const sockets: LiveClient[] = [];
 beforeAll(async () => {
   server = await startServer({ SUPABASE_JWT_SECRET: secret });
   if (onPostgres && server.config.database.kind === 'postgres') {
-    second = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: server.config.database.url, PUBLIC_URL: server.url });
+    // One database and one storage directory, as two processes of one deployment (either may run a job).
+    second = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: server.config.database.url, PUBLIC_URL: server.url }, server.config.dataDir);
   }
   t = await team(server);
 }, 120_000);
