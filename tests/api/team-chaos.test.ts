@@ -52,17 +52,22 @@ describe('a team working one project at once', () => {
     const folderPaths = async () => flatten((await api(server.url, 'GET', `/api/folders/list/${projectId}`, { token: owner.token })).body.folders ?? []).map((f) => ({ id: f.id, path: f.full_path }));
     const failures: string[] = [];
     const done = new Map<string, number>();
-    const act = async (who: { token: string; userId: string }, what: string, method: string, path: string, body?: unknown) => {
+    const act = async (who: { token: string; userId: string }, what: string, method: string, path: string, body?: unknown): Promise<number> => {
       const res = await api(server.url, method, path, { token: who.token, body });
       if (res.status >= 500) failures.push(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       if (res.status < 300) done.set(what, (done.get(what) ?? 0) + 1);
+      return res.status;
     };
+    // How many versions each image's saves made here: a restore picks an image with two or more, if
+    // any (most images have no earlier version to go back to, and a random pick almost never found one).
+    const saves = new Map<string, number>();
+    const saved = (id: string) => saves.set(id, (saves.get(id) ?? 0) + 1);
 
-    const moves: ((who: { token: string; userId: string }) => Promise<void>)[] = [
+    const moves: ((who: { token: string; userId: string }) => Promise<unknown>)[] = [
       async (who) => {
         const image = pick(images);
         const annotations = some(CLASSES, Math.floor(rnd() * 4)).map((name, i) => ({ id: `s${i}-${Math.floor(rnd() * 1e6)}`, name, bounding_box: { x: i, y: 1, w: 2, h: 2 } }));
-        await act(who, 'save', 'POST', '/api/v1/annotations/save-data', { image_id: image.id, project_id: projectId, image_filename: image.filename, annotations });
+        if ((await act(who, 'save', 'POST', '/api/v1/annotations/save-data', { image_id: image.id, project_id: projectId, image_filename: image.filename, annotations })) < 300) saved(image.id);
       },
       async (who) => {
         const folders = await folderPaths();
@@ -129,10 +134,11 @@ describe('a team working one project at once', () => {
         if (doc.status !== 200) return;
         const removed = (doc.body.annotations as { id: string }[]).filter(() => rnd() < 0.3).map((a) => a.id);
         const upserts = some(CLASSES, Math.floor(rnd() * 3)).map((name, i) => ({ id: `c${i}-${Math.floor(rnd() * 1e6)}`, name, bounding_box: { x: i, y: 2, w: 2, h: 2 } }));
-        await act(who, 'save changes', 'POST', '/api/v1/annotations/save-changes', { image_id: image.id, project_id: projectId, image_filename: image.filename, base_version: doc.body.version, upserts, removed_ids: removed });
+        if ((await act(who, 'save changes', 'POST', '/api/v1/annotations/save-changes', { image_id: image.id, project_id: projectId, image_filename: image.filename, base_version: doc.body.version, upserts, removed_ids: removed })) < 300) saved(image.id);
       },
       async (who) => {
-        const image = pick(images);
+        const withHistory = images.filter((i) => (saves.get(i.id) ?? 0) >= 2);
+        const image = pick(withHistory.length ? withHistory : images);
         const history = await api(server.url, 'GET', `/api/v1/annotations/history/${image.id}`, { token: who.token });
         const entries = ((history.body?.entries ?? []) as { version: number }[]).filter((e) => e.version < history.body.version);
         if (history.status === 200 && entries.length) await act(who, 'restore', 'POST', '/api/v1/annotations/restore', { image_id: image.id, project_id: projectId, version: pick(entries).version });
