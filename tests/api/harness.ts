@@ -157,6 +157,17 @@ export async function startServer(env: Record<string, string> = {}, ownDataDir?:
   return { url, config, built, stop };
 }
 
+/**
+ * A second server process of `first`'s deployment: its PostgreSQL database, its storage directory
+ * and its public address (so tokens the one signs the other accepts, with a shared
+ * `SUPABASE_JWT_SECRET` in `env`). Either process may run a job the other queued, as two processes
+ * behind one address do. PostgreSQL only: two PGlite servers cannot share one database.
+ */
+export async function anotherProcessOf(first: TestServer, env: Record<string, string> = {}): Promise<TestServer> {
+  if (first.config.database.kind !== 'postgres') throw new Error('anotherProcessOf needs PostgreSQL (DATABASE_URL)');
+  return startServer({ ...env, DATABASE_URL: first.config.database.url, PUBLIC_URL: first.url }, first.config.dataDir);
+}
+
 let shared: Promise<TestServer> | null = null;
 
 /**

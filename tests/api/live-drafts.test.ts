@@ -5,7 +5,7 @@
 // draft's author leaving is told as presence (the peers then drop it); drafts have a rate of their own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { anotherProcessOf, api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { closedAfterEach, LiveClient, sleep } from './support/live';
@@ -167,9 +167,7 @@ describe.skipIf(!process.env.DATABASE_URL)('drafts across two server processes o
   let b: TestServer;
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
-    if (a.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    // One database and one storage directory, as two processes of one deployment (either may run a job).
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url }, a.config.dataDir);
+    b = await anotherProcessOf(a, { SUPABASE_JWT_SECRET: secret });
   }, 120_000);
   afterAll(async () => {
     await b?.stop();

@@ -3,7 +3,7 @@
 // DATABASE_URL names a PostgreSQL server (.ci/run's "API suite on PostgreSQL" stage); skipped
 // otherwise, since PGlite is one process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { anotherProcessOf, api, onboardedUser, startServer, type TestServer } from './harness';
 import { createProject, png, uploadImage } from '../fixtures/datasets';
 import { LiveClient } from './support/live';
 import { joinAs } from './team-harness';
@@ -22,9 +22,7 @@ describe.skipIf(!onPostgres)('two server processes on one PostgreSQL', () => {
 
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
-    if (a.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    // One database and one storage directory, as two processes of one deployment (either may run a job).
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.url, PUBLIC_URL: a.url }, a.config.dataDir);
+    b = await anotherProcessOf(a, { SUPABASE_JWT_SECRET: secret });
   }, 120_000);
   afterAll(async () => {
     for (const s of sockets) s.socket.terminate();

@@ -5,7 +5,7 @@
 // watch; a member removed from the organization stops hearing at the re-check.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { anotherProcessOf, api, onboardedUser, startServer, type TestServer } from './harness';
 import { joinAs } from './team-harness';
 import { createProject, png, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
@@ -124,8 +124,7 @@ describe.skipIf(!process.env.DATABASE_URL)('across two server processes on one P
   let b: TestServer;
   beforeAll(async () => {
     a = await startServer({ SUPABASE_JWT_SECRET: secret });
-    // One database and one storage directory, as two processes of one deployment: either may run the import (its workers hear it queued).
-    b = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: a.config.database.kind === 'postgres' ? a.config.database.url : '', PUBLIC_URL: a.url }, a.config.dataDir);
+    b = await anotherProcessOf(a, { SUPABASE_JWT_SECRET: secret });
   }, 120_000);
   afterAll(async () => {
     await b?.stop();

@@ -3,7 +3,7 @@
 // comment), commented on, resolved or reopened; sockets on other images are not. On PostgreSQL a
 // socket on another server process is told too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startServer, type TestServer } from './harness';
+import { anotherProcessOf, api, startServer, type TestServer } from './harness';
 import { LiveClient } from './support/live';
 import { team } from './workflow-fixture';
 
@@ -16,10 +16,7 @@ const sockets: LiveClient[] = [];
 
 beforeAll(async () => {
   server = await startServer({ SUPABASE_JWT_SECRET: secret });
-  if (onPostgres && server.config.database.kind === 'postgres') {
-    // One database and one storage directory, as two processes of one deployment (either may run a job).
-    second = await startServer({ SUPABASE_JWT_SECRET: secret, DATABASE_URL: server.config.database.url, PUBLIC_URL: server.url }, server.config.dataDir);
-  }
+  if (onPostgres) second = await anotherProcessOf(server, { SUPABASE_JWT_SECRET: secret });
   t = await team(server);
 }, 120_000);
 afterAll(async () => {
