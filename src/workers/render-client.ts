@@ -1,7 +1,10 @@
 // Main-thread controller for the editor canvas. It subscribes to the Editor, turns its changes
 // into small messages (packed scene diffs, view state, camera) and sends them to the render
-// worker, which draws on the canvas through an OffscreenCanvas. Where workers cannot render
-// (no OffscreenCanvas/WebGL in workers) the same Renderer runs on the main thread instead.
+// worker, which draws on the canvas through an OffscreenCanvas. The same Renderer can run on the
+// main thread (`mode: 'main'`: the pixel tests compare the two), but not in the app: regl compiles
+// its draw commands with `new Function`, which the page's Content-Security-Policy forbids (only
+// the render worker may evaluate). Where workers cannot render, the canvas says so instead
+// (`CanvasUnsupportedError`).
 //
 // During a pan or zoom the main thread posts only the camera (3 numbers).
 import * as Comlink from 'comlink';
@@ -9,7 +12,7 @@ import { nextTask, SceneTracker, type CameraState, type Editor, type ViewState }
 import { defaultClassColor, packScene, parseColor, sceneTransferables, splitDiff, type ScenePart } from './pack';
 import type { FrameCounts, ImageSourceMsg, PackedScene, RenderDisplay, RenderIssue, RenderProposal, RenderStats, RenderView, RendererOptions, TileLevel } from './protocol';
 import type { RenderWorkerExposed } from './render.worker';
-import { Renderer } from './renderer';
+import type { Renderer } from './renderer';
 import { takeFrameCounts } from './gl-counter';
 import { loadKernels, MASK_POLYGON_TOLERANCE } from '../kernels';
 
@@ -51,7 +54,7 @@ export interface CreateRendererOptions {
   imageSource?: ImageSourceInput;
   /** Class colour (CSS hex) for a class name; default: the palette colour picked from a hash of the name. */
   classColor?: (className: string) => string;
-  /** 'auto' (default) uses the worker when the browser can render in workers. */
+  /** 'auto' (default): the worker where the browser can render in workers, else `CanvasUnsupportedError`; 'main' (tests): on this thread. */
   mode?: 'auto' | 'worker' | 'main';
   /** Observe the canvas's CSS size and resize the drawing buffer (default true). */
   autoResize?: boolean;
@@ -74,7 +77,8 @@ const SYNC_BUDGET_MS = 6;
 const WARM_BUDGET_MS = 6;
 
 export interface RendererHandle {
-  readonly backend: 'worker' | 'main';
+  /** Where it draws: 'none' where workers cannot render (each image's opening fails with CanvasUnsupportedError). */
+  readonly backend: 'worker' | 'main' | 'none';
   /** Resolves when the renderer is initialised and the image source is open. */
   readonly ready: Promise<void>;
   /** CSS size of the canvas (and device pixel ratio, default window.devicePixelRatio). */
@@ -174,31 +178,76 @@ function workerBackend(canvas: HTMLCanvasElement, options: RendererOptions): { b
   return { backend, ready };
 }
 
-function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { backend: Backend; ready: Promise<void> } {
-  const r = new Renderer(canvas, options, 'main');
+/** The browser cannot run WebGL in a worker (no OffscreenCanvas), so the editor cannot draw. */
+export class CanvasUnsupportedError extends Error {
+  constructor() {
+    super('This browser cannot draw the editor canvas: it needs WebGL in a web worker (OffscreenCanvas). Open Vellum in a current version of Chrome, Edge, Firefox or Safari.');
+    this.name = 'CanvasUnsupportedError';
+  }
+}
+
+/** Where workers cannot render: nothing is drawn, and each image's opening fails with the reason. */
+function unsupportedBackend(): { backend: Backend; ready: Promise<void> } {
+  const none = () => undefined;
+  const refused = () => Promise.reject(new CanvasUnsupportedError());
   const backend: Backend = {
-    setImage: (s, key) => r.setImage(s, key),
-    preload: (key, s, camera) => r.preload(key, s, camera),
-    hold: () => r.hold(),
-    renewTiles: (levels) => r.renewTiles(levels),
-    applyScene: (s) => r.applyScene(s),
-    setView: (v) => r.setView(v),
-    setDisplay: (d) => r.setDisplay(d),
-    setIssues: (i) => r.setIssues(i),
-    setCamera: (c) => r.setCamera(c),
-    resize: (w, h, dpr) => r.resize(w, h, dpr),
-    idle: () => r.idle(),
-    stats: async () => r.stats(),
-    setMeasure: async (on) => r.setMeasure(on),
-    frameCounts: async (clear) => takeFrameCounts(r, clear),
-    frameTimes: async (clear) => {
-      const out = r.frameTimes.slice();
-      if (clear) r.frameTimes.length = 0;
-      return out;
-    },
-    dispose: () => r.dispose(),
+    setImage: refused,
+    preload: none,
+    hold: none,
+    renewTiles: none,
+    applyScene: none,
+    setView: none,
+    setDisplay: none,
+    setIssues: none,
+    setCamera: none,
+    resize: none,
+    idle: refused,
+    stats: refused,
+    setMeasure: refused,
+    frameTimes: refused,
+    frameCounts: refused,
+    dispose: none,
   };
   return { backend, ready: Promise.resolve() };
+}
+
+// The main-thread renderer (regl and the drawing code, about a third of the editor's JavaScript)
+// is a chunk of its own, loaded only when asked for: the worker has its own copy. Calls wait for it
+// and start in the order they were made, as the worker's messages do.
+function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { backend: Backend; ready: Promise<void> } {
+  let r: Renderer | null = null;
+  const ready = import('./renderer').then(({ Renderer }) => {
+    r = new Renderer(canvas, options, 'main');
+  });
+  // Each call is a reaction to the one `ready`: they run first to last, and none waits for another.
+  const call = <T>(f: (r: Renderer) => T): Promise<Awaited<T>> => ready.then(() => f(r!)) as Promise<Awaited<T>>;
+  const send = (f: (r: Renderer) => void): void => {
+    call(f).catch((err: unknown) => console.error('The editor canvas failed to draw.', err));
+  };
+  const backend: Backend = {
+    setImage: (s, key) => call((r) => r.setImage(s, key)),
+    preload: (key, s, camera) => send((r) => r.preload(key, s, camera)),
+    hold: () => send((r) => r.hold()),
+    renewTiles: (levels) => send((r) => r.renewTiles(levels)),
+    applyScene: (s) => send((r) => r.applyScene(s)),
+    setView: (v) => send((r) => r.setView(v)),
+    setDisplay: (d) => send((r) => r.setDisplay(d)),
+    setIssues: (i) => send((r) => r.setIssues(i)),
+    setCamera: (c) => send((r) => r.setCamera(c)),
+    resize: (w, h, dpr) => send((r) => r.resize(w, h, dpr)),
+    idle: () => call((r) => r.idle()),
+    stats: () => call((r) => r.stats()),
+    setMeasure: (on) => call((r) => r.setMeasure(on)),
+    frameCounts: (clear) => call((r) => takeFrameCounts(r, clear)),
+    frameTimes: (clear) =>
+      call((r) => {
+        const out = r.frameTimes.slice();
+        if (clear) r.frameTimes.length = 0;
+        return out;
+      }),
+    dispose: () => send((r) => r.dispose()),
+  };
+  return { backend, ready };
 }
 
 function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSourceMsg {
@@ -472,8 +521,8 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
     compaction: opts.compaction,
     fused: opts.fused,
   };
-  const useWorker = opts.mode === 'worker' || (opts.mode !== 'main' && canRenderInWorker(canvas));
-  const { backend, ready: initReady } = useWorker ? workerBackend(canvas, options) : mainBackend(canvas, options);
+  const mode = opts.mode === 'main' || opts.mode === 'worker' ? opts.mode : canRenderInWorker(canvas) ? 'worker' : 'none';
+  const { backend, ready: initReady } = mode === 'worker' ? workerBackend(canvas, options) : mode === 'main' ? mainBackend(canvas, options) : unsupportedBackend();
   const colors = classColors((cls) => (opts.classColor ?? defaultClassColor)(cls));
   const scene = sceneSync(editor, backend, colors.colorOf, opts.batchSize ?? 500);
   let disposed = false;
@@ -534,6 +583,9 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const first = initReady.then(() => backend.setImage(toSourceMsg(opts.imageSource, editor)));
   first.then((at) => imageFrame(opts.imageSource, at), () => undefined);
   let ready: Promise<void> = first.then(() => undefined);
+  // A failed start reaches whoever waits on `ready` next (the screen's setImage, a task later), not
+  // the page as an unhandled rejection.
+  ready.catch(() => undefined);
   // Sources opened ahead by key (preload) and the ones shown with a key, most recent last.
   const opened = new Map<string, ImageSourceInput>();
   let shownSource: ImageSourceInput | undefined = opts.imageSource;
@@ -562,7 +614,7 @@ export function createRenderer(opts: CreateRendererOptions): RendererHandle {
   const observer = opts.autoResize !== false ? observeResize(canvas, backend) : null;
 
   const handle: RendererHandle = {
-    backend: useWorker ? 'worker' : 'main',
+    backend: mode,
     get ready() {
       return ready;
     },

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../../contract/images';
 import { ImageLoading, SLOW_SWITCH_MS } from './imageLoading';
+import { CanvasUnsupportedError } from '../../workers/render-client';
 import type { OpeningHooks, OpenImageOptions } from './openImage';
 import { box, fakeClock, fakeServer, harness, newIdb } from '../../../tests/support/saveTestkit';
 import { PROJECT, testSession } from '../../../tests/support/sessionTestkit';
@@ -101,5 +102,19 @@ describe("the open image's loading", () => {
     leaveT();
     s.stop();
     t.stop();
+  });
+
+  it('in a browser that cannot draw the canvas, says so and offers no retry', async () => {
+    const logged = console.error;
+    console.error = () => undefined;
+    const s = setup(async (image) => s.pixels(image.id));
+    const leave = s.loading.open(s.session, imageOf(A, 'a.png'), false, opening);
+    await s.settled(A);
+    s.loading.imageReady(new CanvasUnsupportedError());
+    console.error = logged;
+    expect(s.loading.getState().load).toEqual({ imageId: A, status: 'error', message: new CanvasUnsupportedError().message, retry: false });
+    expect(s.loading.view(A)).toMatchObject({ ready: false });
+    leave();
+    s.stop();
   });
 });

@@ -14,7 +14,8 @@ import type { EditorSession } from './session';
 /** A switch to another image taking longer than this shows the stage's loading overlay. */
 export const SLOW_SWITCH_MS = 1200;
 
-export type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string };
+/** `retry: false`: trying again cannot help (a browser that cannot draw the canvas), so no Try again is offered. */
+export type LoadState = { imageId: string; status: 'loading' } | { imageId: string; status: 'ready' } | { imageId: string; status: 'error'; message: string; retry?: false };
 
 interface LoadProgress {
   imageId: string;
@@ -131,7 +132,10 @@ export class ImageLoading {
   imageReady = (err: Error | null): void => {
     if (err) {
       console.error('Failed to open the image pixels', err);
-      this.set({ load: { imageId: this.state.load.imageId, status: 'error', message: 'The image file could not be opened. It may be damaged or in a format this browser cannot read.' } });
+      const imageId = this.state.load.imageId;
+      // A browser that cannot draw the canvas: its own reason is the one to show, and a reload would not help.
+      if (err.name === 'CanvasUnsupportedError') this.set({ load: { imageId, status: 'error', message: err.message, retry: false } });
+      else this.set({ load: { imageId, status: 'error', message: 'The image file could not be opened. It may be damaged or in a format this browser cannot read.' } });
       return;
     }
     this.set({ drawnImage: this.sourceOwner });

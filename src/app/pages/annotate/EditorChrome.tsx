@@ -215,9 +215,11 @@ export function StageOverlay({ load, imageId, progress }: { load: LoadState; ima
         <div className={styles.stageMessage} role="alert">
           <TriangleAlert aria-hidden="true" />
           <p>{load.message}</p>
-          <Button size="sm" onClick={() => window.location.reload()}>
-            Try again
-          </Button>
+          {load.retry === false ? null : (
+            <Button size="sm" onClick={() => window.location.reload()}>
+              Try again
+            </Button>
+          )}
         </div>
       ) : (
         <div className={styles.stageMessage}>
