@@ -2,9 +2,9 @@
 // number, text; CVAT's model), PATCH /projects refuses bad definitions, every save path refuses an
 // annotation attribute that does not fit (400 naming it) and stores the ones that do, COCO and
 // Vellum exports carry them, and both importers read them back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -28,13 +28,12 @@ const TREE = { name: 'tree', type: 'polygon', color: '#ACF6E7' };
 const box = { x: 2, y: 3, w: 10, h: 5 };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   project = await createProject(server, owner, 'Attributes');
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes: [CAR, TREE] } })).status).toBe(200);
   image = await uploadImage(server, owner, project.id, 'street.png', await png(40, 30));
 }, 60_000);
-afterAll(async () => server?.stop());
 
 const patchClasses = (classes: unknown[]) => api(server.url, 'PATCH', `/api/v1/projects/${project.id}`, { token: owner.token, body: { classes } });
 const saveData = (annotations: unknown[]) =>

@@ -1,9 +1,9 @@
 // Finding 12 (issue 30), the export half: an attribute named `__proto__` (the Vellum importer
 // stores one; the HTTP API refuses such keys) leaves through the COCO export as an own key of the
 // annotation's `attributes`, and through the Vellum export as stored.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { onboardedUser, startServer, type TestServer } from './harness';
+import { onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 
@@ -22,7 +22,7 @@ async function exported(format: string): Promise<JSZip> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner)).id;
   const manifest = { format: 'vellum', version: 1, project: { classes: [{ name: 'car', type: 'box', color: '#112233' }] }, folders: [] };
@@ -35,9 +35,6 @@ beforeAll(async () => {
   expect(job.status, job.error).toBe('done');
   expect(job.report.annotations_created).toBe(1);
 }, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('__proto__ as an attribute name in exports', () => {
   it('COCO writes it as an own key of the attributes object', async () => {

@@ -3,10 +3,10 @@
 // Vellum: export then import gives the same document (ids, classes with colours, stages, folders,
 // attributes, every shape kind). COCO: import a COCO file, export COCO, and get the same boxes,
 // polygons, masks (pixel for pixel), keypoint skeletons, categories and attributes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { decodeRle, encodeMask } from '../../src/contract/rle';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, jpeg, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 import { joinAs } from './team-harness';
@@ -81,7 +81,7 @@ function expectSameBoxes(actual: Awaited<ReturnType<typeof importedBoxes>>) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   source = await createProject(server, owner, 'Round trip');
   const classes = [
@@ -99,9 +99,6 @@ beforeAll(async () => {
   }
 }, 90_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('round trips', () => {
   it('YOLO: export, import into a new project, every box back to 1e-6 of the image size, in its folder', { timeout: 60_000 }, async () => {

@@ -5,9 +5,9 @@
 // anywhere, an image the archive carries only in its folder). After each import every
 // class x archive filter x folder is listed and compared with the classes the archives held
 // (support/class-lists.ts), with the class panel's images_by_class. Runs on PGlite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { importFile } from './support/imports';
 import { expectClassListsMatch, type KnownImage } from './support/class-lists';
@@ -54,7 +54,7 @@ async function importInto(project: string, filename: string, bytes: Buffer) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Imported classes')).id;
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes: [{ name: 'car', type: 'box', color: '#ff0000' }] } })).status).toBe(200);
@@ -69,9 +69,6 @@ beforeAll(async () => {
   await afterImport(projectId, known, { 'shared.png': ['car'], 'old.png': ['car'] });
 }, 120_000);
 
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('imports keep images.class_names and the class counts right', () => {
   it('before any import', async () => {

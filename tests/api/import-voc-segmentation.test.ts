@@ -1,10 +1,10 @@
 // Importing a Pascal VOC archive with segmentation PNGs through the API (issue 32 §5): the
 // SegmentationObject / SegmentationClass PNGs are never images of the project; each object becomes
 // a mask of its class beside its box, pixel for pixel, and a PNG without its XML is in the report.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { decodeRle, numericCounts } from '../../src/contract/rle';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, jpeg, type Member } from '../fixtures/datasets';
 import { columnMajor, OBJECTS, SEG_H, SEG_W, segmentedVoc } from '../fixtures/voc-segmentation';
 import { importFile } from './support/imports';
@@ -13,10 +13,9 @@ let server: TestServer;
 let owner: Member;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
 }, 60_000);
-afterAll(async () => server?.stop());
 
 describe('VOC segmentation import', () => {
   it('imports masks per object with their classes, and no segmentation PNG as an image', { timeout: 90_000 }, async () => {

@@ -4,8 +4,8 @@
 // padding above and below), the best class per anchor, the min score, non-maximum suppression,
 // YOLOv8 and YOLOv5 layouts, and a segment model's masks (coefficients x prototypes cropped to the
 // box) stored as RLE. The model runs on the job's offload thread (onnxruntime-node), never in a request.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onboardedUser, startServer, type TestServer } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, onboardedUser, sharedServer, type TestServer } from './harness';
 import { createProject, png, uploadImage, type Member } from '../fixtures/datasets';
 import { yoloTestModel } from '../fixtures/onnx';
 import { rleArea, rleBBox, type Rle } from '../../src/contract/rle';
@@ -53,7 +53,7 @@ function output0(anchors: number[][], layout: 'yolov8' | 'yolov5'): Float32Array
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   owner = await onboardedUser(server);
   projectId = (await createProject(server, owner, 'Own model')).id;
   const classes = [
@@ -64,7 +64,6 @@ beforeAll(async () => {
   expect((await api(server.url, 'PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { classes } })).status).toBe(200);
   imageId = (await uploadImage(server, owner, projectId, 'wide.png', await png(640, 320))).id;
 }, 120_000);
-afterAll(async () => server?.stop());
 
 describe('an uploaded YOLO detect model', () => {
   // Input pixels; the image is scaled by 0.5 and sits 80 px down the square.
