@@ -215,12 +215,9 @@ function unsupportedBackend(): { backend: Backend; ready: Promise<void> } {
 // is a chunk of its own, loaded only when asked for: the worker has its own copy. Calls wait for it
 // and start in the order they were made, as the worker's messages do.
 function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { backend: Backend; ready: Promise<void> } {
-  let r: Renderer | null = null;
-  const ready = import('./renderer').then(({ Renderer }) => {
-    r = new Renderer(canvas, options, 'main');
-  });
-  // Each call is a reaction to the one `ready`: they run first to last, and none waits for another.
-  const call = <T>(f: (r: Renderer) => T): Promise<Awaited<T>> => ready.then(() => f(r!)) as Promise<Awaited<T>>;
+  const made = import('./renderer').then(({ Renderer }) => new Renderer(canvas, options, 'main'));
+  // Each call is a reaction to the one `made`: they run first to last, and none waits for another.
+  const call = <T>(f: (r: Renderer) => T): Promise<Awaited<T>> => made.then(f) as Promise<Awaited<T>>;
   const send = (f: (r: Renderer) => void): void => {
     call(f).catch((err: unknown) => console.error('The editor canvas failed to draw.', err));
   };
@@ -247,7 +244,7 @@ function mainBackend(canvas: HTMLCanvasElement, options: RendererOptions): { bac
       }),
     dispose: () => send((r) => r.dispose()),
   };
-  return { backend, ready };
+  return { backend, ready: made.then(() => undefined) };
 }
 
 function toSourceMsg(src: ImageSourceInput | undefined, editor: Editor): ImageSourceMsg {
