@@ -3,7 +3,7 @@
 // dialog, the stage names shared by tiles, filter and Stage menu, and toasts that cover no control
 // (the Data tab's selection bar, the editor's settings button and Remove All).
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { apiCall, editorProject, openEditorImage, scenePng, uploadImages, type EditorProject } from './editor-helpers';
+import { annotationRows, apiCall, canvasBox, drawBox, editorProject, openEditorImage, scenePng, uploadImages, waitUntilSaved, type EditorProject } from './editor-helpers';
 
 const CLASSES = [{ name: 'heron', type: 'box' as const, color: '#F07575' }];
 const box = (id: string, x: number) => ({ id, name: 'heron', bounding_box: { x, y: 20, w: 60, h: 40 }, attributes: [] });
@@ -159,15 +159,28 @@ test('data tab: search by name across folders, tiles with annotation count and p
   await page.getByRole('button', { name: 'Clear search' }).click();
   await expect(tiles).toHaveCount(2);
 
-  // A search result opened in the editor: Back returns to the results.
+  // A search result opened in the editor: Back returns to the results. A box drawn there counts in
+  // the class panel at once: its counts are read again when the tab opens, even when the ones it
+  // holds are seconds old (they used to be kept for 10 s, so Back showed the count before the edit).
   await search.fill('owl');
   await expect(tiles).toHaveCount(1);
+  const heron = page.getByRole('complementary', { name: 'Classes and annotation filters' }).getByRole('button', { name: /heron/ });
+  await page.reload(); // the panel's counts fetched just now
+  await expect(heron.getByLabel('4 shapes')).toHaveText('4');
   await page.getByRole('button', { name: 'owl.png', exact: true }).click();
   await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/images\/[0-9a-f-]{36}\?q=owl$/);
+  await expect(page.getByText('Loading image...')).toBeHidden({ timeout: 20_000 });
+  const canvas = await canvasBox(page);
+  await drawBox(page, [canvas.width / 2 - 60, canvas.height / 2 - 40], [canvas.width / 2 + 60, canvas.height / 2 + 40]);
+  await expect(annotationRows(page)).toHaveCount(1);
+  await waitUntilSaved(page);
   await page.getByRole('button', { name: 'Back', exact: true }).click();
   await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}\/data\?q=owl$/);
   await expect(search).toHaveValue('owl');
   await expect(tiles).toHaveCount(1);
+  await expect(tile(page, 'owl.png').getByTestId('annotation-count')).toHaveText('1 annotation');
+  await expect(heron.getByLabel('5 shapes')).toHaveText('5');
+  await expect(heron.getByLabel('3 images')).toHaveText('3');
   // The path's Back leaves the search for the folder that was open.
   await page.getByRole('navigation', { name: 'Folder path' }).getByRole('button', { name: 'Back' }).click();
   await expect(search).toHaveValue('');

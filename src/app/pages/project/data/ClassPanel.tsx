@@ -46,7 +46,9 @@ export interface ClassPanelProps {
 
 export function ClassPanel({ projectId, classes, filter, reloadToken, showShapes, onShowShapes }: ClassPanelProps) {
   const view = useDataView.getState;
-  const stats = useQuery({ queryKey: [...annotationStatsKey(projectId), reloadToken], queryFn: () => api.annotationStats(projectId), staleTime: 10_000 });
+  // Read again whenever the tab opens, however fresh the cached counts: Back from the editor comes
+  // seconds after the last read, and kept for 10 s they left out the shapes just drawn.
+  const stats = useQuery({ queryKey: [...annotationStatsKey(projectId), reloadToken], queryFn: () => api.annotationStats(projectId), staleTime: 10_000, refetchOnMount: 'always' });
   const rows = classRows(classes, stats.data?.by_class ?? {}, stats.data?.images_by_class ?? {});
   return (
     <aside className={styles.panel} aria-label="Classes and annotation filters">
