@@ -26,6 +26,8 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
     const img = await drawnImageRect(page);
     expect(img.bottom - img.top).toBeGreaterThan(200);
     expect(bar!.y).toBeGreaterThanOrEqual(img.bottom);
+    // Waiting for its first click, the bar shows its keys whole (sized to its content it was narrow, and they were cut).
+    expect(await page.getByTestId('auto-keys').evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
     await page.screenshot({ path: 'test-results/shots/auto-fit-bar.png' });
 
     // The 800 x 600 image's dark square is its middle third.
@@ -42,6 +44,10 @@ test('Auto-Annotate: at fit zoom the bar is below the image; box, two clicks, Ct
     await page.mouse.click(...inside);
     await expect(status).toHaveText('1 point');
     await expect(complete).toBeEnabled({ timeout: 30_000 });
+    // With a point, the area and the 'Return to Complete' hint, the bar keeps its place and width.
+    await expect(page.getByText('Return to Complete')).toBeVisible();
+    const withPrompt = await page.getByRole('status', { name: 'Auto-Annotate status' }).boundingBox();
+    expect([Math.round(withPrompt!.x), Math.round(withPrompt!.width)]).toEqual([Math.round(bar!.x), Math.round(bar!.width)]);
     const [pr, pg] = await pixelAt(page, ...inside);
     expect(pg).toBeGreaterThan(pr + 40);
     const corner = at(290, 210); // near the square's corner

@@ -99,32 +99,36 @@ export function AutoAnnotateBar({ state, prompt, imageArea, onComplete, onClear,
   return (
     <div className={`${styles.autoBar} ${own.stacked}`} role="status" aria-label="Auto-Annotate status">
       <div className={own.row}>
-        <span className={styles.autoIcon} aria-hidden="true">
-          {busy ? <Spinner size="sm" /> : <WandSparkles />}
-        </span>
-        <span className={styles.autoLabel} data-testid="auto-status">
-          {label}
-        </span>
-        {area !== null ? (
-          <span className={styles.autoArea} data-testid="auto-area">
-            {area}
+        <span className={own.state}>
+          <span className={styles.autoIcon} aria-hidden="true">
+            {busy ? <Spinner size="sm" /> : <WandSparkles />}
           </span>
-        ) : null}
-        {error ? <span className={styles.autoError}>{error}</span> : null}
-        {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
-        {classPicker ? (
-          <span className={styles.autoClass}>
-            <span aria-hidden="true">Class</span>
-            {classPicker}
+          <span className={styles.autoLabel} data-testid="auto-status">
+            {label}
           </span>
-        ) : null}
-        <OutputChoice output={state.output} onOutput={onOutput} />
-        <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
-          Clear
-        </Button>
-        <Button size="sm" variant="primary" icon={<Check />} disabled={!canComplete} onClick={onComplete}>
-          Complete
-        </Button>
+          {area !== null ? (
+            <span className={styles.autoArea} data-testid="auto-area">
+              {area}
+            </span>
+          ) : null}
+          {error ? <span className={styles.autoError}>{error}</span> : null}
+          {showHint && canComplete ? <span className={styles.autoHint}>Return to Complete</span> : null}
+        </span>
+        <span className={own.actions}>
+          {classPicker ? (
+            <span className={styles.autoClass}>
+              <span aria-hidden="true">Class</span>
+              {classPicker}
+            </span>
+          ) : null}
+          <OutputChoice output={state.output} onOutput={onOutput} />
+          <Button size="sm" variant="ghost" icon={<Eraser />} disabled={!prompt} onClick={onClear}>
+            Clear
+          </Button>
+          <Button size="sm" variant="primary" icon={<Check />} disabled={!canComplete} onClick={onComplete}>
+            Complete
+          </Button>
+        </span>
       </div>
       <p className={own.keys} data-testid="auto-keys" title="Click adds a point · Right-click or Shift+Click removes · Ctrl+Z undoes a step · Ctrl+Shift+Z redoes · Backspace drops the last click · drag for a box">
         <kbd>Click</kbd> adds · <kbd>Right</kbd>/<kbd>Shift+Click</kbd> removes · <kbd>Ctrl+Z</kbd> undoes a step · <kbd>Ctrl+Shift+Z</kbd> redoes · <kbd>Backspace</kbd> drops the last click · drag for a box
