@@ -23,7 +23,8 @@ export interface Size {
   readonly height: number;
 }
 
-export const clampScale = (s: number) => Math.min(MAX_SCALE, Math.max(MIN_SCALE, s));
+/** The scale within `min` (MIN_SCALE, or an image's own floor: minScaleFor) and MAX_SCALE. */
+export const clampScale = (s: number, min = MIN_SCALE) => Math.min(MAX_SCALE, Math.max(min, s));
 
 /** An image point clamped to an image of `size` (unchanged when the size is not known). */
 export function clampToSize(size: Size | null, x: number, y: number): [number, number] {
@@ -39,9 +40,9 @@ export function imageToScreen(c: CameraState, ix: number, iy: number): [number, 
   return [ix * c.scale + c.x, iy * c.scale + c.y];
 }
 
-/** Scales by `factor` about a screen point, keeping the image point under it fixed. */
-export function zoomAt(c: CameraState, sx: number, sy: number, factor: number): CameraState {
-  const scale = clampScale(c.scale * factor);
+/** Scales by `factor` about a screen point, keeping the image point under it fixed; never below `min`. */
+export function zoomAt(c: CameraState, sx: number, sy: number, factor: number, min = MIN_SCALE): CameraState {
+  const scale = clampScale(c.scale * factor, min);
   const [ix, iy] = screenToImage(c, sx, sy);
   return { scale, x: sx - ix * scale, y: sy - iy * scale };
 }
@@ -66,11 +67,28 @@ export const NO_INSETS: Insets = { top: 0, right: 0, bottom: 0, left: 0 };
  */
 export function fitToScreen(viewport: Size, image: Size, margin = FIT_MARGIN, reserve: Insets = NO_INSETS): CameraState {
   if (image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0) return { x: 0, y: 0, scale: 1 };
+  const { left, top, availW, availH } = fitRoom(viewport, margin, reserve);
+  const fit = Math.min(availW / image.width, availH / image.height);
+  const scale = clampScale(fit, Math.min(MIN_SCALE, fit));
+  return { scale, x: left + (availW - image.width * scale) / 2, y: top + (availH - image.height * scale) / 2 };
+}
+
+/** The viewport's room for the image: inside the margin, or the reserve where it is larger. */
+function fitRoom(viewport: Size, margin: number, reserve: Insets) {
   const top = Math.max(margin, reserve.top), bottom = Math.max(margin, reserve.bottom);
   const left = Math.max(margin, reserve.left), right = Math.max(margin, reserve.right);
-  const availW = Math.max(1, viewport.width - left - right), availH = Math.max(1, viewport.height - top - bottom);
-  const scale = clampScale(Math.min(availW / image.width, availH / image.height));
-  return { scale, x: left + (availW - image.width * scale) / 2, y: top + (availH - image.height * scale) / 2 };
+  return { left, top, availW: Math.max(1, viewport.width - left - right), availH: Math.max(1, viewport.height - top - bottom) };
+}
+
+/**
+ * The least scale a view of `image` may take: MIN_SCALE (the spec's 10%), or the fit's own scale
+ * where that is less. At 10% an image over about 8,000 px does not fit a laptop's canvas (the
+ * 20,000 x 20,000 ones we promise fit at about 4%), and clamped there it could never be seen whole.
+ */
+export function minScaleFor(viewport: Size, image: Size | null, margin = FIT_MARGIN, reserve: Insets = NO_INSETS): number {
+  if (!image || image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0) return MIN_SCALE;
+  const { availW, availH } = fitRoom(viewport, margin, reserve);
+  return Math.min(MIN_SCALE, availW / image.width, availH / image.height);
 }
 
 export const sameCamera = (a: CameraState, b: CameraState) => a.x === b.x && a.y === b.y && a.scale === b.scale;
@@ -86,18 +104,18 @@ export function visibleBounds(c: CameraState, viewport: Size): Bounds {
  * Brings image bounds into view: unchanged if already fully visible; otherwise centred on it,
  * zooming out (never in) just enough for it to fit with the margin.
  */
-export function bringIntoView(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN): CameraState {
+export function bringIntoView(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN, min = MIN_SCALE): CameraState {
   const v = visibleBounds(c, viewport);
   if (b.minX >= v.minX && b.maxX <= v.maxX && b.minY >= v.minY && b.maxY <= v.maxY) return c;
-  return centreOn(c, viewport, b, margin);
+  return centreOn(c, viewport, b, margin, min);
 }
 
-/** Centres the view on image bounds, zooming out (never in) just enough for them to fit with the margin. */
-export function centreOn(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN): CameraState {
+/** Centres the view on image bounds, zooming out (never in, nor below `min`) just enough for them to fit with the margin. */
+export function centreOn(c: CameraState, viewport: Size, b: Bounds, margin = FIT_MARGIN, min = MIN_SCALE): CameraState {
   const w = b.maxX - b.minX, h = b.maxY - b.minY;
   const availW = Math.max(1, viewport.width - 2 * margin), availH = Math.max(1, viewport.height - 2 * margin);
   let scale = c.scale;
-  if (w * scale > availW || h * scale > availH) scale = clampScale(Math.min(availW / Math.max(w, 1e-9), availH / Math.max(h, 1e-9)));
+  if (w * scale > availW || h * scale > availH) scale = clampScale(Math.min(availW / Math.max(w, 1e-9), availH / Math.max(h, 1e-9)), min);
   const cx = (b.minX + b.maxX) / 2, cy = (b.minY + b.maxY) / 2;
   return { scale, x: viewport.width / 2 - cx * scale, y: viewport.height / 2 - cy * scale };
 }

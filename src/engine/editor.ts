@@ -20,6 +20,7 @@ import {
   NO_INSETS,
   centreOn,
   clampToSize,
+  minScaleFor,
   sameCamera,
   type CameraState,
   type Insets,
@@ -119,7 +120,7 @@ export class Editor {
     const api = this.toolApi();
     this.tools = createTools(api);
     this.masks = new MaskCommands(api, (label, fn) => this.batch(label, fn), () => this.getSelectedIds());
-    const centre = (id: string) => this.setCamera(centreOn(this.camera, this.viewport, annotationBounds(getAnnotation(this.doc, id)!)));
+    const centre = (id: string) => this.setCamera(centreOn(this.camera, this.viewport, annotationBounds(getAnnotation(this.doc, id)!), FIT_MARGIN, this.minScale()));
     this.predictions = new Predictions({ api, z: (id) => this.order.zIndex(id), centre, filterChanged: () => this.setHidden(this.userHidden) });
     this.input = new InputRouter({
       tool: () => this.activeTool(),
@@ -597,7 +598,7 @@ export class Editor {
   }
 
   setCamera(c: CameraState): void {
-    const next = { x: c.x, y: c.y, scale: clampScale(c.scale) };
+    const next = { x: c.x, y: c.y, scale: clampScale(c.scale, this.minScale()) };
     if (next.x === this.camera.x && next.y === this.camera.y && next.scale === this.camera.scale) return;
     this.camera = next;
     this.notify({ camera: true });
@@ -620,7 +621,7 @@ export class Editor {
   }
 
   zoomAt(sx: number, sy: number, factor: number): void {
-    this.setCamera(cameraZoomAt(this.camera, sx, sy, factor));
+    this.setCamera(cameraZoomAt(this.camera, sx, sy, factor, this.minScale()));
   }
 
   zoomIn(): void {
@@ -637,6 +638,11 @@ export class Editor {
 
   fitToScreen(): void {
     if (this.image) this.setCamera(this.fitCamera(this.image));
+  }
+
+  /** The least scale the view may take: 10%, or less for an image too big to be seen whole at it (camera.ts minScaleFor). */
+  minScale(): number {
+    return minScaleFor(this.viewport, this.image, FIT_MARGIN, this.fitInsets);
   }
 
   /** The camera fitToScreen() would set for an image of `size` in this viewport (a renderer preparing the next image's view). */
@@ -657,7 +663,7 @@ export class Editor {
   /** Pans (and zooms out if needed) so the annotation is fully visible. */
   bringIntoView(id: string): void {
     const a = getAnnotation(this.doc, id);
-    if (a) this.setCamera(cameraBringIntoView(this.camera, this.viewport, annotationBounds(a)));
+    if (a) this.setCamera(cameraBringIntoView(this.camera, this.viewport, annotationBounds(a), FIT_MARGIN, this.minScale()));
   }
 
   screenToImage(sx: number, sy: number): [number, number] {

@@ -1,7 +1,7 @@
 // A large image in the editor is drawn from the server's tile pyramid: only visible tiles are
 // fetched (coarse first, finer ones as the user zooms in), never the whole original.
 import { expect, test, type Page } from '@playwright/test';
-import { editorProject } from './editor-helpers';
+import { drawnImageRect, editorProject } from './editor-helpers';
 
 async function pixelAt(page: Page, x: number, y: number): Promise<number[]> {
   const shot = await page.screenshot({ clip: { x, y, width: 1, height: 1 } });
@@ -33,6 +33,13 @@ test('editor: a 12,000 x 9,000 image is drawn from tiles, finer ones loading as 
   };
   await expect.poll(isSquare, { timeout: 30_000 }).toBe(true);
   expect(original).toBe(0);
+  // Seen whole: at the spec's 10% floor this image would not fit the canvas, so its fit goes below it.
+  const drawn = await drawnImageRect(page);
+  expect(drawn.left).toBeGreaterThan(canvas.x + 4);
+  expect(drawn.right).toBeLessThan(canvas.x + canvas.width - 4);
+  expect(drawn.top).toBeGreaterThan(canvas.y + 4);
+  expect(drawn.bottom).toBeLessThan(canvas.y + canvas.height - 4);
+  await expect(page.getByRole('group', { name: 'Zoom' })).toContainText(/\b[5-9]%/);
   await page.screenshot({ path: 'test-results/editor-tiles-fitted.png' });
   // Fitted to the window the coarse levels suffice: a handful of tiles, none at full resolution.
   const fullLevel = Math.ceil(Math.log2(12000));

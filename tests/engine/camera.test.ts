@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bringIntoView, fitToScreen, imageToScreen, screenToImage, visibleBounds, zoomAt } from '../../src/engine/camera';
+import { bringIntoView, fitToScreen, imageToScreen, minScaleFor, screenToImage, visibleBounds, zoomAt } from '../../src/engine/camera';
 import { box, TestEditor } from './helpers';
 
 describe('camera', () => {
@@ -166,5 +166,45 @@ describe('fit with room kept clear (issue 33: the Auto-Annotate bar never covers
     expect(t.editor.getCamera()).toEqual(zoomed);
     t.editor.fitToScreen();
     expect(t.editor.getCamera()).toEqual(fitToScreen({ width: 1000, height: 800 }, { width: 2000, height: 1500 }));
+  });
+});
+
+describe('an image too big to be seen whole at 10% (the 20,000 x 20,000 images we promise)', () => {
+  const view = { width: 1000, height: 800 };
+  const big = { width: 20_000, height: 20_000 };
+
+  it('fits whole below 10%; a smaller image keeps the 10% floor', () => {
+    const fit = fitToScreen(view, big);
+    expect(fit.scale).toBeCloseTo(760 / 20_000, 9);
+    const v = visibleBounds(fit, view);
+    expect(v.minX).toBeLessThanOrEqual(0);
+    expect(v.minY).toBeLessThanOrEqual(0);
+    expect(v.maxX).toBeGreaterThanOrEqual(20_000);
+    expect(v.maxY).toBeGreaterThanOrEqual(20_000);
+    expect(minScaleFor(view, big)).toBeCloseTo(760 / 20_000, 9);
+    expect(minScaleFor(view, { width: 2000, height: 1500 })).toBe(0.1);
+    expect(minScaleFor(view, null)).toBe(0.1);
+    // The room kept clear for a bar lowers the floor with the fit.
+    expect(minScaleFor(view, big, 20, { top: 0, right: 0, bottom: 100, left: 0 })).toBeCloseTo(680 / 20_000, 9);
+  });
+
+  it('in the editor: the fit shows it whole, zooming out stops there, and a view set below it is raised to it', () => {
+    const t = new TestEditor();
+    t.editor.setImageSize(big);
+    t.editor.fitToScreen();
+    const fit = t.editor.getCamera();
+    expect(fit.scale).toBeCloseTo(760 / 20_000, 9);
+    t.editor.zoomOut();
+    expect(t.editor.getCamera().scale).toBeCloseTo(fit.scale, 9);
+    for (let i = 0; i < 40; i++) t.editor.wheel({ x: 500, y: 400, deltaY: -100 });
+    expect(t.editor.getCamera().scale).toBeGreaterThan(1);
+    for (let i = 0; i < 80; i++) t.editor.wheel({ x: 500, y: 400, deltaY: 100 });
+    expect(t.editor.getCamera().scale).toBeCloseTo(fit.scale, 9);
+    t.editor.setCamera({ x: 0, y: 0, scale: 0.001 });
+    expect(t.editor.getCamera().scale).toBeCloseTo(fit.scale, 9);
+    // Back to a small image, the floor is 10% again.
+    t.editor.setImageSize({ width: 2000, height: 1500 });
+    t.editor.setCamera({ x: 0, y: 0, scale: 0.001 });
+    expect(t.editor.getCamera().scale).toBe(0.1);
   });
 });
