@@ -111,6 +111,33 @@ describe("the image's stage", () => {
     s.stop();
   });
 
+  it("follows a co-editor's first save: this tab's next save answers In progress, and the stage shown moves there", async () => {
+    const s = setup();
+    s.stage.show(IMG, 'new');
+    const session = testSession(s.clock, s.manager, { tell: s.tell });
+    const stopSession = session.start();
+    const { editor, link } = session;
+    editor.setImageSize({ width: 1000, height: 800 });
+    editor.setViewport({ width: 1000, height: 800 });
+    const ref = { imageId: IMG, projectId: PROJECT, imageFilename: 'lot.png' };
+    link.expect(IMG);
+    await link.load([]);
+    await s.manager.open(ref, s.server.loaded(IMG));
+    link.attach(ref);
+    // Someone else saves first: the server moves the image to In progress with that save.
+    s.server.saveAs(IMG, [{ id: 'theirs', name: 'car', bounding_box: { x: 10, y: 10, w: 20, h: 20 } } as never]);
+    editor.setTool('keypoint');
+    editor.setActiveClass('eye');
+    editor.pointerDown({ x: 50, y: 60 });
+    editor.pointerUp({ x: 50, y: 60 });
+    expect(s.stage.statusOf(image)).toBe('new');
+    for (let i = 0; i < 4; i++) await s.clock.advance(3000);
+    expect(s.stage.statusOf(image)).toBe('annotating');
+    expect(s.learnt).toEqual(['lot annotating']);
+    stopSession();
+    s.stop();
+  });
+
   it('Shift+S opens the picker, or says why this role may not set stages', () => {
     const s = setup();
     s.stage.openPicker('Viewers cannot set the stage');

@@ -43,8 +43,9 @@ export class ImageStage {
   private readonly confirmed = new Set<(imageId: string, status: ImageStatus) => void>();
   private readonly update: NonNullable<ImageStageOptions['update']>;
   private readonly tell: Tell;
-  /** The image the screen shows (a save of another image moves nothing here). */
+  /** The image the screen shows (a save of another image moves nothing here), and its stage as loaded. */
   private shownId: string | null = null;
+  private shownStatus: ImageStatus | null = null;
 
   constructor(private readonly opts: ImageStageOptions) {
     this.update = opts.update ?? api.updateImageStatus;
@@ -64,15 +65,24 @@ export class ImageStage {
     return known && known.id === image.id ? known.status : image.status;
   }
 
-  /** The image the screen shows now. */
-  show(imageId: string): void {
+  /** The image the screen shows now, with its stage as loaded when known. */
+  show(imageId: string, status: ImageStatus | null = null): void {
     this.shownId = imageId;
+    this.shownStatus = status;
   }
 
-  /** Follows saves (one that moved the shown image to In progress); returns the function that stops. */
+  /**
+   * Follows saves of the shown image into In progress: one that moved it there, or any whose answer
+   * says it is there while it is shown as Not started (a co-editor's save moved it first; before,
+   * this tab kept saying Not started). Only that move: a save's answer may be older than a stage
+   * chosen meanwhile. Returns the function that stops.
+   */
   start(): () => void {
     return this.opts.saver.onSaved((imageId, res) => {
-      if (imageId === this.shownId && res.status_updated) this.remember(imageId, res.status);
+      if (imageId !== this.shownId) return;
+      const { known } = this.state;
+      const shown = known && known.id === imageId ? known.status : this.shownStatus;
+      if (res.status_updated || (res.status === 'annotating' && shown === 'new' && !this.state.busy)) this.remember(imageId, res.status);
     });
   }
 

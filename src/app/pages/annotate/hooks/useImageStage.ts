@@ -29,8 +29,8 @@ export function useImageStage({ image, orgId, projectId, saver, deniedReason }: 
   const { busy, open } = useSyncExternalStore(model.subscribe, model.getState);
   const status = model.statusOf(image);
 
-  useEffect(() => model.show(image.id), [model, image.id]);
-  // A save that moved a new image to In progress.
+  useEffect(() => model.show(image.id, image.status), [model, image.id, image.status]);
+  // A save that moved a new image to In progress, or found it moved there by a co-editor.
   useEffect(() => model.start(), [model]);
   // Every cached copy of the image takes the stage; one the server accepted reaches the counts and the list.
   useEffect(() => {
