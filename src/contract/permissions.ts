@@ -80,3 +80,54 @@ export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin'
 export function roleCan(role: Role, permission: Permission): boolean {
   return PERMISSION_TABLE[permission].includes(role);
 }
+
+/** What each permission lets a person do, in the words of the Members card's role guide. */
+export const PERMISSION_PHRASE: Record<Permission, string> = {
+  'org.read': 'see the organization and its projects',
+  'images.read': 'see images, their issues and activity',
+  'annotations.read': 'see annotations',
+  'members.read': 'see the members',
+  'images.export': 'export datasets',
+  'api_keys.create': 'make API keys for their own scripts',
+  'images.upload': 'upload images',
+  'images.organize': 'make folders and move images',
+  'images.edit': 'make edited copies (Magic Image Edit)',
+  'annotations.write': 'annotate and submit for review',
+  'usage.record': 'annotate and submit for review',
+  'issues.write': 'open, comment on and resolve issues',
+  'images.stage': 'change stages',
+  'images.archive': 'archive and restore images',
+  'images.assign': 'assign images to annotators and reviewers',
+  'images.review': 'accept or reject what was submitted',
+  'project.create': 'create, rename and delete projects',
+  'project.update': 'create, rename and delete projects',
+  'project.delete': 'create, rename and delete projects',
+  'classes.edit': 'edit classes',
+  'images.delete': 'delete images for good',
+  'members.manage': 'invite people, change roles and remove members',
+  'org.manage': 'repair storage, register and delete models',
+  'api_keys.manage': "see and revoke everyone's API keys",
+  'billing.manage': 'manage the plan and billing',
+};
+
+/** The roles from the least to the most trusted: each holds every permission of the one before. */
+const ROLES_UP: readonly Role[] = ['viewer', 'annotator', 'reviewer', 'admin', 'owner'];
+
+/**
+ * The role guide: each role with what it may do beyond the role before it, read from the table
+ * (so it cannot drift from what the server enforces).
+ */
+export function roleGuide(): { role: Role; adds: string[] }[] {
+  const seen = new Set<string>();
+  return ROLES_UP.map((role) => {
+    const adds: string[] = [];
+    for (const p of Object.keys(PERMISSION_PHRASE) as Permission[]) {
+      const phrase = PERMISSION_PHRASE[p];
+      if (roleCan(role, p) && !seen.has(phrase)) {
+        seen.add(phrase);
+        adds.push(phrase);
+      }
+    }
+    return { role, adds };
+  });
+}

@@ -255,6 +255,10 @@ test('a signed-out person opens an invite link, signs up on it and lands back on
   await other.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Members' }).click();
   await expect(other.getByRole('region', { name: 'Invite people' })).toHaveCount(0);
   await expect(other.getByRole('region', { name: 'Members' })).toContainText('Owners and admins invite people and change roles; your role is Reviewer.');
+  // What each role may do, read from the permission table: each role with what it adds.
+  await other.getByRole('region', { name: 'Members' }).getByText('What each role may do').click();
+  await expect(other.getByRole('definition').filter({ hasText: 'Everything an annotator may, and:' })).toContainText('accept or reject what was submitted');
+  await expect(other.getByRole('definition').filter({ hasText: 'Everything an admin may, and:' })).toHaveText('Everything an admin may, and: manage the plan and billing.');
   await other.getByTestId('member-row').filter({ hasText: guest.email }).getByRole('button', { name: 'Leave' }).click();
   const leaving = other.getByRole('dialog', { name: `Leave ${orgName}?` });
   await expect(leaving.getByRole('button', { name: 'Leave Organization' })).not.toBeFocused();

@@ -18,6 +18,7 @@ import { useCan } from '../../stores/permissions';
 import { useSession } from '../../stores/session';
 import { toast } from '../../stores/toast';
 import { validateEmail } from '../../../contract/validation';
+import { roleGuide } from '../../../contract/permissions';
 import { Card, CardAlert, ListSkeleton, Meta, ROLE_LABEL, RoleSelect } from './parts';
 import styles from './SettingsPage.module.css';
 
@@ -96,7 +97,7 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
       title="Members"
       description={
         canManage
-          ? 'People in this organization and what their role lets them do (see the roles table in the README).'
+          ? 'People in this organization and their roles: change a role, or remove someone.'
           : `People in this organization and their roles. Owners and admins invite people and change roles; your role is ${ROLE_LABEL[myRole]}.`
       }
     >
@@ -148,6 +149,7 @@ function MembersCard({ orgId, orgName, myRole, canManage }: { orgId: string; org
           ))}
         </ul>
       )}
+      <RoleGuide />
       <Dialog
         open={confirm !== null}
         onOpenChange={(open) => (!open ? setConfirm(null) : undefined)}
@@ -286,5 +288,30 @@ function PendingInvites({ orgId }: { orgId: string }) {
         ))}
       </ul>
     </Card>
+  );
+}
+
+/** What each role may do, from the permission table the server enforces: each role with what it adds to the one before. */
+function RoleGuide() {
+  const guide = roleGuide();
+  return (
+    <details className={styles.roleGuide}>
+      <summary>What each role may do</summary>
+      <dl>
+        {guide.map(({ role, adds }, i) => {
+          const before = i > 0 ? ROLE_LABEL[guide[i - 1]!.role].toLowerCase() : null;
+          const lead = before ? `Everything ${/^[aeiou]/.test(before) ? 'an' : 'a'} ${before} may, and: ` : 'May: ';
+          return (
+            <div key={role}>
+              <dt>{ROLE_LABEL[role]}</dt>
+              <dd>
+                {lead}
+                {adds.join('; ')}.
+              </dd>
+            </div>
+          );
+        })}
+      </dl>
+    </details>
   );
 }
