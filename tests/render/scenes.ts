@@ -624,7 +624,7 @@ export const scenes: Record<string, SceneBuilder> = {
     editor.hide(['m2']);
     return { image, classColor };
   },
-  /** 6000 x 3000 image with a 4096 texture cap: drawn from tiles, at level 3 (whole) here. */
+  /** 6000 x 3000 image with a 4096 texture cap: drawn from tiles, fitted whole (4.7%, below the 10% a smaller image stops at) from a coarse level. */
   async tiledOverview(editor) {
     const image = await open(editor, [
       { id: 'a', type: 'box', class: 'car', x: 1200, y: 600, width: 1500, height: 900 },
