@@ -38,6 +38,21 @@ function setup(answer: (status: ImageStatus) => Promise<{ image: { status: Image
   return { clock, server, manager, stage, told, sent, learnt, confirmed, stop, tell };
 }
 
+/** An editor session on lot.png, empty, opened and saving through the setup's manager. */
+async function openedSession(s: ReturnType<typeof setup>) {
+  const session = testSession(s.clock, s.manager, { tell: s.tell });
+  const stopSession = session.start();
+  const { editor, link } = session;
+  editor.setImageSize({ width: 1000, height: 800 });
+  editor.setViewport({ width: 1000, height: 800 });
+  const ref = { imageId: IMG, projectId: PROJECT, imageFilename: 'lot.png' };
+  link.expect(IMG);
+  await link.load([]);
+  await s.manager.open(ref, s.server.loaded(IMG));
+  link.attach(ref);
+  return { editor, stopSession };
+}
+
 describe("the image's stage", () => {
   beforeEach(() => {
     (globalThis as { window?: unknown }).window = { localStorage: new MemoryStorage() };
@@ -85,16 +100,7 @@ describe("the image's stage", () => {
 
   it("shows In progress once the first save of a new image's shapes is answered, not for another image", async () => {
     const s = setup();
-    const session = testSession(s.clock, s.manager, { tell: s.tell });
-    const stopSession = session.start();
-    const { editor, link } = session;
-    editor.setImageSize({ width: 1000, height: 800 });
-    editor.setViewport({ width: 1000, height: 800 });
-    const ref = { imageId: IMG, projectId: PROJECT, imageFilename: 'lot.png' };
-    link.expect(IMG);
-    await link.load([]);
-    await s.manager.open(ref, s.server.loaded(IMG));
-    link.attach(ref);
+    const { editor, stopSession } = await openedSession(s);
     editor.setTool('keypoint');
     editor.setActiveClass('eye');
     editor.pointerDown({ x: 50, y: 60 });
@@ -114,16 +120,7 @@ describe("the image's stage", () => {
   it("follows a co-editor's first save: this tab's next save answers In progress, and the stage shown moves there", async () => {
     const s = setup();
     s.stage.show(IMG, 'new');
-    const session = testSession(s.clock, s.manager, { tell: s.tell });
-    const stopSession = session.start();
-    const { editor, link } = session;
-    editor.setImageSize({ width: 1000, height: 800 });
-    editor.setViewport({ width: 1000, height: 800 });
-    const ref = { imageId: IMG, projectId: PROJECT, imageFilename: 'lot.png' };
-    link.expect(IMG);
-    await link.load([]);
-    await s.manager.open(ref, s.server.loaded(IMG));
-    link.attach(ref);
+    const { editor, stopSession } = await openedSession(s);
     // Someone else saves first: the server moves the image to In progress with that save.
     s.server.saveAs(IMG, [{ id: 'theirs', name: 'car', bounding_box: { x: 10, y: 10, w: 20, h: 20 } } as never]);
     editor.setTool('keypoint');
